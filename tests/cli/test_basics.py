@@ -1,0 +1,105 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT, Cli, check_envelope
+from visor import __version__
+from visor.errors import ExitCode
+
+
+@pytest.mark.parametrize("args", [[], ["help"], ["--help"], ["-h"]])
+def test_help_is_plain_text(cli_runner: Cli, args: list[str]) -> None:
+    result = cli_runner.run(*args, envelope=False)
+    assert result.exit_code == ExitCode.OK
+    assert result.stdout.startswith("Usage: visor")
+    assert "validate" in result.stdout and "Exit codes:" in result.stdout
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("args", [["help", "validate"], ["validate", "--help"], ["validate", "-h"]])
+def test_command_help(cli_runner: Cli, args: list[str]) -> None:
+    result = cli_runner.run(*args, envelope=False)
+    assert result.exit_code == ExitCode.OK
+    assert result.stdout.startswith("Usage: visor validate")
+    assert "Examples:" in result.stdout
+
+
+@pytest.mark.parametrize("args", [["--version"], ["-v"]])
+def test_version(cli_runner: Cli, args: list[str]) -> None:
+    result = cli_runner.run(*args, envelope=False)
+    assert (result.exit_code, result.stdout) == (ExitCode.OK, f"visor {__version__}\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "message", "hint"),
+    [
+        (["valdate", "x.yaml"], "No such command 'valdate'", "Did you mean 'validate'?"),
+        (["validate", "x.yaml", "--quiett"], "No such option '--quiett'", "Did you mean '--quiet'?"),
+        (["--bogus"], "No such option '--bogus'", "visor --help"),
+        (["validate"], "Missing argument 'PATH...'", "visor validate --help"),
+        (["validate", "x.yaml", "--format", "xml"], "Invalid value for '--format'", "--help"),
+        (["help", "nothing"], "No such command 'nothing'", "--help"),
+    ],
+)
+def test_usage_errors_are_input_error_envelopes(cli_runner: Cli, args: list[str], message: str, hint: str) -> None:
+    result = cli_runner.run(*args)
+    envelope = result.envelope
+    assert result.exit_code == ExitCode.ERROR
+    assert envelope["status"] == "fail" and envelope["next_action"] == "help"
+    assert envelope["error"]["code"] == "INPUT_ERROR"
+    assert message in envelope["error"]["message"]
+    assert hint in envelope["error"]["next_step"]
+    assert "INPUT_ERROR" in result.stderr
+
+
+def test_envelope_ids_and_times_come_from_the_injected_clock(cli_runner: Cli, write) -> None:  # type: ignore[no-untyped-def]
+    path = write(
+        "a.yaml", "meta: {name: a, version: '1'}\nconfig: {seed: 1}\nsteps: [{id: s, command: wait, args: {ms: 1}}]\n"
+    )
+    envelope = cli_runner.run("validate", str(path)).envelope
+    assert envelope["command_id"] == "cmd_000000000001"
+    assert envelope["started_at"] == envelope["ended_at"] == "2026-01-01T00:00:00.000Z"
+    assert list(envelope) == ["status", "command_id", "started_at", "ended_at", "artifacts", "next_action", "data"]
+
+
+def test_quiet_silences_stderr_only(cli_runner: Cli, write) -> None:  # type: ignore[no-untyped-def]
+    path = write(
+        "a.yaml", "meta: {name: a, version: '1'}\nconfig: {seed: 1}\nsteps: [{id: s, command: wait, args: {ms: 1}}]\n"
+    )
+    for args in (["--quiet", "validate", str(path)], ["validate", str(path), "-q"]):
+        result = cli_runner.run(*args)
+        assert result.stderr == "" and result.envelope["data"]["valid"] is True
+
+
+def test_the_installed_entry_point_works_end_to_end(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The real process: console script behaviour, one envelope on stdout, exit code kept (no teardown)."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("meta: {name: a}\nconfig: {}\nsteps: []\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "visor", "validate", str(bad)], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
+    assert done.returncode == ExitCode.ERROR
+    envelope = check_envelope(done.stdout)
+    assert envelope["data"]["valid"] is False
+    assert "is invalid" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_broken_pipe_is_not_a_traceback(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    scenarios = tmp_path / "many"
+    scenarios.mkdir()
+    for n in range(200):
+        (scenarios / f"s{n}.yaml").write_text("meta: {name: a}\n")
+    done = subprocess.run(
+        f"{sys.executable} -m visor validate {scenarios} | head -c 10",
+        shell=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert "Traceback" not in done.stderr

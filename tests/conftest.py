@@ -1,0 +1,108 @@
+"""Shared fixtures: a CLI runner that re-raises crashes and checks every envelope against its schema."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from visor.cli import cli
+from visor.cli.env import CliEnvironment
+from visor.clock import CountingIds, FakeClock
+from visor.scenario.schema import shipped_schema
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+ENVELOPE_VALIDATOR = jsonschema.Draft202012Validator(
+    shipped_schema("envelope"), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+)
+
+
+def check_envelope(text: str) -> dict[str, Any]:
+    """Parse stdout as exactly one JSON document and validate it against the envelope schema."""
+    envelope = json.loads(text)
+    errors = sorted(ENVELOPE_VALIDATOR.iter_errors(envelope), key=lambda e: list(e.absolute_path))
+    assert not errors, "envelope breaks its schema:\n" + "\n".join(
+        f"  {'/'.join(map(str, e.absolute_path))}: {e.message}" for e in errors
+    )
+    return envelope
+
+
+@dataclass
+class Invocation:
+    """What one CLI call produced."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def envelope(self) -> dict[str, Any]:
+        """Return the checked envelope."""
+        return check_envelope(self.stdout)
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """Return the envelope's data."""
+        return self.envelope["data"]  # type: ignore[no-any-return]
+
+
+class Cli:
+    """Runs visor in-process through click's runner, with fixed ids and time, re-raising crashes."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.cwd = cwd
+
+    def run(self, *args: str, input: str | bytes | None = None, envelope: bool = True) -> Invocation:
+        """Run `visor *args`; unless told otherwise, check that stdout is one valid envelope."""
+        env = CliEnvironment(clock=FakeClock(), ids=CountingIds(), catch_crashes=False)
+        runner = CliRunner()
+        with contextlib.chdir(self.cwd):
+            result = runner.invoke(cli, list(args), input=input, obj=env, catch_exceptions=False)
+        invocation = Invocation(result.exit_code, result.stdout, result.stderr)
+        if envelope:
+            check_envelope(invocation.stdout)
+        return invocation
+
+
+@pytest.fixture
+def cli_runner(tmp_path: Path) -> Cli:
+    """A CLI runner working in a fresh temporary directory."""
+    return Cli(tmp_path)
+
+
+@pytest.fixture
+def write(tmp_path: Path) -> Callable[[str, str | bytes], Path]:
+    """Write a file below the test's temporary directory and return its path."""
+
+    def _write(name: str, content: str | bytes) -> Path:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+        return path
+
+    return _write
+
+
+MINIMAL = """\
+meta:
+  name: minimal
+  version: "1"
+config:
+  seed: 7
+steps:
+  - id: s1
+    command: screenshot
+    args: {label: start}
+"""

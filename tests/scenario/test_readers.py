@@ -1,0 +1,171 @@
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from visor.errors import SourceError
+from visor.scenario.document import MAX_DEPTH, MAX_NODES, Position
+from visor.scenario.json_reader import parse_json
+from visor.scenario.source import SourceText
+from visor.scenario.yaml_reader import parse_yaml
+
+
+def yaml_doc(text: str):  # type: ignore[no-untyped-def]
+    return parse_yaml(SourceText("t.yaml", text, "yaml"))
+
+
+def json_doc(text: str):  # type: ignore[no-untyped-def]
+    return parse_json(SourceText("t.json", text, "json"))
+
+
+def test_yaml_positions_point_at_keys_and_items() -> None:
+    doc = yaml_doc("meta:\n  name: x\nsteps:\n  - id: a\n  - {id: b}\n")
+    assert doc.positions[("meta",)] == Position(1, 1)
+    assert doc.positions[("meta", "name")] == Position(2, 3)
+    assert doc.positions[("steps", 0)] == Position(4, 5)
+    assert doc.positions[("steps", 1, "id")] == Position(5, 6)
+    assert doc.position(("steps", 1, "id", "nothing", 3)) == Position(5, 6)
+
+
+def test_json_positions_point_at_keys_and_items() -> None:
+    doc = json_doc('{\n  "meta": {"name": "x"},\n  "steps": [\n    {"id": "a"}, 5\n  ]\n}')
+    assert doc.positions[("meta", "name")] == Position(2, 12)
+    assert doc.positions[("steps", 0)] == Position(4, 5)
+    assert doc.positions[("steps", 1)] == Position(4, 18)
+    assert doc.positions[("steps", 0, "id")] == Position(4, 6)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("a: yes", "yes"),
+        ("a: no", "no"),
+        ("a: on", "on"),
+        ("a: true", True),
+        ("a: False", False),
+        ("a: 2026-01-01", "2026-01-01"),
+        ("a: 012", 12),
+        ("a: 0x1f", 31),
+        ("a: 0o17", 15),
+        ("a: 1e3", 1000.0),
+        ("a: 1.5", 1.5),
+        ("a: ~", None),
+        ("a:", None),
+        ("a: '1'", "1"),
+        ("a: !!str 1", "1"),
+        ("a: !!float 1", 1.0),
+        ("a: 1_000", "1_000"),
+        ("a: .inf", math.inf),
+    ],
+)
+def test_yaml_scalars_follow_the_core_schema(text: str, value: object) -> None:
+    assert yaml_doc(text).data == {"a": value}
+
+
+def test_yaml_nan_is_read_as_nan() -> None:
+    assert math.isnan(yaml_doc("a: .nan").data["a"])
+
+
+def test_yaml_merge_keys_with_explicit_keys_winning() -> None:
+    doc = yaml_doc("base: &b {x: 1, y: 2}\nthing:\n  <<: *b\n  y: 3\n")
+    assert doc.data["thing"] == {"x": 1, "y": 3}
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "line"),
+    [
+        ("a: 1\nb:\n  c: 1\n  c: 2\n", "duplicate key 'c' (first defined at line 3)", 4),
+        ("!!python/object/apply:os.system ['ls']", "!!python/object/apply:os.system is not allowed", 1),
+        ("a: !!binary aGk=", "!!binary is not allowed", 1),
+        ("a: !custom x", "!custom is not allowed", 1),
+        ("a: 1\n---\nb: 2\n", "more than one YAML document", 2),
+        ("a: [1, 2\n", "YAML syntax error", 2),
+        ("a: *nowhere", "unknown alias *nowhere", 1),
+        ("", "empty", 1),
+        ("# only a comment\n", "empty", 1),
+        ("? [a, b]\n: 1\n", "mapping key must be a plain scalar", 1),
+    ],
+)
+def test_yaml_refusals_name_line(text: str, message: str, line: int) -> None:
+    with pytest.raises(SourceError) as caught:
+        yaml_doc(text)
+    assert message in caught.value.message
+    assert caught.value.line == line
+
+
+def test_yaml_alias_bomb_is_refused_quickly() -> None:
+    lines = ['a0: &a0 ["x", "x", "x", "x", "x", "x", "x", "x", "x", "x"]']
+    for level in range(1, 10):
+        refs = ", ".join([f"*a{level - 1}"] * 10)
+        lines.append(f"a{level}: &a{level} [{refs}]")
+    with pytest.raises(SourceError, match=f"more than {MAX_NODES:,} nodes"):
+        yaml_doc("\n".join(lines))
+
+
+@pytest.mark.parametrize("depth", [MAX_DEPTH + 1, 10_000])
+def test_deep_nesting_is_refused(depth: int) -> None:
+    with pytest.raises(SourceError, match="nest"):
+        yaml_doc("[" * depth + "]" * depth)
+    with pytest.raises(SourceError, match=f"deeper than {MAX_DEPTH}"):
+        json_doc("[" * depth + "]" * depth)
+
+
+def test_nesting_up_to_the_limit_is_fine() -> None:
+    assert json_doc("[" * MAX_DEPTH + "]" * MAX_DEPTH).data is not None
+    assert yaml_doc("[" * MAX_DEPTH + "]" * MAX_DEPTH).data is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "line", "column"),
+    [
+        ('{"a": 1, "a": 2}', "duplicate key 'a'", 1, 10),
+        ('{"a": NaN}', "NaN is not a JSON number", 1, 7),
+        ('{"a": Infinity}', "Infinity is not a JSON number", 1, 7),
+        ('{\n  "a": 1,\n}', "JSON syntax error", 3, 1),
+        ('{"a": "x}', "JSON syntax error", 1, 7),
+        ("   ", "empty", 1, 1),
+    ],
+)
+def test_json_refusals_name_line_and_column(text: str, message: str, line: int, column: int) -> None:
+    with pytest.raises(SourceError) as caught:
+        json_doc(text)
+    assert message in caught.value.message
+    assert (caught.value.line, caught.value.column) == (line, column)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(json_values)
+def test_json_reader_agrees_with_the_json_module(value: object) -> None:
+    import json
+
+    text = json.dumps(value, indent=1)
+    assert json_doc(text).data == json.loads(text)
+
+
+printable = st.text(st.characters(exclude_categories=("Cs", "Cc", "Cf", "Co", "Cn", "Zl", "Zp")))
+json_like = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | printable,
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(printable, children, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(json_like)
+def test_yaml_reader_reads_json_like_json(value: object) -> None:
+    """JSON is YAML: the YAML reader gives the JSON module's values (1.2 core schema).
+
+    Only printable text: YAML streams may not carry control characters, and libyaml has no surrogate escapes.
+    """
+    import json
+
+    text = json.dumps(value, ensure_ascii=False)
+    assert yaml_doc(text).data == json.loads(text)

@@ -1,0 +1,70 @@
+"""Docs are part of the product: they must match the code."""
+
+from __future__ import annotations
+
+import re
+
+import click
+import pytest
+
+from tests import cli_reference
+from tests.conftest import ROOT
+from visor.cli import cli
+
+ROOT_CTX = click.Context(cli, info_name="visor")
+COMMANDS = sorted(cli.list_commands(ROOT_CTX))
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_command_has_help_with_examples(name: str) -> None:
+    command = cli.get_command(ROOT_CTX, name)
+    assert command is not None and command.help, f"{name} has no help"
+    assert "Examples:" in command.help, f"{name} help has no examples"
+
+
+def test_cli_reference_is_current() -> None:
+    """If this fails: python -m tests.cli_reference --write"""
+    assert (ROOT / "docs" / "cli.md").read_text(encoding="utf-8") == cli_reference.render()
+
+
+def _quickstart_commands() -> list[str]:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```(?:sh|bash|console)\n(.*?)```", section, flags=re.S)
+    return [
+        line.strip() for block in blocks for line in block.splitlines() if line.strip() and not line.startswith("#")
+    ]
+
+
+def test_readme_quickstart_has_exactly_two_setup_commands() -> None:
+    commands = _quickstart_commands()
+    assert len(commands) == 2, commands
+    assert "visor" in commands[0]
+    assert "pytest" in commands[1]
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert _quickstart_commands()[1] in ci
+
+
+@pytest.mark.parametrize("doc", ["scenario-format.md", "cli.md", "envelope.md", "architecture.md"])
+def test_docs_exist_and_are_linked_from_the_readme(doc: str) -> None:
+    assert (ROOT / "docs" / doc).is_file()
+    assert f"docs/{doc}" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_scenario_format_doc_covers_every_command_assertion_and_code() -> None:
+    from visor.scenario.assertions import ASSERTIONS
+    from visor.scenario.commands import COMMANDS as STEP_COMMANDS
+    from visor.scenario.issues import IssueCode
+    from visor.scenario.selectors import SelectorKind
+
+    text = (ROOT / "docs" / "scenario-format.md").read_text(encoding="utf-8")
+    for word in [
+        *STEP_COMMANDS,
+        *ASSERTIONS,
+        *(code.value for code in IssueCode),
+        *(f"{k.value}=" for k in SelectorKind),
+    ]:
+        assert f"`{word}`" in text, f"docs/scenario-format.md does not mention `{word}`"

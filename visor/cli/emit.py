@@ -1,0 +1,34 @@
+"""Print a command's outcome: one JSON envelope on stdout, a short summary on stderr."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import click
+
+from visor.clock import isoformat
+
+if TYPE_CHECKING:
+    from visor.cli.env import CliEnvironment
+    from visor.report.console import ConsoleReporter
+    from visor.report.envelope import Outcome
+
+Summary = Callable[["ConsoleReporter"], None]
+
+
+def emit(env: CliEnvironment, outcome: Outcome, summary: Summary | None = None) -> int:
+    """Print the envelope and the summary; return the exit code."""
+    from visor.report.console import ConsoleReporter  # lazy: rich is not needed to start up
+    from visor.report.envelope import Envelope
+
+    envelope = Envelope(env.command_id, env.started_at, isoformat(env.clock.now()), outcome)
+    click.echo(envelope.to_json(), nl=False)
+    if not env.quiet:
+        reporter = ConsoleReporter(sys.stderr, color=env.color)
+        if summary is not None:
+            summary(reporter)
+        if outcome.error is not None:
+            reporter.error(outcome.error)
+    return int(outcome.exit_code)

@@ -1,0 +1,37 @@
+"""The execution environment of one CLI invocation: clock, ids, input stream and output settings.
+
+Tests hand their own `CliEnvironment` to the runner (`obj=`) to get fixed ids and times and to see crashes.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+from visor.clock import Clock, IdSource, RandomIds, SystemClock, isoformat
+
+
+@dataclass
+class CliEnvironment:
+    """Everything a command takes from the outside world; each part can be replaced."""
+
+    clock: Clock = field(default_factory=SystemClock)
+    ids: IdSource = field(default_factory=RandomIds)
+    stdin: BinaryIO | None = None
+    quiet: bool = False
+    verbose: bool = False
+    color: bool | None = None
+    #: False in tests: an unexpected exception propagates instead of becoming a SYSTEM_ERROR envelope.
+    catch_crashes: bool = True
+    command_id: str = ""
+    started_at: str = ""
+
+    def begin(self) -> None:
+        """Stamp the invocation with its command id and start time."""
+        self.command_id = self.ids.new_id("cmd")
+        self.started_at = isoformat(self.clock.now())
+
+    def input_stream(self) -> BinaryIO:
+        """Return the stream `-` reads from."""
+        return self.stdin if self.stdin is not None else sys.stdin.buffer

@@ -1,0 +1,33 @@
+"""`visor validate PATH...`: check scenario files and report every problem with its line and column."""
+
+from __future__ import annotations
+
+import click
+
+from visor.cli.emit import emit
+from visor.cli.env import CliEnvironment
+from visor.cli.options import output_options
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@output_options
+@click.pass_obj
+def validate(env: CliEnvironment, paths: tuple[str, ...]) -> int:
+    """Check scenario files and report every problem, with its line and column.
+
+    PATH is a file (.yaml, .yml, .json), a directory (every scenario below it), a glob pattern, or -
+    for standard input. Exit 0 when every file is valid, 1 otherwise.
+
+    \b
+    Examples:
+      visor validate scenarios/login.yaml
+      visor validate scenarios/
+      visor validate 'scenarios/**/*.json'
+      cat login.yaml | visor validate -
+    """
+    from visor.report.validation import validation_outcome
+    from visor.scenario.discovery import validate_paths
+
+    batch = validate_paths(paths, stdin=env.input_stream())
+    return emit(env, validation_outcome(batch), lambda console: console.validation(batch))

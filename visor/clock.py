@@ -1,0 +1,91 @@
+"""Indirection for time and identifiers.
+
+Nothing in visor reads the wall clock or draws random ids directly: it asks a `Clock` and an `IdSource`
+handed in from the edge. Tests pass `FakeClock` and `CountingIds` and get byte-stable output.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import time
+from typing import Protocol
+
+
+class Clock(Protocol):
+    """Where visor reads time from."""
+
+    def now(self) -> dt.datetime:
+        """Return the current UTC time (timezone-aware)."""
+        ...
+
+    def monotonic(self) -> float:
+        """Return seconds on a monotonic scale, for durations."""
+        ...
+
+
+class IdSource(Protocol):
+    """Where visor draws identifiers (`cmd_…`, `run_…`) from."""
+
+    def new_id(self, prefix: str) -> str:
+        """Return `<prefix>_` followed by 12 lowercase hex digits."""
+        ...
+
+
+class SystemClock:
+    """The real clock, used only at the CLI edge."""
+
+    def now(self) -> dt.datetime:
+        """Return the current UTC time."""
+        return dt.datetime.now(dt.UTC)
+
+    def monotonic(self) -> float:
+        """Return `time.monotonic()`."""
+        return time.monotonic()
+
+
+class FakeClock:
+    """A clock that stands still until told to move: tests sleep for hours in no time."""
+
+    def __init__(self, start: dt.datetime | None = None) -> None:
+        self._start = start or dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+        self._elapsed = 0.0
+
+    def now(self) -> dt.datetime:
+        """Return the start time plus the elapsed virtual time."""
+        return self._start + dt.timedelta(seconds=self._elapsed)
+
+    def monotonic(self) -> float:
+        """Return the elapsed virtual time."""
+        return self._elapsed
+
+    def advance(self, seconds: float) -> None:
+        """Move virtual time forward."""
+        if seconds < 0:
+            raise ValueError("time only moves forward")
+        self._elapsed += seconds
+
+
+class RandomIds:
+    """Unique ids from the operating system's random source, used only at the CLI edge."""
+
+    def new_id(self, prefix: str) -> str:
+        """Return a fresh random id."""
+        return f"{prefix}_{os.urandom(6).hex()}"
+
+
+class CountingIds:
+    """Predictable ids (`cmd_000000000001`, …) for tests and reproducible runs."""
+
+    def __init__(self) -> None:
+        self._counter = 0
+
+    def new_id(self, prefix: str) -> str:
+        """Return the next id in sequence."""
+        self._counter += 1
+        return f"{prefix}_{self._counter:012x}"
+
+
+def isoformat(moment: dt.datetime) -> str:
+    """Format a UTC time the way envelopes carry it: `2026-03-29T16:00:00.000Z`."""
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"

@@ -1,0 +1,178 @@
+"""The one error hierarchy of visor, and the exit-code contract.
+
+Every error carries its envelope code and its exit code, so the CLI maps them in one place::
+
+    VisorError                 SYSTEM_ERROR     exit 1   a bug or an unexpected fault in visor
+    ├── InputError             INPUT_ERROR      exit 1   a file, an option or an argument is wrong
+    │   ├── SourceError                                  a file cannot be read or parsed (path, line, column)
+    │   └── UsageError                                   the command line is wrong (unknown command or option)
+    ├── TargetError            TARGET_ERROR     exit 1   the device, the runtime or the server is unusable
+    ├── ActionError            ACTION_ERROR     exit 1   a direct action failed
+    └── Interrupted            INTERRUPTED      exit 130 the user pressed Ctrl-C
+
+Foreign exceptions (YAML, JSON, pydantic, selenium) are turned into these at the edge where they enter.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+
+class ExitCode(enum.IntEnum):
+    """Process exit codes: a public contract that CI gates on (upstream-compatible)."""
+
+    #: Success.
+    OK = 0
+    #: Input, target, system or preflight failure; also `validate` on an invalid scenario.
+    ERROR = 1
+    #: A run finished with a failed step or assertion.
+    RUN_FAILED = 2
+    #: A benchmark scored below its threshold, or an iteration failed.
+    BELOW_THRESHOLD = 3
+    #: Interrupted by Ctrl-C (SIGINT), as the Unix convention has it.
+    INTERRUPTED = 130
+
+
+class ErrorCode(enum.StrEnum):
+    """The `error.code` values of the envelope."""
+
+    INPUT_ERROR = "INPUT_ERROR"
+    TARGET_ERROR = "TARGET_ERROR"
+    ACTION_ERROR = "ACTION_ERROR"
+    ASSERTION_ERROR = "ASSERTION_ERROR"
+    SYSTEM_ERROR = "SYSTEM_ERROR"
+    INTERRUPTED = "INTERRUPTED"
+
+
+class NextAction(enum.StrEnum):
+    """The envelope's `next_action`: the next logical command for a client (CI script or agent) to run."""
+
+    RUN = "run"
+    REPORT = "report"
+    VALIDATE = "validate"
+    HELP = "help"
+    RETRY = "retry"
+    NONE = "none"
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorInfo:
+    """The `error` object of an envelope: what happened, why, and what to do next."""
+
+    code: str
+    message: str
+    likely_cause: str
+    next_step: str
+
+    def to_dict(self) -> dict[str, str]:
+        """Return the envelope form."""
+        return {
+            "code": self.code,
+            "message": self.message,
+            "likely_cause": self.likely_cause,
+            "next_step": self.next_step,
+        }
+
+
+class VisorError(Exception):
+    """Base of every error visor raises on purpose."""
+
+    code: ClassVar[ErrorCode] = ErrorCode.SYSTEM_ERROR
+    exit_code: ClassVar[ExitCode] = ExitCode.ERROR
+    next_action: ClassVar[NextAction] = NextAction.NONE
+    default_cause: ClassVar[str] = "An unexpected condition inside visor."
+    default_next_step: ClassVar[str] = "Re-run with --verbose and report the output if it persists."
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        likely_cause: str | None = None,
+        next_step: str | None = None,
+        details: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.likely_cause = likely_cause or self.default_cause
+        self.next_step = next_step or self.default_next_step
+        self.details: dict[str, Any] = dict(details or {})
+
+    def info(self) -> ErrorInfo:
+        """Return the envelope error object."""
+        return ErrorInfo(str(self.code), self.message, self.likely_cause, self.next_step)
+
+
+class InputError(VisorError):
+    """A file, an option or an argument given to visor is wrong."""
+
+    code = ErrorCode.INPUT_ERROR
+    next_action = NextAction.VALIDATE
+    default_cause = "The input given to visor is not what it expects."
+    default_next_step = "Fix the input and run the command again."
+
+
+class SourceError(InputError):
+    """A scenario or model file cannot be read or parsed; carries where the problem is."""
+
+    default_next_step = "Fix the file at the position given, then run `visor validate` on it."
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str,
+        line: int | None = None,
+        column: int | None = None,
+        likely_cause: str | None = None,
+        next_step: str | None = None,
+    ) -> None:
+        where = path if line is None else f"{path}:{line}:{column}"
+        super().__init__(
+            f"{where}: {message}",
+            likely_cause=likely_cause,
+            next_step=next_step,
+            details={"file": path, "line": line, "column": column},
+        )
+        self.path = path
+        self.line = line
+        self.column = column
+        self.problem = message
+
+
+class UsageError(InputError):
+    """The command line is wrong: an unknown command, option or option value."""
+
+    next_action = NextAction.HELP
+    default_cause = "The command line does not match what the command accepts."
+    default_next_step = "Run `visor --help` (or `visor <command> --help`) to see what is accepted."
+
+
+class TargetError(VisorError):
+    """The device, the runtime or the automation server cannot be used."""
+
+    code = ErrorCode.TARGET_ERROR
+    next_action = NextAction.RETRY
+    default_cause = "The device or runtime is not reachable or not set up."
+    default_next_step = "Check the device and runtime set-up, then retry."
+
+
+class ActionError(VisorError):
+    """A direct action could not be performed."""
+
+    code = ErrorCode.ACTION_ERROR
+    next_action = NextAction.RETRY
+    default_cause = "The action could not be performed on the current screen."
+    default_next_step = "Inspect the screen (visor source) and retry with another target."
+
+
+class Interrupted(VisorError):
+    """The user interrupted visor (Ctrl-C)."""
+
+    code = ErrorCode.INTERRUPTED
+    exit_code = ExitCode.INTERRUPTED
+    next_action = NextAction.RETRY
+    default_cause = "visor received an interrupt (Ctrl-C or SIGINT)."
+    default_next_step = "Run the command again when ready; artifacts written so far are kept."

@@ -1,0 +1,289 @@
+"""Step commands and their argument models: the one place a command's arguments are defined.
+
+Each command names a model (or, for `act`, one model per `name`). Field types and ranges live on the
+model; rules about which fields go together (`rules`) are checked on the raw arguments, so they are
+reported in the same pass as type errors. Unknown argument fields are warnings, not errors: upstream
+accepts them, and old scenario files must stay valid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import AliasChoices, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
+
+from visor.scenario.fields import (
+    FiniteNumber,
+    Fraction,
+    InputModel,
+    NonEmptyStr,
+    NonNegativeNumber,
+    SelectorStr,
+    plain_error,
+)
+from visor.scenario.issues import IssueCode
+from visor.scenario.suggest import did_you_mean
+
+
+class Args(InputModel):
+    """Base of the argument models."""
+
+    model_config = ConfigDict(extra="ignore", json_schema_extra={"additionalProperties": False})
+
+    #: How messages name the owner of these arguments: "tap", "act slider".
+    owner: ClassVar[str] = ""
+
+    @classmethod
+    def rules(cls, raw: Mapping[str, Any]) -> list[str]:
+        """Return the messages of every broken rule about which fields go together."""
+        return []
+
+    @classmethod
+    def accepted_keys(cls) -> frozenset[str]:
+        """Return every key this model reads, by the names a scenario uses."""
+        keys: set[str] = set()
+        for name, info in cls.model_fields.items():
+            keys.add(info.alias or name)
+            choices = getattr(info.validation_alias, "choices", ())
+            keys.update(choice for choice in choices if isinstance(choice, str))
+        return frozenset(keys)
+
+
+def _present(raw: Mapping[str, Any], *keys: str) -> list[str]:
+    return [key for key in keys if key in raw]
+
+
+def _check_normalized(label: str, normalized: bool, values: Mapping[str, float]) -> None:
+    """Refuse normalized coordinates outside 0..1 and negative pixels."""
+    low, high = (0.0, 1.0) if normalized else (0.0, float("inf"))
+    bad = [name for name, value in values.items() if not low <= value <= high]
+    if bad:
+        fields = " and ".join(f"args.{name}" for name in bad)
+        wanted = "between 0 and 1 when args.normalized is true" if normalized else "non-negative pixels"
+        raise plain_error(IssueCode.ARG_ERROR, f"{label} {fields} must be {wanted}")
+
+
+class TapArgs(Args):
+    """Tap an element (`target`) or a point (`x`, `y`; fractions of the screen when `normalized`)."""
+
+    owner = "tap"
+
+    target: SelectorStr | None = Field(None, description="The element to tap.")
+    x: FiniteNumber | None = Field(None, description="X in pixels, or a 0..1 fraction when normalized.")
+    y: FiniteNumber | None = Field(None, description="Y in pixels, or a 0..1 fraction when normalized.")
+    normalized: bool = Field(False, description="Read x and y as fractions of the screen size.")
+
+    @classmethod
+    def rules(cls, raw: Mapping[str, Any]) -> list[str]:
+        """Target or both coordinates, never both."""
+        has_target, coords = "target" in raw, _present(raw, "x", "y")
+        if has_target and coords:
+            return ["tap cannot mix args.target with args.x/args.y"]
+        if not has_target and len(coords) == 1:
+            return ["tap coordinate mode requires both args.x and args.y"]
+        if not has_target and not coords:
+            return ["tap requires args.target or args.x/args.y"]
+        return []
+
+    @model_validator(mode="after")
+    def _range(self) -> TapArgs:
+        if self.x is not None and self.y is not None:
+            _check_normalized("tap", self.normalized, {"x": self.x, "y": self.y})
+        return self
+
+
+class NavigateArgs(Args):
+    """Open a deep link or URL."""
+
+    owner = "navigate"
+
+    to: NonEmptyStr = Field(description="The deep link or URL, e.g. demo://item/7.")
+
+
+# Upstream accepts any case ("Down"); the schema says so with a pattern instead of an enum.
+_DIRECTION_SCHEMA = {"type": "string", "pattern": "^(?:[Uu][Pp]|[Dd][Oo][Ww][Nn])$"}
+
+
+class ScrollArgs(Args):
+    """Scroll the screen up or down by a percentage of its height."""
+
+    owner = "scroll"
+
+    direction: Annotated[Literal["up", "down"], WithJsonSchema(_DIRECTION_SCHEMA)] = Field(
+        description="up or down (any case)."
+    )
+    percent: float = Field(70, ge=1, le=100, allow_inf_nan=False, description="How far, in % of the screen.")
+
+    @field_validator("direction", mode="before")
+    @classmethod
+    def _fold_case(cls, value: Any) -> Any:
+        return value.lower() if isinstance(value, str) else value
+
+
+class CaptureArgs(Args):
+    """Shared arguments of `screenshot` and `source`."""
+
+    label: NonEmptyStr | None = Field(None, description="Names the artifact file.")
+    path: NonEmptyStr | None = Field(None, description="Also copy the artifact to this path.")
+    settle: bool = Field(False, description="Wait for the screen to settle first.")
+    settle_ms: NonNegativeNumber | None = Field(None, alias="settleMs", description="How long to wait, in ms.")
+
+
+class ScreenshotArgs(CaptureArgs):
+    """Capture a screenshot."""
+
+    owner = "screenshot"
+
+
+class SourceArgs(CaptureArgs):
+    """Capture the page source."""
+
+    owner = "source"
+
+
+class WaitArgs(Args):
+    """Wait a fixed time (`ms`), for an element (`for`), or for the screen to be stable (`stable: true`)."""
+
+    owner = "wait"
+
+    ms: NonNegativeNumber | None = Field(None, description="Wait this many milliseconds.")
+    for_: SelectorStr | None = Field(None, alias="for", description="Wait until this element is visible.")
+    stable: Literal[True] | None = Field(None, description="Wait until two observations in a row are equal.")
+    timeout: NonNegativeNumber | None = Field(None, description="Give up after this many ms (for/stable).")
+    poll_ms: NonNegativeNumber | None = Field(
+        None,
+        validation_alias=AliasChoices("pollMs", "poll-ms"),
+        serialization_alias="pollMs",
+        description="How often to look, in ms. `poll-ms` is accepted too.",
+    )
+
+    @classmethod
+    def rules(cls, raw: Mapping[str, Any]) -> list[str]:
+        """Exactly one mode."""
+        if len(_present(raw, "ms", "for", "stable")) != 1:
+            return ["wait requires exactly one of args.ms, args.for, or args.stable"]
+        return []
+
+
+class ActArgs(Args):
+    """Base of the `act` helpers, chosen by `name`."""
+
+
+class ActTypeArgs(ActArgs):
+    """Type text into `target`, or into the focused field."""
+
+    owner = "act type"
+
+    name: Literal["type"]
+    target: SelectorStr | None = Field(None, description="The field to type into; the focused one if omitted.")
+    value: NonEmptyStr = Field(description="The text to type.")
+
+
+class ActBackArgs(ActArgs):
+    """Press the back key."""
+
+    owner = "act back"
+
+    name: Literal["back"]
+
+
+class ActHomeArgs(ActArgs):
+    """Press the home key."""
+
+    owner = "act home"
+
+    name: Literal["home"]
+
+
+class ActResetArgs(ActArgs):
+    """Restart the app under test with a clean state."""
+
+    owner = "act reset"
+
+    name: Literal["reset"]
+
+
+class ActDragArgs(ActArgs):
+    """Drag from one point to another."""
+
+    owner = "act drag"
+
+    name: Literal["drag"]
+    start_x: FiniteNumber = Field(alias="startX")
+    start_y: FiniteNumber = Field(alias="startY")
+    end_x: FiniteNumber = Field(alias="endX")
+    end_y: FiniteNumber = Field(alias="endY")
+    normalized: bool = Field(False, description="Read the coordinates as fractions of the screen size.")
+
+    @model_validator(mode="after")
+    def _range(self) -> ActDragArgs:
+        points = {"startX": self.start_x, "startY": self.start_y, "endX": self.end_x, "endY": self.end_y}
+        _check_normalized("act drag", self.normalized, points)
+        return self
+
+
+class ActSliderArgs(ActArgs):
+    """Move a slider to a fraction of its range."""
+
+    owner = "act slider"
+
+    name: Literal["slider"]
+    target: SelectorStr = Field(description="The slider.")
+    value: Fraction = Field(description="Where to move it: 0 is the minimum, 1 the maximum.")
+    start_value: Fraction | None = Field(
+        None, alias="startValue", description="Where the thumb is now, if the device cannot tell (default 0.5)."
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CommandSpec:
+    """A step command: its name, what it does, and its argument model(s)."""
+
+    name: str
+    summary: str
+    variants: Mapping[str, type[Args]]
+    #: For commands with several models, the argument that chooses one (`act` uses `name`).
+    discriminator: str | None = None
+
+    def select(self, raw: Mapping[str, Any]) -> type[Args] | tuple[str, str | None]:
+        """Return the model for these raw arguments, or a (message, hint) when none applies."""
+        if self.discriminator is None:
+            return self.variants[""]
+        choice = raw.get(self.discriminator)
+        if isinstance(choice, str) and choice in self.variants:
+            return self.variants[choice]
+        shown = choice if isinstance(choice, str) else ""
+        hint = did_you_mean(shown, self.variants) if shown else f"one of: {', '.join(self.variants)}"
+        return f"{self.name} args.{self.discriminator} '{shown}' is not supported", hint
+
+
+def _single(name: str, model: type[Args]) -> CommandSpec:
+    return CommandSpec(name, (model.__doc__ or "").strip(), {"": model})
+
+
+COMMANDS: dict[str, CommandSpec] = {
+    spec.name: spec
+    for spec in (
+        _single("tap", TapArgs),
+        _single("navigate", NavigateArgs),
+        CommandSpec(
+            "act",
+            "Helpers: type, back, home, reset, drag, slider.",
+            {
+                "type": ActTypeArgs,
+                "back": ActBackArgs,
+                "home": ActHomeArgs,
+                "reset": ActResetArgs,
+                "drag": ActDragArgs,
+                "slider": ActSliderArgs,
+            },
+            discriminator="name",
+        ),
+        _single("scroll", ScrollArgs),
+        _single("screenshot", ScreenshotArgs),
+        _single("wait", WaitArgs),
+        _single("source", SourceArgs),
+    )
+}

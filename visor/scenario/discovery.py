@@ -1,0 +1,121 @@
+"""Find scenario files from what the user typed (files, directories, globs, `-`) and validate them all."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from visor.errors import InputError, SourceError
+from visor.scenario.loader import STDIN_PATH, load_scenario
+from visor.scenario.source import FORMATS_BY_SUFFIX
+from visor.scenario.validate import ValidationResult
+
+#: Simulated-device app models live beside scenarios as `<name>.app.yaml`; they are not scenarios.
+MODEL_SUFFIXES = (".app.yaml", ".app.yml")
+_SKIPPED_DIRS = {"node_modules", "__pycache__", "artifacts"}
+_GLOB_CHARS = frozenset("*?[")
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """The outcome for one file: a validation result, or the error that stopped it being read."""
+
+    path: str
+    result: ValidationResult | None = None
+    error: SourceError | None = None
+
+    @property
+    def name(self) -> str:
+        """Return the name to show: the path as given, `<stdin>` for `-`."""
+        if self.result is not None:
+            return self.result.document.name
+        return self.error.path if self.error is not None else self.path
+
+
+@dataclass(frozen=True, slots=True)
+class BatchResult:
+    """The outcomes for every file of one `validate` call, in the order they were found."""
+
+    files: tuple[FileResult, ...]
+
+    @property
+    def unreadable(self) -> tuple[FileResult, ...]:
+        """Return the files that could not be read or parsed."""
+        return tuple(item for item in self.files if item.error is not None)
+
+    @property
+    def valid(self) -> bool:
+        """Return True when every file was read and has no error issue."""
+        return all(item.result is not None and item.result.valid for item in self.files)
+
+
+def is_scenario_file(name: str) -> bool:
+    """Return True for names a directory scan picks up as scenarios."""
+    lowered = name.lower()
+    return os.path.splitext(lowered)[1] in FORMATS_BY_SUFFIX and not lowered.endswith(MODEL_SUFFIXES)
+
+
+def expand_paths(patterns: Sequence[str]) -> list[str]:
+    """Expand directories (recursively) and glob patterns into files, keeping order and dropping repeats.
+
+    Raises:
+        InputError: a directory holds no scenario file, or a pattern matches nothing.
+    """
+    found: dict[str, None] = {}
+    for pattern in patterns:
+        for path in _expand_one(pattern):
+            found.setdefault(path, None)
+    return list(found)
+
+
+def _expand_one(pattern: str) -> list[str]:
+    if pattern == STDIN_PATH:
+        return [pattern]
+    if os.path.isdir(pattern):
+        return _nonempty(_scan_directory(pattern), f"no scenario files (*.yaml, *.yml, *.json) in {pattern!r}")
+    if os.path.exists(pattern) or not _GLOB_CHARS & set(pattern):
+        return [pattern]
+    import glob  # lazy: most calls name files, not patterns
+
+    matches = sorted(glob.glob(pattern, recursive=True))
+    files: list[str] = []
+    for match in matches:
+        files.extend(_scan_directory(match) if os.path.isdir(match) else [match])
+    return _nonempty(files, f"no files match {pattern!r}")
+
+
+def _nonempty(paths: list[str], message: str) -> list[str]:
+    if not paths:
+        raise InputError(
+            message,
+            likely_cause="The path or pattern is wrong, or the files have another extension.",
+            next_step="Check the path; scenario files end in .yaml, .yml or .json (quote globs for `**`).",
+        )
+    return paths
+
+
+def _scan_directory(root: str) -> list[str]:
+    found: list[str] = []
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d not in _SKIPPED_DIRS)
+        found.extend(os.path.join(folder, name) for name in sorted(names) if is_scenario_file(name))
+    return found
+
+
+def validate_paths(patterns: Sequence[str], stdin: BinaryIO | None = None) -> BatchResult:
+    """Validate every scenario the patterns name; a file that cannot be read does not stop the others.
+
+    Raises:
+        InputError: a pattern or directory yields no file at all.
+    """
+    return BatchResult(tuple(_validate_each(expand_paths(patterns), stdin)))
+
+
+def _validate_each(paths: Iterable[str], stdin: BinaryIO | None) -> Iterable[FileResult]:
+    for path in paths:
+        try:
+            yield FileResult(path, result=load_scenario(path, stdin))
+        except SourceError as exc:
+            yield FileResult(path, error=exc)

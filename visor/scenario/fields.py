@@ -1,0 +1,100 @@
+"""Field types shared by the input models, and the custom errors they raise.
+
+Custom errors carry a visor issue code as their pydantic error type, so `visor.scenario.errors` can map
+them without guessing. A *predicate* message ("must be ios|android") is prefixed with the field's label
+("meta.platform must be ios|android"); a plain message is used as it stands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any, ClassVar
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, WithJsonSchema, field_validator
+from pydantic_core import PydanticCustomError
+
+from visor.scenario.document import Path, dotted
+from visor.scenario.issues import IssueCode
+from visor.scenario.selectors import SelectorSyntaxError, parse_selector
+
+#: The pydantic error type of an explicit null where a value is needed.
+NULL_VALUE = "null_value"
+
+
+def predicate_error(code: IssueCode, predicate: str, hint: str | None = None) -> PydanticCustomError:
+    """Return an error whose message completes the field's label: `<label> <predicate>`."""
+    return PydanticCustomError(str(code), predicate, {"predicate": True, "hint": hint})
+
+
+def plain_error(code: IssueCode, message: str, hint: str | None = None) -> PydanticCustomError:
+    """Return an error whose message stands alone."""
+    return PydanticCustomError(str(code), message, {"predicate": False, "hint": hint})
+
+
+class InputModel(BaseModel):
+    """Base of the models at the input edge: strict types, unknown fields refused, immutable values.
+
+    An explicit `null` is refused unless the field is listed in `nullable`: in YAML `settle:` with nothing
+    after it is null, and almost always a mistake. Leaving a field out is how to take its default.
+    """
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, defer_build=True, populate_by_name=False)
+
+    #: Fields that accept an explicit null (upstream accepts `assertions: null`, for instance).
+    nullable: ClassVar[frozenset[str]] = frozenset()
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _refuse_null(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is None and info.field_name not in cls.nullable:
+            raise PydanticCustomError(NULL_VALUE, "is null")
+        return value
+
+
+def _check_selector(value: str) -> str:
+    if not value.strip():
+        raise predicate_error(IssueCode.TYPE_ERROR, "must be a non-empty string")
+    try:
+        parse_selector(value)
+    except SelectorSyntaxError as exc:
+        raise predicate_error(IssueCode.SELECTOR_ERROR, exc.message, exc.hint) from None
+    return value
+
+
+_SELECTOR_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "minLength": 1,
+    "description": (
+        "A selector: a bare accessibility id, or accessibility=, id=, text=, text~=, xpath=, uiautomator=, "
+        "predicate=, classchain= or first-in-section= followed by the value."
+    ),
+}
+
+#: A string with at least one non-blank character.
+NonEmptyStr = Annotated[str, Field(min_length=1, pattern=r"\S")]
+#: A selector string, checked for syntax (prefix, empty value, XPath).
+SelectorStr = Annotated[str, AfterValidator(_check_selector), WithJsonSchema(_SELECTOR_SCHEMA)]
+#: Any finite number.
+FiniteNumber = Annotated[float, Field(allow_inf_nan=False)]
+#: A finite number >= 0.
+NonNegativeNumber = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+#: A finite number > 0.
+PositiveNumber = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+#: A number from 0 to 1.
+Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    """The model an error came from, where it sits in the document, and whose arguments they are."""
+
+    model: type[BaseModel]
+    base: Path
+    #: Set when validating step arguments: "tap", "act slider".
+    args_of: str | None = None
+
+    def label(self, loc: Path) -> str:
+        """Name the field at `loc` the way messages do: "meta.version", "scroll args.percent"."""
+        if self.args_of is not None:
+            return f"{self.args_of} args.{dotted(loc)}" if loc else f"{self.args_of} args"
+        return dotted(self.base + loc)

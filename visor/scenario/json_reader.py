@@ -1,0 +1,169 @@
+"""Read JSON into a `Document`, safely and with positions.
+
+Values come from the standard `json` module (strict: NaN and Infinity are refused, as in JSON itself).
+Positions, duplicate keys and the nesting depth come from one iterative pass over the tokens, which never
+recurses, so a 10,000-deep file is refused at the line and column where it crosses `MAX_DEPTH`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from dataclasses import dataclass, field
+from typing import NoReturn
+
+from visor.errors import SourceError
+from visor.scenario.document import MAX_DEPTH, Document, Path, Position
+from visor.scenario.source import SourceText
+
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.DOTALL)
+
+
+@dataclass(slots=True)
+class _Container:
+    """An object or array being walked."""
+
+    path: Path
+    is_object: bool
+    count: int = 0
+    key: str | None = None
+    keys: dict[str, Position] = field(default_factory=dict)
+
+
+class _Locator:
+    """Turns string offsets into 1-based line and column numbers."""
+
+    def __init__(self, text: str) -> None:
+        self.line_starts = [0] + [match.end() for match in re.finditer("\n", text)]
+
+    def position(self, offset: int) -> Position:
+        line = bisect.bisect_right(self.line_starts, offset)
+        return Position(line, offset - self.line_starts[line - 1] + 1)
+
+
+def parse_json(source: SourceText) -> Document:
+    """Parse JSON text into a `Document`.
+
+    Raises:
+        SourceError: malformed JSON, a duplicate key, NaN/Infinity, nesting deeper than `MAX_DEPTH`, or no content.
+    """
+    text = source.text
+    locator = _Locator(text)
+    if not text.strip():
+        raise SourceError(
+            "the file is empty",
+            path=source.name,
+            line=1,
+            column=1,
+            likely_cause="The file was truncated or never written.",
+            next_step="Write a scenario into it (see docs/scenario-format.md).",
+        )
+    positions, duplicate = _walk(text, locator, source.name)
+    try:
+        data = json.loads(text, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as exc:
+        raise SourceError(
+            f"JSON syntax error: {exc.msg}",
+            path=source.name,
+            line=exc.lineno,
+            column=exc.colno,
+            likely_cause="A missing comma or quote, a trailing comma, or a comment (JSON has none).",
+            next_step="Fix the JSON at that position, or write the scenario in YAML.",
+        ) from None
+    except _ConstantError as exc:
+        where = locator.position(text.find(exc.constant))
+        raise SourceError(
+            f"{exc.constant} is not a JSON number",
+            path=source.name,
+            line=where.line,
+            column=where.column,
+            next_step="Use a finite number.",
+        ) from None
+    if duplicate is not None:
+        raise duplicate
+    return Document(source.name, "json", data, positions)
+
+
+class _ConstantError(ValueError):
+    def __init__(self, constant: str) -> None:
+        super().__init__(constant)
+        self.constant = constant
+
+
+def _refuse_constant(constant: str) -> NoReturn:
+    raise _ConstantError(constant)
+
+
+def _walk(text: str, locator: _Locator, name: str) -> tuple[dict[Path, Position], SourceError | None]:
+    """Record the position of every member and item; find the first duplicate key; bound the depth.
+
+    Malformed input is not diagnosed here (`json.loads` does that precisely); the walk just stops.
+    """
+    positions: dict[Path, Position] = {}
+    stack: list[_Container] = []
+    duplicate: SourceError | None = None
+    expect_key = False
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token in ("]", "}"):
+            if not stack:
+                break
+            stack.pop()
+            expect_key = False
+            continue
+        if token == ",":
+            expect_key = bool(stack) and stack[-1].is_object
+            continue
+        if token == ":":
+            continue
+        where = locator.position(match.start())
+        top = stack[-1] if stack else None
+        if top is not None and top.is_object and expect_key:
+            try:
+                key = json.loads(token)
+            except ValueError:
+                break
+            if not isinstance(key, str):
+                break
+            if key in top.keys and duplicate is None:
+                duplicate = SourceError(
+                    f"duplicate key {key!r} (first defined at line {top.keys[key].line})",
+                    path=name,
+                    line=where.line,
+                    column=where.column,
+                    likely_cause="The same key appears twice in one object; JSON parsers silently keep the last.",
+                    next_step="Remove or rename one of the two keys.",
+                )
+            top.keys[key] = where
+            top.key = key
+            positions[(*top.path, key)] = where
+            expect_key = False
+            continue
+        path = _value_path(top, positions, where)
+        if token in ("{", "["):
+            if len(stack) >= MAX_DEPTH:
+                raise SourceError(
+                    f"the document nests deeper than {MAX_DEPTH} levels",
+                    path=name,
+                    line=where.line,
+                    column=where.column,
+                    likely_cause="The file is generated or malformed; scenarios nest only a few levels.",
+                    next_step="Flatten the structure.",
+                )
+            stack.append(_Container(path, is_object=token == "{"))
+            expect_key = token == "{"
+    return positions, duplicate
+
+
+def _value_path(top: _Container | None, positions: dict[Path, Position], where: Position) -> Path:
+    """Return the path of the value starting at `where`, recording positions of array items and the root."""
+    if top is None:
+        positions.setdefault((), where)
+        return ()
+    if top.is_object:
+        return (*top.path, top.key if top.key is not None else "")
+    path = (*top.path, top.count)
+    top.count += 1
+    positions[path] = where
+    return path

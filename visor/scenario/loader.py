@@ -1,0 +1,42 @@
+"""Load a scenario: read the file (or standard input), parse it, validate it."""
+
+from __future__ import annotations
+
+from typing import BinaryIO
+
+from visor.scenario.document import Document
+from visor.scenario.source import SourceText, read_path, read_stream
+from visor.scenario.validate import ValidationResult, validate_document
+from visor.scenario.yaml_reader import parse_yaml
+
+#: The path that means "read standard input".
+STDIN_PATH = "-"
+
+
+def parse_source(source: SourceText) -> Document:
+    """Parse decoded text with the parser its format calls for."""
+    if source.format == "json":
+        from visor.scenario.json_reader import parse_json  # lazy: most scenarios are YAML
+
+        return parse_json(source)
+    return parse_yaml(source)
+
+
+def read_document(path: str, stdin: BinaryIO | None = None) -> Document:
+    """Read and parse one input; `-` reads `stdin`.
+
+    Raises:
+        SourceError: the input cannot be read or parsed.
+    """
+    if path == STDIN_PATH and stdin is not None:
+        return parse_source(read_stream(stdin))
+    return parse_source(read_path(path))
+
+
+def load_scenario(path: str, stdin: BinaryIO | None = None) -> ValidationResult:
+    """Read, parse and validate one scenario.
+
+    Raises:
+        SourceError: the input cannot be read or parsed (schema problems are issues, not errors).
+    """
+    return validate_document(read_document(path, stdin))

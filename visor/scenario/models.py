@@ -1,0 +1,101 @@
+"""The scenario format's top level: `meta`, `config`, `steps`, `assertions`, `output`.
+
+These pydantic models are the single source of the format: validation runs them and the JSON Schema
+(`visor schema`) is generated from them. Step arguments and assertion types live in `commands` and
+`assertions`, one model per command or type.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from visor.scenario.fields import InputModel, NonEmptyStr, PositiveNumber, predicate_error
+from visor.scenario.issues import IssueCode
+
+Platform = Literal["android", "ios"]
+Runtime = Literal["sim", "appium"]
+
+
+class Meta(InputModel):
+    """What the scenario is: its name and version, and optionally its platform and tags."""
+
+    name: str = Field(description="The scenario's name, shown in reports.")
+    version: str = Field(description='The scenario\'s version, as a string ("1").')
+    platform: Platform | None = Field(None, description="Legacy: the platform the scenario targets.")
+    tags: list[str] = Field(default_factory=list, description="Free-form tags.")
+
+    @field_validator("platform", mode="before")
+    @classmethod
+    def _platform(cls, value: Any) -> Any:
+        if value not in ("android", "ios"):
+            raise predicate_error(IssueCode.INPUT_ERROR, "must be ios|android")
+        return value
+
+
+class Config(InputModel):
+    """How to run the scenario. Keys beyond upstream's three are additive."""
+
+    timeout_ms: PositiveNumber | None = Field(
+        None, alias="timeoutMs", description="Per-step timeout in ms (default 2500; --timeout wins)."
+    )
+    seed: int | None = Field(
+        None, ge=0, description="Seed for everything random in the run; without it runs may differ."
+    )
+    artifacts_dir: NonEmptyStr | None = Field(
+        None, alias="artifactsDir", description="Where run artifacts go (default ./artifacts; --output wins)."
+    )
+    runtime: Runtime | None = Field(None, description="Which runtime runs the scenario: sim or appium.")
+    app: NonEmptyStr | None = Field(
+        None, description="The app: an app-model file or name on sim; an app id (package or bundle id) on appium."
+    )
+    stop_on_failure: bool = Field(
+        False, alias="stopOnFailure", description="Skip the remaining steps after the first failed step."
+    )
+    capabilities: dict[str, Any] | None = Field(
+        None, description="Extra Appium capabilities, merged over the ones visor derives."
+    )
+
+
+class Output(InputModel):
+    """Output preferences (upstream accepts `report` and ignores it)."""
+
+    nullable = frozenset({"report"})
+
+    report: Any = Field(None, description='Report formats, e.g. ["summary", "json", "junit", "html"].')
+
+
+class StepHead(InputModel):
+    """The fields every step has; `args` is checked against the command's own model."""
+
+    id: NonEmptyStr = Field(description="A unique step id, used in reports and the signature.")
+    command: str = Field(description="The command to run.")
+    args: dict[str, Any] = Field(description="The command's arguments.")
+
+
+class ScenarioDocument(InputModel):
+    """The whole scenario file; each step and assertion is checked on its own, so one bad item hides nothing."""
+
+    nullable = frozenset({"assertions", "output"})
+
+    schema_ref: str | None = Field(None, alias="$schema", description="Editors' JSON Schema reference; ignored.")
+    meta: Meta
+    config: Config
+    steps: list[Any] = Field(description="The steps, run in order.")
+    assertions: list[Any] | None = Field(None, description="Checked after all steps.")
+    output: Output | None = None
+
+    @field_validator("steps", mode="before")
+    @classmethod
+    def _steps(cls, value: Any) -> Any:
+        if not isinstance(value, list) or not value:
+            raise predicate_error(IssueCode.TYPE_ERROR, "must be non-empty list")
+        return value
+
+    @field_validator("assertions", mode="before")
+    @classmethod
+    def _assertions(cls, value: Any) -> Any:
+        if value is not None and not isinstance(value, list):
+            raise predicate_error(IssueCode.TYPE_ERROR, "must be list")
+        return value

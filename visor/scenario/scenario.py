@@ -1,0 +1,49 @@
+"""A validated scenario: typed, immutable, ready to run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from visor.scenario.assertions import AssertionModel
+from visor.scenario.commands import Args
+from visor.scenario.issues import Issue
+from visor.scenario.models import Config, Meta, Output
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step: its position in the file, its id, its command and its typed arguments."""
+
+    index: int
+    id: str
+    command: str
+    args: Args
+
+    def raw_args(self) -> dict[str, Any]:
+        """Return the arguments as the scenario wrote them (by their scenario names, defaults left out)."""
+        return self.args.model_dump(by_alias=True, exclude_unset=True, mode="json")
+
+
+@dataclass(frozen=True, slots=True)
+class Assertion:
+    """One assertion, checked after all steps."""
+
+    index: int
+    id: str
+    type: str
+    target: str
+    spec: AssertionModel
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """A scenario that passed validation. `warnings` are the issues that did not make it invalid."""
+
+    source: str
+    meta: Meta
+    config: Config
+    steps: tuple[Step, ...]
+    assertions: tuple[Assertion, ...]
+    output: Output
+    warnings: tuple[Issue, ...]

@@ -1,0 +1,136 @@
+"""The JSON Schema of the scenario format, generated from the input models.
+
+A copy ships in the package (`visor/schemas/scenario.schema.json`) for editors; a test keeps it equal to
+what this module generates. The schema is a little stricter than `visor validate` in one place: unknown
+argument fields, which visor only warns about (upstream compatibility), are refused, so editors flag typos.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+from importlib import resources
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
+
+from visor.scenario.assertions import ASSERTIONS
+from visor.scenario.commands import COMMANDS
+from visor.scenario.models import ScenarioDocument
+
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+SCHEMA_FILES = {"scenario": "scenario.schema.json", "envelope": "envelope.schema.json"}
+
+
+class _Generator(GenerateJsonSchema):
+    """Leaves out the `null` branch of optional fields (visor refuses explicit nulls) and field titles."""
+
+    def nullable_schema(self, schema: core_schema.NullableSchema) -> JsonSchemaValue:
+        return self.generate_inner(schema["schema"])
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+
+@functools.cache
+def model_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """Return `model`'s JSON Schema as visor publishes it (its own `$defs` inside). Do not mutate it."""
+    schema = model.model_json_schema(by_alias=True, schema_generator=_Generator, ref_template="#/$defs/{model}")
+    _drop_null_defaults(schema)
+    _add_alias_choices(model, schema)
+    return schema
+
+
+def _model_ref(model: type[BaseModel], defs: dict[str, Any]) -> dict[str, Any]:
+    """Add `model`'s schema to `defs` and return a reference to it."""
+    schema = copy.deepcopy(model_schema(model))
+    defs.update(schema.pop("$defs", {}))
+    defs[model.__name__] = schema
+    return {"$ref": f"#/$defs/{model.__name__}"}
+
+
+def _drop_null_defaults(schema: dict[str, Any]) -> None:
+    for prop in schema.get("properties", {}).values():
+        if prop.get("default", 0) is None:
+            del prop["default"]
+
+
+def _add_alias_choices(model: type[BaseModel], schema: dict[str, Any]) -> None:
+    """List the other accepted spellings of a field (`poll-ms` beside `pollMs`)."""
+    props = schema.get("properties", {})
+    for info in model.model_fields.values():
+        choices = [c for c in getattr(info.validation_alias, "choices", ()) if isinstance(c, str)]
+        for alias in choices[1:]:
+            props[alias] = props[choices[0]]
+
+
+def _step_schema(defs: dict[str, Any]) -> dict[str, Any]:
+    branches = []
+    for spec in COMMANDS.values():
+        refs = [_model_ref(model, defs) for model in spec.variants.values()]
+        args = refs[0] if len(refs) == 1 else {"oneOf": refs}
+        branches.append(
+            {
+                "if": {"properties": {"command": {"const": spec.name}}, "required": ["command"]},
+                "then": {"properties": {"args": args}},
+            }
+        )
+    return {
+        "type": "object",
+        "description": "A step: a command and its arguments.",
+        "required": ["id", "command", "args"],
+        "additionalProperties": False,
+        "properties": {
+            "id": {"type": "string", "minLength": 1, "pattern": r"\S", "description": "A unique step id."},
+            "command": {"enum": list(COMMANDS), "description": "The command to run."},
+            "args": {"type": "object", "description": "The command's arguments."},
+        },
+        "allOf": branches,
+    }
+
+
+def _assertion_schema(defs: dict[str, Any]) -> dict[str, Any]:
+    models = list(dict.fromkeys(ASSERTIONS.values()))
+    return {"oneOf": [_model_ref(model, defs) for model in models]}
+
+
+def scenario_schema() -> dict[str, Any]:
+    """Generate the JSON Schema (draft 2020-12) of a scenario file."""
+    defs: dict[str, Any] = {}
+    root = ScenarioDocument.model_json_schema(
+        by_alias=True, schema_generator=_Generator, ref_template="#/$defs/{model}"
+    )
+    defs.update(root.pop("$defs", {}))
+    _drop_null_defaults(root)
+    props = root["properties"]
+    props["steps"] = {**props["steps"], "items": _step_schema(defs), "minItems": 1}
+    props["assertions"] = {
+        "description": props["assertions"].get("description", ""),
+        "type": ["array", "null"],
+        "items": _assertion_schema(defs),
+    }
+    output = props["output"]
+    props["output"] = {"anyOf": [output, {"type": "null"}]}
+    return {
+        "$schema": DIALECT,
+        "$id": "urn:visor:schema:scenario",
+        "title": "visor scenario",
+        "description": "A visor (and upstream Visor) scenario: meta, config, steps, assertions, output.",
+        **{key: value for key, value in root.items() if key != "title"},
+        "$defs": dict(sorted(defs.items())),
+    }
+
+
+def shipped_schema(kind: str) -> dict[str, Any]:
+    """Return a schema as shipped in the package (`scenario` or `envelope`)."""
+    text = resources.files("visor.schemas").joinpath(SCHEMA_FILES[kind]).read_text("utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+def schema_json(schema: dict[str, Any]) -> str:
+    """Serialise a schema the way the shipped files are written."""
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,212 @@
+"""Validate a scenario document: every issue in one pass, located and in a stable order.
+
+The pipeline: the top level is checked by `ScenarioDocument`; then each step and each assertion on its
+own (so one broken item hides nothing in the others), with the command's or type's model; then the
+checks that span items (duplicate ids) and the warnings (no seed, unlabelled screenshots, unknown
+argument fields).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from visor.scenario.assertions import AssertionModel, assertion_model
+from visor.scenario.commands import COMMANDS, Args, CommandSpec
+from visor.scenario.document import Document, Path, dotted
+from visor.scenario.fields import Owner
+from visor.scenario.issues import Issue, IssueCode, error, locate, warning
+from visor.scenario.models import Output, ScenarioDocument, StepHead
+from visor.scenario.scenario import Assertion, Scenario, Step
+from visor.scenario.suggest import did_you_mean
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationResult:
+    """The outcome of validating one document."""
+
+    document: Document
+    issues: tuple[Issue, ...]
+    scenario: Scenario | None
+
+    @property
+    def valid(self) -> bool:
+        """Return True when no issue is an error."""
+        return not any(issue.is_error for issue in self.issues)
+
+    @property
+    def errors(self) -> int:
+        """Return how many issues are errors."""
+        return sum(1 for issue in self.issues if issue.is_error)
+
+    @property
+    def warnings(self) -> int:
+        """Return how many issues are warnings."""
+        return len(self.issues) - self.errors
+
+
+def validate_document(document: Document) -> ValidationResult:
+    """Validate a parsed document and, when it is valid, build the typed `Scenario`."""
+    data = document.data
+    if not isinstance(data, dict):
+        issue = error(IssueCode.TYPE_ERROR, "Scenario root must be object", ())
+        return ValidationResult(document, tuple(locate([issue], document)), None)
+    issues: list[Issue] = []
+    head = _check(ScenarioDocument, data, Owner(ScenarioDocument, ()), issues)
+    steps = _check_steps(data.get("steps"), issues)
+    assertions = _check_assertions(data.get("assertions"), issues)
+    issues.extend(_duplicate_ids(data, document))
+    issues.extend(_determinism_warnings(data))
+    located = tuple(locate(issues, document))
+    if head is None or steps is None or assertions is None or any(issue.is_error for issue in located):
+        return ValidationResult(document, located, None)
+    scenario = Scenario(
+        source=document.name,
+        meta=head.meta,
+        config=head.config,
+        steps=steps,
+        assertions=assertions,
+        output=head.output or Output(),
+        warnings=located,
+    )
+    return ValidationResult(document, located, scenario)
+
+
+def _check(model: type[M], raw: Mapping[str, Any], owner: Owner, issues: list[Issue]) -> M | None:
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        from visor.scenario.translate import translate  # lazy: only invalid files need it
+
+        issues.extend(translate(exc, owner))
+        return None
+
+
+def _items(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _check_steps(raw_steps: Any, issues: list[Issue]) -> tuple[Step, ...] | None:
+    steps: list[Step] = []
+    complete = isinstance(raw_steps, list)
+    for index, raw in enumerate(_items(raw_steps)):
+        path: Path = ("steps", index)
+        if not isinstance(raw, dict):
+            issues.append(error(IssueCode.TYPE_ERROR, "step must be object", path))
+            complete = False
+            continue
+        head = _check(StepHead, raw, Owner(StepHead, path), issues)
+        spec = COMMANDS.get(raw["command"]) if isinstance(raw.get("command"), str) else None
+        args = raw.get("args")
+        if spec is None:
+            _unsupported(raw.get("command"), path, issues)
+        parsed = _check_args(spec, args, (*path, "args"), issues) if spec and isinstance(args, dict) else None
+        if head is None or parsed is None:
+            complete = False
+            continue
+        steps.append(Step(index, head.id, head.command, parsed))
+    return tuple(steps) if complete else None
+
+
+def _unsupported(command: Any, path: Path, issues: list[Issue]) -> None:
+    if isinstance(command, str):
+        hint = did_you_mean(command, COMMANDS) or f"commands: {', '.join(COMMANDS)}"
+        message = f"Unsupported command '{command}'"
+        issues.append(error(IssueCode.UNSUPPORTED_COMMAND, message, (*path, "command"), hint))
+
+
+def _check_args(spec: CommandSpec, raw: dict[str, Any], path: Path, issues: list[Issue]) -> Args | None:
+    selected = spec.select(raw)
+    if isinstance(selected, tuple):
+        message, hint = selected
+        issues.append(error(IssueCode.ARG_ERROR, message, path, hint))
+        return None
+    model = selected
+    before = len(issues)
+    issues.extend(error(IssueCode.ARG_ERROR, message, path) for message in model.rules(raw))
+    accepted = model.accepted_keys()
+    for key in raw.keys() - accepted:
+        hint = did_you_mean(key, accepted)
+        issues.append(
+            warning(IssueCode.UNKNOWN_FIELD, f"Unknown field '{key}' ({model.owner} ignores it)", (*path, key), hint)
+        )
+    parsed = _check(model, raw, Owner(model, path, args_of=model.owner), issues)
+    failed = any(issue.is_error for issue in issues[before:])
+    return None if failed else parsed
+
+
+def _check_assertions(raw_assertions: Any, issues: list[Issue]) -> tuple[Assertion, ...] | None:
+    assertions: list[Assertion] = []
+    complete = raw_assertions is None or isinstance(raw_assertions, list)
+    for index, raw in enumerate(_items(raw_assertions)):
+        path: Path = ("assertions", index)
+        if not isinstance(raw, dict):
+            issues.append(error(IssueCode.TYPE_ERROR, "assertion must be object", path))
+            complete = False
+            continue
+        model = assertion_model(raw)
+        before = len(issues)
+        issues.extend(error(IssueCode.ARG_ERROR, message, path) for message in model.rules(raw))
+        parsed: AssertionModel | None = _check(model, raw, Owner(model, path), issues)
+        if parsed is None or len(issues) > before:
+            complete = False
+            continue
+        assertions.append(Assertion(index, parsed.id, parsed.type, parsed.target, parsed))
+    return tuple(assertions) if complete else None
+
+
+def _duplicate_ids(data: Mapping[str, Any], document: Document) -> list[Issue]:
+    issues: list[Issue] = []
+    for section, noun in (("steps", "step"), ("assertions", "assertion")):
+        first: dict[str, Path] = {}
+        for index, item in enumerate(_items(data.get(section))):
+            item_id = item.get("id") if isinstance(item, dict) else None
+            if not isinstance(item_id, str):
+                continue
+            path: Path = (section, index, "id")
+            if item_id in first:
+                earlier = first[item_id]
+                line = document.position(earlier).line
+                issues.append(
+                    error(
+                        IssueCode.DUPLICATE_ID,
+                        f"Duplicate {noun} id '{item_id}' (first used by {dotted(earlier[:2])} at line {line})",
+                        path,
+                        f"{noun} ids must be unique: reports, JUnit cases and the signature are keyed by them",
+                    )
+                )
+            else:
+                first[item_id] = path
+    return issues
+
+
+def _determinism_warnings(data: Mapping[str, Any]) -> list[Issue]:
+    issues: list[Issue] = []
+    config = data.get("config")
+    if not isinstance(config, dict) or "seed" not in config:
+        issues.append(
+            warning(
+                IssueCode.DETERMINISM_WARNING,
+                "config.seed is missing",
+                ("config",),
+                "add config.seed (an integer) so that random behaviour repeats from run to run",
+            )
+        )
+    for index, step in enumerate(_items(data.get("steps"))):
+        if isinstance(step, dict) and step.get("command") == "screenshot":
+            args = step.get("args")
+            if isinstance(args, dict) and "label" not in args:
+                issues.append(
+                    warning(
+                        IssueCode.DETERMINISM_WARNING,
+                        "screenshot missing label may reduce determinism",
+                        ("steps", index, "args"),
+                        "add args.label so the artifact has a stable name",
+                    )
+                )
+    return issues

@@ -1,0 +1,1 @@
+"""JSON Schemas shipped with visor: the scenario format and the envelope."""
