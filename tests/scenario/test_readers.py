@@ -126,7 +126,6 @@ def test_nesting_up_to_the_limit_is_fine() -> None:
         ('{"a": Infinity}', "Infinity is not a JSON number", 1, 7),
         ('{\n  "a": 1,\n}', "JSON syntax error", 3, 1),
         ('{"a": "x}', "JSON syntax error", 1, 7),
-        ("   ", "empty", 1, 1),
     ],
 )
 def test_json_refusals_name_line_and_column(text: str, message: str, line: int, column: int) -> None:
@@ -169,3 +168,11 @@ def test_yaml_reader_reads_json_like_json(value: object) -> None:
 
     text = json.dumps(value, ensure_ascii=False)
     assert yaml_doc(text).data == json.loads(text)
+
+
+@pytest.mark.parametrize(("text", "fmt"), [("", "yaml"), (" \n\t", "yaml"), ("", "json"), ("  \n", "json")])
+def test_blank_input_is_empty_in_both_formats(text: str, fmt: str) -> None:
+    from visor.scenario.loader import parse_source
+
+    with pytest.raises(SourceError, match="the file is empty"):
+        parse_source(SourceText("t", text, fmt))  # type: ignore[arg-type]

@@ -1,20 +1,24 @@
-"""Human output on stderr, through rich. The only module outside `visor.cli` that imports rich.
+"""Human output on stderr. The only module outside `visor.cli` that imports rich.
 
-Issue lines read like compiler diagnostics (`file:line:column: error CODE message`), so editors and CI
-logs make them clickable.
+Issue lines read like compiler diagnostics (`file:line:column: error CODE message`), so editors and CI logs
+make them clickable. Each line is built once as styled parts; on a terminal (or with `--color`) rich renders
+them, elsewhere (CI logs, pipes) they are written as the same plain text without importing rich, which keeps
+start-up fast where nobody would see the colours anyway.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, TextIO
 
-from rich.console import Console
-from rich.markup import escape
-
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from visor.errors import ErrorInfo
     from visor.scenario.discovery import BatchResult, FileResult
     from visor.scenario.issues import Issue
+
+#: A line: text parts, each with a rich style or None.
+Line = list[tuple[str, str | None]]
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow"}
 
@@ -24,27 +28,34 @@ class ConsoleReporter:
 
     def __init__(self, stream: TextIO, *, quiet: bool = False, color: bool | None = None) -> None:
         self.quiet = quiet
-        self.console = Console(
-            file=stream,
-            highlight=False,
-            soft_wrap=True,
-            no_color=color is False,
-            force_terminal=True if color else None,
-        )
+        self.stream = stream
+        self.styled = color if color is not None else _is_terminal(stream)
+        self._rich: Console | None = None
+        if self.styled:
+            from rich.console import Console
 
-    def _print(self, markup: str) -> None:
-        if not self.quiet:
-            self.console.print(markup)
+            self._rich = Console(file=stream, highlight=False, soft_wrap=True, force_terminal=True, emoji=False)
+
+    def line(self, *parts: tuple[str, str | None]) -> None:
+        """Write one line made of styled parts."""
+        if self.quiet:
+            return
+        if self._rich is None:
+            self.stream.write("".join(text for text, _ in parts) + "\n")
+            return
+        from rich.text import Text
+
+        self._rich.print(Text.assemble(*((text, style or "") for text, style in parts)))
 
     def error(self, info: ErrorInfo) -> None:
         """Print an error with its likely cause and next step."""
-        self._print(f"[bold red]✗ {escape(info.code)}[/] {escape(info.message)}")
-        self._print(f"  [dim]cause:[/] {escape(info.likely_cause)}")
-        self._print(f"  [dim]next:[/]  {escape(info.next_step)}")
+        self.line((f"✗ {info.code}", "bold red"), (f" {info.message}", None))
+        self.line(("  cause: ", "dim"), (info.likely_cause, None))
+        self.line(("  next:  ", "dim"), (info.next_step, None))
 
     def note(self, text: str) -> None:
         """Print a plain line."""
-        self._print(escape(text))
+        self.line((text, None))
 
     def validation(self, batch: BatchResult) -> None:
         """Print one line per file, its issues below it, and a total when there are several files."""
@@ -54,29 +65,37 @@ class ConsoleReporter:
             valid = sum(1 for item in batch.files if item.result is not None and item.result.valid)
             unreadable = len(batch.unreadable)
             invalid = len(batch.files) - valid - unreadable
-            self._print(f"{len(batch.files)} files: {valid} valid, {invalid} invalid, {unreadable} unreadable")
+            self.note(f"{len(batch.files)} files: {valid} valid, {invalid} invalid, {unreadable} unreadable")
 
     def _file(self, item: FileResult) -> None:
-        name = escape(item.name)
         if item.error is not None:
-            self._print(f"[bold red]✗[/] {escape(item.error.message)}")
-            self._print(f"  [dim]next:[/] {escape(item.error.next_step)}")
+            self.line(("✗ ", "bold red"), (item.error.message, None))
+            self.line(("  next: ", "dim"), (item.error.next_step, None))
             return
         result = item.result
         assert result is not None
         counts = _counts(result.errors, result.warnings)
         if result.valid:
-            self._print(f"[green]✓[/] {name} is valid{counts and f' ({counts})'}")
+            self.line(("✓ ", "green"), (f"{item.name} is valid{counts and f' ({counts})'}", None))
         else:
-            self._print(f"[bold red]✗[/] {name} is invalid ({counts})")
+            self.line(("✗ ", "bold red"), (f"{item.name} is invalid ({counts})", None))
         for issue in result.issues:
-            self._issue(name, issue)
+            self._issue(item.name, issue)
 
     def _issue(self, name: str, issue: Issue) -> None:
-        style = _SEVERITY_STYLE[str(issue.severity)]
-        where = f"{name}:{issue.line}:{issue.column}"
-        hint = f" [dim]({escape(issue.hint)})[/]" if issue.hint else ""
-        self._print(f"  {where}: [{style}]{issue.severity}[/] {issue.code} {escape(issue.message)}{hint}")
+        parts: Line = [
+            (f"  {name}:{issue.line}:{issue.column}: ", None),
+            (str(issue.severity), _SEVERITY_STYLE[str(issue.severity)]),
+            (f" {issue.code} {issue.message}", None),
+        ]
+        if issue.hint:
+            parts.append((f" ({issue.hint})", "dim"))
+        self.line(*parts)
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
 
 
 def _counts(errors: int, warnings: int) -> str:

@@ -46,19 +46,10 @@ def parse_json(source: SourceText) -> Document:
     """Parse JSON text into a `Document`.
 
     Raises:
-        SourceError: malformed JSON, a duplicate key, NaN/Infinity, nesting deeper than `MAX_DEPTH`, or no content.
+        SourceError: malformed JSON, a duplicate key, NaN/Infinity, or nesting deeper than `MAX_DEPTH`.
     """
     text = source.text
     locator = _Locator(text)
-    if not text.strip():
-        raise SourceError(
-            "the file is empty",
-            path=source.name,
-            line=1,
-            column=1,
-            likely_cause="The file was truncated or never written.",
-            next_step="Write a scenario into it (see docs/scenario-format.md).",
-        )
     positions, duplicate = _walk(text, locator, source.name)
     try:
         data = json.loads(text, parse_constant=_refuse_constant)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import BinaryIO
 
 from visor.scenario.document import Document
-from visor.scenario.source import SourceText, read_path, read_stream
+from visor.scenario.source import SourceText, empty_source, read_path, read_stream
 from visor.scenario.validate import ValidationResult, validate_document
 from visor.scenario.yaml_reader import parse_yaml
 
@@ -14,7 +14,13 @@ STDIN_PATH = "-"
 
 
 def parse_source(source: SourceText) -> Document:
-    """Parse decoded text with the parser its format calls for."""
+    """Parse decoded text with the parser its format calls for.
+
+    Raises:
+        SourceError: the text is empty, or its parser refuses it.
+    """
+    if not source.text.strip():
+        raise empty_source(source.name)
     if source.format == "json":
         from visor.scenario.json_reader import parse_json  # lazy: most scenarios are YAML
 

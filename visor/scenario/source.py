@@ -7,7 +7,6 @@ before they are read, binary files and non-UTF-8 text are named with the offendi
 from __future__ import annotations
 
 import codecs
-import difflib
 import os
 import stat
 from dataclasses import dataclass
@@ -102,6 +101,18 @@ def _decode_with(data: bytes, encoding: str, name: str, *, offset: int) -> str:
         ) from None
 
 
+def empty_source(name: str, detail: str = "") -> SourceError:
+    """Return the error for a file with nothing in it."""
+    return SourceError(
+        f"the file is empty{f' ({detail})' if detail else ''}",
+        path=name,
+        line=1,
+        column=1,
+        likely_cause="The file was truncated or never written.",
+        next_step="Write a scenario into it (see docs/scenario-format.md).",
+    )
+
+
 def _byte_position(data: bytes, offset: int) -> tuple[int, int]:
     """Return the 1-based line and character column of a byte offset."""
     line_start = data.rfind(b"\n", 0, offset) + 1
@@ -141,6 +152,8 @@ def _missing(path: str) -> SourceError:
         siblings = os.listdir(folder or ".")
     except OSError:
         siblings = []
+    import difflib  # lazy: only a missing file needs it
+
     close = difflib.get_close_matches(base, siblings, n=1, cutoff=0.6)
     hint = f" Did you mean {os.path.join(folder, close[0])!r}?" if close else ""
     return SourceError(

@@ -22,7 +22,7 @@ import yaml
 
 from visor.errors import SourceError
 from visor.scenario.document import MAX_DEPTH, MAX_NODES, Document, Path, Position
-from visor.scenario.source import SourceText
+from visor.scenario.source import SourceText, empty_source
 
 _Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -271,14 +271,7 @@ def parse_yaml(source: SourceText) -> Document:
     except yaml.YAMLError as exc:
         raise SourceError(f"YAML error: {exc}", path=source.name) from None
     if builder.documents == 0:
-        raise SourceError(
-            "the file is empty (it holds no YAML document)",
-            path=source.name,
-            line=1,
-            column=1,
-            likely_cause="The file was truncated or never written.",
-            next_step="Write a scenario into it (see docs/scenario-format.md).",
-        )
+        raise empty_source(source.name, "it holds only comments")
     return Document(source.name, "yaml", builder.root, builder.positions)
 
 
