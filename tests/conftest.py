@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from visor.cli import cli
 from visor.cli.env import CliEnvironment
-from visor.clock import CountingIds, FakeClock
+from visor.clock import CountingIds, VirtualClock
 from visor.scenario.schema import shipped_schema
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,7 +63,7 @@ class Cli:
 
     def run(self, *args: str, input: str | bytes | None = None, envelope: bool = True) -> Invocation:
         """Run `visor *args`; unless told otherwise, check that stdout is one valid envelope."""
-        env = CliEnvironment(clock=FakeClock(), ids=CountingIds(), catch_crashes=False)
+        env = CliEnvironment(clock=VirtualClock(), ids=CountingIds(), catch_crashes=False)
         runner = CliRunner()
         with contextlib.chdir(self.cwd):
             result = runner.invoke(cli, list(args), input=input, obj=env, catch_exceptions=False)

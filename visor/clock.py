@@ -1,7 +1,7 @@
 """Indirection for time and identifiers.
 
 Nothing in visor reads the wall clock or draws random ids directly: it asks a `Clock` and an `IdSource`
-handed in from the edge. Tests pass `FakeClock` and `CountingIds` and get byte-stable output.
+handed in from the edge. Tests pass `VirtualClock` and `CountingIds` and get byte-stable output.
 """
 
 from __future__ import annotations
@@ -23,12 +23,20 @@ class Clock(Protocol):
         """Return seconds on a monotonic scale, for durations."""
         ...
 
+    def sleep(self, seconds: float) -> None:
+        """Let `seconds` pass."""
+        ...
+
 
 class IdSource(Protocol):
-    """Where visor draws identifiers (`cmd_…`, `run_…`) from."""
+    """Where visor draws identifiers (`cmd_…`, `run_…`) and fresh random seeds from."""
 
     def new_id(self, prefix: str) -> str:
         """Return `<prefix>_` followed by 12 lowercase hex digits."""
+        ...
+
+    def new_seed(self) -> int:
+        """Return a seed for a run whose scenario does not fix one."""
         ...
 
 
@@ -43,12 +51,20 @@ class SystemClock:
         """Return `time.monotonic()`."""
         return time.monotonic()
 
+    def sleep(self, seconds: float) -> None:
+        """Sleep for real."""
+        if seconds > 0:
+            time.sleep(seconds)
 
-class FakeClock:
-    """A clock that stands still until told to move: tests sleep for hours in no time."""
+
+class VirtualClock:
+    """A clock that stands still until slept on: the simulated device's time, and tests'.
+
+    Sleeping costs no wall time and is exact, so a 3 s timeout on the simulated device takes 3.000 s of its time.
+    """
 
     def __init__(self, start: dt.datetime | None = None) -> None:
-        self._start = start or dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+        self._start = start or dt.datetime(2026, 1, 1, 9, 0, tzinfo=dt.UTC)
         self._elapsed = 0.0
 
     def now(self) -> dt.datetime:
@@ -59,7 +75,7 @@ class FakeClock:
         """Return the elapsed virtual time."""
         return self._elapsed
 
-    def advance(self, seconds: float) -> None:
+    def sleep(self, seconds: float) -> None:
         """Move virtual time forward."""
         if seconds < 0:
             raise ValueError("time only moves forward")
@@ -73,6 +89,10 @@ class RandomIds:
         """Return a fresh random id."""
         return f"{prefix}_{os.urandom(6).hex()}"
 
+    def new_seed(self) -> int:
+        """Return a fresh random 32-bit seed."""
+        return int.from_bytes(os.urandom(4), "big")
+
 
 class CountingIds:
     """Predictable ids (`cmd_000000000001`, …) for tests and reproducible runs."""
@@ -84,6 +104,11 @@ class CountingIds:
         """Return the next id in sequence."""
         self._counter += 1
         return f"{prefix}_{self._counter:012x}"
+
+    def new_seed(self) -> int:
+        """Return the next seed in sequence (so unseeded runs still differ from each other)."""
+        self._counter += 1
+        return 1_000_003 * self._counter
 
 
 def isoformat(moment: dt.datetime) -> str:

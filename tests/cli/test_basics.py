@@ -63,7 +63,7 @@ def test_envelope_ids_and_times_come_from_the_injected_clock(cli_runner: Cli, wr
     )
     envelope = cli_runner.run("validate", str(path)).envelope
     assert envelope["command_id"] == "cmd_000000000001"
-    assert envelope["started_at"] == envelope["ended_at"] == "2026-01-01T00:00:00.000Z"
+    assert envelope["started_at"] == envelope["ended_at"] == "2026-01-01T09:00:00.000Z"
     assert list(envelope) == ["status", "command_id", "started_at", "ended_at", "artifacts", "next_action", "data"]
 
 

@@ -12,7 +12,10 @@ from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.progress import Progress, TaskID
 
+    from visor.engine.events import Event
+    from visor.engine.results import RunResult
     from visor.errors import ErrorInfo
     from visor.scenario.discovery import BatchResult, FileResult
     from visor.scenario.issues import Issue
@@ -21,6 +24,13 @@ if TYPE_CHECKING:
 Line = list[tuple[str, str | None]]
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow"}
+_STATUS = {
+    "ok": ("✓", "green"),
+    "fail": ("✗", "bold red"),
+    "skipped": ("-", "dim"),
+    "passed": ("✓", "green"),
+    "failed": ("✗", "bold red"),
+}
 
 
 class ConsoleReporter:
@@ -31,6 +41,8 @@ class ConsoleReporter:
         self.stream = stream
         self.styled = color if color is not None else _is_terminal(stream)
         self._rich: Console | None = None
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
         if self.styled:
             from rich.console import Console
 
@@ -91,6 +103,79 @@ class ConsoleReporter:
         if issue.hint:
             parts.append((f" ({issue.hint})", "dim"))
         self.line(*parts)
+
+    # -- runs -------------------------------------------------------------------------------------------------
+
+    def handle(self, event: Event) -> None:
+        """Show a run's progress live: a line when it starts, per step, per assertion, and at the end."""
+        from visor.engine.events import AssertionChecked, RunFinished, RunStarted, StepFinished
+
+        if isinstance(event, RunStarted):
+            self.line(
+                ("▶ ", "bold"),
+                (f"{event.scenario.meta.name}", "bold"),
+                (
+                    f" on {event.device.name} ({event.device.runtime}), seed {event.effective_seed},"
+                    f" run {event.run_id}",
+                    "dim",
+                ),
+            )
+        elif isinstance(event, StepFinished):
+            step = event.result
+            mark, style = _STATUS[step.status]
+            self.line((f"  {mark} ", style), (f"{step.id:<22} {step.command:<10} {step.duration_ms:>6} ms", None))
+            if step.error is not None:
+                self.line(("      ", None), (step.error.message, "red"))
+        elif isinstance(event, AssertionChecked):
+            check = event.result
+            mark, style = _STATUS[check.status]
+            self.line(
+                (f"  {mark} ", style),
+                (f"assert {check.type} {check.target}", None),
+                (f"  {check.details}" if check.details else "", "red"),
+            )
+        elif isinstance(event, RunFinished):
+            self.run_result(event.result)
+
+    def run_result(self, result: RunResult) -> None:
+        """Print the one-line verdict of a run."""
+        steps = len(result.steps)
+        if result.status == "ok":
+            self.line(
+                ("✓ passed", "bold green"),
+                (f": {steps} steps, {len(result.assertions)} assertions; signature {result.signature[:12]}", None),
+            )
+        else:
+            self.line(("✗ failed", "bold red"), (f": {steps} steps; signature {result.signature[:12]}", None))
+
+    def benchmark_run(self, index: int, total: int, result: RunResult | None) -> None:
+        """Advance the benchmark's progress: a bar on a terminal, a line per run elsewhere."""
+        if self.quiet:
+            return
+        if self._rich is None:
+            state = "error" if result is None else result.status
+            signature = result.signature[:12] if result is not None else "-"
+            self.note(f"run {index + 1}/{total}: {state} {signature}")
+            return
+        if self._progress is None:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+            self._progress = Progress(
+                TextColumn("benchmark"), BarColumn(), MofNCompleteColumn(), console=self._rich, transient=True
+            )
+            self._task = self._progress.add_task("runs", total=total)
+            self._progress.start()
+        assert self._task is not None
+        self._progress.advance(self._task)
+        if index + 1 == total:
+            self._progress.stop()
+
+    def benchmark_result(self, data: dict[str, object]) -> None:
+        """Print the benchmark's verdict."""
+        self.line(
+            ("✓ " if data.get("pass") else "✗ ", "bold green" if data.get("pass") else "bold red"),
+            (str(data.get("verdict", "")), None),
+        )
 
 
 def _is_terminal(stream: TextIO) -> bool:

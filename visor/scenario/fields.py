@@ -10,15 +10,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, WithJsonSchema, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 
 from visor.scenario.document import Path, dotted
 from visor.scenario.issues import IssueCode
 from visor.scenario.selectors import SelectorSyntaxError, parse_selector
 
-#: The pydantic error type of an explicit null where a value is needed.
-NULL_VALUE = "null_value"
+
+class _Null:
+    """Stands in for an explicit null: no field type accepts it."""
+
+    def __repr__(self) -> str:
+        return "null"
+
+
+_NULL = _Null()
 
 
 def predicate_error(code: IssueCode, predicate: str, hint: str | None = None) -> PydanticCustomError:
@@ -40,15 +47,16 @@ class InputModel(BaseModel):
 
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True, defer_build=True, populate_by_name=False)
 
-    #: Fields that accept an explicit null (upstream accepts `assertions: null`, for instance).
+    #: Keys that accept an explicit null (upstream accepts `assertions: null`, for instance).
     nullable: ClassVar[frozenset[str]] = frozenset()
 
-    @field_validator("*", mode="before")
+    @model_validator(mode="before")
     @classmethod
-    def _refuse_null(cls, value: Any, info: ValidationInfo) -> Any:
-        if value is None and info.field_name not in cls.nullable:
-            raise PydanticCustomError(NULL_VALUE, "is null")
-        return value
+    def _refuse_null(cls, data: Any) -> Any:
+        # A null becomes a value no field type accepts, so each field reports it with its own description.
+        if isinstance(data, dict) and None in data.values():
+            return {key: _NULL if value is None and key not in cls.nullable else value for key, value in data.items()}
+        return data
 
 
 def _check_selector(value: str) -> str:

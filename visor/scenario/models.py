@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from visor.scenario.fields import InputModel, NonEmptyStr, PositiveNumber, predicate_error
+from visor.scenario.fields import InputModel, NonEmptyStr, PositiveNumber, SelectorStr, predicate_error
 from visor.scenario.issues import IssueCode
 
 Platform = Literal["android", "ios"]
@@ -55,6 +55,10 @@ class Config(InputModel):
     )
     capabilities: dict[str, Any] | None = Field(
         None, description="Extra Appium capabilities, merged over the ones visor derives."
+    )
+    mask: list[SelectorStr] = Field(
+        default_factory=list,
+        description="Elements whose text must not count in screen fingerprints (clocks, counters, ads).",
     )
 
 

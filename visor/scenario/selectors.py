@@ -131,6 +131,15 @@ def _check_value(kind: SelectorKind, value: str, raw: str) -> None:
             raise SelectorSyntaxError(
                 f"is not a valid XPath 1.0 expression ({problem})", "check brackets, quotes and axis names"
             )
+    if kind is SelectorKind.UIAUTOMATOR:
+        from visor.scenario.uiselector import UiSelectorError, parse_uiselector
+
+        try:
+            parse_uiselector(value)
+        except UiSelectorError as exc:
+            raise SelectorSyntaxError(
+                f"is not a supported UiSelector expression: {exc}", 'e.g. new UiSelector().text("Log in")'
+            ) from None
 
 
 def _unknown_prefix(prefix: str, raw: str) -> SelectorSyntaxError:

@@ -12,6 +12,7 @@ This is the only place pydantic's errors are read. Codes come from the error's c
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -37,9 +38,37 @@ _FALLBACK = {
 }
 
 
-def translate(exc: ValidationError, owner: Owner) -> list[Issue]:
-    """Return one issue per pydantic error."""
-    return [_issue(details, owner) for details in exc.errors(include_url=False)]
+def translate(exc: ValidationError, owner: Owner, data: Any = None) -> list[Issue]:
+    """Return one issue per pydantic error.
+
+    Args:
+        exc: the error pydantic raised.
+        owner: the model that raised it and where it sits in the document.
+        data: the validated input; given, the tags pydantic puts in the paths of tagged unions are removed.
+    """
+    issues = []
+    for details in exc.errors(include_url=False):
+        if data is not None:
+            details = {**details, "loc": _without_tags(tuple(details["loc"]), data)}
+        issues.append(_issue(details, owner))
+    return issues
+
+
+def _without_tags(loc: Path, data: Any) -> Path:
+    """Drop the union tags (`…, 0, "button", "text"` -> `…, 0, "text"`) by following the data."""
+    kept: list[str | int] = []
+    node = data
+    for part in loc:
+        if isinstance(node, dict) and part not in node and node.get("type") == part:
+            continue
+        kept.append(part)
+        if isinstance(node, dict):
+            node = node.get(part)
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        else:
+            node = None
+    return tuple(kept)
 
 
 def _issue(details: Any, owner: Owner) -> Issue:
@@ -54,6 +83,14 @@ def _issue(details: Any, owner: Owner) -> Issue:
         if owner.args_of is not None:
             return error(IssueCode.ARG_ERROR, f"{owner.args_of} requires args.{name}", owner.base)
         return error(IssueCode.MISSING_REQUIRED, f"Missing required field '{name}'", owner.base + loc[:-1])
+    if kind == "union_tag_invalid":
+        tags = re.findall(r"'([^']*)'", str(ctx.get("expected_tags", "")))
+        tag = str(ctx.get("tag", ""))
+        hint = did_you_mean(tag, tags) or f"one of: {', '.join(tags)}"
+        message = f"{owner.label((*loc, 'type'))} {tag!r} is not supported"
+        return error(IssueCode.TYPE_ERROR, message, (*owner.base, *loc, "type"), hint)
+    if kind == "union_tag_not_found":
+        return error(IssueCode.MISSING_REQUIRED, "Missing required field 'type'", owner.base + loc)
     if kind == "extra_forbidden":
         name = str(loc[-1])
         allowed = _properties(schema_at(owner.model, loc[:-1]))
@@ -66,11 +103,11 @@ def _issue(details: Any, owner: Owner) -> Issue:
     if kind in _OBJECT_TYPES:
         noun = owner.label(loc) if owner.args_of is not None or not loc else str(loc[-1])
         return error(arg_code, f"{noun} must be object", path, at=at)
-    wanted = _fallback(kind, ctx) if kind == "literal_error" else describe(schema_at(owner.model, loc))
-    wanted = wanted or _fallback(kind, ctx)
+    described = None if kind == "literal_error" else describe(schema_at(owner.model, loc))
+    wanted = described or _fallback(kind, ctx)
     given = details.get("input")
-    hint = f'quote it: "{given}"' if kind == "string_type" and isinstance(given, int | float) else None
-    return error(arg_code, f"{owner.label(loc)} must be {wanted}", path, hint, at=at)
+    quote = f'quote it: "{given}"' if kind == "string_type" and isinstance(given, int | float) else None
+    return error(arg_code, f"{owner.label(loc)} must be {wanted}", path, quote, at=at)
 
 
 def _fallback(kind: str, ctx: dict[str, Any]) -> str:

@@ -1,0 +1,264 @@
+"""The step commands, executed on the device protocol. Each returns the step's details.
+
+Details are what the run reports for a step and what its determinism signature is made of (less the volatile
+keys named in `visor.engine.signature`). Typed text into password fields is never reported.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from visor.actions.context import ActionContext, StepFailure
+from visor.actions.device import Key, PathPoint
+from visor.actions.targets import element_details, locate
+from visor.scenario.commands import (
+    ActBackArgs,
+    ActDragArgs,
+    ActHomeArgs,
+    ActResetArgs,
+    ActSliderArgs,
+    ActTypeArgs,
+    Args,
+    CaptureArgs,
+    NavigateArgs,
+    ScrollArgs,
+    TapArgs,
+    WaitArgs,
+)
+from visor.ui.fingerprint import fingerprint
+from visor.ui.geometry import Point, Rect
+from visor.ui.tree import Node
+
+SETTLE_MS = 250.0
+DRAG_MS = 400
+SCROLL_MS = 300
+#: Where a slider's thumb sits at its ends, in from the element's edges (Android's default thumb offset).
+SLIDER_INSET = 24
+
+Executor = Callable[[Any, ActionContext], dict[str, Any]]
+
+
+def _raw(args: Args) -> dict[str, Any]:
+    return args.model_dump(by_alias=True, exclude_unset=True, mode="json")
+
+
+def _visible_center(node: Node, screen: Rect) -> Point:
+    visible = node.bounds.intersect(screen)
+    return (visible if not visible.empty else node.bounds).center
+
+
+def tap(args: TapArgs, ctx: ActionContext) -> dict[str, Any]:
+    """Tap an element or a point."""
+    ctx.wait_idle()
+    if args.target is not None:
+        target = locate(ctx, args.target)
+        point = _visible_center(target.node, target.observation.tree.screen)
+        ctx.device.tap(point)
+        return {"args": _raw(args), "target": target.details(args.target), "point": [point.x, point.y]}
+    assert args.x is not None and args.y is not None
+    point = _point(ctx, args.x, args.y, args.normalized)
+    ctx.device.tap(point)
+    return {"args": _raw(args), "point": [point.x, point.y]}
+
+
+def _point(ctx: ActionContext, x: float, y: float, normalized: bool) -> Point:
+    size = ctx.device.info.size
+    point = size.to_pixels(x, y) if normalized else Point(round(x), round(y))
+    if not (0 <= point.x < size.width and 0 <= point.y < size.height):
+        raise StepFailure(
+            f"point ({point.x}, {point.y}) is outside the {size.width}x{size.height} screen",
+            likely_cause="Pixel coordinates written for another screen size.",
+            next_step="Use normalized coordinates (normalized: true, x and y from 0 to 1) to fit any screen.",
+            details={"point": [point.x, point.y], "screen": [size.width, size.height]},
+        )
+    return point
+
+
+def navigate(args: NavigateArgs, ctx: ActionContext) -> dict[str, Any]:
+    """Open a deep link."""
+    ctx.wait_idle()
+    ctx.device.open_url(args.to)
+    return {"args": _raw(args), "url": args.to}
+
+
+def act_type(args: ActTypeArgs, ctx: ActionContext) -> dict[str, Any]:
+    """Type text into the target field (tapping it first) or the focused one, and check it arrived."""
+    ctx.wait_idle()
+    details: dict[str, Any] = {}
+    secret = False
+    if args.target is not None:
+        target = locate(ctx, args.target)
+        secret = target.node.password
+        ctx.device.tap(_visible_center(target.node, target.observation.tree.screen))
+        details["target"] = target.details(args.target)
+    before = ctx.device.observe().tree.focused()
+    secret = secret or bool(before and before.password)
+    ctx.device.type_text(args.value)
+    after = ctx.device.observe().tree.focused()
+    _check_typed(args.value, before, after, secret)
+    shown = _raw(args) | ({"value": "•••"} if secret else {})
+    return {"args": shown, **details, "field": element_details(after) if after else None}
+
+
+def _check_typed(value: str, before: Node | None, after: Node | None, secret: bool) -> None:
+    """Refuse to pass a type step whose text did not land (keyboards drop characters on real devices)."""
+    if after is None:
+        return
+    landed = len(after.text) >= len(value) if secret else value in after.text
+    if not landed:
+        shown = "•••" if secret else after.text
+        raise StepFailure(
+            f"typed text did not arrive: the field shows {shown!r}",
+            likely_cause="The keyboard or the app dropped or changed characters (autocorrect, input filters).",
+            next_step="Type into the field again, or check the field's input restrictions.",
+            details={"field": element_details(after)},
+        )
+
+
+def act_key(key: Key) -> Executor:
+    """Return an executor pressing `key`."""
+
+    def press(args: ActBackArgs | ActHomeArgs, ctx: ActionContext) -> dict[str, Any]:
+        ctx.wait_idle()
+        ctx.device.press_key(key)
+        return {"args": _raw(args)}
+
+    return press
+
+
+def act_reset(args: ActResetArgs, ctx: ActionContext) -> dict[str, Any]:
+    """Restart the app under test."""
+    ctx.device.reset_app()
+    return {"args": _raw(args)}
+
+
+def act_drag(args: ActDragArgs, ctx: ActionContext) -> dict[str, Any]:
+    """Drag one finger from a point to another."""
+    ctx.wait_idle()
+    start = _point(ctx, args.start_x, args.start_y, args.normalized)
+    end = _point(ctx, args.end_x, args.end_y, args.normalized)
+    ctx.device.gesture([[PathPoint(start.x, start.y, 0), PathPoint(end.x, end.y, DRAG_MS)]])
+    return {"args": _raw(args), "from": [start.x, start.y], "to": [end.x, end.y]}
+
+
+def act_slider(args: ActSliderArgs, ctx: ActionContext) -> dict[str, Any]:
+    """Drag a slider's thumb from `startValue` (0.5 unless given) to `value`, as fractions of its track."""
+    ctx.wait_idle()
+    target = locate(ctx, args.target)
+    bounds = target.node.bounds
+    inset = min(SLIDER_INSET, bounds.width // 10)
+    left, right = bounds.left + inset, bounds.right - inset - 1
+    y = bounds.center.y
+    start_value = 0.5 if args.start_value is None else args.start_value
+    start = Point(round(left + start_value * (right - left)), y)
+    end = Point(round(left + args.value * (right - left)), y)
+    ctx.device.gesture([[PathPoint(start.x, y, 0), PathPoint(end.x, y, DRAG_MS)]])
+    after = _refind(ctx, target.node)
+    return {
+        "args": _raw(args),
+        "target": target.details(args.target),
+        "from": [start.x, y],
+        "to": [end.x, y],
+        "value_text": after.text if after else None,
+    }
+
+
+def _refind(ctx: ActionContext, node: Node) -> Node | None:
+    """Find the same element on the new screen (same class, id and place)."""
+    for candidate in ctx.device.observe().tree.nodes():
+        if (candidate.class_name, candidate.resource_id, candidate.bounds) == (
+            node.class_name,
+            node.resource_id,
+            node.bounds,
+        ):
+            return candidate
+    return None
+
+
+def scroll(args: ScrollArgs, ctx: ActionContext) -> dict[str, Any]:
+    """Swipe the first scrollable element (else the screen) so its content moves up or down."""
+    ctx.wait_idle()
+    tree = ctx.device.observe().tree
+    container = next((node for node in tree.nodes() if node.scrollable and tree.on_screen(node)), None)
+    area = container.bounds.intersect(tree.screen) if container is not None else tree.screen
+    distance = round(area.height * args.percent / 100 * 0.8)
+    center = area.center
+    top, bottom = center.y - distance // 2, center.y + distance // 2
+    start, end = (bottom, top) if args.direction == "down" else (top, bottom)
+    ctx.device.gesture([[PathPoint(center.x, start, 0), PathPoint(center.x, end, SCROLL_MS)]])
+    return {
+        "args": _raw(args),
+        "container": element_details(container) if container is not None else None,
+        "from": [center.x, start],
+        "to": [center.x, end],
+    }
+
+
+def capture(kind: str, args: CaptureArgs, ctx: ActionContext, step_id: str) -> dict[str, Any]:
+    """Save a screenshot or the page source as an artifact (and a copy at `args.path` when given)."""
+    if args.settle or args.settle_ms is not None:
+        ctx.clock.sleep((args.settle_ms if args.settle_ms is not None else SETTLE_MS) / 1000)
+    data = ctx.device.screenshot() if kind == "screenshot" else ctx.device.observe().xml.encode("utf-8")
+    label = args.label or step_id
+    path = ctx.sink.save(ctx.step_number, label, kind, data)
+    details: dict[str, Any] = {"args": _raw(args), "label": label, "path": path}
+    if args.path is not None:
+        details["copy"] = _copy(args.path, data)
+    return details
+
+
+def _copy(path: str, data: bytes) -> str:
+    folder = os.path.dirname(path)
+    try:
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+        with open(path, "wb") as handle:
+            handle.write(data)
+    except OSError as exc:
+        raise StepFailure(
+            f"cannot write {path!r}: {exc.strerror or exc}",
+            likely_cause="args.path points into a folder this user cannot write, or the disk is full.",
+            next_step="Point args.path at a writable place, or leave it out (artifacts are kept anyway).",
+        ) from None
+    return path
+
+
+def wait(args: WaitArgs, ctx: ActionContext) -> dict[str, Any]:
+    """Wait a fixed time, for an element, or for the screen to stop changing."""
+    raw = _raw(args)
+    if args.ms is not None:
+        ctx.clock.sleep(args.ms / 1000)
+        return {"args": raw, "waited_ms": args.ms}
+    budget = args.timeout if args.timeout is not None else ctx.wait_timeout_ms
+    ctx.poll_ms = args.poll_ms if args.poll_ms is not None else ctx.poll_ms
+    if args.for_ is not None:
+        try:
+            target = locate(ctx, args.for_, budget_ms=budget)
+        except StepFailure as failure:
+            raise StepFailure(
+                f"wait for {args.for_} timed out after {budget:g} ms: {failure.message}",
+                likely_cause=failure.likely_cause,
+                next_step=failure.next_step,
+                details=failure.details,
+            ) from None
+        return {"args": raw, "target": target.details(args.for_), "waited_ms": round(ctx.elapsed_ms())}
+    return _wait_stable(raw, ctx, budget)
+
+
+def _wait_stable(raw: dict[str, Any], ctx: ActionContext, budget: float) -> dict[str, Any]:
+    previous = fingerprint(ctx.device.observe().tree)
+    while True:
+        remaining = ctx.remaining_ms(budget)
+        if remaining <= 0:
+            raise StepFailure(
+                f"the screen did not stop changing within {budget:g} ms",
+                likely_cause="An animation, a timer or a live feed keeps changing the screen.",
+                next_step="Raise args.timeout, or wait for a specific element (wait: {for: …}) instead.",
+            )
+        ctx.clock.sleep(min(ctx.poll_ms, remaining) / 1000)
+        current = fingerprint(ctx.device.observe().tree)
+        if current == previous:
+            return {"args": raw, "screen": current, "waited_ms": round(ctx.elapsed_ms())}
+        previous = current

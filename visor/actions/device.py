@@ -1,0 +1,118 @@
+"""The device protocol: the primitives a runtime provides. Everything smarter lives above it.
+
+A runtime (the simulated device, Appium) only observes (UI tree, page source, screenshot, size) and performs
+input (taps, W3C pointer paths with one to five fingers, text, keys, URLs, app reset). Selectors, waits,
+gesture planning and assertions are done by visor on top, identically for every runtime.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from visor.errors import ActionError
+from visor.ui.geometry import Point, Size
+from visor.ui.source import to_xml
+from visor.ui.tree import UiTree
+
+
+class InputRejected(ActionError):
+    """The device cannot perform this input here (no focused field, no app for a URL, an unsupported key)."""
+
+    default_cause = "The screen is not in the state this input needs."
+
+
+class Key(enum.StrEnum):
+    """Hardware and system keys."""
+
+    BACK = "back"
+    HOME = "home"
+    APP_SWITCH = "app_switch"
+    ENTER = "enter"
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceInfo:
+    """What a device is: reported in run results and `env/device.json`."""
+
+    platform: str
+    name: str
+    runtime: str
+    size: Size
+    model: str = ""
+    app_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PathPoint:
+    """One point of a finger's path, `at_ms` after the gesture starts."""
+
+    x: int
+    y: int
+    at_ms: int
+
+
+@dataclass
+class Observation:
+    """One look at the screen: the tree, and the page source it came from (made on demand)."""
+
+    tree: UiTree
+    _xml: str | None = field(default=None, repr=False)
+
+    @property
+    def xml(self) -> str:
+        """Return the page source (UiAutomator2 XML on Android)."""
+        if self._xml is None:
+            self._xml = to_xml(self.tree)
+        return self._xml
+
+
+class Device(Protocol):
+    """What every runtime provides."""
+
+    @property
+    def info(self) -> DeviceInfo:
+        """Describe the device."""
+        ...
+
+    def observe(self) -> Observation:
+        """Return the current screen."""
+        ...
+
+    def screenshot(self) -> bytes:
+        """Return a PNG of the current screen."""
+        ...
+
+    def busy_ms(self) -> int:
+        """Return how long until the app accepts input again (0 when idle or unknown)."""
+        ...
+
+    def tap(self, point: Point) -> None:
+        """Tap at a point."""
+        ...
+
+    def gesture(self, fingers: Sequence[Sequence[PathPoint]]) -> None:
+        """Move one to five fingers along their paths (W3C pointer actions): drags, swipes, long presses."""
+        ...
+
+    def type_text(self, text: str) -> None:
+        """Type into the focused field."""
+        ...
+
+    def press_key(self, key: Key) -> None:
+        """Press a hardware or system key."""
+        ...
+
+    def open_url(self, url: str) -> None:
+        """Open a deep link or URL."""
+        ...
+
+    def reset_app(self) -> None:
+        """Restart the app under test with a clean state."""
+        ...
+
+    def close(self) -> None:
+        """Release the device (end the session)."""
+        ...

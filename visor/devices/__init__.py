@@ -1,0 +1,1 @@
+"""Runtimes: the simulated device (`sim`) and Appium (`appium`), behind the device protocol."""

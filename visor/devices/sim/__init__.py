@@ -1,0 +1,1 @@
+"""The simulated device: app models, their behaviour, layout and rendering."""

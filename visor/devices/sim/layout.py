@@ -1,0 +1,655 @@
+"""Lay out a simulated screen: the UI tree a test sees, and the widgets the renderer draws and taps hit.
+
+The screen is 1080 x 1920 px: a status bar (72 px), an app bar with the title (168 px) when the screen has one,
+then the elements top to bottom (48 px side margins, 24 px between). A list fills the rest of the screen and
+only its items inside the viewport exist in the tree, as in a RecyclerView. Overlays (dialogs, panels) and a
+toast are laid over the screen in the order they were shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from visor.devices.sim.model import (
+    Action,
+    ButtonElement,
+    DialogOverlay,
+    Element,
+    FieldElement,
+    ImageElement,
+    ListElement,
+    PanelOverlay,
+    RowElement,
+    SliderElement,
+    SpinnerElement,
+    TextElement,
+    ToggleElement,
+)
+from visor.devices.sim.state import AppState, ScreenState
+from visor.ui.geometry import Point, Rect, Size
+from visor.ui.tree import Node, UiTree
+
+SIZE = Size(1080, 1920)
+STATUS_BAR = 72
+APP_BAR = 168
+MARGIN = 48
+GAP = 24
+TEXT_HEIGHTS = {"title": 96, "body": 64, "caption": 52, "error": 64}
+HEIGHTS = {"button": 144, "field": 144, "switch": 120, "checkbox": 120, "slider": 168, "spinner": 120}
+PANEL_HEIGHT = 720
+LAUNCHER_PACKAGE = "com.visor.launcher"
+
+
+@dataclass(frozen=True, slots=True)
+class Widget:
+    """A laid-out element: its node, how to draw it, and what touching it does."""
+
+    node: Node
+    kind: str
+    style: str = ""
+    ref: str = ""
+    overlay: str = ""
+    actions: tuple[Action, ...] = ()
+    local: tuple[tuple[str, str], ...] = ()
+    low: float = 0.0
+    high: float = 0.0
+    value: float = 0.0
+    color: str = ""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One laid-out screen: its tree and its widgets in paint order (back to front)."""
+
+    tree: UiTree
+    widgets: tuple[Widget, ...]
+    package: str
+    modal_from: int = -1
+
+    def hit(self, point: Point) -> Widget | None:
+        """Return the topmost touchable widget under `point` (a modal dialog's scrim swallows the rest)."""
+        for index in range(len(self.widgets) - 1, -1, -1):
+            widget = self.widgets[index]
+            if widget.node.bounds.contains(point) and _touchable(widget):
+                return widget
+            if index == self.modal_from:
+                return widget if widget.node.bounds.contains(point) else None
+        return None
+
+
+#: The thumb's travel starts and ends this far inside a slider's bounds (Android's default thumb offset).
+THUMB_INSET = 24
+#: Room right of a slider for its value.
+SLIDER_VALUE_WIDTH = 160
+
+
+def slider_track(bounds: Rect) -> tuple[int, int]:
+    """Return the x range of a slider's track: where the thumb sits at the minimum and at the maximum."""
+    return bounds.left + THUMB_INSET, bounds.right - THUMB_INSET - 1
+
+
+def _touchable(widget: Widget) -> bool:
+    return widget.node.enabled and (widget.node.clickable or widget.kind in ("field", "slider", "list", "panel"))
+
+
+@dataclass
+class _Box:
+    """A node under construction; frozen into a `Node` once its children are known."""
+
+    kind: str
+    class_name: str
+    bounds: Rect
+    package: str
+    resource_id: str = ""
+    text: str = ""
+    content_desc: str = ""
+    hint: str = ""
+    flags: dict[str, bool] = field(default_factory=dict)
+    children: list[_Box] = field(default_factory=list)
+    widget: dict[str, object] = field(default_factory=dict)
+
+    def add(self, box: _Box) -> _Box:
+        self.children.append(box)
+        return box
+
+
+class _Builder:
+    """Builds boxes for one app screen."""
+
+    def __init__(self, app: AppState, screen: ScreenState, package: str) -> None:
+        self.app, self.screen, self.package = app, screen, package
+        self.text = app.render_with(screen, {})
+
+    def rid(self, name: str | None) -> str:
+        return f"{self.package}:id/{name}" if name else ""
+
+    def box(self, kind: str, class_name: str, bounds: Rect, **values: object) -> _Box:
+        flags = {k: bool(v) for k, v in values.items() if k in _FLAG_NAMES}
+        rest = {k: v for k, v in values.items() if k not in _FLAG_NAMES}
+        widget = rest.pop("widget", {})
+        assert isinstance(widget, dict)
+        return _Box(kind, class_name, bounds, self.package, flags=flags, widget=widget, **rest)  # type: ignore[arg-type]
+
+    def visible(self, element: Element) -> bool:
+        return element.visible is None or self.app.holds(element.visible, self.screen)
+
+    def height(self, element: Element, remaining: int) -> int:
+        if isinstance(element, TextElement):
+            return TEXT_HEIGHTS[element.style]
+        if isinstance(element, ImageElement):
+            return element.height
+        if isinstance(element, ListElement):
+            return max(remaining, element.item_height)
+        if isinstance(element, RowElement):
+            shown = [e for e in element.elements if self.visible(e)]
+            return max((self.height(e, remaining) for e in shown), default=0)
+        return HEIGHTS[element.type]
+
+    def column(self, parent: _Box, elements: Sequence[Element], area: Rect, overlay: str = "") -> None:
+        y = area.top
+        for element in elements:
+            if not self.visible(element):
+                continue
+            height = self.height(element, area.bottom - y)
+            self.element(parent, element, Rect(area.left, y, area.right, y + height), overlay)
+            y += height + GAP
+
+    def element(self, parent: _Box, element: Element, bounds: Rect, overlay: str) -> None:
+        rid = self.rid(element.id)
+        link: dict[str, object] = {"ref": element.id or "", "overlay": overlay}
+        if isinstance(element, TextElement):
+            parent.add(
+                self.box(
+                    "text",
+                    "android.widget.TextView",
+                    bounds,
+                    resource_id=rid,
+                    text=self.text(element.text),
+                    widget={**link, "style": element.style},
+                )
+            )
+        elif isinstance(element, ButtonElement):
+            enabled = (
+                element.enabled if isinstance(element.enabled, bool) else self.app.holds(element.enabled, self.screen)
+            )
+            parent.add(
+                self.box(
+                    "button",
+                    "android.widget.Button",
+                    bounds,
+                    resource_id=rid,
+                    text=self.text(element.text),
+                    clickable=enabled,
+                    focusable=True,
+                    enabled=enabled,
+                    widget={**link, "style": element.style, "actions": tuple(element.on_tap)},
+                )
+            )
+        elif isinstance(element, FieldElement):
+            value = str(self.app.vars.get(element.id, ""))
+            parent.add(
+                self.box(
+                    "field",
+                    "android.widget.EditText",
+                    bounds,
+                    resource_id=rid,
+                    text="•" * len(value) if element.password else value,
+                    hint=element.hint,
+                    clickable=True,
+                    focusable=True,
+                    focused=self.app.focused == element.id,
+                    password=element.password,
+                    enabled=True,
+                    widget=link,
+                )
+            )
+        elif isinstance(element, ToggleElement):
+            class_name = "android.widget.Switch" if element.type == "switch" else "android.widget.CheckBox"
+            parent.add(
+                self.box(
+                    element.type,
+                    class_name,
+                    bounds,
+                    resource_id=rid,
+                    text=self.text(element.text),
+                    checkable=True,
+                    checked=bool(self.app.vars.get(element.id)),
+                    clickable=True,
+                    focusable=True,
+                    enabled=True,
+                    widget={**link, "actions": tuple(element.on_change)},
+                )
+            )
+        elif isinstance(element, SliderElement):
+            self.slider(parent, element, bounds, link)
+        elif isinstance(element, ImageElement):
+            parent.add(
+                self.box(
+                    "image",
+                    "android.widget.ImageView",
+                    bounds,
+                    resource_id=rid,
+                    content_desc=self.text(element.description),
+                    enabled=True,
+                    widget={**link, "color": element.color},
+                )
+            )
+        elif isinstance(element, SpinnerElement):
+            parent.add(
+                self.box(
+                    "spinner",
+                    "android.widget.ProgressBar",
+                    bounds,
+                    resource_id=rid,
+                    content_desc="Loading",
+                    enabled=True,
+                    widget=link,
+                )
+            )
+        elif isinstance(element, ListElement):
+            self.list(parent, element, bounds, link)
+        else:
+            self.row(parent, element, bounds, overlay)
+
+    def slider(self, parent: _Box, element: SliderElement, bounds: Rect, link: Mapping[str, object]) -> None:
+        value = float(self.app.vars.get(element.id, element.value))
+        label_bottom = bounds.top + 64
+        if element.text:
+            parent.add(
+                self.box(
+                    "text",
+                    "android.widget.TextView",
+                    Rect(bounds.left, bounds.top, bounds.right, label_bottom),
+                    resource_id=self.rid(f"{element.id}_label"),
+                    text=self.text(element.text),
+                    widget={"style": "body"},
+                )
+            )
+        track = Rect(
+            bounds.left, label_bottom if element.text else bounds.top, bounds.right - SLIDER_VALUE_WIDTH, bounds.bottom
+        )
+        shown = str(int(value)) if value.is_integer() else f"{value:g}"
+        parent.add(
+            self.box(
+                "slider",
+                "android.widget.SeekBar",
+                track,
+                resource_id=self.rid(element.id),
+                text=shown,
+                content_desc=self.text(element.text),
+                clickable=True,
+                focusable=True,
+                enabled=True,
+                widget={
+                    **link,
+                    "low": element.min,
+                    "high": element.max,
+                    "value": value,
+                    "actions": tuple(element.on_change),
+                },
+            )
+        )
+
+    def list(self, parent: _Box, element: ListElement, bounds: Rect, link: Mapping[str, object]) -> None:
+        view = self.box(
+            "list",
+            "androidx.recyclerview.widget.RecyclerView",
+            bounds,
+            resource_id=self.rid(element.id),
+            scrollable=True,
+            focusable=True,
+            enabled=True,
+            widget=link,
+        )
+        parent.add(view)
+        offset = self.screen.scroll.get(element.id, 0)
+        order = self.screen.order.get(element.id, [])
+        first = offset // element.item_height
+        for position in range(first, len(order)):
+            top = bounds.top + position * element.item_height - offset
+            if top >= bounds.bottom:
+                break
+            whole = Rect(bounds.left, top, bounds.right, top + element.item_height)
+            shown = whole.intersect(bounds)
+            if shown.empty:
+                continue
+            index = order[position]
+            local = {
+                "n": str(index + 1),
+                "item": element.items[index] if isinstance(element.items, list) else str(index + 1),
+            }
+            render = self.app.render_with(self.screen, local)
+            item = view.add(
+                self.box(
+                    "item",
+                    "android.widget.LinearLayout",
+                    shown,
+                    resource_id=self.rid(f"{element.id}_item"),
+                    clickable=True,
+                    focusable=True,
+                    enabled=True,
+                    widget={**link, "actions": tuple(element.item.on_tap), "local": tuple(sorted(local.items()))},
+                )
+            )
+            lines = [("title", render(element.item.text), 0, 72)]
+            if element.item.subtitle:
+                lines.append(("subtitle", render(element.item.subtitle), 76, 128))
+            for suffix, text, start, end in lines:
+                line = Rect(whole.left + 32, top + 20 + start, whole.right - 32, top + 20 + end).intersect(bounds)
+                if not line.empty:
+                    item.add(
+                        self.box(
+                            "text",
+                            "android.widget.TextView",
+                            line,
+                            resource_id=self.rid(f"{element.id}_{suffix}"),
+                            text=text,
+                            widget={"style": "body" if suffix == "title" else "caption"},
+                        )
+                    )
+
+    def row(self, parent: _Box, element: RowElement, bounds: Rect, overlay: str) -> None:
+        row = parent.add(self.box("row", "android.widget.LinearLayout", bounds, resource_id=self.rid(element.id)))
+        shown = [e for e in element.elements if self.visible(e)]
+        if not shown:
+            return
+        width = (bounds.width - GAP * (len(shown) - 1)) // len(shown)
+        for index, child in enumerate(shown):
+            left = bounds.left + index * (width + GAP)
+            self.element(
+                row,
+                child,
+                Rect(left, bounds.top, left + width, bounds.top + self.height(child, bounds.height)),
+                overlay,
+            )
+
+
+_FLAG_NAMES = frozenset(
+    {
+        "checkable",
+        "checked",
+        "clickable",
+        "enabled",
+        "focusable",
+        "focused",
+        "long_clickable",
+        "password",
+        "scrollable",
+        "selected",
+    }
+)
+
+
+def layout_app(app: AppState) -> Frame:
+    """Lay out an app's top screen with its overlays and toast."""
+    screen = app.top
+    model = app.model.screens[screen.name]
+    package = app.model.app.id
+    builder = _Builder(app, screen, package)
+    root = _Box(
+        "root", "android.widget.FrameLayout", Rect(0, 0, SIZE.width, SIZE.height), package, flags={"enabled": True}
+    )
+    content_top = STATUS_BAR
+    if model.title is not None:
+        bar = root.add(
+            builder.box(
+                "appbar",
+                "android.view.ViewGroup",
+                Rect(0, STATUS_BAR, SIZE.width, STATUS_BAR + APP_BAR),
+                resource_id=builder.rid("toolbar"),
+                widget={"color": app.model.app.color},
+            )
+        )
+        title_left = 48
+        if len(app.stack) > 1:
+            bar.add(
+                builder.box(
+                    "back",
+                    "android.widget.ImageButton",
+                    Rect(0, STATUS_BAR, 168, STATUS_BAR + APP_BAR),
+                    content_desc="Navigate up",
+                    clickable=True,
+                    focusable=True,
+                    enabled=True,
+                )
+            )
+            title_left = 192
+        bar.add(
+            builder.box(
+                "title",
+                "android.widget.TextView",
+                Rect(title_left, STATUS_BAR + 40, SIZE.width - 48, STATUS_BAR + 128),
+                resource_id=builder.rid("toolbar_title"),
+                text=builder.text(model.title),
+            )
+        )
+        content_top += APP_BAR
+    content = root.add(
+        builder.box(
+            "content",
+            "android.widget.LinearLayout",
+            Rect(0, content_top, SIZE.width, SIZE.height),
+            resource_id=builder.rid("content"),
+        )
+    )
+    builder.column(content, model.elements, Rect(MARGIN, content_top + 32, SIZE.width - MARGIN, SIZE.height - MARGIN))
+    modal = None
+    for name in screen.overlays:
+        overlay = model.overlays[name]
+        if isinstance(overlay, DialogOverlay):
+            modal = _dialog(builder, root, name, overlay)
+        else:
+            _panel(builder, root, name, overlay)
+    if app.toast is not None:
+        width = min(SIZE.width - 2 * MARGIN, 80 + 26 * len(app.toast[0]))
+        left = (SIZE.width - width) // 2
+        root.add(
+            builder.box(
+                "toast", "android.widget.Toast", Rect(left, 1600, left + width, 1720), text=app.toast[0], enabled=True
+            )
+        )
+    return _freeze(root, package, modal)
+
+
+def _dialog(builder: _Builder, root: _Box, name: str, overlay: DialogOverlay) -> _Box:
+    scrim = root.add(
+        builder.box(
+            "scrim",
+            "android.widget.FrameLayout",
+            Rect(0, 0, SIZE.width, SIZE.height),
+            resource_id="android:id/content",
+            enabled=True,
+            widget={"overlay": name},
+        )
+    )
+    lines = _wrap(builder.text(overlay.message), 38) if overlay.message else []
+    height = 64 + (96 if overlay.title else 0) + 60 * len(lines) + 48 + 144 + 32
+    top = (SIZE.height - height) // 2
+    panel = scrim.add(
+        builder.box(
+            "dialog",
+            "android.widget.LinearLayout",
+            Rect(72, top, SIZE.width - 72, top + height),
+            resource_id="android:id/parentPanel",
+            enabled=True,
+            widget={"overlay": name},
+        )
+    )
+    y = top + 64
+    if overlay.title:
+        panel.add(
+            builder.box(
+                "text",
+                "android.widget.TextView",
+                Rect(136, y, SIZE.width - 136, y + 80),
+                resource_id="android:id/alertTitle",
+                text=builder.text(overlay.title),
+                widget={"style": "title", "overlay": name},
+            )
+        )
+        y += 96
+    if lines:
+        panel.add(
+            builder.box(
+                "text",
+                "android.widget.TextView",
+                Rect(136, y, SIZE.width - 136, y + 60 * len(lines)),
+                resource_id="android:id/message",
+                text="\n".join(lines),
+                widget={"style": "body", "overlay": name},
+            )
+        )
+        y += 60 * len(lines)
+    y += 48
+    ids = {1: ["button1"], 2: ["button2", "button1"], 3: ["button2", "button3", "button1"]}[len(overlay.buttons)]
+    width = (SIZE.width - 272 - GAP * (len(overlay.buttons) - 1)) // len(overlay.buttons)
+    for index, (button, rid) in enumerate(zip(overlay.buttons, ids, strict=True)):
+        left = 136 + index * (width + GAP)
+        panel.add(
+            builder.box(
+                "button",
+                "android.widget.Button",
+                Rect(left, y, left + width, y + 144),
+                resource_id=f"android:id/{rid}",
+                text=builder.text(button.text),
+                clickable=True,
+                focusable=True,
+                enabled=True,
+                widget={
+                    "style": "primary" if rid == "button1" else "secondary",
+                    "overlay": name,
+                    "actions": tuple(button.on_tap),
+                },
+            )
+        )
+    return scrim
+
+
+def _panel(builder: _Builder, root: _Box, name: str, overlay: PanelOverlay) -> None:
+    top = SIZE.height - PANEL_HEIGHT
+    panel = root.add(
+        builder.box(
+            "panel",
+            "android.widget.FrameLayout",
+            Rect(0, top, SIZE.width, SIZE.height),
+            resource_id=builder.rid(name),
+            enabled=True,
+            widget={"overlay": name},
+        )
+    )
+    y = top + 40
+    if overlay.title:
+        panel.add(
+            builder.box(
+                "text",
+                "android.widget.TextView",
+                Rect(MARGIN, y, SIZE.width - MARGIN, y + 80),
+                resource_id=builder.rid(f"{name}_title"),
+                text=builder.text(overlay.title),
+                widget={"style": "title", "overlay": name},
+            )
+        )
+        y += 104
+    builder.column(panel, overlay.elements, Rect(MARGIN, y, SIZE.width - MARGIN, SIZE.height - MARGIN), overlay=name)
+
+
+def layout_launcher(apps: Sequence[tuple[str, str, str]], *, title: str, cards: bool) -> Frame:
+    """Lay out the launcher (an icon per installed app) or recent apps (a card per running app).
+
+    Args:
+        apps: (app id, name, colour) per entry.
+        title: the heading shown at the top.
+        cards: recents layout (full-width cards) instead of launcher icons.
+    """
+    root = _Box(
+        "root",
+        "android.widget.FrameLayout",
+        Rect(0, 0, SIZE.width, SIZE.height),
+        LAUNCHER_PACKAGE,
+        flags={"enabled": True},
+        widget={"style": "launcher"},
+    )
+    root.add(
+        _Box(
+            "heading",
+            "android.widget.TextView",
+            Rect(MARGIN, 160, SIZE.width - MARGIN, 256),
+            LAUNCHER_PACKAGE,
+            resource_id=f"{LAUNCHER_PACKAGE}:id/heading",
+            text=title,
+            widget={"style": "title"},
+        )
+    )
+    if not apps:
+        root.add(
+            _Box(
+                "heading",
+                "android.widget.TextView",
+                Rect(MARGIN, 320, SIZE.width - MARGIN, 384),
+                LAUNCHER_PACKAGE,
+                text="No recent items",
+                widget={"style": "body"},
+            )
+        )
+    for index, (app_id, name, color) in enumerate(apps):
+        if cards:
+            bounds = Rect(MARGIN, 320 + index * 264, SIZE.width - MARGIN, 320 + index * 264 + 240)
+        else:
+            left, top = MARGIN + (index % 3) * 336, 320 + (index // 3) * 336
+            bounds = Rect(left, top, left + 312, top + 312)
+        root.add(
+            _Box(
+                "card" if cards else "icon",
+                "android.widget.TextView",
+                bounds,
+                LAUNCHER_PACKAGE,
+                resource_id=f"{LAUNCHER_PACKAGE}:id/{'card' if cards else 'icon'}",
+                text=name,
+                content_desc=name,
+                flags={"clickable": True, "focusable": True, "enabled": True},
+                widget={"ref": app_id, "color": color},
+            )
+        )
+    return _freeze(root, LAUNCHER_PACKAGE, None)
+
+
+def _freeze(root: _Box, package: str, modal: _Box | None) -> Frame:
+    widgets: list[Widget] = []
+    modal_index = -1
+
+    def build(box: _Box) -> Node:
+        position = len(widgets)
+        widgets.append(None)  # type: ignore[arg-type]  # placeholder: parents paint before children
+        node = Node(
+            class_name=box.class_name,
+            bounds=box.bounds,
+            resource_id=box.resource_id,
+            text=box.text,
+            content_desc=box.content_desc,
+            hint=box.hint,
+            package=box.package,
+            children=tuple(build(child) for child in box.children),
+            **box.flags,
+        )
+        widgets[position] = Widget(node=node, kind=box.kind, **box.widget)  # type: ignore[arg-type]
+        return node
+
+    node = build(root)
+    if modal is not None:
+        modal_index = next(i for i, w in enumerate(widgets) if w.kind == "scrim" and w.node.bounds == modal.bounds)
+    return Frame(UiTree(SIZE, (node,)), tuple(widgets), package, modal_index)
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        current = ""
+        for word in paragraph.split():
+            if current and len(current) + 1 + len(word) > width:
+                lines.append(current)
+                current = word
+            else:
+                current = f"{current} {word}".strip()
+        lines.append(current)
+    return lines

@@ -1,0 +1,275 @@
+"""Draw a laid-out simulated screen as a PNG a person can read.
+
+The picture is made from the same widgets as the UI tree, so what a screenshot shows is what the page source
+says: texts, buttons (disabled ones greyed), field values or hints, switch and checkbox states, slider
+positions, dialogs over a dimmed screen, panels and toasts. The same state always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+
+from PIL import Image, ImageDraw, ImageFont
+
+from visor.devices.sim.layout import SIZE, SLIDER_VALUE_WIDTH, STATUS_BAR, Frame, Widget, slider_track
+from visor.ui.geometry import Rect
+
+BACKGROUND = (250, 250, 250)
+INK = (33, 33, 33)
+MUTED = (117, 117, 117)
+LINE = (224, 224, 224)
+ERROR = (198, 40, 40)
+WHITE = (255, 255, 255)
+FONT_SIZES = {"title": 56, "body": 40, "caption": 32, "error": 40}
+
+
+@functools.lru_cache(maxsize=16)
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    return ImageFont.load_default(size=size)
+
+
+def _rgb(color: str) -> tuple[int, int, int]:
+    return int(color[1:3], 16), int(color[3:5], 16), int(color[5:7], 16)
+
+
+def _darker(color: tuple[int, int, int], amount: float = 0.75) -> tuple[int, int, int]:
+    return int(color[0] * amount), int(color[1] * amount), int(color[2] * amount)
+
+
+def render_png(frame: Frame, accent: str = "#3F51B5", clock_text: str = "9:00") -> bytes:
+    """Render a frame to PNG bytes."""
+    image = Image.new("RGB", (SIZE.width, SIZE.height), BACKGROUND)
+    draw = ImageDraw.Draw(image, "RGBA")
+    color = _rgb(accent)
+    launcher = frame.widgets and frame.widgets[0].style == "launcher"
+    if launcher:
+        draw.rectangle((0, 0, SIZE.width, SIZE.height), fill=(38, 50, 56))
+    for widget in frame.widgets:
+        _draw(draw, widget, color)
+    draw.rectangle((0, 0, SIZE.width, STATUS_BAR), fill=(20, 20, 20) if launcher else _darker(color))
+    draw.text((48, STATUS_BAR // 2), clock_text, font=_font(36), fill=WHITE, anchor="lm")
+    draw.rectangle((SIZE.width - 120, 22, SIZE.width - 60, 50), outline=WHITE, width=3)
+    draw.rectangle((SIZE.width - 116, 26, SIZE.width - 74, 46), fill=WHITE)
+    out = io.BytesIO()
+    image.save(out, "PNG", compress_level=6)
+    return out.getvalue()
+
+
+def _box(rect: Rect) -> tuple[int, int, int, int]:
+    return rect.left, rect.top, rect.right - 1, rect.bottom - 1
+
+
+def _text(
+    draw: ImageDraw.ImageDraw,
+    rect: Rect,
+    text: str,
+    size: int,
+    fill: tuple[int, int, int],
+    *,
+    center: bool = False,
+    pad: int = 0,
+) -> None:
+    if not text or rect.empty:
+        return
+    font = _font(size)
+    lines = text.split("\n")
+    step = size + 14
+    top = rect.top + (rect.height - step * len(lines)) // 2 + step // 2
+    for index, line in enumerate(lines):
+        shown = _fit(draw, line, font, rect.width - 2 * pad)
+        y = top + index * step
+        if center:
+            draw.text((rect.center.x, y), shown, font=font, fill=fill, anchor="mm")
+        else:
+            draw.text((rect.left + pad, y), shown, font=font, fill=fill, anchor="lm")
+
+
+def _fit(draw: ImageDraw.ImageDraw, text: str, font: ImageFont.FreeTypeFont | ImageFont.ImageFont, width: int) -> str:
+    if draw.textlength(text, font=font) <= width:
+        return text
+    while text and draw.textlength(text + "…", font=font) > width:
+        text = text[:-1]
+    return text + "…"
+
+
+def _draw(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    node, rect = widget.node, widget.node.bounds
+    painter = _PAINTERS.get(widget.kind)
+    if painter is not None and not rect.empty:
+        painter(draw, widget, accent)
+    elif widget.kind == "text":
+        color = ERROR if widget.style == "error" else (MUTED if widget.style == "caption" else INK)
+        _text(draw, rect, node.text, FONT_SIZES.get(widget.style, 40), color)
+
+
+def _appbar(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    draw.rectangle(_box(widget.node.bounds), fill=_rgb(widget.color) if widget.color else accent)
+
+
+def _title(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    _text(draw, widget.node.bounds, widget.node.text, 56, WHITE)
+
+
+def _back(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    c = widget.node.bounds.center
+    draw.line((c.x - 28, c.y, c.x + 28, c.y), fill=WHITE, width=8)
+    draw.line((c.x - 28, c.y, c.x - 4, c.y - 24), fill=WHITE, width=8)
+    draw.line((c.x - 28, c.y, c.x - 4, c.y + 24), fill=WHITE, width=8)
+
+
+def _button(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    node, rect = widget.node, widget.node.bounds
+    fill = {"danger": ERROR, "secondary": WHITE}.get(widget.style, accent)
+    ink = accent if widget.style == "secondary" else WHITE
+    if not node.enabled:
+        fill, ink = (224, 224, 224), (158, 158, 158)
+    draw.rounded_rectangle(
+        _box(rect), radius=24, fill=fill, outline=accent if widget.style == "secondary" else None, width=4
+    )
+    _text(draw, rect, node.text, 44, ink, center=True)
+
+
+def _field(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    node, rect = widget.node, widget.node.bounds
+    draw.rounded_rectangle(
+        _box(rect),
+        radius=16,
+        fill=WHITE,
+        outline=accent if node.focused else (189, 189, 189),
+        width=6 if node.focused else 3,
+    )
+    if node.text:
+        _text(draw, rect, node.text, 44, INK, pad=32)
+    else:
+        _text(draw, rect, node.hint, 44, (158, 158, 158), pad=32)
+    if node.focused:
+        font = _font(44)
+        x = rect.left + 32 + int(draw.textlength(node.text, font=font)) + 4
+        draw.line((x, rect.center.y - 28, x, rect.center.y + 28), fill=accent, width=4)
+
+
+def _toggle(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    node, rect = widget.node, widget.node.bounds
+    c = rect.center
+    if widget.kind == "switch":
+        track = (rect.right - 132, c.y - 36, rect.right, c.y + 36)
+        draw.rounded_rectangle(track, radius=36, fill=accent if node.checked else (189, 189, 189))
+        knob = rect.right - 36 if node.checked else rect.right - 96
+        draw.ellipse((knob - 30, c.y - 30, knob + 30, c.y + 30), fill=WHITE)
+        _text(draw, Rect(rect.left, rect.top, rect.right - 160, rect.bottom), node.text, 40, INK)
+        return
+    square = (rect.left, c.y - 32, rect.left + 64, c.y + 32)
+    draw.rounded_rectangle(square, radius=8, fill=accent if node.checked else WHITE, outline=accent, width=5)
+    if node.checked:
+        draw.line((rect.left + 14, c.y, rect.left + 28, c.y + 16, rect.left + 52, c.y - 16), fill=WHITE, width=8)
+    _text(draw, Rect(rect.left + 96, rect.top, rect.right, rect.bottom), node.text, 40, INK)
+
+
+def _slider(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    rect = widget.node.bounds
+    c = rect.center
+    span = widget.high - widget.low
+    fraction = (widget.value - widget.low) / span if span else 0.0
+    left, right = slider_track(rect)
+    x = int(left + fraction * (right - left))
+    draw.rounded_rectangle((left, c.y - 8, right, c.y + 8), radius=8, fill=(207, 216, 220))
+    draw.rounded_rectangle((left, c.y - 8, x, c.y + 8), radius=8, fill=accent)
+    draw.ellipse((x - 30, c.y - 30, x + 30, c.y + 30), fill=accent)
+    _text(
+        draw, Rect(rect.right + 24, rect.top, rect.right + SLIDER_VALUE_WIDTH, rect.bottom), widget.node.text, 40, INK
+    )
+
+
+def _image(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    rect = widget.node.bounds
+    draw.rounded_rectangle(_box(rect), radius=24, fill=_rgb(widget.color or "#90A4AE"))
+    draw.polygon(
+        [(rect.left + 60, rect.bottom - 40), (rect.left + 260, rect.top + 90), (rect.left + 460, rect.bottom - 40)],
+        fill=(255, 255, 255, 90),
+    )
+    _text(
+        draw,
+        Rect(rect.left, rect.bottom - 80, rect.right, rect.bottom - 16),
+        widget.node.content_desc,
+        32,
+        WHITE,
+        center=True,
+    )
+
+
+def _spinner(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    c = widget.node.bounds.center
+    draw.arc((c.x - 44, c.y - 44, c.x + 44, c.y + 44), start=-90, end=180, fill=accent, width=10)
+
+
+def _list(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    draw.rectangle(_box(widget.node.bounds), fill=WHITE, outline=LINE, width=2)
+
+
+def _item(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    rect = widget.node.bounds
+    draw.line((rect.left + 32, rect.bottom - 1, rect.right - 32, rect.bottom - 1), fill=LINE, width=2)
+    c = rect.center
+    draw.line((rect.right - 64, c.y - 16, rect.right - 48, c.y, rect.right - 64, c.y + 16), fill=MUTED, width=5)
+
+
+def _scrim(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    draw.rectangle(_box(widget.node.bounds), fill=(0, 0, 0, 128))
+
+
+def _sheet(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    rect = widget.node.bounds
+    if widget.kind == "dialog":
+        draw.rounded_rectangle(_box(rect), radius=36, fill=WHITE)
+        return
+    draw.rectangle((rect.left, rect.top - 6, rect.right, rect.top), fill=(0, 0, 0, 40))
+    draw.rounded_rectangle((rect.left, rect.top, rect.right, rect.bottom + 40), radius=40, fill=WHITE)
+    draw.rounded_rectangle((rect.center.x - 60, rect.top + 16, rect.center.x + 60, rect.top + 26), radius=5, fill=LINE)
+
+
+def _toast(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    rect = widget.node.bounds
+    draw.rounded_rectangle(_box(rect), radius=60, fill=(50, 50, 50, 235))
+    _text(draw, rect, widget.node.text, 38, WHITE, center=True)
+
+
+def _heading(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    _text(draw, widget.node.bounds, widget.node.text, FONT_SIZES.get(widget.style, 40), WHITE)
+
+
+def _launcher_entry(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    rect, node = widget.node.bounds, widget.node
+    color = _rgb(widget.color) if widget.color else accent
+    if widget.kind == "card":
+        draw.rounded_rectangle(_box(rect), radius=32, fill=WHITE)
+        draw.rounded_rectangle((rect.left + 32, rect.top + 48, rect.left + 176, rect.top + 192), radius=28, fill=color)
+        _text(draw, Rect(rect.left + 216, rect.top, rect.right, rect.bottom), node.text, 48, INK)
+        return
+    icon = (rect.center.x - 84, rect.top + 16, rect.center.x + 84, rect.top + 184)
+    draw.rounded_rectangle(icon, radius=40, fill=color)
+    draw.text((rect.center.x, rect.top + 100), node.text[:1].upper(), font=_font(88), fill=WHITE, anchor="mm")
+    _text(draw, Rect(rect.left, rect.top + 200, rect.right, rect.bottom), node.text, 36, WHITE, center=True)
+
+
+_PAINTERS = {
+    "appbar": _appbar,
+    "title": _title,
+    "back": _back,
+    "button": _button,
+    "field": _field,
+    "switch": _toggle,
+    "checkbox": _toggle,
+    "slider": _slider,
+    "image": _image,
+    "spinner": _spinner,
+    "list": _list,
+    "item": _item,
+    "scrim": _scrim,
+    "dialog": _sheet,
+    "panel": _sheet,
+    "toast": _toast,
+    "heading": _heading,
+    "icon": _launcher_entry,
+    "card": _launcher_entry,
+}

@@ -1,0 +1,300 @@
+"""The running state of one simulated app, and the interpreter of its actions.
+
+Time is the device's virtual clock: timers (`after`), auto-hiding panels and toasts fall due in order when the
+device catches up with the clock, so a wait of 800 ms sees exactly what an 800 ms spinner leaves behind.
+Randomness (`chance`, shuffled lists) comes from the device's seeded generator, so a seed fixes a run.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from visor.devices.sim.model import (
+    Action,
+    AppModel,
+    Cond,
+    DialogOverlay,
+    Element,
+    FieldElement,
+    GoTarget,
+    ListElement,
+    PanelOverlay,
+    RowElement,
+    Scalar,
+    SliderElement,
+    ToggleElement,
+)
+
+_TEMPLATE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+@dataclass
+class ScreenState:
+    """One screen on the back stack: its parameters, visible overlays, scroll offsets and list orders."""
+
+    name: str
+    params: dict[str, str]
+    overlays: list[str] = field(default_factory=list)
+    deadlines: dict[str, float] = field(default_factory=dict)
+    scroll: dict[str, int] = field(default_factory=dict)
+    order: dict[str, list[int]] = field(default_factory=dict)
+
+
+@dataclass(order=True)
+class Timer:
+    """Actions due at a time; `seq` keeps timers due at the same time in the order they were set."""
+
+    due: float
+    seq: int
+    actions: list[Action] = field(compare=False)
+    scope: ScreenState = field(compare=False)
+
+
+class Host:
+    """What an app needs from the device it runs on."""
+
+    rng: random.Random
+
+    def go_home(self) -> None:
+        """Send the foreground app to the background and show the launcher."""
+        raise NotImplementedError
+
+
+class AppState:
+    """One app's live state: variables, back stack, focus, timers, toast and busy time."""
+
+    def __init__(self, model: AppModel, host: Host) -> None:
+        self.model = model
+        self.host = host
+        self.vars: dict[str, Scalar] = dict(model.vars)
+        self.stack: list[ScreenState] = []
+        self.focused: str | None = None
+        self.busy_until = 0.0
+        self.toast: tuple[str, float] | None = None
+        self.timers: list[Timer] = []
+        self._seq = 0
+        self._init_element_vars()
+
+    @property
+    def top(self) -> ScreenState:
+        """Return the screen on top of the back stack."""
+        return self.stack[-1]
+
+    def _init_element_vars(self) -> None:
+        for screen in self.model.screens.values():
+            elements = list(screen.elements)
+            for overlay in screen.overlays.values():
+                if isinstance(overlay, PanelOverlay):
+                    elements.extend(overlay.elements)
+            for element in flatten(elements):
+                if isinstance(element, FieldElement):
+                    self.vars.setdefault(element.id, element.value)
+                elif isinstance(element, ToggleElement):
+                    self.vars.setdefault(element.id, element.checked)
+                elif isinstance(element, SliderElement):
+                    self.vars.setdefault(element.id, element.value)
+
+    def launch(self, now: float) -> None:
+        """Start the app at its start screen (no-op when it is already running)."""
+        if not self.stack:
+            self.open(self.model.app.start, {}, now)
+
+    # -- time --------------------------------------------------------------------------------------------
+
+    def due(self) -> float | None:
+        """Return when the next timed event falls due, if any."""
+        times = [timer.due for timer in self.timers]
+        times.extend(deadline for screen in self.stack for deadline in screen.deadlines.values())
+        if self.toast is not None:
+            times.append(self.toast[1])
+        return min(times) if times else None
+
+    def catch_up(self, now: float) -> None:
+        """Process everything due up to `now`, in time order."""
+        while (when := self.due()) is not None and when <= now:
+            self._fire(when)
+
+    def _fire(self, when: float) -> None:
+        if self.toast is not None and self.toast[1] == when:
+            self.toast = None
+            return
+        for screen in self.stack:
+            for name, deadline in list(screen.deadlines.items()):
+                if deadline == when:
+                    self._hide(screen, name)
+                    return
+        timer = min(self.timers)
+        self.timers.remove(timer)
+        self.run(timer.actions, timer.scope, when)
+
+    # -- navigation --------------------------------------------------------------------------------------
+
+    def open(self, name: str, params: dict[str, str], now: float) -> None:
+        """Push a screen and run its `on_show` actions."""
+        screen = ScreenState(name, params)
+        for element in flatten(self.model.screens[name].elements):
+            if isinstance(element, ListElement):
+                count = element.items if isinstance(element.items, int) else len(element.items)
+                order = list(range(count))
+                if element.shuffle:
+                    self.host.rng.shuffle(order)
+                screen.order[element.id] = order
+        self.stack.append(screen)
+        self.focused = None
+        self.run(self.model.screens[name].on_show, screen, now)
+
+    def back(self, now: float) -> None:
+        """Close the top dismissable overlay, else the top screen; leaving the last screen goes home."""
+        top = self.top
+        if top.overlays:
+            overlay = self.model.screens[top.name].overlays[top.overlays[-1]]
+            if not isinstance(overlay, DialogOverlay) or overlay.dismissable:
+                self._hide(top, top.overlays[-1])
+            return
+        if len(self.stack) > 1:
+            self.stack.pop()
+            self.focused = None
+        else:
+            self.host.go_home()
+
+    def _hide(self, screen: ScreenState, overlay: str) -> None:
+        if overlay in screen.overlays:
+            screen.overlays.remove(overlay)
+        screen.deadlines.pop(overlay, None)
+
+    def touch_overlay(self, screen: ScreenState, overlay: str, now: float) -> None:
+        """Restart an auto-hiding panel's countdown: it was just used."""
+        panel = self.model.screens[screen.name].overlays.get(overlay)
+        if isinstance(panel, PanelOverlay) and panel.auto_hide_ms and overlay in screen.deadlines:
+            screen.deadlines[overlay] = now + panel.auto_hide_ms / 1000
+
+    # -- behaviour -----------------------------------------------------------------------------------------
+
+    def run(
+        self, actions: Iterable[Action], scope: ScreenState, now: float, local: dict[str, str] | None = None
+    ) -> None:
+        """Perform actions in order, at time `now`."""
+        for action in actions:
+            self._perform(action, scope, now, local or {})
+
+    def _perform(self, action: Action, scope: ScreenState, now: float, local: dict[str, str]) -> None:
+        text = self.render_with(scope, local)
+        handlers: list[tuple[Any, Callable[[Any], None]]] = [
+            (action.go, lambda target: self._go(target, text, now, replace=False)),
+            (action.replace, lambda target: self._go(target, text, now, replace=True)),
+            (action.restart, lambda target: self._restart(target, text, now)),
+            (action.back, lambda _: self.back(now)),
+            (action.home, lambda _: self.host.go_home()),
+            (
+                action.set,
+                lambda values: self.vars.update({k: text(v) if isinstance(v, str) else v for k, v in values.items()}),
+            ),
+            (action.show, lambda name: self._show(scope, name, now)),
+            (action.hide, lambda name: self._hide(scope, name)),
+            (action.toast, lambda message: self._toast(text(message), now)),
+            (action.after, lambda after: self._after(after.ms, after.do, scope, now)),
+            (action.busy, lambda ms: self._busy(ms, now)),
+            (action.clear, lambda name: self.vars.__setitem__(name, "")),
+            (action.focus, lambda name: setattr(self, "focused", name)),
+        ]
+        if action.if_ is not None:
+            branch = action.then if self.holds(action.if_, scope, local) else action.else_
+            self.run(branch, scope, now, local)
+            return
+        for value, handler in handlers:
+            if value is not None:
+                handler(value)
+                return
+
+    def _go(self, target: str | GoTarget, text: Callable[[str], str], now: float, *, replace: bool) -> None:
+        name, params = (target, {}) if isinstance(target, str) else (target.screen, target.params)
+        if replace and self.stack:
+            self.stack.pop()
+        self.open(name, {key: text(value) for key, value in params.items()}, now)
+
+    def _restart(self, target: str | GoTarget, text: Callable[[str], str], now: float) -> None:
+        self.stack.clear()
+        self._go(target, text, now, replace=False)
+
+    def _show(self, scope: ScreenState, name: str, now: float) -> None:
+        if name not in scope.overlays:
+            scope.overlays.append(name)
+        overlay = self.model.screens[scope.name].overlays[name]
+        if isinstance(overlay, PanelOverlay) and overlay.auto_hide_ms:
+            scope.deadlines[name] = now + overlay.auto_hide_ms / 1000
+
+    def _toast(self, message: str, now: float) -> None:
+        self.toast = (message, now + self.model.toast_ms / 1000)
+
+    def _after(self, ms: int, actions: list[Action], scope: ScreenState, now: float) -> None:
+        self._seq += 1
+        self.timers.append(Timer(now + ms / 1000, self._seq, actions, scope))
+
+    def _busy(self, ms: int, now: float) -> None:
+        self.busy_until = max(self.busy_until, now + ms / 1000)
+
+    # -- values --------------------------------------------------------------------------------------------
+
+    def render_with(self, scope: ScreenState, local: dict[str, str]) -> Callable[[str], str]:
+        """Return a function filling `{name}` from local values, the screen's parameters, then variables."""
+
+        def render(template: str) -> str:
+            def value(match: re.Match[str]) -> str:
+                key = match.group(1)
+                for source in (local, scope.params, self.vars):
+                    if key in source:
+                        return _show_value(source[key])
+                return match.group(0)
+
+            return _TEMPLATE.sub(value, template)
+
+        return render
+
+    def holds(self, cond: Cond, scope: ScreenState, local: dict[str, str] | None = None) -> bool:
+        """Evaluate a condition."""
+        local = local or {}
+        if cond.empty is not None or cond.filled is not None:
+            value = self._lookup(cond.empty if cond.empty is not None else cond.filled or "", scope, local)
+            empty = value in (None, "", False, 0)
+            return empty if cond.empty is not None else not empty
+        if cond.equals is not None:
+            text = self.render_with(scope, local)
+            first, second = cond.equals
+            return text(first) == text(second)
+        if cond.var is not None:
+            return bool(self._lookup(cond.var, scope, local))
+        if cond.chance is not None:
+            return self.host.rng.random() < cond.chance
+        if cond.not_ is not None:
+            return not self.holds(cond.not_, scope, local)
+        if cond.all is not None:
+            return all(self.holds(item, scope, local) for item in cond.all)
+        return any(self.holds(item, scope, local) for item in cond.any or [])
+
+    def _lookup(self, name: str, scope: ScreenState, local: dict[str, str]) -> Any:
+        for source in (local, scope.params, self.vars):
+            if name in source:
+                return source[name]
+        return None
+
+
+def flatten(elements: Iterable[Element]) -> list[Element]:
+    """Return elements with the contents of rows spliced in (rows included)."""
+    out: list[Element] = []
+    for element in elements:
+        out.append(element)
+        if isinstance(element, RowElement):
+            out.extend(flatten(element.elements))
+    return out
+
+
+def _show_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)

@@ -1,0 +1,96 @@
+"""Evaluate assertions against the screen after the last step.
+
+Only elements on screen count: `visible` means a matching element is displayed and inside the screen; `count`
+counts matching elements on screen. State checks (`enabled`, `checked`, …) and text checks use the first
+matching element on screen; `value` reads the first number in its text (a slider reports its value as text).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from visor.actions.device import Observation
+from visor.actions.targets import element_details, match_all
+from visor.engine.results import AssertionResult
+from visor.scenario.assertions import CountAssertion, TextAssertion, ValueAssertion
+from visor.scenario.scenario import Assertion
+from visor.scenario.selectors import parse_selector
+from visor.ui.query import QueryError
+from visor.ui.tree import Node
+
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_STATES: dict[str, Callable[[Node], bool]] = {
+    "enabled": lambda node: node.enabled,
+    "disabled": lambda node: not node.enabled,
+    "checked": lambda node: node.checked,
+    "selected": lambda node: node.selected,
+}
+
+
+def check(assertion: Assertion, observation: Observation, platform: str) -> AssertionResult:
+    """Evaluate one assertion on one observation."""
+    try:
+        nodes = [
+            n
+            for n in match_all(observation, parse_selector(assertion.target), platform)
+            if observation.tree.on_screen(n)
+        ]
+    except QueryError as exc:
+        return _result(assertion, False, exc.message, {})
+    kind = assertion.type
+    if kind == "visible":
+        return _result(assertion, bool(nodes), f"Target not visible: {assertion.target}", {"matches": len(nodes)})
+    if kind == "not_visible":
+        return _result(assertion, not nodes, f"Target still visible: {assertion.target}", {"matches": len(nodes)})
+    if kind == "count":
+        return _count(assertion, len(nodes))
+    if not nodes:
+        return _result(assertion, False, f"Target not visible: {assertion.target}", {"matches": 0})
+    node = nodes[0]
+    observed: dict[str, Any] = {"matches": len(nodes), "element": element_details(node)}
+    if kind in _STATES:
+        return _result(assertion, _STATES[kind](node), f"Target is not {kind}: {assertion.target}", observed)
+    if kind in ("text_equals", "text_contains"):
+        spec = assertion.spec
+        assert isinstance(spec, TextAssertion)
+        text = node.text or node.content_desc
+        ok = text == spec.value if kind == "text_equals" else spec.value in text
+        relation = "equal" if kind == "text_equals" else "contain"
+        return _result(assertion, ok, f"Text {text!r} does not {relation} {spec.value!r}", observed | {"text": text})
+    return _value(assertion, node, observed)
+
+
+def _count(assertion: Assertion, count: int) -> AssertionResult:
+    spec = assertion.spec
+    assert isinstance(spec, CountAssertion)
+    if spec.value is not None:
+        ok, wanted = count == spec.value, f"{spec.value}"
+    else:
+        low = spec.min if spec.min is not None else 0
+        ok = count >= low and (spec.max is None or count <= spec.max)
+        wanted = f"{low}..{spec.max if spec.max is not None else '∞'}"
+    return _result(assertion, ok, f"Found {count} matching element(s) on screen, expected {wanted}", {"count": count})
+
+
+def _value(assertion: Assertion, node: Node, observed: dict[str, Any]) -> AssertionResult:
+    spec = assertion.spec
+    assert isinstance(spec, ValueAssertion)
+    found = _NUMBER.search(node.text or node.content_desc)
+    if found is None:
+        return _result(assertion, False, f"Target has no numeric value: {assertion.target}", observed)
+    actual = float(found.group())
+    ok = abs(actual - spec.value) <= spec.tolerance
+    return _result(
+        assertion,
+        ok,
+        f"Value {actual:g} is not within {spec.value:g} ± {spec.tolerance:g}",
+        observed | {"value": actual},
+    )
+
+
+def _result(assertion: Assertion, ok: bool, failure: str, observed: dict[str, Any]) -> AssertionResult:
+    return AssertionResult(
+        assertion.id, assertion.type, assertion.target, "passed" if ok else "failed", "" if ok else failure, observed
+    )

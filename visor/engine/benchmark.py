@@ -1,0 +1,127 @@
+"""Benchmark statistics: is a scenario deterministic, and where does it first diverge if not.
+
+Upstream's rule: the score is the percentage of runs whose signature equals the first run's (2 decimals);
+an iteration that raised counts as a failure with no signature; `pass = score >= threshold and failures == 0`.
+visor adds `divergence` (the first step, or assertion, whose projection differs between runs, with each
+variant and how many runs had it) and per-step duration percentiles.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from visor.engine.results import RunResult
+from visor.engine.signature import assertion_projection, canonical, step_projection
+
+
+@dataclass(frozen=True, slots=True)
+class BenchmarkSummary:
+    """What a benchmark found."""
+
+    runs: int
+    threshold: float
+    score: float
+    passed: bool
+    failures: int
+    run_ids: tuple[str, ...]
+    divergence: dict[str, Any] | None
+    steps: tuple[dict[str, Any], ...]
+    signatures: dict[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the envelope's `data` (upstream's fields first)."""
+        return {
+            "runs": self.runs,
+            "threshold": self.threshold,
+            "determinismScore": self.score,
+            "pass": self.passed,
+            "failures": self.failures,
+            "runIds": list(self.run_ids),
+            "divergence": self.divergence,
+            "steps": list(self.steps),
+            "signatures": self.signatures,
+        }
+
+
+def score(signatures: Sequence[str | None]) -> float:
+    """Percentage of runs whose signature equals the first run's, rounded to 2 decimals."""
+    if not signatures or signatures[0] is None:
+        return 0.0
+    same = sum(1 for item in signatures if item == signatures[0])
+    return round(same * 100 / len(signatures), 2)
+
+
+def summarize(results: Sequence[RunResult | None], threshold: float) -> BenchmarkSummary:
+    """Summarize the runs of a benchmark; `None` stands for an iteration that raised."""
+    signatures = [result.signature if result else None for result in results]
+    value = score(signatures)
+    failures = sum(1 for result in results if result is None or result.status != "ok")
+    finished = [result for result in results if result is not None]
+    return BenchmarkSummary(
+        runs=len(results),
+        threshold=threshold,
+        score=value,
+        passed=value >= threshold and failures == 0,
+        failures=failures,
+        run_ids=tuple(result.run_id for result in finished),
+        divergence=divergence(finished),
+        steps=tuple(durations(finished)),
+        signatures=dict(Counter(s for s in signatures if s is not None).most_common()),
+    )
+
+
+def divergence(results: Sequence[RunResult]) -> dict[str, Any] | None:
+    """Return the first step (or assertion) whose projection differs between runs, or None when none does."""
+    if len(results) < 2:
+        return None
+    longest = max(len(result.steps) for result in results)
+    for index in range(longest):
+        variants = _variants(results, lambda r, i=index: step_projection(r.steps[i]) if i < len(r.steps) else None)
+        if len(variants) > 1:
+            first = next(r.steps[index] for r in results if index < len(r.steps))
+            return {"kind": "step", "index": index, "id": first.id, "command": first.command, "variants": variants}
+    count = max(len(result.assertions) for result in results)
+    for index in range(count):
+        variants = _variants(
+            results, lambda r, i=index: assertion_projection(r.assertions[i]) if i < len(r.assertions) else None
+        )
+        if len(variants) > 1:
+            check = next(r.assertions[index] for r in results if index < len(r.assertions))
+            return {"kind": "assertion", "index": index, "id": check.id, "type": check.type, "variants": variants}
+    return None
+
+
+def _variants(results: Sequence[RunResult], project: Any) -> list[dict[str, Any]]:
+    groups: dict[str, dict[str, Any]] = {}
+    for result in results:
+        projected = project(result)
+        key = canonical(projected)
+        group = groups.setdefault(key, {"runs": 0, "run_ids": [], "result": projected})
+        group["runs"] += 1
+        group["run_ids"].append(result.run_id)
+    return sorted(groups.values(), key=lambda group: -group["runs"])
+
+
+def durations(results: Sequence[RunResult]) -> list[dict[str, Any]]:
+    """Return each step's duration percentiles (p50, p95) over the runs."""
+    if not results:
+        return []
+    rows = []
+    for index, step in enumerate(results[0].steps):
+        times = sorted(r.steps[index].duration_ms for r in results if index < len(r.steps))
+        rows.append(
+            {"id": step.id, "command": step.command, "p50_ms": _percentile(times, 50), "p95_ms": _percentile(times, 95)}
+        )
+    return rows
+
+
+def _percentile(values: Sequence[int], percent: float) -> float:
+    """Nearest-rank percentile."""
+    if not values:
+        return 0.0
+    rank = max(1, math.ceil(percent / 100 * len(values)))
+    return float(values[rank - 1])

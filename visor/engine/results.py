@@ -1,0 +1,105 @@
+"""Results of a run, as values: what the envelope, the artifacts and the signature are made from."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from visor.errors import ErrorInfo
+
+StepStatus = Literal["ok", "fail", "skipped"]
+
+
+@dataclass(frozen=True, slots=True)
+class StepResult:
+    """One step's outcome. `skipped` only appears with `stopOnFailure`."""
+
+    index: int
+    id: str
+    command: str
+    status: StepStatus
+    duration_ms: int
+    details: Mapping[str, Any]
+    error: ErrorInfo | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the envelope form (seed 002's step result)."""
+        out: dict[str, Any] = {
+            "id": self.id,
+            "command": self.command,
+            "status": self.status,
+            "duration_ms": self.duration_ms,
+            "details": dict(self.details),
+        }
+        if self.error is not None:
+            out["error"] = self.error.to_dict()
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class AssertionResult:
+    """One assertion's outcome; `observed` says what was seen (visor addition)."""
+
+    id: str
+    type: str
+    target: str
+    status: Literal["passed", "failed"]
+    details: str
+    observed: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the envelope form (seed 002's assertion result plus `observed`)."""
+        return {
+            "id": self.id,
+            "type": self.type,
+            "target": self.target,
+            "status": self.status,
+            "details": self.details,
+            "observed": dict(self.observed),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """A whole run (seed 002's run result)."""
+
+    run_id: str
+    scenario: str
+    platform: str
+    device: str
+    started_at: str
+    ended_at: str
+    status: Literal["ok", "fail"]
+    steps: tuple[StepResult, ...]
+    assertions: tuple[AssertionResult, ...]
+    artifacts: tuple[str, ...]
+    signature: str
+    seed: int | None
+    effective_seed: int
+    error: ErrorInfo | None = None
+    interrupted: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return `data.run`."""
+        out: dict[str, Any] = {
+            "run_id": self.run_id,
+            "scenario": self.scenario,
+            "platform": self.platform,
+            "device": self.device,
+            "started_at": self.started_at,
+            "ended_at": self.ended_at,
+            "status": self.status,
+            "steps": [step.to_dict() for step in self.steps],
+            "assertions": [check.to_dict() for check in self.assertions],
+            "artifacts": list(self.artifacts),
+            "determinism_signature": self.signature,
+            "effective_seed": self.effective_seed,
+        }
+        if self.seed is not None:
+            out["seed"] = self.seed
+        if self.error is not None:
+            out["error"] = self.error.to_dict()
+        if self.interrupted:
+            out["interrupted"] = True
+        return out

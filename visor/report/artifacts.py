@@ -1,0 +1,178 @@
+"""Write a run's artifacts as the run goes: nothing already written is lost when a run fails or is interrupted.
+
+Layout of `<output>/<run_id>/`::
+
+    screenshots/NNN-label.png   sources/NNN-label.xml   (NNN is the step's number)
+    timeline.log                one line per event, appended and flushed as they happen
+    env/device.json             env/runtime.json
+    summary.json                summary.txt   junit.xml   report.html
+
+Files are written atomically (a temporary file renamed into place), so a reader never sees half a file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import tempfile
+from typing import IO, Any
+
+from visor import __version__
+from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
+from visor.engine.results import AssertionResult, RunResult, StepResult
+from visor.errors import InputError
+from visor.report import html, junit, summary
+
+_SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+class OutputError(InputError):
+    """Artifacts cannot be written (an unwritable folder, a full disk)."""
+
+    default_cause = "The output folder cannot be written: permissions, a read-only file system, or a full disk."
+    default_next_step = "Choose another folder with --output (or config.artifactsDir), or free some disk space."
+
+
+class ArtifactWriter:
+    """Stores a run's files and writes its reports from the engine's events."""
+
+    def __init__(self, output: str, run_id: str) -> None:
+        self.root = os.path.join(output, run_id)
+        self.written: list[str] = []
+        self.steps: list[StepResult] = []
+        self.assertions: list[AssertionResult] = []
+        self.started: RunStarted | None = None
+        self._names: set[str] = set()
+        try:
+            for folder in ("screenshots", "sources", "env"):
+                os.makedirs(os.path.join(self.root, folder), exist_ok=True)
+            self._timeline: IO[str] = open(os.path.join(self.root, "timeline.log"), "a", encoding="utf-8")  # noqa: SIM115
+        except OSError as exc:
+            raise _output_error(self.root, exc) from None
+        self.written.append(os.path.join(self.root, "timeline.log"))
+
+    # -- the artifact sink the engine writes through ------------------------------------------------------------
+
+    def save(self, step_number: int, label: str, kind: str, data: bytes) -> str:
+        """Store a step's screenshot or page source; return its path."""
+        folder, suffix = ("screenshots", "png") if kind == "screenshot" else ("sources", "xml")
+        stem = f"{step_number:03d}-{_SLUG.sub('-', label).strip('-')[:60] or 'capture'}"
+        name, counter = f"{stem}.{suffix}", 2
+        while f"{folder}/{name}" in self._names:
+            name, counter = f"{stem}-{counter}.{suffix}", counter + 1
+        self._names.add(f"{folder}/{name}")
+        return self.write(os.path.join(folder, name), data)
+
+    def write(self, relative: str, data: bytes | str) -> str:
+        """Write a file below the run folder atomically; return its path."""
+        path = os.path.join(self.root, relative)
+        payload = data.encode("utf-8") if isinstance(data, str) else data
+        try:
+            handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
+            try:
+                with os.fdopen(handle, "wb") as out:
+                    out.write(payload)
+                os.replace(temporary, path)
+            except BaseException:
+                _remove(temporary)
+                raise
+        except OSError as exc:
+            raise _output_error(path, exc) from None
+        if path not in self.written:
+            self.written.append(path)
+        return path
+
+    # -- events ---------------------------------------------------------------------------------------------
+
+    def handle(self, event: Event) -> None:
+        """Record an event: a timeline line, and the reports when the run ends."""
+        self._line(event)
+        if isinstance(event, RunStarted):
+            self.started = event
+            self.write("env/device.json", _json(_device(event)))
+            self.write("env/runtime.json", _json(_runtime(event)))
+        elif isinstance(event, StepFinished):
+            self.steps.append(event.result)
+        elif isinstance(event, AssertionChecked):
+            self.assertions.append(event.result)
+        elif isinstance(event, RunFinished):
+            self.finish(event.result)
+
+    def finish(self, result: RunResult) -> None:
+        """Write the reports of a finished (or interrupted) run."""
+        name = self.started.scenario.meta.name if self.started else result.scenario
+        self.write("summary.json", _json(result.to_dict()))
+        self.write("summary.txt", summary.render(result))
+        self.write("junit.xml", junit.render(result, name))
+        self.write("report.html", html.render(result, name, self.root))
+        self.close()
+
+    def close(self) -> None:
+        """Close the timeline."""
+        if not self._timeline.closed:
+            self._timeline.close()
+
+    def _line(self, event: Event) -> None:
+        try:
+            self._timeline.write(_timeline_line(event) + "\n")
+            self._timeline.flush()
+        except OSError as exc:
+            raise _output_error(os.path.join(self.root, "timeline.log"), exc) from None
+
+
+def _timeline_line(event: Event) -> str:
+    if isinstance(event, RunStarted):
+        name, device = event.scenario.meta.name, event.device.name
+        return f"+0.000s run {event.run_id} started: {name} on {device} (seed {event.effective_seed})"
+    stamp = f"+{event.at_ms / 1000:.3f}s"
+    if isinstance(event, StepStarted):
+        return f"{stamp} step {event.step.id} ({event.step.command}) started"
+    if isinstance(event, StepFinished):
+        step = event.result
+        reason = f": {step.error.message}" if step.error else ""
+        return f"{stamp} step {step.id} ({step.command}) {step.status} in {step.duration_ms} ms{reason}"
+    if isinstance(event, AssertionChecked):
+        check = event.result
+        reason = f": {check.details}" if check.details else ""
+        return f"{stamp} assertion {check.id} ({check.type} {check.target}) {check.status}{reason}"
+    run = event.result
+    return f"{stamp} run {run.run_id} {'interrupted' if run.interrupted else run.status}"
+
+
+def _device(event: RunStarted) -> dict[str, Any]:
+    info = event.device
+    return {
+        "platform": info.platform,
+        "name": info.name,
+        "runtime": info.runtime,
+        "model": info.model,
+        "app_id": info.app_id,
+        "screen": {"width": info.size.width, "height": info.size.height},
+    }
+
+
+def _runtime(event: RunStarted) -> dict[str, Any]:
+    import platform
+
+    return {
+        "visor": __version__,
+        "python": platform.python_version(),
+        "scenario": event.scenario.source,
+        "runtime": event.device.runtime,
+        "effective_seed": event.effective_seed,
+    }
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+def _output_error(path: str, exc: OSError) -> OutputError:
+    return OutputError(f"cannot write {path}: {exc.strerror or exc}", details={"path": path})

@@ -1,0 +1,71 @@
+"""report.html: a self-contained page showing each step, its screenshots and errors, and the assertions."""
+
+from __future__ import annotations
+
+import os
+from html import escape
+
+from visor.engine.results import RunResult, StepResult
+
+_STYLE = """
+body{font:15px/1.45 system-ui,sans-serif;margin:2rem;color:#212121;background:#fafafa}
+h1{font-size:1.4rem}.ok,.passed{color:#2e7d32}.fail,.failed{color:#c62828}.skipped{color:#757575}
+table{border-collapse:collapse;width:100%;background:#fff}td,th{border-bottom:1px solid #e0e0e0;padding:.5rem;
+text-align:left;vertical-align:top}img{max-height:320px;border:1px solid #e0e0e0}code{font-size:13px}
+.error{color:#c62828}.muted{color:#757575}
+"""
+
+
+def render(result: RunResult, name: str, root: str) -> str:
+    """Return the HTML report; screenshot links are relative to the run folder `root`."""
+    state = "interrupted" if result.interrupted else result.status
+    rows = "".join(_step_row(step, root) for step in result.steps)
+    checks = "".join(
+        f"<tr><td class='{c.status}'>{c.status}</td><td><code>{escape(c.id)}</code></td>"
+        f"<td>{escape(c.type)} <code>{escape(c.target)}</code></td><td class='error'>{escape(c.details)}</td></tr>"
+        for c in result.assertions
+    )
+    error = ""
+    if result.error is not None:
+        error = (
+            f"<p class='error'><b>{escape(result.error.code)}</b>: {escape(result.error.message)}<br>"
+            f"<span class='muted'>Cause:</span> {escape(result.error.likely_cause)}<br>"
+            f"<span class='muted'>Next:</span> {escape(result.error.next_step)}</p>"
+        )
+    return (
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        f"<title>visor: {escape(name)} ({state})</title><style>{_STYLE}</style></head><body>"
+        f"<h1>{escape(name)} <span class='{result.status}'>{state}</span></h1>"
+        f"<p class='muted'>run {escape(result.run_id)} on {escape(result.device)} ({escape(result.platform)}), "
+        f"started {escape(result.started_at)}, seed {result.effective_seed}<br>"
+        f"signature <code>{escape(result.signature)}</code></p>{error}"
+        "<h2>Steps</h2><table><tr><th>status</th><th>step</th><th>command</th><th>time</th><th>details</th></tr>"
+        f"{rows}</table>" + (f"<h2>Assertions</h2><table>{checks}</table>" if checks else "") + "</body></html>\n"
+    )
+
+
+def _step_row(step: StepResult, root: str) -> str:
+    images = "".join(
+        f"<a href='{escape(rel)}'><img src='{escape(rel)}' alt='{escape(step.id)}'></a>"
+        for rel in (_relative(path, root) for path in _pictures(step.details))
+    )
+    error = f"<div class='error'>{escape(step.error.message)}</div>" if step.error else ""
+    return (
+        f"<tr><td class='{step.status}'>{step.status}</td><td><code>{escape(step.id)}</code></td>"
+        f"<td>{escape(step.command)}</td><td>{step.duration_ms} ms</td><td>{error}{images}</td></tr>"
+    )
+
+
+def _pictures(details: object) -> list[str]:
+    found: list[str] = []
+    if isinstance(details, dict):
+        for key, value in details.items():
+            if key == "path" and isinstance(value, str) and value.endswith(".png"):
+                found.append(value)
+            else:
+                found.extend(_pictures(value))
+    return found
+
+
+def _relative(path: str, root: str) -> str:
+    return os.path.relpath(path, root).replace(os.sep, "/")

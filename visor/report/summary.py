@@ -1,0 +1,43 @@
+"""summary.txt: a run in plain text, for people reading CI logs or artifact folders."""
+
+from __future__ import annotations
+
+from visor.engine.results import RunResult
+
+_MARK = {"ok": "✓", "fail": "✗", "skipped": "-", "passed": "✓", "failed": "✗"}
+
+
+def render(result: RunResult) -> str:
+    """Return the text summary of a run."""
+    state = "INTERRUPTED" if result.interrupted else result.status.upper()
+    lines = [
+        f"visor run {result.run_id}: {state}",
+        f"scenario:  {result.scenario}",
+        f"device:    {result.device} ({result.platform})",
+        f"started:   {result.started_at}",
+        f"ended:     {result.ended_at}",
+        f"seed:      {result.effective_seed}" + ("" if result.seed is not None else " (not fixed by the scenario)"),
+        f"signature: {result.signature}",
+        "",
+        "steps:",
+    ]
+    for step in result.steps:
+        lines.append(f"  {_MARK[step.status]} {step.id:<24} {step.command:<10} {step.duration_ms:>6} ms")
+        if step.error is not None:
+            lines.append(f"      {step.error.message}")
+            lines.append(f"      cause: {step.error.likely_cause}")
+            lines.append(f"      next:  {step.error.next_step}")
+    if result.assertions:
+        lines += ["", "assertions:"]
+        for check in result.assertions:
+            lines.append(f"  {_MARK[check.status]} {check.id:<24} {check.type} {check.target}")
+            if check.details:
+                lines.append(f"      {check.details}")
+    if result.error is not None:
+        lines += [
+            "",
+            f"{result.error.code}: {result.error.message}",
+            f"cause: {result.error.likely_cause}",
+            f"next:  {result.error.next_step}",
+        ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,76 @@
+"""Points, sizes and rectangles in device pixels."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    """A point in device pixels."""
+
+    x: int
+    y: int
+
+
+@dataclass(frozen=True, slots=True)
+class Size:
+    """A screen size in device pixels."""
+
+    width: int
+    height: int
+
+    def to_pixels(self, x: float, y: float) -> Point:
+        """Turn fractions of the screen (0..1) into pixels, clamped to the last pixel."""
+        return Point(min(round(x * self.width), self.width - 1), min(round(y * self.height), self.height - 1))
+
+
+@dataclass(frozen=True, slots=True)
+class Rect:
+    """A rectangle: left and top inclusive, right and bottom exclusive (Android's `bounds`)."""
+
+    left: int
+    top: int
+    right: int
+    bottom: int
+
+    @property
+    def width(self) -> int:
+        """Return the width."""
+        return self.right - self.left
+
+    @property
+    def height(self) -> int:
+        """Return the height."""
+        return self.bottom - self.top
+
+    @property
+    def center(self) -> Point:
+        """Return the centre point."""
+        return Point((self.left + self.right) // 2, (self.top + self.bottom) // 2)
+
+    @property
+    def empty(self) -> bool:
+        """Return True when the rectangle has no area."""
+        return self.width <= 0 or self.height <= 0
+
+    def contains(self, point: Point) -> bool:
+        """Return True when `point` lies inside."""
+        return self.left <= point.x < self.right and self.top <= point.y < self.bottom
+
+    def intersect(self, other: Rect) -> Rect:
+        """Return the overlap (possibly empty)."""
+        return Rect(
+            max(self.left, other.left),
+            max(self.top, other.top),
+            min(self.right, other.right),
+            min(self.bottom, other.bottom),
+        )
+
+    def offset(self, dx: int, dy: int) -> Rect:
+        """Return the rectangle moved by (dx, dy)."""
+        return Rect(self.left + dx, self.top + dy, self.right + dx, self.bottom + dy)
+
+    def bounds_text(self) -> str:
+        """Return Android's form: `[left,top][right,bottom]`."""
+        return f"[{self.left},{self.top}][{self.right},{self.bottom}]"

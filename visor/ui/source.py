@@ -1,0 +1,151 @@
+"""Page source: UI trees to and from the XML that Appium's drivers return.
+
+Android: UiAutomator2's `<hierarchy>` of elements named by their class, with `bounds="[l,t][r,b]"`.
+iOS: XCUITest's `<AppiumAUT>` of `XCUIElementType…` elements with `x`, `y`, `width`, `height`; `name` (the
+accessibility id) becomes `content_desc` and `resource_id`, `label` (or `value`) becomes `text`, so selectors
+mean the same on both.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+from xml.sax.saxutils import quoteattr
+
+from visor.ui.geometry import Rect, Size
+from visor.ui.tree import Node, UiTree
+
+if TYPE_CHECKING:
+    from lxml import etree
+
+_BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
+_FLAGS = (
+    ("checkable", "checkable"),
+    ("checked", "checked"),
+    ("clickable", "clickable"),
+    ("enabled", "enabled"),
+    ("focusable", "focusable"),
+    ("focused", "focused"),
+    ("long-clickable", "long_clickable"),
+    ("password", "password"),
+    ("scrollable", "scrollable"),
+    ("selected", "selected"),
+)
+
+
+class PageSourceError(ValueError):
+    """The page source is not XML visor can read."""
+
+
+def to_xml(tree: UiTree) -> str:
+    """Serialise a tree as UiAutomator2 page source."""
+    out = [
+        "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>\n",
+        f'<hierarchy index="0" class="hierarchy" rotation="{tree.rotation}" '
+        f'width="{tree.size.width}" height="{tree.size.height}">\n',
+    ]
+    for index, root in enumerate(tree.roots):
+        _write(root, index, 1, out)
+    out.append("</hierarchy>\n")
+    return "".join(out)
+
+
+def _write(node: Node, index: int, depth: int, out: list[str]) -> None:
+    pad = "  " * depth
+    attrs = [
+        f'index="{index}"',
+        f"package={quoteattr(node.package)}",
+        f"class={quoteattr(node.class_name)}",
+        f"text={quoteattr(node.text)}",
+        f"content-desc={quoteattr(node.content_desc)}",
+        f"resource-id={quoteattr(node.resource_id)}",
+        *(f'{name}="{str(getattr(node, attr)).lower()}"' for name, attr in _FLAGS),
+        f'bounds="{node.bounds.bounds_text()}"',
+        f'displayed="{str(node.displayed).lower()}"',
+        f"hint={quoteattr(node.hint)}",
+    ]
+    tag = node.class_name if re.fullmatch(r"[A-Za-z_][\w.]*", node.class_name) else "node"
+    opening = f"{pad}<{tag} {' '.join(attrs)}"
+    if not node.children:
+        out.append(opening + " />\n")
+        return
+    out.append(opening + ">\n")
+    for child_index, child in enumerate(node.children):
+        _write(child, child_index, depth + 1, out)
+    out.append(f"{pad}</{tag}>\n")
+
+
+def parse_xml(xml: str) -> UiTree:
+    """Read Android (UiAutomator2) or iOS (XCUITest) page source into a tree.
+
+    Raises:
+        PageSourceError: the text is not well-formed XML.
+    """
+    root = parse_document(xml)
+    if root.tag == "hierarchy":
+        size = Size(int(root.get("width", "0") or 0), int(root.get("height", "0") or 0))
+        roots = tuple(_android(child) for child in root)
+        if size.width == 0 and roots:
+            size = Size(max(n.bounds.right for n in roots), max(n.bounds.bottom for n in roots))
+        return UiTree(size, roots, int(root.get("rotation", "0") or 0))
+    roots = tuple(_ios(child) for child in root) if root.tag == "AppiumAUT" else (_ios(root),)
+    width = max((n.bounds.right for n in roots), default=0)
+    height = max((n.bounds.bottom for n in roots), default=0)
+    return UiTree(Size(width, height), roots)
+
+
+def parse_document(xml: str) -> etree._Element:
+    """Parse page source with lxml (no network, no entities), raising `PageSourceError`."""
+    from lxml import etree
+
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True, remove_blank_text=True)
+    try:
+        return etree.fromstring(xml.encode("utf-8"), parser)
+    except etree.XMLSyntaxError as exc:
+        raise PageSourceError(f"page source is not well-formed XML: {exc}") from None
+
+
+def _truth(element: etree._Element, name: str, default: bool = False) -> bool:
+    value = element.get(name)
+    return default if value is None else value == "true"
+
+
+def _android(element: etree._Element) -> Node:
+    match = _BOUNDS.fullmatch(element.get("bounds", ""))
+    bounds = Rect(*(int(group) for group in match.groups())) if match else Rect(0, 0, 0, 0)
+    return Node(
+        class_name=element.get("class") or str(element.tag),
+        bounds=bounds,
+        resource_id=element.get("resource-id", ""),
+        text=element.get("text", ""),
+        content_desc=element.get("content-desc", ""),
+        hint=element.get("hint", ""),
+        package=element.get("package", ""),
+        displayed=_truth(element, "displayed", True),
+        children=tuple(_android(child) for child in element),
+        **{attr: _truth(element, name, attr == "enabled") for name, attr in _FLAGS},
+    )
+
+
+def _ios(element: etree._Element) -> Node:
+    def number(name: str) -> int:
+        return round(float(element.get(name, "0") or 0))
+
+    left, top = number("x"), number("y")
+    kind = element.get("type") or str(element.tag)
+    name = element.get("name", "") or ""
+    return Node(
+        class_name=kind,
+        bounds=Rect(left, top, left + number("width"), top + number("height")),
+        resource_id=name,
+        text=element.get("label") or element.get("value") or "",
+        content_desc=name,
+        enabled=_truth(element, "enabled", True),
+        displayed=_truth(element, "visible", True),
+        clickable=kind in ("XCUIElementTypeButton", "XCUIElementTypeCell", "XCUIElementTypeLink"),
+        checkable=kind == "XCUIElementTypeSwitch",
+        checked=kind == "XCUIElementTypeSwitch" and element.get("value") == "1",
+        selected=_truth(element, "selected"),
+        focused=_truth(element, "focused"),
+        children=tuple(_ios(child) for child in element),
+    )
