@@ -65,21 +65,21 @@ class VirtualClock:
 
     def __init__(self, start: dt.datetime | None = None) -> None:
         self._start = start or dt.datetime(2026, 1, 1, 9, 0, tzinfo=dt.UTC)
-        self._elapsed = 0.0
+        self._micros = 0  # whole microseconds: sums of sleeps never drift
 
     def now(self) -> dt.datetime:
         """Return the start time plus the elapsed virtual time."""
-        return self._start + dt.timedelta(seconds=self._elapsed)
+        return self._start + dt.timedelta(microseconds=self._micros)
 
     def monotonic(self) -> float:
-        """Return the elapsed virtual time."""
-        return self._elapsed
+        """Return the elapsed virtual time in seconds (a whole number of microseconds)."""
+        return self._micros / 1_000_000
 
     def sleep(self, seconds: float) -> None:
         """Move virtual time forward."""
         if seconds < 0:
             raise ValueError("time only moves forward")
-        self._elapsed += seconds
+        self._micros += round(seconds * 1_000_000)
 
 
 class RandomIds:

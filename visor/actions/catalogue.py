@@ -8,6 +8,7 @@ from visor.actions import commands
 from visor.actions.context import ActionContext
 from visor.actions.device import Key
 from visor.scenario.commands import (
+    ActAppSwitchArgs,
     ActBackArgs,
     ActDragArgs,
     ActHomeArgs,
@@ -30,6 +31,7 @@ EXECUTORS: dict[type[Args], commands.Executor] = {
     ActTypeArgs: commands.act_type,
     ActBackArgs: commands.act_key(Key.BACK),
     ActHomeArgs: commands.act_key(Key.HOME),
+    ActAppSwitchArgs: commands.act_key(Key.APP_SWITCH),
     ActResetArgs: commands.act_reset,
     ActDragArgs: commands.act_drag,
     ActSliderArgs: commands.act_slider,

@@ -14,9 +14,7 @@ from visor.actions.context import ActionContext, StepFailure
 from visor.actions.device import Key, PathPoint
 from visor.actions.targets import element_details, locate
 from visor.scenario.commands import (
-    ActBackArgs,
     ActDragArgs,
-    ActHomeArgs,
     ActResetArgs,
     ActSliderArgs,
     ActTypeArgs,
@@ -120,7 +118,7 @@ def _check_typed(value: str, before: Node | None, after: Node | None, secret: bo
 def act_key(key: Key) -> Executor:
     """Return an executor pressing `key`."""
 
-    def press(args: ActBackArgs | ActHomeArgs, ctx: ActionContext) -> dict[str, Any]:
+    def press(args: Args, ctx: ActionContext) -> dict[str, Any]:
         ctx.wait_idle()
         ctx.device.press_key(key)
         return {"args": _raw(args)}

@@ -197,6 +197,14 @@ class ActHomeArgs(ActArgs):
     name: Literal["home"]
 
 
+class ActAppSwitchArgs(ActArgs):
+    """Press the app-switch key (recent apps). A visor addition."""
+
+    owner = "act app_switch"
+
+    name: Literal["app_switch"]
+
+
 class ActResetArgs(ActArgs):
     """Restart the app under test with a clean state."""
 
@@ -270,11 +278,12 @@ COMMANDS: dict[str, CommandSpec] = {
         _single("navigate", NavigateArgs),
         CommandSpec(
             "act",
-            "Helpers: type, back, home, reset, drag, slider.",
+            "Helpers: type, back, home, app_switch, reset, drag, slider.",
             {
                 "type": ActTypeArgs,
                 "back": ActBackArgs,
                 "home": ActHomeArgs,
+                "app_switch": ActAppSwitchArgs,
                 "reset": ActResetArgs,
                 "drag": ActDragArgs,
                 "slider": ActSliderArgs,

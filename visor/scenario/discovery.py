@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
 from visor.errors import InputError, SourceError
-from visor.scenario.loader import STDIN_PATH, load_scenario
+from visor.scenario.document import Document
+from visor.scenario.loader import STDIN_PATH, load_scenario, read_document
 from visor.scenario.source import FORMATS_BY_SUFFIX
 from visor.scenario.validate import ValidationResult
 
@@ -104,18 +105,35 @@ def _scan_directory(root: str) -> list[str]:
     return found
 
 
-def validate_paths(patterns: Sequence[str], stdin: BinaryIO | None = None) -> BatchResult:
-    """Validate every scenario the patterns name; a file that cannot be read does not stop the others.
+#: Validates a parsed document of another kind than a scenario (an app model, say).
+Checker = Callable[[Document], ValidationResult]
+
+
+def validate_paths(
+    patterns: Sequence[str], stdin: BinaryIO | None = None, checkers: Mapping[str, Checker] | None = None
+) -> BatchResult:
+    """Validate every file the patterns name; a file that cannot be read does not stop the others.
+
+    Args:
+        patterns: files, directories, globs, or `-` for standard input.
+        stdin: what `-` reads.
+        checkers: validators by file suffix for files that are not scenarios (`.app.yaml`: app models).
 
     Raises:
         InputError: a pattern or directory yields no file at all.
     """
-    return BatchResult(tuple(_validate_each(expand_paths(patterns), stdin)))
+    return BatchResult(tuple(_validate_each(expand_paths(patterns), stdin, checkers or {})))
 
 
-def _validate_each(paths: Iterable[str], stdin: BinaryIO | None) -> Iterable[FileResult]:
+def _validate_each(
+    paths: Iterable[str], stdin: BinaryIO | None, checkers: Mapping[str, Checker]
+) -> Iterable[FileResult]:
     for path in paths:
+        checker = next((check for suffix, check in checkers.items() if path.lower().endswith(suffix)), None)
         try:
-            yield FileResult(path, result=load_scenario(path, stdin))
+            if checker is not None:
+                yield FileResult(path, result=checker(read_document(path, stdin)))
+            else:
+                yield FileResult(path, result=load_scenario(path, stdin))
         except SourceError as exc:
             yield FileResult(path, error=exc)

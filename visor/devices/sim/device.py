@@ -56,8 +56,8 @@ class SimDevice(Host):
         return DeviceInfo("android", "visor-sim", "sim", SIZE, "Visor simulated phone (1080x1920)", self.target)
 
     def now(self) -> float:
-        """Return the device time in seconds."""
-        return self.clock.monotonic()
+        """Return the device time in seconds, to the microsecond."""
+        return round(self.clock.monotonic(), 6)
 
     def observe(self) -> Observation:
         """Return the current screen."""
@@ -260,8 +260,8 @@ class SimDevice(Host):
             if duration < LONG_PRESS_MS:
                 self._touch(frame, widget, start)
             return
-        if app is None:
-            return
+        if app is None or (widget is not None and widget.kind == "scrim"):
+            return  # a modal dialog takes the touch: nothing behind it scrolls
         scroller = next(
             (w for w in reversed(frame.widgets) if w.kind == "list" and w.node.bounds.contains(start)), None
         )

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from visor.devices.sim.model import (
     Action,
     ButtonElement,
+    Cond,
     DialogOverlay,
     Element,
     FieldElement,
@@ -131,6 +132,10 @@ class _Builder:
         assert isinstance(widget, dict)
         return _Box(kind, class_name, bounds, self.package, flags=flags, widget=widget, **rest)  # type: ignore[arg-type]
 
+    def flag(self, value: bool | Cond) -> bool:
+        """Return a flag that may be a condition."""
+        return value if isinstance(value, bool) else self.app.holds(value, self.screen)
+
     def visible(self, element: Element) -> bool:
         return element.visible is None or self.app.holds(element.visible, self.screen)
 
@@ -170,9 +175,7 @@ class _Builder:
                 )
             )
         elif isinstance(element, ButtonElement):
-            enabled = (
-                element.enabled if isinstance(element.enabled, bool) else self.app.holds(element.enabled, self.screen)
-            )
+            enabled, selected = self.flag(element.enabled), self.flag(element.selected)
             parent.add(
                 self.box(
                     "button",
@@ -183,6 +186,7 @@ class _Builder:
                     clickable=enabled,
                     focusable=True,
                     enabled=enabled,
+                    selected=selected,
                     widget={**link, "style": element.style, "actions": tuple(element.on_tap)},
                 )
             )

@@ -29,6 +29,7 @@ from visor.scenario.fields import Owner
 from visor.scenario.issues import Issue, IssueCode, error, locate
 from visor.scenario.loader import read_document
 from visor.scenario.suggest import did_you_mean
+from visor.scenario.validate import ValidationResult
 
 APP_SUFFIXES = (".app.yaml", ".app.yml")
 #: The app a scenario gets on the simulated device when `config.app` does not name one.
@@ -97,6 +98,12 @@ def load_app(path: str) -> AppModel:
     except OSError:
         mtime = 0.0
     return _load_cached(path, mtime)
+
+
+def validate_app_document(document: Document) -> ValidationResult:
+    """Validate a parsed app model the way `visor validate` reports scenarios."""
+    _, issues = check_app_document(document)
+    return ValidationResult(document, tuple(issues), None)
 
 
 def check_app_document(document: Document) -> tuple[AppModel | None, list[Issue]]:

@@ -117,6 +117,7 @@ class ButtonElement(_Element):
     text: NonEmptyStr
     style: Literal["primary", "secondary", "danger"] = "primary"
     enabled: bool | Cond = True
+    selected: bool | Cond = Field(False, description="Shown as the chosen one of a group (a segmented control).")
     on_tap: list[Action] = Field(default_factory=list)
 
 

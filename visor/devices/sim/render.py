@@ -120,8 +120,9 @@ def _back(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int
 
 def _button(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
     node, rect = widget.node, widget.node.bounds
-    fill = {"danger": ERROR, "secondary": WHITE}.get(widget.style, accent)
-    ink = accent if widget.style == "secondary" else WHITE
+    style = "primary" if node.selected else widget.style
+    fill = {"danger": ERROR, "secondary": WHITE}.get(style, accent)
+    ink = accent if style == "secondary" else WHITE
     if not node.enabled:
         fill, ink = (224, 224, 224), (158, 158, 158)
     draw.rounded_rectangle(
@@ -139,14 +140,19 @@ def _field(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, in
         outline=accent if node.focused else (189, 189, 189),
         width=6 if node.focused else 3,
     )
-    if node.text:
+    end = rect.left + 32
+    if node.password and node.text:
+        for index in range(min(len(node.text), (rect.width - 64) // 36)):
+            x = rect.left + 48 + index * 36
+            draw.ellipse((x - 10, rect.center.y - 10, x + 10, rect.center.y + 10), fill=INK)
+        end = rect.left + 32 + 36 * len(node.text)
+    elif node.text:
         _text(draw, rect, node.text, 44, INK, pad=32)
+        end += int(draw.textlength(node.text, font=_font(44)))
     else:
         _text(draw, rect, node.hint, 44, (158, 158, 158), pad=32)
     if node.focused:
-        font = _font(44)
-        x = rect.left + 32 + int(draw.textlength(node.text, font=font)) + 4
-        draw.line((x, rect.center.y - 28, x, rect.center.y + 28), fill=accent, width=4)
+        draw.line((end + 4, rect.center.y - 28, end + 4, rect.center.y + 28), fill=accent, width=4)
 
 
 def _toggle(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:

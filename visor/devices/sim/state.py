@@ -44,6 +44,11 @@ class ScreenState:
     order: dict[str, list[int]] = field(default_factory=dict)
 
 
+def at(now: float, ms: float) -> float:
+    """Return the time `ms` milliseconds after `now`, to the microsecond (so equal times compare equal)."""
+    return round(now + ms / 1000, 6)
+
+
 @dataclass(order=True)
 class Timer:
     """Actions due at a time; `seq` keeps timers due at the same time in the order they were set."""
@@ -170,7 +175,7 @@ class AppState:
         """Restart an auto-hiding panel's countdown: it was just used."""
         panel = self.model.screens[screen.name].overlays.get(overlay)
         if isinstance(panel, PanelOverlay) and panel.auto_hide_ms and overlay in screen.deadlines:
-            screen.deadlines[overlay] = now + panel.auto_hide_ms / 1000
+            screen.deadlines[overlay] = at(now, panel.auto_hide_ms)
 
     # -- behaviour -----------------------------------------------------------------------------------------
 
@@ -225,17 +230,17 @@ class AppState:
             scope.overlays.append(name)
         overlay = self.model.screens[scope.name].overlays[name]
         if isinstance(overlay, PanelOverlay) and overlay.auto_hide_ms:
-            scope.deadlines[name] = now + overlay.auto_hide_ms / 1000
+            scope.deadlines[name] = at(now, overlay.auto_hide_ms)
 
     def _toast(self, message: str, now: float) -> None:
-        self.toast = (message, now + self.model.toast_ms / 1000)
+        self.toast = (message, at(now, self.model.toast_ms))
 
     def _after(self, ms: int, actions: list[Action], scope: ScreenState, now: float) -> None:
         self._seq += 1
-        self.timers.append(Timer(now + ms / 1000, self._seq, actions, scope))
+        self.timers.append(Timer(at(now, ms), self._seq, actions, scope))
 
     def _busy(self, ms: int, now: float) -> None:
-        self.busy_until = max(self.busy_until, now + ms / 1000)
+        self.busy_until = max(self.busy_until, at(now, ms))
 
     # -- values --------------------------------------------------------------------------------------------
 

@@ -1,0 +1,255 @@
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, Cli, check_envelope
+from visor.errors import ExitCode
+
+SCENARIOS = ROOT / "scenarios"
+
+
+def test_run_passes_with_every_artifact(cli_runner: Cli, tmp_path: Path) -> None:
+    result = cli_runner.run("run", str(SCENARIOS / "login.yaml"), "--output", "out")
+    envelope = result.envelope
+    assert result.exit_code == ExitCode.OK
+    assert (envelope["status"], envelope["next_action"]) == ("ok", "report")
+    run = envelope["data"]["run"]
+    assert run["run_id"] == "run_000000000003" and run["platform"] == "android" and run["device"] == "visor-sim"
+    assert [step["status"] for step in run["steps"]] == ["ok"] * 6
+    assert run["seed"] == run["effective_seed"] == 42
+    folder = tmp_path / "out" / run["run_id"]
+    names = {str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()}
+    assert names == {
+        "screenshots/006-feed.png",
+        "summary.json",
+        "summary.txt",
+        "junit.xml",
+        "timeline.log",
+        "report.html",
+        "env/device.json",
+        "env/runtime.json",
+    }
+    assert run["artifacts"] == ["out/run_000000000003/screenshots/006-feed.png"]
+    assert set(envelope["artifacts"]) == {f"out/{run['run_id']}/{name}" for name in names}
+    assert json.loads((folder / "summary.json").read_text()) == run
+    assert (folder / "screenshots/006-feed.png").read_bytes().startswith(b"\x89PNG")
+    timeline = (folder / "timeline.log").read_text().splitlines()
+    assert timeline[0].startswith("+0.000s run run_000000000003 started: login on visor-sim (seed 42)")
+    assert timeline[-1].endswith("run run_000000000003 ok")
+    assert "✓ passed: 6 steps, 3 assertions" in result.stderr
+
+
+def test_failed_run_says_which_step_why_and_what_next(cli_runner: Cli, tmp_path: Path) -> None:
+    result = cli_runner.run("run", str(SCENARIOS / "fails-on-purpose.yaml"), "--output", "out")
+    envelope = result.envelope
+    assert result.exit_code == ExitCode.RUN_FAILED
+    assert envelope["status"] == "fail" and envelope["next_action"] == "report"
+    error = envelope["error"]
+    assert error["code"] == "ASSERTION_ERROR"
+    assert "the first failed step was 'misspelt-button'" in error["likely_cause"]
+    step = envelope["data"]["run"]["steps"][1]
+    assert step["status"] == "fail" and step["error"]["code"] == "ACTION_ERROR"
+    assert "no element matches text=Log im" in step["error"]["message"]
+    assert step["error"]["next_step"].startswith("Did you mean text=Log in?")
+    assert envelope["data"]["run"]["steps"][2]["status"] == "ok"  # the run went on
+    folder = tmp_path / "out" / envelope["data"]["run"]["run_id"]
+    assert (folder / "screenshots" / "002-misspelt-button-failure.png").exists()
+    assert (folder / "sources" / "002-misspelt-button-failure.xml").read_text().startswith("<?xml")
+    suite = ET.parse(folder / "junit.xml").getroot().find("testsuite")
+    assert suite is not None and (suite.get("tests"), suite.get("failures")) == ("4", "2")
+    failures = [case.get("name") for case in suite.iter("testcase") if case.find("failure") is not None]
+    assert failures == ["misspelt-button (tap)", "never-on-feed (visible text=Feed)"]
+
+
+def test_capture_steps_keeps_a_screenshot_after_every_step(cli_runner: Cli, tmp_path: Path) -> None:
+    run = cli_runner.run("run", str(SCENARIOS / "login.yaml"), "--output", "o", "--capture", "steps").data["run"]
+    shots = sorted(p.name for p in (tmp_path / "o" / run["run_id"] / "screenshots").iterdir())
+    assert shots == [
+        "001-open-login.png",
+        "002-type-username.png",
+        "003-type-password.png",
+        "004-submit.png",
+        "005-wait-feed.png",
+        "006-feed-2.png",
+        "006-feed.png",
+    ]
+
+
+def test_seed_option_overrides_and_unseeded_runs_report_their_seed(cli_runner: Cli) -> None:
+    run = cli_runner.run("run", str(SCENARIOS / "promo-unseeded.yaml"), "--output", "o").data["run"]
+    assert "seed" not in run and run["effective_seed"] > 0
+    again = cli_runner.run(
+        "run", str(SCENARIOS / "promo-unseeded.yaml"), "--output", "o", "--seed", str(run["effective_seed"])
+    ).data["run"]
+    assert again["determinism_signature"] == run["determinism_signature"]
+
+
+def test_invalid_scenario_is_an_input_error_with_every_issue(cli_runner: Cli, write) -> None:  # type: ignore[no-untyped-def]
+    path = write(
+        "bad.yaml",
+        "meta: {name: x, version: '1'}\nconfig: {seed: 1, runtime: sim}\nsteps:\n  - {id: a, command: tap, args: {}}\n  - {id: a, command: scrol, args: {}}\n",
+    )
+    result = cli_runner.run("run", str(path))
+    envelope = result.envelope
+    assert result.exit_code == ExitCode.ERROR and envelope["error"]["code"] == "INPUT_ERROR"
+    assert envelope["error"]["message"].startswith(
+        f"{path}:4:27: ARG_ERROR tap requires args.target or args.x/args.y (and 2 more)"
+    )
+    assert len(envelope["data"]["issues"]) == 3 and envelope["next_action"] == "validate"
+
+
+def test_app_model_errors_name_line_and_column(cli_runner: Cli, write) -> None:  # type: ignore[no-untyped-def]
+    write(
+        "apps/broken.app.yaml",
+        "app: {id: com.x.y, name: X, start: home}\nscreens:\n  home:\n    elements:\n      - {type: buton, text: Hi}\n",
+    )
+    path = write(
+        "s.yaml",
+        "meta: {name: x, version: '1'}\nconfig: {seed: 1, runtime: sim, app: apps/broken.app.yaml}\nsteps:\n  - {id: a, command: wait, args: {ms: 1}}\n",
+    )
+    result = cli_runner.run("run", str(path))
+    error = result.envelope["error"]
+    assert result.exit_code == ExitCode.ERROR and error["code"] == "INPUT_ERROR"
+    assert "broken.app.yaml:5:10: app model: screens.home.elements[0].type 'buton' is not supported" in error["message"]
+    assert "did you mean 'button'?" in result.envelope["data"]["issues"][0]["hint"]
+
+
+def test_the_appium_runtime_is_refused_clearly_until_it_exists(cli_runner: Cli) -> None:
+    result = cli_runner.run("run", str(ROOT / "tests/fixtures/upstream/smoke.json"))
+    assert result.exit_code == ExitCode.ERROR
+    assert result.envelope["error"]["code"] == "TARGET_ERROR"
+    assert "--runtime sim" in result.envelope["error"]["next_step"]
+
+
+def test_upstream_json_runs_on_sim(cli_runner: Cli) -> None:
+    result = cli_runner.run("run", str(SCENARIOS / "settings-upstream.json"), "--runtime", "sim", "--output", "o")
+    assert result.exit_code == ExitCode.OK
+
+
+def test_unwritable_output_folder(cli_runner: Cli, write) -> None:  # type: ignore[no-untyped-def]
+    blocker = write("not-a-folder", "a file where a folder should be")
+    result = cli_runner.run("run", str(SCENARIOS / "login.yaml"), "--output", str(blocker / "out"))
+    error = result.envelope["error"]
+    assert result.exit_code == ExitCode.ERROR and error["code"] == "INPUT_ERROR"
+    assert "cannot write" in error["message"] and "--output" in error["next_step"]
+
+
+def test_interrupt_mid_run_keeps_what_was_written(tmp_path: Path) -> None:
+    """Ctrl-C through the core call: the steps finished so far are reported and their files kept."""
+    from visor.clock import CountingIds, SystemClock
+    from visor.engine.events import StepFinished
+    from visor.report.runs import Environment, RunOptions, run_file
+
+    class CtrlC:
+        def __init__(self) -> None:
+            self.steps = 0
+
+        def handle(self, event: object) -> None:
+            if isinstance(event, StepFinished):
+                self.steps += 1
+                if self.steps == 3:
+                    raise KeyboardInterrupt
+
+    options = RunOptions(output=str(tmp_path / "out"), capture="steps")
+    outcome = run_file(str(SCENARIOS / "login.yaml"), options, Environment(SystemClock(), CountingIds()), (CtrlC(),))
+    assert outcome.exit_code == ExitCode.INTERRUPTED
+    assert outcome.error is not None and outcome.error.code == "INTERRUPTED"
+    run = outcome.data["run"]
+    assert run["interrupted"] is True and [s["id"] for s in run["steps"]] == [
+        "open-login",
+        "type-username",
+        "type-password",
+    ]
+    folder = tmp_path / "out" / run["run_id"]
+    assert json.loads((folder / "summary.json").read_text())["interrupted"] is True
+    assert len(list((folder / "screenshots").iterdir())) == 3
+    assert "INTERRUPTED" in (folder / "summary.txt").read_text()
+
+
+def _long_scenario(tmp_path: Path) -> Path:
+    steps = "\n".join(f'  - {{id: s{n}, command: tap, args: {{target: "id=username"}}}}' for n in range(3000))
+    path = tmp_path / "long.yaml"
+    path.write_text(f"meta: {{name: long, version: '1'}}\nconfig: {{seed: 1, runtime: sim}}\nsteps:\n{steps}\n")
+    return path
+
+
+def test_ctrl_c_in_a_real_process(tmp_path: Path) -> None:
+    """SIGINT to a running `visor run`: envelope INTERRUPTED, exit 130, summary.json and screenshots on disk."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "visor", "run", str(_long_scenario(tmp_path)), "--output", "out", "--capture", "steps"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    shots: list[Path] = []
+    while time.monotonic() < deadline and len(shots) < 5:
+        time.sleep(0.1)
+        shots = list((tmp_path / "out").glob("run_*/screenshots/*.png"))
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == ExitCode.INTERRUPTED, stderr
+    envelope = check_envelope(stdout)
+    assert envelope["error"]["code"] == "INTERRUPTED" and envelope["data"]["run"]["interrupted"] is True
+    done = len(envelope["data"]["run"]["steps"])
+    assert 5 <= done < 3000
+    folder = next((tmp_path / "out").glob("run_*"))
+    assert len(json.loads((folder / "summary.json").read_text())["steps"]) == done
+    assert len(list((folder / "screenshots").glob("*.png"))) >= done
+    assert "Traceback" not in stderr
+
+
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare to mount a tiny file system")
+def test_full_disk_is_a_clear_error_and_the_envelope_still_arrives(tmp_path: Path) -> None:
+    """A 96 KiB tmpfs (in a private mount namespace) fills up with the first screenshots."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    command = (
+        f"mount -t tmpfs -o size=96k tmpfs {disk} && cd {tmp_path} && "
+        f"{sys.executable} -m visor run {SCENARIOS / 'login.yaml'} --output {disk} --capture steps"
+    )
+    done = subprocess.run(
+        ["unshare", "--mount", "--map-root-user", "sh", "-c", command], capture_output=True, text=True, timeout=120
+    )
+    if "mount" in done.stderr and done.returncode != 0 and not done.stdout:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    envelope = check_envelope(done.stdout)
+    assert done.returncode == ExitCode.ERROR
+    assert envelope["error"]["code"] == "INPUT_ERROR"
+    assert "No space left on device" in envelope["error"]["message"]
+    assert envelope["data"]["run"]["steps"], "the steps finished before the disk filled are reported"
+    assert "Traceback" not in done.stderr
+
+
+def test_run_envelope_matches_seed_002_field_for_field(cli_runner: Cli) -> None:
+    run = cli_runner.run("run", str(SCENARIOS / "settings.yaml"), "--output", "o").data["run"]
+    for key in (
+        "run_id",
+        "platform",
+        "device",
+        "started_at",
+        "ended_at",
+        "status",
+        "steps",
+        "assertions",
+        "artifacts",
+        "determinism_signature",
+        "seed",
+    ):
+        assert key in run
+    for step in run["steps"]:
+        assert set(step) >= {"id", "command", "status", "duration_ms", "details"}
+    for check in run["assertions"]:
+        assert set(check) >= {"id", "type", "target", "status", "details"}
+    assert os.path.basename(run["artifacts"][0]) == "006-settings.png"

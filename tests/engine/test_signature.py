@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+import json
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import FIXTURES
+from tests.simkit import run, steps_yaml
+from visor.engine.signature import VOLATILE_KEYS, normalize, signature
+
+LOGIN = (
+    '{id: user, command: act, args: {name: type, target: "id=username", value: %s}}',
+    '{id: pass, command: act, args: {name: type, target: "id=password", value: lovelace}}',
+    '{id: submit, command: tap, args: {target: "text=Log in"}}',
+    '{id: feed, command: wait, args: {for: "text=Feed"}}',
+)
+
+
+def login(user: str = "ada") -> str:
+    return steps_yaml(LOGIN[0] % user, *LOGIN[1:], assertions='{id: a, type: visible, target: "text=Feed"}')
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_same_scenario_and_seed_same_signature(seed: int) -> None:
+    first, _ = run(steps_yaml('{id: o, command: navigate, args: {to: "demo://feed"}}'), seed=seed)
+    second, _ = run(steps_yaml('{id: o, command: navigate, args: {to: "demo://feed"}}'), seed=seed)
+    assert first.signature == second.signature
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_key_order_in_the_file_does_not_matter(rng: random.Random) -> None:
+    doc = {
+        "meta": {"name": "t", "version": "1"},
+        "config": {"seed": 42, "runtime": "sim"},
+        "steps": [
+            {"id": "t", "command": "act", "args": {"name": "type", "target": "id=username", "value": "ada"}},
+            {"id": "s", "command": "scroll", "args": {"direction": "down", "percent": 50}},
+        ],
+        "assertions": [{"id": "a", "type": "text_contains", "target": "id=username", "value": "ad"}],
+    }
+
+    def shuffled(value):  # type: ignore[no-untyped-def]
+        if isinstance(value, dict):
+            items = list(value.items())
+            rng.shuffle(items)
+            return {key: shuffled(item) for key, item in items}
+        if isinstance(value, list):
+            return [shuffled(item) for item in value]
+        return value
+
+    assert run(shuffled(doc))[0].signature == run(doc)[0].signature
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8).filter(lambda s: s != "ada"))
+def test_other_typed_text_gives_another_signature(user: str) -> None:
+    assert run(login(user))[0].signature != run(login())[0].signature
+
+
+def test_another_screen_reached_gives_another_signature() -> None:
+    """Both runs pass every step; only the screen after the login differs (wrong password stays on it)."""
+    good = steps_yaml(LOGIN[0] % "ada", *LOGIN[1:3])
+    bad = good.replace("value: lovelace", "value: lovelacE")
+    first, second = run(good)[0], run(bad)[0]
+    assert [s.status for s in first.steps] == [s.status for s in second.steps] == ["ok"] * 3
+    assert first.signature != second.signature
+
+
+def test_masked_elements_do_not_count() -> None:
+    """The banner's text is random; masked, it no longer changes the signature (its place still counts)."""
+    app = str(FIXTURES / "apps" / "ads.app.yaml")
+    base = steps_yaml('{id: look, command: wait, args: {for: "id=ok"}}')
+    masked = base.replace("runtime: sim", 'runtime: sim, mask: ["id=ad"]')
+    plain = {run(base, seed=seed, app=app)[0].signature for seed in range(8)}
+    hidden = {run(masked, seed=seed, app=app)[0].signature for seed in range(8)}
+    assert len(plain) == 2 and len(hidden) == 1
+
+
+def test_volatile_keys_are_removed_at_any_depth() -> None:
+    details = {"args": {"path": "x", "label": "a"}, "waited_ms": 5, "evidence": {"screenshot": {"path": "y"}}}
+    assert normalize(details) == {"args": {"label": "a"}, "evidence": {"screenshot": {}}}
+    assert {"path", "waited_ms", "duration_ms"} <= VOLATILE_KEYS
+
+
+def test_signature_ignores_durations_and_is_sha256_of_canonical_json() -> None:
+    result, _ = run(login())
+    assert len(result.signature) == 64 and int(result.signature, 16) >= 0
+    assert signature(result.platform, result.steps, result.assertions) == result.signature
+    json.dumps(result.to_dict())  # serialisable

@@ -1,0 +1,75 @@
+"""Helpers for tests that drive the simulated device and the engine in-process."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from visor.clock import VirtualClock
+from visor.devices.sim.device import SimDevice
+from visor.devices.sim.load import load_app, resolve_app
+from visor.engine.events import Event, RunFinished
+from visor.engine.results import RunResult
+from visor.engine.runner import RunContext, resolve_settings, run_scenario
+from visor.scenario.document import Document
+from visor.scenario.scenario import Scenario
+from visor.scenario.validate import validate_document
+
+DEMO = resolve_app("demo", ".")
+
+
+def demo_device(seed: int = 42, clock: VirtualClock | None = None) -> SimDevice:
+    """A fresh simulated phone running the demo app."""
+    return SimDevice(load_app(DEMO), clock=clock or VirtualClock(), seed=seed)
+
+
+def scenario_from(doc: dict[str, Any] | str) -> Scenario:
+    """Build a valid scenario from a dict or YAML text (fails the test when invalid)."""
+    data = yaml.safe_load(doc) if isinstance(doc, str) else doc
+    result = validate_document(Document("test.yaml", "yaml", data, {}))
+    assert result.scenario is not None, [i.to_dict() for i in result.issues]
+    return result.scenario
+
+
+@dataclass
+class MemorySink:
+    """Keeps artifacts in memory: the engine's tests need no files."""
+
+    saved: dict[str, bytes] = field(default_factory=dict)
+
+    def save(self, step_number: int, label: str, kind: str, data: bytes) -> str:
+        path = f"{kind}s/{step_number:03d}-{label}"
+        self.saved[path] = data
+        return path
+
+
+def run(
+    doc: dict[str, Any] | str,
+    *,
+    seed: int | None = None,
+    timeout_ms: float | None = None,
+    capture: str = "failures",
+    app: str = DEMO,
+) -> tuple[RunResult, list[Event]]:
+    """Run a scenario on a fresh device (the demo app unless told); return the result and every event."""
+    scenario = scenario_from(doc)
+    settings = resolve_settings(scenario, timeout_ms=timeout_ms, seed=seed, fresh_seed=1234, capture=capture)  # type: ignore[arg-type]
+    clock = VirtualClock()
+    device = SimDevice(load_app(app), clock=clock, seed=settings.effective_seed)
+    events = list(
+        run_scenario(scenario, settings, RunContext(device, clock, VirtualClock(), MemorySink(), "run_000000000001"))
+    )
+    final = events[-1]
+    assert isinstance(final, RunFinished)
+    return final.result, events
+
+
+def steps_yaml(*steps: str, assertions: str = "", seed: str = "seed: 42") -> str:
+    """A scenario in YAML from step lines such as `{id: a, command: tap, args: {target: "text=Log in"}}`."""
+    body = "\n".join(f"  - {step}" for step in steps)
+    checks = "\n".join(f"  - {line}" for line in assertions.splitlines() if line.strip())
+    return f"meta: {{name: t, version: '1'}}\nconfig: {{{seed}, runtime: sim}}\nsteps:\n{body}\n" + (
+        f"assertions:\n{checks}\n" if checks else ""
+    )

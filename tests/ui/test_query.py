@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+import pytest
+
+from tests.simkit import demo_device
+from visor.scenario.selectors import parse_selector
+from visor.ui.query import QueryError, closest, find, first_on_screen
+
+
+def texts(selector: str, platform: str = "android") -> list[str]:
+    tree = demo_device().observe().tree
+    return [
+        node.text or node.content_desc or node.resource_id
+        for node in find(tree, parse_selector(selector), platform=platform)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("selector", "expected"),
+    [
+        ("text=Log in", ["Log in"]),
+        ("text~=Welcome", ["Welcome back"]),
+        ("id=username", ["com.visor.demo:id/username"]),
+        ("id=com.visor.demo:id/login", ["Log in"]),
+        ("accessibility=Nothing here", []),
+        ("Log in", []),  # a bare string is an accessibility id (content-desc), as upstream
+        ("xpath=//android.widget.Button", ["Log in"]),
+        ("xpath=//*[@resource-id='com.visor.demo:id/welcome']", ["Welcome back"]),
+        (
+            'uiautomator=new UiSelector().className("android.widget.EditText").instance(1)',
+            ["com.visor.demo:id/password"],
+        ),
+        ('uiautomator=.textMatches("Log.*").clickable(true)', ["Log in"]),
+        (
+            'uiautomator=new UiSelector().resourceIdMatches(".*:id/(username|password)")',
+            ["com.visor.demo:id/username", "com.visor.demo:id/password"],
+        ),
+        ('uiautomator=new UiSelector().descriptionContains("x")', []),
+        ("first-in-section=Welcome back", ["com.visor.demo:id/username"]),
+    ],
+)
+def test_selector_kinds(selector: str, expected: list[str]) -> None:
+    assert texts(selector) == expected
+
+
+def test_ios_only_selectors_explain_themselves_on_android() -> None:
+    with pytest.raises(QueryError, match="predicate= selectors are iOS only; this device is android"):
+        texts("predicate=label == 'Log in'")
+    with pytest.raises(QueryError, match="Android only"):
+        texts('uiautomator=new UiSelector().text("x")', platform="ios")
+
+
+def test_xpath_selecting_values_is_refused() -> None:
+    with pytest.raises(QueryError, match="selects values, not elements"):
+        texts("xpath=//@text")
+
+
+def test_closest_candidates_rank_the_likely_typo_first() -> None:
+    tree = demo_device().observe().tree
+    candidates = closest(tree, parse_selector("text=Log im"))
+    assert candidates[0].selector == "text=Log in"
+    assert "Button" in candidates[0].description
+
+
+def test_first_on_screen_skips_elements_scrolled_away() -> None:
+    device = demo_device()
+    device.open_url("demo://feed")
+    tree = device.observe().tree
+    items = find(tree, parse_selector("id=feed_item"), platform="android")
+    assert first_on_screen(tree, items) is items[0]
+    assert all(tree.on_screen(item) for item in items)
