@@ -256,8 +256,11 @@ def test_run_envelope_matches_seed_002_field_for_field(cli_runner: Cli) -> None:
 
 
 def test_stop_on_failure_reports_skipped_steps_in_the_envelope(cli_runner: Cli, write) -> None:  # type: ignore[no-untyped-def]
-    path = write("s.yaml", "meta: {name: x, version: '1'}\nconfig: {seed: 1, runtime: sim, stopOnFailure: true, timeoutMs: 300}\n"
-                 "steps:\n  - {id: a, command: tap, args: {target: 'text=Nope'}}\n  - {id: b, command: wait, args: {ms: 1}}\n")
+    path = write(
+        "s.yaml",
+        "meta: {name: x, version: '1'}\nconfig: {seed: 1, runtime: sim, stopOnFailure: true, timeoutMs: 300}\n"
+        "steps:\n  - {id: a, command: tap, args: {target: 'text=Nope'}}\n  - {id: b, command: wait, args: {ms: 1}}\n",
+    )
     result = cli_runner.run("run", str(path), "--output", "o")
     assert [s["status"] for s in result.data["run"]["steps"]] == ["fail", "skipped"]
     assert result.exit_code == ExitCode.RUN_FAILED
