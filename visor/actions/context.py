@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from visor.actions.device import Device
 from visor.clock import Clock
@@ -21,16 +20,6 @@ class ArtifactSink(Protocol):
 
 class StepFailure(ActionError):
     """A step could not do what it was asked; the run goes on (upstream semantics) and reports it."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        likely_cause: str | None = None,
-        next_step: str | None = None,
-        details: Mapping[str, Any] | None = None,
-    ) -> None:
-        super().__init__(message, likely_cause=likely_cause, next_step=next_step, details=details)
 
 
 @dataclass

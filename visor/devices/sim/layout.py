@@ -132,6 +132,19 @@ class _Builder:
         assert isinstance(widget, dict)
         return _Box(kind, class_name, bounds, self.package, flags=flags, widget=widget, **rest)  # type: ignore[arg-type]
 
+    def overlay_text(self, parent: _Box, bounds: Rect, rid: str, text: str, overlay: str, style: str = "title") -> None:
+        """Add a dialog's or a panel's title (or message), already rendered."""
+        parent.add(
+            self.box(
+                "text",
+                "android.widget.TextView",
+                bounds,
+                resource_id=rid,
+                text=text,
+                widget={"style": style, "overlay": overlay},
+            )
+        )
+
     def flag(self, value: bool | Cond) -> bool:
         """Return a flag that may be a condition."""
         return value if isinstance(value, bool) else self.app.holds(value, self.screen)
@@ -482,27 +495,18 @@ def _dialog(builder: _Builder, root: _Box, name: str, overlay: DialogOverlay) ->
     )
     y = top + 64
     if overlay.title:
-        panel.add(
-            builder.box(
-                "text",
-                "android.widget.TextView",
-                Rect(136, y, SIZE.width - 136, y + 80),
-                resource_id="android:id/alertTitle",
-                text=builder.text(overlay.title),
-                widget={"style": "title", "overlay": name},
-            )
+        builder.overlay_text(
+            panel, Rect(136, y, SIZE.width - 136, y + 80), "android:id/alertTitle", builder.text(overlay.title), name
         )
         y += 96
     if lines:
-        panel.add(
-            builder.box(
-                "text",
-                "android.widget.TextView",
-                Rect(136, y, SIZE.width - 136, y + 60 * len(lines)),
-                resource_id="android:id/message",
-                text="\n".join(lines),
-                widget={"style": "body", "overlay": name},
-            )
+        builder.overlay_text(
+            panel,
+            Rect(136, y, SIZE.width - 136, y + 60 * len(lines)),
+            "android:id/message",
+            "\n".join(lines),
+            name,
+            style="body",
         )
         y += 60 * len(lines)
     y += 48
@@ -544,15 +548,12 @@ def _panel(builder: _Builder, root: _Box, name: str, overlay: PanelOverlay) -> N
     )
     y = top + 40
     if overlay.title:
-        panel.add(
-            builder.box(
-                "text",
-                "android.widget.TextView",
-                Rect(MARGIN, y, SIZE.width - MARGIN, y + 80),
-                resource_id=builder.rid(f"{name}_title"),
-                text=builder.text(overlay.title),
-                widget={"style": "title", "overlay": name},
-            )
+        builder.overlay_text(
+            panel,
+            Rect(MARGIN, y, SIZE.width - MARGIN, y + 80),
+            builder.rid(f"{name}_title"),
+            builder.text(overlay.title),
+            name,
         )
         y += 104
     builder.column(panel, overlay.elements, Rect(MARGIN, y, SIZE.width - MARGIN, SIZE.height - MARGIN), overlay=name)
