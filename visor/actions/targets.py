@@ -11,7 +11,7 @@ from typing import Any
 
 from visor.actions.context import ActionContext, StepFailure
 from visor.actions.device import Observation
-from visor.scenario.selectors import Selector, parse_selector
+from visor.scenario.selectors import Selector, SelectorKind, parse_selector
 from visor.ui.query import QueryError, closest, find, first_on_screen
 from visor.ui.tree import Node
 
@@ -42,8 +42,6 @@ def element_details(node: Node) -> dict[str, Any]:
 
 def match_all(observation: Observation, selector: Selector, platform: str) -> list[Node]:
     """Return every node the selector matches on this observation."""
-    from visor.scenario.selectors import SelectorKind
-
     xml = observation.xml if selector.kind is SelectorKind.XPATH else None
     return find(observation.tree, selector, platform=platform, xml=xml)
 

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from visor.actions.catalogue import execute
 from visor.actions.context import ActionContext, ArtifactSink
 from visor.actions.device import Device, Observation
+from visor.actions.targets import match_all
 from visor.clock import Clock, isoformat
 from visor.engine import assertions as assertion_checks
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
@@ -169,8 +170,6 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext) -> StepRes
 
 
 def _masked(observation: Observation, mask: tuple[str, ...], platform: str) -> set[int]:
-    from visor.actions.targets import match_all
-
     hidden: set[int] = set()
     for selector in mask:
         try:
