@@ -85,22 +85,21 @@ def act_type(args: ActTypeArgs, ctx: ActionContext) -> dict[str, Any]:
     """Type text into the target field (tapping it first) or the focused one, and check it arrived."""
     ctx.wait_idle()
     details: dict[str, Any] = {}
-    secret = False
+    into = None
     if args.target is not None:
         target = locate(ctx, args.target)
-        secret = target.node.password
-        ctx.device.tap(_visible_center(target.node, target.observation.tree.screen))
+        into = target.node
         details["target"] = target.details(args.target)
-    before = ctx.device.observe().tree.focused()
-    secret = secret or bool(before and before.password)
-    ctx.device.type_text(args.value)
+    field = into or ctx.device.observe().tree.focused()
+    secret = bool(field and field.password)
+    ctx.device.type_text(args.value, into)
     after = ctx.device.observe().tree.focused()
-    _check_typed(args.value, before, after, secret)
+    _check_typed(args.value, after, secret)
     shown = _raw(args) | ({"value": "•••"} if secret else {})
     return {"args": shown, **details, "field": element_details(after) if after else None}
 
 
-def _check_typed(value: str, before: Node | None, after: Node | None, secret: bool) -> None:
+def _check_typed(value: str, after: Node | None, secret: bool) -> None:
     """Refuse to pass a type step whose text did not land (keyboards drop characters on real devices)."""
     if after is None:
         return

@@ -12,16 +12,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from visor.errors import ActionError
+from visor.errors import ActionError, TargetError
 from visor.ui.geometry import Point, Size
 from visor.ui.source import to_xml
-from visor.ui.tree import UiTree
+from visor.ui.tree import Node, UiTree
 
 
 class InputRejected(ActionError):
     """The device cannot perform this input here (no focused field, no app for a URL, an unsupported key)."""
 
     default_cause = "The screen is not in the state this input needs."
+
+
+class SessionRestarted(TargetError):
+    """The device's session was lost and a new one was started: the step should run again (once)."""
+
+    default_cause = "The automation session ended (the server restarted it, or it timed out)."
 
 
 class Key(enum.StrEnum):
@@ -97,8 +103,8 @@ class Device(Protocol):
         """Move one to five fingers along their paths (W3C pointer actions): drags, swipes, long presses."""
         ...
 
-    def type_text(self, text: str) -> None:
-        """Type into the focused field."""
+    def type_text(self, text: str, into: Node | None = None) -> None:
+        """Type into `into` (an element of the last observation), or into the focused field."""
         ...
 
     def press_key(self, key: Key) -> None:

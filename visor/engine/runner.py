@@ -14,7 +14,8 @@ from typing import Any, Literal
 
 from visor.actions.catalogue import execute
 from visor.actions.context import ActionContext, ArtifactSink
-from visor.actions.device import Device, Observation
+from visor.actions.device import Device, Observation, SessionRestarted
+from visor.actions.observer import MAX_AGE_S, ObservingDevice
 from visor.actions.targets import match_all
 from visor.clock import Clock, isoformat
 from visor.engine import assertions as assertion_checks
@@ -88,6 +89,9 @@ def run_scenario(scenario: Scenario, settings: RunSettings, context: RunContext)
     started_at = isoformat(context.wall.now())
     origin = context.clock.monotonic()
     info = context.device.info
+    # Reuse the screen a step ended on as the next step's first look (see visor.actions.observer).
+    observed = ObservingDevice(context.device, context.clock, 0.0 if info.runtime == "sim" else MAX_AGE_S)
+    context = replace(context, device=observed)
 
     def at() -> float:
         return (context.clock.monotonic() - origin) * 1000
@@ -143,8 +147,15 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext) -> StepRes
         wait_timeout_ms=settings.wait_timeout_ms,
     )
     error: ErrorInfo | None = None
+    recovery: dict[str, Any] | None = None
     try:
-        details: dict[str, Any] = execute(step, ctx)
+        try:
+            details: dict[str, Any] = execute(step, ctx)
+        except SessionRestarted as lost:
+            # Recovered once: the session was recreated, so the step runs again from the start.
+            recovery = {"session_restarted": True, "reason": lost.message}
+            ctx.started = ctx.clock.monotonic()
+            details = execute(step, ctx)
     except ActionError as failure:
         details = dict(failure.details)
         error = ErrorInfo(
@@ -161,6 +172,8 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext) -> StepRes
             "The device or the app was slower than the step timeout allows.",
             "Raise --timeout or config.timeoutMs, or make the step wait for what it needs first.",
         )
+    if recovery is not None:
+        details["recovery"] = recovery
     observation = context.device.observe()
     details["screen"] = fingerprint(observation.tree, _masked(observation, settings.mask, context.device.info.platform))
     if settings.capture == "steps" or (error is not None and settings.capture == "failures"):

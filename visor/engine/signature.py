@@ -16,7 +16,7 @@ from typing import Any
 from visor.engine.results import AssertionResult, StepResult
 
 #: Keys dropped at any depth: they change between identical runs (or identical behaviour on another machine).
-VOLATILE_KEYS = frozenset({"path", "copy", "waited_ms", "elapsed_ms", "duration_ms", "timeout_ms"})
+VOLATILE_KEYS = frozenset({"path", "copy", "waited_ms", "elapsed_ms", "duration_ms", "timeout_ms", "recovery"})
 
 
 def normalize(value: Any) -> Any:

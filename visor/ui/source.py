@@ -3,7 +3,8 @@
 Android: UiAutomator2's `<hierarchy>` of elements named by their class, with `bounds="[l,t][r,b]"`.
 iOS: XCUITest's `<AppiumAUT>` of `XCUIElementType…` elements with `x`, `y`, `width`, `height`; `name` (the
 accessibility id) becomes `content_desc` and `resource_id`, `label` (or `value`) becomes `text`, so selectors
-mean the same on both.
+mean the same on both. Appium's fake driver (used by visor's tests) wraps its app in `<AppiumAUT><app>`; visor's
+fake apps write their elements in UiAutomator2's form, so they read as Android.
 """
 
 from __future__ import annotations
@@ -88,7 +89,13 @@ def parse_xml(xml: str) -> UiTree:
         if size.width == 0 and roots:
             size = Size(max(n.bounds.right for n in roots), max(n.bounds.bottom for n in roots))
         return UiTree(size, roots, int(root.get("rotation", "0") or 0))
-    roots = tuple(_ios(child) for child in root) if root.tag == "AppiumAUT" else (_ios(root),)
+    children = list(root) if root.tag == "AppiumAUT" else [root]
+    if len(children) == 1 and children[0].tag == "app":
+        # Appium's fake driver: <app width height> around elements written in UiAutomator2's form.
+        app = children[0]
+        size = Size(int(app.get("width", "0") or 0), int(app.get("height", "0") or 0))
+        return UiTree(size, tuple(_android(child) for child in app))
+    roots = tuple(_ios(child) for child in children)
     width = max((n.bounds.right for n in roots), default=0)
     height = max((n.bounds.bottom for n in roots), default=0)
     return UiTree(Size(width, height), roots)

@@ -18,13 +18,15 @@ from visor.devices.sim.layout import SIZE, Frame, Widget, layout_app, layout_lau
 from visor.devices.sim.model import AppModel, FieldElement, ListElement, SliderElement
 from visor.devices.sim.render import render_png
 from visor.devices.sim.state import AppState, Host, flatten
-from visor.ui.geometry import Point
+from visor.ui.geometry import Point, Rect
+from visor.ui.tree import Node
 
 TOUCH_MS = 50
 TYPE_MS_PER_CHAR = 8
 LAUNCHER = "launcher"
 RECENTS = "recents"
 LONG_PRESS_MS = 500
+SIZE_RECT = Rect(0, 0, SIZE.width, SIZE.height)
 _PARAM = re.compile(r"\\\{([A-Za-z_][A-Za-z0-9_]*)\\\}")
 
 
@@ -96,8 +98,11 @@ class SimDevice(Host):
             self._one_finger(frame, start, end, duration)
         self.clock.sleep(max(duration, TOUCH_MS) / 1000)
 
-    def type_text(self, text: str) -> None:
-        """Type into the focused field of the foreground app."""
+    def type_text(self, text: str, into: Node | None = None) -> None:
+        """Type into `into` (tapping it to focus it first), or the focused field of the foreground app."""
+        if into is not None:
+            visible = into.bounds.intersect(SIZE_RECT)
+            self.tap((visible if not visible.empty else into.bounds).center)
         app = self._app()
         self.catch_up()
         if app is None or app.focused is None:

@@ -1,0 +1,89 @@
+"""A device wrapper that remembers its last observation until something could have changed the screen.
+
+Reading the screen is the costly part of a step on a real device (a page-source round trip). The screen a
+step ends on is the one the next step starts from, so an observation is reused while no input was sent and
+the clock moved at most `max_age_s`: 0.1 s on real devices (a fresh page source takes longer than that to
+arrive anyway), 0 on the simulated device, whose clock only moves when something takes time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from visor.actions.device import Device, DeviceInfo, Key, Observation, PathPoint
+from visor.clock import Clock
+from visor.ui.geometry import Point
+from visor.ui.tree import Node
+
+#: How old an observation may be and still be reused on a real device.
+MAX_AGE_S = 0.1
+
+
+class ObservingDevice:
+    """Wraps a device; `observe()` returns the last observation while it is still current."""
+
+    def __init__(self, device: Device, clock: Clock, max_age_s: float = MAX_AGE_S) -> None:
+        self.device = device
+        self.clock = clock
+        self.max_age_s = max_age_s
+        self._last: Observation | None = None
+        self._taken = 0.0
+
+    @property
+    def info(self) -> DeviceInfo:
+        """Describe the device."""
+        return self.device.info
+
+    def observe(self) -> Observation:
+        """Return the current screen, from memory when nothing can have changed it."""
+        now = self.clock.monotonic()
+        if self._last is None or now - self._taken > self.max_age_s:
+            self._last = self.device.observe()
+            self._taken = self.clock.monotonic()
+        return self._last
+
+    def forget(self) -> None:
+        """Drop the remembered observation (something may have changed the screen)."""
+        self._last = None
+
+    def screenshot(self) -> bytes:
+        """Return a PNG of the current screen."""
+        return self.device.screenshot()
+
+    def busy_ms(self) -> int:
+        """Return how long until the app accepts input."""
+        return self.device.busy_ms()
+
+    def tap(self, point: Point) -> None:
+        """Tap, and forget the screen."""
+        self.forget()
+        self.device.tap(point)
+
+    def gesture(self, fingers: Sequence[Sequence[PathPoint]]) -> None:
+        """Perform a gesture, and forget the screen."""
+        self.forget()
+        self.device.gesture(fingers)
+
+    def type_text(self, text: str, into: Node | None = None) -> None:
+        """Type, and forget the screen."""
+        self.forget()
+        self.device.type_text(text, into)
+
+    def press_key(self, key: Key) -> None:
+        """Press a key, and forget the screen."""
+        self.forget()
+        self.device.press_key(key)
+
+    def open_url(self, url: str) -> None:
+        """Open a URL, and forget the screen."""
+        self.forget()
+        self.device.open_url(url)
+
+    def reset_app(self) -> None:
+        """Restart the app, and forget the screen."""
+        self.forget()
+        self.device.reset_app()
+
+    def close(self) -> None:
+        """Release the device."""
+        self.device.close()
