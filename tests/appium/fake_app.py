@@ -41,7 +41,6 @@ def render() -> str:
 def _element(node: Node, depth: int, lines: list[str]) -> None:
     # Text fields must be MockInputField: the only element the fake driver lets you type into.
     tag = "MockInputField" if node.class_name == "android.widget.EditText" else node.class_name
-    short = node.resource_id.rsplit("/", 1)[-1] if node.resource_id else ""
     attrs = {
         "class": node.class_name,
         "text": node.text,
@@ -53,7 +52,7 @@ def _element(node: Node, depth: int, lines: list[str]) -> None:
         "displayed": "true",
         **{flag.replace("_", "-"): str(getattr(node, flag)).lower() for flag in _FLAGS},
         # The fake driver's own: native finds by id, and element rectangles.
-        "id": short or node.content_desc,
+        "id": node.resource_id or node.content_desc,
         "left": str(node.bounds.left),
         "top": str(node.bounds.top),
         "width": str(node.bounds.width),

@@ -44,6 +44,17 @@ def runtime_options(function: F) -> F:
             show_default=True,
             help="Screenshot and page source after failed steps, every step, or never.",
         ),
+        click.option(
+            "--server-url", metavar="URL", help="Appium server (default: VISOR_SERVER_URL, else http://127.0.0.1:4723)."
+        ),
+        click.option("--device", metavar="ID", help="Device (adb serial or simulator udid) to run on (appium)."),
+        click.option("--app-id", metavar="ID", help="App package or bundle id (appium; default: config.app)."),
+        click.option("--attach", is_flag=True, help="Attach to the app already running instead of starting it."),
+        click.option(
+            "--platform",
+            type=click.Choice(["android", "ios"]),
+            help="Platform, when no local device tells it (a remote server, a device farm).",
+        ),
     )
     for decorator in reversed(decorators):
         function = decorator(function)
@@ -59,7 +70,12 @@ def _options(**values: Any) -> Any:
         output=values["output"],
         seed=values["seed"],
         capture=values["capture"],
-        app=values["app"],
+        app=values["app"] or values["app_id"],
+        server_url=values["server_url"],
+        device=values["device"],
+        attach=values["attach"],
+        platform=values["platform"],
+        fresh_session=values.get("fresh_session", False),
     )
 
 
@@ -104,6 +120,7 @@ def run(env: CliEnvironment, /, scenario: str, **values: Any) -> int:
     show_default=True,
     help="How many times to run the scenario.",
 )
+@click.option("--fresh-session", is_flag=True, help="Start a new Appium session for every run (slower).")
 @click.option(
     "--threshold",
     type=click.FloatRange(min=0, max=100),

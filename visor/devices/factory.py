@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+from urllib.parse import urlsplit
 
 from visor.actions.device import Device
 from visor.clock import Clock
@@ -15,6 +18,18 @@ DEFAULT_RUNTIME = "appium"
 
 
 @dataclass(frozen=True, slots=True)
+class AppiumRequest:
+    """What the command line says about the Appium runtime."""
+
+    server_url: str | None = None
+    device: str | None = None
+    app_id: str | None = None
+    attach: bool = False
+    platform: str | None = None
+    capabilities: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class DeviceRequest:
     """What a run needs from its device."""
 
@@ -23,6 +38,7 @@ class DeviceRequest:
     scenario_dir: str
     seed: int
     clock: Clock
+    appium: AppiumRequest = field(default_factory=AppiumRequest)
 
 
 def choose_runtime(option: str | None, config: str | None) -> str:
@@ -52,11 +68,54 @@ def open_device(request: DeviceRequest) -> Device:
         others = [load_app(resolve_app(name, request.scenario_dir)) for name in builtin_apps()]
         installed = [other for other in others if other.app.id != model.app.id]
         return SimDevice(model, clock=request.clock, seed=request.seed, installed=installed)
-    raise TargetError(
-        "the Appium runtime is not available in this version of visor",
-        likely_cause="The scenario asks for the appium runtime (it is upstream's default when none is named).",
-        next_step="Run it on the simulated device with --runtime sim (or config.runtime: sim).",
+    return open_appium(request)
+
+
+def open_appium(request: DeviceRequest) -> Device:
+    """Start an Appium session on the device the request (or the host's only device) names."""
+    from visor.devices.appium.capabilities import settings_from
+    from visor.devices.appium.device import AppiumDevice
+    from visor.devices.appium.tools import choose_device, installed_drivers, list_devices
+
+    ask = request.appium
+    capabilities = _local_app_path(dict(ask.capabilities), request.scenario_dir)
+    settings = settings_from(
+        server_url=ask.server_url,
+        device=ask.device,
+        app_id=ask.app_id or request.app,
+        attach=ask.attach,
+        platform=ask.platform,
+        capabilities=capabilities,
     )
+    if settings.platform is None or (settings.device is None and not _remote(settings.public_url)):
+        chosen = choose_device(settings.device, list_devices())
+        if chosen is None and settings.platform is None:
+            raise TargetError(
+                "no device to run on: no Android device (adb) or booted iOS simulator was found",
+                likely_cause="No device is connected or booted, and none was named.",
+                next_step="Connect a device (adb devices) or boot a simulator, or pass --platform and --device "
+                "(or config.capabilities) for a remote server; `visor devices` lists what visor sees. To run on "
+                "the simulated device instead, pass --runtime sim.",
+            )
+        if chosen is not None:
+            settings = replace(settings, device=chosen.id, platform=settings.platform or chosen.platform or None)
+    return AppiumDevice(settings, installed_drivers=installed_drivers)
+
+
+def _local_app_path(capabilities: dict[str, Any], folder: str) -> dict[str, Any]:
+    """Resolve a relative `appium:app` against the scenario's folder, so scenarios can ship with their apps."""
+    for key in ("appium:app", "app"):
+        value = capabilities.get(key)
+        if isinstance(value, str) and "://" not in value and not os.path.isabs(value):
+            candidate = os.path.join(folder, value)
+            if os.path.exists(candidate):
+                capabilities[key] = os.path.abspath(candidate)
+    return capabilities
+
+
+def _remote(url: str) -> bool:
+    host = (urlsplit(url).hostname or "").lower()
+    return host not in ("127.0.0.1", "localhost", "::1")
 
 
 def scenario_folder(source: str) -> str:

@@ -14,7 +14,7 @@ from typing import Any, BinaryIO, Protocol
 
 from visor.actions.device import Device
 from visor.clock import Clock, IdSource, VirtualClock, isoformat
-from visor.devices.factory import DeviceRequest, choose_runtime, open_device, scenario_folder
+from visor.devices.factory import AppiumRequest, DeviceRequest, choose_runtime, open_device, scenario_folder
 from visor.engine.benchmark import BenchmarkSummary, summarize
 from visor.engine.events import Event, RunFinished
 from visor.engine.results import RunResult
@@ -47,6 +47,11 @@ class RunOptions:
     seed: int | None = None
     capture: Capture = "failures"
     app: str | None = None
+    server_url: str | None = None
+    device: str | None = None
+    attach: bool = False
+    platform: str | None = None
+    fresh_session: bool = False
 
 
 @dataclass
@@ -99,13 +104,21 @@ def _prepare(path: str, options: RunOptions, env: Environment) -> _Prepared:
 
 
 def _device(prepared: _Prepared, settings: RunSettings, clock: Clock) -> Device:
-    scenario = prepared.scenario
+    scenario, options = prepared.scenario, prepared.options
     request = DeviceRequest(
         runtime=prepared.runtime,
-        app=prepared.options.app or scenario.config.app,
+        app=options.app or scenario.config.app,
         scenario_dir=scenario_folder(scenario.source),
         seed=settings.effective_seed,
         clock=clock,
+        appium=AppiumRequest(
+            server_url=options.server_url,
+            device=options.device,
+            app_id=options.app,
+            attach=options.attach,
+            platform=options.platform,
+            capabilities=scenario.config.capabilities or {},
+        ),
     )
     return open_device(request)
 
@@ -130,15 +143,19 @@ class Attempt:
     failure: VisorError | None = None
 
 
-def _attempt(prepared: _Prepared, env: Environment, handlers: Sequence[Handler]) -> Attempt:
+def _attempt(
+    prepared: _Prepared, env: Environment, handlers: Sequence[Handler], shared: Device | None = None
+) -> Attempt:
+    """Run once; a `shared` device (a benchmark's Appium session) is used and left open."""
     settings = _settings(prepared, env)
     clock = VirtualClock() if prepared.runtime == "sim" else env.wall
     run_id = env.ids.new_id("run")
-    device = _device(prepared, settings, clock)
+    device = shared or _device(prepared, settings, clock)
     try:
         writer = ArtifactWriter(prepared.output, run_id)
     except OutputError:
-        device.close()
+        if shared is None:
+            device.close()
         raise
     result: RunResult | None = None
     try:
@@ -159,7 +176,8 @@ def _attempt(prepared: _Prepared, env: Environment, handlers: Sequence[Handler])
         _salvage(writer, partial)
         return Attempt(partial, writer.written, exc)
     finally:
-        device.close()
+        if shared is None:
+            device.close()
         writer.close()
     return Attempt(result, writer.written)
 
@@ -237,14 +255,22 @@ def benchmark_file(
     prepared = _prepare(path, options, env)
     results: list[RunResult | None] = []
     written: list[str] = []
-    for iteration in range(runs):
-        attempt = _attempt(prepared, env, ())
-        written.extend(attempt.written)
-        if isinstance(attempt.failure, Interrupted):
-            raise attempt.failure
-        results.append(attempt.result if attempt.failure is None else None)
-        if on_run is not None:
-            on_run(iteration, results[-1])
+    # On Appium one session serves every run (starting one costs seconds) unless --fresh-session.
+    shared = None
+    if prepared.runtime == "appium" and not options.fresh_session:
+        shared = _device(prepared, _settings(prepared, env), env.wall)
+    try:
+        for iteration in range(runs):
+            attempt = _attempt(prepared, env, (), shared)
+            written.extend(attempt.written)
+            if isinstance(attempt.failure, Interrupted):
+                raise attempt.failure
+            results.append(attempt.result if attempt.failure is None else None)
+            if on_run is not None:
+                on_run(iteration, results[-1])
+    finally:
+        if shared is not None:
+            shared.close()
     summary = summarize(results, threshold)
     warnings = [{**issue.to_dict(), "file": prepared.scenario.source} for issue in prepared.scenario.warnings]
     data: dict[str, Any] = {**summary.to_dict(), "warnings": warnings, "verdict": verdict(summary)}

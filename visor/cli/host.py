@@ -1,0 +1,91 @@
+"""`visor devices` and `visor doctor`: what this machine can run on, and what to fix."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from visor.cli.emit import emit
+from visor.cli.env import CliEnvironment
+from visor.cli.options import output_options
+
+if TYPE_CHECKING:
+    from visor.report.console import ConsoleReporter
+
+SETTINGS = {"help_option_names": ["-h", "--help"]}
+
+
+@click.command(context_settings=SETTINGS)
+@output_options
+@click.pass_obj
+def devices(env: CliEnvironment) -> int:
+    """List the devices visor can run on: Android devices adb sees and booted iOS simulators.
+
+    \b
+    Examples:
+      visor devices
+      visor run scenario.yaml --runtime appium --device emulator-5554
+    """
+    from visor.devices.appium.tools import list_devices
+    from visor.errors import ExitCode, NextAction
+    from visor.report.envelope import Outcome
+
+    found = list_devices()
+    data = {"devices": [device.to_dict() for device in found]}
+    outcome = Outcome("ok", NextAction.RUN, data, ExitCode.OK)
+    lines = [f"{d.platform:<8} {d.id:<28} {d.name}" for d in found] or [
+        "no devices: connect one (adb devices), start an emulator or boot a simulator; --runtime sim needs none"
+    ]
+
+    def summary(console: ConsoleReporter) -> None:
+        for line in lines:
+            console.note(line)
+
+    return emit(env, outcome, summary)
+
+
+@click.command(context_settings=SETTINGS)
+@click.option(
+    "--runtime",
+    type=click.Choice(["sim", "appium"]),
+    default="appium",
+    show_default=True,
+    help="Which runtime to check for.",
+)
+@click.option("--server-url", metavar="URL", help="Appium server to check (default: VISOR_SERVER_URL or local).")
+@output_options
+@click.pass_obj
+def doctor(env: CliEnvironment, /, runtime: str, server_url: str | None) -> int:
+    """Check this machine: Python packages, the Appium server and drivers, adb, xcrun and devices.
+
+    Each problem comes with its fix. Exit 0 when everything the runtime needs is there, 1 otherwise.
+
+    \b
+    Examples:
+      visor doctor
+      visor doctor --runtime sim
+      visor doctor --server-url http://127.0.0.1:4723
+    """
+    import os
+
+    from visor.devices.appium.capabilities import DEFAULT_SERVER_URL
+    from visor.devices.doctor import examine
+    from visor.errors import ExitCode, NextAction
+    from visor.report.envelope import Outcome
+
+    checks = examine(server_url or os.environ.get("VISOR_SERVER_URL") or DEFAULT_SERVER_URL, runtime)
+    healthy = all(check.ok for check in checks if check.required)
+    data = {"runtime": runtime, "healthy": healthy, "checks": [check.to_dict() for check in checks]}
+    outcome = Outcome(
+        "ok", NextAction.RUN if healthy else NextAction.RETRY, data, ExitCode.OK if healthy else ExitCode.ERROR
+    )
+
+    def summary(console: ConsoleReporter) -> None:
+        for check in checks:
+            mark = ("✓ ", "green") if check.ok else (("✗ ", "bold red") if check.required else ("! ", "yellow"))
+            console.line(mark, (f"{check.name}: {check.detail}", None))
+            if not check.ok and check.fix:
+                console.line(("    fix: ", "dim"), (check.fix, None))
+
+    return emit(env, outcome, summary)

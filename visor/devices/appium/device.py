@@ -1,0 +1,240 @@
+"""The Appium runtime: the device protocol over a WebDriver session with an Appium 2/3 server.
+
+One session per run (a benchmark keeps it for every run unless told otherwise); it is always closed, also on
+errors and Ctrl-C. A lost session is recreated once and the step runs again. Taps and gestures are W3C pointer
+actions (one to five fingers); text goes to the target element (found natively by its resource id,
+accessibility id, or XPath) or to the focused one; keys are Android key codes or iOS buttons.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from visor.actions.device import DeviceInfo, InputRejected, Key, Observation, PathPoint, SessionRestarted
+from visor.devices.appium.capabilities import AppiumSettings, build_capabilities
+from visor.devices.appium.errors import START, SessionLost, mapped
+from visor.errors import ActionError, TargetError
+from visor.ui.geometry import Point, Size
+from visor.ui.source import PageSourceError, parse_xml
+from visor.ui.tree import Node
+
+if TYPE_CHECKING:
+    from appium.webdriver.webdriver import WebDriver
+
+#: Android key codes (android.view.KeyEvent).
+ANDROID_KEYS = {Key.BACK: 4, Key.HOME: 3, Key.APP_SWITCH: 187, Key.ENTER: 66}
+TAP_MS = 60
+
+
+class AppiumDevice:
+    """A phone, emulator or simulator behind an Appium server."""
+
+    def __init__(self, settings: AppiumSettings, *, installed_drivers: Any = None) -> None:
+        self.settings = settings
+        self.capabilities = build_capabilities(settings)
+        self._installed_drivers = installed_drivers
+        self._driver: WebDriver | None = None
+        self._info: DeviceInfo | None = None
+        self.sessions = 0
+        self._start()
+
+    # -- session -------------------------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        from appium import webdriver
+        from appium.options.common import AppiumOptions
+        from appium.webdriver.client_config import AppiumClientConfig
+
+        settings = self.settings
+        config = AppiumClientConfig(
+            remote_server_addr=settings.public_url,
+            keep_alive=True,
+            timeout=int(settings.connection_timeout_s),
+            username=settings.username,
+            password=settings.password,
+        )
+        options = AppiumOptions().load_capabilities(self.capabilities)
+        with mapped(START, settings.public_url, self._installed_drivers):
+            self._driver = webdriver.Remote(settings.public_url, options=options, client_config=config)
+            size = self._driver.get_window_size()
+        self.sessions += 1
+        returned = dict(self._driver.capabilities or {})
+        platform = self.settings.platform or _platform(returned)
+        name = str(returned.get("deviceName") or returned.get("appium:deviceName") or settings.device or "appium")
+        self._info = DeviceInfo(
+            platform=platform,
+            name=name,
+            runtime="appium",
+            size=Size(int(size["width"]), int(size["height"])),
+            model=str(returned.get("deviceModel") or returned.get("automationName") or ""),
+            app_id=settings.app_id or "",
+        )
+
+    def _call(self, operation: str, action: Any) -> Any:
+        """Run one WebDriver command; on a lost session start a new one and ask for the step to run again."""
+        try:
+            with mapped(operation, self.settings.public_url, self._installed_drivers):
+                return action(self.driver)
+        except SessionLost as lost:
+            self._quit()
+            self._start()
+            raise SessionRestarted(
+                f"the Appium session was lost while trying to {operation} and was recreated ({lost})",
+                next_step="If this repeats, raise appium:newCommandTimeout or check the device's connection.",
+            ) from None
+
+    @property
+    def driver(self) -> WebDriver:
+        """Return the live session."""
+        if self._driver is None:
+            raise TargetError("the Appium session is closed", next_step="Run the scenario again.")
+        return self._driver
+
+    @property
+    def session_id(self) -> str:
+        """Return the current session's id."""
+        return str(self.driver.session_id)
+
+    # -- observe --------------------------------------------------------------------------------------------
+
+    @property
+    def info(self) -> DeviceInfo:
+        """Describe the device (read once, when the session started)."""
+        assert self._info is not None
+        return self._info
+
+    def observe(self) -> Observation:
+        """Read the page source and parse it."""
+        xml = str(self._call("read the page source", lambda d: d.page_source))
+        try:
+            return Observation(parse_xml(xml), xml)
+        except PageSourceError as exc:
+            raise ActionError(str(exc), likely_cause="The driver returned a page source visor cannot read.") from None
+
+    def screenshot(self) -> bytes:
+        """Take a screenshot."""
+        return bytes(self._call("take a screenshot", lambda d: d.get_screenshot_as_png()))
+
+    def busy_ms(self) -> int:
+        """Real devices report no busy time: the drivers wait for the app to idle themselves."""
+        return 0
+
+    # -- input -------------------------------------------------------------------------------------------------
+
+    def tap(self, point: Point) -> None:
+        """Tap with one finger (W3C pointer actions)."""
+        self.gesture([[PathPoint(point.x, point.y, 0), PathPoint(point.x, point.y, TAP_MS)]])
+
+    def gesture(self, fingers: Sequence[Sequence[PathPoint]]) -> None:
+        """Move one to five fingers along their paths, in one W3C actions request."""
+        if not 1 <= len(fingers) <= 5 or any(not path for path in fingers):
+            raise InputRejected("a gesture needs one to five fingers, each with at least one point")
+        payload = {"actions": [_finger(f"finger{index + 1}", path) for index, path in enumerate(fingers)]}
+        self._call("perform pointer actions", lambda d: d.execute("actions", payload))
+
+    def type_text(self, text: str, into: Node | None = None) -> None:
+        """Send text to `into` (found natively) or to the focused element."""
+        if into is not None:
+            by, value = self._locator(into)
+            self._call("type into the element", lambda d: d.find_element(by, value).send_keys(text))
+            return
+        self._call("type into the focused element", lambda d: d.switch_to.active_element.send_keys(text))
+
+    def _locator(self, node: Node) -> tuple[str, str]:
+        from appium.webdriver.common.appiumby import AppiumBy
+
+        if self.info.platform == "ios":
+            if node.resource_id:
+                return AppiumBy.ACCESSIBILITY_ID, node.resource_id
+            return AppiumBy.XPATH, f"//{node.class_name}[@label={_quote(node.text)}]"
+        if node.resource_id:
+            return AppiumBy.ID, node.resource_id
+        if node.content_desc:
+            return AppiumBy.ACCESSIBILITY_ID, node.content_desc
+        return AppiumBy.XPATH, f"//*[@class={_quote(node.class_name)} and @bounds={_quote(node.bounds.bounds_text())}]"
+
+    def press_key(self, key: Key) -> None:
+        """Press a key: Android key codes; on iOS only home and enter exist."""
+        if self.info.platform == "ios":
+            if key is Key.HOME:
+                self._call("press home", lambda d: d.execute_script("mobile: pressButton", {"name": "home"}))
+            elif key is Key.ENTER:
+                self._call("press enter", lambda d: d.switch_to.active_element.send_keys("\n"))
+            else:
+                raise InputRejected(
+                    f"iOS has no {key.value} key",
+                    likely_cause="iOS devices have no back or app-switch button.",
+                    next_step="Tap the app's own back button instead (e.g. accessibility=Back).",
+                )
+            return
+        code = ANDROID_KEYS[key]
+        self._call(f"press {key.value}", lambda d: d.press_keycode(code))
+
+    def open_url(self, url: str) -> None:
+        """Open a deep link in the app under test (or let the system choose the app)."""
+        app = self.settings.app_id
+        if app:
+            name = "bundleId" if self.info.platform == "ios" else "package"
+            self._call("open a deep link", lambda d: d.execute_script("mobile: deepLink", {"url": url, name: app}))
+        else:
+            self._call("open a URL", lambda d: d.get(url))
+
+    def reset_app(self) -> None:
+        """Terminate and start the app under test again."""
+        app = self.settings.app_id
+        if not app:
+            raise InputRejected(
+                "resetting the app needs its id",
+                likely_cause="No --app-id, config.app or VISOR_ANDROID_APP_PACKAGE / VISOR_IOS_BUNDLE_ID was given.",
+                next_step="Pass --app-id com.example.app.",
+            )
+        self._call("stop the app", lambda d: d.terminate_app(app))
+        self._call("start the app", lambda d: d.activate_app(app))
+
+    def close(self) -> None:
+        """End the session (quietly: a session already gone is not an error)."""
+        self._quit()
+
+    def _quit(self) -> None:
+        driver, self._driver = self._driver, None
+        if driver is not None:
+            with contextlib.suppress(Exception):  # closing must never hide the run's own outcome
+                driver.quit()
+
+
+def _finger(name: str, path: Sequence[PathPoint]) -> dict[str, Any]:
+    first = path[0]
+    actions: list[dict[str, Any]] = [
+        {"type": "pointerMove", "duration": 0, "x": first.x, "y": first.y, "origin": "viewport"},
+        {"type": "pointerDown", "button": 0},
+    ]
+    previous = first.at_ms
+    for point in path[1:]:
+        actions.append(
+            {
+                "type": "pointerMove",
+                "duration": max(0, point.at_ms - previous),
+                "x": point.x,
+                "y": point.y,
+                "origin": "viewport",
+            }
+        )
+        previous = point.at_ms
+    actions.append({"type": "pointerUp", "button": 0})
+    return {"type": "pointer", "id": name, "parameters": {"pointerType": "touch"}, "actions": actions}
+
+
+def _platform(capabilities: dict[str, Any]) -> str:
+    name = str(capabilities.get("platformName", "")).lower()
+    return "ios" if name == "ios" else "android"
+
+
+def _quote(text: str) -> str:
+    if "'" not in text:
+        return f"'{text}'"
+    if '"' not in text:
+        return f'"{text}"'
+    parts = text.split("'")
+    return "concat(" + ', "\'", '.join(f"'{part}'" for part in parts) + ")"
