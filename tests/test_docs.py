@@ -48,7 +48,9 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert _quickstart_commands()[1] in ci
 
 
-@pytest.mark.parametrize("doc", ["scenario-format.md", "cli.md", "envelope.md", "architecture.md"])
+@pytest.mark.parametrize(
+    "doc", ["scenario-format.md", "cli.md", "envelope.md", "architecture.md", "sim.md", "determinism.md", "runtimes.md"]
+)
 def test_docs_exist_and_are_linked_from_the_readme(doc: str) -> None:
     assert (ROOT / "docs" / doc).is_file()
     assert f"docs/{doc}" in (ROOT / "README.md").read_text(encoding="utf-8")

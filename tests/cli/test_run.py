@@ -124,7 +124,10 @@ def test_app_model_errors_name_line_and_column(cli_runner: Cli, write) -> None: 
     assert "did you mean 'button'?" in result.envelope["data"]["issues"][0]["hint"]
 
 
-def test_upstream_default_runtime_is_appium_and_says_when_there_is_no_device(cli_runner: Cli) -> None:
+def test_upstream_default_runtime_is_appium_and_says_when_there_is_no_device(
+    cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no adb, no xcrun: no local device, whatever this machine has
     result = cli_runner.run("run", str(ROOT / "tests/fixtures/upstream/smoke.json"))
     assert result.exit_code == ExitCode.ERROR
     assert result.envelope["error"]["code"] == "TARGET_ERROR"

@@ -1,0 +1,164 @@
+"""visor on Appium vs a hand-written Appium-Python-Client script: same server, same operations, same run.
+
+Goals (issue 4):
+  - visor's wall time for a 50-step scenario <= 1.2x the script's. Printed two ways: the steps alone (from the
+    session being ready to the last step done: what the runtime adapter costs), and whole processes (start-up,
+    imports, session, steps, artifacts, teardown), where visor's start-up weighs heavily against a fake driver
+    answering in about a millisecond;
+  - WebDriver requests per step, counted from the server's log, at most one beyond the minimum (a find and an
+    action: 2 per step).
+
+Needs `npm ci --prefix tests/appium` (the Appium server and fake driver the tests use).
+Run: python bench/appium_speed.py [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HOME = ROOT / "tests" / "appium"
+APPIUM = HOME / "node_modules" / ".bin" / "appium"
+APP = HOME / "login.fake.xml"
+STEPS = 50
+_SCRIPT = Path(sys.executable).parent / "visor"
+VISOR = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "visor"]
+CAPS = {"platformName": "Fake", "appium:automationName": "Fake", "appium:deviceName": "Fake", "appium:app": str(APP)}
+
+
+def scenario() -> str:
+    """50 steps alternating a tap on a button and typing into a field."""
+    lines = []
+    for n in range(STEPS // 2):
+        lines.append(f'  - {{id: tap{n}, command: tap, args: {{target: "text=Log in"}}}}')
+        lines.append(f'  - {{id: type{n}, command: act, args: {{name: type, target: "id=username", value: x}}}}')
+    caps = ", ".join(f"{key}: '{value}'" for key, value in CAPS.items())
+    return (
+        "meta: {name: bench, version: '1'}\nconfig:\n  seed: 1\n  runtime: appium\n"
+        f"  capabilities: {{{caps}}}\nsteps:\n" + "\n".join(lines) + "\n"
+    )
+
+
+def script(url: str) -> str:
+    """The same operations, written by hand with the client: a find and an action per step."""
+    return textwrap.dedent(f"""
+        from appium import webdriver
+        from appium.options.common import AppiumOptions
+        from appium.webdriver.common.appiumby import AppiumBy
+        import time
+        driver = webdriver.Remote({url!r}, options=AppiumOptions().load_capabilities({CAPS!r}))
+        try:
+            started = time.perf_counter()
+            for n in range({STEPS // 2}):
+                driver.find_element(AppiumBy.XPATH, "//*[@text='Log in']").click()
+                driver.find_element(AppiumBy.ID, "com.visor.demo:id/username").send_keys("x")
+            print(time.perf_counter() - started)
+        finally:
+            driver.quit()
+    """)
+
+
+def start(log: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """Start the tests' Appium server on a free loopback port."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [str(APPIUM), "server", "--address", "127.0.0.1", "--port", str(port), "--log", str(log), "--log-no-colors"],
+        env={**os.environ, "APPIUM_HOME": str(HOME)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            urllib.request.urlopen(f"{url}/status", timeout=1).read()
+            return process, url
+        except OSError:
+            time.sleep(0.2)
+    raise SystemExit("Appium did not start")
+
+
+def timed(command: list[str], log: Path) -> tuple[float, float, int]:
+    """Run a command; return its wall time, the time of its steps alone, and how many requests it sent."""
+    before = _requests(log)
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, check=False, cwd=ROOT)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{command[0]} failed: {done.stderr.decode()[-400:]}")
+    time.sleep(0.2)  # let the server finish writing its log
+    return elapsed, _steps_time(done.stdout.decode()), _requests(log) - before
+
+
+def _steps_time(stdout: str) -> float:
+    if stdout.lstrip().startswith("{"):
+        run = json.loads(stdout)["data"]["run"]
+        return _seconds(run["ended_at"]) - _seconds(run["started_at"])
+    return float(stdout.strip())
+
+
+def _seconds(stamp: str) -> float:
+    return dt.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").timestamp()
+
+
+def _requests(log: Path) -> int:
+    return len(re.findall(r"\[HTTP\] -->", log.read_text(errors="replace"))) if log.exists() else 0
+
+
+def main() -> int:
+    """Measure and print."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=5)
+    options = parser.parse_args()
+    if not APPIUM.exists():
+        raise SystemExit("run `npm ci --prefix tests/appium` first")
+    work = Path(tempfile.mkdtemp(prefix="visor-appium-bench-"))
+    log = work / "appium.log"
+    process, url = start(log)
+    try:
+        (work / "bench.yaml").write_text(scenario())
+        (work / "script.py").write_text(script(url))
+        visor = [*VISOR, "run", str(work / "bench.yaml"), "--server-url", url, "--output", str(work / "out"),
+                 "--capture", "none", "-q"]  # fmt: skip
+        hand = [sys.executable, str(work / "script.py")]
+        timed(visor, log), timed(hand, log)  # warm caches
+        ours, theirs = [], []
+        for _ in range(options.repeat):
+            theirs.append(timed(hand, log))
+            ours.append(timed(visor, log))
+    finally:
+        process.kill()
+    steps_ratio = statistics.median(s for _, s, _ in ours) / statistics.median(s for _, s, _ in theirs)
+    whole, base = statistics.median(t for t, _, _ in ours), statistics.median(t for t, _, _ in theirs)
+    # Session creation and deletion are two requests for both; the rest are per step.
+    per_step = (ours[0][2] - 2) / STEPS
+    per_step_hand = (theirs[0][2] - 2) / STEPS
+    print(
+        f"{STEPS} steps alone: visor {statistics.median(s for _, s, _ in ours) * 1000:.0f} ms, script "
+        f"{statistics.median(s for _, s, _ in theirs) * 1000:.0f} ms, ratio {steps_ratio:.2f}x "
+        f"(goal <= 1.2x: {'ok' if steps_ratio <= 1.2 else 'OVER GOAL'})"
+    )
+    print(f"whole processes: visor {whole * 1000:.0f} ms, script {base * 1000:.0f} ms, ratio {whole / base:.2f}x")
+    print(
+        f"requests per step: visor {per_step:.2f}, script {per_step_hand:.2f} (the minimum); "
+        f"goal <= minimum + 1: {'ok' if per_step <= per_step_hand + 1 else 'OVER GOAL'}"
+    )
+    return 0 if steps_ratio <= 1.2 and per_step <= per_step_hand + 1 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
