@@ -302,3 +302,30 @@ def test_credentials_never_appear_in_output(
             everything += file.read_text(errors="replace")
     assert "hunter2-secret" not in everything and "other-secret" not in everything
     assert result.data["run"]["steps"][0]["status"] == "fail"
+
+
+def test_fake_app_is_the_simulated_sign_in_screen() -> None:
+    """The conformance test compares like with like: regenerate with `python -m tests.appium.fake_app --write`."""
+    from tests.appium import fake_app
+
+    assert FAKE_APP.read_text() == fake_app.render()
+
+
+def test_benchmark_reuses_one_session_unless_asked_for_fresh_ones(
+    cli_runner: Cli, appium_server: AppiumServer, tmp_path: Path
+) -> None:
+    path = scenario(tmp_path / "f.yaml", '{id: look, command: wait, args: {for: "text=Log in"}}')
+
+    def sessions_created() -> int:
+        return sum(
+            1 for line in appium_server.requests() if line.startswith("POST /session ") or line == "POST /session"
+        )
+
+    before = sessions_created()
+    cli_runner.run("benchmark", str(path), "--runs", "3", "--server-url", appium_server.url, "--output", "o")
+    shared = sessions_created() - before
+    cli_runner.run(
+        "benchmark", str(path), "--runs", "3", "--server-url", appium_server.url, "--output", "o", "--fresh-session"
+    )
+    fresh = sessions_created() - before - shared
+    assert (shared, fresh) == (1, 3)
