@@ -15,7 +15,10 @@ from visor.engine.results import RunResult
 from visor.engine.runner import RunContext, resolve_settings, run_scenario
 from visor.scenario.document import Document
 from visor.scenario.scenario import Scenario
+from visor.scenario.selectors import parse_selector
 from visor.scenario.validate import validate_document
+from visor.ui.query import find
+from visor.ui.tree import Node
 
 DEMO = resolve_app("demo", ".")
 
@@ -73,3 +76,21 @@ def steps_yaml(*steps: str, assertions: str = "", seed: str = "seed: 42") -> str
     return f"meta: {{name: t, version: '1'}}\nconfig: {{{seed}, runtime: sim}}\nsteps:\n{body}\n" + (
         f"assertions:\n{checks}\n" if checks else ""
     )
+
+
+def find_node(device: SimDevice, selector: str) -> Node | None:
+    """The first element on the device's screen matching a selector (`id=…`, `text=…`), if any."""
+    found = find(device.observe().tree, parse_selector(selector), platform="android")
+    return found[0] if found else None
+
+
+def the_node(device: SimDevice, selector: str) -> Node:
+    """The element on the device's screen matching a selector (fails the test when there is none)."""
+    found = find_node(device, selector)
+    assert found is not None, f"nothing matches {selector!r}"
+    return found
+
+
+def sim_device(path: str, seed: int = 42, clock: VirtualClock | None = None) -> SimDevice:
+    """A fresh simulated phone running the app model at `path`, with the demo app installed too."""
+    return SimDevice(load_app(path), clock=clock or VirtualClock(), seed=seed, installed=[load_app(DEMO)])

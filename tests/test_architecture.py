@@ -19,6 +19,7 @@ RANKS = {
     "engine": 3,
     "devices": 4,
     "report": 5,
+    "agent": 5,
     "cli": 6,
     "__main__": 7,
     "__init__": 0,

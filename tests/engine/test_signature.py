@@ -11,7 +11,7 @@ from tests.simkit import run, steps_yaml
 from visor.engine.signature import VOLATILE_KEYS, normalize, signature
 
 LOGIN = (
-    '{id: user, command: act, args: {name: type, target: "id=username", value: %s}}',
+    '{id: user, command: act, args: {name: type, target: "id=username", value: "%s"}}',
     '{id: pass, command: act, args: {name: type, target: "id=password", value: lovelace}}',
     '{id: submit, command: tap, args: {target: "text=Log in"}}',
     '{id: feed, command: wait, args: {for: "text=Feed"}}',

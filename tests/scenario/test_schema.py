@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from tests.scenario.helpers import validate_data
 from tests.strategies import scenarios
 from visor.scenario.schema import scenario_schema, schema_json, shipped_schema
+from visor.scenario.tools.definitions import tool_names
 
 SCHEMA = scenario_schema()
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
@@ -29,7 +30,8 @@ def test_schemas_are_valid_draft_2020_12() -> None:
 
 def test_schema_names_every_command_and_assertion_type() -> None:
     step = SCHEMA["properties"]["steps"]["items"]
-    assert step["properties"]["command"]["enum"] == ["tap", "navigate", "act", "scroll", "screenshot", "wait", "source"]
+    upstream = ["tap", "navigate", "act", "scroll", "screenshot", "wait", "source"]
+    assert step["properties"]["command"]["enum"] == [*upstream, *tool_names()]
     types = {
         t
         for ref in SCHEMA["properties"]["assertions"]["items"]["oneOf"]

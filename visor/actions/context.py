@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from visor.actions.device import Device
+from visor.actions.tools.context import AgentState
 from visor.clock import Clock
 from visor.errors import ActionError
 
@@ -34,6 +35,8 @@ class ActionContext:
     wait_timeout_ms: float
     poll_ms: float = 250.0
     started: float = field(default=0.0)
+    #: The agent tools' memory for the run (see visor.actions.tools.context).
+    agent: AgentState = field(default_factory=AgentState)
 
     def __post_init__(self) -> None:
         self.started = self.clock.monotonic()

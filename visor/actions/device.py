@@ -1,14 +1,15 @@
 """The device protocol: the primitives a runtime provides. Everything smarter lives above it.
 
 A runtime (the simulated device, Appium) only observes (UI tree, page source, screenshot, size) and performs
-input (taps, W3C pointer paths with one to five fingers, text, keys, URLs, app reset). Selectors, waits,
-gesture planning and assertions are done by visor on top, identically for every runtime.
+input (taps, W3C pointer paths with one to five fingers, text, keys, URLs, app launch/stop/reset, and the
+native accessibility actions of one element). Selectors, waits, gesture planning, the agent tools' rules and
+assertions are done by visor on top, identically for every runtime.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -22,6 +23,12 @@ class InputRejected(ActionError):
     """The device cannot perform this input here (no focused field, no app for a URL, an unsupported key)."""
 
     default_cause = "The screen is not in the state this input needs."
+
+
+class UnsupportedInput(InputRejected):
+    """The runtime or the platform cannot perform this input at all (BACK on iOS, set_selection over Appium)."""
+
+    default_cause = "This platform or runtime has no way to perform this input."
 
 
 class SessionRestarted(TargetError):
@@ -39,6 +46,40 @@ class Key(enum.StrEnum):
     ENTER = "enter"
 
 
+class NativeActionName(enum.StrEnum):
+    """The native (accessibility) actions an element may support: the agent tools' `control_action`."""
+
+    CLICK = "click"
+    LONG_CLICK = "long_click"
+    FOCUS = "focus"
+    SHOW_ON_SCREEN = "show_on_screen"
+    SET_PROGRESS = "set_progress"
+    SCROLL_FORWARD = "scroll_forward"
+    SCROLL_BACKWARD = "scroll_backward"
+    SCROLL_UP = "scroll_up"
+    SCROLL_DOWN = "scroll_down"
+    SCROLL_LEFT = "scroll_left"
+    SCROLL_RIGHT = "scroll_right"
+    SET_SELECTION = "set_selection"
+    REPLACE_SELECTION = "replace_selection"
+    SET_TEXT = "set_text"
+    IME_ENTER = "ime_enter"
+
+
+ALL_NATIVE_ACTIONS = frozenset(NativeActionName)
+
+
+@dataclass(frozen=True, slots=True)
+class NativeAction:
+    """One native action on one element, with its argument: a progress value, a text, or a selection."""
+
+    name: NativeActionName
+    value: float | None = None
+    text: str | None = None
+    #: Start and end of a selection, in UTF-16 code units (as Android counts them).
+    selection: tuple[int, int] | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class DeviceInfo:
     """What a device is: reported in run results and `env/device.json`."""
@@ -49,6 +90,8 @@ class DeviceInfo:
     size: Size
     model: str = ""
     app_id: str = ""
+    #: The native actions this runtime can perform (an element must also support them).
+    native_actions: frozenset[NativeActionName] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +156,27 @@ class Device(Protocol):
 
     def open_url(self, url: str) -> None:
         """Open a deep link or URL."""
+        ...
+
+    def perform(self, node: Node, action: NativeAction) -> None:
+        """Perform a native action on `node` (an element of the last observation).
+
+        Raises:
+            UnsupportedInput: the runtime cannot perform this action (nothing was sent).
+            InputRejected: the element is gone or refuses the action.
+        """
+        ...
+
+    def installed_apps(self) -> Mapping[str, str]:
+        """Return the apps this device knows by id, with their display names (may be incomplete)."""
+        ...
+
+    def launch_app(self, app_id: str) -> None:
+        """Start an app (or bring it to the front)."""
+        ...
+
+    def stop_app(self, app_id: str) -> None:
+        """Force-stop an app."""
         ...
 
     def reset_app(self) -> None:

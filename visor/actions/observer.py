@@ -8,9 +8,9 @@ arrive anyway), 0 on the simulated device, whose clock only moves when something
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from visor.actions.device import Device, DeviceInfo, Key, Observation, PathPoint
+from visor.actions.device import Device, DeviceInfo, Key, NativeAction, Observation, PathPoint
 from visor.clock import Clock
 from visor.ui.geometry import Point
 from visor.ui.tree import Node
@@ -78,6 +78,25 @@ class ObservingDevice:
         """Open a URL, and forget the screen."""
         self.forget()
         self.device.open_url(url)
+
+    def perform(self, node: Node, action: NativeAction) -> None:
+        """Perform a native action, and forget the screen."""
+        self.forget()
+        self.device.perform(node, action)
+
+    def installed_apps(self) -> Mapping[str, str]:
+        """Return the apps the device knows."""
+        return self.device.installed_apps()
+
+    def launch_app(self, app_id: str) -> None:
+        """Start an app, and forget the screen."""
+        self.forget()
+        self.device.launch_app(app_id)
+
+    def stop_app(self, app_id: str) -> None:
+        """Stop an app, and forget the screen."""
+        self.forget()
+        self.device.stop_app(app_id)
 
     def reset_app(self) -> None:
         """Restart the app, and forget the screen."""

@@ -153,12 +153,13 @@ def help_command(ctx: click.Context, command: str | None) -> None:
 
 def register_commands() -> None:
     """Attach the commands (imported here so the group module stays light)."""
+    from visor.cli.agent import mcp, tools
     from visor.cli.host import devices, doctor
     from visor.cli.run import benchmark, run
     from visor.cli.schema import schema
     from visor.cli.validate import validate
 
-    for command in (validate, run, benchmark, devices, doctor, schema):
+    for command in (validate, run, benchmark, devices, doctor, schema, tools, mcp):
         cli.add_command(command)
 
 

@@ -18,13 +18,13 @@ if TYPE_CHECKING:
 Summary = Callable[["ConsoleReporter"], None]
 
 
-def emit(env: CliEnvironment, outcome: Outcome, summary: Summary | None = None) -> int:
-    """Print the envelope and the summary; return the exit code."""
+def emit(env: CliEnvironment, outcome: Outcome, summary: Summary | None = None, *, err: bool = False) -> int:
+    """Print the envelope (on stderr when `err`: stdout is taken, as by `visor mcp`) and the summary."""
     from visor.report.console import ConsoleReporter  # lazy: rich is not needed to start up
     from visor.report.envelope import Envelope
 
     envelope = Envelope(env.command_id, env.started_at, isoformat(env.clock.now()), outcome)
-    click.echo(envelope.to_json(), nl=False)
+    click.echo(envelope.to_json(), nl=err, err=err)
     if not env.quiet:
         reporter = ConsoleReporter(sys.stderr, color=env.color)
         if summary is not None:

@@ -39,6 +39,18 @@ def _set_color(ctx: click.Context, _param: click.Parameter, value: bool | None) 
 
 def output_options(function: F) -> F:
     """Add --quiet, --verbose, --color/--no-color and --format to a command or the group."""
+    function = click.option(
+        "--format",
+        type=click.Choice(["json"]),
+        default="json",
+        expose_value=False,
+        help="Output format of stdout: always one JSON envelope (accepted for upstream scripts).",
+    )(function)
+    return summary_options(function)
+
+
+def summary_options(function: F) -> F:
+    """Add --quiet, --verbose and --color/--no-color (the stderr summary's options)."""
     decorators = (
         click.option(
             "--quiet",
@@ -61,13 +73,6 @@ def output_options(function: F) -> F:
             expose_value=False,
             callback=_set_color,
             help="Colour the stderr summary (default: when stderr is a terminal).",
-        ),
-        click.option(
-            "--format",
-            type=click.Choice(["json"]),
-            default="json",
-            expose_value=False,
-            help="Output format of stdout: always one JSON envelope (accepted for upstream scripts).",
         ),
     )
     for decorator in reversed(decorators):

@@ -9,7 +9,7 @@ device) and timestamps from the injected wall clock; nothing here reads either d
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from visor.actions.catalogue import execute
@@ -17,6 +17,7 @@ from visor.actions.context import ActionContext, ArtifactSink
 from visor.actions.device import Device, Observation, SessionRestarted
 from visor.actions.observer import MAX_AGE_S, ObservingDevice
 from visor.actions.targets import match_all
+from visor.actions.tools.context import AgentState
 from visor.clock import Clock, isoformat
 from visor.engine import assertions as assertion_checks
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
@@ -25,6 +26,7 @@ from visor.engine.signature import signature
 from visor.errors import ActionError, ErrorCode, ErrorInfo
 from visor.scenario.scenario import Scenario, Step
 from visor.scenario.selectors import parse_selector
+from visor.scenario.tools.definitions import is_tool
 from visor.ui.fingerprint import fingerprint
 from visor.ui.query import QueryError
 
@@ -82,6 +84,8 @@ class RunContext:
     wall: Clock
     sink: ArtifactSink
     run_id: str
+    #: The agent tools' memory across the run's steps.
+    agent: AgentState = field(default_factory=AgentState)
 
 
 def run_scenario(scenario: Scenario, settings: RunSettings, context: RunContext) -> Iterator[Event]:
@@ -91,7 +95,7 @@ def run_scenario(scenario: Scenario, settings: RunSettings, context: RunContext)
     info = context.device.info
     # Reuse the screen a step ended on as the next step's first look (see visor.actions.observer).
     observed = ObservingDevice(context.device, context.clock, 0.0 if info.runtime == "sim" else MAX_AGE_S)
-    context = replace(context, device=observed)
+    context = replace(context, device=observed, agent=AgentState())
 
     def at() -> float:
         return (context.clock.monotonic() - origin) * 1000
@@ -145,6 +149,7 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext) -> StepRes
         sink=context.sink,
         timeout_ms=settings.timeout_ms,
         wait_timeout_ms=settings.wait_timeout_ms,
+        agent=context.agent,
     )
     error: ErrorInfo | None = None
     recovery: dict[str, Any] | None = None
@@ -165,7 +170,8 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext) -> StepRes
             failure.next_step,
         )
     elapsed = ctx.elapsed_ms()
-    if error is None and elapsed > settings.timeout_ms and step.command != "wait":
+    # A wait and an agent tool carry their own time bounds (the tools' caps), so the step timeout is not theirs.
+    if error is None and elapsed > settings.timeout_ms and step.command != "wait" and not is_tool(step.command):
         error = ErrorInfo(
             str(ErrorCode.ACTION_ERROR),
             f"Step '{step.id}' ({step.command}) exceeded its timeout: {elapsed:.0f} ms > {settings.timeout_ms:g} ms",

@@ -150,6 +150,7 @@ def _device(event: RunStarted) -> dict[str, Any]:
         "model": info.model,
         "app_id": info.app_id,
         "screen": {"width": info.size.width, "height": info.size.height},
+        "native_actions": sorted(str(action) for action in info.native_actions),
     }
 
 

@@ -9,19 +9,22 @@ from visor.scenario.assertions import AssertionModel
 from visor.scenario.commands import Args
 from visor.scenario.issues import Issue
 from visor.scenario.models import Config, Meta, Output
+from visor.scenario.tools.models import ToolCall
 
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One step: its position in the file, its id, its command and its typed arguments."""
+    """One step: its position in the file, its id, its command and its typed arguments (an agent tool's call)."""
 
     index: int
     id: str
     command: str
-    args: Args
+    args: Args | ToolCall
 
     def raw_args(self) -> dict[str, Any]:
         """Return the arguments as the scenario wrote them (by their scenario names, defaults left out)."""
+        if isinstance(self.args, ToolCall):
+            return dict(self.args.raw)
         return self.args.model_dump(by_alias=True, exclude_unset=True, mode="json")
 
 

@@ -20,6 +20,7 @@ from pydantic_core import core_schema
 from visor.scenario.assertions import ASSERTIONS
 from visor.scenario.commands import COMMANDS
 from visor.scenario.models import ScenarioDocument
+from visor.scenario.tools.definitions import parameters, tool_names
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_FILES = {"scenario": "scenario.schema.json", "envelope": "envelope.schema.json"}
@@ -78,6 +79,15 @@ def _step_schema(defs: dict[str, Any]) -> dict[str, Any]:
                 "then": {"properties": {"args": args}},
             }
         )
+    for name in tool_names():
+        # The seed's own parameter schema; visor refuses unknown top-level arguments too (docs/agent-tools.md).
+        defs[f"tool_{name}"] = {**copy.deepcopy(parameters(name)), "additionalProperties": False}
+        branches.append(
+            {
+                "if": {"properties": {"command": {"const": name}}, "required": ["command"]},
+                "then": {"properties": {"args": {"$ref": f"#/$defs/tool_{name}"}}},
+            }
+        )
     return {
         "type": "object",
         "description": "A step: a command and its arguments.",
@@ -85,7 +95,10 @@ def _step_schema(defs: dict[str, Any]) -> dict[str, Any]:
         "additionalProperties": False,
         "properties": {
             "id": {"type": "string", "minLength": 1, "pattern": r"\S", "description": "A unique step id."},
-            "command": {"enum": list(COMMANDS), "description": "The command to run."},
+            "command": {
+                "enum": [*COMMANDS, *tool_names()],
+                "description": "The command to run: a visor command or an agent tool.",
+            },
             "args": {"type": "object", "description": "The command's arguments."},
         },
         "allOf": branches,

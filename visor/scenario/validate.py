@@ -22,6 +22,9 @@ from visor.scenario.issues import Issue, IssueCode, error, locate, warning
 from visor.scenario.models import Output, ScenarioDocument, StepHead
 from visor.scenario.scenario import Assertion, Scenario, Step
 from visor.scenario.suggest import did_you_mean
+from visor.scenario.tools.check import check_call
+from visor.scenario.tools.definitions import is_tool, tool_names
+from visor.scenario.tools.models import ToolCall
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -101,11 +104,15 @@ def _check_steps(raw_steps: Any, issues: list[Issue]) -> tuple[Step, ...] | None
             complete = False
             continue
         head = _check(StepHead, raw, Owner(StepHead, path), issues)
-        spec = COMMANDS.get(raw["command"]) if isinstance(raw.get("command"), str) else None
-        args = raw.get("args")
-        if spec is None:
-            _unsupported(raw.get("command"), path, issues)
-        parsed = _check_args(spec, args, (*path, "args"), issues) if spec and isinstance(args, dict) else None
+        command, args = raw.get("command"), raw.get("args")
+        spec = COMMANDS.get(command) if isinstance(command, str) else None
+        parsed: Args | ToolCall | None = None
+        if is_tool(command) and isinstance(args, dict):
+            parsed = _check_tool(str(command), args, (*path, "args"), issues)
+        elif spec is None and not is_tool(command):
+            _unsupported(command, path, issues)
+        elif spec is not None and isinstance(args, dict):
+            parsed = _check_args(spec, args, (*path, "args"), issues)
         if head is None or parsed is None:
             complete = False
             continue
@@ -113,9 +120,21 @@ def _check_steps(raw_steps: Any, issues: list[Issue]) -> tuple[Step, ...] | None
     return tuple(steps) if complete else None
 
 
+def _check_tool(name: str, raw: dict[str, Any], path: Path, issues: list[Issue]) -> ToolCall | None:
+    """Check an agent tool's arguments with the tool's own schema and rules (docs/agent-tools.md)."""
+    checked = check_call(name, raw)
+    if isinstance(checked, ToolCall):
+        return checked
+    for problem in checked:
+        where = f"{name} args.{problem.where()}" if problem.path else f"{name} args"
+        issues.append(error(IssueCode.ARG_ERROR, f"{where}: {problem.message}", (*path, *problem.path), problem.hint))
+    return None
+
+
 def _unsupported(command: Any, path: Path, issues: list[Issue]) -> None:
     if isinstance(command, str):
-        hint = did_you_mean(command, COMMANDS) or f"commands: {', '.join(COMMANDS)}"
+        known = [*COMMANDS, *tool_names()]
+        hint = did_you_mean(command, known) or f"commands: {', '.join(known)}"
         message = f"Unsupported command '{command}'"
         issues.append(error(IssueCode.UNSUPPORTED_COMMAND, message, (*path, "command"), hint))
 

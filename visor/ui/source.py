@@ -5,6 +5,11 @@ iOS: XCUITest's `<AppiumAUT>` of `XCUIElementType…` elements with `x`, `y`, `w
 accessibility id) becomes `content_desc` and `resource_id`, `label` (or `value`) becomes `text`, so selectors
 mean the same on both. Appium's fake driver (used by visor's tests) wraps its app in `<AppiumAUT><app>`; visor's
 fake apps write their elements in UiAutomator2's form, so they read as Android.
+
+Native state, where the source carries it: UiAutomator2's `selection-start`/`selection-end` (UTF-16 offsets,
+written only for a non-empty selection) become `selection`; an XCUITest slider's or progress indicator's
+`value` ("50%", its normalized position) becomes `range` 0..1. UiAutomator2 writes a range's current value as
+the element's `text` but not its bounds, so Android nodes have no `range`.
 """
 
 from __future__ import annotations
@@ -14,12 +19,16 @@ from typing import TYPE_CHECKING
 from xml.sax.saxutils import quoteattr
 
 from visor.ui.geometry import Rect, Size
-from visor.ui.tree import Node, UiTree
+from visor.ui.tree import Node, RangeInfo, UiTree
 
 if TYPE_CHECKING:
     from lxml import etree
 
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
+_OFFSET = re.compile(r"[0-9]+")
+_PERCENT = re.compile(r"\s*(\d+(?:\.\d+)?)\s*%\s*")
+#: XCUITest element types whose `value` is their position as a percentage.
+_IOS_RANGES = frozenset({"XCUIElementTypeSlider", "XCUIElementTypeProgressIndicator"})
 _FLAGS = (
     ("checkable", "checkable"),
     ("checked", "checked"),
@@ -65,6 +74,9 @@ def _write(node: Node, index: int, depth: int, out: list[str]) -> None:
         f'displayed="{str(node.displayed).lower()}"',
         f"hint={quoteattr(node.hint)}",
     ]
+    if node.selection is not None and node.selection[0] != node.selection[1]:
+        # As UiAutomator2 does: a selection (not a bare cursor), in UTF-16 offsets.
+        attrs += [f'selection-start="{node.selection[0]}"', f'selection-end="{node.selection[1]}"']
     tag = node.class_name if re.fullmatch(r"[A-Za-z_][\w.]*", node.class_name) else "node"
     opening = f"{pad}<{tag} {' '.join(attrs)}"
     if not node.children:
@@ -120,6 +132,7 @@ def _truth(element: etree._Element, name: str, default: bool = False) -> bool:
 def _android(element: etree._Element) -> Node:
     match = _BOUNDS.fullmatch(element.get("bounds", ""))
     bounds = Rect(*(int(group) for group in match.groups())) if match else Rect(0, 0, 0, 0)
+    flags = {attr: _truth(element, name, attr == "enabled") for name, attr in _FLAGS}
     return Node(
         class_name=element.get("class") or str(element.tag),
         bounds=bounds,
@@ -128,10 +141,28 @@ def _android(element: etree._Element) -> Node:
         content_desc=element.get("content-desc", ""),
         hint=element.get("hint", ""),
         package=element.get("package", ""),
+        checkable=flags["checkable"],
+        checked=flags["checked"],
+        clickable=flags["clickable"],
+        enabled=flags["enabled"],
+        focusable=flags["focusable"],
+        focused=flags["focused"],
+        long_clickable=flags["long_clickable"],
+        password=flags["password"],
+        scrollable=flags["scrollable"],
+        selected=flags["selected"],
         displayed=_truth(element, "displayed", True),
+        selection=_selection(element),
         children=tuple(_android(child) for child in element),
-        **{attr: _truth(element, name, attr == "enabled") for name, attr in _FLAGS},
     )
+
+
+def _selection(element: etree._Element) -> tuple[int, int] | None:
+    start, end = (_OFFSET.fullmatch(element.get(name) or "") for name in ("selection-start", "selection-end"))
+    if start is None or end is None:
+        return None  # absent (no selection), or not offsets: no selection rather than an unreadable screen
+    first, last = int(start.group()), int(end.group())
+    return (first, last) if first <= last else None
 
 
 def _ios(element: etree._Element) -> Node:
@@ -154,5 +185,14 @@ def _ios(element: etree._Element) -> Node:
         checked=kind == "XCUIElementTypeSwitch" and element.get("value") == "1",
         selected=_truth(element, "selected"),
         focused=_truth(element, "focused"),
+        range=_ios_range(kind, element.get("value")),
         children=tuple(_ios(child) for child in element),
     )
+
+
+def _ios_range(kind: str, value: str | None) -> RangeInfo | None:
+    """Read a slider's or progress indicator's `value` ("50%"): its position, normalized to 0..1."""
+    match = _PERCENT.fullmatch(value or "") if kind in _IOS_RANGES else None
+    if match is None or float(match.group(1)) > 100:
+        return None
+    return RangeInfo(0.0, 1.0, float(match.group(1)) / 100)

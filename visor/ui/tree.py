@@ -7,6 +7,17 @@ from dataclasses import dataclass, field
 
 from visor.ui.geometry import Rect, Size
 
+_NOT_EDITABLE = frozenset({"TextView", "CheckedTextView"})
+
+
+@dataclass(frozen=True, slots=True)
+class RangeInfo:
+    """A native range (a slider, a progress bar): its bounds and current value."""
+
+    min: float
+    max: float
+    current: float
+
 
 @dataclass(frozen=True, slots=True)
 class Node:
@@ -30,11 +41,25 @@ class Node:
     scrollable: bool = False
     selected: bool = False
     displayed: bool = True
+    #: The native range of a slider or progress bar, when the runtime reports it.
+    range: RangeInfo | None = None
+    #: The selected text range of an editable field, in UTF-16 code units, when the runtime reports it.
+    selection: tuple[int, int] | None = None
     children: tuple[Node, ...] = ()
 
     def labels(self) -> tuple[str, ...]:
         """Return the non-empty texts a person could use to name this element."""
         return tuple(value for value in (self.text, self.content_desc) if value)
+
+    @property
+    def editable(self) -> bool:
+        """Return True for a text input (Android EditText and its kin, iOS text fields)."""
+        kind = self.class_name.rsplit(".", 1)[-1]
+        if kind in _NOT_EDITABLE:
+            return False
+        return kind.endswith(
+            ("EditText", "AutoCompleteTextView", "TextField", "SearchField", "XCUIElementTypeTextView")
+        )
 
     def short_id(self) -> str:
         """Return the resource id without its package prefix: `login` for `com.app:id/login`."""

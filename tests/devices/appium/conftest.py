@@ -12,17 +12,26 @@ import socket
 import subprocess
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conftest import ROOT
+from visor.devices.appium.capabilities import settings_from
+from visor.devices.appium.device import AppiumDevice
 
 APPIUM_HOME = ROOT / "tests" / "appium"
 APPIUM = APPIUM_HOME / "node_modules" / ".bin" / "appium"
 FAKE_APP = APPIUM_HOME / "login.fake.xml"
+#: A session with the fake driver on the demo's sign-in screen.
+FAKE_CAPABILITIES: dict[str, Any] = {
+    "platformName": "Fake",
+    "appium:automationName": "Fake",
+    "appium:app": str(FAKE_APP),
+}
 
 
 @dataclass
@@ -37,6 +46,22 @@ class AppiumServer:
         """Return every HTTP request the server logged so far ("POST /session/…/actions")."""
         lines = self.log.read_text(errors="replace").splitlines()
         return [line.split("-->", 1)[1].strip() for line in lines if "[HTTP] -->" in line]
+
+    def commands(self, device: AppiumDevice) -> list[str]:
+        """Return what `device`'s session sent so far ("POST /element/2/click {}"), once the log has it all.
+
+        The server writes its log as it goes: a marker request, awaited in the log, shows nothing is missing.
+        """
+        session = f"/session/{device.session_id}"
+        marker = f"GET {session}/window/rect"
+        seen = self.requests().count(marker)
+        device.driver.get_window_rect()
+        deadline = time.monotonic() + 10
+        while (lines := self.requests()).count(marker) <= seen:
+            if time.monotonic() > deadline:
+                pytest.fail(f"the marker request never reached the Appium log {self.log}")
+            time.sleep(0.02)
+        return [line.replace(session, "") for line in lines if session + "/" in line and line != marker]
 
     def sessions(self) -> list[str]:
         """Return the ids of the sessions the server has open."""
@@ -115,6 +140,28 @@ def own_appium_server(tmp_path: Path) -> Iterator[AppiumServer]:
     server = start_server(tmp_path / "appium.log")
     yield server
     server.stop()
+
+
+@pytest.fixture
+def fake_device(appium_server: AppiumServer) -> Iterator[Callable[..., AppiumDevice]]:
+    """Open AppiumDevices on the fake app (`platform="ios"` maps actions as on iOS); all closed afterwards."""
+    opened: list[AppiumDevice] = []
+
+    def open_device(platform: str | None = None, app_id: str | None = None) -> AppiumDevice:
+        settings = settings_from(
+            server_url=appium_server.url,
+            device=None,
+            app_id=app_id,
+            attach=False,
+            platform=platform,
+            capabilities=FAKE_CAPABILITIES,
+        )
+        opened.append(AppiumDevice(settings))
+        return opened[-1]
+
+    yield open_device
+    for device in opened:
+        device.close()
 
 
 @pytest.fixture(autouse=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,10 +12,13 @@ import pytest
 
 from tests.conftest import ROOT, Cli
 from tests.devices.appium.conftest import FAKE_APP, AppiumServer
+from visor.actions.device import PathPoint
 from visor.clock import CountingIds, SystemClock
+from visor.devices.appium.device import AppiumDevice
 from visor.engine.events import StepFinished
 from visor.errors import ExitCode
 from visor.report.runs import Environment, RunOptions, run_file
+from visor.ui.geometry import Point
 
 CONFORMANCE = ROOT / "tests" / "fixtures" / "conformance.yaml"
 FAKE_CAPS = (
@@ -82,28 +86,14 @@ def test_selectors_taps_typing_source_and_screenshot(
     assert result.exit_code == ExitCode.RUN_FAILED  # the accessibility id does not exist on this screen
 
 
-def test_typing_reaches_the_element(appium_server: AppiumServer, tmp_path: Path) -> None:
+def test_typing_reaches_the_element(fake_device: Callable[..., AppiumDevice]) -> None:
     from appium.webdriver.common.appiumby import AppiumBy
 
-    from visor.devices.appium.capabilities import settings_from
-    from visor.devices.appium.device import AppiumDevice
-
-    device = AppiumDevice(
-        settings_from(
-            server_url=appium_server.url,
-            device=None,
-            app_id=None,
-            attach=False,
-            platform=None,
-            capabilities={"platformName": "Fake", "appium:automationName": "Fake", "appium:app": str(FAKE_APP)},
-        )
-    )
-    try:
-        node = next(n for n in device.observe().tree.nodes() if n.resource_id.endswith(":id/username"))
-        device.type_text("ada", into=node)
-        assert device.driver.find_element(AppiumBy.ID, node.resource_id).text == "ada"
-    finally:
-        device.close()
+    device = fake_device()
+    node = next(n for n in device.observe().tree.nodes() if n.resource_id.endswith(":id/username"))
+    device.type_text("ada", into=node)
+    assert device.driver.find_element(AppiumBy.ID, node.resource_id).text == "ada"
+    device.close()
     assert device._driver is None
 
 
@@ -131,31 +121,15 @@ def test_gestures_reach_the_server_as_w3c_actions(appium_server: AppiumServer, t
     assert finished[1].details["from"] == [100, 1500] and finished[1].details["to"] == [900, 300]
 
 
-def test_recorded_actions_match_the_gestures(appium_server: AppiumServer) -> None:
-    from visor.actions.device import PathPoint
-    from visor.devices.appium.capabilities import settings_from
-    from visor.devices.appium.device import AppiumDevice
-    from visor.ui.geometry import Point
-
-    device = AppiumDevice(
-        settings_from(
-            server_url=appium_server.url,
-            device=None,
-            app_id=None,
-            attach=False,
-            platform=None,
-            capabilities={"platformName": "Fake", "appium:automationName": "Fake", "appium:app": str(FAKE_APP)},
-        )
-    )
-    try:
-        device.tap(Point(10, 20))
-        device.gesture(
-            [[PathPoint(100, 900, 0), PathPoint(500, 900, 300)], [PathPoint(980, 900, 0), PathPoint(580, 900, 300)]]
-        )  # a two-finger pinch
-        recorded = actions_log(appium_server, device.session_id)
-    finally:
-        device.close()
-    tap, pinch = recorded
+def test_recorded_actions_match_the_gestures(
+    appium_server: AppiumServer, fake_device: Callable[..., AppiumDevice]
+) -> None:
+    device = fake_device()
+    device.tap(Point(10, 20))
+    device.gesture(
+        [[PathPoint(100, 900, 0), PathPoint(500, 900, 300)], [PathPoint(980, 900, 0), PathPoint(580, 900, 300)]]
+    )  # a two-finger pinch
+    tap, pinch = actions_log(appium_server, device.session_id)
     assert [a["type"] for a in tap[0]["actions"]] == ["pointerMove", "pointerDown", "pointerMove", "pointerUp"]
     assert tap[0]["actions"][0]["x"] == 10 and tap[0]["parameters"]["pointerType"] == "touch"
     assert [finger["id"] for finger in pinch] == ["finger1", "finger2"]

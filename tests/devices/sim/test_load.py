@@ -28,7 +28,7 @@ def write(tmp_path: Path, text: str) -> str:
 def test_shipped_apps_load() -> None:
     assert "demo" in builtin_apps()
     model = load_app(resolve_app("demo", "."))
-    assert model.app.id == "com.visor.demo" and set(model.screens) == {"login", "feed", "detail", "settings"}
+    assert model.app.id == "com.visor.demo" and set(model.screens) == {"login", "feed", "detail", "settings", "player"}
 
 
 def test_a_small_model_loads(tmp_path: Path) -> None:
@@ -72,3 +72,42 @@ def test_unknown_app_name_suggests_a_shipped_one() -> None:
 
 def test_paths_resolve_against_the_scenario_folder(tmp_path: Path) -> None:
     assert resolve_app("apps/x.app.yaml", str(tmp_path)) == str(tmp_path / "apps" / "x.app.yaml")
+
+
+PLAYER = """\
+app: {id: com.example.player, name: Player, start: home}
+screens:
+  home:
+    elements:
+      - {type: slider, id: speed, min: 0, max: 10}
+      - {type: timeline, id: t, value: 60}
+      - {type: button, id: b, text: B, on_tap: [{nudge: {speed: 1}}], on_long_press: [{toggle: panel}]}
+    overlays:
+      panel: {type: panel, elements: [{type: text, text: "{t:clock}"}]}
+"""
+
+
+def test_the_new_verbs_and_the_timeline_load(tmp_path: Path) -> None:
+    model = load_app(write(tmp_path, PLAYER))
+    assert [e.type for e in model.screens["home"].elements] == ["slider", "timeline", "button"]
+
+
+@pytest.mark.parametrize(
+    ("change", "code", "message"),
+    [
+        (("{nudge: {speed: 1}}", "{nudge: {sped: 1}}"), "UNKNOWN_REFERENCE", "no slider of this screen named 'sped'"),
+        (("{nudge: {speed: 1}}", "{nudge: {t: 1}}"), "UNKNOWN_REFERENCE", "no slider of this screen named 't'"),
+        (("{nudge: {speed: 1}}", "{nudge: {speed: 1.5}}"), "TYPE_ERROR", "integer"),
+        (("{toggle: panel}", "{toggle: pane}"), "UNKNOWN_REFERENCE", "no overlay of this screen named 'pane'"),
+        (("on_long_press: [{toggle: panel}]", "on_long_press: [{go: nowhere}]"), "UNKNOWN_REFERENCE", "no screen"),
+        (("value: 60}", "value: 60, min: 100}"), "TYPE_ERROR", "timeline needs min < max"),
+        (("value: 60}", "value: 60, scale: 500}"), "TYPE_ERROR", "timeline needs min_scale <= scale <= max_scale"),
+    ],
+)
+def test_new_verbs_and_the_timeline_are_checked(
+    tmp_path: Path, change: tuple[str, str], code: str, message: str
+) -> None:
+    with pytest.raises(AppModelError) as caught:
+        load_app(write(tmp_path, PLAYER.replace(*change)))
+    issue = next(i for i in caught.value.issues if message in i.message)
+    assert str(issue.code) == code

@@ -3,18 +3,31 @@
 One session per run (a benchmark keeps it for every run unless told otherwise); it is always closed, also on
 errors and Ctrl-C. A lost session is recreated once and the step runs again. Taps and gestures are W3C pointer
 actions (one to five fingers); text goes to the target element (found natively by its resource id,
-accessibility id, or XPath) or to the focused one; keys are Android key codes or iOS buttons.
+accessibility id, or XPath) or to the focused one; keys are Android key codes or iOS buttons. Native actions
+run the driver command `native.py` maps them to, on the element found natively; apps are launched and stopped
+with the drivers' `mobile:` app commands.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
-from visor.actions.device import DeviceInfo, InputRejected, Key, Observation, PathPoint, SessionRestarted
+from visor.actions.device import (
+    DeviceInfo,
+    InputRejected,
+    Key,
+    NativeAction,
+    Observation,
+    PathPoint,
+    SessionRestarted,
+    UnsupportedInput,
+)
+from visor.devices.appium import native
 from visor.devices.appium.capabilities import AppiumSettings, build_capabilities
 from visor.devices.appium.errors import START, SessionLost, mapped
+from visor.devices.appium.locators import exact_locator, locator
 from visor.errors import ActionError, TargetError
 from visor.ui.geometry import Point, Size
 from visor.ui.source import PageSourceError, parse_xml
@@ -22,6 +35,7 @@ from visor.ui.tree import Node
 
 if TYPE_CHECKING:
     from appium.webdriver.webdriver import WebDriver
+    from appium.webdriver.webelement import WebElement
 
 #: Android key codes (android.view.KeyEvent).
 ANDROID_KEYS = {Key.BACK: 4, Key.HOME: 3, Key.APP_SWITCH: 187, Key.ENTER: 66}
@@ -70,6 +84,7 @@ class AppiumDevice:
             size=Size(int(size["width"]), int(size["height"])),
             model=str(returned.get("deviceModel") or returned.get("automationName") or ""),
             app_id=settings.app_id or "",
+            native_actions=native.native_actions(platform),
         )
 
     def _call(self, operation: str, action: Any) -> Any:
@@ -137,23 +152,42 @@ class AppiumDevice:
     def type_text(self, text: str, into: Node | None = None) -> None:
         """Send text to `into` (found natively) or to the focused element."""
         if into is not None:
-            by, value = self._locator(into)
-            self._call("type into the element", lambda d: d.find_element(by, value).send_keys(text))
+            self._call("type into the element", lambda d: self._element(d, into).send_keys(text))
             return
         self._call("type into the focused element", lambda d: d.switch_to.active_element.send_keys(text))
 
-    def _locator(self, node: Node) -> tuple[str, str]:
-        from appium.webdriver.common.appiumby import AppiumBy
+    def perform(self, node: Node, action: NativeAction) -> None:
+        """Run the driver command mapped to `action` (native.py) on the element observed as `node`.
 
-        if self.info.platform == "ios":
-            if node.resource_id:
-                return AppiumBy.ACCESSIBILITY_ID, node.resource_id
-            return AppiumBy.XPATH, f"//{node.class_name}[@label={_quote(node.text)}]"
-        if node.resource_id:
-            return AppiumBy.ID, node.resource_id
-        if node.content_desc:
-            return AppiumBy.ACCESSIBILITY_ID, node.content_desc
-        return AppiumBy.XPATH, f"//*[@class={_quote(node.class_name)} and @bounds={_quote(node.bounds.bounds_text())}]"
+        Raises:
+            UnsupportedInput: the platform has no command for the action (nothing was sent).
+            InputRejected: a wrong argument or element (nothing was sent), or the element is gone or refuses.
+        """
+        platform = self.info.platform
+        if action.name not in self.info.native_actions:
+            raise native.unsupported(platform, action.name)
+        native.check(platform, action, node)
+
+        def run(driver: WebDriver) -> None:
+            element = self._element(driver, node)
+            for step in native.native_command(platform, action, str(element.id), node):
+                _run(driver, element, step)
+
+        self._call(f"perform {action.name.value} on {node.describe()}", run)
+
+    def _element(self, driver: WebDriver, node: Node) -> WebElement:
+        """Find `node` natively: by its id when that is unique on the screen, else by its exact place."""
+        platform = self.info.platform
+        found: list[WebElement] = []
+        for by, value in dict.fromkeys((locator(platform, node), exact_locator(platform, node))):
+            found = driver.find_elements(by, value)
+            if len(found) == 1:
+                return found[0]
+        raise InputRejected(
+            f"{node.describe()} is {'not' if not found else 'no longer uniquely'} on the screen",
+            likely_cause="The screen changed since it was last read.",
+            next_step="Read the screen again and retarget the element.",
+        )
 
     def press_key(self, key: Key) -> None:
         """Press a key: Android key codes; on iOS only home and enter exist."""
@@ -163,10 +197,13 @@ class AppiumDevice:
             elif key is Key.ENTER:
                 self._call("press enter", lambda d: d.switch_to.active_element.send_keys("\n"))
             else:
-                raise InputRejected(
+                raise UnsupportedInput(
                     f"iOS has no {key.value} key",
                     likely_cause="iOS devices have no back or app-switch button.",
-                    next_step="Tap the app's own back button instead (e.g. accessibility=Back).",
+                    next_step=(
+                        "Tap the app's own back button instead (e.g. accessibility=Back); "
+                        "to switch apps, use manage_app (launch)."
+                    ),
                 )
             return
         code = ANDROID_KEYS[key]
@@ -181,6 +218,19 @@ class AppiumDevice:
         else:
             self._call("open a URL", lambda d: d.get(url))
 
+    def installed_apps(self) -> Mapping[str, str]:
+        """Return the app under test (id -> id): listing every app is neither cheap nor the same everywhere."""
+        app = self.settings.app_id
+        return {app: app} if app else {}
+
+    def launch_app(self, app_id: str) -> None:
+        """Start an app, or bring it to the front when it runs."""
+        self._app_command("start", "launch", app_id)
+
+    def stop_app(self, app_id: str) -> None:
+        """Stop an app (Android: force-stop; iOS: XCTest's terminate)."""
+        self._app_command("stop", "stop", app_id)
+
     def reset_app(self) -> None:
         """Terminate and start the app under test again."""
         app = self.settings.app_id
@@ -190,8 +240,14 @@ class AppiumDevice:
                 likely_cause="No --app-id, config.app or VISOR_ANDROID_APP_PACKAGE / VISOR_IOS_BUNDLE_ID was given.",
                 next_step="Pass --app-id com.example.app.",
             )
-        self._call("stop the app", lambda d: d.terminate_app(app))
-        self._call("start the app", lambda d: d.activate_app(app))
+        self.stop_app(app)
+        self.launch_app(app)
+
+    def _app_command(self, operation: str, verb: Literal["launch", "stop"], app_id: str) -> None:
+        if not app_id:
+            raise InputRejected(f"to {operation} an app visor needs its id", next_step="Give its package or bundle id.")
+        step = native.app_command(self.info.platform, verb, app_id)
+        self._call(f"{operation} the app {app_id}", lambda d: d.execute_script(step.script, dict(step.args)))
 
     def close(self) -> None:
         """End the session (quietly: a session already gone is not an error)."""
@@ -226,15 +282,17 @@ def _finger(name: str, path: Sequence[PathPoint]) -> dict[str, Any]:
     return {"type": "pointer", "id": name, "parameters": {"pointerType": "touch"}, "actions": actions}
 
 
+def _run(driver: WebDriver, element: WebElement, step: native.Step) -> None:
+    if isinstance(step, native.ScriptCall):
+        driver.execute_script(step.script, dict(step.args))
+    elif step.method == "click":
+        element.click()
+    elif step.method == "clear":
+        element.clear()
+    else:
+        element.send_keys(step.text)
+
+
 def _platform(capabilities: dict[str, Any]) -> str:
     name = str(capabilities.get("platformName", "")).lower()
     return "ios" if name == "ios" else "android"
-
-
-def _quote(text: str) -> str:
-    if "'" not in text:
-        return f"'{text}'"
-    if '"' not in text:
-        return f'"{text}"'
-    parts = text.split("'")
-    return "concat(" + ', "\'", '.join(f"'{part}'" for part in parts) + ")"

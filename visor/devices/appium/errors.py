@@ -4,7 +4,8 @@
   new session and a `SessionRestarted` for the engine to run the step again;
 - an unreachable server becomes a TARGET_ERROR that says how to start Appium;
 - a session that cannot be created (a missing driver, a device that is not there) becomes a TARGET_ERROR;
-- a command the driver does not implement becomes `InputRejected` (the step fails, the run goes on);
+- a command the driver does not implement becomes `UnsupportedInput` (the step fails, the run goes on);
+- an element that is gone, or that refuses the command, becomes `InputRejected`;
 - anything else the driver answers becomes an ACTION_ERROR for the step.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 
-from visor.actions.device import InputRejected
+from visor.actions.device import InputRejected, UnsupportedInput
 from visor.errors import ActionError, TargetError
 
 _LOST = ("invalid session id", "session is either terminated or not started", "a session is either terminated")
@@ -54,6 +55,18 @@ def mapped(operation: str, url: str, drivers: Callable[[], list[str]] | None = N
         raise _not_created(_text(exc), drivers) from None
     except selenium_errors.UnknownMethodException as exc:
         raise _unsupported(operation, _text(exc)) from None
+    except (selenium_errors.NoSuchElementException, selenium_errors.StaleElementReferenceException):
+        raise InputRejected(
+            f"could not {operation}: the element is no longer on the screen",
+            likely_cause="The screen changed since it was last read.",
+            next_step="Read the screen again and retarget the element.",
+        ) from None
+    except selenium_errors.InvalidElementStateException as exc:
+        raise InputRejected(
+            f"could not {operation}: the element refuses it ({_text(exc)[:200]})",
+            likely_cause="The element is disabled, hidden, or does not take this kind of input.",
+            next_step="Check the element's state in the step's page source, and use an input it accepts.",
+        ) from None
     except selenium_errors.WebDriverException as exc:
         message = _text(exc)
         lowered = message.lower()
@@ -79,8 +92,8 @@ def _text(exc: Exception) -> str:
     return " ".join(message.split())
 
 
-def _unsupported(operation: str, message: str) -> InputRejected:
-    return InputRejected(
+def _unsupported(operation: str, message: str) -> UnsupportedInput:
+    return UnsupportedInput(
         f"this Appium driver cannot {operation}: {message[:200]}",
         likely_cause="The automation driver in use does not implement this command.",
         next_step="Use another step for this, or a driver that supports it (UiAutomator2 on Android, XCUITest on iOS).",

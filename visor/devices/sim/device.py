@@ -1,31 +1,47 @@
 """The simulated device: a deterministic Android-like phone in the same process.
 
-It runs app models on the device's virtual clock: a touch takes 50 ms of device time and typing 8 ms a
-character; waits cost no wall time and are exact. It has a launcher listing the installed apps, recent apps
-(the app-switch key), a back stack per app, and deep links. Randomness comes from one generator seeded by the
-run, so the same seed gives the same run.
+It runs app models on the device's virtual clock: a touch (or a native action) takes 50 ms of device time and
+typing 8 ms a character; waits cost no wall time and are exact. It has a launcher listing the installed apps,
+recent apps (the app-switch key), a back stack per app, deep links, one- to five-finger gestures, and every
+native (accessibility) action an element supports. Randomness comes from one generator seeded by the run, so
+the same seed gives the same run.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-from visor.actions.device import DeviceInfo, InputRejected, Key, Observation, PathPoint
+from visor.actions.device import (
+    ALL_NATIVE_ACTIONS,
+    DeviceInfo,
+    InputRejected,
+    Key,
+    NativeAction,
+    NativeActionName,
+    Observation,
+    PathPoint,
+)
 from visor.clock import Clock
 from visor.devices.sim.layout import SIZE, Frame, Widget, layout_app, layout_launcher, slider_track
-from visor.devices.sim.model import AppModel, FieldElement, ListElement, SliderElement
+from visor.devices.sim.model import AppModel, FieldElement, ListElement, SliderElement, TimelineElement
 from visor.devices.sim.render import render_png
-from visor.devices.sim.state import AppState, Host, flatten
+from visor.devices.sim.state import AppState, Host, scale_var
 from visor.ui.geometry import Point, Rect
 from visor.ui.tree import Node
+from visor.ui.utf16 import OffsetError, from_utf16
 
 TOUCH_MS = 50
 TYPE_MS_PER_CHAR = 8
 LAUNCHER = "launcher"
 RECENTS = "recents"
 LONG_PRESS_MS = 500
+#: A finger that stays closer than this (|dx| + |dy|) to where it landed has not moved: a tap or a long press.
+TOUCH_SLOP = 24
+MAX_FINGERS = 5
 SIZE_RECT = Rect(0, 0, SIZE.width, SIZE.height)
 _PARAM = re.compile(r"\\\{([A-Za-z_][A-Za-z0-9_]*)\\\}")
 
@@ -55,7 +71,15 @@ class SimDevice(Host):
     @property
     def info(self) -> DeviceInfo:
         """Describe the simulated phone."""
-        return DeviceInfo("android", "visor-sim", "sim", SIZE, "Visor simulated phone (1080x1920)", self.target)
+        return DeviceInfo(
+            "android",
+            "visor-sim",
+            "sim",
+            SIZE,
+            "Visor simulated phone (1080x1920)",
+            self.target,
+            native_actions=ALL_NATIVE_ACTIONS,
+        )
 
     def now(self) -> float:
         """Return the device time in seconds, to the microsecond."""
@@ -87,16 +111,25 @@ class SimDevice(Host):
         self.clock.sleep(TOUCH_MS / 1000)
 
     def gesture(self, fingers: Sequence[Sequence[PathPoint]]) -> None:
-        """One finger: drag a slider, scroll a list, long-press or tap. More fingers: nothing here yet."""
-        if not fingers or not fingers[0]:
+        """One finger: drag a slider, pan a timeline, scroll a list, long-press or tap. Two: pinch a timeline.
+
+        A finger's movement is from its first point to its last; its hold is how long it stayed within the touch
+        slop of where it landed (moving in straight lines between its points). Other gestures of two to five
+        fingers do nothing here, but take their time.
+        """
+        if not fingers or not all(fingers):
             raise InputRejected("a gesture needs at least one finger with one point")
-        path = fingers[0]
-        duration = max(point.at_ms for finger in fingers for point in finger)
-        start, end = Point(path[0].x, path[0].y), Point(path[-1].x, path[-1].y)
+        if len(fingers) > MAX_FINGERS:
+            raise InputRejected(f"a gesture has at most {MAX_FINGERS} fingers (got {len(fingers)})")
+        duration = max(max(point.at_ms for finger in fingers for point in finger), TOUCH_MS)
         frame = self.frame()
-        if len(fingers) == 1 and not self._busy():
-            self._one_finger(frame, start, end, duration)
-        self.clock.sleep(max(duration, TOUCH_MS) / 1000)
+        elapsed = 0
+        if not self._busy():
+            if len(fingers) == 1:
+                elapsed = self._one_finger(frame, fingers[0])
+            elif len(fingers) == 2:
+                self._pinch(frame, fingers[0], fingers[1])
+        self.clock.sleep((duration - elapsed) / 1000)
 
     def type_text(self, text: str, into: Node | None = None) -> None:
         """Type into `into` (tapping it to focus it first), or the focused field of the foreground app."""
@@ -110,7 +143,7 @@ class SimDevice(Host):
                 "no text field has focus",
                 next_step="Tap the field first, or give `act type` a target.",
             )
-        app.vars[app.focused] = f"{app.vars.get(app.focused, '')}{text}"
+        app.replace_selection(app.focused, text)
         self.clock.sleep((TOUCH_MS + TYPE_MS_PER_CHAR * len(text)) / 1000)
 
     def press_key(self, key: Key) -> None:
@@ -155,6 +188,48 @@ class SimDevice(Host):
             likely_cause="The URL matches none of the deep links the installed apps declare.",
             next_step=f"Use one of: {', '.join(known)}" if known else "Declare deeplinks in the app model.",
         )
+
+    def perform(self, node: Node, action: NativeAction) -> None:
+        """Perform a native action on the live element matching `node` (class, resource id and bounds).
+
+        Raises:
+            InputRejected: the element is gone, does not support the action, or the argument is wrong.
+        """
+        frame = self.frame()
+        widget = self._live(frame, node)
+        _check_arguments(action)
+        planner = _NATIVE[action.name]
+        apply = planner(self, frame, widget, action)  # refuses before anything happens
+        if not self._busy():
+            app = self._app()
+            if app is not None and widget.overlay:
+                app.touch_overlay(app.top, widget.overlay, self.now())
+            apply()
+        self.clock.sleep(TOUCH_MS / 1000)
+
+    def installed_apps(self) -> Mapping[str, str]:
+        """Return every installed app's id and name."""
+        return {app_id: model.app.name for app_id, model in self.models.items()}
+
+    def launch_app(self, app_id: str) -> None:
+        """Start an installed app, or bring it to the front where it was."""
+        self.catch_up()
+        self._installed(app_id)
+        self._launch(app_id)
+        self.clock.sleep(TOUCH_MS / 1000)
+
+    def stop_app(self, app_id: str) -> None:
+        """Force-stop an app: its state is dropped, it leaves recents, and the launcher shows if it was in front."""
+        self.catch_up()
+        self._installed(app_id)
+        if self.apps.pop(app_id, None) is not None:
+            if app_id in self.recent:
+                self.recent.remove(app_id)
+            if self.foreground == app_id:
+                self.foreground = LAUNCHER
+            if self._before_recents == app_id:
+                self._before_recents = LAUNCHER
+        self.clock.sleep(TOUCH_MS / 1000)
 
     def reset_app(self) -> None:
         """Restart the app under test from scratch and bring it to the front."""
@@ -207,8 +282,16 @@ class SimDevice(Host):
         self.foreground = app_id
 
     def _field(self, app: AppState, field_id: str) -> FieldElement | None:
-        element = self._element(app, field_id)
+        element = app.element(app.top.name, field_id)
         return element if isinstance(element, FieldElement) else None
+
+    def _installed(self, app_id: str) -> None:
+        if app_id not in self.models:
+            raise InputRejected(
+                f"no installed app has the id {app_id!r}",
+                likely_cause="The app id names none of the apps installed on the simulated device.",
+                next_step=f"Use one of: {', '.join(self.models)}",
+            )
 
     def _touch(self, frame: Frame, widget: Widget | None, point: Point) -> None:
         if widget is None:
@@ -235,49 +318,290 @@ class SimDevice(Host):
         elif widget.actions:
             app.run(widget.actions, app.top, now, dict(widget.local))
 
+    def _long_press(self, widget: Widget) -> None:
+        self.catch_up()
+        app = self._app()
+        if app is None:
+            return
+        if widget.overlay:
+            app.touch_overlay(app.top, widget.overlay, self.now())
+        app.run(widget.long_actions, app.top, self.now(), dict(widget.local))
+
     def _slide(self, app: AppState, widget: Widget, x: int) -> None:
+        slider = self._slider(app, widget)
         left, right = slider_track(widget.node.bounds)
         fraction = min(1.0, max(0.0, (x - left) / (right - left)))
-        element = self._element(app, widget.ref)
-        step = element.step if isinstance(element, SliderElement) else 1.0
-        raw = widget.low + fraction * (widget.high - widget.low)
-        value = min(widget.high, max(widget.low, widget.low + round((raw - widget.low) / step) * step))
-        value = round(value, 6)
-        if value != app.vars.get(widget.ref):
-            app.vars[widget.ref] = int(value) if float(value).is_integer() else value
-            app.run(widget.actions, app.top, self.now())
+        self._snap(app, slider, slider.min + fraction * (slider.max - slider.min))
 
-    def _element(self, app: AppState, element_id: str) -> object | None:
-        screen = app.model.screens[app.top.name]
-        elements = list(screen.elements)
-        for overlay in screen.overlays.values():
-            elements.extend(getattr(overlay, "elements", []))
-        return next((e for e in flatten(elements) if getattr(e, "id", None) == element_id), None)
+    def _snap(self, app: AppState, slider: SliderElement, value: float) -> None:
+        app.set_slider(
+            slider, slider.min + round((value - slider.min) / slider.step) * slider.step, app.top, self.now()
+        )
 
-    def _one_finger(self, frame: Frame, start: Point, end: Point, duration: int) -> None:
-        moved = abs(end.x - start.x) + abs(end.y - start.y)
+    def _slider(self, app: AppState, widget: Widget) -> SliderElement:
+        element = app.element(app.top.name, widget.ref)
+        assert isinstance(element, SliderElement), widget.ref  # the layout made this widget from it
+        return element
+
+    def _one_finger(self, frame: Frame, path: Sequence[PathPoint]) -> int:
+        """Act on a one-finger gesture; return how many of its milliseconds have passed already (a long press)."""
+        start, end = Point(path[0].x, path[0].y), Point(path[-1].x, path[-1].y)
         widget = frame.hit(start)
         app = self._app()
         if widget is not None and widget.kind == "slider" and app is not None:
             self._slide(app, widget, end.x)
-            return
-        if moved < 24:
-            if duration < LONG_PRESS_MS:
+        elif _hold_ms(path) >= LONG_PRESS_MS and widget is not None and widget.node.long_clickable:
+            # The press fires while the finger is still down; moving on afterwards scrolls nothing.
+            fires = path[0].at_ms + LONG_PRESS_MS
+            self.clock.sleep(fires / 1000)
+            self._long_press(widget)
+            return fires
+        elif _near(start, end):
+            if path[-1].at_ms - path[0].at_ms < LONG_PRESS_MS:
                 self._touch(frame, widget, start)
+        elif app is not None and (widget is None or widget.kind != "scrim"):  # a modal dialog takes the touch
+            self._move(frame, app, start, end)
+        return 0
+
+    def _move(self, frame: Frame, app: AppState, start: Point, end: Point) -> None:
+        timeline = frame.under(start, "timeline")
+        if timeline is not None:
+            self._pan(app, timeline, end.x - start.x)
             return
-        if app is None or (widget is not None and widget.kind == "scrim"):
-            return  # a modal dialog takes the touch: nothing behind it scrolls
         scroller = next(
             (w for w in reversed(frame.widgets) if w.kind == "list" and w.node.bounds.contains(start)), None
         )
         if scroller is not None:
             self._scroll(app, scroller, start.y - end.y)
 
+    def _pinch(self, frame: Frame, first: Sequence[PathPoint], second: Sequence[PathPoint]) -> None:
+        app = self._app()
+        a, b = Point(first[0].x, first[0].y), Point(second[0].x, second[0].y)
+        timeline = frame.under(a, "timeline")
+        if app is None or timeline is None or frame.under(b, "timeline") is not timeline:
+            return
+        element = self._timeline(app, timeline)
+        before = math.dist((first[0].x, first[0].y), (second[0].x, second[0].y))
+        after = math.dist((first[-1].x, first[-1].y), (second[-1].x, second[-1].y))
+        # Fingers spreading apart zoom in (fewer seconds per pixel); closing in, out: to one point, all the way.
+        scale = timeline.scale * before / after if after else element.max_scale
+        app.vars[scale_var(element)] = round(min(element.max_scale, max(element.min_scale, scale)), 4)
+
+    def _pan(self, app: AppState, timeline: Widget, dx: int) -> None:
+        element = self._timeline(app, timeline)
+        # The content follows the finger: dragging right brings earlier times under the indicator.
+        position = min(element.max, max(element.min, float(round(timeline.value - dx * timeline.scale))))
+        app.vars[element.id] = int(position) if position.is_integer() else position
+
+    def _timeline(self, app: AppState, widget: Widget) -> TimelineElement:
+        element = app.element(app.top.name, widget.ref)
+        assert isinstance(element, TimelineElement), widget.ref  # the layout made this widget from it
+        return element
+
     def _scroll(self, app: AppState, widget: Widget, delta: int) -> None:
-        element = self._element(app, widget.ref)
+        element = app.element(app.top.name, widget.ref)
         if not isinstance(element, ListElement):
             return
         count = element.items if isinstance(element.items, int) else len(element.items)
         limit = max(0, count * element.item_height - widget.node.bounds.height)
         offset = app.top.scroll.get(widget.ref, 0)
         app.top.scroll[widget.ref] = min(limit, max(0, offset + delta))
+
+    # -- native actions ----------------------------------------------------------------------------------------
+
+    def _live(self, frame: Frame, node: Node) -> Widget:
+        """Return the widget now showing `node`: same class, resource id and bounds (and text, to break ties)."""
+        same = [
+            w
+            for w in frame.widgets
+            if (w.node.class_name, w.node.resource_id, w.node.bounds)
+            == (node.class_name, node.resource_id, node.bounds)
+        ]
+        if len(same) > 1:
+            same = [w for w in same if w.node.text == node.text]
+        if not same:
+            raise InputRejected(
+                "the element is no longer on screen",
+                likely_cause=f"{node.describe()} is not in the current UI tree: the screen changed or it moved.",
+                next_step="Observe the screen again and target the element as it is now.",
+            )
+        return same[-1]  # the topmost, as a finger would find it
+
+    def _app_for(self, widget: Widget, what: str) -> AppState:
+        app = self._app()
+        if app is None:
+            raise _refused(widget, what)
+        return app
+
+    def _native_click(self, frame: Frame, widget: Widget, action: NativeAction) -> Callable[[], None]:
+        node = widget.node
+        if not (node.clickable and node.enabled):
+            raise _refused(widget, "click (it is not clickable)")
+        visible = node.bounds.intersect(SIZE_RECT)
+        point = (visible if not visible.empty else node.bounds).center
+        return lambda: self._touch(frame, widget, point)
+
+    def _native_long_click(self, frame: Frame, widget: Widget, action: NativeAction) -> Callable[[], None]:
+        if not widget.node.long_clickable:
+            raise _refused(widget, "long_click (it has no long-press action)")
+        return lambda: self._long_press(widget)
+
+    def _native_focus(self, frame: Frame, widget: Widget, action: NativeAction) -> Callable[[], None]:
+        app = self._field_app(widget, "focus")
+        return lambda: setattr(app, "focused", widget.ref)
+
+    def _native_show(self, frame: Frame, widget: Widget, action: NativeAction) -> Callable[[], None]:
+        viewport = next((w for w in frame.widgets if w.kind == "list" and w.ref == widget.ref), None)
+        if widget.whole is None or viewport is None:
+            return lambda: None  # not in a scrolling list: on screen already, as far as the app can tell
+        app, whole, view = self._app_for(widget, "show_on_screen"), widget.whole, viewport.node.bounds
+        delta = whole.top - view.top if whole.top < view.top else max(0, whole.bottom - view.bottom)
+        return lambda: self._scroll(app, viewport, delta)
+
+    def _native_progress(self, frame: Frame, widget: Widget, action: NativeAction) -> Callable[[], None]:
+        app = self._app_for(widget, "set_progress") if widget.kind == "slider" else None
+        if app is None:
+            raise _refused(widget, "set_progress (it has no range)")
+        slider, value = self._slider(app, widget), action.value
+        if value is None or not math.isfinite(value) or not slider.min <= value <= slider.max:
+            raise InputRejected(
+                f"set_progress needs a finite value from {slider.min:g} to {slider.max:g} (got {value})",
+                likely_cause="The value is outside the slider's range.",
+                next_step="Read the control's range and pass a value inside it.",
+            )
+        return lambda: self._snap(app, slider, value)
+
+    def _native_scroll(self, frame: Frame, widget: Widget, action: NativeAction) -> Callable[[], None]:
+        name = action.name
+        forward = name in (NativeActionName.SCROLL_FORWARD, NativeActionName.SCROLL_DOWN)
+        if widget.kind == "list" and name not in (NativeActionName.SCROLL_LEFT, NativeActionName.SCROLL_RIGHT):
+            app, height = self._app_for(widget, name), widget.node.bounds.height
+            return lambda: self._scroll(app, widget, height if forward else -height)
+        if widget.kind == "slider" and name in (NativeActionName.SCROLL_FORWARD, NativeActionName.SCROLL_BACKWARD):
+            app = self._app_for(widget, name)
+            slider = self._slider(app, widget)
+            steps = 1 if forward else -1
+            return lambda: app.set_slider(slider, app.slider_value(slider) + steps * slider.step, app.top, self.now())
+        raise _refused(widget, f"{name} (it does not scroll that way)")
+
+    def _native_select(self, frame: Frame, widget: Widget, action: NativeAction) -> Callable[[], None]:
+        app = self._field_app(widget, "set_selection")
+        text = str(app.vars.get(widget.ref, ""))
+        start, end = action.selection or (0, 0)
+        if start > end:
+            raise _bad_selection(f"the selection starts after it ends ({start} > {end})")
+        try:
+            first, last = from_utf16(text, start), from_utf16(text, end)
+        except OffsetError as exc:
+            raise _bad_selection(str(exc)) from None
+
+        def apply() -> None:
+            app.select(widget.ref, first, last)
+            app.focused = widget.ref
+
+        return apply
+
+    def _native_replace(self, frame: Frame, widget: Widget, action: NativeAction) -> Callable[[], None]:
+        app, text = self._field_app(widget, "replace_selection"), action.text or ""
+        return lambda: app.replace_selection(widget.ref, text)
+
+    def _native_set_text(self, frame: Frame, widget: Widget, action: NativeAction) -> Callable[[], None]:
+        app, text = self._field_app(widget, "set_text"), action.text or ""
+        return lambda: app.set_text(widget.ref, text)
+
+    def _native_ime_enter(self, frame: Frame, widget: Widget, action: NativeAction) -> Callable[[], None]:
+        app = self._field_app(widget, "ime_enter")
+        field = self._field(app, widget.ref)
+
+        def apply() -> None:
+            app.focused = widget.ref
+            if field is not None:
+                app.run(field.on_submit, app.top, self.now())
+
+        return apply
+
+    def _field_app(self, widget: Widget, what: str) -> AppState:
+        if widget.kind != "field":
+            raise _refused(widget, f"{what} (it is not a text field)")
+        return self._app_for(widget, what)
+
+
+_Planner = Callable[[SimDevice, Frame, Widget, NativeAction], Callable[[], None]]
+#: How each native action is checked (refusing before anything happens) and what it then does.
+_NATIVE: dict[NativeActionName, _Planner] = {
+    NativeActionName.CLICK: SimDevice._native_click,
+    NativeActionName.LONG_CLICK: SimDevice._native_long_click,
+    NativeActionName.FOCUS: SimDevice._native_focus,
+    NativeActionName.SHOW_ON_SCREEN: SimDevice._native_show,
+    NativeActionName.SET_PROGRESS: SimDevice._native_progress,
+    NativeActionName.SCROLL_FORWARD: SimDevice._native_scroll,
+    NativeActionName.SCROLL_BACKWARD: SimDevice._native_scroll,
+    NativeActionName.SCROLL_UP: SimDevice._native_scroll,
+    NativeActionName.SCROLL_DOWN: SimDevice._native_scroll,
+    NativeActionName.SCROLL_LEFT: SimDevice._native_scroll,
+    NativeActionName.SCROLL_RIGHT: SimDevice._native_scroll,
+    NativeActionName.SET_SELECTION: SimDevice._native_select,
+    NativeActionName.REPLACE_SELECTION: SimDevice._native_replace,
+    NativeActionName.SET_TEXT: SimDevice._native_set_text,
+    NativeActionName.IME_ENTER: SimDevice._native_ime_enter,
+}
+#: The one argument an action takes; the others take none.
+_ARGUMENT = {
+    NativeActionName.SET_PROGRESS: "value",
+    NativeActionName.SET_SELECTION: "selection",
+    NativeActionName.REPLACE_SELECTION: "text",
+    NativeActionName.SET_TEXT: "text",
+}
+
+
+def _check_arguments(action: NativeAction) -> None:
+    needed = _ARGUMENT.get(action.name)
+    for argument in ("value", "text", "selection"):
+        given = getattr(action, argument) is not None
+        if given != (argument == needed):
+            message = f"{action.name} needs a {argument}" if not given else f"{action.name} takes no {argument}"
+            raise InputRejected(message, likely_cause="The action's argument does not fit the action.")
+
+
+def _refused(widget: Widget, what: str) -> InputRejected:
+    return InputRejected(
+        f"{widget.node.describe()} does not support {what}",
+        likely_cause="The element does not offer this native action.",
+        next_step="Read the control's supported actions and use one of them.",
+    )
+
+
+def _bad_selection(reason: str) -> InputRejected:
+    return InputRejected(
+        f"set_selection: {reason}",
+        likely_cause="Selections count UTF-16 code units of the field's text and may not split a character.",
+        next_step="Read the field again and pass offsets at character boundaries, start <= end <= its length.",
+    )
+
+
+def _near(origin: PathPoint | Point, point: PathPoint | Point) -> bool:
+    return abs(point.x - origin.x) + abs(point.y - origin.y) < TOUCH_SLOP
+
+
+def _hold_ms(path: Sequence[PathPoint]) -> float:
+    """Return how long a finger stayed within the touch slop of where it landed, moving straight between points."""
+    origin = path[0]
+    for here, there in itertools.pairwise(path):
+        if not _near(origin, there):
+            return here.at_ms - origin.at_ms + _leaves(origin, here, there) * (there.at_ms - here.at_ms)
+    return path[-1].at_ms - origin.at_ms
+
+
+def _leaves(origin: PathPoint, here: PathPoint, there: PathPoint) -> float:
+    """Return the fraction of the move from `here` (near `origin`) to `there` (not near) where it left the slop."""
+    # The distance from the origin is convex along a straight move, so it crosses the slop exactly once.
+    near, far = 0.0, 1.0
+    for _ in range(40):
+        middle = (near + far) / 2
+        x = here.x + (there.x - here.x) * middle
+        y = here.y + (there.y - here.y) * middle
+        if abs(x - origin.x) + abs(y - origin.y) < TOUCH_SLOP:
+            near = middle
+        else:
+            far = middle
+    return far

@@ -8,6 +8,8 @@ toast are laid over the screen in the order they were shown.
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -25,11 +27,13 @@ from visor.devices.sim.model import (
     SliderElement,
     SpinnerElement,
     TextElement,
+    TimelineElement,
     ToggleElement,
 )
-from visor.devices.sim.state import AppState, ScreenState
+from visor.devices.sim.state import AppState, ScreenState, clock_text, scale_var
 from visor.ui.geometry import Point, Rect, Size
-from visor.ui.tree import Node, UiTree
+from visor.ui.tree import Node, RangeInfo, UiTree
+from visor.ui.utf16 import to_utf16
 
 SIZE = Size(1080, 1920)
 STATUS_BAR = 72
@@ -38,7 +42,9 @@ MARGIN = 48
 GAP = 24
 TEXT_HEIGHTS = {"title": 96, "body": 64, "caption": 52, "error": 64}
 HEIGHTS = {"button": 144, "field": 144, "switch": 120, "checkbox": 120, "slider": 168, "spinner": 120}
+#: A panel's height, unless its content needs more (it then grows upwards).
 PANEL_HEIGHT = 720
+PANEL_PADDING = 40
 LAUNCHER_PACKAGE = "com.visor.launcher"
 
 
@@ -52,11 +58,16 @@ class Widget:
     ref: str = ""
     overlay: str = ""
     actions: tuple[Action, ...] = ()
+    long_actions: tuple[Action, ...] = ()
     local: tuple[tuple[str, str], ...] = ()
     low: float = 0.0
     high: float = 0.0
     value: float = 0.0
+    #: A timeline's zoom, in seconds per pixel.
+    scale: float = 0.0
     color: str = ""
+    #: The whole element when its node is cut by a scrolling viewport (a list item).
+    whole: Rect | None = None
 
 
 @dataclass(frozen=True)
@@ -78,6 +89,20 @@ class Frame:
                 return widget if widget.node.bounds.contains(point) else None
         return None
 
+    def under(self, point: Point, kind: str) -> Widget | None:
+        """Return the topmost widget of `kind` under `point`, unless a touchable widget above it takes the touch.
+
+        Custom canvases (a timeline) are not touchable by `hit`'s rules (they are not clickable), yet they take
+        the drags and pinches that reach them.
+        """
+        top = self.hit(point)
+        for widget in reversed(self.widgets):
+            if widget is top:
+                return None
+            if widget.kind == kind and widget.node.bounds.contains(point):
+                return widget
+        return None
+
 
 #: The thumb's travel starts and ends this far inside a slider's bounds (Android's default thumb offset).
 THUMB_INSET = 24
@@ -88,6 +113,44 @@ SLIDER_VALUE_WIDTH = 160
 def slider_track(bounds: Rect) -> tuple[int, int]:
     """Return the x range of a slider's track: where the thumb sits at the minimum and at the maximum."""
     return bounds.left + THUMB_INSET, bounds.right - THUMB_INSET - 1
+
+
+#: Tick intervals of a timeline, in seconds: the smallest whose ticks are at least TICK_SPACING px apart is used.
+TICK_INTERVALS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600)
+TICK_SPACING = 180
+TICK_LABEL_WIDTH = 160
+TICK_LABEL_HEIGHT = 60
+INDICATOR_WIDTH = 4
+
+
+def tick_interval(scale: float) -> int:
+    """Return the interval between a timeline's ticks at `scale` seconds per pixel."""
+    return next((i for i in TICK_INTERVALS if i / scale >= TICK_SPACING), TICK_INTERVALS[-1])
+
+
+def timeline_x(bounds: Rect, position: float, scale: float, value: float) -> float:
+    """Return the x of `value` on a timeline whose indicator (its centre) shows `position`."""
+    return bounds.center.x + (value - position) / scale
+
+
+def timeline_ticks(bounds: Rect, position: float, scale: float, low: float, high: float) -> list[tuple[int, int]]:
+    """Return the (value, x) of each tick inside a timeline: multiples of the interval within [low, high]."""
+    interval = tick_interval(scale)
+    # One interval early: rounding may put the tick just left of the edge's value at the edge itself.
+    first = math.ceil(max(low, position + (bounds.left - bounds.center.x) * scale) / interval) - 1
+    ticks = []
+    for index in itertools.count(first):
+        value = index * interval
+        x = round(timeline_x(bounds, position, scale, value))
+        if value > high or x >= bounds.right:
+            break
+        if x >= bounds.left and value >= low:
+            ticks.append((value, x))
+    return ticks
+
+
+def _number(value: object, default: float) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else default
 
 
 def _touchable(widget: Widget) -> bool:
@@ -106,6 +169,8 @@ class _Box:
     text: str = ""
     content_desc: str = ""
     hint: str = ""
+    range: RangeInfo | None = None
+    selection: tuple[int, int] | None = None
     flags: dict[str, bool] = field(default_factory=dict)
     children: list[_Box] = field(default_factory=list)
     widget: dict[str, object] = field(default_factory=dict)
@@ -155,7 +220,7 @@ class _Builder:
     def height(self, element: Element, remaining: int) -> int:
         if isinstance(element, TextElement):
             return TEXT_HEIGHTS[element.style]
-        if isinstance(element, ImageElement):
+        if isinstance(element, ImageElement | TimelineElement):
             return element.height
         if isinstance(element, ListElement):
             return max(remaining, element.item_height)
@@ -163,6 +228,11 @@ class _Builder:
             shown = [e for e in element.elements if self.visible(e)]
             return max((self.height(e, remaining) for e in shown), default=0)
         return HEIGHTS[element.type]
+
+    def column_height(self, elements: Sequence[Element]) -> int:
+        """Return the height a column of elements takes (a list counts one item)."""
+        heights = [self.height(element, 0) for element in elements if self.visible(element)]
+        return sum(heights) + GAP * max(0, len(heights) - 1)
 
     def column(self, parent: _Box, elements: Sequence[Element], area: Rect, overlay: str = "") -> None:
         y = area.top
@@ -200,11 +270,18 @@ class _Builder:
                     focusable=True,
                     enabled=enabled,
                     selected=selected,
-                    widget={**link, "style": element.style, "actions": tuple(element.on_tap)},
+                    long_clickable=enabled and bool(element.on_long_press),
+                    widget={
+                        **link,
+                        "style": element.style,
+                        "actions": tuple(element.on_tap),
+                        "long_actions": tuple(element.on_long_press),
+                    },
                 )
             )
         elif isinstance(element, FieldElement):
             value = str(self.app.vars.get(element.id, ""))
+            start, end = self.app.selection(element.id)
             parent.add(
                 self.box(
                     "field",
@@ -218,6 +295,8 @@ class _Builder:
                     focused=self.app.focused == element.id,
                     password=element.password,
                     enabled=True,
+                    # Android counts a selection in UTF-16 units of the real text, even behind a password mask.
+                    selection=(to_utf16(value, start), to_utf16(value, end)),
                     widget=link,
                 )
             )
@@ -240,6 +319,8 @@ class _Builder:
             )
         elif isinstance(element, SliderElement):
             self.slider(parent, element, bounds, link)
+        elif isinstance(element, TimelineElement):
+            self.timeline(parent, element, bounds, link)
         elif isinstance(element, ImageElement):
             parent.add(
                 self.box(
@@ -270,7 +351,7 @@ class _Builder:
             self.row(parent, element, bounds, overlay)
 
     def slider(self, parent: _Box, element: SliderElement, bounds: Rect, link: Mapping[str, object]) -> None:
-        value = float(self.app.vars.get(element.id, element.value))
+        value = self.app.slider_value(element)
         label_bottom = bounds.top + 64
         if element.text:
             parent.add(
@@ -298,6 +379,7 @@ class _Builder:
                 clickable=True,
                 focusable=True,
                 enabled=True,
+                range=RangeInfo(element.min, element.max, value),
                 widget={
                     **link,
                     "low": element.min,
@@ -346,7 +428,14 @@ class _Builder:
                     clickable=True,
                     focusable=True,
                     enabled=True,
-                    widget={**link, "actions": tuple(element.item.on_tap), "local": tuple(sorted(local.items()))},
+                    long_clickable=bool(element.item.on_long_press),
+                    widget={
+                        **link,
+                        "actions": tuple(element.item.on_tap),
+                        "long_actions": tuple(element.item.on_long_press),
+                        "local": tuple(sorted(local.items())),
+                        "whole": whole,
+                    },
                 )
             )
             lines = [("title", render(element.item.text), 0, 72)]
@@ -365,6 +454,50 @@ class _Builder:
                             widget={"style": "body" if suffix == "title" else "caption"},
                         )
                     )
+
+    def timeline(self, parent: _Box, element: TimelineElement, bounds: Rect, link: Mapping[str, object]) -> None:
+        position = _number(self.app.vars.get(element.id), element.value)
+        # Kept within its bounds even when the app `set` its variable to something else (0 would divide by 0).
+        scale = min(element.max_scale, max(element.min_scale, _number(self.app.vars.get(scale_var(element)), 0)))
+        # A custom canvas: no native actions (not clickable, scrollable or focusable) and no range.
+        view = parent.add(
+            self.box(
+                "timeline",
+                "android.view.View",
+                bounds,
+                resource_id=self.rid(element.id),
+                content_desc="Timeline",
+                enabled=True,
+                widget={**link, "low": element.min, "high": element.max, "value": position, "scale": scale},
+            )
+        )
+        centre = bounds.center.x
+        view.add(
+            self.box(
+                "indicator",
+                "android.view.View",
+                Rect(centre - INDICATOR_WIDTH // 2, bounds.top, centre + INDICATOR_WIDTH // 2, bounds.bottom),
+                resource_id=self.rid(f"{element.id}_indicator"),
+                enabled=True,
+                widget=link,
+            )
+        )
+        for value, x in timeline_ticks(bounds, position, scale, element.min, element.max):
+            label = Rect(
+                x - TICK_LABEL_WIDTH // 2, bounds.bottom - TICK_LABEL_HEIGHT, x + TICK_LABEL_WIDTH // 2, bounds.bottom
+            )
+            view.add(
+                self.box(
+                    "tick",
+                    "android.widget.TextView",
+                    label.intersect(bounds),
+                    resource_id=self.rid(f"{element.id}_tick"),
+                    text=clock_text(value),
+                    enabled=True,
+                    # The tick's x and the timeline's sides: the renderer centres the label on the tick.
+                    widget={**link, "style": "caption", "value": x, "low": bounds.left, "high": bounds.right},
+                )
+            )
 
     def row(self, parent: _Box, element: RowElement, bounds: Rect, overlay: str) -> None:
         row = parent.add(self.box("row", "android.widget.LinearLayout", bounds, resource_id=self.rid(element.id)))
@@ -535,7 +668,9 @@ def _dialog(builder: _Builder, root: _Box, name: str, overlay: DialogOverlay) ->
 
 
 def _panel(builder: _Builder, root: _Box, name: str, overlay: PanelOverlay) -> None:
-    top = SIZE.height - PANEL_HEIGHT
+    # Content taller than the usual panel grows it upwards (keeping a GAP at the bottom), so nothing is cut.
+    needed = PANEL_PADDING + (104 if overlay.title else 0) + builder.column_height(overlay.elements) + GAP
+    top = SIZE.height - min(SIZE.height - STATUS_BAR, max(PANEL_HEIGHT, needed))
     panel = root.add(
         builder.box(
             "panel",
@@ -546,7 +681,7 @@ def _panel(builder: _Builder, root: _Box, name: str, overlay: PanelOverlay) -> N
             widget={"overlay": name},
         )
     )
-    y = top + 40
+    y = top + PANEL_PADDING
     if overlay.title:
         builder.overlay_text(
             panel,
@@ -634,6 +769,8 @@ def _freeze(root: _Box, package: str, modal: _Box | None) -> Frame:
             content_desc=box.content_desc,
             hint=box.hint,
             package=box.package,
+            range=box.range,
+            selection=box.selection,
             children=tuple(build(child) for child in box.children),
             **box.flags,
         )

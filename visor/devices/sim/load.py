@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from importlib import resources
 
 from pydantic import ValidationError
@@ -22,6 +23,7 @@ from visor.devices.sim.model import (
     ListElement,
     RowElement,
     Screen,
+    SliderElement,
 )
 from visor.errors import InputError
 from visor.scenario.document import Document, Path, dotted
@@ -143,9 +145,15 @@ def _references(model: AppModel) -> list[Issue]:
             if not isinstance(overlay, DialogOverlay):
                 elements.extend(_elements(overlay.elements, (*base, "overlays", overlay_name, "elements")))
         issues.extend(_duplicate_ids(elements))
-        fields = [e.id for e, _ in elements if isinstance(e, FieldElement)]
+        here = _Known(
+            screens,
+            list(screen.overlays),
+            [e.id for e, _ in elements if isinstance(e, FieldElement)],
+            all_fields,
+            [e.id for e, _ in elements if isinstance(e, SliderElement)],
+        )
         for path, action in _screen_actions(screen, base, elements):
-            issues.extend(_check_action(action, path, screens, list(screen.overlays), fields, all_fields))
+            issues.extend(_check_action(action, path, here))
     return issues
 
 
@@ -177,10 +185,11 @@ def _duplicate_ids(elements: list[tuple[Element, Path]]) -> list[Issue]:
 def _screen_actions(screen: Screen, base: Path, elements: list[tuple[Element, Path]]) -> Iterator[tuple[Path, Action]]:
     yield from _actions(screen.on_show, (*base, "on_show"))
     for element, path in elements:
-        for key in ("on_tap", "on_change", "on_submit"):
+        for key in ("on_tap", "on_long_press", "on_change", "on_submit"):
             yield from _actions(getattr(element, key, []), (*path, key))
         if isinstance(element, ListElement):
             yield from _actions(element.item.on_tap, (*path, "item", "on_tap"))
+            yield from _actions(element.item.on_long_press, (*path, "item", "on_long_press"))
     for name, overlay in screen.overlays.items():
         if isinstance(overlay, DialogOverlay):
             for index, button in enumerate(overlay.buttons):
@@ -205,24 +214,36 @@ def _all_elements(screen: Screen) -> list[Element]:
     return [element for element, _ in _elements(elements, ())]
 
 
-def _check_action(
-    action: Action, path: Path, screens: list[str], overlays: list[str], fields: list[str], all_fields: list[str]
-) -> list[Issue]:
+@dataclass(frozen=True, slots=True)
+class _Known:
+    """The names an action of one screen may refer to."""
+
+    screens: list[str]
+    overlays: list[str]
+    fields: list[str]
+    all_fields: list[str]
+    sliders: list[str]
+
+
+def _check_action(action: Action, path: Path, known: _Known) -> list[Issue]:
     issues = []
     for verb in ("go", "replace", "restart"):
         target = getattr(action, verb)
         if target is not None:
             name = target if isinstance(target, str) else target.screen
-            if name not in screens:
-                issues.append(_unknown("screen", name, (*path, verb), screens))
-    for verb in ("show", "hide"):
+            if name not in known.screens:
+                issues.append(_unknown("screen", name, (*path, verb), known.screens))
+    for verb in ("show", "hide", "toggle"):
         target = getattr(action, verb)
-        if target is not None and target not in overlays:
-            issues.append(_unknown("overlay of this screen", target, (*path, verb), overlays))
-    if action.focus is not None and action.focus not in fields:
-        issues.append(_unknown("field of this screen", action.focus, (*path, "focus"), fields))
-    if action.clear is not None and action.clear not in all_fields:
-        issues.append(_unknown("field", action.clear, (*path, "clear"), all_fields))
+        if target is not None and target not in known.overlays:
+            issues.append(_unknown("overlay of this screen", target, (*path, verb), known.overlays))
+    if action.focus is not None and action.focus not in known.fields:
+        issues.append(_unknown("field of this screen", action.focus, (*path, "focus"), known.fields))
+    if action.clear is not None and action.clear not in known.all_fields:
+        issues.append(_unknown("field", action.clear, (*path, "clear"), known.all_fields))
+    for slider in action.nudge or {}:
+        if slider not in known.sliders:
+            issues.append(_unknown("slider of this screen", slider, (*path, "nudge", slider), known.sliders))
     return issues
 
 

@@ -69,8 +69,8 @@ class Action(_OneOf):
     """One thing the app does. Exactly one verb per action."""
 
     verbs = (
-        "go", "replace", "restart", "back", "home", "set", "show", "hide", "toast", "after", "busy", "if_", "clear",
-        "focus",
+        "go", "replace", "restart", "back", "home", "set", "show", "hide", "toggle", "toast", "after", "busy", "if_",
+        "clear", "focus", "nudge",
     )  # fmt: skip
 
     go: Name | GoTarget | None = Field(None, description="Open a screen on top of the back stack.")
@@ -81,6 +81,7 @@ class Action(_OneOf):
     set: dict[str, Scalar] | None = Field(None, description="Set variables; strings may use {templates}.")
     show: Name | None = Field(None, description="Show an overlay of the current screen.")
     hide: Name | None = Field(None, description="Hide an overlay of the current screen.")
+    toggle: Name | None = Field(None, description="Show an overlay of the current screen if hidden, else hide it.")
     toast: str | None = Field(None, description="Show a toast message.")
     after: After | None = None
     busy: int | None = Field(None, ge=0, description="Keep the app busy (ignoring input) for this many ms.")
@@ -89,6 +90,9 @@ class Action(_OneOf):
     else_: list[Action] = Field(default_factory=list, alias="else")
     clear: Name | None = Field(None, description="Empty a field (of any screen: field values are app variables).")
     focus: Name | None = Field(None, description="Focus a field.")
+    nudge: dict[Name, int] | None = Field(
+        None, min_length=1, description="Move sliders of this screen by signed numbers of steps: {slider: steps}."
+    )
 
     @model_validator(mode="after")
     def _branches(self) -> Action:
@@ -119,6 +123,7 @@ class ButtonElement(_Element):
     enabled: bool | Cond = True
     selected: bool | Cond = Field(False, description="Shown as the chosen one of a group (a segmented control).")
     on_tap: list[Action] = Field(default_factory=list)
+    on_long_press: list[Action] = Field(default_factory=list, description="What a long press does (long-clickable).")
 
 
 class FieldElement(_Element):
@@ -161,6 +166,33 @@ class SliderElement(_Element):
         return self
 
 
+class TimelineElement(_Element):
+    """A custom canvas like a video editor's timeline: a scale of seconds panned under a fixed indicator.
+
+    Its position (the value under the indicator, in seconds) is the variable named by its id, its zoom (seconds
+    per pixel) the variable `<id>_scale`. One finger pans it, two fingers pinch-zoom it; like most custom
+    canvases it offers no native (accessibility) actions and no range.
+    """
+
+    type: Literal["timeline"]
+    id: Name
+    value: float = Field(0, description="The first position, in seconds.")
+    min: float = 0
+    max: float = 86399
+    scale: float = Field(10, gt=0, description="The first zoom, in seconds per pixel.")
+    min_scale: float = Field(0.25, gt=0)
+    max_scale: float = Field(120, gt=0)
+    height: int = Field(240, ge=120, le=1200)
+
+    @model_validator(mode="after")
+    def _ranges(self) -> TimelineElement:
+        if not self.min < self.max or not self.min <= self.value <= self.max:
+            raise plain_error(IssueCode.TYPE_ERROR, "timeline needs min < max and min <= value <= max")
+        if not self.min_scale <= self.scale <= self.max_scale:
+            raise plain_error(IssueCode.TYPE_ERROR, "timeline needs min_scale <= scale <= max_scale")
+        return self
+
+
 class ImageElement(_Element):
     """A picture, named for accessibility by `description`."""
 
@@ -182,6 +214,7 @@ class ListItem(InputModel):
     text: str = "{item}"
     subtitle: str = ""
     on_tap: list[Action] = Field(default_factory=list)
+    on_long_press: list[Action] = Field(default_factory=list, description="What a long press does (long-clickable).")
 
 
 class ListElement(_Element):
@@ -208,6 +241,7 @@ Element = Annotated[
     | FieldElement
     | ToggleElement
     | SliderElement
+    | TimelineElement
     | ImageElement
     | SpinnerElement
     | ListElement

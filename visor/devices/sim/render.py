@@ -2,7 +2,8 @@
 
 The picture is made from the same widgets as the UI tree, so what a screenshot shows is what the page source
 says: texts, buttons (disabled ones greyed), field values or hints, switch and checkbox states, slider
-positions, dialogs over a dimmed screen, panels and toasts. The same state always gives the same bytes.
+positions, timelines (ticks, labels and the indicator), dialogs over a dimmed screen, panels and toasts. The
+same state always gives the same bytes.
 """
 
 from __future__ import annotations
@@ -14,7 +15,16 @@ from collections.abc import Hashable
 
 from PIL import Image, ImageDraw, ImageFont
 
-from visor.devices.sim.layout import SIZE, SLIDER_VALUE_WIDTH, STATUS_BAR, Frame, Widget, slider_track
+from visor.devices.sim.layout import (
+    SIZE,
+    SLIDER_VALUE_WIDTH,
+    STATUS_BAR,
+    TICK_LABEL_HEIGHT,
+    Frame,
+    Widget,
+    slider_track,
+    timeline_ticks,
+)
 from visor.ui.geometry import Rect
 
 BACKGROUND = (250, 250, 250)
@@ -49,7 +59,7 @@ def render_png(frame: Frame, accent: str = "#3F51B5", clock_text: str = "9:00") 
     """Render a frame to PNG bytes (from the cache when this exact screen was drawn before)."""
     key = (
         frame.tree,
-        tuple((w.kind, w.style, w.color, w.low, w.high, w.value) for w in frame.widgets),
+        tuple((w.kind, w.style, w.color, w.low, w.high, w.value, w.scale) for w in frame.widgets),
         accent,
         clock_text,
     )
@@ -213,6 +223,31 @@ def _slider(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, i
     )
 
 
+def _timeline(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    rect = widget.node.bounds
+    draw.rounded_rectangle(_box(rect), radius=16, fill=(38, 50, 56))
+    base = rect.bottom - TICK_LABEL_HEIGHT
+    draw.line((rect.left, base, rect.right - 1, base), fill=(96, 125, 139), width=2)
+    for _, x in timeline_ticks(rect, widget.value, widget.scale, widget.low, widget.high):
+        draw.line((x, base - 48, x, base), fill=(207, 216, 220), width=3)
+
+
+def _indicator(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    rect = widget.node.bounds
+    draw.rectangle(_box(rect), fill=ERROR)
+    c = rect.center.x
+    draw.polygon([(c - 16, rect.top), (c + 16, rect.top), (c, rect.top + 20)], fill=ERROR)
+
+
+def _tick(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    # Centred on its tick; a label that would stick out of the timeline is left out rather than cut.
+    font = _font(FONT_SIZES["caption"])
+    half = draw.textlength(widget.node.text, font=font) / 2
+    if widget.low <= widget.value - half and widget.value + half <= widget.high:
+        y = widget.node.bounds.center.y
+        draw.text((widget.value, y), widget.node.text, font=font, fill=WHITE, anchor="mm")
+
+
 def _image(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
     rect = widget.node.bounds
     draw.rounded_rectangle(_box(rect), radius=24, fill=_rgb(widget.color or "#90A4AE"))
@@ -293,6 +328,9 @@ _PAINTERS = {
     "switch": _toggle,
     "checkbox": _toggle,
     "slider": _slider,
+    "timeline": _timeline,
+    "indicator": _indicator,
+    "tick": _tick,
     "image": _image,
     "spinner": _spinner,
     "list": _list,

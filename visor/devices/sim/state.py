@@ -26,10 +26,12 @@ from visor.devices.sim.model import (
     RowElement,
     Scalar,
     SliderElement,
+    TimelineElement,
     ToggleElement,
 )
 
-_TEMPLATE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+#: `{name}`, or `{name:clock}` for a number of seconds shown as HH:MM:SS.
+_TEMPLATE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(:clock)?\}")
 
 
 @dataclass
@@ -81,6 +83,9 @@ class AppState:
         self.busy_until = 0.0
         self.toast: tuple[str, float] | None = None
         self.timers: list[Timer] = []
+        #: Each field's selection (code-point indices) and the text it was made in: a text changed by anything
+        #: else (`set`, `clear`) puts the cursor back at its end.
+        self.selections: dict[str, tuple[str, int, int]] = {}
         self._seq = 0
         self._init_element_vars()
 
@@ -102,6 +107,9 @@ class AppState:
                     self.vars.setdefault(element.id, element.checked)
                 elif isinstance(element, SliderElement):
                     self.vars.setdefault(element.id, element.value)
+                elif isinstance(element, TimelineElement):
+                    self.vars.setdefault(element.id, element.value)
+                    self.vars.setdefault(scale_var(element), element.scale)
 
     def launch(self, now: float) -> None:
         """Start the app at its start screen (no-op when it is already running)."""
@@ -200,11 +208,13 @@ class AppState:
             ),
             (action.show, lambda name: self._show(scope, name, now)),
             (action.hide, lambda name: self._hide(scope, name)),
+            (action.toggle, lambda name: self._toggle(scope, name, now)),
             (action.toast, lambda message: self._toast(text(message), now)),
             (action.after, lambda after: self._after(after.ms, after.do, scope, now)),
             (action.busy, lambda ms: self._busy(ms, now)),
             (action.clear, lambda name: self.vars.__setitem__(name, "")),
             (action.focus, lambda name: setattr(self, "focused", name)),
+            (action.nudge, lambda steps: self._nudge(scope, steps, now)),
         ]
         if action.if_ is not None:
             branch = action.then if self.holds(action.if_, scope, local) else action.else_
@@ -232,6 +242,18 @@ class AppState:
         if isinstance(overlay, PanelOverlay) and overlay.auto_hide_ms:
             scope.deadlines[name] = at(now, overlay.auto_hide_ms)
 
+    def _toggle(self, scope: ScreenState, name: str, now: float) -> None:
+        if name in scope.overlays:
+            self._hide(scope, name)
+        else:
+            self._show(scope, name, now)
+
+    def _nudge(self, scope: ScreenState, steps: dict[str, int], now: float) -> None:
+        for slider_id, count in steps.items():
+            slider = self.element(scope.name, slider_id)
+            if isinstance(slider, SliderElement):
+                self.set_slider(slider, self.slider_value(slider) + count * slider.step, scope, now)
+
     def _toast(self, message: str, now: float) -> None:
         self.toast = (message, at(now, self.model.toast_ms))
 
@@ -242,6 +264,55 @@ class AppState:
     def _busy(self, ms: int, now: float) -> None:
         self.busy_until = max(self.busy_until, at(now, ms))
 
+    # -- inputs --------------------------------------------------------------------------------------------
+
+    def element(self, screen: str, element_id: str) -> Element | None:
+        """Return the element of a screen (or of one of its panels) with this id."""
+        model = self.model.screens[screen]
+        elements = list(model.elements)
+        for overlay in model.overlays.values():
+            if isinstance(overlay, PanelOverlay):
+                elements.extend(overlay.elements)
+        return next((e for e in flatten(elements) if e.id == element_id), None)
+
+    def slider_value(self, slider: SliderElement) -> float:
+        """Return a slider's current value."""
+        try:
+            return float(self.vars.get(slider.id, slider.value))
+        except ValueError:
+            return slider.value  # a variable set to something that is not a number
+
+    def set_slider(self, slider: SliderElement, value: float, scope: ScreenState, now: float) -> None:
+        """Move a slider to `value` (clamped to its range); run its `on_change` when its value changed."""
+        value = round(min(slider.max, max(slider.min, value)), 6)
+        if value != self.vars.get(slider.id):
+            self.vars[slider.id] = int(value) if float(value).is_integer() else value
+            self.run(slider.on_change, scope, now)
+
+    def selection(self, field_id: str) -> tuple[int, int]:
+        """Return a field's selection as code-point indices (start == end: the cursor)."""
+        text = str(self.vars.get(field_id, ""))
+        kept = self.selections.get(field_id)
+        if kept is None or kept[0] != text:
+            return len(text), len(text)
+        return kept[1], kept[2]
+
+    def select(self, field_id: str, start: int, end: int) -> None:
+        """Set a field's selection (code-point indices within its text)."""
+        self.selections[field_id] = (str(self.vars.get(field_id, "")), start, end)
+
+    def replace_selection(self, field_id: str, text: str) -> None:
+        """Replace a field's selection with `text` (typing does this); the cursor ends after it."""
+        value = str(self.vars.get(field_id, ""))
+        start, end = self.selection(field_id)
+        self.set_text(field_id, value[:start] + text + value[end:], cursor=start + len(text))
+
+    def set_text(self, field_id: str, text: str, cursor: int | None = None) -> None:
+        """Replace a field's whole text; the cursor goes to `cursor`, else to the end."""
+        self.vars[field_id] = text
+        at_index = len(text) if cursor is None else cursor
+        self.select(field_id, at_index, at_index)
+
     # -- values --------------------------------------------------------------------------------------------
 
     def render_with(self, scope: ScreenState, local: dict[str, str]) -> Callable[[str], str]:
@@ -249,10 +320,10 @@ class AppState:
 
         def render(template: str) -> str:
             def value(match: re.Match[str]) -> str:
-                key = match.group(1)
+                key, as_clock = match.group(1), match.group(2) is not None
                 for source in (local, scope.params, self.vars):
                     if key in source:
-                        return _show_value(source[key])
+                        return _show_clock(source[key]) if as_clock else _show_value(source[key])
                 return match.group(0)
 
             return _TEMPLATE.sub(value, template)
@@ -295,6 +366,27 @@ def flatten(elements: Iterable[Element]) -> list[Element]:
         if isinstance(element, RowElement):
             out.extend(flatten(element.elements))
     return out
+
+
+def scale_var(timeline: TimelineElement) -> str:
+    """Return the name of the variable holding a timeline's zoom (seconds per pixel)."""
+    return f"{timeline.id}_scale"
+
+
+def clock_text(seconds: float) -> str:
+    """Return a number of seconds as HH:MM:SS (rounded to the second; hours go past 23 when it does)."""
+    total = round(seconds)
+    sign, total = ("-", -total) if total < 0 else ("", total)
+    return f"{sign}{total // 3600:02d}:{total // 60 % 60:02d}:{total % 60:02d}"
+
+
+def _show_clock(value: Any) -> str:
+    if isinstance(value, bool):
+        return _show_value(value)
+    try:
+        return clock_text(float(value))
+    except (TypeError, ValueError, OverflowError):
+        return _show_value(value)  # not a number: shown as it is
 
 
 def _show_value(value: Any) -> str:

@@ -1,0 +1,259 @@
+"""The everyday tools: click, click_sequence, long_press, input_text, swipe, press_key, manage_app, wait_for_delay.
+
+Each returns a short message and its result data, or raises `ToolProblem`; points are checked before any
+input, element indices are checked against the live screen, and nothing is clamped or retried.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from visor.actions.device import Key, NativeAction, NativeActionName, PathPoint
+from visor.actions.tools.context import ToolContext
+from visor.actions.tools.geometry import Area, check_point, point_in, to_device
+from visor.actions.tools.result import ToolCode, ToolProblem
+from visor.actions.tools.targets import Resolved, by_index, by_resource_id, describe
+from visor.scenario.tools.models import (
+    ClickArgs,
+    ClickSequenceArgs,
+    Coord,
+    InputTextArgs,
+    LongPressArgs,
+    ManageAppArgs,
+    PressKeyArgs,
+    SwipeArgs,
+    WaitForDelayArgs,
+)
+from visor.ui.geometry import Point
+from visor.ui.tree import Node
+
+Outcome = tuple[str, dict[str, Any]]
+
+#: Directional swipes keep ~40% of the area in view, move at most this fast (no fling), and hold before lifting.
+SWIPE_TRAVEL = 0.6
+SWIPE_MARGIN = 0.1
+SWIPE_PX_PER_MS = 1.0
+SWIPE_HOLD_MS = 100
+SWIPE_MIN_MS, SWIPE_MAX_MS = 300, 2000
+PRECISE_SWIPE_MS = 800
+_PACKAGE = re.compile(r"^[A-Za-z][\w]*(\.[A-Za-z][\w]*)+$")
+_KEYS = {"ENTER": Key.ENTER, "BACK": Key.BACK, "HOME": Key.HOME, "APP_SWITCH": Key.APP_SWITCH}
+
+
+def label(node: Node) -> str:
+    """Name an element in messages."""
+    text = "•••" if node.password else node.text
+    return repr(text or node.content_desc or node.short_id() or node.class_name.rsplit(".", 1)[-1])
+
+
+@dataclass(frozen=True, slots=True)
+class Aim:
+    """Where to touch, what it is (for results), its name (for messages) and, for an index, the live element."""
+
+    point: Point
+    target: dict[str, Any]
+    name: str
+    node: Node | None = None
+
+
+def aim(ctx: ToolContext, target: int | Coord, description: str | None) -> Aim:
+    """Return where to touch an element index (checked live) or a normalized point."""
+    if isinstance(target, int):
+        live = by_index(ctx, target)
+        node = live.item.node
+        return Aim(live.center, {"index": target, "element": describe(live)}, f"element {target} ({label(node)})", node)
+    point = point_in(ctx, target, "normalized", "target")
+    return Aim(point, {"point": list(target), "description": description}, repr(description))
+
+
+def _taps(ctx: ToolContext, point: Point, times: int, delay_ms: int) -> None:
+    for number in range(times):
+        if number:
+            ctx.sleep_ms(delay_ms)
+        ctx.tap(point)
+
+
+def click(args: ClickArgs, ctx: ToolContext) -> Outcome:
+    """Tap an element index or a point, `times` times."""
+    where = aim(ctx, args.target, args.target_description)
+    _taps(ctx, where.point, args.times, args.delay_ms)
+    times = f" {args.times} times" if args.times > 1 else ""
+    point = [where.point.x, where.point.y]
+    return f"tapped {where.name}{times}", {"target": where.target, "point": point, "taps": args.times}
+
+
+def click_sequence(args: ClickSequenceArgs, ctx: ToolContext) -> Outcome:
+    """Tap points in order; every point is checked before the first tap, and a failure stops the rest."""
+    points = [point_in(ctx, coord, "normalized", f"sequence[{i}]") for i, coord in enumerate(args.sequence)]
+    receipts = [
+        {"index": i, "point": list(coord), "description": text, "status": "unexecuted"}
+        for i, (coord, text) in enumerate(zip(args.sequence, args.target_descriptions, strict=True))
+    ]
+    for number, point in enumerate(points):
+        if number:
+            ctx.sleep_ms(args.delay_ms)
+        try:
+            ctx.tap(point)
+        except ToolProblem as problem:
+            receipts[number]["status"] = "failed"
+            problem.details |= {"taps": receipts, "completed_taps": number}
+            raise
+        receipts[number]["status"] = "completed"
+    return f"tapped {len(points)} points in order", {"taps": receipts, "completed_taps": len(points)}
+
+
+def long_press(args: LongPressArgs, ctx: ToolContext) -> Outcome:
+    """Hold one finger on an element index or a point."""
+    where = aim(ctx, args.target, args.target_description)
+    x, y = where.point.x, where.point.y
+    ctx.gesture([[PathPoint(x, y, 0), PathPoint(x, y, args.duration)]])
+    return f"long-pressed {where.name} for {args.duration} ms", {"target": where.target, "point": [x, y]}
+
+
+def input_text(args: InputTextArgs, ctx: ToolContext) -> Outcome:
+    """Focus a field (by index or point), then replace its text or append to it, and check what it shows."""
+    where = aim(ctx, args.target, args.target_description)
+    name = where.name
+    if where.node is not None and not where.node.editable:
+        raise ToolProblem(
+            ToolCode.VALIDATION_ERROR, f"{name} is not a text field", hint="Use the index of an input box."
+        )
+    ctx.tap(where.point)
+    field = ctx.observe().tree.focused()
+    if field is None or not field.editable:
+        raise ToolProblem(
+            ToolCode.INPUT_REJECTED,
+            f"no text field has focus after tapping {name}",
+            hint="Tap an input box (the observation flags it editable).",
+        )
+    if args.clear_exist:
+        ctx.perform(field, NativeAction(NativeActionName.SET_TEXT, text=args.text))
+    else:
+        ctx.type_text(args.text, None)
+    after = ctx.observe().tree.focused()
+    shown = "" if after is None else after.text
+    landed = _landed(args, field, after)
+    data = {"target": where.target, "mode": "replace" if args.clear_exist else "append", "field_text": shown}
+    if not landed:
+        raise ToolProblem(
+            ToolCode.POSTCONDITION_FAILED,
+            f"the field shows {shown!r} after typing",
+            hint="The app or keyboard changed the text (input filters, autocorrect); observe before retyping.",
+            details=data,
+            all_sent=True,
+        )
+    return f"typed {len(args.text)} characters into {name}", data
+
+
+def _landed(args: InputTextArgs, before: Node, after: Node | None) -> bool:
+    if after is None:
+        return False
+    if after.password:
+        expected = len(args.text) if args.clear_exist else len(before.text) + len(args.text)
+        return len(after.text) == expected
+    return after.text == args.text if args.clear_exist else after.text.endswith(args.text)
+
+
+def swipe(args: SwipeArgs, ctx: ToolContext) -> Outcome:
+    """Swipe in a direction (computed, optionally scoped) or precisely between two points."""
+    if args.direction is None:
+        assert args.start is not None and args.end is not None, "rules require start and end"
+        start = point_in(ctx, args.start, "normalized", "start")
+        end = point_in(ctx, args.end, "normalized", "end")
+        duration = args.duration or PRECISE_SWIPE_MS
+        ctx.gesture([[PathPoint(start.x, start.y, 0), PathPoint(end.x, end.y, duration)]])
+        data = {"mode": "points", "from": [start.x, start.y], "to": [end.x, end.y], "duration_ms": duration}
+        return f"swiped {args.target_description!r}", data
+    area, scope = _swipe_area(ctx, args)
+    start, end, duration = _directional(ctx, area, args.direction, args.duration)
+    path = [PathPoint(start.x, start.y, 0), PathPoint(end.x, end.y, duration)]
+    path.append(PathPoint(end.x, end.y, duration + SWIPE_HOLD_MS))
+    ctx.gesture([path])
+    data = {
+        "mode": "direction",
+        "direction": args.direction,
+        "scope": scope,
+        "area": [round(area.left), round(area.top), round(area.right), round(area.bottom)],
+        "from": [start.x, start.y],
+        "to": [end.x, end.y],
+        "duration_ms": duration,
+    }
+    return f"swiped {args.direction}", data
+
+
+def _swipe_area(ctx: ToolContext, args: SwipeArgs) -> tuple[Area, Any]:
+    size = ctx.size
+    scope = args.scope
+    if scope is None:
+        return Area(0, 0, size.width - 1, size.height - 1), None
+    if isinstance(scope, tuple):
+        left, top = to_device(ctx, scope[:2], "normalized")
+        right, bottom = to_device(ctx, scope[2:], "normalized")
+        return Area(left, top, right, bottom), list(scope)
+    live: Resolved = by_index(ctx, scope) if isinstance(scope, int) else by_resource_id(ctx, scope)
+    shown = live.item.node.bounds.intersect(live.tree.screen)
+    return Area(shown.left, shown.top, shown.right - 1, shown.bottom - 1), describe(live)
+
+
+def _directional(ctx: ToolContext, area: Area, direction: str, duration: int | None) -> tuple[Point, Point, int]:
+    vertical = direction in ("up", "down")
+    length = (area.bottom - area.top) if vertical else (area.right - area.left)
+    travel = length * SWIPE_TRAVEL
+    cx, cy = (area.left + area.right) / 2, (area.top + area.bottom) / 2
+    # "up" drags bottom-to-top (content below comes into view); "left" drags right-to-left.
+    sign = 1 if direction in ("up", "left") else -1
+    if vertical:
+        first, last = (cx, cy + sign * travel / 2), (cx, cy - sign * travel / 2)
+    else:
+        first, last = (cx + sign * travel / 2, cy), (cx - sign * travel / 2, cy)
+    start = check_point(ctx, *first, "swipe start")
+    end = check_point(ctx, *last, "swipe end")
+    computed = min(SWIPE_MAX_MS, max(SWIPE_MIN_MS, round(travel / SWIPE_PX_PER_MS)))
+    return start, end, duration or computed
+
+
+def press_key(args: PressKeyArgs, ctx: ToolContext) -> Outcome:
+    """Press a system button."""
+    ctx.press_key(_KEYS[args.key])
+    return f"pressed {args.key}", {"key": args.key}
+
+
+def manage_app(args: ManageAppArgs, ctx: ToolContext) -> Outcome:
+    """Launch or force-stop an app named by package id or display name."""
+    app_id = resolve_app(ctx, args.app_name.strip())
+    try:
+        (ctx.launch_app if args.action == "launch" else ctx.stop_app)(app_id)
+    except ToolProblem as problem:
+        if problem.code is ToolCode.INPUT_REJECTED:
+            raise ToolProblem(ToolCode.APP_NOT_FOUND, problem.message, hint=problem.hint) from None
+        raise
+    verb = "launched" if args.action == "launch" else "stopped"
+    return f"{verb} {app_id}", {"action": args.action, "app_id": app_id}
+
+
+def resolve_app(ctx: ToolContext, name: str) -> str:
+    """Return the package id for a package id or an installed app's display name."""
+    apps = ctx.installed_apps()
+    if name in apps:
+        return name
+    labelled = [app_id for app_id, title in apps.items() if title.casefold() == name.casefold()]
+    if len(labelled) == 1:
+        return labelled[0]
+    if len(labelled) > 1:
+        raise ToolProblem(ToolCode.AMBIGUOUS, f"{len(labelled)} apps are called {name!r}: {', '.join(labelled)}")
+    if _PACKAGE.match(name) and ctx.info.runtime != "sim":
+        return name  # the device knows its apps better than visor does; it refuses unknown ones itself
+    known = ", ".join(f"{title} ({app_id})" for app_id, title in sorted(apps.items())) or "none known"
+    raise ToolProblem(
+        ToolCode.APP_NOT_FOUND,
+        f"no installed app is called {name!r}",
+        hint=f"Use a package id or one of: {known}.",
+    )
+
+
+def wait_for_delay(args: WaitForDelayArgs, ctx: ToolContext) -> Outcome:
+    """Let time pass."""
+    ctx.sleep_ms(args.time_in_ms)
+    return f"waited {args.time_in_ms} ms", {"waited_ms": args.time_in_ms}

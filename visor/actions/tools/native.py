@@ -1,0 +1,386 @@
+"""The native-control tools: read_control, control_action, wait_until and scroll_to.
+
+They work on one live control found by an exact selector (NOT_FOUND and AMBIGUOUS are failures, never "the
+first one"). control_action writes once: a stale token, an unsupported action or wrong arguments refuse it
+before input, a satisfied `ensure_state` skips it, and a failed postcondition is reported, never re-toggled.
+A write whose outcome is unknown is remembered and refused until the agent looks again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from visor.actions.device import NativeAction, NativeActionName
+from visor.actions.tools.basic import Outcome, label
+from visor.actions.tools.context import ToolContext, digest
+from visor.actions.tools.result import ToolCode, ToolProblem
+from visor.actions.tools.targets import Resolved, describe, unique
+from visor.scenario.tools.models import (
+    ControlActionArgs,
+    ControlCondition,
+    ControlSelector,
+    ReadControlArgs,
+    ScrollToArgs,
+    WaitUntilArgs,
+)
+from visor.ui.controls import (
+    UnreadableValue,
+    advertised_actions,
+    content_signature,
+    control_snapshot,
+    find_controls,
+    identity_token,
+    native_selector,
+    read_value,
+    visible,
+)
+from visor.ui.elements import flags
+from visor.ui.tree import Located, Node, UiTree
+from visor.ui.utf16 import OffsetError, from_utf16, utf16_length
+
+# -- reading -------------------------------------------------------------------------------------------------------
+
+
+def supported(ctx: ToolContext, live: Resolved) -> tuple[str, ...]:
+    """Return the native actions this control advertises and this runtime can perform."""
+    runtime = {str(name) for name in ctx.native_actions()}
+    return tuple(name for name in advertised_actions(live.tree, live.item) if name in runtime)
+
+
+def control_info(ctx: ToolContext, live: Resolved) -> dict[str, Any]:
+    """Describe a live control: identity, state, range, actions, selection, token and content signature."""
+    node = live.item.node
+    info = describe(live) | {
+        "flags": flags(live.item),
+        "checkable": node.checkable,
+        "checked": node.checked,
+        "selected": node.selected,
+        "enabled": node.enabled,
+        "focused": node.focused,
+        "range": None
+        if node.range is None
+        else {"min": node.range.min, "max": node.range.max, "current": node.range.current},
+        "actions": list(supported(ctx, live)),
+        "selection": None if node.selection is None else {"start": node.selection[0], "end": node.selection[1]},
+        "text_length_utf16": utf16_length(node.text),
+        "token": identity_token(live.tree, live.item),
+        "content_signature": content_signature(live.tree, live.item),
+        "native_selector": native_selector(live.tree, live.item),
+    }
+    return info
+
+
+def read_control(args: ReadControlArgs, ctx: ToolContext) -> Outcome:
+    """Read one live control."""
+    live = unique(ctx, args.selector)
+    ctx.state.unknown_writes.clear()  # the agent now sees what an earlier unknown write did
+    return f"read {label(live.item.node)}", {"control": control_info(ctx, live)}
+
+
+def condition_holds(
+    condition: ControlCondition, node: Node, default_text: str | None, default_value: float | None
+) -> bool:
+    """Evaluate a desired state on a control.
+
+    Raises:
+        ToolProblem: STATE_UNREADABLE when the control does not expose that state (never inferred).
+    """
+    state = condition.state
+    if state in ("checked", "unchecked"):
+        if not node.checkable:
+            raise ToolProblem(
+                ToolCode.STATE_UNREADABLE,
+                f"{label(node)} is not checkable: its checked state cannot be read",
+                hint="Inspect the control with read_control; an icon alone does not prove a state.",
+            )
+        return node.checked == (state == "checked")
+    if state in ("selected", "unselected"):
+        return node.selected == (state == "selected")
+    if state == "text":
+        return node.text == (condition.expected_text if condition.expected_text is not None else default_text)
+    if state == "content_desc":
+        return node.content_desc == condition.expected_text
+    expected = condition.expected_value if condition.expected_value is not None else default_value
+    assert expected is not None, "rules require an expected value"
+    return abs(_value(node) - expected) <= condition.tolerance + 1e-9
+
+
+def _value(node: Node) -> float:
+    try:
+        return read_value(node, "range" if node.range is not None else "number").value
+    except UnreadableValue as exc:
+        raise ToolProblem(ToolCode.STATE_UNREADABLE, f"{label(node)} has no readable value: {exc}") from None
+
+
+# -- control_action ----------------------------------------------------------------------------------------------
+
+
+def control_action(args: ControlActionArgs, ctx: ToolContext) -> Outcome:
+    """Perform one native action on one freshly resolved control, at most once."""
+    request = digest(
+        [args.selector.given(), args.action, args.value, args.text, args.selection_start, args.selection_end]
+    )
+    if request in ctx.state.unknown_writes:
+        raise ToolProblem(
+            ToolCode.UNKNOWN_WRITE_PENDING,
+            "this exact write's outcome is unknown from an earlier call; it is not resent",
+            hint="Observe or read_control first to learn whether it applied.",
+        )
+    live = unique(ctx, args.selector)
+    node = live.item.node
+    token = identity_token(live.tree, live.item)
+    if args.expected_token is not None and args.expected_token != token:
+        raise ToolProblem(
+            ToolCode.STALE,
+            "the control changed since it was read (identity token differs); no action started",
+            hint="Observe or read_control again, then rebuild the request.",
+            details={"token": token},
+        )
+    actions = supported(ctx, live)
+    if args.action not in actions:
+        raise ToolProblem(
+            ToolCode.UNSUPPORTED,
+            f"{label(node)} does not support {args.action} here; nothing was sent (no coordinate fallback)",
+            hint=f"Supported: {', '.join(actions) or 'none (a custom canvas: use calibrated gestures)'}.",
+            details={"actions": list(actions)},
+        )
+    action = _native_action(args, node)
+    if args.ensure_state is not None and condition_holds(args.ensure_state, node, args.text, args.value):
+        skipped = {"action": args.action, "skipped": True, "control": control_info(ctx, live)}
+        return f"{label(node)} is already {args.ensure_state.state}; nothing was sent", skipped
+    try:
+        ctx.perform(node, action)
+    except ToolProblem as problem:
+        if problem.code is ToolCode.UNKNOWN_OUTCOME:
+            ctx.state.unknown_writes.add(request)
+        raise
+    if args.ensure_state is not None:
+        after = _verify(ctx, args, live)
+        return f"{args.action} on {label(node)}: {args.ensure_state.state} verified", after
+    data = {"action": args.action, "skipped": False}
+    after_live = _refind(ctx, args.selector, token)
+    data["control"] = None if after_live is None else control_info(ctx, after_live)
+    return f"{args.action} on {label(node)} accepted (not a business verification)", data
+
+
+def _native_action(args: ControlActionArgs, node: Node) -> NativeAction:
+    """Build the native action, checking its arguments against the live control."""
+    name = NativeActionName(args.action)
+    if name is NativeActionName.SET_PROGRESS:
+        assert args.value is not None and node.range is not None
+        low, high = node.range.min, node.range.max
+        if not low <= args.value <= high:
+            raise ToolProblem(
+                ToolCode.VALIDATION_ERROR,
+                f"value {args.value:g} is outside the control's range {low:g}..{high:g}; nothing was sent",
+            )
+        return NativeAction(name, value=args.value)
+    if name is NativeActionName.SET_SELECTION:
+        assert args.selection_start is not None and args.selection_end is not None
+        for offset in (args.selection_start, args.selection_end):
+            try:
+                from_utf16(node.text, offset)
+            except OffsetError as exc:
+                raise ToolProblem(
+                    ToolCode.VALIDATION_ERROR,
+                    f"selection offset {offset}: {exc} (offsets are UTF-16 code units; never split an emoji)",
+                    details={"text_length_utf16": utf16_length(node.text)},
+                ) from None
+        return NativeAction(name, selection=(args.selection_start, args.selection_end))
+    if name is NativeActionName.REPLACE_SELECTION and node.selection is None:
+        raise ToolProblem(ToolCode.STATE_UNREADABLE, f"{label(node)} reports no selection to replace")
+    return NativeAction(name, text=args.text)
+
+
+def _verify(ctx: ToolContext, args: ControlActionArgs, before: Resolved) -> dict[str, Any]:
+    """Poll read-only until the desired state holds; a miss is reported, never answered with a second write."""
+    assert args.ensure_state is not None
+    deadline = ctx.now_ms() + args.verify_timeout_ms
+    token = identity_token(before.tree, before.item)
+    while True:
+        live = _refind(ctx, args.selector, token)
+        if live is not None and condition_holds(args.ensure_state, live.item.node, args.text, args.value):
+            return {"action": args.action, "skipped": False, "verified": True, "control": control_info(ctx, live)}
+        if ctx.now_ms() >= deadline:
+            raise ToolProblem(
+                ToolCode.POSTCONDITION_FAILED,
+                f"{args.action} was sent once, but {args.ensure_state.state} was not observed within "
+                f"{args.verify_timeout_ms} ms; it was not repeated",
+                details={"action": args.action, "control": None if live is None else control_info(ctx, live)},
+                all_sent=True,
+            )
+        ctx.sleep_ms(min(ctx.settings.poll_ms, max(1.0, deadline - ctx.now_ms())))
+
+
+def _refind(ctx: ToolContext, selector: ControlSelector, token: str) -> Resolved | None:
+    """Find the control again after a write: by its selector, else by its identity token (its text may change)."""
+    tree = ctx.observe().tree
+    found = find_controls(tree, selector)
+    if len(found) == 1:
+        return Resolved(tree, found[0])
+    same = [item for item in tree.flat if identity_token(tree, item) == token]
+    return Resolved(tree, same[0]) if len(same) == 1 else None
+
+
+# -- wait_until ------------------------------------------------------------------------------------------------------
+
+
+def wait_until(args: WaitUntilArgs, ctx: ToolContext) -> Outcome:
+    """Poll one control until a state holds; ambiguity or a failed read never counts as absence."""
+    started = ctx.now_ms()
+    observations = 0
+    previous: dict[str, Any] | None = None
+    since = started
+    while True:
+        now = ctx.now_ms()
+        tree = ctx.observe().tree
+        observations += 1
+        found = find_controls(tree, args.selector)
+        held, previous, since = _state_now(args, tree, found, previous, since, now, observations)
+        waited = round(now - started)
+        if held:
+            data: dict[str, Any] = {"state": args.state, "waited_ms": waited, "observations": observations}
+            if len(found) == 1:
+                data["control"] = control_info(ctx, Resolved(tree, found[0]))
+            return f"{args.selector.describe()} is {args.state} after {waited} ms", data
+        if now - started >= args.timeout_ms:
+            raise _timed_out(args, found, waited, observations)
+        ctx.sleep_ms(min(args.poll_interval_ms, max(1.0, started + args.timeout_ms - now)))
+
+
+def _state_now(
+    args: WaitUntilArgs,
+    tree: UiTree,
+    found: list[Located],
+    previous: dict[str, Any] | None,
+    since: float,
+    now: float,
+    observations: int,
+) -> tuple[bool, dict[str, Any] | None, float]:
+    """Return whether the state holds on this observation, and the stability bookkeeping."""
+    if len(found) > 1:
+        return False, None, now
+    if not found:
+        return args.state == "absent", None, now
+    item = found[0]
+    node = item.node
+    if args.state == "stable":
+        snapshot = control_snapshot(tree, item)
+        if snapshot != previous:
+            return False, snapshot, now
+        return now - since >= args.stable_ms and observations >= 2, previous, since
+    simple = {
+        "visible": visible(tree, item),
+        "absent": False,
+        "enabled": node.enabled,
+        "disabled": not node.enabled,
+    }
+    if args.state in simple:
+        return simple[args.state], None, now
+    condition = ControlCondition(args.state, args.expected_text, args.expected_value, args.tolerance)
+    return condition_holds(condition, node, None, None), None, now
+
+
+def _timed_out(args: WaitUntilArgs, found: list[Located], waited: int, observations: int) -> ToolProblem:
+    details = {"state": args.state, "waited_ms": waited, "observations": observations, "matches": len(found)}
+    if len(found) > 1:
+        return ToolProblem(
+            ToolCode.AMBIGUOUS,
+            f"{len(found)} controls match {args.selector.describe()}; ambiguity never counts as {args.state}",
+            details=details,
+        )
+    return ToolProblem(
+        ToolCode.TIMEOUT,
+        f"{args.selector.describe()} was not {args.state} within {args.timeout_ms} ms ({observations} observations)",
+        details=details,
+    )
+
+
+# -- scroll_to -------------------------------------------------------------------------------------------------------
+
+_SCROLLS = {
+    "forward": NativeActionName.SCROLL_FORWARD,
+    "backward": NativeActionName.SCROLL_BACKWARD,
+    "up": NativeActionName.SCROLL_UP,
+    "down": NativeActionName.SCROLL_DOWN,
+    "left": NativeActionName.SCROLL_LEFT,
+    "right": NativeActionName.SCROLL_RIGHT,
+}
+
+
+def scroll_to(args: ScrollToArgs, ctx: ToolContext) -> Outcome:
+    """Scroll a container natively until its scoped target is visible, settling after every scroll."""
+    started = ctx.now_ms()
+    container = unique(ctx, args.container)
+    action = _SCROLLS[args.direction]
+    if str(action) not in supported(ctx, container):
+        raise ToolProblem(
+            ToolCode.UNSUPPORTED,
+            f"the container does not support {action}; nothing was sent",
+            hint=f"Supported: {', '.join(supported(ctx, container)) or 'none'}.",
+        )
+    receipts: list[dict[str, Any]] = []
+    while True:
+        target = _scoped_target(args, container)
+        if target is not None:
+            data = {"scrolls": receipts, "target": describe(target), "waited_ms": round(ctx.now_ms() - started)}
+            return f"{args.target.describe()} is visible after {len(receipts)} scroll(s)", data
+        if len(receipts) >= args.max_scrolls:
+            raise _stop(ToolCode.MAX_SCROLLS, f"the target is not visible after {len(receipts)} scrolls", receipts)
+        if ctx.now_ms() - started >= args.timeout_ms:
+            raise _stop(ToolCode.TIMEOUT, f"the target is not visible within {args.timeout_ms} ms", receipts)
+        before = content_signature(container.tree, container.item)
+        receipt: dict[str, Any] = {"scroll": len(receipts) + 1, "action": str(action), "before": before[:16]}
+        receipts.append(receipt)
+        try:
+            ctx.perform(container.item.node, NativeAction(action))
+        except ToolProblem as problem:
+            receipt["status"] = "unknown" if problem.code is ToolCode.UNKNOWN_OUTCOME else "failed"
+            problem.details |= {"scrolls": receipts}
+            raise
+        container = _settle(ctx, args, started, receipts)
+        after = content_signature(container.tree, container.item)
+        receipt |= {"status": "acknowledged", "after": after[:16], "progress": after != before}
+        if after == before and _scoped_target(args, container) is None:
+            raise _stop(ToolCode.NO_PROGRESS, "the container's content did not change: an end was reached", receipts)
+
+
+def _scoped_target(args: ScrollToArgs, container: Resolved) -> Resolved | None:
+    """Return the target when it is uniquely visible inside the container."""
+    tree = container.tree
+    area = container.item.node.bounds
+    found = [
+        item
+        for item in find_controls(tree, args.target, within=container.item)
+        if visible(tree, item) and not item.node.bounds.intersect(area).empty and item.index != container.item.index
+    ]
+    if len(found) > 1:
+        raise ToolProblem(
+            ToolCode.AMBIGUOUS, f"{len(found)} visible elements in the container match {args.target.describe()}"
+        )
+    return Resolved(tree, found[0]) if found else None
+
+
+def _settle(ctx: ToolContext, args: ScrollToArgs, started: float, receipts: list[dict[str, Any]]) -> Resolved:
+    """Wait until the container's content and the target's presence hold still for settle_ms."""
+    since = ctx.now_ms()
+    last: tuple[str, str | None] | None = None
+    while True:
+        container = unique(ctx, args.container)
+        target = _scoped_target(args, container)
+        state = (
+            content_signature(container.tree, container.item),
+            None if target is None else identity_token(target.tree, target.item),
+        )
+        now = ctx.now_ms()
+        if state != last:
+            last, since = state, now
+        elif now - since >= args.settle_ms:
+            return container
+        if now - started >= args.timeout_ms:
+            raise _stop(ToolCode.TIMEOUT, f"the container did not settle within {args.timeout_ms} ms", receipts)
+        ctx.sleep_ms(min(ctx.settings.poll_ms, args.settle_ms))
+
+
+def _stop(code: ToolCode, message: str, receipts: list[dict[str, Any]]) -> ToolProblem:
+    return ToolProblem(code, message, details={"scrolls": receipts}, all_sent=True)

@@ -1,0 +1,38 @@
+"""An agent tool as a scenario step: its result becomes the step's details, a refusal or failure fails the step.
+
+In a scenario an element index refers to the screen at the start of its step (no agent observed anything
+before it); the tools' memory (the strategy rule, unknown writes) lasts for the run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from visor.actions.context import ActionContext, StepFailure
+from visor.actions.tools.context import ToolContext, ToolSettings
+from visor.actions.tools.result import GUIDANCE
+from visor.actions.tools.runner import run_call
+from visor.scenario.tools.models import ToolCall
+
+SCENARIO_SETTINGS = ToolSettings(index_from_step_start=True)
+
+
+def run_tool_step(call: ToolCall, ctx: ActionContext) -> dict[str, Any]:
+    """Run the step's tool call; return its result as the step's details.
+
+    Raises:
+        StepFailure: the call was refused or failed (its result is in the failure's details).
+    """
+    tool_ctx = ToolContext(ctx.device, ctx.clock, ctx.agent, SCENARIO_SETTINGS)
+    result = run_call(call, tool_ctx)
+    details = {"args": dict(call.raw), **result.to_dict()}
+    if result.ok:
+        return details
+    assert result.code is not None
+    cause, step = GUIDANCE[result.code]
+    raise StepFailure(
+        f"{call.name} {result.status} ({result.code}): {result.message}",
+        likely_cause=cause,
+        next_step=result.hint or step,
+        details=details,
+    )

@@ -1,0 +1,143 @@
+"""Resolve what a tool acts on, live, before any input: controls, resource ids and element indices.
+
+Zero matches is NOT_FOUND and more than one is AMBIGUOUS (never "the first one"); an element index is
+checked against the live screen and refused when its element is gone or has moved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from visor.actions.tools.context import ToolContext
+from visor.actions.tools.result import ToolCode, ToolProblem
+from visor.scenario.tools.models import ControlSelector
+from visor.ui.controls import find_controls, visible
+from visor.ui.elements import IndexedElement, normalized_rect
+from visor.ui.geometry import Point
+from visor.ui.tree import Located, UiTree
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """A live element and the screen it was found on."""
+
+    tree: UiTree
+    item: Located
+
+    @property
+    def center(self) -> Point:
+        """Return the centre of the element's visible part."""
+        bounds = self.item.node.bounds
+        shown = bounds.intersect(self.tree.screen)
+        return (shown if not shown.empty else bounds).center
+
+
+def describe(resolved: Resolved) -> dict[str, Any]:
+    """Describe a resolved element for results."""
+    node = resolved.item.node
+    bounds = node.bounds
+    return {
+        "class": node.class_name,
+        "resource_id": node.resource_id,
+        "text": "•" * len(node.text) if node.password else node.text,
+        "content_desc": node.content_desc,
+        "bounds": [bounds.left, bounds.top, bounds.right, bounds.bottom],
+        "normalized_bounds": normalized_rect(bounds, resolved.tree.size),
+    }
+
+
+def unique(ctx: ToolContext, selector: ControlSelector, *, tree: UiTree | None = None) -> Resolved:
+    """Return the one live element the selector matches.
+
+    Raises:
+        ToolProblem: NOT_FOUND or AMBIGUOUS.
+    """
+    tree = tree or ctx.observe().tree
+    found = find_controls(tree, selector)
+    if not found:
+        raise ToolProblem(
+            ToolCode.NOT_FOUND,
+            f"no live element matches {selector.describe()}",
+            hint="Observe again and copy its native_selector; NOT_FOUND does not mean reading is unavailable.",
+        )
+    if len(found) > 1:
+        raise ToolProblem(
+            ToolCode.AMBIGUOUS,
+            f"{len(found)} live elements match {selector.describe()}",
+            hint="Copy the element's full native_selector (it adds class_name or pixel bounds to tell them apart).",
+            details={"matches": len(found)},
+        )
+    return Resolved(tree, found[0])
+
+
+def on_screen(tree: UiTree, resource_id: str) -> list[Located]:
+    """Return the on-screen elements with this exact resource id."""
+    return [item for item in find_controls(tree, ControlSelector(resource_id=resource_id)) if visible(tree, item)]
+
+
+def is_visible(ctx: ToolContext, resource_id: str) -> bool:
+    """Return True when an element with this resource id is on screen now."""
+    return bool(on_screen(ctx.observe().tree, resource_id))
+
+
+def by_resource_id(ctx: ToolContext, resource_id: str) -> Resolved:
+    """Return the one on-screen element with this exact resource id.
+
+    Raises:
+        ToolProblem: NOT_FOUND (none on screen) or AMBIGUOUS (several).
+    """
+    tree = ctx.observe().tree
+    found = on_screen(tree, resource_id)
+    if not found:
+        hint = (
+            "Copy the resource id verbatim (with ':id/'); if it sits in an auto-hiding panel, open it in the same call."
+        )
+        raise ToolProblem(ToolCode.NOT_FOUND, f"no element with resource id {resource_id!r} is on screen", hint=hint)
+    if len(found) > 1:
+        raise ToolProblem(
+            ToolCode.AMBIGUOUS,
+            f"{len(found)} on-screen elements have resource id {resource_id!r}",
+            hint="Use a point, or a control_action with the element's native_selector.",
+        )
+    return Resolved(tree, found[0])
+
+
+def require_visible(ctx: ToolContext, resource_id: str | None) -> None:
+    """Refuse the input when a required panel control is no longer on screen."""
+    if resource_id is not None and not is_visible(ctx, resource_id):
+        raise ToolProblem(
+            ToolCode.NOT_VISIBLE,
+            f"require_visible: {resource_id!r} is not on screen; nothing was sent",
+            hint="The panel may have hidden itself: open it in the same action_sequence (ensure_visible).",
+        )
+
+
+def by_index(ctx: ToolContext, index: int) -> Resolved:
+    """Return the live element behind an index of the last observation, checked against its observed bounds.
+
+    Raises:
+        ToolProblem: NO_OBSERVATION, NOT_FOUND (index out of range, or the element is gone), AMBIGUOUS or
+            TARGET_MOVED.
+    """
+    if ctx.settings.index_from_step_start:
+        ctx.state.remember(ctx.observe().tree)
+    elements = ctx.state.elements
+    if ctx.state.tree is None:
+        raise ToolProblem(ToolCode.NO_OBSERVATION, "element indices refer to an observation; none was made yet")
+    if not 1 <= index <= len(elements):
+        raise ToolProblem(
+            ToolCode.NOT_FOUND,
+            f"element index {index} is not in the last observation (1..{len(elements)})",
+            hint="Observe again and use an index from that list.",
+        )
+    element: IndexedElement = elements[index - 1]
+    live = unique(ctx, ControlSelector.from_raw(element.native_selector))
+    if live.item.node.bounds != element.item.node.bounds:
+        before, after = element.item.node.bounds, live.item.node.bounds
+        raise ToolProblem(
+            ToolCode.TARGET_MOVED,
+            f"element {index} moved from {before.bounds_text()} to {after.bounds_text()}; nothing was sent",
+            hint="Observe again and use the element's new index.",
+        )
+    return live

@@ -1,0 +1,147 @@
+"""An agent's session with one device: the 16 tools plus observation, with the memory the tools' rules need.
+
+The session remembers the last observation (element indices refer to it), the feedback strategies tried, and
+writes whose outcome is unknown. On the simulated device a model *turn* takes virtual time (`turn_ms`) between
+calls, as a real agent's thinking does: an auto-hiding panel seen in one call may be gone in the next. The same
+calls in the same order on the same seed give the same results.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from visor.actions.device import Device
+from visor.actions.observer import MAX_AGE_S, ObservingDevice
+from visor.actions.tools.context import AgentState, ToolContext, ToolSettings
+from visor.actions.tools.result import ToolCode
+from visor.actions.tools.runner import call_tool, observation
+from visor.clock import Clock
+from visor.errors import VisorError
+from visor.scenario.tools.definitions import OBSERVATION_TOOLS, all_definitions, is_tool, kind, mcp_definition
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A call's answer: the structured result, an optional PNG, and whether it is an error for the agent."""
+
+    result: dict[str, Any]
+    image: bytes | None = None
+    is_error: bool = False
+
+
+class AgentSession:
+    """Serialises an agent's calls on one device."""
+
+    def __init__(self, device: Device, clock: Clock, *, turn_ms: float = 0.0, observe_after: bool = True) -> None:
+        sim = device.info.runtime == "sim"
+        self.device = ObservingDevice(device, clock, 0.0 if sim else MAX_AGE_S)
+        self.clock = clock
+        self.turn_ms = turn_ms if sim else 0.0
+        self.observe_after = observe_after
+        self.state = AgentState()
+        self.settings = ToolSettings()
+        self.calls = 0
+        self._lock = threading.Lock()
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """Return the tools as MCP tool definitions."""
+        return [mcp_definition(definition) for definition in all_definitions()]
+
+    def call(self, name: str, arguments: Mapping[str, Any] | None) -> Reply:
+        """Run one call (one at a time)."""
+        with self._lock:
+            if self.calls and self.turn_ms:
+                self.clock.sleep(self.turn_ms / 1000)
+            self.calls += 1
+            try:
+                return self._call(name, dict(arguments or {}))
+            except VisorError as exc:
+                failed = _answer(name, "failed", ToolCode.TRANSPORT_ERROR, exc.message, dispatched="unknown")
+                return Reply(failed | {"hint": exc.next_step}, None, True)
+
+    def _call(self, name: str, arguments: dict[str, Any]) -> Reply:
+        ctx = ToolContext(self.device, self.clock, self.state, self.settings)
+        if name in OBSERVATION_TOOLS:
+            return self._observe(name, arguments, ctx)
+        if not is_tool(name):
+            known = ", ".join(d["name"] for d in self.definitions())
+            message = f"unknown tool {name!r}; tools: {known}"
+            return Reply(_answer(name, "refused", ToolCode.VALIDATION_ERROR, message), None, True)
+        outcome = call_tool(name, arguments, ctx)
+        result: dict[str, Any] = outcome.to_dict()
+        image = None
+        if self.observe_after and kind(name) == "action" and outcome.dispatched != "none":
+            # The screen after an action is returned with it: the agent sees the effect without another turn.
+            result["observation"], _ = observation(ctx)
+            image = ctx.screenshot()
+        return Reply(result, image, not outcome.ok)
+
+    def _observe(self, name: str, arguments: dict[str, Any], ctx: ToolContext) -> Reply:
+        extra = set(arguments) - ({"screenshot"} if name == "observe" else set())
+        wants_image = arguments.get("screenshot", True)
+        if extra or not isinstance(wants_image, bool):
+            message = f"{name} takes {'only screenshot (a boolean)' if name == 'observe' else 'no arguments'}"
+            return Reply(_answer(name, "refused", ToolCode.VALIDATION_ERROR, message), None, True)
+        if name == "screenshot":
+            return Reply(_answer(name, "ok", None, "screenshot"), ctx.screenshot())
+        described, elements = observation(ctx)
+        answer = _answer(name, "ok", None, f"{len(elements)} elements") | described
+        return Reply(answer, ctx.screenshot() if wants_image else None)
+
+    def close(self) -> None:
+        """Release the device."""
+        self.device.close()
+
+
+def _answer(tool: str, status: str, code: ToolCode | None, message: str, dispatched: str = "none") -> dict[str, Any]:
+    """Build a result that did not come from a tool (observation, unknown tool, transport failure)."""
+    return {
+        "tool": tool,
+        "status": status,
+        "dispatched": dispatched,
+        "code": None if code is None else str(code),
+        "message": message,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class SessionOptions:
+    """What the command line says about an agent session."""
+
+    runtime: str
+    seed: int
+    app: str | None = None
+    turn_ms: float = 1000.0
+    observe_after: bool = True
+    server_url: str | None = None
+    device: str | None = None
+    app_id: str | None = None
+    attach: bool = False
+    platform: str | None = None
+
+
+def open_session(options: SessionOptions, wall: Clock) -> AgentSession:
+    """Open the device and start a session (the simulated device runs on virtual time).
+
+    Raises:
+        InputError: the app model is missing or invalid, or the runtime is unknown.
+        TargetError: the device cannot be reached.
+    """
+    from visor.clock import VirtualClock
+    from visor.devices.factory import AppiumRequest, DeviceRequest, choose_runtime, open_device
+
+    runtime = choose_runtime(options.runtime, None)
+    clock: Clock = VirtualClock() if runtime == "sim" else wall
+    appium = AppiumRequest(
+        server_url=options.server_url,
+        device=options.device,
+        app_id=options.app_id,
+        attach=options.attach,
+        platform=options.platform,
+    )
+    request = DeviceRequest(runtime, options.app, ".", options.seed, clock, appium)
+    device = open_device(request)
+    return AgentSession(device, clock, turn_ms=options.turn_ms, observe_after=options.observe_after)

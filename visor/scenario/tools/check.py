@@ -1,0 +1,166 @@
+"""Validate one tool call: the seed's JSON Schema first, then visor's rules, then build typed arguments.
+
+Both front ends use this: `visor validate` (a scenario step `command: <tool>`) and `visor mcp` (a call from an
+agent). Every problem is reported with its path into the arguments; a call with any problem dispatches
+nothing. Unknown top-level arguments are refused (the seed leaves them open; refusing keeps calls exact).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+from jsonschema import Draft202012Validator, ValidationError
+from jsonschema.validators import extend
+
+from visor.scenario.suggest import did_you_mean
+from visor.scenario.tools.definitions import parameters
+from visor.scenario.tools.limits import ARGUMENT_BOUND_BYTES
+from visor.scenario.tools.models import BUILDERS, ToolCall
+from visor.scenario.tools.rules import ARGUMENT_TOO_LARGE, TOOL_RULES, Checker, Path, Problem, check_members
+
+
+def _is_integer(_checker: object, instance: object) -> bool:
+    # JSON Schema counts 3.0 as an integer; a tool argument must be written as one.
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+_Validator = extend(  # type: ignore[no-untyped-call]  # jsonschema's extend() is not annotated
+    Draft202012Validator, type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer)
+)
+
+
+@cache
+def _validator(name: str) -> Any:
+    return _Validator(parameters(name))
+
+
+def check_call(name: str, args: Any) -> ToolCall | list[Problem]:
+    """Return the validated call, or every problem with it."""
+    if not isinstance(args, Mapping):
+        return [Problem((), f"{name} arguments must be an object, got {_json_type(args)}")]
+    if name == "action_sequence":
+        size = encoded_size(args)
+        if size > ARGUMENT_BOUND_BYTES:
+            message = (
+                f"the encoded sequence is {size} bytes; the argument bound is {ARGUMENT_BOUND_BYTES} bytes (16 KiB)"
+            )
+            hint = "Split it into several calls, and use a standalone control_action for long text."
+            return [Problem((), message, ARGUMENT_TOO_LARGE, hint)]
+    problems = _unknown_keys(name, args) + schema_problems(name, args)
+    if problems:
+        return problems + _sound_member_problems(name, args, problems)
+    checker = Checker()
+    TOOL_RULES[name](checker, args, ())
+    if checker.problems:
+        return checker.problems
+    return ToolCall(name, BUILDERS[name](args), dict(args))
+
+
+def _sound_member_problems(name: str, args: Mapping[str, Any], found: list[Problem]) -> list[Problem]:
+    """Check the rules of the sequence members the schema found nothing wrong with, so one pass shows all."""
+    broken = {p.path[1] for p in found if len(p.path) > 1 and p.path[0] == "steps" and isinstance(p.path[1], int)}
+    steps = args.get("steps")
+    if name != "action_sequence" or not isinstance(steps, list) or any(p.path[:1] != ("steps",) for p in found):
+        return []
+    if any(len(p.path) < 2 for p in found):
+        return []
+    checker = Checker()
+    check_members(checker, steps, (), [index for index in range(len(steps)) if index not in broken])
+    return checker.problems
+
+
+def encoded_size(args: Mapping[str, Any]) -> int:
+    """Return the size of the arguments' compact JSON encoding, in UTF-8 bytes."""
+    return len(json.dumps(args, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+
+
+def _unknown_keys(name: str, args: Mapping[str, Any]) -> list[Problem]:
+    known = set(parameters(name).get("properties", {}))
+    problems = []
+    for key in sorted(set(args) - known):
+        hint = did_you_mean(key, known) or f"{name} takes: {', '.join(sorted(known))}"
+        problems.append(Problem((key,), f"unknown argument '{key}' for {name}", hint=hint))
+    return problems
+
+
+def schema_problems(name: str, args: Mapping[str, Any]) -> list[Problem]:
+    """Return the problems the tool's JSON Schema finds, in path order."""
+    errors = sorted(_validator(name).iter_errors(args), key=lambda e: [str(part) for part in e.absolute_path])
+    return [problem for error in errors for problem in _explain(error) if problem.path or problem.message]
+
+
+def _explain(error: ValidationError) -> list[Problem]:
+    """Turn a schema error into problems; an `anyOf` is explained by the branch the value was meant for."""
+    path: Path = tuple(error.absolute_path)
+    if error.validator == "anyOf" and error.context:
+        if _is_sequence_index(path, error.instance):
+            return [
+                Problem(
+                    path,
+                    "element indices are not accepted in action_sequence",
+                    hint="Use the exact observed resource_id, or [x, y] in coordinate_space.",
+                )
+            ]
+        branch = _branch(error)
+        if isinstance(branch, str):
+            return [Problem(path, branch)]
+        if branch is not None:
+            chosen = [sub for sub in error.context if sub.relative_schema_path[0] == branch]
+            return [problem for sub in chosen for problem in _explain(sub)]
+        options: list[dict[str, Any]] = list(error.schema.get("anyOf", [])) if isinstance(error.schema, dict) else []
+        expected = ", ".join(_describe(option) for option in options)
+        return [Problem(path, f"expected {expected}; got {_json_type(error.instance)}")]
+    if error.validator == "additionalProperties":
+        return [Problem(path, error.message.replace("Additional properties are not allowed", "unknown field(s)"))]
+    return [Problem(path, error.message)]
+
+
+def _is_sequence_index(path: Path, instance: Any) -> bool:
+    return len(path) == 3 and path[0] == "steps" and path[2] == "target" and _json_type(instance) == "integer"
+
+
+def _branch(error: ValidationError) -> int | str | None:
+    """Return the index of the `anyOf` branch the value was written for, a message, or None when unclear."""
+    options: list[dict[str, Any]] = list(error.schema.get("anyOf", [])) if isinstance(error.schema, dict) else []
+    instance = error.instance
+    if isinstance(instance, dict) and "action" in instance:
+        consts = [option.get("properties", {}).get("action", {}).get("const") for option in options]
+        if instance["action"] in consts:
+            return consts.index(instance["action"])
+        known = ", ".join(str(const) for const in consts if const)
+        return f"unknown member action '{instance['action']}' (one of: {known})"
+    kind = _json_type(instance)
+    matching = [i for i, option in enumerate(options) if _type_matches(option.get("type"), kind)]
+    return matching[0] if len(matching) == 1 else None
+
+
+def _type_matches(declared: Any, kind: str) -> bool:
+    if declared is None:
+        return False
+    return declared == kind or (declared == "number" and kind == "integer")
+
+
+def _describe(option: Mapping[str, Any]) -> str:
+    kind = option.get("type", "value")
+    if kind == "array" and "items" in option:
+        return f"array of {option['items'].get('type', 'values')}"
+    return str(kind)
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object" if isinstance(value, dict) else type(value).__name__

@@ -1,0 +1,607 @@
+"""Typed, immutable arguments of the agent tools, built from arguments that passed the seed's schemas.
+
+Each `from_raw` reads a mapping already validated against the tool's JSON Schema (`check.py` makes sure), so
+it only applies the seed's defaults; the rules that span fields live in `rules.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Coord = tuple[int, int]
+Box = tuple[int, int, int, int]
+Space = Literal["normalized", "pixel"]
+
+
+def _coord(value: Any) -> Coord | None:
+    return (int(value[0]), int(value[1])) if isinstance(value, list) and len(value) == 2 else None
+
+
+def _box(value: Any) -> Box | None:
+    return (int(value[0]), int(value[1]), int(value[2]), int(value[3])) if isinstance(value, list) else None
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+@dataclass(frozen=True, slots=True)
+class ControlSelector:
+    """An exact AND filter over live native elements (the seed's `ControlSelector`)."""
+
+    resource_id: str | None = None
+    text: str | None = None
+    content_desc: str | None = None
+    class_name: str | None = None
+    package_name: str | None = None
+    #: Exact pixel bounds [left, top, right, bottom].
+    bounds: Box | None = None
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any]) -> ControlSelector:
+        """Build from validated arguments."""
+        return cls(
+            resource_id=raw.get("resource_id"),
+            text=raw.get("text"),
+            content_desc=raw.get("content_desc"),
+            class_name=raw.get("class_name"),
+            package_name=raw.get("package_name"),
+            bounds=_box(raw.get("bounds")),
+        )
+
+    def given(self) -> dict[str, Any]:
+        """Return the attributes that filter (those not null), in the seed's names."""
+        fields = {
+            "resource_id": self.resource_id,
+            "text": self.text,
+            "content_desc": self.content_desc,
+            "class_name": self.class_name,
+            "package_name": self.package_name,
+            "bounds": list(self.bounds) if self.bounds is not None else None,
+        }
+        return {key: value for key, value in fields.items() if value is not None}
+
+    def describe(self) -> str:
+        """Return a short form for messages: `resource_id=com.app:id/ok, class_name=…`."""
+        return ", ".join(f"{key}={value}" for key, value in self.given().items()) or "{}"
+
+
+@dataclass(frozen=True, slots=True)
+class ValueFeedback:
+    """Read a persistent value readout after the input and compare it with a target."""
+
+    selector: ControlSelector
+    value_format: Literal["range", "number", "clock"]
+    target_value: float
+    tolerance: float
+    stable_ms: int = 1000
+    timeout_ms: int = 3000
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any] | None) -> ValueFeedback | None:
+        """Build from validated arguments (None stays None)."""
+        if raw is None:
+            return None
+        return cls(
+            selector=ControlSelector.from_raw(raw["selector"]),
+            value_format=raw["value_format"],
+            target_value=float(raw["target_value"]),
+            tolerance=float(raw["tolerance"]),
+            stable_ms=int(raw.get("stable_ms", 1000)),
+            timeout_ms=int(raw.get("timeout_ms", 3000)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """An observed scale value at an observed axis position."""
+
+    position: float
+    value: float
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """Two observed anchors of a linear scale, and the value to reach."""
+
+    axis: Literal["x", "y"]
+    mode: Literal["thumb", "pan"]
+    anchors: tuple[Anchor, Anchor]
+    target_value: float
+    indicator_position: float | None = None
+    tolerance: float | None = None
+    min_movement_px: float | None = None
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any] | None) -> Calibration | None:
+        """Build from validated arguments (None stays None)."""
+        if raw is None:
+            return None
+        first, second = (Anchor(float(a["position"]), float(a["value"])) for a in raw["anchors"])
+        return cls(
+            axis=raw["axis"],
+            mode=raw["mode"],
+            anchors=(first, second),
+            target_value=float(raw["target_value"]),
+            indicator_position=_float(raw.get("indicator_position")),
+            tolerance=_float(raw.get("tolerance")),
+            min_movement_px=_float(raw.get("min_movement_px")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ClickArgs:
+    """`click`: an element index or a normalized point, tapped `times` times."""
+
+    target: int | Coord
+    target_description: str | None = None
+    times: int = 1
+    delay_ms: int = 100
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any]) -> ClickArgs:
+        """Build from validated arguments."""
+        return cls(_target(raw["target"]), raw.get("target_description"), raw.get("times", 1), raw.get("delay_ms", 100))
+
+
+def _target(value: Any) -> int | Coord:
+    if isinstance(value, int):
+        return value
+    coord = _coord(value)
+    assert coord is not None, "rules refuse targets that are not an index or a pair"
+    return coord
+
+
+@dataclass(frozen=True, slots=True)
+class ClickSequenceArgs:
+    """`click_sequence`: normalized points tapped in order."""
+
+    sequence: tuple[Coord, ...]
+    target_descriptions: tuple[str, ...]
+    delay_ms: int = 50
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any]) -> ClickSequenceArgs:
+        """Build from validated arguments."""
+        points = tuple(c for c in (_coord(p) for p in raw["sequence"]) if c is not None)
+        return cls(points, tuple(raw["target_descriptions"]), raw.get("delay_ms", 50))
+
+
+@dataclass(frozen=True, slots=True)
+class LongPressArgs:
+    """`long_press`: an element index or a normalized point, held for `duration` ms."""
+
+    target: int | Coord
+    target_description: str | None = None
+    duration: int = 1000
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any]) -> LongPressArgs:
+        """Build from validated arguments."""
+        return cls(_target(raw["target"]), raw.get("target_description"), raw.get("duration", 1000))
+
+
+@dataclass(frozen=True, slots=True)
+class InputTextArgs:
+    """`input_text`: type into a field, replacing its text or appending."""
+
+    text: str
+    target: int | Coord
+    target_description: str | None = None
+    clear_exist: bool = True
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any]) -> InputTextArgs:
+        """Build from validated arguments."""
+        return cls(raw["text"], _target(raw["target"]), raw.get("target_description"), raw.get("clear_exist", True))
+
+
+Direction = Literal["up", "down", "left", "right"]
+
+
+@dataclass(frozen=True, slots=True)
+class SwipeArgs:
+    """`swipe`, normalized to one mode: a direction (optionally scoped) or a start and an end point."""
+
+    direction: Direction | None = None
+    start: Coord | None = None
+    end: Coord | None = None
+    #: Scope of a directional swipe: an element index, container bounds (normalized) or a resource id.
+    scope: int | Box | str | None = None
+    target_description: str | None = None
+    duration: int | None = None
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any]) -> SwipeArgs:
+        """Build from validated arguments; `gesture` (the legacy form) becomes a direction or two points."""
+        direction, start, end = raw.get("direction"), _coord(raw.get("start")), _coord(raw.get("end"))
+        gesture = raw.get("gesture")
+        if isinstance(gesture, str):
+            direction = gesture
+        elif isinstance(gesture, list) and len(gesture) == 4:
+            start, end = (gesture[0], gesture[1]), (gesture[2], gesture[3])
+        target = raw.get("target")
+        scope: int | Box | str | None = _box(target) if isinstance(target, list) else target
+        return cls(direction, start, end, scope, raw.get("target_description"), raw.get("duration"))
+
+
+@dataclass(frozen=True, slots=True)
+class DragArgs:
+    """`drag` (and a sequence's drag member): start to an end point, or to a calibrated endpoint."""
+
+    start: Coord
+    target_description: str
+    end: Coord | None = None
+    coordinate_space: Space = "normalized"
+    duration_ms: int = 300
+    region: Box | None = None
+    feedback: ValueFeedback | None = None
+    calibration: Calibration | None = None
+    require_visible: str | None = None
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any]) -> DragArgs:
+        """Build from validated arguments."""
+        start = _coord(raw["start"])
+        assert start is not None, "rules refuse a start that is not a pair"
+        return cls(
+            start=start,
+            target_description=raw["target_description"],
+            end=_coord(raw.get("end")),
+            coordinate_space=raw.get("coordinate_space", "normalized"),
+            duration_ms=raw.get("duration_ms", 300),
+            region=_box(raw.get("region")),
+            feedback=ValueFeedback.from_raw(raw.get("feedback")),
+            calibration=Calibration.from_raw(raw.get("calibration")),
+            require_visible=raw.get("require_visible"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PinchArgs:
+    """`pinch`: two fingers about a centre, from one span to another, optionally rotating."""
+
+    center: Coord
+    start_span: int
+    end_span: int
+    target_description: str
+    angle_degrees: float = 0.0
+    rotation_degrees: float = 0.0
+    duration_ms: int = 800
+    coordinate_space: Space = "normalized"
+    require_visible: str | None = None
+    region: Box | None = None
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any]) -> PinchArgs:
+        """Build from validated arguments."""
+        center = _coord(raw["center"])
+        assert center is not None
+        return cls(
+            center=center,
+            start_span=raw["start_span"],
+            end_span=raw["end_span"],
+            target_description=raw["target_description"],
+            angle_degrees=float(raw.get("angle_degrees", 0)),
+            rotation_degrees=float(raw.get("rotation_degrees", 0)),
+            duration_ms=raw.get("duration_ms", 800),
+            coordinate_space=raw.get("coordinate_space", "normalized"),
+            require_visible=raw.get("require_visible"),
+            region=_box(raw.get("region")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TouchFrame:
+    """Where each finger is `at_ms` after the gesture starts."""
+
+    at_ms: int
+    points: tuple[Coord, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TouchGestureArgs:
+    """`touch_gesture`: one to five fingers moving through timed frames without lifting."""
+
+    frames: tuple[TouchFrame, ...]
+    target_description: str
+    coordinate_space: Space = "normalized"
+    require_visible: str | None = None
+    region: Box | None = None
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any]) -> TouchGestureArgs:
+        """Build from validated arguments."""
+        frames = tuple(
+            TouchFrame(frame["at_ms"], tuple((int(p[0]), int(p[1])) for p in frame["points"]))
+            for frame in raw["frames"]
+        )
+        return cls(
+            frames=frames,
+            target_description=raw["target_description"],
+            coordinate_space=raw.get("coordinate_space", "normalized"),
+            require_visible=raw.get("require_visible"),
+            region=_box(raw.get("region")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ReadControlArgs:
+    """`read_control`: one live native control."""
+
+    selector: ControlSelector
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any]) -> ReadControlArgs:
+        """Build from validated arguments."""
+        return cls(ControlSelector.from_raw(raw["selector"]))
+
+
+StateName = Literal[
+    "visible", "absent", "enabled", "disabled", "checked", "unchecked", "selected", "unselected",
+    "text", "content_desc", "value", "stable",
+]  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class ControlCondition:
+    """A desired observed state of a control (`ensure_state`)."""
+
+    state: StateName
+    expected_text: str | None = None
+    expected_value: float | None = None
+    tolerance: float = 0.0
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any] | None) -> ControlCondition | None:
+        """Build from validated arguments (None stays None)."""
+        if raw is None:
+            return None
+        return cls(raw["state"], raw.get("expected_text"), _float(raw.get("expected_value")), raw.get("tolerance", 0))
+
+
+@dataclass(frozen=True, slots=True)
+class ControlActionArgs:
+    """`control_action` (and a sequence member's `request`): one native action on one control."""
+
+    selector: ControlSelector
+    action: str
+    expected_token: str | None = None
+    value: float | None = None
+    text: str | None = None
+    selection_start: int | None = None
+    selection_end: int | None = None
+    ensure_state: ControlCondition | None = None
+    verify_timeout_ms: int = 1500
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any]) -> ControlActionArgs:
+        """Build from validated arguments."""
+        return cls(
+            selector=ControlSelector.from_raw(raw["selector"]),
+            action=raw["action"],
+            expected_token=raw.get("expected_token"),
+            value=_float(raw.get("value")),
+            text=raw.get("text"),
+            selection_start=raw.get("selection_start"),
+            selection_end=raw.get("selection_end"),
+            ensure_state=ControlCondition.from_raw(raw.get("ensure_state")),
+            verify_timeout_ms=raw.get("verify_timeout_ms", 1500),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class WaitUntilArgs:
+    """`wait_until` (and its sequence member): poll one control until a state holds."""
+
+    selector: ControlSelector
+    state: StateName
+    expected_text: str | None = None
+    expected_value: float | None = None
+    tolerance: float = 0.0
+    stable_ms: int = 300
+    timeout_ms: int = 5000
+    poll_interval_ms: int = 200
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any], *, default_timeout_ms: int = 5000) -> WaitUntilArgs:
+        """Build from validated arguments (a sequence member's default timeout is 1500 ms)."""
+        return cls(
+            selector=ControlSelector.from_raw(raw["selector"]),
+            state=raw["state"],
+            expected_text=raw.get("expected_text"),
+            expected_value=_float(raw.get("expected_value")),
+            tolerance=float(raw.get("tolerance", 0)),
+            stable_ms=raw.get("stable_ms", 300),
+            timeout_ms=raw.get("timeout_ms", default_timeout_ms),
+            poll_interval_ms=raw.get("poll_interval_ms", 200),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ScrollToArgs:
+    """`scroll_to`: scroll a container natively until a target inside it is visible."""
+
+    container: ControlSelector
+    target: ControlSelector
+    direction: Literal["forward", "backward", "up", "down", "left", "right"] = "forward"
+    max_scrolls: int = 10
+    timeout_ms: int = 10000
+    settle_ms: int = 300
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any]) -> ScrollToArgs:
+        """Build from validated arguments."""
+        return cls(
+            container=ControlSelector.from_raw(raw["container"]),
+            target=ControlSelector.from_raw(raw["target"]),
+            direction=raw.get("direction", "forward"),
+            max_scrolls=raw.get("max_scrolls", 10),
+            timeout_ms=raw.get("timeout_ms", 10000),
+            settle_ms=raw.get("settle_ms", 300),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PressKeyArgs:
+    """`press_key`: a system button."""
+
+    key: Literal["ENTER", "BACK", "HOME", "APP_SWITCH"]
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any]) -> PressKeyArgs:
+        """Build from validated arguments."""
+        return cls(raw["key"])
+
+
+@dataclass(frozen=True, slots=True)
+class ManageAppArgs:
+    """`manage_app`: launch or force-stop an app by package id or display name."""
+
+    action: Literal["launch", "stop"]
+    app_name: str
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any]) -> ManageAppArgs:
+        """Build from validated arguments."""
+        return cls(raw["action"], raw["app_name"])
+
+
+@dataclass(frozen=True, slots=True)
+class WaitForDelayArgs:
+    """`wait_for_delay`: let time pass."""
+
+    time_in_ms: int
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any]) -> WaitForDelayArgs:
+        """Build from validated arguments."""
+        return cls(raw["time_in_ms"])
+
+
+# -- action_sequence members ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ClickMember:
+    """A sequence click: an exact resource id (resolved live) or a point in `coordinate_space`."""
+
+    target: str | Coord
+    target_description: str
+    coordinate_space: Space = "normalized"
+    times: int = 1
+    delay_ms: int = 100
+    unless_visible: str | None = None
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any]) -> ClickMember:
+        """Build from validated arguments."""
+        target = raw["target"]
+        point = _coord(target)
+        return cls(
+            target=target if isinstance(target, str) or point is None else point,
+            target_description=raw["target_description"],
+            coordinate_space=raw.get("coordinate_space", "normalized"),
+            times=raw.get("times", 1),
+            delay_ms=raw.get("delay_ms", 100),
+            unless_visible=raw.get("unless_visible"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class WaitMember:
+    """A sequence pause."""
+
+    time_in_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class EnsureVisibleMember:
+    """Make a panel control visible: skip when it is, else tap the opener once and wait for it."""
+
+    target: str
+    opener: str
+    target_description: str
+    timeout_ms: int = 1500
+
+
+Member = (
+    ClickMember | DragArgs | WaitMember | EnsureVisibleMember | PinchArgs | TouchGestureArgs | ControlActionArgs
+    | WaitUntilArgs
+)  # fmt: skip
+
+
+def member_from_raw(raw: Mapping[str, Any]) -> Member:
+    """Build one validated sequence member."""
+    action = raw["action"]
+    fields = {key: value for key, value in raw.items() if key != "action"}
+    if action == "click":
+        return ClickMember.from_raw(fields)
+    if action == "drag":
+        return DragArgs.from_raw(fields)
+    if action == "wait":
+        return WaitMember(fields["time_in_ms"])
+    if action == "ensure_visible":
+        return EnsureVisibleMember(
+            fields["target"], fields["opener"], fields["target_description"], fields.get("timeout_ms", 1500)
+        )
+    if action == "pinch":
+        return PinchArgs.from_raw(fields)
+    if action == "touch_gesture":
+        return TouchGestureArgs.from_raw(fields)
+    if action == "control_action":
+        return ControlActionArgs.from_raw(fields["request"])
+    return WaitUntilArgs.from_raw(fields, default_timeout_ms=1500)
+
+
+@dataclass(frozen=True, slots=True)
+class ActionSequenceArgs:
+    """`action_sequence`: up to ten members in one call, then optional feedback."""
+
+    steps: tuple[Member, ...]
+    actions: tuple[str, ...]
+    feedback: ValueFeedback | None = None
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any]) -> ActionSequenceArgs:
+        """Build from validated arguments."""
+        steps = tuple(member_from_raw(step) for step in raw["steps"])
+        actions = tuple(str(step["action"]) for step in raw["steps"])
+        return cls(steps, actions, ValueFeedback.from_raw(raw.get("feedback")))
+
+
+ToolArgs = (
+    ClickArgs | ClickSequenceArgs | LongPressArgs | InputTextArgs | SwipeArgs | DragArgs | ActionSequenceArgs
+    | PressKeyArgs | ManageAppArgs | WaitForDelayArgs | PinchArgs | TouchGestureArgs | ReadControlArgs
+    | ControlActionArgs | WaitUntilArgs | ScrollToArgs
+)  # fmt: skip
+
+BUILDERS: dict[str, Any] = {
+    "click": ClickArgs.from_raw,
+    "click_sequence": ClickSequenceArgs.from_raw,
+    "long_press": LongPressArgs.from_raw,
+    "input_text": InputTextArgs.from_raw,
+    "swipe": SwipeArgs.from_raw,
+    "drag": DragArgs.from_raw,
+    "action_sequence": ActionSequenceArgs.from_raw,
+    "press_key": PressKeyArgs.from_raw,
+    "manage_app": ManageAppArgs.from_raw,
+    "wait_for_delay": WaitForDelayArgs.from_raw,
+    "pinch": PinchArgs.from_raw,
+    "touch_gesture": TouchGestureArgs.from_raw,
+    "read_control": ReadControlArgs.from_raw,
+    "control_action": ControlActionArgs.from_raw,
+    "wait_until": WaitUntilArgs.from_raw,
+    "scroll_to": ScrollToArgs.from_raw,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One validated tool call: the tool's name, its typed arguments, and the arguments as given."""
+
+    name: str
+    args: ToolArgs
+    raw: Mapping[str, Any]
