@@ -32,6 +32,23 @@ def test_at_least_eight_scenarios_cover_every_command_and_assertion() -> None:
     assert used == set(ASSERTIONS)
 
 
+def test_shipped_scenarios_use_every_agent_tool() -> None:
+    from visor.scenario.tools.definitions import tool_names
+
+    scenarios = [load_scenario(path).scenario for path in SHIPPED]
+    used = {step.command for sc in scenarios if sc for step in sc.steps}
+    assert set(tool_names()) <= used, f"unused: {set(tool_names()) - used}"
+
+
+@pytest.mark.parametrize("name", ["agent-player.yaml", "agent-feed.yaml"])
+def test_agent_tool_scenarios_are_deterministic(cli_runner: Cli, name: str) -> None:
+    result = cli_runner.run(
+        "benchmark", str(ROOT / "scenarios" / name), "--runtime", "sim", "--runs", "3", "--output", "out"
+    )
+    assert result.exit_code == ExitCode.OK, result.envelope.get("error")
+    assert result.envelope["data"]["determinismScore"] == 100
+
+
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: Path(p).name)
 def test_shipped_scenario_is_valid(path: str) -> None:
     result = load_scenario(path)

@@ -194,7 +194,7 @@ def native_selector(tree: UiTree, item: Located) -> dict[str, Any]:
             {"content_desc": node.content_desc},
             {"content_desc": node.content_desc, "class_name": node.class_name},
         ]
-    elif node.text:
+    elif node.text and not node.password:  # a password's text is secret (and changes as it is typed)
         candidates = [{"text": node.text, "class_name": node.class_name}]
     else:
         candidates = [{"class_name": node.class_name}]

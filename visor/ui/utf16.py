@@ -2,14 +2,15 @@
 
 Python indexes strings by code point; Android's selections count UTF-16 code units, so a character outside
 the Basic Multilingual Plane (most emoji) is two units. An offset may never fall inside such a pair, nor
-inside an emoji sequence (a zero-width joiner, a variation selector, a skin-tone modifier or a keycap mark
-binds to the character before it, and flags are pairs of regional indicators).
+inside an emoji sequence (a zero-width joiner, a variation selector, a skin-tone modifier, a keycap mark or a
+tag character binds to the character before it, and flags are pairs of regional indicators).
 """
 
 from __future__ import annotations
 
 #: Characters that bind to the one before them: an offset just before one would split an emoji.
-_BINDING = frozenset({0x200D, 0xFE0E, 0xFE0F, 0x20E3, *range(0x1F3FB, 0x1F400)})
+#: Tag characters (U+E0020..U+E007F) spell the subdivision flags (🏴 + tags + cancel tag, e.g. England's).
+_BINDING = frozenset({0x200D, 0xFE0E, 0xFE0F, 0x20E3, *range(0x1F3FB, 0x1F400), *range(0xE0020, 0xE0080)})
 _ZWJ = 0x200D
 _REGIONAL = range(0x1F1E6, 0x1F200)
 
@@ -24,7 +25,13 @@ def utf16_length(text: str) -> int:
 
 
 def to_utf16(text: str, index: int) -> int:
-    """Return the UTF-16 offset of code-point index `index`."""
+    """Return the UTF-16 offset of code-point index `index`.
+
+    Raises:
+        OffsetError: the index is negative or past the end (a slice would silently wrap or clamp it).
+    """
+    if not 0 <= index <= len(text):
+        raise OffsetError(f"index {index} is outside the text (0..{len(text)} code points)")
     return utf16_length(text[:index])
 
 

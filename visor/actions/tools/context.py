@@ -199,7 +199,11 @@ class ToolContext:
         except VisorError as exc:
             # The request may have reached the device: its effect is unknown, and it is never resent.
             self.unknown = True
-            raise ToolProblem(ToolCode.UNKNOWN_OUTCOME, f"the input's outcome is unknown: {exc.message}") from None
+            raise ToolProblem(
+                ToolCode.UNKNOWN_OUTCOME,
+                f"the input's outcome is unknown: {exc.message}",
+                hint="Observe (or read_control) before anything else; this write is never resent.",
+            ) from None
         self.sent += 1
 
     def _wait_idle(self) -> None:

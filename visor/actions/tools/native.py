@@ -242,7 +242,7 @@ def wait_until(args: WaitUntilArgs, ctx: ToolContext) -> Outcome:
             data: dict[str, Any] = {"state": args.state, "waited_ms": waited, "observations": observations}
             if len(found) == 1:
                 data["control"] = control_info(ctx, Resolved(tree, found[0]))
-            return f"{args.selector.describe()} is {args.state} after {waited} ms", data
+            return f"{args.selector.describe()}: {args.state} held after {waited} ms", data
         if now - started >= args.timeout_ms:
             raise _timed_out(args, found, waited, observations)
         ctx.sleep_ms(min(args.poll_interval_ms, max(1.0, started + args.timeout_ms - now)))

@@ -66,13 +66,22 @@ def action_sequence(args: ActionSequenceArgs, ctx: ToolContext) -> Outcome:
             problem.details |= {"members": receipts}
             raise
     movement = sum(p.distance for p in plans if isinstance(p, DragPlan))
-    kinds = [drag_kind(m) if isinstance(m, DragArgs) else a for m, a in zip(args.steps, args.actions, strict=True)]
+    kinds = [_kind(member, action) for member, action in zip(args.steps, args.actions, strict=True)]
     data: dict[str, Any] = {"members": receipts}
     strategy = strategy_key("action_sequence", kinds, movement)
     with_feedback(ctx, args.feedback, strategy, data, lambda: _run(ctx, args, plans, receipts))
     done = sum(1 for receipt in receipts if receipt["status"] == "completed")
     skipped = sum(1 for receipt in receipts if receipt["status"] == "skipped")
     return f"ran {len(receipts)} members: {done} completed, {skipped} skipped", data
+
+
+def _kind(member: Member, action: str) -> str:
+    """Name a member's kind of movement for the strategy rule: more taps or a new drag is a new strategy."""
+    if isinstance(member, DragArgs):
+        return drag_kind(member)
+    if isinstance(member, ClickMember):
+        return f"click:{member.target}x{member.times}"
+    return action
 
 
 def _run(ctx: ToolContext, args: ActionSequenceArgs, plans: list[Plan], receipts: list[dict[str, Any]]) -> None:

@@ -1,0 +1,361 @@
+"""read_control, control_action, wait_until and scroll_to (R16-R20) on live native controls."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pytest
+
+from tests.actions.tools.agent import Agent, agent, failed, ok, refused, rid
+from visor.actions.device import DeviceInfo, Key, NativeAction, Observation, PathPoint
+from visor.errors import TargetError
+from visor.ui.geometry import Point
+from visor.ui.tree import Node
+
+SPEED = {"resource_id": rid("speed")}
+COMMENT = {"resource_id": rid("comment")}
+
+
+def panel(player: Agent) -> None:
+    ok(player.call("click", target=player.index("show_controls")))
+
+
+# -- read_control (R19) --------------------------------------------------------------------------------------------
+
+
+def test_read_control_reports_range_actions_token_and_signature() -> None:
+    player = agent()
+    panel(player)
+    control = ok(player.call("read_control", selector=SPEED))["control"]
+    assert control["range"] == {"min": 25.0, "max": 200.0, "current": 100.0}
+    assert control["actions"] == ["click", "focus", "set_progress", "scroll_forward", "scroll_backward"]
+    assert len(control["token"]) == 64 and int(control["token"], 16) >= 0
+    assert len(control["content_signature"]) == 64 and control["native_selector"] == SPEED
+    assert ok(player.call("read_control", selector=SPEED))["control"]["token"] == control["token"]
+
+
+def test_read_control_reports_selections_in_utf16_units() -> None:
+    player = agent()
+    ok(player.call("control_action", selector=COMMENT, action="set_text", text="a👋b"))
+    control = ok(player.call("read_control", selector=COMMENT))["control"]
+    assert control["selection"] == {"start": 4, "end": 4} and control["text_length_utf16"] == 4
+
+
+def test_a_custom_canvas_exposes_no_native_actions() -> None:
+    control = ok(agent().call("read_control", selector={"resource_id": rid("position")}))["control"]
+    assert control["actions"] == [] and control["range"] is None
+
+
+def test_missing_and_ambiguous_controls_fail_explicitly() -> None:
+    feed = agent("demo://feed")
+    refused(feed.call("read_control", selector={"resource_id": rid("nothing")}), "NOT_FOUND")
+    result = refused(feed.call("read_control", selector={"resource_id": rid("feed_item")}), "AMBIGUOUS")
+    assert result["matches"] > 1
+
+
+# -- control_action (R16, R20) -------------------------------------------------------------------------------------
+
+
+def test_a_stale_token_refuses_the_action() -> None:
+    login = agent(url=None)
+    token = ok(login.call("read_control", selector={"resource_id": rid("login")}))["control"]["token"]
+    ok(login.call("click", target=[500, 416], target_description="log in"))  # the error pushes the button down
+    result = refused(
+        login.call("control_action", selector={"resource_id": rid("login")}, action="click", expected_token=token),
+        "STALE",
+    )
+    assert result["token"] != token
+
+
+def test_an_unsupported_action_fails_without_a_fallback() -> None:
+    player = agent()
+    result = refused(
+        player.call("control_action", selector={"resource_id": rid("show_controls")}, action="set_progress", value=3),
+        "UNSUPPORTED",
+    )
+    assert result["actions"] == ["click", "focus"]
+    refused(
+        player.call("control_action", selector={"resource_id": rid("position")}, action="scroll_forward"), "UNSUPPORTED"
+    )
+    assert not player.shown("speed")
+
+
+def test_set_progress_needs_a_value_in_the_controls_range() -> None:
+    player = agent()
+    panel(player)
+    result = refused(
+        player.call("control_action", selector=SPEED, action="set_progress", value=250), "VALIDATION_ERROR"
+    )
+    assert "outside the control's range 25..200" in result["message"]
+    done = ok(
+        player.call("control_action", selector=SPEED, action="set_progress", value=175, ensure_state={"state": "value"})
+    )
+    assert done["verified"] and done["control"]["range"]["current"] == 175 and player.text("speed_value") == "175"
+
+
+def test_a_selection_never_splits_an_emoji() -> None:
+    player = agent()
+    ok(player.call("control_action", selector=COMMENT, action="set_text", text="a👋b"))
+    result = refused(
+        player.call("control_action", selector=COMMENT, action="set_selection", selection_start=1, selection_end=2),
+        "VALIDATION_ERROR",
+    )
+    assert "surrogate pair" in result["message"]
+    ok(player.call("control_action", selector=COMMENT, action="set_selection", selection_start=1, selection_end=3))
+    ok(player.call("control_action", selector=COMMENT, action="replace_selection", text="-"))
+    assert player.text("comment") == "a-b"
+    assert player.node("comment").selection == (2, 2)
+
+
+def test_set_text_keeps_whitespace_and_accepts_empty_text() -> None:
+    player = agent()
+    ok(player.call("control_action", selector=COMMENT, action="set_text", text="  two  spaces "))
+    assert player.text("comment") == "  two  spaces "
+    ok(player.call("control_action", selector=COMMENT, action="set_text", text="", ensure_state={"state": "text"}))
+    assert player.text("comment") == ""
+
+
+def test_ime_enter_submits_the_field() -> None:
+    player = agent()
+    ok(player.call("control_action", selector=COMMENT, action="set_text", text="nice"))
+    ok(player.call("control_action", selector=COMMENT, action="ime_enter"))
+    assert "Comment sent" in player.texts()
+
+
+def test_ensure_state_skips_a_satisfied_state_and_writes_an_unsatisfied_one_once() -> None:
+    player = agent()
+    panel(player)
+    loop = {"resource_id": rid("loop")}
+    first = ok(player.call("control_action", selector=loop, action="click", ensure_state={"state": "checked"}))
+    assert (first["dispatched"], first["inputs"], first["verified"]) == ("all", 1, True)
+    second = ok(player.call("control_action", selector=loop, action="click", ensure_state={"state": "checked"}))
+    assert (second["dispatched"], second["inputs"], second["skipped"]) == ("none", 0, True)
+    assert player.node("loop").checked
+    ok(player.call("control_action", selector=loop, action="click", ensure_state={"state": "unchecked"}))
+    assert not player.node("loop").checked
+
+
+def test_a_failed_postcondition_is_reported_and_not_written_again() -> None:
+    player = agent()
+    panel(player)
+    result = failed(
+        player.call(
+            "control_action",
+            selector={"resource_id": rid("speed_up")},
+            action="click",
+            ensure_state={"state": "text", "expected_text": "Fastest"},
+            verify_timeout_ms=600,
+        ),
+        "POSTCONDITION_FAILED",
+        "all",
+    )
+    assert result["inputs"] == 1 and player.text("speed_value") == "125"  # one tap, never a second
+
+
+def test_a_state_the_control_does_not_expose_is_never_inferred() -> None:
+    player = agent()
+    result = refused(
+        player.call(
+            "control_action",
+            selector={"resource_id": rid("bookmark")},
+            action="click",
+            ensure_state={"state": "checked"},
+        ),
+        "STATE_UNREADABLE",
+    )
+    assert "not checkable" in result["message"]
+
+
+class Flaky:
+    """The simulated phone, whose connection drops during the next native action."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.inner = agent.sim
+        self.drop = True
+        self.info: DeviceInfo = agent.sim.info
+
+    def perform(self, node: Node, action: NativeAction) -> None:
+        if self.drop:
+            self.drop = False
+            self.inner.perform(node, action)  # it reached the phone, but the answer is lost
+            raise TargetError("the connection to the device was reset")
+        self.inner.perform(node, action)
+
+    def observe(self) -> Observation:
+        return self.inner.observe()
+
+    def screenshot(self) -> bytes:
+        return self.inner.screenshot()
+
+    def busy_ms(self) -> int:
+        return self.inner.busy_ms()
+
+    def tap(self, point: Point) -> None:
+        self.inner.tap(point)
+
+    def gesture(self, fingers: Sequence[Sequence[PathPoint]]) -> None:
+        self.inner.gesture(fingers)
+
+    def type_text(self, text: str, into: Node | None = None) -> None:
+        self.inner.type_text(text, into)
+
+    def press_key(self, key: Key) -> None:
+        self.inner.press_key(key)
+
+    def open_url(self, url: str) -> None:
+        self.inner.open_url(url)
+
+    def installed_apps(self) -> Mapping[str, str]:
+        return self.inner.installed_apps()
+
+    def launch_app(self, app_id: str) -> None:
+        self.inner.launch_app(app_id)
+
+    def stop_app(self, app_id: str) -> None:
+        self.inner.stop_app(app_id)
+
+    def reset_app(self) -> None:
+        self.inner.reset_app()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_an_unknown_write_is_never_resent_until_the_agent_looks() -> None:
+    player = agent()
+    panel(player)
+    player.device = Flaky(player)
+    faster = {"selector": {"resource_id": rid("speed_up")}, "action": "click"}
+    result = failed(player.call("control_action", **faster), "UNKNOWN_OUTCOME", "unknown")
+    assert "never resent" in result["hint"]
+    refused(player.call("control_action", **faster), "UNKNOWN_WRITE_PENDING")
+    assert player.text("speed_value") == "125"  # it had applied: resending would have made it 150
+    ok(player.call("read_control", selector={"resource_id": rid("speed_value")}))
+    ok(player.call("control_action", **faster))
+    assert player.text("speed_value") == "150"
+
+
+# -- wait_until (R17) ---------------------------------------------------------------------------------------------
+
+
+def test_wait_until_polls_without_input() -> None:
+    login = agent(url=None)
+    ok(login.call("input_text", target=[500, 240], target_description="user", text="ada"))
+    ok(login.call("input_text", target=[500, 330], target_description="password", text="lovelace"))
+    ok(login.call("click", target=[500, 416], target_description="log in"))
+    start = login.now_ms()
+    result = ok(
+        login.call("wait_until", selector={"resource_id": rid("toolbar_title")}, state="text", expected_text="Feed")
+    )
+    assert (result["dispatched"], result["inputs"]) == ("none", 0)
+    assert 700 <= login.now_ms() - start <= 1000 and result["observations"] >= 4
+
+
+def test_wait_until_absent_and_visible() -> None:
+    player = agent()
+    refused(player.call("wait_until", selector=SPEED, state="visible", timeout_ms=300), "TIMEOUT")
+    panel(player)
+    ok(player.call("wait_until", selector=SPEED, state="visible", timeout_ms=300))
+    result = ok(player.call("wait_until", selector=SPEED, state="absent", timeout_ms=3000))
+    assert result["waited_ms"] >= 2000  # the panel hid itself 2.5 s after it was shown
+
+
+def test_ambiguity_never_counts_as_absent() -> None:
+    feed = agent("demo://feed")
+    result = refused(
+        feed.call("wait_until", selector={"resource_id": rid("feed_item")}, state="absent", timeout_ms=400), "AMBIGUOUS"
+    )
+    assert result["matches"] > 1
+
+
+def test_stable_needs_two_equal_observations_across_stable_ms() -> None:
+    player = agent()
+    result = ok(
+        player.call(
+            "wait_until", selector={"resource_id": rid("clock")}, state="stable", stable_ms=500, poll_interval_ms=100
+        )
+    )
+    assert result["observations"] >= 2 and result["waited_ms"] >= 500
+    zero = ok(
+        player.call(
+            "wait_until", selector={"resource_id": rid("clock")}, state="stable", stable_ms=0, poll_interval_ms=50
+        )
+    )
+    assert zero["observations"] == 2
+
+
+def test_value_and_text_states() -> None:
+    player = agent()
+    panel(player)
+    ok(player.call("wait_until", selector=SPEED, state="value", expected_value=100, timeout_ms=100))
+    ok(
+        player.call(
+            "wait_until",
+            selector={"resource_id": rid("speed_value")},
+            state="value",
+            expected_value=99,
+            tolerance=1,
+            timeout_ms=100,
+        )
+    )
+    refused(
+        player.call(
+            "wait_until", selector={"resource_id": rid("speed_value")}, state="text", expected_text="10", timeout_ms=100
+        ),
+        "TIMEOUT",
+    )
+
+
+# -- scroll_to (R18) ------------------------------------------------------------------------------------------------
+
+LIST = {"resource_id": rid("feed")}
+
+
+def test_scroll_to_scrolls_natively_until_the_target_is_visible() -> None:
+    feed = agent("demo://feed")
+    result = ok(feed.call("scroll_to", container=LIST, target={"text": "Item 30"}))
+    scrolls = result["scrolls"]
+    assert len(scrolls) == 3 and all(s["status"] == "acknowledged" and s["progress"] for s in scrolls)
+    assert result["target"]["text"] == "Item 30"
+    again = ok(feed.call("scroll_to", container=LIST, target={"text": "Item 30"}))
+    assert again["scrolls"] == [] and again["dispatched"] == "none"
+
+
+def test_scroll_to_stops_at_max_scrolls_and_keeps_every_receipt() -> None:
+    feed = agent("demo://feed")
+    result = failed(
+        feed.call("scroll_to", container=LIST, target={"text": "Item 999"}, max_scrolls=4), "MAX_SCROLLS", "all"
+    )
+    assert [s["scroll"] for s in result["scrolls"]] == [1, 2, 3, 4]
+
+
+def test_scroll_to_stops_when_the_content_no_longer_moves() -> None:
+    feed = agent("demo://feed")
+    result = failed(
+        feed.call("scroll_to", container=LIST, target={"text": "Item 999"}, max_scrolls=20), "NO_PROGRESS", "all"
+    )
+    assert result["scrolls"][-1]["progress"] is False and result["scrolls"][-2]["progress"] is True
+
+
+def test_scroll_to_refuses_a_direction_the_container_cannot_scroll() -> None:
+    refused(
+        agent("demo://feed").call("scroll_to", container=LIST, target={"text": "Item 9"}, direction="left"),
+        "UNSUPPORTED",
+    )
+
+
+def test_scroll_to_stops_at_its_timeout() -> None:
+    feed = agent("demo://feed")
+    result = failed(
+        feed.call("scroll_to", container=LIST, target={"text": "Item 999"}, timeout_ms=700, settle_ms=300),
+        "TIMEOUT",
+        "all",
+    )
+    assert 1 <= len(result["scrolls"]) <= 3
+
+
+@pytest.mark.parametrize("direction", ["down", "forward"])
+def test_scroll_to_never_clicks_what_it_found(direction: str) -> None:
+    feed = agent("demo://feed")
+    ok(feed.call("scroll_to", container=LIST, target={"text": "Item 12"}, direction=direction))
+    assert feed.shown("feed")  # still on the feed: the item was found, not opened
