@@ -18,6 +18,7 @@ from visor.actions.tools.targets import Resolved, by_index, by_resource_id, desc
 from visor.scenario.tools.models import (
     ClickArgs,
     ClickSequenceArgs,
+    ControlSelector,
     Coord,
     InputTextArgs,
     LongPressArgs,
@@ -26,6 +27,7 @@ from visor.scenario.tools.models import (
     SwipeArgs,
     WaitForDelayArgs,
 )
+from visor.ui.controls import find_controls, native_selector
 from visor.ui.geometry import Point
 from visor.ui.tree import Node
 
@@ -56,6 +58,8 @@ class Aim:
     target: dict[str, Any]
     name: str
     node: Node | None = None
+    #: For an index: the element's exact selector, to find it again after the input.
+    selector: ControlSelector | None = None
 
 
 def aim(ctx: ToolContext, target: int | Coord, description: str | None) -> Aim:
@@ -63,7 +67,9 @@ def aim(ctx: ToolContext, target: int | Coord, description: str | None) -> Aim:
     if isinstance(target, int):
         live = by_index(ctx, target)
         node = live.item.node
-        return Aim(live.center, {"index": target, "element": describe(live)}, f"element {target} ({label(node)})", node)
+        name = f"element {target} ({label(node)})"
+        selector = ControlSelector.from_raw(native_selector(live.tree, live.item))
+        return Aim(live.center, {"index": target, "element": describe(live)}, name, node, selector)
     point = point_in(ctx, target, "normalized", "target")
     return Aim(point, {"point": list(target), "description": description}, repr(description))
 
@@ -121,7 +127,7 @@ def input_text(args: InputTextArgs, ctx: ToolContext) -> Outcome:
             ToolCode.VALIDATION_ERROR, f"{name} is not a text field", hint="Use the index of an input box."
         )
     ctx.tap(where.point)
-    field = ctx.observe().tree.focused()
+    field = _field(ctx, where)
     if field is None or not field.editable:
         raise ToolProblem(
             ToolCode.INPUT_REJECTED,
@@ -131,8 +137,8 @@ def input_text(args: InputTextArgs, ctx: ToolContext) -> Outcome:
     if args.clear_exist:
         ctx.perform(field, NativeAction(NativeActionName.SET_TEXT, text=args.text))
     else:
-        ctx.type_text(args.text, None)
-    after = ctx.observe().tree.focused()
+        ctx.type_text(args.text, field if where.selector is not None else None)
+    after = _field(ctx, where)
     shown = "" if after is None else after.text
     landed = _landed(args, field, after)
     data = {"target": where.target, "mode": "replace" if args.clear_exist else "append", "field_text": shown}
@@ -145,6 +151,16 @@ def input_text(args: InputTextArgs, ctx: ToolContext) -> Outcome:
             all_sent=True,
         )
     return f"typed {len(args.text)} characters into {name}", data
+
+
+def _field(ctx: ToolContext, where: Aim) -> Node | None:
+    """Return the field being typed into: the indexed element itself, else the one with focus."""
+    tree = ctx.observe().tree
+    if where.selector is not None:
+        found = find_controls(tree, where.selector)
+        if len(found) == 1:
+            return found[0].node
+    return tree.focused()
 
 
 def _landed(args: InputTextArgs, before: Node, after: Node | None) -> bool:
