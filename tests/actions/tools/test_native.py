@@ -7,7 +7,10 @@ from collections.abc import Mapping, Sequence
 import pytest
 
 from tests.actions.tools.agent import Agent, agent, failed, ok, refused, rid
+from tests.conftest import ROOT
+from tests.simkit import sim_device
 from visor.actions.device import DeviceInfo, Key, NativeAction, Observation, PathPoint
+from visor.actions.tools.context import ToolSettings
 from visor.errors import TargetError
 from visor.ui.geometry import Point
 from visor.ui.tree import Node
@@ -359,3 +362,40 @@ def test_scroll_to_never_clicks_what_it_found(direction: str) -> None:
     feed = agent("demo://feed")
     ok(feed.call("scroll_to", container=LIST, target={"text": "Item 12"}, direction=direction))
     assert feed.shown("feed")  # still on the feed: the item was found, not opened
+
+
+# -- readouts that never settle -----------------------------------------------------------------------------------
+
+
+def ticker() -> Agent:
+    return Agent(sim_device(str(ROOT / "tests" / "fixtures" / "apps" / "ticker.app.yaml")), ToolSettings())
+
+
+COUNT = {"resource_id": "com.visor.ticker:id/count"}
+
+
+def test_stable_is_not_reached_while_the_control_keeps_changing() -> None:
+    agent_ = ticker()
+    result = refused(
+        agent_.call("wait_until", selector=COUNT, state="stable", stable_ms=500, timeout_ms=2000), "TIMEOUT"
+    )
+    assert result["observations"] >= 10
+    settled = ok(agent_.call("wait_until", selector=COUNT, state="stable", stable_ms=500, timeout_ms=3000))
+    assert settled["control"]["text"] == "15"
+
+
+def test_feedback_waits_for_a_stable_value_and_gives_up_at_its_timeout() -> None:
+    agent_ = ticker()
+    feedback = {
+        "selector": COUNT,
+        "value_format": "number",
+        "target_value": 15,
+        "tolerance": 0,
+        "stable_ms": 500,
+        "timeout_ms": 1000,
+    }
+    tap = {"action": "click", "target": [500, 500], "target_description": "anywhere"}
+    result = failed(agent_.call("action_sequence", steps=[tap], feedback=feedback), "TIMEOUT", "all")
+    assert "did not hold still for 500 ms" in result["message"]
+    late = ok(agent_.call("action_sequence", steps=[tap], feedback=feedback | {"timeout_ms": 3000}))
+    assert late["feedback"]["actual"] == 15
