@@ -16,7 +16,7 @@ from typing import Any
 from visor.actions.device import Device
 from visor.actions.observer import MAX_AGE_S, ObservingDevice
 from visor.actions.tools.context import AgentState, ToolContext, ToolSettings
-from visor.actions.tools.result import ToolCode
+from visor.actions.tools.result import GUIDANCE, ToolCode, ToolProblem
 from visor.actions.tools.runner import call_tool, observation
 from visor.clock import Clock
 from visor.errors import VisorError
@@ -73,10 +73,17 @@ class AgentSession:
         outcome = call_tool(name, arguments, ctx)
         result: dict[str, Any] = outcome.to_dict()
         image = None
-        if self.observe_after and kind(name) == "action" and outcome.dispatched != "none":
+        acted = kind(name) == "action" and (outcome.dispatched != "none" or (name == "wait_for_delay" and outcome.ok))
+        if self.observe_after and acted:
             # The screen after an action is returned with it: the agent sees the effect without another turn.
-            result["observation"], _ = observation(ctx)
-            image = ctx.screenshot()
+            try:
+                result["observation"], _ = observation(ctx)
+                image = ctx.screenshot()
+            except ToolProblem as problem:
+                # The call's own result stands: input went out, and losing that receipt could make the agent
+                # resend it. An unread screen also leaves an unknown write pending (nobody has seen its effect).
+                result.setdefault("observation", None)
+                result["observation_error"] = problem.message
         return Reply(result, image, not outcome.ok)
 
     def _observe(self, name: str, arguments: dict[str, Any], ctx: ToolContext) -> Reply:
@@ -85,11 +92,17 @@ class AgentSession:
         if extra or not isinstance(wants_image, bool):
             message = f"{name} takes {'only screenshot (a boolean)' if name == 'observe' else 'no arguments'}"
             return Reply(_answer(name, "refused", ToolCode.VALIDATION_ERROR, message), None, True)
-        if name == "screenshot":
-            return Reply(_answer(name, "ok", None, "screenshot"), ctx.screenshot())
-        described, elements = observation(ctx)
-        answer = _answer(name, "ok", None, f"{len(elements)} elements") | described
-        return Reply(answer, ctx.screenshot() if wants_image else None)
+        try:
+            if name == "screenshot":
+                return Reply(_answer(name, "ok", None, "screenshot"), ctx.screenshot())
+            described, elements = observation(ctx)
+            answer = _answer(name, "ok", None, f"{len(elements)} elements") | described
+            return Reply(answer, ctx.screenshot() if wants_image else None)
+        except ToolProblem as problem:
+            # An unreadable screen is the agent's to see (a tool error), not a protocol failure; nothing was
+            # sent, so it is refused, as a failed read_control is.
+            refused = _answer(name, "refused", problem.code, problem.message)
+            return Reply(refused | {"hint": problem.hint or GUIDANCE[problem.code][1]}, None, True)
 
     def close(self) -> None:
         """Release the device."""

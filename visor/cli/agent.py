@@ -10,9 +10,15 @@ import click
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import summary_options
-from visor.errors import ExitCode, NextAction, VisorError
+from visor.errors import ExitCode, NextAction
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
+
+
+class ProtocolCommand(click.Command):
+    """A command whose stdout carries a protocol: every envelope it causes (usage errors too) goes to stderr."""
+
+    stdout_is_protocol = True
 
 
 @click.command(context_settings=SETTINGS)
@@ -50,7 +56,7 @@ def tools(env: CliEnvironment, /, style: str, raw: bool) -> int:
     return emit(env, outcome, lambda console: console.note(f"{len(listed)} agent tools ({style} format)"))
 
 
-@click.command(context_settings=SETTINGS)
+@click.command(cls=ProtocolCommand, context_settings=SETTINGS)
 @click.option(
     "--runtime", type=click.Choice(["sim", "appium"]), default="appium", show_default=True, help="The device."
 )
@@ -87,26 +93,26 @@ def mcp(env: CliEnvironment, /, **values: Any) -> int:
     """
     from visor.agent.server import require_sdk, serve_stdio
     from visor.agent.session import SessionOptions, open_session
-    from visor.report.envelope import error_outcome
 
-    try:
-        require_sdk()
-        seed = values["seed"] if values["seed"] is not None else env.ids.new_seed()
-        options = SessionOptions(
-            runtime=values["runtime"],
-            seed=seed,
-            app=values["app"] or values["app_id"],
-            turn_ms=values["turn_ms"],
-            observe_after=not values["no_observe_after"],
-            server_url=values["server_url"],
-            device=values["device"],
-            app_id=values["app_id"],
-            attach=values["attach"],
-            platform=values["platform"],
-        )
-        session = open_session(options, env.clock)
-    except VisorError as exc:
-        return emit(env, error_outcome(exc), err=True)
+    require_sdk()
+    seed = values["seed"] if values["seed"] is not None else env.ids.new_seed()
+    options = SessionOptions(
+        runtime=values["runtime"],
+        seed=seed,
+        app=values["app"] or values["app_id"],
+        turn_ms=values["turn_ms"],
+        observe_after=not values["no_observe_after"],
+        server_url=values["server_url"],
+        device=values["device"],
+        app_id=values["app_id"],
+        attach=values["attach"],
+        platform=values["platform"],
+    )
+    session = open_session(options, env.clock)
+    if not env.quiet:
+        # The seed makes a simulated session reproducible: say it (stderr; stdout is the protocol).
+        seeded = f", seed {seed}" if session.device.info.runtime == "sim" else ""
+        click.echo(f"visor mcp: serving {session.device.info.name}{seeded} on stdio", err=True)
     try:
         serve_stdio(session)
     finally:

@@ -39,6 +39,17 @@ class VisorGroup(click.Group):
             sys.exit(code)
         return code
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """Find the command; one whose stdout carries a protocol sends every envelope to stderr instead."""
+        name, command, rest = super().resolve_command(ctx, args)
+        if getattr(command, "stdout_is_protocol", False):
+            env = ctx.find_object(CliEnvironment)
+            if env is not None:
+                env.envelope_to_stderr = True
+        return name, command, rest
+
     def _run(
         self, env: CliEnvironment, args: Sequence[str] | None, prog: str, complete: str | None, **extra: Any
     ) -> int:
@@ -65,7 +76,7 @@ def _fail(env: CliEnvironment, exc: VisorError) -> int:
     from visor.cli.emit import emit
     from visor.report.envelope import error_outcome
 
-    return emit(env, error_outcome(exc))
+    return emit(env, error_outcome(exc), err=env.envelope_to_stderr)
 
 
 def _usage_error(exc: click.ClickException) -> UsageError:

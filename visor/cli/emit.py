@@ -19,13 +19,17 @@ Summary = Callable[["ConsoleReporter"], None]
 
 
 def emit(env: CliEnvironment, outcome: Outcome, summary: Summary | None = None, *, err: bool = False) -> int:
-    """Print the envelope (on stderr when `err`: stdout is taken, as by `visor mcp`) and the summary."""
+    """Print the envelope and the summary; return the exit code.
+
+    With `err` (stdout carries a protocol, as for `visor mcp`) the envelope goes to stderr alone, without the
+    human summary, so that stderr too holds one JSON document.
+    """
     from visor.report.console import ConsoleReporter  # lazy: rich is not needed to start up
     from visor.report.envelope import Envelope
 
     envelope = Envelope(env.command_id, env.started_at, isoformat(env.clock.now()), outcome)
     click.echo(envelope.to_json(), nl=err, err=err)
-    if not env.quiet:
+    if not env.quiet and not err:
         reporter = ConsoleReporter(sys.stderr, color=env.color)
         if summary is not None:
             summary(reporter)

@@ -26,6 +26,8 @@ class CliEnvironment:
     catch_crashes: bool = True
     command_id: str = ""
     started_at: str = ""
+    #: Set for commands whose stdout carries a protocol (`visor mcp`): their envelopes go to stderr.
+    envelope_to_stderr: bool = False
 
     def begin(self) -> None:
         """Stamp the invocation with its command id and start time."""

@@ -24,8 +24,10 @@ ACTION_ORDER = (
     "scroll_up", "scroll_down", "scroll_left", "scroll_right", "set_selection", "replace_selection", "set_text",
     "ime_enter",
 )  # fmt: skip
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)")
-_CLOCK = re.compile(r"(?<!\d)(\d{2}):([0-5]\d):([0-5]\d)(?!\d)")
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+#: HH:MM:SS of a time of day: not part of a longer run of digits and colons ("01:02:03:04" is no clock).
+_CLOCK = re.compile(r"(?<![0-9:])([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9])(?![0-9:])")
+FORMATS = ("range", "number", "clock")
 
 
 class UnreadableValue(Exception):
@@ -131,7 +133,7 @@ def advertised_actions(tree: UiTree, item: Located) -> tuple[str, ...]:
         found.add("click")
     if node.long_clickable:
         found.add("long_click")
-    if node.focusable or node.editable:
+    if node.editable:  # focus is what text input needs; other focusables take a click
         found.add("focus")
     if in_scroller:
         found.add("show_on_screen")
@@ -160,6 +162,8 @@ def read_value(node: Node, value_format: str) -> Reading:
     Raises:
         UnreadableValue: the readout has no value in that format.
     """
+    if value_format not in FORMATS:
+        raise UnreadableValue(f"unknown value format {value_format!r} (one of: {', '.join(FORMATS)})")
     if value_format == "range":
         if node.range is None:
             raise UnreadableValue("the readout has no native range (a custom canvas exposes none)")
@@ -169,7 +173,7 @@ def read_value(node: Node, value_format: str) -> Reading:
         if not _NUMBER.fullmatch(text.strip()):
             raise UnreadableValue(f"the readout's text {text!r} is not entirely a number")
         return Reading(float(text.strip()), text)
-    clocks = _CLOCK.findall(node.text) or _CLOCK.findall(node.content_desc)
+    clocks = _CLOCK.findall(text)
     if len(clocks) != 1:
         found = "no" if not clocks else str(len(clocks))
         raise UnreadableValue(f"the readout shows {found} HH:MM:SS times; clock needs exactly one ({text!r})")
@@ -184,6 +188,7 @@ def native_selector(tree: UiTree, item: Located) -> dict[str, Any]:
     they change when the layout moves.
     """
     node = item.node
+    candidates: list[dict[str, Any]]
     if node.resource_id:
         candidates = [
             {"resource_id": node.resource_id},
@@ -199,11 +204,15 @@ def native_selector(tree: UiTree, item: Located) -> dict[str, Any]:
     else:
         candidates = [{"class_name": node.class_name}]
     candidates.append({**candidates[-1], "package_name": node.package} if node.package else candidates[-1])
+    bounds = node.bounds
+    candidates.append({**candidates[-1], "bounds": [bounds.left, bounds.top, bounds.right, bounds.bottom]})
+    # Twins sharing an id and bounds (list rows, stacked frames): their labels may still tell them apart.
+    labels = {"text": node.text, "content_desc": node.content_desc} if not node.password else {}
+    candidates.append({**candidates[-1], **{key: value for key, value in labels.items() if value}})
     for candidate in candidates:
         if len(find_controls(tree, ControlSelector.from_raw(candidate))) == 1:
             return candidate
-    bounds = node.bounds
-    return {**candidates[-1], "bounds": [bounds.left, bounds.top, bounds.right, bounds.bottom]}
+    return candidates[-2]  # identical twins: no exact selector can tell them apart
 
 
 def control_snapshot(tree: UiTree, item: Located) -> dict[str, Any]:

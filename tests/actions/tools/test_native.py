@@ -31,7 +31,7 @@ def test_read_control_reports_range_actions_token_and_signature() -> None:
     panel(player)
     control = ok(player.call("read_control", selector=SPEED))["control"]
     assert control["range"] == {"min": 25.0, "max": 200.0, "current": 100.0}
-    assert control["actions"] == ["click", "focus", "set_progress", "scroll_forward", "scroll_backward"]
+    assert control["actions"] == ["click", "set_progress", "scroll_forward", "scroll_backward"]
     assert len(control["token"]) == 64 and int(control["token"], 16) >= 0
     assert len(control["content_signature"]) == 64 and control["native_selector"] == SPEED
     assert ok(player.call("read_control", selector=SPEED))["control"]["token"] == control["token"]
@@ -76,7 +76,7 @@ def test_an_unsupported_action_fails_without_a_fallback() -> None:
         player.call("control_action", selector={"resource_id": rid("show_controls")}, action="set_progress", value=3),
         "UNSUPPORTED",
     )
-    assert result["actions"] == ["click", "focus"]
+    assert result["actions"] == ["click"]
     refused(
         player.call("control_action", selector={"resource_id": rid("position")}, action="scroll_forward"), "UNSUPPORTED"
     )

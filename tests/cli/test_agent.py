@@ -1,0 +1,89 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+from tests.conftest import FIXTURES, ROOT, Cli, check_envelope
+from visor.errors import ExitCode
+
+SEED: dict[str, dict[str, Any]] = json.loads((FIXTURES / "seed-001-agent-tools.json").read_text("utf-8"))
+SEED_ENTRIES = list(SEED.values())
+NAMES = [entry["function"]["name"] for entry in SEED_ENTRIES] + ["observe", "screenshot"]
+
+
+def first_envelope(text: str) -> tuple[dict[str, Any], str]:
+    """Split stderr into the envelope it starts with and the summary that follows."""
+    _, end = json.JSONDecoder().raw_decode(text)
+    return check_envelope(text[:end]), text[end:]
+
+
+def test_tools_in_openai_format_are_the_seed_then_observation(cli_runner: Cli) -> None:
+    result = cli_runner.run("tools")
+    assert result.exit_code == ExitCode.OK
+    envelope = result.envelope
+    assert (envelope["status"], envelope["data"]["format"], envelope["data"]["count"]) == ("ok", "openai", 18)
+    listed = envelope["data"]["tools"]
+    assert listed[:16] == SEED_ENTRIES
+    assert [tool["function"]["name"] for tool in listed] == NAMES
+    for tool in listed[16:]:
+        assert tool["type"] == "function" and tool["function"]["description"].startswith("[OBSERVE]")
+        assert tool["function"]["parameters"]["additionalProperties"] is False
+    assert "18 agent tools (openai format)" in result.stderr
+
+
+def test_tools_in_mcp_format(cli_runner: Cli) -> None:
+    result = cli_runner.run("tools", "--format", "mcp")
+    data = result.data
+    assert (data["format"], data["count"]) == ("mcp", 18)
+    assert [tool["name"] for tool in data["tools"]] == NAMES
+    for tool, entry in zip(data["tools"], SEED_ENTRIES, strict=False):
+        assert set(tool) == {"name", "description", "inputSchema"}
+        assert tool["inputSchema"] == entry["function"]["parameters"]
+        assert tool["description"] == entry["function"]["description"]
+
+
+def test_tools_raw_prints_the_bare_list(cli_runner: Cli) -> None:
+    for style in ("openai", "mcp"):
+        raw = cli_runner.run("tools", "--format", style, "--raw", envelope=False)
+        assert raw.exit_code == ExitCode.OK
+        assert json.loads(raw.stdout) == cli_runner.run("tools", "--format", style).data["tools"]
+
+
+def test_mcp_help(cli_runner: Cli) -> None:
+    result = cli_runner.run("mcp", "--help", envelope=False)
+    assert result.exit_code == ExitCode.OK
+    assert "Serve the agent tools over MCP on stdin/stdout" in result.stdout
+    for option in ("--runtime", "--app", "--seed", "--turn-ms", "--no-observe-after"):
+        assert option in result.stdout
+
+
+def test_mcp_start_up_failure_goes_to_stderr(cli_runner: Cli) -> None:
+    result = cli_runner.run("mcp", "--runtime", "sim", "--app", "does-not-exist", "--seed", "7", envelope=False)
+    assert result.exit_code == ExitCode.ERROR
+    assert result.stdout == "", "stdout is the protocol channel"
+    envelope = check_envelope(result.stderr)  # stderr holds the one JSON document, no human summary after it
+    assert (envelope["status"], envelope["error"]["code"]) == ("fail", "INPUT_ERROR")
+    assert "does-not-exist" in envelope["error"]["message"]
+
+    quiet = cli_runner.run("mcp", "--runtime", "sim", "--app", "does-not-exist", "-q", envelope=False)
+    assert quiet.exit_code == ExitCode.ERROR and quiet.stdout == ""
+    assert check_envelope(quiet.stderr)["error"]["code"] == "INPUT_ERROR"
+
+
+def test_mcp_usage_error_goes_to_stderr(cli_runner: Cli) -> None:
+    result = cli_runner.run("mcp", "--runtime", "sim", "--seed", "-1", envelope=False)
+    assert result.exit_code == ExitCode.ERROR
+    assert result.stdout == "", "stdout is the protocol channel"
+    envelope, _ = first_envelope(result.stderr)
+    assert envelope["error"]["code"] == "INPUT_ERROR" and "--seed" in envelope["error"]["message"]
+
+
+def test_mcp_process_start_up_failure() -> None:
+    command = [sys.executable, "-m", "visor", "mcp", "--runtime", "sim", "--app", "does-not-exist"]
+    done = subprocess.run(command, cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False)
+    assert done.returncode == ExitCode.ERROR
+    assert done.stdout == ""
+    envelope, _ = first_envelope(done.stderr)
+    assert envelope["error"]["code"] == "INPUT_ERROR"
