@@ -632,3 +632,112 @@ def test_an_agent_signs_in_on_the_demo_app(demo: HeldSession) -> None:
     assert not arrived.is_error and arrived.result["dispatched"] == "none", arrived.result["message"]
     assert arrived.result["waited_ms"] > 0, "signing in takes a while (800 ms of virtual time)"
     assert demo.call("observe", {"screenshot": False}).element("toolbar_title")["text"] == "Feed"
+
+
+def value(clock: str) -> int:
+    """Seconds since midnight of an HH:MM:SS text."""
+    return sum(int(part) * unit for part, unit in zip(clock.split(":"), (3600, 60, 1), strict=True))
+
+
+def test_an_agent_operates_the_demo_app_with_all_16_tools(demo: HeldSession) -> None:
+    """From a fresh start: sign in, browse the feed, open an item's video and work the player, over MCP."""
+    used: list[str] = []
+
+    def act(tool: str, arguments: dict[str, Any]) -> Answer:
+        answer = demo.call(tool, arguments)
+        assert not answer.is_error, (tool, answer.result["message"])
+        used.append(tool)
+        return answer
+
+    act("manage_app", {"action": "stop", "app_name": "Demo"})
+    screen = act("manage_app", {"action": "launch", "app_name": "com.visor.demo"})
+    act("input_text", {"target": screen.index("username"), "text": "ada"})
+    typed = act("input_text", {"target": screen.index("password"), "text": "lovelace"})
+    act("click", {"target": typed.index("login")})
+    act(
+        "wait_until",
+        {
+            "selector": {"resource_id": DEMO + "toolbar_title"},
+            "state": "text",
+            "expected_text": "Feed",
+            "timeout_ms": 3000,
+        },
+    )
+    waited = act("wait_for_delay", {"time_in_ms": 200})
+    promo = [e for e in waited.elements if e["text"] == "No thanks"]  # the seeded promotion may show: dismiss it
+    if promo:
+        act("click", {"target": promo[0]["index"]})
+    act("scroll_to", {"container": {"resource_id": DEMO + "feed"}, "target": {"text": "Item 20"}})
+    feed = act("swipe", {"direction": "down", "target": DEMO + "feed"})
+    first = next(e for e in feed.elements if e["text"].startswith("Item "))
+    detail = act("click", {"target": first["index"]})
+    player = act("click", {"target": detail.index("watch")})
+    assert player.shows("position")
+
+    readout = {
+        "selector": {"resource_id": DEMO + "speed_value"},
+        "value_format": "number",
+        "target_value": 150,
+        "tolerance": 0,
+    }
+    panel = {
+        "action": "ensure_visible",
+        "target": DEMO + "speed",
+        "opener": DEMO + "show_controls",
+        "target_description": "panel",
+    }
+    faster = {"action": "click", "target": DEMO + "speed_up", "target_description": "faster", "times": 2}
+    act("action_sequence", {"steps": [panel, faster], "feedback": readout})
+    token = act("read_control", {"selector": {"resource_id": DEMO + "speed"}}).result["control"]["token"]
+    act(
+        "control_action",
+        {
+            "selector": {"resource_id": DEMO + "speed"},
+            "action": "set_progress",
+            "value": 175,
+            "expected_token": token,
+            "ensure_state": {"state": "value"},
+        },
+    )
+
+    ticks = sorted(
+        (sum(e["native_selector"]["bounds"][0:3:2]) // 2, e["text"])
+        for e in player.elements
+        if e["resource_id"] == DEMO + "position_tick"
+    )
+    (p1, t1), (p2, t2) = ticks[1], ticks[3]
+    indicator = act("read_control", {"selector": {"resource_id": DEMO + "position_indicator"}}).result["control"][
+        "bounds"
+    ]
+    timeline = act("read_control", {"selector": {"resource_id": DEMO + "position"}}).result["control"]["bounds"]
+    y = (timeline[1] + timeline[3]) // 2
+    calibration = {
+        "axis": "x", "mode": "pan", "target_value": value("09:00:00"), "indicator_position": (indicator[0] + indicator[2]) / 2,
+        "anchors": [{"position": p1, "value": value(t1)}, {"position": p2, "value": value(t2)}],
+    }  # fmt: skip
+    clock = {
+        "selector": {"resource_id": DEMO + "clock"},
+        "value_format": "clock",
+        "target_value": value("09:00:00"),
+        "tolerance": 0,
+    }
+    act(
+        "drag",
+        {
+            "start": [timeline[2] - 200, y],
+            "coordinate_space": "pixel",
+            "target_description": "timeline",
+            "calibration": calibration,
+            "feedback": clock,
+        },
+    )
+    middle = center(player.element("position"))
+    act("pinch", {"center": middle, "start_span": 100, "end_span": 200, "target_description": "timeline"})
+    frames = [{"at_ms": 0, "points": [[432, y], [648, y]]}, {"at_ms": 400, "points": [[486, y], [594, y]]}]
+    act("touch_gesture", {"frames": frames, "coordinate_space": "pixel", "target_description": "timeline"})
+    act("long_press", {"target": center(player.element("bookmark")), "target_description": "bookmark", "duration": 800})
+    video = center(player.element("video"))
+    act("click_sequence", {"sequence": [video, video], "target_descriptions": ["video body", "video body"]})
+    act("press_key", {"key": "BACK"})
+
+    assert sorted(set(used)) == sorted(SEED_TOOLS) and len(SEED_TOOLS) == 16
