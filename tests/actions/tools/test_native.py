@@ -399,3 +399,14 @@ def test_feedback_waits_for_a_stable_value_and_gives_up_at_its_timeout() -> None
     assert "did not hold still for 500 ms" in result["message"]
     late = ok(agent_.call("action_sequence", steps=[tap], feedback=feedback | {"timeout_ms": 3000}))
     assert late["feedback"]["actual"] == 15
+
+
+def test_a_page_that_went_away_never_counts_as_absence() -> None:
+    player = agent()
+    ok(player.call("press_key", key="HOME"))
+    # The launcher is in front: the player's clock is unavailable, not absent.
+    result = refused(
+        player.call("wait_until", selector={"resource_id": rid("clock")}, state="absent", timeout_ms=300), "TIMEOUT"
+    )
+    assert "the page is not available (com.visor.launcher is in front)" in result["message"]
+    assert result["foreground"] == "com.visor.launcher"

@@ -54,6 +54,8 @@ class AgentState:
     strategies: dict[str, Strategy] = field(default_factory=dict)
     #: Requests whose write outcome is unknown: refused until the agent observes again.
     unknown_writes: set[str] = field(default_factory=set)
+    #: Screenshot pixels per device coordinate, measured once per session (iOS screenshots are retina).
+    pixel_scale: float | None = None
 
     def remember(self, tree: UiTree) -> tuple[IndexedElement, ...]:
         """Record an observation the agent sees; it also settles what an unknown write did."""
@@ -93,7 +95,6 @@ class ToolContext:
         self.sent = 0
         self.unknown = False
         self.started = clock.monotonic()
-        self._pixel_scale: float | None = None
 
     # -- the device --------------------------------------------------------------------------------------------
 
@@ -142,13 +143,13 @@ class ToolContext:
 
     def pixel_scale(self) -> float:
         """Return screenshot pixels per device coordinate (1 on Android; the retina factor on iOS)."""
-        if self._pixel_scale is None:
-            self._pixel_scale = 1.0
+        if self.state.pixel_scale is None:
+            scale = 1.0
             if self.info.platform == "ios":
                 width = _png_width(self.screenshot())
-                if width:
-                    self._pixel_scale = width / self.size.width
-        return self._pixel_scale
+                scale = width / self.size.width if width else 1.0
+            self.state.pixel_scale = scale
+        return self.state.pixel_scale
 
     def native_actions(self) -> frozenset[NativeActionName]:
         """Return the native actions the runtime can perform."""

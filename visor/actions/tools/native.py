@@ -231,12 +231,17 @@ def wait_until(args: WaitUntilArgs, ctx: ToolContext) -> Outcome:
     observations = 0
     previous: dict[str, Any] | None = None
     since = started
+    page: str | None = None
     while True:
         now = ctx.now_ms()
         tree = ctx.observe().tree
         observations += 1
         found = find_controls(tree, args.selector)
         held, previous, since = _state_now(args, tree, found, previous, since, now, observations)
+        # The control's app is not in front (another app, the launcher): its page is unavailable, not absent.
+        page = page or _home(args.selector) or _package(tree)
+        left = _package(tree) != page
+        held = held and not (args.state == "absent" and left)
         waited = round(now - started)
         if held:
             data: dict[str, Any] = {"state": args.state, "waited_ms": waited, "observations": observations}
@@ -244,8 +249,21 @@ def wait_until(args: WaitUntilArgs, ctx: ToolContext) -> Outcome:
                 data["control"] = control_info(ctx, Resolved(tree, found[0]))
             return f"{args.selector.describe()}: {args.state} held after {waited} ms", data
         if now - started >= args.timeout_ms:
-            raise _timed_out(args, found, waited, observations)
+            raise _timed_out(args, found, waited, observations, _package(tree) if left else None)
         ctx.sleep_ms(min(args.poll_interval_ms, max(1.0, started + args.timeout_ms - now)))
+
+
+def _home(selector: ControlSelector) -> str:
+    """Return the app a selector's control belongs to, when the selector says (package or resource id)."""
+    if selector.package_name:
+        return selector.package_name
+    rid = selector.resource_id or ""
+    return rid.split(":id/", 1)[0] if ":id/" in rid else ""
+
+
+def _package(tree: UiTree) -> str:
+    """Return the package of the screen's root (the app in front)."""
+    return next((item.node.package for item in tree.flat if item.node.package), "")
 
 
 def _state_now(
@@ -281,8 +299,16 @@ def _state_now(
     return condition_holds(condition, node, None, None), None, now
 
 
-def _timed_out(args: WaitUntilArgs, found: list[Located], waited: int, observations: int) -> ToolProblem:
+def _timed_out(
+    args: WaitUntilArgs, found: list[Located], waited: int, observations: int, elsewhere: str | None
+) -> ToolProblem:
     details = {"state": args.state, "waited_ms": waited, "observations": observations, "matches": len(found)}
+    if elsewhere is not None:
+        return ToolProblem(
+            ToolCode.TIMEOUT,
+            f"the page is not available ({elsewhere or 'nothing'} is in front); that never counts as {args.state}",
+            details=details | {"foreground": elsewhere},
+        )
     if len(found) > 1:
         return ToolProblem(
             ToolCode.AMBIGUOUS,
