@@ -1,0 +1,100 @@
+"""Cost of the agent-tool layer on the simulated device, against the bare device call measured in the same run.
+
+What a tool call adds to the input it sends: schema and rule checks, live target resolution, planning,
+accounting. Measured per call (median of --repeat rounds of --calls calls each):
+
+  baseline   device.tap(point)                         the bare input
+  point      click {target: [x, y]}                    validation + one tap
+  index      click {target: N} after observe           + a live re-resolution of the element
+  sequence   action_sequence [ensure_visible, click]   + a visibility check and a resource-id lookup
+  read       read_control {selector}                   observation + token + content signature (no input)
+
+No goal is set by the issue; the ratios show where the time goes. Run: python bench/agent_tools.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+
+from visor.actions.observer import ObservingDevice
+from visor.actions.tools.context import AgentState, ToolContext, ToolSettings
+from visor.actions.tools.runner import call_tool, observation
+from visor.clock import VirtualClock
+from visor.devices.sim.device import SimDevice
+from visor.devices.sim.load import load_app, resolve_app
+from visor.ui.geometry import Point
+
+PKG = "com.visor.demo:id/"
+
+
+def session() -> tuple[SimDevice, ObservingDevice, AgentState]:
+    clock = VirtualClock()
+    sim = SimDevice(load_app(resolve_app("demo", ".")), clock=clock, seed=1)
+    sim.open_url("demo://player")
+    return sim, ObservingDevice(sim, clock, 0.0), AgentState()
+
+
+def per_call(calls: int, repeat: int, prepare: Callable[[], Callable[[], None]]) -> float:
+    """Median seconds per call."""
+    rounds = []
+    for _ in range(repeat):
+        call = prepare()
+        started = time.perf_counter()
+        for _ in range(calls):
+            call()
+        rounds.append((time.perf_counter() - started) / calls)
+    return statistics.median(rounds)
+
+
+def tool(name: str, args: dict[str, object], observe: bool = False) -> Callable[[], Callable[[], None]]:
+    def prepare() -> Callable[[], None]:
+        sim, device, state = session()
+        ctx = lambda: ToolContext(device, sim.clock, state, ToolSettings())  # noqa: E731
+        if observe:
+            observation(ctx())
+
+        def call() -> None:
+            result = call_tool(name, args, ctx())
+            assert result.ok, result.message
+
+        return call
+
+    return prepare
+
+
+def bare() -> Callable[[], None]:
+    sim, _device, _state = session()
+    return lambda: sim.tap(Point(540, 300))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--calls", type=int, default=300)
+    parser.add_argument("--repeat", type=int, default=5)
+    options = parser.parse_args()
+    open_panel = {
+        "action": "ensure_visible",
+        "target": PKG + "speed",
+        "opener": PKG + "show_controls",
+        "target_description": "panel",
+    }
+    slower = {"action": "click", "target": PKG + "speed_down", "target_description": "slower"}
+    cases = {
+        "point": tool("click", {"target": [500, 150], "target_description": "video"}),
+        "index": tool("click", {"target": 5}, observe=True),
+        "sequence": tool("action_sequence", {"steps": [open_panel, slower]}),
+        "read": tool("read_control", {"selector": {"resource_id": PKG + "clock"}}),
+    }
+    base = per_call(options.calls, options.repeat, bare)
+    print(f"baseline  device.tap          {base * 1e6:8.0f} us/call")
+    for name, prepare in cases.items():
+        cost = per_call(options.calls, options.repeat, prepare)
+        print(f"{name:9} tool call           {cost * 1e6:8.0f} us/call   {cost / base:6.2f}x the bare tap")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
