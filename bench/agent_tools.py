@@ -9,6 +9,9 @@ accounting. Measured per call (median of --repeat rounds of --calls calls each):
   sequence   action_sequence [ensure_visible, click]   + a visibility check and a resource-id lookup
   read       read_control {selector}                   observation + token + content signature (no input)
 
+and, for a large screen (450 elements, list rows sharing ids), the agents' indexed element list against one
+screen fingerprint (a single linear pass over the same tree): naming every element must stay linear.
+
 No goal is set by the issue; the ratios show where the time goes. Run: python bench/agent_tools.py
 """
 
@@ -25,7 +28,10 @@ from visor.actions.tools.runner import call_tool, observation
 from visor.clock import VirtualClock
 from visor.devices.sim.device import SimDevice
 from visor.devices.sim.load import load_app, resolve_app
-from visor.ui.geometry import Point
+from visor.ui.elements import index_elements
+from visor.ui.fingerprint import fingerprint
+from visor.ui.geometry import Point, Rect, Size
+from visor.ui.tree import Node, UiTree
 
 PKG = "com.visor.demo:id/"
 
@@ -70,6 +76,24 @@ def bare() -> Callable[[], None]:
     return lambda: sim.tap(Point(540, 300))
 
 
+def large_screen(rows: int = 150) -> UiTree:
+    """A list of rows that share their ids, each with a title and an icon."""
+
+    def row(i: int) -> Node:
+        top = i * 12
+        title = Node(
+            "android.widget.TextView", Rect(0, top, 500, top + 12), resource_id="app:id/title", text=f"Item {i}"
+        )
+        icon = Node("android.widget.ImageView", Rect(500, top, 1080, top + 12), content_desc="icon")
+        bounds = Rect(0, top, 1080, top + 12)
+        return Node(
+            "android.widget.LinearLayout", bounds, resource_id="app:id/row", clickable=True, children=(title, icon)
+        )
+
+    root = Node("android.widget.FrameLayout", Rect(0, 0, 1080, 1920), children=tuple(row(i) for i in range(rows)))
+    return UiTree(Size(1080, 1920), (root,))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=300)
@@ -93,6 +117,13 @@ def main() -> int:
     for name, prepare in cases.items():
         cost = per_call(options.calls, options.repeat, prepare)
         print(f"{name:9} tool call           {cost * 1e6:8.0f} us/call   {cost / base:6.2f}x the bare tap")
+    tree = large_screen()
+    linear = per_call(20, options.repeat, lambda: lambda: fingerprint(tree))
+    listing = per_call(20, options.repeat, lambda: lambda: index_elements(tree))
+    print(
+        f"large screen ({len(tree.flat)} nodes): fingerprint {linear * 1e3:.2f} ms, element list {listing * 1e3:.2f} ms"
+    )
+    print(f"element list / fingerprint: {listing / linear:.2f}x")
     return 0
 
 

@@ -730,7 +730,7 @@ def test_demo_readouts() -> None:
             read_value(volume, value_format)
 
 
-no_digits = st.text(st.characters(exclude_categories=("Nd", "Cs")), max_size=10)
+no_digits = st.text(st.characters(exclude_categories=("Nd", "Cs"), exclude_characters=":"), max_size=10)
 
 
 @given(st.integers(0, 23), st.integers(0, 59), st.integers(0, 59), no_digits, no_digits)
@@ -964,3 +964,16 @@ def test_each_state_shows_in_the_snapshot(state: str) -> None:
     changes: dict[str, Any] = {state: not getattr(BUTTON, state)}
     flipped = tree_of(replace(BUTTON, **changes))
     assert control_snapshot(tree, tree.flat[0])[state] != control_snapshot(flipped, flipped.flat[0])[state]
+
+
+@pytest.mark.parametrize("text", ["01:02:03:04", "24:00:00", "99:59:59", "1:02:03:04"])
+def test_what_is_not_one_time_of_day_is_no_clock(text: str) -> None:
+    with pytest.raises(UnreadableValue):
+        read_value(readout(text), "clock")
+
+
+def test_an_unknown_value_format_is_refused_and_numbers_are_ascii() -> None:
+    with pytest.raises(UnreadableValue, match="unknown value format"):
+        read_value(readout("12"), "percent")
+    with pytest.raises(UnreadableValue):
+        read_value(readout("\u0663.\u0665"), "number")  # Arabic-Indic 3.5

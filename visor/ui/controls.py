@@ -109,7 +109,7 @@ def content_signature(tree: UiTree, item: Located) -> str:
             part.depth - item.depth,
             part.node.class_name,
             part.node.resource_id,
-            "•" * len(part.node.text) if part.node.password else part.node.text,
+            part.node.shown_text,
             part.node.content_desc,
             part.node.checked,
             part.node.selected,
@@ -181,12 +181,47 @@ def read_value(node: Node, value_format: str) -> Reading:
     return Reading(float(hours * 3600 + minutes * 60 + seconds), ":".join(clocks[0]))
 
 
-def native_selector(tree: UiTree, item: Located) -> dict[str, Any]:
+class SelectorCounts:
+    """How many displayed elements of one screen each exact selector matches, counted once per set of keys.
+
+    Naming every element of a screen asks this for each element's candidates: counting by key set keeps it
+    linear in the screen's size instead of matching every candidate against every element.
+    """
+
+    def __init__(self, tree: UiTree) -> None:
+        self.nodes = [item.node for item in tree.flat if item.node.displayed]
+        self._counts: dict[tuple[str, ...], dict[tuple[Any, ...], int]] = {}
+
+    def count(self, candidate: dict[str, Any]) -> int:
+        """Return how many displayed elements match the candidate selector."""
+        keys = tuple(sorted(candidate))
+        table = self._counts.get(keys)
+        if table is None:
+            table = self._counts[keys] = {}
+            for node in self.nodes:
+                values = tuple(_attribute(node, key) for key in keys)
+                table[values] = table.get(values, 0) + 1
+        return table.get(tuple(_freeze(candidate[key]) for key in keys), 0)
+
+
+def _attribute(node: Node, key: str) -> Any:
+    """Return a node's value for a selector key, in a hashable form."""
+    if key == "bounds":
+        return (node.bounds.left, node.bounds.top, node.bounds.right, node.bounds.bottom)
+    return node.package if key == "package_name" else getattr(node, key)
+
+
+def _freeze(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def native_selector(tree: UiTree, item: Located, counts: SelectorCounts | None = None) -> dict[str, Any]:
     """Return the smallest stable exact selector that finds this element alone (pixel bounds as a last resort).
 
     Changing texts are left out where an id or a description names the element; bounds come last because
-    they change when the layout moves.
+    they change when the layout moves. Pass `counts` when naming many elements of the same screen.
     """
+    counts = counts or SelectorCounts(tree)
     node = item.node
     candidates: list[dict[str, Any]]
     if node.resource_id:
@@ -210,7 +245,7 @@ def native_selector(tree: UiTree, item: Located) -> dict[str, Any]:
     labels = {"text": node.text, "content_desc": node.content_desc} if not node.password else {}
     candidates.append({**candidates[-1], **{key: value for key, value in labels.items() if value}})
     for candidate in candidates:
-        if len(find_controls(tree, ControlSelector.from_raw(candidate))) == 1:
+        if counts.count(candidate) == 1:
             return candidate
     return candidates[-2]  # identical twins: no exact selector can tell them apart
 
@@ -221,7 +256,7 @@ def control_snapshot(tree: UiTree, item: Located) -> dict[str, Any]:
     return {
         "class": node.class_name,
         "resource_id": node.resource_id,
-        "text": "•" * len(node.text) if node.password else node.text,
+        "text": node.shown_text,
         "content_desc": node.content_desc,
         "bounds": node.bounds.bounds_text(),
         "checked": node.checked,

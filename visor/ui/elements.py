@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from visor.ui.controls import native_selector, visible
+from visor.ui.controls import SelectorCounts, native_selector, visible
 from visor.ui.geometry import Point, Rect, Size
 from visor.ui.tree import Located, UiTree
 
@@ -57,7 +57,7 @@ class IndexedElement:
         out: dict[str, Any] = {
             "index": self.index,
             "class": node.class_name,
-            "text": "•" * len(node.text) if node.password else node.text,
+            "text": node.shown_text,
             "resource_id": node.resource_id,
             "content_desc": node.content_desc,
             "bounds": normalized_rect(node.bounds, size),
@@ -101,4 +101,7 @@ def _worth_listing(tree: UiTree, item: Located) -> bool:
 def index_elements(tree: UiTree) -> tuple[IndexedElement, ...]:
     """Return the indexed list of an observed screen."""
     listed = [item for item in tree.flat if _worth_listing(tree, item)]
-    return tuple(IndexedElement(number, item, native_selector(tree, item)) for number, item in enumerate(listed, 1))
+    counts = SelectorCounts(tree)
+    return tuple(
+        IndexedElement(number, item, native_selector(tree, item, counts)) for number, item in enumerate(listed, 1)
+    )

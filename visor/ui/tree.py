@@ -61,6 +61,11 @@ class Node:
             ("EditText", "AutoCompleteTextView", "TextField", "SearchField", "XCUIElementTypeTextView")
         )
 
+    @property
+    def shown_text(self) -> str:
+        """Return the text as results may show it: a password's characters are masked, one `•` each."""
+        return "•" * len(self.text) if self.password else self.text
+
     def short_id(self) -> str:
         """Return the resource id without its package prefix: `login` for `com.app:id/login`."""
         return self.resource_id.rsplit(":id/", 1)[-1] if self.resource_id else ""

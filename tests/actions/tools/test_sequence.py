@@ -186,3 +186,20 @@ def test_the_same_calls_give_the_same_results() -> None:
         ]
 
     assert script() == script()
+
+
+def test_an_ineffective_strategy_is_counted_even_when_its_panel_had_hidden() -> None:
+    """Each call opens the panel itself, so its readout cannot be read before the input: the value the previous
+    call left is the baseline. The first call has none (its progress is unknown); the next two get no closer."""
+    player = agent()
+    ok(player.call("action_sequence", steps=[OPEN]))
+    ok(player.call("control_action", selector={"resource_id": rid("speed")}, action="set_progress", value=200))
+    beyond = READOUT | {"target_value": 300}
+    for _ in range(3):
+        player.clock.sleep(3.0)  # a model turn: the panel hides itself
+        result = failed(
+            player.call("action_sequence", steps=[OPEN, FASTER], feedback=beyond), "FEEDBACK_MISMATCH", "all"
+        )
+        assert statuses(result) == ["completed", "completed"]
+    player.clock.sleep(3.0)
+    refused(player.call("action_sequence", steps=[OPEN, FASTER], feedback=beyond), "STRATEGY_BLOCKED")

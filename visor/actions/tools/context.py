@@ -41,6 +41,8 @@ class Strategy:
 
     key: str
     ineffective: int = 0
+    #: The readout's value after the last call toward this target (the baseline when it cannot be read before).
+    last_value: float | None = None
 
 
 @dataclass

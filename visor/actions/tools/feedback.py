@@ -145,16 +145,22 @@ def guard(ctx: ToolContext, feedback: ValueFeedback, strategy: str) -> None:
 
 
 def record(ctx: ToolContext, feedback: ValueFeedback, strategy: str, before: float | None, after: float | None) -> None:
-    """Remember whether this call got closer to the target."""
+    """Remember whether this call got closer to the target.
+
+    The value read just before the input is the baseline; when the readout could not be read then (it sits in
+    a panel the call itself opened), the value the previous call toward the same target left is.
+    """
     key = _target_key(feedback)
     target = feedback.target_value
-    closer = after is not None and (
-        abs(after - target) <= feedback.tolerance or before is None or abs(after - target) < abs(before - target)
-    )
     previous = ctx.state.strategies.get(key)
+    baseline = before if before is not None else (previous.last_value if previous is not None else None)
+    closer = after is not None and (
+        abs(after - target) <= feedback.tolerance or baseline is None or abs(after - target) < abs(baseline - target)
+    )
     if closer:
-        ctx.state.strategies.pop(key, None)
+        ctx.state.strategies[key] = Strategy(strategy, 0, after)
     elif previous is not None and previous.key == strategy:
         previous.ineffective += 1
+        previous.last_value = after
     else:
-        ctx.state.strategies[key] = Strategy(strategy, 1)
+        ctx.state.strategies[key] = Strategy(strategy, 1, after)

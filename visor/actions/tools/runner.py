@@ -55,7 +55,7 @@ def call_tool(name: str, arguments: Any, ctx: ToolContext) -> ToolResult:
         f"invalid arguments: {where}{first.message}{more}; nothing was sent",
         code,
         first.hint,
-        {"problems": [problem.to_dict() for problem in checked]},
+        {"problems": [problem.to_dict() for problem in checked], "elapsed_ms": 0, "inputs": 0},
     )
 
 

@@ -40,7 +40,7 @@ def describe(resolved: Resolved) -> dict[str, Any]:
     return {
         "class": node.class_name,
         "resource_id": node.resource_id,
-        "text": "•" * len(node.text) if node.password else node.text,
+        "text": node.shown_text,
         "content_desc": node.content_desc,
         "bounds": [bounds.left, bounds.top, bounds.right, bounds.bottom],
         "normalized_bounds": normalized_rect(bounds, resolved.tree.size),
