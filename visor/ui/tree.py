@@ -117,6 +117,11 @@ class UiTree:
         """Return the screen rectangle."""
         return Rect(0, 0, self.size.width, self.size.height)
 
+    @property
+    def package(self) -> str:
+        """Return the package of the app in front: the first element that names one."""
+        return next((item.node.package for item in self.flat if item.node.package), "")
+
     def nodes(self) -> Iterator[Node]:
         """Yield every node in page order."""
         return (item.node for item in self.flat)

@@ -239,8 +239,8 @@ def wait_until(args: WaitUntilArgs, ctx: ToolContext) -> Outcome:
         found = find_controls(tree, args.selector)
         held, previous, since = _state_now(args, tree, found, previous, since, now, observations)
         # The control's app is not in front (another app, the launcher): its page is unavailable, not absent.
-        page = page or _home(args.selector) or _package(tree)
-        left = _package(tree) != page
+        page = page or _home(args.selector) or tree.package
+        left = tree.package != page
         held = held and not (args.state == "absent" and left)
         waited = round(now - started)
         if held:
@@ -249,7 +249,7 @@ def wait_until(args: WaitUntilArgs, ctx: ToolContext) -> Outcome:
                 data["control"] = control_info(ctx, Resolved(tree, found[0]))
             return f"{args.selector.describe()}: {args.state} held after {waited} ms", data
         if now - started >= args.timeout_ms:
-            raise _timed_out(args, found, waited, observations, _package(tree) if left else None)
+            raise _timed_out(args, found, waited, observations, tree.package if left else None)
         ctx.sleep_ms(min(args.poll_interval_ms, max(1.0, started + args.timeout_ms - now)))
 
 
@@ -259,11 +259,6 @@ def _home(selector: ControlSelector) -> str:
         return selector.package_name
     rid = selector.resource_id or ""
     return rid.split(":id/", 1)[0] if ":id/" in rid else ""
-
-
-def _package(tree: UiTree) -> str:
-    """Return the package of the screen's root (the app in front)."""
-    return next((item.node.package for item in tree.flat if item.node.package), "")
 
 
 def _state_now(

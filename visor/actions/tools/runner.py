@@ -95,7 +95,7 @@ def observation(ctx: ToolContext) -> tuple[dict[str, Any], tuple[IndexedElement,
         "height": tree.size.height,
         "platform": info.platform,
         "runtime": info.runtime,
-        "package": next((item.node.package for item in tree.flat if item.node.package), ""),
+        "package": tree.package,
         "focused": None if focused is None else focused.resource_id or focused.class_name,
     }
     listed = [element.to_dict(tree.size) for element in elements]
