@@ -29,6 +29,11 @@ class ObservingDevice:
         self._last: Observation | None = None
         self._taken = 0.0
 
+    @classmethod
+    def wrap(cls, device: Device, clock: Clock) -> ObservingDevice:
+        """Wrap a device with the reuse window its runtime allows (none on the simulated device)."""
+        return cls(device, clock, 0.0 if device.info.runtime == "sim" else MAX_AGE_S)
+
     @property
     def info(self) -> DeviceInfo:
         """Describe the device."""

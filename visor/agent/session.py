@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from visor.actions.device import Device
-from visor.actions.observer import MAX_AGE_S, ObservingDevice
+from visor.actions.observer import ObservingDevice
 from visor.actions.tools.context import AgentState, ToolContext, ToolSettings
 from visor.actions.tools.result import GUIDANCE, ToolCode, ToolProblem
 from visor.actions.tools.runner import call_tool, observation
@@ -36,10 +36,9 @@ class AgentSession:
     """Serialises an agent's calls on one device."""
 
     def __init__(self, device: Device, clock: Clock, *, turn_ms: float = 0.0, observe_after: bool = True) -> None:
-        sim = device.info.runtime == "sim"
-        self.device = ObservingDevice(device, clock, 0.0 if sim else MAX_AGE_S)
+        self.device = ObservingDevice.wrap(device, clock)
         self.clock = clock
-        self.turn_ms = turn_ms if sim else 0.0
+        self.turn_ms = turn_ms if device.info.runtime == "sim" else 0.0
         self.observe_after = observe_after
         self.state = AgentState()
         self.settings = ToolSettings()

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from visor.actions.catalogue import execute
 from visor.actions.context import ActionContext, ArtifactSink
 from visor.actions.device import Device, Observation, SessionRestarted
-from visor.actions.observer import MAX_AGE_S, ObservingDevice
+from visor.actions.observer import ObservingDevice
 from visor.actions.targets import match_all
 from visor.actions.tools.context import AgentState
 from visor.clock import Clock, isoformat
@@ -94,7 +94,7 @@ def run_scenario(scenario: Scenario, settings: RunSettings, context: RunContext)
     origin = context.clock.monotonic()
     info = context.device.info
     # Reuse the screen a step ended on as the next step's first look (see visor.actions.observer).
-    observed = ObservingDevice(context.device, context.clock, 0.0 if info.runtime == "sim" else MAX_AGE_S)
+    observed = ObservingDevice.wrap(context.device, context.clock)
     context = replace(context, device=observed, agent=AgentState())
 
     def at() -> float:
