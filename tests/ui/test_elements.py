@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.simkit import demo_device, the_node
-from visor.scenario.tools.models import ControlSelector
+from visor.scenario.tools.selector import ControlSelector
 from visor.ui.controls import find_controls, native_selector
 from visor.ui.elements import (
     NORMALIZED,

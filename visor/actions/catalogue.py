@@ -7,7 +7,6 @@ from typing import Any
 from visor.actions import commands
 from visor.actions.context import ActionContext
 from visor.actions.device import Key
-from visor.actions.tools.step import run_tool_step
 from visor.scenario.commands import (
     ActAppSwitchArgs,
     ActBackArgs,
@@ -25,7 +24,7 @@ from visor.scenario.commands import (
     WaitArgs,
 )
 from visor.scenario.scenario import Step
-from visor.scenario.tools.models import ToolCall
+from visor.scenario.tools.call import ToolCall
 
 EXECUTORS: dict[type[Args], commands.Executor] = {
     TapArgs: commands.tap,
@@ -50,6 +49,8 @@ def execute(step: Step, ctx: ActionContext) -> dict[str, Any]:
         InputRejected: the device refused an input.
     """
     if isinstance(step.args, ToolCall):
+        from visor.actions.tools.step import run_tool_step  # lazy: runs without tool steps never load the tools
+
         return run_tool_step(step.args, ctx)
     if isinstance(step.args, ScreenshotArgs):
         return commands.capture("screenshot", step.args, ctx, step.id)

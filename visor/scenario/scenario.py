@@ -9,7 +9,7 @@ from visor.scenario.assertions import AssertionModel
 from visor.scenario.commands import Args
 from visor.scenario.issues import Issue
 from visor.scenario.models import Config, Meta, Output
-from visor.scenario.tools.models import ToolCall
+from visor.scenario.tools.call import ToolCall
 
 
 @dataclass(frozen=True, slots=True)

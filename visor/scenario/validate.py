@@ -22,9 +22,8 @@ from visor.scenario.issues import Issue, IssueCode, error, locate, warning
 from visor.scenario.models import Output, ScenarioDocument, StepHead
 from visor.scenario.scenario import Assertion, Scenario, Step
 from visor.scenario.suggest import did_you_mean
-from visor.scenario.tools.check import check_call
+from visor.scenario.tools.call import ToolCall
 from visor.scenario.tools.definitions import is_tool, tool_names
-from visor.scenario.tools.models import ToolCall
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -122,6 +121,8 @@ def _check_steps(raw_steps: Any, issues: list[Issue]) -> tuple[Step, ...] | None
 
 def _check_tool(name: str, raw: dict[str, Any], path: Path, issues: list[Issue]) -> ToolCall | None:
     """Check an agent tool's arguments with the tool's own schema and rules (docs/agent-tools.md)."""
+    from visor.scenario.tools.check import check_call  # lazy: jsonschema is only needed for tool steps
+
     checked = check_call(name, raw)
     if isinstance(checked, ToolCall):
         return checked

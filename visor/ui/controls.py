@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from visor.scenario.tools.models import ControlSelector
+from visor.scenario.tools.selector import ControlSelector
 from visor.ui.tree import Located, Node, UiTree
 
 #: The native actions, in the order results list them.

@@ -12,7 +12,7 @@ from visor.actions.tools.context import AgentState, ToolContext, ToolSettings
 from visor.actions.tools.runner import call_tool, observation
 from visor.clock import VirtualClock
 from visor.devices.sim.device import SimDevice
-from visor.scenario.tools.models import ControlSelector
+from visor.scenario.tools.selector import ControlSelector
 from visor.ui.controls import find_controls
 from visor.ui.tree import Node
 

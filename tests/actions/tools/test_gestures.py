@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.actions.tools.agent import Agent, agent, failed, ok, refused, rid
-from visor.scenario.tools.models import ControlSelector
+from visor.scenario.tools.selector import ControlSelector
 from visor.ui.controls import find_controls
 
 CLOCK = {"selector": {"resource_id": rid("clock")}, "value_format": "clock", "tolerance": 0}

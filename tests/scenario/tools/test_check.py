@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from visor.scenario.tools.call import ToolCall
 from visor.scenario.tools.check import check_call, encoded_size
 from visor.scenario.tools.limits import ARGUMENT_BOUND_BYTES, FAST_ACTION_LIMIT
-from visor.scenario.tools.models import ActionSequenceArgs, ClickArgs, SwipeArgs, ToolCall
+from visor.scenario.tools.models import ActionSequenceArgs, ClickArgs, SwipeArgs
 from visor.scenario.tools.rules import Problem
 
 RID = "com.visor.demo:id/speed"
@@ -446,3 +447,9 @@ def test_wait_for_delay_is_capped() -> None:
 def test_problem_paths_read_like_json_paths() -> None:
     assert Problem(("steps", 2, "target"), "m").where() == "steps[2].target"
     assert Problem((), "m").where() == "(arguments)"
+
+
+def test_the_tool_names_known_up_front_are_the_definitions_names() -> None:
+    from visor.scenario.tools.definitions import TOOL_NAMES, _load
+
+    assert tuple(_load()) == TOOL_NAMES

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.scenario.helpers import validate, with_step
-from visor.scenario.tools.models import ToolCall
+from visor.scenario.tools.call import ToolCall
 
 SEQUENCE = """\
 meta: {name: t, version: "1"}

@@ -18,7 +18,6 @@ from visor.actions.tools.targets import Resolved, by_index, by_resource_id, desc
 from visor.scenario.tools.models import (
     ClickArgs,
     ClickSequenceArgs,
-    ControlSelector,
     Coord,
     InputTextArgs,
     LongPressArgs,
@@ -27,6 +26,7 @@ from visor.scenario.tools.models import (
     SwipeArgs,
     WaitForDelayArgs,
 )
+from visor.scenario.tools.selector import ControlSelector
 from visor.ui.controls import find_controls, native_selector
 from visor.ui.geometry import Point
 from visor.ui.tree import Node

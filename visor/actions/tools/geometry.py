@@ -16,7 +16,8 @@ from typing import Any
 from visor.actions.device import PathPoint
 from visor.actions.tools.context import ToolContext
 from visor.actions.tools.result import ToolCode, ToolProblem
-from visor.scenario.tools.models import Box, Calibration, Coord, PinchArgs, Space, TouchGestureArgs
+from visor.scenario.tools.models import Calibration, Coord, PinchArgs, Space, TouchGestureArgs
+from visor.scenario.tools.selector import Box
 from visor.ui.elements import NORMALIZED
 from visor.ui.geometry import Point
 

@@ -18,11 +18,11 @@ from visor.actions.tools.targets import Resolved, describe, unique
 from visor.scenario.tools.models import (
     ControlActionArgs,
     ControlCondition,
-    ControlSelector,
     ReadControlArgs,
     ScrollToArgs,
     WaitUntilArgs,
 )
+from visor.scenario.tools.selector import ControlSelector
 from visor.ui.controls import (
     UnreadableValue,
     advertised_actions,

@@ -12,8 +12,8 @@ from typing import Any
 from visor.actions.tools import basic, gestures, native, sequence
 from visor.actions.tools.context import ToolContext
 from visor.actions.tools.result import Dispatched, Status, ToolCode, ToolProblem, ToolResult
+from visor.scenario.tools.call import ToolCall
 from visor.scenario.tools.check import check_call
-from visor.scenario.tools.models import ToolCall
 from visor.scenario.tools.rules import ARGUMENT_TOO_LARGE
 from visor.ui.elements import IndexedElement
 

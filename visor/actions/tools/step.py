@@ -12,7 +12,7 @@ from visor.actions.context import ActionContext, StepFailure
 from visor.actions.tools.context import ToolContext, ToolSettings
 from visor.actions.tools.result import GUIDANCE
 from visor.actions.tools.runner import run_call
-from visor.scenario.tools.models import ToolCall
+from visor.scenario.tools.call import ToolCall
 
 SCENARIO_SETTINGS = ToolSettings(index_from_step_start=True)
 

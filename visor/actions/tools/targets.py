@@ -11,7 +11,7 @@ from typing import Any
 
 from visor.actions.tools.context import ToolContext
 from visor.actions.tools.result import ToolCode, ToolProblem
-from visor.scenario.tools.models import ControlSelector
+from visor.scenario.tools.selector import ControlSelector
 from visor.ui.controls import find_controls, visible
 from visor.ui.elements import IndexedElement, normalized_rect
 from visor.ui.geometry import Point

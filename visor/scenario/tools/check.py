@@ -16,9 +16,10 @@ from jsonschema import Draft202012Validator, ValidationError
 from jsonschema.validators import extend
 
 from visor.scenario.suggest import did_you_mean
+from visor.scenario.tools.call import ToolCall
 from visor.scenario.tools.definitions import parameters
 from visor.scenario.tools.limits import ARGUMENT_BOUND_BYTES
-from visor.scenario.tools.models import BUILDERS, ToolCall
+from visor.scenario.tools.models import BUILDERS
 from visor.scenario.tools.rules import ARGUMENT_TOO_LARGE, TOOL_RULES, Checker, Path, Problem, check_members
 
 

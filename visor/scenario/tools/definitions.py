@@ -13,6 +13,13 @@ from typing import Any, Literal
 
 DEFINITIONS_FILE = "agent-tools.json"
 Kind = Literal["action", "observe"]
+#: The tools' names in the seed's order: known without reading the definitions (a test keeps them equal).
+TOOL_NAMES = (
+    "click", "click_sequence", "long_press", "input_text", "swipe", "drag", "action_sequence", "press_key",
+    "manage_app", "wait_for_delay", "pinch", "touch_gesture", "read_control", "control_action", "wait_until",
+    "scroll_to",
+)  # fmt: skip
+_TOOL_SET = frozenset(TOOL_NAMES)
 
 
 @cache
@@ -24,7 +31,7 @@ def _load() -> dict[str, dict[str, Any]]:
 
 def tool_names() -> tuple[str, ...]:
     """Return the tools' names, in the seed's order."""
-    return tuple(_load())
+    return TOOL_NAMES
 
 
 def openai_definition(name: str) -> dict[str, Any]:
@@ -51,7 +58,7 @@ def kind(name: str) -> Kind:
 
 def is_tool(name: object) -> bool:
     """Return True when `name` names an agent tool."""
-    return isinstance(name, str) and name in _load()
+    return isinstance(name, str) and name in _TOOL_SET
 
 
 #: Tools visor adds for agents: looking at the screen. Element indices refer to the last `observe`.

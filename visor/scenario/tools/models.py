@@ -10,8 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from visor.scenario.tools.selector import Box, ControlSelector, box
+
 Coord = tuple[int, int]
-Box = tuple[int, int, int, int]
 Space = Literal["normalized", "pixel"]
 
 
@@ -19,53 +20,8 @@ def _coord(value: Any) -> Coord | None:
     return (int(value[0]), int(value[1])) if isinstance(value, list) and len(value) == 2 else None
 
 
-def _box(value: Any) -> Box | None:
-    return (int(value[0]), int(value[1]), int(value[2]), int(value[3])) if isinstance(value, list) else None
-
-
 def _float(value: Any) -> float | None:
     return None if value is None else float(value)
-
-
-@dataclass(frozen=True, slots=True)
-class ControlSelector:
-    """An exact AND filter over live native elements (the seed's `ControlSelector`)."""
-
-    resource_id: str | None = None
-    text: str | None = None
-    content_desc: str | None = None
-    class_name: str | None = None
-    package_name: str | None = None
-    #: Exact pixel bounds [left, top, right, bottom].
-    bounds: Box | None = None
-
-    @classmethod
-    def from_raw(cls, raw: Mapping[str, Any]) -> ControlSelector:
-        """Build from validated arguments."""
-        return cls(
-            resource_id=raw.get("resource_id"),
-            text=raw.get("text"),
-            content_desc=raw.get("content_desc"),
-            class_name=raw.get("class_name"),
-            package_name=raw.get("package_name"),
-            bounds=_box(raw.get("bounds")),
-        )
-
-    def given(self) -> dict[str, Any]:
-        """Return the attributes that filter (those not null), in the seed's names."""
-        fields = {
-            "resource_id": self.resource_id,
-            "text": self.text,
-            "content_desc": self.content_desc,
-            "class_name": self.class_name,
-            "package_name": self.package_name,
-            "bounds": list(self.bounds) if self.bounds is not None else None,
-        }
-        return {key: value for key, value in fields.items() if value is not None}
-
-    def describe(self) -> str:
-        """Return a short form for messages: `resource_id=com.app:id/ok, class_name=…`."""
-        return ", ".join(f"{key}={value}" for key, value in self.given().items()) or "{}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +179,7 @@ class SwipeArgs:
         elif isinstance(gesture, list) and len(gesture) == 4:
             start, end = (gesture[0], gesture[1]), (gesture[2], gesture[3])
         target = raw.get("target")
-        scope: int | Box | str | None = _box(target) if isinstance(target, list) else target
+        scope: int | Box | str | None = box(target) if isinstance(target, list) else target
         return cls(direction, start, end, scope, raw.get("target_description"), raw.get("duration"))
 
 
@@ -252,7 +208,7 @@ class DragArgs:
             end=_coord(raw.get("end")),
             coordinate_space=raw.get("coordinate_space", "normalized"),
             duration_ms=raw.get("duration_ms", 300),
-            region=_box(raw.get("region")),
+            region=box(raw.get("region")),
             feedback=ValueFeedback.from_raw(raw.get("feedback")),
             calibration=Calibration.from_raw(raw.get("calibration")),
             require_visible=raw.get("require_visible"),
@@ -289,7 +245,7 @@ class PinchArgs:
             duration_ms=raw.get("duration_ms", 800),
             coordinate_space=raw.get("coordinate_space", "normalized"),
             require_visible=raw.get("require_visible"),
-            region=_box(raw.get("region")),
+            region=box(raw.get("region")),
         )
 
 
@@ -323,7 +279,7 @@ class TouchGestureArgs:
             target_description=raw["target_description"],
             coordinate_space=raw.get("coordinate_space", "normalized"),
             require_visible=raw.get("require_visible"),
-            region=_box(raw.get("region")),
+            region=box(raw.get("region")),
         )
 
 
@@ -596,12 +552,3 @@ BUILDERS: dict[str, Any] = {
     "wait_until": WaitUntilArgs.from_raw,
     "scroll_to": ScrollToArgs.from_raw,
 }
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    """One validated tool call: the tool's name, its typed arguments, and the arguments as given."""
-
-    name: str
-    args: ToolArgs
-    raw: Mapping[str, Any]
