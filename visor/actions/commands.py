@@ -26,7 +26,7 @@ from visor.scenario.commands import (
     WaitArgs,
 )
 from visor.ui.fingerprint import fingerprint
-from visor.ui.geometry import Point, Rect
+from visor.ui.geometry import Point
 from visor.ui.tree import Node
 
 SETTLE_MS = 250.0
@@ -42,17 +42,12 @@ def _raw(args: Args) -> dict[str, Any]:
     return args.model_dump(by_alias=True, exclude_unset=True, mode="json")
 
 
-def _visible_center(node: Node, screen: Rect) -> Point:
-    visible = node.bounds.intersect(screen)
-    return (visible if not visible.empty else node.bounds).center
-
-
 def tap(args: TapArgs, ctx: ActionContext) -> dict[str, Any]:
     """Tap an element or a point."""
     ctx.wait_idle()
     if args.target is not None:
         target = locate(ctx, args.target)
-        point = _visible_center(target.node, target.observation.tree.screen)
+        point = target.node.bounds.center_within(target.observation.tree.screen)
         ctx.device.tap(point)
         return {"args": _raw(args), "target": target.details(args.target), "point": [point.x, point.y]}
     assert args.x is not None and args.y is not None

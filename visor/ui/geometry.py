@@ -67,6 +67,11 @@ class Rect:
             min(self.bottom, other.bottom),
         )
 
+    def center_within(self, area: Rect) -> Point:
+        """Return the centre of the part inside `area` (a finger's aim at a half-hidden element), else the centre."""
+        shown = self.intersect(area)
+        return (shown if not shown.empty else self).center
+
     def offset(self, dx: int, dy: int) -> Rect:
         """Return the rectangle moved by (dx, dy)."""
         return Rect(self.left + dx, self.top + dy, self.right + dx, self.bottom + dy)

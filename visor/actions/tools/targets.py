@@ -28,9 +28,7 @@ class Resolved:
     @property
     def center(self) -> Point:
         """Return the centre of the element's visible part."""
-        bounds = self.item.node.bounds
-        shown = bounds.intersect(self.tree.screen)
-        return (shown if not shown.empty else bounds).center
+        return self.item.node.bounds.center_within(self.tree.screen)
 
 
 def describe(resolved: Resolved) -> dict[str, Any]:

@@ -134,8 +134,7 @@ class SimDevice(Host):
     def type_text(self, text: str, into: Node | None = None) -> None:
         """Type into `into` (tapping it to focus it first), or the focused field of the foreground app."""
         if into is not None:
-            visible = into.bounds.intersect(SIZE_RECT)
-            self.tap((visible if not visible.empty else into.bounds).center)
+            self.tap(into.bounds.center_within(SIZE_RECT))
         app = self._app()
         self.catch_up()
         if app is None or app.focused is None:
@@ -437,8 +436,7 @@ class SimDevice(Host):
         node = widget.node
         if not (node.clickable and node.enabled):
             raise _refused(widget, "click (it is not clickable)")
-        visible = node.bounds.intersect(SIZE_RECT)
-        point = (visible if not visible.empty else node.bounds).center
+        point = node.bounds.center_within(SIZE_RECT)
         return lambda: self._touch(frame, widget, point)
 
     def _native_long_click(self, frame: Frame, widget: Widget, action: NativeAction) -> Callable[[], None]:
