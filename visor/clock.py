@@ -2,14 +2,23 @@
 
 Nothing in visor reads the wall clock or draws random ids directly: it asks a `Clock` and an `IdSource`
 handed in from the edge. Tests pass `VirtualClock` and `CountingIds` and get byte-stable output.
+
+Durations are whole microseconds (`int`) end to end: a float remainder such as 1e-13 ms can neither be slept
+as nothing nor accumulate, and every wait loop that sleeps at least 1 µs per turn provably reaches its deadline.
+Milliseconds from scenarios and options (which may be fractional) become microseconds once, with `ms_to_us`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import math
 import os
 import time
 from typing import Protocol
+
+#: Microseconds per millisecond and per second.
+US_PER_MS = 1_000
+US_PER_S = 1_000_000
 
 
 class Clock(Protocol):
@@ -19,12 +28,12 @@ class Clock(Protocol):
         """Return the current UTC time (timezone-aware)."""
         ...
 
-    def monotonic(self) -> float:
-        """Return seconds on a monotonic scale, for durations."""
+    def monotonic_us(self) -> int:
+        """Return whole microseconds on a monotonic scale, for durations."""
         ...
 
-    def sleep(self, seconds: float) -> None:
-        """Let `seconds` pass."""
+    def sleep_us(self, micros: int) -> None:
+        """Let `micros` microseconds pass (at least that many: the clock reads at least `micros` more after)."""
         ...
 
 
@@ -47,14 +56,14 @@ class SystemClock:
         """Return the current UTC time."""
         return dt.datetime.now(dt.UTC)
 
-    def monotonic(self) -> float:
-        """Return `time.monotonic()`."""
-        return time.monotonic()
+    def monotonic_us(self) -> int:
+        """Return `time.monotonic_ns()` in whole microseconds."""
+        return time.monotonic_ns() // US_PER_MS
 
-    def sleep(self, seconds: float) -> None:
-        """Sleep for real."""
-        if seconds > 0:
-            time.sleep(seconds)
+    def sleep_us(self, micros: int) -> None:
+        """Sleep for real (Python's sleep never returns early, so the clock moves by at least `micros`)."""
+        if micros > 0:
+            time.sleep(micros / US_PER_S)
 
 
 class VirtualClock:
@@ -71,15 +80,17 @@ class VirtualClock:
         """Return the start time plus the elapsed virtual time."""
         return self._start + dt.timedelta(microseconds=self._micros)
 
-    def monotonic(self) -> float:
-        """Return the elapsed virtual time in seconds (a whole number of microseconds)."""
-        return self._micros / 1_000_000
+    def monotonic_us(self) -> int:
+        """Return the elapsed virtual time in microseconds."""
+        return self._micros
 
-    def sleep(self, seconds: float) -> None:
-        """Move virtual time forward."""
-        if seconds < 0:
+    def sleep_us(self, micros: int) -> None:
+        """Move virtual time forward by exactly `micros`."""
+        if not isinstance(micros, int) or isinstance(micros, bool):
+            raise TypeError(f"virtual time moves in whole microseconds, not {micros!r}")
+        if micros < 0:
             raise ValueError("time only moves forward")
-        self._micros += round(seconds * 1_000_000)
+        self._micros += micros
 
 
 class RandomIds:
@@ -109,6 +120,22 @@ class CountingIds:
         """Return the next seed in sequence (so unseeded runs still differ from each other)."""
         self._counter += 1
         return 1_000_003 * self._counter
+
+
+def ms_to_us(ms: float) -> int:
+    """Convert a duration in milliseconds (from a scenario or an option: finite, not negative) to microseconds.
+
+    Raises:
+        ValueError: the duration is negative, NaN or infinite (input validation refuses these before).
+    """
+    if not math.isfinite(ms) or ms < 0:
+        raise ValueError(f"a duration must be a finite number of ms >= 0, not {ms!r}")
+    return round(ms * US_PER_MS)
+
+
+def us_to_ms(micros: int) -> int:
+    """Return a duration in microseconds as whole milliseconds, for reports."""
+    return round(micros / US_PER_MS)
 
 
 def isoformat(moment: dt.datetime) -> str:

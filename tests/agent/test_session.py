@@ -182,12 +182,12 @@ def test_turns_take_virtual_time_between_calls_only() -> None:
     clock = VirtualClock()
     sim = SimDevice(load_app(str(FIXTURES / "apps" / "player.app.yaml")), clock=clock, seed=7)
     session = AgentSession(sim, clock, turn_ms=3000)
-    started = clock.monotonic()
+    started = clock.monotonic_us()
     session.call("observe", {"screenshot": False})
-    assert clock.monotonic() == started, "no turn before the first call"
+    assert clock.monotonic_us() == started, "no turn before the first call"
     session.call("observe", {"screenshot": False})
     session.call("screenshot", {})
-    assert clock.monotonic() - started == pytest.approx(6.0)
+    assert clock.monotonic_us() - started == 6_000_000
     session.close()
 
 

@@ -68,10 +68,10 @@ def test_timeout_precedence() -> None:
     scenario = scenario_from(
         steps_yaml("{id: s, command: wait, args: {ms: 1}}").replace("seed: 42", "seed: 42, timeoutMs: 4000")
     )
-    assert resolve_settings(scenario).timeout_ms == 4000
-    assert resolve_settings(scenario, timeout_ms=900).timeout_ms == 900
+    assert resolve_settings(scenario).timeout_us == 4_000_000
+    assert resolve_settings(scenario, timeout_ms=900).timeout_us == 900_000
     plain = scenario_from(steps_yaml("{id: s, command: wait, args: {ms: 1}}"))
-    assert (resolve_settings(plain).timeout_ms, resolve_settings(plain).wait_timeout_ms) == (2500, 5000)
+    assert (resolve_settings(plain).timeout_us, resolve_settings(plain).wait_timeout_us) == (2_500_000, 5_000_000)
 
 
 def test_lookups_wait_exactly_the_step_timeout() -> None:

@@ -242,7 +242,7 @@ def test_an_auto_hidden_panel_control_is_no_longer_found() -> None:
     player_with_controls(device)
     speed = sel(resource_id=rid("speed"))
     assert len(find_controls(device.observe().tree, speed)) == 1
-    device.clock.sleep(3.0)  # the panel hides itself after 2.5 s of virtual time
+    device.clock.sleep_us(3_000_000)  # the panel hides itself after 2.5 s of virtual time
     assert find_controls(device.observe().tree, speed) == []
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from visor.actions.context import ActionContext, StepFailure
 from visor.actions.device import Key, PathPoint
 from visor.actions.targets import element_details, locate
+from visor.clock import ms_to_us, us_to_ms
 from visor.scenario.commands import (
     ActDragArgs,
     ActResetArgs,
@@ -29,7 +30,7 @@ from visor.ui.fingerprint import fingerprint
 from visor.ui.geometry import Point
 from visor.ui.tree import Node
 
-SETTLE_MS = 250.0
+SETTLE_MS = 250
 DRAG_MS = 400
 SCROLL_MS = 300
 #: Where a slider's thumb sits at its ends, in from the element's edges (Android's default thumb offset).
@@ -191,7 +192,7 @@ def scroll(args: ScrollArgs, ctx: ActionContext) -> dict[str, Any]:
 def capture(kind: str, args: CaptureArgs, ctx: ActionContext, step_id: str) -> dict[str, Any]:
     """Save a screenshot or the page source as an artifact (and a copy at `args.path` when given)."""
     if args.settle or args.settle_ms is not None:
-        ctx.clock.sleep((args.settle_ms if args.settle_ms is not None else SETTLE_MS) / 1000)
+        ctx.clock.sleep_us(ms_to_us(args.settle_ms if args.settle_ms is not None else SETTLE_MS))
     data = ctx.device.screenshot() if kind == "screenshot" else ctx.device.observe().xml.encode("utf-8")
     label = args.label or step_id
     path = ctx.sink.save(ctx.step_number, label, kind, data)
@@ -221,36 +222,34 @@ def wait(args: WaitArgs, ctx: ActionContext) -> dict[str, Any]:
     """Wait a fixed time, for an element, or for the screen to stop changing."""
     raw = _raw(args)
     if args.ms is not None:
-        ctx.clock.sleep(args.ms / 1000)
+        ctx.clock.sleep_us(ms_to_us(args.ms))
         return {"args": raw, "waited_ms": args.ms}
-    budget = args.timeout if args.timeout is not None else ctx.wait_timeout_ms
-    ctx.poll_ms = args.poll_ms if args.poll_ms is not None else ctx.poll_ms
+    budget = ms_to_us(args.timeout) if args.timeout is not None else ctx.wait_timeout_us
+    if args.poll_ms is not None:
+        ctx.poll_us = ms_to_us(args.poll_ms)
     if args.for_ is not None:
         try:
-            target = locate(ctx, args.for_, budget_ms=budget)
+            target = locate(ctx, args.for_, budget_us=budget)
         except StepFailure as failure:
             raise StepFailure(
-                f"wait for {args.for_} timed out after {budget:g} ms: {failure.message}",
+                f"wait for {args.for_} timed out after {us_to_ms(budget)} ms: {failure.message}",
                 likely_cause=failure.likely_cause,
                 next_step=failure.next_step,
                 details=failure.details,
             ) from None
-        return {"args": raw, "target": target.details(args.for_), "waited_ms": round(ctx.elapsed_ms())}
+        return {"args": raw, "target": target.details(args.for_), "waited_ms": ctx.elapsed_ms()}
     return _wait_stable(raw, ctx, budget)
 
 
-def _wait_stable(raw: dict[str, Any], ctx: ActionContext, budget: float) -> dict[str, Any]:
+def _wait_stable(raw: dict[str, Any], ctx: ActionContext, budget_us: int) -> dict[str, Any]:
     previous = fingerprint(ctx.device.observe().tree)
-    while True:
-        remaining = ctx.remaining_ms(budget)
-        if remaining <= 0:
-            raise StepFailure(
-                f"the screen did not stop changing within {budget:g} ms",
-                likely_cause="An animation, a timer or a live feed keeps changing the screen.",
-                next_step="Raise args.timeout, or wait for a specific element (wait: {for: …}) instead.",
-            )
-        ctx.clock.sleep(min(ctx.poll_ms, remaining) / 1000)
+    while ctx.pause(budget_us):
         current = fingerprint(ctx.device.observe().tree)
         if current == previous:
-            return {"args": raw, "screen": current, "waited_ms": round(ctx.elapsed_ms())}
+            return {"args": raw, "screen": current, "waited_ms": ctx.elapsed_ms()}
         previous = current
+    raise StepFailure(
+        f"the screen did not stop changing within {us_to_ms(budget_us)} ms",
+        likely_cause="An animation, a timer or a live feed keeps changing the screen.",
+        next_step="Raise args.timeout, or wait for a specific element (wait: {for: …}) instead.",
+    )

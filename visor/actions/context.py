@@ -1,4 +1,8 @@
-"""What an action runs with: the device, the clock, the step's deadline, and where artifacts go."""
+"""What an action runs with: the device, the clock, the step's deadline, and where artifacts go.
+
+Time is whole microseconds (see `visor.clock`). Every wait a step makes is bounded by its deadline, and every
+poll sleeps at least `MIN_POLL_US`, so a wait ends after at most `budget / MIN_POLL_US + 1` looks at the screen.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,13 @@ from typing import Protocol
 
 from visor.actions.device import Device
 from visor.actions.tools.context import AgentState
-from visor.clock import Clock
+from visor.clock import Clock, us_to_ms
 from visor.errors import ActionError
+
+#: The shortest interval between two looks at the screen: a poll interval of 0 (which upstream accepts)
+#: would otherwise observe the screen without end while no time passes.
+MIN_POLL_US = 10_000
+DEFAULT_POLL_US = 250_000
 
 
 class ArtifactSink(Protocol):
@@ -25,34 +34,59 @@ class StepFailure(ActionError):
 
 @dataclass
 class ActionContext:
-    """One step's execution context."""
+    """One step's execution context. Durations are microseconds."""
 
     device: Device
     clock: Clock
     step_number: int
     sink: ArtifactSink
-    timeout_ms: float
-    wait_timeout_ms: float
-    poll_ms: float = 250.0
-    started: float = field(default=0.0)
+    timeout_us: int
+    wait_timeout_us: int
+    poll_us: int = DEFAULT_POLL_US
+    started_us: int = field(default=0)
     #: The agent tools' memory for the run (see visor.actions.tools.context).
     agent: AgentState = field(default_factory=AgentState)
 
     def __post_init__(self) -> None:
-        self.started = self.clock.monotonic()
+        self.started_us = self.clock.monotonic_us()
 
     @property
     def platform(self) -> str:
         """Return the device's platform."""
         return self.device.info.platform
 
-    def elapsed_ms(self) -> float:
-        """Return how long the step has run."""
-        return (self.clock.monotonic() - self.started) * 1000
+    @property
+    def timeout_ms(self) -> int:
+        """Return the step timeout in whole ms, for messages and details."""
+        return us_to_ms(self.timeout_us)
 
-    def remaining_ms(self, budget_ms: float | None = None) -> float:
+    def restart(self) -> None:
+        """Start the step's time again (the step runs again after its session was recreated)."""
+        self.started_us = self.clock.monotonic_us()
+
+    def elapsed_us(self) -> int:
+        """Return how long the step has run."""
+        return self.clock.monotonic_us() - self.started_us
+
+    def elapsed_ms(self) -> int:
+        """Return how long the step has run, in whole ms (for details)."""
+        return us_to_ms(self.elapsed_us())
+
+    def remaining_us(self, budget_us: int | None = None) -> int:
         """Return how much of the budget (the step timeout by default) is left."""
-        return (self.timeout_ms if budget_ms is None else budget_ms) - self.elapsed_ms()
+        return (self.timeout_us if budget_us is None else budget_us) - self.elapsed_us()
+
+    def pause(self, budget_us: int | None = None) -> bool:
+        """Sleep one poll interval, or what is left of the budget if less; return False when nothing is left.
+
+        Every call that returns True has moved the clock forward by at least 1 µs, so a loop `while
+        ctx.pause(budget)` ends once the budget is spent.
+        """
+        remaining = self.remaining_us(budget_us)
+        if remaining <= 0:
+            return False
+        self.clock.sleep_us(min(max(self.poll_us, MIN_POLL_US), remaining))
+        return True
 
     def wait_idle(self) -> None:
         """Wait, within the step's time, until the app accepts input.
@@ -60,15 +94,15 @@ class ActionContext:
         Raises:
             StepFailure: the app is still busy when the step's time is up.
         """
-        busy = self.device.busy_ms()
-        if busy <= 0:
+        busy_us = self.device.busy_ms() * 1000
+        if busy_us <= 0:
             return
-        if busy > self.remaining_ms():
-            self.clock.sleep(max(0.0, self.remaining_ms()) / 1000)
+        if busy_us > self.remaining_us():
+            self.clock.sleep_us(max(0, self.remaining_us()))
             raise StepFailure(
-                f"step timed out after {self.timeout_ms:g} ms: the app stayed busy",
+                f"step timed out after {self.timeout_ms} ms: the app stayed busy",
                 likely_cause="The app did not respond to input within the step timeout (slow work on its main thread).",
                 next_step="Raise --timeout or config.timeoutMs, or wait for the app first (wait: {stable: true}).",
                 details={"timeout_ms": self.timeout_ms},
             )
-        self.clock.sleep(busy / 1000)
+        self.clock.sleep_us(busy_us)

@@ -2,7 +2,7 @@
 
 Reading the screen is the costly part of a step on a real device (a page-source round trip). The screen a
 step ends on is the one the next step starts from, so an observation is reused while no input was sent and
-the clock moved at most `max_age_s`: 0.1 s on real devices (a fresh page source takes longer than that to
+the clock moved at most `max_age_us`: 0.1 s on real devices (a fresh page source takes longer than that to
 arrive anyway), 0 on the simulated device, whose clock only moves when something takes time.
 """
 
@@ -15,24 +15,24 @@ from visor.clock import Clock
 from visor.ui.geometry import Point
 from visor.ui.tree import Node
 
-#: How old an observation may be and still be reused on a real device.
-MAX_AGE_S = 0.1
+#: How old an observation may be (µs) and still be reused on a real device.
+MAX_AGE_US = 100_000
 
 
 class ObservingDevice:
     """Wraps a device; `observe()` returns the last observation while it is still current."""
 
-    def __init__(self, device: Device, clock: Clock, max_age_s: float = MAX_AGE_S) -> None:
+    def __init__(self, device: Device, clock: Clock, max_age_us: int = MAX_AGE_US) -> None:
         self.device = device
         self.clock = clock
-        self.max_age_s = max_age_s
+        self.max_age_us = max_age_us
         self._last: Observation | None = None
-        self._taken = 0.0
+        self._taken = 0
 
     @classmethod
     def wrap(cls, device: Device, clock: Clock) -> ObservingDevice:
         """Wrap a device with the reuse window its runtime allows (none on the simulated device)."""
-        return cls(device, clock, 0.0 if device.info.runtime == "sim" else MAX_AGE_S)
+        return cls(device, clock, 0 if device.info.runtime == "sim" else MAX_AGE_US)
 
     @property
     def info(self) -> DeviceInfo:
@@ -41,10 +41,10 @@ class ObservingDevice:
 
     def observe(self) -> Observation:
         """Return the current screen, from memory when nothing can have changed it."""
-        now = self.clock.monotonic()
-        if self._last is None or now - self._taken > self.max_age_s:
+        now = self.clock.monotonic_us()
+        if self._last is None or now - self._taken > self.max_age_us:
             self._last = self.device.observe()
-            self._taken = self.clock.monotonic()
+            self._taken = self.clock.monotonic_us()
         return self._last
 
     def forget(self) -> None:

@@ -46,8 +46,8 @@ def match_all(observation: Observation, selector: Selector, platform: str) -> li
     return find(observation.tree, selector, platform=platform, xml=xml)
 
 
-def locate(ctx: ActionContext, selector_text: str, *, budget_ms: float | None = None) -> Target:
-    """Wait until the selector matches an element on screen.
+def locate(ctx: ActionContext, selector_text: str, *, budget_us: int | None = None) -> Target:
+    """Wait until the selector matches an element on screen (within `budget_us`, the step timeout by default).
 
     Raises:
         StepFailure: the selector cannot be used on this platform, or nothing matched in time.
@@ -64,18 +64,14 @@ def locate(ctx: ActionContext, selector_text: str, *, budget_ms: float | None = 
         node = first_on_screen(observation.tree, nodes)
         if node is not None:
             return Target(node, len(nodes), observation)
-        remaining = ctx.remaining_ms(budget_ms)
-        if remaining <= 0:
+        if not ctx.pause(budget_us):
             raise _not_found(selector, selector_text, nodes, observation, ctx.elapsed_ms())
-        ctx.clock.sleep(min(ctx.poll_ms, remaining) / 1000)
 
 
-def _not_found(
-    selector: Selector, text: str, nodes: list[Node], observation: Observation, waited: float
-) -> StepFailure:
+def _not_found(selector: Selector, text: str, nodes: list[Node], observation: Observation, waited: int) -> StepFailure:
     if nodes:
         return StepFailure(
-            f"{len(nodes)} element(s) match {text} but none is on screen (waited {waited:.0f} ms)",
+            f"{len(nodes)} element(s) match {text} but none is on screen (waited {waited} ms)",
             likely_cause="The element exists but is scrolled out of view or hidden.",
             next_step="Scroll it into view first (scroll: {direction: down}), then retry.",
             details={"selector": text, "matches": len(nodes), "on_screen": 0},
@@ -83,7 +79,7 @@ def _not_found(
     candidates = closest(observation.tree, selector)
     listing = "; ".join(f"{c.selector} ({c.description})" for c in candidates)
     return StepFailure(
-        f"no element matches {text} (waited {waited:.0f} ms)" + (f"; closest: {listing}" if candidates else ""),
+        f"no element matches {text} (waited {waited} ms)" + (f"; closest: {listing}" if candidates else ""),
         likely_cause="The element is not on this screen, or its text, id or description differs.",
         next_step=(f"Did you mean {candidates[0].selector}? " if candidates else "")
         + "Check the screen in the failure screenshot and page source, or wait for it first.",

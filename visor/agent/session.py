@@ -18,7 +18,7 @@ from visor.actions.observer import ObservingDevice
 from visor.actions.tools.context import AgentState, ToolContext, ToolSettings
 from visor.actions.tools.result import GUIDANCE, ToolCode, ToolProblem
 from visor.actions.tools.runner import call_tool, observation
-from visor.clock import Clock
+from visor.clock import Clock, ms_to_us
 from visor.errors import VisorError
 from visor.scenario.tools.definitions import OBSERVATION_TOOLS, all_definitions, is_tool, kind, mcp_definition
 
@@ -53,7 +53,7 @@ class AgentSession:
         """Run one call (one at a time)."""
         with self._lock:
             if self.calls and self.turn_ms:
-                self.clock.sleep(self.turn_ms / 1000)
+                self.clock.sleep_us(ms_to_us(self.turn_ms))
             self.calls += 1
             try:
                 return self._call(name, dict(arguments or {}))

@@ -18,7 +18,7 @@ from visor.actions.device import Device, Observation, SessionRestarted
 from visor.actions.observer import ObservingDevice
 from visor.actions.targets import match_all
 from visor.actions.tools.context import AgentState
-from visor.clock import Clock, isoformat
+from visor.clock import US_PER_MS, Clock, isoformat, ms_to_us, us_to_ms
 from visor.engine import assertions as assertion_checks
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
 from visor.engine.results import AssertionResult, RunResult, StepResult
@@ -30,17 +30,17 @@ from visor.scenario.tools.definitions import is_tool
 from visor.ui.fingerprint import fingerprint
 from visor.ui.query import QueryError
 
-DEFAULT_TIMEOUT_MS = 2500.0
-DEFAULT_WAIT_TIMEOUT_MS = 5000.0
+DEFAULT_TIMEOUT_MS = 2500
+DEFAULT_WAIT_TIMEOUT_MS = 5000
 Capture = Literal["none", "failures", "steps"]
 
 
 @dataclass(frozen=True, slots=True)
 class RunSettings:
-    """How to run: resolved from the command line and the scenario's config."""
+    """How to run: resolved from the command line and the scenario's config. Durations are microseconds."""
 
-    timeout_ms: float = DEFAULT_TIMEOUT_MS
-    wait_timeout_ms: float = DEFAULT_WAIT_TIMEOUT_MS
+    timeout_us: int = DEFAULT_TIMEOUT_MS * US_PER_MS
+    wait_timeout_us: int = DEFAULT_WAIT_TIMEOUT_MS * US_PER_MS
     stop_on_failure: bool = False
     capture: Capture = "failures"
     seed: int | None = None
@@ -65,8 +65,8 @@ def resolve_settings(
     explicit = timeout_ms if timeout_ms is not None else config.timeout_ms
     chosen_seed = seed if seed is not None else config.seed
     return RunSettings(
-        timeout_ms=explicit if explicit is not None else DEFAULT_TIMEOUT_MS,
-        wait_timeout_ms=explicit if explicit is not None else DEFAULT_WAIT_TIMEOUT_MS,
+        timeout_us=ms_to_us(explicit if explicit is not None else DEFAULT_TIMEOUT_MS),
+        wait_timeout_us=ms_to_us(explicit if explicit is not None else DEFAULT_WAIT_TIMEOUT_MS),
         stop_on_failure=config.stop_on_failure,
         capture=capture,
         seed=chosen_seed,
@@ -91,14 +91,14 @@ class RunContext:
 def run_scenario(scenario: Scenario, settings: RunSettings, context: RunContext) -> Iterator[Event]:
     """Run `scenario`, yielding events; the last one is `RunFinished`."""
     started_at = isoformat(context.wall.now())
-    origin = context.clock.monotonic()
+    origin = context.clock.monotonic_us()
     info = context.device.info
     # Reuse the screen a step ended on as the next step's first look (see visor.actions.observer).
     observed = ObservingDevice.wrap(context.device, context.clock)
     context = replace(context, device=observed, agent=AgentState())
 
     def at() -> float:
-        return (context.clock.monotonic() - origin) * 1000
+        return (context.clock.monotonic_us() - origin) / US_PER_MS
 
     yield RunStarted(context.run_id, scenario, info, started_at, settings.effective_seed)
     steps: list[StepResult] = []
@@ -147,8 +147,8 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext) -> StepRes
         clock=context.clock,
         step_number=step.index + 1,
         sink=context.sink,
-        timeout_ms=settings.timeout_ms,
-        wait_timeout_ms=settings.wait_timeout_ms,
+        timeout_us=settings.timeout_us,
+        wait_timeout_us=settings.wait_timeout_us,
         agent=context.agent,
     )
     error: ErrorInfo | None = None
@@ -159,7 +159,7 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext) -> StepRes
         except SessionRestarted as lost:
             # Recovered once: the session was recreated, so the step runs again from the start.
             recovery = {"session_restarted": True, "reason": lost.message}
-            ctx.started = ctx.clock.monotonic()
+            ctx.restart()
             details = execute(step, ctx)
     except ActionError as failure:
         details = dict(failure.details)
@@ -169,12 +169,13 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext) -> StepRes
             failure.likely_cause,
             failure.next_step,
         )
-    elapsed = ctx.elapsed_ms()
+    elapsed = ctx.elapsed_us()
     # A wait and an agent tool carry their own time bounds (the tools' caps), so the step timeout is not theirs.
-    if error is None and elapsed > settings.timeout_ms and step.command != "wait" and not is_tool(step.command):
+    if error is None and elapsed > settings.timeout_us and step.command != "wait" and not is_tool(step.command):
         error = ErrorInfo(
             str(ErrorCode.ACTION_ERROR),
-            f"Step '{step.id}' ({step.command}) exceeded its timeout: {elapsed:.0f} ms > {settings.timeout_ms:g} ms",
+            f"Step '{step.id}' ({step.command}) exceeded its timeout: "
+            f"{us_to_ms(elapsed)} ms > {us_to_ms(settings.timeout_us)} ms",
             "The device or the app was slower than the step timeout allows.",
             "Raise --timeout or config.timeoutMs, or make the step wait for what it needs first.",
         )
@@ -185,7 +186,7 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext) -> StepRes
     if settings.capture == "steps" or (error is not None and settings.capture == "failures"):
         details.update(_evidence(step, ctx, observation, failed=error is not None))
     status: Literal["ok", "fail"] = "fail" if error is not None else "ok"
-    return StepResult(step.index, step.id, step.command, status, round(elapsed), details, error)
+    return StepResult(step.index, step.id, step.command, status, us_to_ms(elapsed), details, error)
 
 
 def _masked(observation: Observation, mask: tuple[str, ...], platform: str) -> set[int]:

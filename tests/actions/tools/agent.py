@@ -83,7 +83,7 @@ class Agent:
 
     def now_ms(self) -> float:
         """The device's time."""
-        return self.clock.monotonic() * 1000
+        return self.clock.monotonic_us() / 1000
 
 
 def agent(url: str | None = "demo://player", seed: int = 42, **settings: Any) -> Agent:

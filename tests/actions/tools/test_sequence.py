@@ -40,7 +40,7 @@ def test_an_open_panel_is_not_tapped_again() -> None:
 def test_a_panel_that_hid_itself_is_opened_again() -> None:
     player = agent()
     ok(player.call("action_sequence", steps=[OPEN]))
-    player.clock.sleep(3.0)  # a model turn: the panel hides itself after 2.5 s
+    player.clock.sleep_us(3_000_000)  # a model turn: the panel hides itself after 2.5 s
     assert not player.shown("speed")
     refused(player.call("action_sequence", steps=[FASTER]), "NOT_FOUND")  # a split turn fails
     result = ok(player.call("action_sequence", steps=[OPEN, FASTER]))
@@ -196,10 +196,10 @@ def test_an_ineffective_strategy_is_counted_even_when_its_panel_had_hidden() -> 
     ok(player.call("control_action", selector={"resource_id": rid("speed")}, action="set_progress", value=200))
     beyond = READOUT | {"target_value": 300}
     for _ in range(3):
-        player.clock.sleep(3.0)  # a model turn: the panel hides itself
+        player.clock.sleep_us(3_000_000)  # a model turn: the panel hides itself
         result = failed(
             player.call("action_sequence", steps=[OPEN, FASTER], feedback=beyond), "FEEDBACK_MISMATCH", "all"
         )
         assert statuses(result) == ["completed", "completed"]
-    player.clock.sleep(3.0)
+    player.clock.sleep_us(3_000_000)
     refused(player.call("action_sequence", steps=[OPEN, FASTER], feedback=beyond), "STRATEGY_BLOCKED")

@@ -43,9 +43,9 @@ def test_sign_in_shows_a_spinner_for_exactly_800_ms_of_device_time() -> None:
     sign_in(device)
     assert node(device, "accessibility=Loading") is not None
     assert not node(device, "text=Log in").enabled
-    clock.sleep(0.749)  # the tap itself took 50 ms of the 800
+    clock.sleep_us(749_000)  # the tap itself took 50 ms of the 800
     assert title(device) == "Sign in"
-    clock.sleep(0.001)
+    clock.sleep_us(1_000)
     assert title(device) == "Feed"
 
 
@@ -98,11 +98,11 @@ def test_panel_hides_itself_after_three_seconds_from_its_last_touch() -> None:
     device.open_url("demo://feed")
     tap(device, "text=Actions")
     assert node(device, "text=Quick actions") is not None
-    clock.sleep(2.0)
+    clock.sleep_us(2_000_000)
     tap(device, "text=Compact view")  # touching the panel restarts its countdown
-    clock.sleep(2.5)
+    clock.sleep_us(2_500_000)
     assert node(device, "text=Quick actions") is not None
-    clock.sleep(0.6)
+    clock.sleep_us(600_000)
     assert node(device, "text=Quick actions") is None
 
 
@@ -156,7 +156,7 @@ def test_busy_app_ignores_input_until_it_is_idle() -> None:
     assert 3900 <= device.busy_ms() <= 4000
     tap(device, "id=notifications")
     assert node(device, "id=notifications").checked  # ignored while busy
-    clock.sleep(4.0)
+    clock.sleep_us(4_000_000)
     assert device.busy_ms() == 0 and node(device, "text=Synced") is not None
 
 

@@ -26,7 +26,7 @@ from visor.actions.device import (
 )
 from visor.actions.observer import ObservingDevice
 from visor.actions.tools.result import ToolCode, ToolProblem
-from visor.clock import Clock
+from visor.clock import US_PER_MS, Clock, ms_to_us, us_to_ms
 from visor.errors import VisorError
 from visor.ui.elements import IndexedElement, index_elements
 from visor.ui.geometry import Point, Size
@@ -75,9 +75,14 @@ class ToolSettings:
     #: to have observed it). MCP: it refers to the agent's last observation.
     index_from_step_start: bool = False
     #: How long to wait for a busy app before refusing input.
-    idle_budget_ms: float = 5000.0
+    idle_budget_ms: int = 5000
     #: How often polls look at the screen.
     poll_ms: int = 100
+
+
+#: The shortest pause between two looks at the screen (a poll interval or a stability window of 0 would
+#: otherwise look without end while no time passes).
+MIN_POLL_MS = 10
 
 
 def digest(value: Any) -> str:
@@ -96,7 +101,7 @@ class ToolContext:
         self.settings = settings
         self.sent = 0
         self.unknown = False
-        self.started = clock.monotonic()
+        self.started_us = clock.monotonic_us()
 
     # -- the device --------------------------------------------------------------------------------------------
 
@@ -111,17 +116,33 @@ class ToolContext:
         return self.device.info.size
 
     def elapsed_ms(self) -> int:
-        """Return how long this call has run, in ms."""
-        return round((self.clock.monotonic() - self.started) * 1000)
+        """Return how long this call has run, in whole ms."""
+        return us_to_ms(self.clock.monotonic_us() - self.started_us)
 
-    def now_ms(self) -> float:
-        """Return the clock in ms."""
-        return self.clock.monotonic() * 1000
+    def now_us(self) -> int:
+        """Return the clock in µs."""
+        return self.clock.monotonic_us()
 
-    def sleep_ms(self, ms: float) -> None:
-        """Let time pass."""
+    def since_ms(self, started_us: int) -> int:
+        """Return the whole ms elapsed since `started_us` (a reading of `now_us`)."""
+        return us_to_ms(self.clock.monotonic_us() - started_us)
+
+    def sleep_ms(self, ms: int) -> None:
+        """Let `ms` milliseconds pass."""
         if ms > 0:
-            self.clock.sleep(ms / 1000)
+            self.clock.sleep_us(ms_to_us(ms))
+
+    def pause(self, deadline_us: int, poll_ms: int) -> bool:
+        """Sleep one poll interval (at least `MIN_POLL_MS`), or until the deadline if sooner.
+
+        Returns False, without sleeping, once the deadline has passed; every True has moved the clock forward
+        by at least 1 µs, so `while ctx.pause(deadline, poll)` always ends.
+        """
+        remaining = deadline_us - self.clock.monotonic_us()
+        if remaining <= 0:
+            return False
+        self.clock.sleep_us(min(max(poll_ms, MIN_POLL_MS) * US_PER_MS, remaining))
+        return True
 
     def observe(self, *, fresh: bool = True) -> Observation:
         """Look at the screen (a new look unless `fresh` is False).

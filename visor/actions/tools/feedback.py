@@ -15,6 +15,7 @@ from typing import Any
 from visor.actions.tools.context import Strategy, ToolContext, digest
 from visor.actions.tools.result import ToolCode, ToolProblem
 from visor.actions.tools.targets import unique
+from visor.clock import ms_to_us, us_to_ms
 from visor.scenario.tools.models import ValueFeedback
 from visor.ui.controls import UnreadableValue, read_value
 
@@ -69,19 +70,21 @@ def settle(ctx: ToolContext, feedback: ValueFeedback) -> FeedbackReading:
     Raises:
         ToolProblem: FEEDBACK_UNREADABLE (missing, ambiguous, not in the format) or TIMEOUT (never stable).
     """
-    started = ctx.now_ms()
+    started = ctx.now_us()
+    deadline = started + ms_to_us(feedback.timeout_ms)
+    stable_us = ms_to_us(feedback.stable_ms)
     poll = min(ctx.settings.poll_ms, feedback.stable_ms)
     last: tuple[float, str] | None = None
     since = started
     while True:
-        now = ctx.now_ms()
+        now = ctx.now_us()
         value = _read(ctx, feedback)
         if last is None or value[0] != last[0]:
             last, since = value, now
-        elif now - since >= feedback.stable_ms:
-            waited = round(now - started)
+        elif now - since >= stable_us:
+            waited = us_to_ms(now - started)
             return FeedbackReading(last[0], feedback.target_value, feedback.tolerance, last[1], waited)
-        if now - started >= feedback.timeout_ms:
+        if not ctx.pause(deadline, poll):
             raise ToolProblem(
                 ToolCode.TIMEOUT,
                 f"the readout did not hold still for {feedback.stable_ms} ms within {feedback.timeout_ms} ms",
@@ -89,7 +92,6 @@ def settle(ctx: ToolContext, feedback: ValueFeedback) -> FeedbackReading:
                 details={"last_value": last[0]},
                 all_sent=True,
             )
-        ctx.sleep_ms(poll)
 
 
 def _read(ctx: ToolContext, feedback: ValueFeedback) -> tuple[float, str]:

@@ -15,6 +15,7 @@ from visor.actions.tools.basic import Outcome, label
 from visor.actions.tools.context import ToolContext, digest
 from visor.actions.tools.result import ToolCode, ToolProblem
 from visor.actions.tools.targets import Resolved, describe, unique
+from visor.clock import ms_to_us, us_to_ms
 from visor.scenario.tools.models import (
     ControlActionArgs,
     ControlCondition,
@@ -195,13 +196,13 @@ def _native_action(args: ControlActionArgs, node: Node) -> NativeAction:
 def _verify(ctx: ToolContext, args: ControlActionArgs, before: Resolved) -> dict[str, Any]:
     """Poll read-only until the desired state holds; a miss is reported, never answered with a second write."""
     assert args.ensure_state is not None
-    deadline = ctx.now_ms() + args.verify_timeout_ms
+    deadline = ctx.now_us() + ms_to_us(args.verify_timeout_ms)
     token = identity_token(before.tree, before.item)
     while True:
         live = _refind(ctx, args.selector, token)
         if live is not None and condition_holds(args.ensure_state, live.item.node, args.text, args.value):
             return {"action": args.action, "skipped": False, "verified": True, "control": control_info(ctx, live)}
-        if ctx.now_ms() >= deadline:
+        if not ctx.pause(deadline, ctx.settings.poll_ms):
             raise ToolProblem(
                 ToolCode.POSTCONDITION_FAILED,
                 f"{args.action} was sent once, but {args.ensure_state.state} was not observed within "
@@ -209,7 +210,6 @@ def _verify(ctx: ToolContext, args: ControlActionArgs, before: Resolved) -> dict
                 details={"action": args.action, "control": None if live is None else control_info(ctx, live)},
                 all_sent=True,
             )
-        ctx.sleep_ms(min(ctx.settings.poll_ms, max(1.0, deadline - ctx.now_ms())))
 
 
 def _refind(ctx: ToolContext, selector: ControlSelector, token: str) -> Resolved | None:
@@ -227,13 +227,14 @@ def _refind(ctx: ToolContext, selector: ControlSelector, token: str) -> Resolved
 
 def wait_until(args: WaitUntilArgs, ctx: ToolContext) -> Outcome:
     """Poll one control until a state holds; ambiguity or a failed read never counts as absence."""
-    started = ctx.now_ms()
+    started = ctx.now_us()
+    deadline = started + ms_to_us(args.timeout_ms)
     observations = 0
     previous: dict[str, Any] | None = None
     since = started
     page: str | None = None
     while True:
-        now = ctx.now_ms()
+        now = ctx.now_us()
         tree = ctx.observe().tree
         observations += 1
         found = find_controls(tree, args.selector)
@@ -242,15 +243,14 @@ def wait_until(args: WaitUntilArgs, ctx: ToolContext) -> Outcome:
         page = page or _home(args.selector) or tree.package
         left = tree.package != page
         held = held and not (args.state == "absent" and left)
-        waited = round(now - started)
+        waited = us_to_ms(now - started)
         if held:
             data: dict[str, Any] = {"state": args.state, "waited_ms": waited, "observations": observations}
             if len(found) == 1:
                 data["control"] = control_info(ctx, Resolved(tree, found[0]))
             return f"{args.selector.describe()}: {args.state} held after {waited} ms", data
-        if now - started >= args.timeout_ms:
+        if not ctx.pause(deadline, args.poll_interval_ms):
             raise _timed_out(args, found, waited, observations, tree.package if left else None)
-        ctx.sleep_ms(min(args.poll_interval_ms, max(1.0, started + args.timeout_ms - now)))
 
 
 def _home(selector: ControlSelector) -> str:
@@ -266,10 +266,10 @@ def _state_now(
     tree: UiTree,
     found: list[Located],
     previous: dict[str, Any] | None,
-    since: float,
-    now: float,
+    since: int,
+    now: int,
     observations: int,
-) -> tuple[bool, dict[str, Any] | None, float]:
+) -> tuple[bool, dict[str, Any] | None, int]:
     """Return whether the state holds on this observation, and the stability bookkeeping."""
     if len(found) > 1:
         return False, None, now
@@ -281,7 +281,7 @@ def _state_now(
         snapshot = control_snapshot(tree, item)
         if snapshot != previous:
             return False, snapshot, now
-        return now - since >= args.stable_ms and observations >= 2, previous, since
+        return now - since >= ms_to_us(args.stable_ms) and observations >= 2, previous, since
     simple = {
         "visible": visible(tree, item),
         "absent": False,
@@ -331,7 +331,7 @@ _SCROLLS = {
 
 def scroll_to(args: ScrollToArgs, ctx: ToolContext) -> Outcome:
     """Scroll a container natively until its scoped target is visible, settling after every scroll."""
-    started = ctx.now_ms()
+    started = ctx.now_us()
     container = unique(ctx, args.container)
     action = _SCROLLS[args.direction]
     if str(action) not in supported(ctx, container):
@@ -344,11 +344,11 @@ def scroll_to(args: ScrollToArgs, ctx: ToolContext) -> Outcome:
     while True:
         target = _scoped_target(args, container)
         if target is not None:
-            data = {"scrolls": receipts, "target": describe(target), "waited_ms": round(ctx.now_ms() - started)}
+            data = {"scrolls": receipts, "target": describe(target), "waited_ms": ctx.since_ms(started)}
             return f"{args.target.describe()} is visible after {len(receipts)} scroll(s)", data
         if len(receipts) >= args.max_scrolls:
             raise _stop(ToolCode.MAX_SCROLLS, f"the target is not visible after {len(receipts)} scrolls", receipts)
-        if ctx.now_ms() - started >= args.timeout_ms:
+        if ctx.now_us() - started >= ms_to_us(args.timeout_ms):
             raise _stop(ToolCode.TIMEOUT, f"the target is not visible within {args.timeout_ms} ms", receipts)
         before = content_signature(container.tree, container.item)
         receipt: dict[str, Any] = {"scroll": len(receipts) + 1, "action": str(action), "before": before[:16]}
@@ -382,9 +382,10 @@ def _scoped_target(args: ScrollToArgs, container: Resolved) -> Resolved | None:
     return Resolved(tree, found[0]) if found else None
 
 
-def _settle(ctx: ToolContext, args: ScrollToArgs, started: float, receipts: list[dict[str, Any]]) -> Resolved:
+def _settle(ctx: ToolContext, args: ScrollToArgs, started: int, receipts: list[dict[str, Any]]) -> Resolved:
     """Wait until the container's content and the target's presence hold still for settle_ms."""
-    since = ctx.now_ms()
+    deadline = started + ms_to_us(args.timeout_ms)
+    since = ctx.now_us()
     last: tuple[str, str | None] | None = None
     while True:
         container = unique(ctx, args.container)
@@ -393,14 +394,13 @@ def _settle(ctx: ToolContext, args: ScrollToArgs, started: float, receipts: list
             content_signature(container.tree, container.item),
             None if target is None else identity_token(target.tree, target.item),
         )
-        now = ctx.now_ms()
+        now = ctx.now_us()
         if state != last:
             last, since = state, now
-        elif now - since >= args.settle_ms:
+        elif now - since >= ms_to_us(args.settle_ms):
             return container
-        if now - started >= args.timeout_ms:
+        if not ctx.pause(deadline, min(ctx.settings.poll_ms, args.settle_ms)):
             raise _stop(ToolCode.TIMEOUT, f"the container did not settle within {args.timeout_ms} ms", receipts)
-        ctx.sleep_ms(min(ctx.settings.poll_ms, args.settle_ms))
 
 
 def _stop(code: ToolCode, message: str, receipts: list[dict[str, Any]]) -> ToolProblem:

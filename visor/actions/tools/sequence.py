@@ -20,6 +20,7 @@ from visor.actions.tools.gestures import drag_kind, plan, with_feedback
 from visor.actions.tools.native import control_action, wait_until
 from visor.actions.tools.result import ToolCode, ToolProblem
 from visor.actions.tools.targets import by_resource_id, is_visible, require_visible
+from visor.clock import ms_to_us
 from visor.scenario.tools.models import (
     ActionSequenceArgs,
     ClickMember,
@@ -155,18 +156,17 @@ def _ensure_visible(ctx: ToolContext, member: Any, planned: Plan) -> MemberResul
     if is_visible(ctx, member.target):
         return "skipped", {"reason": f"{member.target} is already visible; the opener was not tapped"}
     ctx.tap(by_resource_id(ctx, member.opener).center)
-    started = ctx.now_ms()
+    started = ctx.now_us()
+    deadline = started + ms_to_us(member.timeout_ms)
     while not is_visible(ctx, member.target):
-        waited = ctx.now_ms() - started
-        if waited >= member.timeout_ms:
+        if not ctx.pause(deadline, ctx.settings.poll_ms):
             raise ToolProblem(
                 ToolCode.TIMEOUT,
                 f"{member.target} did not appear within {member.timeout_ms} ms after tapping {member.opener} once",
                 hint="Observe again and correct the ids; never guess fallback coordinates.",
                 details={"opener_taps": 1},
             )
-        ctx.sleep_ms(min(ctx.settings.poll_ms, member.timeout_ms - waited))
-    return "completed", {"opener_taps": 1, "waited_ms": round(ctx.now_ms() - started)}
+    return "completed", {"opener_taps": 1, "waited_ms": ctx.since_ms(started)}
 
 
 def _control_action(ctx: ToolContext, member: Any, planned: Plan) -> MemberResult:

@@ -25,7 +25,7 @@ from visor.actions.device import (
     Observation,
     PathPoint,
 )
-from visor.clock import Clock
+from visor.clock import US_PER_MS, Clock
 from visor.devices.sim.layout import SIZE, Frame, Widget, layout_app, layout_launcher, slider_track
 from visor.devices.sim.model import AppModel, FieldElement, ListElement, SliderElement, TimelineElement
 from visor.devices.sim.render import render_png
@@ -81,9 +81,9 @@ class SimDevice(Host):
             native_actions=ALL_NATIVE_ACTIONS,
         )
 
-    def now(self) -> float:
-        """Return the device time in seconds, to the microsecond."""
-        return round(self.clock.monotonic(), 6)
+    def now(self) -> int:
+        """Return the device time in microseconds."""
+        return self.clock.monotonic_us()
 
     def observe(self) -> Observation:
         """Return the current screen."""
@@ -101,14 +101,15 @@ class SimDevice(Host):
         """Return how long the foreground app ignores input."""
         app = self.apps.get(self.foreground)
         self.catch_up()
-        return max(0, round((app.busy_until - self.now()) * 1000)) if app else 0
+        # Rounded up: an app busy for another 0.4 ms is still busy, and waiting the answer leaves it idle.
+        return max(0, -((self.now() - app.busy_until) // US_PER_MS)) if app else 0
 
     def tap(self, point: Point) -> None:
         """Tap: act on the topmost touchable widget under the point."""
         frame = self.frame()
         if not self._busy():
             self._touch(frame, frame.hit(point), point)
-        self.clock.sleep(TOUCH_MS / 1000)
+        self.clock.sleep_us(TOUCH_MS * US_PER_MS)
 
     def gesture(self, fingers: Sequence[Sequence[PathPoint]]) -> None:
         """One finger: drag a slider, pan a timeline, scroll a list, long-press or tap. Two: pinch a timeline.
@@ -129,7 +130,7 @@ class SimDevice(Host):
                 elapsed = self._one_finger(frame, fingers[0])
             elif len(fingers) == 2:
                 self._pinch(frame, fingers[0], fingers[1])
-        self.clock.sleep((duration - elapsed) / 1000)
+        self.clock.sleep_us((duration - elapsed) * US_PER_MS)
 
     def type_text(self, text: str, into: Node | None = None) -> None:
         """Type into `into` (tapping it to focus it first), or the focused field of the foreground app."""
@@ -143,7 +144,7 @@ class SimDevice(Host):
                 next_step="Tap the field first, or give `act type` a target.",
             )
         app.replace_selection(app.focused, text)
-        self.clock.sleep((TOUCH_MS + TYPE_MS_PER_CHAR * len(text)) / 1000)
+        self.clock.sleep_us((TOUCH_MS + TYPE_MS_PER_CHAR * len(text)) * US_PER_MS)
 
     def press_key(self, key: Key) -> None:
         """Press back, home, app switch or enter."""
@@ -164,7 +165,7 @@ class SimDevice(Host):
             field = self._field(app, app.focused)
             if field is not None:
                 app.run(field.on_submit, app.top, self.now())
-        self.clock.sleep(TOUCH_MS / 1000)
+        self.clock.sleep_us(TOUCH_MS * US_PER_MS)
 
     def open_url(self, url: str) -> None:
         """Open a deep link in the app that declares it."""
@@ -179,7 +180,7 @@ class SimDevice(Host):
                 params = {key: value for key, value in match.groupdict().items()}
                 if app.top.name != screen or app.top.params != params:
                     app.open(screen, params, self.now())
-                self.clock.sleep(TOUCH_MS / 1000)
+                self.clock.sleep_us(TOUCH_MS * US_PER_MS)
                 return
         known = sorted(pattern for model in self.models.values() for pattern in model.deeplinks)
         raise InputRejected(
@@ -204,7 +205,7 @@ class SimDevice(Host):
             if app is not None and widget.overlay:
                 app.touch_overlay(app.top, widget.overlay, self.now())
             apply()
-        self.clock.sleep(TOUCH_MS / 1000)
+        self.clock.sleep_us(TOUCH_MS * US_PER_MS)
 
     def installed_apps(self) -> Mapping[str, str]:
         """Return every installed app's id and name."""
@@ -215,7 +216,7 @@ class SimDevice(Host):
         self.catch_up()
         self._installed(app_id)
         self._launch(app_id)
-        self.clock.sleep(TOUCH_MS / 1000)
+        self.clock.sleep_us(TOUCH_MS * US_PER_MS)
 
     def stop_app(self, app_id: str) -> None:
         """Force-stop an app: its state is dropped, it leaves recents, and the launcher shows if it was in front."""
@@ -228,7 +229,7 @@ class SimDevice(Host):
                 self.foreground = LAUNCHER
             if self._before_recents == app_id:
                 self._before_recents = LAUNCHER
-        self.clock.sleep(TOUCH_MS / 1000)
+        self.clock.sleep_us(TOUCH_MS * US_PER_MS)
 
     def reset_app(self) -> None:
         """Restart the app under test from scratch and bring it to the front."""
@@ -236,7 +237,7 @@ class SimDevice(Host):
         if self.target in self.recent:
             self.recent.remove(self.target)
         self._launch(self.target)
-        self.clock.sleep(TOUCH_MS / 1000)
+        self.clock.sleep_us(TOUCH_MS * US_PER_MS)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -352,7 +353,7 @@ class SimDevice(Host):
         elif _hold_ms(path) >= LONG_PRESS_MS and widget is not None and widget.node.long_clickable:
             # The press fires while the finger is still down; moving on afterwards scrolls nothing.
             fires = path[0].at_ms + LONG_PRESS_MS
-            self.clock.sleep(fires / 1000)
+            self.clock.sleep_us(fires * US_PER_MS)
             self._long_press(widget)
             return fires
         elif _near(start, end):

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from visor.clock import US_PER_MS
 from visor.devices.sim.model import (
     Action,
     AppModel,
@@ -41,21 +42,21 @@ class ScreenState:
     name: str
     params: dict[str, str]
     overlays: list[str] = field(default_factory=list)
-    deadlines: dict[str, float] = field(default_factory=dict)
+    deadlines: dict[str, int] = field(default_factory=dict)
     scroll: dict[str, int] = field(default_factory=dict)
     order: dict[str, list[int]] = field(default_factory=dict)
 
 
-def at(now: float, ms: float) -> float:
-    """Return the time `ms` milliseconds after `now`, to the microsecond (so equal times compare equal)."""
-    return round(now + ms / 1000, 6)
+def at(now: int, ms: int) -> int:
+    """Return the time (µs) `ms` milliseconds after `now` (µs)."""
+    return now + ms * US_PER_MS
 
 
 @dataclass(order=True)
 class Timer:
     """Actions due at a time; `seq` keeps timers due at the same time in the order they were set."""
 
-    due: float
+    due: int
     seq: int
     actions: list[Action] = field(compare=False)
     scope: ScreenState = field(compare=False)
@@ -80,8 +81,8 @@ class AppState:
         self.vars: dict[str, Scalar] = dict(model.vars)
         self.stack: list[ScreenState] = []
         self.focused: str | None = None
-        self.busy_until = 0.0
-        self.toast: tuple[str, float] | None = None
+        self.busy_until = 0
+        self.toast: tuple[str, int] | None = None
         self.timers: list[Timer] = []
         #: Each field's selection (code-point indices) and the text it was made in: a text changed by anything
         #: else (`set`, `clear`) puts the cursor back at its end.
@@ -111,14 +112,14 @@ class AppState:
                     self.vars.setdefault(element.id, element.value)
                     self.vars.setdefault(scale_var(element), element.scale)
 
-    def launch(self, now: float) -> None:
+    def launch(self, now: int) -> None:
         """Start the app at its start screen (no-op when it is already running)."""
         if not self.stack:
             self.open(self.model.app.start, {}, now)
 
     # -- time --------------------------------------------------------------------------------------------
 
-    def due(self) -> float | None:
+    def due(self) -> int | None:
         """Return when the next timed event falls due, if any."""
         times = [timer.due for timer in self.timers]
         times.extend(deadline for screen in self.stack for deadline in screen.deadlines.values())
@@ -126,12 +127,12 @@ class AppState:
             times.append(self.toast[1])
         return min(times) if times else None
 
-    def catch_up(self, now: float) -> None:
+    def catch_up(self, now: int) -> None:
         """Process everything due up to `now`, in time order."""
         while (when := self.due()) is not None and when <= now:
             self._fire(when)
 
-    def _fire(self, when: float) -> None:
+    def _fire(self, when: int) -> None:
         if self.toast is not None and self.toast[1] == when:
             self.toast = None
             return
@@ -146,7 +147,7 @@ class AppState:
 
     # -- navigation --------------------------------------------------------------------------------------
 
-    def open(self, name: str, params: dict[str, str], now: float) -> None:
+    def open(self, name: str, params: dict[str, str], now: int) -> None:
         """Push a screen and run its `on_show` actions."""
         screen = ScreenState(name, params)
         for element in flatten(self.model.screens[name].elements):
@@ -160,7 +161,7 @@ class AppState:
         self.focused = None
         self.run(self.model.screens[name].on_show, screen, now)
 
-    def back(self, now: float) -> None:
+    def back(self, now: int) -> None:
         """Close the top dismissable overlay, else the top screen; leaving the last screen goes home."""
         top = self.top
         if top.overlays:
@@ -179,7 +180,7 @@ class AppState:
             screen.overlays.remove(overlay)
         screen.deadlines.pop(overlay, None)
 
-    def touch_overlay(self, screen: ScreenState, overlay: str, now: float) -> None:
+    def touch_overlay(self, screen: ScreenState, overlay: str, now: int) -> None:
         """Restart an auto-hiding panel's countdown: it was just used."""
         panel = self.model.screens[screen.name].overlays.get(overlay)
         if isinstance(panel, PanelOverlay) and panel.auto_hide_ms and overlay in screen.deadlines:
@@ -187,14 +188,12 @@ class AppState:
 
     # -- behaviour -----------------------------------------------------------------------------------------
 
-    def run(
-        self, actions: Iterable[Action], scope: ScreenState, now: float, local: dict[str, str] | None = None
-    ) -> None:
+    def run(self, actions: Iterable[Action], scope: ScreenState, now: int, local: dict[str, str] | None = None) -> None:
         """Perform actions in order, at time `now`."""
         for action in actions:
             self._perform(action, scope, now, local or {})
 
-    def _perform(self, action: Action, scope: ScreenState, now: float, local: dict[str, str]) -> None:
+    def _perform(self, action: Action, scope: ScreenState, now: int, local: dict[str, str]) -> None:
         text = self.render_with(scope, local)
         handlers: list[tuple[Any, Callable[[Any], None]]] = [
             (action.go, lambda target: self._go(target, text, now, replace=False)),
@@ -225,43 +224,43 @@ class AppState:
                 handler(value)
                 return
 
-    def _go(self, target: str | GoTarget, text: Callable[[str], str], now: float, *, replace: bool) -> None:
+    def _go(self, target: str | GoTarget, text: Callable[[str], str], now: int, *, replace: bool) -> None:
         name, params = (target, {}) if isinstance(target, str) else (target.screen, target.params)
         if replace and self.stack:
             self.stack.pop()
         self.open(name, {key: text(value) for key, value in params.items()}, now)
 
-    def _restart(self, target: str | GoTarget, text: Callable[[str], str], now: float) -> None:
+    def _restart(self, target: str | GoTarget, text: Callable[[str], str], now: int) -> None:
         self.stack.clear()
         self._go(target, text, now, replace=False)
 
-    def _show(self, scope: ScreenState, name: str, now: float) -> None:
+    def _show(self, scope: ScreenState, name: str, now: int) -> None:
         if name not in scope.overlays:
             scope.overlays.append(name)
         overlay = self.model.screens[scope.name].overlays[name]
         if isinstance(overlay, PanelOverlay) and overlay.auto_hide_ms:
             scope.deadlines[name] = at(now, overlay.auto_hide_ms)
 
-    def _toggle(self, scope: ScreenState, name: str, now: float) -> None:
+    def _toggle(self, scope: ScreenState, name: str, now: int) -> None:
         if name in scope.overlays:
             self._hide(scope, name)
         else:
             self._show(scope, name, now)
 
-    def _nudge(self, scope: ScreenState, steps: dict[str, int], now: float) -> None:
+    def _nudge(self, scope: ScreenState, steps: dict[str, int], now: int) -> None:
         for slider_id, count in steps.items():
             slider = self.element(scope.name, slider_id)
             if isinstance(slider, SliderElement):
                 self.set_slider(slider, self.slider_value(slider) + count * slider.step, scope, now)
 
-    def _toast(self, message: str, now: float) -> None:
+    def _toast(self, message: str, now: int) -> None:
         self.toast = (message, at(now, self.model.toast_ms))
 
-    def _after(self, ms: int, actions: list[Action], scope: ScreenState, now: float) -> None:
+    def _after(self, ms: int, actions: list[Action], scope: ScreenState, now: int) -> None:
         self._seq += 1
         self.timers.append(Timer(at(now, ms), self._seq, actions, scope))
 
-    def _busy(self, ms: int, now: float) -> None:
+    def _busy(self, ms: int, now: int) -> None:
         self.busy_until = max(self.busy_until, at(now, ms))
 
     # -- inputs --------------------------------------------------------------------------------------------
@@ -282,7 +281,7 @@ class AppState:
         except ValueError:
             return slider.value  # a variable set to something that is not a number
 
-    def set_slider(self, slider: SliderElement, value: float, scope: ScreenState, now: float) -> None:
+    def set_slider(self, slider: SliderElement, value: float, scope: ScreenState, now: int) -> None:
         """Move a slider to `value` (clamped to its range); run its `on_change` when its value changed."""
         value = round(min(slider.max, max(slider.min, value)), 6)
         if value != self.vars.get(slider.id):

@@ -1,0 +1,234 @@
+"""Every waiting step and tool ends within its budget, whatever the start time, timeout and poll interval.
+
+The device is wrapped so that a wait loop that keeps looking at the screen fails the test (after a generous
+number of looks) instead of hanging it: a bounded number of observations is what proves a wait ends. A wait
+loop whose clock stops moving may look at a remembered screen instead: a wall-clock alarm catches that one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from types import FrameType
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.simkit import DEMO, MemorySink, scenario_from
+from visor.actions.context import MIN_POLL_US
+from visor.actions.device import DeviceInfo, Key, NativeAction, Observation, PathPoint
+from visor.clock import VirtualClock
+from visor.devices.sim.device import SimDevice
+from visor.devices.sim.load import load_app
+from visor.engine.events import RunFinished
+from visor.engine.results import RunResult
+from visor.engine.runner import RunContext, resolve_settings, run_scenario
+from visor.ui.geometry import Point
+from visor.ui.tree import Node
+
+
+class LoopedForever(AssertionError):
+    """A wait looked at the screen far more often than its budget allows: its clock stopped moving."""
+
+
+@dataclass
+class Bounded:
+    """A device that refuses to be observed more than `limit` times (a wait that never ends hits it)."""
+
+    device: SimDevice
+    limit: int
+    looks: int = 0
+
+    @property
+    def info(self) -> DeviceInfo:
+        return self.device.info
+
+    def observe(self) -> Observation:
+        self.looks += 1
+        if self.looks > self.limit:
+            raise LoopedForever(f"observed {self.looks} times: a wait loop does not advance the clock")
+        return self.device.observe()
+
+    def screenshot(self) -> bytes:
+        return self.device.screenshot()
+
+    def busy_ms(self) -> int:
+        return self.device.busy_ms()
+
+    def tap(self, point: Point) -> None:
+        self.device.tap(point)
+
+    def gesture(self, fingers: Sequence[Sequence[PathPoint]]) -> None:
+        self.device.gesture(fingers)
+
+    def type_text(self, text: str, into: Node | None = None) -> None:
+        self.device.type_text(text, into)
+
+    def press_key(self, key: Key) -> None:
+        self.device.press_key(key)
+
+    def open_url(self, url: str) -> None:
+        self.device.open_url(url)
+
+    def perform(self, node: Node, action: NativeAction) -> None:
+        self.device.perform(node, action)
+
+    def installed_apps(self) -> Mapping[str, str]:
+        return self.device.installed_apps()
+
+    def launch_app(self, app_id: str) -> None:
+        self.device.launch_app(app_id)
+
+    def stop_app(self, app_id: str) -> None:
+        self.device.stop_app(app_id)
+
+    def reset_app(self) -> None:
+        self.device.reset_app()
+
+    def close(self) -> None:
+        self.device.close()
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A waiting step: its YAML (with `{timeout}` and `{poll}` to fill), where it runs, and how its budget is set."""
+
+    step: str
+    url: str
+    #: "step": the step timeout bounds it; "arg": its own timeout argument does.
+    bound: str
+    #: What the step may add after its wait (an input it sends, a tool's settle), in ms.
+    slack_ms: int = 0
+    #: The smallest timeout argument the tool accepts.
+    min_arg_ms: int = 1
+
+
+WAITS = {
+    "tap": Waiting('{id: w, command: tap, args: {target: "text=Nope"}}', "demo://login", "step"),
+    "type": Waiting('{id: w, command: act, args: {name: type, target: "text=Nope", value: a}}', "demo://login", "step"),
+    "slider": Waiting(
+        '{id: w, command: act, args: {name: slider, target: "text=Nope", value: 1}}', "demo://settings", "step"
+    ),
+    "wait-for": Waiting(
+        '{id: w, command: wait, args: {for: "text=Nope", timeout: {timeout}, pollMs: {poll}}}', "demo://login", "arg"
+    ),
+    "wait-stable": Waiting(
+        "{id: w, command: wait, args: {stable: true, timeout: {timeout}, pollMs: {poll}}}", "demo://player", "arg"
+    ),
+    "wait_until": Waiting(
+        "{id: w, command: wait_until, args: {selector: {text: Nope}, state: visible, "
+        "timeout_ms: {itimeout}, poll_interval_ms: {ipoll}}}",
+        "demo://player",
+        "arg",
+    ),
+    "scroll_to": Waiting(
+        '{id: w, command: scroll_to, args: {container: {resource_id: "com.visor.demo:id/feed"}, '
+        "target: {text: Nope}, max_scrolls: 20, timeout_ms: {itimeout}, settle_ms: 50}}",
+        "demo://feed",
+        "arg",
+        # One native scroll and its settle may start just before the deadline.
+        slack_ms=400,
+        min_arg_ms=50,
+    ),
+    "ensure_visible": Waiting(
+        "{id: w, command: action_sequence, args: {steps: [{action: ensure_visible, target: "
+        '"com.visor.demo:id/nope", opener: "com.visor.demo:id/show_controls", target_description: panel, timeout_ms: {itimeout}}]}}',
+        "demo://player",
+        "arg",
+        slack_ms=100,
+        min_arg_ms=100,
+    ),
+}
+
+
+def _budget_ms(wait: Waiting, timeout: float, itimeout: int) -> float:
+    if wait.bound == "step":
+        return timeout
+    return max(itimeout, wait.min_arg_ms) if "{itimeout}" in wait.step else timeout
+
+
+@contextlib.contextmanager
+def _alarm(seconds: float) -> Iterator[None]:
+    """Fail (instead of hanging) when the block runs longer than `seconds` of wall time."""
+
+    def expired(_signum: int, _frame: FrameType | None) -> None:
+        raise LoopedForever(f"still running after {seconds} s of wall time: a wait loop does not end")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _run(wait: Waiting, start_ms: float, timeout: float, poll: float, itimeout: int, ipoll: int) -> RunResult:
+    itimeout = max(itimeout, wait.min_arg_ms)
+    step = (
+        wait.step.replace("{timeout}", f"{timeout:.4f}")
+        .replace("{poll}", f"{poll:.4f}")
+        .replace("{itimeout}", str(itimeout))
+        .replace("{ipoll}", str(ipoll))
+    )
+    text = (
+        "meta: {name: t, version: '1'}\nconfig: {seed: 1, runtime: sim}\nsteps:\n"
+        f'  - {{id: open, command: navigate, args: {{to: "{wait.url}"}}}}\n'
+        f"  - {{id: pause, command: wait, args: {{ms: {start_ms:.4f}}}}}\n"
+        f"  - {step}\n"
+    )
+    scenario = scenario_from(text)
+    run_settings = resolve_settings(scenario, timeout_ms=timeout, seed=1)
+    clock = VirtualClock()
+    budget_us = round(max(timeout, itimeout, poll) * 1000) + 5_000_000
+    device = Bounded(SimDevice(load_app(DEMO), clock=clock, seed=1), limit=budget_us // MIN_POLL_US + 200)
+    with _alarm(60):
+        events = list(
+            run_scenario(scenario, run_settings, RunContext(device, clock, VirtualClock(), MemorySink(), "r"))
+        )
+    final = events[-1]
+    assert isinstance(final, RunFinished)
+    return final.result
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    kind=st.sampled_from(sorted(WAITS)),
+    start_ms=st.floats(0, 4000, allow_nan=False) | st.integers(0, 4000).map(float),
+    timeout=st.floats(1, 3000, allow_nan=False) | st.sampled_from([1.0, 2500.0, 0.001, 1550.3]),
+    poll=st.floats(0, 600, allow_nan=False) | st.sampled_from([0.0, 0.1, 250.0]),
+    itimeout=st.integers(1, 3000),
+    ipoll=st.integers(50, 1000),
+)
+def test_every_wait_ends_within_its_budget(
+    kind: str, start_ms: float, timeout: float, poll: float, itimeout: int, ipoll: int
+) -> None:
+    wait = WAITS[kind]
+    result = _run(wait, start_ms, timeout, poll, itimeout, ipoll)
+    step = result.steps[-1]
+    budget = _budget_ms(wait, timeout, itimeout)
+    # duration_ms is whole milliseconds of device time, rounded: half a millisecond either way.
+    assert step.duration_ms <= budget + wait.slack_ms + 1, (kind, step.duration_ms, budget)
+    if kind != "wait-stable":
+        assert step.status == "fail", step.details
+
+
+def test_the_reported_hang_ends() -> None:
+    """The issue's scenario: 30 of 400 start offsets made the lookup loop forever on a float remainder."""
+    for start in (1550.0, 1550.3, 0.1, 2345.678):
+        result = _run(WAITS["tap"], start, 2500.0, 250.0, 1, 50)
+        assert result.steps[-1].status == "fail"
+        assert result.steps[-1].duration_ms == 2500
+
+
+def test_a_poll_interval_of_zero_looks_at_most_every_10_ms() -> None:
+    result = _run(WAITS["wait-for"], 0.0, 1000.0, 0.0, 1, 50)
+    assert result.steps[-1].duration_ms == 1000
+
+
+def test_fractional_budgets_are_exact_to_the_microsecond() -> None:
+    clock = VirtualClock()
+    clock.sleep_us(1)
+    assert clock.monotonic_us() == 1
