@@ -1,12 +1,19 @@
-"""UTF-16 offsets as Android and the agent tools count them: selections never split a character or an emoji."""
+"""UTF-16 offsets as Android and the agent tools count them: selections never split a character or an emoji.
+
+A "character" is an extended grapheme cluster (UAX #29): emoji sequences, but also a letter with its combining
+marks, a Hangul syllable spelt in jamo, an Indic conjunct and CR LF.
+"""
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from hypothesis import given
+import regex
+from hypothesis import example, given
 from hypothesis import strategies as st
 
-from visor.ui.utf16 import OffsetError, from_utf16, to_utf16, utf16_length
+from visor.ui.utf16 import OffsetError, from_utf16, grapheme_clusters, to_utf16, utf16_length
 
 GRIN = "\U0001f600"  # 😀, outside the BMP: two UTF-16 units
 FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # 👨‍👩‍👧: man ZWJ woman ZWJ girl
@@ -37,13 +44,44 @@ SEQUENCES = {
     TECHNOLOGIST: 7,
 }
 
-#: Characters that join an emoji sequence (or form flags): kept out of "plain" generated text.
-_SEQUENCE_PARTS = {0x200D, 0xFE0E, 0xFE0F, 0x20E3, *range(0x1F3FB, 0x1F400), *range(0x1F1E6, 0x1F200)}
-_SEQUENCE_PARTS |= set(range(0xE0020, 0xE0080))
-plain_chars = st.characters().filter(  # (surrogates are never drawn)
-    lambda char: ord(char) not in _SEQUENCE_PARTS
+E_ACUTE = "e\u0301"  # é spelt as e + COMBINING ACUTE ACCENT
+A_MARKS = "a\u0323\u0302"  # ậ: a + dot below + circumflex
+HANGUL_LVT = "\u1100\u1161\u11a8"  # 각 spelt in jamo: leading consonant, vowel, trailing consonant
+HANGUL_LV = "\u1112\u1161"  # 하 spelt in jamo
+KSSI = "\u0915\u094d\u0937\u093f"  # क्षि: ka + virama + ssa + vowel sign i, one Devanagari cluster
+TAMIL_NI = "\u0ba8\u0bbf"  # நி: na + vowel sign i (a spacing mark)
+THAI_KAM = "\u0e01\u0e33"  # กำ: ko kai + sara am (a spacing mark)
+CRLF = "\r\n"
+
+#: Characters of several code points that are not emoji, with their length in UTF-16 units.
+CLUSTERS = {E_ACUTE: 2, A_MARKS: 3, HANGUL_LVT: 3, HANGUL_LV: 2, KSSI: 4, TAMIL_NI: 2, THAI_KAM: 2, CRLF: 2}
+
+#: Code points that form or join clusters, so that generated text meets them often.
+JOINERS = [
+    *"\u0301\u0323\u0302\u200d\u200c\ufe0e\ufe0f\u20e3\U0001f3fb\U0001f3ff\U000e0067\U000e007f",
+    *"\U0001f1eb\U0001f1f7\U0001f1e9\U0001f1ea",  # regional indicators
+    *"\u1100\u1161\u11a8\uac00",  # Hangul L, V, T and an LV syllable
+    *"\u0915\u094d\u0937\u093f\u0600\u0e33",  # Devanagari, a prepended mark, Thai sara am
+    *"\r\n",
+    "\U0001f468",
+    "\U0001f469",
+    "\u2764",
+    "e",
+    "#",
+    "1",
+    "日",
+]
+texts = st.text(st.one_of(st.characters(codec="utf-8"), st.sampled_from(JOINERS)), max_size=30)
+
+#: Characters that stand alone whatever surrounds them in the token test below (letters, digits, CJK, astral).
+single = st.one_of(
+    st.sampled_from("abcxyzABC019 .,!?-_"),
+    st.characters(min_codepoint=0x4E00, max_codepoint=0x9FFF),  # CJK
+    st.characters(min_codepoint=0xAC00, max_codepoint=0xD7A3),  # precomposed Hangul
+    st.characters(min_codepoint=0x0410, max_codepoint=0x044F),  # Cyrillic
+    st.characters(min_codepoint=0x1D400, max_codepoint=0x1D44F),  # mathematical letters: astral, not emoji
+    st.just(GRIN),
 )
-plain_texts = st.text(plain_chars, max_size=30)
 
 
 def allowed_offsets(text: str, limit: int) -> list[int]:
@@ -56,6 +94,15 @@ def allowed_offsets(text: str, limit: int) -> list[int]:
             continue
         found.append(offset)
     return found
+
+
+def grapheme_offsets(text: str) -> list[int]:
+    """The UTF-16 offset of every grapheme boundary, by the `regex` module's own segmentation (the oracle)."""
+    offsets, units = [0], 0
+    for cluster in regex.findall(r"\X", text):
+        units += len(cluster.encode("utf-16-le", "surrogatepass")) // 2
+        offsets.append(units)
+    return offsets
 
 
 # -- lengths -----------------------------------------------------------------------------------------------------
@@ -72,6 +119,7 @@ def allowed_offsets(text: str, limit: int) -> list[int]:
         ("\U00010000", 2),  # the first supplementary one
         (f"a{GRIN}b", 4),
         *SEQUENCES.items(),
+        *CLUSTERS.items(),
         (f"hi {THUMBS_MEDIUM}, {FRANCE}!", 3 + 4 + 2 + 4 + 1),
     ],
 )
@@ -80,9 +128,17 @@ def test_utf16_length(text: str, length: int) -> None:
     assert utf16_length(text) == len(text.encode("utf-16-le")) // 2
 
 
-@given(st.text())
+@given(texts)
 def test_utf16_length_agrees_with_the_codec(text: str) -> None:
     assert utf16_length(text) == len(text.encode("utf-16-le")) // 2
+
+
+@pytest.mark.parametrize(("text", "length"), [("\ud800", 1), ("a\udfff", 2), ("\ud83d\ude00", 2)])
+def test_a_lone_surrogate_counts_one_unit(text: str, length: int) -> None:
+    # JSON input can carry lone surrogates ("\ud800"); Java counts each as one unit rather than failing.
+    assert utf16_length(text) == length
+    assert to_utf16(text, len(text)) == length
+    assert from_utf16(text, length) == len(text)
 
 
 # -- BMP text and surrogate pairs --------------------------------------------------------------------------------
@@ -111,10 +167,56 @@ def test_adjacent_astral_characters() -> None:
     assert [from_utf16(text, offset) for offset in (0, 2, 4, 6)] == [0, 1, 2, 3]
 
 
-def test_non_emoji_combining_marks_may_be_split() -> None:
-    # Only emoji sequences are protected: "e" + COMBINING ACUTE is two units, both boundaries are offsets.
-    text = "e\u0301"
-    assert allowed_offsets(text, 2) == [0, 1, 2]
+# -- characters of several code points ----------------------------------------------------------------------------
+
+
+def test_an_offset_may_not_split_a_letter_from_its_combining_mark() -> None:
+    text = f"Caf{E_ACUTE}!"  # units: C=0, a=1, f=2, é=3..4, !=5
+    assert to_utf16(text, 4) == 4  # a code-point index is still counted, as before
+    message = re.escape(f"offset at character 4 splits the character {E_ACUTE!r} (U+0065 U+0301)")
+    with pytest.raises(OffsetError, match=message):
+        from_utf16(text, 4)
+    assert allowed_offsets(text, 7) == [0, 1, 2, 3, 5, 6]
+    assert from_utf16(text, 5) == 5
+
+
+@pytest.mark.parametrize("cluster", list(CLUSTERS), ids=lambda text: "-".join(f"{ord(c):X}" for c in text))
+def test_a_character_of_several_code_points_is_only_entered_at_its_ends(cluster: str) -> None:
+    length = CLUSTERS[cluster]
+    text = f"a{cluster}b"
+    assert allowed_offsets(text, length + 2) == [0, 1, length + 1, length + 2]
+    assert from_utf16(text, length + 1) == 1 + len(cluster)
+    for inside in range(2, length + 1):
+        with pytest.raises(OffsetError, match="splits the character"):
+            from_utf16(text, inside)
+
+
+@pytest.mark.parametrize(
+    ("text", "offset", "cluster", "index"),
+    [
+        pytest.param(HANGUL_LVT, 1, HANGUL_LVT, 1, id="Hangul jamo L|V"),
+        pytest.param(HANGUL_LVT, 2, HANGUL_LVT, 2, id="Hangul jamo V|T"),
+        pytest.param(KSSI, 1, KSSI, 1, id="before a virama"),
+        pytest.param(KSSI, 2, KSSI, 2, id="after a virama"),
+        pytest.param(KSSI, 3, KSSI, 3, id="before a vowel sign"),
+        pytest.param(f"{GRIN}{A_MARKS}", 4, A_MARKS, 3, id="between two marks, after an astral character"),
+        pytest.param("x\r\ny", 2, CRLF, 2, id="CR|LF"),
+    ],
+)
+def test_offsets_splitting_a_character_are_refused(text: str, offset: int, cluster: str, index: int) -> None:
+    with pytest.raises(
+        OffsetError, match=re.escape(f"offset at character {index} splits the character {cluster!r} (U+")
+    ):
+        from_utf16(text, offset)
+
+
+def test_a_character_with_very_many_marks_is_shown_cut_short() -> None:
+    text = "a" + "\u0301" * 100
+    shown = text[:12]
+    points = " ".join(["U+0061", *["U+0301"] * 11])
+    with pytest.raises(OffsetError, match=re.escape(f"splits the character {shown!r}… ({points}…)")):
+        from_utf16(text, 50)
+    assert allowed_offsets(text, 101) == [0, 101]
 
 
 # -- emoji sequences ---------------------------------------------------------------------------------------------
@@ -208,20 +310,38 @@ def test_offset_error_is_a_value_error() -> None:
 # -- properties --------------------------------------------------------------------------------------------------
 
 
-@given(plain_texts)
-def test_round_trip_at_every_code_point_boundary(text: str) -> None:
+@given(texts)
+@example(f"Caf{E_ACUTE}!")
+@example(f"{HANGUL_LVT}{KSSI}{FAMILY}{FRANCE}{GERMANY}{THUMBS_MEDIUM}")
+def test_the_offsets_are_exactly_the_grapheme_boundaries(text: str) -> None:
+    assert allowed_offsets(text, utf16_length(text) + 2) == grapheme_offsets(text)
+
+
+@given(st.text(st.one_of(st.characters(), st.sampled_from(JOINERS)), max_size=20))
+@example("\ud83d\ude00")  # two lone surrogates: two characters of one unit each, as Java counts them
+def test_lone_surrogates_are_characters_of_their_own(text: str) -> None:
+    assert allowed_offsets(text, utf16_length(text) + 2) == grapheme_offsets(text)
+
+
+@given(texts)
+@example(f"Caf{E_ACUTE}!")
+@example(f"{GRIN}{HANGUL_LV}\u11a8{ENGLAND}\r\n")
+def test_round_trip_between_code_points_and_utf16_units(text: str) -> None:
+    ends = [0]
+    for cluster in grapheme_clusters(text):
+        ends.append(ends[-1] + len(cluster))
+    assert "".join(grapheme_clusters(text)) == text
     for index in range(len(text) + 1):
-        assert from_utf16(text, to_utf16(text, index)) == index
+        offset = to_utf16(text, index)
+        assert offset == len(text[:index].encode("utf-16-le")) // 2
+        if index in ends:
+            assert from_utf16(text, offset) == index
+        else:
+            with pytest.raises(OffsetError, match="splits the"):
+                from_utf16(text, offset)
 
 
-@given(plain_texts)
-def test_without_emoji_sequences_exactly_the_code_point_boundaries_are_offsets(text: str) -> None:
-    boundaries = [to_utf16(text, index) for index in range(len(text) + 1)]
-    assert allowed_offsets(text, utf16_length(text) + 2) == boundaries
-    assert boundaries[-1] == utf16_length(text)
-
-
-@given(st.text(), st.integers(-3, 70))
+@given(texts, st.integers(-3, 70))
 def test_any_offset_either_maps_back_exactly_or_is_refused(text: str, offset: int) -> None:
     try:
         index = from_utf16(text, offset)
@@ -232,11 +352,12 @@ def test_any_offset_either_maps_back_exactly_or_is_refused(text: str, offset: in
     assert len(text[:index].encode("utf-16-le")) == 2 * offset
 
 
-tokens = st.one_of(plain_chars, st.sampled_from(list(SEQUENCES)))
+tokens = st.one_of(single, st.sampled_from([*SEQUENCES, *CLUSTERS]))
 
 
 @given(st.lists(tokens, max_size=12))
 def test_offsets_are_exactly_the_boundaries_between_characters_and_emoji(parts: list[str]) -> None:
+    # Independent of any segmentation library: every token is one character, and none joins its neighbours.
     text = "".join(parts)
     boundaries = [0]
     for part in parts:

@@ -1,27 +1,62 @@
 """Text offsets in UTF-16 code units, as Android and the agent tools count them.
 
 Python indexes strings by code point; Android's selections count UTF-16 code units, so a character outside
-the Basic Multilingual Plane (most emoji) is two units. An offset may never fall inside such a pair, nor
-inside an emoji sequence (a zero-width joiner, a variation selector, a skin-tone modifier, a keycap mark or a
-tag character binds to the character before it, and flags are pairs of regional indicators).
+the Basic Multilingual Plane (most emoji) is two units. An offset may only fall between two user-perceived
+characters: the extended grapheme clusters of Unicode's text segmentation (UAX #29). So it never splits a
+surrogate pair, a letter from its combining marks ("e" + U+0301), a Hangul syllable spelt in jamo, an Indic
+conjunct ("क्षि"), CR LF, or an emoji sequence (ZWJ sequences, skin tones, keycaps, flags, tag sequences).
+
+Lengths are counted by the UTF-16 codec, in C: layouts ask for them on every step, so they must stay cheap
+however long a field grows. Segmentation comes from the `regex` module (imported when first needed: only
+offsets given by a caller are checked, and most runs never do).
 """
 
 from __future__ import annotations
 
-#: Characters that bind to the one before them: an offset just before one would split an emoji.
-#: Tag characters (U+E0020..U+E007F) spell the subdivision flags (🏴 + tags + cancel tag, e.g. England's).
-_BINDING = frozenset({0x200D, 0xFE0E, 0xFE0F, 0x20E3, *range(0x1F3FB, 0x1F400), *range(0xE0020, 0xE0080)})
-_ZWJ = 0x200D
-_REGIONAL = range(0x1F1E6, 0x1F200)
+import functools
+import importlib
+from bisect import bisect_left
+from itertools import accumulate
+from operator import methodcaller
+from typing import Protocol
+
+#: Lone surrogates (which JSON input can carry) encode as one unit each instead of failing, as Java counts them.
+_ENCODE = methodcaller("encode", "utf-16-le", "surrogatepass")
+#: Code points that make a grapheme cluster an emoji sequence (for the wording of errors only).
+_EMOJI = "[\\p{Extended_Pictographic}\\p{Regional_Indicator}\u20e3\ufe0f]"
+#: How many code points of a cluster an error message shows (a base may carry any number of marks).
+_SHOWN = 12
 
 
 class OffsetError(ValueError):
     """An offset that is out of range or splits a character or an emoji."""
 
 
+class _Pattern(Protocol):
+    """The part of a compiled `regex` pattern used here (`regex` ships no type hints)."""
+
+    def findall(self, string: str) -> list[str]:
+        """Return every non-overlapping match."""
+        ...
+
+    def search(self, string: str) -> object | None:
+        """Return the first match, or None."""
+        ...
+
+
+@functools.cache
+def _pattern(source: str) -> _Pattern:
+    """Compile a `regex` pattern, importing the module on first use (it takes ~20 ms to import)."""
+    module = importlib.import_module("regex")
+    pattern: _Pattern = module.compile(source)
+    return pattern
+
+
 def utf16_length(text: str) -> int:
     """Return the length of `text` in UTF-16 code units."""
-    return sum(2 if ord(char) > 0xFFFF else 1 for char in text)
+    if text.isascii():  # O(1): CPython flags ASCII strings
+        return len(text)
+    return len(_ENCODE(text)) // 2
 
 
 def to_utf16(text: str, index: int) -> int:
@@ -32,44 +67,58 @@ def to_utf16(text: str, index: int) -> int:
     """
     if not 0 <= index <= len(text):
         raise OffsetError(f"index {index} is outside the text (0..{len(text)} code points)")
-    return utf16_length(text[:index])
+    return index if text.isascii() else utf16_length(text[:index])
 
 
 def from_utf16(text: str, offset: int) -> int:
     """Return the code-point index at UTF-16 `offset`.
 
     Raises:
-        OffsetError: the offset is negative, past the end, inside a surrogate pair, or inside an emoji sequence.
+        OffsetError: the offset is negative, past the end, inside a surrogate pair, or inside a character made
+            of several code points (a grapheme cluster: an emoji sequence, a letter and its marks, CR LF...).
     """
     if offset < 0:
         raise OffsetError(f"offset {offset} is negative")
-    units = 0
-    for index, char in enumerate(text):
-        if units == offset:
-            _check_boundary(text, index)
-            return index
-        units += 2 if ord(char) > 0xFFFF else 1
-        if units > offset:
-            raise OffsetError(f"offset {offset} falls inside the surrogate pair of {char!r} (U+{ord(char):04X})")
-    if units == offset:
+    length = utf16_length(text)
+    if offset > length:
+        raise OffsetError(f"offset {offset} is past the end of the text ({length} UTF-16 units)")
+    if offset == 0:
+        return 0
+    if offset == length:
         return len(text)
-    raise OffsetError(f"offset {offset} is past the end of the text ({units} UTF-16 units)")
+    if text.isascii():  # every code point is one unit and one character, except CR LF
+        if text[offset - 1 : offset + 1] == "\r\n":
+            raise _split("\r\n", offset)
+        return offset
+    clusters = grapheme_clusters(text)
+    # Where each cluster ends in UTF-16 units: C-level iteration, however long the text.
+    unit_ends = list(accumulate(map(len, map(_ENCODE, clusters))))
+    at = bisect_left(unit_ends, 2 * offset)
+    start = sum(map(len, clusters[:at]))
+    if unit_ends[at] == 2 * offset:
+        return start + len(clusters[at])
+    # Inside cluster `at`: walk its code points to tell a split surrogate pair from a split cluster.
+    cluster, wanted = clusters[at], offset - (unit_ends[at - 1] // 2 if at else 0)
+    position = units = 0
+    while units < wanted:
+        units += 2 if ord(cluster[position]) > 0xFFFF else 1
+        position += 1
+    if units > wanted:
+        char = cluster[position - 1]
+        raise OffsetError(f"offset {offset} falls inside the surrogate pair of {char!r} (U+{ord(char):04X})")
+    raise _split(cluster, start + position)
 
 
-def _check_boundary(text: str, index: int) -> None:
-    if index == 0:
-        return
-    if ord(text[index]) in _BINDING or ord(text[index - 1]) == _ZWJ or _inside_flag(text, index):
-        raise OffsetError(
-            f"offset at character {index} splits the emoji sequence {text[max(0, index - 2) : index + 2]!r}"
-        )
+def grapheme_clusters(text: str) -> list[str]:
+    """Split `text` into its user-perceived characters (Unicode extended grapheme clusters, UAX #29)."""
+    return _pattern(r"\X").findall(text)
 
 
-def _inside_flag(text: str, index: int) -> bool:
-    """Return True when `index` falls between the two regional indicators of a flag."""
-    if ord(text[index]) not in _REGIONAL:
-        return False
-    run = 0
-    while index - run - 1 >= 0 and ord(text[index - run - 1]) in _REGIONAL:
-        run += 1
-    return run % 2 == 1
+def _split(cluster: str, index: int) -> OffsetError:
+    """Return the error for an offset at code point `index` that falls inside `cluster`."""
+    shown = cluster[:_SHOWN]
+    more = "…" if len(cluster) > _SHOWN else ""
+    if _pattern(_EMOJI).search(cluster) is not None:
+        return OffsetError(f"offset at character {index} splits the emoji sequence {shown!r}{more}")
+    points = " ".join(f"U+{ord(char):04X}" for char in shown)
+    return OffsetError(f"offset at character {index} splits the character {shown!r}{more} ({points}{more})")
