@@ -169,3 +169,28 @@ def test_value_assertion_reads_a_slider_within_tolerance() -> None:
     )
     assert [c.status for c in result.assertions] == ["passed", "failed"]
     assert result.assertions[0].observed["value"] == 30
+
+
+def test_a_failed_assertion_keeps_the_screen_it_was_checked_on() -> None:
+    result, events = run(
+        steps_yaml(*LOGIN, assertions='{id: gone, type: visible, target: "text=Settings page"}'), capture="failures"
+    )
+    assert all(step.status == "ok" for step in result.steps)
+    check = result.assertions[0]
+    evidence = check.observed["evidence"]
+    assert evidence == {
+        "screenshot": {"path": "screenshots/005-assertions-failure"},
+        "source": {"path": "sources/005-assertions-failure"},
+    }
+    assert result.artifacts[-2:] == (evidence["screenshot"]["path"], evidence["source"]["path"])
+    assert result.error is not None
+    assert result.error.next_step.startswith(
+        "Open screenshots/005-assertions-failure and sources/005-assertions-failure (the screen the assertions"
+    )
+
+
+def test_passing_assertions_and_capture_none_keep_no_evidence() -> None:
+    passed, _ = run(steps_yaml(*LOGIN, assertions='{id: a, type: visible, target: "text=Feed"}'))
+    assert "evidence" not in passed.assertions[0].observed and passed.artifacts == ()
+    unseen, _ = run(steps_yaml(*LOGIN, assertions='{id: a, type: visible, target: "text=Nope"}'), capture="none")
+    assert "evidence" not in unseen.assertions[0].observed

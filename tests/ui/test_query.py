@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.simkit import demo_device
+from tests.simkit import demo_device, the_node
 from visor.scenario.selectors import parse_selector
 from visor.ui.query import QueryError, closest, find, first_on_screen
 
@@ -69,3 +69,18 @@ def test_first_on_screen_skips_elements_scrolled_away() -> None:
     items = find(tree, parse_selector("id=feed_item"), platform="android")
     assert first_on_screen(tree, items) is items[0]
     assert all(tree.on_screen(item) for item in items)
+
+
+def test_a_catastrophic_pattern_is_stopped_with_a_clear_error() -> None:
+    """`(a|aa)+b` backtracks exponentially on a long run of a's: it must not stall the step."""
+    device = demo_device()
+    device.type_text("a" * 60, the_node(device, "id=username"))
+    with pytest.raises(QueryError, match="backtracks catastrophically") as caught:
+        find(device.observe().tree, parse_selector('uiautomator=.textMatches("(a|aa)+b")'), platform="android")
+    assert "textStartsWith" in caught.value.next_step
+
+
+def test_patterns_use_java_like_syntax() -> None:
+    # Possessive quantifiers and atomic groups exist in Java's regular expressions (and in `regex`).
+    assert texts('uiautomator=.textMatches("Log(?>\\\\s)in")') == ["Log in"]
+    assert texts('uiautomator=.textMatches("L.*+n")') == []  # possessive: .*+ gives nothing back to the n

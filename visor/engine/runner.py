@@ -8,7 +8,8 @@ device) and timestamps from the injected wall clock; nothing here reads either d
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import math
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -29,6 +30,7 @@ from visor.scenario.selectors import parse_selector
 from visor.scenario.tools.definitions import is_tool
 from visor.ui.fingerprint import fingerprint
 from visor.ui.query import QueryError
+from visor.watchdog import GRACE_VARIABLE, NoWatchdog, StepOverrun, Watchdog
 
 DEFAULT_TIMEOUT_MS = 2500
 DEFAULT_WAIT_TIMEOUT_MS = 5000
@@ -86,6 +88,8 @@ class RunContext:
     run_id: str
     #: The agent tools' memory across the run's steps.
     agent: AgentState = field(default_factory=AgentState)
+    #: Stops a step that outlives its budget in wall time (see visor.watchdog); the edge passes a real one.
+    watchdog: Watchdog = field(default_factory=NoWatchdog)
 
 
 def run_scenario(scenario: Scenario, settings: RunSettings, context: RunContext) -> Iterator[Event]:
@@ -114,13 +118,10 @@ def run_scenario(scenario: Scenario, settings: RunSettings, context: RunContext)
         failed = failed or outcome.status == "fail"
         steps.append(outcome)
         yield StepFinished(outcome, at())
-    checks: list[AssertionResult] = []
-    if scenario.assertions:
-        observation = context.device.observe()
-        for assertion in scenario.assertions:
-            check = assertion_checks.check(assertion, observation, info.platform)
-            checks.append(check)
-            yield AssertionChecked(check, at())
+    checks = _check_assertions(scenario, settings, context)
+    artifacts.extend(_artifacts([check.observed for check in checks]))
+    for check in checks:
+        yield AssertionChecked(check, at())
     status: Literal["ok", "fail"] = "ok" if not failed and all(c.status == "passed" for c in checks) else "fail"
     result = RunResult(
         run_id=context.run_id,
@@ -141,6 +142,49 @@ def run_scenario(scenario: Scenario, settings: RunSettings, context: RunContext)
     yield RunFinished(result, at())
 
 
+def _check_assertions(scenario: Scenario, settings: RunSettings, context: RunContext) -> list[AssertionResult]:
+    """Check every assertion on one look at the screen; when one fails, keep that screen as evidence."""
+    if not scenario.assertions:
+        return []
+    platform = context.device.info.platform
+    with context.watchdog.guard(settings.timeout_us):
+        observation = context.device.observe()
+    checks = [assertion_checks.check(assertion, observation, platform) for assertion in scenario.assertions]
+    if settings.capture == "none" or all(check.status == "passed" for check in checks):
+        return checks
+    with context.watchdog.guard(settings.timeout_us):
+        shot = context.device.screenshot()
+    number = len(scenario.steps) + 1
+    evidence = {
+        "screenshot": {"path": context.sink.save(number, "assertions-failure", "screenshot", shot)},
+        "source": {"path": context.sink.save(number, "assertions-failure", "source", observation.xml.encode())},
+    }
+    return [
+        check if check.status == "passed" else replace(check, observed={**check.observed, "evidence": evidence})
+        for check in checks
+    ]
+
+
+def step_budget_us(step: Step, settings: RunSettings) -> int:
+    """Return the longest a step may legitimately take: the step and wait timeouts plus every duration it names.
+
+    Only the watchdog uses it, as an upper bound: every `ms`, `timeout`, `*Ms` and `*_ms` argument (at any depth,
+    e.g. an action_sequence's members) is added, whatever it means.
+    """
+    return settings.timeout_us + settings.wait_timeout_us + _declared_us(step.raw_args())
+
+
+def _declared_us(value: Any, key: str = "") -> int:
+    if isinstance(value, dict):
+        return sum(_declared_us(item, name) for name, item in value.items())
+    if isinstance(value, list):
+        return sum(_declared_us(item, key) for item in value)
+    timed = key in ("ms", "timeout") or key.endswith(("Ms", "_ms"))
+    if timed and isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return ms_to_us(max(0.0, float(value)))
+    return 0
+
+
 def _run_step(step: Step, settings: RunSettings, context: RunContext) -> StepResult:
     ctx = ActionContext(
         device=context.device,
@@ -153,14 +197,19 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext) -> StepRes
     )
     error: ErrorInfo | None = None
     recovery: dict[str, Any] | None = None
+    budget = step_budget_us(step, settings)
+    details: dict[str, Any] = {}
     try:
-        try:
-            details: dict[str, Any] = execute(step, ctx)
-        except SessionRestarted as lost:
-            # Recovered once: the session was recreated, so the step runs again from the start.
-            recovery = {"session_restarted": True, "reason": lost.message}
-            ctx.restart()
-            details = execute(step, ctx)
+        with context.watchdog.guard(budget):
+            try:
+                details = execute(step, ctx)
+            except SessionRestarted as lost:
+                # Recovered once: the session was recreated, so the step runs again from the start.
+                recovery = {"session_restarted": True, "reason": lost.message}
+                ctx.restart()
+                details = execute(step, ctx)
+    except StepOverrun as overrun:
+        error = _overrun(step, budget, overrun)
     except ActionError as failure:
         details = dict(failure.details)
         error = ErrorInfo(
@@ -181,12 +230,29 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext) -> StepRes
         )
     if recovery is not None:
         details["recovery"] = recovery
-    observation = context.device.observe()
-    details["screen"] = fingerprint(observation.tree, _masked(observation, settings.mask, context.device.info.platform))
-    if settings.capture == "steps" or (error is not None and settings.capture == "failures"):
-        details.update(_evidence(step, ctx, observation, failed=error is not None))
+    try:
+        # Looking at the screen afterwards gets the step's own timeout: a device that hangs here is stopped too.
+        with context.watchdog.guard(settings.timeout_us):
+            observation = context.device.observe()
+            mask = _masked(observation, settings.mask, context.device.info.platform)
+            details["screen"] = fingerprint(observation.tree, mask)
+            if settings.capture == "steps" or (error is not None and settings.capture == "failures"):
+                details.update(_evidence(step, ctx, observation, details, failed=error is not None))
+    except StepOverrun as overrun:
+        error = error or _overrun(step, settings.timeout_us, overrun)
     status: Literal["ok", "fail"] = "fail" if error is not None else "ok"
     return StepResult(step.index, step.id, step.command, status, us_to_ms(elapsed), details, error)
+
+
+def _overrun(step: Step, budget_us: int, overrun: StepOverrun) -> ErrorInfo:
+    return ErrorInfo(
+        str(ErrorCode.ACTION_ERROR),
+        f"Step '{step.id}' ({step.command}) was {overrun} (its budget is {us_to_ms(budget_us)} ms)",
+        "The device, the automation server or visor stopped responding: a request that never returns, or a "
+        "loop that does not end. No step may outlive its budget, so this is a fault, not slowness.",
+        f"Check the device and the server (visor doctor). If it recurs, report it with the run's artifacts; "
+        f"{GRACE_VARIABLE} sets how long past its budget a step may run.",
+    )
 
 
 def _masked(observation: Observation, mask: tuple[str, ...], platform: str) -> set[int]:
@@ -199,24 +265,39 @@ def _masked(observation: Observation, mask: tuple[str, ...], platform: str) -> s
     return hidden
 
 
-def _evidence(step: Step, ctx: ActionContext, observation: Observation, *, failed: bool) -> dict[str, Any]:
-    """Keep a screenshot and the page source of the screen after the step (on failure, or always)."""
+def _evidence(
+    step: Step, ctx: ActionContext, observation: Observation, details: dict[str, Any], *, failed: bool
+) -> dict[str, Any]:
+    """Keep a screenshot and the page source of the screen after the step (on failure, or always).
+
+    A `screenshot` or `source` step that succeeded already saved that very screen: its file is the evidence.
+    """
     label = f"{step.id}-failure" if failed else step.id
-    shot = ctx.sink.save(ctx.step_number, label, "screenshot", ctx.device.screenshot())
-    source = ctx.sink.save(ctx.step_number, label, "source", observation.xml.encode("utf-8"))
+    own = details.get("path") if not failed and step.command in ("screenshot", "source") else None
+    if own is not None and step.command == "screenshot":
+        shot = own
+    else:
+        shot = ctx.sink.save(ctx.step_number, label, "screenshot", ctx.device.screenshot())
+    if own is not None and step.command == "source":
+        source = own
+    else:
+        source = ctx.sink.save(ctx.step_number, label, "source", observation.xml.encode("utf-8"))
     return {"evidence": {"screenshot": {"path": shot}, "source": {"path": source}}}
 
 
 def _artifacts(details: Any) -> list[str]:
     """Collect every artifact path a step's details name."""
     found: list[str] = []
-    if isinstance(details, dict):
+    if isinstance(details, Mapping):
         for key, value in details.items():
             if key == "path" and isinstance(value, str):
                 found.append(value)
             else:
                 found.extend(_artifacts(value))
-    return found
+    elif isinstance(details, list | tuple):
+        for item in details:
+            found.extend(_artifacts(item))
+    return list(dict.fromkeys(found))  # a screenshot step's file is also its evidence: listed once
 
 
 def run_error(steps: list[StepResult], checks: list[AssertionResult]) -> ErrorInfo | None:
@@ -229,11 +310,18 @@ def run_error(steps: list[StepResult], checks: list[AssertionResult]) -> ErrorIn
         first = failed_checks[0]
         others = _others(len(failed_steps), "step") + _others(len(failed_checks) - 1, "assertion")
         step_note = f"; the first failed step was '{failed_steps[0].id}'" if failed_steps else ""
+        evidence = first.observed.get("evidence")
+        where = (
+            f"Open {evidence['screenshot']['path']} and {evidence['source']['path']} (the screen the assertions "
+            "were checked on)"
+            if isinstance(evidence, dict)
+            else "Open the run's last screenshot and page source"
+        )
         return ErrorInfo(
             str(ErrorCode.ASSERTION_ERROR),
             f"Assertion '{first.id}' ({first.type} {first.target}) failed: {first.details}{others}",
             f"The screen after the last step did not satisfy {first.target}{step_note}.",
-            "Open the run's last screenshot and page source; check the selector and the steps leading there.",
+            f"{where}; check the selector and the steps leading there.",
         )
     first_step = failed_steps[0]
     assert first_step.error is not None

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from visor.scenario.patterns import PatternError, compile_pattern
+
 STRING_METHODS = frozenset(
     {
         "text", "textContains", "textStartsWith", "textMatches",
@@ -112,6 +114,6 @@ def _check_method(method: str, value: str | bool | int) -> None:
 
 def _check_regex(pattern: str) -> None:
     try:
-        re.compile(pattern)
-    except re.error as exc:
+        compile_pattern(pattern)
+    except PatternError as exc:
         raise UiSelectorError(f"has an invalid regular expression {pattern!r} ({exc})") from None

@@ -8,11 +8,11 @@ the first one that is on screen and report how many matched (`matches` in the st
 from __future__ import annotations
 
 import difflib
-import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from visor.scenario.patterns import PatternError, PatternTimeout, full_match
 from visor.scenario.selectors import Selector, SelectorKind
 from visor.scenario.uiselector import UiSelectorSpec, parse_uiselector
 from visor.ui.source import parse_document, to_xml
@@ -143,12 +143,16 @@ def _string_test(mode: str, actual: str, wanted: str) -> bool:
         return wanted in actual
     if mode == "StartsWith":
         return actual.startswith(wanted)
-    return _compiled(wanted).fullmatch(actual) is not None
-
-
-@functools.lru_cache(maxsize=256)
-def _compiled(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
+    try:
+        return full_match(wanted, actual)
+    except PatternTimeout as exc:
+        raise QueryError(
+            f"{exc}: it backtracks catastrophically, so the selector cannot be used",
+            "Simplify the pattern: avoid nested repeats such as (a+)+ or (a|aa)+, or match with "
+            'textContains/textStartsWith instead (e.g. .textStartsWith("Item")).',
+        ) from None
+    except PatternError as exc:
+        raise QueryError(f"the pattern {wanted!r} is invalid: {exc}", "Fix the regular expression.") from None
 
 
 def _first_in_section(tree: UiTree, heading: str) -> list[Node]:

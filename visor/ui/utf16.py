@@ -13,12 +13,11 @@ offsets given by a caller are checked, and most runs never do).
 
 from __future__ import annotations
 
-import functools
-import importlib
 from bisect import bisect_left
 from itertools import accumulate
 from operator import methodcaller
-from typing import Protocol
+
+from visor.scenario.patterns import compile_pattern
 
 #: Lone surrogates (which JSON input can carry) encode as one unit each instead of failing, as Java counts them.
 _ENCODE = methodcaller("encode", "utf-16-le", "surrogatepass")
@@ -30,26 +29,6 @@ _SHOWN = 12
 
 class OffsetError(ValueError):
     """An offset that is out of range or splits a character or an emoji."""
-
-
-class _Pattern(Protocol):
-    """The part of a compiled `regex` pattern used here (`regex` ships no type hints)."""
-
-    def findall(self, string: str) -> list[str]:
-        """Return every non-overlapping match."""
-        ...
-
-    def search(self, string: str) -> object | None:
-        """Return the first match, or None."""
-        ...
-
-
-@functools.cache
-def _pattern(source: str) -> _Pattern:
-    """Compile a `regex` pattern, importing the module on first use (it takes ~20 ms to import)."""
-    module = importlib.import_module("regex")
-    pattern: _Pattern = module.compile(source)
-    return pattern
 
 
 def utf16_length(text: str) -> int:
@@ -111,14 +90,14 @@ def from_utf16(text: str, offset: int) -> int:
 
 def grapheme_clusters(text: str) -> list[str]:
     """Split `text` into its user-perceived characters (Unicode extended grapheme clusters, UAX #29)."""
-    return _pattern(r"\X").findall(text)
+    return compile_pattern(r"\X").findall(text)
 
 
 def _split(cluster: str, index: int) -> OffsetError:
     """Return the error for an offset at code point `index` that falls inside `cluster`."""
     shown = cluster[:_SHOWN]
     more = "…" if len(cluster) > _SHOWN else ""
-    if _pattern(_EMOJI).search(cluster) is not None:
+    if compile_pattern(_EMOJI).search(cluster) is not None:
         return OffsetError(f"offset at character {index} splits the emoji sequence {shown!r}{more}")
     points = " ".join(f"U+{ord(char):04X}" for char in shown)
     return OffsetError(f"offset at character {index} splits the character {shown!r}{more} ({points}{more})")
