@@ -172,7 +172,7 @@ def test_value_assertion_reads_a_slider_within_tolerance() -> None:
 
 
 def test_a_failed_assertion_keeps_the_screen_it_was_checked_on() -> None:
-    result, events = run(
+    result, _ = run(
         steps_yaml(*LOGIN, assertions='{id: gone, type: visible, target: "text=Settings page"}'), capture="failures"
     )
     assert all(step.status == "ok" for step in result.steps)
@@ -194,3 +194,18 @@ def test_passing_assertions_and_capture_none_keep_no_evidence() -> None:
     assert "evidence" not in passed.assertions[0].observed and passed.artifacts == ()
     unseen, _ = run(steps_yaml(*LOGIN, assertions='{id: a, type: visible, target: "text=Nope"}'), capture="none")
     assert "evidence" not in unseen.assertions[0].observed
+
+
+def test_negated_state_assertions() -> None:
+    checks = "\n".join(
+        [
+            '{id: a, type: not_checked, target: "text=Dark mode"}',
+            '{id: b, type: not_selected, target: "text=Small"}',
+            '{id: c, type: not_enabled, target: "text=Log out"}',
+            '{id: d, type: not_selected, target: "text=Medium"}',
+        ]
+    )
+    result, _ = run(steps_yaml('{id: open, command: navigate, args: {to: "demo://settings"}}', assertions=checks))
+    assert [check.status for check in result.assertions] == ["passed", "passed", "failed", "failed"]
+    assert result.assertions[2].details == "Target is enabled: text=Log out"
+    assert result.assertions[3].details == "Target is selected: text=Medium"

@@ -218,6 +218,21 @@ def test_argument_issue_points_at_the_field() -> None:
             "did you mean 'visible'?",
         ),
         (
+            # Spelling is closest to `checked`, which means the opposite: the hint names the negation.
+            scenario(assertions=[{"id": "a", "type": "unchecked", "target": "x"}]),
+            "UNSUPPORTED_ASSERTION",
+            "$.assertions[0].type",
+            "Unsupported assertion type 'unchecked'",
+            "did you mean 'not_checked'?",
+        ),
+        (
+            scenario(assertions=[{"id": "a", "type": "Hidden", "target": "x"}]),
+            "UNSUPPORTED_ASSERTION",
+            "$.assertions[0].type",
+            "Unsupported assertion type 'Hidden'",
+            "did you mean 'not_visible'?",
+        ),
+        (
             scenario(assertions=[{"id": "a", "type": "count", "target": "x"}]),
             "ARG_ERROR",
             "$.assertions[0]",

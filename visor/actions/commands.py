@@ -12,7 +12,7 @@ from typing import Any
 
 from visor.actions.context import ActionContext, StepFailure
 from visor.actions.device import Key, PathPoint
-from visor.actions.targets import element_details, locate
+from visor.actions.targets import Target, element_details, locate
 from visor.clock import ms_to_us, us_to_ms
 from visor.scenario.commands import (
     ActDragArgs,
@@ -26,15 +26,22 @@ from visor.scenario.commands import (
     TapArgs,
     WaitArgs,
 )
+from visor.ui.controls import content_signature
 from visor.ui.fingerprint import fingerprint
 from visor.ui.geometry import Point
-from visor.ui.tree import Node
+from visor.ui.hit import descends, located, reaches, topmost
+from visor.ui.query import selector_for
+from visor.ui.tree import Located, Node, UiTree
 
 SETTLE_MS = 250
 DRAG_MS = 400
 SCROLL_MS = 300
 #: Where a slider's thumb sits at its ends, in from the element's edges (Android's default thumb offset).
 SLIDER_INSET = 24
+#: The class names (their last part) of sliders on Android and iOS.
+SLIDER_CLASSES = ("SeekBar", "Slider", "RatingBar", "XCUIElementTypeSlider")
+#: How far (a fraction of its range) a slider may end from the value asked for: a thumb snaps to its steps.
+SLIDER_TOLERANCE = 0.05
 
 Executor = Callable[[Any, ActionContext], dict[str, Any]]
 
@@ -44,17 +51,18 @@ def _raw(args: Args) -> dict[str, Any]:
 
 
 def tap(args: TapArgs, ctx: ActionContext) -> dict[str, Any]:
-    """Tap an element or a point."""
+    """Tap an element (at a point a touch reaches: never through a dialog over it) or a point."""
     ctx.wait_idle()
     if args.target is not None:
-        target = locate(ctx, args.target)
-        point = target.node.bounds.center_within(target.observation.tree.screen)
+        target = locate(ctx, args.target, touch=True)
+        point = target.touch_point()
         ctx.device.tap(point)
         return {"args": _raw(args), "target": target.details(args.target), "point": [point.x, point.y]}
     assert args.x is not None and args.y is not None
     point = _point(ctx, args.x, args.y, args.normalized)
+    hit = topmost(ctx.device.observe().tree, point)
     ctx.device.tap(point)
-    return {"args": _raw(args), "point": [point.x, point.y]}
+    return {"args": _raw(args), "point": [point.x, point.y], "hit": element_details(hit.node) if hit else None}
 
 
 def _point(ctx: ActionContext, x: float, y: float, normalized: bool) -> Point:
@@ -78,13 +86,17 @@ def navigate(args: NavigateArgs, ctx: ActionContext) -> dict[str, Any]:
 
 
 def act_type(args: ActTypeArgs, ctx: ActionContext) -> dict[str, Any]:
-    """Type text into the target field (tapping it first) or the focused one, and check it arrived."""
+    """Type text into the target field (tapping it first) or the focused one, and check it arrived.
+
+    The target must be a text field, or hold exactly one (a labelled input layout): typing "into" a button
+    would press it. Nothing is sent otherwise.
+    """
     ctx.wait_idle()
     details: dict[str, Any] = {}
     into = None
     if args.target is not None:
-        target = locate(ctx, args.target)
-        into = target.node
+        target = locate(ctx, args.target, touch=True)
+        into = _text_field(target, args.target)
         details["target"] = target.details(args.target)
     field = into or ctx.device.observe().tree.focused()
     secret = bool(field and field.password)
@@ -93,6 +105,32 @@ def act_type(args: ActTypeArgs, ctx: ActionContext) -> dict[str, Any]:
     _check_typed(args.value, after, secret)
     shown = _raw(args) | ({"value": "•••"} if secret else {})
     return {"args": shown, **details, "field": element_details(after) if after else None}
+
+
+def _text_field(target: Target, selector: str) -> Node:
+    """Return the text field to type into: the target, or the one field inside it.
+
+    Raises:
+        StepFailure: the target is not a text field and holds none (or several).
+    """
+    node = target.node
+    if node.editable:
+        return node
+    place = located(target.tree, node)
+    inside = [
+        item.node for item in target.tree.flat if item.node.editable and place and descends(target.tree, item, place)
+    ]
+    if len(inside) == 1:
+        return inside[0]
+    fields = [f.node for f in target.tree.flat if f.node.editable and target.tree.on_screen(f.node)]
+    listing = ", ".join(selector_for(field) for field in fields[:4])
+    raise StepFailure(
+        f"{selector} is {node.describe()}, not a text field: typing into it would press it, so nothing was sent",
+        likely_cause="The selector matches a button or a label, not the input field next to it.",
+        next_step=(f"Target a text field: {listing}." if fields else "This screen has no text field; check the screen.")
+        + (" It holds several fields: target one of them." if len(inside) > 1 else ""),
+        details={"element": element_details(node), "text_fields": [element_details(f) for f in fields[:4]]},
+    )
 
 
 def _check_typed(value: str, after: Node | None, secret: bool) -> None:
@@ -132,14 +170,21 @@ def act_drag(args: ActDragArgs, ctx: ActionContext) -> dict[str, Any]:
     ctx.wait_idle()
     start = _point(ctx, args.start_x, args.start_y, args.normalized)
     end = _point(ctx, args.end_x, args.end_y, args.normalized)
+    hit = topmost(ctx.device.observe().tree, start)
     ctx.device.gesture([[PathPoint(start.x, start.y, 0), PathPoint(end.x, end.y, DRAG_MS)]])
-    return {"args": _raw(args), "from": [start.x, start.y], "to": [end.x, end.y]}
+    started_on = element_details(hit.node) if hit else None
+    return {"args": _raw(args), "from": [start.x, start.y], "to": [end.x, end.y], "started_on": started_on}
 
 
 def act_slider(args: ActSliderArgs, ctx: ActionContext) -> dict[str, Any]:
-    """Drag a slider's thumb from `startValue` (0.5 unless given) to `value`, as fractions of its track."""
+    """Drag a slider's thumb from `startValue` (0.5 unless given) to `value`, as fractions of its track.
+
+    The target must be a slider (nothing is sent otherwise: a drag across its label would move nothing), and
+    where the slider reports its range, the value it ends at must be the one asked for.
+    """
     ctx.wait_idle()
-    target = locate(ctx, args.target)
+    target = locate(ctx, args.target, touch=True)
+    _require_slider(target, args.target)
     bounds = target.node.bounds
     inset = min(SLIDER_INSET, bounds.width // 10)
     left, right = bounds.left + inset, bounds.right - inset - 1
@@ -149,44 +194,121 @@ def act_slider(args: ActSliderArgs, ctx: ActionContext) -> dict[str, Any]:
     end = Point(round(left + args.value * (right - left)), y)
     ctx.device.gesture([[PathPoint(start.x, y, 0), PathPoint(end.x, y, DRAG_MS)]])
     after = _refind(ctx, target.node)
-    return {
+    details = {
         "args": _raw(args),
         "target": target.details(args.target),
         "from": [start.x, y],
         "to": [end.x, y],
         "value_text": after.text if after else None,
     }
+    return details | _check_slid(after, args.value, details)
+
+
+def _is_slider(node: Node) -> bool:
+    return node.range is not None or node.class_name.rsplit(".", 1)[-1].endswith(SLIDER_CLASSES)
+
+
+def _require_slider(target: Target, selector: str) -> None:
+    """Refuse a slider action on something that is not a slider, naming the slider nearest to it."""
+    if _is_slider(target.node):
+        return
+    tree, centre = target.tree, target.node.bounds.center
+    sliders = [node for node in tree.nodes() if _is_slider(node) and tree.on_screen(node)]
+    nearest = min(
+        sliders, key=lambda s: abs(s.bounds.center.y - centre.y) + abs(s.bounds.center.x - centre.x), default=None
+    )
+    raise StepFailure(
+        f"{selector} is {target.node.describe()}, not a slider: nothing was dragged"
+        + (f"; the slider nearest to it is {nearest.describe()} ({selector_for(nearest)})" if nearest else ""),
+        likely_cause="The selector matches the slider's label or another element, not the slider itself.",
+        next_step=f"Target the slider: {selector_for(nearest)}." if nearest else "This screen shows no slider.",
+        details={"element": element_details(target.node), "slider": element_details(nearest) if nearest else None},
+    )
+
+
+def _check_slid(after: Node | None, wanted: float, details: dict[str, Any]) -> dict[str, Any]:
+    """Check the slider ended at the value asked for, when it reports its range (sims and iOS do)."""
+    if after is None or after.range is None:
+        return {"verified": False}
+    low, high = after.range.min, after.range.max
+    expected = low + wanted * (high - low)
+    reached = (after.range.current - low) / (high - low) if high > low else wanted
+    if abs(reached - wanted) > SLIDER_TOLERANCE:
+        raise StepFailure(
+            f"the slider ended at {after.range.current:g} ({reached:.0%} of its range), not {expected:g} "
+            f"({wanted:.0%}): the drag did not move it as asked",
+            likely_cause="The drag did not start on the track, or the slider refuses values between its steps.",
+            next_step="Check the slider in the failure screenshot; give args.startValue as where its thumb is now.",
+            details=details | {"verified": False, "value": after.range.current},
+        )
+    return {"verified": True, "value": after.range.current}
 
 
 def _refind(ctx: ActionContext, node: Node) -> Node | None:
-    """Find the same element on the new screen (same class, id and place)."""
-    for candidate in ctx.device.observe().tree.nodes():
-        if (candidate.class_name, candidate.resource_id, candidate.bounds) == (
-            node.class_name,
-            node.resource_id,
-            node.bounds,
-        ):
-            return candidate
-    return None
+    """Find the same element on the new screen."""
+    found = _find_again(ctx.device.observe().tree, node)
+    return found.node if found is not None else None
+
+
+def _find_again(tree: UiTree, node: Node) -> Located | None:
+    """Find an element of an earlier screen on this one: same class, id and place."""
+    key = (node.class_name, node.resource_id, node.bounds)
+    return next((i for i in tree.flat if (i.node.class_name, i.node.resource_id, i.node.bounds) == key), None)
 
 
 def scroll(args: ScrollArgs, ctx: ActionContext) -> dict[str, Any]:
-    """Swipe the first scrollable element (else the screen) so its content moves up or down."""
+    """Swipe the first scrollable element (else the screen) so its content moves up or down.
+
+    A swipe that would start on a dialog or a panel over the list is refused before it is sent (it would be
+    absorbed), and the content is compared before and after: `moved` says whether it scrolled (a list at its
+    end does not). A swipe of a screen where nothing scrolls and nothing changed fails: it had no effect.
+    """
     ctx.wait_idle()
     tree = ctx.device.observe().tree
-    container = next((node for node in tree.nodes() if node.scrollable and tree.on_screen(node)), None)
-    area = container.bounds.intersect(tree.screen) if container is not None else tree.screen
+    container = next((item for item in tree.flat if item.node.scrollable and tree.on_screen(item.node)), None)
+    area = container.node.bounds.intersect(tree.screen) if container is not None else tree.screen
     distance = round(area.height * args.percent / 100 * 0.8)
     center = area.center
     top, bottom = center.y - distance // 2, center.y + distance // 2
     start, end = (bottom, top) if args.direction == "down" else (top, bottom)
+    if container is not None:
+        blocker = reaches(tree, Point(center.x, start), container)
+        if blocker is not None:
+            raise _absorbed(container.node, blocker.node)
+    before = _content(tree, container)
     ctx.device.gesture([[PathPoint(center.x, start, 0), PathPoint(center.x, end, SCROLL_MS)]])
-    return {
+    after_tree = ctx.device.observe().tree
+    moved = _content(after_tree, _find_again(after_tree, container.node) if container else None) != before
+    details = {
         "args": _raw(args),
-        "container": element_details(container) if container is not None else None,
+        "container": element_details(container.node) if container is not None else None,
         "from": [center.x, start],
         "to": [center.x, end],
+        "moved": moved,
     }
+    if container is None and not moved:
+        raise StepFailure(
+            "the swipe had no effect: nothing on this screen scrolls, and nothing on it changed",
+            likely_cause="This screen has no scrollable content (or it is drawn where the page source cannot see it).",
+            next_step="Check the screen in the failure screenshot; for a raw swipe use act drag with coordinates.",
+            details=details,
+        )
+    return details
+
+
+def _content(tree: UiTree, container: Located | None) -> str:
+    """Return what a scroll can change: the container's visible content, else the whole screen."""
+    return content_signature(tree, container) if container is not None else fingerprint(tree)
+
+
+def _absorbed(container: Node, blocker: Node) -> StepFailure:
+    return StepFailure(
+        f"the scroll would start on {blocker.describe()}, which covers {container.describe()}: it would absorb "
+        "the swipe, so nothing was sent",
+        likely_cause="A dialog, a panel or another element is over the list.",
+        next_step="Close what covers the list first (act back for a dialog), or wait until it goes.",
+        details={"container": element_details(container), "covered_by": element_details(blocker)},
+    )
 
 
 def capture(kind: str, args: CaptureArgs, ctx: ActionContext, step_id: str) -> dict[str, Any]:

@@ -12,17 +12,31 @@ from typing import Any
 from visor.actions.context import ActionContext, StepFailure
 from visor.actions.device import Observation
 from visor.scenario.selectors import Selector, SelectorKind, parse_selector
+from visor.ui.geometry import Point
+from visor.ui.hit import aim, located
 from visor.ui.query import QueryError, closest, find, first_on_screen
-from visor.ui.tree import Node
+from visor.ui.tree import Located, Node, UiTree
 
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """The element an action will use, how many matched, and the screen it was found on."""
+    """The element an action will use, how many matched, the screen it was found on, and where a touch reaches it."""
 
     node: Node
     matches: int
     observation: Observation
+    #: A point of the element that a touch reaches (its centre unless something covers that), when asked for.
+    point: Point | None = None
+
+    @property
+    def tree(self) -> UiTree:
+        """Return the screen the element was found on."""
+        return self.observation.tree
+
+    def touch_point(self) -> Point:
+        """Return where to touch the element (located with `touch=True`, so a point is known)."""
+        assert self.point is not None, "locate(..., touch=True) finds a point that reaches the element"
+        return self.point
 
     def details(self, selector: str) -> dict[str, Any]:
         """Describe the target for step details."""
@@ -46,13 +60,18 @@ def match_all(observation: Observation, selector: Selector, platform: str) -> li
     return find(observation.tree, selector, platform=platform, xml=xml)
 
 
-def locate(ctx: ActionContext, selector_text: str, *, budget_us: int | None = None) -> Target:
+def locate(ctx: ActionContext, selector_text: str, *, budget_us: int | None = None, touch: bool = False) -> Target:
     """Wait until the selector matches an element on screen (within `budget_us`, the step timeout by default).
 
+    With `touch`, the element must also be reachable by a touch: while a dialog, a panel or a floating button
+    covers it, the wait goes on (an overlay that goes away is waited for, as an element that appears is).
+
     Raises:
-        StepFailure: the selector cannot be used on this platform, or nothing matched in time.
+        StepFailure: the selector cannot be used on this platform, nothing matched in time, or (with `touch`)
+            the element stayed covered.
     """
     selector = parse_selector(selector_text)
+    covered: tuple[Node, Located] | None = None
     while True:
         observation = ctx.device.observe()
         try:
@@ -62,10 +81,32 @@ def locate(ctx: ActionContext, selector_text: str, *, budget_us: int | None = No
                 exc.message, likely_cause=exc.message, next_step=exc.next_step, details={"selector": selector_text}
             ) from None
         node = first_on_screen(observation.tree, nodes)
-        if node is not None:
+        if node is not None and not touch:
             return Target(node, len(nodes), observation)
+        if node is not None:
+            place = located(observation.tree, node)
+            assert place is not None  # the node comes from this very tree
+            aimed = aim(observation.tree, place)
+            if aimed.point is not None:
+                return Target(node, len(nodes), observation, aimed.point)
+            assert aimed.covered_by is not None
+            covered = (node, aimed.covered_by)
+        else:
+            covered = None
         if not ctx.pause(budget_us):
+            if covered is not None:
+                raise _covered(selector_text, *covered, ctx.elapsed_ms())
             raise _not_found(selector, selector_text, nodes, observation, ctx.elapsed_ms())
+
+
+def _covered(text: str, node: Node, blocker: Located, waited: int) -> StepFailure:
+    return StepFailure(
+        f"{text} ({node.describe()}) is covered by {blocker.node.describe()}: a touch would reach that instead "
+        f"(waited {waited} ms; nothing was sent)",
+        likely_cause="A dialog, a panel, a toast or a floating button is over the element.",
+        next_step="Close or wait out what covers it first (act back, or wait: {for: …} on the screen you expect).",
+        details={"selector": text, "element": element_details(node), "covered_by": element_details(blocker.node)},
+    )
 
 
 def _not_found(selector: Selector, text: str, nodes: list[Node], observation: Observation, waited: int) -> StepFailure:

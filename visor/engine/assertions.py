@@ -24,8 +24,11 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _STATES: dict[str, Callable[[Node], bool]] = {
     "enabled": lambda node: node.enabled,
     "disabled": lambda node: not node.enabled,
+    "not_enabled": lambda node: not node.enabled,
     "checked": lambda node: node.checked,
+    "not_checked": lambda node: not node.checked,
     "selected": lambda node: node.selected,
+    "not_selected": lambda node: not node.selected,
 }
 
 
@@ -51,7 +54,8 @@ def check(assertion: Assertion, observation: Observation, platform: str) -> Asse
     node = nodes[0]
     observed: dict[str, Any] = {"matches": len(nodes), "element": element_details(node)}
     if kind in _STATES:
-        return _result(assertion, _STATES[kind](node), f"Target is not {kind}: {assertion.target}", observed)
+        failure = f"Target is {kind[4:]}" if kind.startswith("not_") else f"Target is not {kind}"
+        return _result(assertion, _STATES[kind](node), f"{failure}: {assertion.target}", observed)
     if kind in ("text_equals", "text_contains"):
         spec = assertion.spec
         assert isinstance(spec, TextAssertion)

@@ -1,7 +1,9 @@
 """Assertion types and their models.
 
-Upstream has only `visible` and lets unknown types through to fail at run time; visor knows ten types
-and refuses unknown ones when validating. Extra fields (`value`, `tolerance`, `min`, `max`) are additive.
+Upstream has only `visible` and lets unknown types through to fail at run time; visor knows thirteen types
+and refuses unknown ones when validating (naming the type meant: `unchecked` is `not_checked`, never
+`checked`, whose spelling is closer but whose meaning is the opposite). Extra fields (`value`, `tolerance`,
+`min`, `max`) are additive.
 """
 
 from __future__ import annotations
@@ -30,9 +32,19 @@ class AssertionModel(InputModel):
 
 
 class StateAssertion(AssertionModel):
-    """The element is (not) visible, enabled, disabled, checked or selected."""
+    """The element is (not) visible, enabled, checked or selected (`disabled` is `not_enabled`)."""
 
-    type: Literal["visible", "not_visible", "enabled", "disabled", "checked", "selected"]
+    type: Literal[
+        "visible",
+        "not_visible",
+        "enabled",
+        "disabled",
+        "not_enabled",
+        "checked",
+        "not_checked",
+        "selected",
+        "not_selected",
+    ]
 
 
 class TextAssertion(AssertionModel):
@@ -78,10 +90,12 @@ class UnknownAssertion(AssertionModel):
     @field_validator("type")
     @classmethod
     def _unknown(cls, value: str) -> str:
+        meant = OPPOSITES.get(value.strip().lower().replace("-", "_").replace(" ", "_"))
         raise plain_error(
             IssueCode.UNSUPPORTED_ASSERTION,
             f"Unsupported assertion type '{value}'",
-            did_you_mean(value, ASSERTIONS) or f"one of: {', '.join(ASSERTIONS)}",
+            (f"did you mean '{meant}'?" if meant else did_you_mean(value, ASSERTIONS))
+            or f"one of: {', '.join(ASSERTIONS)}",
         )
 
 
@@ -90,12 +104,31 @@ ASSERTIONS: dict[str, type[AssertionModel]] = {
     "not_visible": StateAssertion,
     "enabled": StateAssertion,
     "disabled": StateAssertion,
+    "not_enabled": StateAssertion,
     "checked": StateAssertion,
+    "not_checked": StateAssertion,
     "selected": StateAssertion,
+    "not_selected": StateAssertion,
     "text_equals": TextAssertion,
     "text_contains": TextAssertion,
     "count": CountAssertion,
     "value": ValueAssertion,
+}
+
+
+#: Names other tools use for a negated state: spelling alone would suggest the state itself (the opposite).
+OPPOSITES = {
+    "unchecked": "not_checked",
+    "not_checked": "not_checked",
+    "unselected": "not_selected",
+    "deselected": "not_selected",
+    "not_disabled": "enabled",
+    "invisible": "not_visible",
+    "hidden": "not_visible",
+    "not_displayed": "not_visible",
+    "not_present": "not_visible",
+    "absent": "not_visible",
+    "gone": "not_visible",
 }
 
 

@@ -191,3 +191,14 @@ def closest(tree: UiTree, selector: Selector, limit: int = 3) -> list[Candidate]
     for candidate in sorted(scored, key=lambda c: (-c.score, c.selector)):
         best.setdefault(candidate.selector, candidate)
     return list(best.values())[:limit]
+
+
+def selector_for(node: Node) -> str:
+    """Return a selector a scenario could use for this element: its id, else its text, else its description."""
+    if node.short_id():
+        return f"id={node.short_id()}"
+    if node.text:
+        return f"text={node.text}"
+    if node.content_desc:
+        return f"accessibility={node.content_desc}"
+    return node.describe()

@@ -79,3 +79,21 @@ def test_results_say_how_much_input_went_out() -> None:
     player = agent()
     assert ok(player.call("read_control", selector={"resource_id": rid("clock")}))["dispatched"] == "none"
     assert ok(player.call("click", target=player.index("bookmark"), times=2))["inputs"] == 2
+
+
+def test_a_click_on_an_element_under_a_dialog_is_refused_and_names_the_dialog() -> None:
+    settings = agent("demo://settings")
+    dark_mode = settings.index("dark_mode")
+    ok(settings.call("click", target=settings.index("logout"), target_description="log out"))
+    assert settings.shown("logout")  # the dialog opened over the screen; its elements keep their places
+    settings.observe()
+    result = refused(settings.call("click", target=dark_mode, target_description="dark mode"), "NOT_VISIBLE")
+    assert "is covered by FrameLayout" in result["message"] and "nothing was sent" in result["message"]
+    assert settings.node("dark_mode").checked is False
+
+
+def test_a_swipe_of_a_list_under_a_dialog_is_refused() -> None:
+    feed = agent("demo://feed", seed=1)  # with seed 1 the promotion dialog shows when the feed opens
+    assert "Special offer" in feed.texts()
+    result = refused(feed.call("swipe", direction="up", target=rid("feed"), target_description="feed"), "NOT_VISIBLE")
+    assert "covered by FrameLayout" in result["message"]

@@ -14,7 +14,7 @@ from visor.actions.device import Key, NativeAction, NativeActionName, PathPoint
 from visor.actions.tools.context import ToolContext
 from visor.actions.tools.geometry import Area, check_point, point_in, to_device
 from visor.actions.tools.result import ToolCode, ToolProblem
-from visor.actions.tools.targets import Resolved, by_index, by_resource_id, describe
+from visor.actions.tools.targets import Resolved, by_index, by_resource_id, covered, describe
 from visor.scenario.tools.models import (
     ClickArgs,
     ClickSequenceArgs,
@@ -29,6 +29,7 @@ from visor.scenario.tools.models import (
 from visor.scenario.tools.selector import ControlSelector
 from visor.ui.controls import find_controls, native_selector
 from visor.ui.geometry import Point
+from visor.ui.hit import reaches
 from visor.ui.tree import Node
 
 Outcome = tuple[str, dict[str, Any]]
@@ -69,7 +70,7 @@ def aim(ctx: ToolContext, target: int | Coord, description: str | None) -> Aim:
         node = live.item.node
         name = f"element {target} ({label(node)})"
         selector = ControlSelector.from_raw(native_selector(live.tree, live.item))
-        return Aim(live.center, {"index": target, "element": describe(live)}, name, node, selector)
+        return Aim(live.touch_point(), {"index": target, "element": describe(live)}, name, node, selector)
     point = point_in(ctx, target, "normalized", "target")
     return Aim(point, {"point": list(target), "description": description}, repr(description))
 
@@ -182,8 +183,11 @@ def swipe(args: SwipeArgs, ctx: ToolContext) -> Outcome:
         ctx.gesture([[PathPoint(start.x, start.y, 0), PathPoint(end.x, end.y, duration)]])
         data = {"mode": "points", "from": [start.x, start.y], "to": [end.x, end.y], "duration_ms": duration}
         return f"swiped {args.target_description!r}", data
-    area, scope = _swipe_area(ctx, args)
+    area, scope, live = _swipe_area(ctx, args)
     start, end, duration = _directional(ctx, area, args.direction, args.duration)
+    blocker = reaches(live.tree, start, live.item) if live is not None else None
+    if live is not None and blocker is not None:
+        raise covered(live.item.node, blocker.node)
     path = [PathPoint(start.x, start.y, 0), PathPoint(end.x, end.y, duration)]
     path.append(PathPoint(end.x, end.y, duration + SWIPE_HOLD_MS))
     ctx.gesture([path])
@@ -199,18 +203,19 @@ def swipe(args: SwipeArgs, ctx: ToolContext) -> Outcome:
     return f"swiped {args.direction}", data
 
 
-def _swipe_area(ctx: ToolContext, args: SwipeArgs) -> tuple[Area, Any]:
+def _swipe_area(ctx: ToolContext, args: SwipeArgs) -> tuple[Area, Any, Resolved | None]:
+    """Return the area to swipe in, how the result names it, and the element it is (when it is one)."""
     size = ctx.size
     scope = args.scope
     if scope is None:
-        return Area(0, 0, size.width - 1, size.height - 1), None
+        return Area(0, 0, size.width - 1, size.height - 1), None, None
     if isinstance(scope, tuple):
         left, top = to_device(ctx, scope[:2], "normalized")
         right, bottom = to_device(ctx, scope[2:], "normalized")
-        return Area(left, top, right, bottom), list(scope)
+        return Area(left, top, right, bottom), list(scope), None
     live: Resolved = by_index(ctx, scope) if isinstance(scope, int) else by_resource_id(ctx, scope)
     shown = live.item.node.bounds.intersect(live.tree.screen)
-    return Area(shown.left, shown.top, shown.right - 1, shown.bottom - 1), describe(live)
+    return Area(shown.left, shown.top, shown.right - 1, shown.bottom - 1), describe(live), live
 
 
 def _directional(ctx: ToolContext, area: Area, direction: str, duration: int | None) -> tuple[Point, Point, int]:

@@ -119,7 +119,7 @@ def _click(ctx: ToolContext, member: Any, planned: Plan) -> MemberResult:
         try:
             # A resource id is resolved live before every tap: a target that vanished stops the taps.
             if isinstance(member.target, str):
-                point = by_resource_id(ctx, member.target).center
+                point = by_resource_id(ctx, member.target).touch_point()
             else:
                 assert isinstance(planned, Point)
                 point = planned
@@ -155,7 +155,7 @@ def _ensure_visible(ctx: ToolContext, member: Any, planned: Plan) -> MemberResul
     assert isinstance(member, EnsureVisibleMember)
     if is_visible(ctx, member.target):
         return "skipped", {"reason": f"{member.target} is already visible; the opener was not tapped"}
-    ctx.tap(by_resource_id(ctx, member.opener).center)
+    ctx.tap(by_resource_id(ctx, member.opener).touch_point())
     started = ctx.now_us()
     deadline = started + ms_to_us(member.timeout_ms)
     while not is_visible(ctx, member.target):

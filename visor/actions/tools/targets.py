@@ -15,7 +15,8 @@ from visor.scenario.tools.selector import ControlSelector
 from visor.ui.controls import find_controls, visible
 from visor.ui.elements import IndexedElement, normalized_rect
 from visor.ui.geometry import Point
-from visor.ui.tree import Located, UiTree
+from visor.ui.hit import aim
+from visor.ui.tree import Located, Node, UiTree
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,10 +26,27 @@ class Resolved:
     tree: UiTree
     item: Located
 
-    @property
-    def center(self) -> Point:
-        """Return the centre of the element's visible part."""
-        return self.item.node.bounds.center_within(self.tree.screen)
+    def touch_point(self) -> Point:
+        """Return a point of the element that a touch reaches: its centre, unless something covers that.
+
+        Raises:
+            ToolProblem: NOT_VISIBLE when a dialog, a panel or another element covers all of it.
+        """
+        aimed = aim(self.tree, self.item)
+        if aimed.point is None:
+            assert aimed.covered_by is not None
+            raise covered(self.item.node, aimed.covered_by.node)
+        return aimed.point
+
+
+def covered(node: Node, blocker: Node) -> ToolProblem:
+    """Refuse a touch that would reach `blocker` instead of `node`."""
+    return ToolProblem(
+        ToolCode.NOT_VISIBLE,
+        f"{node.describe()} is covered by {blocker.describe()}: a touch would reach that instead; nothing was sent",
+        hint="Dismiss what covers it (BACK closes a dialog) or wait until it goes, then observe again.",
+        details={"covered_by": blocker.describe()},
+    )
 
 
 def describe(resolved: Resolved) -> dict[str, Any]:

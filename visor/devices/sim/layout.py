@@ -610,6 +610,8 @@ def _dialog(builder: _Builder, root: _Box, name: str, overlay: DialogOverlay) ->
             Rect(0, 0, SIZE.width, SIZE.height),
             resource_id="android:id/content",
             enabled=True,
+            # The backdrop takes every touch outside the dialog (dismissing it, or not): it absorbs them.
+            clickable=True,
             widget={"overlay": name},
         )
     )

@@ -1,0 +1,113 @@
+"""The scenario commands report ok only when their effect happened; otherwise they say what went wrong.
+
+Each case here passed as `ok` before (upstream reports blindly): a slider dragged by its label, text typed
+"into" a button, a scroll absorbed by a dialog, a tap through a dialog onto what lies under it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.simkit import run, steps_yaml
+
+PROMO_SEED = 1  # the feed's promotion dialog shows when the feed opens (a one-in-four chance)
+SETTINGS = '{id: open, command: navigate, args: {to: "demo://settings"}}'
+LOGIN = '{id: open, command: navigate, args: {to: "demo://login"}}'
+
+
+def last(*steps: str, seed: int = 42, assertions: str = "") -> tuple[Any, Any]:
+    result, _ = run(steps_yaml(*steps, seed=f"seed: {seed}", assertions=assertions))
+    return result, result.steps[-1]
+
+
+def test_a_slider_action_on_its_label_fails_and_names_the_slider() -> None:
+    result, step = last(
+        SETTINGS,
+        '{id: slide, command: act, args: {name: slider, target: "text=Volume", value: 0.9}}',
+        assertions='{id: unchanged, type: text_equals, target: "id=volume_value", value: "Volume: 50"}',
+    )
+    assert step.status == "fail" and step.error is not None
+    assert 'text=Volume is TextView "Volume"' in step.error.message and "not a slider" in step.error.message
+    assert 'SeekBar "50"' in step.error.message and "(id=volume)" in step.error.message
+    assert step.error.next_step == "Target the slider: id=volume."
+    assert step.details["slider"]["resource_id"] == "com.visor.demo:id/volume"
+    assert result.assertions[0].status == "passed"  # nothing was dragged
+
+
+def test_a_slider_action_reports_and_verifies_the_value_reached() -> None:
+    result, step = last(
+        SETTINGS,
+        '{id: slide, command: act, args: {name: slider, target: "id=volume", value: 0.9}}',
+        assertions='{id: moved, type: text_equals, target: "id=volume_value", value: "Volume: 90"}',
+    )
+    assert step.status == "ok", step.error
+    assert (step.details["verified"], step.details["value"]) == (True, 90)
+    assert result.assertions[0].status == "passed"
+
+
+def test_typing_into_a_button_fails_before_anything_is_sent() -> None:
+    result, step = last(
+        LOGIN,
+        '{id: user, command: act, args: {name: type, target: "id=username", value: ada}}',
+        '{id: wrong, command: act, args: {name: type, target: "text=Log in", value: lovelace}}',
+        assertions='{id: still-here, type: text_equals, target: "id=toolbar_title", value: Sign in}\n'
+        '{id: no-error, type: not_visible, target: "id=login_error"}',
+    )
+    assert step.status == "fail" and step.error is not None
+    assert 'text=Log in is Button "Log in" [48,728][1032,872], not a text field' in step.error.message
+    assert "nothing was sent" in step.error.message
+    assert step.error.next_step.startswith("Target a text field: id=username, id=password")
+    # The form was not submitted (which would show "Enter your password"), and nothing was typed anywhere.
+    assert [check.status for check in result.assertions] == ["passed", "passed"]
+    assert "lovelace" not in str(result.to_dict())
+
+
+def test_a_scroll_under_a_dialog_is_refused_and_names_the_dialog() -> None:
+    _, step = last(
+        '{id: open, command: navigate, args: {to: "demo://feed"}}',
+        "{id: down, command: scroll, args: {direction: down}}",
+        seed=PROMO_SEED,
+    )
+    assert step.status == "fail" and step.error is not None
+    assert "would absorb the swipe, so nothing was sent" in step.error.message
+    assert step.details["covered_by"]["resource_id"] == "android:id/content"
+    assert step.details["container"]["resource_id"] == "com.visor.demo:id/feed"
+
+
+def test_a_scroll_reports_whether_the_content_moved() -> None:
+    result, _ = run(
+        steps_yaml(
+            '{id: open, command: navigate, args: {to: "demo://feed"}}',
+            "{id: down, command: scroll, args: {direction: down}}",
+            "{id: up, command: scroll, args: {direction: up}}",
+            "{id: top, command: scroll, args: {direction: up}}",
+        )
+    )
+    assert [step.status for step in result.steps] == ["ok"] * 4
+    assert [step.details.get("moved") for step in result.steps[1:]] == [True, True, False]  # the top: no further
+
+
+def test_a_swipe_of_a_screen_where_nothing_scrolls_and_nothing_changes_fails() -> None:
+    _, step = last(LOGIN, "{id: down, command: scroll, args: {direction: down}}")
+    assert step.status == "fail" and step.error is not None
+    assert step.error.message.startswith("Step 'down' (scroll) failed: the swipe had no effect")
+
+
+def test_a_tap_on_an_element_under_a_dialog_waits_then_names_the_dialog() -> None:
+    result, step = last(
+        SETTINGS,
+        '{id: ask, command: tap, args: {target: "text=Log out"}}',
+        '{id: under, command: tap, args: {target: "text=Dark mode"}}',
+        assertions='{id: dialog-stays, type: visible, target: "text=Log out?"}\n'
+        '{id: untouched, type: not_checked, target: "text=Dark mode"}',
+    )
+    assert step.status == "fail" and step.error is not None
+    assert 'text=Dark mode (CheckBox "Dark mode"' in step.error.message
+    assert "is covered by FrameLayout" in step.error.message and "nothing was sent" in step.error.message
+    assert step.duration_ms == 2500  # it waited the step timeout for the dialog to go
+    assert [check.status for check in result.assertions] == ["passed", "passed"]
+
+
+def test_taps_by_point_say_what_they_hit() -> None:
+    _, step = last(LOGIN, "{id: tap, command: tap, args: {x: 540, y: 800}}")
+    assert step.details["hit"]["resource_id"] == "com.visor.demo:id/login"

@@ -1,0 +1,93 @@
+"""Where a touch lands: the topmost element that takes touches at a point, and a point that reaches a target.
+
+Elements are drawn in page order (a parent before its children, earlier siblings before later ones), so the
+last element in page order that contains a point and takes touches is the one a finger there reaches. An
+element takes touches when it is clickable, long-clickable, checkable, scrollable or a text field (a modal
+dialog's backdrop is clickable: it dismisses the dialog or swallows the touch). A touch meant for an element
+reaches it when what takes it is that element, one of its descendants (a label inside a row) or one of its
+ancestors (a clickable row around a label); anything else covers it.
+
+Actions aim with `aim` before they send anything, so a tap that would land on a dialog, a floating button or
+a panel over its target is refused and says what is in the way, instead of reporting ok.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from visor.ui.geometry import Point, Rect
+from visor.ui.tree import Located, Node, UiTree
+
+
+@dataclass(frozen=True, slots=True)
+class Aim:
+    """Where to touch an element: `point` reaches it; `covered_by` is what takes a touch at its centre, if not it."""
+
+    point: Point | None
+    covered_by: Located | None
+
+
+def takes_touches(node: Node) -> bool:
+    """Return True when an element reacts to (and so absorbs) a touch."""
+    return node.displayed and (
+        node.clickable or node.long_clickable or node.checkable or node.scrollable or node.editable
+    )
+
+
+def topmost(tree: UiTree, point: Point) -> Located | None:
+    """Return the element a touch at `point` reaches, if any element there takes touches."""
+    for item in reversed(tree.flat):
+        if item.node.bounds.contains(point) and takes_touches(item.node):
+            return item
+    return None
+
+
+def located(tree: UiTree, node: Node) -> Located | None:
+    """Return the place of `node` (an element of this very tree) in the tree."""
+    return next((item for item in tree.flat if item.node is node), None)
+
+
+def related(tree: UiTree, first: Located, second: Located) -> bool:
+    """Return True when the two are the same element, or one contains the other in the tree."""
+    return descends(tree, first, second) or descends(tree, second, first)
+
+
+def descends(tree: UiTree, item: Located, ancestor: Located) -> bool:
+    """Return True when `item` is `ancestor` or lies inside it."""
+    current: Located | None = item
+    while current is not None:
+        if current.index == ancestor.index:
+            return True
+        current = tree.flat[current.parent] if current.parent is not None else None
+    return False
+
+
+def reaches(tree: UiTree, point: Point, target: Located) -> Located | None:
+    """Return what would take a touch at `point` instead of `target` (None when the touch reaches it)."""
+    hit = topmost(tree, point)
+    return None if hit is None or related(tree, hit, target) else hit
+
+
+def aim(tree: UiTree, target: Located) -> Aim:
+    """Return a point of the target's visible part that a touch reaches: its centre if possible, else another.
+
+    Nine points of the visible part are tried, centre first, then the middles of its edges' halves and its
+    quarters, so an element half under a floating button is still tapped on its free half.
+    """
+    area = target.node.bounds.intersect(tree.screen)
+    centre = target.node.bounds.center_within(tree.screen)
+    blocker = reaches(tree, centre, target)
+    if blocker is None:
+        return Aim(centre, None)
+    for point in _candidates(area):
+        if reaches(tree, point, target) is None:
+            return Aim(point, blocker)
+    return Aim(None, blocker)
+
+
+def _candidates(area: Rect) -> list[Point]:
+    if area.empty:
+        return []
+    xs = [area.left + area.width * n // 4 for n in (2, 1, 3)]
+    ys = [area.top + area.height * n // 4 for n in (2, 1, 3)]
+    return [Point(x, y) for y in ys for x in xs]
