@@ -101,6 +101,8 @@ class ToolContext:
         self.settings = settings
         self.sent = 0
         self.unknown = False
+        #: Texts that went into password fields during this call: redacted from its result.
+        self.secrets: set[str] = set()
         self.started_us = clock.monotonic_us()
 
     # -- the device --------------------------------------------------------------------------------------------
@@ -188,8 +190,14 @@ class ToolContext:
         """Move one to five fingers."""
         self._send(lambda: self.device.gesture(fingers))
 
+    def keep_secret(self, *texts: str | None) -> None:
+        """Mark texts as secret (they went into, or describe, a password field)."""
+        self.secrets.update(text for text in texts if text)
+
     def type_text(self, text: str, into: Node | None) -> None:
-        """Type text."""
+        """Type text (a secret when it goes into a password field)."""
+        if into is not None and into.password:
+            self.keep_secret(text)
         self._send(lambda: self.device.type_text(text, into))
 
     def press_key(self, key: Key) -> None:
@@ -197,7 +205,9 @@ class ToolContext:
         self._send(lambda: self.device.press_key(key))
 
     def perform(self, node: Node, action: NativeAction) -> None:
-        """Perform a native action."""
+        """Perform a native action (its text is a secret when it goes into a password field)."""
+        if node.password:
+            self.keep_secret(action.text)
         self._send(lambda: self.device.perform(node, action))
 
     def launch_app(self, app_id: str) -> None:

@@ -7,8 +7,10 @@ under `visor run`, `visor benchmark` and an agent. Nothing here retries: a call 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
+from visor.actions.secrets import redact
 from visor.actions.tools import basic, gestures, native, sequence
 from visor.actions.tools.context import ToolContext
 from visor.actions.tools.result import Dispatched, Status, ToolCode, ToolProblem, ToolResult
@@ -60,7 +62,19 @@ def call_tool(name: str, arguments: Any, ctx: ToolContext) -> ToolResult:
 
 
 def run_call(call: ToolCall, ctx: ToolContext) -> ToolResult:
-    """Run a validated call once and describe what happened."""
+    """Run a validated call once and describe what happened (with the secrets it typed masked)."""
+    result = _run(call, ctx)
+    if not ctx.secrets:
+        return result
+    return replace(
+        result,
+        message=redact(result.message, ctx.secrets),
+        hint=redact(result.hint, ctx.secrets),
+        data=redact(result.data, ctx.secrets),
+    )
+
+
+def _run(call: ToolCall, ctx: ToolContext) -> ToolResult:
     try:
         message, data = EXECUTORS[call.name](call.args, ctx)
     except ToolProblem as problem:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from visor.actions.context import ActionContext, StepFailure
+from visor.actions.secrets import redact
 from visor.actions.tools.context import ToolContext, ToolSettings
 from visor.actions.tools.result import GUIDANCE
 from visor.actions.tools.runner import run_call
@@ -25,7 +26,7 @@ def run_tool_step(call: ToolCall, ctx: ActionContext) -> dict[str, Any]:
     """
     tool_ctx = ToolContext(ctx.device, ctx.clock, ctx.agent, SCENARIO_SETTINGS)
     result = run_call(call, tool_ctx)
-    details = {"args": dict(call.raw), **result.to_dict()}
+    details = {"args": redact(dict(call.raw), tool_ctx.secrets), **result.to_dict()}
     if result.ok:
         return details
     assert result.code is not None
