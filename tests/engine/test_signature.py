@@ -1,14 +1,17 @@
 from __future__ import annotations
 
+import hashlib
 import json
 import random
+import re
+from dataclasses import replace
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import FIXTURES
 from tests.simkit import run, steps_yaml
-from visor.engine.signature import VOLATILE_KEYS, normalize, signature
+from visor.engine.signature import VOLATILE_KEYS, canonical, normalize, projection, signature
 
 LOGIN = (
     '{id: user, command: act, args: {name: type, target: "id=username", value: "%s"}}',
@@ -88,6 +91,16 @@ def test_volatile_keys_are_removed_at_any_depth() -> None:
 
 def test_signature_ignores_durations_and_is_sha256_of_canonical_json() -> None:
     result, _ = run(login())
-    assert len(result.signature) == 64 and int(result.signature, 16) >= 0
-    assert signature(result.platform, result.steps, result.assertions) == result.signature
-    json.dumps(result.to_dict())  # serialisable
+    assert re.fullmatch("[0-9a-f]{64}", result.signature)
+    expected = hashlib.sha256(canonical(projection(result.platform, result.steps, result.assertions)).encode())
+    assert result.signature == expected.hexdigest()
+    # Slower or faster, the same behaviour: durations and waits, at any depth, do not count.
+    slower = [
+        replace(step, duration_ms=step.duration_ms * 3 + 7, details={**step.details, "waited_ms": 99_999})
+        for step in result.steps
+    ]
+    assert signature(result.platform, slower, result.assertions) == result.signature
+    # A real difference does count: the same steps with one status changed.
+    failed = [replace(result.steps[0], status="fail"), *result.steps[1:]]
+    assert signature(result.platform, failed, result.assertions) != result.signature
+    assert json.loads(json.dumps(result.to_dict()))["determinism_signature"] == result.signature
