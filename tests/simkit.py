@@ -47,6 +47,10 @@ class MemorySink:
         self.saved[path] = data
         return path
 
+    def copy(self, path: str, data: bytes) -> str:
+        self.saved[f"copies/{path}"] = data
+        return path
+
 
 def run(
     doc: dict[str, Any] | str,

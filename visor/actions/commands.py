@@ -6,7 +6,6 @@ keys named in `visor.engine.signature`). Typed text into password fields is neve
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +13,7 @@ from visor.actions.context import ActionContext, StepFailure
 from visor.actions.device import Key, PathPoint
 from visor.actions.targets import Target, element_details, locate
 from visor.clock import ms_to_us, us_to_ms
+from visor.errors import VisorError
 from visor.scenario.commands import (
     ActDragArgs,
     ActResetArgs,
@@ -320,24 +320,11 @@ def capture(kind: str, args: CaptureArgs, ctx: ActionContext, step_id: str) -> d
     path = ctx.sink.save(ctx.step_number, label, kind, data)
     details: dict[str, Any] = {"args": _raw(args), "label": label, "path": path}
     if args.path is not None:
-        details["copy"] = _copy(args.path, data)
+        try:
+            details["copy"] = ctx.sink.copy(args.path, data)
+        except VisorError as exc:
+            raise StepFailure(exc.message, likely_cause=exc.likely_cause, next_step=exc.next_step) from None
     return details
-
-
-def _copy(path: str, data: bytes) -> str:
-    folder = os.path.dirname(path)
-    try:
-        if folder:
-            os.makedirs(folder, exist_ok=True)
-        with open(path, "wb") as handle:
-            handle.write(data)
-    except OSError as exc:
-        raise StepFailure(
-            f"cannot write {path!r}: {exc.strerror or exc}",
-            likely_cause="args.path points into a folder this user cannot write, or the disk is full.",
-            next_step="Point args.path at a writable place, or leave it out (artifacts are kept anyway).",
-        ) from None
-    return path
 
 
 def wait(args: WaitArgs, ctx: ActionContext) -> dict[str, Any]:

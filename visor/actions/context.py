@@ -27,6 +27,14 @@ class ArtifactSink(Protocol):
         """Store a screenshot (`kind="screenshot"`) or page source (`kind="source"`)."""
         ...
 
+    def copy(self, path: str, data: bytes) -> str:
+        """Store a copy of a capture at `path`, a relative path the scenario names; return where it went.
+
+        Raises:
+            VisorError: the path may not be written (outside the project, through a link) or cannot be.
+        """
+        ...
+
 
 class StepFailure(ActionError):
     """A step could not do what it was asked; the run goes on (upstream semantics) and reports it."""

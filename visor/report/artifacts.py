@@ -7,23 +7,25 @@ Layout of `<output>/<run_id>/`::
     env/device.json             env/runtime.json
     summary.json                summary.txt   junit.xml   report.html
 
-Files are written atomically (a temporary file renamed into place), so a reader never sees half a file.
+Files are written atomically (a temporary file renamed into place), so a reader never sees half a file, with
+the permissions the umask gives (see `visor.files`). A step's copy of its capture (`path`) is written inside
+the scenario's project folder only, never through a symbolic link.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
-import tempfile
 from typing import IO, Any
 
 from visor import __version__
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
 from visor.engine.results import AssertionResult, RunResult, StepResult
 from visor.errors import InputError
+from visor.files import UnsafePath, write_atomic, write_confined
 from visor.report import html, junit, summary
+from visor.scenario.project import inside, project_folder
 
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -38,8 +40,10 @@ class OutputError(InputError):
 class ArtifactWriter:
     """Stores a run's files and writes its reports from the engine's events."""
 
-    def __init__(self, output: str, run_id: str) -> None:
+    def __init__(self, output: str, run_id: str, scenario_dir: str = ".") -> None:
         self.root = os.path.join(output, run_id)
+        #: Where a step's `path` is resolved (the scenario's folder), and the project it must stay in.
+        self.scenario_dir = scenario_dir
         self.written: list[str] = []
         self.steps: list[StepResult] = []
         self.assertions: list[AssertionResult] = []
@@ -70,19 +74,42 @@ class ArtifactWriter:
         path = os.path.join(self.root, relative)
         payload = data.encode("utf-8") if isinstance(data, str) else data
         try:
-            handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
-            try:
-                with os.fdopen(handle, "wb") as out:
-                    out.write(payload)
-                os.replace(temporary, path)
-            except BaseException:
-                _remove(temporary)
-                raise
+            write_atomic(path, payload)
         except OSError as exc:
             raise _output_error(path, exc) from None
         if path not in self.written:
             self.written.append(path)
         return path
+
+    def copy(self, path: str, data: bytes) -> str:
+        """Write a step's copy of its capture at `path` (relative to the scenario's folder); return where.
+
+        Raises:
+            OutputError: the path leaves the scenario's project folder, passes through a symbolic link, or
+                cannot be written.
+        """
+        project = project_folder(self.scenario_dir)
+        target = os.path.normpath(os.path.join(os.path.realpath(self.scenario_dir), path))
+        if os.path.isabs(path) or not inside(target, project):
+            raise OutputError(
+                f"{path!r} is outside the scenario's project folder {project}",
+                likely_cause="args.path leads out of the project (absolute, or through '..').",
+                next_step="Write a path inside the project folder, e.g. screenshots/login.png.",
+                details={"path": path, "project": project},
+            )
+        try:
+            written = write_confined(project, os.path.relpath(target, project), data)
+        except UnsafePath as exc:
+            raise OutputError(
+                f"cannot write {path!r}: {exc}",
+                likely_cause="A symbolic link (or a file) stands where args.path needs a folder or a new file.",
+                next_step="Remove the link, or choose another args.path; visor never writes through links.",
+                details={"path": path, "project": project},
+            ) from None
+        except OSError as exc:
+            raise _output_error(target, exc) from None
+        self.written.append(written)
+        return written
 
     # -- events ---------------------------------------------------------------------------------------------
 
@@ -168,11 +195,6 @@ def _runtime(event: RunStarted) -> dict[str, Any]:
 
 def _json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-
-
-def _remove(path: str) -> None:
-    with contextlib.suppress(OSError):
-        os.unlink(path)
 
 
 def _output_error(path: str, exc: OSError) -> OutputError:

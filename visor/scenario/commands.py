@@ -15,11 +15,12 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import AliasChoices, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
 from visor.scenario.fields import (
+    DurationMs,
     FiniteNumber,
     Fraction,
     InputModel,
     NonEmptyStr,
-    NonNegativeNumber,
+    RelativePath,
     SelectorStr,
     plain_error,
 )
@@ -126,9 +127,11 @@ class CaptureArgs(Args):
     """Shared arguments of `screenshot` and `source`."""
 
     label: NonEmptyStr | None = Field(None, description="Names the artifact file.")
-    path: NonEmptyStr | None = Field(None, description="Also copy the artifact to this path.")
+    path: RelativePath | None = Field(
+        None, description="Also copy the artifact to this path, relative to the scenario's project folder."
+    )
     settle: bool = Field(False, description="Wait for the screen to settle first.")
-    settle_ms: NonNegativeNumber | None = Field(None, alias="settleMs", description="How long to wait, in ms.")
+    settle_ms: DurationMs | None = Field(None, alias="settleMs", description="How long to wait, in ms.")
 
 
 class ScreenshotArgs(CaptureArgs):
@@ -148,11 +151,11 @@ class WaitArgs(Args):
 
     owner = "wait"
 
-    ms: NonNegativeNumber | None = Field(None, description="Wait this many milliseconds.")
+    ms: DurationMs | None = Field(None, description="Wait this many milliseconds.")
     for_: SelectorStr | None = Field(None, alias="for", description="Wait until this element is visible.")
     stable: Literal[True] | None = Field(None, description="Wait until two observations in a row are equal.")
-    timeout: NonNegativeNumber | None = Field(None, description="Give up after this many ms (for/stable).")
-    poll_ms: NonNegativeNumber | None = Field(
+    timeout: DurationMs | None = Field(None, description="Give up after this many ms (for/stable).")
+    poll_ms: DurationMs | None = Field(
         None,
         validation_alias=AliasChoices("pollMs", "poll-ms"),
         serialization_alias="pollMs",

@@ -90,6 +90,52 @@ NonNegativeNumber = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 PositiveNumber = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 #: A number from 0 to 1.
 Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+#: The longest duration a scenario may name: a day (a longer wait is a typo, and clocks and timers overflow).
+MAX_DURATION_MS = 86_400_000
+
+
+def _at_most_a_day(value: float) -> float:
+    # A separate check, so a negative value keeps upstream's wording ("must be a non-negative number").
+    if value > MAX_DURATION_MS:
+        raise predicate_error(IssueCode.TYPE_ERROR, f"must be at most {MAX_DURATION_MS} ms (a day)")
+    return value
+
+
+#: A duration in ms from 0 to a day.
+DurationMs = Annotated[float, Field(ge=0, allow_inf_nan=False), AfterValidator(_at_most_a_day)]
+#: A duration in ms above 0, up to a day.
+PositiveDurationMs = Annotated[float, Field(gt=0, allow_inf_nan=False), AfterValidator(_at_most_a_day)]
+
+
+def _check_relative_path(value: str) -> str:
+    """Refuse an absolute path, or one that names no file (whether it stays in the project is checked later)."""
+    if "\x00" in value:
+        raise predicate_error(IssueCode.ARG_ERROR, "must not contain a NUL character")
+    if value.startswith(("/", "\\", "~")) or (len(value) > 1 and value[1] == ":"):
+        raise predicate_error(
+            IssueCode.ARG_ERROR,
+            "must be a relative path (it is resolved against the scenario's folder)",
+            "Write it as e.g. screenshots/login.png.",
+        )
+    if value.replace("\\", "/").rstrip("/").split("/")[-1] in ("", ".", ".."):
+        raise predicate_error(IssueCode.ARG_ERROR, "must name a file, not a folder")
+    return value
+
+
+_RELATIVE_PATH_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 1024,
+    "description": "A path relative to the scenario's folder, inside its project folder.",
+}
+
+#: A relative file path (resolved against the scenario's folder; `validate` checks it stays in the project).
+RelativePath = Annotated[
+    str,
+    Field(min_length=1, max_length=1024),
+    AfterValidator(_check_relative_path),
+    WithJsonSchema(_RELATIVE_PATH_SCHEMA),
+]
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from visor.scenario.fields import InputModel, NonEmptyStr, PositiveNumber, SelectorStr, predicate_error
+from visor.scenario.fields import InputModel, NonEmptyStr, PositiveDurationMs, SelectorStr, predicate_error
 from visor.scenario.issues import IssueCode
 
 Platform = Literal["android", "ios"]
@@ -37,7 +37,7 @@ class Meta(InputModel):
 class Config(InputModel):
     """How to run the scenario. Keys beyond upstream's three are additive."""
 
-    timeout_ms: PositiveNumber | None = Field(
+    timeout_ms: PositiveDurationMs | None = Field(
         None, alias="timeoutMs", description="Per-step timeout in ms (default 2500; --timeout wins)."
     )
     seed: int | None = Field(

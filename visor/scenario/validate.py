@@ -8,6 +8,7 @@ argument fields).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -20,6 +21,7 @@ from visor.scenario.document import Document, Path, dotted
 from visor.scenario.fields import Owner
 from visor.scenario.issues import Issue, IssueCode, error, locate, warning
 from visor.scenario.models import Output, ScenarioDocument, StepHead
+from visor.scenario.project import inside, project_folder
 from visor.scenario.scenario import Assertion, Scenario, Step
 from visor.scenario.suggest import did_you_mean
 from visor.scenario.tools.call import ToolCall
@@ -63,6 +65,7 @@ def validate_document(document: Document) -> ValidationResult:
     steps = _check_steps(data.get("steps"), issues)
     assertions = _check_assertions(data.get("assertions"), issues)
     issues.extend(_duplicate_ids(data, document))
+    issues.extend(_paths_outside_project(data, document))
     issues.extend(_determinism_warnings(data))
     located = tuple(locate(issues, document))
     if head is None or steps is None or assertions is None or any(issue.is_error for issue in located):
@@ -202,6 +205,28 @@ def _duplicate_ids(data: Mapping[str, Any], document: Document) -> list[Issue]:
                 )
             else:
                 first[item_id] = path
+    return issues
+
+
+def _paths_outside_project(data: Mapping[str, Any], document: Document) -> list[Issue]:
+    """Refuse copies (`path`) that would be written outside the scenario's project folder."""
+    issues: list[Issue] = []
+    folder = os.path.realpath(os.path.dirname(document.name) if os.path.isfile(document.name) else ".")
+    project = project_folder(folder)
+    for index, step in enumerate(_items(data.get("steps"))):
+        args = step.get("args") if isinstance(step, dict) else None
+        path = args.get("path") if isinstance(args, dict) else None
+        if not isinstance(path, str) or "\x00" in path or os.path.isabs(path):
+            continue
+        if not inside(os.path.normpath(os.path.join(folder, path)), project):
+            issues.append(
+                error(
+                    IssueCode.ARG_ERROR,
+                    f"{step.get('command')} args.path must stay inside the scenario's project folder {project}",
+                    ("steps", index, "args", "path"),
+                    "The project is the nearest folder above the scenario with visor.toml, pyproject.toml or .git",
+                )
+            )
     return issues
 
 

@@ -1,0 +1,96 @@
+"""visor.files: atomic writes with the umask's permissions, confined below a folder, never through a link."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from visor.files import UnsafePath, confined_parts, write_atomic, write_confined
+
+
+@pytest.fixture
+def umask_022() -> Iterator[None]:
+    previous = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_atomic_writes_replace_whole_files_with_the_umasks_permissions(tmp_path: Path, umask_022: None) -> None:
+    target = tmp_path / "report.html"
+    write_atomic(str(target), b"first")
+    write_atomic(str(target), b"second")
+    assert target.read_bytes() == b"second" and mode(target) == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["report.html"]  # no temporary file left behind
+    os.umask(0o077)
+    write_atomic(str(target), b"third")
+    assert mode(target) == 0o600
+
+
+def test_confined_writes_create_folders_below_the_root(tmp_path: Path, umask_022: None) -> None:
+    written = write_confined(str(tmp_path), "shots/day one/./login.png", b"png")
+    assert written == str(tmp_path / "shots" / "day one" / "login.png")
+    assert (tmp_path / "shots" / "day one" / "login.png").read_bytes() == b"png"
+    assert mode(tmp_path / "shots") == 0o755 and mode(tmp_path / "shots" / "day one" / "login.png") == 0o644
+
+
+@pytest.mark.parametrize(
+    "relative", ["../x.png", "a/../../x.png", "/etc/x.png", "C:/x.png", "\\\\host\\x", "a/..", ".", "a\x00b"]
+)
+def test_paths_that_leave_the_root_are_refused(tmp_path: Path, relative: str) -> None:
+    with pytest.raises(UnsafePath):
+        write_confined(str(tmp_path), relative, b"x")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_planted_link_to_a_folder_is_never_followed(tmp_path: Path) -> None:
+    root, victim = tmp_path / "project", tmp_path / "victim"
+    root.mkdir()
+    victim.mkdir()
+    (root / "shots").symlink_to(victim)
+    with pytest.raises(UnsafePath, match="shots is a symbolic link"):
+        write_confined(str(root), "shots/x.png", b"x")
+    assert list(victim.iterdir()) == []
+
+
+def test_a_planted_link_at_the_file_is_never_written_through(tmp_path: Path) -> None:
+    root, victim = tmp_path / "project", tmp_path / "victim.txt"
+    root.mkdir()
+    victim.write_text("precious")
+    (root / "x.png").symlink_to(victim)
+    with pytest.raises(UnsafePath, match="x.png is a symbolic link"):
+        write_confined(str(root), "x.png", b"x")
+    assert victim.read_text() == "precious" and (root / "x.png").is_symlink()
+
+
+def test_a_folder_is_not_overwritten(tmp_path: Path) -> None:
+    (tmp_path / "x.png").mkdir()
+    with pytest.raises(UnsafePath, match="is a folder"):
+        write_confined(str(tmp_path), "x.png", b"x")
+
+
+@given(st.lists(st.sampled_from(["a", "b", "..", ".", ""]), min_size=1, max_size=8))
+def test_confined_parts_never_climb_above_the_root(parts: list[str]) -> None:
+    relative = "/".join(parts)
+    try:
+        resolved = confined_parts(relative)
+    except UnsafePath:
+        depth, lowest = 0, 0
+        for part in parts:
+            depth += -1 if part == ".." else 0 if part in ("", ".") else 1
+            lowest = min(lowest, depth)
+        assert relative.startswith("/") or lowest < 0 or depth == 0
+        return
+    assert ".." not in resolved and "" not in resolved and "." not in resolved
+    assert resolved == os.path.normpath(relative).split("/")

@@ -1,0 +1,30 @@
+"""A scenario's project: the folder its relative paths may reach.
+
+It is the nearest folder, from the scenario's own folder up, holding `visor.toml`, `pyproject.toml` or `.git`;
+without one, the scenario's folder itself. App models (`config.app`) and artifact copies (`path` of a
+screenshot or a page source) are read and written inside it only.
+"""
+
+from __future__ import annotations
+
+import os
+
+#: A folder holding one of these is a project's root.
+PROJECT_MARKERS = ("visor.toml", "pyproject.toml", ".git")
+
+
+def project_folder(start: str) -> str:
+    """Return the project a scenario in folder `start` belongs to (symlinks resolved)."""
+    here = os.path.realpath(start)
+    folder = here
+    while not any(os.path.lexists(os.path.join(folder, marker)) for marker in PROJECT_MARKERS):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return here
+        folder = parent
+    return folder
+
+
+def inside(path: str, folder: str) -> bool:
+    """Return True when `path` (absolute, normalized) lies in `folder` or is it."""
+    return os.path.commonpath([path, folder]) == folder
