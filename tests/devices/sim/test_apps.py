@@ -91,3 +91,30 @@ def test_stopping_the_app_behind_recents_returns_to_the_launcher() -> None:
     device.stop_app("com.visor.demo")
     device.press_key(Key.BACK)
     assert the_node(device, "id=com.visor.launcher:id/heading").text == "Apps"
+
+
+def test_the_cart_counts_what_was_added() -> None:
+    """"In cart: N" counts the items added (it showed the number of the last item added)."""
+    device = demo_device()
+    for item in ("7", "12"):
+        device.open_url(f"demo://item/{item}")
+        device.tap(the_node(device, "text=Add to cart").bounds.center)
+    assert the_node(device, "id=cart_count").text == "In cart: 2"
+
+
+def test_add_counts_anything_that_is_not_a_number_as_zero(tmp_path: Path) -> None:
+    app = tmp_path / "adder.app.yaml"
+    app.write_text(
+        "app: {id: t.adder, name: Adder, start: a}\n"
+        "vars: {n: oops}\n"
+        "screens:\n"
+        "  a:\n"
+        "    title: A\n"
+        "    elements:\n"
+        "      - {type: text, id: shown, text: 'n={n}'}\n"
+        "      - {type: button, id: more, text: More, on_tap: [{add: {n: 2.5}}]}\n"
+    )
+    device = sim_device(str(app))
+    device.tap(the_node(device, "text=More").bounds.center)
+    device.tap(the_node(device, "text=More").bounds.center)
+    assert the_node(device, "id=shown").text == "n=5"

@@ -3,19 +3,138 @@
 An app model is a YAML file (`<name>.app.yaml`) describing one app: its screens and their elements, the
 overlays a screen can show (dialogs, auto-hiding panels), what taps and changes do (actions), when things
 appear (conditions), deep links, and variables. docs/sim.md documents it with examples.
+
+No app model may exhaust the machine, so the format has limits (docs/sim.md, "Limits"). Those a single value
+or list shows are checked here, as it is validated; those spanning the document (its size, nesting) in
+`load.py`; those only running shows (a value grown by templates, loops) in `state.py`.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+import math
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field, model_validator
+from pydantic import BeforeValidator, Field, PrivateAttr, model_validator
 
-from visor.scenario.fields import Fraction, InputModel, NonEmptyStr, plain_error
+from visor.scenario.fields import Fraction, InputModel, plain_error, predicate_error
 from visor.scenario.issues import IssueCode
 
+# -- limits ------------------------------------------------------------------------------------------------------
+
+#: Characters in a name (a screen, overlay, element id, variable or parameter).
+MAX_NAME = 64
+#: Characters in any text of the model: titles, texts, hints, messages, templates, deep-link patterns, values.
+MAX_TEXT = 10_000
+#: Values (mappings, lists and scalars) in a whole app model, counted before it is validated.
+MAX_MODEL_NODES = 100_000
+#: Screens of one app.
+MAX_SCREENS = 200
+#: Elements in one list of elements (a screen's, a row's, a panel's).
+MAX_ELEMENTS = 200
+#: Overlays of one screen.
+MAX_OVERLAYS = 50
+#: Actions in one list of actions (an `on_tap`, a `then`, an `after.do`...).
+MAX_ACTIONS = 200
+#: Deep links of one app.
+MAX_DEEPLINKS = 200
+#: Variables an app uses in all: `vars`, the ids of elements holding a value, and the names `set` sets.
+MAX_VARS = 1_000
+#: Entries of one mapping inside an action or a condition (`set`, `params`, `nudge`) or items of `all`/`any`.
+MAX_ENTRIES = 100
+#: Items of one list (a count, or that many texts); shuffled lists hold at most this many items per screen.
+MAX_ITEMS = 10_000
+#: Levels of actions inside actions (`then`, `else`, `after.do`).
+MAX_ACTION_DEPTH = 16
+#: Levels of conditions inside conditions (`not`, `all`, `any`).
+MAX_CONDITION_DEPTH = 16
+#: Levels of rows inside rows.
+MAX_ROW_DEPTH = 8
+#: The longest time an app model may name, in milliseconds (one day): `after`, `busy`, `toast_ms`, `auto_hide_ms`.
+MAX_MS = 86_400_000
+#: Steps from a slider's min to its max.
+MAX_SLIDER_STEPS = 1_000_000
+#: Integers are 64-bit.
+MAX_INT = 2**63 - 1
+
+#: Characters in a value while the app runs: a variable, a field's text, an expanded template, a screen's parameters.
+MAX_VALUE_CHARS = 100_000
+#: Actions one instant of device time may run (an input and the timers falling due with it, nested ones included).
+MAX_ACTIONS_PER_INSTANT = 10_000
+#: Action lists running inside one another (an `on_show` opening a screen whose `on_show` opens another...).
+MAX_CHAIN_DEPTH = 64
+#: Timers (`after`) waiting at once.
+MAX_TIMERS = 1_000
+#: Screens on an app's back stack.
+MAX_BACK_STACK = 100
+
+
+#: Characters of unknown content (a key, a value, a template) a message may quote.
+EXCERPT = 40
+
+
+def excerpt(text: str, limit: int = EXCERPT) -> str:
+    """Return `text` fit to quote in a message: cut to `limit` characters (then `…`), unprintables escaped."""
+    shown = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text[:limit])
+    return shown + ("…" if len(text) > limit else "")
+
+
+def _at_most(limit: int, unit: str) -> BeforeValidator:
+    """Refuse a string, list or mapping longer than `limit` before anything inside it is validated."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, str | list | dict) and len(value) > limit:
+            raise predicate_error(IssueCode.TYPE_ERROR, f"must have at most {limit:,} {unit} (got {len(value):,})")
+        return value
+
+    return BeforeValidator(check)
+
+
+def _items(limit: int) -> BeforeValidator:
+    return _at_most(limit, "items")
+
+
+def _entries(limit: int) -> BeforeValidator:
+    return _at_most(limit, "entries")
+
+
+#: Any text of the model.
+Text = Annotated[str, _at_most(MAX_TEXT, "characters"), Field(max_length=MAX_TEXT)]
+#: A text with at least one non-blank character.
+Label = Annotated[str, _at_most(MAX_TEXT, "characters"), Field(min_length=1, max_length=MAX_TEXT, pattern=r"\S")]
+#: A screen, overlay, element, variable or parameter name.
+Name = Annotated[
+    str,
+    _at_most(MAX_NAME, "characters"),
+    Field(max_length=MAX_NAME, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="A name: letters, digits, _."),
+]
+#: A time in milliseconds.
+Ms = Annotated[int, Field(ge=0, le=MAX_MS)]
+#: A finite number.
+Number = Annotated[float, Field(allow_inf_nan=False)]
+#: A signed number of slider steps.
+Steps = Annotated[int, Field(ge=-MAX_SLIDER_STEPS, le=MAX_SLIDER_STEPS)]
+#: What a variable holds.
 Scalar = str | int | float | bool
-Name = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="A name: letters, digits, _.")]
+
+
+def _check_value(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > MAX_TEXT:
+        raise predicate_error(IssueCode.TYPE_ERROR, f"must have at most {MAX_TEXT:,} characters (got {len(value):,})")
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
+        raise predicate_error(IssueCode.TYPE_ERROR, "must be an integer that fits in 64 bits")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise predicate_error(IssueCode.TYPE_ERROR, "must be a finite number")
+    return value
+
+
+#: A variable's first value, or a value `set` gives it.
+Value = Annotated[Scalar, BeforeValidator(_check_value)]
+
+
+def _check_items(value: Any) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value <= MAX_ITEMS:
+        raise predicate_error(IssueCode.TYPE_ERROR, f"must be an integer between 0 and {MAX_ITEMS} (or texts)")
+    return value
 
 
 class _OneOf(InputModel):
@@ -41,36 +160,40 @@ class Cond(_OneOf):
 
     verbs = ("empty", "filled", "equals", "var", "chance", "not_", "all", "any")
 
-    empty: str | None = None
-    filled: str | None = None
-    equals: list[str] | None = Field(None, min_length=2, max_length=2)
-    var: str | None = None
+    empty: Name | None = None
+    filled: Name | None = None
+    equals: list[Text] | None = Field(None, min_length=2, max_length=2)
+    var: Name | None = None
     chance: Fraction | None = None
     not_: Cond | None = Field(None, alias="not")
-    all: list[Cond] | None = None
-    any: list[Cond] | None = None
+    all: Annotated[list[Cond], _items(MAX_ENTRIES)] | None = None
+    any: Annotated[list[Cond], _items(MAX_ENTRIES)] | None = None
 
 
 class GoTarget(InputModel):
     """A screen and the parameters it opens with (`{id}` in its texts)."""
 
     screen: Name
-    params: dict[str, str] = Field(default_factory=dict)
+    params: Annotated[dict[Name, Text], _entries(MAX_ENTRIES)] = Field(default_factory=dict)
+
+
+#: A list of actions, run in order.
+Actions = Annotated[list["Action"], _items(MAX_ACTIONS)]
 
 
 class After(InputModel):
     """Run actions `ms` milliseconds later (in the device's time)."""
 
-    ms: int = Field(ge=0)
-    do: list[Action]
+    ms: Ms
+    do: Actions
 
 
 class Action(_OneOf):
     """One thing the app does. Exactly one verb per action."""
 
     verbs = (
-        "go", "replace", "restart", "back", "home", "set", "show", "hide", "toggle", "toast", "after", "busy", "if_",
-        "clear", "focus", "nudge",
+        "go", "replace", "restart", "back", "home", "set", "add", "show", "hide", "toggle", "toast", "after", "busy",
+        "if_", "clear", "focus", "nudge",
     )  # fmt: skip
 
     go: Name | GoTarget | None = Field(None, description="Open a screen on top of the back stack.")
@@ -78,19 +201,26 @@ class Action(_OneOf):
     restart: Name | GoTarget | None = Field(None, description="Empty the back stack, then open a screen.")
     back: Literal[True] | None = Field(None, description="Go back (close the top overlay, else the screen).")
     home: Literal[True] | None = Field(None, description="Go to the launcher.")
-    set: dict[str, Scalar] | None = Field(None, description="Set variables; strings may use {templates}.")
+    set: Annotated[dict[Name, Value], _entries(MAX_ENTRIES)] | None = Field(
+        None, description="Set variables; strings may use {templates}."
+    )
+    add: Annotated[dict[Name, Number], _entries(MAX_ENTRIES)] | None = Field(
+        None,
+        min_length=1,
+        description="Add numbers to variables ({cart: 1}); a variable that is not a number counts as 0.",
+    )
     show: Name | None = Field(None, description="Show an overlay of the current screen.")
     hide: Name | None = Field(None, description="Hide an overlay of the current screen.")
     toggle: Name | None = Field(None, description="Show an overlay of the current screen if hidden, else hide it.")
-    toast: str | None = Field(None, description="Show a toast message.")
+    toast: Text | None = Field(None, description="Show a toast message.")
     after: After | None = None
-    busy: int | None = Field(None, ge=0, description="Keep the app busy (ignoring input) for this many ms.")
+    busy: Ms | None = Field(None, description="Keep the app busy (ignoring input) for this many ms.")
     if_: Cond | None = Field(None, alias="if")
-    then: list[Action] = Field(default_factory=list)
-    else_: list[Action] = Field(default_factory=list, alias="else")
+    then: Actions = Field(default_factory=list)
+    else_: Actions = Field(default_factory=list, alias="else")
     clear: Name | None = Field(None, description="Empty a field (of any screen: field values are app variables).")
     focus: Name | None = Field(None, description="Focus a field.")
-    nudge: dict[Name, int] | None = Field(
+    nudge: Annotated[dict[Name, Steps], _entries(MAX_ENTRIES)] | None = Field(
         None, min_length=1, description="Move sliders of this screen by signed numbers of steps: {slider: steps}."
     )
 
@@ -110,7 +240,7 @@ class TextElement(_Element):
     """A text. `style`: body, title, caption or error."""
 
     type: Literal["text"]
-    text: str
+    text: Text
     style: Literal["body", "title", "caption", "error"] = "body"
 
 
@@ -118,12 +248,12 @@ class ButtonElement(_Element):
     """A button. `enabled` may be a condition."""
 
     type: Literal["button"]
-    text: NonEmptyStr
+    text: Label
     style: Literal["primary", "secondary", "danger"] = "primary"
     enabled: bool | Cond = True
     selected: bool | Cond = Field(False, description="Shown as the chosen one of a group (a segmented control).")
-    on_tap: list[Action] = Field(default_factory=list)
-    on_long_press: list[Action] = Field(default_factory=list, description="What a long press does (long-clickable).")
+    on_tap: Actions = Field(default_factory=list)
+    on_long_press: Actions = Field(default_factory=list, description="What a long press does (long-clickable).")
 
 
 class FieldElement(_Element):
@@ -131,10 +261,10 @@ class FieldElement(_Element):
 
     type: Literal["field"]
     id: Name
-    hint: str = ""
+    hint: Text = ""
     password: bool = False
-    value: str = ""
-    on_submit: list[Action] = Field(default_factory=list)
+    value: Text = ""
+    on_submit: Actions = Field(default_factory=list)
 
 
 class ToggleElement(_Element):
@@ -142,9 +272,9 @@ class ToggleElement(_Element):
 
     type: Literal["switch", "checkbox"]
     id: Name
-    text: str
+    text: Text
     checked: bool = False
-    on_change: list[Action] = Field(default_factory=list)
+    on_change: Actions = Field(default_factory=list)
 
 
 class SliderElement(_Element):
@@ -152,17 +282,19 @@ class SliderElement(_Element):
 
     type: Literal["slider"]
     id: Name
-    text: str = ""
-    min: float = 0
-    max: float = 100
-    value: float = 0
-    step: float = Field(1, gt=0)
-    on_change: list[Action] = Field(default_factory=list)
+    text: Text = ""
+    min: Number = 0
+    max: Number = 100
+    value: Number = 0
+    step: Number = Field(1, gt=0)
+    on_change: Actions = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _range(self) -> SliderElement:
         if not self.min < self.max or not self.min <= self.value <= self.max:
             raise plain_error(IssueCode.TYPE_ERROR, "slider needs min < max and min <= value <= max")
+        if not (self.max - self.min) / self.step <= MAX_SLIDER_STEPS:  # also refuses a range too wide for a float
+            raise plain_error(IssueCode.TYPE_ERROR, f"slider needs at most {MAX_SLIDER_STEPS:,} steps from min to max")
         return self
 
 
@@ -176,12 +308,12 @@ class TimelineElement(_Element):
 
     type: Literal["timeline"]
     id: Name
-    value: float = Field(0, description="The first position, in seconds.")
-    min: float = 0
-    max: float = 86399
-    scale: float = Field(10, gt=0, description="The first zoom, in seconds per pixel.")
-    min_scale: float = Field(0.25, gt=0)
-    max_scale: float = Field(120, gt=0)
+    value: Number = Field(0, description="The first position, in seconds.")
+    min: Number = 0
+    max: Number = 86399
+    scale: Number = Field(10, gt=0, description="The first zoom, in seconds per pixel.")
+    min_scale: Number = Field(0.25, gt=0)
+    max_scale: Number = Field(120, gt=0)
     height: int = Field(240, ge=120, le=1200)
 
     @model_validator(mode="after")
@@ -197,7 +329,7 @@ class ImageElement(_Element):
     """A picture, named for accessibility by `description`."""
 
     type: Literal["image"]
-    description: str = ""
+    description: Text = ""
     height: int = Field(300, ge=16, le=1600)
     color: str = Field("#90A4AE", pattern=r"^#[0-9A-Fa-f]{6}$")
 
@@ -211,10 +343,10 @@ class SpinnerElement(_Element):
 class ListItem(InputModel):
     """How each item of a list looks: `{n}` is its 1-based number, `{item}` its entry in `items`."""
 
-    text: str = "{item}"
-    subtitle: str = ""
-    on_tap: list[Action] = Field(default_factory=list)
-    on_long_press: list[Action] = Field(default_factory=list, description="What a long press does (long-clickable).")
+    text: Text = "{item}"
+    subtitle: Text = ""
+    on_tap: Actions = Field(default_factory=list)
+    on_long_press: Actions = Field(default_factory=list, description="What a long press does (long-clickable).")
 
 
 class ListElement(_Element):
@@ -222,17 +354,23 @@ class ListElement(_Element):
 
     type: Literal["list"]
     id: Name
-    items: int | list[str] = Field(description="How many items, or their texts.")
+    items: Annotated[int | Annotated[list[Text], _items(MAX_ITEMS)], BeforeValidator(_check_items)] = Field(
+        description="How many items (at most 10,000), or their texts."
+    )
     item: ListItem = Field(default_factory=ListItem)
     item_height: int = Field(168, ge=48, le=800)
     shuffle: bool = Field(False, description="Order the items randomly (seeded) each time the screen opens.")
+
+
+#: A list of elements, top to bottom (side by side in a row).
+Elements = Annotated[list["Element"], _items(MAX_ELEMENTS)]
 
 
 class RowElement(_Element):
     """Elements side by side, sharing the width."""
 
     type: Literal["row"]
-    elements: list[Element]
+    elements: Elements
 
 
 Element = Annotated[
@@ -253,16 +391,16 @@ Element = Annotated[
 class DialogButton(InputModel):
     """A dialog button."""
 
-    text: NonEmptyStr
-    on_tap: list[Action] = Field(default_factory=list)
+    text: Label
+    on_tap: Actions = Field(default_factory=list)
 
 
 class DialogOverlay(InputModel):
     """A modal dialog; back dismisses it when `dismissable`."""
 
     type: Literal["dialog"]
-    title: str = ""
-    message: str = ""
+    title: Text = ""
+    message: Text = ""
     buttons: list[DialogButton] = Field(min_length=1, max_length=3)
     dismissable: bool = True
 
@@ -271,9 +409,9 @@ class PanelOverlay(InputModel):
     """A bottom panel; hides by itself `auto_hide_ms` after it was shown or last touched."""
 
     type: Literal["panel"]
-    title: str = ""
-    elements: list[Element]
-    auto_hide_ms: int | None = Field(None, ge=1)
+    title: Text = ""
+    elements: Elements
+    auto_hide_ms: Annotated[int, Field(ge=1, le=MAX_MS)] | None = None
 
 
 Overlay = Annotated[DialogOverlay | PanelOverlay, Field(discriminator="type")]
@@ -282,17 +420,17 @@ Overlay = Annotated[DialogOverlay | PanelOverlay, Field(discriminator="type")]
 class Screen(InputModel):
     """A screen: an app bar title, elements top to bottom, overlays, and what happens when it shows."""
 
-    title: str | None = None
-    elements: list[Element] = Field(default_factory=list)
-    overlays: dict[Name, Overlay] = Field(default_factory=dict)
-    on_show: list[Action] = Field(default_factory=list)
+    title: Text | None = None
+    elements: Elements = Field(default_factory=list)
+    overlays: Annotated[dict[Name, Overlay], _entries(MAX_OVERLAYS)] = Field(default_factory=dict)
+    on_show: Actions = Field(default_factory=list)
 
 
 class AppInfo(InputModel):
     """The app's identity and entry point."""
 
     id: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$", description="e.g. com.example.demo")]
-    name: NonEmptyStr
+    name: Annotated[str, _at_most(MAX_NAME, "characters"), Field(min_length=1, max_length=MAX_NAME, pattern=r"\S")]
     start: Name
     color: str = Field("#3F51B5", pattern=r"^#[0-9A-Fa-f]{6}$")
 
@@ -301,18 +439,23 @@ class AppModel(InputModel):
     """One app for the simulated device."""
 
     app: AppInfo
-    screens: dict[Name, Screen] = Field(min_length=1)
-    deeplinks: dict[str, Name] = Field(default_factory=dict, description="URL pattern ({param} allowed) -> screen.")
-    vars: dict[Name, Scalar] = Field(default_factory=dict, description="Variables and their initial values.")
-    toast_ms: int = Field(2000, ge=1)
+    screens: Annotated[dict[Name, Screen], _entries(MAX_SCREENS)] = Field(min_length=1)
+    deeplinks: Annotated[dict[Text, Name], _entries(MAX_DEEPLINKS)] = Field(
+        default_factory=dict, description="URL pattern ({param} allowed) -> screen."
+    )
+    vars: Annotated[dict[Name, Value], _entries(MAX_VARS)] = Field(
+        default_factory=dict, description="Variables and their initial values."
+    )
+    toast_ms: Annotated[int, Field(ge=1, le=MAX_MS)] = 2000
+    #: The file the model was read from, to name it in errors (None when it was built in memory).
+    _source: str | None = PrivateAttr(default=None)
 
+    @property
+    def source(self) -> str | None:
+        """Return the file the model was read from, if it was read from one."""
+        return self._source
 
-def walk_actions(actions: list[Action]) -> list[Action]:
-    """Return every action in `actions`, nested ones included."""
-    found: list[Action] = []
-    for action in actions:
-        found.append(action)
-        if action.after is not None:
-            found.extend(walk_actions(action.after.do))
-        found.extend(walk_actions(action.then) + walk_actions(action.else_))
-    return found
+    def read_from(self, path: str) -> AppModel:
+        """Record the file the model was read from (errors name it); return the model."""
+        self._source = path
+        return self

@@ -3,18 +3,33 @@
 Time is the device's virtual clock: timers (`after`), auto-hiding panels and toasts fall due in order when the
 device catches up with the clock, so a wait of 800 ms sees exactly what an 800 ms spinner leaves behind.
 Randomness (`chance`, shuffled lists) comes from the device's seeded generator, so a seed fixes a run.
+
+The interpreter always ends. Loops the model shows are refused when it is read (load.py); the others are
+stopped here: at most `MAX_ACTIONS_PER_INSTANT` actions at one instant of device time, action lists nested at
+most `MAX_CHAIN_DEPTH` deep, at most `MAX_TIMERS` timers and `MAX_BACK_STACK` screens. No value grows past
+`MAX_VALUE_CHARS` characters: a template's expansion is measured before it is built. A stop raises
+`AppRuntimeError` and undoes what the input (or the timer) that set it off did, so the app stays as it was.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from visor.actions.device import InputRejected
 from visor.clock import US_PER_MS
 from visor.devices.sim.model import (
+    MAX_ACTIONS_PER_INSTANT,
+    MAX_BACK_STACK,
+    MAX_CHAIN_DEPTH,
+    MAX_INT,
+    MAX_TIMERS,
+    MAX_VALUE_CHARS,
     Action,
     AppModel,
     Cond,
@@ -29,7 +44,12 @@ from visor.devices.sim.model import (
     SliderElement,
     TimelineElement,
     ToggleElement,
+    excerpt,
 )
+from visor.errors import InputError
+
+#: How many links of a chain of action lists an error shows (the last ones).
+CHAIN_SHOWN = 12
 
 #: `{name}`, or `{name:clock}` for a number of seconds shown as HH:MM:SS.
 _TEMPLATE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(:clock)?\}")
@@ -44,7 +64,8 @@ class ScreenState:
     overlays: list[str] = field(default_factory=list)
     deadlines: dict[str, int] = field(default_factory=dict)
     scroll: dict[str, int] = field(default_factory=dict)
-    order: dict[str, list[int]] = field(default_factory=dict)
+    #: Each list's items in the order shown: a `range` unless shuffled, so a long list costs no memory.
+    order: dict[str, Sequence[int]] = field(default_factory=dict)
 
 
 def at(now: int, ms: int) -> int:
@@ -60,6 +81,51 @@ class Timer:
     seq: int
     actions: list[Action] = field(compare=False)
     scope: ScreenState = field(compare=False)
+    delay_ms: int = field(default=0, compare=False)
+
+
+class AppRuntimeError(InputError):
+    """An app model misbehaved while it ran: its actions loop without end, or grow a value past its limit.
+
+    The message names the app model (its id, and its file when known), the screen, and the chain of action
+    lists that led there (`screen 'a' on_show -> screen 'b' on_show -> …`).
+    """
+
+    def __init__(self, model: AppModel, screen: str | None, problem: str, chain: Sequence[str], *, loop: bool) -> None:
+        shown = list(chain[-CHAIN_SHOWN:])
+        route = " -> ".join((["…"] if len(chain) > len(shown) else []) + shown)
+        who = f"app model {model.app.id}" + (f" ({model.source})" if model.source else "")
+        place = f"on screen '{screen}', " if screen else ""
+        super().__init__(
+            f"{who}: {place}{problem}" + (f"; chain: {route}" if shown else ""),
+            likely_cause=(
+                "The app model's actions set one another off without end (an on_show opening screens in a loop, "
+                "a timer rescheduling itself with no delay, a slider nudging itself), with no input between."
+                if loop
+                else "The app model builds a value longer than the simulated device allows."
+            ),
+            next_step="Fix the app model: break the chain with an input, a condition that turns false, or a "
+            "delay; docs/sim.md lists the limits."
+            if loop
+            else "Fix the app model so that its values stay within the limits docs/sim.md lists.",
+            details={"app": model.app.id, "file": model.source, "screen": screen, "chain": shown},
+        )
+        self.screen = screen
+        self.chain = tuple(shown)
+
+
+@dataclass(frozen=True, slots=True)
+class _Saved:
+    """What an input (or a timer) may change in an app: restored when its actions have to be stopped."""
+
+    vars: dict[str, Scalar]
+    stack: list[ScreenState]
+    screens: list[tuple[list[str], dict[str, int]]]
+    focused: str | None
+    busy_until: int
+    toast: tuple[str, int] | None
+    timers: list[Timer]
+    selections: dict[str, tuple[str, int, int]]
 
 
 class Host:
@@ -88,6 +154,13 @@ class AppState:
         #: else (`set`, `clear`) puts the cursor back at its end.
         self.selections: dict[str, tuple[str, int, int]] = {}
         self._seq = 0
+        # The guard against runaway actions: the instant being processed and the actions it ran so far, how
+        # deep action lists run inside one another, what set them off, and whether a transaction is open.
+        self._instant: int | None = None
+        self._spent = 0
+        self._depth = 0
+        self._trail: list[str] = []
+        self._active = False
         self._init_element_vars()
 
     @property
@@ -128,7 +201,11 @@ class AppState:
         return min(times) if times else None
 
     def catch_up(self, now: int) -> None:
-        """Process everything due up to `now`, in time order."""
+        """Process everything due up to `now`, in time order.
+
+        Raises:
+            AppRuntimeError: a timer's actions ran away (undone, as `run` says).
+        """
         while (when := self.due()) is not None and when <= now:
             self._fire(when)
 
@@ -143,23 +220,49 @@ class AppState:
                     return
         timer = min(self.timers)
         self.timers.remove(timer)
-        self.run(timer.actions, timer.scope, when)
+        origin = f"timer (after {timer.delay_ms} ms) of screen '{timer.scope.name}'"
+        self.run(timer.actions, timer.scope, when, origin=origin)
 
     # -- navigation --------------------------------------------------------------------------------------
 
     def open(self, name: str, params: dict[str, str], now: int) -> None:
-        """Push a screen and run its `on_show` actions."""
+        """Push a screen and run its `on_show` actions.
+
+        Raises:
+            InputRejected: the parameters (from a deep link) hold more than `MAX_VALUE_CHARS` characters in all.
+            AppRuntimeError: the back stack is full, or `on_show` ran away (then undone, as `run` says; the
+                first screen of an app being launched stays, without what its `on_show` did).
+        """
+        if sum(len(value) for value in params.values()) > MAX_VALUE_CHARS:
+            raise InputRejected(
+                f"the screen's parameters would be longer than {MAX_VALUE_CHARS:,} characters in all",
+                likely_cause="A deep link carries values longer than the simulated device allows.",
+                next_step="Use a shorter deep link.",
+            )
+        if not self.stack and not self._active:
+            self._push(name, params, now)  # launching: the app keeps its first screen whatever on_show does
+            return
+        with self._transaction(now):
+            self._push(name, params, now)
+
+    def _push(self, name: str, params: dict[str, str], now: int) -> None:
+        if len(self.stack) >= MAX_BACK_STACK:
+            raise self._stopped(
+                self.top.name, f"more than {MAX_BACK_STACK} screens would be on the back stack (a loop?)", loop=True
+            )
         screen = ScreenState(name, params)
         for element in flatten(self.model.screens[name].elements):
             if isinstance(element, ListElement):
                 count = element.items if isinstance(element.items, int) else len(element.items)
-                order = list(range(count))
+                order: Sequence[int] = range(count)
                 if element.shuffle:
-                    self.host.rng.shuffle(order)
+                    shuffled = list(order)
+                    self.host.rng.shuffle(shuffled)
+                    order = shuffled
                 screen.order[element.id] = order
         self.stack.append(screen)
         self.focused = None
-        self.run(self.model.screens[name].on_show, screen, now)
+        self.run(self.model.screens[name].on_show, screen, now, origin=f"screen '{name}' on_show")
 
     def back(self, now: int) -> None:
         """Close the top dismissable overlay, else the top screen; leaving the last screen goes home."""
@@ -188,10 +291,101 @@ class AppState:
 
     # -- behaviour -----------------------------------------------------------------------------------------
 
-    def run(self, actions: Iterable[Action], scope: ScreenState, now: int, local: dict[str, str] | None = None) -> None:
-        """Perform actions in order, at time `now`."""
-        for action in actions:
-            self._perform(action, scope, now, local or {})
+    def run(
+        self,
+        actions: Iterable[Action],
+        scope: ScreenState,
+        now: int,
+        local: dict[str, str] | None = None,
+        *,
+        origin: str | None = None,
+    ) -> None:
+        """Perform actions in order, at time `now`; `origin` names what set them off in errors.
+
+        Raises:
+            AppRuntimeError: they ran away (more than `MAX_ACTIONS_PER_INSTANT` actions at this instant, action
+                lists nested more than `MAX_CHAIN_DEPTH` deep, too many timers or screens) or a template grew past
+                `MAX_VALUE_CHARS`. Everything the outermost call did is undone, and timers falling due by `now`
+                are dropped, so nothing sets the loop off again.
+        """
+        label = origin or (None if self._depth else f"input on screen '{scope.name}'")
+        with self._transaction(now):
+            if label:
+                self._trail.append(label)
+            self._depth += 1
+            try:
+                if self._depth > MAX_CHAIN_DEPTH:
+                    raise self._stopped(
+                        scope.name,
+                        f"more than {MAX_CHAIN_DEPTH} nested action lists ran with no input between (a loop?)",
+                        loop=True,
+                    )
+                for action in actions:
+                    self._spent += 1
+                    if self._spent > MAX_ACTIONS_PER_INSTANT:
+                        raise self._stopped(
+                            scope.name,
+                            f"more than {MAX_ACTIONS_PER_INSTANT:,} actions at one instant of device time (a loop?)",
+                            loop=True,
+                        )
+                    self._perform(action, scope, now, local or {})
+            finally:
+                self._depth -= 1
+                if label:
+                    self._trail.pop()
+
+    @contextmanager
+    def _transaction(self, now: int) -> Iterator[None]:
+        """Run the block as one unit: if it fails, the app is put back as it was before (nested: no-op)."""
+        if self._active:
+            yield
+            return
+        if now != self._instant:
+            self._instant, self._spent = now, 0
+        saved = self._save()
+        self._active = True
+        try:
+            yield
+        except RecursionError:
+            # A last resort: the limits above stop loops long before Python's own stack runs out.
+            self._restore(saved, now, runaway=True)
+            raise self._stopped(None, "its actions ran inside one another too deeply", loop=True) from None
+        except AppRuntimeError:
+            self._restore(saved, now, runaway=True)
+            raise
+        except BaseException:
+            self._restore(saved, now, runaway=False)
+            raise
+        finally:
+            self._active = False
+            self._depth = 0
+            self._trail.clear()
+
+    def _save(self) -> _Saved:
+        return _Saved(
+            dict(self.vars),
+            list(self.stack),
+            [(list(screen.overlays), dict(screen.deadlines)) for screen in self.stack],
+            self.focused,
+            self.busy_until,
+            self.toast,
+            list(self.timers),
+            dict(self.selections),
+        )
+
+    def _restore(self, saved: _Saved, now: int, *, runaway: bool) -> None:
+        self.vars, self.stack = saved.vars, saved.stack
+        for screen, (overlays, deadlines) in zip(self.stack, saved.screens, strict=True):
+            screen.overlays, screen.deadlines = overlays, deadlines
+        self.focused, self.busy_until, self.toast = saved.focused, saved.busy_until, saved.toast
+        self.timers, self.selections = saved.timers, saved.selections
+        if runaway:
+            # What falls due by now would set the loop off again at once: the app moves on without it.
+            self.timers = [timer for timer in self.timers if timer.due > now]
+            self._spent = 0
+
+    def _stopped(self, screen: str | None, problem: str, *, loop: bool) -> AppRuntimeError:
+        return AppRuntimeError(self.model, screen, problem, tuple(self._trail), loop=loop)
 
     def _perform(self, action: Action, scope: ScreenState, now: int, local: dict[str, str]) -> None:
         text = self.render_with(scope, local)
@@ -205,6 +399,7 @@ class AppState:
                 action.set,
                 lambda values: self.vars.update({k: text(v) if isinstance(v, str) else v for k, v in values.items()}),
             ),
+            (action.add, lambda amounts: self._add(scope, amounts)),
             (action.show, lambda name: self._show(scope, name, now)),
             (action.hide, lambda name: self._hide(scope, name)),
             (action.toggle, lambda name: self._toggle(scope, name, now)),
@@ -226,9 +421,16 @@ class AppState:
 
     def _go(self, target: str | GoTarget, text: Callable[[str], str], now: int, *, replace: bool) -> None:
         name, params = (target, {}) if isinstance(target, str) else (target.screen, target.params)
+        filled = {key: text(value) for key, value in params.items()}
+        if sum(len(value) for value in filled.values()) > MAX_VALUE_CHARS:
+            raise self._stopped(
+                self.top.name if self.stack else None,
+                f"the parameters opening screen '{name}' would hold more than {MAX_VALUE_CHARS:,} characters in all",
+                loop=False,
+            )
         if replace and self.stack:
             self.stack.pop()
-        self.open(name, {key: text(value) for key, value in params.items()}, now)
+        self.open(name, filled, now)
 
     def _restart(self, target: str | GoTarget, text: Callable[[str], str], now: int) -> None:
         self.stack.clear()
@@ -247,6 +449,13 @@ class AppState:
         else:
             self._show(scope, name, now)
 
+    def _add(self, scope: ScreenState, amounts: dict[str, float]) -> None:
+        for name, amount in amounts.items():
+            total = _number(self.vars.get(name)) + amount
+            if not abs(total) <= MAX_INT:
+                raise self._stopped(scope.name, f"add: {name} would pass {MAX_INT:,}", loop=False)
+            self.vars[name] = int(total) if float(total).is_integer() else total
+
     def _nudge(self, scope: ScreenState, steps: dict[str, int], now: int) -> None:
         for slider_id, count in steps.items():
             slider = self.element(scope.name, slider_id)
@@ -257,8 +466,10 @@ class AppState:
         self.toast = (message, at(now, self.model.toast_ms))
 
     def _after(self, ms: int, actions: list[Action], scope: ScreenState, now: int) -> None:
+        if len(self.timers) >= MAX_TIMERS:
+            raise self._stopped(scope.name, f"more than {MAX_TIMERS:,} timers would be waiting (a loop?)", loop=True)
         self._seq += 1
-        self.timers.append(Timer(at(now, ms), self._seq, actions, scope))
+        self.timers.append(Timer(at(now, ms), self._seq, actions, scope, ms))
 
     def _busy(self, ms: int, now: int) -> None:
         self.busy_until = max(self.busy_until, at(now, ms))
@@ -285,8 +496,9 @@ class AppState:
         """Move a slider to `value` (clamped to its range); run its `on_change` when its value changed."""
         value = round(min(slider.max, max(slider.min, value)), 6)
         if value != self.vars.get(slider.id):
-            self.vars[slider.id] = int(value) if float(value).is_integer() else value
-            self.run(slider.on_change, scope, now)
+            with self._transaction(now):  # a runaway on_change takes the move back too
+                self.vars[slider.id] = int(value) if float(value).is_integer() else value
+                self.run(slider.on_change, scope, now, origin=f"slider '{slider.id}' on_change")
 
     def selection(self, field_id: str) -> tuple[int, int]:
         """Return a field's selection as code-point indices (start == end: the cursor)."""
@@ -301,13 +513,23 @@ class AppState:
         self.selections[field_id] = (str(self.vars.get(field_id, "")), start, end)
 
     def replace_selection(self, field_id: str, text: str) -> None:
-        """Replace a field's selection with `text` (typing does this); the cursor ends after it."""
+        """Replace a field's selection with `text` (typing does this); the cursor ends after it.
+
+        Raises:
+            InputRejected: the text would grow longer than `MAX_VALUE_CHARS` (nothing changes).
+        """
         value = str(self.vars.get(field_id, ""))
         start, end = self.selection(field_id)
+        _check_field(field_id, len(value) - (end - start) + len(text))
         self.set_text(field_id, value[:start] + text + value[end:], cursor=start + len(text))
 
     def set_text(self, field_id: str, text: str, cursor: int | None = None) -> None:
-        """Replace a field's whole text; the cursor goes to `cursor`, else to the end."""
+        """Replace a field's whole text; the cursor goes to `cursor`, else to the end.
+
+        Raises:
+            InputRejected: the text is longer than `MAX_VALUE_CHARS` (nothing changes).
+        """
+        _check_field(field_id, len(text))
         self.vars[field_id] = text
         at_index = len(text) if cursor is None else cursor
         self.select(field_id, at_index, at_index)
@@ -315,17 +537,38 @@ class AppState:
     # -- values --------------------------------------------------------------------------------------------
 
     def render_with(self, scope: ScreenState, local: dict[str, str]) -> Callable[[str], str]:
-        """Return a function filling `{name}` from local values, the screen's parameters, then variables."""
+        """Return a function filling `{name}` from local values, the screen's parameters, then variables.
+
+        The function raises `AppRuntimeError` when the text would be longer than `MAX_VALUE_CHARS`: it adds up
+        the pieces' lengths before joining them, so a template doubling a value never builds the long text.
+        """
+
+        def value(match: re.Match[str]) -> str:
+            key, as_clock = match.group(1), match.group(2) is not None
+            for source in (local, scope.params, self.vars):
+                if key in source:
+                    return _show_clock(source[key]) if as_clock else _show_value(source[key])
+            return match.group(0)
 
         def render(template: str) -> str:
-            def value(match: re.Match[str]) -> str:
-                key, as_clock = match.group(1), match.group(2) is not None
-                for source in (local, scope.params, self.vars):
-                    if key in source:
-                        return _show_clock(source[key]) if as_clock else _show_value(source[key])
-                return match.group(0)
-
-            return _TEMPLATE.sub(value, template)
+            pieces: list[str] = []
+            size, last = 0, 0
+            for match in _TEMPLATE.finditer(template):
+                pieces.append(template[last : match.start()])
+                pieces.append(value(match))
+                size += len(pieces[-2]) + len(pieces[-1])
+                last = match.end()
+                if size > MAX_VALUE_CHARS:
+                    break
+            pieces.append(template[last:])
+            size += len(pieces[-1])
+            if size > MAX_VALUE_CHARS:
+                raise self._stopped(
+                    scope.name,
+                    f"the template '{excerpt(template)}' makes a text longer than {MAX_VALUE_CHARS:,} characters",
+                    loop=False,
+                )
+            return "".join(piece for piece in pieces if piece)  # a lone piece is returned as it is, not copied
 
         return render
 
@@ -355,6 +598,15 @@ class AppState:
             if name in source:
                 return source[name]
         return None
+
+
+def _check_field(field_id: str, length: int) -> None:
+    if length > MAX_VALUE_CHARS:
+        raise InputRejected(
+            f"the text of field '{field_id}' would be longer than {MAX_VALUE_CHARS:,} characters",
+            likely_cause="The simulated device keeps a field's text within a limit (docs/sim.md, Limits).",
+            next_step="Type or set a shorter text.",
+        )
 
 
 def flatten(elements: Iterable[Element]) -> list[Element]:
@@ -394,3 +646,14 @@ def _show_value(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+def _number(value: Any) -> float:
+    """Return a variable's value as a number (`add` counts anything that is not a number as 0)."""
+    if isinstance(value, bool) or value is None:
+        return 0.0
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return number if math.isfinite(number) else 0.0
