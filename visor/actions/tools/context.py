@@ -27,7 +27,7 @@ from visor.actions.device import (
 from visor.actions.observer import ObservingDevice
 from visor.actions.tools.result import ToolCode, ToolProblem
 from visor.clock import US_PER_MS, Clock, ms_to_us, us_to_ms
-from visor.errors import VisorError
+from visor.errors import InputError, VisorError
 from visor.ui.elements import IndexedElement, index_elements
 from visor.ui.geometry import Point, Size
 from visor.ui.tree import Node, UiTree
@@ -230,6 +230,10 @@ class ToolContext:
             raise ToolProblem(ToolCode.UNSUPPORTED, exc.message, hint=exc.next_step) from None
         except InputRejected as exc:
             raise ToolProblem(ToolCode.INPUT_REJECTED, exc.message, hint=exc.next_step) from None
+        except InputError:
+            # Not the device's doing but visor's input (a simulated app model that loops): the input was undone,
+            # so its outcome is known, and the run must stop as for any other broken input.
+            raise
         except VisorError as exc:
             # The request may have reached the device: its effect is unknown, and it is never resent.
             self.unknown = True
