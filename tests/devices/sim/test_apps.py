@@ -94,7 +94,7 @@ def test_stopping_the_app_behind_recents_returns_to_the_launcher() -> None:
 
 
 def test_the_cart_counts_what_was_added() -> None:
-    """"In cart: N" counts the items added (it showed the number of the last item added)."""
+    """The count in "In cart: N" is of the items added (it showed the number of the last item added)."""
     device = demo_device()
     for item in ("7", "12"):
         device.open_url(f"demo://item/{item}")
