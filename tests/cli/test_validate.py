@@ -210,3 +210,104 @@ def test_unreadable_file(tmp_path: Path) -> None:
     assert done.returncode == ExitCode.ERROR
     assert envelope["error"]["code"] == "INPUT_ERROR"
     assert "cannot read the file (Permission denied)" in envelope["error"]["message"]
+
+
+# -- bad input is an INPUT_ERROR, never a crash (issue 8) -------------------------------------------------------------
+
+SURROGATE_JSON = (
+    '{"meta": {"name": "\\ud800", "version": "1"}, "config": {"seed": 1},\n'
+    ' "steps": [{"id": "s1", "command": "screenshot", "args": {"label": "x"}}]}\n'
+)
+
+
+def test_lone_surrogate_in_json_is_an_input_error_with_its_position(cli_runner: Cli, write) -> None:  # type: ignore[no-untyped-def]
+    path = write("sur.json", SURROGATE_JSON)
+    result = cli_runner.run("validate", str(path))
+    error = result.envelope["error"]
+    assert result.exit_code == ExitCode.ERROR and error["code"] == "INPUT_ERROR"
+    assert error["message"].startswith(f"{path}:1:20: ") and "\\ud800" in error["message"]
+    assert "surrogate" in error["likely_cause"]
+    assert result.data["files"][0]["error"]["column"] == 20
+
+
+def test_lone_surrogate_in_yaml_is_an_input_error_with_its_position(cli_runner: Cli, write) -> None:  # type: ignore[no-untyped-def]
+    path = write("sur.yaml", MINIMAL.replace("name: minimal", 'name: "\\udc00"'))
+    result = cli_runner.run("validate", str(path))
+    error = result.envelope["error"]
+    assert error["code"] == "INPUT_ERROR" and error["message"].startswith(f"{path}:2:9: ")
+    assert "surrogate" in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("bad", "problem"),
+    [
+        ("a\x00b.yaml", "NUL"),
+        ("\x00", "NUL"),
+        ("scenarios/\x00*.yaml", "NUL"),
+        ("\ud800.yaml", "cannot be encoded"),
+        ("\ud800/*.yaml", "cannot be encoded"),
+    ],
+)
+def test_unnameable_paths_are_input_errors_and_the_other_files_are_still_checked(
+    cli_runner: Cli,
+    write,
+    bad: str,
+    problem: str,  # type: ignore[no-untyped-def]
+) -> None:
+    good = write("ok.yaml", MINIMAL)
+    result = cli_runner.run("validate", bad, str(good))
+    envelope = result.envelope
+    assert result.exit_code == ExitCode.ERROR and envelope["error"]["code"] == "INPUT_ERROR"
+    assert problem in envelope["error"]["message"]
+    assert [f["valid"] for f in envelope["data"]["files"]] == [False, True]
+    assert "\x00" not in result.stderr
+
+
+def test_undecodable_file_names_are_reported_readably(cli_runner: Cli, write, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A name that is not UTF-8 reaches visor as surrogate escapes; the envelope must still be UTF-8 JSON."""
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    try:
+        fd = os.open(os.fsencode(folder) + b"/caf\xe9.yaml", os.O_WRONLY | os.O_CREAT)
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+    os.write(fd, MINIMAL.encode())
+    os.close(fd)
+    result = cli_runner.run("validate", str(folder))
+    assert result.exit_code == ExitCode.OK
+    assert result.data["files"][0]["file"] == f"{folder}/caf\\xe9.yaml"  # the byte, shown
+    assert "caf\\xe9.yaml is valid" in result.stderr
+
+
+def test_plain_yaml_just_under_the_size_limit_is_validated(
+    cli_runner: Cli,
+    write,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """7.9 MiB of plain scalars and strings, no alias anywhere: checked like any file, not refused as an alias bomb.
+
+    The alias limit is lowered so that a file quick to parse holds more nodes than it (4 million short scalars
+    take seconds to parse, and say nothing more).
+    """
+    from visor.scenario import yaml_reader
+
+    monkeypatch.setattr(yaml_reader, "MAX_NODES", 10_000)
+    line = "  - " + "lorem ipsum " * 20 + "\n"
+    scalars = "  - 1\n" * 20_000
+    notes = scalars + line * ((int(7.85 * 1024 * 1024) - len(scalars)) // len(line))
+    path = write("big.yaml", MINIMAL + "notes:\n" + notes)
+    assert 7.8 * 1024 * 1024 < path.stat().st_size < 7.9 * 1024 * 1024
+    result = cli_runner.run("validate", str(path))
+    envelope = result.envelope
+    assert envelope["status"] == "ok" and envelope["data"]["summary"]["unreadable"] == 0
+    assert [issue["path"] for issue in envelope["data"]["issues"]] == ["$.notes"]  # invalid, and says why
+
+
+def test_control_characters_from_the_file_do_not_reach_the_terminal(cli_runner: Cli, write) -> None:  # type: ignore[no-untyped-def]
+    doc = MINIMAL.replace("command: screenshot", 'command: "\\e[2K\\r\\e[32m✓ passed\\e[0m"')
+    path = write("esc.yaml", doc)
+    for color in ("--no-color", "--color"):
+        result = cli_runner.run("validate", str(path), color)
+        assert result.exit_code == ExitCode.ERROR
+        assert "\\x1b[2K\\r\\x1b[32m✓ passed" in result.stderr
+        assert "\r" not in result.stderr and "\x1b[2K" not in result.stderr

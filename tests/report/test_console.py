@@ -3,8 +3,12 @@ from __future__ import annotations
 import io
 import re
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from visor.errors import ErrorInfo
-from visor.report.console import ConsoleReporter
+from visor.report.console import ConsoleReporter, printable
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 INFO = ErrorInfo("INPUT_ERROR", "bad.yaml:1:2: broken", "a cause", "a fix")
@@ -34,3 +38,67 @@ def test_quiet_writes_nothing() -> None:
     stream = io.StringIO()
     ConsoleReporter(stream, quiet=True, color=True).error(INFO)
     assert stream.getvalue() == ""
+
+
+# -- control characters never reach the terminal raw (issue 8) --------------------------------------------------------
+
+#: What a renderer may write besides printable text: line ends, and rich's own colour sequences.
+SGR = re.compile(r"\x1b\[[0-9;]*m")
+RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
+FAKE = "ok\x1b[2K\r\x1b[32m✓ passed\x1b[0m\x07\x9b2J\u202egnp.\x00"
+SHOWN = "ok\\x1b[2K\\r\\x1b[32m✓ passed\\x1b[0m\\x07\\x9b2J\\u202egnp.\\x00"
+
+
+def everything(reporter: ConsoleReporter, text: str) -> None:
+    """Make `reporter` print every kind of line it has, each holding `text` wherever user text goes."""
+    from tests.scenario.helpers import scenario, validate_data
+    from visor.actions.device import DeviceInfo
+    from visor.engine.events import AssertionChecked, RunFinished, RunStarted, StepFinished
+    from visor.engine.results import AssertionResult, RunResult, StepResult
+    from visor.errors import SourceError
+    from visor.scenario.discovery import BatchResult, FileResult
+    from visor.ui.geometry import Size
+
+    reporter.error(ErrorInfo("INPUT_ERROR", text, text, text))
+    reporter.note(text)
+    invalid = validate_data(scenario(steps=[{"id": text, "command": text, "args": {}}]))
+    valid = validate_data(scenario(meta={"name": text, "version": "1"}))
+    unreadable = FileResult(text, error=SourceError(text, path=text, line=1, column=2, next_step=text))
+    reporter.validation(BatchResult((FileResult(text, invalid), FileResult(text, valid), unreadable)))
+    assert valid.scenario is not None
+    error = ErrorInfo("ACTION_ERROR", text, text, text)
+    step = StepResult(0, text, text, "fail", 5, {}, error)
+    check = AssertionResult(text, text, text, "failed", text)
+    result = RunResult(text, text, text, text, "t0", "t1", "fail", (step,), (check,), (), text, None, 3, error)
+    device = DeviceInfo("android", text, text, Size(10, 10))
+    reporter.handle(RunStarted(text, valid.scenario, device, "t0", 3))
+    reporter.handle(StepFinished(step, 0.0))
+    reporter.handle(AssertionChecked(check, 0.0))
+    reporter.handle(RunFinished(result, 0.0))
+    if not reporter.styled:  # on a terminal the progress bar holds no user text, and moves the cursor
+        reporter.benchmark_run(0, 1, result)
+    reporter.benchmark_result({"pass": False, "verdict": text})
+
+
+@pytest.mark.parametrize("color", [False, True])
+def test_control_characters_in_user_text_are_shown_as_escapes(color: bool) -> None:
+    stream = io.StringIO()
+    everything(ConsoleReporter(stream, color=color), FAKE)
+    written = SGR.sub("", stream.getvalue())
+    assert not RAW.search(written), RAW.findall(written)
+    assert written.count(SHOWN) >= 15
+
+
+@pytest.mark.parametrize("color", [False, True])
+@settings(max_examples=50, deadline=None)
+@given(text=st.text(min_size=1, max_size=12))
+def test_no_text_reaches_the_terminal_raw(color: bool, text: str) -> None:
+    stream = io.StringIO()
+    everything(ConsoleReporter(stream, color=color), text)
+    stream.getvalue().encode("utf-8")  # lone surrogates too are escaped
+    assert not RAW.search(SGR.sub("", stream.getvalue()))
+
+
+def test_printable_keeps_ordinary_text_and_shows_the_rest() -> None:
+    assert printable("Log in é 🙂 [b] \\x1b") == "Log in é 🙂 [b] \\x1b"
+    assert printable("a\tb\nc\rd\x1be\x7f\x85\u202e\udce9\ud800") == "a\\tb\\nc\\rd\\x1be\\x7f\\x85\\u202e\\xe9\\ud800"

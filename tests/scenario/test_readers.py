@@ -176,3 +176,148 @@ def test_blank_input_is_empty_in_both_formats(text: str, fmt: str) -> None:
 
     with pytest.raises(SourceError, match="the file is empty"):
         parse_source(SourceText("t", text, fmt))  # type: ignore[arg-type]
+
+
+# -- lone surrogates: a \u escape that decodes to half a UTF-16 pair is not Unicode text ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "escape", "line", "column"),
+    [
+        ('{"meta": {"name": "\\ud800", "version": "1"}}', "\\ud800", 1, 20),
+        ('{"a": "ok \\uDC00"}', "\\uDC00", 1, 11),
+        ('{"a": "\\ud83d\\u0041"}', "\\ud83d", 1, 8),
+        ('{"a": "\\ude00\\ud83d"}', "\\ude00", 1, 8),
+        ('{"a": "\\ud83d\\ude00 \\ud83d"}', "\\ud83d", 1, 21),
+        ('{\n  "ok": 1,\n  "\\udfff": 2\n}', "\\udfff", 3, 4),
+        ('["\\\\\\udbff"]', "\\udbff", 1, 5),
+    ],
+)
+def test_json_lone_surrogate_escapes_are_refused_at_their_position(
+    text: str, escape: str, line: int, column: int
+) -> None:
+    with pytest.raises(SourceError) as caught:
+        json_doc(text)
+    error = caught.value
+    assert (error.line, error.column) == (line, column)
+    assert escape in error.message and "surrogate" in error.message
+    assert "surrogate" in error.likely_cause and error.next_step
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('{"a": "\\ud83d\\ude00"}', "\U0001f600"),
+        ('{"a": "\\\\ud800"}', "\\ud800"),  # an escaped backslash: the text `\ud800`, not an escape
+        ('{"a": "\\u00e9\\u20ac"}', "é€"),
+    ],
+)
+def test_json_surrogate_pairs_and_lookalikes_are_fine(text: str, value: str) -> None:
+    assert json_doc(text).data == {"a": value}
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "column"),
+    [
+        ('meta:\n  name: "\\ud800"\n', 2, 9),
+        ('a: "\\U0000DFFF"\n', 1, 4),
+        ('"\\udc00": 1\n', 1, 1),
+    ],
+)
+@pytest.mark.parametrize("parser", ["libyaml", "python"])
+def test_yaml_lone_surrogate_escapes_are_refused_at_their_position(
+    monkeypatch: pytest.MonkeyPatch, parser: str, text: str, line: int, column: int
+) -> None:
+    """libyaml refuses them while scanning; PyYAML's own parser (the fallback without libyaml) decodes them."""
+    import yaml
+
+    from visor.scenario import yaml_reader
+
+    if parser == "python":
+        monkeypatch.setattr(yaml_reader, "_Parser", yaml.SafeLoader)
+    with pytest.raises(SourceError) as caught:
+        yaml_doc(text)
+    error = caught.value
+    assert (error.line, error.column) == (line, column)
+    assert "surrogate" in error.message and "surrogate" in error.likely_cause
+
+
+@pytest.mark.parametrize("escape", ["\\U00110000", "\\UFFFFFFFF"])
+@pytest.mark.parametrize("parser", ["libyaml", "python"])
+def test_yaml_escapes_beyond_unicode_are_refused(monkeypatch: pytest.MonkeyPatch, parser: str, escape: str) -> None:
+    import yaml
+
+    from visor.scenario import yaml_reader
+
+    if parser == "python":
+        monkeypatch.setattr(yaml_reader, "_Parser", yaml.SafeLoader)
+    with pytest.raises(SourceError) as caught:
+        yaml_doc(f'a: 1\nb: "x{escape}"\n')
+    assert caught.value.line == 2 and "beyond U+10FFFF" in caught.value.message
+
+
+# -- the alias-bomb guard counts alias expansions, not the nodes written out ----------------------------------------
+
+
+def test_yaml_plain_document_with_more_nodes_than_the_alias_limit_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nodes written out are bounded by the file's size; only aliases can multiply them (a smaller limit: speed)."""
+    from visor.scenario import yaml_reader
+
+    monkeypatch.setattr(yaml_reader, "MAX_NODES", 1_000)
+    doc = yaml_doc("items: [" + "1, " * 5_000 + "2]\nmore:\n" + "  - {a: b}\n" * 2_000)
+    assert len(doc.data["items"]) == 5_001 and len(doc.data["more"]) == 2_000
+    with pytest.raises(SourceError, match="more than 1,000 nodes"):
+        yaml_doc("a: &a [" + "1, " * 99 + "2]\nb: [" + "*a, " * 10 + "*a]\n")
+
+
+def test_yaml_aliases_are_counted_by_what_they_expand_to() -> None:
+    # 1,001 aliases of a 1,000-node list (999 items and the list): 1,001,000 nodes once expanded, from 9 KB.
+    text = "base: &b [" + ", ".join(["x"] * 999) + "]\nrefs:\n" + "  - *b\n" * 1_001
+    with pytest.raises(SourceError, match=f"more than {MAX_NODES:,} nodes") as caught:
+        yaml_doc(text)
+    assert caught.value.line == 1_003 and "alias" in caught.value.likely_cause  # the 1,001st alias
+    assert len(yaml_doc(text.replace("  - *b\n" * 1_001, "  - *b\n" * 990)).data["refs"]) == 990
+
+
+# -- integers too long to convert (Python refuses more than 4,300 decimal digits) ----------------------------------
+
+LONG = "1" * 5_000
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "column"),
+    [
+        (f'{{"a": {LONG}}}', 1, 7),
+        (f'{{"a": "{LONG}", "b": [0, -{LONG}]}}', 1, 5_020),
+        (f'{{\n "NaN": "{LONG}",\n "b": {LONG}\n}}', 3, 7),
+    ],
+)
+def test_json_integers_too_long_to_read_are_refused_at_their_position(text: str, line: int, column: int) -> None:
+    with pytest.raises(SourceError) as caught:
+        json_doc(text)
+    error = caught.value
+    assert (error.line, error.column) == (line, column)
+    assert "5,000 digits" in error.message and "11111111" in error.message and len(error.message) < 200
+
+
+def test_json_constants_are_located_outside_strings() -> None:
+    with pytest.raises(SourceError) as caught:
+        json_doc('{"a": "NaN",\n "b": NaN}')
+    assert (caught.value.line, caught.value.column) == (2, 7)
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "column"),
+    [(f"a: {LONG}\n", 1, 4), (f"a:\n  - 1\n  - !!int -{LONG}\n", 3, 5), (f"a: !!float {LONG}\n", 1, 4)],
+)
+def test_yaml_integers_too_long_to_read_are_refused_at_their_position(text: str, line: int, column: int) -> None:
+    with pytest.raises(SourceError) as caught:
+        yaml_doc(text)
+    error = caught.value
+    assert (error.line, error.column) == (line, column)
+    assert "5,000 digits" in error.message and len(error.message) < 200
+
+
+@pytest.mark.parametrize("text", [f"a: 0x{'f' * 5_000}\n", f"a: {LONG}.5\n", f"a: '{LONG}'\n"])
+def test_yaml_long_numbers_python_can_read_are_read(text: str) -> None:
+    assert yaml_doc(text).data["a"] is not None

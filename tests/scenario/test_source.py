@@ -74,3 +74,18 @@ def test_oversized_file_is_refused_without_reading(tmp_path: Path) -> None:
 def test_oversized_stream_is_refused() -> None:
     with pytest.raises(SourceError, match="too large"):
         read_stream(io.BytesIO(b"a" * (MAX_SOURCE_BYTES + 1)))
+
+
+@pytest.mark.parametrize("path", ["a\x00b.yaml", "\x00", "dir/\x00/x.json"])
+def test_a_nul_in_a_path_is_refused_as_input(path: str) -> None:
+    """The OS cannot name such a file (os.stat raises ValueError); it is the user's input that is wrong."""
+    with pytest.raises(SourceError) as caught:
+        read_path(path)
+    assert "NUL" in caught.value.message and caught.value.path == path
+
+
+def test_a_path_the_file_system_cannot_encode_is_refused_as_input() -> None:
+    """Only U+DC80-U+DCFF stand for bytes (PEP 383); another lone surrogate cannot be turned into a file name."""
+    with pytest.raises(SourceError) as caught:
+        read_path("\ud800.yaml")
+    assert "cannot be encoded" in caught.value.message and caught.value.path == "\ud800.yaml"

@@ -2,10 +2,16 @@
 
 `--quiet` and `--format` work before the command (`visor --quiet validate x`) and after it
 (`visor validate x --quiet`), as upstream's global options do.
+
+Also the checks click's types leave out, as callbacks (so the help, and docs/cli.md made from it, stay as
+they are): click's float ranges let NaN through (every comparison with NaN is false) and its integer ranges
+have no upper end unless given one. A value these refuse is a usage error: `INPUT_ERROR`, exit 1.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -14,6 +20,94 @@ import click
 from visor.cli.env import CliEnvironment
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: Seeds are 64-bit, as in every runtime and client that repeats a run with `--seed`.
+MAX_SEED = 2**64 - 1
+#: A per-step timeout longer than a day is a typo (seconds for ms twice over), and overflows OS timers.
+MAX_TIMEOUT_MS = 86_400_000
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def text_value(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Refuse a name or path that no file can have (a NUL) or that is not text (bytes not valid UTF-8).
+
+    Such a value would end up in the run's reports, which are UTF-8 text; the operating system hands visor
+    bytes it cannot decode as lone surrogates (PEP 383).
+    """
+    return None if value is None else _text(param, value)
+
+
+def _text(param: click.Parameter, value: str) -> str:
+    if "\x00" in value:
+        raise click.BadParameter(f"{value!r} holds a NUL character, which no name or path can contain.", param=param)
+    lone = _SURROGATE.search(value)
+    if lone is not None:
+        raise click.BadParameter(
+            f"{value!r} is not valid UTF-8 text (at index {lone.start()}); visor writes it into UTF-8 reports,"
+            " so rename the file or folder, or pass another.",
+            param=param,
+        )
+    return value
+
+
+def paths_value(_ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    """Refuse an empty path: it names no file, and is most often a shell variable that expanded to nothing."""
+    if "" in value:
+        raise click.BadParameter(
+            f"an empty path (argument {value.index('') + 1}) names no file; is a variable in the command unset?",
+            param=param,
+        )
+    return value
+
+
+def scenario_value(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """Refuse a scenario path that is empty, holds a NUL or is not text (`paths_value`, `text_value`)."""
+    paths_value(ctx, param, (value,))
+    return _text(param, value)
+
+
+def finite_value(_ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """Refuse NaN and infinities, naming the range the option's type accepts (click's own check lets NaN in)."""
+    if value is None or math.isfinite(value):
+        return value
+    raise click.BadParameter(f"{value} is not a finite number {_range(param)}.", param=param)
+
+
+def timeout_value(_ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """Refuse a per-step timeout that is not finite or longer than `MAX_TIMEOUT_MS`."""
+    if value is None or (math.isfinite(value) and value <= MAX_TIMEOUT_MS):
+        return value
+    raise click.BadParameter(
+        f"{value:g} is not a per-step timeout in milliseconds {_range(param, MAX_TIMEOUT_MS)} (a day at most).",
+        param=param,
+    )
+
+
+def seed_value(_ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    """Refuse a seed beyond 64 bits."""
+    if value is not None and value > MAX_SEED:
+        raise click.BadParameter(
+            f"{value} is not a 64-bit seed: it must be in the range 0<=x<={MAX_SEED}.", param=param
+        )
+    return value
+
+
+def _range(param: click.Parameter, high: float | None = None) -> str:
+    """Describe the range of a numeric option: its type's bounds, or `high` for an upper end set here."""
+    low = getattr(param.type, "min", None)
+    high = high if high is not None else getattr(param.type, "max", None)
+    if low is None and high is None:
+        return "(any finite number)"
+    return (
+        "in the range "
+        + (f"{_number(low)}<=" if low is not None else "")
+        + "x"
+        + (f"<={_number(high)}" if high is not None else "")
+    )
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 def _env(ctx: click.Context) -> CliEnvironment:

@@ -9,7 +9,14 @@ import click
 
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
-from visor.cli.options import output_options
+from visor.cli.options import (
+    finite_value,
+    output_options,
+    scenario_value,
+    seed_value,
+    text_value,
+    timeout_value,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -27,16 +34,28 @@ def runtime_options(function: F) -> F:
             "--timeout",
             "timeout_ms",
             type=click.FloatRange(min=1),
+            callback=timeout_value,
             metavar="MS",
             help="Per-step timeout in ms (default: config.timeoutMs, else 2500).",
         ),
         click.option(
-            "--output", metavar="DIR", help="Artifacts folder (default: config.artifactsDir, else artifacts)."
+            "--output",
+            metavar="DIR",
+            callback=text_value,
+            help="Artifacts folder (default: config.artifactsDir, else artifacts).",
         ),
         click.option(
-            "--seed", type=click.IntRange(min=0), help="Seed for the run's randomness (default: config.seed)."
+            "--seed",
+            type=click.IntRange(min=0),
+            callback=seed_value,
+            help="Seed for the run's randomness (default: config.seed).",
         ),
-        click.option("--app", metavar="APP", help="App model (sim) or app id (appium), instead of config.app."),
+        click.option(
+            "--app",
+            metavar="APP",
+            callback=text_value,
+            help="App model (sim) or app id (appium), instead of config.app.",
+        ),
         click.option(
             "--capture",
             type=click.Choice(["none", "failures", "steps"]),
@@ -45,10 +64,23 @@ def runtime_options(function: F) -> F:
             help="Screenshot and page source after failed steps, every step, or never.",
         ),
         click.option(
-            "--server-url", metavar="URL", help="Appium server (default: VISOR_SERVER_URL, else http://127.0.0.1:4723)."
+            "--server-url",
+            metavar="URL",
+            callback=text_value,
+            help="Appium server (default: VISOR_SERVER_URL, else http://127.0.0.1:4723).",
         ),
-        click.option("--device", metavar="ID", help="Device (adb serial or simulator udid) to run on (appium)."),
-        click.option("--app-id", metavar="ID", help="App package or bundle id (appium; default: config.app)."),
+        click.option(
+            "--device",
+            metavar="ID",
+            callback=text_value,
+            help="Device (adb serial or simulator udid) to run on (appium).",
+        ),
+        click.option(
+            "--app-id",
+            metavar="ID",
+            callback=text_value,
+            help="App package or bundle id (appium; default: config.app).",
+        ),
         click.option("--attach", is_flag=True, help="Attach to the app already running instead of starting it."),
         click.option(
             "--platform",
@@ -86,7 +118,7 @@ def _environment(env: CliEnvironment) -> Any:
 
 
 @click.command(context_settings=SETTINGS)
-@click.argument("scenario", metavar="SCENARIO")
+@click.argument("scenario", metavar="SCENARIO", callback=scenario_value)
 @runtime_options
 @output_options
 @click.pass_obj
@@ -112,7 +144,7 @@ def run(env: CliEnvironment, /, scenario: str, **values: Any) -> int:
 
 
 @click.command(context_settings=SETTINGS)
-@click.argument("scenario", metavar="SCENARIO")
+@click.argument("scenario", metavar="SCENARIO", callback=scenario_value)
 @click.option(
     "--runs",
     type=click.IntRange(min=1, max=10_000),
@@ -124,6 +156,7 @@ def run(env: CliEnvironment, /, scenario: str, **values: Any) -> int:
 @click.option(
     "--threshold",
     type=click.FloatRange(min=0, max=100),
+    callback=finite_value,
     default=95,
     show_default=True,
     help="Least determinism score (percent) that passes.",

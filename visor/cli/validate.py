@@ -6,11 +6,11 @@ import click
 
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
-from visor.cli.options import output_options
+from visor.cli.options import output_options, paths_value
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...", callback=paths_value)
 @output_options
 @click.pass_obj
 def validate(env: CliEnvironment, paths: tuple[str, ...]) -> int:

@@ -4,11 +4,20 @@ Issue lines read like compiler diagnostics (`file:line:column: error CODE messag
 make them clickable. Each line is built once as styled parts; on a terminal (or with `--color`) rich renders
 them, elsewhere (CI logs, pipes) they are written as the same plain text without importing rich, which keeps
 start-up fast where nobody would see the colours anyway.
+
+Ids, names, paths and messages come from scenario files, devices and the command line, so any of them may hold
+control characters: an id like `ok\\x1b[2K\\r✓ passed` would erase its line and fake a green one in a CI log.
+Every part of every line is written with such characters shown as visible escapes (`\\x1b`, `\\r`, `\\u202e`),
+in both paths: C0 and C1 controls, DEL, the line and paragraph separators, the bidirectional controls (which
+reorder what the reader sees) and lone surrogates (which cannot be encoded).
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, TextIO
+
+from visor.report.envelope import shown
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -22,6 +31,9 @@ if TYPE_CHECKING:
 
 #: A line: text parts, each with a rich style or None.
 Line = list[tuple[str, str | None]]
+
+#: What a terminal would act on instead of showing, or could not encode.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow"}
 _STATUS = {
@@ -49,15 +61,15 @@ class ConsoleReporter:
             self._rich = Console(file=stream, highlight=False, soft_wrap=True, force_terminal=True, emoji=False)
 
     def line(self, *parts: tuple[str, str | None]) -> None:
-        """Write one line made of styled parts."""
+        """Write one line made of styled parts, control characters in them shown as escapes."""
         if self.quiet:
             return
         if self._rich is None:
-            self.stream.write("".join(text for text, _ in parts) + "\n")
+            self.stream.write("".join(printable(text) for text, _ in parts) + "\n")
             return
         from rich.text import Text
 
-        self._rich.print(Text.assemble(*((text, style or "") for text, style in parts)))
+        self._rich.print(Text.assemble(*((printable(text), style or "") for text, style in parts)))
 
     def error(self, info: ErrorInfo) -> None:
         """Print an error with its likely cause and next step."""
@@ -176,6 +188,13 @@ class ConsoleReporter:
             ("✓ " if data.get("pass") else "✗ ", "bold green" if data.get("pass") else "bold red"),
             (str(data.get("verdict", "")), None),
         )
+
+
+def printable(text: str) -> str:
+    """Return `text` with every character a terminal would act on (or cannot encode) shown as an escape."""
+    if _UNPRINTABLE.search(text) is None:
+        return text
+    return _UNPRINTABLE.sub(lambda match: shown(match.group()), text)
 
 
 def _is_terminal(stream: TextIO) -> bool:

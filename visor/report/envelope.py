@@ -1,11 +1,17 @@
 """The JSON envelope: the one thing visor prints on stdout (seed 002, upstream-compatible).
 
 `next_action` is always a keyword; free text about what to do goes in `error.next_step`.
+
+Envelopes are UTF-8 text, so strings that are not Unicode text cannot go out as they are. Input files holding
+them are refused when read; what remains are names from the operating system: a file name or an argument that
+is not valid UTF-8 reaches Python with each undecodable byte as a lone surrogate (PEP 383). Such a character is
+shown as a visible escape, the byte's: `caf\\xe9.yaml` (`shown`, which the console and JUnit use too).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -13,6 +19,24 @@ from typing import Any, Literal
 from visor.errors import ErrorInfo, ExitCode, NextAction, VisorError
 
 Status = Literal["ok", "fail"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+#: Where Python puts the bytes it could not decode (PEP 383 "surrogateescape"): U+DC80-U+DCFF for 0x80-0xFF.
+_ESCAPED_BYTES = range(0xDC80, 0xDD00)
+_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def shown(char: str) -> str:
+    """Return the visible escape of a character that must not be printed as itself: `\\x1b`, `\\n`, `\\u202e`.
+
+    A lone surrogate standing for an undecodable byte (PEP 383) shows that byte (`\\xe9`).
+    """
+    code = ord(char)
+    if code in _ESCAPED_BYTES:
+        return f"\\x{code - 0xDC00:02x}"
+    if char in _NAMED:
+        return _NAMED[char]
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +76,17 @@ class Envelope:
         return out
 
     def to_json(self) -> str:
-        """Serialise as upstream does: two-space indented JSON (never NaN), with a final newline."""
-        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        """Serialise as upstream does: two-space indented JSON (never NaN), with a final newline.
+
+        The result is always encodable as UTF-8: lone surrogates (only names from the OS can hold them) become
+        their visible escape (`shown`).
+        """
+        text = json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        if _SURROGATE.search(text) is None:
+            return text
+        # Outside strings JSON has no such characters, so each is in a string literal: put its escape there,
+        # its backslash escaped for JSON.
+        return _SURROGATE.sub(lambda match: shown(match.group()).replace("\\", "\\\\"), text)
 
 
 def error_outcome(exc: VisorError) -> Outcome:

@@ -2,13 +2,23 @@
 
 Failures carry the error code as their type, the message, and a body with the likely cause and next step.
 Skipped steps (with `stopOnFailure`) are `<skipped/>`.
+
+Ids, names and messages come from scenario files and devices, and XML 1.0 cannot carry every character they may
+hold (ElementTree writes them anyway, and the file no longer parses). Each character XML cannot carry — C0
+controls but tab, newline and carriage return, lone surrogates, U+FFFE and U+FFFF — and those it discourages —
+DEL and the C1 controls — is written as the visible escape the console shows too: `\\x1b`, `\\ud800`, `\\ufffe`
+(`\\xe9` for a byte of a file name that is not UTF-8). Tab, newline and carriage return are kept.
 """
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 
 from visor.engine.results import RunResult
+from visor.report.envelope import shown
+
+_UNWRITABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
 
 def render(result: RunResult, name: str) -> str:
@@ -72,5 +82,16 @@ def render(result: RunResult, name: str) -> str:
             failure.text = check.details
     if result.interrupted:
         ET.SubElement(suite, "system-err").text = "The run was interrupted; later steps did not run."
+    for element in suites.iter():
+        element.attrib = {key: _writable(value) for key, value in element.attrib.items()}
+        if element.text:
+            element.text = _writable(element.text)
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+
+def _writable(text: str) -> str:
+    """Return `text` with the characters XML 1.0 cannot carry (or discourages) shown as escapes."""
+    if _UNWRITABLE.search(text) is None:
+        return text
+    return _UNWRITABLE.sub(lambda match: shown(match.group()), text)

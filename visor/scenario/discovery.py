@@ -72,7 +72,8 @@ def expand_paths(patterns: Sequence[str]) -> list[str]:
 
 
 def _expand_one(pattern: str) -> list[str]:
-    if pattern == STDIN_PATH:
+    if pattern == STDIN_PATH or not _nameable(pattern):
+        # Reading it reports why no file can have that name, next to the other files.
         return [pattern]
     if os.path.isdir(pattern):
         return _nonempty(_scan_directory(pattern), f"no scenario files (*.yaml, *.yml, *.json) in {pattern!r}")
@@ -85,6 +86,17 @@ def _expand_one(pattern: str) -> list[str]:
     for match in matches:
         files.extend(_scan_directory(match) if os.path.isdir(match) else [match])
     return _nonempty(files, f"no files match {pattern!r}")
+
+
+def _nameable(path: str) -> bool:
+    """Return False for a path no file can have: one with a NUL, or one the file system encoding cannot encode."""
+    if "\x00" in path:
+        return False
+    try:
+        os.fsencode(path)
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _nonempty(paths: list[str], message: str) -> list[str]:

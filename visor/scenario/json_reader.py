@@ -1,6 +1,8 @@
 """Read JSON into a `Document`, safely and with positions.
 
 Values come from the standard `json` module (strict: NaN and Infinity are refused, as in JSON itself).
+A `\\u` escape of half a UTF-16 surrogate pair without its other half is refused too: the `json` module decodes it
+into a string that is not Unicode text, which nothing downstream can encode (UTF-8 output, XML, the terminal).
 Positions, duplicate keys and the nesting depth come from one iterative pass over the tokens, which never
 recurses, so a 10,000-deep file is refused at the line and column where it crosses `MAX_DEPTH`.
 """
@@ -15,9 +17,14 @@ from typing import NoReturn
 
 from visor.errors import SourceError
 from visor.scenario.document import MAX_DEPTH, Document, Path, Position
-from visor.scenario.source import SourceText
+from visor.scenario.source import SourceText, integer_too_long
 
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.DOTALL)
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
+#: Cheap pre-check: no such text, no surrogate escape (an escaped backslash before it is sorted out later).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_HIGH, _LOW = range(0xD800, 0xDC00), range(0xDC00, 0xE000)
 
 
 @dataclass(slots=True)
@@ -52,7 +59,7 @@ def parse_json(source: SourceText) -> Document:
     locator = _Locator(text)
     positions, duplicate = _walk(text, locator, source.name)
     try:
-        data = json.loads(text, parse_constant=_refuse_constant)
+        data = json.loads(text, parse_constant=_refuse_constant, parse_int=_read_int)
     except json.JSONDecodeError as exc:
         raise SourceError(
             f"JSON syntax error: {exc.msg}",
@@ -62,8 +69,11 @@ def parse_json(source: SourceText) -> Document:
             likely_cause="A missing comma or quote, a trailing comma, or a comment (JSON has none).",
             next_step="Fix the JSON at that position, or write the scenario in YAML.",
         ) from None
+    except _IntegerError as exc:
+        where = locator.position(_token_offset(text, exc.token))
+        raise integer_too_long(source.name, exc.token, where.line, where.column) from None
     except _ConstantError as exc:
-        where = locator.position(text.find(exc.constant))
+        where = locator.position(_token_offset(text, exc.constant))
         raise SourceError(
             f"{exc.constant} is not a JSON number",
             path=source.name,
@@ -71,8 +81,14 @@ def parse_json(source: SourceText) -> Document:
             column=where.column,
             next_step="Use a finite number.",
         ) from None
-    if duplicate is not None:
-        raise duplicate
+    surrogate = _lone_surrogate(text, locator, source.name)
+    first = min(
+        (error for error in (duplicate, surrogate) if error is not None),
+        key=lambda error: (error.line or 0, error.column or 0),
+        default=None,
+    )
+    if first is not None:
+        raise first
     return Document(source.name, "json", data, positions)
 
 
@@ -84,6 +100,64 @@ class _ConstantError(ValueError):
 
 def _refuse_constant(constant: str) -> NoReturn:
     raise _ConstantError(constant)
+
+
+class _IntegerError(ValueError):
+    def __init__(self, token: str) -> None:
+        super().__init__(token)
+        self.token = token
+
+
+def _read_int(token: str) -> int:
+    try:
+        return int(token)
+    except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
+        raise _IntegerError(token) from None
+
+
+def _token_offset(text: str, token: str) -> int:
+    """Return where `token` first appears as a token of its own (not inside a string, nor part of a number)."""
+    return next((match.start() for match in _TOKEN.finditer(text) if match.group() == token), 0)
+
+
+def _lone_surrogate(text: str, locator: _Locator, name: str) -> SourceError | None:
+    """Return the error for the first `\\uXXXX` escape of half a surrogate pair not paired with its other half.
+
+    Only valid JSON reaches here, so string literals are found by scanning from the start, and every backslash
+    in one starts an escape.
+    """
+    if _SURROGATE_ESCAPE.search(text) is None:
+        return None
+    for string in _STRING.finditer(text):
+        if _SURROGATE_ESCAPE.search(string.group()) is None:
+            continue
+        high: re.Match[str] | None = None  # a high surrogate escape waiting for its low half
+        lone: re.Match[str] | None = None
+        for escape in _ESCAPE.finditer(string.group()):
+            code = int(escape.group(1), 16) if escape.group(1) else -1
+            if high is not None and (escape.start() != high.end() or code not in _LOW):
+                lone = high
+                break
+            if code in _LOW and high is None:
+                lone = escape
+                break
+            high = escape if code in _HIGH else None
+        lone = lone or high
+        if lone is not None:
+            where = locator.position(string.start() + lone.start())
+            return SourceError(
+                f"the escape {lone.group()} is a lone UTF-16 surrogate, not a character",
+                path=name,
+                line=where.line,
+                column=where.column,
+                likely_cause=(
+                    "A \\uD800-\\uDFFF escape is half of a surrogate pair, and not text without its other half:"
+                    " the tool that wrote the file split a character or cut a string in two."
+                ),
+                next_step="Write the character itself (JSON files are UTF-8), or escape both halves in order,"
+                " as in \\ud83d\\ude00.",
+            )
+    return None
 
 
 def _walk(text: str, locator: _Locator, name: str) -> tuple[dict[Path, Position], SourceError | None]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import os
 import stat
+import sys
 from dataclasses import dataclass
 from typing import BinaryIO, Literal
 
@@ -43,7 +44,8 @@ def read_path(path: str) -> SourceText:
     """Read and decode the file at `path`.
 
     Raises:
-        SourceError: the file is missing, unreadable, a directory, too large, binary or not UTF-8.
+        SourceError: the path holds a NUL; the file is missing, unreadable, a directory, too large, binary or
+            not UTF-8.
     """
     data = _read_bytes(path)
     text = decode(data, path)
@@ -113,6 +115,19 @@ def empty_source(name: str, detail: str = "") -> SourceError:
     )
 
 
+def integer_too_long(name: str, token: str, line: int, column: int) -> SourceError:
+    """Return the error for an integer with more decimal digits than Python converts (4,300 by default)."""
+    digits = len(token.lstrip("+-"))
+    return SourceError(
+        f"the integer {token[:12]}… has {digits:,} digits, more than visor reads ({sys.get_int_max_str_digits():,})",
+        path=name,
+        line=line,
+        column=column,
+        likely_cause="The number was generated, or digits were pasted into the file by mistake.",
+        next_step="Write a number of a sensible size (seeds and timeouts fit in 20 digits).",
+    )
+
+
 def _byte_position(data: bytes, offset: int) -> tuple[int, int]:
     """Return the 1-based line and character column of a byte offset."""
     line_start = data.rfind(b"\n", 0, offset) + 1
@@ -121,12 +136,29 @@ def _byte_position(data: bytes, offset: int) -> tuple[int, int]:
 
 
 def _read_bytes(path: str) -> bytes:
+    if "\x00" in path:
+        # The OS cannot name such a file (os.stat raises ValueError, not OSError): the argument itself is wrong.
+        raise SourceError(
+            f"the path holds a NUL character (at index {path.index(chr(0))}), which no file name can contain",
+            path=path,
+            likely_cause="The path was built from data holding a NUL byte (a C string, a binary field, a bad script).",
+            next_step="Pass the path of the file without the NUL character.",
+        )
     try:
         info = os.stat(path)
     except FileNotFoundError:
         raise _missing(path) from None
     except OSError as exc:
         raise _unreadable(path, exc) from None
+    except UnicodeEncodeError:
+        # A lone surrogate other than those standing for undecodable bytes (PEP 383): never from a POSIX argv,
+        # but an API caller (or Windows) can pass one.
+        raise SourceError(
+            f"the path cannot be encoded as a file name on this system ({sys.getfilesystemencoding()})",
+            path=path,
+            likely_cause="The path holds a lone UTF-16 surrogate, half of a character.",
+            next_step="Pass the path of the file as text.",
+        ) from None
     if stat.S_ISDIR(info.st_mode):
         raise SourceError(
             "this is a directory, not a file",

@@ -6,8 +6,9 @@ duplicate keys silently and reads `no`, `on` and dates as booleans and timestamp
 
 - scalars follow the YAML 1.2 core schema (`true`/`false` only are booleans; no timestamps), the same
   values JSON would give;
-- a duplicate key, a tag that constructs objects (`!!python/...`), nesting deeper than `MAX_DEPTH` and
-  aliases expanding beyond `MAX_NODES` nodes are refused with their line and column;
+- a duplicate key, a tag that constructs objects (`!!python/...`), nesting deeper than `MAX_DEPTH`, aliases
+  expanding to more than `MAX_NODES` nodes in all (an alias bomb; the nodes written out in the file are bounded
+  by its size alone) and a string holding a lone UTF-16 surrogate are refused with their line and column;
 - merge keys (`<<: *defaults`) are supported; explicit keys win over merged ones.
 """
 
@@ -22,7 +23,7 @@ import yaml
 
 from visor.errors import SourceError
 from visor.scenario.document import MAX_DEPTH, MAX_NODES, Document, Path, Position
-from visor.scenario.source import SourceText, empty_source
+from visor.scenario.source import SourceText, empty_source, integer_too_long
 
 _Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -35,6 +36,13 @@ _HEX = re.compile(r"^0x[0-9a-fA-F]+$")
 _FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
 _INF = re.compile(r"^[-+]?\.(?:inf|Inf|INF)$")
 _NAN = re.compile(r"^\.(?:nan|NaN|NAN)$")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_BAD_ESCAPE = "the string holds an escape of a lone UTF-16 surrogate (\\uD800-\\uDFFF) or beyond U+10FFFF: no character"
+_SURROGATE_CAUSE = (
+    "A \\uD800-\\uDFFF escape is half of a UTF-16 surrogate pair, which is not a character on its own"
+    " (YAML escapes name whole characters); escapes beyond \\U0010FFFF name no character at all."
+)
+_SURROGATE_FIX = "Write the character itself (the file is UTF-8), or escape it whole, as in \\U0001F600."
 _ALLOWED_TAGS = {f"{_CORE}{name}" for name in ("str", "int", "float", "bool", "null", "map", "seq")} | {"!"}
 
 
@@ -60,7 +68,8 @@ class _Builder:
         self.positions: dict[Path, Position] = {}
         self.anchors: dict[str, tuple[Any, int]] = {}
         self.stack: list[_Frame] = []
-        self.nodes = 0
+        self.nodes = 0  # every node so far, aliases counted at their full size: gives an anchor's size
+        self.expanded = 0  # the nodes aliases stood for: the only count an alias bomb inflates
         self.documents = 0
         self.root: Any = None
 
@@ -88,18 +97,20 @@ class _Builder:
         elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
             self.end()
 
-    def count(self, nodes: int, where: Position) -> None:
+    def expand(self, nodes: int, where: Position) -> None:
         self.nodes += nodes
-        if self.nodes > MAX_NODES:
+        self.expanded += nodes
+        if self.expanded > MAX_NODES:
             raise self.error(
-                f"the document expands to more than {MAX_NODES:,} nodes",
+                f"the aliases in the document expand to more than {MAX_NODES:,} nodes",
                 where,
-                likely_cause="YAML aliases nest references to references (an alias bomb), or the file is huge.",
-                next_step="Write the repeated parts out, or split the file.",
+                likely_cause="YAML aliases nest references to references (an alias bomb).",
+                next_step="Write the repeated parts out, or refer to smaller anchors.",
             )
 
     def scalar(self, event: yaml.ScalarEvent, where: Position) -> None:
-        self.count(1, where)
+        self.nodes += 1
+        self.check_text(event.value, where)
         frame = self.stack[-1] if self.stack else None
         if frame is not None and isinstance(frame.value, dict) and frame.key is None:
             self.check_tag(event.tag, where)
@@ -116,7 +127,7 @@ class _Builder:
         if event.anchor not in self.anchors:
             raise self.error(f"unknown alias *{event.anchor}", where, next_step="Define the anchor (&name) first.")
         value, size = self.anchors[event.anchor]
-        self.count(size, where)
+        self.expand(size, where)
         frame = self.stack[-1] if self.stack else None
         if frame is not None and isinstance(frame.value, dict) and frame.key is None:
             if not isinstance(value, str):
@@ -127,7 +138,7 @@ class _Builder:
 
     def start(self, event: yaml.MappingStartEvent | yaml.SequenceStartEvent, where: Position) -> None:
         self.check_tag(event.tag, where)
-        self.count(1, where)
+        self.nodes += 1
         if len(self.stack) >= MAX_DEPTH:
             raise self.error(
                 f"the document nests deeper than {MAX_DEPTH} levels",
@@ -204,6 +215,24 @@ class _Builder:
                         frame.value[key] = value
                         self.positions.setdefault((*frame.path, key), where)
 
+    def plain(self, text: str, where: Position) -> Any:
+        try:
+            return _resolve_plain(text)
+        except ValueError:
+            raise integer_too_long(self.name, text, where.line, where.column) from None
+
+    def check_text(self, text: str, where: Position) -> None:
+        # libyaml refuses surrogate escapes while scanning; PyYAML's own scanner (used without libyaml) decodes
+        # them into strings that are not Unicode text.
+        lone = _SURROGATE.search(text)
+        if lone is not None:
+            raise self.error(
+                f"the string holds a lone UTF-16 surrogate (U+{ord(lone.group()):04X}), not a character",
+                where,
+                likely_cause=_SURROGATE_CAUSE,
+                next_step=_SURROGATE_FIX,
+            )
+
     def check_tag(self, tag: str | None, where: Position) -> None:
         if tag is None or tag in _ALLOWED_TAGS:
             return
@@ -219,11 +248,11 @@ class _Builder:
         self.check_tag(event.tag, where)
         text = event.value
         if event.tag in (None, "!"):
-            return _resolve_plain(text) if event.implicit[0] and event.tag is None else text
+            return self.plain(text, where) if event.implicit[0] and event.tag is None else text
         kind = event.tag[len(_CORE) :]
         if kind == "str":
             return text
-        value = _resolve_plain(text)
+        value = self.plain(text, where)
         expected: dict[str, type | tuple[type, ...]] = {
             "int": int,
             "float": (int, float),
@@ -236,7 +265,11 @@ class _Builder:
 
 
 def _resolve_plain(text: str) -> Any:
-    """Resolve a plain scalar by the YAML 1.2 core schema."""
+    """Resolve a plain scalar by the YAML 1.2 core schema.
+
+    Raises:
+        ValueError: a decimal integer with more digits than Python converts (sys.get_int_max_str_digits).
+    """
     if _NULL.match(text):
         return None
     if text in _BOOL:
@@ -263,13 +296,27 @@ def parse_yaml(source: SourceText) -> Document:
         SourceError: malformed YAML, several documents, a forbidden tag, a duplicate key, too deep or too big.
     """
     builder = _Builder(source.name)
+    parser = _Parser(source.text)
     try:
-        for event in yaml.parse(source.text, Loader=_Parser):
-            builder.feed(event)
+        while parser.check_event():
+            builder.feed(parser.get_event())
     except yaml.MarkedYAMLError as exc:
         raise _syntax_error(source.name, exc) from None
     except yaml.YAMLError as exc:
         raise SourceError(f"YAML error: {exc}", path=source.name) from None
+    except (ValueError, OverflowError):
+        # PyYAML's own scanner (without libyaml) calls chr() on escapes beyond U+10FFFF; libyaml refuses them.
+        mark = parser.get_mark() if hasattr(parser, "get_mark") else None
+        raise SourceError(
+            _BAD_ESCAPE,
+            path=source.name,
+            line=mark.line + 1 if mark else None,
+            column=mark.column + 1 if mark else None,
+            likely_cause=_SURROGATE_CAUSE,
+            next_step=_SURROGATE_FIX,
+        ) from None
+    finally:
+        parser.dispose()
     if builder.documents == 0:
         raise empty_source(source.name, "it holds only comments")
     return Document(source.name, "yaml", builder.root, builder.positions)
@@ -278,6 +325,17 @@ def parse_yaml(source: SourceText) -> Document:
 def _syntax_error(name: str, exc: yaml.MarkedYAMLError) -> SourceError:
     mark = exc.problem_mark or exc.context_mark
     problem = " ".join(part for part in (exc.context, exc.problem) if part)
+    if "invalid Unicode character escape" in problem:
+        # libyaml's words for an escape of a surrogate or beyond U+10FFFF; its mark is the quoted scalar's start.
+        mark = exc.context_mark or mark
+        return SourceError(
+            _BAD_ESCAPE,
+            path=name,
+            line=mark.line + 1 if mark else None,
+            column=mark.column + 1 if mark else None,
+            likely_cause=_SURROGATE_CAUSE,
+            next_step=_SURROGATE_FIX,
+        )
     return SourceError(
         f"YAML syntax error: {problem or 'malformed YAML'}",
         path=name,
