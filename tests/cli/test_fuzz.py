@@ -478,10 +478,9 @@ def test_control_characters_everywhere_keep_every_report_readable(cli_runner: Cl
         assert names[0] == "open \\x1b[2K\r\\x00\u202e\\ufffe\\x85 (navigate)"
 
 
-# -- found by fuzzing outside this suite's files: reproductions (xfail until fixed where the fault is) -----------------
+# -- found by fuzzing outside this suite's files: reproductions --------------------------------------------------------
 
 
-@pytest.mark.xfail(raises=ValueError, reason="report/artifacts.py: os.makedirs of config.artifactsDir holding a NUL")
 def test_nul_in_config_artifacts_dir_is_an_input_error(cli_runner: Cli, tmp_path: Path) -> None:
     doc = {
         **json.loads(json.dumps(CONTROLS_SCENARIO)),

@@ -53,7 +53,7 @@ class ArtifactWriter:
             for folder in ("screenshots", "sources", "env"):
                 os.makedirs(os.path.join(self.root, folder), exist_ok=True)
             self._timeline: IO[str] = open(os.path.join(self.root, "timeline.log"), "a", encoding="utf-8")  # noqa: SIM115
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # ValueError: a name no file system accepts (a NUL in it)
             raise _output_error(self.root, exc) from None
         self.written.append(os.path.join(self.root, "timeline.log"))
 
@@ -197,5 +197,6 @@ def _json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def _output_error(path: str, exc: OSError) -> OutputError:
-    return OutputError(f"cannot write {path}: {exc.strerror or exc}", details={"path": path})
+def _output_error(path: str, exc: OSError | ValueError) -> OutputError:
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return OutputError(f"cannot write {path!r}: {reason}", details={"path": path})

@@ -129,6 +129,28 @@ _RELATIVE_PATH_SCHEMA: dict[str, Any] = {
     "description": "A path relative to the scenario's folder, inside its project folder.",
 }
 
+
+def _no_nul(value: str) -> str:
+    if "\x00" in value:
+        raise predicate_error(IssueCode.TYPE_ERROR, "must not contain a NUL character")
+    return value
+
+
+def _fits_64_bits(value: int) -> int:
+    # A separate check, so a negative value keeps upstream's wording ("must be a non-negative integer").
+    if value > MAX_SEED:
+        raise predicate_error(IssueCode.TYPE_ERROR, f"must be at most {MAX_SEED} (64 bits)")
+    return value
+
+
+#: The largest seed: 64 bits, as `--seed` takes.
+MAX_SEED = 2**64 - 1
+#: A seed: an integer from 0 to 2**64 - 1.
+Seed = Annotated[int, Field(ge=0), AfterValidator(_fits_64_bits)]
+
+#: A folder name (no file system accepts a NUL in one).
+FolderName = Annotated[str, Field(min_length=1, pattern=r"\S"), AfterValidator(_no_nul)]
+
 #: A relative file path (resolved against the scenario's folder; `validate` checks it stays in the project).
 RelativePath = Annotated[
     str,

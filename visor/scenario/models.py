@@ -11,7 +11,15 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from visor.scenario.fields import InputModel, NonEmptyStr, PositiveDurationMs, SelectorStr, predicate_error
+from visor.scenario.fields import (
+    FolderName,
+    InputModel,
+    NonEmptyStr,
+    PositiveDurationMs,
+    Seed,
+    SelectorStr,
+    predicate_error,
+)
 from visor.scenario.issues import IssueCode
 
 Platform = Literal["android", "ios"]
@@ -40,10 +48,8 @@ class Config(InputModel):
     timeout_ms: PositiveDurationMs | None = Field(
         None, alias="timeoutMs", description="Per-step timeout in ms (default 2500; --timeout wins)."
     )
-    seed: int | None = Field(
-        None, ge=0, description="Seed for everything random in the run; without it runs may differ."
-    )
-    artifacts_dir: NonEmptyStr | None = Field(
+    seed: Seed | None = Field(None, description="Seed for everything random in the run; without it runs may differ.")
+    artifacts_dir: FolderName | None = Field(
         None, alias="artifactsDir", description="Where run artifacts go (default ./artifacts; --output wins)."
     )
     runtime: Runtime | None = Field(None, description="Which runtime runs the scenario: sim or appium.")
