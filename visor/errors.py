@@ -8,7 +8,9 @@ Every error carries its envelope code and its exit code, so the CLI maps them in
     │   └── UsageError                                   the command line is wrong (unknown command or option)
     ├── TargetError            TARGET_ERROR     exit 1   the device, the runtime or the server is unusable
     ├── ActionError            ACTION_ERROR     exit 1   a direct action failed
-    └── Interrupted            INTERRUPTED      exit 130 the user pressed Ctrl-C
+    └── Interrupted            INTERRUPTED      exit 130 the user pressed Ctrl-C (SIGINT)
+        ├── HungUp                              exit 129 SIGHUP: the terminal was closed
+        └── Terminated                          exit 143 SIGTERM: a cancelled CI job, `timeout`, `kill`
 
 Foreign exceptions (YAML, JSON, pydantic, selenium) are turned into these at the edge where they enter.
 """
@@ -32,8 +34,12 @@ class ExitCode(enum.IntEnum):
     RUN_FAILED = 2
     #: A benchmark scored below its threshold, or an iteration failed.
     BELOW_THRESHOLD = 3
-    #: Interrupted by Ctrl-C (SIGINT), as the Unix convention has it.
+    #: Interrupted by Ctrl-C (SIGINT), as the Unix convention has it (128 + the signal's number).
     INTERRUPTED = 130
+    #: Stopped by SIGHUP (the terminal closed).
+    HANGUP = 129
+    #: Stopped by SIGTERM (a cancelled CI job, `timeout`).
+    TERMINATED = 143
 
 
 class ErrorCode(enum.StrEnum):
@@ -176,3 +182,17 @@ class Interrupted(VisorError):
     next_action = NextAction.RETRY
     default_cause = "visor received an interrupt (Ctrl-C or SIGINT)."
     default_next_step = "Run the command again when ready; artifacts written so far are kept."
+
+
+class HungUp(Interrupted):
+    """visor received SIGHUP: the terminal it ran in was closed."""
+
+    exit_code = ExitCode.HANGUP
+    default_cause = "visor received SIGHUP: the terminal it ran in was closed."
+
+
+class Terminated(Interrupted):
+    """visor received SIGTERM: a cancelled CI job, `timeout` or `kill` asked it to stop."""
+
+    exit_code = ExitCode.TERMINATED
+    default_cause = "visor received SIGTERM: visor was asked to stop (a cancelled CI job, `timeout`, `kill`)."

@@ -1,9 +1,12 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from typing import Any
+
+import pytest
 
 from tests.conftest import FIXTURES, ROOT, Cli, check_envelope
 from visor.errors import ExitCode
@@ -87,3 +90,24 @@ def test_mcp_process_start_up_failure() -> None:
     assert done.stdout == ""
     envelope, _ = first_envelope(done.stderr)
     assert envelope["error"]["code"] == "INPUT_ERROR"
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_mcp_stops_on_a_signal(stop: signal.Signals) -> None:
+    """An MCP client stops its server with SIGTERM (after closing stdin, or not): visor mcp must end, and promptly."""
+    command = [sys.executable, "-m", "visor", "mcp", "--runtime", "sim", "--seed", "7"]
+    process = subprocess.Popen(
+        command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stderr is not None
+        assert "visor mcp: serving visor-sim, seed 7 on stdio" in process.stderr.readline()
+        process.send_signal(stop)
+        _, stderr = process.communicate(timeout=30)  # stdin stays open: the signal alone must end it
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 128 + stop
+    envelope, _ = first_envelope(stderr.lstrip())  # click writes a newline when interrupted
+    assert envelope["error"]["code"] == "INTERRUPTED" and stop.name in envelope["error"]["message"]

@@ -103,3 +103,28 @@ def test_broken_pipe_is_not_a_traceback(tmp_path) -> None:  # type: ignore[no-un
         timeout=60,
     )
     assert "Traceback" not in done.stderr
+
+
+def test_signal_handlers_live_only_as_long_as_the_command(cli_runner: Cli, write) -> None:  # type: ignore[no-untyped-def]
+    """The CLI handles SIGTERM and SIGHUP while a command runs, and gives the previous handlers back after."""
+    import signal
+
+    path = write(
+        "a.yaml", "meta: {name: a, version: '1'}\nconfig: {seed: 1}\nsteps: [{id: s, command: wait, args: {ms: 1}}]\n"
+    )
+    before = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    assert cli_runner.run("validate", str(path)).exit_code == 0
+    assert {number: signal.getsignal(number) for number in before} == before
+
+
+def test_an_interruption_by_a_signal_exits_128_plus_its_number() -> None:
+    import signal
+
+    from visor.cli.app import Signals
+
+    signals = Signals()
+    assert signals.exit_code(130) == 130 and signals.exit_code(0) == 0
+    for stop, code in ((signal.SIGTERM, 143), (signal.SIGHUP, 129)):
+        signals.received = stop
+        assert signals.exit_code(130) == code
+        assert signals.exit_code(2) == 2  # a run that finished is reported as it ended

@@ -80,9 +80,11 @@ def test_capture_steps_keeps_a_screenshot_after_every_step(cli_runner: Cli, tmp_
         "003-type-password.png",
         "004-submit.png",
         "005-wait-feed.png",
-        "006-feed-2.png",
-        "006-feed.png",
+        "006-feed.png",  # the screenshot step's own file is its evidence: written once, not twice
     ]
+    feed = run["steps"][5]
+    assert feed["details"]["evidence"]["screenshot"]["path"] == feed["details"]["path"]
+    assert run["artifacts"].count(feed["details"]["path"]) == 1
 
 
 def test_seed_option_overrides_and_unseeded_runs_report_their_seed(cli_runner: Cli) -> None:
@@ -187,31 +189,106 @@ def _long_scenario(tmp_path: Path) -> Path:
     return path
 
 
-def test_ctrl_c_in_a_real_process(tmp_path: Path) -> None:
-    """SIGINT to a running `visor run`: envelope INTERRUPTED, exit 130, summary.json and screenshots on disk."""
+def _start_long_run(tmp_path: Path, preexec: object = None) -> subprocess.Popen[str]:
+    """Start `visor run` on a 3000-step scenario and return once it has written five screenshots."""
     process = subprocess.Popen(
         [sys.executable, "-m", "visor", "run", str(_long_scenario(tmp_path)), "--output", "out", "--capture", "steps"],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=preexec,  # type: ignore[arg-type]
     )
+    _await_screenshots(tmp_path, process, 5)
+    return process
+
+
+def _await_screenshots(tmp_path: Path, process: subprocess.Popen[str], count: int) -> None:
     deadline = time.monotonic() + 60
-    shots: list[Path] = []
-    while time.monotonic() < deadline and len(shots) < 5:
-        time.sleep(0.1)
-        shots = list((tmp_path / "out").glob("run_*/screenshots/*.png"))
-    process.send_signal(signal.SIGINT)
+    while len(list((tmp_path / "out").glob("run_*/screenshots/*.png"))) < count:
+        assert process.poll() is None, "visor ended before it was interrupted"
+        assert time.monotonic() < deadline, "visor wrote no screenshots within 60 s"
+        time.sleep(0.05)
+
+
+def _assert_interrupted(tmp_path: Path, process: subprocess.Popen[str], stop: signal.Signals) -> None:
+    """One INTERRUPTED envelope naming the signal, exit 128 + its number, and every report on disk."""
     stdout, stderr = process.communicate(timeout=60)
-    assert process.returncode == ExitCode.INTERRUPTED, stderr
+    assert process.returncode == 128 + stop, stderr[-2000:]
     envelope = check_envelope(stdout)
-    assert envelope["error"]["code"] == "INTERRUPTED" and envelope["data"]["run"]["interrupted"] is True
-    done = len(envelope["data"]["run"]["steps"])
+    assert envelope["error"]["code"] == "INTERRUPTED" and stop.name in envelope["error"]["message"]
+    run = envelope["data"]["run"]
+    assert run["interrupted"] is True and stop.name in run["error"]["message"]
+    done = len(run["steps"])
     assert 5 <= done < 3000
     folder = next((tmp_path / "out").glob("run_*"))
     assert len(json.loads((folder / "summary.json").read_text())["steps"]) == done
     assert len(list((folder / "screenshots").glob("*.png"))) >= done
+    assert {"junit.xml", "report.html", "summary.txt"} <= {path.name for path in folder.iterdir()}
+    assert "INTERRUPTED" in (folder / "summary.txt").read_text()
+    assert f"✗ INTERRUPTED interrupted by {stop.name}" in stderr
     assert "Traceback" not in stderr
+
+
+STOPS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+
+
+@pytest.mark.parametrize("stop", STOPS, ids=[stop.name for stop in STOPS])
+def test_a_signal_to_a_real_process_stops_it_cleanly(tmp_path: Path, stop: signal.Signals) -> None:
+    """Ctrl-C, a cancelled CI job (SIGTERM) or a closed terminal (SIGHUP): reports written, exit 130, 143, 129."""
+    process = _start_long_run(tmp_path)
+    process.send_signal(stop)
+    _assert_interrupted(tmp_path, process, stop)
+
+
+def test_ctrl_c_works_when_sigint_was_ignored_by_the_parent(tmp_path: Path) -> None:
+    """A shell starts background jobs with SIGINT ignored (so does pytest run as one): visor still stops on it."""
+    process = _start_long_run(tmp_path, lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    process.send_signal(signal.SIGINT)
+    _assert_interrupted(tmp_path, process, signal.SIGINT)
+
+
+def test_nohup_keeps_sighup_ignored(tmp_path: Path) -> None:
+    """`nohup visor run …` asks visor to outlive its terminal: SIGHUP stays ignored, SIGTERM still stops it."""
+    process = _start_long_run(tmp_path, lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    process.send_signal(signal.SIGHUP)
+    seen = len(list((tmp_path / "out").glob("run_*/screenshots/*.png")))
+    _await_screenshots(tmp_path, process, seen + 5)  # still running
+    process.send_signal(signal.SIGTERM)
+    _assert_interrupted(tmp_path, process, signal.SIGTERM)
+
+
+def test_sigterm_to_a_benchmark_reports_the_runs_it_finished(tmp_path: Path) -> None:
+    steps = "\n".join(f'  - {{id: s{n}, command: tap, args: {{target: "id=username"}}}}' for n in range(20))
+    path = tmp_path / "b.yaml"
+    path.write_text(f"meta: {{name: b, version: '1'}}\nconfig: {{seed: 1, runtime: sim}}\nsteps:\n{steps}\n")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "visor", "benchmark", str(path), "--runs", "10000", "--output", "out", "-q"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while len(list((tmp_path / "out").glob("run_*/summary.json"))) < 3:
+        assert process.poll() is None and time.monotonic() < deadline, "no benchmark run finished"
+        time.sleep(0.05)
+    process.send_signal(signal.SIGTERM)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 143, stderr
+    envelope = check_envelope(stdout)
+    assert envelope["status"] == "fail" and envelope["error"]["code"] == "INTERRUPTED"
+    assert "SIGTERM" in envelope["error"]["message"]
+    data = envelope["data"]
+    done = data["runsDone"]
+    assert data["interrupted"] is True and data["runsRequested"] == 10000 and 3 <= done < 10000
+    assert (data["runs"], data["determinismScore"], data["pass"]) == (done, 100.0, False)
+    assert len(data["runIds"]) == done and f"interrupted after {done} of 10000 runs" in data["verdict"]
+    assert [row["status"] for row in data["results"][:done]] == ["ok"] * done
+    assert data["results"][done:] in (
+        [],
+        [{"run": done + 1, "run_id": data["results"][done]["run_id"], "status": "interrupted"}],
+    )
 
 
 @pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare to mount a tiny file system")

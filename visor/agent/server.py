@@ -3,7 +3,8 @@
 Tools are listed with the seed's exact input schemas (plus `observe` and `screenshot`); each call returns its
 structured result (also as JSON text) and, after actions and on `observe`, a PNG screenshot. A refused or
 failed call is a tool error (`isError`), so the agent sees why. Device work runs in a worker thread, one call
-at a time.
+at a time. SIGINT, SIGTERM and SIGHUP stop the server at once (the CLI turns them into KeyboardInterrupt), also
+in the middle of a call.
 """
 
 from __future__ import annotations
@@ -51,7 +52,9 @@ def serve_stdio(session: AgentSession) -> None:
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(_ctx: Any, params: Any) -> Any:
-        reply = await anyio.to_thread.run_sync(session.call, params.name, params.arguments)
+        # Abandoned on cancellation (a signal stops the server): waiting for a call stuck on a slow device
+        # would hold the exit up to the request's deadline. The process ends right after, with the thread.
+        reply = await anyio.to_thread.run_sync(session.call, params.name, params.arguments, abandon_on_cancel=True)
         return result_of(reply, types)
 
     server: Any = Server(

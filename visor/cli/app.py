@@ -1,10 +1,18 @@
-"""The `visor` command group: help, version, and the one place errors become envelopes and exit codes."""
+"""The `visor` command group: help, version, and the one place errors become envelopes and exit codes.
+
+It is also the edge where signals arrive: SIGTERM and SIGHUP stop a command as Ctrl-C does (the run's
+reports and one envelope are still written), and the process exits 128 + the signal's number (130, 143, 129).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from types import FrameType
 from typing import Any, NoReturn
 
 import click
@@ -12,7 +20,79 @@ import click
 from visor import __version__
 from visor.cli.env import CliEnvironment
 from visor.cli.options import output_options
-from visor.errors import ExitCode, Interrupted, UsageError, VisorError
+from visor.errors import ExitCode, UsageError, VisorError
+
+#: Signals that stop visor the way Ctrl-C does (SIGHUP where the platform has it).
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+class Signals:
+    """While a command runs, turn SIGTERM and SIGHUP into the KeyboardInterrupt Ctrl-C raises, and remember them.
+
+    The KeyboardInterrupt carries the signal as its argument, so that what reports the interruption can name
+    it (`visor.report.runs.stopping_signal`). Handlers can only be installed from the main thread; elsewhere
+    (a test runner's worker thread) nothing changes.
+
+    SIGINT keeps Python's own handler (asyncio, under `visor mcp`, relies on it), restored when visor inherited
+    SIGINT ignored: a shell starts background jobs that way, and visor must still stop cleanly when a CI runner
+    or a test sends it SIGINT. An inherited ignored SIGHUP stays ignored: that is what `nohup` asks for.
+    """
+
+    def __init__(self) -> None:
+        self.received: signal.Signals | None = None
+        self._previous: dict[signal.Signals, Any] = {}
+
+    def __enter__(self) -> Signals:
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+            self._install(signal.SIGINT, signal.default_int_handler)
+        for number in STOP_SIGNALS:
+            if number == getattr(signal, "SIGHUP", None) and signal.getsignal(number) is signal.SIG_IGN:
+                continue
+            self._install(signal.Signals(number), self._stop)
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        for number, previous in self._previous.items():
+            signal.signal(number, previous)
+        self._previous.clear()
+
+    def _install(self, number: signal.Signals, handler: Any) -> None:
+        self._previous.setdefault(number, signal.getsignal(number))
+        signal.signal(number, handler)
+
+    def _stop(self, number: int, _frame: FrameType | None) -> None:
+        stop = signal.Signals(number)
+        if self.received is None:
+            self.received = stop
+        raise KeyboardInterrupt(stop)
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """Let no signal interrupt the block (writing the final envelope takes milliseconds); remember them."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+
+        def remember(number: int, _frame: FrameType | None) -> None:
+            if self.received is None and number != signal.SIGINT:
+                self.received = signal.Signals(number)
+
+        handled = (signal.SIGINT, *(n for n in STOP_SIGNALS if signal.getsignal(n) is not signal.SIG_IGN))
+        previous = {number: signal.signal(number, remember) for number in handled}
+        try:
+            yield
+        finally:
+            for number, handler in previous.items():
+                signal.signal(number, handler)
+
+    def exit_code(self, code: int) -> int:
+        """Return the process's exit code: an interruption by a signal other than SIGINT is 128 + its number."""
+        if code == ExitCode.INTERRUPTED and self.received is not None:
+            return 128 + int(self.received)
+        return code
+
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -34,7 +114,10 @@ class VisorGroup(click.Group):
             env = CliEnvironment()
             extra["obj"] = env
         env.begin()
-        code = self._run(env, args, prog_name or "visor", complete_var, **extra)
+        from visor.devices.appium.deadline import notes_to  # light: the standard library only
+
+        with Signals() as signals, notes_to(lambda text: _note(env, text)):
+            code = signals.exit_code(self._run(env, signals, args, prog_name or "visor", complete_var, **extra))
         if standalone_mode:
             sys.exit(code)
         return code
@@ -51,14 +134,23 @@ class VisorGroup(click.Group):
         return name, command, rest
 
     def _run(
-        self, env: CliEnvironment, args: Sequence[str] | None, prog: str, complete: str | None, **extra: Any
+        self,
+        env: CliEnvironment,
+        signals: Signals,
+        args: Sequence[str] | None,
+        prog: str,
+        complete: str | None,
+        **extra: Any,
     ) -> int:
         try:
             result = super().main(args, prog, complete, standalone_mode=False, **extra)
         except click.ClickException as exc:
             return _fail(env, _usage_error(exc))
-        except (click.Abort, KeyboardInterrupt):
-            return _fail(env, Interrupted("interrupted before the command finished"))
+        except (click.Abort, KeyboardInterrupt) as exc:
+            with signals.held():
+                from visor.report.runs import interruption
+
+                return _fail(env, interruption(exc, "before the command finished"))
         except VisorError as exc:
             return _fail(env, exc)
         except Exception as exc:
@@ -70,6 +162,15 @@ class VisorGroup(click.Group):
                 traceback.print_exc()
             return _fail(env, _internal_error(exc))
         return int(result or 0)
+
+
+def _note(env: CliEnvironment, text: str) -> None:
+    """Print a note about a slow request on stderr (unless --quiet), from whichever thread waits."""
+    if env.quiet:
+        return
+    from visor.report.console import ConsoleReporter
+
+    ConsoleReporter(sys.stderr, color=env.color).note(text)
 
 
 def _fail(env: CliEnvironment, exc: VisorError) -> int:
@@ -128,7 +229,7 @@ def cli(ctx: click.Context) -> None:
       1    input, target or system error (also: validate found an invalid scenario)
       2    a run finished with a failed step or assertion
       3    a benchmark scored below its threshold
-      130  interrupted (Ctrl-C)
+      130  interrupted (Ctrl-C); 143 and 129 for SIGTERM and SIGHUP
 
     \b
     Examples:
@@ -193,4 +294,8 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
         sys.stderr.flush()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except KeyboardInterrupt as exc:
+        # A signal in the instant between the command's output and the exit: what was printed stands.
+        stop = exc.args[0] if exc.args and isinstance(exc.args[0], signal.Signals) else signal.SIGINT
+        code = 128 + int(stop)
     os._exit(code)

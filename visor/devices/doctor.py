@@ -7,15 +7,29 @@ adb (Android) or Xcode's command-line tools (iOS) with a device.
 
 from __future__ import annotations
 
+import base64
 import importlib.metadata
 import json
+import os
 import shutil
 import sys
-import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote
 
-from visor.devices.appium.capabilities import redact_url
+from visor.devices.appium.capabilities import (
+    DEFAULT_CONNECT_TIMEOUT_MS,
+    DEFAULT_REQUEST_TIMEOUT_MS,
+    check_server_url,
+    positive_ms,
+    redact_url,
+    without_credentials,
+)
+from visor.devices.appium.deadline import RequestTimeout, fetch
+from visor.devices.appium.errors import INSTALL
 from visor.devices.appium.tools import installed_drivers, list_devices, run_tool
+from visor.errors import InputError
 
 PACKAGES = {
     "click": "click", "pydantic": "pydantic", "PyYAML": "PyYAML", "rich": "rich", "jsonschema": "jsonschema",
@@ -46,7 +60,7 @@ def examine(server_url: str, runtime: str) -> list[Check]:
     checks = [_python(), *(_package(label, dist) for label, dist in PACKAGES.items())]
     if runtime == "sim":
         return checks
-    checks.append(_package("Appium-Python-Client", "Appium-Python-Client", fix="pip install 'visor[appium]'"))
+    checks.append(_package("Appium-Python-Client", "Appium-Python-Client", fix=INSTALL))
     checks.append(_server(server_url))
     checks.append(_drivers())
     checks.extend(_platform_tools())
@@ -66,26 +80,79 @@ def _package(label: str, dist: str, fix: str = "") -> Check:
         return Check(f"package {label}", False, "not installed", fix or f"pip install --upgrade visor  ({label})")
 
 
-def _server(url: str) -> Check:
+#: How long doctor waits for the server's status at most (it answers at once when it is up).
+STATUS_TIMEOUT_MS = 5_000
+START_APPIUM = "npm install -g appium, then: appium --address 127.0.0.1 --port 4723 (or pass --server-url)"
+
+
+def _server(url: str, environ: Mapping[str, str] | None = None) -> Check:
+    """Ask the server for its status, within a total deadline (a server that trickles its reply is cut off)."""
+    env = os.environ if environ is None else environ
     shown = redact_url(url)
     try:
-        with urllib.request.urlopen(f"{shown.rstrip('/')}/status", timeout=5) as response:
-            value = json.load(response).get("value", {})
-    except (OSError, ValueError) as exc:
+        username, password = check_server_url(url)
+    except InputError as exc:
+        return Check(
+            "appium server", False, exc.message, "Pass --server-url http://HOST:PORT (or set VISOR_SERVER_URL)."
+        )
+    request_ms = positive_ms(env, "VISOR_WEBDRIVER_CONNECTION_TIMEOUT_MS", DEFAULT_REQUEST_TIMEOUT_MS)
+    connect_ms = positive_ms(env, "VISOR_APPIUM_CONNECT_TIMEOUT_MS", DEFAULT_CONNECT_TIMEOUT_MS)
+    seconds = min(request_ms, STATUS_TIMEOUT_MS) / 1000
+    try:
+        status, body = fetch(
+            f"{without_credentials(url).split('?')[0].rstrip('/')}/status",
+            seconds=seconds,
+            connect_s=min(connect_ms / 1000, seconds),
+            waiting_for=f"the Appium server at {shown}",
+            headers=_basic_auth(
+                env.get("VISOR_SERVER_USERNAME") or username, env.get("VISOR_SERVER_ACCESS_KEY") or password
+            ),
+        )
+    except RequestTimeout:
         return Check(
             "appium server",
             False,
-            f"{shown} does not answer ({type(exc).__name__})",
-            "npm install -g appium, then: appium --address 127.0.0.1 --port 4723 (or pass --server-url)",
+            f"{shown} did not answer its status within {seconds:g} s",
+            "Check that the URL is Appium's and that it is not stuck (restart it), or pass --server-url.",
         )
-    version = value.get("build", {}).get("version", "?")
-    ready = bool(value.get("ready", True))
+    except (OSError, ValueError) as exc:
+        return Check("appium server", False, f"{shown} does not answer ({type(exc).__name__})", START_APPIUM)
+    value = _status_value(body)
+    if status != 200 or value is None:
+        return Check(
+            "appium server",
+            False,
+            f"{shown} answered HTTP {status} with {'no JSON status' if value is None else 'an error'}: is it Appium?",
+            "Point --server-url at the Appium server itself (e.g. http://127.0.0.1:4723, or a hub's /wd/hub).",
+        )
+    build = value.get("build")
+    version = build.get("version") if isinstance(build, dict) else None
+    version_text = str(version)[:40] if isinstance(version, str | int | float) else "?"
+    ready = value.get("ready", True) is not False
     return Check(
         "appium server",
         ready,
-        f"{shown}: Appium {version}, {'ready' if ready else 'not ready'}",
+        f"{shown}: Appium {version_text}, {'ready' if ready else 'not ready'}",
         "" if ready else "Wait for Appium to finish starting, or restart it.",
     )
+
+
+def _basic_auth(username: str | None, password: str | None) -> dict[str, str]:
+    """Return the Authorization header a remote server's credentials make (none without them)."""
+    if not username and not password:
+        return {}
+    token = base64.b64encode(f"{unquote(username or '')}:{unquote(password or '')}".encode()).decode("ascii")
+    return {"Authorization": f"Basic {token}"}
+
+
+def _status_value(body: bytes) -> dict[str, Any] | None:
+    """Return the `value` object of a status reply, or None when the body is not one."""
+    try:
+        document = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    value = document.get("value") if isinstance(document, dict) else None
+    return value if isinstance(value, dict) else None
 
 
 def _drivers() -> Check:

@@ -74,9 +74,10 @@ def open_device(request: DeviceRequest) -> Device:
 def open_appium(request: DeviceRequest) -> Device:
     """Start an Appium session on the device the request (or the host's only device) names."""
     from visor.devices.appium.capabilities import settings_from
-    from visor.devices.appium.device import AppiumDevice
+    from visor.devices.appium.device import AppiumDevice, appium_client
     from visor.devices.appium.tools import choose_device, installed_drivers, list_devices
 
+    appium_client()  # first: without the client library nothing else matters
     ask = request.appium
     capabilities = _local_app_path(dict(ask.capabilities), request.scenario_dir)
     settings = settings_from(

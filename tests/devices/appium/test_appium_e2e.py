@@ -113,12 +113,17 @@ def test_gestures_reach_the_server_as_w3c_actions(appium_server: AppiumServer, t
     options = RunOptions(output=str(tmp_path / "o"), server_url=appium_server.url)
     before = set(appium_server.sessions())
     outcome = run_file(str(path), options, Environment(SystemClock(), CountingIds()), (Grab(),))
-    assert outcome.exit_code == ExitCode.OK
     assert set(appium_server.sessions()) == before  # the session was closed
     log = appium_server.log.read_text()
     assert log.count("POST /session/") >= 3 and '"x":540,"y":960' in log.replace(" ", "")
     finished = [e.result for e in events if isinstance(e, StepFinished)]
     assert finished[1].details["from"] == [100, 1500] and finished[1].details["to"] == [900, 300]
+    assert finished[1].details["started_on"] is None  # nothing at (100, 1500) takes touches
+    # The fake app's sign-in screen has nothing that scrolls, and its page source is the same after the swipe:
+    # the swipe was sent, had no effect, and visor says so instead of reporting ok.
+    assert outcome.exit_code == ExitCode.RUN_FAILED
+    assert [step.status for step in finished] == ["ok", "ok", "fail"]
+    assert finished[2].error is not None and "the swipe had no effect" in finished[2].error.message
 
 
 def test_recorded_actions_match_the_gestures(

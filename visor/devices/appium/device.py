@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from visor.actions.device import (
@@ -26,7 +27,7 @@ from visor.actions.device import (
 )
 from visor.devices.appium import native
 from visor.devices.appium.capabilities import AppiumSettings, build_capabilities
-from visor.devices.appium.errors import START, SessionLost, mapped
+from visor.devices.appium.errors import START, SessionLost, client_missing, mapped
 from visor.devices.appium.locators import exact_locator, locator
 from visor.errors import ActionError, TargetError
 from visor.ui.geometry import Point, Size
@@ -36,6 +37,8 @@ from visor.ui.tree import Node
 if TYPE_CHECKING:
     from appium.webdriver.webdriver import WebDriver
     from appium.webdriver.webelement import WebElement
+
+    from visor.devices.appium.transport import DeadlineConnection
 
 #: Android key codes (android.view.KeyEvent).
 ANDROID_KEYS = {Key.BACK: 4, Key.HOME: 3, Key.APP_SWITCH: 187, Key.ENTER: 66}
@@ -57,40 +60,56 @@ class AppiumDevice:
     # -- session -------------------------------------------------------------------------------------------
 
     def _start(self) -> None:
-        from appium import webdriver
-        from appium.options.common import AppiumOptions
-        from appium.webdriver.client_config import AppiumClientConfig
-
+        """Create a session and read the device's size; on any failure, delete the session the server created."""
+        client = appium_client()
         settings = self.settings
-        config = AppiumClientConfig(
-            remote_server_addr=settings.public_url,
+        config = client.config(
+            remote_server_addr=settings.server_url,
             keep_alive=True,
-            timeout=int(settings.connection_timeout_s),
+            timeout=settings.connection_timeout_s,
             username=settings.username,
             password=settings.password,
         )
-        options = AppiumOptions().load_capabilities(self.capabilities)
-        with mapped(START, settings.public_url, self._installed_drivers):
-            self._driver = webdriver.Remote(settings.public_url, options=options, client_config=config)
-            size = self._driver.get_window_size()
+        executor = client.connection(
+            config,
+            request_s=settings.connection_timeout_s,
+            connect_s=settings.connect_timeout_s,
+            shown=settings.public_url,
+        )
+        options = client.options().load_capabilities(self.capabilities)
+        try:
+            with self._mapped(START):
+                driver = client.remote(executor, options=options)
+                size = _window_size(driver.get_window_rect())
+        except BaseException:
+            # The server may have created the session before the failure (or Ctrl-C): a device farm would keep
+            # the phone until the session's newCommandTimeout, so it is deleted here, within its deadline.
+            _discard(executor)
+            raise
+        self._driver = driver
         self.sessions += 1
-        returned = dict(self._driver.capabilities or {})
+        returned = driver.capabilities if isinstance(driver.capabilities, dict) else {}
         platform = self.settings.platform or _platform(returned)
         name = str(returned.get("deviceName") or returned.get("appium:deviceName") or settings.device or "appium")
         self._info = DeviceInfo(
             platform=platform,
             name=name,
             runtime="appium",
-            size=Size(int(size["width"]), int(size["height"])),
+            size=size,
             model=str(returned.get("deviceModel") or returned.get("automationName") or ""),
             app_id=settings.app_id or "",
             native_actions=native.native_actions(platform),
         )
 
+    def _mapped(self, operation: str) -> contextlib.AbstractContextManager[None]:
+        """Translate the client's exceptions while doing `operation` (errors.py), secrets scrubbed."""
+        settings = self.settings
+        return mapped(operation, settings.public_url, self._installed_drivers, secrets=settings.secrets)
+
     def _call(self, operation: str, action: Any) -> Any:
         """Run one WebDriver command; on a lost session start a new one and ask for the step to run again."""
         try:
-            with mapped(operation, self.settings.public_url, self._installed_drivers):
+            with self._mapped(operation):
                 return action(self.driver)
         except SessionLost as lost:
             self._quit()
@@ -258,6 +277,65 @@ class AppiumDevice:
         if driver is not None:
             with contextlib.suppress(Exception):  # closing must never hide the run's own outcome
                 driver.quit()
+
+
+@dataclass(frozen=True, slots=True)
+class AppiumClient:
+    """The parts of Appium-Python-Client a session is made of (imported when the first session starts)."""
+
+    config: Any
+    connection: Any
+    options: Any
+    remote: Any
+
+
+def appium_client() -> AppiumClient:
+    """Import the Appium client library.
+
+    Raises:
+        TargetError: it is not installed (visor's plain install has only the simulated device).
+    """
+    try:
+        from appium import webdriver
+        from appium.options.common import AppiumOptions
+        from appium.webdriver.client_config import AppiumClientConfig
+
+        from visor.devices.appium.transport import DeadlineConnection
+    except ImportError as exc:
+        raise client_missing(exc) from None
+    return AppiumClient(AppiumClientConfig, DeadlineConnection, AppiumOptions, webdriver.Remote)
+
+
+def _discard(executor: DeadlineConnection) -> None:
+    """Delete the session the server created, if it did; never raises (but lets Ctrl-C through)."""
+    session = executor.created_session
+    untyped: Any = executor  # selenium's methods are untyped
+    with contextlib.suppress(Exception):
+        if session is not None:
+            untyped.execute("quit", {"sessionId": session})
+    with contextlib.suppress(Exception):
+        untyped.close()
+
+
+#: The largest screen side visor believes, in pixels (a reply beyond it is not a screen size).
+MAX_SIDE = 100_000
+
+
+def _window_size(rect: Any) -> Size:
+    """Read the window rect the server returned.
+
+    Raises:
+        BadReply: not an object with a positive width and height.
+    """
+    from visor.devices.appium.transport import BadReply
+
+    sides: list[int] = []
+    for key in ("width", "height"):
+        value = rect.get(key) if isinstance(rect, dict) else None
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_SIDE:
+            raise BadReply(f"the window rect {str(rect)[:120]!r} has no usable {key}")
+        sides.append(round(value))
+    return Size(max(1, sides[0]), max(1, sides[1]))
 
 
 def _finger(name: str, path: Sequence[PathPoint]) -> dict[str, Any]:
