@@ -74,7 +74,7 @@ def test_several_files_one_envelope_with_a_result_each(cli_runner: Cli, write) -
     assert "2 files: 1 valid, 1 invalid, 0 unreadable" in result.stderr
 
 
-def test_directory_recurses_and_skips_app_models_and_hidden(cli_runner: Cli, write, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_directory_recurses_validates_app_models_and_skips_hidden(cli_runner: Cli, write, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     write("suite/a.yaml", MINIMAL)
     write(
         "suite/deep/b.json",
@@ -84,8 +84,11 @@ def test_directory_recurses_and_skips_app_models_and_hidden(cli_runner: Cli, wri
     write("suite/.hidden/c.yaml", "garbage: [")
     write("suite/notes.txt", "hello")
     result = cli_runner.run("validate", str(tmp_path / "suite"))
-    assert result.exit_code == ExitCode.OK
-    assert [Path(f["file"]).name for f in result.data["files"]] == ["a.yaml", "b.json"]
+    # The app model is checked as one (it is not one: a mapping without `app`), and is not taken for a scenario.
+    assert result.exit_code == ExitCode.ERROR
+    assert [Path(f["file"]).name for f in result.data["files"]] == ["a.yaml", "demo.app.yaml", "b.json"]
+    (issue,) = result.data["issues"]
+    assert Path(issue["file"]).name == "demo.app.yaml" and "this is not an app model" in issue["message"]
 
 
 def test_glob_patterns_expand(cli_runner: Cli, write, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -17,8 +17,9 @@ def validate(env: CliEnvironment, paths: tuple[str, ...]) -> int:
     """Check scenario files and report every problem, with its line and column.
 
     PATH is a file (.yaml, .yml, .json), a directory (every scenario below it), a glob pattern, or -
-    for standard input. Simulated-device app models (NAME.app.yaml) given by name are checked as app
-    models. Exit 0 when every file is valid, 1 otherwise.
+    for standard input. Simulated-device app models (NAME.app.yaml) are checked as app models, those
+    in a directory included; a scenario whose config.app names an app model is invalid when that model
+    is (its problems are listed under its own name). Exit 0 when every file is valid, 1 otherwise.
 
     \b
     Examples:
@@ -28,13 +29,8 @@ def validate(env: CliEnvironment, paths: tuple[str, ...]) -> int:
       cat login.yaml | visor validate -
       visor validate myapp.app.yaml
     """
+    from visor.devices.sim.linked import validate_with_models
     from visor.report.validation import validation_outcome
-    from visor.scenario.discovery import MODEL_SUFFIXES, validate_paths
 
-    checkers = None
-    if any(path.lower().endswith(MODEL_SUFFIXES) for path in paths):
-        from visor.devices.sim.load import validate_app_document  # lazy: only app models need it
-
-        checkers = dict.fromkeys(MODEL_SUFFIXES, validate_app_document)
-    batch = validate_paths(paths, stdin=env.input_stream(), checkers=checkers)
+    batch = validate_with_models(paths, stdin=env.input_stream())
     return emit(env, validation_outcome(batch), lambda console: console.validation(batch))

@@ -58,25 +58,27 @@ def is_scenario_file(name: str) -> bool:
     return os.path.splitext(lowered)[1] in FORMATS_BY_SUFFIX and not lowered.endswith(MODEL_SUFFIXES)
 
 
-def expand_paths(patterns: Sequence[str]) -> list[str]:
+def expand_paths(patterns: Sequence[str], models: bool = False) -> list[str]:
     """Expand directories (recursively) and glob patterns into files, keeping order and dropping repeats.
+
+    With `models`, directories yield the app models (`*.app.yaml`) below them too.
 
     Raises:
         InputError: a directory holds no scenario file, or a pattern matches nothing.
     """
     found: dict[str, None] = {}
     for pattern in patterns:
-        for path in _expand_one(pattern):
+        for path in _expand_one(pattern, models):
             found.setdefault(path, None)
     return list(found)
 
 
-def _expand_one(pattern: str) -> list[str]:
+def _expand_one(pattern: str, models: bool) -> list[str]:
     if pattern == STDIN_PATH or not _nameable(pattern):
         # Reading it reports why no file can have that name, next to the other files.
         return [pattern]
     if os.path.isdir(pattern):
-        return _nonempty(_scan_directory(pattern), f"no scenario files (*.yaml, *.yml, *.json) in {pattern!r}")
+        return _nonempty(_scan_directory(pattern, models), f"no scenario files (*.yaml, *.yml, *.json) in {pattern!r}")
     if os.path.exists(pattern) or not _GLOB_CHARS & set(pattern):
         return [pattern]
     import glob  # lazy: most calls name files, not patterns
@@ -84,7 +86,7 @@ def _expand_one(pattern: str) -> list[str]:
     matches = sorted(glob.glob(pattern, recursive=True))
     files: list[str] = []
     for match in matches:
-        files.extend(_scan_directory(match) if os.path.isdir(match) else [match])
+        files.extend(_scan_directory(match, models) if os.path.isdir(match) else [match])
     return _nonempty(files, f"no files match {pattern!r}")
 
 
@@ -109,11 +111,12 @@ def _nonempty(paths: list[str], message: str) -> list[str]:
     return paths
 
 
-def _scan_directory(root: str) -> list[str]:
+def _scan_directory(root: str, models: bool) -> list[str]:
     found: list[str] = []
     for folder, subfolders, names in os.walk(root):
         subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d not in _SKIPPED_DIRS)
-        found.extend(os.path.join(folder, name) for name in sorted(names) if is_scenario_file(name))
+        picked = (n for n in sorted(names) if is_scenario_file(n) or (models and n.lower().endswith(MODEL_SUFFIXES)))
+        found.extend(os.path.join(folder, name) for name in picked)
     return found
 
 
@@ -134,7 +137,9 @@ def validate_paths(
     Raises:
         InputError: a pattern or directory yields no file at all.
     """
-    return BatchResult(tuple(_validate_each(expand_paths(patterns), stdin, checkers or {})))
+    checkers = checkers or {}
+    models = all(suffix in checkers for suffix in MODEL_SUFFIXES)
+    return BatchResult(tuple(_validate_each(expand_paths(patterns, models), stdin, checkers)))
 
 
 def _validate_each(
