@@ -70,3 +70,16 @@ def test_scenario_format_doc_covers_every_command_assertion_and_code() -> None:
         *(f"{k.value}=" for k in SelectorKind),
     ]:
         assert f"`{word}`" in text, f"docs/scenario-format.md does not mention `{word}`"
+
+
+def test_every_install_command_names_the_published_distribution() -> None:
+    """`visor` on the package index is someone else's project: no doc or message may tell users to install it."""
+    import tomllib
+
+    from visor import DISTRIBUTION
+
+    assert tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["name"] == DISTRIBUTION
+    texts = [*ROOT.glob("*.md"), *(ROOT / "docs").glob("*.md"), *(ROOT / "visor").rglob("*.py")]
+    wrong = re.compile(r"pip install (?:--upgrade )?'?visor(?:\[|'|\s|$)")
+    offenders = [str(path) for path in texts if wrong.search(path.read_text(encoding="utf-8"))]
+    assert offenders == []

@@ -13,7 +13,7 @@ import base64
 import json
 from typing import Any
 
-from visor import __version__
+from visor import DISTRIBUTION, __version__
 from visor.agent.session import AgentSession, Reply
 from visor.errors import InputError
 
@@ -32,7 +32,7 @@ def require_sdk() -> None:
         raise InputError(
             "visor mcp needs the MCP SDK, which is not installed",
             likely_cause="The optional extra `mcp` was not installed.",
-            next_step="Install it: pip install 'visor[mcp]'.",
+            next_step=f"Install it: pip install '{DISTRIBUTION}[mcp]' (from a checkout: pip install -e '.[mcp]').",
         ) from None
 
 

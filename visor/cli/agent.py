@@ -84,7 +84,7 @@ def mcp(env: CliEnvironment, /, **values: Any) -> int:
     """Serve the agent tools over MCP on stdin/stdout, driving one device until the client disconnects.
 
     stdout carries the MCP protocol, so this command prints no envelope there; if the device cannot be
-    opened, the error envelope goes to stderr (exit 1). Needs the `mcp` extra: pip install 'visor[mcp]'.
+    opened, the error envelope goes to stderr (exit 1). Needs the `mcp` extra: pip install 'visor-mobile[mcp]'.
 
     \b
     Examples:

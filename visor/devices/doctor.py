@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
+from visor import DISTRIBUTION
 from visor.devices.appium.capabilities import (
     DEFAULT_CONNECT_TIMEOUT_MS,
     DEFAULT_REQUEST_TIMEOUT_MS,
@@ -77,7 +78,9 @@ def _package(label: str, dist: str, fix: str = "") -> Check:
     try:
         return Check(f"package {label}", True, importlib.metadata.version(dist))
     except importlib.metadata.PackageNotFoundError:
-        return Check(f"package {label}", False, "not installed", fix or f"pip install --upgrade visor  ({label})")
+        return Check(
+            f"package {label}", False, "not installed", fix or f"pip install --upgrade {DISTRIBUTION}  ({label})"
+        )
 
 
 #: How long doctor waits for the server's status at most (it answers at once when it is up).

@@ -408,7 +408,7 @@ def test_appium_runtime_without_the_client_library(tmp_path: Path, args: tuple[s
     assert done.returncode == ExitCode.ERROR, done.stderr
     error = envelope["error"]
     assert error["code"] == "TARGET_ERROR" and "Appium-Python-Client" in error["message"]
-    assert "pip install 'visor[appium]'" in error["next_step"] and "--runtime sim" in error["next_step"]
+    assert "pip install 'visor-mobile[appium]'" in error["next_step"] and "--runtime sim" in error["next_step"]
 
 
 def test_mcp_stops_on_sigterm_during_a_call_stuck_on_the_server() -> None:

@@ -20,6 +20,7 @@ import contextlib
 from collections.abc import Callable, Iterator
 from types import TracebackType
 
+from visor import DISTRIBUTION
 from visor.actions.device import InputRejected, UnsupportedInput
 from visor.devices.appium.capabilities import scrub
 from visor.devices.appium.deadline import RequestTimeout
@@ -36,7 +37,7 @@ _CLIENT_MODULES = ("selenium", "appium", "urllib3", "http", "json", "base64", "v
 #: How much of a message from the server an error quotes.
 QUOTE = 300
 #: The install command of the Appium client, for visor's plain install.
-INSTALL = "pip install 'visor[appium]'  (from a checkout: pip install -e '.[appium]')"
+INSTALL = f"pip install '{DISTRIBUTION}[appium]'  (from a checkout: pip install -e '.[appium]')"
 
 
 class SessionLost(Exception):
