@@ -102,3 +102,25 @@ def test_no_text_reaches_the_terminal_raw(color: bool, text: str) -> None:
 def test_printable_keeps_ordinary_text_and_shows_the_rest() -> None:
     assert printable("Log in é 🙂 [b] \\x1b") == "Log in é 🙂 [b] \\x1b"
     assert printable("a\tb\nc\rd\x1be\x7f\x85\u202e\udce9\ud800") == "a\\tb\\nc\\rd\\x1be\\x7f\\x85\\u202e\\xe9\\ud800"
+
+
+def test_the_verdict_says_what_failed() -> None:
+    """It said "✗ failed: 2 steps" when both steps had passed and an assertion had failed."""
+    from tests.simkit import run, steps_yaml
+
+    open_login = '{id: open, command: navigate, args: {to: "demo://login"}}'
+    shot = "{id: shot, command: screenshot, args: {label: x}}"
+    missing = '{id: feed, type: visible, target: "text=Feed"}'
+    cases = [
+        (steps_yaml(open_login, shot, assertions=missing), "✗ failed: all 2 steps passed, 1 of 1 assertion failed"),
+        (
+            steps_yaml(open_login, '{id: bad, command: tap, args: {target: "text=Nope"}}'),
+            "✗ failed: 1 of 2 steps failed",
+        ),
+        (steps_yaml(open_login, assertions='{id: in, type: visible, target: "text=Log in"}'), "✓ passed: 1 step, 1 assertion"),
+    ]
+    for doc, verdict in cases:
+        result, _ = run(doc)
+        out = io.StringIO()
+        ConsoleReporter(out, color=False).run_result(result)
+        assert out.getvalue().startswith(verdict), out.getvalue()

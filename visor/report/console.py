@@ -155,10 +155,14 @@ class ConsoleReporter:
         if result.status == "ok":
             self.line(
                 ("✓ passed", "bold green"),
-                (f": {steps} steps, {len(result.assertions)} assertions; signature {result.signature[:12]}", None),
+                (
+                    f": {_count(steps, 'step')}, {_count(len(result.assertions), 'assertion')}; "
+                    f"signature {result.signature[:12]}",
+                    None,
+                ),
             )
         else:
-            self.line(("✗ failed", "bold red"), (f": {steps} steps; signature {result.signature[:12]}", None))
+            self.line(("✗ failed", "bold red"), (f": {_failures(result)}; signature {result.signature[:12]}", None))
 
     def benchmark_run(self, index: int, total: int, result: RunResult | None) -> None:
         """Advance the benchmark's progress: a bar on a terminal, a line per run elsewhere."""
@@ -209,3 +213,23 @@ def _counts(errors: int, warnings: int) -> str:
     if warnings:
         parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
     return ", ".join(parts)
+
+
+def _failures(result: RunResult) -> str:
+    """Say what failed: "1 of 4 steps failed, 2 of 3 assertions failed" (never "failed: 2 steps" when both passed)."""
+    parts = []
+    for noun, items, bad in (
+        ("step", result.steps, [item for item in result.steps if item.status == "fail"]),
+        ("assertion", result.assertions, [item for item in result.assertions if item.status == "failed"]),
+    ):
+        if bad:
+            parts.append(f"{len(bad)} of {_count(len(items), noun)} failed")
+        elif items:
+            parts.append(f"{'all ' if len(items) > 1 else ''}{_count(len(items), noun)} passed")
+    if result.interrupted:
+        parts.append("interrupted")
+    return ", ".join(parts) or "nothing ran"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
