@@ -8,13 +8,14 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "visor"
-# Lower ranks never import higher ones. `errors`, `clock`, `watchdog`, `files` and `schemas` are the base everyone may use.
+# Lower ranks never import higher ones. `errors`, `clock`, `watchdog`, `files`, `limits` and `schemas` are the base everyone may use.
 RANKS = {
     "errors": 0,
     "clock": 0,
     "schemas": 0,
     "watchdog": 0,
     "files": 0,
+    "limits": 0,
     "scenario": 1,
     "actions": 2,
     "ui": 2,

@@ -23,12 +23,13 @@ from typing import Protocol
 
 from visor.clock import US_PER_MS, US_PER_S
 from visor.errors import InputError
+from visor.limits import MAX_DURATION_MS
 
 #: How long past its budget a step may run before the watchdog stops it (`VISOR_WATCHDOG_GRACE_MS` overrides).
 DEFAULT_GRACE_MS = 60_000
 GRACE_VARIABLE = "VISOR_WATCHDOG_GRACE_MS"
-#: A day: beyond that a "watchdog" guards nothing, and the timer's float seconds lose precision.
-MAX_GRACE_MS = 86_400_000
+#: A day: beyond that a "watchdog" guards nothing.
+MAX_GRACE_MS = MAX_DURATION_MS
 
 
 class StepOverrun(BaseException):

@@ -111,3 +111,11 @@ def test_mcp_stops_on_a_signal(stop: signal.Signals) -> None:
     assert process.returncode == 128 + stop
     envelope, _ = first_envelope(stderr.lstrip())  # click writes a newline when interrupted
     assert envelope["error"]["code"] == "INTERRUPTED" and stop.name in envelope["error"]["message"]
+
+
+@pytest.mark.parametrize(("option", "value"), [("--turn-ms", "nan"), ("--turn-ms", "inf"), ("--seed", str(2**64))])
+def test_mcp_refuses_out_of_range_numbers(cli_runner: Cli, option: str, value: str) -> None:
+    result = cli_runner.run("mcp", "--runtime", "sim", option, value, envelope=False)
+    envelope = json.loads(result.stderr[result.stderr.index("{") :])
+    assert result.exit_code == 1 and envelope["error"]["code"] == "INPUT_ERROR"
+    assert option in envelope["error"]["message"]

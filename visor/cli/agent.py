@@ -9,7 +9,7 @@ import click
 
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
-from visor.cli.options import summary_options
+from visor.cli.options import duration_value, seed_value, summary_options
 from visor.errors import ExitCode, NextAction
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -61,10 +61,16 @@ def tools(env: CliEnvironment, /, style: str, raw: bool) -> int:
     "--runtime", type=click.Choice(["sim", "appium"]), default="appium", show_default=True, help="The device."
 )
 @click.option("--app", metavar="APP", help="App model (sim; default demo) or app id (appium).")
-@click.option("--seed", type=click.IntRange(min=0), help="Seed of the simulated device (default: a fresh one).")
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    callback=seed_value,
+    help="Seed of the simulated device (default: a fresh one).",
+)
 @click.option(
     "--turn-ms",
     type=click.FloatRange(min=0),
+    callback=duration_value,
     default=1000,
     show_default=True,
     metavar="MS",

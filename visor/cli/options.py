@@ -18,13 +18,10 @@ from typing import Any, TypeVar
 import click
 
 from visor.cli.env import CliEnvironment
+from visor.limits import MAX_DURATION_MS, MAX_SEED
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: Seeds are 64-bit, as in every runtime and client that repeats a run with `--seed`.
-MAX_SEED = 2**64 - 1
-#: A per-step timeout longer than a day is a typo (seconds for ms twice over), and overflows OS timers.
-MAX_TIMEOUT_MS = 86_400_000
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -73,12 +70,12 @@ def finite_value(_ctx: click.Context, param: click.Parameter, value: float | Non
     raise click.BadParameter(f"{value} is not a finite number {_range(param)}.", param=param)
 
 
-def timeout_value(_ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
-    """Refuse a per-step timeout that is not finite or longer than `MAX_TIMEOUT_MS`."""
-    if value is None or (math.isfinite(value) and value <= MAX_TIMEOUT_MS):
+def duration_value(_ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """Refuse a duration in ms (a timeout, a turn) that is not finite or longer than a day."""
+    if value is None or (math.isfinite(value) and value <= MAX_DURATION_MS):
         return value
     raise click.BadParameter(
-        f"{value:g} is not a per-step timeout in milliseconds {_range(param, MAX_TIMEOUT_MS)} (a day at most).",
+        f"{value:g} is not a duration in milliseconds {_range(param, MAX_DURATION_MS)} (a day at most).",
         param=param,
     )
 

@@ -10,12 +10,12 @@ import click
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import (
+    duration_value,
     finite_value,
     output_options,
     scenario_value,
     seed_value,
     text_value,
-    timeout_value,
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -34,7 +34,7 @@ def runtime_options(function: F) -> F:
             "--timeout",
             "timeout_ms",
             type=click.FloatRange(min=1),
-            callback=timeout_value,
+            callback=duration_value,
             metavar="MS",
             help="Per-step timeout in ms (default: config.timeoutMs, else 2500).",
         ),

@@ -13,6 +13,7 @@ from typing import Annotated, Any, ClassVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 
+from visor.limits import MAX_DURATION_MS, MAX_SEED
 from visor.scenario.document import Path, dotted
 from visor.scenario.issues import IssueCode
 from visor.scenario.selectors import SelectorSyntaxError, parse_selector
@@ -90,8 +91,6 @@ NonNegativeNumber = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 PositiveNumber = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 #: A number from 0 to 1.
 Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
-#: The longest duration a scenario may name: a day (a longer wait is a typo, and clocks and timers overflow).
-MAX_DURATION_MS = 86_400_000
 
 
 def _at_most_a_day(value: float) -> float:
@@ -143,8 +142,6 @@ def _fits_64_bits(value: int) -> int:
     return value
 
 
-#: The largest seed: 64 bits, as `--seed` takes.
-MAX_SEED = 2**64 - 1
 #: A seed: an integer from 0 to 2**64 - 1.
 Seed = Annotated[int, Field(ge=0), AfterValidator(_fits_64_bits)]
 

@@ -16,6 +16,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, Field, PrivateAttr, model_validator
 
+from visor.limits import MAX_DURATION_MS
 from visor.scenario.fields import Fraction, InputModel, plain_error, predicate_error
 from visor.scenario.issues import IssueCode
 
@@ -50,7 +51,7 @@ MAX_CONDITION_DEPTH = 16
 #: Levels of rows inside rows.
 MAX_ROW_DEPTH = 8
 #: The longest time an app model may name, in milliseconds (one day): `after`, `busy`, `toast_ms`, `auto_hide_ms`.
-MAX_MS = 86_400_000
+MAX_MS = MAX_DURATION_MS
 #: Steps from a slider's min to its max.
 MAX_SLIDER_STEPS = 1_000_000
 #: Integers are 64-bit.
