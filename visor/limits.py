@@ -7,3 +7,8 @@ Kept free of imports: the command line reads them at start-up.
 MAX_DURATION_MS = 86_400_000
 #: The largest seed: 64 bits.
 MAX_SEED = 2**64 - 1
+#: Steps and assertions a scenario may have (a generated 10,000-step soak test is fine; 4 million items are not).
+MAX_STEPS = 100_000
+MAX_ASSERTIONS = 10_000
+#: Issues `validate` lists for one file; past it, one more issue says how many were left out.
+MAX_ISSUES = 1_000

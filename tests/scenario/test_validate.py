@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import FIXTURES
-from tests.scenario.helpers import messages, scenario, triples, validate, with_step
+from tests.scenario.helpers import messages, scenario, triples, validate, validate_data, with_step
 from visor.scenario.loader import load_scenario
 
 
@@ -364,3 +364,19 @@ def test_json_and_yaml_give_the_same_issues() -> None:
     as_json = validate(json.dumps(doc, indent=2), fmt="json")
     assert triples(as_yaml) == triples(as_json)
     assert messages(as_yaml) == messages(as_json)
+
+
+def test_a_scenario_with_too_many_steps_is_refused_at_once() -> None:
+    from visor.limits import MAX_STEPS
+
+    doc = scenario(steps=[{"id": "s", "command": "wait", "args": {"ms": 1}}] * (MAX_STEPS + 1))
+    assert messages(validate_data(doc)) == [f"steps must have at most {MAX_STEPS:,} items (got {MAX_STEPS + 1:,})"]
+
+
+def test_at_most_a_thousand_issues_are_listed_and_the_rest_counted() -> None:
+    from visor.limits import MAX_ISSUES
+
+    result = validate_data(scenario(steps=[1] * (MAX_ISSUES + 250)))
+    assert len(result.issues) == MAX_ISSUES + 1
+    last = result.issues[-1]
+    assert last.message == f"and 250 more issues not listed (the first {MAX_ISSUES:,} are)" and last.is_error

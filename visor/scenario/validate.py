@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from visor.limits import MAX_ASSERTIONS, MAX_ISSUES, MAX_STEPS
 from visor.scenario.assertions import AssertionModel, assertion_model
 from visor.scenario.commands import COMMANDS, Args, CommandSpec
 from visor.scenario.document import Document, Path, dotted
 from visor.scenario.fields import Owner
-from visor.scenario.issues import Issue, IssueCode, error, locate, warning
+from visor.scenario.issues import Issue, IssueCode, Severity, error, locate, warning
 from visor.scenario.models import Output, ScenarioDocument, StepHead
 from visor.scenario.project import inside, project_folder
 from visor.scenario.scenario import Assertion, Scenario, Step
@@ -60,6 +61,9 @@ def validate_document(document: Document) -> ValidationResult:
     if not isinstance(data, dict):
         issue = error(IssueCode.TYPE_ERROR, "Scenario root must be object", ())
         return ValidationResult(document, tuple(locate([issue], document)), None)
+    too_many = _too_many(data)
+    if too_many:
+        return ValidationResult(document, tuple(locate(too_many, document)), None)
     issues: list[Issue] = []
     head = _check(ScenarioDocument, data, Owner(ScenarioDocument, ()), issues)
     steps = _check_steps(data.get("steps"), issues)
@@ -67,7 +71,7 @@ def validate_document(document: Document) -> ValidationResult:
     issues.extend(_duplicate_ids(data, document))
     issues.extend(_paths_outside_project(data, document))
     issues.extend(_determinism_warnings(data))
-    located = tuple(locate(issues, document))
+    located = _at_most(locate(issues, document))
     if head is None or steps is None or assertions is None or any(issue.is_error for issue in located):
         return ValidationResult(document, located, None)
     scenario = Scenario(
@@ -80,6 +84,39 @@ def validate_document(document: Document) -> ValidationResult:
         warnings=located,
     )
     return ValidationResult(document, located, scenario)
+
+
+def _too_many(data: Mapping[str, Any]) -> list[Issue]:
+    """Refuse a scenario with more steps or assertions than anyone writes, before looking at any of them."""
+    found = []
+    for section, limit in (("steps", MAX_STEPS), ("assertions", MAX_ASSERTIONS)):
+        items = data.get(section)
+        if isinstance(items, list) and len(items) > limit:
+            found.append(
+                error(
+                    IssueCode.TYPE_ERROR,
+                    f"{section} must have at most {limit:,} items (got {len(items):,})",
+                    (section,),
+                    "Split the scenario into several files (visor validate and run take folders).",
+                )
+            )
+    return found
+
+
+def _at_most(issues: list[Issue]) -> tuple[Issue, ...]:
+    """Keep the first `MAX_ISSUES` issues (by position), and say how many more there are."""
+    if len(issues) <= MAX_ISSUES:
+        return tuple(issues)
+    kept = issues[:MAX_ISSUES]
+    last = kept[-1]
+    more = len(issues) - MAX_ISSUES
+    note = replace(
+        error(IssueCode.INPUT_ERROR, f"and {more:,} more issues not listed (the first {MAX_ISSUES:,} are)", ()),
+        severity=Severity.ERROR if any(issue.is_error for issue in issues[MAX_ISSUES:]) else Severity.WARNING,
+        line=last.line,
+        column=last.column,
+    )
+    return (*kept, note)
 
 
 def _check(model: type[M], raw: Mapping[str, Any], owner: Owner, issues: list[Issue]) -> M | None:
