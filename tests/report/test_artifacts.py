@@ -80,3 +80,19 @@ def test_reports_follow_the_umask(project: Path) -> None:
         files = [project / p for p in result.envelope["artifacts"]]
         assert {f.name for f in files} >= {"report.html", "summary.json", "junit.xml", "001-shot.png"}
         assert {stat.S_IMODE(f.stat().st_mode) for f in files} == {expected}, umask
+
+
+def test_the_report_shows_the_screen_failed_assertions_were_checked_on(project: Path) -> None:
+    file = project / "scenarios" / "assert.yaml"
+    file.write_text(
+        "meta: {name: a, version: '1'}\nconfig: {seed: 1, runtime: sim}\n"
+        "steps:\n  - {id: shot, command: screenshot, args: {label: shot}}\n"
+        "assertions:\n  - {id: feed, type: visible, target: 'text=Feed'}\n"
+    )
+    result = Cli(project).run("run", str(file), "--output", "out", "--capture", "steps")
+    html = next((project / "out").rglob("report.html")).read_text()
+    assert result.exit_code == 2
+    assert "The screen the assertions were checked on" in html
+    assert html.count("screenshots/002-assertions-failure.png'") == 2  # the link and the picture
+    assert html.count("screenshots/001-shot.png'") == 2  # the step's own screenshot is its evidence: shown once
+    assert "sources/002-assertions-failure.xml" in html and "page source" in html

@@ -25,6 +25,7 @@ def render(result: RunResult, name: str, root: str) -> str:
         f"<td>{escape(c.type)} <code>{escape(c.target)}</code></td><td class='error'>{escape(c.details)}</td></tr>"
         for c in result.assertions
     )
+    checked_on = _checked_on(result, root)
     error = ""
     if result.error is not None:
         error = (
@@ -40,31 +41,62 @@ def render(result: RunResult, name: str, root: str) -> str:
         f"started {escape(result.started_at)}, seed {result.effective_seed}<br>"
         f"signature <code>{escape(result.signature)}</code></p>{error}"
         "<h2>Steps</h2><table><tr><th>status</th><th>step</th><th>command</th><th>time</th><th>details</th></tr>"
-        f"{rows}</table>" + (f"<h2>Assertions</h2><table>{checks}</table>" if checks else "") + "</body></html>\n"
+        f"{rows}</table>"
+        + (f"<h2>Assertions</h2><table>{checks}</table>{checked_on}" if checks else "")
+        + "</body></html>\n"
+    )
+
+
+def _checked_on(result: RunResult, root: str) -> str:
+    """Show the screen the assertions were checked on, kept when one of them failed."""
+    evidence = next((c.observed["evidence"] for c in result.assertions if "evidence" in c.observed), None)
+    if not isinstance(evidence, dict):
+        return ""
+    return "<p class='muted'>The screen the assertions were checked on:</p>" + _media(
+        _pictures(evidence), _sources(evidence), root, "assertions"
     )
 
 
 def _step_row(step: StepResult, root: str) -> str:
-    images = "".join(
-        f"<a href='{escape(rel)}'><img src='{escape(rel)}' alt='{escape(step.id)}'></a>"
-        for rel in (_relative(path, root) for path in _pictures(step.details))
-    )
+    media = _media(_pictures(step.details), _sources(step.details), root, step.id)
     error = f"<div class='error'>{escape(step.error.message)}</div>" if step.error else ""
     return (
         f"<tr><td class='{step.status}'>{step.status}</td><td><code>{escape(step.id)}</code></td>"
-        f"<td>{escape(step.command)}</td><td>{step.duration_ms} ms</td><td>{error}{images}</td></tr>"
+        f"<td>{escape(step.command)}</td><td>{step.duration_ms} ms</td><td>{error}{media}</td></tr>"
     )
 
 
+def _media(pictures: list[str], sources: list[str], root: str, alt: str) -> str:
+    """Screenshots as thumbnails linking to themselves, page sources as links."""
+    images = "".join(
+        f"<a href='{escape(rel)}'><img src='{escape(rel)}' alt='{escape(alt)}'></a>"
+        for rel in (_relative(path, root) for path in pictures)
+    )
+    links = "".join(
+        f"<div><a class='muted' href='{escape(rel)}'>page source</a></div>"
+        for rel in (_relative(path, root) for path in sources)
+    )
+    return images + links
+
+
 def _pictures(details: object) -> list[str]:
+    return _files(details, ".png")
+
+
+def _sources(details: object) -> list[str]:
+    return _files(details, ".xml")
+
+
+def _files(details: object, suffix: str) -> list[str]:
+    """Return the artifact paths in details ending in `suffix`, each once (a screenshot step's file is its evidence)."""
     found: list[str] = []
     if isinstance(details, dict):
         for key, value in details.items():
-            if key == "path" and isinstance(value, str) and value.endswith(".png"):
+            if key == "path" and isinstance(value, str) and value.endswith(suffix):
                 found.append(value)
             else:
-                found.extend(_pictures(value))
-    return found
+                found.extend(_files(value, suffix))
+    return list(dict.fromkeys(found))
 
 
 def _relative(path: str, root: str) -> str:
