@@ -72,3 +72,22 @@ def test_the_device_really_received_the_secret() -> None:
     device.perform(field, NativeAction(NativeActionName.SET_TEXT, text=SECRET))
     app = device.apps["com.visor.demo"]
     assert app.vars["password"] == SECRET
+
+
+def test_a_text_whose_field_never_appeared_is_masked_too(cli_runner: Cli, tmp_path: Path) -> None:
+    """The login screen did not come: the password meant for it must not be echoed by the failure."""
+    scenario = f"""\
+meta: {{name: late, version: "1"}}
+config: {{seed: 3, runtime: sim}}
+steps:
+  - {{id: feed, command: navigate, args: {{to: "demo://feed"}}}}
+  - {{id: set, command: control_action, args: {{selector: {{resource_id: "{PASSWORD}"}}, action: set_text, text: "{SECRET}"}}}}
+  - {{id: point, command: input_text, args: {{text: "{SECRET}", target: [500, 500], target_description: nothing}}}}
+"""
+    (tmp_path / "late.yaml").write_text(scenario, encoding="utf-8")
+    result = cli_runner.run("run", "late.yaml", "--output", "out")
+    steps = result.data["run"]["steps"]
+    assert [step["status"] for step in steps] == ["ok", "fail", "fail"]
+    assert steps[1]["details"]["args"]["text"] == "•••" and steps[2]["details"]["args"]["text"] == "•••"
+    assert SECRET not in result.stdout and SECRET not in result.stderr
+    assert not [p for p in (tmp_path / "out").rglob("*") if p.is_file() and SECRET.encode() in p.read_bytes()]

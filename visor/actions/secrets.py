@@ -1,8 +1,10 @@
 """Secrets typed during a run never reach a result: the envelope, the artifacts, the signature or an agent's log.
 
-A text becomes a secret when it goes into a password field (typed, set natively, or awaited as the field's
-expected text). Results are redacted after the fact, wherever the text appears in them, so no code path
-that echoes arguments, receipts or messages can leak it.
+A text a tool call types, sets or expects a field to show is shown in results only when the call saw that
+field and it is not a password field. Every other such text is masked: one typed into a password field, and
+one whose field was never reached (a login screen that did not appear, a point that hit no field), since it
+may well be a password too. Results are redacted after the fact, wherever the text appears in them, so no
+code path that echoes arguments, receipts or messages can leak it.
 """
 
 from __future__ import annotations
@@ -14,9 +16,32 @@ from typing import Any
 MASK = "•••"
 
 
+#: Texts shorter than this are never masked: they protect nothing, and masking every "x" would garble results.
+MIN_SECRET = 4
+#: Keys whose values are texts typed or expected of a field, at any depth of a call's arguments.
+_FIELD_TEXTS = frozenset({"text", "expected_text"})
+#: Keys holding selectors, whose `text` names an element instead of typing into it.
+_SELECTORS = frozenset({"selector", "container", "target", "feedback"})
+
+
+def field_texts(arguments: Any) -> set[str]:
+    """Return the texts a call's arguments type, set, or expect a field to show (selectors left out)."""
+    found: set[str] = set()
+    if isinstance(arguments, Mapping):
+        for key, value in arguments.items():
+            if key in _FIELD_TEXTS and isinstance(value, str) and len(value) >= MIN_SECRET:
+                found.add(value)
+            elif key not in _SELECTORS:
+                found |= field_texts(value)
+    elif isinstance(arguments, list | tuple):
+        for item in arguments:
+            found |= field_texts(item)
+    return found
+
+
 def redact(value: Any, secrets: Collection[str]) -> Any:
     """Return `value` (JSON-like data) with every occurrence of every secret replaced by `MASK`."""
-    ordered = sorted((secret for secret in secrets if secret), key=len, reverse=True)
+    ordered = sorted((secret for secret in secrets if len(secret) >= MIN_SECRET), key=len, reverse=True)
     if not ordered:
         return value
     return _walk(value, ordered)

@@ -135,8 +135,7 @@ def input_text(args: InputTextArgs, ctx: ToolContext) -> Outcome:
             f"no text field has focus after tapping {name}",
             hint="Tap an input box (the observation flags it editable).",
         )
-    if field.password:
-        ctx.keep_secret(args.text)
+    ctx.disclose(field, args.text)
     if args.clear_exist:
         ctx.perform(field, NativeAction(NativeActionName.SET_TEXT, text=args.text))
     else:

@@ -101,8 +101,10 @@ class ToolContext:
         self.settings = settings
         self.sent = 0
         self.unknown = False
-        #: Texts that went into password fields during this call: redacted from its result.
-        self.secrets: set[str] = set()
+        #: Texts this call put into (or expected of) fields known not to be password fields: they may be shown.
+        self.disclosed: set[str] = set()
+        #: The call's texts that may not be shown (set once the call ran; see `visor.actions.secrets`).
+        self.secrets: frozenset[str] = frozenset()
         self.started_us = clock.monotonic_us()
 
     # -- the device --------------------------------------------------------------------------------------------
@@ -190,14 +192,15 @@ class ToolContext:
         """Move one to five fingers."""
         self._send(lambda: self.device.gesture(fingers))
 
-    def keep_secret(self, *texts: str | None) -> None:
-        """Mark texts as secret (they went into, or describe, a password field)."""
-        self.secrets.update(text for text in texts if text)
+    def disclose(self, node: Node, *texts: str | None) -> None:
+        """Let results show texts that went into (or are expected of) `node`, unless it is a password field."""
+        if not node.password:
+            self.disclosed.update(text for text in texts if text)
 
     def type_text(self, text: str, into: Node | None) -> None:
-        """Type text (a secret when it goes into a password field)."""
-        if into is not None and into.password:
-            self.keep_secret(text)
+        """Type text."""
+        if into is not None:
+            self.disclose(into, text)
         self._send(lambda: self.device.type_text(text, into))
 
     def press_key(self, key: Key) -> None:
@@ -205,9 +208,8 @@ class ToolContext:
         self._send(lambda: self.device.press_key(key))
 
     def perform(self, node: Node, action: NativeAction) -> None:
-        """Perform a native action (its text is a secret when it goes into a password field)."""
-        if node.password:
-            self.keep_secret(action.text)
+        """Perform a native action."""
+        self.disclose(node, action.text)
         self._send(lambda: self.device.perform(node, action))
 
     def launch_app(self, app_id: str) -> None:

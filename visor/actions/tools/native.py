@@ -129,8 +129,7 @@ def control_action(args: ControlActionArgs, ctx: ToolContext) -> Outcome:
         )
     live = unique(ctx, args.selector)
     node = live.item.node
-    if node.password:
-        ctx.keep_secret(args.text, args.ensure_state.expected_text if args.ensure_state else None)
+    ctx.disclose(node, args.text, args.ensure_state.expected_text if args.ensure_state else None)
     token = identity_token(live.tree, live.item)
     if args.expected_token is not None and args.expected_token != token:
         raise ToolProblem(
@@ -240,8 +239,8 @@ def wait_until(args: WaitUntilArgs, ctx: ToolContext) -> Outcome:
         tree = ctx.observe().tree
         observations += 1
         found = find_controls(tree, args.selector)
-        if any(item.node.password for item in found):
-            ctx.keep_secret(args.expected_text)
+        if len(found) == 1:
+            ctx.disclose(found[0].node, args.expected_text)
         held, previous, since = _state_now(args, tree, found, previous, since, now, observations)
         # The control's app is not in front (another app, the launcher): its page is unavailable, not absent.
         page = page or _home(args.selector) or tree.package

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from visor.actions.secrets import redact
+from visor.actions.secrets import field_texts, redact
 from visor.actions.tools import basic, gestures, native, sequence
 from visor.actions.tools.context import ToolContext
 from visor.actions.tools.result import Dispatched, Status, ToolCode, ToolProblem, ToolResult
@@ -62,8 +62,9 @@ def call_tool(name: str, arguments: Any, ctx: ToolContext) -> ToolResult:
 
 
 def run_call(call: ToolCall, ctx: ToolContext) -> ToolResult:
-    """Run a validated call once and describe what happened (with the secrets it typed masked)."""
+    """Run a validated call once and describe what happened, its undisclosed texts masked (`ctx.secrets`)."""
     result = _run(call, ctx)
+    ctx.secrets = frozenset(field_texts(call.raw) - ctx.disclosed)
     if not ctx.secrets:
         return result
     return replace(
