@@ -29,37 +29,14 @@ from itertools import count
 from pathlib import Path
 from typing import Any
 
+from sim_speed import in_process, tap_type_scenario  # bench/ is on the path when a script of it runs
+
 ROOT = Path(__file__).resolve().parent.parent
 STEP_COUNTS = (100, 1_000, 10_000)
 TEXT_LENGTHS = (100, 2_500)
 GOAL = 1.2
 #: Numbers the screenshots' texts, so that no two are alike (the renderer keeps recent pictures).
 _SHOTS = count()
-
-
-def tap_type_scenario(steps: int) -> str:
-    """A scenario of alternating taps and typing into the login form: each field grows by one character a pair."""
-    lines = []
-    for n in range(steps // 2):
-        field = "username" if n % 2 == 0 else "password"
-        lines.append(f'  - {{id: tap{n}, command: tap, args: {{target: "id={field}"}}}}')
-        lines.append(f"  - {{id: type{n}, command: act, args: {{name: type, value: x}}}}")
-    return "meta: {name: scaling, version: '1'}\nconfig: {seed: 1, runtime: sim}\nsteps:\n" + "\n".join(lines) + "\n"
-
-
-def run_seconds(path: Path, output: Path) -> tuple[float, int]:
-    """Run a scenario file once in this process; return its wall seconds and the number of steps run."""
-    from visor.clock import CountingIds, SystemClock
-    from visor.report.runs import Environment, RunOptions, run_file
-
-    started = time.perf_counter()
-    outcome = run_file(
-        str(path), RunOptions(output=str(output), capture="none"), Environment(SystemClock(), CountingIds())
-    )
-    elapsed = time.perf_counter() - started
-    run = outcome.data["run"]
-    assert run["status"] == "ok", run.get("error")
-    return elapsed, len(run["steps"])
 
 
 def per_step_costs(work: Path, counts: tuple[int, ...], repeat: int) -> dict[int, float]:
@@ -70,7 +47,7 @@ def per_step_costs(work: Path, counts: tuple[int, ...], repeat: int) -> dict[int
         path.write_text(tap_type_scenario(steps))
         # Short runs are noisy and cheap: the best of more tries.
         tries = max(repeat, repeat * counts[-1] // steps // 10) if steps < counts[-1] else repeat
-        best = min(run_seconds(path, work / "out")[0] for _ in range(tries))
+        best = min(in_process(path, work / "out")[0] for _ in range(tries))
         costs[steps] = best / steps
     return costs
 
@@ -187,7 +164,7 @@ def main() -> int:
     counts = tuple(steps for steps in STEP_COUNTS if steps <= options.max_steps)
     warm = work / "warm.yaml"
     warm.write_text(tap_type_scenario(100))
-    run_seconds(warm, work / "out")
+    in_process(warm, work / "out")
     costs = per_step_costs(work, counts, options.repeat)
     base = costs[counts[0]]
     for steps in counts:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -106,3 +107,13 @@ steps:
     command: screenshot
     args: {label: start}
 """
+
+
+@pytest.fixture
+def umask_022() -> Iterator[None]:
+    """Create files with the umask most machines have (022), whatever the test runner's is."""
+    previous = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(previous)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
+from visor.actions.device import DeviceInfo, Key, NativeAction, Observation, PathPoint
 from visor.clock import VirtualClock
 from visor.devices.sim.device import SimDevice
 from visor.devices.sim.load import load_app, resolve_app
@@ -17,6 +19,7 @@ from visor.scenario.document import Document
 from visor.scenario.scenario import Scenario
 from visor.scenario.selectors import parse_selector
 from visor.scenario.validate import validate_document
+from visor.ui.geometry import Point
 from visor.ui.query import find
 from visor.ui.tree import Node
 
@@ -98,3 +101,56 @@ def the_node(device: SimDevice, selector: str) -> Node:
 def sim_device(path: str, seed: int = 42, clock: VirtualClock | None = None) -> SimDevice:
     """A fresh simulated phone running the app model at `path`, with the demo app installed too."""
     return SimDevice(load_app(path), clock=clock or VirtualClock(), seed=seed, installed=[load_app(DEMO)])
+
+
+class Passthrough:
+    """A device that hands every call to `inner`: tests subclass it to change one or two calls."""
+
+    def __init__(self, inner: SimDevice) -> None:
+        self.inner = inner
+
+    @property
+    def info(self) -> DeviceInfo:
+        return self.inner.info
+
+    def observe(self) -> Observation:
+        return self.inner.observe()
+
+    def screenshot(self) -> bytes:
+        return self.inner.screenshot()
+
+    def busy_ms(self) -> int:
+        return self.inner.busy_ms()
+
+    def tap(self, point: Point) -> None:
+        self.inner.tap(point)
+
+    def gesture(self, fingers: Sequence[Sequence[PathPoint]]) -> None:
+        self.inner.gesture(fingers)
+
+    def type_text(self, text: str, into: Node | None = None) -> None:
+        self.inner.type_text(text, into)
+
+    def press_key(self, key: Key) -> None:
+        self.inner.press_key(key)
+
+    def open_url(self, url: str) -> None:
+        self.inner.open_url(url)
+
+    def perform(self, node: Node, action: NativeAction) -> None:
+        self.inner.perform(node, action)
+
+    def installed_apps(self) -> Mapping[str, str]:
+        return self.inner.installed_apps()
+
+    def launch_app(self, app_id: str) -> None:
+        self.inner.launch_app(app_id)
+
+    def stop_app(self, app_id: str) -> None:
+        self.inner.stop_app(app_id)
+
+    def reset_app(self) -> None:
+        self.inner.reset_app()
+
+    def close(self) -> None:
+        self.inner.close()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,15 +11,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from visor.files import UnsafePath, confined_parts, write_atomic, write_confined
-
-
-@pytest.fixture
-def umask_022() -> Iterator[None]:
-    previous = os.umask(0o022)
-    try:
-        yield
-    finally:
-        os.umask(previous)
 
 
 def mode(path: Path) -> int:

@@ -7,88 +7,40 @@ loop whose clock stops moving may look at a remembered screen instead: a wall-cl
 
 from __future__ import annotations
 
-import contextlib
-import signal
-from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from types import FrameType
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.simkit import DEMO, MemorySink, scenario_from
+from tests.devices.sim.guards import deadline
+from tests.simkit import DEMO, MemorySink, Passthrough, scenario_from
 from visor.actions.context import MIN_POLL_US
-from visor.actions.device import DeviceInfo, Key, NativeAction, Observation, PathPoint
+from visor.actions.device import Observation
 from visor.clock import VirtualClock
 from visor.devices.sim.device import SimDevice
 from visor.devices.sim.load import load_app
 from visor.engine.events import RunFinished
 from visor.engine.results import RunResult
 from visor.engine.runner import RunContext, resolve_settings, run_scenario
-from visor.ui.geometry import Point
-from visor.ui.tree import Node
 
 
 class LoopedForever(AssertionError):
     """A wait looked at the screen far more often than its budget allows: its clock stopped moving."""
 
 
-@dataclass
-class Bounded:
+class Bounded(Passthrough):
     """A device that refuses to be observed more than `limit` times (a wait that never ends hits it)."""
 
-    device: SimDevice
-    limit: int
-    looks: int = 0
-
-    @property
-    def info(self) -> DeviceInfo:
-        return self.device.info
+    def __init__(self, device: SimDevice, limit: int) -> None:
+        super().__init__(device)
+        self.limit = limit
+        self.looks = 0
 
     def observe(self) -> Observation:
         self.looks += 1
         if self.looks > self.limit:
             raise LoopedForever(f"observed {self.looks} times: a wait loop does not advance the clock")
-        return self.device.observe()
-
-    def screenshot(self) -> bytes:
-        return self.device.screenshot()
-
-    def busy_ms(self) -> int:
-        return self.device.busy_ms()
-
-    def tap(self, point: Point) -> None:
-        self.device.tap(point)
-
-    def gesture(self, fingers: Sequence[Sequence[PathPoint]]) -> None:
-        self.device.gesture(fingers)
-
-    def type_text(self, text: str, into: Node | None = None) -> None:
-        self.device.type_text(text, into)
-
-    def press_key(self, key: Key) -> None:
-        self.device.press_key(key)
-
-    def open_url(self, url: str) -> None:
-        self.device.open_url(url)
-
-    def perform(self, node: Node, action: NativeAction) -> None:
-        self.device.perform(node, action)
-
-    def installed_apps(self) -> Mapping[str, str]:
-        return self.device.installed_apps()
-
-    def launch_app(self, app_id: str) -> None:
-        self.device.launch_app(app_id)
-
-    def stop_app(self, app_id: str) -> None:
-        self.device.stop_app(app_id)
-
-    def reset_app(self) -> None:
-        self.device.reset_app()
-
-    def close(self) -> None:
-        self.device.close()
+        return self.inner.observe()
 
 
 @dataclass(frozen=True)
@@ -149,22 +101,6 @@ def _budget_ms(wait: Waiting, timeout: float, itimeout: int) -> float:
     return max(itimeout, wait.min_arg_ms) if "{itimeout}" in wait.step else timeout
 
 
-@contextlib.contextmanager
-def _alarm(seconds: float) -> Iterator[None]:
-    """Fail (instead of hanging) when the block runs longer than `seconds` of wall time."""
-
-    def expired(_signum: int, _frame: FrameType | None) -> None:
-        raise LoopedForever(f"still running after {seconds} s of wall time: a wait loop does not end")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def _run(wait: Waiting, start_ms: float, timeout: float, poll: float, itimeout: int, ipoll: int) -> RunResult:
     itimeout = max(itimeout, wait.min_arg_ms)
     step = (
@@ -184,7 +120,7 @@ def _run(wait: Waiting, start_ms: float, timeout: float, poll: float, itimeout: 
     clock = VirtualClock()
     budget_us = round(max(timeout, itimeout, poll) * 1000) + 5_000_000
     device = Bounded(SimDevice(load_app(DEMO), clock=clock, seed=1), limit=budget_us // MIN_POLL_US + 200)
-    with _alarm(60):
+    with deadline(60):
         events = list(
             run_scenario(scenario, run_settings, RunContext(device, clock, VirtualClock(), MemorySink(), "r"))
         )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,15 +24,6 @@ def project(tmp_path: Path) -> Path:
     (root / "scenarios").mkdir(parents=True)
     (root / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     return root
-
-
-@pytest.fixture
-def umask_022() -> Iterator[None]:
-    previous = os.umask(0o022)
-    try:
-        yield
-    finally:
-        os.umask(previous)
 
 
 def scenario(project: Path, path: str) -> str:

@@ -117,7 +117,10 @@ def test_the_verdict_says_what_failed() -> None:
             steps_yaml(open_login, '{id: bad, command: tap, args: {target: "text=Nope"}}'),
             "✗ failed: 1 of 2 steps failed",
         ),
-        (steps_yaml(open_login, assertions='{id: in, type: visible, target: "text=Log in"}'), "✓ passed: 1 step, 1 assertion"),
+        (
+            steps_yaml(open_login, assertions='{id: in, type: visible, target: "text=Log in"}'),
+            "✓ passed: 1 step, 1 assertion",
+        ),
     ]
     for doc, verdict in cases:
         result, _ = run(doc)

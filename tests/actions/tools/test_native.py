@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
 import pytest
 
 from tests.actions.tools.agent import Agent, agent, failed, ok, refused, rid
 from tests.conftest import ROOT
-from tests.simkit import sim_device
-from visor.actions.device import DeviceInfo, Key, NativeAction, Observation, PathPoint
+from tests.simkit import Passthrough, sim_device
+from visor.actions.device import NativeAction
 from visor.actions.tools.context import ToolSettings
 from visor.errors import TargetError
-from visor.ui.geometry import Point
 from visor.ui.tree import Node
 
 SPEED = {"resource_id": rid("speed")}
@@ -169,13 +166,12 @@ def test_a_state_the_control_does_not_expose_is_never_inferred() -> None:
     assert "not checkable" in result["message"]
 
 
-class Flaky:
+class Flaky(Passthrough):
     """The simulated phone, whose connection drops during the next native action."""
 
     def __init__(self, agent: Agent) -> None:
-        self.inner = agent.sim
+        super().__init__(agent.sim)
         self.drop = True
-        self.info: DeviceInfo = agent.sim.info
 
     def perform(self, node: Node, action: NativeAction) -> None:
         if self.drop:
@@ -183,45 +179,6 @@ class Flaky:
             self.inner.perform(node, action)  # it reached the phone, but the answer is lost
             raise TargetError("the connection to the device was reset")
         self.inner.perform(node, action)
-
-    def observe(self) -> Observation:
-        return self.inner.observe()
-
-    def screenshot(self) -> bytes:
-        return self.inner.screenshot()
-
-    def busy_ms(self) -> int:
-        return self.inner.busy_ms()
-
-    def tap(self, point: Point) -> None:
-        self.inner.tap(point)
-
-    def gesture(self, fingers: Sequence[Sequence[PathPoint]]) -> None:
-        self.inner.gesture(fingers)
-
-    def type_text(self, text: str, into: Node | None = None) -> None:
-        self.inner.type_text(text, into)
-
-    def press_key(self, key: Key) -> None:
-        self.inner.press_key(key)
-
-    def open_url(self, url: str) -> None:
-        self.inner.open_url(url)
-
-    def installed_apps(self) -> Mapping[str, str]:
-        return self.inner.installed_apps()
-
-    def launch_app(self, app_id: str) -> None:
-        self.inner.launch_app(app_id)
-
-    def stop_app(self, app_id: str) -> None:
-        self.inner.stop_app(app_id)
-
-    def reset_app(self) -> None:
-        self.inner.reset_app()
-
-    def close(self) -> None:
-        self.inner.close()
 
 
 def test_an_unknown_write_is_never_resent_until_the_agent_looks() -> None:

@@ -87,16 +87,22 @@ def test_a_reply_trickled_a_byte_at_a_time_is_cut_off_at_the_deadline(cli_runner
     assert server.deletes == 1
 
 
-def test_a_hang_mid_run_reports_the_steps_run_so_far(cli_runner: Cli, tmp_path: Path) -> None:
+def hang_on_the_second_screenshot() -> tuple[Callable[[Request], Reply | None], dict[str, int]]:
+    """A server behaviour: answer the first screenshot, hang on the next ones; and the count of screenshots asked."""
     shots = {"count": 0}
 
-    def second_screenshot_hangs(request: Request) -> Reply | None:
+    def handle(request: Request) -> Reply | None:
         if request.path.endswith("/screenshot"):
             shots["count"] += 1
             if shots["count"] > 1:
                 return Reply(hang=True)
         return None
 
+    return handle, shots
+
+
+def test_a_hang_mid_run_reports_the_steps_run_so_far(cli_runner: Cli, tmp_path: Path) -> None:
+    second_screenshot_hangs, _ = hang_on_the_second_screenshot()
     path = scenario(
         tmp_path, "{id: one, command: screenshot, args: {label: a}}", "{id: two, command: screenshot, args: {label: b}}"
     )
@@ -139,15 +145,7 @@ def test_deadlines_come_from_the_environment() -> None:
 
 def test_sigterm_while_waiting_for_the_server(tmp_path: Path) -> None:
     """A CI job cancelled while a request hangs: exit 143 at once, the steps reported, the session deleted."""
-    shots = {"count": 0}
-
-    def second_screenshot_hangs(request: Request) -> Reply | None:
-        if request.path.endswith("/screenshot"):
-            shots["count"] += 1
-            if shots["count"] > 1:
-                return Reply(hang=True)
-        return None
-
+    second_screenshot_hangs, shots = hang_on_the_second_screenshot()
     path = scenario(
         tmp_path, "{id: one, command: screenshot, args: {label: a}}", "{id: two, command: screenshot, args: {label: b}}"
     )
