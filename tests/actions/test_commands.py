@@ -6,6 +6,7 @@ Each case here passed as `ok` before (upstream reports blindly): a slider dragge
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from tests.simkit import run, steps_yaml
@@ -111,3 +112,42 @@ def test_a_tap_on_an_element_under_a_dialog_waits_then_names_the_dialog() -> Non
 def test_taps_by_point_say_what_they_hit() -> None:
     _, step = last(LOGIN, "{id: tap, command: tap, args: {x: 540, y: 800}}")
     assert step.details["hit"]["resource_id"] == "com.visor.demo:id/login"
+
+
+SLOW_START = """\
+app: {id: t.slow, name: Slow, start: home}
+vars: {ready: false, done: ""}
+screens:
+  home:
+    title: Home
+    on_show: [{after: {ms: 600, do: [{set: {ready: true}}]}}]
+    elements:
+      - {type: button, id: go, text: Go, enabled: {var: ready}, on_tap: [{set: {done: tapped}}]}
+      - {type: text, id: done, text: "{done}"}
+"""
+
+
+def test_a_tap_on_a_disabled_button_waits_for_it_to_be_enabled(tmp_path: Path) -> None:
+    app = tmp_path / "slow.app.yaml"
+    app.write_text(SLOW_START)
+    result, _ = run(steps_yaml('{id: go, command: tap, args: {target: "text=Go"}}', assertions=TAPPED), app=str(app))
+    assert result.steps[0].status == "ok" and result.steps[0].duration_ms >= 600
+    assert result.assertions[0].status == "passed"
+
+
+def test_a_tap_on_a_button_that_stays_disabled_fails_naming_it(tmp_path: Path) -> None:
+    app = tmp_path / "slow.app.yaml"
+    app.write_text(SLOW_START)
+    result, _ = run(
+        steps_yaml('{id: go, command: tap, args: {target: "text=Go"}}', assertions=TAPPED), app=str(app), timeout_ms=300
+    )
+    step = result.steps[0]
+    assert step.status == "fail" and step.error is not None
+    assert (
+        'text=Go (Button "Go"' in step.error.message
+        and "is disabled (waited 300 ms; nothing was sent)" in step.error.message
+    )
+    assert result.assertions[0].status == "failed"
+
+
+TAPPED = '{id: tapped, type: text_equals, target: "id=done", value: tapped}'

@@ -38,6 +38,8 @@ SELECTORS = [
     'uiautomator=new UiSelector().textMatches("(a|aa)+b")', 'uiautomator=.textMatches("Item \\\\d+")',
     "predicate=label == 'x'", "first-in-section=Welcome back", "text=\x1b[2K\r✓ passed", "id=" + "x" * 300,
 ]  # fmt: skip
+#: Selectors `validate` refuses (so a scenario holding one never runs).
+INVALID_SELECTORS = {"xpath=//*[", "text=", "predicate=label == 'x'", "first-in-section=Welcome back"}
 URLS = ["demo://login", "demo://feed", "demo://item/7", "demo://settings", "demo://player", "demo://nope", "x"]
 LABELS = ["shot", "a b", "../up", "/abs", "\x1b[31mred", "ü" * 80, "."]
 NUMBERS = [0, 0.5, 1, -1, 1e308, 2**64, 0.0001, 123456789]
@@ -50,12 +52,12 @@ def paths(outside: Path) -> list[str]:
 
 
 @st.composite
-def step(draw: st.DrawFn, index: int, outside: Path) -> dict[str, Any]:
-    """One step of any command, its arguments drawn from valid, odd and hostile values."""
+def step(draw: st.DrawFn, index: int, outside: Path, hostile: bool) -> dict[str, Any]:
+    """One step of any command, its arguments drawn from valid and odd values, and hostile ones when asked."""
     pick = draw
-    selector = st.sampled_from(SELECTORS)
-    number = st.sampled_from(NUMBERS) | st.floats(0, 1)
-    ms = st.sampled_from([0, 1, 50, 400, 10**9]) | st.floats(0, 300)
+    selector = st.sampled_from(SELECTORS if hostile else [s for s in SELECTORS if s not in INVALID_SELECTORS])
+    number = (st.sampled_from(NUMBERS) if hostile else st.sampled_from([0, 0.5, 1, 0.0001])) | st.floats(0, 1)
+    ms = (st.sampled_from([0, 1, 50, 400, 10**9]) if hostile else st.sampled_from([0, 1, 50, 400])) | st.floats(0, 300)
     commands: list[tuple[str, st.SearchStrategy[dict[str, Any]]]] = [
         ("navigate", st.fixed_dictionaries({"to": st.sampled_from(URLS)})),
         ("tap", st.fixed_dictionaries({"target": selector})),
@@ -95,8 +97,13 @@ def step(draw: st.DrawFn, index: int, outside: Path) -> dict[str, Any]:
 
 @st.composite
 def scenario_doc(draw: st.DrawFn, outside: Path) -> dict[str, Any]:
-    """A scenario on the simulated device: steps, assertions, and a config with odd values."""
-    steps = [draw(step(index, outside)) for index in range(draw(st.integers(1, 6)))]
+    """A scenario on the simulated device: steps, assertions, a config; one in four with hostile values.
+
+    Hostile values make most scenarios invalid before they run, so they are kept to a quarter: the others
+    reach the device, with odd but valid values.
+    """
+    hostile = draw(st.integers(0, 3)) == 0
+    steps = [draw(step(index, outside, hostile)) for index in range(draw(st.integers(1, 6)))]
     assertions = [
         {"id": f"a{index}", "type": draw(st.sampled_from(["visible", "not_visible", "not_checked", "count"])),
          "target": draw(st.sampled_from(SELECTORS)), **({"value": 1} if index % 2 else {"min": 0})}
@@ -106,11 +113,14 @@ def scenario_doc(draw: st.DrawFn, outside: Path) -> dict[str, Any]:
         if check["type"] != "count":
             check.pop("value", None)
             check.pop("min", None)
+    apps = ["demo", "demo", "player", "../apps/loop.app.yaml"] + (
+        ["apps/loop.app.yaml", "/etc/passwd"] if hostile else []
+    )
     config = {
-        "seed": draw(st.integers(0, 2**64 + 5)),
+        "seed": draw(st.integers(0, 2**64 + 5) if hostile else st.integers(0, 2**32)),
         "runtime": "sim",
         "timeoutMs": draw(st.sampled_from([50, 300, 800])),
-        "app": draw(st.sampled_from(["demo", "player", "../apps/loop.app.yaml", "apps/loop.app.yaml", "/etc/passwd"])),
+        "app": draw(st.sampled_from(apps)),
     }
     return {"meta": {"name": draw(st.sampled_from(["c", "c\x1b]0;x\x07"])), "version": "1"}, "config": config,
             "steps": steps, "assertions": assertions}  # fmt: skip

@@ -6,6 +6,7 @@ need no fixed sleeps. When nothing matches, the failure lists the closest elemen
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +16,7 @@ from visor.scenario.selectors import Selector, SelectorKind, parse_selector
 from visor.ui.geometry import Point
 from visor.ui.hit import aim, located
 from visor.ui.query import QueryError, closest, find, first_on_screen
-from visor.ui.tree import Located, Node, UiTree
+from visor.ui.tree import Node, UiTree
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,15 +64,15 @@ def match_all(observation: Observation, selector: Selector, platform: str) -> li
 def locate(ctx: ActionContext, selector_text: str, *, budget_us: int | None = None, touch: bool = False) -> Target:
     """Wait until the selector matches an element on screen (within `budget_us`, the step timeout by default).
 
-    With `touch`, the element must also be reachable by a touch: while a dialog, a panel or a floating button
-    covers it, the wait goes on (an overlay that goes away is waited for, as an element that appears is).
+    With `touch`, the element must also take a touch: be enabled, and be reachable (while a dialog, a panel or
+    a floating button covers it, or while it is disabled, the wait goes on: an overlay that goes away and a
+    button that becomes enabled are waited for, as an element that appears is).
 
     Raises:
         StepFailure: the selector cannot be used on this platform, nothing matched in time, or (with `touch`)
-            the element stayed covered.
+            the element stayed disabled or covered.
     """
     selector = parse_selector(selector_text)
-    covered: tuple[Node, Located] | None = None
     while True:
         observation = ctx.device.observe()
         try:
@@ -83,24 +84,34 @@ def locate(ctx: ActionContext, selector_text: str, *, budget_us: int | None = No
         node = first_on_screen(observation.tree, nodes)
         if node is not None and not touch:
             return Target(node, len(nodes), observation)
+        blocked = None
         if node is not None:
-            place = located(observation.tree, node)
-            assert place is not None  # the node comes from this very tree
-            aimed = aim(observation.tree, place)
-            if aimed.point is not None:
-                return Target(node, len(nodes), observation, aimed.point)
-            assert aimed.covered_by is not None
-            covered = (node, aimed.covered_by)
-        else:
-            covered = None
+            point, blocked = _touchable(observation.tree, node, selector_text)
+            if point is not None:
+                return Target(node, len(nodes), observation, point)
         if not ctx.pause(budget_us):
-            if covered is not None:
-                raise _covered(selector_text, *covered, ctx.elapsed_ms())
+            if blocked is not None:
+                raise blocked(ctx.elapsed_ms())
             raise _not_found(selector, selector_text, nodes, observation, ctx.elapsed_ms())
 
 
-def _covered(text: str, node: Node, blocker: Located, waited: int) -> StepFailure:
-    return StepFailure(
+def _touchable(tree: UiTree, node: Node, text: str) -> tuple[Point | None, Callable[[int], StepFailure] | None]:
+    """Return where a touch reaches an enabled element, or (None, what to say when it never does)."""
+    if not node.enabled:
+        return None, lambda waited: StepFailure(
+            f"{text} ({node.describe()}) is disabled (waited {waited} ms; nothing was sent)",
+            likely_cause="The app has not enabled it yet (a form still loading or incomplete), or never does here.",
+            next_step="Wait for what enables it first (wait: {for: …}), or check the steps before it.",
+            details={"selector": text, "element": element_details(node)},
+        )
+    place = located(tree, node)
+    assert place is not None  # the node comes from this very tree
+    aimed = aim(tree, place)
+    if aimed.point is not None:
+        return aimed.point, None
+    blocker = aimed.covered_by
+    assert blocker is not None
+    return None, lambda waited: StepFailure(
         f"{text} ({node.describe()}) is covered by {blocker.node.describe()}: a touch would reach that instead "
         f"(waited {waited} ms; nothing was sent)",
         likely_cause="A dialog, a panel, a toast or a floating button is over the element.",

@@ -7,6 +7,7 @@ MemoryError or a hang (a signal turns a hang into a failure).
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -145,7 +146,11 @@ def act(device: Any, step: str | int) -> None:
             device.tap(target.bounds.center)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=int(os.environ.get("VISOR_FUZZ_EXAMPLES", 150)),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(model=models, steps=inputs)
 def test_random_models_end_in_work_or_a_clear_error(model: Json, steps: list[str | int]) -> None:
     performed: Counter[int] = Counter()
