@@ -21,7 +21,7 @@ def schema(env: CliEnvironment, kind: str, raw: bool) -> int:
 
     \b
     Examples:
-      visor schema --raw > .visor/scenario.schema.json
+      mkdir -p .visor && visor schema --raw > .visor/scenario.schema.json
       visor schema envelope --raw
       # then, first line of a scenario:  # yaml-language-server: $schema=.visor/scenario.schema.json
     """
