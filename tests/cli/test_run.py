@@ -220,7 +220,9 @@ def _assert_interrupted(tmp_path: Path, process: subprocess.Popen[str], stop: si
     run = envelope["data"]["run"]
     assert run["interrupted"] is True and stop.name in run["error"]["message"]
     done = len(run["steps"])
-    assert 5 <= done < 3000
+    # Five screenshots were on disk: the fifth step's may have been written just before the signal, its step not
+    # yet finished (so not reported, as any step the signal cut short).
+    assert 4 <= done < 3000
     folder = next((tmp_path / "out").glob("run_*"))
     assert len(json.loads((folder / "summary.json").read_text())["steps"]) == done
     assert len(list((folder / "screenshots").glob("*.png"))) >= done
