@@ -122,6 +122,24 @@ class CountingIds:
         return 1_000_003 * self._counter
 
 
+#: The shortest pause between two looks at a screen: a poll interval of 0 (which upstream accepts), or a
+#: stability window of 0, would otherwise look without end while no time passes.
+MIN_POLL_US = 10_000
+
+
+def pause(clock: Clock, deadline_us: int, poll_us: int) -> bool:
+    """Sleep one poll interval (at least `MIN_POLL_US`), or until the deadline if that comes sooner.
+
+    Returns False, without sleeping, once the deadline has passed. Every True has moved the clock forward by at
+    least 1 µs, so a loop `while pause(clock, deadline, poll)` ends, after at most `budget / MIN_POLL_US + 1` turns.
+    """
+    remaining = deadline_us - clock.monotonic_us()
+    if remaining <= 0:
+        return False
+    clock.sleep_us(min(max(poll_us, MIN_POLL_US), remaining))
+    return True
+
+
 def ms_to_us(ms: float) -> int:
     """Convert a duration in milliseconds (from a scenario or an option: finite, not negative) to microseconds.
 

@@ -14,9 +14,8 @@ from hypothesis import strategies as st
 
 from tests.devices.sim.guards import deadline
 from tests.simkit import DEMO, MemorySink, Passthrough, scenario_from
-from visor.actions.context import MIN_POLL_US
 from visor.actions.device import Observation
-from visor.clock import VirtualClock
+from visor.clock import MIN_POLL_US, VirtualClock
 from visor.devices.sim.device import SimDevice
 from visor.devices.sim.load import load_app
 from visor.engine.events import RunFinished

@@ -1,7 +1,7 @@
 """What an action runs with: the device, the clock, the step's deadline, and where artifacts go.
 
 Time is whole microseconds (see `visor.clock`). Every wait a step makes is bounded by its deadline, and every
-poll sleeps at least `MIN_POLL_US`, so a wait ends after at most `budget / MIN_POLL_US + 1` looks at the screen.
+poll sleeps at least `visor.clock.MIN_POLL_US`, so a wait ends after a bounded number of looks at the screen.
 """
 
 from __future__ import annotations
@@ -11,12 +11,9 @@ from typing import Protocol
 
 from visor.actions.device import Device
 from visor.actions.tools.context import AgentState
-from visor.clock import Clock, us_to_ms
+from visor.clock import Clock, pause, us_to_ms
 from visor.errors import ActionError
 
-#: The shortest interval between two looks at the screen: a poll interval of 0 (which upstream accepts)
-#: would otherwise observe the screen without end while no time passes.
-MIN_POLL_US = 10_000
 DEFAULT_POLL_US = 250_000
 
 
@@ -80,21 +77,17 @@ class ActionContext:
         """Return how long the step has run, in whole ms (for details)."""
         return us_to_ms(self.elapsed_us())
 
-    def remaining_us(self, budget_us: int | None = None) -> int:
-        """Return how much of the budget (the step timeout by default) is left."""
-        return (self.timeout_us if budget_us is None else budget_us) - self.elapsed_us()
+    def remaining_us(self) -> int:
+        """Return how much of the step timeout is left."""
+        return self.timeout_us - self.elapsed_us()
 
     def pause(self, budget_us: int | None = None) -> bool:
-        """Sleep one poll interval, or what is left of the budget if less; return False when nothing is left.
+        """Sleep one poll interval, or what is left of the budget (the step timeout by default) if less.
 
-        Every call that returns True has moved the clock forward by at least 1 µs, so a loop `while
-        ctx.pause(budget)` ends once the budget is spent.
+        Returns False when nothing is left (see `visor.clock.pause`).
         """
-        remaining = self.remaining_us(budget_us)
-        if remaining <= 0:
-            return False
-        self.clock.sleep_us(min(max(self.poll_us, MIN_POLL_US), remaining))
-        return True
+        budget = self.timeout_us if budget_us is None else budget_us
+        return pause(self.clock, self.started_us + budget, self.poll_us)
 
     def wait_idle(self) -> None:
         """Wait, within the step's time, until the app accepts input.

@@ -26,7 +26,7 @@ from visor.actions.device import (
 )
 from visor.actions.observer import ObservingDevice
 from visor.actions.tools.result import ToolCode, ToolProblem
-from visor.clock import US_PER_MS, Clock, ms_to_us, us_to_ms
+from visor.clock import Clock, ms_to_us, pause, us_to_ms
 from visor.errors import InputError, VisorError
 from visor.ui.elements import IndexedElement, index_elements
 from visor.ui.geometry import Point, Size
@@ -78,11 +78,6 @@ class ToolSettings:
     idle_budget_ms: int = 5000
     #: How often polls look at the screen.
     poll_ms: int = 100
-
-
-#: The shortest pause between two looks at the screen (a poll interval or a stability window of 0 would
-#: otherwise look without end while no time passes).
-MIN_POLL_MS = 10
 
 
 def digest(value: Any) -> str:
@@ -137,16 +132,8 @@ class ToolContext:
             self.clock.sleep_us(ms_to_us(ms))
 
     def pause(self, deadline_us: int, poll_ms: int) -> bool:
-        """Sleep one poll interval (at least `MIN_POLL_MS`), or until the deadline if sooner.
-
-        Returns False, without sleeping, once the deadline has passed; every True has moved the clock forward
-        by at least 1 µs, so `while ctx.pause(deadline, poll)` always ends.
-        """
-        remaining = deadline_us - self.clock.monotonic_us()
-        if remaining <= 0:
-            return False
-        self.clock.sleep_us(min(max(poll_ms, MIN_POLL_MS) * US_PER_MS, remaining))
-        return True
+        """Sleep one poll interval, or until the deadline if sooner; False once it has passed (`visor.clock.pause`)."""
+        return pause(self.clock, deadline_us, ms_to_us(poll_ms))
 
     def observe(self, *, fresh: bool = True) -> Observation:
         """Look at the screen (a new look unless `fresh` is False).
