@@ -153,12 +153,9 @@ def _check_assertions(scenario: Scenario, settings: RunSettings, context: RunCon
     if settings.capture == "none" or all(check.status == "passed" for check in checks):
         return checks
     with context.watchdog.guard(settings.timeout_us):
-        shot = context.device.screenshot()
-    number = len(scenario.steps) + 1
-    evidence = {
-        "screenshot": {"path": context.sink.save(number, "assertions-failure", "screenshot", shot)},
-        "source": {"path": context.sink.save(number, "assertions-failure", "source", observation.xml.encode())},
-    }
+        evidence = _keep_screen(
+            context.sink, len(scenario.steps) + 1, "assertions-failure", context.device, observation
+        )
     return [
         check if check.status == "passed" else replace(check, observed={**check.observed, "evidence": evidence})
         for check in checks
@@ -274,15 +271,23 @@ def _evidence(
     """
     label = f"{step.id}-failure" if failed else step.id
     own = details.get("path") if not failed and step.command in ("screenshot", "source") else None
-    if own is not None and step.command == "screenshot":
-        shot = own
-    else:
-        shot = ctx.sink.save(ctx.step_number, label, "screenshot", ctx.device.screenshot())
-    if own is not None and step.command == "source":
-        source = own
-    else:
-        source = ctx.sink.save(ctx.step_number, label, "source", observation.xml.encode("utf-8"))
-    return {"evidence": {"screenshot": {"path": shot}, "source": {"path": source}}}
+    kept = {step.command: own} if isinstance(own, str) else {}
+    return {"evidence": _keep_screen(ctx.sink, ctx.step_number, label, ctx.device, observation, kept)}
+
+
+def _keep_screen(
+    sink: ArtifactSink,
+    number: int,
+    label: str,
+    device: Device,
+    observation: Observation,
+    kept: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """Save a screenshot and the page source of a screen; `kept` names files already saved of it, by kind."""
+    kept = kept or {}
+    shot = kept.get("screenshot") or sink.save(number, label, "screenshot", device.screenshot())
+    source = kept.get("source") or sink.save(number, label, "source", observation.xml.encode("utf-8"))
+    return {"screenshot": {"path": shot}, "source": {"path": source}}
 
 
 def _artifacts(details: Any) -> list[str]:
