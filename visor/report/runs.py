@@ -253,7 +253,6 @@ def _partial(
 ) -> RunResult:
     started = writer.started
     platform = device.info.platform
-    info = error
     base = run_error(writer.steps, writer.assertions)
     return RunResult(
         run_id=run_id,
@@ -269,9 +268,14 @@ def _partial(
         signature=signature(platform, writer.steps, writer.assertions),
         seed=settings.seed,
         effective_seed=settings.effective_seed,
-        error=info if interrupted or base is None else replace(info, message=f"{info.message}; {base.message}"),
+        error=error if interrupted or base is None else replace(error, message=f"{error.message}; {base.message}"),
         interrupted=interrupted,
     )
+
+
+def _warnings(prepared: _Prepared) -> list[dict[str, Any]]:
+    """Return the scenario's validation warnings as the envelope lists them (each with its file)."""
+    return [{**issue.to_dict(), "file": prepared.scenario.source} for issue in prepared.scenario.warnings]
 
 
 def _salvage(writer: ArtifactWriter, partial: RunResult) -> None:
@@ -284,7 +288,7 @@ def run_file(path: str, options: RunOptions, env: Environment, handlers: Sequenc
     """Run one scenario file and return the outcome for the envelope."""
     prepared = _prepare(path, options, env)
     attempt = _attempt(prepared, env, handlers)
-    warnings = [{**issue.to_dict(), "file": prepared.scenario.source} for issue in prepared.scenario.warnings]
+    warnings = _warnings(prepared)
     result = attempt.result
     assert result is not None
     data = {"run": result.to_dict(), "warnings": warnings}
@@ -332,7 +336,7 @@ def benchmark_file(
             with contextlib.suppress(KeyboardInterrupt):  # a second signal may cut closing short
                 shared.close()
     summary = summarize(results, threshold)
-    warnings = [{**issue.to_dict(), "file": prepared.scenario.source} for issue in prepared.scenario.warnings]
+    warnings = _warnings(prepared)
     data: dict[str, Any] = {**summary.to_dict(), "warnings": warnings, "verdict": verdict(summary)}
     # As upstream: the benchmark itself worked (status ok); exit 3 says the scenario is not deterministic enough.
     code = ExitCode.OK if summary.passed else ExitCode.BELOW_THRESHOLD
@@ -370,7 +374,7 @@ def _interrupted_benchmark(
             "runsRequested": requested,
             "runsDone": done,
             "results": [_run_row(index, attempt) for index, attempt in enumerate(attempts)],
-            "warnings": [{**issue.to_dict(), "file": prepared.scenario.source} for issue in prepared.scenario.warnings],
+            "warnings": _warnings(prepared),
         }
     )
     return Outcome("fail", failure.next_action, data, failure.exit_code, failure.info(), written)
