@@ -25,7 +25,7 @@ from visor.engine.results import AssertionResult, RunResult, StepResult
 from visor.errors import InputError
 from visor.files import UnsafePath, write_atomic, write_confined
 from visor.report import html, junit, summary
-from visor.scenario.project import inside, project_folder
+from visor.scenario.project import in_project
 
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -88,9 +88,8 @@ class ArtifactWriter:
             OutputError: the path leaves the scenario's project folder, passes through a symbolic link, or
                 cannot be written.
         """
-        project = project_folder(self.scenario_dir)
-        target = os.path.normpath(os.path.join(os.path.realpath(self.scenario_dir), path))
-        if os.path.isabs(path) or not inside(target, project):
+        project, placed = in_project(self.scenario_dir, path)
+        if placed is None:
             raise OutputError(
                 f"{path!r} is outside the scenario's project folder {project}",
                 likely_cause="args.path leads out of the project (absolute, or through '..').",
@@ -98,7 +97,7 @@ class ArtifactWriter:
                 details={"path": path, "project": project},
             )
         try:
-            written = write_confined(project, os.path.relpath(target, project), data)
+            written = write_confined(project, placed, data)
         except UnsafePath as exc:
             raise OutputError(
                 f"cannot write {path!r}: {exc}",
@@ -107,7 +106,7 @@ class ArtifactWriter:
                 details={"path": path, "project": project},
             ) from None
         except OSError as exc:
-            raise _output_error(target, exc) from None
+            raise _output_error(os.path.join(project, placed), exc) from None
         self.written.append(written)
         return written
 

@@ -108,8 +108,7 @@ PositiveDurationMs = Annotated[float, Field(gt=0, allow_inf_nan=False), AfterVal
 
 def _check_relative_path(value: str) -> str:
     """Refuse an absolute path, or one that names no file (whether it stays in the project is checked later)."""
-    if "\x00" in value:
-        raise predicate_error(IssueCode.ARG_ERROR, "must not contain a NUL character")
+    _no_nul(value)
     if value.startswith(("/", "\\", "~")) or (len(value) > 1 and value[1] == ":"):
         raise predicate_error(
             IssueCode.ARG_ERROR,

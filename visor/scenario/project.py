@@ -28,3 +28,17 @@ def project_folder(start: str) -> str:
 def inside(path: str, folder: str) -> bool:
     """Return True when `path` (absolute, normalized) lies in `folder` or is it."""
     return os.path.commonpath([path, folder]) == folder
+
+
+def in_project(folder: str, path: str) -> tuple[str, str | None]:
+    """Place `path`, relative to a scenario's `folder`, in the folder's project.
+
+    Returns the project and the path relative to it, or None for the latter when the path is absolute or
+    leads out of the project. Links are not followed here: writing refuses them (`visor.files`).
+    """
+    base = os.path.realpath(folder)
+    project = project_folder(base)
+    target = os.path.normpath(os.path.join(base, path))
+    if os.path.isabs(path) or not inside(target, project):
+        return project, None
+    return project, os.path.relpath(target, project)

@@ -22,7 +22,7 @@ from visor.scenario.document import Document, Path, dotted
 from visor.scenario.fields import Owner
 from visor.scenario.issues import Issue, IssueCode, Severity, error, locate, warning
 from visor.scenario.models import Output, ScenarioDocument, StepHead
-from visor.scenario.project import inside, project_folder
+from visor.scenario.project import in_project
 from visor.scenario.scenario import Assertion, Scenario, Step
 from visor.scenario.suggest import did_you_mean
 from visor.scenario.tools.call import ToolCall
@@ -248,14 +248,14 @@ def _duplicate_ids(data: Mapping[str, Any], document: Document) -> list[Issue]:
 def _paths_outside_project(data: Mapping[str, Any], document: Document) -> list[Issue]:
     """Refuse copies (`path`) that would be written outside the scenario's project folder."""
     issues: list[Issue] = []
-    folder = os.path.realpath(os.path.dirname(document.name) if os.path.isfile(document.name) else ".")
-    project = project_folder(folder)
+    folder = os.path.dirname(document.name) if os.path.isfile(document.name) else "."
     for index, step in enumerate(_items(data.get("steps"))):
         args = step.get("args") if isinstance(step, dict) else None
         path = args.get("path") if isinstance(args, dict) else None
         if not isinstance(path, str) or "\x00" in path or os.path.isabs(path):
-            continue
-        if not inside(os.path.normpath(os.path.join(folder, path)), project):
+            continue  # the field's own check refuses these, and says why
+        project, placed = in_project(folder, path)
+        if placed is None:
             issues.append(
                 error(
                     IssueCode.ARG_ERROR,
