@@ -103,3 +103,21 @@ class RunResult:
         if self.interrupted:
             out["interrupted"] = True
         return out
+
+
+def artifact_paths(details: Any) -> list[str]:
+    """Return every artifact path (`path` keys, at any depth) that details name, each once, in order.
+
+    A screenshot step's own file is also its evidence: it is named twice, and listed once.
+    """
+    found: list[str] = []
+    if isinstance(details, Mapping):
+        for key, value in details.items():
+            if key == "path" and isinstance(value, str):
+                found.append(value)
+            else:
+                found.extend(artifact_paths(value))
+    elif isinstance(details, list | tuple):
+        for item in details:
+            found.extend(artifact_paths(item))
+    return list(dict.fromkeys(found))

@@ -9,7 +9,7 @@ device) and timestamps from the injected wall clock; nothing here reads either d
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -22,7 +22,7 @@ from visor.actions.tools.context import AgentState
 from visor.clock import US_PER_MS, Clock, isoformat, ms_to_us, us_to_ms
 from visor.engine import assertions as assertion_checks
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
-from visor.engine.results import AssertionResult, RunResult, StepResult
+from visor.engine.results import AssertionResult, RunResult, StepResult, artifact_paths
 from visor.engine.signature import signature
 from visor.errors import ActionError, ErrorCode, ErrorInfo
 from visor.scenario.scenario import Scenario, Step
@@ -114,12 +114,12 @@ def run_scenario(scenario: Scenario, settings: RunSettings, context: RunContext)
         else:
             yield StepStarted(step, at())
             outcome = _run_step(step, settings, context)
-            artifacts.extend(_artifacts(outcome.details))
+            artifacts.extend(artifact_paths(outcome.details))
         failed = failed or outcome.status == "fail"
         steps.append(outcome)
         yield StepFinished(outcome, at())
     checks = _check_assertions(scenario, settings, context)
-    artifacts.extend(_artifacts([check.observed for check in checks]))
+    artifacts.extend(artifact_paths([check.observed for check in checks]))
     for check in checks:
         yield AssertionChecked(check, at())
     status: Literal["ok", "fail"] = "ok" if not failed and all(c.status == "passed" for c in checks) else "fail"
@@ -288,21 +288,6 @@ def _keep_screen(
     shot = kept.get("screenshot") or sink.save(number, label, "screenshot", device.screenshot())
     source = kept.get("source") or sink.save(number, label, "source", observation.xml.encode("utf-8"))
     return {"screenshot": {"path": shot}, "source": {"path": source}}
-
-
-def _artifacts(details: Any) -> list[str]:
-    """Collect every artifact path a step's details name."""
-    found: list[str] = []
-    if isinstance(details, Mapping):
-        for key, value in details.items():
-            if key == "path" and isinstance(value, str):
-                found.append(value)
-            else:
-                found.extend(_artifacts(value))
-    elif isinstance(details, list | tuple):
-        for item in details:
-            found.extend(_artifacts(item))
-    return list(dict.fromkeys(found))  # a screenshot step's file is also its evidence: listed once
 
 
 def run_error(steps: list[StepResult], checks: list[AssertionResult]) -> ErrorInfo | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from html import escape
 
-from visor.engine.results import RunResult, StepResult
+from visor.engine.results import RunResult, StepResult, artifact_paths
 
 _STYLE = """
 body{font:15px/1.45 system-ui,sans-serif;margin:2rem;color:#212121;background:#fafafa}
@@ -88,15 +88,7 @@ def _sources(details: object) -> list[str]:
 
 
 def _files(details: object, suffix: str) -> list[str]:
-    """Return the artifact paths in details ending in `suffix`, each once (a screenshot step's file is its evidence)."""
-    found: list[str] = []
-    if isinstance(details, dict):
-        for key, value in details.items():
-            if key == "path" and isinstance(value, str) and value.endswith(suffix):
-                found.append(value)
-            else:
-                found.extend(_files(value, suffix))
-    return list(dict.fromkeys(found))
+    return [path for path in artifact_paths(details) if path.endswith(suffix)]
 
 
 def _relative(path: str, root: str) -> str:
