@@ -368,19 +368,25 @@ def _elements(value: Any, path: Path) -> Iterator[tuple[dict[str, Any], Path]]:
         pending.extend((e["elements"], (*p, "elements")) for e, p in reversed(found) if e.get("type") == "row")
 
 
-def _actions(value: Any, path: Path) -> Iterator[tuple[dict[str, Any], Path]]:
+def _actions(value: Any, path: Path, *, at_once: bool = False) -> Iterator[tuple[dict[str, Any], Path]]:
+    """Yield every action of a list, nested ones included, with its path.
+
+    With `at_once`, only the actions that surely run at this instant: outside any `if`, or in a zero-delay `after`.
+    """
     pending = [(value, path)]
     while pending:
         actions, where = pending.pop()
         for index, action in enumerate(_items(actions)):
-            if not isinstance(action, dict):
+            if not isinstance(action, dict) or (at_once and "if" in action):
                 continue
             here = (*where, index)
             yield action, here
             after = _mapping(action.get("after"))
-            pending.append((after.get("do"), (*here, "after", "do")))
-            pending.append((action.get("then"), (*here, "then")))
-            pending.append((action.get("else"), (*here, "else")))
+            if not at_once or (type(after.get("ms")) is int and after["ms"] == 0):
+                pending.append((after.get("do"), (*here, "after", "do")))
+            if not at_once:
+                pending.append((action.get("then"), (*here, "then")))
+                pending.append((action.get("else"), (*here, "else")))
 
 
 # -- references -------------------------------------------------------------------------------------------------------
@@ -525,7 +531,7 @@ def _loops(screens: list[_Screen]) -> Iterator[Issue]:
     shows: dict[str, list[_Edge]] = {}
     for screen in screens:
         edges = []
-        for action, path in _at_once(screen.data.get("on_show"), (*screen.path, "on_show")):
+        for action, path in _actions(screen.data.get("on_show"), (*screen.path, "on_show"), at_once=True):
             for verb in _GO_VERBS:
                 name = _target(action.get(verb))
                 if name in names:
@@ -547,7 +553,7 @@ def _loops(screens: list[_Screen]) -> Iterator[Issue]:
             source = _name(element.get("id"))
             if element.get("type") != "slider" or source is None:
                 continue
-            for action, where in _at_once(element.get("on_change"), (*path, "on_change")):
+            for action, where in _actions(element.get("on_change"), (*path, "on_change"), at_once=True):
                 for slider, steps in _mapping(action.get("nudge")).items():
                     if slider in nudges and isinstance(steps, int) and steps:
                         nudges[source].append((slider, (*where, "nudge", slider)))
@@ -559,21 +565,6 @@ def _loops(screens: list[_Screen]) -> Iterator[Issue]:
                 cycle[-1][1],
                 "Nudge sliders from an input (on_tap…), or behind a condition.",
             )
-
-
-def _at_once(value: Any, path: Path) -> Iterator[tuple[dict[str, Any], Path]]:
-    """Yield the actions that surely run at this instant: outside any `if`, or in a zero-delay `after`."""
-    pending = [(value, path)]
-    while pending:
-        actions, where = pending.pop()
-        for index, action in enumerate(_items(actions)):
-            if not isinstance(action, dict) or "if" in action:
-                continue
-            here = (*where, index)
-            yield action, here
-            after = _mapping(action.get("after"))
-            if type(after.get("ms")) is int and after["ms"] == 0:
-                pending.append((after.get("do"), (*here, "after", "do")))
 
 
 def _cycles(graph: dict[str, list[_Edge]]) -> list[list[_Edge]]:
