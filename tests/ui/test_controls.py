@@ -31,7 +31,8 @@ from visor.ui.controls import (
     read_value,
     subtree,
 )
-from visor.ui.elements import index_elements, normalized_rect
+from visor.ui.coords import Screen
+from visor.ui.elements import index_elements
 from visor.ui.geometry import Rect, Size
 from visor.ui.tree import Located, Node, RangeInfo, UiTree
 
@@ -178,7 +179,7 @@ def test_one_differing_attribute_is_enough_to_miss(field: str, wrong: Any) -> No
 
 
 def test_the_normalized_bounds_of_an_element_do_not_select_it() -> None:
-    assert normalized_rect(FULL.bounds, SIZE) == NEAR_MISSES[-1][1]
+    assert Screen(SIZE).normalized_rect(FULL.bounds) == NEAR_MISSES[-1][1]
 
 
 def test_an_empty_selector_filters_nothing() -> None:

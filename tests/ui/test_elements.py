@@ -11,17 +11,9 @@ from hypothesis import strategies as st
 from tests.simkit import demo_device, the_node
 from visor.scenario.tools.selector import ControlSelector
 from visor.ui.controls import find_controls, native_selector
-from visor.ui.elements import (
-    NORMALIZED,
-    IndexedElement,
-    flags,
-    index_elements,
-    normalized_point,
-    normalized_rect,
-    to_normalized,
-    to_pixel,
-)
-from visor.ui.geometry import Point, Rect, Size
+from visor.ui.coords import NORMALIZED, Screen
+from visor.ui.elements import IndexedElement, flags, index_elements
+from visor.ui.geometry import Rect, Size
 from visor.ui.tree import Node, RangeInfo, UiTree
 
 SIZE = Size(1080, 1920)
@@ -220,7 +212,7 @@ def test_list_items_carry_pixel_bounds_in_their_selector_and_normalized_bounds_f
     item = next(e for e in index_elements(tree) if e.item.node.short_id() == "feed_item")
     out = item.to_dict(tree.size)
     assert out["native_selector"]["bounds"] == [48, 440, 1032, 608]  # exact pixels, to copy
-    assert out["bounds"] == normalized_rect(Rect(48, 440, 1032, 608), tree.size) == [44, 229, 956, 317]
+    assert out["bounds"] == Screen(tree.size).normalized_rect(Rect(48, 440, 1032, 608)) == [44, 229, 956, 317]
 
 
 def test_a_password_is_masked() -> None:
@@ -311,99 +303,6 @@ def test_to_dict_is_json_with_bounds_inside_0_to_1000(rect: Rect) -> None:
         left, top, right, bottom = out["bounds"]
         assert 0 <= left <= right <= NORMALIZED
         assert 0 <= top <= bottom <= NORMALIZED
-
-
-# -- normalized coordinates ------------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("length", [2, 100, 720, 1080, 1920, 2400, 3200])
-def test_the_ends_of_the_scale_are_the_first_and_last_pixel(length: int) -> None:
-    assert to_pixel(0, length) == 0
-    assert to_pixel(NORMALIZED, length) == length - 1
-    assert to_normalized(0, length) == 0
-    assert to_normalized(length - 1, length) == NORMALIZED
-
-
-def test_known_values_on_a_1080_by_1920_screen() -> None:
-    assert to_pixel(500, 1080) == 540  # 539.5 rounds to even
-    assert to_pixel(500, 1920) == 960  # 959.5 rounds to even
-    assert to_pixel(250, 1920) == 480
-    assert to_normalized(540, 1080) == 500
-    assert to_normalized(1032, 1080) == 956
-
-
-def test_pixels_off_the_screen_clamp_to_its_edges() -> None:
-    # Android's right and bottom edges are exclusive: `right == width` is the screen's border.
-    assert to_normalized(1080, 1080) == NORMALIZED
-    assert to_normalized(5000, 1080) == NORMALIZED
-    assert to_normalized(-1, 1080) == 0
-    assert to_normalized(-5000, 1080) == 0
-
-
-def test_normalized_point() -> None:
-    assert normalized_point(0, 0, SIZE) == Point(0, 0)
-    assert normalized_point(1000, 1000, SIZE) == Point(1079, 1919)
-    assert normalized_point(500, 250, SIZE) == Point(540, 480)
-    assert normalized_point(1000, 0, Size(1920, 1080)) == Point(1919, 0)  # landscape
-
-
-def test_normalized_rect() -> None:
-    assert normalized_rect(SCREEN, SIZE) == [0, 0, 1000, 1000]
-    assert normalized_rect(Rect(48, 392, 1032, 536), SIZE) == [44, 204, 956, 279]
-    assert normalized_rect(Rect(-100, 1800, 1200, 2400), SIZE) == [0, 938, 1000, 1000]
-    assert normalized_rect(Rect(0, 0, 1920, 1080), Size(1920, 1080)) == [0, 0, 1000, 1000]
-
-
-lengths = st.integers(2, 3001)
-
-
-@given(lengths, st.integers(0, NORMALIZED))
-def test_normalized_to_pixel_stays_on_screen(length: int, value: int) -> None:
-    assert 0 <= to_pixel(value, length) <= length - 1
-
-
-@given(lengths, st.integers(-10_000, 10_000))
-def test_pixel_to_normalized_stays_on_the_scale(length: int, pixel: int) -> None:
-    assert 0 <= to_normalized(pixel, length) <= NORMALIZED
-
-
-@given(lengths, st.integers(0, 3000))
-def test_a_pixel_round_trip_lands_within_one_pixel(length: int, pixel: int) -> None:
-    pixel = min(pixel, length - 1)
-    assert abs(to_pixel(to_normalized(pixel, length), length) - pixel) <= 1
-
-
-@given(st.integers(2, 20_000), st.integers(0, 20_000))
-def test_a_pixel_round_trip_is_within_half_a_normalized_step(length: int, pixel: int) -> None:
-    # On screens longer than 3001 pixels one normalized step spans more than 3 pixels: the error grows with it.
-    pixel = min(pixel, length - 1)
-    assert abs(to_pixel(to_normalized(pixel, length), length) - pixel) <= (length - 1) / (2 * NORMALIZED) + 0.5
-
-
-@given(st.integers(NORMALIZED + 1, 20_000), st.integers(0, NORMALIZED))
-def test_a_normalized_round_trip_is_exact_when_pixels_are_finer(length: int, value: int) -> None:
-    assert to_normalized(to_pixel(value, length), length) == value
-
-
-@given(lengths, st.integers(-100, 3100), st.integers(-100, 3100))
-def test_both_mappings_keep_order(length: int, a: int, b: int) -> None:
-    low, high = sorted((a, b))
-    assert to_normalized(low, length) <= to_normalized(high, length)
-    low_value, high_value = sorted((min(max(a, 0), NORMALIZED), min(max(b, 0), NORMALIZED)))
-    assert to_pixel(low_value, length) <= to_pixel(high_value, length)
-
-
-@given(rects, st.sampled_from([SIZE, Size(1920, 1080), Size(720, 1280), Size(1440, 3200)]))
-def test_normalized_rect_keeps_its_corners_in_order(rect: Rect, size: Size) -> None:
-    left, top, right, bottom = normalized_rect(rect, size)
-    assert 0 <= left <= right <= NORMALIZED
-    assert 0 <= top <= bottom <= NORMALIZED
-    assert [left, top, right, bottom] == [
-        to_normalized(rect.left, size.width),
-        to_normalized(rect.top, size.height),
-        to_normalized(rect.right, size.width),
-        to_normalized(rect.bottom, size.height),
-    ]
 
 
 def test_indexed_elements_are_immutable() -> None:

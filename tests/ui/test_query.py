@@ -4,7 +4,7 @@ import pytest
 
 from tests.simkit import demo_device, the_node
 from visor.scenario.selectors import parse_selector
-from visor.ui.query import QueryError, closest, find, first_on_screen
+from visor.ui.query import QueryError, closest, find
 
 
 def texts(selector: str, platform: str = "android") -> list[str]:
@@ -60,15 +60,6 @@ def test_closest_candidates_rank_the_likely_typo_first() -> None:
     candidates = closest(tree, parse_selector("text=Log im"))
     assert candidates[0].selector == "text=Log in"
     assert "Button" in candidates[0].description
-
-
-def test_first_on_screen_skips_elements_scrolled_away() -> None:
-    device = demo_device()
-    device.open_url("demo://feed")
-    tree = device.observe().tree
-    items = find(tree, parse_selector("id=feed_item"), platform="android")
-    assert first_on_screen(tree, items) is items[0]
-    assert all(tree.on_screen(item) for item in items)
 
 
 def test_a_catastrophic_pattern_is_stopped_with_a_clear_error() -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 from visor.actions.context import ActionContext, StepFailure
 from visor.actions.device import Key, PathPoint
+from visor.actions.kernel.targets import refind
 from visor.actions.targets import Target, element_details, locate
 from visor.clock import ms_to_us, us_to_ms
 from visor.errors import VisorError
@@ -27,6 +28,7 @@ from visor.scenario.commands import (
     WaitArgs,
 )
 from visor.ui.controls import content_signature
+from visor.ui.coords import Space
 from visor.ui.fingerprint import fingerprint
 from visor.ui.geometry import Point
 from visor.ui.hit import descends, located, reaches, topmost
@@ -56,19 +58,20 @@ def tap(args: TapArgs, ctx: ActionContext) -> dict[str, Any]:
     if args.target is not None:
         target = locate(ctx, args.target, touch=True)
         point = target.touch_point()
-        ctx.device.tap(point)
+        ctx.tap(point)
         return {"args": _raw(args), "target": target.details(args.target), "point": [point.x, point.y]}
     assert args.x is not None and args.y is not None
     point = _point(ctx, args.x, args.y, args.normalized)
-    hit = topmost(ctx.device.observe().tree, point)
-    ctx.device.tap(point)
+    hit = topmost(ctx.observe().tree, point)
+    ctx.tap(point)
     return {"args": _raw(args), "point": [point.x, point.y], "hit": element_details(hit.node) if hit else None}
 
 
 def _point(ctx: ActionContext, x: float, y: float, normalized: bool) -> Point:
-    size = ctx.device.info.size
-    point = size.to_pixels(x, y) if normalized else Point(round(x), round(y))
-    if not (0 <= point.x < size.width and 0 <= point.y < size.height):
+    screen = ctx.screen()
+    point = screen.point(x, y, Space.FRACTION if normalized else Space.DEVICE)
+    size = screen.size
+    if not screen.contains(point):
         raise StepFailure(
             f"point ({point.x}, {point.y}) is outside the {size.width}x{size.height} screen",
             likely_cause="Pixel coordinates written for another screen size.",
@@ -81,7 +84,7 @@ def _point(ctx: ActionContext, x: float, y: float, normalized: bool) -> Point:
 def navigate(args: NavigateArgs, ctx: ActionContext) -> dict[str, Any]:
     """Open a deep link."""
     ctx.wait_idle()
-    ctx.device.open_url(args.to)
+    ctx.open_url(args.to)
     return {"args": _raw(args), "url": args.to}
 
 
@@ -98,10 +101,10 @@ def act_type(args: ActTypeArgs, ctx: ActionContext) -> dict[str, Any]:
         target = locate(ctx, args.target, touch=True)
         into = _text_field(target, args.target)
         details["target"] = target.details(args.target)
-    field = into or ctx.device.observe().tree.focused()
+    field = into or ctx.observe().tree.focused()
     secret = bool(field and field.password)
-    ctx.device.type_text(args.value, into)
-    after = ctx.device.observe().tree.focused()
+    ctx.type_text(args.value, into)
+    after = ctx.observe().tree.focused()
     _check_typed(args.value, after, secret)
     shown = _raw(args) | ({"value": "•••"} if secret else {})
     return {"args": shown, **details, "field": element_details(after) if after else None}
@@ -153,7 +156,7 @@ def act_key(key: Key) -> Executor:
 
     def press(args: Args, ctx: ActionContext) -> dict[str, Any]:
         ctx.wait_idle()
-        ctx.device.press_key(key)
+        ctx.press_key(key)
         return {"args": _raw(args)}
 
     return press
@@ -161,7 +164,7 @@ def act_key(key: Key) -> Executor:
 
 def act_reset(args: ActResetArgs, ctx: ActionContext) -> dict[str, Any]:
     """Restart the app under test."""
-    ctx.device.reset_app()
+    ctx.reset_app()
     return {"args": _raw(args)}
 
 
@@ -170,8 +173,8 @@ def act_drag(args: ActDragArgs, ctx: ActionContext) -> dict[str, Any]:
     ctx.wait_idle()
     start = _point(ctx, args.start_x, args.start_y, args.normalized)
     end = _point(ctx, args.end_x, args.end_y, args.normalized)
-    hit = topmost(ctx.device.observe().tree, start)
-    ctx.device.gesture([[PathPoint(start.x, start.y, 0), PathPoint(end.x, end.y, DRAG_MS)]])
+    hit = topmost(ctx.observe().tree, start)
+    ctx.gesture([[PathPoint(start.x, start.y, 0), PathPoint(end.x, end.y, DRAG_MS)]])
     started_on = element_details(hit.node) if hit else None
     return {"args": _raw(args), "from": [start.x, start.y], "to": [end.x, end.y], "started_on": started_on}
 
@@ -192,7 +195,7 @@ def act_slider(args: ActSliderArgs, ctx: ActionContext) -> dict[str, Any]:
     start_value = 0.5 if args.start_value is None else args.start_value
     start = Point(round(left + start_value * (right - left)), y)
     end = Point(round(left + args.value * (right - left)), y)
-    ctx.device.gesture([[PathPoint(start.x, y, 0), PathPoint(end.x, y, DRAG_MS)]])
+    ctx.gesture([[PathPoint(start.x, y, 0), PathPoint(end.x, y, DRAG_MS)]])
     after = _refind(ctx, target.node)
     details = {
         "args": _raw(args),
@@ -246,14 +249,8 @@ def _check_slid(after: Node | None, wanted: float, details: dict[str, Any]) -> d
 
 def _refind(ctx: ActionContext, node: Node) -> Node | None:
     """Find the same element on the new screen."""
-    found = _find_again(ctx.device.observe().tree, node)
+    found = refind(ctx.observe().tree, node)
     return found.node if found is not None else None
-
-
-def _find_again(tree: UiTree, node: Node) -> Located | None:
-    """Find an element of an earlier screen on this one: same class, id and place."""
-    key = (node.class_name, node.resource_id, node.bounds)
-    return next((i for i in tree.flat if (i.node.class_name, i.node.resource_id, i.node.bounds) == key), None)
 
 
 def scroll(args: ScrollArgs, ctx: ActionContext) -> dict[str, Any]:
@@ -264,7 +261,7 @@ def scroll(args: ScrollArgs, ctx: ActionContext) -> dict[str, Any]:
     end does not). A swipe of a screen where nothing scrolls and nothing changed fails: it had no effect.
     """
     ctx.wait_idle()
-    tree = ctx.device.observe().tree
+    tree = ctx.observe().tree
     container = next((item for item in tree.flat if item.node.scrollable and tree.on_screen(item.node)), None)
     area = container.node.bounds.intersect(tree.screen) if container is not None else tree.screen
     distance = round(area.height * args.percent / 100 * 0.8)
@@ -276,9 +273,9 @@ def scroll(args: ScrollArgs, ctx: ActionContext) -> dict[str, Any]:
         if blocker is not None:
             raise _absorbed(container.node, blocker.node)
     before = _content(tree, container)
-    ctx.device.gesture([[PathPoint(center.x, start, 0), PathPoint(center.x, end, SCROLL_MS)]])
-    after_tree = ctx.device.observe().tree
-    moved = _content(after_tree, _find_again(after_tree, container.node) if container else None) != before
+    ctx.gesture([[PathPoint(center.x, start, 0), PathPoint(center.x, end, SCROLL_MS)]])
+    after_tree = ctx.observe().tree
+    moved = _content(after_tree, refind(after_tree, container.node) if container else None) != before
     details = {
         "args": _raw(args),
         "container": element_details(container.node) if container is not None else None,
@@ -315,7 +312,7 @@ def capture(kind: str, args: CaptureArgs, ctx: ActionContext, step_id: str) -> d
     """Save a screenshot or the page source as an artifact (and a copy at `args.path` when given)."""
     if args.settle or args.settle_ms is not None:
         ctx.clock.sleep_us(ms_to_us(args.settle_ms if args.settle_ms is not None else SETTLE_MS))
-    data = ctx.device.screenshot() if kind == "screenshot" else ctx.device.observe().xml.encode("utf-8")
+    data = ctx.screenshot() if kind == "screenshot" else ctx.observe().xml.encode("utf-8")
     label = args.label or step_id
     path = ctx.sink.save(ctx.step_number, label, kind, data)
     details: dict[str, Any] = {"args": _raw(args), "label": label, "path": path}
@@ -351,9 +348,9 @@ def wait(args: WaitArgs, ctx: ActionContext) -> dict[str, Any]:
 
 
 def _wait_stable(raw: dict[str, Any], ctx: ActionContext, budget_us: int) -> dict[str, Any]:
-    previous = fingerprint(ctx.device.observe().tree)
+    previous = fingerprint(ctx.observe().tree)
     while ctx.pause(budget_us):
-        current = fingerprint(ctx.device.observe().tree)
+        current = fingerprint(ctx.observe().tree)
         if current == previous:
             return {"args": raw, "screen": current, "waited_ms": ctx.elapsed_ms()}
         previous = current

@@ -6,12 +6,12 @@ poll sleeps at least `visor.clock.MIN_POLL_US`, so a wait ends after a bounded n
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Protocol
+from typing import NoReturn, Protocol
 
 from visor.actions.device import Device
+from visor.actions.kernel.context import Kernel
 from visor.actions.tools.context import AgentState
-from visor.clock import Clock, pause, us_to_ms
+from visor.clock import Clock, us_to_ms
 from visor.errors import ActionError
 
 DEFAULT_POLL_US = 250_000
@@ -37,45 +37,36 @@ class StepFailure(ActionError):
     """A step could not do what it was asked; the run goes on (upstream semantics) and reports it."""
 
 
-@dataclass
-class ActionContext:
-    """One step's execution context. Durations are microseconds."""
+class ActionContext(Kernel):
+    """One step's execution context: the kernel, the step's deadline, and where its artifacts go.
 
-    device: Device
-    clock: Clock
-    step_number: int
-    sink: ArtifactSink
-    timeout_us: int
-    wait_timeout_us: int
-    poll_us: int = DEFAULT_POLL_US
-    started_us: int = field(default=0)
-    #: The agent tools' memory for the run (see visor.actions.tools.context).
-    agent: AgentState = field(default_factory=AgentState)
+    Durations are microseconds. The app is waited for within what is left of the step's time, and a failure to
+    send reaches the engine as it is (a refused input fails the step; a lost session is recovered there).
+    """
 
-    def __post_init__(self) -> None:
-        self.started_us = self.clock.monotonic_us()
-
-    @property
-    def platform(self) -> str:
-        """Return the device's platform."""
-        return self.device.info.platform
+    def __init__(
+        self,
+        device: Device,
+        clock: Clock,
+        step_number: int,
+        sink: ArtifactSink,
+        timeout_us: int,
+        wait_timeout_us: int,
+        poll_us: int = DEFAULT_POLL_US,
+        agent: AgentState | None = None,
+    ) -> None:
+        super().__init__(device, clock, poll_us)
+        self.step_number = step_number
+        self.sink = sink
+        self.timeout_us = timeout_us
+        self.wait_timeout_us = wait_timeout_us
+        #: The agent tools' memory for the run (see visor.actions.tools.context).
+        self.agent = agent if agent is not None else AgentState()
 
     @property
     def timeout_ms(self) -> int:
         """Return the step timeout in whole ms, for messages and details."""
         return us_to_ms(self.timeout_us)
-
-    def restart(self) -> None:
-        """Start the step's time again (the step runs again after its session was recreated)."""
-        self.started_us = self.clock.monotonic_us()
-
-    def elapsed_us(self) -> int:
-        """Return how long the step has run."""
-        return self.clock.monotonic_us() - self.started_us
-
-    def elapsed_ms(self) -> int:
-        """Return how long the step has run, in whole ms (for details)."""
-        return us_to_ms(self.elapsed_us())
 
     def remaining_us(self) -> int:
         """Return how much of the step timeout is left."""
@@ -87,23 +78,15 @@ class ActionContext:
         Returns False when nothing is left (see `visor.clock.pause`).
         """
         budget = self.timeout_us if budget_us is None else budget_us
-        return pause(self.clock, self.started_us + budget, self.poll_us)
+        return self.pause_until(self.started_us + budget)
 
-    def wait_idle(self) -> None:
-        """Wait, within the step's time, until the app accepts input.
+    def _idle_budget_us(self) -> int:
+        return self.remaining_us()
 
-        Raises:
-            StepFailure: the app is still busy when the step's time is up.
-        """
-        busy_us = self.device.busy_ms() * 1000
-        if busy_us <= 0:
-            return
-        if busy_us > self.remaining_us():
-            self.clock.sleep_us(max(0, self.remaining_us()))
-            raise StepFailure(
-                f"step timed out after {self.timeout_ms} ms: the app stayed busy",
-                likely_cause="The app did not respond to input within the step timeout (slow work on its main thread).",
-                next_step="Raise --timeout or config.timeoutMs, or wait for the app first (wait: {stable: true}).",
-                details={"timeout_ms": self.timeout_ms},
-            )
-        self.clock.sleep_us(busy_us)
+    def _busy(self, waited_us: int) -> NoReturn:
+        raise StepFailure(
+            f"step timed out after {self.timeout_ms} ms: the app stayed busy",
+            likely_cause="The app did not respond to input within the step timeout (slow work on its main thread).",
+            next_step="Raise --timeout or config.timeoutMs, or wait for the app first (wait: {stable: true}).",
+            details={"timeout_ms": self.timeout_ms},
+        )

@@ -6,17 +6,17 @@ need no fixed sleeps. When nothing matches, the failure lists the closest elemen
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from visor.actions.context import ActionContext, StepFailure
 from visor.actions.device import Observation
+from visor.actions.kernel.targets import Policy, Reach, choose, reach
 from visor.scenario.selectors import Selector, SelectorKind, parse_selector
+from visor.ui.description import Description
 from visor.ui.geometry import Point
-from visor.ui.hit import aim, located
-from visor.ui.query import QueryError, closest, find, first_on_screen
-from visor.ui.tree import Node, UiTree
+from visor.ui.query import QueryError, closest, find
+from visor.ui.tree import Located, Node, UiTree
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,14 +45,8 @@ class Target:
 
 
 def element_details(node: Node) -> dict[str, Any]:
-    """Describe an element: class, id, text, description and bounds."""
-    return {
-        "class": node.class_name,
-        "resource_id": node.resource_id,
-        "text": "•••" if node.password else node.text,
-        "content_desc": node.content_desc,
-        "bounds": node.bounds.bounds_text(),
-    }
+    """Describe an element as step details do (see `visor.ui.description`)."""
+    return Description(node).step()
 
 
 def match_all(observation: Observation, selector: Selector, platform: str) -> list[Node]:
@@ -64,9 +58,10 @@ def match_all(observation: Observation, selector: Selector, platform: str) -> li
 def locate(ctx: ActionContext, selector_text: str, *, budget_us: int | None = None, touch: bool = False) -> Target:
     """Wait until the selector matches an element on screen (within `budget_us`, the step timeout by default).
 
-    With `touch`, the element must also take a touch: be enabled, and be reachable (while a dialog, a panel or
-    a floating button covers it, or while it is disabled, the wait goes on: an overlay that goes away and a
-    button that becomes enabled are waited for, as an element that appears is).
+    The first match on screen is used (`Policy.FIRST_VISIBLE`, as upstream). With `touch`, the element must
+    also take a touch: be enabled, and be reachable (while a dialog, a panel or a floating button covers it, or
+    while it is disabled, the wait goes on: an overlay that goes away and a button that becomes enabled are
+    waited for, as an element that appears is).
 
     Raises:
         StepFailure: the selector cannot be used on this platform, nothing matched in time, or (with `touch`)
@@ -74,44 +69,48 @@ def locate(ctx: ActionContext, selector_text: str, *, budget_us: int | None = No
     """
     selector = parse_selector(selector_text)
     while True:
-        observation = ctx.device.observe()
-        try:
-            nodes = match_all(observation, selector, ctx.platform)
-        except QueryError as exc:
-            raise StepFailure(
-                exc.message, likely_cause=exc.message, next_step=exc.next_step, details={"selector": selector_text}
-            ) from None
-        node = first_on_screen(observation.tree, nodes)
-        if node is not None and not touch:
-            return Target(node, len(nodes), observation)
+        observation = ctx.observe()
+        nodes = _matches(observation, selector, selector_text, ctx.platform)
+        choice = choose(observation.tree, _places(observation.tree, nodes), Policy.FIRST_VISIBLE)
         blocked = None
-        if node is not None:
-            point, blocked = _touchable(observation.tree, node, selector_text)
-            if point is not None:
-                return Target(node, len(nodes), observation, point)
+        if choice.item is not None:
+            reached = reach(observation.tree, choice.item) if touch else Reach(None)
+            if not touch or reached.point is not None:
+                return Target(choice.item.node, len(nodes), observation, reached.point)
+            blocked = reached
         if not ctx.pause(budget_us):
-            if blocked is not None:
-                raise blocked(ctx.elapsed_ms())
+            if blocked is not None and choice.item is not None:
+                raise _unreachable(selector_text, choice.item.node, blocked, ctx.elapsed_ms())
             raise _not_found(selector, selector_text, nodes, observation, ctx.elapsed_ms())
 
 
-def _touchable(tree: UiTree, node: Node, text: str) -> tuple[Point | None, Callable[[int], StepFailure] | None]:
-    """Return where a touch reaches an enabled element, or (None, what to say when it never does)."""
-    if not node.enabled:
-        return None, lambda waited: StepFailure(
+def _matches(observation: Observation, selector: Selector, text: str, platform: str) -> list[Node]:
+    try:
+        return match_all(observation, selector, platform)
+    except QueryError as exc:
+        raise StepFailure(
+            exc.message, likely_cause=exc.message, next_step=exc.next_step, details={"selector": text}
+        ) from None
+
+
+def _places(tree: UiTree, nodes: list[Node]) -> list[Located]:
+    """Return the places of matched nodes, in the order they matched."""
+    by_node = {id(item.node): item for item in tree.flat}
+    return [by_node[id(node)] for node in nodes if id(node) in by_node]
+
+
+def _unreachable(text: str, node: Node, reached: Reach, waited: int) -> StepFailure:
+    """Word a target that stayed disabled or covered."""
+    if reached.disabled:
+        return StepFailure(
             f"{text} ({node.describe()}) is disabled (waited {waited} ms; nothing was sent)",
             likely_cause="The app has not enabled it yet (a form still loading or incomplete), or never does here.",
             next_step="Wait for what enables it first (wait: {for: …}), or check the steps before it.",
             details={"selector": text, "element": element_details(node)},
         )
-    place = located(tree, node)
-    assert place is not None  # the node comes from this very tree
-    aimed = aim(tree, place)
-    if aimed.point is not None:
-        return aimed.point, None
-    blocker = aimed.covered_by
+    blocker = reached.covered_by
     assert blocker is not None
-    return None, lambda waited: StepFailure(
+    return StepFailure(
         f"{text} ({node.describe()}) is covered by {blocker.node.describe()}: a touch would reach that instead "
         f"(waited {waited} ms; nothing was sent)",
         likely_cause="A dialog, a panel, a toast or a floating button is over the element.",

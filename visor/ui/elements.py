@@ -12,35 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from visor.ui.controls import SelectorCounts, native_selector, visible
-from visor.ui.geometry import Point, Rect, Size
+from visor.ui.coords import Screen
+from visor.ui.description import Description
+from visor.ui.geometry import Size
 from visor.ui.tree import Located, UiTree
-
-NORMALIZED = 1000
-
-
-def to_pixel(value: int, length: int) -> int:
-    """Map a normalized coordinate (0..1000) to a pixel of an axis `length` pixels long."""
-    return round(value * (length - 1) / NORMALIZED)
-
-
-def to_normalized(pixel: int, length: int) -> int:
-    """Map a pixel to a normalized coordinate (0..1000), clamping edges that lie on the screen's border."""
-    return round(min(max(pixel, 0), length - 1) * NORMALIZED / (length - 1))
-
-
-def normalized_point(x: int, y: int, size: Size) -> Point:
-    """Return the pixel point of a normalized [x, y]."""
-    return Point(to_pixel(x, size.width), to_pixel(y, size.height))
-
-
-def normalized_rect(rect: Rect, size: Size) -> list[int]:
-    """Return a pixel rectangle as normalized [left, top, right, bottom]."""
-    return [
-        to_normalized(rect.left, size.width),
-        to_normalized(rect.top, size.height),
-        to_normalized(rect.right, size.width),
-        to_normalized(rect.bottom, size.height),
-    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,22 +28,8 @@ class IndexedElement:
 
     def to_dict(self, size: Size) -> dict[str, Any]:
         """Return the compact JSON form agents read."""
-        node = self.item.node
-        out: dict[str, Any] = {
-            "index": self.index,
-            "class": node.class_name,
-            "text": node.shown_text,
-            "resource_id": node.resource_id,
-            "content_desc": node.content_desc,
-            "bounds": normalized_rect(node.bounds, size),
-            "flags": flags(self.item),
-            "native_selector": self.native_selector,
-        }
-        if node.hint:
-            out["hint"] = node.hint
-        if node.range is not None:
-            out["range"] = {"min": node.range.min, "max": node.range.max, "current": node.range.current}
-        return out
+        listed = Description(self.item.node).listing(Screen(size))
+        return {"index": self.index, **listed, "flags": flags(self.item), "native_selector": self.native_selector}
 
 
 def flags(item: Located) -> list[str]:

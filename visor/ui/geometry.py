@@ -1,4 +1,4 @@
-"""Points, sizes and rectangles in device pixels."""
+"""Points, sizes and rectangles in device pixels (other spaces convert in `visor.ui.coords`)."""
 
 from __future__ import annotations
 
@@ -19,10 +19,6 @@ class Size:
 
     width: int
     height: int
-
-    def to_pixels(self, x: float, y: float) -> Point:
-        """Turn fractions of the screen (0..1) into pixels, clamped to the last pixel."""
-        return Point(min(round(x * self.width), self.width - 1), min(round(y * self.height), self.height - 1))
 
 
 @dataclass(frozen=True, slots=True)

@@ -166,11 +166,6 @@ def _first_in_section(tree: UiTree, heading: str) -> list[Node]:
     return []
 
 
-def first_on_screen(tree: UiTree, nodes: list[Node]) -> Node | None:
-    """Return the first node that is displayed and at least partly on screen."""
-    return next((node for node in nodes if tree.on_screen(node)), None)
-
-
 def closest(tree: UiTree, selector: Selector, limit: int = 3) -> list[Candidate]:
     """Return the on-screen elements most like what `selector` asked for, best first."""
     wanted = selector.value.lower()

@@ -1,36 +1,26 @@
-"""What a tool call runs with: the device, the clock, the session's memory, and a count of what was sent.
+"""What a tool call runs with: the action kernel, the session's memory, and the tool codes of device faults.
 
-Every input goes through `ToolContext`, which waits for the app to accept input, counts what was sent, and
-turns device errors into tool codes: a refusal by the device is `INPUT_REJECTED` (or `UNSUPPORTED`), a
-transport failure while sending is `UNKNOWN_OUTCOME` (the write may have applied; it is never resent).
+Every input goes through the kernel (`visor.actions.kernel.context`), which waits for the app to accept input
+and counts what was sent; `ToolContext` turns device errors into tool codes: a refusal by the device is
+`INPUT_REJECTED` (or `UNSUPPORTED`), a transport failure while sending is `UNKNOWN_OUTCOME` (the write may have
+applied; it is never resent).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
-from visor.actions.device import (
-    Device,
-    DeviceInfo,
-    InputRejected,
-    Key,
-    NativeAction,
-    NativeActionName,
-    Observation,
-    PathPoint,
-    UnsupportedInput,
-)
-from visor.actions.observer import ObservingDevice
+from visor.actions.device import Device, InputRejected, Observation, UnsupportedInput
+from visor.actions.kernel.context import Kernel
 from visor.actions.tools.result import ToolCode, ToolProblem
-from visor.clock import Clock, ms_to_us, pause, us_to_ms
+from visor.clock import Clock, ms_to_us
 from visor.errors import InputError, VisorError
 from visor.ui.elements import IndexedElement, index_elements
-from visor.ui.geometry import Point, Size
-from visor.ui.tree import Node, UiTree
+from visor.ui.tree import UiTree
 
 T = TypeVar("T")
 
@@ -86,54 +76,15 @@ def digest(value: Any) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-class ToolContext:
-    """One tool call's view of the device."""
+class ToolContext(Kernel):
+    """One tool call's view of the device: the kernel, the session's memory, and the tool codes of its faults."""
 
     def __init__(self, device: Device, clock: Clock, state: AgentState, settings: ToolSettings) -> None:
-        self.device = device
-        self.clock = clock
+        super().__init__(device, clock, ms_to_us(settings.poll_ms))
         self.state = state
         self.settings = settings
-        self.sent = 0
-        self.unknown = False
-        #: Texts this call put into (or expected of) fields known not to be password fields: they may be shown.
-        self.disclosed: set[str] = set()
         #: The call's texts that may not be shown (set once the call ran; see `visor.actions.secrets`).
         self.secrets: frozenset[str] = frozenset()
-        self.started_us = clock.monotonic_us()
-
-    # -- the device --------------------------------------------------------------------------------------------
-
-    @property
-    def info(self) -> DeviceInfo:
-        """Describe the device."""
-        return self.device.info
-
-    @property
-    def size(self) -> Size:
-        """Return the screen size in device pixels."""
-        return self.device.info.size
-
-    def elapsed_ms(self) -> int:
-        """Return how long this call has run, in whole ms."""
-        return us_to_ms(self.clock.monotonic_us() - self.started_us)
-
-    def now_us(self) -> int:
-        """Return the clock in µs."""
-        return self.clock.monotonic_us()
-
-    def since_ms(self, started_us: int) -> int:
-        """Return the whole ms elapsed since `started_us` (a reading of `now_us`)."""
-        return us_to_ms(self.clock.monotonic_us() - started_us)
-
-    def sleep_ms(self, ms: int) -> None:
-        """Let `ms` milliseconds pass."""
-        if ms > 0:
-            self.clock.sleep_us(ms_to_us(ms))
-
-    def pause(self, deadline_us: int, poll_ms: int) -> bool:
-        """Sleep one poll interval, or until the deadline if sooner; False once it has passed (`visor.clock.pause`)."""
-        return pause(self.clock, deadline_us, ms_to_us(poll_ms))
 
     def observe(self, *, fresh: bool = True) -> Observation:
         """Look at the screen (a new look unless `fresh` is False).
@@ -141,19 +92,11 @@ class ToolContext:
         Raises:
             ToolProblem: TRANSPORT_ERROR when the device cannot be read.
         """
-        if fresh and isinstance(self.device, ObservingDevice):
-            self.device.forget()
-        return self._read(self.device.observe)
+        return super().observe(fresh=fresh)
 
-    def screenshot(self) -> bytes:
-        """Take a screenshot."""
-        return self._read(self.device.screenshot)
-
-    def _read(self, read: Callable[[], T]) -> T:
-        try:
-            return read()
-        except VisorError as exc:
-            raise ToolProblem(ToolCode.TRANSPORT_ERROR, f"cannot read the screen: {exc.message}") from None
+    def pause(self, deadline_us: int, poll_ms: int) -> bool:
+        """Sleep one poll interval, or until the deadline if sooner; False once it has passed (`visor.clock.pause`)."""
+        return self.pause_until(deadline_us, ms_to_us(poll_ms))
 
     def pixel_scale(self) -> float:
         """Return screenshot pixels per device coordinate (1 on Android; the retina factor on iOS)."""
@@ -165,83 +108,35 @@ class ToolContext:
             self.state.pixel_scale = scale
         return self.state.pixel_scale
 
-    def native_actions(self) -> frozenset[NativeActionName]:
-        """Return the native actions the runtime can perform."""
-        return self.info.native_actions
-
-    # -- input -------------------------------------------------------------------------------------------------
-
-    def tap(self, point: Point) -> None:
-        """Tap a point."""
-        self._send(lambda: self.device.tap(point))
-
-    def gesture(self, fingers: Sequence[Sequence[PathPoint]]) -> None:
-        """Move one to five fingers."""
-        self._send(lambda: self.device.gesture(fingers))
-
-    def disclose(self, node: Node, *texts: str | None) -> None:
-        """Let results show texts that went into (or are expected of) `node`, unless it is a password field."""
-        if not node.password:
-            self.disclosed.update(text for text in texts if text)
-
-    def type_text(self, text: str, into: Node | None) -> None:
-        """Type text."""
-        if into is not None:
-            self.disclose(into, text)
-        self._send(lambda: self.device.type_text(text, into))
-
-    def press_key(self, key: Key) -> None:
-        """Press a key."""
-        self._send(lambda: self.device.press_key(key))
-
-    def perform(self, node: Node, action: NativeAction) -> None:
-        """Perform a native action."""
-        self.disclose(node, action.text)
-        self._send(lambda: self.device.perform(node, action))
-
-    def launch_app(self, app_id: str) -> None:
-        """Start an app."""
-        self._send(lambda: self.device.launch_app(app_id))
-
-    def stop_app(self, app_id: str) -> None:
-        """Force-stop an app."""
-        self._send(lambda: self.device.stop_app(app_id))
-
-    def installed_apps(self) -> Mapping[str, str]:
-        """Return the apps the device knows."""
-        return self._read(self.device.installed_apps)
-
-    def _send(self, send: Callable[[], None]) -> None:
-        self._wait_idle()
+    def _read(self, read: Callable[[], T]) -> T:
         try:
-            send()
-        except UnsupportedInput as exc:
+            return read()
+        except VisorError as exc:
+            raise ToolProblem(ToolCode.TRANSPORT_ERROR, f"cannot read the screen: {exc.message}") from None
+
+    def _send_failed(self, exc: VisorError) -> NoReturn:
+        if isinstance(exc, UnsupportedInput):
             raise ToolProblem(ToolCode.UNSUPPORTED, exc.message, hint=exc.next_step) from None
-        except InputRejected as exc:
+        if isinstance(exc, InputRejected):
             raise ToolProblem(ToolCode.INPUT_REJECTED, exc.message, hint=exc.next_step) from None
-        except InputError:
+        if isinstance(exc, InputError):
             # Not the device's doing but visor's input (a simulated app model that loops): the input was undone,
             # so its outcome is known, and the run must stop as for any other broken input.
-            raise
-        except VisorError as exc:
-            # The request may have reached the device: its effect is unknown, and it is never resent.
-            self.unknown = True
-            raise ToolProblem(
-                ToolCode.UNKNOWN_OUTCOME,
-                f"the input's outcome is unknown: {exc.message}",
-                hint="Observe (or read_control) before anything else; this write is never resent.",
-            ) from None
-        self.sent += 1
+            raise exc
+        # The request may have reached the device: its effect is unknown, and it is never resent.
+        self.unknown = True
+        raise ToolProblem(
+            ToolCode.UNKNOWN_OUTCOME,
+            f"the input's outcome is unknown: {exc.message}",
+            hint="Observe (or read_control) before anything else; this write is never resent.",
+        ) from None
 
-    def _wait_idle(self) -> None:
-        busy = self.device.busy_ms()
-        if busy <= 0:
-            return
+    def _idle_budget_us(self) -> int:
+        return ms_to_us(self.settings.idle_budget_ms)
+
+    def _busy(self, waited_us: int) -> NoReturn:
         budget = self.settings.idle_budget_ms
-        if busy > budget:
-            self.sleep_ms(budget)
-            raise ToolProblem(ToolCode.BUSY, f"the app stayed busy for more than {budget:g} ms; no input was sent")
-        self.sleep_ms(busy)
+        raise ToolProblem(ToolCode.BUSY, f"the app stayed busy for more than {budget:g} ms; no input was sent")
 
 
 def _png_width(data: bytes) -> int:

@@ -18,7 +18,8 @@ from visor.actions.tools.context import ToolContext
 from visor.actions.tools.result import ToolCode, ToolProblem
 from visor.scenario.tools.models import Calibration, Coord, PinchArgs, Space, TouchGestureArgs
 from visor.scenario.tools.selector import Box
-from visor.ui.elements import NORMALIZED
+from visor.ui.coords import NORMALIZED
+from visor.ui.coords import Space as Coordinates
 from visor.ui.geometry import Point
 
 #: Pinch and drag paths are sampled this often.
@@ -41,15 +42,12 @@ class Area:
 
 def axis_scale(ctx: ToolContext, space: Space, axis: int) -> float:
     """Return device coordinates per unit of `space` on an axis (0 = x, 1 = y)."""
-    if space == "normalized":
-        length = ctx.size.width if axis == 0 else ctx.size.height
-        return (length - 1) / NORMALIZED
-    return 1 / ctx.pixel_scale()
+    return ctx.screen(Coordinates(space)).scale(Coordinates(space), axis)
 
 
 def to_device(ctx: ToolContext, point: Sequence[float], space: Space) -> tuple[float, float]:
     """Map a point of `space` to device coordinates (not rounded)."""
-    return point[0] * axis_scale(ctx, space, 0), point[1] * axis_scale(ctx, space, 1)
+    return ctx.screen(Coordinates(space)).pair(point, Coordinates(space))
 
 
 def region_area(ctx: ToolContext, region: Box | None, space: Space) -> Area | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from visor.actions.device import NativeAction, NativeActionName
+from visor.actions.kernel.targets import refind
 from visor.actions.tools.basic import Outcome, label
 from visor.actions.tools.context import ToolContext, digest
 from visor.actions.tools.result import ToolCode, ToolProblem
@@ -160,7 +161,7 @@ def control_action(args: ControlActionArgs, ctx: ToolContext) -> Outcome:
         after = _verify(ctx, args, live)
         return f"{args.action} on {label(node)}: {args.ensure_state.state} verified", after
     data = {"action": args.action, "skipped": False}
-    after_live = _refind(ctx, args.selector, token)
+    after_live = _refind(ctx, args.selector, live)
     data["control"] = None if after_live is None else control_info(ctx, after_live)
     return f"{args.action} on {label(node)} accepted (not a business verification)", data
 
@@ -198,9 +199,8 @@ def _verify(ctx: ToolContext, args: ControlActionArgs, before: Resolved) -> dict
     """Poll read-only until the desired state holds; a miss is reported, never answered with a second write."""
     assert args.ensure_state is not None
     deadline = ctx.now_us() + ms_to_us(args.verify_timeout_ms)
-    token = identity_token(before.tree, before.item)
     while True:
-        live = _refind(ctx, args.selector, token)
+        live = _refind(ctx, args.selector, before)
         if live is not None and condition_holds(args.ensure_state, live.item.node, args.text, args.value):
             return {"action": args.action, "skipped": False, "verified": True, "control": control_info(ctx, live)}
         if not ctx.pause(deadline, ctx.settings.poll_ms):
@@ -213,14 +213,12 @@ def _verify(ctx: ToolContext, args: ControlActionArgs, before: Resolved) -> dict
             )
 
 
-def _refind(ctx: ToolContext, selector: ControlSelector, token: str) -> Resolved | None:
-    """Find the control again after a write: by its selector, else by its identity token (its text may change)."""
+def _refind(ctx: ToolContext, selector: ControlSelector, before: Resolved) -> Resolved | None:
+    """Find the control again after a write: by its selector, else as the same element (its text may change)."""
+    token = identity_token(before.tree, before.item)
     tree = ctx.observe().tree
-    found = find_controls(tree, selector)
-    if len(found) == 1:
-        return Resolved(tree, found[0])
-    same = [item for item in tree.flat if identity_token(tree, item) == token]
-    return Resolved(tree, same[0]) if len(same) == 1 else None
+    again = refind(tree, before.item.node, selector=selector, token=token)
+    return Resolved(tree, again) if again is not None else None
 
 
 # -- wait_until ------------------------------------------------------------------------------------------------------

@@ -9,13 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from visor.actions.kernel.targets import Policy, choose, reach
 from visor.actions.tools.context import ToolContext
 from visor.actions.tools.result import ToolCode, ToolProblem
 from visor.scenario.tools.selector import ControlSelector
 from visor.ui.controls import find_controls, visible
-from visor.ui.elements import IndexedElement, normalized_rect
+from visor.ui.coords import Screen
+from visor.ui.description import Description
+from visor.ui.elements import IndexedElement
 from visor.ui.geometry import Point
-from visor.ui.hit import aim
 from visor.ui.tree import Located, Node, UiTree
 
 
@@ -32,11 +34,11 @@ class Resolved:
         Raises:
             ToolProblem: NOT_VISIBLE when a dialog, a panel or another element covers all of it.
         """
-        aimed = aim(self.tree, self.item)
-        if aimed.point is None:
-            assert aimed.covered_by is not None
-            raise covered(self.item.node, aimed.covered_by.node)
-        return aimed.point
+        reached = reach(self.tree, self.item, need_enabled=False)
+        if reached.point is None:
+            assert reached.covered_by is not None
+            raise covered(self.item.node, reached.covered_by.node)
+        return reached.point
 
 
 def covered(node: Node, blocker: Node) -> ToolProblem:
@@ -51,16 +53,7 @@ def covered(node: Node, blocker: Node) -> ToolProblem:
 
 def describe(resolved: Resolved) -> dict[str, Any]:
     """Describe a resolved element for results."""
-    node = resolved.item.node
-    bounds = node.bounds
-    return {
-        "class": node.class_name,
-        "resource_id": node.resource_id,
-        "text": node.shown_text,
-        "content_desc": node.content_desc,
-        "bounds": [bounds.left, bounds.top, bounds.right, bounds.bottom],
-        "normalized_bounds": normalized_rect(bounds, resolved.tree.size),
-    }
+    return Description(resolved.item.node).tool(Screen(resolved.tree.size))
 
 
 def unique(ctx: ToolContext, selector: ControlSelector, *, tree: UiTree | None = None) -> Resolved:
@@ -70,21 +63,21 @@ def unique(ctx: ToolContext, selector: ControlSelector, *, tree: UiTree | None =
         ToolProblem: NOT_FOUND or AMBIGUOUS.
     """
     tree = tree or ctx.observe().tree
-    found = find_controls(tree, selector)
-    if not found:
+    choice = choose(tree, find_controls(tree, selector), Policy.UNIQUE)
+    if choice.ambiguous:
+        raise ToolProblem(
+            ToolCode.AMBIGUOUS,
+            f"{choice.matches} live elements match {selector.describe()}",
+            hint="Copy the element's full native_selector (it adds class_name or pixel bounds to tell them apart).",
+            details={"matches": choice.matches},
+        )
+    if choice.item is None:
         raise ToolProblem(
             ToolCode.NOT_FOUND,
             f"no live element matches {selector.describe()}",
             hint="Observe again and copy its native_selector; NOT_FOUND does not mean reading is unavailable.",
         )
-    if len(found) > 1:
-        raise ToolProblem(
-            ToolCode.AMBIGUOUS,
-            f"{len(found)} live elements match {selector.describe()}",
-            hint="Copy the element's full native_selector (it adds class_name or pixel bounds to tell them apart).",
-            details={"matches": len(found)},
-        )
-    return Resolved(tree, found[0])
+    return Resolved(tree, choice.item)
 
 
 def on_screen(tree: UiTree, resource_id: str) -> list[Located]:
@@ -104,19 +97,19 @@ def by_resource_id(ctx: ToolContext, resource_id: str) -> Resolved:
         ToolProblem: NOT_FOUND (none on screen) or AMBIGUOUS (several).
     """
     tree = ctx.observe().tree
-    found = on_screen(tree, resource_id)
-    if not found:
+    choice = choose(tree, on_screen(tree, resource_id), Policy.UNIQUE)
+    if choice.ambiguous:
+        raise ToolProblem(
+            ToolCode.AMBIGUOUS,
+            f"{choice.matches} on-screen elements have resource id {resource_id!r}",
+            hint="Use a point, or a control_action with the element's native_selector.",
+        )
+    if choice.item is None:
         hint = (
             "Copy the resource id verbatim (with ':id/'); if it sits in an auto-hiding panel, open it in the same call."
         )
         raise ToolProblem(ToolCode.NOT_FOUND, f"no element with resource id {resource_id!r} is on screen", hint=hint)
-    if len(found) > 1:
-        raise ToolProblem(
-            ToolCode.AMBIGUOUS,
-            f"{len(found)} on-screen elements have resource id {resource_id!r}",
-            hint="Use a point, or a control_action with the element's native_selector.",
-        )
-    return Resolved(tree, found[0])
+    return Resolved(tree, choice.item)
 
 
 def require_visible(ctx: ToolContext, resource_id: str | None) -> None:

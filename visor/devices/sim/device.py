@@ -25,6 +25,7 @@ from visor.actions.device import (
     Observation,
     PathPoint,
 )
+from visor.actions.kernel.targets import same_element
 from visor.clock import US_PER_MS, Clock
 from visor.devices.sim.layout import SIZE, Frame, Widget, layout_app, layout_launcher, slider_track
 from visor.devices.sim.model import AppModel, FieldElement, ListElement, SliderElement, TimelineElement
@@ -410,22 +411,15 @@ class SimDevice(Host):
     # -- native actions ----------------------------------------------------------------------------------------
 
     def _live(self, frame: Frame, node: Node) -> Widget:
-        """Return the widget now showing `node`: same class, resource id and bounds (and text, to break ties)."""
-        same = [
-            w
-            for w in frame.widgets
-            if (w.node.class_name, w.node.resource_id, w.node.bounds)
-            == (node.class_name, node.resource_id, node.bounds)
-        ]
-        if len(same) > 1:
-            same = [w for w in same if w.node.text == node.text]
-        if not same:
+        """Return the widget now showing `node` (the kernel's re-find: same class, resource id and bounds)."""
+        widget = same_element(frame.widgets, node, lambda shown: shown.node)
+        if widget is None:
             raise InputRejected(
                 "the element is no longer on screen",
                 likely_cause=f"{node.describe()} is not in the current UI tree: the screen changed or it moved.",
                 next_step="Observe the screen again and target the element as it is now.",
             )
-        return same[-1]  # the topmost, as a finger would find it
+        return widget
 
     def _app_for(self, widget: Widget, what: str) -> AppState:
         app = self._app()
