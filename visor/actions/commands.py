@@ -23,7 +23,9 @@ from visor.scenario.commands import (
     Args,
     CaptureArgs,
     NavigateArgs,
+    ScreenshotArgs,
     ScrollArgs,
+    SourceArgs,
     TapArgs,
     WaitArgs,
 )
@@ -44,8 +46,6 @@ SLIDER_INSET = 24
 SLIDER_CLASSES = ("SeekBar", "Slider", "RatingBar", "XCUIElementTypeSlider")
 #: How far (a fraction of its range) a slider may end from the value asked for: a thumb snaps to its steps.
 SLIDER_TOLERANCE = 0.05
-
-Executor = Callable[[Any, ActionContext], dict[str, Any]]
 
 
 def _raw(args: Args) -> dict[str, Any]:
@@ -151,7 +151,7 @@ def _check_typed(value: str, after: Node | None, secret: bool) -> None:
         )
 
 
-def act_key(key: Key) -> Executor:
+def act_key(key: Key) -> Callable[[Args, ActionContext], dict[str, Any]]:
     """Return an executor pressing `key`."""
 
     def press(args: Args, ctx: ActionContext) -> dict[str, Any]:
@@ -308,12 +308,25 @@ def _absorbed(container: Node, blocker: Node) -> StepFailure:
     )
 
 
-def capture(kind: str, args: CaptureArgs, ctx: ActionContext, step_id: str) -> dict[str, Any]:
-    """Save a screenshot or the page source as an artifact (and a copy at `args.path` when given)."""
+def screenshot(args: ScreenshotArgs, ctx: ActionContext) -> dict[str, Any]:
+    """Save a screenshot as an artifact (and a copy at `args.path` when given)."""
+    _settle(args, ctx)
+    return _capture("screenshot", args, ctx, ctx.screenshot())
+
+
+def source(args: SourceArgs, ctx: ActionContext) -> dict[str, Any]:
+    """Save the page source as an artifact (and a copy at `args.path` when given)."""
+    _settle(args, ctx)
+    return _capture("source", args, ctx, ctx.observe().xml.encode("utf-8"))
+
+
+def _settle(args: CaptureArgs, ctx: ActionContext) -> None:
     if args.settle or args.settle_ms is not None:
         ctx.clock.sleep_us(ms_to_us(args.settle_ms if args.settle_ms is not None else SETTLE_MS))
-    data = ctx.screenshot() if kind == "screenshot" else ctx.observe().xml.encode("utf-8")
-    label = args.label or step_id
+
+
+def _capture(kind: str, args: CaptureArgs, ctx: ActionContext, data: bytes) -> dict[str, Any]:
+    label = args.label or ctx.step_id
     path = ctx.sink.save(ctx.step_number, label, kind, data)
     details: dict[str, Any] = {"args": _raw(args), "label": label, "path": path}
     if args.path is not None:

@@ -54,9 +54,12 @@ class ActionContext(Kernel):
         wait_timeout_us: int,
         poll_us: int = DEFAULT_POLL_US,
         agent: AgentState | None = None,
+        step_id: str = "",
     ) -> None:
         super().__init__(device, clock, poll_us)
         self.step_number = step_number
+        #: The step's id (a capture's default label).
+        self.step_id = step_id
         self.sink = sink
         self.timeout_us = timeout_us
         self.wait_timeout_us = wait_timeout_us

@@ -187,6 +187,7 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext) -> StepRes
         device=context.device,
         clock=context.clock,
         step_number=step.index + 1,
+        step_id=step.id,
         sink=context.sink,
         timeout_us=settings.timeout_us,
         wait_timeout_us=settings.wait_timeout_us,

@@ -66,8 +66,3 @@ class Description:
         if node.range is not None:
             out["range"] = {"min": node.range.min, "max": node.range.max, "current": node.range.current}
         return out
-
-
-def step_details(node: Node | None) -> dict[str, Any] | None:
-    """Return a step's description of an element, or None when there is none."""
-    return None if node is None else Description(node).step()
