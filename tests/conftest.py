@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from visor.cli import cli
 from visor.cli.env import CliEnvironment
 from visor.clock import CountingIds, VirtualClock
+from visor.engine import signature
 from visor.scenario.schema import shipped_schema
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,3 +118,13 @@ def umask_022() -> Iterator[None]:
         yield
     finally:
         os.umask(previous)
+
+
+@pytest.fixture(autouse=True)
+def every_detail_key_is_classified(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A step detail that no shape declares fails the test that produced it (see visor.actions.details)."""
+
+    def refuse(where: str) -> None:
+        raise AssertionError(f"{where} is not declared in its shape (visor/actions/details.py or tools/details.py)")
+
+    monkeypatch.setattr(signature, "on_unclassified", refuse)

@@ -6,12 +6,15 @@ import random
 import re
 from dataclasses import replace
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import FIXTURES
 from tests.simkit import run, steps_yaml
-from visor.engine.signature import VOLATILE_KEYS, canonical, normalize, projection, signature
+from visor.actions.catalogue import detail_shapes
+from visor.engine import signature as signature_module
+from visor.engine.signature import canonical, project, projection, signature
 
 LOGIN = (
     '{id: user, command: act, args: {name: type, target: "id=username", value: "%s"}}',
@@ -83,10 +86,34 @@ def test_masked_elements_do_not_count() -> None:
     assert len(plain) == 2 and len(hidden) == 1
 
 
-def test_volatile_keys_are_removed_at_any_depth() -> None:
-    details = {"args": {"path": "x", "label": "a"}, "waited_ms": 5, "evidence": {"screenshot": {"path": "y"}}}
-    assert normalize(details) == {"args": {"label": "a"}, "evidence": {"screenshot": {}}}
-    assert {"path", "waited_ms", "duration_ms"} <= VOLATILE_KEYS
+def test_declared_volatile_and_evidence_keys_are_left_out_at_any_depth() -> None:
+    capture = {
+        "args": {"path": "x", "label": "a"},
+        "label": "a",
+        "path": "p",
+        "evidence": {"screenshot": {"path": "y"}},
+    }
+    assert project(capture, detail_shapes("screenshot")) == {"args": {"label": "a"}, "label": "a"}
+    waited = {"args": {"for": "text=Feed"}, "waited_ms": 5, "recovery": {"session_restarted": True, "reason": "x"}}
+    assert project(waited, detail_shapes("wait")) == {"args": {"for": "text=Feed"}}
+    tool = {"tool": "action_sequence", "elapsed_ms": 3, "members": [{"index": 1, "waited_ms": 7, "status": "ok"}]}
+    assert project(tool, detail_shapes("action_sequence")) == {
+        "tool": "action_sequence",
+        "members": [{"index": 1, "status": "ok"}],
+    }
+
+
+def test_a_key_named_like_a_volatile_one_counts_where_it_is_declared_signed() -> None:
+    """Roles are declared per shape, not guessed from names: a tool's planned duration is what it did."""
+    swipe = {"tool": "swipe", "duration_ms": 300, "elapsed_ms": 310}
+    assert project(swipe, detail_shapes("swipe")) == {"tool": "swipe", "duration_ms": 300}
+
+
+def test_an_undeclared_key_is_signed_and_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[str] = []
+    monkeypatch.setattr(signature_module, "on_unclassified", seen.append)
+    assert project({"url": "u", "surprise": 1}, detail_shapes("navigate")) == {"url": "u", "surprise": 1}
+    assert seen == ["details.surprise"]
 
 
 def test_signature_ignores_durations_and_is_sha256_of_canonical_json() -> None:
@@ -96,7 +123,11 @@ def test_signature_ignores_durations_and_is_sha256_of_canonical_json() -> None:
     assert result.signature == expected.hexdigest()
     # Slower or faster, the same behaviour: durations and waits, at any depth, do not count.
     slower = [
-        replace(step, duration_ms=step.duration_ms * 3 + 7, details={**step.details, "waited_ms": 99_999})
+        replace(
+            step,
+            duration_ms=step.duration_ms * 3 + 7,
+            details={**step.details, "waited_ms": 99_999} if step.command == "wait" else step.details,
+        )
         for step in result.steps
     ]
     assert signature(result.platform, slower, result.assertions) == result.signature

@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from visor.actions import commands
+from visor.actions import details as shapes
 from visor.actions.context import ActionContext
 from visor.actions.device import Key
 from visor.scenario.commands import (
+    COMMANDS,
     ActAppSwitchArgs,
     ActBackArgs,
     ActDragArgs,
@@ -43,6 +45,8 @@ class Entry(Generic[A]):
 
     args: type[A]
     execute: Callable[[A, ActionContext], Details]
+    #: The shape of the details it reports (a `TypedDict` of `visor.actions.details`: keys and their roles).
+    details: type
 
     def run(self, args: Args, ctx: ActionContext) -> Details:
         """Run the executor on arguments of this entry's model."""
@@ -50,28 +54,39 @@ class Entry(Generic[A]):
         return self.execute(args, ctx)
 
 
-def entry(args: type[A], execute: Callable[[A, ActionContext], Details]) -> Entry[A]:
-    """Bind an argument model to its executor (mypy pairs them)."""
-    return Entry(args, execute)
+def entry(args: type[A], execute: Callable[[A, ActionContext], Details], details: type) -> Entry[A]:
+    """Bind an argument model to its executor (mypy pairs them) and the shape of its details."""
+    return Entry(args, execute, details)
 
 
 ENTRIES: tuple[Entry[Any], ...] = (
-    entry(TapArgs, commands.tap),
-    entry(NavigateArgs, commands.navigate),
-    entry(ActTypeArgs, commands.act_type),
-    entry(ActBackArgs, commands.act_key(Key.BACK)),
-    entry(ActHomeArgs, commands.act_key(Key.HOME)),
-    entry(ActAppSwitchArgs, commands.act_key(Key.APP_SWITCH)),
-    entry(ActResetArgs, commands.act_reset),
-    entry(ActDragArgs, commands.act_drag),
-    entry(ActSliderArgs, commands.act_slider),
-    entry(ScrollArgs, commands.scroll),
-    entry(WaitArgs, commands.wait),
-    entry(ScreenshotArgs, commands.screenshot),
-    entry(SourceArgs, commands.source),
+    entry(TapArgs, commands.tap, shapes.TapDetails),
+    entry(NavigateArgs, commands.navigate, shapes.NavigateDetails),
+    entry(ActTypeArgs, commands.act_type, shapes.TypeDetails),
+    entry(ActBackArgs, commands.act_key(Key.BACK), shapes.ArgsOnly),
+    entry(ActHomeArgs, commands.act_key(Key.HOME), shapes.ArgsOnly),
+    entry(ActAppSwitchArgs, commands.act_key(Key.APP_SWITCH), shapes.ArgsOnly),
+    entry(ActResetArgs, commands.act_reset, shapes.ArgsOnly),
+    entry(ActDragArgs, commands.act_drag, shapes.DragDetails),
+    entry(ActSliderArgs, commands.act_slider, shapes.SliderDetails),
+    entry(ScrollArgs, commands.scroll, shapes.ScrollDetails),
+    entry(WaitArgs, commands.wait, shapes.WaitDetails),
+    entry(ScreenshotArgs, commands.screenshot, shapes.CaptureDetails),
+    entry(SourceArgs, commands.source, shapes.CaptureDetails),
 )
 #: The entries by argument model (what a step's arguments were validated into).
 BY_ARGS: dict[type[Args], Entry[Any]] = {item.args: item for item in ENTRIES}
+
+
+def detail_shapes(command: str) -> tuple[type, ...]:
+    """Return the shapes a step of `command` may report: its own (each variant's), a failure's, the engine's."""
+    spec = COMMANDS.get(command)
+    if spec is not None:
+        own = tuple(dict.fromkeys(BY_ARGS[model].details for model in spec.variants.values()))
+        return (*own, shapes.FailureDetails, shapes.EngineDetails)
+    from visor.actions.tools.details import TOOL_DATA, ToolStep  # lazy: as the tools themselves
+
+    return (ToolStep, TOOL_DATA[command], shapes.EngineDetails) if command in TOOL_DATA else (shapes.EngineDetails,)
 
 
 def execute(step: Step, ctx: ActionContext) -> Details:

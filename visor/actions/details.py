@@ -1,0 +1,196 @@
+"""What each scenario command reports in its step's details, typed, with each key's part in the signature declared.
+
+Details are JSON objects in the envelope. Here each shape is a `TypedDict`, so executors are checked by mypy,
+and each key says what it is to the determinism signature (`visor.engine.signature` reads these declarations):
+
+- a plain key is *signed*: it describes what the step did and must be equal between identical runs;
+- `Volatile[...]` is left out: it measures time or place (waits, elapsed time), which may differ;
+- `Evidence[...]` is left out and names an artifact the run wrote (a screenshot, a page source, a copy).
+
+A key a step reports that its shape does not declare is signed (the safe side) and is an error in the test
+suite (`tests/engine/test_projection.py`), so a new key must be classified when it is added.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Annotated, Any, TypedDict, TypeVar
+
+T = TypeVar("T")
+
+
+class Role(enum.Enum):
+    """What a detail key is to the determinism signature."""
+
+    SIGNED = "signed"
+    VOLATILE = "volatile"
+    EVIDENCE = "evidence"
+
+
+#: Left out of the signature: a duration or a wait, which may differ between identical runs.
+Volatile = Annotated[T, Role.VOLATILE]
+#: Left out of the signature: the path of an artifact the run wrote.
+Evidence = Annotated[T, Role.EVIDENCE]
+
+#: An element as step details show it (`visor.ui.description.Description.step`).
+ElementInfo = TypedDict(
+    "ElementInfo", {"class": str, "resource_id": str, "text": str, "content_desc": str, "bounds": str}
+)
+
+
+class TargetInfo(TypedDict):
+    """The element a selector resolved to: the selector, how many matched, and the element used."""
+
+    selector: str
+    matches: int
+    element: ElementInfo
+
+
+class Candidate(TypedDict):
+    """An element on screen like the one a selector asked for."""
+
+    selector: str
+    element: str
+
+
+class TapDetails(TypedDict, total=False):
+    """A tap: on an element (`target`) or a point (`hit`, what took the touch)."""
+
+    args: dict[str, Any]
+    target: TargetInfo
+    point: list[int]
+    hit: ElementInfo | None
+
+
+class NavigateDetails(TypedDict):
+    """A deep link opened."""
+
+    args: dict[str, Any]
+    url: str
+
+
+class TypeDetails(TypedDict, total=False):
+    """Text typed: into which field, and the field after it."""
+
+    args: dict[str, Any]
+    target: TargetInfo
+    field: ElementInfo | None
+
+
+class ArgsOnly(TypedDict):
+    """A command whose details are its arguments (keys, reset)."""
+
+    args: dict[str, Any]
+
+
+#: A one-finger drag between two points, and what it started on.
+DragDetails = TypedDict(
+    "DragDetails", {"args": dict[str, Any], "from": list[int], "to": list[int], "started_on": ElementInfo | None}
+)
+
+#: A slider dragged: from where to where, and the value it reached (verified where the slider reports it).
+SliderDetails = TypedDict(
+    "SliderDetails",
+    {
+        "args": dict[str, Any],
+        "target": TargetInfo,
+        "from": list[int],
+        "to": list[int],
+        "value_text": str | None,
+        "verified": bool,
+        "value": float,
+    },
+    total=False,
+)
+
+#: A scroll: the container swiped (None: the screen), the swipe, and whether the content moved.
+ScrollDetails = TypedDict(
+    "ScrollDetails",
+    {"args": dict[str, Any], "container": ElementInfo | None, "from": list[int], "to": list[int], "moved": bool},
+)
+
+
+class CaptureArgsInfo(TypedDict, total=False):
+    """A capture's arguments: where a copy goes is a path, which upstream leaves out of the signature too."""
+
+    label: str
+    path: Evidence[str]
+    settle: bool
+    settleMs: int
+
+
+class CaptureDetails(TypedDict, total=False):
+    """A screenshot or page source saved: its label, its file, and its copy."""
+
+    args: CaptureArgsInfo
+    label: str
+    path: Evidence[str]
+    copy: Evidence[str]
+
+
+class WaitDetails(TypedDict, total=False):
+    """A wait: for a time, for an element (`target`), or until the screen stopped changing (`screen`)."""
+
+    args: dict[str, Any]
+    target: TargetInfo
+    screen: str
+    waited_ms: Volatile[int]
+
+
+#: What a failed step reports, whichever command failed (every key any step failure names).
+FailureDetails = TypedDict(
+    "FailureDetails",
+    {
+        "args": dict[str, Any],
+        "selector": str,
+        "matches": int,
+        "on_screen": int,
+        "candidates": list[Candidate],
+        "element": ElementInfo,
+        "covered_by": ElementInfo,
+        "text_fields": list[ElementInfo],
+        "slider": ElementInfo | None,
+        "field": ElementInfo,
+        "container": ElementInfo | None,
+        "target": TargetInfo,
+        "point": list[int],
+        "screen": Any,
+        "from": list[int],
+        "to": list[int],
+        "moved": bool,
+        "value_text": str | None,
+        "verified": bool,
+        "value": float,
+        "timeout_ms": Volatile[int],
+    },
+    total=False,
+)
+
+
+class Recovery(TypedDict):
+    """A step that ran again after its session was recreated."""
+
+    session_restarted: bool
+    reason: str
+
+
+class Kept(TypedDict):
+    """An artifact kept as evidence."""
+
+    path: Evidence[str]
+
+
+class KeptScreen(TypedDict, total=False):
+    """The screen kept as evidence of a failed step or assertion."""
+
+    screenshot: Kept
+    source: Kept
+
+
+class EngineDetails(TypedDict, total=False):
+    """What the engine adds to every step's details: the screen after it, a recovery, kept evidence, a skip."""
+
+    screen: str
+    recovery: Volatile[Recovery]
+    evidence: Evidence[KeptScreen]
+    reason: str
