@@ -7,7 +7,7 @@ here; docs/architecture.md shows the edit.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -44,17 +44,17 @@ class Entry(Generic[A]):
     """A scenario command's argument model and the executor that runs it."""
 
     args: type[A]
-    execute: Callable[[A, ActionContext], Details]
+    execute: Callable[[A, ActionContext], Mapping[str, Any]]
     #: The shape of the details it reports (a `TypedDict` of `visor.actions.details`: keys and their roles).
     details: type
 
     def run(self, args: Args, ctx: ActionContext) -> Details:
         """Run the executor on arguments of this entry's model."""
         assert isinstance(args, self.args), f"{type(args).__name__} is not {self.args.__name__}"
-        return self.execute(args, ctx)
+        return dict(self.execute(args, ctx))
 
 
-def entry(args: type[A], execute: Callable[[A, ActionContext], Details], details: type) -> Entry[A]:
+def entry(args: type[A], execute: Callable[[A, ActionContext], Mapping[str, Any]], details: type) -> Entry[A]:
     """Bind an argument model to its executor (mypy pairs them) and the shape of its details."""
     return Entry(args, execute, details)
 

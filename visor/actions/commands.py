@@ -7,9 +7,21 @@ keys named in `visor.engine.signature`). Typed text into password fields is neve
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from visor.actions.context import ActionContext, StepFailure
+from visor.actions.details import (
+    ArgsOnly,
+    CaptureArgsInfo,
+    CaptureDetails,
+    DragDetails,
+    NavigateDetails,
+    ScrollDetails,
+    SliderDetails,
+    TapDetails,
+    TypeDetails,
+    WaitDetails,
+)
 from visor.actions.device import Key, PathPoint
 from visor.actions.kernel.targets import refind
 from visor.actions.targets import Target, element_details, locate
@@ -31,6 +43,7 @@ from visor.scenario.commands import (
 )
 from visor.ui.controls import content_signature
 from visor.ui.coords import Space
+from visor.ui.description import MASK
 from visor.ui.fingerprint import fingerprint
 from visor.ui.geometry import Point
 from visor.ui.hit import descends, located, reaches, topmost
@@ -52,7 +65,7 @@ def _raw(args: Args) -> dict[str, Any]:
     return args.model_dump(by_alias=True, exclude_unset=True, mode="json")
 
 
-def tap(args: TapArgs, ctx: ActionContext) -> dict[str, Any]:
+def tap(args: TapArgs, ctx: ActionContext) -> TapDetails:
     """Tap an element (at a point a touch reaches: never through a dialog over it) or a point."""
     ctx.wait_idle()
     if args.target is not None:
@@ -81,33 +94,34 @@ def _point(ctx: ActionContext, x: float, y: float, normalized: bool) -> Point:
     return point
 
 
-def navigate(args: NavigateArgs, ctx: ActionContext) -> dict[str, Any]:
+def navigate(args: NavigateArgs, ctx: ActionContext) -> NavigateDetails:
     """Open a deep link."""
     ctx.wait_idle()
     ctx.open_url(args.to)
     return {"args": _raw(args), "url": args.to}
 
 
-def act_type(args: ActTypeArgs, ctx: ActionContext) -> dict[str, Any]:
+def act_type(args: ActTypeArgs, ctx: ActionContext) -> TypeDetails:
     """Type text into the target field (tapping it first) or the focused one, and check it arrived.
 
     The target must be a text field, or hold exactly one (a labelled input layout): typing "into" a button
     would press it. Nothing is sent otherwise.
     """
     ctx.wait_idle()
-    details: dict[str, Any] = {}
-    into = None
+    target, into = None, None
     if args.target is not None:
         target = locate(ctx, args.target, touch=True)
         into = _text_field(target, args.target)
-        details["target"] = target.details(args.target)
     field = into or ctx.observe().tree.focused()
     secret = bool(field and field.password)
     ctx.type_text(args.value, into)
     after = ctx.observe().tree.focused()
     _check_typed(args.value, after, secret)
-    shown = _raw(args) | ({"value": "•••"} if secret else {})
-    return {"args": shown, **details, "field": element_details(after) if after else None}
+    details: TypeDetails = {"args": _raw(args) | ({"value": MASK} if secret else {})}
+    if target is not None and args.target is not None:
+        details["target"] = target.details(args.target)
+    details["field"] = element_details(after) if after else None
+    return details
 
 
 def _text_field(target: Target, selector: str) -> Node:
@@ -151,10 +165,10 @@ def _check_typed(value: str, after: Node | None, secret: bool) -> None:
         )
 
 
-def act_key(key: Key) -> Callable[[Args, ActionContext], dict[str, Any]]:
+def act_key(key: Key) -> Callable[[Args, ActionContext], ArgsOnly]:
     """Return an executor pressing `key`."""
 
-    def press(args: Args, ctx: ActionContext) -> dict[str, Any]:
+    def press(args: Args, ctx: ActionContext) -> ArgsOnly:
         ctx.wait_idle()
         ctx.press_key(key)
         return {"args": _raw(args)}
@@ -162,13 +176,13 @@ def act_key(key: Key) -> Callable[[Args, ActionContext], dict[str, Any]]:
     return press
 
 
-def act_reset(args: ActResetArgs, ctx: ActionContext) -> dict[str, Any]:
+def act_reset(args: ActResetArgs, ctx: ActionContext) -> ArgsOnly:
     """Restart the app under test."""
     ctx.reset_app()
     return {"args": _raw(args)}
 
 
-def act_drag(args: ActDragArgs, ctx: ActionContext) -> dict[str, Any]:
+def act_drag(args: ActDragArgs, ctx: ActionContext) -> DragDetails:
     """Drag one finger from a point to another."""
     ctx.wait_idle()
     start = _point(ctx, args.start_x, args.start_y, args.normalized)
@@ -179,7 +193,7 @@ def act_drag(args: ActDragArgs, ctx: ActionContext) -> dict[str, Any]:
     return {"args": _raw(args), "from": [start.x, start.y], "to": [end.x, end.y], "started_on": started_on}
 
 
-def act_slider(args: ActSliderArgs, ctx: ActionContext) -> dict[str, Any]:
+def act_slider(args: ActSliderArgs, ctx: ActionContext) -> SliderDetails:
     """Drag a slider's thumb from `startValue` (0.5 unless given) to `value`, as fractions of its track.
 
     The target must be a slider (nothing is sent otherwise: a drag across its label would move nothing), and
@@ -197,14 +211,15 @@ def act_slider(args: ActSliderArgs, ctx: ActionContext) -> dict[str, Any]:
     end = Point(round(left + args.value * (right - left)), y)
     ctx.gesture([[PathPoint(start.x, y, 0), PathPoint(end.x, y, DRAG_MS)]])
     after = _refind(ctx, target.node)
-    details = {
+    details: SliderDetails = {
         "args": _raw(args),
         "target": target.details(args.target),
         "from": [start.x, y],
         "to": [end.x, y],
         "value_text": after.text if after else None,
     }
-    return details | _check_slid(after, args.value, details)
+    details.update(_check_slid(after, args.value, details))
+    return details
 
 
 def _is_slider(node: Node) -> bool:
@@ -229,7 +244,7 @@ def _require_slider(target: Target, selector: str) -> None:
     )
 
 
-def _check_slid(after: Node | None, wanted: float, details: dict[str, Any]) -> dict[str, Any]:
+def _check_slid(after: Node | None, wanted: float, details: SliderDetails) -> SliderDetails:
     """Check the slider ended at the value asked for, when it reports its range (sims and iOS do)."""
     if after is None or after.range is None:
         return {"verified": False}
@@ -253,7 +268,7 @@ def _refind(ctx: ActionContext, node: Node) -> Node | None:
     return found.node if found is not None else None
 
 
-def scroll(args: ScrollArgs, ctx: ActionContext) -> dict[str, Any]:
+def scroll(args: ScrollArgs, ctx: ActionContext) -> ScrollDetails:
     """Swipe the first scrollable element (else the screen) so its content moves up or down.
 
     A swipe that would start on a dialog or a panel over the list is refused before it is sent (it would be
@@ -276,7 +291,7 @@ def scroll(args: ScrollArgs, ctx: ActionContext) -> dict[str, Any]:
     ctx.gesture([[PathPoint(center.x, start, 0), PathPoint(center.x, end, SCROLL_MS)]])
     after_tree = ctx.observe().tree
     moved = _content(after_tree, refind(after_tree, container.node) if container else None) != before
-    details = {
+    details: ScrollDetails = {
         "args": _raw(args),
         "container": element_details(container.node) if container is not None else None,
         "from": [center.x, start],
@@ -308,13 +323,13 @@ def _absorbed(container: Node, blocker: Node) -> StepFailure:
     )
 
 
-def screenshot(args: ScreenshotArgs, ctx: ActionContext) -> dict[str, Any]:
+def screenshot(args: ScreenshotArgs, ctx: ActionContext) -> CaptureDetails:
     """Save a screenshot as an artifact (and a copy at `args.path` when given)."""
     _settle(args, ctx)
     return _capture("screenshot", args, ctx, ctx.screenshot())
 
 
-def source(args: SourceArgs, ctx: ActionContext) -> dict[str, Any]:
+def source(args: SourceArgs, ctx: ActionContext) -> CaptureDetails:
     """Save the page source as an artifact (and a copy at `args.path` when given)."""
     _settle(args, ctx)
     return _capture("source", args, ctx, ctx.observe().xml.encode("utf-8"))
@@ -325,10 +340,10 @@ def _settle(args: CaptureArgs, ctx: ActionContext) -> None:
         ctx.clock.sleep_us(ms_to_us(args.settle_ms if args.settle_ms is not None else SETTLE_MS))
 
 
-def _capture(kind: str, args: CaptureArgs, ctx: ActionContext, data: bytes) -> dict[str, Any]:
+def _capture(kind: str, args: CaptureArgs, ctx: ActionContext, data: bytes) -> CaptureDetails:
     label = args.label or ctx.step_id
     path = ctx.sink.save(ctx.step_number, label, kind, data)
-    details: dict[str, Any] = {"args": _raw(args), "label": label, "path": path}
+    details: CaptureDetails = {"args": cast(CaptureArgsInfo, _raw(args)), "label": label, "path": path}
     if args.path is not None:
         try:
             details["copy"] = ctx.sink.copy(args.path, data)
@@ -337,7 +352,7 @@ def _capture(kind: str, args: CaptureArgs, ctx: ActionContext, data: bytes) -> d
     return details
 
 
-def wait(args: WaitArgs, ctx: ActionContext) -> dict[str, Any]:
+def wait(args: WaitArgs, ctx: ActionContext) -> WaitDetails:
     """Wait a fixed time, for an element, or for the screen to stop changing."""
     raw = _raw(args)
     if args.ms is not None:
@@ -360,7 +375,7 @@ def wait(args: WaitArgs, ctx: ActionContext) -> dict[str, Any]:
     return _wait_stable(raw, ctx, budget)
 
 
-def _wait_stable(raw: dict[str, Any], ctx: ActionContext, budget_us: int) -> dict[str, Any]:
+def _wait_stable(raw: dict[str, Any], ctx: ActionContext, budget_us: int) -> WaitDetails:
     previous = fingerprint(ctx.observe().tree)
     while ctx.pause(budget_us):
         current = fingerprint(ctx.observe().tree)

@@ -16,6 +16,8 @@ from __future__ import annotations
 import enum
 from typing import Annotated, Any, TypedDict, TypeVar
 
+from visor.ui.description import ElementInfo
+
 T = TypeVar("T")
 
 
@@ -31,11 +33,6 @@ class Role(enum.Enum):
 Volatile = Annotated[T, Role.VOLATILE]
 #: Left out of the signature: the path of an artifact the run wrote.
 Evidence = Annotated[T, Role.EVIDENCE]
-
-#: An element as step details show it (`visor.ui.description.Description.step`).
-ElementInfo = TypedDict(
-    "ElementInfo", {"class": str, "resource_id": str, "text": str, "content_desc": str, "bounds": str}
-)
 
 
 class TargetInfo(TypedDict):
@@ -134,7 +131,7 @@ class WaitDetails(TypedDict, total=False):
     args: dict[str, Any]
     target: TargetInfo
     screen: str
-    waited_ms: Volatile[int]
+    waited_ms: Volatile[float]
 
 
 #: What a failed step reports, whichever command failed (every key any step failure names).

@@ -7,13 +7,13 @@ need no fixed sleeps. When nothing matches, the failure lists the closest elemen
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from visor.actions.context import ActionContext, StepFailure
+from visor.actions.details import TargetInfo
 from visor.actions.device import Observation
 from visor.actions.kernel.targets import Policy, Reach, choose, reach
 from visor.scenario.selectors import Selector, SelectorKind, parse_selector
-from visor.ui.description import Description
+from visor.ui.description import Description, ElementInfo
 from visor.ui.geometry import Point
 from visor.ui.query import QueryError, closest, find
 from visor.ui.tree import Located, Node, UiTree
@@ -39,12 +39,12 @@ class Target:
         assert self.point is not None, "locate(..., touch=True) finds a point that reaches the element"
         return self.point
 
-    def details(self, selector: str) -> dict[str, Any]:
+    def details(self, selector: str) -> TargetInfo:
         """Describe the target for step details."""
         return {"selector": selector, "matches": self.matches, "element": element_details(self.node)}
 
 
-def element_details(node: Node) -> dict[str, Any]:
+def element_details(node: Node) -> ElementInfo:
     """Describe an element as step details do (see `visor.ui.description`)."""
     return Description(node).step()
 

@@ -9,13 +9,18 @@ element list (normalized bounds, the hint and the range), and a short human labe
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from visor.ui.coords import Screen
 from visor.ui.tree import Node
 
 #: How a step's details show a password field's text (its length is not shown either).
 MASK = "•••"
+
+#: An element as a step's details show it.
+ElementInfo = TypedDict(
+    "ElementInfo", {"class": str, "resource_id": str, "text": str, "content_desc": str, "bounds": str}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +33,7 @@ class Description:
         """Return a short label for messages: `Button "Log in" [48,900][1032,1044]`."""
         return self.node.describe()
 
-    def step(self) -> dict[str, Any]:
+    def step(self) -> ElementInfo:
         """Return the element as a step's details show it."""
         node = self.node
         return {
