@@ -27,7 +27,7 @@ from visor.actions.device import (
 )
 from visor.actions.kernel.targets import same_element
 from visor.clock import US_PER_MS, Clock
-from visor.devices.sim.layout import SIZE, Frame, Widget, layout_app, layout_launcher, slider_track
+from visor.devices.sim.layout import SIZE, Frame, Widget, WidgetKind, layout_app, layout_launcher, slider_track
 from visor.devices.sim.model import AppModel, FieldElement, ListElement, SliderElement, TimelineElement
 from visor.devices.sim.render import render_png
 from visor.devices.sim.state import AppState, Host, scale_var
@@ -298,7 +298,7 @@ class SimDevice(Host):
         if widget is None:
             return
         now = self.now()
-        if widget.kind in ("icon", "card"):
+        if widget.kind in (WidgetKind.ICON, WidgetKind.CARD):
             self._launch(widget.ref)
             return
         app = self._app()
@@ -307,14 +307,14 @@ class SimDevice(Host):
         if widget.overlay:
             app.touch_overlay(app.top, widget.overlay, now)
         kind = widget.kind
-        if kind == "back" or kind == "scrim":
+        if kind in (WidgetKind.BACK, WidgetKind.SCRIM):
             app.back(now)
-        elif kind == "field":
+        elif kind == WidgetKind.FIELD:
             app.focused = widget.ref
-        elif kind in ("switch", "checkbox"):
+        elif kind in (WidgetKind.SWITCH, WidgetKind.CHECKBOX):
             app.vars[widget.ref] = not bool(app.vars.get(widget.ref))
             app.run(widget.actions, app.top, now)
-        elif kind == "slider":
+        elif kind == WidgetKind.SLIDER:
             self._slide(app, widget, point.x)
         elif widget.actions:
             app.run(widget.actions, app.top, now, dict(widget.local))
@@ -349,7 +349,7 @@ class SimDevice(Host):
         start, end = Point(path[0].x, path[0].y), Point(path[-1].x, path[-1].y)
         widget = frame.hit(start)
         app = self._app()
-        if widget is not None and widget.kind == "slider" and app is not None:
+        if widget is not None and widget.kind == WidgetKind.SLIDER and app is not None:
             self._slide(app, widget, end.x)
         elif _hold_ms(path) >= LONG_PRESS_MS and widget is not None and widget.node.long_clickable:
             # The press fires while the finger is still down; moving on afterwards scrolls nothing.
@@ -360,17 +360,17 @@ class SimDevice(Host):
         elif _near(start, end):
             if path[-1].at_ms - path[0].at_ms < LONG_PRESS_MS:
                 self._touch(frame, widget, start)
-        elif app is not None and (widget is None or widget.kind != "scrim"):  # a modal dialog takes the touch
+        elif app is not None and (widget is None or widget.kind != WidgetKind.SCRIM):  # a modal dialog takes the touch
             self._move(frame, app, start, end)
         return 0
 
     def _move(self, frame: Frame, app: AppState, start: Point, end: Point) -> None:
-        timeline = frame.under(start, "timeline")
+        timeline = frame.under(start, WidgetKind.TIMELINE)
         if timeline is not None:
             self._pan(app, timeline, end.x - start.x)
             return
         scroller = next(
-            (w for w in reversed(frame.widgets) if w.kind == "list" and w.node.bounds.contains(start)), None
+            (w for w in reversed(frame.widgets) if w.kind == WidgetKind.LIST and w.node.bounds.contains(start)), None
         )
         if scroller is not None:
             self._scroll(app, scroller, start.y - end.y)
@@ -378,8 +378,8 @@ class SimDevice(Host):
     def _pinch(self, frame: Frame, first: Sequence[PathPoint], second: Sequence[PathPoint]) -> None:
         app = self._app()
         a, b = Point(first[0].x, first[0].y), Point(second[0].x, second[0].y)
-        timeline = frame.under(a, "timeline")
-        if app is None or timeline is None or frame.under(b, "timeline") is not timeline:
+        timeline = frame.under(a, WidgetKind.TIMELINE)
+        if app is None or timeline is None or frame.under(b, WidgetKind.TIMELINE) is not timeline:
             return
         element = self._timeline(app, timeline)
         before = math.dist((first[0].x, first[0].y), (second[0].x, second[0].y))
@@ -444,7 +444,7 @@ class SimDevice(Host):
         return lambda: setattr(app, "focused", widget.ref)
 
     def _native_show(self, frame: Frame, widget: Widget, action: NativeAction) -> Callable[[], None]:
-        viewport = next((w for w in frame.widgets if w.kind == "list" and w.ref == widget.ref), None)
+        viewport = next((w for w in frame.widgets if w.kind == WidgetKind.LIST and w.ref == widget.ref), None)
         if widget.whole is None or viewport is None:
             return lambda: None  # not in a scrolling list: on screen already, as far as the app can tell
         app, whole, view = self._app_for(widget, "show_on_screen"), widget.whole, viewport.node.bounds
@@ -452,7 +452,7 @@ class SimDevice(Host):
         return lambda: self._scroll(app, viewport, delta)
 
     def _native_progress(self, frame: Frame, widget: Widget, action: NativeAction) -> Callable[[], None]:
-        app = self._app_for(widget, "set_progress") if widget.kind == "slider" else None
+        app = self._app_for(widget, "set_progress") if widget.kind == WidgetKind.SLIDER else None
         if app is None:
             raise _refused(widget, "set_progress (it has no range)")
         slider, value = self._slider(app, widget), action.value
@@ -467,10 +467,11 @@ class SimDevice(Host):
     def _native_scroll(self, frame: Frame, widget: Widget, action: NativeAction) -> Callable[[], None]:
         name = action.name
         forward = name in (NativeActionName.SCROLL_FORWARD, NativeActionName.SCROLL_DOWN)
-        if widget.kind == "list" and name not in (NativeActionName.SCROLL_LEFT, NativeActionName.SCROLL_RIGHT):
+        if widget.kind == WidgetKind.LIST and name not in (NativeActionName.SCROLL_LEFT, NativeActionName.SCROLL_RIGHT):
             app, height = self._app_for(widget, name), widget.node.bounds.height
             return lambda: self._scroll(app, widget, height if forward else -height)
-        if widget.kind == "slider" and name in (NativeActionName.SCROLL_FORWARD, NativeActionName.SCROLL_BACKWARD):
+        stepping = name in (NativeActionName.SCROLL_FORWARD, NativeActionName.SCROLL_BACKWARD)
+        if widget.kind == WidgetKind.SLIDER and stepping:
             app = self._app_for(widget, name)
             slider = self._slider(app, widget)
             steps = 1 if forward else -1
@@ -514,7 +515,7 @@ class SimDevice(Host):
         return apply
 
     def _field_app(self, widget: Widget, what: str) -> AppState:
-        if widget.kind != "field":
+        if widget.kind != WidgetKind.FIELD:
             raise _refused(widget, f"{what} (it is not a text field)")
         return self._app_for(widget, what)
 

@@ -12,7 +12,7 @@ import functools
 import io
 import zlib
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -23,6 +23,7 @@ from visor.devices.sim.layout import (
     TICK_LABEL_HEIGHT,
     Frame,
     Widget,
+    WidgetKind,
     slider_track,
     timeline_ticks,
 )
@@ -171,7 +172,7 @@ def _draw(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int
     painter = _PAINTERS.get(widget.kind)
     if painter is not None and not rect.empty:
         painter(draw, widget, accent)
-    elif widget.kind == "text":
+    elif widget.kind == WidgetKind.TEXT:
         color = ERROR if widget.style == "error" else (MUTED if widget.style == "caption" else INK)
         _text(draw, rect, node.text, FONT_SIZES.get(widget.style, 40), color)
 
@@ -233,7 +234,7 @@ def _field(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, in
 def _toggle(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
     node, rect = widget.node, widget.node.bounds
     c = rect.center
-    if widget.kind == "switch":
+    if widget.kind == WidgetKind.SWITCH:
         track = (rect.right - 132, c.y - 36, rect.right, c.y + 36)
         draw.rounded_rectangle(track, radius=36, fill=accent if node.checked else (189, 189, 189))
         knob = rect.right - 36 if node.checked else rect.right - 96
@@ -326,7 +327,7 @@ def _scrim(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, in
 
 def _sheet(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
     rect = widget.node.bounds
-    if widget.kind == "dialog":
+    if widget.kind == WidgetKind.DIALOG:
         draw.rounded_rectangle(_box(rect), radius=36, fill=WHITE)
         return
     draw.rectangle((rect.left, rect.top - 6, rect.right, rect.top), fill=(0, 0, 0, 40))
@@ -347,7 +348,7 @@ def _heading(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, 
 def _launcher_entry(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
     rect, node = widget.node.bounds, widget.node
     color = _rgb(widget.color) if widget.color else accent
-    if widget.kind == "card":
+    if widget.kind == WidgetKind.CARD:
         draw.rounded_rectangle(_box(rect), radius=32, fill=WHITE)
         draw.rounded_rectangle((rect.left + 32, rect.top + 48, rect.left + 176, rect.top + 192), radius=28, fill=color)
         _text(draw, Rect(rect.left + 216, rect.top, rect.right, rect.bottom), node.text, 48, INK)
@@ -358,27 +359,29 @@ def _launcher_entry(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int
     _text(draw, Rect(rect.left, rect.top + 200, rect.right, rect.bottom), node.text, 36, WHITE, center=True)
 
 
-_PAINTERS = {
-    "appbar": _appbar,
-    "title": _title,
-    "back": _back,
-    "button": _button,
-    "field": _field,
-    "switch": _toggle,
-    "checkbox": _toggle,
-    "slider": _slider,
-    "timeline": _timeline,
-    "indicator": _indicator,
-    "tick": _tick,
-    "image": _image,
-    "spinner": _spinner,
-    "list": _list,
-    "item": _item,
-    "scrim": _scrim,
-    "dialog": _sheet,
-    "panel": _sheet,
-    "toast": _toast,
-    "heading": _heading,
-    "icon": _launcher_entry,
-    "card": _launcher_entry,
+_Painter = Callable[[ImageDraw.ImageDraw, Widget, tuple[int, int, int]], None]
+#: How each kind of widget is drawn (texts: by `_draw`); the others (the root, the content, rows) draw nothing.
+_PAINTERS: dict[WidgetKind, _Painter] = {
+    WidgetKind.APPBAR: _appbar,
+    WidgetKind.TITLE: _title,
+    WidgetKind.BACK: _back,
+    WidgetKind.BUTTON: _button,
+    WidgetKind.FIELD: _field,
+    WidgetKind.SWITCH: _toggle,
+    WidgetKind.CHECKBOX: _toggle,
+    WidgetKind.SLIDER: _slider,
+    WidgetKind.TIMELINE: _timeline,
+    WidgetKind.INDICATOR: _indicator,
+    WidgetKind.TICK: _tick,
+    WidgetKind.IMAGE: _image,
+    WidgetKind.SPINNER: _spinner,
+    WidgetKind.LIST: _list,
+    WidgetKind.ITEM: _item,
+    WidgetKind.SCRIM: _scrim,
+    WidgetKind.DIALOG: _sheet,
+    WidgetKind.PANEL: _sheet,
+    WidgetKind.TOAST: _toast,
+    WidgetKind.HEADING: _heading,
+    WidgetKind.ICON: _launcher_entry,
+    WidgetKind.CARD: _launcher_entry,
 }
