@@ -23,12 +23,16 @@ RANKS = {
     "devices": 4,
     "report": 5,
     "agent": 5,
-    "cli": 6,
-    "__main__": 7,
+    "session": 6,
+    "cli": 7,
+    "__main__": 8,
     "__init__": 0,
 }
 UI_LIBRARIES = {"click", "rich"}
 UI_ALLOWED = ("cli/", "report/console.py")
+#: Runtimes by name: above `visor/devices/`, only the command line's choices may say them (and the factory does).
+RUNTIME_NAMES = {"sim", "appium"}
+RUNTIME_NAMES_ALLOWED = ("devices/", "cli/")
 
 
 def modules() -> list[Path]:
@@ -97,3 +101,33 @@ def test_every_module_class_and_public_function_has_a_docstring() -> None:
             if ast.get_docstring(node) is None and node.name not in OVERRIDES
         )
     assert not missing, missing
+
+
+def _runtime_names_compared(tree: ast.AST) -> list[tuple[int, str]]:
+    """Return where a comparison (`==`, `!=`, `in`, ...) has a runtime's name as a literal operand."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            for operand in (node.left, *node.comparators):
+                literals = operand.elts if isinstance(operand, ast.Tuple | ast.List | ast.Set) else [operand]
+                found.extend(
+                    (node.lineno, literal.value)
+                    for literal in literals
+                    if isinstance(literal, ast.Constant) and literal.value in RUNTIME_NAMES
+                )
+    return found
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_runtimes_are_told_apart_by_capabilities_not_names(path: Path) -> None:
+    """Above `visor/devices/`, what differs between runtimes is asked of `DeviceInfo.capabilities`."""
+    relative = str(path.relative_to(PACKAGE))
+    if relative.startswith(RUNTIME_NAMES_ALLOWED):
+        return
+    compared = _runtime_names_compared(ast.parse(path.read_text(encoding="utf-8")))
+    assert not compared, f"{relative} compares runtime names: {compared}"
+
+
+def test_the_runtime_name_check_sees_comparisons() -> None:
+    tree = ast.parse('a == "sim"\nif "appium" != b: pass\nc in ("sim", "x")\nd = "sim"\n')
+    assert _runtime_names_compared(tree) == [(1, "sim"), (2, "appium"), (3, "sim")]

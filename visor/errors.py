@@ -18,6 +18,7 @@ Foreign exceptions (YAML, JSON, pydantic, selenium) are turned into these at the
 from __future__ import annotations
 
 import enum
+import signal
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -182,6 +183,8 @@ class Interrupted(VisorError):
     next_action = NextAction.RETRY
     default_cause = "visor received an interrupt (Ctrl-C or SIGINT)."
     default_next_step = "Run the command again when ready; artifacts written so far are kept."
+    #: The signal this interruption stands for.
+    signal_name: ClassVar[str] = "SIGINT"
 
 
 class HungUp(Interrupted):
@@ -189,6 +192,7 @@ class HungUp(Interrupted):
 
     exit_code = ExitCode.HANGUP
     default_cause = "visor received SIGHUP: the terminal it ran in was closed."
+    signal_name = "SIGHUP"
 
 
 class Terminated(Interrupted):
@@ -196,3 +200,39 @@ class Terminated(Interrupted):
 
     exit_code = ExitCode.TERMINATED
     default_cause = "visor received SIGTERM: visor was asked to stop (a cancelled CI job, `timeout`, `kill`)."
+    signal_name = "SIGTERM"
+
+
+#: Why a signal stopped visor, by signal.
+SIGNAL_CAUSES = {
+    "SIGINT": "Ctrl-C (SIGINT)",
+    "SIGTERM": "SIGTERM: visor was asked to stop (a cancelled CI job, `timeout`, `kill`)",
+    "SIGHUP": "SIGHUP: the terminal visor ran in was closed",
+}
+
+
+def stopping_signal(exc: BaseException) -> signal.Signals:
+    """Return the signal behind an interruption.
+
+    The CLI raises SIGTERM and SIGHUP as a KeyboardInterrupt carrying the signal; plain Ctrl-C carries none
+    (SIGINT). A visor `Interrupted` stands for its own signal.
+    """
+    if isinstance(exc, Interrupted):
+        return signal.Signals.__members__.get(exc.signal_name, signal.SIGINT)
+    if exc.args and isinstance(exc.args[0], signal.Signals):
+        return exc.args[0]
+    cause = exc.__cause__ or exc.__context__
+    if isinstance(cause, KeyboardInterrupt) and cause is not exc:
+        return stopping_signal(cause)
+    return signal.SIGINT
+
+
+def interruption(exc: BaseException | signal.Signals, what: str) -> Interrupted:
+    """Return the INTERRUPTED error for a KeyboardInterrupt or its signal (`what`: "during the run; …")."""
+    stop = exc if isinstance(exc, signal.Signals) else stopping_signal(exc)
+    kind = next((kind for kind in (Terminated, HungUp) if kind.signal_name == stop.name), Interrupted)
+    return kind(
+        f"interrupted by {stop.name} {what}",
+        likely_cause=f"visor received {SIGNAL_CAUSES.get(stop.name, stop.name)}.",
+        next_step="Run the command again when ready; artifacts written so far are kept.",
+    )

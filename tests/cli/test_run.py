@@ -150,38 +150,6 @@ def test_unwritable_output_folder(cli_runner: Cli, write) -> None:  # type: igno
     assert "cannot write" in error["message"] and "--output" in error["next_step"]
 
 
-def test_interrupt_mid_run_keeps_what_was_written(tmp_path: Path) -> None:
-    """Ctrl-C through the core call: the steps finished so far are reported and their files kept."""
-    from visor.clock import CountingIds, SystemClock
-    from visor.engine.events import StepFinished
-    from visor.report.runs import Environment, RunOptions, run_file
-
-    class CtrlC:
-        def __init__(self) -> None:
-            self.steps = 0
-
-        def handle(self, event: object) -> None:
-            if isinstance(event, StepFinished):
-                self.steps += 1
-                if self.steps == 3:
-                    raise KeyboardInterrupt
-
-    options = RunOptions(output=str(tmp_path / "out"), capture="steps")
-    outcome = run_file(str(SCENARIOS / "login.yaml"), options, Environment(SystemClock(), CountingIds()), (CtrlC(),))
-    assert outcome.exit_code == ExitCode.INTERRUPTED
-    assert outcome.error is not None and outcome.error.code == "INTERRUPTED"
-    run = outcome.data["run"]
-    assert run["interrupted"] is True and [s["id"] for s in run["steps"]] == [
-        "open-login",
-        "type-username",
-        "type-password",
-    ]
-    folder = tmp_path / "out" / run["run_id"]
-    assert json.loads((folder / "summary.json").read_text())["interrupted"] is True
-    assert len(list((folder / "screenshots").iterdir())) == 3
-    assert "INTERRUPTED" in (folder / "summary.txt").read_text()
-
-
 def _long_scenario(tmp_path: Path) -> Path:
     steps = "\n".join(f'  - {{id: s{n}, command: tap, args: {{target: "id=username"}}}}' for n in range(3000))
     path = tmp_path / "long.yaml"

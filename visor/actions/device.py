@@ -80,6 +80,30 @@ class NativeAction:
     selection: tuple[int, int] | None = None
 
 
+#: How old an observation (µs) may be and still be reused on a real device: a fresh page source takes longer.
+OBSERVATION_REUSE_US = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What sets a runtime apart, as the layers above ask it: they never compare the runtime's name.
+
+    The defaults describe a real device.
+    """
+
+    #: The device keeps time on the virtual clock its request handed it, not on the wall: waits cost no wall
+    #: time, and whoever drives it reads time from that clock.
+    virtual_time: bool = False
+    #: How long (µs) an observation may be reused while no input was sent (`ObservingDevice`).
+    observation_reuse_us: int = OBSERVATION_REUSE_US
+    #: `installed_apps()` lists every app the device has: an app id it does not list is not installed.
+    complete_app_list: bool = False
+    #: Starting a session costs seconds: a benchmark keeps one for all its runs (unless told otherwise).
+    expensive_sessions: bool = False
+    #: The device's behaviour is drawn from its seed: the same seed and inputs replay the same session.
+    seeded: bool = False
+
+
 @dataclass(frozen=True, slots=True)
 class DeviceInfo:
     """What a device is: reported in run results and `env/device.json`."""
@@ -92,6 +116,8 @@ class DeviceInfo:
     app_id: str = ""
     #: The native actions this runtime can perform (an element must also support them).
     native_actions: frozenset[NativeActionName] = frozenset()
+    #: What the runtime can do that others cannot; decisions above `visor.devices` ask this, never `runtime`.
+    capabilities: Capabilities = Capabilities()
 
 
 @dataclass(frozen=True, slots=True)

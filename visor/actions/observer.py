@@ -2,27 +2,33 @@
 
 Reading the screen is the costly part of a step on a real device (a page-source round trip). The screen a
 step ends on is the one the next step starts from, so an observation is reused while no input was sent and
-the clock moved at most `max_age_us`: 0.1 s on real devices (a fresh page source takes longer than that to
-arrive anyway), 0 on the simulated device, whose clock only moves when something takes time.
+the clock moved at most `max_age_us`, which the device's capabilities give: 0.1 s on real devices (a fresh page
+source takes longer than that to arrive anyway), 0 on the simulated device, whose clock only moves when something
+takes time.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from visor.actions.device import Device, DeviceInfo, Key, NativeAction, Observation, PathPoint
+from visor.actions.device import (
+    OBSERVATION_REUSE_US,
+    Device,
+    DeviceInfo,
+    Key,
+    NativeAction,
+    Observation,
+    PathPoint,
+)
 from visor.clock import Clock
 from visor.ui.geometry import Point
 from visor.ui.tree import Node
-
-#: How old an observation may be (µs) and still be reused on a real device.
-MAX_AGE_US = 100_000
 
 
 class ObservingDevice:
     """Wraps a device; `observe()` returns the last observation while it is still current."""
 
-    def __init__(self, device: Device, clock: Clock, max_age_us: int = MAX_AGE_US) -> None:
+    def __init__(self, device: Device, clock: Clock, max_age_us: int = OBSERVATION_REUSE_US) -> None:
         self.device = device
         self.clock = clock
         self.max_age_us = max_age_us
@@ -31,8 +37,8 @@ class ObservingDevice:
 
     @classmethod
     def wrap(cls, device: Device, clock: Clock) -> ObservingDevice:
-        """Wrap a device with the reuse window its runtime allows (none on the simulated device)."""
-        return cls(device, clock, 0 if device.info.runtime == "sim" else MAX_AGE_US)
+        """Wrap a device with the reuse window its capabilities allow (none on the simulated device)."""
+        return cls(device, clock, device.info.capabilities.observation_reuse_us)
 
     @property
     def info(self) -> DeviceInfo:

@@ -1,9 +1,10 @@
 """An agent's session with one device: the 16 tools plus observation, with the memory the tools' rules need.
 
 The session remembers the last observation (element indices refer to it), the feedback strategies tried, and
-writes whose outcome is unknown. On the simulated device a model *turn* takes virtual time (`turn_ms`) between
-calls, as a real agent's thinking does: an auto-hiding panel seen in one call may be gone in the next. The same
-calls in the same order on the same seed give the same results.
+writes whose outcome is unknown. On a device whose time is virtual (the simulated one) a model *turn* takes
+virtual time (`turn_ms`) between calls, as a real agent's thinking does: an auto-hiding panel seen in one call
+may be gone in the next. The same calls in the same order on the same seed give the same results.
+`visor.session.agent` opens the device for it.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ class AgentSession:
     def __init__(self, device: Device, clock: Clock, *, turn_ms: float = 0.0, observe_after: bool = True) -> None:
         self.device = ObservingDevice.wrap(device, clock)
         self.clock = clock
-        self.turn_ms = turn_ms if device.info.runtime == "sim" else 0.0
+        # A turn takes time only on a virtual clock: on a real device, real time passes between calls anyway.
+        self.turn_ms = turn_ms if device.info.capabilities.virtual_time else 0.0
         self.observe_after = observe_after
         self.state = AgentState()
         self.settings = ToolSettings()
@@ -117,43 +119,3 @@ def _answer(tool: str, status: str, code: ToolCode | None, message: str, dispatc
         "code": None if code is None else str(code),
         "message": message,
     }
-
-
-@dataclass(frozen=True, slots=True)
-class SessionOptions:
-    """What the command line says about an agent session."""
-
-    runtime: str
-    seed: int
-    app: str | None = None
-    turn_ms: float = 1000.0
-    observe_after: bool = True
-    server_url: str | None = None
-    device: str | None = None
-    app_id: str | None = None
-    attach: bool = False
-    platform: str | None = None
-
-
-def open_session(options: SessionOptions, wall: Clock) -> AgentSession:
-    """Open the device and start a session (the simulated device runs on virtual time).
-
-    Raises:
-        InputError: the app model is missing or invalid, or the runtime is unknown.
-        TargetError: the device cannot be reached.
-    """
-    from visor.clock import VirtualClock
-    from visor.devices.factory import AppiumRequest, DeviceRequest, choose_runtime, open_device
-
-    runtime = choose_runtime(options.runtime, None)
-    clock: Clock = VirtualClock() if runtime == "sim" else wall
-    appium = AppiumRequest(
-        server_url=options.server_url,
-        device=options.device,
-        app_id=options.app_id,
-        attach=options.attach,
-        platform=options.platform,
-    )
-    request = DeviceRequest(runtime, options.app, ".", options.seed, clock, appium)
-    device = open_device(request)
-    return AgentSession(device, clock, turn_ms=options.turn_ms, observe_after=options.observe_after)

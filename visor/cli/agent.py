@@ -9,7 +9,7 @@ import click
 
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
-from visor.cli.options import duration_value, seed_value, summary_options
+from visor.cli.options import device_options, device_values, duration_value, seed_value, summary_options
 from visor.errors import ExitCode, NextAction
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -57,10 +57,7 @@ def tools(env: CliEnvironment, /, style: str, raw: bool) -> int:
 
 
 @click.command(cls=ProtocolCommand, context_settings=SETTINGS)
-@click.option(
-    "--runtime", type=click.Choice(["sim", "appium"]), default="appium", show_default=True, help="The device."
-)
-@click.option("--app", metavar="APP", help="App model (sim; default demo) or app id (appium).")
+@device_options(scenario=False)
 @click.option(
     "--seed",
     type=click.IntRange(min=0),
@@ -77,13 +74,6 @@ def tools(env: CliEnvironment, /, style: str, raw: bool) -> int:
     help="Simulated device: virtual time that passes between two calls (the agent's turn).",
 )
 @click.option("--no-observe-after", is_flag=True, help="Do not attach the screen to action results.")
-@click.option(
-    "--server-url", metavar="URL", help="Appium server (default: VISOR_SERVER_URL, else http://127.0.0.1:4723)."
-)
-@click.option("--device", metavar="ID", help="Device (adb serial or simulator udid).")
-@click.option("--app-id", metavar="ID", help="App package or bundle id (appium).")
-@click.option("--attach", is_flag=True, help="Attach to the app already running instead of starting it.")
-@click.option("--platform", type=click.Choice(["android", "ios"]), help="Platform, for a remote server.")
 @summary_options
 @click.pass_obj
 def mcp(env: CliEnvironment, /, **values: Any) -> int:
@@ -98,26 +88,20 @@ def mcp(env: CliEnvironment, /, **values: Any) -> int:
       visor mcp --runtime appium --device emulator-5554 --app-id com.example.app
     """
     from visor.agent.server import require_sdk, serve_stdio
-    from visor.agent.session import SessionOptions, open_session
+    from visor.session.agent import AgentOptions, open_session
 
     require_sdk()
     seed = values["seed"] if values["seed"] is not None else env.ids.new_seed()
-    options = SessionOptions(
-        runtime=values["runtime"],
+    options = AgentOptions(
+        **device_values(values),
         seed=seed,
-        app=values["app"] or values["app_id"],
         turn_ms=values["turn_ms"],
         observe_after=not values["no_observe_after"],
-        server_url=values["server_url"],
-        device=values["device"],
-        app_id=values["app_id"],
-        attach=values["attach"],
-        platform=values["platform"],
     )
     session = open_session(options, env.clock)
     if not env.quiet:
-        # The seed makes a simulated session reproducible: say it (stderr; stdout is the protocol).
-        seeded = f", seed {seed}" if session.device.info.runtime == "sim" else ""
+        # The seed makes a seeded session reproducible: say it (stderr; stdout is the protocol).
+        seeded = f", seed {seed}" if session.device.info.capabilities.seeded else ""
         click.echo(f"visor mcp: serving {session.device.info.name}{seeded} on stdio", err=True)
     try:
         serve_stdio(session)

@@ -20,7 +20,7 @@ import click
 from visor import __version__
 from visor.cli.env import CliEnvironment
 from visor.cli.options import output_options
-from visor.errors import ExitCode, UsageError, VisorError
+from visor.errors import ExitCode, UsageError, VisorError, interruption
 
 #: Signals that stop visor the way Ctrl-C does (SIGHUP where the platform has it).
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
@@ -30,7 +30,7 @@ class Signals:
     """While a command runs, turn SIGTERM and SIGHUP into the KeyboardInterrupt Ctrl-C raises, and remember them.
 
     The KeyboardInterrupt carries the signal as its argument, so that what reports the interruption can name
-    it (`visor.report.runs.stopping_signal`). Handlers can only be installed from the main thread; elsewhere
+    it (`visor.errors.stopping_signal`). Handlers can only be installed from the main thread; elsewhere
     (a test runner's worker thread) nothing changes.
 
     SIGINT keeps Python's own handler (asyncio, under `visor mcp`, relies on it), restored when visor inherited
@@ -148,8 +148,6 @@ class VisorGroup(click.Group):
             return _fail(env, _usage_error(exc))
         except (click.Abort, KeyboardInterrupt) as exc:
             with signals.held():
-                from visor.report.runs import interruption
-
                 return _fail(env, interruption(exc, "before the command finished"))
         except VisorError as exc:
             return _fail(env, exc)

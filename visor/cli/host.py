@@ -9,6 +9,7 @@ import click
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import output_options
+from visor.session.devices import DEFAULT_RUNTIME, RUNTIMES
 
 if TYPE_CHECKING:
     from visor.report.console import ConsoleReporter
@@ -48,8 +49,8 @@ def devices(env: CliEnvironment) -> int:
 @click.command(context_settings=SETTINGS)
 @click.option(
     "--runtime",
-    type=click.Choice(["sim", "appium"]),
-    default="appium",
+    type=click.Choice(RUNTIMES),
+    default=DEFAULT_RUNTIME,
     show_default=True,
     help="Which runtime to check for.",
 )

@@ -19,6 +19,7 @@ import click
 
 from visor.cli.env import CliEnvironment
 from visor.limits import MAX_DURATION_MS, MAX_SEED
+from visor.session.devices import DEFAULT_RUNTIME, RUNTIMES
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -169,3 +170,64 @@ def summary_options(function: F) -> F:
     for decorator in reversed(decorators):
         function = decorator(function)
     return function
+
+
+def device_options(*, scenario: bool) -> Callable[[F], F]:
+    """Add the options that choose and open the device, for run and benchmark (`scenario`) and for mcp.
+
+    With `scenario`, the help names the scenario's config as the next source. No option gives a runtime of its
+    own: `visor.session.devices` applies the one default.
+    """
+    config = "config.runtime, else " if scenario else ""
+    decorators = (
+        click.option(
+            "--runtime",
+            type=click.Choice(RUNTIMES),
+            help=f"Where to run: the simulated device or Appium (default: {config}{DEFAULT_RUNTIME}).",
+        ),
+        click.option(
+            "--app",
+            metavar="APP",
+            callback=text_value,
+            help="App model (sim) or app id (appium), instead of config.app."
+            if scenario
+            else "App model (sim; default demo) or app id (appium).",
+        ),
+        click.option(
+            "--server-url",
+            metavar="URL",
+            callback=text_value,
+            help="Appium server (default: VISOR_SERVER_URL, else http://127.0.0.1:4723).",
+        ),
+        click.option(
+            "--device",
+            metavar="ID",
+            callback=text_value,
+            help="Device (adb serial or simulator udid) to run on (appium).",
+        ),
+        click.option(
+            "--app-id",
+            metavar="ID",
+            callback=text_value,
+            help=f"App package or bundle id (appium{'; default: config.app' if scenario else ''}).",
+        ),
+        click.option("--attach", is_flag=True, help="Attach to the app already running instead of starting it."),
+        click.option(
+            "--platform",
+            type=click.Choice(["android", "ios"]),
+            help="Platform, when no local device tells it (a remote server, a device farm).",
+        ),
+    )
+
+    def add(function: F) -> F:
+        for decorator in reversed(decorators):
+            function = decorator(function)
+        return function
+
+    return add
+
+
+def device_values(values: dict[str, Any]) -> dict[str, Any]:
+    """Take the device options' values out of a command's (for `DeviceOptions` and what extends it)."""
+    names = ("runtime", "app", "server_url", "device", "app_id", "attach", "platform")
+    return {name: values.pop(name) for name in names}

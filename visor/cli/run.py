@@ -10,6 +10,8 @@ import click
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import (
+    device_options,
+    device_values,
     duration_value,
     finite_value,
     output_options,
@@ -22,14 +24,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 SETTINGS = {"help_option_names": ["-h", "--help"]}
 
 
-def runtime_options(function: F) -> F:
-    """Options shared by run and benchmark."""
+def run_options(function: F) -> F:
+    """Options shared by run and benchmark: the device's, then the run's."""
     decorators = (
-        click.option(
-            "--runtime",
-            type=click.Choice(["sim", "appium"]),
-            help="Where to run: the simulated device or Appium (default: config.runtime, else appium).",
-        ),
+        device_options(scenario=True),
         click.option(
             "--timeout",
             "timeout_ms",
@@ -51,41 +49,11 @@ def runtime_options(function: F) -> F:
             help="Seed for the run's randomness (default: config.seed).",
         ),
         click.option(
-            "--app",
-            metavar="APP",
-            callback=text_value,
-            help="App model (sim) or app id (appium), instead of config.app.",
-        ),
-        click.option(
             "--capture",
             type=click.Choice(["none", "failures", "steps"]),
             default="failures",
             show_default=True,
             help="Screenshot and page source after failed steps, every step, or never.",
-        ),
-        click.option(
-            "--server-url",
-            metavar="URL",
-            callback=text_value,
-            help="Appium server (default: VISOR_SERVER_URL, else http://127.0.0.1:4723).",
-        ),
-        click.option(
-            "--device",
-            metavar="ID",
-            callback=text_value,
-            help="Device (adb serial or simulator udid) to run on (appium).",
-        ),
-        click.option(
-            "--app-id",
-            metavar="ID",
-            callback=text_value,
-            help="App package or bundle id (appium; default: config.app).",
-        ),
-        click.option("--attach", is_flag=True, help="Attach to the app already running instead of starting it."),
-        click.option(
-            "--platform",
-            type=click.Choice(["android", "ios"]),
-            help="Platform, when no local device tells it (a remote server, a device farm).",
         ),
     )
     for decorator in reversed(decorators):
@@ -94,32 +62,20 @@ def runtime_options(function: F) -> F:
 
 
 def _options(**values: Any) -> Any:
-    from visor.report.runs import RunOptions
+    from visor.session.runs import RunOptions
 
-    return RunOptions(
-        runtime=values["runtime"],
-        timeout_ms=values["timeout_ms"],
-        output=values["output"],
-        seed=values["seed"],
-        capture=values["capture"],
-        app=values["app"] or values["app_id"],
-        server_url=values["server_url"],
-        device=values["device"],
-        attach=values["attach"],
-        platform=values["platform"],
-        fresh_session=values.get("fresh_session", False),
-    )
+    return RunOptions(**device_values(values), **values)
 
 
 def _environment(env: CliEnvironment) -> Any:
-    from visor.report.runs import Environment
+    from visor.session.runs import Environment
 
     return Environment(env.clock, env.ids, env.input_stream())
 
 
 @click.command(context_settings=SETTINGS)
 @click.argument("scenario", metavar="SCENARIO", callback=scenario_value)
-@runtime_options
+@run_options
 @output_options
 @click.pass_obj
 def run(env: CliEnvironment, /, scenario: str, **values: Any) -> int:
@@ -136,7 +92,7 @@ def run(env: CliEnvironment, /, scenario: str, **values: Any) -> int:
       visor run upstream.json --runtime sim --seed 7 --timeout 5000
     """
     from visor.report.console import ConsoleReporter
-    from visor.report.runs import run_file
+    from visor.session.runs import run_file
 
     progress = ConsoleReporter(_stderr(), quiet=env.quiet, color=env.color)
     outcome = run_file(scenario, _options(**values), _environment(env), (progress,))
@@ -161,7 +117,7 @@ def run(env: CliEnvironment, /, scenario: str, **values: Any) -> int:
     show_default=True,
     help="Least determinism score (percent) that passes.",
 )
-@runtime_options
+@run_options
 @output_options
 @click.pass_obj
 def benchmark(env: CliEnvironment, /, scenario: str, runs: int, threshold: float, **values: Any) -> int:
@@ -177,7 +133,7 @@ def benchmark(env: CliEnvironment, /, scenario: str, runs: int, threshold: float
       visor benchmark scenarios/promo-unseeded.yaml --runtime sim --runs 20 --threshold 100
     """
     from visor.report.console import ConsoleReporter
-    from visor.report.runs import benchmark_file
+    from visor.session.benchmark import benchmark_file
 
     progress = ConsoleReporter(_stderr(), quiet=env.quiet, color=env.color)
     outcome = benchmark_file(

@@ -1,16 +1,22 @@
-"""Open the device a run asks for. The runtime is always chosen explicitly; nothing falls back to `sim`."""
+"""Open the device a run asks for. The runtime is always chosen explicitly; nothing falls back to `sim`.
+
+This is the one place (with the command line's choices and the scenario format) that knows runtimes by name:
+what sets them apart is told by each device's `DeviceInfo.capabilities`. The module is light to import (the
+command line takes its runtime names from it at start-up); each runtime is imported when opened.
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Any
 
-from visor.actions.device import Device
-from visor.clock import Clock
 from visor.errors import InputError, TargetError
+
+if TYPE_CHECKING:
+    from visor.actions.device import Device
+    from visor.clock import Clock
 
 RUNTIMES = ("sim", "appium")
 #: Upstream's default when neither --runtime nor config.runtime says otherwise.
@@ -37,6 +43,7 @@ class DeviceRequest:
     app: str | None
     scenario_dir: str
     seed: int
+    #: The clock a runtime with virtual time (`capabilities.virtual_time`) keeps; the others use the wall's.
     clock: Clock
     appium: AppiumRequest = field(default_factory=AppiumRequest)
 
@@ -115,6 +122,8 @@ def _local_app_path(capabilities: dict[str, Any], folder: str) -> dict[str, Any]
 
 
 def _remote(url: str) -> bool:
+    from urllib.parse import urlsplit
+
     host = (urlsplit(url).hostname or "").lower()
     return host not in ("127.0.0.1", "localhost", "::1")
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass
 
 from visor.actions.device import DeviceInfo
 from visor.engine.results import AssertionResult, RunResult, StepResult
+from visor.errors import VisorError
 from visor.scenario.scenario import Scenario, Step
 
 
@@ -46,10 +48,28 @@ class AssertionChecked:
 
 @dataclass(frozen=True, slots=True)
 class RunFinished:
-    """The run ended; `result` is complete."""
+    """The run ended: it ran to its end, or stopped early (`interrupted` or `errored`) and reports what it did.
+
+    Every run ends with this event, whatever stopped it: `result` holds the steps and assertions done, and, for
+    a run that stopped early, is a failed run saying why (`result.interrupted` for a signal).
+    """
 
     result: RunResult
     at_ms: float
+    #: Why the run stopped before its end: the INTERRUPTED error for a signal (or Ctrl-C), else the error.
+    reason: VisorError | None = None
+    #: The signal that interrupted the run (SIGINT for Ctrl-C), when one did.
+    stop_signal: signal.Signals | None = None
+
+    @property
+    def interrupted(self) -> bool:
+        """Say whether a signal (or Ctrl-C) stopped the run."""
+        return self.stop_signal is not None
+
+    @property
+    def errored(self) -> bool:
+        """Say whether an error (a lost device, an unwritable report) stopped the run."""
+        return self.reason is not None and self.stop_signal is None
 
 
 Event = RunStarted | StepStarted | StepFinished | AssertionChecked | RunFinished

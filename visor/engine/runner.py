@@ -4,18 +4,21 @@ Upstream semantics: a failed step does not stop the later ones (unless `config.s
 assertions are checked after all steps. Each step has a timeout (`--timeout`, else `config.timeoutMs`, else
 2500 ms); element lookups wait within it. Time comes from the injected clock (virtual on the simulated
 device) and timestamps from the injected wall clock; nothing here reads either directly.
+
+The engine owns the run's record: every run ends with one `RunFinished` carrying its result, also when a signal
+or an error stops it early (then marked `interrupted` or `errored`, with the steps and assertions done).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from visor.actions.catalogue import execute
 from visor.actions.context import ActionContext, ArtifactSink
-from visor.actions.device import Device, Observation, SessionRestarted
+from visor.actions.device import Device, DeviceInfo, Observation, SessionRestarted
 from visor.actions.observer import ObservingDevice
 from visor.actions.targets import match_all
 from visor.actions.tools.context import AgentState
@@ -24,7 +27,16 @@ from visor.engine import assertions as assertion_checks
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
 from visor.engine.results import AssertionResult, RunResult, StepResult, artifact_paths
 from visor.engine.signature import signature
-from visor.errors import ActionError, ErrorCode, ErrorInfo
+from visor.errors import (
+    SIGNAL_CAUSES,
+    ActionError,
+    ErrorCode,
+    ErrorInfo,
+    Interrupted,
+    VisorError,
+    interruption,
+    stopping_signal,
+)
 from visor.scenario.scenario import Scenario, Step
 from visor.scenario.selectors import parse_selector
 from visor.scenario.tools.definitions import is_tool
@@ -92,54 +104,124 @@ class RunContext:
     watchdog: Watchdog = field(default_factory=NoWatchdog)
 
 
-def run_scenario(scenario: Scenario, settings: RunSettings, context: RunContext) -> Iterator[Event]:
-    """Run `scenario`, yielding events; the last one is `RunFinished`."""
-    started_at = isoformat(context.wall.now())
-    origin = context.clock.monotonic_us()
-    info = context.device.info
-    # Reuse the screen a step ended on as the next step's first look (see visor.actions.observer).
-    observed = ObservingDevice.wrap(context.device, context.clock)
-    context = replace(context, device=observed, agent=AgentState())
+def run_scenario(scenario: Scenario, settings: RunSettings, context: RunContext) -> Generator[Event, None, None]:
+    """Run `scenario`, yielding events; the last one is always `RunFinished`, however the run ends.
 
-    def at() -> float:
-        return (context.clock.monotonic_us() - origin) / US_PER_MS
+    The run stops early when a KeyboardInterrupt (Ctrl-C; the CLI raises SIGTERM and SIGHUP as one carrying the
+    signal), a visor `Interrupted` or another visor error (a lost device, an unwritable file) arises in it, or is
+    thrown in by whoever consumes the events (`generator.throw`: handling an event failed). It then still ends
+    with `RunFinished`, marked `interrupted` or `errored` with the reason, carrying the steps and assertions done.
+    """
+    record = _Record.begin(scenario, settings, context)
+    try:
+        yield from _events(record)
+    except (KeyboardInterrupt, Interrupted) as exc:
+        yield record.interrupted(exc)
+    except VisorError as exc:
+        yield record.errored(exc)
 
-    yield RunStarted(context.run_id, scenario, info, started_at, settings.effective_seed)
-    steps: list[StepResult] = []
-    artifacts: list[str] = []
+
+@dataclass
+class _Record:
+    """What a run has done so far: enough to report it however it ends."""
+
+    scenario: Scenario
+    settings: RunSettings
+    #: The run's context, its device wrapped to reuse observations (see visor.actions.observer).
+    context: RunContext
+    info: DeviceInfo
+    started_at: str
+    origin_us: int
+    steps: list[StepResult] = field(default_factory=list)
+    checks: list[AssertionResult] = field(default_factory=list)
+    artifacts: list[str] = field(default_factory=list)
+
+    @classmethod
+    def begin(cls, scenario: Scenario, settings: RunSettings, context: RunContext) -> _Record:
+        """Start a run's record: when it started, on which device."""
+        started_at = isoformat(context.wall.now())
+        origin = context.clock.monotonic_us()
+        # Reuse the screen a step ended on as the next step's first look (see visor.actions.observer).
+        observed = ObservingDevice.wrap(context.device, context.clock)
+        own = replace(context, device=observed, agent=AgentState())
+        return cls(scenario, settings, own, context.device.info, started_at, origin)
+
+    def at(self) -> float:
+        """Return the milliseconds since the run started, on the run's clock."""
+        return (self.context.clock.monotonic_us() - self.origin_us) / US_PER_MS
+
+    def finished(self) -> RunFinished:
+        """Return the end of a run that ran to its end."""
+        passed = all(s.status != "fail" for s in self.steps) and all(c.status == "passed" for c in self.checks)
+        return RunFinished(self._result("ok" if passed else "fail", run_error(self.steps, self.checks)), self.at())
+
+    def interrupted(self, exc: BaseException) -> RunFinished:
+        """Return the end of a run a signal (or Ctrl-C, or a visor `Interrupted`) stopped."""
+        stop = stopping_signal(exc)
+        reason = exc if isinstance(exc, Interrupted) else interruption(stop, INTERRUPTED_DURING_THE_RUN)
+        info = ErrorInfo(
+            str(ErrorCode.INTERRUPTED),
+            f"The run was interrupted by {stop.name}",
+            f"{SIGNAL_CAUSES.get(stop.name, stop.name)} during the run.",
+            "Run it again; the steps finished so far are in the artifacts.",
+        )
+        return RunFinished(self._result("fail", info, interrupted=True), self.at(), reason, stop)
+
+    def errored(self, exc: VisorError) -> RunFinished:
+        """Return the end of a run an error stopped: the error, and why the run had failed so far if it had."""
+        error, base = exc.info(), run_error(self.steps, self.checks)
+        if base is not None:
+            error = replace(error, message=f"{error.message}; {base.message}")
+        return RunFinished(self._result("fail", error), self.at(), exc)
+
+    def _result(
+        self, status: Literal["ok", "fail"], error: ErrorInfo | None, *, interrupted: bool = False
+    ) -> RunResult:
+        platform = self.info.platform
+        return RunResult(
+            run_id=self.context.run_id,
+            scenario=self.scenario.meta.name,
+            platform=platform,
+            device=self.info.name,
+            started_at=self.started_at,
+            ended_at=isoformat(self.context.wall.now()),
+            status=status,
+            steps=tuple(self.steps),
+            assertions=tuple(self.checks),
+            artifacts=tuple(self.artifacts),
+            signature=signature(platform, self.steps, self.checks),
+            seed=self.settings.seed,
+            effective_seed=self.settings.effective_seed,
+            error=error,
+            interrupted=interrupted,
+        )
+
+
+#: How the INTERRUPTED error of a run a signal stopped goes on ("interrupted by SIGTERM during the run; …").
+INTERRUPTED_DURING_THE_RUN = "during the run; the steps run so far are reported"
+
+
+def _events(record: _Record) -> Iterator[Event]:
+    """Run the steps in order, then the assertions, keeping the record as they end; finish with `RunFinished`."""
+    scenario, settings, context = record.scenario, record.settings, record.context
+    yield RunStarted(context.run_id, scenario, record.info, record.started_at, settings.effective_seed)
     failed = False
     for step in scenario.steps:
         if failed and settings.stop_on_failure:
             outcome = StepResult(step.index, step.id, step.command, "skipped", 0, {"reason": "an earlier step failed"})
         else:
-            yield StepStarted(step, at())
+            yield StepStarted(step, record.at())
             outcome = _run_step(step, settings, context)
-            artifacts.extend(artifact_paths(outcome.details))
+            record.artifacts.extend(artifact_paths(outcome.details))
         failed = failed or outcome.status == "fail"
-        steps.append(outcome)
-        yield StepFinished(outcome, at())
+        record.steps.append(outcome)
+        yield StepFinished(outcome, record.at())
     checks = _check_assertions(scenario, settings, context)
-    artifacts.extend(artifact_paths([check.observed for check in checks]))
+    record.artifacts.extend(artifact_paths([check.observed for check in checks]))
+    record.checks.extend(checks)
     for check in checks:
-        yield AssertionChecked(check, at())
-    status: Literal["ok", "fail"] = "ok" if not failed and all(c.status == "passed" for c in checks) else "fail"
-    result = RunResult(
-        run_id=context.run_id,
-        scenario=scenario.meta.name,
-        platform=info.platform,
-        device=info.name,
-        started_at=started_at,
-        ended_at=isoformat(context.wall.now()),
-        status=status,
-        steps=tuple(steps),
-        assertions=tuple(checks),
-        artifacts=tuple(artifacts),
-        signature=signature(info.platform, steps, checks),
-        seed=settings.seed,
-        effective_seed=settings.effective_seed,
-        error=run_error(steps, checks),
-    )
-    yield RunFinished(result, at())
+        yield AssertionChecked(check, record.at())
+    yield record.finished()
 
 
 def _check_assertions(scenario: Scenario, settings: RunSettings, context: RunContext) -> list[AssertionResult]:

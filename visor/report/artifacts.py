@@ -21,7 +21,7 @@ from typing import IO, Any
 
 from visor import __version__
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
-from visor.engine.results import AssertionResult, RunResult, StepResult
+from visor.engine.results import RunResult
 from visor.errors import InputError
 from visor.files import UnsafePath, write_atomic, write_confined
 from visor.report import html, junit, summary
@@ -37,27 +37,21 @@ class OutputError(InputError):
     default_next_step = "Choose another folder with --output (or config.artifactsDir), or free some disk space."
 
 
-class ArtifactWriter:
-    """Stores a run's files and writes its reports from the engine's events."""
+class ArtifactStore:
+    """A run's folder: the sink steps save their screenshots and page sources through, and the list of its files."""
 
     def __init__(self, output: str, run_id: str, scenario_dir: str = ".") -> None:
         self.root = os.path.join(output, run_id)
         #: Where a step's `path` is resolved (the scenario's folder), and the project it must stay in.
         self.scenario_dir = scenario_dir
+        #: Every file the run wrote, in order (the envelope's `artifacts`).
         self.written: list[str] = []
-        self.steps: list[StepResult] = []
-        self.assertions: list[AssertionResult] = []
-        self.started: RunStarted | None = None
         self._names: set[str] = set()
         try:
             for folder in ("screenshots", "sources", "env"):
                 os.makedirs(os.path.join(self.root, folder), exist_ok=True)
-            self._timeline: IO[str] = open(os.path.join(self.root, "timeline.log"), "a", encoding="utf-8")  # noqa: SIM115
         except (OSError, ValueError) as exc:  # ValueError: a name no file system accepts (a NUL in it)
             raise _output_error(self.root, exc) from None
-        self.written.append(os.path.join(self.root, "timeline.log"))
-
-    # -- the artifact sink the engine writes through ------------------------------------------------------------
 
     def save(self, step_number: int, label: str, kind: str, data: bytes) -> str:
         """Store a step's screenshot or page source; return its path."""
@@ -77,9 +71,18 @@ class ArtifactWriter:
             write_atomic(path, payload)
         except OSError as exc:
             raise _output_error(path, exc) from None
-        if path not in self.written:
-            self.written.append(path)
+        self._listed(path)
         return path
+
+    def append(self, relative: str) -> IO[str]:
+        """Open a text file below the run folder for appending (the timeline); the caller closes it."""
+        path = os.path.join(self.root, relative)
+        try:
+            stream: IO[str] = open(path, "a", encoding="utf-8")  # noqa: SIM115
+        except (OSError, ValueError) as exc:
+            raise _output_error(self.root, exc) from None
+        self._listed(path)
+        return stream
 
     def copy(self, path: str, data: bytes) -> str:
         """Write a step's copy of its capture at `path` (relative to the scenario's folder); return where.
@@ -110,29 +113,42 @@ class ArtifactWriter:
         self.written.append(written)
         return written
 
-    # -- events ---------------------------------------------------------------------------------------------
+    def _listed(self, path: str) -> None:
+        if path not in self.written:
+            self.written.append(path)
+
+
+class ReportWriter:
+    """Writes a run's reports from the engine's events: a pure event handler.
+
+    A timeline line as each event arrives, env/ when the run starts, the summaries, JUnit and HTML reports when it
+    finishes (also when it stopped early). Files go through the run's `ArtifactStore`.
+    """
+
+    def __init__(self, store: ArtifactStore) -> None:
+        self.store = store
+        self._timeline = store.append("timeline.log")
 
     def handle(self, event: Event) -> None:
-        """Record an event: a timeline line, and the reports when the run ends."""
-        self._line(event)
-        if isinstance(event, RunStarted):
-            self.started = event
-            self.write("env/device.json", _json(_device(event)))
-            self.write("env/runtime.json", _json(_runtime(event)))
-        elif isinstance(event, StepFinished):
-            self.steps.append(event.result)
-        elif isinstance(event, AssertionChecked):
-            self.assertions.append(event.result)
-        elif isinstance(event, RunFinished):
-            self.finish(event.result)
+        """Record an event: a timeline line, the device and runtime when the run starts, the reports at its end.
 
-    def finish(self, result: RunResult) -> None:
-        """Write the reports of a finished (or interrupted) run."""
-        name = self.started.scenario.meta.name if self.started else result.scenario
-        self.write("summary.json", _json(result.to_dict()))
-        self.write("summary.txt", summary.render(result))
-        self.write("junit.xml", junit.render(result, name))
-        self.write("report.html", html.render(result, name, self.root))
+        A run that stopped early gets no timeline line for its end (its last line shows where it stopped); its
+        reports are written all the same.
+        """
+        if not (isinstance(event, RunFinished) and event.reason is not None):
+            self._line(event)
+        if isinstance(event, RunStarted):
+            self.store.write("env/device.json", _json(_device(event)))
+            self.store.write("env/runtime.json", _json(_runtime(event)))
+        elif isinstance(event, RunFinished):
+            self._reports(event.result)
+
+    def _reports(self, result: RunResult) -> None:
+        """Write the reports of a finished (or stopped) run, and close the timeline."""
+        self.store.write("summary.json", _json(result.to_dict()))
+        self.store.write("summary.txt", summary.render(result))
+        self.store.write("junit.xml", junit.render(result, result.scenario))
+        self.store.write("report.html", html.render(result, result.scenario, self.store.root))
         self.close()
 
     def close(self) -> None:
@@ -145,7 +161,7 @@ class ArtifactWriter:
             self._timeline.write(_timeline_line(event) + "\n")
             self._timeline.flush()
         except OSError as exc:
-            raise _output_error(os.path.join(self.root, "timeline.log"), exc) from None
+            raise _output_error(os.path.join(self.store.root, "timeline.log"), exc) from None
 
 
 def _timeline_line(event: Event) -> str:
@@ -164,7 +180,7 @@ def _timeline_line(event: Event) -> str:
         reason = f": {check.details}" if check.details else ""
         return f"{stamp} assertion {check.id} ({check.type} {check.target}) {check.status}{reason}"
     run = event.result
-    return f"{stamp} run {run.run_id} {'interrupted' if run.interrupted else run.status}"
+    return f"{stamp} run {run.run_id} {run.status}"
 
 
 def _device(event: RunStarted) -> dict[str, Any]:

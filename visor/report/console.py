@@ -146,7 +146,8 @@ class ConsoleReporter:
                 (f"assert {check.type} {check.target}", None),
                 (f"  {check.details}" if check.details else "", "red"),
             )
-        elif isinstance(event, RunFinished):
+        elif isinstance(event, RunFinished) and event.reason is None:
+            # A run that stopped early is told by the command's error line instead.
             self.run_result(event.result)
 
     def run_result(self, result: RunResult) -> None:

@@ -17,7 +17,7 @@ from visor.clock import CountingIds, SystemClock
 from visor.devices.appium.device import AppiumDevice
 from visor.engine.events import StepFinished
 from visor.errors import ExitCode
-from visor.report.runs import Environment, RunOptions, run_file
+from visor.session.runs import Environment, RunOptions, run_file
 from visor.ui.geometry import Point
 
 CONFORMANCE = ROOT / "tests" / "fixtures" / "conformance.yaml"

@@ -265,7 +265,7 @@ def resolve_app(ctx: ToolContext, name: str) -> str:
         return labelled[0]
     if len(labelled) > 1:
         raise ToolProblem(ToolCode.AMBIGUOUS, f"{len(labelled)} apps are called {name!r}: {', '.join(labelled)}")
-    if _PACKAGE.match(name) and ctx.info.runtime != "sim":
+    if _PACKAGE.match(name) and not ctx.info.capabilities.complete_app_list:
         return name  # the device knows its apps better than visor does; it refuses unknown ones itself
     known = ", ".join(f"{title} ({app_id})" for app_id, title in sorted(apps.items())) or "none known"
     raise ToolProblem(

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from visor.actions.device import (
+    Capabilities,
     DeviceInfo,
     InputRejected,
     Key,
@@ -43,6 +44,9 @@ if TYPE_CHECKING:
 #: Android key codes (android.view.KeyEvent).
 ANDROID_KEYS = {Key.BACK: 4, Key.HOME: 3, Key.APP_SWITCH: 187, Key.ENTER: 66}
 TAP_MS = 60
+#: A real device: wall time, page sources reused for 0.1 s, apps it may not list (launchable by id all the same),
+#: and a session that takes seconds to start.
+CAPABILITIES = Capabilities(expensive_sessions=True)
 
 
 class AppiumDevice:
@@ -99,6 +103,7 @@ class AppiumDevice:
             model=str(returned.get("deviceModel") or returned.get("automationName") or ""),
             app_id=settings.app_id or "",
             native_actions=native.native_actions(platform),
+            capabilities=CAPABILITIES,
         )
 
     def _mapped(self, operation: str) -> contextlib.AbstractContextManager[None]:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from visor.actions.device import (
     ALL_NATIVE_ACTIONS,
+    Capabilities,
     DeviceInfo,
     InputRejected,
     Key,
@@ -38,6 +39,9 @@ from visor.ui.utf16 import OffsetError, from_utf16
 TOUCH_MS = 50
 TYPE_MS_PER_CHAR = 8
 LAUNCHER = "launcher"
+#: Time is the virtual clock's, so an observation never ages on its own; it knows every app it has; a session
+#: costs nothing to start; its randomness comes from the seed.
+CAPABILITIES = Capabilities(virtual_time=True, observation_reuse_us=0, complete_app_list=True, seeded=True)
 RECENTS = "recents"
 LONG_PRESS_MS = 500
 #: A finger that stays closer than this (|dx| + |dy|) to where it landed has not moved: a tap or a long press.
@@ -80,6 +84,7 @@ class SimDevice(Host):
             "Visor simulated phone (1080x1920)",
             self.target,
             native_actions=ALL_NATIVE_ACTIONS,
+            capabilities=CAPABILITIES,
         )
 
     def now(self) -> int:

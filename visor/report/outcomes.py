@@ -1,0 +1,109 @@
+"""The outcomes of `visor run` and `visor benchmark`: their envelope data, status, exit code and verdict.
+
+A run's data is `{"run": <the run's result>, "warnings": [...]}`; it passed (exit 0), failed (exit 2), or stopped
+early, when the error that stopped it (INTERRUPTED for a signal) gives the status and the exit code. A
+benchmark's data is its summary (`visor.engine.benchmark`) with a verdict; one that was interrupted reports the
+runs it finished, each run in a line, and that it stopped.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Sequence
+from typing import Any
+
+from visor.engine.benchmark import BenchmarkSummary, summarize
+from visor.engine.events import RunFinished
+from visor.engine.results import RunResult
+from visor.errors import ExitCode, NextAction, interruption
+from visor.report.envelope import Outcome
+
+
+def run_outcome(final: RunFinished, warnings: list[dict[str, Any]], written: Sequence[str]) -> Outcome:
+    """Build the outcome of one run from its final event, the scenario's warnings and the files written."""
+    result = final.result
+    data = {"run": result.to_dict(), "warnings": warnings}
+    if final.reason is not None:
+        reason = final.reason
+        return Outcome("fail", reason.next_action, data, reason.exit_code, reason.info(), written)
+    if result.status == "ok":
+        return Outcome("ok", NextAction.REPORT, data, ExitCode.OK, None, written)
+    return Outcome("fail", NextAction.REPORT, data, ExitCode.RUN_FAILED, result.error, written)
+
+
+def benchmark_outcome(summary: BenchmarkSummary, warnings: list[dict[str, Any]], written: Sequence[str]) -> Outcome:
+    """Build the outcome of a benchmark that ran every run."""
+    data: dict[str, Any] = {**summary.to_dict(), "warnings": warnings, "verdict": verdict(summary)}
+    # As upstream: the benchmark itself worked (status ok); exit 3 says the scenario is not deterministic enough.
+    code = ExitCode.OK if summary.passed else ExitCode.BELOW_THRESHOLD
+    return Outcome("ok", NextAction.REPORT, data, code, None, written)
+
+
+def interrupted_benchmark_outcome(
+    finals: Sequence[RunFinished],
+    results: Sequence[RunResult | None],
+    *,
+    requested: int,
+    threshold: float,
+    stop: signal.Signals,
+    warnings: list[dict[str, Any]],
+    written: Sequence[str],
+) -> Outcome:
+    """Report the runs a benchmark finished before it was interrupted: their summary, each run, and that it stopped.
+
+    `finals` holds every run that began (the last one may have been interrupted), `results` those that finished
+    (None for a run that failed with an error). The summary (`runs`, `determinismScore`, ...) covers the finished
+    runs only, and is left out when none finished; `pass` is false, as a benchmark that did not finish proves
+    nothing.
+    """
+    done = len(results)
+    head = f"interrupted after {done} of {requested} run{'s' if requested != 1 else ''}"
+    failure = interruption(stop, f"after {done} of {requested} runs; the finished runs are reported")
+    data: dict[str, Any] = {}
+    if results:
+        summary = summarize(results, threshold)
+        data.update(summary.to_dict())
+        data["pass"] = False
+        data["verdict"] = f"{head}: determinism score {summary.score:.2f} over the {done} finished"
+    else:
+        data["verdict"] = f"{head}: no run finished"
+    data.update(
+        {
+            "interrupted": True,
+            "runsRequested": requested,
+            "runsDone": done,
+            "results": [run_row(index, final) for index, final in enumerate(finals)],
+            "warnings": warnings,
+        }
+    )
+    return Outcome("fail", failure.next_action, data, failure.exit_code, failure.info(), written)
+
+
+def run_row(index: int, final: RunFinished) -> dict[str, Any]:
+    """One run of a benchmark, in a line: its id, how it ended, and its signature when it finished."""
+    result = final.result
+    row: dict[str, Any] = {"run": index + 1, "run_id": result.run_id}
+    if final.interrupted:
+        row["status"] = "interrupted"
+    elif final.reason is not None:
+        row["status"] = "error"
+        row["error"] = final.reason.info().code
+    else:
+        row["status"] = result.status
+        row["signature"] = result.signature
+    return row
+
+
+def verdict(summary: BenchmarkSummary) -> str:
+    """Say in a sentence what a benchmark found."""
+    head = f"determinism score {summary.score:.2f} over {summary.runs} runs (threshold {summary.threshold:g})"
+    if summary.passed:
+        return f"{head}: pass"
+    parts = [head]
+    if summary.failures:
+        parts.append(f"{summary.failures} run(s) failed")
+    if summary.divergence is not None:
+        div = summary.divergence
+        counts = " vs ".join(str(variant["runs"]) for variant in div["variants"])
+        parts.append(f"first divergence at {div['kind']} '{div['id']}' ({counts} runs)")
+    return "; ".join(parts) + ": fail. Set config.seed, wait for what the step needs, or mask volatile elements."

@@ -1,0 +1,32 @@
+"""Open an agent's session on a device (`visor mcp`): the device opened as for a run, the session on top."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from visor.agent.session import AgentSession
+from visor.clock import Clock
+from visor.session.devices import DeviceOptions, open_for
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentOptions(DeviceOptions):
+    """What the command line says about an agent session: the device (`DeviceOptions`), then the session."""
+
+    #: The simulated device's seed.
+    seed: int
+    #: Virtual time that passes between two calls on a device whose time is virtual (the agent's turn).
+    turn_ms: float = 1000.0
+    #: Attach the screen to action results.
+    observe_after: bool = True
+
+
+def open_session(options: AgentOptions, wall: Clock) -> AgentSession:
+    """Open the device and start a session (a device with virtual time runs on its own clock).
+
+    Raises:
+        InputError: the app model is missing or invalid, or the runtime is unknown.
+        TargetError: the device cannot be reached.
+    """
+    opened = open_for(options, options.seed, wall)
+    return AgentSession(opened.device, opened.clock, turn_ms=options.turn_ms, observe_after=options.observe_after)

@@ -1,0 +1,77 @@
+"""Benchmark a scenario file: run it again and again (`visor benchmark`), and say how deterministic it is.
+
+Each run is the attempt `visor run` makes (`visor.session.runs`). A device whose sessions are expensive to start
+(Appium) serves every run unless --fresh-session says otherwise. An interrupted benchmark reports the runs it
+finished.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+from collections.abc import Callable
+
+from visor.engine.benchmark import summarize
+from visor.engine.events import RunFinished
+from visor.engine.results import RunResult
+from visor.errors import stopping_signal
+from visor.report.envelope import Outcome
+from visor.report.outcomes import benchmark_outcome, interrupted_benchmark_outcome
+from visor.session.devices import OpenedDevice
+from visor.session.runs import Environment, PreparedRun, RunOptions, attempt
+
+
+def benchmark_file(
+    path: str,
+    options: RunOptions,
+    env: Environment,
+    *,
+    runs: int,
+    threshold: float,
+    on_run: Callable[[int, RunResult | None], None] | None = None,
+) -> Outcome:
+    """Run a scenario `runs` times and report how deterministic it is (exit 3 below `threshold`)."""
+    prepared = PreparedRun.load(path, options, env)
+    results: list[RunResult | None] = []
+    finals: list[RunFinished] = []
+    written: list[str] = []
+    kept: OpenedDevice | None = None
+    try:
+        for iteration in range(runs):
+            done = attempt(prepared, env, (), kept, keep=not options.fresh_session)
+            kept = done.kept
+            written.extend(done.written)
+            finals.append(done.final)
+            if done.final.stop_signal is not None:
+                return _interrupted(prepared, finals, results, runs, threshold, done.final.stop_signal, written)
+            results.append(done.final.result if done.final.reason is None else None)
+            if on_run is not None:
+                on_run(iteration, results[-1])
+    except KeyboardInterrupt as exc:
+        # Between runs, while opening the session, or while reporting a run's progress.
+        return _interrupted(prepared, finals, results, runs, threshold, stopping_signal(exc), written)
+    finally:
+        if kept is not None:
+            with contextlib.suppress(KeyboardInterrupt):  # a second signal may cut closing short
+                kept.device.close()
+    return benchmark_outcome(summarize(results, threshold), prepared.warnings(), written)
+
+
+def _interrupted(
+    prepared: PreparedRun,
+    finals: list[RunFinished],
+    results: list[RunResult | None],
+    requested: int,
+    threshold: float,
+    stop: signal.Signals,
+    written: list[str],
+) -> Outcome:
+    return interrupted_benchmark_outcome(
+        finals,
+        results,
+        requested=requested,
+        threshold=threshold,
+        stop=stop,
+        warnings=prepared.warnings(),
+        written=written,
+    )

@@ -1,0 +1,205 @@
+"""Run a scenario file: load it, open the device, run the engine, feed its events to the reports, give the outcome.
+
+This is the one core call of `visor run`; `visor benchmark` (`visor.session.benchmark`) makes the same attempt
+run after run. The engine ends every run with `RunFinished`, also when it stopped early, so the reports are
+written as events arrive and from that last event: on Ctrl-C (or SIGTERM, SIGHUP: the CLI turns them into the
+same KeyboardInterrupt, the signal as its argument) the steps finished so far are reported (`summary.json` and
+the other reports are still written) and the envelope says INTERRUPTED. A handler that fails (a report that
+cannot be written) stops the run the same way: its failure is thrown into the engine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass
+from typing import Any, BinaryIO, Protocol
+
+from visor.clock import Clock, IdSource
+from visor.devices.factory import scenario_folder
+from visor.engine.events import Event, RunFinished
+from visor.engine.runner import Capture, RunContext, RunSettings, resolve_settings, run_scenario
+from visor.errors import InputError, VisorError
+from visor.report.artifacts import ArtifactStore, OutputError, ReportWriter
+from visor.report.envelope import Outcome
+from visor.report.outcomes import run_outcome
+from visor.scenario.loader import load_scenario
+from visor.scenario.scenario import Scenario
+from visor.session.devices import DeviceOptions, OpenedDevice, ScenarioDevice, open_for
+from visor.watchdog import WallWatchdog
+
+DEFAULT_OUTPUT = "artifacts"
+
+
+class Handler(Protocol):
+    """Consumes engine events (the console progress, for instance)."""
+
+    def handle(self, event: Event) -> None:
+        """Take one event."""
+        ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunOptions(DeviceOptions):
+    """What the command line says about a run: the device (`DeviceOptions`), then the run itself."""
+
+    timeout_ms: float | None = None
+    output: str | None = None
+    seed: int | None = None
+    capture: Capture = "failures"
+    #: A benchmark starts a new session for every run even where sessions are expensive.
+    fresh_session: bool = False
+
+
+@dataclass
+class Environment:
+    """Where runs take time, ids and standard input from."""
+
+    wall: Clock
+    ids: IdSource
+    stdin: BinaryIO | None = None
+
+
+class ScenarioInvalid(InputError):
+    """The scenario has errors; `visor validate` would list them."""
+
+
+def load_valid(path: str, env: Environment) -> Scenario:
+    """Load a scenario that must be valid to run.
+
+    Raises:
+        SourceError: the file cannot be read or parsed.
+        ScenarioInvalid: the scenario has errors (all of them in the error details).
+    """
+    result = load_scenario(path, env.stdin)
+    if result.scenario is not None:
+        return result.scenario
+    errors = [issue for issue in result.issues if issue.is_error]
+    first = errors[0]
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    raise ScenarioInvalid(
+        f"{result.document.name}:{first.line}:{first.column}: {first.code} {first.message}{more}",
+        likely_cause="The scenario does not validate, so it cannot run.",
+        next_step=f"Run `visor validate {path}` and fix every error it lists.",
+        details={"issues": [{**issue.to_dict(), "file": result.document.name} for issue in result.issues]},
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedRun:
+    """A loaded scenario with the options to run it: what every attempt at it shares."""
+
+    scenario: Scenario
+    output: str
+    options: RunOptions
+
+    @classmethod
+    def load(cls, path: str, options: RunOptions, env: Environment) -> PreparedRun:
+        """Load the scenario (it must be valid) and choose the output folder."""
+        scenario = load_valid(path, env)
+        return cls(scenario, options.output or scenario.config.artifacts_dir or DEFAULT_OUTPUT, options)
+
+    def device(self) -> ScenarioDevice:
+        """Return what the scenario says about its device."""
+        config = self.scenario.config
+        return ScenarioDevice(
+            config.runtime, config.app, config.capabilities or {}, scenario_folder(self.scenario.source)
+        )
+
+    def warnings(self) -> list[dict[str, Any]]:
+        """Return the scenario's validation warnings as the envelope lists them (each with its file)."""
+        return [{**issue.to_dict(), "file": self.scenario.source} for issue in self.scenario.warnings]
+
+    def settings(self, env: Environment) -> RunSettings:
+        """Resolve one attempt's settings (an unseeded scenario draws a fresh seed each time)."""
+        options = self.options
+        return resolve_settings(
+            self.scenario,
+            timeout_ms=options.timeout_ms,
+            seed=options.seed,
+            fresh_seed=env.ids.new_seed(),
+            capture=options.capture,
+        )
+
+
+@dataclass
+class Attempt:
+    """One run of a scenario: its final event (a partial result when it stopped early) and the files it wrote."""
+
+    final: RunFinished
+    written: list[str]
+    #: The device the run used, left open for the next run (see `attempt`'s `keep`).
+    kept: OpenedDevice | None = None
+
+
+def attempt(
+    prepared: PreparedRun,
+    env: Environment,
+    handlers: Sequence[Handler] = (),
+    shared: OpenedDevice | None = None,
+    *,
+    keep: bool = False,
+) -> Attempt:
+    """Run once, on `shared` (left open) or on a device opened for this run.
+
+    With `keep`, a device whose sessions are expensive to start is left open too, and returned in `Attempt.kept`
+    for the next run; any other device is closed after the run.
+    """
+    settings = prepared.settings(env)
+    watchdog = WallWatchdog.from_environment()
+    run_id = env.ids.new_id("run")
+    opened = shared or open_for(prepared.options, settings.effective_seed, env.wall, prepared.device())
+    held = shared is not None or (keep and opened.device.info.capabilities.expensive_sessions)
+    try:
+        store = ArtifactStore(prepared.output, run_id, scenario_folder(prepared.scenario.source))
+        writer = ReportWriter(store)
+    except BaseException:  # an unwritable folder, or a signal: the session must not outlive the command
+        if shared is None:
+            with contextlib.suppress(KeyboardInterrupt):
+                opened.device.close()
+        raise
+    final: RunFinished | None = None
+    try:
+        context = RunContext(opened.device, opened.clock, env.wall, store, run_id, watchdog=watchdog)
+        final = drive(run_scenario(prepared.scenario, settings, context), (writer, *handlers))
+    finally:
+        # After an interruption, a second signal may cut closing the session short (it is bounded anyway).
+        with contextlib.suppress(*((KeyboardInterrupt,) if final is None or final.interrupted else ())):
+            # A device opened here is closed, unless it is kept for the next run (which needs a run that ended).
+            if shared is None and (final is None or not held):
+                opened.device.close()
+            writer.close()
+    return Attempt(final, store.written, opened if held else None)
+
+
+def drive(events: Generator[Event, None, None], handlers: Sequence[Handler]) -> RunFinished:
+    """Feed each event to every handler in turn; return the run's final event.
+
+    When handling an event fails (a report cannot be written, Ctrl-C arrives), the failure is thrown into the
+    run, which stops and ends with its `RunFinished`, marked interrupted or errored. Should handling that last
+    event fail too, its reports are cut short but the outcome still comes: a full disk must not hide the
+    original error, and a second signal while the reports of an interrupted run are written stops writing them.
+    """
+    failure: BaseException | None = None
+    while True:
+        event = next(events) if failure is None else events.throw(failure)
+        failure = None
+        try:
+            for handler in handlers:
+                handler.handle(event)
+        except (KeyboardInterrupt, VisorError) as exc:
+            if not isinstance(event, RunFinished) or event.reason is None:
+                failure = exc
+                continue
+            if isinstance(exc, OutputError) or (event.interrupted and isinstance(exc, KeyboardInterrupt)):
+                return event
+            raise
+        if isinstance(event, RunFinished):
+            return event
+
+
+def run_file(path: str, options: RunOptions, env: Environment, handlers: Sequence[Handler] = ()) -> Outcome:
+    """Run one scenario file and return the outcome for the envelope."""
+    prepared = PreparedRun.load(path, options, env)
+    done = attempt(prepared, env, handlers)
+    return run_outcome(done.final, prepared.warnings(), done.written)
