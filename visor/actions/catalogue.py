@@ -84,9 +84,11 @@ def detail_shapes(command: str) -> tuple[type, ...]:
     if spec is not None:
         own = tuple(dict.fromkeys(BY_ARGS[model].details for model in spec.variants.values()))
         return (*own, shapes.FailureDetails, shapes.EngineDetails)
-    from visor.actions.tools.details import TOOL_DATA, ToolStep  # lazy: as the tools themselves
+    from visor.actions.tools.details import TOOL_DATA, ToolFailure, ToolStep  # lazy: as the tools themselves
 
-    return (ToolStep, TOOL_DATA[command], shapes.EngineDetails) if command in TOOL_DATA else (shapes.EngineDetails,)
+    if command not in TOOL_DATA:
+        return (shapes.EngineDetails,)
+    return (ToolStep, TOOL_DATA[command], ToolFailure, shapes.EngineDetails)
 
 
 def execute(step: Step, ctx: ActionContext) -> Details:

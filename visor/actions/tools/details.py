@@ -171,6 +171,31 @@ class ScrollTo(TypedDict, total=False):
     waited_ms: Volatile[int]
 
 
+class ToolFailure(TypedDict, total=False):
+    """What a refused or failed call may report, whichever tool it was (the shared checks' details)."""
+
+    point: list[int]
+    screen: Any
+    covered_by: str
+    matches: int
+    token: str
+    actions: list[str]
+    text_length_utf16: int
+    last_value: float | None
+    feedback: Feedback
+    plan: Receipt
+    foreground: Any
+    opener_taps: int
+    fingers: int
+    members: list[Member]
+    scrolls: list[Receipt]
+    action: str
+    control: Receipt | None
+    state: str
+    waited_ms: Volatile[int]
+    observations: Volatile[int]
+
+
 #: Each tool's own data, by tool name.
 TOOL_DATA: dict[str, type] = {
     "click": Tap,
