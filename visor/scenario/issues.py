@@ -1,4 +1,8 @@
-"""Validation issues: what is wrong in a scenario, where, and how to fix it."""
+"""Issues: what is wrong in an input, where (a path into it), and how to fix it.
+
+One type for both inputs visor checks: a scenario document (`visor validate`, located by line and column) and
+an agent tool call's arguments (`scenario/tools/check.py`, whose paths start at the arguments object).
+"""
 
 from __future__ import annotations
 
@@ -33,12 +37,24 @@ class IssueCode(enum.StrEnum):
     UNKNOWN_REFERENCE = "UNKNOWN_REFERENCE"
 
 
+class ArgumentCode(enum.StrEnum):
+    """Codes of an agent tool call's argument problems (docs/agent-tools.md); a scenario reports them as ARG_ERROR."""
+
+    #: A schema violation or a broken rule.
+    VALIDATION_ERROR = "VALIDATION_ERROR"
+    #: The 16 KiB bound of `action_sequence`.
+    ARGUMENT_TOO_LARGE = "ARGUMENT_TOO_LARGE"
+
+
+Code = IssueCode | ArgumentCode
+
+
 @dataclass(frozen=True, slots=True)
 class Issue:
-    """One problem found in a document, located by JSON path and by line and column."""
+    """One problem found in an input, located by a path into it (and, in a document, by line and column)."""
 
     severity: Severity
-    code: IssueCode
+    code: Code
     message: str
     path: Path
     hint: str | None = None
@@ -66,13 +82,25 @@ class Issue:
             out["hint"] = self.hint
         return out
 
+    def path_text(self) -> str:
+        """Return the path without a root sign: `steps[2].target` (empty for the root itself)."""
+        out = ""
+        for part in self.path:
+            out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+        return out
 
-def error(code: IssueCode, message: str, path: Path, hint: str | None = None, at: Path | None = None) -> Issue:
+    def to_argument_dict(self) -> dict[str, Any]:
+        """Return the form of a tool call's problem (a tool result's `problems`): path, message, code, hint."""
+        data = {"path": self.path_text() or "(arguments)", "message": self.message, "code": str(self.code)}
+        return data | ({"hint": self.hint} if self.hint else {})
+
+
+def error(code: Code, message: str, path: Path, hint: str | None = None, at: Path | None = None) -> Issue:
     """Build an error issue."""
     return Issue(Severity.ERROR, code, message, path, hint, at=at)
 
 
-def warning(code: IssueCode, message: str, path: Path, hint: str | None = None) -> Issue:
+def warning(code: Code, message: str, path: Path, hint: str | None = None) -> Issue:
     """Build a warning issue."""
     return Issue(Severity.WARNING, code, message, path, hint)
 

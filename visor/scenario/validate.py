@@ -166,9 +166,11 @@ def _check_tool(name: str, raw: dict[str, Any], path: Path, issues: list[Issue])
     checked = check_call(name, raw)
     if isinstance(checked, ToolCall):
         return checked
-    for problem in checked:
-        where = f"{name} args.{problem.where()}" if problem.path else f"{name} args"
-        issues.append(error(IssueCode.ARG_ERROR, f"{where}: {problem.message}", (*path, *problem.path), problem.hint))
+    for found in checked:
+        # The call's issues are located in its arguments: in the scenario they are ARG_ERRORs below the step.
+        where = f"{name} args.{found.path_text()}" if found.path else f"{name} args"
+        message = f"{where}: {found.message}"
+        issues.append(replace(found, code=IssueCode.ARG_ERROR, message=message, path=(*path, *found.path)))
     return None
 
 

@@ -13,7 +13,7 @@ from visor.scenario.tools.call import ToolCall
 from visor.scenario.tools.check import check_call, encoded_size
 from visor.scenario.tools.limits import ARGUMENT_BOUND_BYTES, FAST_ACTION_LIMIT
 from visor.scenario.tools.models import ActionSequenceArgs, ClickArgs, SwipeArgs
-from visor.scenario.tools.rules import Problem
+from visor.scenario.tools.rules import problem
 
 RID = "com.visor.demo:id/speed"
 SELECTOR = {"resource_id": RID}
@@ -22,12 +22,12 @@ SELECTOR = {"resource_id": RID}
 def problems(name: str, args: Any) -> list[dict[str, Any]]:
     result = check_call(name, args)
     assert isinstance(result, list), f"expected problems, got {result}"
-    return [problem.to_dict() for problem in result]
+    return [found.to_argument_dict() for found in result]
 
 
 def valid(name: str, args: Any) -> ToolCall:
     result = check_call(name, args)
-    assert isinstance(result, ToolCall), [p.to_dict() for p in result] if isinstance(result, list) else result
+    assert isinstance(result, ToolCall), [p.to_argument_dict() for p in result] if isinstance(result, list) else result
     return result
 
 
@@ -445,11 +445,5 @@ def test_wait_for_delay_is_capped() -> None:
 
 
 def test_problem_paths_read_like_json_paths() -> None:
-    assert Problem(("steps", 2, "target"), "m").where() == "steps[2].target"
-    assert Problem((), "m").where() == "(arguments)"
-
-
-def test_the_tool_names_known_up_front_are_the_definitions_names() -> None:
-    from visor.scenario.tools.definitions import TOOL_NAMES, _load
-
-    assert tuple(_load()) == TOOL_NAMES
+    assert problem(("steps", 2, "target"), "m").to_argument_dict()["path"] == "steps[2].target"
+    assert problem((), "m").to_argument_dict()["path"] == "(arguments)"

@@ -6,49 +6,29 @@ under `visor run`, `visor benchmark` and an agent. Nothing here retries: a call 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from visor.actions.secrets import field_texts, redact
-from visor.actions.tools import basic, gestures, native, sequence
 from visor.actions.tools.context import ToolContext
+from visor.actions.tools.registry import find
 from visor.actions.tools.result import Dispatched, Status, ToolCode, ToolProblem, ToolResult
+from visor.scenario.issues import ArgumentCode
 from visor.scenario.tools.call import ToolCall
 from visor.scenario.tools.check import check_call
-from visor.scenario.tools.rules import ARGUMENT_TOO_LARGE
 from visor.ui.elements import IndexedElement
 
-EXECUTORS: dict[str, Callable[[Any, ToolContext], basic.Outcome]] = {
-    "click": basic.click,
-    "click_sequence": basic.click_sequence,
-    "long_press": basic.long_press,
-    "input_text": basic.input_text,
-    "swipe": basic.swipe,
-    "drag": gestures.drag,
-    "action_sequence": sequence.action_sequence,
-    "press_key": basic.press_key,
-    "manage_app": basic.manage_app,
-    "wait_for_delay": basic.wait_for_delay,
-    "pinch": gestures.pinch,
-    "touch_gesture": gestures.touch_gesture,
-    "read_control": native.read_control,
-    "control_action": native.control_action,
-    "wait_until": native.wait_until,
-    "scroll_to": native.scroll_to,
-}
 
-
-def call_tool(name: str, arguments: Any, ctx: ToolContext) -> ToolResult:
+def call_tool(name: str, arguments: object, ctx: ToolContext) -> ToolResult:
     """Validate raw arguments (the seed's schema and rules), then run the call; a bad call sends nothing."""
     checked = check_call(name, arguments)
     if isinstance(checked, ToolCall):
         return run_call(checked, ctx)
-    code = (
-        ToolCode.ARGUMENT_TOO_LARGE if any(p.code == ARGUMENT_TOO_LARGE for p in checked) else ToolCode.VALIDATION_ERROR
-    )
+    too_large = any(problem.code is ArgumentCode.ARGUMENT_TOO_LARGE for problem in checked)
+    code = ToolCode.ARGUMENT_TOO_LARGE if too_large else ToolCode.VALIDATION_ERROR
     first = checked[0]
-    where = f"{first.where()}: " if first.path else ""
+    where = f"{first.path_text()}: " if first.path else ""
     more = f" (and {len(checked) - 1} more problem(s))" if len(checked) > 1 else ""
     return ToolResult(
         name,
@@ -57,7 +37,7 @@ def call_tool(name: str, arguments: Any, ctx: ToolContext) -> ToolResult:
         f"invalid arguments: {where}{first.message}{more}; nothing was sent",
         code,
         first.hint,
-        {"problems": [problem.to_dict() for problem in checked], "elapsed_ms": 0, "inputs": 0},
+        {"problems": [problem.to_argument_dict() for problem in checked], "elapsed_ms": 0, "inputs": 0},
     )
 
 
@@ -77,7 +57,7 @@ def run_call(call: ToolCall, ctx: ToolContext) -> ToolResult:
 
 def _run(call: ToolCall, ctx: ToolContext) -> ToolResult:
     try:
-        message, data = EXECUTORS[call.name](call.args, ctx)
+        message, data = find(call.name).run(call.args, ctx)
     except ToolProblem as problem:
         status: Status = "refused" if ctx.sent == 0 and not ctx.unknown else "failed"
         return ToolResult(

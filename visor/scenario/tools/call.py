@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from visor.scenario.tools.models import ToolArgs
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,5 +12,6 @@ class ToolCall:
     """One validated tool call: the tool's name, its typed arguments, and the arguments as given."""
 
     name: str
-    args: ToolArgs
+    #: An instance of the tool's `ToolSpec.args_type` (built by its `build`); the executor's registry checks it.
+    args: object
     raw: Mapping[str, Any]

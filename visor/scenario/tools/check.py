@@ -1,7 +1,7 @@
 """Validate one tool call: the seed's JSON Schema first, then visor's rules, then build typed arguments.
 
 Both front ends use this: `visor validate` (a scenario step `command: <tool>`) and `visor mcp` (a call from an
-agent). Every problem is reported with its path into the arguments; a call with any problem dispatches
+agent). Every problem is an `Issue` with its path into the arguments; a call with any problem dispatches
 nothing. Unknown top-level arguments are refused (the seed leaves them open; refusing keeps calls exact).
 """
 
@@ -15,12 +15,15 @@ from typing import Any
 from jsonschema import Draft202012Validator, ValidationError
 from jsonschema.validators import extend
 
+from visor.scenario.document import Path
+from visor.scenario.issues import ArgumentCode, Issue
 from visor.scenario.suggest import did_you_mean
 from visor.scenario.tools.call import ToolCall
 from visor.scenario.tools.definitions import parameters
 from visor.scenario.tools.limits import ARGUMENT_BOUND_BYTES
-from visor.scenario.tools.models import BUILDERS
-from visor.scenario.tools.rules import ARGUMENT_TOO_LARGE, TOOL_RULES, Checker, Path, Problem, check_members
+from visor.scenario.tools.models import Raw
+from visor.scenario.tools.registry import spec
+from visor.scenario.tools.rules import Checker, check_members, problem
 
 
 def _is_integer(_checker: object, instance: object) -> bool:
@@ -38,10 +41,10 @@ def _validator(name: str) -> Any:
     return _Validator(parameters(name))
 
 
-def check_call(name: str, args: Any) -> ToolCall | list[Problem]:
-    """Return the validated call, or every problem with it."""
+def check_call(name: str, args: object) -> ToolCall | list[Issue]:
+    """Return the validated call, or every problem with it (`name` is a tool's: see `definitions.is_tool`)."""
     if not isinstance(args, Mapping):
-        return [Problem((), f"{name} arguments must be an object, got {_json_type(args)}")]
+        return [problem((), f"{name} arguments must be an object, got {_json_type(args)}")]
     if name == "action_sequence":
         size = encoded_size(args)
         if size > ARGUMENT_BOUND_BYTES:
@@ -49,18 +52,19 @@ def check_call(name: str, args: Any) -> ToolCall | list[Problem]:
                 f"the encoded sequence is {size} bytes; the argument bound is {ARGUMENT_BOUND_BYTES} bytes (16 KiB)"
             )
             hint = "Split it into several calls, and use a standalone control_action for long text."
-            return [Problem((), message, ARGUMENT_TOO_LARGE, hint)]
+            return [problem((), message, hint, code=ArgumentCode.ARGUMENT_TOO_LARGE)]
     problems = _unknown_keys(name, args) + schema_problems(name, args)
     if problems:
         return problems + _sound_member_problems(name, args, problems)
+    tool = spec(name)
     checker = Checker()
-    TOOL_RULES[name](checker, args, ())
+    tool.rules(checker, args, ())
     if checker.problems:
         return checker.problems
-    return ToolCall(name, BUILDERS[name](args), dict(args))
+    return ToolCall(tool.name, tool.build(args), dict(args))
 
 
-def _sound_member_problems(name: str, args: Mapping[str, Any], found: list[Problem]) -> list[Problem]:
+def _sound_member_problems(name: str, args: Raw, found: list[Issue]) -> list[Issue]:
     """Check the rules of the sequence members the schema found nothing wrong with, so one pass shows all."""
     broken = {p.path[1] for p in found if len(p.path) > 1 and p.path[0] == "steps" and isinstance(p.path[1], int)}
     steps = args.get("steps")
@@ -73,53 +77,53 @@ def _sound_member_problems(name: str, args: Mapping[str, Any], found: list[Probl
     return checker.problems
 
 
-def encoded_size(args: Mapping[str, Any]) -> int:
+def encoded_size(args: Raw) -> int:
     """Return the size of the arguments' compact JSON encoding, in UTF-8 bytes."""
     return len(json.dumps(args, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
 
 
-def _unknown_keys(name: str, args: Mapping[str, Any]) -> list[Problem]:
+def _unknown_keys(name: str, args: Raw) -> list[Issue]:
     known = set(parameters(name).get("properties", {}))
     problems = []
     for key in sorted(set(args) - known):
         hint = did_you_mean(key, known) or f"{name} takes: {', '.join(sorted(known))}"
-        problems.append(Problem((key,), f"unknown argument '{key}' for {name}", hint=hint))
+        problems.append(problem((key,), f"unknown argument '{key}' for {name}", hint))
     return problems
 
 
-def schema_problems(name: str, args: Mapping[str, Any]) -> list[Problem]:
+def schema_problems(name: str, args: Raw) -> list[Issue]:
     """Return the problems the tool's JSON Schema finds, in path order."""
     errors = sorted(_validator(name).iter_errors(args), key=lambda e: [str(part) for part in e.absolute_path])
-    return [problem for error in errors for problem in _explain(error) if problem.path or problem.message]
+    return [found for error in errors for found in _explain(error) if found.path or found.message]
 
 
-def _explain(error: ValidationError) -> list[Problem]:
+def _explain(error: ValidationError) -> list[Issue]:
     """Turn a schema error into problems; an `anyOf` is explained by the branch the value was meant for."""
     path: Path = tuple(error.absolute_path)
     if error.validator == "anyOf" and error.context:
         if _is_sequence_index(path, error.instance):
             return [
-                Problem(
+                problem(
                     path,
                     "element indices are not accepted in action_sequence",
-                    hint="Use the exact observed resource_id, or [x, y] in coordinate_space.",
+                    "Use the exact observed resource_id, or [x, y] in coordinate_space.",
                 )
             ]
         branch = _branch(error)
         if isinstance(branch, str):
-            return [Problem(path, branch)]
+            return [problem(path, branch)]
         if branch is not None:
             chosen = [sub for sub in error.context if sub.relative_schema_path[0] == branch]
-            return [problem for sub in chosen for problem in _explain(sub)]
+            return [found for sub in chosen for found in _explain(sub)]
         options: list[dict[str, Any]] = list(error.schema.get("anyOf", [])) if isinstance(error.schema, dict) else []
         expected = ", ".join(_describe(option) for option in options)
-        return [Problem(path, f"expected {expected}; got {_json_type(error.instance)}")]
+        return [problem(path, f"expected {expected}; got {_json_type(error.instance)}")]
     if error.validator == "additionalProperties":
-        return [Problem(path, error.message.replace("Additional properties are not allowed", "unknown field(s)"))]
-    return [Problem(path, error.message)]
+        return [problem(path, error.message.replace("Additional properties are not allowed", "unknown field(s)"))]
+    return [problem(path, error.message)]
 
 
-def _is_sequence_index(path: Path, instance: Any) -> bool:
+def _is_sequence_index(path: Path, instance: object) -> bool:
     return len(path) == 3 and path[0] == "steps" and path[2] == "target" and _json_type(instance) == "integer"
 
 
@@ -138,7 +142,7 @@ def _branch(error: ValidationError) -> int | str | None:
     return matching[0] if len(matching) == 1 else None
 
 
-def _type_matches(declared: Any, kind: str) -> bool:
+def _type_matches(declared: object, kind: str) -> bool:
     if declared is None:
         return False
     return declared == kind or (declared == "number" and kind == "integer")
@@ -151,7 +155,7 @@ def _describe(option: Mapping[str, Any]) -> str:
     return str(kind)
 
 
-def _json_type(value: Any) -> str:
+def _json_type(value: object) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):

@@ -1,37 +1,35 @@
 """The agent tools' definitions: the seed's 16 tools, shipped verbatim in `visor/schemas/agent-tools.json`.
 
 The file is the contract: `visor tools` exports it, `visor mcp` lists it, and every call is validated against
-its parameter schemas before visor's own rules run. A test keeps it equal to the seed.
+its parameter schemas before visor's own rules run. A test keeps it equal to the seed. Each tool's record (its
+typed arguments, rules and this definition) is a `ToolSpec` in `registry.py`; this module reads only the file,
+never the tools' models, so that start-up and scenarios without tool steps do not load them.
 """
 
 from __future__ import annotations
 
 import json
+import pkgutil
 from functools import cache
-from importlib import resources
 from typing import Any, Literal
 
 DEFINITIONS_FILE = "agent-tools.json"
 Kind = Literal["action", "observe"]
-#: The tools' names in the seed's order: known without reading the definitions (a test keeps them equal).
-TOOL_NAMES = (
-    "click", "click_sequence", "long_press", "input_text", "swipe", "drag", "action_sequence", "press_key",
-    "manage_app", "wait_for_delay", "pinch", "touch_gesture", "read_control", "control_action", "wait_until",
-    "scroll_to",
-)  # fmt: skip
-_TOOL_SET = frozenset(TOOL_NAMES)
 
 
 @cache
 def _load() -> dict[str, dict[str, Any]]:
-    text = resources.files("visor.schemas").joinpath(DEFINITIONS_FILE).read_text("utf-8")
-    raw: dict[str, dict[str, Any]] = json.loads(text)
+    # pkgutil rather than importlib.resources: the same file, without importing zipfile on every start-up.
+    data = pkgutil.get_data("visor.schemas", DEFINITIONS_FILE)
+    assert data is not None, "visor.schemas is a regular package"
+    raw: dict[str, dict[str, Any]] = json.loads(data.decode("utf-8"))
     return {entry["function"]["name"]: entry for entry in raw.values()}
 
 
+@cache
 def tool_names() -> tuple[str, ...]:
-    """Return the tools' names, in the seed's order."""
-    return TOOL_NAMES
+    """Return the tools' names, in the seed's order (the registry's specs are exactly these: a test holds it)."""
+    return tuple(_load())
 
 
 def openai_definition(name: str) -> dict[str, Any]:
@@ -58,7 +56,7 @@ def kind(name: str) -> Kind:
 
 def is_tool(name: object) -> bool:
     """Return True when `name` names an agent tool."""
-    return isinstance(name, str) and name in _TOOL_SET
+    return isinstance(name, str) and name in _load()
 
 
 #: Tools visor adds for agents: looking at the screen. Element indices refer to the last `observe`.

@@ -1,27 +1,52 @@
 """Typed, immutable arguments of the agent tools, built from arguments that passed the seed's schemas.
 
-Each `from_raw` reads a mapping already validated against the tool's JSON Schema (`check.py` makes sure), so
-it only applies the seed's defaults; the rules that span fields live in `rules.py`.
+Each `from_raw` reads a mapping already validated against the tool's JSON Schema (`check.py` makes sure). The
+fields' defaults here are the one source of the arguments' defaults: `from_raw` passes only the arguments that
+were given, `rules.py` reads the defaults with `field_default`, and a test holds every default the shipped
+schema declares equal to them. The rules that span fields live in `rules.py`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import MISSING, dataclass, fields
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from visor.scenario.tools.selector import Box, ControlSelector, box
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 Coord = tuple[int, int]
 Space = Literal["normalized", "pixel"]
+#: A tool's arguments as given (JSON), or one of their nested objects.
+Raw = Mapping[str, Any]
 
 
-def _coord(value: Any) -> Coord | None:
+def _coord(value: object) -> Coord | None:
     return (int(value[0]), int(value[1])) if isinstance(value, list) and len(value) == 2 else None
 
 
-def _float(value: Any) -> float | None:
+def _float(value: float | None) -> float | None:
     return None if value is None else float(value)
+
+
+def _given(raw: Raw, *names: str) -> dict[str, Any]:
+    """Return those of `names` that the arguments give; the others keep their field defaults."""
+    return {name: raw[name] for name in names if name in raw}
+
+
+def _floats(raw: Raw, *names: str) -> dict[str, Any]:
+    """Return those of `names` that the arguments give, as floats; the others keep their field defaults."""
+    return {name: float(raw[name]) for name in names if name in raw}
+
+
+def field_default(model: type[DataclassInstance], name: str) -> object:
+    """Return the default of a model's field: the value an argument takes when it is not given."""
+    for field in fields(model):
+        if field.name == name and field.default is not MISSING:
+            return field.default
+    raise LookupError(f"{model.__name__}.{name} has no default")
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +61,7 @@ class ValueFeedback:
     timeout_ms: int = 3000
 
     @classmethod
-    def from_raw(cls, raw: Mapping[str, Any] | None) -> ValueFeedback | None:
+    def from_raw(cls, raw: Raw | None) -> ValueFeedback | None:
         """Build from validated arguments (None stays None)."""
         if raw is None:
             return None
@@ -45,8 +70,7 @@ class ValueFeedback:
             value_format=raw["value_format"],
             target_value=float(raw["target_value"]),
             tolerance=float(raw["tolerance"]),
-            stable_ms=int(raw.get("stable_ms", 1000)),
-            timeout_ms=int(raw.get("timeout_ms", 3000)),
+            **_given(raw, "stable_ms", "timeout_ms"),
         )
 
 
@@ -71,7 +95,7 @@ class Calibration:
     min_movement_px: float | None = None
 
     @classmethod
-    def from_raw(cls, raw: Mapping[str, Any] | None) -> Calibration | None:
+    def from_raw(cls, raw: Raw | None) -> Calibration | None:
         """Build from validated arguments (None stays None)."""
         if raw is None:
             return None
@@ -97,12 +121,12 @@ class ClickArgs:
     delay_ms: int = 100
 
     @classmethod
-    def from_raw(cls, raw: Mapping[str, Any]) -> ClickArgs:
+    def from_raw(cls, raw: Raw) -> ClickArgs:
         """Build from validated arguments."""
-        return cls(_target(raw["target"]), raw.get("target_description"), raw.get("times", 1), raw.get("delay_ms", 100))
+        return cls(_target(raw["target"]), raw.get("target_description"), **_given(raw, "times", "delay_ms"))
 
 
-def _target(value: Any) -> int | Coord:
+def _target(value: object) -> int | Coord:
     if isinstance(value, int):
         return value
     coord = _coord(value)
@@ -119,10 +143,10 @@ class ClickSequenceArgs:
     delay_ms: int = 50
 
     @classmethod
-    def from_raw(cls, raw: Mapping[str, Any]) -> ClickSequenceArgs:
+    def from_raw(cls, raw: Raw) -> ClickSequenceArgs:
         """Build from validated arguments."""
         points = tuple(c for c in (_coord(p) for p in raw["sequence"]) if c is not None)
-        return cls(points, tuple(raw["target_descriptions"]), raw.get("delay_ms", 50))
+        return cls(points, tuple(raw["target_descriptions"]), **_given(raw, "delay_ms"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,9 +158,9 @@ class LongPressArgs:
     duration: int = 1000
 
     @classmethod
-    def from_raw(cls, raw: Mapping[str, Any]) -> LongPressArgs:
+    def from_raw(cls, raw: Raw) -> LongPressArgs:
         """Build from validated arguments."""
-        return cls(_target(raw["target"]), raw.get("target_description"), raw.get("duration", 1000))
+        return cls(_target(raw["target"]), raw.get("target_description"), **_given(raw, "duration"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,9 +173,9 @@ class InputTextArgs:
     clear_exist: bool = True
 
     @classmethod
-    def from_raw(cls, raw: Mapping[str, Any]) -> InputTextArgs:
+    def from_raw(cls, raw: Raw) -> InputTextArgs:
         """Build from validated arguments."""
-        return cls(raw["text"], _target(raw["target"]), raw.get("target_description"), raw.get("clear_exist", True))
+        return cls(raw["text"], _target(raw["target"]), raw.get("target_description"), **_given(raw, "clear_exist"))
 
 
 Direction = Literal["up", "down", "left", "right"]
@@ -170,7 +194,7 @@ class SwipeArgs:
     duration: int | None = None
 
     @classmethod
-    def from_raw(cls, raw: Mapping[str, Any]) -> SwipeArgs:
+    def from_raw(cls, raw: Raw) -> SwipeArgs:
         """Build from validated arguments; `gesture` (the legacy form) becomes a direction or two points."""
         direction, start, end = raw.get("direction"), _coord(raw.get("start")), _coord(raw.get("end"))
         gesture = raw.get("gesture")
@@ -198,7 +222,7 @@ class DragArgs:
     require_visible: str | None = None
 
     @classmethod
-    def from_raw(cls, raw: Mapping[str, Any]) -> DragArgs:
+    def from_raw(cls, raw: Raw) -> DragArgs:
         """Build from validated arguments."""
         start = _coord(raw["start"])
         assert start is not None, "rules refuse a start that is not a pair"
@@ -206,12 +230,11 @@ class DragArgs:
             start=start,
             target_description=raw["target_description"],
             end=_coord(raw.get("end")),
-            coordinate_space=raw.get("coordinate_space", "normalized"),
-            duration_ms=raw.get("duration_ms", 300),
             region=box(raw.get("region")),
             feedback=ValueFeedback.from_raw(raw.get("feedback")),
             calibration=Calibration.from_raw(raw.get("calibration")),
             require_visible=raw.get("require_visible"),
+            **_given(raw, "coordinate_space", "duration_ms"),
         )
 
 
@@ -231,7 +254,7 @@ class PinchArgs:
     region: Box | None = None
 
     @classmethod
-    def from_raw(cls, raw: Mapping[str, Any]) -> PinchArgs:
+    def from_raw(cls, raw: Raw) -> PinchArgs:
         """Build from validated arguments."""
         center = _coord(raw["center"])
         assert center is not None
@@ -240,12 +263,10 @@ class PinchArgs:
             start_span=raw["start_span"],
             end_span=raw["end_span"],
             target_description=raw["target_description"],
-            angle_degrees=float(raw.get("angle_degrees", 0)),
-            rotation_degrees=float(raw.get("rotation_degrees", 0)),
-            duration_ms=raw.get("duration_ms", 800),
-            coordinate_space=raw.get("coordinate_space", "normalized"),
             require_visible=raw.get("require_visible"),
             region=box(raw.get("region")),
+            **_floats(raw, "angle_degrees", "rotation_degrees"),
+            **_given(raw, "duration_ms", "coordinate_space"),
         )
 
 
@@ -268,7 +289,7 @@ class TouchGestureArgs:
     region: Box | None = None
 
     @classmethod
-    def from_raw(cls, raw: Mapping[str, Any]) -> TouchGestureArgs:
+    def from_raw(cls, raw: Raw) -> TouchGestureArgs:
         """Build from validated arguments."""
         frames = tuple(
             TouchFrame(frame["at_ms"], tuple((int(p[0]), int(p[1])) for p in frame["points"]))
@@ -277,9 +298,9 @@ class TouchGestureArgs:
         return cls(
             frames=frames,
             target_description=raw["target_description"],
-            coordinate_space=raw.get("coordinate_space", "normalized"),
             require_visible=raw.get("require_visible"),
             region=box(raw.get("region")),
+            **_given(raw, "coordinate_space"),
         )
 
 
@@ -290,7 +311,7 @@ class ReadControlArgs:
     selector: ControlSelector
 
     @classmethod
-    def from_raw(cls, raw: Mapping[str, Any]) -> ReadControlArgs:
+    def from_raw(cls, raw: Raw) -> ReadControlArgs:
         """Build from validated arguments."""
         return cls(ControlSelector.from_raw(raw["selector"]))
 
@@ -311,11 +332,13 @@ class ControlCondition:
     tolerance: float = 0.0
 
     @classmethod
-    def from_raw(cls, raw: Mapping[str, Any] | None) -> ControlCondition | None:
+    def from_raw(cls, raw: Raw | None) -> ControlCondition | None:
         """Build from validated arguments (None stays None)."""
         if raw is None:
             return None
-        return cls(raw["state"], raw.get("expected_text"), _float(raw.get("expected_value")), raw.get("tolerance", 0))
+        return cls(
+            raw["state"], raw.get("expected_text"), _float(raw.get("expected_value")), **_given(raw, "tolerance")
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,7 +356,7 @@ class ControlActionArgs:
     verify_timeout_ms: int = 1500
 
     @classmethod
-    def from_raw(cls, raw: Mapping[str, Any]) -> ControlActionArgs:
+    def from_raw(cls, raw: Raw) -> ControlActionArgs:
         """Build from validated arguments."""
         return cls(
             selector=ControlSelector.from_raw(raw["selector"]),
@@ -344,7 +367,7 @@ class ControlActionArgs:
             selection_start=raw.get("selection_start"),
             selection_end=raw.get("selection_end"),
             ensure_state=ControlCondition.from_raw(raw.get("ensure_state")),
-            verify_timeout_ms=raw.get("verify_timeout_ms", 1500),
+            **_given(raw, "verify_timeout_ms"),
         )
 
 
@@ -360,19 +383,20 @@ class WaitUntilArgs:
     stable_ms: int = 300
     timeout_ms: int = 5000
     poll_interval_ms: int = 200
+    #: A sequence member's `timeout_ms` when none is given (the seed's member default; the tool's is above).
+    MEMBER_TIMEOUT_MS: ClassVar[int] = 1500
 
     @classmethod
-    def from_raw(cls, raw: Mapping[str, Any], *, default_timeout_ms: int = 5000) -> WaitUntilArgs:
-        """Build from validated arguments (a sequence member's default timeout is 1500 ms)."""
+    def from_raw(cls, raw: Raw, *, member: bool = False) -> WaitUntilArgs:
+        """Build from validated arguments (`member`: a sequence member's, whose default timeout is shorter)."""
+        timeout = {"timeout_ms": cls.MEMBER_TIMEOUT_MS} if member else {}
         return cls(
             selector=ControlSelector.from_raw(raw["selector"]),
             state=raw["state"],
             expected_text=raw.get("expected_text"),
             expected_value=_float(raw.get("expected_value")),
-            tolerance=float(raw.get("tolerance", 0)),
-            stable_ms=raw.get("stable_ms", 300),
-            timeout_ms=raw.get("timeout_ms", default_timeout_ms),
-            poll_interval_ms=raw.get("poll_interval_ms", 200),
+            **_floats(raw, "tolerance"),
+            **(timeout | _given(raw, "stable_ms", "timeout_ms", "poll_interval_ms")),
         )
 
 
@@ -388,15 +412,12 @@ class ScrollToArgs:
     settle_ms: int = 300
 
     @classmethod
-    def from_raw(cls, raw: Mapping[str, Any]) -> ScrollToArgs:
+    def from_raw(cls, raw: Raw) -> ScrollToArgs:
         """Build from validated arguments."""
         return cls(
             container=ControlSelector.from_raw(raw["container"]),
             target=ControlSelector.from_raw(raw["target"]),
-            direction=raw.get("direction", "forward"),
-            max_scrolls=raw.get("max_scrolls", 10),
-            timeout_ms=raw.get("timeout_ms", 10000),
-            settle_ms=raw.get("settle_ms", 300),
+            **_given(raw, "direction", "max_scrolls", "timeout_ms", "settle_ms"),
         )
 
 
@@ -407,7 +428,7 @@ class PressKeyArgs:
     key: Literal["ENTER", "BACK", "HOME", "APP_SWITCH"]
 
     @classmethod
-    def from_raw(cls, raw: Mapping[str, Any]) -> PressKeyArgs:
+    def from_raw(cls, raw: Raw) -> PressKeyArgs:
         """Build from validated arguments."""
         return cls(raw["key"])
 
@@ -420,7 +441,7 @@ class ManageAppArgs:
     app_name: str
 
     @classmethod
-    def from_raw(cls, raw: Mapping[str, Any]) -> ManageAppArgs:
+    def from_raw(cls, raw: Raw) -> ManageAppArgs:
         """Build from validated arguments."""
         return cls(raw["action"], raw["app_name"])
 
@@ -432,7 +453,7 @@ class WaitForDelayArgs:
     time_in_ms: int
 
     @classmethod
-    def from_raw(cls, raw: Mapping[str, Any]) -> WaitForDelayArgs:
+    def from_raw(cls, raw: Raw) -> WaitForDelayArgs:
         """Build from validated arguments."""
         return cls(raw["time_in_ms"])
 
@@ -452,17 +473,15 @@ class ClickMember:
     unless_visible: str | None = None
 
     @classmethod
-    def from_raw(cls, raw: Mapping[str, Any]) -> ClickMember:
+    def from_raw(cls, raw: Raw) -> ClickMember:
         """Build from validated arguments."""
         target = raw["target"]
         point = _coord(target)
         return cls(
             target=target if isinstance(target, str) or point is None else point,
             target_description=raw["target_description"],
-            coordinate_space=raw.get("coordinate_space", "normalized"),
-            times=raw.get("times", 1),
-            delay_ms=raw.get("delay_ms", 100),
             unless_visible=raw.get("unless_visible"),
+            **_given(raw, "coordinate_space", "times", "delay_ms"),
         )
 
 
@@ -489,27 +508,27 @@ Member = (
 )  # fmt: skip
 
 
-def member_from_raw(raw: Mapping[str, Any]) -> Member:
+def member_from_raw(raw: Raw) -> Member:
     """Build one validated sequence member."""
     action = raw["action"]
-    fields = {key: value for key, value in raw.items() if key != "action"}
+    given = {key: value for key, value in raw.items() if key != "action"}
     if action == "click":
-        return ClickMember.from_raw(fields)
+        return ClickMember.from_raw(given)
     if action == "drag":
-        return DragArgs.from_raw(fields)
+        return DragArgs.from_raw(given)
     if action == "wait":
-        return WaitMember(fields["time_in_ms"])
+        return WaitMember(given["time_in_ms"])
     if action == "ensure_visible":
         return EnsureVisibleMember(
-            fields["target"], fields["opener"], fields["target_description"], fields.get("timeout_ms", 1500)
+            given["target"], given["opener"], given["target_description"], **_given(given, "timeout_ms")
         )
     if action == "pinch":
-        return PinchArgs.from_raw(fields)
+        return PinchArgs.from_raw(given)
     if action == "touch_gesture":
-        return TouchGestureArgs.from_raw(fields)
+        return TouchGestureArgs.from_raw(given)
     if action == "control_action":
-        return ControlActionArgs.from_raw(fields["request"])
-    return WaitUntilArgs.from_raw(fields, default_timeout_ms=1500)
+        return ControlActionArgs.from_raw(given["request"])
+    return WaitUntilArgs.from_raw(given, member=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -521,34 +540,8 @@ class ActionSequenceArgs:
     feedback: ValueFeedback | None = None
 
     @classmethod
-    def from_raw(cls, raw: Mapping[str, Any]) -> ActionSequenceArgs:
+    def from_raw(cls, raw: Raw) -> ActionSequenceArgs:
         """Build from validated arguments."""
         steps = tuple(member_from_raw(step) for step in raw["steps"])
         actions = tuple(str(step["action"]) for step in raw["steps"])
         return cls(steps, actions, ValueFeedback.from_raw(raw.get("feedback")))
-
-
-ToolArgs = (
-    ClickArgs | ClickSequenceArgs | LongPressArgs | InputTextArgs | SwipeArgs | DragArgs | ActionSequenceArgs
-    | PressKeyArgs | ManageAppArgs | WaitForDelayArgs | PinchArgs | TouchGestureArgs | ReadControlArgs
-    | ControlActionArgs | WaitUntilArgs | ScrollToArgs
-)  # fmt: skip
-
-BUILDERS: dict[str, Any] = {
-    "click": ClickArgs.from_raw,
-    "click_sequence": ClickSequenceArgs.from_raw,
-    "long_press": LongPressArgs.from_raw,
-    "input_text": InputTextArgs.from_raw,
-    "swipe": SwipeArgs.from_raw,
-    "drag": DragArgs.from_raw,
-    "action_sequence": ActionSequenceArgs.from_raw,
-    "press_key": PressKeyArgs.from_raw,
-    "manage_app": ManageAppArgs.from_raw,
-    "wait_for_delay": WaitForDelayArgs.from_raw,
-    "pinch": PinchArgs.from_raw,
-    "touch_gesture": TouchGestureArgs.from_raw,
-    "read_control": ReadControlArgs.from_raw,
-    "control_action": ControlActionArgs.from_raw,
-    "wait_until": WaitUntilArgs.from_raw,
-    "scroll_to": ScrollToArgs.from_raw,
-}

@@ -3,15 +3,19 @@
 Each rule reads arguments that already passed the tool's schema and reports every broken rule with its
 path, so nothing is dispatched for an invalid call and an author sees all problems at once. Rules that need
 the live screen (pixel bounds, pinch paths on this screen's size) are checked before input, at run time.
+Each problem is an `Issue` (code VALIDATION_ERROR) whose path starts at the arguments object. Where a rule
+needs an argument that was not given, it takes the model's default (`models.py` holds them all).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from visor.scenario.document import Path
+from visor.scenario.issues import ArgumentCode, Issue, error
 from visor.scenario.tools.limits import (
     FAST_ACTION_LIMIT,
     MAX_DELAY_MS,
@@ -21,52 +25,53 @@ from visor.scenario.tools.limits import (
     MAX_TIMES,
     NORMALIZED_MAX,
 )
+from visor.scenario.tools.models import (
+    ClickMember,
+    DragArgs,
+    PinchArgs,
+    Raw,
+    ScrollToArgs,
+    TouchGestureArgs,
+    ValueFeedback,
+    WaitUntilArgs,
+    field_default,
+)
 
-Path = tuple[str | int, ...]
-Raw = Mapping[str, Any]
-
-#: Problem codes: VALIDATION_ERROR for a broken rule, ARGUMENT_TOO_LARGE for the 16 KiB bound.
-VALIDATION_ERROR = "VALIDATION_ERROR"
-ARGUMENT_TOO_LARGE = "ARGUMENT_TOO_LARGE"
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One broken rule of a tool call: where (a path into the arguments), what, and how to fix it."""
-
-    path: Path
-    message: str
-    code: str = VALIDATION_ERROR
-    hint: str | None = None
-
-    def where(self) -> str:
-        """Return the path as text: `steps[2].target`, or `(arguments)` for the whole object."""
-        out = ""
-        for part in self.path:
-            out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
-        return out or "(arguments)"
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the JSON form used in results."""
-        data = {"path": self.where(), "message": self.message, "code": self.code}
-        return data | ({"hint": self.hint} if self.hint else {})
+def problem(
+    path: Path, message: str, hint: str | None = None, *, code: ArgumentCode = ArgumentCode.VALIDATION_ERROR
+) -> Issue:
+    """Return one problem of a tool call: where (a path into its arguments), what, and how to fix it."""
+    return error(code, message, path, hint)
 
 
 @dataclass
 class Checker:
     """Collects problems."""
 
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[Issue] = field(default_factory=list)
 
     def add(self, path: Path, message: str, hint: str | None = None) -> None:
         """Record a broken rule."""
-        self.problems.append(Problem(path, message, hint=hint))
+        self.problems.append(problem(path, message, hint))
+
+
+#: The signature of an argument rule: the checker, schema-valid arguments, and their path.
+Rule = Callable[[Checker, Raw, Path], None]
+
+
+def _arg(raw: Raw, key: str, model: type[DataclassInstance]) -> Any:
+    """Return an argument as given, or the model's default for it."""
+    return raw[key] if key in raw else field_default(model, key)
 
 
 # -- shared shapes -------------------------------------------------------------------------------------------
 
 
-def _pair(c: Checker, value: Any, path: Path, space: str = "normalized") -> bool:
+def _pair(c: Checker, value: object, path: Path, space: str = "normalized") -> bool:
     """Check an [x, y] pair in a coordinate space; return True when it is usable."""
     if not isinstance(value, list) or len(value) != 2:
         count = len(value) if isinstance(value, list) else 0
@@ -87,7 +92,7 @@ def _pair(c: Checker, value: Any, path: Path, space: str = "normalized") -> bool
     return ok
 
 
-def _rect(c: Checker, value: Any, path: Path, space: str = "pixel") -> bool:
+def _rect(c: Checker, value: object, path: Path, space: str = "pixel") -> bool:
     """Check a [left, top, right, bottom] rectangle; return True when it is usable."""
     if not isinstance(value, list) or len(value) != 4:
         c.add(path, "a rectangle is [left, top, right, bottom]: exactly 4 integers")
@@ -126,7 +131,7 @@ def _between(c: Checker, raw: Raw, key: str, path: Path, low: int, high: int, de
         c.add((*path, key), f"{key} must be from {low} to {high}, got {value}")
 
 
-def check_selector(c: Checker, raw: Any, path: Path) -> None:
+def check_selector(c: Checker, raw: object, path: Path) -> None:
     """Require at least one attribute (an empty selector matches everything) and valid pixel bounds."""
     if not isinstance(raw, dict):
         return
@@ -142,11 +147,11 @@ def check_selector(c: Checker, raw: Any, path: Path) -> None:
         _rect(c, raw["bounds"], (*path, "bounds"), "pixel")
 
 
-def _feedback(c: Checker, raw: Any, path: Path) -> None:
+def _feedback(c: Checker, raw: object, path: Path) -> None:
     if not isinstance(raw, dict):
         return
     check_selector(c, raw.get("selector"), (*path, "selector"))
-    stable, timeout = raw.get("stable_ms", 1000), raw.get("timeout_ms", 3000)
+    stable, timeout = _arg(raw, "stable_ms", ValueFeedback), _arg(raw, "timeout_ms", ValueFeedback)
     if stable > timeout:
         c.add((*path, "stable_ms"), f"stable_ms ({stable}) cannot exceed timeout_ms ({timeout}): it could never hold")
 
@@ -169,13 +174,15 @@ def _index_or_point(c: Checker, raw: Raw, path: Path) -> None:
 # -- tools -----------------------------------------------------------------------------------------------------
 
 
-def _click(c: Checker, raw: Raw, path: Path) -> None:
+def check_click(c: Checker, raw: Raw, path: Path) -> None:
+    """Check an element index or a normalized point, and times and delay within visor's bounds."""
     _index_or_point(c, raw, path)
     _between(c, raw, "times", path, 1, MAX_TIMES)
     _between(c, raw, "delay_ms", path, 0, MAX_DELAY_MS)
 
 
-def _click_sequence(c: Checker, raw: Raw, path: Path) -> None:
+def check_click_sequence(c: Checker, raw: Raw, path: Path) -> None:
+    """Check 1 to 20 normalized points, with one non-blank description each."""
     sequence, descriptions = raw["sequence"], raw["target_descriptions"]
     if not 1 <= len(sequence) <= FAST_ACTION_LIMIT:
         c.add(
@@ -195,18 +202,21 @@ def _click_sequence(c: Checker, raw: Raw, path: Path) -> None:
     _between(c, raw, "delay_ms", path, 0, MAX_DELAY_MS)
 
 
-def _long_press(c: Checker, raw: Raw, path: Path) -> None:
+def check_long_press(c: Checker, raw: Raw, path: Path) -> None:
+    """Check an element index or a normalized point, and a duration within visor's bounds."""
     _index_or_point(c, raw, path)
     _between(c, raw, "duration", path, 1, MAX_GESTURE_MS)
 
 
-def _input_text(c: Checker, raw: Raw, path: Path) -> None:
+def check_input_text(c: Checker, raw: Raw, path: Path) -> None:
+    """Check an element index or a normalized point, and a text within visor's bound."""
     _index_or_point(c, raw, path)
     if len(raw["text"]) > MAX_TEXT:
         c.add((*path, "text"), f"text is limited to {MAX_TEXT} characters, got {len(raw['text'])}")
 
 
-def _swipe(c: Checker, raw: Raw, path: Path) -> None:
+def check_swipe(c: Checker, raw: Raw, path: Path) -> None:
+    """Check exactly one mode is given (direction, start/end or gesture), with usable points and scope."""
     modes = [name for name in ("direction", "gesture") if name in raw]
     if "start" in raw or "end" in raw:
         modes.append("start/end")
@@ -243,7 +253,7 @@ def _swipe(c: Checker, raw: Raw, path: Path) -> None:
 
 def check_drag(c: Checker, raw: Raw, path: Path) -> None:
     """Check a drag (the tool or a sequence member): one of end or calibration, inside the region."""
-    space = raw.get("coordinate_space", "normalized")
+    space = _arg(raw, "coordinate_space", DragArgs)
     start_ok = _pair(c, raw["start"], (*path, "start"), space)
     end, calibration = raw.get("end"), raw.get("calibration")
     if end is not None and calibration is not None:
@@ -283,7 +293,7 @@ def _calibration(c: Checker, raw: Raw, path: Path) -> None:
 
 def check_pinch(c: Checker, raw: Raw, path: Path) -> None:
     """Pinch rules that need no screen: the centre is a point inside the region."""
-    space = raw.get("coordinate_space", "normalized")
+    space = _arg(raw, "coordinate_space", PinchArgs)
     center_ok = _pair(c, raw["center"], (*path, "center"), space)
     _description(c, raw, "target_description", path, "for every pinch")
     _text(c, raw, "require_visible", path)
@@ -299,7 +309,7 @@ def check_pinch(c: Checker, raw: Raw, path: Path) -> None:
 
 def check_touch_gesture(c: Checker, raw: Raw, path: Path) -> None:
     """Frames start at 0 ms, strictly increase, keep the same finger count and stay in range and region."""
-    space = raw.get("coordinate_space", "normalized")
+    space = _arg(raw, "coordinate_space", TouchGestureArgs)
     frames = raw["frames"]
     region: Any = raw.get("region")
     region_ok = region is not None and _rect(c, region, (*path, "region"), space)
@@ -324,7 +334,8 @@ def check_touch_gesture(c: Checker, raw: Raw, path: Path) -> None:
     _text(c, raw, "require_visible", path)
 
 
-def _read_control(c: Checker, raw: Raw, path: Path) -> None:
+def check_read_control(c: Checker, raw: Raw, path: Path) -> None:
+    """Check the selector is usable."""
     check_selector(c, raw["selector"], (*path, "selector"))
 
 
@@ -384,32 +395,36 @@ def check_wait_until(c: Checker, raw: Raw, path: Path) -> None:
         c.add((*path, "expected_text"), f"state {state} takes no expected_text")
     if state != "value" and raw.get("expected_value") is not None:
         c.add((*path, "expected_value"), f"state {state} takes no expected_value")
-    stable, timeout = raw.get("stable_ms", 300), raw.get("timeout_ms", 5000)
+    stable, timeout = _arg(raw, "stable_ms", WaitUntilArgs), _arg(raw, "timeout_ms", WaitUntilArgs)
     if state == "stable" and stable > timeout:
         c.add((*path, "stable_ms"), f"stable_ms ({stable}) cannot exceed timeout_ms ({timeout}): it could never hold")
 
 
-def _scroll_to(c: Checker, raw: Raw, path: Path) -> None:
+def check_scroll_to(c: Checker, raw: Raw, path: Path) -> None:
+    """Check both selectors are usable and settle_ms fits in timeout_ms."""
     check_selector(c, raw["container"], (*path, "container"))
     check_selector(c, raw["target"], (*path, "target"))
-    settle, timeout = raw.get("settle_ms", 300), raw.get("timeout_ms", 10000)
+    settle, timeout = _arg(raw, "settle_ms", ScrollToArgs), _arg(raw, "timeout_ms", ScrollToArgs)
     if settle > timeout:
         c.add((*path, "settle_ms"), f"settle_ms ({settle}) cannot exceed timeout_ms ({timeout})")
 
 
-def _manage_app(c: Checker, raw: Raw, path: Path) -> None:
+def check_manage_app(c: Checker, raw: Raw, path: Path) -> None:
+    """Check the app name is not blank."""
     _text(c, raw, "app_name", path)
 
 
-def _wait_for_delay(c: Checker, raw: Raw, path: Path) -> None:
+def check_wait_for_delay(c: Checker, raw: Raw, path: Path) -> None:
+    """Check the delay is within visor's cap."""
     _between(c, raw, "time_in_ms", path, 0, MAX_DELAY_WAIT_MS)
 
 
-def _press_key(c: Checker, raw: Raw, path: Path) -> None:
+def check_press_key(c: Checker, raw: Raw, path: Path) -> None:
     """Check nothing more: press_key's schema says it all."""
 
 
-def _action_sequence(c: Checker, raw: Raw, path: Path) -> None:
+def check_action_sequence(c: Checker, raw: Raw, path: Path) -> None:
+    """Check every member's rules, the fast-action limit over all taps, and the feedback."""
     taps = check_members(c, raw["steps"], path, range(len(raw["steps"])))
     if taps > FAST_ACTION_LIMIT:
         c.add(
@@ -427,7 +442,7 @@ def check_members(c: Checker, steps: list[Raw], path: Path, indices: Iterable[in
         where: Path = (*path, "steps", index)
         action = member["action"]
         if action == "click":
-            taps += member.get("times", 1)
+            taps += _arg(member, "times", ClickMember)
             _click_member(c, member, where)
         elif action == "ensure_visible":
             if member["target"] == member["opener"]:
@@ -446,7 +461,7 @@ def _click_member(c: Checker, raw: Raw, path: Path) -> None:
         if not target.strip():
             c.add((*path, "target"), "a resource id target must not be blank")
     else:
-        _pair(c, target, (*path, "target"), raw.get("coordinate_space", "normalized"))
+        _pair(c, target, (*path, "target"), _arg(raw, "coordinate_space", ClickMember))
     _description(c, raw, "target_description", path, "for every click")
     _text(c, raw, "unless_visible", path)
 
@@ -455,29 +470,10 @@ def _wait_member(c: Checker, raw: Raw, path: Path) -> None:
     """Check nothing more: a wait member's schema says it all."""
 
 
-MEMBER_RULES: dict[str, Callable[[Checker, Raw, Path], None]] = {
+MEMBER_RULES: dict[str, Rule] = {
     "drag": check_drag,
     "wait": _wait_member,
     "pinch": check_pinch,
     "touch_gesture": check_touch_gesture,
     "wait_until": check_wait_until,
-}
-
-TOOL_RULES: dict[str, Callable[[Checker, Raw, Path], None]] = {
-    "click": _click,
-    "click_sequence": _click_sequence,
-    "long_press": _long_press,
-    "input_text": _input_text,
-    "swipe": _swipe,
-    "drag": check_drag,
-    "action_sequence": _action_sequence,
-    "press_key": _press_key,
-    "manage_app": _manage_app,
-    "wait_for_delay": _wait_for_delay,
-    "pinch": check_pinch,
-    "touch_gesture": check_touch_gesture,
-    "read_control": _read_control,
-    "control_action": check_control_action,
-    "wait_until": check_wait_until,
-    "scroll_to": _scroll_to,
 }

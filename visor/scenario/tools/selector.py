@@ -9,7 +9,7 @@ from typing import Any
 Box = tuple[int, int, int, int]
 
 
-def box(value: Any) -> Box | None:
+def box(value: object) -> Box | None:
     """Return a [left, top, right, bottom] list as a tuple (None stays None)."""
     return (int(value[0]), int(value[1]), int(value[2]), int(value[3])) if isinstance(value, list) else None
 
