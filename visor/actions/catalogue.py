@@ -34,6 +34,7 @@ from visor.scenario.commands import (
 )
 from visor.scenario.scenario import Step
 from visor.scenario.tools.call import ToolCall
+from visor.scenario.tools.definitions import is_tool
 
 A = TypeVar("A", bound=Args)
 Details = dict[str, Any]
@@ -84,11 +85,12 @@ def detail_shapes(command: str) -> tuple[type, ...]:
     if spec is not None:
         own = tuple(dict.fromkeys(BY_ARGS[model].details for model in spec.variants.values()))
         return (*own, shapes.FailureDetails, shapes.EngineDetails)
-    from visor.actions.tools.details import TOOL_DATA, ToolFailure, ToolStep  # lazy: as the tools themselves
-
-    if command not in TOOL_DATA:
+    if not is_tool(command):
         return (shapes.EngineDetails,)
-    return (ToolStep, TOOL_DATA[command], ToolFailure, shapes.EngineDetails)
+    from visor.actions.tools.details import ToolFailure, ToolStep  # lazy: as the tools themselves
+    from visor.actions.tools.registry import find
+
+    return (ToolStep, find(command).details, ToolFailure, shapes.EngineDetails)
 
 
 def execute(step: Step, ctx: ActionContext) -> Details:

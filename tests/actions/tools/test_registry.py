@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import inspect
-from typing import Any, get_type_hints
+from typing import Any, get_type_hints, is_typeddict
 
 import pytest
 
 from visor.actions.tools import registry
+from visor.actions.tools.details import Tap
 from visor.actions.tools.registry import TOOLS, Tool, find, tool
 from visor.scenario.tools.definitions import all_definitions, mcp_definition
 from visor.scenario.tools.models import ClickArgs, SwipeArgs
@@ -48,8 +49,14 @@ def test_tool_pairs_a_spec_with_its_executor() -> None:
         calls.append(args)
         return "clicked", {}
 
-    made = tool(CLICK, execute)
+    made = tool(CLICK, execute, Tap)
     args = ClickArgs(target=3)
     assert made.name == "click" and made.run(args, None) == ("clicked", {})  # type: ignore[arg-type]
     assert calls == [args]
-    assert registry.find("click").spec is CLICK
+    assert registry.find("click").spec is CLICK and registry.find("click").details is Tap
+
+
+def test_every_tool_declares_the_shape_of_its_data() -> None:
+    """The shape decides what of a tool step enters the determinism signature (visor.actions.tools.details)."""
+    for entry in registry.TOOLS:
+        assert is_typeddict(entry.details), entry.name

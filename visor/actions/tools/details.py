@@ -194,24 +194,3 @@ class ToolFailure(TypedDict, total=False):
     state: str
     waited_ms: Volatile[int]
     observations: Volatile[int]
-
-
-#: Each tool's own data, by tool name.
-TOOL_DATA: dict[str, type] = {
-    "click": Tap,
-    "long_press": Tap,
-    "click_sequence": ClickSequence,
-    "input_text": InputText,
-    "swipe": Swipe,
-    "drag": Drag,
-    "action_sequence": Sequence,
-    "press_key": PressKey,
-    "manage_app": ManageApp,
-    "wait_for_delay": Delay,
-    "pinch": Pinch,
-    "touch_gesture": TouchGesture,
-    "read_control": Control,
-    "control_action": Control,
-    "wait_until": WaitUntil,
-    "scroll_to": ScrollTo,
-}

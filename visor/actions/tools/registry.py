@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 from visor.actions.tools import basic, gestures, native, sequence
+from visor.actions.tools import details as shapes
 from visor.actions.tools.basic import Outcome
 from visor.actions.tools.context import ToolContext
 from visor.scenario.tools import registry as specs
@@ -28,6 +29,8 @@ class Tool(Generic[A]):
     spec: ToolSpec[A]
     #: Runs the call once on the context: its message and result data, or a `ToolProblem`.
     execute: Callable[[A, ToolContext], Outcome]
+    #: The shape of its result data (a `TypedDict` of `visor.actions.tools.details`: keys and signature roles).
+    details: type
 
     @property
     def name(self) -> str:
@@ -41,9 +44,9 @@ class Tool(Generic[A]):
         return self.execute(args, ctx)
 
 
-def tool(spec: ToolSpec[A], execute: Callable[[A, ToolContext], Outcome]) -> Tool[A]:
-    """Pair a spec with its executor; mypy refuses an executor that does not take the spec's argument type."""
-    return Tool(spec, execute)
+def tool(spec: ToolSpec[A], execute: Callable[[A, ToolContext], Outcome], details: type) -> Tool[A]:
+    """Pair a spec with its executor and its data's shape (mypy refuses an executor of another argument type)."""
+    return Tool(spec, execute, details)
 
 
 class Runnable(Protocol):
@@ -59,6 +62,11 @@ class Runnable(Protocol):
         """Return the tool's spec."""
         ...
 
+    @property
+    def details(self) -> type:
+        """Return the shape of the tool's result data."""
+        ...
+
     def run(self, args: object, ctx: ToolContext) -> Outcome:
         """Execute arguments built by the tool's spec."""
         ...
@@ -67,22 +75,22 @@ class Runnable(Protocol):
 # Each pairing is inferred on its own: declared `tuple[Runnable, ...]` here, mypy would solve every `A` as
 # `object` and refuse every executor. `TOOLS` then widens them.
 _PAIRED = (
-    tool(specs.CLICK, basic.click),
-    tool(specs.CLICK_SEQUENCE, basic.click_sequence),
-    tool(specs.LONG_PRESS, basic.long_press),
-    tool(specs.INPUT_TEXT, basic.input_text),
-    tool(specs.SWIPE, basic.swipe),
-    tool(specs.DRAG, gestures.drag),
-    tool(specs.ACTION_SEQUENCE, sequence.action_sequence),
-    tool(specs.PRESS_KEY, basic.press_key),
-    tool(specs.MANAGE_APP, basic.manage_app),
-    tool(specs.WAIT_FOR_DELAY, basic.wait_for_delay),
-    tool(specs.PINCH, gestures.pinch),
-    tool(specs.TOUCH_GESTURE, gestures.touch_gesture),
-    tool(specs.READ_CONTROL, native.read_control),
-    tool(specs.CONTROL_ACTION, native.control_action),
-    tool(specs.WAIT_UNTIL, native.wait_until),
-    tool(specs.SCROLL_TO, native.scroll_to),
+    tool(specs.CLICK, basic.click, shapes.Tap),
+    tool(specs.CLICK_SEQUENCE, basic.click_sequence, shapes.ClickSequence),
+    tool(specs.LONG_PRESS, basic.long_press, shapes.Tap),
+    tool(specs.INPUT_TEXT, basic.input_text, shapes.InputText),
+    tool(specs.SWIPE, basic.swipe, shapes.Swipe),
+    tool(specs.DRAG, gestures.drag, shapes.Drag),
+    tool(specs.ACTION_SEQUENCE, sequence.action_sequence, shapes.Sequence),
+    tool(specs.PRESS_KEY, basic.press_key, shapes.PressKey),
+    tool(specs.MANAGE_APP, basic.manage_app, shapes.ManageApp),
+    tool(specs.WAIT_FOR_DELAY, basic.wait_for_delay, shapes.Delay),
+    tool(specs.PINCH, gestures.pinch, shapes.Pinch),
+    tool(specs.TOUCH_GESTURE, gestures.touch_gesture, shapes.TouchGesture),
+    tool(specs.READ_CONTROL, native.read_control, shapes.Control),
+    tool(specs.CONTROL_ACTION, native.control_action, shapes.Control),
+    tool(specs.WAIT_UNTIL, native.wait_until, shapes.WaitUntil),
+    tool(specs.SCROLL_TO, native.scroll_to, shapes.ScrollTo),
 )
 #: Every tool, in the seed's order.
 TOOLS: tuple[Runnable, ...] = _PAIRED
