@@ -17,17 +17,25 @@ RANKS = {
     "files": 0,
     "limits": 0,
     "scenario": 1,
-    "actions": 2,
     "ui": 2,
-    "engine": 3,
-    "devices": 4,
-    "report": 5,
-    "agent": 5,
-    "session": 6,
-    "cli": 7,
-    "__main__": 8,
+    "actions": 3,
+    "engine": 4,
+    "devices": 5,
+    "report": 6,
+    "agent": 7,
+    "session": 8,
+    "cli": 9,
+    "__main__": 10,
     "__init__": 0,
 }
+#: Inside `actions`: the kernel every front end acts through, and the two front ends over it.
+KERNEL = ("visor.actions.kernel",)
+SCENARIO_FRONT = ("visor.actions.commands", "visor.actions.context", "visor.actions.targets", "visor.actions.catalogue")
+TOOLS_FRONT = ("visor.actions.tools",)
+#: An agent tool run as a scenario step: the one tools module that may use the scenario front end.
+BRIDGE = "actions/tools/step.py"
+#: What of the tools the scenario front end may use: the bridge, and the records (to find a tool's details).
+TOOLS_FOR_SCENARIOS = ("visor.actions.tools.step", "visor.actions.tools.registry", "visor.actions.tools.details")
 UI_LIBRARIES = {"click", "rich"}
 UI_ALLOWED = ("cli/", "report/console.py")
 #: Runtimes by name: above `visor/devices/`, only the command line's choices may say them (and the factory does).
@@ -52,7 +60,14 @@ def imported(path: Path) -> set[str]:
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module)
+            # `from visor.actions import commands` imports the module visor.actions.commands.
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
     return names
+
+
+def within(name: str, packages: tuple[str, ...]) -> bool:
+    """Return True when the module `name` is one of `packages` or inside one."""
+    return any(name == package or name.startswith(package + ".") for package in packages)
 
 
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
@@ -63,6 +78,8 @@ def test_layers_import_downward_only(path: Path) -> None:
         if parts[0] != "visor" or len(parts) == 1:
             continue
         target = parts[1]
+        if not (PACKAGE / target).is_dir() and not (PACKAGE / f"{target}.py").is_file():
+            continue  # a name the package itself defines (`from visor import DISTRIBUTION`)
         assert RANKS[target] <= own or target == layer(path), f"{path.name} ({layer(path)}) imports {name}"
 
 
@@ -131,3 +148,43 @@ def test_runtimes_are_told_apart_by_capabilities_not_names(path: Path) -> None:
 def test_the_runtime_name_check_sees_comparisons() -> None:
     tree = ast.parse('a == "sim"\nif "appium" != b: pass\nc in ("sim", "x")\nd = "sim"\n')
     assert _runtime_names_compared(tree) == [(1, "sim"), (2, "appium"), (3, "sim")]
+
+
+def _relative(path: Path) -> str:
+    return str(path.relative_to(PACKAGE))
+
+
+@pytest.mark.parametrize("path", modules(), ids=_relative)
+def test_no_relative_imports(path: Path) -> None:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    relative = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level > 0]
+    assert not relative, f"{_relative(path)}: relative imports on lines {relative}"
+
+
+@pytest.mark.parametrize("path", modules(), ids=_relative)
+def test_the_kernel_knows_no_front_end(path: Path) -> None:
+    """Waiting, aiming, re-finding and wording faults are shared: the kernel may not lean on a vocabulary."""
+    if not _relative(path).startswith("actions/kernel/"):
+        return
+    reached = {name for name in imported(path) if within(name, SCENARIO_FRONT + TOOLS_FRONT)}
+    assert not reached, f"{_relative(path)} reaches into a front end: {sorted(reached)}"
+
+
+@pytest.mark.parametrize("path", modules(), ids=_relative)
+def test_the_front_ends_do_not_reach_into_each_other(path: Path) -> None:
+    relative = _relative(path)
+    names = imported(path)
+    if relative.startswith("actions/tools/") and relative != BRIDGE:
+        reached = {name for name in names if within(name, SCENARIO_FRONT)}
+        assert not reached, f"{relative} (a tool) reaches into the scenario commands: {sorted(reached)}"
+    if within("visor." + relative.removesuffix(".py").replace("/", "."), SCENARIO_FRONT):
+        reached = {name for name in names if within(name, TOOLS_FRONT) and not within(name, TOOLS_FOR_SCENARIOS)}
+        assert not reached, f"{relative} (a scenario command) reaches into the tools: {sorted(reached)}"
+
+
+def test_the_front_end_rules_see_imports() -> None:
+    """The rules above are not vacuous: they see `from package import module` and the kernel's own imports."""
+    kernel = PACKAGE / "actions" / "kernel" / "context.py"
+    assert "visor.actions.device" in imported(kernel)
+    assert "visor.actions.tools.details" in imported(PACKAGE / "actions" / "catalogue.py")
+    assert within("visor.actions.tools.basic", TOOLS_FRONT) and not within("visor.actions.toolsx", TOOLS_FRONT)

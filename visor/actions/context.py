@@ -10,7 +10,7 @@ from typing import NoReturn, Protocol
 
 from visor.actions.device import Device
 from visor.actions.kernel.context import Kernel
-from visor.actions.tools.context import AgentState
+from visor.actions.kernel.memory import AgentState
 from visor.clock import Clock, us_to_ms
 from visor.errors import ActionError
 

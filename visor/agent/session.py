@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from visor.actions.device import Device
+from visor.actions.kernel.memory import AgentState
 from visor.actions.observer import ObservingDevice
-from visor.actions.tools.context import AgentState, ToolContext, ToolSettings
+from visor.actions.tools.context import ToolContext, ToolSettings
 from visor.actions.tools.result import GUIDANCE, ToolCode, ToolProblem
 from visor.actions.tools.runner import call_tool, observation
 from visor.clock import Clock, ms_to_us

@@ -11,50 +11,17 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
 from visor.actions.device import Device, InputRejected, Observation, UnsupportedInput
 from visor.actions.kernel.context import Kernel
+from visor.actions.kernel.memory import AgentState
 from visor.actions.tools.result import ToolCode, ToolProblem
 from visor.clock import Clock, ms_to_us
 from visor.errors import InputError, VisorError
-from visor.ui.elements import IndexedElement, index_elements
-from visor.ui.tree import UiTree
 
 T = TypeVar("T")
-
-
-@dataclass
-class Strategy:
-    """The last feedback-bearing strategy tried toward one target, and how many times in a row it did not help."""
-
-    key: str
-    ineffective: int = 0
-    #: The readout's value after the last call toward this target (the baseline when it cannot be read before).
-    last_value: float | None = None
-
-
-@dataclass
-class AgentState:
-    """What the tools remember between the calls of one session (an MCP connection, or one scenario run)."""
-
-    #: The last observation an agent saw, and its indexed element list (what element indices refer to).
-    tree: UiTree | None = None
-    elements: tuple[IndexedElement, ...] = ()
-    #: Feedback targets → the strategy last tried toward them (the "third ineffective strategy" rule).
-    strategies: dict[str, Strategy] = field(default_factory=dict)
-    #: Requests whose write outcome is unknown: refused until the agent observes again.
-    unknown_writes: set[str] = field(default_factory=set)
-    #: Screenshot pixels per device coordinate, measured once per session (iOS screenshots are retina).
-    pixel_scale: float | None = None
-
-    def remember(self, tree: UiTree) -> tuple[IndexedElement, ...]:
-        """Record an observation the agent sees; it also settles what an unknown write did."""
-        self.tree = tree
-        self.elements = index_elements(tree)
-        self.unknown_writes.clear()
-        return self.elements
 
 
 @dataclass(frozen=True, slots=True)

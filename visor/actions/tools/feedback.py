@@ -12,7 +12,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from visor.actions.tools.context import Strategy, ToolContext, digest
+from visor.actions.kernel.memory import Strategy
+from visor.actions.tools.context import ToolContext, digest
 from visor.actions.tools.result import ToolCode, ToolProblem
 from visor.actions.tools.targets import unique
 from visor.clock import ms_to_us, us_to_ms

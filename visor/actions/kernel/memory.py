@@ -1,0 +1,44 @@
+"""What the agent tools remember between the calls of one session: an MCP connection, or one scenario run.
+
+It lives in the kernel, not in the tools, because a scenario run carries it too: a scenario's tool steps share
+one memory for the run, whichever front end started them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from visor.ui.elements import IndexedElement, index_elements
+from visor.ui.tree import UiTree
+
+
+@dataclass
+class Strategy:
+    """The last feedback-bearing strategy tried toward one target, and how many times in a row it did not help."""
+
+    key: str
+    ineffective: int = 0
+    #: The readout's value after the last call toward this target (the baseline when it cannot be read before).
+    last_value: float | None = None
+
+
+@dataclass
+class AgentState:
+    """What the tools remember between the calls of one session (an MCP connection, or one scenario run)."""
+
+    #: The last observation an agent saw, and its indexed element list (what element indices refer to).
+    tree: UiTree | None = None
+    elements: tuple[IndexedElement, ...] = ()
+    #: Feedback targets → the strategy last tried toward them (the "third ineffective strategy" rule).
+    strategies: dict[str, Strategy] = field(default_factory=dict)
+    #: Requests whose write outcome is unknown: refused until the agent observes again.
+    unknown_writes: set[str] = field(default_factory=set)
+    #: Screenshot pixels per device coordinate, measured once per session (iOS screenshots are retina).
+    pixel_scale: float | None = None
+
+    def remember(self, tree: UiTree) -> tuple[IndexedElement, ...]:
+        """Record an observation the agent sees; it also settles what an unknown write did."""
+        self.tree = tree
+        self.elements = index_elements(tree)
+        self.unknown_writes.clear()
+        return self.elements
