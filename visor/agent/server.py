@@ -1,6 +1,6 @@
 """`visor mcp`: the agent session served over MCP (stdio), on the official `mcp` SDK (an optional extra).
 
-Tools are listed with the seed's exact input schemas (plus `observe` and `screenshot`); each call returns its
+Tools are listed with the tools spec's exact input schemas (plus `observe` and `screenshot`); each call returns its
 structured result (also as JSON text) and, after actions and on `observe`, a PNG screenshot. A refused or
 failed call is a tool error (`isError`), so the agent sees why. Device work runs in a worker thread, one call
 at a time. SIGINT, SIGTERM and SIGHUP stop the server at once (the CLI turns them into KeyboardInterrupt), also

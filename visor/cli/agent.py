@@ -36,7 +36,7 @@ class ProtocolCommand(click.Command):
 def tools(env: CliEnvironment, /, style: str, raw: bool) -> int:
     """Print the agent tools: the 16 action and observation tools, then observe and screenshot.
 
-    Parameter schemas are exactly the tool definitions' (seed 001); `visor mcp` lists the same tools.
+    Parameter schemas are exactly the tool definitions' (spec 001); `visor mcp` lists the same tools.
 
     \b
     Examples:

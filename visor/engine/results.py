@@ -24,7 +24,7 @@ class StepResult:
     error: ErrorInfo | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the envelope form (seed 002's step result)."""
+        """Return the envelope form (spec 002's step result)."""
         out: dict[str, Any] = {
             "id": self.id,
             "command": self.command,
@@ -49,7 +49,7 @@ class AssertionResult:
     observed: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the envelope form (seed 002's assertion result plus `observed`)."""
+        """Return the envelope form (spec 002's assertion result plus `observed`)."""
         return {
             "id": self.id,
             "type": self.type,
@@ -62,7 +62,7 @@ class AssertionResult:
 
 @dataclass(frozen=True, slots=True)
 class RunResult:
-    """A whole run (seed 002's run result)."""
+    """A whole run (spec 002's run result)."""
 
     run_id: str
     scenario: str

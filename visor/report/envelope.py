@@ -1,4 +1,4 @@
-"""The JSON envelope: the one thing visor prints on stdout (seed 002, upstream-compatible).
+"""The JSON envelope: the one thing visor prints on stdout (spec 002, upstream-compatible).
 
 `next_action` is always a keyword; free text about what to do goes in `error.next_step`.
 

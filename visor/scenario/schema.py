@@ -80,7 +80,7 @@ def _step_schema(defs: dict[str, Any]) -> dict[str, Any]:
             }
         )
     for name in tool_names():
-        # The seed's own parameter schema; visor refuses unknown top-level arguments too (docs/agent-tools.md).
+        # The tools spec's own parameter schema; visor refuses unknown top-level arguments too (docs/agent-tools.md).
         defs[f"tool_{name}"] = {**copy.deepcopy(parameters(name)), "additionalProperties": False}
         branches.append(
             {

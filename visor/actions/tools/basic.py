@@ -32,7 +32,8 @@ from visor.ui.geometry import Point
 from visor.ui.hit import reaches
 from visor.ui.tree import Node
 
-Outcome = tuple[str, dict[str, Any]]
+#: What an executor answers: its message and its result data (a `ToolProblem` is raised instead).
+Reply = tuple[str, dict[str, Any]]
 
 #: Directional swipes keep ~40% of the area in view, move at most this fast (no fling), and hold before lifting.
 SWIPE_TRAVEL = 0.6
@@ -82,7 +83,7 @@ def _taps(ctx: ToolContext, point: Point, times: int, delay_ms: int) -> None:
         ctx.tap(point)
 
 
-def click(args: ClickArgs, ctx: ToolContext) -> Outcome:
+def click(args: ClickArgs, ctx: ToolContext) -> Reply:
     """Tap an element index or a point, `times` times."""
     where = aim(ctx, args.target, args.target_description)
     _taps(ctx, where.point, args.times, args.delay_ms)
@@ -91,7 +92,7 @@ def click(args: ClickArgs, ctx: ToolContext) -> Outcome:
     return f"tapped {where.name}{times}", {"target": where.target, "point": point, "taps": args.times}
 
 
-def click_sequence(args: ClickSequenceArgs, ctx: ToolContext) -> Outcome:
+def click_sequence(args: ClickSequenceArgs, ctx: ToolContext) -> Reply:
     """Tap points in order; every point is checked before the first tap, and a failure stops the rest."""
     points = [point_in(ctx, coord, "normalized", f"sequence[{i}]") for i, coord in enumerate(args.sequence)]
     receipts = [
@@ -111,7 +112,7 @@ def click_sequence(args: ClickSequenceArgs, ctx: ToolContext) -> Outcome:
     return f"tapped {len(points)} points in order", {"taps": receipts, "completed_taps": len(points)}
 
 
-def long_press(args: LongPressArgs, ctx: ToolContext) -> Outcome:
+def long_press(args: LongPressArgs, ctx: ToolContext) -> Reply:
     """Hold one finger on an element index or a point."""
     where = aim(ctx, args.target, args.target_description)
     x, y = where.point.x, where.point.y
@@ -119,7 +120,7 @@ def long_press(args: LongPressArgs, ctx: ToolContext) -> Outcome:
     return f"long-pressed {where.name} for {args.duration} ms", {"target": where.target, "point": [x, y]}
 
 
-def input_text(args: InputTextArgs, ctx: ToolContext) -> Outcome:
+def input_text(args: InputTextArgs, ctx: ToolContext) -> Reply:
     """Focus a field (by index or point), then replace its text or append to it, and check what it shows."""
     where = aim(ctx, args.target, args.target_description)
     name = where.name
@@ -174,7 +175,7 @@ def _landed(args: InputTextArgs, before: Node, after: Node | None) -> bool:
     return after.text == args.text if args.clear_exist else after.text.endswith(args.text)
 
 
-def swipe(args: SwipeArgs, ctx: ToolContext) -> Outcome:
+def swipe(args: SwipeArgs, ctx: ToolContext) -> Reply:
     """Swipe in a direction (computed, optionally scoped) or precisely between two points."""
     if args.direction is None:
         assert args.start is not None and args.end is not None, "rules require start and end"
@@ -236,13 +237,13 @@ def _directional(ctx: ToolContext, area: Area, direction: str, duration: int | N
     return start, end, duration or computed
 
 
-def press_key(args: PressKeyArgs, ctx: ToolContext) -> Outcome:
+def press_key(args: PressKeyArgs, ctx: ToolContext) -> Reply:
     """Press a system button."""
     ctx.press_key(_KEYS[args.key])
     return f"pressed {args.key}", {"key": args.key}
 
 
-def manage_app(args: ManageAppArgs, ctx: ToolContext) -> Outcome:
+def manage_app(args: ManageAppArgs, ctx: ToolContext) -> Reply:
     """Launch or force-stop an app named by package id or display name."""
     app_id = resolve_app(ctx, args.app_name.strip())
     try:
@@ -275,7 +276,7 @@ def resolve_app(ctx: ToolContext, name: str) -> str:
     )
 
 
-def wait_for_delay(args: WaitForDelayArgs, ctx: ToolContext) -> Outcome:
+def wait_for_delay(args: WaitForDelayArgs, ctx: ToolContext) -> Reply:
     """Let time pass."""
     ctx.sleep_ms(args.time_in_ms)
     return f"waited {args.time_in_ms} ms", {"waited_ms": args.time_in_ms}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from visor.actions.tools.basic import Outcome
+from visor.actions.tools.basic import Reply
 from visor.actions.tools.context import ToolContext
 from visor.actions.tools.feedback import check, guard, read_once, record, strategy_key
 from visor.actions.tools.geometry import DragPlan, pinch_paths, plan_drag, touch_paths
@@ -28,7 +28,7 @@ def drag_kind(args: DragArgs) -> str:
     return f"calibrated-{args.calibration.mode}-{args.calibration.axis}" if args.calibration else "explicit"
 
 
-def drag(args: DragArgs, ctx: ToolContext) -> Outcome:
+def drag(args: DragArgs, ctx: ToolContext) -> Reply:
     """Drag a slider handle or pan a timeline; then, with feedback, read its persistent value."""
     planned = plan(args, ctx)
     data: dict[str, Any] = {"plan": planned.receipt()}
@@ -62,7 +62,7 @@ def with_feedback(
     record(ctx, feedback, strategy, before, data["feedback"]["actual"])
 
 
-def pinch(args: PinchArgs, ctx: ToolContext) -> Outcome:
+def pinch(args: PinchArgs, ctx: ToolContext) -> Reply:
     """Two fingers about a centre, every sample checked before input."""
     fingers = pinch_paths(ctx, args)
     require_visible(ctx, args.require_visible)
@@ -76,7 +76,7 @@ def pinch(args: PinchArgs, ctx: ToolContext) -> Outcome:
     return f"pinched {args.target_description!r} from span {args.start_span} to {args.end_span}", data
 
 
-def touch_gesture(args: TouchGestureArgs, ctx: ToolContext) -> Outcome:
+def touch_gesture(args: TouchGestureArgs, ctx: ToolContext) -> Reply:
     """One to five fingers through timed frames, every point checked before input."""
     fingers = touch_paths(ctx, args)
     require_visible(ctx, args.require_visible)

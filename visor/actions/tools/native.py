@@ -12,7 +12,7 @@ from typing import Any
 
 from visor.actions.device import NativeAction, NativeActionName
 from visor.actions.kernel.targets import refind
-from visor.actions.tools.basic import Outcome, label
+from visor.actions.tools.basic import Reply, label
 from visor.actions.tools.context import ToolContext, digest
 from visor.actions.tools.result import ToolCode, ToolProblem
 from visor.actions.tools.targets import Resolved, describe, unique
@@ -72,7 +72,7 @@ def control_info(ctx: ToolContext, live: Resolved) -> dict[str, Any]:
     return info
 
 
-def read_control(args: ReadControlArgs, ctx: ToolContext) -> Outcome:
+def read_control(args: ReadControlArgs, ctx: ToolContext) -> Reply:
     """Read one live control."""
     live = unique(ctx, args.selector)
     ctx.state.unknown_writes.clear()  # the agent now sees what an earlier unknown write did
@@ -117,7 +117,7 @@ def _value(node: Node) -> float:
 # -- control_action ----------------------------------------------------------------------------------------------
 
 
-def control_action(args: ControlActionArgs, ctx: ToolContext) -> Outcome:
+def control_action(args: ControlActionArgs, ctx: ToolContext) -> Reply:
     """Perform one native action on one freshly resolved control, at most once."""
     request = digest(
         [args.selector.given(), args.action, args.value, args.text, args.selection_start, args.selection_end]
@@ -224,7 +224,7 @@ def _refind(ctx: ToolContext, selector: ControlSelector, before: Resolved) -> Re
 # -- wait_until ------------------------------------------------------------------------------------------------------
 
 
-def wait_until(args: WaitUntilArgs, ctx: ToolContext) -> Outcome:
+def wait_until(args: WaitUntilArgs, ctx: ToolContext) -> Reply:
     """Poll one control until a state holds; ambiguity or a failed read never counts as absence."""
     started = ctx.now_us()
     deadline = started + ms_to_us(args.timeout_ms)
@@ -330,7 +330,7 @@ _SCROLLS = {
 }
 
 
-def scroll_to(args: ScrollToArgs, ctx: ToolContext) -> Outcome:
+def scroll_to(args: ScrollToArgs, ctx: ToolContext) -> Reply:
     """Scroll a container natively until its scoped target is visible, settling after every scroll."""
     started = ctx.now_us()
     container = unique(ctx, args.container)

@@ -14,7 +14,7 @@ from typing import Generic, Protocol, TypeVar
 
 from visor.actions.tools import basic, gestures, native, sequence
 from visor.actions.tools import details as shapes
-from visor.actions.tools.basic import Outcome
+from visor.actions.tools.basic import Reply
 from visor.actions.tools.context import ToolContext
 from visor.scenario.tools import registry as specs
 from visor.scenario.tools.registry import ToolSpec
@@ -28,7 +28,7 @@ class Tool(Generic[A]):
 
     spec: ToolSpec[A]
     #: Runs the call once on the context: its message and result data, or a `ToolProblem`.
-    execute: Callable[[A, ToolContext], Outcome]
+    execute: Callable[[A, ToolContext], Reply]
     #: The shape of its result data (a `TypedDict` of `visor.actions.tools.details`: keys and signature roles).
     details: type
 
@@ -37,14 +37,14 @@ class Tool(Generic[A]):
         """Return the tool's name."""
         return self.spec.name
 
-    def run(self, args: object, ctx: ToolContext) -> Outcome:
+    def run(self, args: object, ctx: ToolContext) -> Reply:
         """Execute arguments built by this tool's spec (anything else is a bug in the caller, not a user error)."""
         if not isinstance(args, self.spec.args_type):
             raise TypeError(f"{self.name} takes {self.spec.args_type.__name__}, got {type(args).__name__}")
         return self.execute(args, ctx)
 
 
-def tool(spec: ToolSpec[A], execute: Callable[[A, ToolContext], Outcome], details: type) -> Tool[A]:
+def tool(spec: ToolSpec[A], execute: Callable[[A, ToolContext], Reply], details: type) -> Tool[A]:
     """Pair a spec with its executor and its data's shape (mypy refuses an executor of another argument type)."""
     return Tool(spec, execute, details)
 
@@ -67,7 +67,7 @@ class Runnable(Protocol):
         """Return the shape of the tool's result data."""
         ...
 
-    def run(self, args: object, ctx: ToolContext) -> Outcome:
+    def run(self, args: object, ctx: ToolContext) -> Reply:
         """Execute arguments built by the tool's spec."""
         ...
 
@@ -92,7 +92,7 @@ _PAIRED = (
     tool(specs.WAIT_UNTIL, native.wait_until, shapes.WaitUntil),
     tool(specs.SCROLL_TO, native.scroll_to, shapes.ScrollTo),
 )
-#: Every tool, in the seed's order.
+#: Every tool, in the tools spec's order.
 TOOLS: tuple[Runnable, ...] = _PAIRED
 _BY_NAME: Mapping[str, Runnable] = {entry.name: entry for entry in TOOLS}
 

@@ -21,7 +21,7 @@ from visor.ui.elements import IndexedElement
 
 
 def call_tool(name: str, arguments: object, ctx: ToolContext) -> ToolResult:
-    """Validate raw arguments (the seed's schema and rules), then run the call; a bad call sends nothing."""
+    """Validate raw arguments (the tools spec's schema and rules), then run the call; a bad call sends nothing."""
     checked = check_call(name, arguments)
     if isinstance(checked, ToolCall):
         return run_call(checked, ctx)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from visor.actions.device import PathPoint
-from visor.actions.tools.basic import Outcome
+from visor.actions.tools.basic import Reply
 from visor.actions.tools.context import ToolContext
 from visor.actions.tools.feedback import strategy_key
 from visor.actions.tools.geometry import DragPlan, pinch_paths, point_in, touch_paths
@@ -52,7 +52,7 @@ def _plan(ctx: ToolContext, member: Member) -> Plan:
     return None
 
 
-def action_sequence(args: ActionSequenceArgs, ctx: ToolContext) -> Outcome:
+def action_sequence(args: ActionSequenceArgs, ctx: ToolContext) -> Reply:
     """Validate and plan every member, then run them in order; stop at the first failure."""
     receipts: list[dict[str, Any]] = [
         {"index": index, "action": action, "status": "unexecuted"} for index, action in enumerate(args.actions)

@@ -1,8 +1,8 @@
-"""Validate one tool call: the seed's JSON Schema first, then visor's rules, then build typed arguments.
+"""Validate one tool call: the tools spec's JSON Schema first, then visor's rules, then build typed arguments.
 
 Both front ends use this: `visor validate` (a scenario step `command: <tool>`) and `visor mcp` (a call from an
 agent). Every problem is an `Issue` with its path into the arguments; a call with any problem dispatches
-nothing. Unknown top-level arguments are refused (the seed leaves them open; refusing keeps calls exact).
+nothing. Unknown top-level arguments are refused (the tools spec leaves them open; refusing keeps calls exact).
 """
 
 from __future__ import annotations

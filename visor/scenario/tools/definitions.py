@@ -1,7 +1,7 @@
-"""The agent tools' definitions: the seed's 16 tools, shipped verbatim in `visor/schemas/agent-tools.json`.
+"""The agent tools' definitions: the tools spec's 16 tools, shipped verbatim in `visor/schemas/agent-tools.json`.
 
 The file is the contract: `visor tools` exports it, `visor mcp` lists it, and every call is validated against
-its parameter schemas before visor's own rules run. A test keeps it equal to the seed. Each tool's record (its
+its parameter schemas before visor's own rules run. A test keeps it equal to the tools spec. Each tool's record (its
 typed arguments, rules and this definition) is a `ToolSpec` in `registry.py`; this module reads only the file,
 never the tools' models, so that start-up and scenarios without tool steps do not load them.
 """
@@ -28,7 +28,7 @@ def _load() -> dict[str, dict[str, Any]]:
 
 @cache
 def tool_names() -> tuple[str, ...]:
-    """Return the tools' names, in the seed's order (the registry's specs are exactly these: a test holds it)."""
+    """Return the tools' names, in the tools spec's order (the registry's specs are exactly these: a test holds it)."""
     return tuple(_load())
 
 

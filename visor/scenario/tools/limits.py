@@ -1,10 +1,10 @@
-"""The limits visor sets where the seed leaves a tool's argument open (docs/agent-tools.md, "Decisions")."""
+"""The limits visor sets where the tools spec leaves a tool's argument open (docs/agent-tools.md, "Decisions")."""
 
 from __future__ import annotations
 
 #: Normalized coordinates run from 0 to this, on each axis.
 NORMALIZED_MAX = 1000
-#: Taps one call may dispatch in all (click.times, click_sequence, a sequence's clicks): the seed's
+#: Taps one call may dispatch in all (click.times, click_sequence, a sequence's clicks): the tools spec's
 #: "configured fast-action limit".
 FAST_ACTION_LIMIT = 20
 #: Standalone click.times and click.delay_ms, bounded like the sequence's click member.
@@ -12,7 +12,7 @@ MAX_TIMES = 10
 MAX_DELAY_MS = 1000
 #: Any gesture's duration (long press, swipe, drag), as the sequence members bound it.
 MAX_GESTURE_MS = 10_000
-#: wait_for_delay: the seed's examples go to 5 minutes; visor allows 10.
+#: wait_for_delay: the tools spec's examples go to 5 minutes; visor allows 10.
 MAX_DELAY_WAIT_MS = 600_000
 #: input_text's text, as control_action bounds its text.
 MAX_TEXT = 65_536

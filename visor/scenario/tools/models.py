@@ -1,4 +1,4 @@
-"""Typed, immutable arguments of the agent tools, built from arguments that passed the seed's schemas.
+"""Typed, immutable arguments of the agent tools, built from arguments that passed the tools spec's schemas.
 
 Each `from_raw` reads a mapping already validated against the tool's JSON Schema (`check.py` makes sure). The
 fields' defaults here are the one source of the arguments' defaults: `from_raw` passes only the arguments that
@@ -383,7 +383,7 @@ class WaitUntilArgs:
     stable_ms: int = 300
     timeout_ms: int = 5000
     poll_interval_ms: int = 200
-    #: A sequence member's `timeout_ms` when none is given (the seed's member default; the tool's is above).
+    #: A sequence member's `timeout_ms` when none is given (the tools spec's member default; the tool's is above).
     MEMBER_TIMEOUT_MS: ClassVar[int] = 1500
 
     @classmethod

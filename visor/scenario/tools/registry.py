@@ -1,6 +1,6 @@
 """One record per agent tool, scenario side: its name, typed arguments, argument rules and shipped definition.
 
-`SPECS` lists the 16 tools in the seed's order; every per-tool lookup is derived from it (`spec`, and
+`SPECS` lists the 16 tools in the tools spec's order; every per-tool lookup is derived from it (`spec`, and
 `check.py`'s validation). The actions layer pairs each spec with its executor (`visor/actions/tools/registry.py`),
 where mypy checks that the executor takes exactly the spec's argument type. A test holds `SPECS` equal to the
 tools of the shipped definitions, and every default they declare equal to the models' defaults.
@@ -84,7 +84,7 @@ CONTROL_ACTION = ToolSpec("control_action", ControlActionArgs, ControlActionArgs
 WAIT_UNTIL = ToolSpec("wait_until", WaitUntilArgs, WaitUntilArgs.from_raw, rules.check_wait_until)
 SCROLL_TO = ToolSpec("scroll_to", ScrollToArgs, ScrollToArgs.from_raw, rules.check_scroll_to)
 
-#: Every tool, in the seed's order. Only `object` is known of their arguments here: the constants above keep
+#: Every tool, in the tools spec's order. Only `object` is known of their arguments here: the constants above keep
 #: each spec's own type (the executors' registry pairs those).
 SPECS: tuple[ToolSpec[object], ...] = (
     CLICK, CLICK_SEQUENCE, LONG_PRESS, INPUT_TEXT, SWIPE, DRAG, ACTION_SEQUENCE, PRESS_KEY, MANAGE_APP,

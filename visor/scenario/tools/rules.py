@@ -1,4 +1,4 @@
-"""The agent tools' argument rules beyond their JSON Schemas: what the seed's descriptions require.
+"""The agent tools' argument rules beyond their JSON Schemas: what the tools spec's descriptions require.
 
 Each rule reads arguments that already passed the tool's schema and reports every broken rule with its
 path, so nothing is dispatched for an invalid call and an author sees all problems at once. Rules that need

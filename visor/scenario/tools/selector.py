@@ -16,7 +16,7 @@ def box(value: object) -> Box | None:
 
 @dataclass(frozen=True, slots=True)
 class ControlSelector:
-    """An exact AND filter over live native elements (the seed's `ControlSelector`)."""
+    """An exact AND filter over live native elements (the tools spec's `ControlSelector`)."""
 
     resource_id: str | None = None
     text: str | None = None
@@ -39,7 +39,7 @@ class ControlSelector:
         )
 
     def given(self) -> dict[str, Any]:
-        """Return the attributes that filter (those not null), in the seed's names."""
+        """Return the attributes that filter (those not null), in the tools spec's names."""
         fields = {
             "resource_id": self.resource_id,
             "text": self.text,
