@@ -83,3 +83,52 @@ def test_every_install_command_names_the_published_distribution() -> None:
     wrong = re.compile(r"pip install (?:--upgrade )?'?visor(?:\[|'|\s|$)")
     offenders = [str(path) for path in texts if wrong.search(path.read_text(encoding="utf-8"))]
     assert offenders == []
+
+
+def _glossary() -> dict[str, set[str]]:
+    """The glossary of docs/envelope.md: each subsection's heading, with the values its list documents."""
+    text = (ROOT / "docs" / "envelope.md").read_text(encoding="utf-8").split("\n## Glossary\n", 1)[1]
+    sections = text.split("\n### ")[1:]
+    return {section.split("\n", 1)[0]: set(re.findall(r"^- `([^`]+)` — ", section, flags=re.M)) for section in sections}
+
+
+def test_the_envelope_glossary_documents_every_status_code_and_keyword() -> None:
+    """Each list of the glossary holds exactly the values of its vocabulary: a new one cannot ship undocumented."""
+    from collections.abc import Iterable
+    from typing import Any, get_args, get_type_hints
+
+    from visor.actions.tools.result import Dispatched, Status, ToolCode
+    from visor.engine.results import AssertionResult, RunResult, StepStatus
+    from visor.errors import ErrorCode, ExitCode, NextAction
+    from visor.report import envelope
+    from visor.scenario.issues import ArgumentCode, IssueCode, Severity
+
+    assert set(get_args(envelope.Status)) == set(get_args(get_type_hints(RunResult)["status"]))
+    vocabularies: dict[str, Iterable[Any]] = {
+        "Envelope `status` (and `data.run.status`)": get_args(envelope.Status),
+        "`error.code`": ErrorCode,
+        "`next_action`": NextAction,
+        "Exit codes": (str(int(code)) for code in ExitCode),
+        "Step `status` (`data.run.steps[].status`)": get_args(StepStatus),
+        "Assertion `status` (`data.run.assertions[].status`)": get_args(get_type_hints(AssertionResult)["status"]),
+        "Agent tool `status`": get_args(Status),
+        "Agent tool `dispatched`": get_args(Dispatched),
+        "Agent tool `code`": ToolCode,
+        "Validation issue `code` (`data.issues[].code`, for scenarios and app models)": IssueCode,
+        "Issue `severity`": Severity,
+        "Agent tool argument `code` (a tool result's `problems[].code`)": ArgumentCode,
+    }
+    glossary = _glossary()
+    assert sorted(glossary) == sorted(vocabularies)
+    for heading, values in vocabularies.items():
+        assert glossary[heading] == {str(value) for value in values}, heading
+
+
+def test_the_glossary_names_each_exit_code() -> None:
+    from visor.errors import ExitCode
+
+    text = (ROOT / "docs" / "envelope.md").read_text(encoding="utf-8").split("\n## Glossary\n", 1)[1]
+    for code in ExitCode:
+        assert re.search(rf"^- `{int(code)}` — [^\n]*(?:\n  [^\n]*)*\(`ExitCode\.{code.name}`\)", text, flags=re.M), (
+            code
+        )

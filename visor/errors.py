@@ -1,18 +1,30 @@
 """The one error hierarchy of visor, and the exit-code contract.
 
-Every error carries its envelope code and its exit code, so the CLI maps them in one place::
+Every error carries its envelope code and its exit code, so the CLI maps them in one place. The tree below is
+every subclass of `VisorError` in visor (tests/test_errors.py holds it equal to the code): a class states its
+code and exit code where they differ from its parent's, says when it is raised, and names its module (under
+`visor.`) when it is not defined here::
 
-    VisorError                 SYSTEM_ERROR     exit 1   a bug or an unexpected fault in visor
-    ├── InputError             INPUT_ERROR      exit 1   a file, an option or an argument is wrong
+    VisorError                   SYSTEM_ERROR  exit 1    a bug or an unexpected fault in visor
+    ├── InputError               INPUT_ERROR   exit 1    a file, an option or an argument is wrong
     │   ├── SourceError                                  a file cannot be read or parsed (path, line, column)
-    │   └── UsageError                                   the command line is wrong (unknown command or option)
-    ├── TargetError            TARGET_ERROR     exit 1   the device, the runtime or the server is unusable
-    ├── ActionError            ACTION_ERROR     exit 1   a direct action failed
-    └── Interrupted            INTERRUPTED      exit 130 the user pressed Ctrl-C (SIGINT)
-        ├── HungUp                              exit 129 SIGHUP: the terminal was closed
-        └── Terminated                          exit 143 SIGTERM: a cancelled CI job, `timeout`, `kill`
+    │   ├── UsageError                                   the command line is wrong (unknown command or option)
+    │   ├── ScenarioInvalid                              `run` on a scenario that does not validate [session.runs]
+    │   ├── AppModelError                                a simulated app's model file has errors [devices.sim.load]
+    │   ├── AppRuntimeError                              an app model loops or outgrows a limit [devices.sim.state]
+    │   └── OutputError                                  the output cannot be written (full disk) [report.artifacts]
+    ├── TargetError              TARGET_ERROR  exit 1    the device, the runtime or the server is unusable
+    │   └── SessionRestarted                             a lost session was renewed: the step reruns [actions.device]
+    ├── ActionError              ACTION_ERROR  exit 1    a step or a direct action failed
+    │   ├── StepFailure                                  a step failed; the run goes on to the next [actions.context]
+    │   └── InputRejected                                the device refuses this input here [actions.device]
+    │       └── UnsupportedInput                         the platform or runtime has no such input [actions.device]
+    └── Interrupted              INTERRUPTED   exit 130  the user pressed Ctrl-C (SIGINT)
+        ├── HungUp                             exit 129  SIGHUP: the terminal was closed
+        └── Terminated                         exit 143  SIGTERM: a cancelled CI job, `timeout`, `kill`
 
-Foreign exceptions (YAML, JSON, pydantic, selenium) are turned into these at the edge where they enter.
+A failed assertion has no class: the engine reports it as `ASSERTION_ERROR` in the run's result. Foreign
+exceptions (YAML, JSON, pydantic, selenium) are turned into these at the edge where they enter.
 """
 
 from __future__ import annotations
@@ -65,7 +77,7 @@ class NextAction(enum.StrEnum):
     NONE = "none"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ErrorInfo:
     """The `error` object of an envelope: what happened, why, and what to do next."""
 
@@ -109,7 +121,9 @@ class VisorError(Exception):
 
     def info(self) -> ErrorInfo:
         """Return the envelope error object."""
-        return ErrorInfo(str(self.code), self.message, self.likely_cause, self.next_step)
+        return ErrorInfo(
+            code=str(self.code), message=self.message, likely_cause=self.likely_cause, next_step=self.next_step
+        )
 
 
 class InputError(VisorError):

@@ -11,7 +11,7 @@ from visor.errors import ErrorInfo
 from visor.report.console import ConsoleReporter, printable
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-INFO = ErrorInfo("INPUT_ERROR", "bad.yaml:1:2: broken", "a cause", "a fix")
+INFO = ErrorInfo(code="INPUT_ERROR", message="bad.yaml:1:2: broken", likely_cause="a cause", next_step="a fix")
 
 
 def test_plain_text_where_there_is_no_terminal() -> None:
@@ -59,14 +59,14 @@ def everything(reporter: ConsoleReporter, text: str) -> None:
     from visor.scenario.discovery import BatchResult, FileResult
     from visor.ui.geometry import Size
 
-    reporter.error(ErrorInfo("INPUT_ERROR", text, text, text))
+    reporter.error(ErrorInfo(code="INPUT_ERROR", message=text, likely_cause=text, next_step=text))
     reporter.note(text)
     invalid = validate_data(scenario(steps=[{"id": text, "command": text, "args": {}}]))
     valid = validate_data(scenario(meta={"name": text, "version": "1"}))
     unreadable = FileResult(text, error=SourceError(text, path=text, line=1, column=2, next_step=text))
     reporter.validation(BatchResult((FileResult(text, invalid), FileResult(text, valid), unreadable)))
     assert valid.scenario is not None
-    error = ErrorInfo("ACTION_ERROR", text, text, text)
+    error = ErrorInfo(code="ACTION_ERROR", message=text, likely_cause=text, next_step=text)
     step = StepResult(0, text, text, "fail", 5, {}, error)
     check = AssertionResult(text, text, text, "failed", text)
     result = RunResult(text, text, text, text, "t0", "t1", "fail", (step,), (check,), (), text, None, 3, error)

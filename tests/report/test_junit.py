@@ -32,7 +32,9 @@ UNWRITABLE = [
 
 def run_result(text: str) -> RunResult:
     """A failed run whose every user-derived string holds `text`."""
-    error = ErrorInfo("ACTION_ERROR", f"no element {text}", f"cause {text}", f"fix {text}")
+    error = ErrorInfo(
+        code="ACTION_ERROR", message=f"no element {text}", likely_cause=f"cause {text}", next_step=f"fix {text}"
+    )
     return RunResult(
         run_id="run_000000000001",
         scenario=f"scenario {text}",

@@ -160,10 +160,10 @@ class _Record:
         stop = stopping_signal(exc)
         reason = exc if isinstance(exc, Interrupted) else interruption(stop, INTERRUPTED_DURING_THE_RUN)
         info = ErrorInfo(
-            str(ErrorCode.INTERRUPTED),
-            f"The run was interrupted by {stop.name}",
-            f"{SIGNAL_CAUSES.get(stop.name, stop.name)} during the run.",
-            "Run it again; the steps finished so far are in the artifacts.",
+            code=str(ErrorCode.INTERRUPTED),
+            message=f"The run was interrupted by {stop.name}",
+            likely_cause=f"{SIGNAL_CAUSES.get(stop.name, stop.name)} during the run.",
+            next_step="Run it again; the steps finished so far are in the artifacts.",
         )
         return RunFinished(self._result("fail", info, interrupted=True), self.at(), reason, stop)
 
@@ -293,20 +293,20 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext) -> StepRes
     except ActionError as failure:
         details = dict(failure.details)
         error = ErrorInfo(
-            str(ErrorCode.ACTION_ERROR),
-            f"Step '{step.id}' ({step.command}) failed: {failure.message}",
-            failure.likely_cause,
-            failure.next_step,
+            code=str(ErrorCode.ACTION_ERROR),
+            message=f"Step '{step.id}' ({step.command}) failed: {failure.message}",
+            likely_cause=failure.likely_cause,
+            next_step=failure.next_step,
         )
     elapsed = ctx.elapsed_us()
     # A wait and an agent tool carry their own time bounds (the tools' caps), so the step timeout is not theirs.
     if error is None and elapsed > settings.timeout_us and step.command != "wait" and not is_tool(step.command):
         error = ErrorInfo(
-            str(ErrorCode.ACTION_ERROR),
-            f"Step '{step.id}' ({step.command}) exceeded its timeout: "
+            code=str(ErrorCode.ACTION_ERROR),
+            message=f"Step '{step.id}' ({step.command}) exceeded its timeout: "
             f"{us_to_ms(elapsed)} ms > {us_to_ms(settings.timeout_us)} ms",
-            "The device or the app was slower than the step timeout allows.",
-            "Raise --timeout or config.timeoutMs, or make the step wait for what it needs first.",
+            likely_cause="The device or the app was slower than the step timeout allows.",
+            next_step="Raise --timeout or config.timeoutMs, or make the step wait for what it needs first.",
         )
     if recovery is not None:
         details["recovery"] = recovery
@@ -326,12 +326,12 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext) -> StepRes
 
 def _overrun(step: Step, budget_us: int, overrun: StepOverrun) -> ErrorInfo:
     return ErrorInfo(
-        str(ErrorCode.ACTION_ERROR),
-        f"Step '{step.id}' ({step.command}) was {overrun} (its budget is {us_to_ms(budget_us)} ms)",
-        "The device, the automation server or visor stopped responding: a request that never returns, or a "
-        "loop that does not end. No step may outlive its budget, so this is a fault, not slowness.",
-        f"Check the device and the server (visor doctor). If it recurs, report it with the run's artifacts; "
-        f"{GRACE_VARIABLE} sets how long past its budget a step may run.",
+        code=str(ErrorCode.ACTION_ERROR),
+        message=f"Step '{step.id}' ({step.command}) was {overrun} (its budget is {us_to_ms(budget_us)} ms)",
+        likely_cause="The device, the automation server or visor stopped responding: a request that never returns, "
+        "or a loop that does not end. No step may outlive its budget, so this is a fault, not slowness.",
+        next_step="Check the device and the server (visor doctor). If it recurs, report it with the run's "
+        f"artifacts; {GRACE_VARIABLE} sets how long past its budget a step may run.",
     )
 
 
@@ -391,10 +391,10 @@ def run_error(steps: list[StepResult], checks: list[AssertionResult]) -> ErrorIn
             else "Open the run's last screenshot and page source"
         )
         return ErrorInfo(
-            str(ErrorCode.ASSERTION_ERROR),
-            f"Assertion '{first.id}' ({first.type} {first.target}) failed: {first.details}{others}",
-            f"The screen after the last step did not satisfy {first.target}{step_note}.",
-            f"{where}; check the selector and the steps leading there.",
+            code=str(ErrorCode.ASSERTION_ERROR),
+            message=f"Assertion '{first.id}' ({first.type} {first.target}) failed: {first.details}{others}",
+            likely_cause=f"The screen after the last step did not satisfy {first.target}{step_note}.",
+            next_step=f"{where}; check the selector and the steps leading there.",
         )
     first_step = failed_steps[0]
     assert first_step.error is not None
