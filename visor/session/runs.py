@@ -181,12 +181,17 @@ def drive(events: Generator[Event, None, None], handlers: Sequence[Handler]) -> 
     original error, and a second signal while the reports of an interrupted run are written stops writing them.
     """
     failure: BaseException | None = None
+    event: Event | None = None
     while True:
-        event = next(events) if failure is None else events.throw(failure)
-        failure = None
+        # One try for the whole turn: a signal lands between any two instructions, also while no handler runs
+        # (just after the engine yielded), and must then reach the engine all the same.
         try:
+            event = next(events) if failure is None else events.throw(failure)
+            failure = None
             for handler in handlers:
                 handler.handle(event)
+            if isinstance(event, RunFinished):
+                return event
         except (KeyboardInterrupt, VisorError) as exc:
             if not isinstance(event, RunFinished) or event.reason is None:
                 failure = exc
@@ -194,8 +199,6 @@ def drive(events: Generator[Event, None, None], handlers: Sequence[Handler]) -> 
             if isinstance(exc, OutputError) or (event.interrupted and isinstance(exc, KeyboardInterrupt)):
                 return event
             raise
-        if isinstance(event, RunFinished):
-            return event
 
 
 def run_file(path: str, options: RunOptions, env: Environment, handlers: Sequence[Handler] = ()) -> Outcome:
