@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from visor.cli import cli
 from visor.cli.env import CliEnvironment
 from visor.clock import CountingIds, VirtualClock
-from visor.engine import signature
+from visor.engine import projection
 from visor.scenario.schema import shipped_schema
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,4 +127,4 @@ def every_detail_key_is_classified(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(where: str) -> None:
         raise AssertionError(f"{where} is not declared in its shape (visor/actions/details.py or tools/details.py)")
 
-    monkeypatch.setattr(signature, "on_unclassified", refuse)
+    monkeypatch.setattr(projection, "on_unclassified", refuse)

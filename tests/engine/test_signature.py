@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 from tests.conftest import FIXTURES
 from tests.simkit import run, steps_yaml
 from visor.actions.catalogue import detail_shapes
-from visor.engine import signature as signature_module
-from visor.engine.signature import canonical, project, projection, signature
+from visor.engine import projection as projection_module
+from visor.engine.projection import signed as project
+from visor.engine.signature import canonical, projection, signature
 
 LOGIN = (
     '{id: user, command: act, args: {name: type, target: "id=username", value: "%s"}}',
@@ -111,7 +112,7 @@ def test_a_key_named_like_a_volatile_one_counts_where_it_is_declared_signed() ->
 
 def test_an_undeclared_key_is_signed_and_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[str] = []
-    monkeypatch.setattr(signature_module, "on_unclassified", seen.append)
+    monkeypatch.setattr(projection_module, "on_unclassified", seen.append)
     assert project({"url": "u", "surprise": 1}, detail_shapes("navigate")) == {"url": "u", "surprise": 1}
     assert seen == ["details.surprise"]
 

@@ -4,8 +4,9 @@ Details are JSON objects in the envelope. Here each shape is a `TypedDict`, so e
 and each key says what it is to the determinism signature (`visor.engine.signature` reads these declarations):
 
 - a plain key is *signed*: it describes what the step did and must be equal between identical runs;
-- `Volatile[...]` is left out: it measures time or place (waits, elapsed time), which may differ;
-- `Evidence[...]` is left out and names an artifact the run wrote (a screenshot, a page source, a copy).
+- `Volatile[...]` is left out: a duration, a wait, or a place outside the run's folder, which may differ;
+- `Evidence[...]` is left out and names an artifact the run wrote in its folder (a screenshot, a page source):
+  the run's artifact list and the HTML report's pictures are read from these keys.
 
 A key a step reports that its shape does not declare is signed (the safe side) and is an error in the test
 suite (`tests/engine/test_projection.py`), so a new key must be classified when it is added.
@@ -29,9 +30,9 @@ class Role(enum.Enum):
     EVIDENCE = "evidence"
 
 
-#: Left out of the signature: a duration or a wait, which may differ between identical runs.
+#: Left out of the signature: a duration, a wait or a place, which may differ between identical runs.
 Volatile = Annotated[T, Role.VOLATILE]
-#: Left out of the signature: the path of an artifact the run wrote.
+#: Left out of the signature, and listed as an artifact: the path of a file the run wrote in its folder.
 Evidence = Annotated[T, Role.EVIDENCE]
 
 
@@ -108,10 +109,10 @@ ScrollDetails = TypedDict(
 
 
 class CaptureArgsInfo(TypedDict, total=False):
-    """A capture's arguments: where a copy goes is a path, which upstream leaves out of the signature too."""
+    """A capture's arguments: where a copy goes is a place, which upstream leaves out of the signature too."""
 
     label: str
-    path: Evidence[str]
+    path: Volatile[str]
     settle: bool
     settleMs: int
 
@@ -122,7 +123,8 @@ class CaptureDetails(TypedDict, total=False):
     args: CaptureArgsInfo
     label: str
     path: Evidence[str]
-    copy: Evidence[str]
+    #: Where the copy went (in the project, outside the run's folder).
+    copy: Volatile[str]
 
 
 class WaitDetails(TypedDict, total=False):
@@ -191,3 +193,9 @@ class EngineDetails(TypedDict, total=False):
     recovery: Volatile[Recovery]
     evidence: Evidence[KeptScreen]
     reason: str
+
+
+class Observed(TypedDict, total=False):
+    """What a failed assertion keeps besides what it saw: the screen it was checked on."""
+
+    evidence: Evidence[KeptScreen]

@@ -36,6 +36,13 @@ class StepResult:
             out["error"] = self.error.to_dict()
         return out
 
+    def files(self) -> list[str]:
+        """Return the artifacts the step names (its details' `Evidence` keys), each once."""
+        from visor.actions.catalogue import detail_shapes  # lazy: reading results needs no executors
+        from visor.engine.projection import evidence
+
+        return evidence(self.details, detail_shapes(self.command))
+
 
 @dataclass(frozen=True, slots=True)
 class AssertionResult:
@@ -58,6 +65,13 @@ class AssertionResult:
             "details": self.details,
             "observed": dict(self.observed),
         }
+
+    def files(self) -> list[str]:
+        """Return the artifacts the assertion names (the screen kept when it failed), each once."""
+        from visor.actions.details import Observed
+        from visor.engine.projection import evidence
+
+        return evidence(self.observed, (Observed,))
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,21 +117,3 @@ class RunResult:
         if self.interrupted:
             out["interrupted"] = True
         return out
-
-
-def artifact_paths(details: Any) -> list[str]:
-    """Return every artifact path (`path` keys, at any depth) that details name, each once, in order.
-
-    A screenshot step's own file is also its evidence: it is named twice, and listed once.
-    """
-    found: list[str] = []
-    if isinstance(details, Mapping):
-        for key, value in details.items():
-            if key == "path" and isinstance(value, str):
-                found.append(value)
-            else:
-                found.extend(artifact_paths(value))
-    elif isinstance(details, list | tuple):
-        for item in details:
-            found.extend(artifact_paths(item))
-    return list(dict.fromkeys(found))

@@ -25,7 +25,7 @@ from visor.actions.targets import match_all
 from visor.clock import US_PER_MS, Clock, isoformat, ms_to_us, us_to_ms
 from visor.engine import assertions as assertion_checks
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
-from visor.engine.results import AssertionResult, RunResult, StepResult, artifact_paths
+from visor.engine.results import AssertionResult, RunResult, StepResult
 from visor.engine.signature import signature
 from visor.errors import (
     SIGNAL_CAUSES,
@@ -212,12 +212,12 @@ def _events(record: _Record) -> Iterator[Event]:
         else:
             yield StepStarted(step, record.at())
             outcome = _run_step(step, settings, context)
-            record.artifacts.extend(artifact_paths(outcome.details))
+            record.artifacts.extend(outcome.files())
         failed = failed or outcome.status == "fail"
         record.steps.append(outcome)
         yield StepFinished(outcome, record.at())
     checks = _check_assertions(scenario, settings, context)
-    record.artifacts.extend(artifact_paths([check.observed for check in checks]))
+    record.artifacts.extend(dict.fromkeys(path for check in checks for path in check.files()))
     record.checks.extend(checks)
     for check in checks:
         yield AssertionChecked(check, record.at())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from html import escape
 
-from visor.engine.results import RunResult, StepResult, artifact_paths
+from visor.engine.results import RunResult, StepResult
 
 _STYLE = """
 body{font:15px/1.45 system-ui,sans-serif;margin:2rem;color:#212121;background:#fafafa}
@@ -49,16 +49,17 @@ def render(result: RunResult, name: str, root: str) -> str:
 
 def _checked_on(result: RunResult, root: str) -> str:
     """Show the screen the assertions were checked on, kept when one of them failed."""
-    evidence = next((c.observed["evidence"] for c in result.assertions if "evidence" in c.observed), None)
-    if not isinstance(evidence, dict):
+    kept = next((files for check in result.assertions if (files := check.files())), None)
+    if kept is None:
         return ""
     return "<p class='muted'>The screen the assertions were checked on:</p>" + _media(
-        _pictures(evidence), _sources(evidence), root, "assertions"
+        _pictures(kept), _sources(kept), root, "assertions"
     )
 
 
 def _step_row(step: StepResult, root: str) -> str:
-    media = _media(_pictures(step.details), _sources(step.details), root, step.id)
+    files = step.files()
+    media = _media(_pictures(files), _sources(files), root, step.id)
     error = f"<div class='error'>{escape(step.error.message)}</div>" if step.error else ""
     return (
         f"<tr><td class='{step.status}'>{step.status}</td><td><code>{escape(step.id)}</code></td>"
@@ -79,16 +80,12 @@ def _media(pictures: list[str], sources: list[str], root: str, alt: str) -> str:
     return images + links
 
 
-def _pictures(details: object) -> list[str]:
-    return _files(details, ".png")
+def _pictures(files: list[str]) -> list[str]:
+    return [path for path in files if path.endswith(".png")]
 
 
-def _sources(details: object) -> list[str]:
-    return _files(details, ".xml")
-
-
-def _files(details: object, suffix: str) -> list[str]:
-    return [path for path in artifact_paths(details) if path.endswith(suffix)]
+def _sources(files: list[str]) -> list[str]:
+    return [path for path in files if path.endswith(".xml")]
 
 
 def _relative(path: str, root: str) -> str:
