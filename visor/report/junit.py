@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from visor.engine.results import RunResult
+from visor.engine.results import AssertionResult, RunResult, StepResult
 from visor.report.envelope import shown
 
 _UNWRITABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
@@ -23,31 +23,39 @@ _UNWRITABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufff
 
 def render(result: RunResult, name: str) -> str:
     """Return the JUnit XML document of a run."""
+    totals = _totals(result)
+    suites = ET.Element("testsuites", {"name": "visor", **totals})
+    attributes = {"name": name, **totals, "timestamp": result.started_at, "hostname": result.device}
+    suite = ET.SubElement(suites, "testsuite", attributes)
+    _add_properties(suite, result)
+    for step in result.steps:
+        _add_step(suite, name, step)
+    for check in result.assertions:
+        _add_assertion(suite, name, check)
+    if result.interrupted:
+        ET.SubElement(suite, "system-err").text = "The run was interrupted; later steps did not run."
+    _make_writable(suites)
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+
+def _totals(result: RunResult) -> dict[str, str]:
+    """Return the counts and the time that `<testsuites>` and `<testsuite>` both carry, in their order."""
     steps, checks = result.steps, result.assertions
     failures = sum(1 for s in steps if s.status == "fail") + sum(1 for c in checks if c.status == "failed")
     skipped = sum(1 for s in steps if s.status == "skipped")
     seconds = sum(s.duration_ms for s in steps) / 1000
-    suites = ET.Element(
-        "testsuites",
-        name="visor",
-        tests=str(len(steps) + len(checks)),
-        failures=str(failures),
-        errors="0",
-        skipped=str(skipped),
-        time=f"{seconds:.3f}",
-    )
-    suite = ET.SubElement(
-        suites,
-        "testsuite",
-        name=name,
-        tests=str(len(steps) + len(checks)),
-        failures=str(failures),
-        errors="0",
-        skipped=str(skipped),
-        time=f"{seconds:.3f}",
-        timestamp=result.started_at,
-        hostname=result.device,
-    )
+    return {
+        "tests": str(len(steps) + len(checks)),
+        "failures": str(failures),
+        "errors": "0",
+        "skipped": str(skipped),
+        "time": f"{seconds:.3f}",
+    }
+
+
+def _add_properties(suite: ET.Element, result: RunResult) -> None:
+    """Add what identifies the run and makes it reproducible: its id, platform, signature and seed."""
     properties = ET.SubElement(suite, "properties")
     for key, value in (
         ("run_id", result.run_id),
@@ -56,38 +64,44 @@ def render(result: RunResult, name: str) -> str:
         ("seed", str(result.effective_seed)),
     ):
         ET.SubElement(properties, "property", name=key, value=value)
-    for step in steps:
-        case = ET.SubElement(
-            suite,
-            "testcase",
-            classname=f"{name}.steps",
-            name=f"{step.id} ({step.command})",
-            time=f"{step.duration_ms / 1000:.3f}",
-        )
-        if step.status == "skipped":
-            ET.SubElement(case, "skipped", message="an earlier step failed (stopOnFailure)")
-        elif step.error is not None:
-            failure = ET.SubElement(case, "failure", message=step.error.message, type=step.error.code)
-            failure.text = f"Likely cause: {step.error.likely_cause}\nNext step: {step.error.next_step}\n"
-    for check in checks:
-        case = ET.SubElement(
-            suite,
-            "testcase",
-            classname=f"{name}.assertions",
-            name=f"{check.id} ({check.type} {check.target})",
-            time="0.000",
-        )
-        if check.status == "failed":
-            failure = ET.SubElement(case, "failure", message=check.details, type="ASSERTION_ERROR")
-            failure.text = check.details
-    if result.interrupted:
-        ET.SubElement(suite, "system-err").text = "The run was interrupted; later steps did not run."
-    for element in suites.iter():
+
+
+def _add_step(suite: ET.Element, name: str, step: StepResult) -> None:
+    """Add a step's test case: skipped, with its error as a failure, or passed."""
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        classname=f"{name}.steps",
+        name=f"{step.id} ({step.command})",
+        time=f"{step.duration_ms / 1000:.3f}",
+    )
+    if step.status == "skipped":
+        ET.SubElement(case, "skipped", message="an earlier step failed (stopOnFailure)")
+    elif step.error is not None:
+        failure = ET.SubElement(case, "failure", message=step.error.message, type=step.error.code)
+        failure.text = f"Likely cause: {step.error.likely_cause}\nNext step: {step.error.next_step}\n"
+
+
+def _add_assertion(suite: ET.Element, name: str, check: AssertionResult) -> None:
+    """Add an assertion's test case, failed with its details if it did not hold."""
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        classname=f"{name}.assertions",
+        name=f"{check.id} ({check.type} {check.target})",
+        time="0.000",
+    )
+    if check.status == "failed":
+        failure = ET.SubElement(case, "failure", message=check.details, type="ASSERTION_ERROR")
+        failure.text = check.details
+
+
+def _make_writable(root: ET.Element) -> None:
+    """Show, in every attribute and text under `root`, the characters XML 1.0 cannot carry as escapes."""
+    for element in root.iter():
         element.attrib = {key: _writable(value) for key, value in element.attrib.items()}
         if element.text:
             element.text = _writable(element.text)
-    ET.indent(suites)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
 
 def _writable(text: str) -> str:

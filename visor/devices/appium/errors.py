@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from types import TracebackType
+from typing import Any, Generic, TypeVar
 
 from visor import DISTRIBUTION
 from visor.actions.device import InputRejected, UnsupportedInput
@@ -102,64 +104,162 @@ def mapped(
 
     `url` is the server's address as shown (without secrets); `secrets` are scrubbed from quoted messages.
     """
+    attempt = _Attempt(operation, url, drivers, secrets)
+    # Built before the body runs, so a missing client library shows on entry, not while handling an error.
+    rules = _rules(starting=operation == START)
+    try:
+        yield
+    except Exception as exc:
+        translated = _translated(exc, attempt, rules)
+        if translated is None:
+            raise  # already visor's, or visor's own bug: either keeps its traceback
+        raise translated from None
+
+
+@dataclass(frozen=True, slots=True)
+class _Attempt:
+    """What `mapped` knows of the command that failed: what it tried, where, and what must not be shown."""
+
+    operation: str
+    url: str
+    drivers: Callable[[], list[str]] | None
+    secrets: tuple[str, ...]
+
+    def quote(self, exc: BaseException) -> str:
+        """Return the message of `exc` on one line, scrubbed of the run's secrets."""
+        return scrub(_plain(exc), self.secrets)
+
+
+_E = TypeVar("_E", bound=Exception)
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule(Generic[_E]):
+    """Exceptions of these kinds become what `build` returns for them; None lets them go on unchanged."""
+
+    kinds: tuple[type[_E], ...]
+    build: Callable[[_E, _Attempt], Exception | None]
+
+
+def _rules(*, starting: bool) -> tuple[_Rule[Any], ...]:
+    """Return the translations in the order they are tried: the first rule whose kinds match decides.
+
+    Selenium's specific exceptions come before `WebDriverException`, their base, and the system's connection
+    errors before `Exception`. The client library is imported here because the plain install does not have it.
+    """
     from selenium.common import exceptions as selenium_errors
     from urllib3 import exceptions as http_errors
 
     from visor.devices.appium.transport import BadReply
 
-    def _text(exc: BaseException) -> str:
-        return scrub(_plain(exc), secrets)
+    # No session yet, so nothing a step could retry: whatever the server said, it did not start one.
+    start = (_Rule((selenium_errors.WebDriverException,), _not_started),) if starting else ()
+    return (
+        *start,
+        _Rule((VisorError,), _unchanged),
+        _Rule((RequestTimeout,), _timed_out),
+        _Rule((BadReply,), _bad_reply),
+        _Rule((selenium_errors.InvalidSessionIdException,), _session_lost),
+        _Rule((selenium_errors.UnknownMethodException,), _not_implemented),
+        _Rule((selenium_errors.NoSuchElementException, selenium_errors.StaleElementReferenceException), _element_gone),
+        _Rule((selenium_errors.InvalidElementStateException,), _element_refuses),
+        _Rule((selenium_errors.WebDriverException,), _driver_refused),
+        _Rule((http_errors.HTTPError, ConnectionError, TimeoutError, OSError), _connection_failed),
+        _Rule((Exception,), _reply_or_bug),
+    )
 
-    try:
-        try:
-            yield
-        except selenium_errors.WebDriverException as exc:
-            if operation != START:
-                raise
-            # No session yet, so nothing a step could retry: whatever the server said, it did not start one.
-            if _NOT_W3C in str(exc):
-                raise unreadable(url, operation, _text(exc)) from None
-            raise _not_created(url, _text(exc), drivers) from None
-    except VisorError:
-        raise
-    except RequestTimeout as exc:
-        raise no_answer(url, operation, exc) from None
-    except BadReply as exc:
-        raise unreadable(url, operation, _text(exc)) from None
-    except selenium_errors.InvalidSessionIdException as exc:
-        raise SessionLost(_text(exc)) from None
-    except selenium_errors.UnknownMethodException as exc:
-        raise _unsupported(operation, _text(exc)) from None
-    except (selenium_errors.NoSuchElementException, selenium_errors.StaleElementReferenceException):
-        raise InputRejected(
-            f"could not {operation}: the element is no longer on the screen",
-            likely_cause="The screen changed since it was last read.",
-            next_step="Read the screen again and retarget the element.",
-        ) from None
-    except selenium_errors.InvalidElementStateException as exc:
-        raise InputRejected(
-            f"could not {operation}: the element refuses it ({_text(exc)[:200]})",
-            likely_cause="The element is disabled, hidden, or does not take this kind of input.",
-            next_step="Check the element's state in the step's page source, and use an input it accepts.",
-        ) from None
-    except selenium_errors.WebDriverException as exc:
-        message = _text(exc)
-        lowered = message.lower()
-        if any(marker in lowered for marker in _LOST):
-            raise SessionLost(message) from None
-        if any(marker in lowered for marker in _UNSUPPORTED):
-            raise _unsupported(operation, message) from None
-        raise ActionError(
-            f"could not {operation}: {message[:QUOTE]}",
-            likely_cause="The Appium driver refused the command for the current screen or app state.",
-            next_step="Look at the Appium server log for this command, and at the step's screenshot.",
-        ) from None
-    except (http_errors.HTTPError, ConnectionError, TimeoutError, OSError) as exc:
-        raise unreachable(url, _reason(exc), operation) from None
-    except Exception as exc:
-        if not _from_client(exc.__traceback__):
-            raise  # visor's own bug: a SYSTEM_ERROR with its traceback, not a server problem
-        raise unreadable(url, operation, f"{type(exc).__name__}: {_text(exc)}") from None
+
+def _translated(exc: Exception, attempt: _Attempt, rules: tuple[_Rule[Any], ...]) -> Exception | None:
+    """Return visor's error for `exc` by the first rule that matches it, or None to let `exc` go on unchanged."""
+    for rule in rules:
+        if isinstance(exc, rule.kinds):
+            return rule.build(exc, attempt)
+    return None
+
+
+def _not_started(exc: Exception, attempt: _Attempt) -> TargetError:
+    """Return the error for a server that answered a new-session request without a session."""
+    if _NOT_W3C in str(exc):
+        return unreadable(attempt.url, attempt.operation, attempt.quote(exc))
+    return _not_created(attempt.url, attempt.quote(exc), attempt.drivers)
+
+
+def _unchanged(exc: Exception, attempt: _Attempt) -> None:
+    """Let an error that is already visor's go on as it is."""
+    return None
+
+
+def _timed_out(exc: RequestTimeout, attempt: _Attempt) -> TargetError:
+    """Return the error for a request that got no complete answer within its deadline."""
+    return no_answer(attempt.url, attempt.operation, exc)
+
+
+def _bad_reply(exc: Exception, attempt: _Attempt) -> TargetError:
+    """Return the error for a reply the transport found not to be a WebDriver reply."""
+    return unreadable(attempt.url, attempt.operation, attempt.quote(exc))
+
+
+def _session_lost(exc: Exception, attempt: _Attempt) -> SessionLost:
+    """Return the signal that the server no longer knows the session (the device starts a new one)."""
+    return SessionLost(attempt.quote(exc))
+
+
+def _not_implemented(exc: Exception, attempt: _Attempt) -> UnsupportedInput:
+    """Return the error for a command the driver does not implement."""
+    return _unsupported(attempt.operation, attempt.quote(exc))
+
+
+def _element_gone(exc: Exception, attempt: _Attempt) -> InputRejected:
+    """Return the error for an element that is no longer there."""
+    return InputRejected(
+        f"could not {attempt.operation}: the element is no longer on the screen",
+        likely_cause="The screen changed since it was last read.",
+        next_step="Read the screen again and retarget the element.",
+    )
+
+
+def _element_refuses(exc: Exception, attempt: _Attempt) -> InputRejected:
+    """Return the error for an element that will not take the command."""
+    return InputRejected(
+        f"could not {attempt.operation}: the element refuses it ({attempt.quote(exc)[:200]})",
+        likely_cause="The element is disabled, hidden, or does not take this kind of input.",
+        next_step="Check the element's state in the step's page source, and use an input it accepts.",
+    )
+
+
+def _driver_refused(exc: Exception, attempt: _Attempt) -> Exception:
+    """Return the error for any other WebDriver error: its message tells a lost session or a missing command.
+
+    Selenium has no class for some of these (an `unknown command`, a lost session a driver reports as an
+    `unknown error`), so only the message shows them; anything else fails the step.
+    """
+    message = attempt.quote(exc)
+    lowered = message.lower()
+    if any(marker in lowered for marker in _LOST):
+        return SessionLost(message)
+    if any(marker in lowered for marker in _UNSUPPORTED):
+        return _unsupported(attempt.operation, message)
+    return ActionError(
+        f"could not {attempt.operation}: {message[:QUOTE]}",
+        likely_cause="The Appium driver refused the command for the current screen or app state.",
+        next_step="Look at the Appium server log for this command, and at the step's screenshot.",
+    )
+
+
+def _connection_failed(exc: Exception, attempt: _Attempt) -> TargetError:
+    """Return the error for a connection to the server that failed."""
+    return unreachable(attempt.url, _reason(exc), attempt.operation)
+
+
+def _reply_or_bug(exc: Exception, attempt: _Attempt) -> TargetError | None:
+    """Return the error for anything else the client library raised while reading a reply.
+
+    An exception that never passed through the client library is visor's own bug: it goes on unchanged, to be a
+    SYSTEM_ERROR with its traceback rather than blamed on the server.
+    """
+    if not _from_client(exc.__traceback__):
+        return None
+    return unreadable(attempt.url, attempt.operation, f"{type(exc).__name__}: {attempt.quote(exc)}")
 
 
 #: What selenium says when a new-session reply has no session in it (a server that is not Appium).
