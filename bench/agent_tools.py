@@ -23,8 +23,8 @@ import time
 from collections.abc import Callable
 
 from visor.actions.observer import ObservingDevice
-from visor.actions.tools.context import AgentState, ToolContext, ToolSettings
-from visor.actions.tools.runner import call_tool, observation
+from visor.actions.tools.call_context import AgentState, ToolContext, ToolSettings
+from visor.actions.tools.dispatch import call_tool, observation
 from visor.clock import VirtualClock
 from visor.devices.sim.device import SimDevice
 from visor.devices.sim.load import load_app, resolve_app

@@ -122,9 +122,11 @@ def umask_022() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def every_detail_key_is_classified(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A step detail that no shape declares fails the test that produced it (see visor.actions.details)."""
+    """A step detail that no shape declares fails the test that produced it (see visor.actions.step_details)."""
 
     def refuse(where: str) -> None:
-        raise AssertionError(f"{where} is not declared in its shape (visor/actions/details.py or tools/details.py)")
+        raise AssertionError(
+            f"{where} is not declared in its shape (visor/actions/step_details.py or tools/details.py)"
+        )
 
     monkeypatch.setattr(projection, "on_unclassified", refuse)

@@ -30,7 +30,12 @@ RANKS = {
 }
 #: Inside `actions`: the kernel every front end acts through, and the two front ends over it.
 KERNEL = ("visor.actions.kernel",)
-SCENARIO_FRONT = ("visor.actions.commands", "visor.actions.context", "visor.actions.targets", "visor.actions.catalogue")
+SCENARIO_FRONT = (
+    "visor.actions.step_commands",
+    "visor.actions.step_context",
+    "visor.actions.step_targets",
+    "visor.actions.catalogue",
+)
 TOOLS_FRONT = ("visor.actions.tools",)
 #: An agent tool run as a scenario step: the one tools module that may use the scenario front end.
 BRIDGE = "actions/tools/step.py"
@@ -60,7 +65,7 @@ def imported(path: Path) -> set[str]:
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module)
-            # `from visor.actions import commands` imports the module visor.actions.commands.
+            # `from visor.actions import commands` imports the module visor.actions.step_commands.
             names.update(f"{node.module}.{alias.name}" for alias in node.names)
     return names
 
@@ -188,3 +193,23 @@ def test_the_front_end_rules_see_imports() -> None:
     assert "visor.actions.device" in imported(kernel)
     assert "visor.actions.tools.details" in imported(PACKAGE / "actions" / "catalogue.py")
     assert within("visor.actions.tools.basic", TOOLS_FRONT) and not within("visor.actions.toolsx", TOOLS_FRONT)
+
+
+#: Basenames that may repeat, by convention: a command module of `visor/cli/` named after the core module it
+#: fronts (`cli/validate.py` over `scenario/validate.py`), and each runtime's `device.py` implementing the device
+#: protocol (`actions/device.py`).
+REPEATS_BY_CONVENTION = {
+    "schema.py": {"scenario/schema.py", "cli/schema.py"},
+    "validate.py": {"scenario/validate.py", "cli/validate.py"},
+    "device.py": {"actions/device.py", "devices/sim/device.py", "devices/appium/device.py"},
+}
+
+
+def test_module_names_are_unique_but_for_the_conventions() -> None:
+    """A newcomer reading `targets.py` in a traceback must know which one: names say what a module holds."""
+    places: dict[str, set[str]] = {}
+    for path in modules():
+        if path.name != "__init__.py":
+            places.setdefault(path.name, set()).add(_relative(path))
+    repeated = {name: found for name, found in places.items() if len(found) > 1}
+    assert repeated == REPEATS_BY_CONVENTION

@@ -16,7 +16,7 @@ code and exit code where they differ from its parent's, says when it is raised, 
     ├── TargetError              TARGET_ERROR  exit 1    the device, the runtime or the server is unusable
     │   └── SessionRestarted                             a lost session was renewed: the step reruns [actions.device]
     ├── ActionError              ACTION_ERROR  exit 1    a step or a direct action failed
-    │   ├── StepFailure                                  a step failed; the run goes on to the next [actions.context]
+    │   ├── StepFailure                                  a step failed; the run goes on [actions.step_context]
     │   └── InputRejected                                the device refuses this input here [actions.device]
     │       └── UnsupportedInput                         the platform or runtime has no such input [actions.device]
     └── Interrupted              INTERRUPTED   exit 130  the user pressed Ctrl-C (SIGINT)

@@ -6,7 +6,7 @@ import pytest
 
 from tests.simkit import MemorySink, demo_device
 from visor.actions.catalogue import BY_ARGS, ENTRIES
-from visor.actions.context import ActionContext
+from visor.actions.step_context import ActionContext
 from visor.clock import VirtualClock
 from visor.scenario.commands import COMMANDS, NavigateArgs, TapArgs
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from visor.actions.catalogue import detail_shapes
-from visor.actions.details import Observed
+from visor.actions.step_details import Observed
 from visor.engine.projection import evidence, signed
 from visor.engine.results import AssertionResult, StepResult
 

@@ -9,7 +9,7 @@ import yaml
 
 from visor.scenario.document import Document
 from visor.scenario.loader import parse_source
-from visor.scenario.source import SourceText
+from visor.scenario.reading import SourceText
 from visor.scenario.validate import ValidationResult, validate_document
 
 BASE: dict[str, Any] = {

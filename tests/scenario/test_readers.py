@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from visor.errors import SourceError
 from visor.scenario.document import MAX_DEPTH, MAX_NODES, Position
 from visor.scenario.json_reader import parse_json
-from visor.scenario.source import SourceText
+from visor.scenario.reading import SourceText
 from visor.scenario.yaml_reader import parse_yaml
 
 

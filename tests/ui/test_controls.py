@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from tests.simkit import demo_device, the_node
 from visor.actions.device import NativeAction, NativeActionName
 from visor.devices.sim.device import SimDevice
+from visor.scenario.tools.arguments import ReadControlArgs
 from visor.scenario.tools.call import ToolCall
 from visor.scenario.tools.check import check_call
-from visor.scenario.tools.models import ReadControlArgs
 from visor.scenario.tools.selector import ControlSelector
 from visor.ui.controls import (
     ACTION_ORDER,

@@ -11,10 +11,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from visor.actions import commands
-from visor.actions import details as shapes
-from visor.actions.context import ActionContext
+from visor.actions import step_commands as commands  # the scenario commands, executed
+from visor.actions import step_details as shapes
 from visor.actions.device import Key
+from visor.actions.step_context import ActionContext
 from visor.scenario.commands import (
     COMMANDS,
     ActAppSwitchArgs,
@@ -46,7 +46,7 @@ class Entry(Generic[A]):
 
     args: type[A]
     execute: Callable[[A, ActionContext], Mapping[str, Any]]
-    #: The shape of the details it reports (a `TypedDict` of `visor.actions.details`: keys and their roles).
+    #: The shape of the details it reports (a `TypedDict` of `visor.actions.step_details`: keys and their roles).
     details: type
 
     def run(self, args: Args, ctx: ActionContext) -> Details:

@@ -4,7 +4,7 @@ The session remembers the last observation (element indices refer to it), the fe
 writes whose outcome is unknown. On a device whose time is virtual (the simulated one) a model *turn* takes
 virtual time (`turn_ms`) between calls, as a real agent's thinking does: an auto-hiding panel seen in one call
 may be gone in the next. The same calls in the same order on the same seed give the same results.
-`visor.session.agent` opens the device for it.
+`visor.session.agent_device` opens the device for it.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from typing import Any
 from visor.actions.device import Device
 from visor.actions.kernel.memory import AgentState
 from visor.actions.observer import ObservingDevice
-from visor.actions.tools.context import ToolContext, ToolSettings
+from visor.actions.tools.call_context import ToolContext, ToolSettings
+from visor.actions.tools.dispatch import call_tool, observation
 from visor.actions.tools.result import GUIDANCE, ToolCode, ToolProblem
-from visor.actions.tools.runner import call_tool, observation
 from visor.clock import Clock, ms_to_us
 from visor.errors import VisorError
 from visor.scenario.tools.definitions import OBSERVATION_TOOLS, all_definitions, is_tool, kind, mcp_definition

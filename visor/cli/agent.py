@@ -88,7 +88,7 @@ def mcp(env: CliEnvironment, /, **values: Any) -> int:
       visor mcp --runtime appium --device emulator-5554 --app-id com.example.app
     """
     from visor.agent.server import require_sdk, serve_stdio
-    from visor.session.agent import AgentOptions, open_session
+    from visor.session.agent_device import AgentOptions, open_session
 
     require_sdk()
     seed = values["seed"] if values["seed"] is not None else env.ids.new_seed()

@@ -28,7 +28,7 @@ def devices(env: CliEnvironment) -> int:
       visor devices
       visor run scenario.yaml --runtime appium --device emulator-5554
     """
-    from visor.devices.appium.tools import list_devices
+    from visor.devices.appium.host_programs import list_devices
     from visor.errors import ExitCode, NextAction
     from visor.report.envelope import Outcome
 

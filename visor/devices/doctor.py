@@ -28,8 +28,8 @@ from visor.devices.appium.capabilities import (
     without_credentials,
 )
 from visor.devices.appium.deadline import RequestTimeout, fetch
-from visor.devices.appium.errors import INSTALL
-from visor.devices.appium.tools import installed_drivers, list_devices, run_tool
+from visor.devices.appium.error_mapping import INSTALL
+from visor.devices.appium.host_programs import installed_drivers, list_devices, run_tool
 from visor.errors import InputError
 
 PACKAGES = {

@@ -82,7 +82,7 @@ def open_appium(request: DeviceRequest) -> Device:
     """Start an Appium session on the device the request (or the host's only device) names."""
     from visor.devices.appium.capabilities import settings_from
     from visor.devices.appium.device import AppiumDevice, appium_client
-    from visor.devices.appium.tools import choose_device, installed_drivers, list_devices
+    from visor.devices.appium.host_programs import choose_device, installed_drivers, list_devices
 
     appium_client()  # first: without the client library nothing else matters
     ask = request.appium

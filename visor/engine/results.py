@@ -68,7 +68,7 @@ class AssertionResult:
 
     def files(self) -> list[str]:
         """Return the artifacts the assertion names (the screen kept when it failed), each once."""
-        from visor.actions.details import Observed
+        from visor.actions.step_details import Observed
         from visor.engine.projection import evidence
 
         return evidence(self.observed, (Observed,))

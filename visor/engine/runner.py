@@ -17,13 +17,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from visor.actions.catalogue import execute
-from visor.actions.context import ActionContext, ArtifactSink
 from visor.actions.device import Device, DeviceInfo, Observation, SessionRestarted
 from visor.actions.kernel.memory import AgentState
 from visor.actions.observer import ObservingDevice
-from visor.actions.targets import match_all
+from visor.actions.step_context import ActionContext, ArtifactSink
+from visor.actions.step_targets import match_all
 from visor.clock import US_PER_MS, Clock, isoformat, ms_to_us, us_to_ms
-from visor.engine import assertions as assertion_checks
+from visor.engine import checks as assertion_checks
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
 from visor.engine.results import AssertionResult, RunResult, StepResult
 from visor.engine.signature import signature

@@ -2,7 +2,7 @@
 
 Upstream's projection is kept: `{platform, steps: [{id, command, status, details}], assertions: [...]}`. What
 of a step's details counts is declared, not guessed from key names: each command and tool declares the shape of
-its details (`visor.actions.details`, `visor.actions.tools.details`), where every key is signed, volatile
+its details (`visor.actions.step_details`, `visor.actions.tools.details`), where every key is signed, volatile
 (timings) or evidence (artifact paths), and only signed keys enter the signature, at every depth. Step details
 carry `screen`, the fingerprint of what the screen showed after the step. docs/determinism.md states the rules.
 """

@@ -2,7 +2,7 @@
 
 A run's data is `{"run": <the run's result>, "warnings": [...]}`; it passed (exit 0), failed (exit 2), or stopped
 early, when the error that stopped it (INTERRUPTED for a signal) gives the status and the exit code. A
-benchmark's data is its summary (`visor.engine.benchmark`) with a verdict; one that was interrupted reports the
+benchmark's data is its summary (`visor.engine.determinism`) with a verdict; one that was interrupted reports the
 runs it finished, each run in a line, and that it stopped.
 """
 
@@ -12,7 +12,7 @@ import signal
 from collections.abc import Sequence
 from typing import Any
 
-from visor.engine.benchmark import BenchmarkSummary, summarize
+from visor.engine.determinism import BenchmarkSummary, summarize
 from visor.engine.events import RunFinished
 from visor.engine.results import RunResult
 from visor.errors import ExitCode, NextAction, interruption

@@ -10,7 +10,7 @@ from typing import BinaryIO
 from visor.errors import InputError, SourceError
 from visor.scenario.document import Document
 from visor.scenario.loader import STDIN_PATH, load_scenario, read_document
-from visor.scenario.source import FORMATS_BY_SUFFIX
+from visor.scenario.reading import FORMATS_BY_SUFFIX
 from visor.scenario.validate import ValidationResult
 
 #: Simulated-device app models live beside scenarios as `<name>.app.yaml`; they are not scenarios.

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from visor.scenario.source import Format
+from visor.scenario.reading import Format
 
 #: A path into a document: mapping keys and sequence indexes, from the root.
 Path = tuple[str | int, ...]

@@ -17,7 +17,7 @@ from typing import NoReturn
 
 from visor.errors import SourceError
 from visor.scenario.document import MAX_DEPTH, Document, Path, Position
-from visor.scenario.source import SourceText, integer_too_long
+from visor.scenario.reading import SourceText, integer_too_long
 
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.DOTALL)
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import BinaryIO
 
 from visor.scenario.document import Document
-from visor.scenario.source import SourceText, empty_source, read_path, read_stream
+from visor.scenario.reading import SourceText, empty_source, read_path, read_stream
 from visor.scenario.validate import ValidationResult, validate_document
 from visor.scenario.yaml_reader import parse_yaml
 

@@ -23,7 +23,7 @@ import yaml
 
 from visor.errors import SourceError
 from visor.scenario.document import MAX_DEPTH, MAX_NODES, Document, Path, Position
-from visor.scenario.source import SourceText, empty_source, integer_too_long
+from visor.scenario.reading import SourceText, empty_source, integer_too_long
 
 _Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

@@ -11,7 +11,7 @@ import contextlib
 import signal
 from collections.abc import Callable
 
-from visor.engine.benchmark import summarize
+from visor.engine.determinism import summarize
 from visor.engine.events import RunFinished
 from visor.engine.results import RunResult
 from visor.errors import stopping_signal

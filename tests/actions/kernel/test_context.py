@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.simkit import MemorySink, Passthrough, demo_device
-from visor.actions.context import ActionContext, StepFailure
 from visor.actions.device import InputRejected
 from visor.actions.kernel.memory import AgentState
-from visor.actions.tools.context import ToolContext, ToolSettings
+from visor.actions.step_context import ActionContext, StepFailure
+from visor.actions.tools.call_context import ToolContext, ToolSettings
 from visor.actions.tools.result import ToolCode, ToolProblem
 from visor.clock import VirtualClock
 from visor.errors import TargetError

@@ -9,8 +9,8 @@ from tests.simkit import demo_device
 from visor.actions.device import Device
 from visor.actions.kernel.memory import AgentState
 from visor.actions.observer import ObservingDevice
-from visor.actions.tools.context import ToolContext, ToolSettings
-from visor.actions.tools.runner import call_tool, observation
+from visor.actions.tools.call_context import ToolContext, ToolSettings
+from visor.actions.tools.dispatch import call_tool, observation
 from visor.clock import VirtualClock
 from visor.devices.sim.device import SimDevice
 from visor.scenario.tools.selector import ControlSelector

@@ -10,9 +10,9 @@ import pytest
 from visor.actions.tools import registry
 from visor.actions.tools.details import Tap
 from visor.actions.tools.registry import TOOLS, Tool, find, tool
+from visor.scenario.tools.arguments import ClickArgs, SwipeArgs
 from visor.scenario.tools.definitions import all_definitions, mcp_definition
-from visor.scenario.tools.models import ClickArgs, SwipeArgs
-from visor.scenario.tools.registry import CLICK, SPECS
+from visor.scenario.tools.specs import CLICK, SPECS
 
 NAMES = [entry.name for entry in TOOLS]
 

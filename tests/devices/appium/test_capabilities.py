@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from visor.devices.appium.capabilities import build_capabilities, redact_capabilities, redact_url, settings_from
-from visor.devices.appium.tools import Candidate, choose_device, parse_adb_devices, parse_simctl_devices
+from visor.devices.appium.host_programs import Candidate, choose_device, parse_adb_devices, parse_simctl_devices
 from visor.errors import InputError, TargetError
 
 

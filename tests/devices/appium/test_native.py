@@ -14,7 +14,7 @@ from visor.actions.device import (
     UnsupportedInput,
 )
 from visor.devices.appium import native
-from visor.devices.appium.errors import mapped
+from visor.devices.appium.error_mapping import mapped
 from visor.devices.appium.locators import exact_locator, locator, quote
 from visor.devices.appium.native import ElementCall, ScriptCall, app_command, native_command
 from visor.ui.geometry import Rect

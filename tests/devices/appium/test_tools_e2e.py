@@ -12,8 +12,8 @@ from typing import Any
 from tests.devices.appium.conftest import AppiumServer
 from visor.actions.kernel.memory import AgentState
 from visor.actions.observer import ObservingDevice
-from visor.actions.tools.context import ToolContext, ToolSettings
-from visor.actions.tools.runner import call_tool, observation
+from visor.actions.tools.call_context import ToolContext, ToolSettings
+from visor.actions.tools.dispatch import call_tool, observation
 from visor.clock import SystemClock
 from visor.devices.appium.device import AppiumDevice
 

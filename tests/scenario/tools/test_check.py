@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from visor.scenario.tools.arguments import ActionSequenceArgs, ClickArgs, SwipeArgs
+from visor.scenario.tools.bounds import ARGUMENT_BOUND_BYTES, FAST_ACTION_LIMIT
 from visor.scenario.tools.call import ToolCall
 from visor.scenario.tools.check import check_call, encoded_size
-from visor.scenario.tools.limits import ARGUMENT_BOUND_BYTES, FAST_ACTION_LIMIT
-from visor.scenario.tools.models import ActionSequenceArgs, ClickArgs, SwipeArgs
 from visor.scenario.tools.rules import problem
 
 RID = "com.visor.demo:id/speed"

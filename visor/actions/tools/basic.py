@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from visor.actions.device import Key, NativeAction, NativeActionName, PathPoint
-from visor.actions.tools.context import ToolContext
-from visor.actions.tools.geometry import Area, check_point, point_in, to_device
+from visor.actions.tools.call_context import ToolContext
+from visor.actions.tools.call_targets import Resolved, by_index, by_resource_id, covered, describe
+from visor.actions.tools.plans import Area, check_point, point_in, to_device
 from visor.actions.tools.result import ToolCode, ToolProblem
-from visor.actions.tools.targets import Resolved, by_index, by_resource_id, covered, describe
-from visor.scenario.tools.models import (
+from visor.scenario.tools.arguments import (
     ClickArgs,
     ClickSequenceArgs,
     Coord,

@@ -1,7 +1,7 @@
 """What each agent tool reports as a scenario step's details, typed, with each key's part in the signature.
 
 A tool step's details are its call's arguments and its result (`ToolResult.to_dict`): the common keys of
-`ToolStep`, then the tool's own data. Roles are declared as in `visor.actions.details`: `Volatile` keys
+`ToolStep`, then the tool's own data. Roles are declared as in `visor.actions.step_details`: `Volatile` keys
 (elapsed and waited time, how many looks a poll took) and `Evidence` keys are left out of the signature;
 everything else is signed. Receipts an agent reads whole (a control, an element) are signed as a whole.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from visor.actions.details import Volatile
+from visor.actions.step_details import Volatile
 
 #: A receipt signed as a whole (an element, a control, a plan point): nothing in it depends on timing.
 Receipt = dict[str, Any]

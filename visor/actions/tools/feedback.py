@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from visor.actions.kernel.memory import Strategy
-from visor.actions.tools.context import ToolContext, digest
+from visor.actions.tools.call_context import ToolContext, digest
+from visor.actions.tools.call_targets import unique
 from visor.actions.tools.result import ToolCode, ToolProblem
-from visor.actions.tools.targets import unique
 from visor.clock import ms_to_us, us_to_ms
-from visor.scenario.tools.models import ValueFeedback
+from visor.scenario.tools.arguments import ValueFeedback
 from visor.ui.controls import UnreadableValue, read_value
 
 #: Two in a row got no closer: the third is refused.

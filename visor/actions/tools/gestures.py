@@ -10,12 +10,12 @@ from collections.abc import Callable
 from typing import Any
 
 from visor.actions.tools.basic import Reply
-from visor.actions.tools.context import ToolContext
+from visor.actions.tools.call_context import ToolContext
+from visor.actions.tools.call_targets import require_visible
 from visor.actions.tools.feedback import check, guard, read_once, record, strategy_key
-from visor.actions.tools.geometry import DragPlan, pinch_paths, plan_drag, touch_paths
+from visor.actions.tools.plans import DragPlan, pinch_paths, plan_drag, touch_paths
 from visor.actions.tools.result import ToolProblem
-from visor.actions.tools.targets import require_visible
-from visor.scenario.tools.models import DragArgs, PinchArgs, TouchGestureArgs, ValueFeedback
+from visor.scenario.tools.arguments import DragArgs, PinchArgs, TouchGestureArgs, ValueFeedback
 
 
 def plan(args: DragArgs, ctx: ToolContext) -> DragPlan:

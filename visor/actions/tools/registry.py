@@ -1,4 +1,4 @@
-"""One record per agent tool, actions side: the tool's spec (`visor/scenario/tools/registry.py`) and its executor.
+"""One record per agent tool, actions side: the tool's spec (`visor/scenario/tools/specs.py`) and its executor.
 
 Each `Tool` is made by `tool()`, whose type variable ties the executor's first parameter to the spec's argument
 type: pairing `specs.CLICK` (a `ToolSpec[ClickArgs]`) with `basic.swipe` (which takes `SwipeArgs`) is a mypy
@@ -12,12 +12,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from visor.actions.tools import basic, gestures, native, sequence
+from visor.actions.tools import basic, gestures, native_controls, sequence
 from visor.actions.tools import details as shapes
 from visor.actions.tools.basic import Reply
-from visor.actions.tools.context import ToolContext
-from visor.scenario.tools import registry as specs
-from visor.scenario.tools.registry import ToolSpec
+from visor.actions.tools.call_context import ToolContext
+from visor.scenario.tools import specs
+from visor.scenario.tools.specs import ToolSpec
 
 A = TypeVar("A")
 
@@ -87,10 +87,10 @@ _PAIRED = (
     tool(specs.WAIT_FOR_DELAY, basic.wait_for_delay, shapes.Delay),
     tool(specs.PINCH, gestures.pinch, shapes.Pinch),
     tool(specs.TOUCH_GESTURE, gestures.touch_gesture, shapes.TouchGesture),
-    tool(specs.READ_CONTROL, native.read_control, shapes.Control),
-    tool(specs.CONTROL_ACTION, native.control_action, shapes.Control),
-    tool(specs.WAIT_UNTIL, native.wait_until, shapes.WaitUntil),
-    tool(specs.SCROLL_TO, native.scroll_to, shapes.ScrollTo),
+    tool(specs.READ_CONTROL, native_controls.read_control, shapes.Control),
+    tool(specs.CONTROL_ACTION, native_controls.control_action, shapes.Control),
+    tool(specs.WAIT_UNTIL, native_controls.wait_until, shapes.WaitUntil),
+    tool(specs.SCROLL_TO, native_controls.scroll_to, shapes.ScrollTo),
 )
 #: Every tool, in the tools spec's order.
 TOOLS: tuple[Runnable, ...] = _PAIRED

@@ -13,15 +13,15 @@ from typing import Any
 
 from visor.actions.device import PathPoint
 from visor.actions.tools.basic import Reply
-from visor.actions.tools.context import ToolContext
+from visor.actions.tools.call_context import ToolContext
+from visor.actions.tools.call_targets import by_resource_id, is_visible, require_visible
 from visor.actions.tools.feedback import strategy_key
-from visor.actions.tools.geometry import DragPlan, pinch_paths, point_in, touch_paths
 from visor.actions.tools.gestures import drag_kind, plan, with_feedback
-from visor.actions.tools.native import control_action, wait_until
+from visor.actions.tools.native_controls import control_action, wait_until
+from visor.actions.tools.plans import DragPlan, pinch_paths, point_in, touch_paths
 from visor.actions.tools.result import ToolCode, ToolProblem
-from visor.actions.tools.targets import by_resource_id, is_visible, require_visible
 from visor.clock import ms_to_us
-from visor.scenario.tools.models import (
+from visor.scenario.tools.arguments import (
     ActionSequenceArgs,
     ClickMember,
     ControlActionArgs,

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from visor.actions.context import ActionContext, StepFailure
 from visor.actions.secrets import redact
-from visor.actions.tools.context import ToolContext, ToolSettings
+from visor.actions.step_context import ActionContext, StepFailure
+from visor.actions.tools.call_context import ToolContext, ToolSettings
+from visor.actions.tools.dispatch import run_call
 from visor.actions.tools.result import GUIDANCE
-from visor.actions.tools.runner import run_call
 from visor.scenario.tools.call import ToolCall
 
 SCENARIO_SETTINGS = ToolSettings(index_from_step_start=True)

@@ -28,7 +28,7 @@ from visor.actions.device import (
 )
 from visor.devices.appium import native
 from visor.devices.appium.capabilities import AppiumSettings, build_capabilities
-from visor.devices.appium.errors import START, SessionLost, client_missing, mapped
+from visor.devices.appium.error_mapping import START, SessionLost, client_missing, mapped
 from visor.devices.appium.locators import exact_locator, locator
 from visor.errors import ActionError, TargetError
 from visor.ui.geometry import Point, Size

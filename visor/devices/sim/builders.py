@@ -14,7 +14,7 @@ from functools import partial
 from typing import Any, Generic, TypeVar
 
 from visor.devices.sim.boxes import Box, Place, box
-from visor.devices.sim.controls import (
+from visor.devices.sim.control_layout import (
     build_button,
     build_field,
     build_image,
@@ -37,7 +37,7 @@ from visor.devices.sim.model import (
     TimelineElement,
     ToggleElement,
 )
-from visor.devices.sim.views import build_list, build_timeline
+from visor.devices.sim.view_layout import build_list, build_timeline
 from visor.devices.sim.widgets import WidgetKind
 from visor.scenario.fields import InputModel
 from visor.ui.geometry import Rect

@@ -29,7 +29,7 @@ from visor.devices.sim.metrics import (
     timeline_ticks,
 )
 from visor.devices.sim.model import DialogOverlay
-from visor.devices.sim.overlays import dialog, panel
+from visor.devices.sim.overlay_layout import dialog, panel
 from visor.devices.sim.state import AppState
 from visor.devices.sim.widgets import Frame, Widget, WidgetKind
 from visor.ui.geometry import Rect

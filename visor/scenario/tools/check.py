@@ -18,12 +18,12 @@ from jsonschema.validators import extend
 from visor.scenario.document import Path
 from visor.scenario.issues import ArgumentCode, Issue
 from visor.scenario.suggest import did_you_mean
+from visor.scenario.tools.arguments import Raw
+from visor.scenario.tools.bounds import ARGUMENT_BOUND_BYTES
 from visor.scenario.tools.call import ToolCall
 from visor.scenario.tools.definitions import parameters
-from visor.scenario.tools.limits import ARGUMENT_BOUND_BYTES
-from visor.scenario.tools.models import Raw
-from visor.scenario.tools.registry import spec
 from visor.scenario.tools.rules import Checker, check_members, problem
+from visor.scenario.tools.specs import spec
 
 
 def _is_integer(_checker: object, instance: object) -> bool:

@@ -16,16 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from visor.scenario.document import Path
 from visor.scenario.issues import ArgumentCode, Issue, error
-from visor.scenario.tools.limits import (
-    FAST_ACTION_LIMIT,
-    MAX_DELAY_MS,
-    MAX_DELAY_WAIT_MS,
-    MAX_GESTURE_MS,
-    MAX_TEXT,
-    MAX_TIMES,
-    NORMALIZED_MAX,
-)
-from visor.scenario.tools.models import (
+from visor.scenario.tools.arguments import (
     ClickMember,
     DragArgs,
     PinchArgs,
@@ -35,6 +26,15 @@ from visor.scenario.tools.models import (
     ValueFeedback,
     WaitUntilArgs,
     field_default,
+)
+from visor.scenario.tools.bounds import (
+    FAST_ACTION_LIMIT,
+    MAX_DELAY_MS,
+    MAX_DELAY_WAIT_MS,
+    MAX_GESTURE_MS,
+    MAX_TEXT,
+    MAX_TIMES,
+    NORMALIZED_MAX,
 )
 
 if TYPE_CHECKING:

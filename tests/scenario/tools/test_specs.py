@@ -10,10 +10,8 @@ from typing import Any, get_args, get_type_hints
 
 import pytest
 
-from visor.scenario.tools import definitions, registry
-from visor.scenario.tools.call import ToolCall
-from visor.scenario.tools.check import check_call
-from visor.scenario.tools.models import (
+from visor.scenario.tools import definitions, specs
+from visor.scenario.tools.arguments import (
     ActionSequenceArgs,
     ClickMember,
     ControlActionArgs,
@@ -25,7 +23,9 @@ from visor.scenario.tools.models import (
     WaitMember,
     WaitUntilArgs,
 )
-from visor.scenario.tools.registry import SPECS, ToolSpec
+from visor.scenario.tools.call import ToolCall
+from visor.scenario.tools.check import check_call
+from visor.scenario.tools.specs import SPECS, ToolSpec
 
 NAMES = [tool.name for tool in SPECS]
 SELECTOR = {"resource_id": "com.visor.demo:id/speed"}
@@ -82,14 +82,14 @@ def test_the_registry_covers_exactly_the_shipped_tools_in_their_order() -> None:
 
 
 def test_every_spec_constant_is_listed_once() -> None:
-    constants = [value for value in vars(registry).values() if isinstance(value, ToolSpec)]
+    constants = [value for value in vars(specs).values() if isinstance(value, ToolSpec)]
     assert sorted(id(value) for value in constants) == sorted(id(value) for value in SPECS)
 
 
 @pytest.mark.parametrize("tool", SPECS, ids=NAMES)
 def test_every_lookup_of_a_tool_agrees_with_its_spec(tool: ToolSpec[Any]) -> None:
     entry = next(entry for entry in shipped() if entry["function"]["name"] == tool.name)
-    assert registry.spec(tool.name) is tool
+    assert specs.spec(tool.name) is tool
     assert definitions.is_tool(tool.name)
     assert tool.definition == entry == definitions.openai_definition(tool.name)
     assert tool.parameters is tool.definition["function"]["parameters"]
@@ -215,6 +215,6 @@ def test_built_arguments_take_the_declared_defaults(tool: ToolSpec[Any]) -> None
 
 def test_a_wait_until_member_waits_less_by_default_than_the_tool() -> None:
     member = {"action": "wait_until", "selector": SELECTOR, "state": "visible"}
-    sequence = registry.ACTION_SEQUENCE.build({"steps": [member]})
+    sequence = specs.ACTION_SEQUENCE.build({"steps": [member]})
     assert isinstance(sequence.steps[0], WaitUntilArgs) and sequence.steps[0].timeout_ms == 1500
-    assert registry.WAIT_UNTIL.build(MINIMAL["wait_until"]).timeout_ms == 5000
+    assert specs.WAIT_UNTIL.build(MINIMAL["wait_until"]).timeout_ms == 5000

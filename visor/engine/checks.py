@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from visor.actions.device import Observation
-from visor.actions.targets import element_details, match_all
+from visor.actions.step_targets import element_details, match_all
 from visor.engine.results import AssertionResult
 from visor.scenario.assertions import CountAssertion, TextAssertion, ValueAssertion
 from visor.scenario.scenario import Assertion

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from visor.errors import SourceError
-from visor.scenario.source import MAX_SOURCE_BYTES, decode, detect_format, read_path, read_stream
+from visor.scenario.reading import MAX_SOURCE_BYTES, decode, detect_format, read_path, read_stream
 
 
 def test_reads_utf8_and_detects_format_by_suffix(tmp_path: Path) -> None:

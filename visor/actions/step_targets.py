@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from visor.actions.context import ActionContext, StepFailure
-from visor.actions.details import TargetInfo
 from visor.actions.device import Observation
 from visor.actions.kernel.targets import Policy, Reach, choose, reach
+from visor.actions.step_context import ActionContext, StepFailure
+from visor.actions.step_details import TargetInfo
 from visor.scenario.selectors import Selector, SelectorKind, parse_selector
 from visor.ui.description import Description, ElementInfo
 from visor.ui.geometry import Point

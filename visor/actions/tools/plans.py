@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from visor.actions.device import PathPoint
-from visor.actions.tools.context import ToolContext
+from visor.actions.tools.call_context import ToolContext
 from visor.actions.tools.result import ToolCode, ToolProblem
-from visor.scenario.tools.models import Calibration, Coord, PinchArgs, Space, TouchGestureArgs
+from visor.scenario.tools.arguments import Calibration, Coord, PinchArgs, Space, TouchGestureArgs
 from visor.scenario.tools.selector import Box
 from visor.ui.coords import NORMALIZED
 from visor.ui.coords import Space as Coordinates

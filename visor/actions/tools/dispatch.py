@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from visor.actions.secrets import field_texts, redact
-from visor.actions.tools.context import ToolContext
+from visor.actions.tools.call_context import ToolContext
 from visor.actions.tools.registry import find
 from visor.actions.tools.result import Dispatched, Status, ToolCode, ToolProblem, ToolResult
 from visor.scenario.issues import ArgumentCode

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from visor.scenario.tools import rules
-from visor.scenario.tools.definitions import Kind, kind, openai_definition, parameters
-from visor.scenario.tools.models import (
+from visor.scenario.tools.arguments import (
     ActionSequenceArgs,
     ClickArgs,
     ClickSequenceArgs,
@@ -33,6 +32,7 @@ from visor.scenario.tools.models import (
     WaitForDelayArgs,
     WaitUntilArgs,
 )
+from visor.scenario.tools.definitions import Kind, kind, openai_definition, parameters
 
 #: The type of a tool's typed arguments. Covariant: every spec is a `ToolSpec[object]` (read-only, so sound).
 A_co = TypeVar("A_co", covariant=True)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from visor.actions.kernel.targets import Policy, choose, reach
-from visor.actions.tools.context import ToolContext
+from visor.actions.tools.call_context import ToolContext
 from visor.actions.tools.result import ToolCode, ToolProblem
 from visor.scenario.tools.selector import ControlSelector
 from visor.ui.controls import find_controls, visible

@@ -16,7 +16,7 @@ from urllib3 import exceptions as http_errors
 
 from visor.actions.device import InputRejected, UnsupportedInput
 from visor.devices.appium.deadline import RequestTimeout
-from visor.devices.appium.errors import START, SessionLost, mapped
+from visor.devices.appium.error_mapping import START, SessionLost, mapped
 from visor.devices.appium.transport import BadReply
 from visor.errors import ActionError, TargetError
 

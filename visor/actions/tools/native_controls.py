@@ -13,11 +13,11 @@ from typing import Any
 from visor.actions.device import NativeAction, NativeActionName
 from visor.actions.kernel.targets import refind
 from visor.actions.tools.basic import Reply, label
-from visor.actions.tools.context import ToolContext, digest
+from visor.actions.tools.call_context import ToolContext, digest
+from visor.actions.tools.call_targets import Resolved, describe, unique
 from visor.actions.tools.result import ToolCode, ToolProblem
-from visor.actions.tools.targets import Resolved, describe, unique
 from visor.clock import ms_to_us, us_to_ms
-from visor.scenario.tools.models import (
+from visor.scenario.tools.arguments import (
     ControlActionArgs,
     ControlCondition,
     ReadControlArgs,

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from tests.simkit import run, steps_yaml
-from visor.engine.benchmark import divergence, durations, score, summarize
+from visor.engine.determinism import divergence, durations, score, summarize
 
 
 def test_score_is_the_share_equal_to_the_first_with_two_decimals() -> None:

@@ -8,7 +8,7 @@ from tests.actions.tools.agent import Agent, agent, failed, ok, refused, rid
 from tests.conftest import ROOT
 from tests.simkit import Passthrough, sim_device
 from visor.actions.device import NativeAction
-from visor.actions.tools.context import ToolSettings
+from visor.actions.tools.call_context import ToolSettings
 from visor.errors import TargetError
 from visor.ui.tree import Node
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
-from visor.actions.context import ActionContext, StepFailure
-from visor.actions.details import (
+from visor.actions.device import Key, PathPoint
+from visor.actions.kernel.targets import refind
+from visor.actions.step_context import ActionContext, StepFailure
+from visor.actions.step_details import (
     ArgsOnly,
     CaptureArgsInfo,
     CaptureDetails,
@@ -22,9 +24,7 @@ from visor.actions.details import (
     TypeDetails,
     WaitDetails,
 )
-from visor.actions.device import Key, PathPoint
-from visor.actions.kernel.targets import refind
-from visor.actions.targets import Target, element_details, locate
+from visor.actions.step_targets import Target, element_details, locate
 from visor.clock import ms_to_us, us_to_ms
 from visor.errors import VisorError
 from visor.scenario.commands import (

@@ -63,7 +63,7 @@ class ActionContext(Kernel):
         self.sink = sink
         self.timeout_us = timeout_us
         self.wait_timeout_us = wait_timeout_us
-        #: The agent tools' memory for the run (see visor.actions.tools.context).
+        #: The agent tools' memory for the run (see visor.actions.tools.call_context).
         self.agent = agent if agent is not None else AgentState()
 
     @property
