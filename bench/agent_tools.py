@@ -23,7 +23,8 @@ import time
 from collections.abc import Callable
 
 from visor.actions.observer import ObservingDevice
-from visor.actions.tools.call_context import AgentState, ToolContext, ToolSettings
+from visor.actions.kernel.memory import AgentState
+from visor.actions.tools.call_context import ToolContext, ToolSettings
 from visor.actions.tools.dispatch import call_tool, observation
 from visor.clock import VirtualClock
 from visor.devices.sim.device import SimDevice

@@ -7,6 +7,7 @@ here; docs/architecture.md shows the edit.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -79,6 +80,7 @@ ENTRIES: tuple[Entry[Any], ...] = (
 BY_ARGS: dict[type[Args], Entry[Any]] = {item.args: item for item in ENTRIES}
 
 
+@functools.cache
 def detail_shapes(command: str) -> tuple[type, ...]:
     """Return the shapes a step of `command` may report: its own (each variant's), a failure's, the engine's."""
     spec = COMMANDS.get(command)

@@ -25,30 +25,37 @@ on_unclassified: Callable[[str], None] = _sign_undeclared
 
 def signed(details: Mapping[str, Any], shapes: Sequence[type], where: str = "details") -> dict[str, Any]:
     """Return the signed part of `details`, whose keys the first of `shapes` (TypedDicts) declaring them classify."""
+    keys = _keys(tuple(shapes))
     out: dict[str, Any] = {}
     for key, value in details.items():
-        hint = _declared(shapes, key)
-        if hint is None:
+        declared = keys.get(key)
+        if declared is None:
             on_unclassified(f"{where}.{key}")
             out[key] = value
-            continue
-        role, kind = _role(hint)
-        if role is Role.SIGNED:
-            out[key] = _signed_value(value, kind, f"{where}.{key}")
+        elif declared[0] is Role.SIGNED:
+            out[key] = _signed_value(value, declared[1], f"{where}.{key}")
     return out
 
 
-def _declared(shapes: Sequence[type], key: str) -> Any:
-    for shape in shapes:
-        hints = _hints(shape)
-        if key in hints:
-            return hints[key]
-    return None
+def _signed_value(value: Any, kind: Any, where: str) -> Any:
+    """Project a signed value by its declared type: into declared objects and lists of them; else whole."""
+    if value is None:
+        return None
+    for inner, item in _inside(kind):
+        if inner is not None and isinstance(value, Mapping):
+            return signed(value, (inner,), where)
+        if item is not None and isinstance(value, list):
+            return [_signed_value(element, item, f"{where}[]") for element in value]
+    return value
 
 
 @functools.cache
-def _hints(shape: type) -> dict[str, Any]:
-    return get_type_hints(shape, include_extras=True)
+def _keys(shapes: tuple[type, ...]) -> Mapping[str, tuple[Role, Any]]:
+    """Return every key the shapes declare, with its role and type (the first shape declaring a key decides)."""
+    keys: dict[str, tuple[Role, Any]] = {}
+    for shape in reversed(shapes):
+        keys.update({key: _role(hint) for key, hint in get_type_hints(shape, include_extras=True).items()})
+    return keys
 
 
 def _role(hint: Any) -> tuple[Role, Any]:
@@ -60,18 +67,17 @@ def _role(hint: Any) -> tuple[Role, Any]:
     return Role.SIGNED, hint
 
 
-def _signed_value(value: Any, kind: Any, where: str) -> Any:
-    """Project a signed value by its declared type: into declared objects and lists of them; else whole."""
-    if value is None:
-        return None
+@functools.cache
+def _inside(kind: Any) -> tuple[tuple[type | None, Any], ...]:
+    """Return what a declared type holds that has declared keys: a shape, or a list of (a list's item type)."""
     options = [option for option in get_args(kind) if option is not type(None)] if _is_union(kind) else [kind]
+    found: list[tuple[type | None, Any]] = []
     for option in options:
-        if is_typeddict(option) and isinstance(value, Mapping):
-            return signed(value, (option,), where)
-        if get_origin(option) is list and isinstance(value, list):
-            (item,) = get_args(option)
-            return [_signed_value(element, item, f"{where}[]") for element in value]
-    return value
+        if is_typeddict(option):
+            found.append((option, None))
+        elif get_origin(option) is list:
+            found.append((None, get_args(option)[0]))
+    return tuple(found)
 
 
 def _is_union(kind: Any) -> bool:
@@ -84,11 +90,12 @@ def evidence(details: Mapping[str, Any], shapes: Sequence[type]) -> list[str]:
 
 
 def _evidence(details: Mapping[str, Any], shapes: Sequence[type]) -> Iterator[str]:
+    keys = _keys(tuple(shapes))
     for key, value in details.items():
-        hint = _declared(shapes, key)
-        if hint is None:
+        declared = keys.get(key)
+        if declared is None:
             continue
-        role, kind = _role(hint)
+        role, kind = declared
         if role is Role.EVIDENCE:
             yield from _strings(value)
         elif role is Role.SIGNED:
@@ -96,12 +103,10 @@ def _evidence(details: Mapping[str, Any], shapes: Sequence[type]) -> Iterator[st
 
 
 def _nested_evidence(value: Any, kind: Any) -> Iterator[str]:
-    options = [option for option in get_args(kind) if option is not type(None)] if _is_union(kind) else [kind]
-    for option in options:
-        if is_typeddict(option) and isinstance(value, Mapping):
-            yield from _evidence(value, (option,))
-        elif get_origin(option) is list and isinstance(value, list):
-            (item,) = get_args(option)
+    for inner, item in _inside(kind):
+        if inner is not None and isinstance(value, Mapping):
+            yield from _evidence(value, (inner,))
+        elif item is not None and isinstance(value, list):
             for element in value:
                 yield from _nested_evidence(element, item)
 
