@@ -22,8 +22,8 @@ import statistics
 import time
 from collections.abc import Callable
 
-from visor.actions.observer import ObservingDevice
 from visor.actions.kernel.memory import AgentState
+from visor.actions.observer import ObservingDevice
 from visor.actions.tools.call_context import ToolContext, ToolSettings
 from visor.actions.tools.dispatch import call_tool, observation
 from visor.clock import VirtualClock
