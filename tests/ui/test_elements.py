@@ -6,9 +6,9 @@ import json
 
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 from tests.simkit import demo_device, the_node
+from tests.ui.test_coords import rects
 from visor.scenario.tools.selector import ControlSelector
 from visor.ui.controls import find_controls, native_selector
 from visor.ui.coords import NORMALIZED, Screen
@@ -283,15 +283,6 @@ def test_a_disabled_button_is_flagged() -> None:
     tree = device.observe().tree
     login = next(e for e in index_elements(tree) if e.item.node.short_id() == "login")
     assert login.to_dict(tree.size)["flags"] == ["disabled"]
-
-
-rects = st.builds(
-    lambda left, top, width, height: Rect(left, top, left + width, top + height),
-    st.integers(-2000, 3000),
-    st.integers(-2000, 3000),
-    st.integers(1, 3000),
-    st.integers(1, 3000),
-)
 
 
 @given(rects)
