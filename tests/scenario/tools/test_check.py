@@ -447,3 +447,18 @@ def test_wait_for_delay_is_capped() -> None:
 def test_problem_paths_read_like_json_paths() -> None:
     assert problem(("steps", 2, "target"), "m").to_argument_dict()["path"] == "steps[2].target"
     assert problem((), "m").to_argument_dict()["path"] == "(arguments)"
+
+
+def test_a_wait_until_member_is_checked_against_its_own_default_timeout() -> None:
+    """A sequence member waits 1500 ms unless told: a stable_ms of 2000 could never hold there (the tool waits 5000)."""
+    member = {
+        "action": "wait_until",
+        "selector": {"resource_id": "com.visor.demo:id/volume"},
+        "state": "stable",
+        "stable_ms": 2000,
+    }
+    found = check_call("action_sequence", {"steps": [member]})
+    assert isinstance(found, list)
+    assert any("stable_ms (2000) cannot exceed timeout_ms (1500)" in issue.message for issue in found)
+    alone = {key: value for key, value in member.items() if key != "action"}
+    assert not isinstance(check_call("wait_until", alone), list)  # the tool itself waits 5000 ms by default

@@ -385,6 +385,15 @@ def _ensure_state(c: Checker, state: Raw, action: str, path: Path) -> None:
 
 def check_wait_until(c: Checker, raw: Raw, path: Path) -> None:
     """Text states need expected_text, value needs expected_value, stable needs room to hold."""
+    _wait_until(c, raw, path, _arg({}, "timeout_ms", WaitUntilArgs))
+
+
+def check_wait_until_member(c: Checker, raw: Raw, path: Path) -> None:
+    """As `check_wait_until`, with a sequence member's own default timeout (shorter than the tool's)."""
+    _wait_until(c, raw, path, WaitUntilArgs.MEMBER_TIMEOUT_MS)
+
+
+def _wait_until(c: Checker, raw: Raw, path: Path, default_timeout_ms: int) -> None:
     check_selector(c, raw["selector"], (*path, "selector"))
     state = raw["state"]
     if state in {"text", "content_desc"} and raw.get("expected_text") is None:
@@ -395,7 +404,7 @@ def check_wait_until(c: Checker, raw: Raw, path: Path) -> None:
         c.add((*path, "expected_text"), f"state {state} takes no expected_text")
     if state != "value" and raw.get("expected_value") is not None:
         c.add((*path, "expected_value"), f"state {state} takes no expected_value")
-    stable, timeout = _arg(raw, "stable_ms", WaitUntilArgs), _arg(raw, "timeout_ms", WaitUntilArgs)
+    stable, timeout = _arg(raw, "stable_ms", WaitUntilArgs), raw.get("timeout_ms", default_timeout_ms)
     if state == "stable" and stable > timeout:
         c.add((*path, "stable_ms"), f"stable_ms ({stable}) cannot exceed timeout_ms ({timeout}): it could never hold")
 
@@ -475,5 +484,5 @@ MEMBER_RULES: dict[str, Rule] = {
     "wait": _wait_member,
     "pinch": check_pinch,
     "touch_gesture": check_touch_gesture,
-    "wait_until": check_wait_until,
+    "wait_until": check_wait_until_member,
 }
