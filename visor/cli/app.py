@@ -122,6 +122,22 @@ class VisorGroup(click.Group):
             sys.exit(code)
         return code
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Read options written before the command as the command's (`visor --runtime sim tap …`), as upstream."""
+        return super().parse_args(ctx, self._globals_after_command(ctx, args))
+
+    def _globals_after_command(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Move the command's options that stand before its name to just after it; the group keeps its own."""
+        for index, token in enumerate(args):
+            command = self.commands.get(token)
+            if command is None or token.startswith("-"):
+                continue
+            split = _split_before(args[:index], _arity(self, ctx), _arity(command, ctx))
+            if split is not None:
+                own, moved = split
+                return [*own, token, *moved, *args[index + 1 :]]
+        return args
+
     def resolve_command(
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
@@ -160,6 +176,38 @@ class VisorGroup(click.Group):
                 traceback.print_exc()
             return _fail(env, _internal_error(exc))
         return int(result or 0)
+
+
+def _arity(command: click.Command, ctx: click.Context) -> dict[str, int]:
+    """Return each option name of a command with the number of values it takes (0 for a flag)."""
+    names: dict[str, int] = {}
+    for param in command.get_params(ctx):
+        if isinstance(param, click.Option):
+            takes = 0 if param.is_flag or param.count else param.nargs
+            names.update({name: takes for name in (*param.opts, *param.secondary_opts)})
+    return names
+
+
+def _split_before(
+    tokens: list[str], group: dict[str, int], command: dict[str, int]
+) -> tuple[list[str], list[str]] | None:
+    """Split the tokens before a command into the group's options and the command's; None when they are not options.
+
+    A token that is neither (a value given to nothing, an unknown option) means the word that follows is not the
+    command's name but something else, so nothing is moved.
+    """
+    own: list[str] = []
+    moved: list[str] = []
+    index = 0
+    while index < len(tokens):
+        name = tokens[index].split("=", 1)[0]
+        if not name.startswith("-") or (name not in group and name not in command):
+            return None
+        target = own if name in group else moved
+        takes = 0 if "=" in tokens[index] else (group if name in group else command)[name]
+        target.extend(tokens[index : index + 1 + takes])
+        index += 1 + takes
+    return (own, moved) if index == len(tokens) else None
 
 
 def _note(env: CliEnvironment, text: str) -> None:
@@ -263,13 +311,14 @@ def help_command(ctx: click.Context, command: str | None) -> None:
 
 def register_commands() -> None:
     """Attach the commands (imported here so the group module stays light)."""
+    from visor.cli.actions import ACTIONS
     from visor.cli.agent import mcp, tools
     from visor.cli.host import devices, doctor
     from visor.cli.run import benchmark, run
     from visor.cli.schema import schema
     from visor.cli.validate import validate
 
-    for command in (validate, run, benchmark, devices, doctor, schema, tools, mcp):
+    for command in (validate, run, benchmark, *ACTIONS, devices, doctor, schema, tools, mcp):
         cli.add_command(command)
 
 

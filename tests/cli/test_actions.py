@@ -1,0 +1,149 @@
+"""Direct actions: one step on the device per command, validated like a scenario step, upstream's `data` shape."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Cli
+from visor.errors import ExitCode
+
+
+def test_a_tap_on_a_target_reports_upstreams_args_and_what_visor_checked(cli_runner: Cli) -> None:
+    result = cli_runner.run("tap", "--runtime", "sim", "--target", "text=Log in")
+    assert result.exit_code == ExitCode.OK
+    envelope = result.envelope
+    assert (envelope["status"], envelope["next_action"], envelope["artifacts"]) == ("ok", "run", [])
+    data = result.data
+    assert (data["action"], data["platform"]) == ("tap", "android")
+    assert data["args"] == {"target": "text=Log in", "tap_method": "coordinate", "x": 540, "y": 800}
+    assert data["map"] == {"enabled": False, "used": False, "updated": False, "repaired": False, "repairs": []}
+    assert data["step"]["details"]["target"]["element"]["resource_id"] == "com.visor.demo:id/login"
+
+
+def test_a_coordinate_tap_takes_both_option_spellings_and_options_before_the_command(cli_runner: Cli) -> None:
+    result = cli_runner.run("--runtime", "sim", "tap", "--x=0.5", "--y", "0.33", "--normalized")
+    assert result.exit_code == ExitCode.OK
+    assert result.data["args"] == {"x": 540, "y": 634, "normalized": True}
+    assert result.data["step"]["details"]["hit"]["resource_id"] == "com.visor.demo:id/password"
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("tap", "--x", "nan", "--y", "3"), "tap --x must be a finite number"),
+        (("tap", "--target", "text=A", "--x", "3", "--y", "4"), "tap cannot mix --target with --x/--y"),
+        (("tap",), "tap requires --target or --x/--y"),
+        (("wait", "--ms", "-5"), "--ms"),
+        (("act", "--name", "back", "--target", "id=x"), "act --name back does not take --target"),
+        (("act", "--name", "fly"), "act --name 'fly' is not supported"),
+        (("scroll", "--direction", "left"), "--direction"),
+        (("tap", "--target", "text=Log in", "--poll-ms", "5"), "no --wait-for was given"),
+    ],
+)
+def test_bad_flags_are_input_errors_before_any_device_is_opened(
+    cli_runner: Cli, args: tuple[str, ...], said: str
+) -> None:
+    result = cli_runner.run(*args, "--runtime", "sim")
+    assert result.exit_code == ExitCode.ERROR
+    error = result.envelope["error"]
+    assert error["code"] == "INPUT_ERROR" and said in error["message"], error
+
+
+def test_a_flag_another_command_owns_is_refused(cli_runner: Cli) -> None:
+    result = cli_runner.run("navigate", "--runtime", "sim", "--to", "demo://feed", "--x", "3")
+    assert result.exit_code == ExitCode.ERROR
+    assert result.envelope["error"]["code"] == "INPUT_ERROR" and "--x" in result.envelope["error"]["message"]
+
+
+def test_a_wait_that_times_out_fails_with_upstreams_wait_args(cli_runner: Cli) -> None:
+    result = cli_runner.run("wait", "--runtime", "sim", "--for", "text=Feed", "--timeout", "300")
+    assert result.exit_code == ExitCode.ERROR
+    assert result.envelope["error"]["code"] == "ACTION_ERROR"
+    assert result.envelope["error"]["message"].startswith("wait failed: wait for text=Feed timed out after 300 ms")
+    assert result.data["args"] == {
+        "for": "text=Feed",
+        "timeout_ms": 300,
+        "poll_interval_ms": 250,
+        "matched": False,
+        "elapsed_ms": 300,
+    }
+
+
+def test_a_plain_wait_and_a_stable_wait(cli_runner: Cli) -> None:
+    assert cli_runner.run("wait", "--runtime", "sim", "--ms", "100").data["args"] == {"ms": 100}
+    stable = cli_runner.run("wait", "--runtime", "sim", "--stable").data["args"]
+    assert stable["stable"] is True and stable["matched"] is True and stable["timeout_ms"] == 5000
+
+
+def test_a_screenshot_goes_to_its_path_and_a_source_to_the_output_folder(cli_runner: Cli, tmp_path: Path) -> None:
+    shot = cli_runner.run("screenshot", "--runtime", "sim", "--path", "shots/deep/home.png")
+    target = tmp_path / "shots" / "deep" / "home.png"
+    assert shot.envelope["artifacts"] == [str(target)] and target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert shot.data["args"] == {
+        "label": "capture",
+        "file": "home.png",
+        "path": str(target),
+        "width": 1080,
+        "height": 1920,
+    }
+    source = cli_runner.run("source", "--runtime", "sim", "--output", "caps", "--settle")
+    xml = tmp_path / "caps" / "source.xml"
+    assert source.data["args"] == {
+        "label": "source",
+        "file": "source.xml",
+        "path": str(xml),
+        "format": "xml",
+        "bytes": xml.stat().st_size,
+        "settle_ms": 250,
+    }
+    assert "<hierarchy" in xml.read_text()
+
+
+def test_a_wait_for_after_the_action_is_reported_apart(cli_runner: Cli) -> None:
+    result = cli_runner.run(
+        "act", "--runtime", "sim", "--name", "type", "--target", "id=username", "--value", "ada",
+        "--wait-for", "text=Nope", "--timeout", "200", "--poll-ms", "50",
+    )  # fmt: skip
+    assert result.exit_code == ExitCode.ERROR
+    assert result.envelope["error"]["message"].startswith("act --wait-for failed: wait for text=Nope timed out")
+    assert result.data["args"] == {"name": "type", "target": "id=username", "value": "ada"}
+    assert result.data["step"]["status"] == "ok"  # the action itself happened
+    assert result.data["wait"] == {
+        "for": "text=Nope",
+        "timeout_ms": 200,
+        "poll_interval_ms": 50,
+        "matched": False,
+        "elapsed_ms": 200,
+    }
+
+
+def test_a_typed_password_is_never_echoed(cli_runner: Cli) -> None:
+    result = cli_runner.run("act", "--runtime", "sim", "--name", "type", "--target", "id=password", "--value", "s3cret")
+    assert result.exit_code == ExitCode.OK
+    assert result.data["args"]["value"] == "•••"
+    assert "s3cret" not in json.dumps(result.envelope)
+
+
+def test_an_action_that_did_not_take_effect_fails(cli_runner: Cli) -> None:
+    """The sign-in screen does not scroll: upstream reports ok; visor says the swipe had no effect."""
+    result = cli_runner.run("scroll", "--runtime", "sim", "--direction", "DOWN")
+    assert result.exit_code == ExitCode.ERROR
+    assert result.envelope["error"]["code"] == "ACTION_ERROR" and "had no effect" in result.envelope["error"]["message"]
+    assert result.data["args"] == {"direction": "down", "percent": 70}
+
+
+def test_capabilities_are_a_json_object_inline_or_in_a_file(cli_runner: Cli, tmp_path: Path) -> None:
+    bad = cli_runner.run("wait", "--runtime", "sim", "--ms", "1", "--capabilities", "{nope")
+    assert bad.exit_code == ExitCode.ERROR and "not JSON" in bad.envelope["error"]["message"]
+    listed = cli_runner.run("wait", "--runtime", "sim", "--ms", "1", "--capabilities", "[1]")
+    assert "must be a JSON object" in listed.envelope["error"]["message"]
+    (tmp_path / "caps.json").write_text('{"platformName": "Android"}')
+    assert cli_runner.run("wait", "--runtime", "sim", "--ms", "1", "--capabilities", "caps.json").exit_code == 0
+
+
+def test_a_slider_value_is_read_as_a_number(cli_runner: Cli) -> None:
+    result = cli_runner.run("act", "--runtime", "sim", "--name", "slider", "--target", "id=volume", "--value", "x")
+    assert result.exit_code == ExitCode.ERROR and "--value" in result.envelope["error"]["message"]

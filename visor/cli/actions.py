@@ -1,0 +1,238 @@
+"""The direct actions: `visor tap|navigate|act|scroll|screenshot|wait|source`, one step on the device.
+
+Each command has upstream's flags for what it does, and only those (a flag that does not apply is an
+INPUT_ERROR, not silently ignored); the device options, --timeout, --output, --seed and --capabilities are
+common to all. The flags are validated by the scenario format's own argument models (`visor.session.direct`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from visor.cli.emit import emit
+from visor.cli.env import CliEnvironment
+from visor.cli.options import device_options, device_values, duration_value, output_options, seed_value, text_value
+
+F = TypeVar("F", bound=Callable[..., Any])
+SETTINGS = {"help_option_names": ["-h", "--help"]}
+
+
+def capabilities_value(_ctx: click.Context, param: click.Parameter, value: str | None) -> dict[str, Any]:
+    """Read --capabilities: a JSON object, inline or in a file (as a scenario's `config.capabilities`)."""
+    if value is None:
+        return {}
+    text = value
+    if not value.lstrip().startswith(("{", "[")):
+        try:
+            with open(value, encoding="utf-8") as file:
+                text = file.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise click.BadParameter(f"cannot read {value!r}: {exc}", param=param) from None
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise click.BadParameter(f"not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}", param=param) from None
+    if not isinstance(parsed, dict):
+        raise click.BadParameter("capabilities must be a JSON object", param=param)
+    return parsed
+
+
+def common_options(function: F) -> F:
+    """Add the options every direct action takes: the device, time, output, seed, capabilities, the map's."""
+    decorators = (
+        device_options(scenario=False),
+        click.option(
+            "--capabilities",
+            metavar="FILE|JSON",
+            callback=capabilities_value,
+            help="Appium capabilities (a JSON object, or a file holding one), as a scenario's config.capabilities.",
+        ),
+        click.option(
+            "--timeout",
+            "timeout_ms",
+            type=float,
+            callback=duration_value,
+            metavar="MS",
+            help="How long the action (and its --wait-for) may take; a wait's own timeout (default 2500, wait 5000).",
+        ),
+        click.option("--output", metavar="DIR", callback=text_value, help="Folder for captures without --path."),
+        click.option("--seed", type=click.IntRange(min=0), callback=seed_value, help="Seed of the simulated app."),
+        click.option("--no-map", is_flag=True, help="Do not use the app map (accepted; the app map comes later)."),
+        click.option("--repair", is_flag=True, help="Repair the app map (accepted; the app map comes later)."),
+        output_options,
+    )
+    for decorator in reversed(decorators):
+        function = decorator(function)
+    return function
+
+
+def _number(name: str, help_text: str) -> Callable[[F], F]:
+    return click.option(name, type=float, metavar="N", help=help_text)
+
+
+def _wait_for(function: F) -> F:
+    function = click.option("--poll-ms", type=float, metavar="MS", help="How often --wait-for looks (default 250).")(
+        function
+    )
+    return click.option("--wait-for", metavar="SELECTOR", help="After the action, wait for this element.")(function)
+
+
+def _capture_options(function: F) -> F:
+    decorators = (
+        click.option("--label", metavar="NAME", help="The capture's name (its file is LABEL.png or LABEL.xml)."),
+        click.option("--path", metavar="FILE", callback=text_value, help="Write the capture to this file instead."),
+        click.option("--settle", is_flag=True, help="Wait 250 ms before capturing."),
+        click.option("--settle-ms", type=float, metavar="MS", help="Wait this long before capturing."),
+    )
+    for decorator in reversed(decorators):
+        function = decorator(function)
+    return function
+
+
+def _act(env: CliEnvironment, command: str, values: dict[str, Any]) -> int:
+    from visor.session.direct import ActionOptions, Environment, run_action
+
+    device = device_values(values)
+    common = {name: values.pop(name) for name in ("capabilities", "timeout_ms", "output", "seed")}
+    values.pop("no_map"), values.pop("repair")
+    flags = {name.replace("_", "-"): value for name, value in values.items()}
+    options = ActionOptions(**device, **common)
+    return emit(env, run_action(command, flags, options, Environment(env.clock, env.ids)))
+
+
+@click.command(context_settings=SETTINGS)
+@click.option("--target", metavar="SELECTOR", help="The element to tap.")
+@_number("--x", "X in pixels, or 0..1 of the width with --normalized.")
+@_number("--y", "Y in pixels, or 0..1 of the height with --normalized.")
+@click.option("--normalized", is_flag=True, help="Read --x and --y as fractions of the screen.")
+@_wait_for
+@common_options
+@click.pass_obj
+def tap(env: CliEnvironment, /, **values: Any) -> int:
+    """Tap an element (at a point a touch reaches) or a point.
+
+    \b
+    Examples:
+      visor tap --runtime sim --target "text=Log in"
+      visor tap --runtime sim --x 0.5 --y 0.9 --normalized --wait-for "text=Feed"
+    """
+    return _act(env, "tap", values)
+
+
+@click.command(context_settings=SETTINGS)
+@click.option("--to", metavar="URL", help="The deep link to open.")
+@common_options
+@click.pass_obj
+def navigate(env: CliEnvironment, /, **values: Any) -> int:
+    """Open a deep link.
+
+    \b
+    Examples:
+      visor navigate --runtime sim --to demo://settings
+    """
+    return _act(env, "navigate", values)
+
+
+@click.command(context_settings=SETTINGS)
+@click.option("--name", metavar="NAME", help="type, back, home, app_switch, reset, drag or slider.")
+@click.option("--target", metavar="SELECTOR", help="type: the field; slider: the slider.")
+@click.option("--value", metavar="VALUE", help="type: the text; slider: where to, 0..1.")
+@_number("--start-x", "drag: where it starts (x).")
+@_number("--start-y", "drag: where it starts (y).")
+@_number("--end-x", "drag: where it ends (x).")
+@_number("--end-y", "drag: where it ends (y).")
+@click.option("--normalized", is_flag=True, help="drag: read the points as fractions of the screen.")
+@_number("--start-value", "slider: where its thumb is now, 0..1 (default 0.5).")
+@_wait_for
+@common_options
+@click.pass_obj
+def act(env: CliEnvironment, /, **values: Any) -> int:
+    """Type text, press back, home or app switch, reset the app, drag, or move a slider.
+
+    \b
+    Examples:
+      visor act --runtime sim --name type --target id=username --value ada
+      visor act --runtime sim --name slider --target id=volume --value 0.9
+      visor act --runtime sim --name drag --start-x 0.5 --start-y 0.8 --end-x 0.5 --end-y 0.2 --normalized
+    """
+    value = values.get("value")
+    if values.get("name") == "slider" and value is not None:
+        values["value"] = _fraction(value)
+    return _act(env, "act", values)
+
+
+def _fraction(value: str) -> float | str:
+    """Read a slider's --value as a number when it is one (upstream passes it as text)."""
+    try:
+        return float(value)
+    except ValueError:
+        return value  # the argument model words the problem
+
+
+@click.command(context_settings=SETTINGS)
+@click.option("--direction", metavar="up|down", help="Which way the content moves.")
+@_number("--percent", "How far, in % of the screen (1..100, default 70).")
+@_wait_for
+@common_options
+@click.pass_obj
+def scroll(env: CliEnvironment, /, **values: Any) -> int:
+    """Scroll the first scrollable element (else the screen) up or down.
+
+    \b
+    Examples:
+      visor scroll --runtime sim --direction down --percent 50
+    """
+    return _act(env, "scroll", values)
+
+
+@click.command(context_settings=SETTINGS)
+@_capture_options
+@common_options
+@click.pass_obj
+def screenshot(env: CliEnvironment, /, **values: Any) -> int:
+    """Save a screenshot (to --path, else OUTPUT/LABEL.png).
+
+    \b
+    Examples:
+      visor screenshot --runtime sim --path shots/home.png
+    """
+    return _act(env, "screenshot", values)
+
+
+@click.command(context_settings=SETTINGS)
+@_capture_options
+@common_options
+@click.pass_obj
+def source(env: CliEnvironment, /, **values: Any) -> int:
+    """Save the page source (to --path, else OUTPUT/LABEL.xml).
+
+    \b
+    Examples:
+      visor source --runtime sim --label home
+    """
+    return _act(env, "source", values)
+
+
+@click.command(context_settings=SETTINGS)
+@_number("--ms", "Wait this many milliseconds.")
+@click.option("--for", "for_", metavar="SELECTOR", help="Wait until this element is on screen.")
+@click.option("--stable", is_flag=True, help="Wait until the screen stops changing.")
+@click.option("--poll-ms", type=float, metavar="MS", help="How often to look (default 250).")
+@common_options
+@click.pass_obj
+def wait(env: CliEnvironment, /, **values: Any) -> int:
+    """Wait a fixed time, for an element, or for the screen to be stable (--timeout: how long, default 5000).
+
+    \b
+    Examples:
+      visor wait --runtime sim --for "text=Feed" --timeout 3000
+    """
+    values["for"] = values.pop("for_")
+    return _act(env, "wait", values)
+
+
+ACTIONS = (tap, navigate, act, scroll, screenshot, wait, source)

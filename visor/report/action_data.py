@@ -1,0 +1,171 @@
+"""The envelope of a direct action: upstream's `data` shape, and visor's verified step beside it.
+
+Upstream answers `{action, platform, args, map, wait?}` where `args` echo what was done, in each command's own
+shape (a tap on a target gives `{target, tap_method, x, y}`, a wait `{for, timeout_ms, poll_interval_ms,
+matched, elapsed_ms}`). visor builds those from what the step really did (its details), and adds `step`: the
+step's result with everything it checked (the element it resolved, what covered it, whether the text arrived).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from visor.actions.device import DeviceInfo
+from visor.engine.events import RunFinished
+from visor.engine.results import StepResult
+from visor.errors import ErrorCode, ErrorInfo, ExitCode, NextAction
+from visor.report.envelope import Outcome
+
+#: The app map's part of `data` (the app map is its own issue; until then it is never used).
+NO_MAP = {"enabled": False, "used": False, "updated": False, "repaired": False, "repairs": []}
+DEFAULT_WAIT_TIMEOUT_MS = 5000
+DEFAULT_POLL_MS = 250
+DEFAULT_SCROLL_PERCENT = 70
+DEFAULT_START_VALUE = 0.5
+
+
+def action_outcome(
+    command: str,
+    requested: Sequence[Mapping[str, Any]],
+    final: RunFinished,
+    written: Sequence[str],
+    info: DeviceInfo,
+) -> Outcome:
+    """Build a direct action's outcome from its run: ok with upstream's `data`, or the step's error (exit 1).
+
+    `requested` holds each step's arguments as built from the flags: a failed step reports no arguments of
+    its own, and `data.args` still says what was asked.
+    """
+    steps = final.result.steps
+    data: dict[str, Any] = {"action": command, "platform": info.platform, "args": {}, "map": dict(NO_MAP)}
+    if steps:
+        data["args"] = _plain(ARGS[command](steps[0], requested[0]))
+        data["step"] = steps[0].to_dict()
+    if len(steps) > 1:
+        data["wait"] = _plain(_wait(steps[1], requested[1]))
+    if final.reason is not None:
+        reason = final.reason
+        return Outcome("fail", reason.next_action, data, reason.exit_code, reason.info(), written)
+    failed = next((step for step in steps if step.status == "fail"), None)
+    if failed is None:
+        return Outcome("ok", NextAction.RUN, data, ExitCode.OK, None, written)
+    return Outcome("fail", NextAction.RETRY, data, ExitCode.ERROR, _error(command, failed), written)
+
+
+def _error(command: str, step: StepResult) -> ErrorInfo:
+    """Word a failed step as the direct action's failure (`tap failed: …`, `tap --wait-for failed: …`)."""
+    error = step.error
+    what = command if step.id == command else f"{command} --wait-for"
+    if error is None:
+        return ErrorInfo(
+            code=str(ErrorCode.ACTION_ERROR),
+            message=f"{what} failed",
+            likely_cause="The action did not have its effect.",
+            next_step="Look at the screen (visor screenshot) and run it again.",
+        )
+    reason = error.message.split(" failed: ", 1)[-1]
+    return ErrorInfo(
+        code=error.code, message=f"{what} failed: {reason}", likely_cause=error.likely_cause, next_step=error.next_step
+    )
+
+
+def _plain(args: dict[str, Any]) -> dict[str, Any]:
+    """Show whole numbers as integers (`"ms": 100`, not 100.0), as they were typed."""
+    return {key: int(v) if isinstance(v, float) and v.is_integer() else v for key, v in args.items()}
+
+
+def _given(step: StepResult, requested: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the step's arguments as it reports them (a password masked), else as they were asked for."""
+    args = step.details.get("args")
+    return dict(args) if isinstance(args, Mapping) else dict(requested)
+
+
+def _tap(step: StepResult, requested: Mapping[str, Any]) -> dict[str, Any]:
+    given, point = _given(step, requested), step.details.get("point")
+    x, y = (point[0], point[1]) if isinstance(point, list) else (given.get("x"), given.get("y"))
+    if "target" in given:
+        return {"target": given["target"], "tap_method": "coordinate", "x": x, "y": y}
+    return {"x": x, "y": y, "normalized": bool(given.get("normalized", False))}
+
+
+def _act(step: StepResult, requested: Mapping[str, Any]) -> dict[str, Any]:
+    given = _given(step, requested)
+    name = given.get("name")
+    if name == "drag":
+        start, end = step.details.get("from"), step.details.get("to")
+        if isinstance(start, list) and isinstance(end, list):
+            return {"name": name, "startX": start[0], "startY": start[1], "endX": end[0], "endY": end[1]}
+    if name == "slider":
+        return {**given, "startValue": given.get("startValue", DEFAULT_START_VALUE)}
+    return given
+
+
+def _scroll(step: StepResult, requested: Mapping[str, Any]) -> dict[str, Any]:
+    given = _given(step, requested)
+    return {"direction": given.get("direction"), "percent": given.get("percent", DEFAULT_SCROLL_PERCENT)}
+
+
+def _capture(fmt: str | None) -> Callable[[StepResult, Mapping[str, Any]], dict[str, Any]]:
+    def shape(step: StepResult, requested: Mapping[str, Any]) -> dict[str, Any]:
+        given, path = _given(step, requested), step.details.get("path")
+        out: dict[str, Any] = {"label": given.get("label"), "file": None, "path": path}
+        if isinstance(path, str):
+            out["file"] = os.path.basename(path)
+            out.update(_png_size(path) if fmt is None else {"format": fmt, "bytes": _size(path)})
+        settle = given.get("settleMs", 250 if given.get("settle") else 0)
+        if settle:
+            out["settle_ms"] = settle
+        return out
+
+    return shape
+
+
+def _wait(step: StepResult, requested: Mapping[str, Any]) -> dict[str, Any]:
+    given = _given(step, requested)
+    if "ms" in given:
+        return {"ms": given["ms"]}
+    out: dict[str, Any] = {"for": given["for"]} if "for" in given else {"stable": True}
+    waited = step.details.get("waited_ms")
+    out |= {
+        "timeout_ms": given.get("timeout", DEFAULT_WAIT_TIMEOUT_MS),
+        "poll_interval_ms": given.get("pollMs", DEFAULT_POLL_MS),
+        "matched": step.status == "ok",
+        "elapsed_ms": waited if isinstance(waited, int | float) else step.duration_ms,
+    }
+    return out
+
+
+def _navigate(step: StepResult, requested: Mapping[str, Any]) -> dict[str, Any]:
+    return {"to": _given(step, requested).get("to")}
+
+
+def _png_size(path: str) -> dict[str, int | None]:
+    try:
+        with open(path, "rb") as file:
+            head = file.read(24)
+    except OSError:
+        head = b""
+    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n":
+        return {"width": None, "height": None}
+    return {"width": int.from_bytes(head[16:20], "big"), "height": int.from_bytes(head[20:24], "big")}
+
+
+def _size(path: str) -> int | None:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return None
+
+
+#: Each action's `data.args`, from the step it ran.
+ARGS: dict[str, Callable[[StepResult, Mapping[str, Any]], dict[str, Any]]] = {
+    "tap": _tap,
+    "navigate": _navigate,
+    "act": _act,
+    "scroll": _scroll,
+    "screenshot": _capture(None),
+    "source": _capture("xml"),
+    "wait": _wait,
+}

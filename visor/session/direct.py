@@ -1,0 +1,228 @@
+"""Direct actions: one command, one step, on the device (`visor tap|navigate|act|scroll|screenshot|wait|source`).
+
+A direct action is one more thin front end over the action kernel: its flags become a step's arguments, which
+the scenario format's own models validate (so NaN, a negative wait or a missing target never reach a device),
+and the engine runs that step (with `--wait-for`, a `wait` step after it) exactly as `visor run` would — with
+the same checks that the action took effect. Only the envelope's `data` takes upstream's shape
+(`visor.report.action_data`).
+
+A flag that does not apply is refused, never ignored: click refuses a flag the command does not have, and
+`build_steps` one that the chosen `act` does not read.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from visor.clock import Clock, IdSource
+from visor.engine.runner import RunContext, resolve_settings, run_scenario
+from visor.errors import InputError, VisorError
+from visor.files import write_atomic
+from visor.report.action_data import action_outcome
+from visor.report.envelope import Outcome
+from visor.scenario.commands import COMMANDS
+from visor.scenario.document import Document
+from visor.scenario.scenario import Scenario
+from visor.scenario.validate import validate_document
+from visor.session.devices import DeviceOptions, ScenarioDevice, open_for
+from visor.session.runs import drive
+from visor.watchdog import WallWatchdog
+
+#: The direct action commands, in upstream's order.
+ACTIONS = ("tap", "navigate", "act", "scroll", "screenshot", "wait", "source")
+#: Flags by the argument each fills (upstream's camelCase names), for messages that name the flag typed.
+FLAG_OF = {
+    "startX": "--start-x",
+    "startY": "--start-y",
+    "endX": "--end-x",
+    "endY": "--end-y",
+    "startValue": "--start-value",
+    "pollMs": "--poll-ms",
+    "settleMs": "--settle-ms",
+    "for": "--for",
+    "timeout": "--timeout",
+}
+_ARGUMENT = re.compile(r"args\.([A-Za-z]+)")
+#: What a capture is called when no --label is given (upstream's defaults).
+DEFAULT_LABELS = {"screenshot": "capture", "source": "source"}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ActionOptions(DeviceOptions):
+    """The options every direct action takes besides its own flags."""
+
+    #: The step's timeout in ms; for `wait`, the wait's; with --wait-for, that wait's too.
+    timeout_ms: float | None = None
+    #: Where captures without --path go (default: the current folder), and failure evidence (only when given).
+    output: str | None = None
+    seed: int | None = None
+    #: Appium capabilities, as a scenario's `config.capabilities`.
+    capabilities: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Environment:
+    """Where a direct action takes time and ids from."""
+
+    wall: Clock
+    ids: IdSource
+
+
+def run_action(command: str, flags: Mapping[str, Any], options: ActionOptions, env: Environment) -> Outcome:
+    """Run one direct action on the device the options name; return its outcome (upstream's `data` shape).
+
+    Raises:
+        InputError: a flag is invalid or does not apply; the runtime or app is unknown.
+        TargetError: the device cannot be reached.
+    """
+    steps, path = build_steps(command, flags, options)
+    scenario = _scenario(command, steps, options)
+    settings = resolve_settings(
+        scenario,
+        timeout_ms=options.timeout_ms,
+        seed=options.seed,
+        fresh_seed=env.ids.new_seed(),
+        capture="failures" if options.output else "none",
+    )
+    device = ScenarioDevice(capabilities=dict(options.capabilities))
+    opened = open_for(options, settings.effective_seed, env.wall, device)
+    sink = DirectSink(options.output or ".", path)
+    try:
+        context = RunContext(
+            opened.device, opened.clock, env.wall, sink, env.ids.new_id("run"), watchdog=WallWatchdog.from_environment()
+        )
+        final = drive(run_scenario(scenario, settings, context), ())
+    finally:
+        opened.device.close()
+    return action_outcome(command, [step["args"] for step in steps], final, sink.written, opened.device.info)
+
+
+def build_steps(
+    command: str, flags: Mapping[str, Any], options: ActionOptions
+) -> tuple[list[dict[str, Any]], str | None]:
+    """Turn a command's flags into its step (and a `wait` step for --wait-for); return them and the capture path.
+
+    Raises:
+        InputError: a flag does not apply to this action.
+    """
+    given = {key: _plain(value) for key, value in flags.items() if value is not None and value is not False}
+    wait_for = given.pop("wait-for", None)
+    poll = given.pop("poll-ms", None) if command != "wait" else None
+    if poll is not None and wait_for is None:
+        raise InputError(
+            f"{command} --poll-ms says how often --wait-for looks, but no --wait-for was given",
+            likely_cause="--poll-ms only applies to the wait after the action.",
+            next_step="Add --wait-for SELECTOR, or drop --poll-ms.",
+        )
+    path = given.pop("path", None)
+    args = {_argument(key): value for key, value in given.items()}
+    timeout = None if options.timeout_ms is None else _plain(options.timeout_ms)
+    if command == "wait" and timeout is not None:
+        args["timeout"] = timeout
+    if command in DEFAULT_LABELS:
+        args.setdefault("label", DEFAULT_LABELS[command])
+    if command == "act":
+        _refuse_unread(args)
+    steps = [{"id": command, "command": command, "args": args}]
+    if wait_for is not None:
+        wait: dict[str, Any] = {"for": wait_for}
+        if timeout is not None:
+            wait["timeout"] = timeout
+        if poll is not None:
+            wait["pollMs"] = poll
+        steps.append({"id": "wait-for", "command": "wait", "args": wait})
+    return steps, path
+
+
+def _plain(value: Any) -> Any:
+    """Return a whole number typed as a float (click reads `--x 540` as 540.0) as an int, as it was written."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def _argument(flag: str) -> str:
+    """Return the scenario argument a flag fills: `start-x` is `startX`, `for` stays `for`."""
+    head, *rest = flag.split("-")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def _refuse_unread(args: Mapping[str, Any]) -> None:
+    """Refuse flags the chosen `act` does not read (upstream forwards and ignores them)."""
+    spec = COMMANDS["act"]
+    model = spec.select(args)
+    if isinstance(model, tuple):
+        return  # an unknown or missing --name: validation says which names exist
+    unread = sorted(key for key in args if key not in model.accepted_keys())
+    if unread:
+        flags = ", ".join(FLAG_OF.get(key, "--" + _flag(key)) for key in unread)
+        raise InputError(
+            f"act --name {args['name']} does not take {flags}",
+            likely_cause=f"{flags} belongs to another action; act {args['name']} would ignore it.",
+            next_step=f"Drop {flags}, or run `visor act --help` to see which flags each --name takes.",
+        )
+
+
+def _flag(argument: str) -> str:
+    return "".join(f"-{char.lower()}" if char.isupper() else char for char in argument)
+
+
+def _scenario(command: str, steps: list[dict[str, Any]], options: ActionOptions) -> Scenario:
+    """Validate the steps with the scenario format's own models; name the flag of each problem.
+
+    Raises:
+        InputError: a flag's value is invalid (every problem is listed in the error's details).
+    """
+    data = {
+        "meta": {"name": f"visor {command}", "version": "1"},
+        "config": {"stopOnFailure": True},
+        "steps": steps,
+    }
+    result = validate_document(Document(f"visor {command}", "yaml", data, {}))
+    errors = [issue for issue in result.issues if issue.is_error]
+    if result.scenario is not None and not errors:
+        return result.scenario
+    problems = [_worded(issue.message) for issue in errors]
+    raise InputError(
+        problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""),
+        likely_cause="A flag is missing, has a value the action cannot use, or does not go with another.",
+        next_step=f"Fix the flags and run it again; `visor {command} --help` lists them.",
+        details={"problems": problems},
+    )
+
+
+def _worded(message: str) -> str:
+    """Say a problem in flags (`--start-x`), not in the scenario's argument names (`args.startX`)."""
+    return _ARGUMENT.sub(lambda found: FLAG_OF.get(found[1], "--" + _flag(found[1])), message)
+
+
+class DirectSink:
+    """Where a direct action's captures go: --path, else OUTPUT/LABEL.png|xml; the paths are absolute."""
+
+    def __init__(self, output: str, path: str | None) -> None:
+        self.output = output
+        self.path = path
+        self.written: list[str] = []
+
+    def save(self, step_number: int, label: str, kind: str, data: bytes) -> str:
+        """Write a capture (or a failure's evidence); return its absolute path."""
+        suffix = "png" if kind == "screenshot" else "xml"
+        chosen = self.path if self.path is not None and not label.endswith("-failure") else None
+        target = os.path.abspath(chosen or os.path.join(self.output, f"{label}.{suffix}"))
+        try:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            write_atomic(target, data)
+        except (OSError, ValueError) as exc:
+            raise InputError(
+                f"cannot write {target}: {exc}",
+                likely_cause="The folder cannot be created or written, or the name is not a valid file name.",
+                next_step="Give --path (or --output) a folder you can write to.",
+            ) from None
+        self.written.append(target)
+        return target
+
+    def copy(self, path: str, data: bytes) -> str:
+        """Direct actions take --path instead of a scenario's copy: never called."""
+        raise VisorError("a direct action's capture has no copy", next_step="Report this bug.")
