@@ -32,6 +32,8 @@ def render() -> str:
     for name in sorted(cli.list_commands(root)):
         command = cli.get_command(root, name)
         assert command is not None
+        if command.hidden:
+            continue  # `__daemon`: what `visor start` runs, not a command for people
         parts.append(f"## visor {name}\n")
         parts.append("```text\n" + _help(command, name, root) + "\n```\n")
     return "\n".join(parts)

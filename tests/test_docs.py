@@ -12,7 +12,7 @@ from tests.conftest import ROOT
 from visor.cli import cli
 
 ROOT_CTX = click.Context(cli, info_name="visor")
-COMMANDS = sorted(cli.list_commands(ROOT_CTX))
+COMMANDS = sorted(name for name in cli.list_commands(ROOT_CTX) if not cli.commands[name].hidden)
 
 
 @pytest.mark.parametrize("name", COMMANDS)

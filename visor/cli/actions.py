@@ -8,6 +8,7 @@ common to all. The flags are validated by the scenario format's own argument mod
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -94,13 +95,21 @@ def _capture_options(function: F) -> F:
 
 
 def _act(env: CliEnvironment, command: str, values: dict[str, Any]) -> int:
-    from visor.session.direct import ActionOptions, Environment, run_action
+    """Run the action on the project's daemon when one runs, else on a device opened for it."""
+    from visor.session import client
+    from visor.session.options import ActionOptions
+    from visor.session.state import DaemonPaths, state_root
 
     device = device_values(values)
     common = {name: values.pop(name) for name in ("capabilities", "timeout_ms", "output", "seed")}
     values.pop("no_map"), values.pop("repair")
     flags = {name.replace("_", "-"): value for name, value in values.items()}
     options = ActionOptions(**device, **common)
+    paths = DaemonPaths(state_root(os.getcwd()))
+    if client.running(paths):
+        return emit(env, client.send_action(paths, command, flags, options, env.ids))
+    from visor.session.direct import Environment, run_action  # the engine: only when no daemon runs it
+
     return emit(env, run_action(command, flags, options, Environment(env.clock, env.ids)))
 
 

@@ -313,12 +313,13 @@ def register_commands() -> None:
     """Attach the commands (imported here so the group module stays light)."""
     from visor.cli.actions import ACTIONS
     from visor.cli.agent import mcp, tools
+    from visor.cli.daemon_commands import DAEMON_COMMANDS
     from visor.cli.host import devices, doctor
     from visor.cli.run import benchmark, run
     from visor.cli.schema import schema
     from visor.cli.validate import validate
 
-    for command in (validate, run, benchmark, *ACTIONS, devices, doctor, schema, tools, mcp):
+    for command in (validate, run, benchmark, *ACTIONS, *DAEMON_COMMANDS, devices, doctor, schema, tools, mcp):
         cli.add_command(command)
 
 

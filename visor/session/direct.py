@@ -15,11 +15,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from visor.clock import Clock, IdSource
-from visor.engine.runner import RunContext, resolve_settings, run_scenario
+from visor.engine.runner import RunContext, RunSettings, resolve_settings, run_scenario
 from visor.errors import InputError, VisorError
 from visor.files import write_atomic
 from visor.report.action_data import action_outcome
@@ -28,7 +28,8 @@ from visor.scenario.commands import COMMANDS
 from visor.scenario.document import Document
 from visor.scenario.scenario import Scenario
 from visor.scenario.validate import validate_document
-from visor.session.devices import DeviceOptions, ScenarioDevice, open_for
+from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
+from visor.session.options import ActionOptions
 from visor.session.runs import drive
 from visor.watchdog import WallWatchdog
 
@@ -51,19 +52,6 @@ _ARGUMENT = re.compile(r"args\.([A-Za-z]+)")
 DEFAULT_LABELS = {"screenshot": "capture", "source": "source"}
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ActionOptions(DeviceOptions):
-    """The options every direct action takes besides its own flags."""
-
-    #: The step's timeout in ms; for `wait`, the wait's; with --wait-for, that wait's too.
-    timeout_ms: float | None = None
-    #: Where captures without --path go (default: the current folder), and failure evidence (only when given).
-    output: str | None = None
-    seed: int | None = None
-    #: Appium capabilities, as a scenario's `config.capabilities`.
-    capabilities: Mapping[str, Any] = field(default_factory=dict)
-
-
 @dataclass
 class Environment:
     """Where a direct action takes time and ids from."""
@@ -73,14 +61,45 @@ class Environment:
 
 
 def run_action(command: str, flags: Mapping[str, Any], options: ActionOptions, env: Environment) -> Outcome:
-    """Run one direct action on the device the options name; return its outcome (upstream's `data` shape).
+    """Run one direct action on a device opened for it (and closed after); return its outcome.
 
     Raises:
         InputError: a flag is invalid or does not apply; the runtime or app is unknown.
         TargetError: the device cannot be reached.
     """
+    prepared = prepare(command, flags, options, env)
+    opened = open_for(options, prepared.seed, env.wall, ScenarioDevice(capabilities=dict(options.capabilities)))
+    try:
+        return perform(prepared, opened, env)
+    finally:
+        opened.device.close()
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A direct action checked and ready to run: its one-step (or two-step) scenario and where captures go."""
+
+    command: str
+    steps: list[dict[str, Any]]
+    scenario: Scenario
+    settings: RunSettings
+    path: str | None
+    output: str | None
+
+    @property
+    def seed(self) -> int:
+        """Return the seed a simulated device opened for it takes."""
+        return self.settings.effective_seed
+
+
+def prepare(command: str, flags: Mapping[str, Any], options: ActionOptions, env: Environment) -> Prepared:
+    """Check a direct action's flags and build what runs it, before any device is opened.
+
+    Raises:
+        InputError: a flag is invalid or does not apply.
+    """
     steps, path = build_steps(command, flags, options)
-    scenario = _scenario(command, steps, options)
+    scenario = _scenario(command, steps)
     settings = resolve_settings(
         scenario,
         timeout_ms=options.timeout_ms,
@@ -88,17 +107,18 @@ def run_action(command: str, flags: Mapping[str, Any], options: ActionOptions, e
         fresh_seed=env.ids.new_seed(),
         capture="failures" if options.output else "none",
     )
-    device = ScenarioDevice(capabilities=dict(options.capabilities))
-    opened = open_for(options, settings.effective_seed, env.wall, device)
-    sink = DirectSink(options.output or ".", path)
-    try:
-        context = RunContext(
-            opened.device, opened.clock, env.wall, sink, env.ids.new_id("run"), watchdog=WallWatchdog.from_environment()
-        )
-        final = drive(run_scenario(scenario, settings, context), ())
-    finally:
-        opened.device.close()
-    return action_outcome(command, [step["args"] for step in steps], final, sink.written, opened.device.info)
+    return Prepared(command, steps, scenario, settings, path, options.output)
+
+
+def perform(prepared: Prepared, opened: OpenedDevice, env: Environment) -> Outcome:
+    """Run a prepared action on an open device (left open: a daemon's warm session serves the next one)."""
+    sink = DirectSink(prepared.output or ".", prepared.path)
+    context = RunContext(
+        opened.device, opened.clock, env.wall, sink, env.ids.new_id("run"), watchdog=WallWatchdog.from_environment()
+    )
+    final = drive(run_scenario(prepared.scenario, prepared.settings, context), ())
+    requested = [step["args"] for step in prepared.steps]
+    return action_outcome(prepared.command, requested, final, sink.written, opened.device.info)
 
 
 def build_steps(
@@ -169,7 +189,7 @@ def _flag(argument: str) -> str:
     return "".join(f"-{char.lower()}" if char.isupper() else char for char in argument)
 
 
-def _scenario(command: str, steps: list[dict[str, Any]], options: ActionOptions) -> Scenario:
+def _scenario(command: str, steps: list[dict[str, Any]]) -> Scenario:
     """Validate the steps with the scenario format's own models; name the flag of each problem.
 
     Raises:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 from tests.conftest import Cli
 from tests.devices.appium.conftest import FAKE_APP, AppiumServer
@@ -39,3 +42,25 @@ def test_a_missing_element_on_the_fake_driver_is_an_action_error(cli_runner: Cli
     missing = act(cli_runner, appium_server, "tap", "--target", "text=Nowhere")
     assert missing["status"] == "fail" and missing["error"]["code"] == "ACTION_ERROR"  # type: ignore[index]
     assert appium_server.sessions() == []  # the session of each direct action is closed
+
+
+def test_a_daemon_keeps_one_appium_session_for_many_actions(
+    cli_runner: Cli, appium_server: AppiumServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "visor.toml").write_text("")
+    monkeypatch.chdir(tmp_path)
+    started = cli_runner.run(
+        "start", "--runtime", "appium", "--server-url", appium_server.url, "--capabilities", CAPABILITIES
+    )
+    try:
+        assert started.envelope["status"] == "ok", started.envelope.get("error")
+        before = set(appium_server.sessions())
+        for selector in ("text=Log in", "id=username", "text=Log in"):
+            assert cli_runner.run("wait", "--for", selector, "--timeout", "500").envelope["status"] == "ok"
+        opened = set(appium_server.sessions()) - before
+        assert len(opened) == 1  # three actions, one session start
+        status = cli_runner.run("status").data["daemon"]
+        assert [session["actions"] for session in status["sessions"]] == [3]
+    finally:
+        cli_runner.run("stop", "--force")
+    assert set(appium_server.sessions()) <= before  # stopping closed it

@@ -1,0 +1,103 @@
+"""`visor start`, `visor status`, `visor stop`: the daemon that keeps device sessions warm for direct actions."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import click
+
+from visor.cli.actions import capabilities_value
+from visor.cli.emit import emit
+from visor.cli.env import CliEnvironment
+from visor.cli.options import device_options, device_values, output_options, seed_value
+
+SETTINGS = {"help_option_names": ["-h", "--help"]}
+
+
+def _process_clock() -> Any:
+    """Return the wall clock: waiting for another process takes real time, whatever clock the command reports with."""
+    from visor.clock import SystemClock
+
+    return SystemClock()
+
+
+def _paths() -> Any:
+    from visor.session.state import DaemonPaths, state_root
+
+    return DaemonPaths(state_root(os.getcwd()))
+
+
+@click.command(context_settings=SETTINGS)
+@device_options(scenario=False)
+@click.option("--capabilities", metavar="FILE|JSON", callback=capabilities_value, help="Appium capabilities.")
+@click.option("--seed", type=click.IntRange(min=0), callback=seed_value, help="Seed of the simulated app.")
+@output_options
+@click.pass_obj
+def start(env: CliEnvironment, /, **values: Any) -> int:
+    """Start the daemon: device sessions stay warm between direct actions (tap, act, wait, …).
+
+    Its state lives in .visor/daemon/ under the project root (the nearest folder up holding .visor/,
+    visor.toml or pyproject.toml). It listens on a Unix socket only its user can open; no port is opened.
+    The device options given here are the defaults of every action sent to it.
+
+    \b
+    Examples:
+      visor start --runtime sim
+      visor tap --target "text=Log in"      (runs on the warm simulated device)
+      visor stop
+    """
+    from visor.session import client
+    from visor.session.options import ActionOptions
+
+    defaults = ActionOptions(**device_values(values), **values)
+    return emit(env, client.start(_paths(), defaults, _process_clock()))
+
+
+@click.command(context_settings=SETTINGS)
+@output_options
+@click.pass_obj
+def status(env: CliEnvironment, /) -> int:
+    """Say whether the project's daemon runs, and describe its sessions (always exit 0).
+
+    \b
+    Examples:
+      visor status
+    """
+    from visor.session import client
+
+    return emit(env, client.status(_paths()))
+
+
+@click.command(context_settings=SETTINGS)
+@click.option("--force", is_flag=True, help="Kill the daemon if it does not stop within 3 s.")
+@output_options
+@click.pass_obj
+def stop(env: CliEnvironment, /, force: bool) -> int:
+    """Stop the project's daemon, closing its sessions.
+
+    \b
+    Examples:
+      visor stop
+      visor stop --force      (kill it if it does not stop within 3 s)
+    """
+    from visor.session import client
+
+    return emit(env, client.stop(_paths(), _process_clock(), force=force))
+
+
+@click.command("__daemon", hidden=True, context_settings=SETTINGS)
+@click.option("--root", required=True)
+@click.option("--defaults", required=True)
+@click.pass_obj
+def serve(env: CliEnvironment, /, root: str, defaults: str) -> int:
+    """Serve as the daemon (started by `visor start`; not for direct use)."""
+    from visor.session.daemon import serve as serve_forever
+    from visor.session.options import ActionOptions
+    from visor.session.state import DaemonPaths
+
+    return serve_forever(DaemonPaths(root), ActionOptions(**json.loads(defaults)), env.clock, env.ids)
+
+
+DAEMON_COMMANDS = (start, status, stop, serve)

@@ -1,0 +1,210 @@
+"""The daemon's client: start it, ask it, stop it; and send it direct actions when it runs.
+
+A direct action looks for a daemon under its project root (`visor.session.state`): when one answers, the
+action runs on its warm session; when none runs, the action opens a device of its own (and closes it after).
+A client that times out cancels its request, so the daemon never runs it late.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from visor.clock import Clock, IdSource, ms_to_us
+from visor.errors import ExitCode, NextAction, TargetError
+from visor.report.envelope import Outcome
+from visor.session.options import ActionOptions, options_to_wire
+from visor.session.state import DaemonPaths
+from visor.session.wire import outcome_from_wire, probe, read_line, send_line
+
+#: How long `visor start` waits for a new daemon to answer, and `visor stop` for it to exit (ms).
+READY_MS = 5000
+EXIT_MS = 3000
+#: How long a direct action waits for the daemon's answer by default (ms), as upstream.
+ACTION_TIMEOUT_MS = 300_000
+
+
+def running(paths: DaemonPaths) -> bool:
+    """Return True when a daemon of this root answers (its metadata written and its socket responsive)."""
+    return os.path.exists(paths.metadata) and probe(paths.socket, 1.0)
+
+
+def ask(paths: DaemonPaths, request: Mapping[str, Any], timeout_s: float) -> dict[str, Any]:
+    """Send one request and return the reply.
+
+    Raises:
+        TargetError: no daemon listens, or it did not answer in time (a queued action is then cancelled).
+    """
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+            connection.settimeout(timeout_s)
+            connection.connect(paths.socket)
+            send_line(connection, request)
+            return read_line(connection)
+    except TimeoutError:
+        with contextlib.suppress(OSError, ValueError):
+            ask(paths, {"id": f"cancel-{request.get('id')}", "type": "cancel", "target": request.get("id")}, 2.0)
+        raise TargetError(
+            f"the visor daemon did not answer {request.get('type')} within {timeout_s:g} s; the request was cancelled",
+            likely_cause="The device is busy with long actions, or the daemon is stuck.",
+            next_step="Run `visor status`; `visor stop --force` and `visor start` again if it stays stuck.",
+        ) from None
+    except (OSError, ValueError) as exc:
+        raise TargetError(
+            f"the visor daemon of {paths.root} cannot be reached: {exc}",
+            likely_cause="The daemon stopped, or its socket was removed.",
+            next_step="Run `visor start` again (or run without a daemon: stop it with `visor stop`).",
+        ) from None
+
+
+def send_action(
+    paths: DaemonPaths, command: str, flags: Mapping[str, Any], options: ActionOptions, ids: IdSource
+) -> Outcome:
+    """Run a direct action on the daemon's warm session; return its outcome."""
+    timeout_ms = ACTION_TIMEOUT_MS if options.timeout_ms is None else options.timeout_ms + ACTION_TIMEOUT_MS
+    wire = absolute(options_to_wire(options))
+    request = {
+        "id": ids.new_id("req"),
+        "type": "action",
+        "command": command,
+        "flags": {key: _absolute(key, value) for key, value in flags.items()},
+        "options": wire,
+        "timeout_ms": timeout_ms,
+    }
+    reply = ask(paths, request, timeout_ms / 1000)
+    if "outcome" not in reply:
+        raise TargetError(f"the visor daemon refused the request: {reply.get('error')}")
+    return outcome_from_wire(reply["outcome"])
+
+
+def absolute(wire: dict[str, Any]) -> dict[str, Any]:
+    """Resolve the caller's relative paths (--output, an app model file) before they reach the daemon's folder."""
+    if wire.get("output"):
+        wire["output"] = os.path.abspath(wire["output"])
+    app = wire.get("app")
+    if isinstance(app, str) and os.path.isfile(app):
+        wire["app"] = os.path.abspath(app)
+    return wire
+
+
+def _absolute(key: str, value: Any) -> Any:
+    """Resolve a capture's --path against the caller's folder (the daemon's is another)."""
+    return os.path.abspath(value) if key == "path" and isinstance(value, str) else value
+
+
+def start(paths: DaemonPaths, defaults: ActionOptions, clock: Clock) -> Outcome:
+    """Start the root's daemon, or report the one already running.
+
+    Raises:
+        TargetError: the daemon exited or did not answer within 5 s (its log's end is in the message).
+    """
+    if running(paths):
+        return _started(paths, already=True)
+    os.makedirs(paths.folder, mode=0o700, exist_ok=True)
+    command = [sys.executable, "-m", "visor", "__daemon", "--root", paths.root]
+    command += ["--defaults", json.dumps(absolute(options_to_wire(defaults)))]
+    pid = _spawn(command, paths)
+    deadline = clock.monotonic_us() + ms_to_us(READY_MS)
+    while not running(paths):
+        if not _alive(pid) or clock.monotonic_us() > deadline:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+            raise TargetError(
+                f"the visor daemon did not start: {_tail(paths.log)}",
+                likely_cause="The device options are wrong, or the daemon cannot bind its socket.",
+                next_step=f"Read {paths.log}, fix the cause and run `visor start` again.",
+            )
+        clock.sleep_us(50_000)
+    return _started(paths, already=False)
+
+
+def _spawn(command: list[str], paths: DaemonPaths) -> int:
+    """Start the daemon in a session of its own (a closed terminal does not stop it), its output in its log."""
+    log = os.open(paths.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    null = os.open(os.devnull, os.O_RDONLY)
+    try:
+        actions = [(os.POSIX_SPAWN_DUP2, null, 0), (os.POSIX_SPAWN_DUP2, log, 1), (os.POSIX_SPAWN_DUP2, log, 2)]
+        return os.posix_spawn(sys.executable, command, dict(os.environ), file_actions=actions, setsid=True)
+    finally:
+        os.close(log)
+        os.close(null)
+
+
+def _started(paths: DaemonPaths, *, already: bool) -> Outcome:
+    status = ask(paths, {"id": "start", "type": "status"}, 2.0)["status"]
+    data = {"daemon": {**status, "already_running": already, "metadata": paths.metadata, "log": paths.log}}
+    return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
+
+
+def status(paths: DaemonPaths) -> Outcome:
+    """Describe the root's daemon (always ok: not running is an answer)."""
+    pid = _pid(paths)
+    if running(paths):
+        daemon = ask(paths, {"id": "status", "type": "status"}, 2.0)["status"]
+        data = {"daemon": {**daemon, "responsive": True, "metadata": paths.metadata, "log": paths.log}}
+        return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
+    alive = pid is not None and _alive(pid)
+    data = {"daemon": {"running": alive, "responsive": False, "pid": pid if alive else None, "root": paths.root}}
+    return Outcome("ok", NextAction.RUN if not alive else NextAction.RETRY, data, ExitCode.OK)
+
+
+def stop(paths: DaemonPaths, clock: Clock, *, force: bool) -> Outcome:
+    """Stop the root's daemon: ask it, wait for it to exit (SIGKILL with `force`), remove its files."""
+    pid = _pid(paths)
+    replied = False
+    with contextlib.suppress(TargetError):
+        replied = bool(ask(paths, {"id": "stop", "type": "stop"}, 5.0).get("ok"))
+    deadline = clock.monotonic_us() + ms_to_us(EXIT_MS)
+    while pid is not None and _alive(pid) and clock.monotonic_us() < deadline:
+        clock.sleep_us(50_000)
+    if pid is not None and _alive(pid) and force:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    stopped = pid is None or not _alive(pid)
+    if stopped:
+        for path in (paths.metadata, paths.socket):
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+    data = {"stopped": stopped, "was_running": replied or pid is not None, "pid": pid, "root": paths.root}
+    if not stopped:
+        data["reason"] = "daemon_did_not_stop"
+    return Outcome("ok", NextAction.NONE, data, ExitCode.OK)
+
+
+def _pid(paths: DaemonPaths) -> int | None:
+    try:
+        with open(paths.metadata, encoding="utf-8") as file:
+            pid = json.load(file).get("pid")
+    except (OSError, ValueError):
+        return None
+    return pid if isinstance(pid, int) and pid > 0 else None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    with contextlib.suppress(ChildProcessError, OSError):
+        os.waitpid(pid, os.WNOHANG)  # a daemon this process started and that exited is reaped, not a zombie
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _tail(path: str, lines: int = 5) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            return " | ".join(file.read().strip().splitlines()[-lines:]) or "(empty log)"
+    except OSError:
+        return "(no log)"

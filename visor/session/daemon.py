@@ -1,0 +1,266 @@
+"""The daemon: warm device sessions behind a Unix socket, so a direct action costs no session start.
+
+`visor start` runs `serve` in a detached process. It listens on the root's socket (mode 0600, in a 0700 folder:
+only its user can talk to it; no TCP port is ever opened) and answers one request per connection
+(`visor.session.wire`). Each device — the runtime and options an action names, over the daemon's defaults —
+has a slot: its warm session and a lock, so actions on one device queue in arrival order while another device
+is served at the same time (upstream serialises every device through one queue).
+
+A request waits in its device's queue at most its `timeout_ms`; a client that gives up sends `cancel`, and
+work still queued is then dropped, never run late. Work already running finishes (its step timeout and the
+step watchdog bound it). A session that the device lost (a target error) is closed and opened afresh for the
+next action.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socketserver
+import sys
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from visor import __version__
+from visor.clock import Clock, IdSource, isoformat
+from visor.errors import ErrorCode, InputError, TargetError, VisorError
+from visor.files import write_atomic
+from visor.report.envelope import Outcome
+from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
+from visor.session.direct import Environment, perform, prepare
+from visor.session.options import DEVICE_FIELDS, ActionOptions, device_key, options_to_wire
+from visor.session.state import DaemonPaths
+from visor.session.wire import failure, outcome_to_wire, read_line, send_line
+
+
+@dataclass
+class Slot:
+    """One device's warm session and the lock that queues its actions."""
+
+    key: str
+    options: ActionOptions
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    opened: OpenedDevice | None = None
+    created_at: str = ""
+    actions: int = 0
+
+    def describe(self) -> dict[str, Any]:
+        """Describe the slot for `status`."""
+        opened = self.opened is not None
+        return {"key": self.key, "open": opened, "created_at": self.created_at, "actions": self.actions}
+
+    def close(self) -> None:
+        """Close the session, if one is open."""
+        if self.opened is not None:
+            with contextlib.suppress(Exception):
+                self.opened.device.close()
+            self.opened = None
+
+
+class Daemon:
+    """The daemon's state: its defaults, its slots, the requests queued, and whether it is stopping."""
+
+    def __init__(self, paths: DaemonPaths, defaults: ActionOptions, wall: Clock, ids: IdSource) -> None:
+        self.paths = paths
+        self.defaults = defaults
+        self.env = Environment(wall, ids)
+        self.started_at = isoformat(wall.now())
+        self.slots: dict[str, Slot] = {}
+        self._slots_lock = threading.Lock()
+        self.cancelled: set[str] = set()
+        self.active: dict[str, str] = {}
+        self.last_error: str | None = None
+        self.served = 0
+
+    # -- requests ----------------------------------------------------------------------------------------------
+
+    def handle(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """Answer one request (never raises: a failure is an outcome)."""
+        kind = request.get("type")
+        if kind == "status":
+            return {"ok": True, "status": self.status()}
+        if kind == "cancel":
+            self.cancelled.add(str(request.get("target")))
+            return {"ok": True}
+        if kind == "action":
+            outcome = self._action(request)
+            self.served += 1
+            return {"ok": outcome.status == "ok", "outcome": outcome_to_wire(outcome)}
+        return {"ok": False, "error": f"unknown request type {kind!r}"}
+
+    def _action(self, request: Mapping[str, Any]) -> Outcome:
+        request_id = str(request.get("id", ""))
+        try:
+            options = self.options_for(request.get("options") or {})
+            prepared = prepare(str(request["command"]), request.get("flags") or {}, options, self.env)
+            slot = self.slot(options)
+            return self._run_in(slot, request_id, prepared, float(request.get("timeout_ms", 300_000)))
+        except VisorError as exc:
+            self.last_error = exc.message
+            return failure(exc)
+        finally:
+            self.cancelled.discard(request_id)
+
+    def _run_in(self, slot: Slot, request_id: str, prepared: Any, timeout_ms: float) -> Outcome:
+        if not slot.lock.acquire(timeout=max(0.0, timeout_ms / 1000)):
+            raise TargetError(
+                f"the device stayed busy for {timeout_ms:g} ms with earlier actions; this one was not run",
+                next_step="Retry, or give --timeout more time.",
+            )
+        try:
+            if request_id in self.cancelled:
+                raise TargetError("the action was cancelled by its client before it started; nothing was sent")
+            self.active[request_id] = f"{prepared.command}:{slot.key}"
+            opened = self._opened(slot, prepared.seed)
+            outcome = perform(prepared, opened, self.env)
+            slot.actions += 1
+            if outcome.error is not None and outcome.error.code == str(ErrorCode.TARGET_ERROR):
+                slot.close()  # a lost session: the next action opens a new one
+            return outcome
+        finally:
+            self.active.pop(request_id, None)
+            slot.lock.release()
+
+    def _opened(self, slot: Slot, seed: int) -> OpenedDevice:
+        if slot.opened is None:
+            options = slot.options
+            device = ScenarioDevice(capabilities=dict(options.capabilities))
+            chosen = options.seed if options.seed is not None else seed
+            slot.opened = open_for(options, chosen, self.env.wall, device)
+            slot.created_at = isoformat(self.env.wall.now())
+        return slot.opened
+
+    # -- slots -------------------------------------------------------------------------------------------------
+
+    def options_for(self, given: Mapping[str, Any]) -> ActionOptions:
+        """Return an action's options over the daemon's defaults: a device option not given is the default's."""
+        known = {name: given[name] for name in (*DEVICE_FIELDS, "seed", "timeout_ms", "output") if name in given}
+        if given.get("capabilities"):
+            known["capabilities"] = dict(given["capabilities"])
+        unset = {name: value for name, value in known.items() if value is None or value is False}
+        for name in unset:
+            known.pop(name)
+        if "output" in known and not os.path.isabs(str(known["output"])):
+            raise InputError("a daemon's --output must be absolute (the client resolves it)")
+        return replace(self.defaults, **known)
+
+    def slot(self, options: ActionOptions) -> Slot:
+        """Return the slot of the device the options name, made on first use."""
+        key = device_key(options)
+        with self._slots_lock:
+            if key not in self.slots:
+                self.slots[key] = Slot(key, replace(options, timeout_ms=None, output=None))
+            return self.slots[key]
+
+    def status(self) -> dict[str, Any]:
+        """Describe the daemon: its process, version, defaults and sessions."""
+        return {
+            "running": True,
+            "pid": os.getpid(),
+            "version": __version__,
+            "started_at": self.started_at,
+            "root": self.paths.root,
+            "socket": self.paths.socket,
+            "served": self.served,
+            "active": sorted(self.active.values()),
+            "last_error": self.last_error,
+            "defaults": options_to_wire(self.defaults),
+            "sessions": [
+                {
+                    "key": slot.key,
+                    "open": slot.opened is not None,
+                    "created_at": slot.created_at,
+                    "actions": slot.actions,
+                }
+                for slot in self.slots.values()
+            ],
+        }
+
+    def close(self) -> None:
+        """Close every session."""
+        for slot in list(self.slots.values()):
+            slot.close()
+
+
+class _Handler(socketserver.StreamRequestHandler):
+    """One connection: one request line in, one reply line out."""
+
+    server: _Server
+
+    def handle(self) -> None:
+        request: dict[str, Any] = {}
+        try:
+            request = read_line(self.connection)
+            reply = self.server.daemon.handle(request)
+        except (ValueError, UnicodeDecodeError) as exc:
+            reply = {"ok": False, "error": f"bad request: {exc}"}
+        with contextlib.suppress(OSError):
+            send_line(self.connection, {"id": request.get("id"), **reply})
+        if request.get("type") == "stop":
+            self.server.stop_soon()
+
+
+class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    """The socket server, threaded: a slow action on one device does not hold up another device or `status`."""
+
+    daemon_threads = True
+
+    def __init__(self, path: str, daemon: Daemon) -> None:
+        self.daemon = daemon
+        super().__init__(path, _Handler)
+
+    def stop_soon(self) -> None:
+        """Stop serving (from a handler's thread: `shutdown` waits for the serving loop)."""
+        threading.Thread(target=self.shutdown, daemon=True).start()
+
+
+def serve(paths: DaemonPaths, defaults: ActionOptions, wall: Clock, ids: IdSource) -> int:
+    """Serve until a `stop` request or SIGTERM; then close every session and remove the socket and metadata."""
+    daemon = Daemon(paths, defaults, wall, ids)
+    with _listening(paths.socket, daemon) as server:
+        signal.signal(signal.SIGTERM, lambda *_: server.stop_soon())
+        _write_metadata(paths, daemon)
+        sys.stderr.write(f"visor daemon {os.getpid()} serving {paths.socket}\n")
+        sys.stderr.flush()
+        try:
+            server.serve_forever(poll_interval=0.2)
+        finally:
+            daemon.close()
+            with contextlib.suppress(OSError):
+                os.unlink(paths.metadata)
+    return 0
+
+
+@contextlib.contextmanager
+def _listening(path: str, daemon: Daemon) -> Iterator[_Server]:
+    """Bind the socket so that only this user can connect (0600 from birth, in a 0700 folder)."""
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)  # a stale socket of a daemon that died (the caller checked none answers)
+    previous = os.umask(0o177)
+    try:
+        server = _Server(path, daemon)
+    finally:
+        os.umask(previous)
+    try:
+        yield server
+    finally:
+        server.server_close()
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+def _write_metadata(paths: DaemonPaths, daemon: Daemon) -> None:
+    metadata = {
+        "pid": os.getpid(),
+        "socket": paths.socket,
+        "root": paths.root,
+        "version": __version__,
+        "started_at": daemon.started_at,
+        "defaults": options_to_wire(daemon.defaults),
+    }
+    write_atomic(paths.metadata, (json.dumps(metadata, indent=2) + "\n").encode("utf-8"))
