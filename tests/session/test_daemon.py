@@ -14,9 +14,9 @@ import pytest
 from tests.conftest import Cli
 from visor.clock import CountingIds, SystemClock
 from visor.errors import ExitCode
+from visor.session.action_options import ActionOptions
 from visor.session.daemon import Daemon
-from visor.session.options import ActionOptions
-from visor.session.state import DaemonPaths, state_root
+from visor.session.state_paths import DaemonPaths, state_root
 
 
 @pytest.fixture

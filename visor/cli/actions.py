@@ -97,8 +97,8 @@ def _capture_options(function: F) -> F:
 def _act(env: CliEnvironment, command: str, values: dict[str, Any]) -> int:
     """Run the action on the project's daemon when one runs, else on a device opened for it."""
     from visor.session import client
-    from visor.session.options import ActionOptions
-    from visor.session.state import DaemonPaths, state_root
+    from visor.session.action_options import ActionOptions
+    from visor.session.state_paths import DaemonPaths, state_root
 
     device = device_values(values)
     common = {name: values.pop(name) for name in ("capabilities", "timeout_ms", "output", "seed")}

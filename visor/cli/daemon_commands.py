@@ -24,7 +24,7 @@ def _process_clock() -> Any:
 
 
 def _paths() -> Any:
-    from visor.session.state import DaemonPaths, state_root
+    from visor.session.state_paths import DaemonPaths, state_root
 
     return DaemonPaths(state_root(os.getcwd()))
 
@@ -49,7 +49,7 @@ def start(env: CliEnvironment, /, **values: Any) -> int:
       visor stop
     """
     from visor.session import client
-    from visor.session.options import ActionOptions
+    from visor.session.action_options import ActionOptions
 
     defaults = ActionOptions(**device_values(values), **values)
     return emit(env, client.start(_paths(), defaults, _process_clock()))
@@ -93,9 +93,9 @@ def stop(env: CliEnvironment, /, force: bool) -> int:
 @click.pass_obj
 def serve(env: CliEnvironment, /, root: str, defaults: str) -> int:
     """Serve as the daemon (started by `visor start`; not for direct use)."""
+    from visor.session.action_options import ActionOptions
     from visor.session.daemon import serve as serve_forever
-    from visor.session.options import ActionOptions
-    from visor.session.state import DaemonPaths
+    from visor.session.state_paths import DaemonPaths
 
     return serve_forever(DaemonPaths(root), ActionOptions(**json.loads(defaults)), env.clock, env.ids)
 

@@ -1,6 +1,6 @@
 """The daemon's client: start it, ask it, stop it; and send it direct actions when it runs.
 
-A direct action looks for a daemon under its project root (`visor.session.state`): when one answers, the
+A direct action looks for a daemon under its project root (`visor.session.state_paths`): when one answers, the
 action runs on its warm session; when none runs, the action opens a device of its own (and closes it after).
 A client that times out cancels its request, so the daemon never runs it late.
 """
@@ -19,8 +19,8 @@ from typing import Any
 from visor.clock import Clock, IdSource, ms_to_us
 from visor.errors import ExitCode, NextAction, TargetError
 from visor.report.envelope import Outcome
-from visor.session.options import ActionOptions, options_to_wire
-from visor.session.state import DaemonPaths
+from visor.session.action_options import ActionOptions, options_to_wire
+from visor.session.state_paths import DaemonPaths
 from visor.session.wire import outcome_from_wire, probe, read_line, send_line
 
 #: How long `visor start` waits for a new daemon to answer, and `visor stop` for it to exit (ms).

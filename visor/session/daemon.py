@@ -30,10 +30,10 @@ from visor.clock import Clock, IdSource, isoformat
 from visor.errors import ErrorCode, InputError, TargetError, VisorError
 from visor.files import write_atomic
 from visor.report.envelope import Outcome
+from visor.session.action_options import DEVICE_FIELDS, ActionOptions, device_key, options_to_wire
 from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
 from visor.session.direct import Environment, perform, prepare
-from visor.session.options import DEVICE_FIELDS, ActionOptions, device_key, options_to_wire
-from visor.session.state import DaemonPaths
+from visor.session.state_paths import DaemonPaths
 from visor.session.wire import failure, outcome_to_wire, read_line, send_line
 
 

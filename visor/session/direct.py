@@ -28,8 +28,8 @@ from visor.scenario.commands import COMMANDS
 from visor.scenario.document import Document
 from visor.scenario.scenario import Scenario
 from visor.scenario.validate import validate_document
+from visor.session.action_options import ActionOptions
 from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
-from visor.session.options import ActionOptions
 from visor.session.runs import drive
 from visor.watchdog import WallWatchdog
 
