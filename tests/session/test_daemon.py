@@ -6,7 +6,6 @@ import json
 import os
 import stat
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,15 +16,6 @@ from visor.errors import ExitCode
 from visor.session.action_options import ActionOptions
 from visor.session.daemon import Daemon
 from visor.session.state_paths import DaemonPaths, state_root
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A project folder (it holds visor.toml), the current folder while the test runs; its daemon stopped after."""
-    (tmp_path / "visor.toml").write_text("")
-    monkeypatch.chdir(tmp_path)
-    yield tmp_path
-    Cli(tmp_path).run("stop", "--force")
 
 
 def test_a_warm_simulated_session_keeps_its_state_between_actions(cli_runner: Cli, project: Path) -> None:

@@ -107,10 +107,25 @@ def _act(env: CliEnvironment, command: str, values: dict[str, Any]) -> int:
     options = ActionOptions(**device, **common)
     paths = DaemonPaths(state_root(os.getcwd()))
     if client.running(paths):
-        return emit(env, client.send_action(paths, command, flags, options, env.ids))
-    from visor.session.direct import Environment, run_action  # the engine: only when no daemon runs it
+        outcome = client.send_action(paths, command, flags, options, env.ids)
+    else:
+        from visor.session.direct import Environment, run_action  # the engine: only when no daemon runs it
 
-    return emit(env, run_action(command, flags, options, Environment(env.clock, env.ids)))
+        outcome = run_action(command, flags, options, Environment(env.clock, env.ids))
+    return emit(env, _recorded(env, paths.root, command, flags, options, outcome))
+
+
+def _recorded(env: CliEnvironment, root: str, command: str, flags: dict[str, Any], options: Any, outcome: Any) -> Any:
+    """Append a succeeded action to the flows being recorded (`visor record`), and say so in its envelope."""
+    from visor.session import flows
+
+    names = flows.active(root) if outcome.status == "ok" else []
+    if not names:
+        return outcome
+    from visor.session.direct import build_steps
+
+    steps, _ = build_steps(command, flags, options)
+    return flows.with_recording(outcome, flows.append(root, names, steps, env.clock))
 
 
 @click.command(context_settings=SETTINGS)

@@ -315,11 +315,24 @@ def register_commands() -> None:
     from visor.cli.agent import mcp, tools
     from visor.cli.daemon_commands import DAEMON_COMMANDS
     from visor.cli.host import devices, doctor
+    from visor.cli.recording import RECORDING_COMMANDS
     from visor.cli.run import benchmark, run
     from visor.cli.schema import schema
     from visor.cli.validate import validate
 
-    for command in (validate, run, benchmark, *ACTIONS, *DAEMON_COMMANDS, devices, doctor, schema, tools, mcp):
+    for command in (
+        validate,
+        run,
+        benchmark,
+        *ACTIONS,
+        *DAEMON_COMMANDS,
+        *RECORDING_COMMANDS,
+        devices,
+        doctor,
+        schema,
+        tools,
+        mcp,
+    ):
         cli.add_command(command)
 
 

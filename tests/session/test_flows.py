@@ -1,0 +1,98 @@
+"""Record, export, run, benchmark, replay: a recorded session becomes a deterministic CI test."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from tests.conftest import Cli
+from visor.errors import ExitCode
+
+LOGIN = (
+    ("navigate", "--to", "demo://login"),
+    ("act", "--name", "type", "--target", "id=username", "--value", "ada"),
+    ("act", "--name", "type", "--target", "id=password", "--value", "lovelace"),
+    ("tap", "--target", "text=Log in", "--wait-for", "text=Feed"),
+)
+VALUES = ("--param", "value_1=ada", "--param", "value_2=lovelace")
+
+
+def record_login(cli: Cli, *record: str) -> dict[str, object]:
+    assert cli.run("start", "--runtime", "sim").exit_code == ExitCode.OK
+    assert cli.run("record", "login", *record).data["active"] is True
+    for action in LOGIN:
+        done = cli.run(*action)
+        assert done.exit_code == ExitCode.OK, done.envelope.get("error")
+    assert done.data["recording"] == [
+        {"name": "login", "path": str(Path(".visor/flows/login.json").resolve()), "steps": 5}
+    ]
+    stopped = cli.run("record", "login", "--stop")
+    assert stopped.data["active"] is False and stopped.data["steps"] == 5
+    return json.loads(Path(".visor/flows/login.json").read_text())
+
+
+def test_targets_are_kept_as_selectors_and_typed_text_as_placeholders(cli_runner: Cli, project: Path) -> None:
+    flow = record_login(cli_runner)
+    steps = flow["steps"]
+    assert isinstance(steps, list)
+    assert [step["id"] for step in steps] == ["001-navigate", "002-act", "003-act", "004-tap", "005-wait"]
+    assert steps[1]["args"] == {"name": "type", "target": "id=username", "value": "{{value_1}}"}
+    assert steps[3]["args"] == {"target": "text=Log in"}  # a selector, not the pixels it hit
+    assert steps[4]["args"] == {"for": "text=Feed"}
+    assert "lovelace" not in Path(".visor/flows/login.json").read_text()
+
+
+def test_export_run_and_benchmark_score_100(cli_runner: Cli, project: Path) -> None:
+    record_login(cli_runner)
+    cli_runner.run("stop")
+    missing = cli_runner.run("record", "login", "--export", "login.yaml")
+    assert missing.exit_code == ExitCode.ERROR and "value_1, value_2" in missing.envelope["error"]["message"]
+    exported = cli_runner.run("record", "login", "--export", "login.yaml", *VALUES)
+    assert exported.data["exported"] == str(project.resolve() / "login.yaml")
+    scenario = yaml.safe_load((project / "login.yaml").read_text())
+    assert scenario["meta"] == {"name": "login", "version": "1", "tags": ["recorded"]}
+    assert cli_runner.run("validate", "login.yaml").data["valid"] is True
+    ran = cli_runner.run("run", "login.yaml", "--runtime", "sim", "--output", "out")
+    assert ran.exit_code == ExitCode.OK and ran.data["run"]["status"] == "ok"
+    bench = cli_runner.run("benchmark", "login.yaml", "--runtime", "sim", "--runs", "5", "--output", "out")
+    assert bench.exit_code == ExitCode.OK and bench.data["determinismScore"] == 100
+
+
+def test_replay_fills_parameters_and_reports_like_run(cli_runner: Cli, project: Path) -> None:
+    record_login(cli_runner)
+    replayed = cli_runner.run("replay", "login", *VALUES, "--runtime", "sim", "--output", "out")
+    assert replayed.exit_code == ExitCode.OK
+    data = replayed.data
+    assert (data["action"], data["name"], data["steps"], data["param_keys"]) == (
+        "replay",
+        "login",
+        5,
+        ["value_1", "value_2"],
+    )
+    assert data["run"]["status"] == "ok" and data["run"]["scenario"] == "replay:login"
+    wrong = cli_runner.run("replay", "login", "--param", "value_1=ada", "--param", "value_2=nope", "--runtime", "sim")
+    assert wrong.exit_code == ExitCode.RUN_FAILED  # the wrong password never reaches the feed
+
+
+def test_recorded_values_are_kept_when_asked(cli_runner: Cli, project: Path) -> None:
+    flow = record_login(cli_runner, "--record-values")
+    assert flow["record_values"] is True and flow["steps"][2]["args"]["value"] == "lovelace"  # type: ignore[index]
+
+
+def test_record_refuses_bad_names_duplicates_and_replaying_while_recording(cli_runner: Cli, project: Path) -> None:
+    assert "not a flow name" in cli_runner.run("record", "../escape").envelope["error"]["message"]
+    assert cli_runner.run("record", "f").exit_code == ExitCode.OK
+    assert "already exists" in cli_runner.run("record", "f").envelope["error"]["message"]
+    assert cli_runner.run("record", "f", "--force").exit_code == ExitCode.OK
+    assert "still recording" in cli_runner.run("replay", "f", "--runtime", "sim").envelope["error"]["message"]
+    assert "no recorded flow" in cli_runner.run("replay", "nope").envelope["error"]["message"]
+    bad_param = cli_runner.run("record", "f", "--export", "x.yaml", "--param", "novalue").envelope["error"]
+    assert "is not KEY=VALUE" in bad_param["message"]
+
+
+def test_a_failed_action_is_not_recorded(cli_runner: Cli, project: Path) -> None:
+    cli_runner.run("record", "f")
+    assert cli_runner.run("tap", "--runtime", "sim", "--target", "text=Nowhere", "--timeout", "100").exit_code == 1
+    assert json.loads(Path(".visor/flows/f.json").read_text())["steps"] == []
