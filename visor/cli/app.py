@@ -316,6 +316,7 @@ def register_commands() -> None:
     from visor.cli.daemon_commands import DAEMON_COMMANDS
     from visor.cli.host import devices, doctor
     from visor.cli.recording import RECORDING_COMMANDS
+    from visor.cli.report_command import report
     from visor.cli.run import benchmark, run
     from visor.cli.schema import schema
     from visor.cli.validate import validate
@@ -324,6 +325,7 @@ def register_commands() -> None:
         validate,
         run,
         benchmark,
+        report,
         *ACTIONS,
         *DAEMON_COMMANDS,
         *RECORDING_COMMANDS,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from html import escape
 
@@ -12,20 +13,25 @@ body{font:15px/1.45 system-ui,sans-serif;margin:2rem;color:#212121;background:#f
 h1{font-size:1.4rem}.ok,.passed{color:#2e7d32}.fail,.failed{color:#c62828}.skipped{color:#757575}
 table{border-collapse:collapse;width:100%;background:#fff}td,th{border-bottom:1px solid #e0e0e0;padding:.5rem;
 text-align:left;vertical-align:top}img{max-height:320px;border:1px solid #e0e0e0}code{font-size:13px}
-.error{color:#c62828}.muted{color:#757575}
+.error{color:#c62828}.muted{color:#757575}details{margin-top:.3rem}summary{cursor:pointer;color:#757575}
+pre{font-size:12px;background:#f5f5f5;padding:.5rem;overflow-x:auto;max-width:60rem}td code{white-space:nowrap}
 """
 
 
 def render(result: RunResult, name: str, root: str) -> str:
     """Return the HTML report; screenshot links are relative to the run folder `root`."""
     state = "interrupted" if result.interrupted else result.status
-    rows = "".join(_step_row(step, root) for step in result.steps)
+    starts = [sum(step.duration_ms for step in result.steps[:index]) for index in range(len(result.steps))]
+    rows = "".join(_step_row(step, root, at) for step, at in zip(result.steps, starts, strict=True))
     checks = "".join(
         f"<tr><td class='{c.status}'>{c.status}</td><td><code>{escape(c.id)}</code></td>"
         f"<td>{escape(c.type)} <code>{escape(c.target)}</code></td><td class='error'>{escape(c.details)}</td></tr>"
         for c in result.assertions
     )
-    checked_on = _checked_on(result, root)
+    check_table = (
+        "<h2>Assertions</h2><table><tr><th>status</th><th>assertion</th><th>check</th><th>details</th></tr>"
+        f"{checks}</table>{_checked_on(result, root)}"
+    )
     error = ""
     if result.error is not None:
         error = (
@@ -40,10 +46,8 @@ def render(result: RunResult, name: str, root: str) -> str:
         f"<p class='muted'>run {escape(result.run_id)} on {escape(result.device)} ({escape(result.platform)}), "
         f"started {escape(result.started_at)}, seed {result.effective_seed}<br>"
         f"signature <code>{escape(result.signature)}</code></p>{error}"
-        "<h2>Steps</h2><table><tr><th>status</th><th>step</th><th>command</th><th>time</th><th>details</th></tr>"
-        f"{rows}</table>"
-        + (f"<h2>Assertions</h2><table>{checks}</table>{checked_on}" if checks else "")
-        + "</body></html>\n"
+        "<h2>Steps</h2><table><tr><th>status</th><th>step</th><th>command</th><th>at</th><th>took</th>"
+        f"<th>what happened</th></tr>{rows}</table>" + (check_table if checks else "") + "</body></html>\n"
     )
 
 
@@ -57,13 +61,18 @@ def _checked_on(result: RunResult, root: str) -> str:
     )
 
 
-def _step_row(step: StepResult, root: str) -> str:
+def _step_row(step: StepResult, root: str, at_ms: int) -> str:
+    """One step of the timeline: when it started, what it took, its error, its captures and (folded) its details."""
     files = step.files()
     media = _media(_pictures(files), _sources(files), root, step.id)
     error = f"<div class='error'>{escape(step.error.message)}</div>" if step.error else ""
+    shown = json.dumps(dict(step.details), indent=2, ensure_ascii=False)
+    folded = " open" if step.status == "fail" else ""
+    details = f"<details{folded}><summary>details</summary><pre>{escape(shown)}</pre></details>"
     return (
         f"<tr><td class='{step.status}'>{step.status}</td><td><code>{escape(step.id)}</code></td>"
-        f"<td>{escape(step.command)}</td><td>{step.duration_ms} ms</td><td>{error}{media}</td></tr>"
+        f"<td>{escape(step.command)}</td><td class='muted'>+{at_ms} ms</td><td>{step.duration_ms} ms</td>"
+        f"<td>{error}{media}{details}</td></tr>"
     )
 
 

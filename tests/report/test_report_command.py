@@ -1,0 +1,104 @@
+"""`visor report` finds the latest run and lists its reports; report.html holds the timeline a person reads."""
+
+from __future__ import annotations
+
+import json
+import webbrowser
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, Cli
+from visor.errors import ExitCode
+
+SCENARIOS = ROOT / "scenarios"
+
+
+def test_report_reads_the_latest_run_and_lists_its_reports(cli_runner: Cli, tmp_path: Path) -> None:
+    first = cli_runner.run("run", str(SCENARIOS / "login.yaml"), "--output", "out").data["run"]
+    second = cli_runner.run("run", str(SCENARIOS / "fails-on-purpose.yaml"), "--output", "out").data["run"]
+    latest = cli_runner.run("report", "out")
+    assert latest.exit_code == ExitCode.OK and latest.envelope["next_action"] == "none"
+    assert latest.data["run"]["run_id"] == second["run_id"] and latest.data["run"]["status"] == "fail"
+    folder = tmp_path / "out" / second["run_id"]
+    assert latest.data["path"] == str(folder)
+    assert set(latest.data["reports"]) == {"summary_json", "summary_txt", "junit", "html", "timeline"}
+    assert latest.envelope["artifacts"] == list(latest.data["reports"].values())
+    named = cli_runner.run("report", f"out/{first['run_id']}")
+    assert named.data["run"]["run_id"] == first["run_id"]
+    by_summary = cli_runner.run("report", f"out/{first['run_id']}/summary.json")
+    assert by_summary.data["path"] == str(tmp_path / "out" / first["run_id"])
+
+
+def test_report_without_a_run_is_an_input_error(cli_runner: Cli) -> None:
+    result = cli_runner.run("report", "nowhere")
+    assert result.exit_code == ExitCode.ERROR and "no run found under nowhere" in result.envelope["error"]["message"]
+
+
+def test_open_asks_the_browser_for_the_html_report(
+    cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda url: asked.append(url) or True)
+    run = cli_runner.run("run", str(SCENARIOS / "login.yaml"), "--output", "out").data["run"]
+    assert cli_runner.run("report", "out", "--open").data["opened"] is True
+    assert asked == [f"file://{tmp_path / 'out' / run['run_id'] / 'report.html'}"]
+
+
+class Page(HTMLParser):
+    """What a browser would find in the page: headings, table rows by table, links, images and details blocks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.headings: list[str] = []
+        self.tables: list[list[list[str]]] = []
+        self.links: list[str] = []
+        self.images: list[str] = []
+        self.details: list[bool] = []
+        self._text: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.tables[-1].append([])
+        elif tag in ("td", "th", "h2"):
+            self._text = []
+        elif tag == "a" and values.get("href"):
+            self.links.append(str(values["href"]))
+        elif tag == "img":
+            self.images.append(str(values.get("src")))
+        elif tag == "details":
+            self.details.append("open" in values)
+
+    def handle_data(self, data: str) -> None:
+        if self._text is not None:
+            self._text.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._text is not None:
+            self.tables[-1][-1].append("".join(self._text).strip())
+            self._text = None
+        elif tag == "h2" and self._text is not None:
+            self.headings.append("".join(self._text))
+            self._text = None
+
+
+def test_the_html_report_is_a_timeline_with_working_links(cli_runner: Cli, tmp_path: Path) -> None:
+    run = cli_runner.run("run", str(SCENARIOS / "fails-on-purpose.yaml"), "--output", "out").data["run"]
+    folder = tmp_path / "out" / run["run_id"]
+    page = Page()
+    page.feed((folder / "report.html").read_text(encoding="utf-8"))
+    assert page.headings == ["Steps", "Assertions"]
+    steps, checks = page.tables
+    assert steps[0] == ["status", "step", "command", "at", "took", "what happened"]
+    assert [row[1] for row in steps[1:]] == [step["id"] for step in run["steps"]]
+    assert [row[3] for row in steps[1:]] == ["+0 ms", "+50 ms", "+1050 ms"]  # when each began
+    assert checks[0] == ["status", "assertion", "check", "details"]
+    assert page.details == [False, True, False]  # a failed step's details are unfolded, a passing one's folded
+    assert page.images and page.links
+    for target in {*page.images, *page.links}:
+        assert (folder / target).is_file(), target  # every picture and link resolves inside the run folder
+    assert json.loads((folder / "summary.json").read_text())["run_id"] == run["run_id"]

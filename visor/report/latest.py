@@ -1,0 +1,75 @@
+"""`visor report`: find a run's reports (the latest, or the one named) and say what they hold.
+
+Upstream's `report` prints where reports would be and reads nothing; visor reads the run's `summary.json` and
+lists every report file that exists, so a CI script or an agent gets the result of the last run in one call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from visor.errors import ExitCode, InputError, NextAction
+from visor.report.envelope import Outcome
+
+#: The reports a run folder holds, by the name `data.reports` gives them.
+REPORTS = {
+    "summary_json": "summary.json",
+    "summary_txt": "summary.txt",
+    "junit": "junit.xml",
+    "html": "report.html",
+    "timeline": "timeline.log",
+}
+
+
+def locate(path: str) -> str:
+    """Return the run folder `path` names: a run folder, its summary.json, or an output folder (its latest run).
+
+    Raises:
+        InputError: no run is there.
+    """
+    if os.path.isfile(path) and os.path.basename(path) == "summary.json":
+        return os.path.dirname(os.path.abspath(path))
+    if os.path.isfile(os.path.join(path, "summary.json")):
+        return os.path.abspath(path)
+    runs = []
+    if os.path.isdir(path):
+        runs = [os.path.join(path, entry) for entry in os.listdir(path) if entry.startswith("run_")]
+    runs = [run for run in runs if os.path.isfile(os.path.join(run, "summary.json"))]
+    if not runs:
+        raise InputError(
+            f"no run found under {path}",
+            likely_cause="Nothing has run with this output folder yet, or the path names something else.",
+            next_step="Give the run folder (OUTPUT/RUN_ID) or the output folder of `visor run --output`.",
+        )
+    return os.path.abspath(max(runs, key=_ended))
+
+
+def _ended(run: str) -> tuple[str, float]:
+    """Order runs by when they ended (the summary says), then by when the summary was written."""
+    summary = os.path.join(run, "summary.json")
+    try:
+        with open(summary, encoding="utf-8") as file:
+            ended = str(json.load(file).get("ended_at", ""))
+    except (OSError, ValueError):
+        ended = ""
+    return ended, os.path.getmtime(summary)
+
+
+def report(path: str, *, opened: bool = False) -> Outcome:
+    """Return the envelope of a run's reports: its summary and the paths of every report it has.
+
+    Raises:
+        InputError: no run is there, or its summary.json cannot be read.
+    """
+    folder = locate(path)
+    try:
+        with open(os.path.join(folder, "summary.json"), encoding="utf-8") as file:
+            run: Any = json.load(file)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read {folder}/summary.json: {exc}", next_step="Run the scenario again.") from None
+    reports = {name: os.path.join(folder, file) for name, file in REPORTS.items()}
+    reports = {name: file for name, file in reports.items() if os.path.isfile(file)}
+    data = {"path": folder, "run": run, "reports": reports, "opened": opened}
+    return Outcome("ok", NextAction.NONE, data, ExitCode.OK, None, tuple(reports.values()))
