@@ -32,7 +32,7 @@ def test_command_help(cli_runner: Cli, args: list[str]) -> None:
 @pytest.mark.parametrize("args", [["--version"], ["-v"]])
 def test_version(cli_runner: Cli, args: list[str]) -> None:
     result = cli_runner.run(*args, envelope=False)
-    assert (result.exit_code, result.stdout) == (ExitCode.OK, f"visor {__version__}\n")
+    assert (result.exit_code, result.stdout) == (ExitCode.OK, f"{__version__}\n")  # bare, as upstream
 
 
 @pytest.mark.parametrize(
@@ -144,3 +144,16 @@ def test_the_command_line_starts_without_the_cores() -> None:
         "visor.session",
         "visor.devices",
     } | light
+
+
+def test_format_text_prints_lines_a_person_reads(cli_runner: Cli) -> None:
+    result = cli_runner.run(
+        "run", str(ROOT / "scenarios" / "fails-on-purpose.yaml"), "--runtime", "sim", "--format", "text", envelope=False
+    )
+    assert result.exit_code == ExitCode.RUN_FAILED
+    lines = result.stdout.splitlines()
+    assert lines[0] == "✗ fail   next: report"
+    assert lines[1].startswith("  ASSERTION_ERROR: Assertion 'never-on-feed'")
+    assert "  ✗ misspelt-button  tap  1000 ms" in lines
+    json_again = cli_runner.run("--format", "json", "validate", str(ROOT / "scenarios" / "login.yaml"))
+    assert json_again.envelope["status"] == "ok"

@@ -354,6 +354,10 @@ def check_contract(result: Invocation, args: Sequence[str]) -> None:
     if "--raw" in args and result.exit_code == ExitCode.OK and {"schema", "tools"} & set(args):
         json.loads(result.stdout)  # the bare schema or tool list: one JSON document
         return
+    if not result.stdout.startswith("{"):
+        # `--format text`: lines a person reads, beginning with the status (✓ ok / ✗ fail).
+        assert any("text" in arg for arg in args) and result.stdout.startswith(("✓ ", "✗ ")), (args, result.stdout)
+        return
     envelope = check_envelope(result.stdout)
     if "error" in envelope:
         assert envelope["error"]["code"] != "SYSTEM_ERROR", (args, envelope["error"])

@@ -171,7 +171,7 @@ def test_argument_issue_points_at_the_field() -> None:
             scenario(config={"seed": 1, "runtime": "emulator"}),
             "TYPE_ERROR",
             "$.config.runtime",
-            "config.runtime must be 'sim' or 'appium'",
+            "config.runtime must be 'sim', 'appium' or 'local'",
             None,
         ),
         (

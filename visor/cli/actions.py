@@ -16,7 +16,16 @@ import click
 
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
-from visor.cli.options import device_options, device_values, duration_value, output_options, seed_value, text_value
+from visor.cli.options import (
+    device_options,
+    device_values,
+    drop_map_values,
+    duration_value,
+    map_options,
+    output_options,
+    seed_value,
+    text_value,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -62,8 +71,7 @@ def common_options(function: F) -> F:
         ),
         click.option("--output", metavar="DIR", callback=text_value, help="Folder for captures without --path."),
         click.option("--seed", type=click.IntRange(min=0), callback=seed_value, help="Seed of the simulated app."),
-        click.option("--no-map", is_flag=True, help="Do not use the app map (accepted; the app map comes later)."),
-        click.option("--repair", is_flag=True, help="Repair the app map (accepted; the app map comes later)."),
+        map_options,
         output_options,
     )
     for decorator in reversed(decorators):
@@ -102,7 +110,7 @@ def _act(env: CliEnvironment, command: str, values: dict[str, Any]) -> int:
 
     device = device_values(values)
     common = {name: values.pop(name) for name in ("capabilities", "timeout_ms", "output", "seed")}
-    values.pop("no_map"), values.pop("repair")
+    drop_map_values(values)
     flags = {name.replace("_", "-"): value for name, value in values.items()}
     options = ActionOptions(**device, **common)
     paths = DaemonPaths(state_root(os.getcwd()))

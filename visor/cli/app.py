@@ -248,7 +248,7 @@ def _internal_error(exc: Exception) -> VisorError:
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if value and not ctx.resilient_parsing:
-        click.echo(f"visor {__version__}")
+        click.echo(__version__)  # the bare version, as upstream prints it
         ctx.exit(0)
 
 

@@ -28,7 +28,12 @@ def emit(env: CliEnvironment, outcome: Outcome, summary: Summary | None = None, 
     from visor.report.envelope import Envelope
 
     envelope = Envelope(env.command_id, env.started_at, isoformat(env.clock.now()), outcome)
-    click.echo(envelope.to_json(), nl=err, err=err)
+    if env.format == "text" and not err:
+        from visor.report.text import render
+
+        click.echo(render(outcome), nl=False)
+    else:
+        click.echo(envelope.to_json(), nl=err, err=err)
     if not env.quiet and not err:
         reporter = ConsoleReporter(sys.stderr, color=env.color)
         if summary is not None:

@@ -22,6 +22,8 @@ class CliEnvironment:
     quiet: bool = False
     verbose: bool = False
     color: bool | None = None
+    #: What stdout carries: the JSON envelope, or (`--format text`) lines a person reads.
+    format: str = "json"
     #: False in tests: an unexpected exception propagates instead of becoming a SYSTEM_ERROR envelope.
     catch_crashes: bool = True
     command_id: str = ""

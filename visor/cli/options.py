@@ -124,6 +124,11 @@ def _set_verbose(ctx: click.Context, _param: click.Parameter, value: bool) -> No
         _env(ctx).verbose = True
 
 
+def _set_format(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    if value is not None:
+        _env(ctx).format = value
+
+
 def _set_color(ctx: click.Context, _param: click.Parameter, value: bool | None) -> None:
     if value is not None:
         _env(ctx).color = value
@@ -133,10 +138,11 @@ def output_options(function: F) -> F:
     """Add --quiet, --verbose, --color/--no-color and --format to a command or the group."""
     function = click.option(
         "--format",
-        type=click.Choice(["json"]),
-        default="json",
+        type=click.Choice(["json", "text"]),
+        default=None,
         expose_value=False,
-        help="Output format of stdout: always one JSON envelope (accepted for upstream scripts).",
+        callback=_set_format,
+        help="stdout: one JSON envelope (json, the default), or lines a person reads (text).",
     )(function)
     return summary_options(function)
 
@@ -231,3 +237,33 @@ def device_values(values: dict[str, Any]) -> dict[str, Any]:
     """Take the device options' values out of a command's (for `DeviceOptions` and what extends it)."""
     names = ("runtime", "app", "server_url", "device", "app_id", "attach", "platform")
     return {name: values.pop(name) for name in names}
+
+
+#: Upstream's app-map options: accepted so upstream's scripts run; they take effect with the app map.
+MAP_OPTIONS: tuple[str, ...] = ("no_map", "repair", "map_dir", "crawl", "crawl_depth", "crawl_limit")
+MAP_OPTIONS += ("crawl_include", "crawl_allow_risky", "compare_map")
+
+
+def map_options(function: F) -> F:
+    """Add upstream's app-map options (accepted, no effect yet: the app map is its own issue)."""
+    later = "(accepted; takes effect with the app map)"
+    decorators = (
+        click.option("--no-map", is_flag=True, help=f"Do not use the app map {later}."),
+        click.option("--repair", is_flag=True, help=f"Repair the app map {later}."),
+        click.option("--map-dir", metavar="DIR", help=f"Where the app map lives {later}."),
+        click.option("--crawl", is_flag=True, help=f"Crawl the app first {later}."),
+        click.option("--crawl-depth", type=click.IntRange(min=0), help=f"How deep to crawl {later}."),
+        click.option("--crawl-limit", type=click.IntRange(min=0), help=f"How many screens to crawl {later}."),
+        click.option("--crawl-include", metavar="SELECTOR", help=f"What to crawl {later}."),
+        click.option("--crawl-allow-risky", is_flag=True, help=f"Let the crawl tap risky controls {later}."),
+        click.option("--compare-map", metavar="FILE", help=f"Compare against another app map {later}."),
+    )
+    for decorator in reversed(decorators):
+        function = decorator(function)
+    return function
+
+
+def drop_map_values(values: dict[str, Any]) -> None:
+    """Take the app-map options' values out of a command's (they have no effect yet)."""
+    for name in MAP_OPTIONS:
+        values.pop(name, None)

@@ -12,8 +12,10 @@ from visor.cli.env import CliEnvironment
 from visor.cli.options import (
     device_options,
     device_values,
+    drop_map_values,
     duration_value,
     finite_value,
+    map_options,
     output_options,
     scenario_value,
     seed_value,
@@ -48,6 +50,7 @@ def run_options(function: F) -> F:
             callback=seed_value,
             help="Seed for the run's randomness (default: config.seed).",
         ),
+        map_options,
         click.option(
             "--capture",
             type=click.Choice(["none", "failures", "steps"]),
@@ -64,6 +67,7 @@ def run_options(function: F) -> F:
 def _options(**values: Any) -> Any:
     from visor.session.runs import RunOptions
 
+    drop_map_values(values)
     return RunOptions(**device_values(values), **values)
 
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from visor.actions.device import Device
     from visor.clock import Clock
 
-RUNTIMES = ("sim", "appium")
+RUNTIMES = ("sim", "appium", "local")
 #: Upstream's default when neither --runtime nor config.runtime says otherwise.
 DEFAULT_RUNTIME = "appium"
 
@@ -67,15 +67,26 @@ def open_device(request: DeviceRequest) -> Device:
         InputError: the app model cannot be found or is invalid.
         TargetError: the runtime cannot be used.
     """
-    if request.runtime == "sim":
-        from visor.devices.sim.device import SimDevice
-        from visor.devices.sim.load import DEFAULT_APP, builtin_apps, load_app, resolve_app
-
-        model = load_app(resolve_app(request.app or DEFAULT_APP, request.scenario_dir))
-        others = [load_app(resolve_app(name, request.scenario_dir)) for name in builtin_apps()]
-        installed = [other for other in others if other.app.id != model.app.id]
-        return SimDevice(model, clock=request.clock, seed=request.seed, installed=installed)
+    if request.runtime in ("sim", "local"):
+        return open_sim(request)
     return open_appium(request)
+
+
+def open_sim(request: DeviceRequest) -> Device:
+    """Start the simulated phone; `local` (upstream's offline runtime) is it, on upstream's counter app."""
+    from importlib import resources
+
+    from visor.devices.sim.device import SimDevice
+    from visor.devices.sim.load import DEFAULT_APP, builtin_apps, load_app, resolve_app
+
+    if request.runtime == "local" and request.app is None:
+        model = load_app(str(resources.files("visor.devices.sim").joinpath("local", "counter.app.yaml")))
+    else:
+        model = load_app(resolve_app(request.app or DEFAULT_APP, request.scenario_dir))
+    others = [load_app(resolve_app(name, request.scenario_dir)) for name in builtin_apps()]
+    installed = [other for other in others if other.app.id != model.app.id]
+    name = "local" if request.runtime == "local" else "visor-sim"
+    return SimDevice(model, clock=request.clock, seed=request.seed, installed=installed, name=name)
 
 
 def open_appium(request: DeviceRequest) -> Device:

@@ -23,7 +23,7 @@ from visor.scenario.fields import (
 from visor.scenario.issues import IssueCode
 
 Platform = Literal["android", "ios"]
-Runtime = Literal["sim", "appium"]
+Runtime = Literal["sim", "appium", "local"]
 
 
 class Meta(InputModel):

@@ -54,7 +54,10 @@ _PARAM = re.compile(r"\\\{([A-Za-z_][A-Za-z0-9_]*)\\\}")
 class SimDevice(Host):
     """Runs the app under test (and the other installed apps) on a virtual clock."""
 
-    def __init__(self, app: AppModel, *, clock: Clock, seed: int, installed: Sequence[AppModel] = ()) -> None:
+    def __init__(
+        self, app: AppModel, *, clock: Clock, seed: int, installed: Sequence[AppModel] = (), name: str = "visor-sim"
+    ) -> None:
+        self.name = name
         self.clock = clock
         self.rng = random.Random(seed)
         self.models = {model.app.id: model for model in [app, *installed]}
@@ -78,7 +81,7 @@ class SimDevice(Host):
         """Describe the simulated phone."""
         return DeviceInfo(
             "android",
-            "visor-sim",
+            self.name,
             "sim",
             SIZE,
             "Visor simulated phone (1080x1920)",

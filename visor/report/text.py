@@ -1,0 +1,49 @@
+"""`--format text`: the outcome as lines a person reads on stdout, instead of the JSON envelope.
+
+The JSON envelope stays the contract (`--format json`, the default); text is for a terminal or a CI log. It
+says the status, what to do next, the error with its cause and next step, and a line per step, assertion or
+issue of what the command did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from visor.report.envelope import Outcome
+
+MARKS = {"ok": "✓", "passed": "✓", "fail": "✗", "failed": "✗", "skipped": "-", "interrupted": "✗"}
+
+
+def render(outcome: Outcome) -> str:
+    """Return the outcome as text lines, ending with a newline."""
+    lines = [f"{MARKS.get(outcome.status, outcome.status)} {outcome.status}   next: {outcome.next_action}"]
+    if outcome.error is not None:
+        error = outcome.error
+        lines += [f"  {error.code}: {error.message}", f"  cause: {error.likely_cause}", f"  next:  {error.next_step}"]
+    lines += _data(outcome.data)
+    lines += [f"  artifact: {path}" for path in outcome.artifacts]
+    return "\n".join(lines) + "\n"
+
+
+def _data(data: Mapping[str, Any]) -> list[str]:
+    """Summarise what a command's data holds: a run, a benchmark, a validation, a direct action."""
+    lines: list[str] = []
+    run = data.get("run")
+    if isinstance(run, Mapping):
+        lines.append(f"run {run.get('run_id')} ({run.get('scenario')}) on {run.get('device')}: {run.get('status')}")
+        for step in run.get("steps", []):
+            mark = MARKS.get(step.get("status"), "?")
+            lines.append(f"  {mark} {step.get('id')}  {step.get('command')}  {step.get('duration_ms')} ms")
+        for check in run.get("assertions", []):
+            lines.append(f"  {MARKS.get(check.get('status'), '?')} assert {check.get('id')}: {check.get('details')}")
+        lines.append(f"  signature {run.get('determinism_signature')}")
+    if "determinismScore" in data:
+        lines.append(f"determinism {data['determinismScore']}% over {data.get('runs')} runs: {data.get('verdict', '')}")
+    if "valid" in data:
+        lines.append(f"valid: {data['valid']}")
+        for issue in data.get("issues", []):
+            lines.append(f"  {issue.get('severity')} {issue.get('code')} {issue.get('path')}: {issue.get('message')}")
+    if "action" in data and "args" in data:
+        lines.append(f"{data['action']} {data['args']}")
+    return lines
