@@ -119,3 +119,17 @@ def test_many_actions_keep_one_session_and_bounded_memory(tmp_path: Path) -> Non
     assert [slot.actions for slot in served.slots.values()] == [250]
     assert growth < 512 * 1024, f"{growth} bytes kept after 200 actions"
     served.close()
+
+
+def test_a_simulated_run_through_the_daemon_is_the_run_without_it(cli_runner: Cli, project: Path) -> None:
+    """A sim session is cheap: a run through the daemon starts fresh and seeded, whatever the warm device did."""
+    from tests.conftest import ROOT
+
+    login = str(ROOT / "scenarios" / "login.yaml")
+    alone = cli_runner.run("run", login, "--runtime", "sim", "--output", "out").data["run"]
+    cli_runner.run("start", "--runtime", "sim")
+    cli_runner.run("navigate", "--to", "demo://settings")  # the warm device is elsewhere now
+    warm = cli_runner.run("run", login, "--runtime", "sim", "--output", "out")
+    assert warm.exit_code == ExitCode.OK
+    assert warm.data["run"]["determinism_signature"] == alone["determinism_signature"]
+    assert cli_runner.run("status").data["daemon"]["served"] == 2

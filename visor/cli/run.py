@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -96,8 +97,17 @@ def run(env: CliEnvironment, /, scenario: str, **values: Any) -> int:
       visor run upstream.json --runtime sim --seed 7 --timeout 5000
     """
     from visor.report.console import ConsoleReporter
+    from visor.session import client
     from visor.session.runs import run_file
+    from visor.session.state_paths import DaemonPaths, state_root
 
+    paths = DaemonPaths(state_root(os.getcwd()))
+    if scenario != "-" and client.running(paths):
+        # The daemon's warm session: no session start where sessions are expensive (Appium).
+        options = _options(**values)
+        wire = {name: getattr(options, name) for name in options.__dataclass_fields__}
+        outcome = client.send_run(paths, scenario, wire, env.ids)
+        return emit(env, outcome)
     progress = ConsoleReporter(_stderr(), quiet=env.quiet, color=env.color)
     outcome = run_file(scenario, _options(**values), _environment(env), (progress,))
     return emit(env, outcome)

@@ -208,3 +208,15 @@ def _tail(path: str, lines: int = 5) -> str:
             return " | ".join(file.read().strip().splitlines()[-lines:]) or "(empty log)"
     except OSError:
         return "(no log)"
+
+
+def send_run(paths: DaemonPaths, scenario: str, options: Mapping[str, Any], ids: IdSource) -> Outcome:
+    """Run a scenario file through the daemon (on its warm session where sessions are expensive to start)."""
+    wire = dict(options) | {"output": os.path.abspath(str(options.get("output") or "artifacts"))}
+    if isinstance(wire.get("app"), str) and os.path.isfile(wire["app"]):
+        wire["app"] = os.path.abspath(wire["app"])
+    request = {"id": ids.new_id("req"), "type": "scenario", "path": os.path.abspath(scenario), "options": wire}
+    reply = ask(paths, request | {"timeout_ms": 3_600_000}, 3600.0)
+    if "outcome" not in reply:
+        raise TargetError(f"the visor daemon refused the request: {reply.get('error')}")
+    return outcome_from_wire(reply["outcome"])

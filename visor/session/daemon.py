@@ -30,9 +30,12 @@ from visor.clock import Clock, IdSource, isoformat
 from visor.errors import ErrorCode, InputError, TargetError, VisorError
 from visor.files import write_atomic
 from visor.report.envelope import Outcome
+from visor.report.outcomes import run_outcome
 from visor.session.action_options import DEVICE_FIELDS, ActionOptions, device_key, options_to_wire
 from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
 from visor.session.direct import Environment, perform, prepare
+from visor.session.runs import Environment as RunEnvironment
+from visor.session.runs import PreparedRun, RunOptions, attempt
 from visor.session.state_paths import DaemonPaths
 from visor.session.wire import failure, outcome_to_wire, read_line, send_line
 
@@ -86,8 +89,8 @@ class Daemon:
         if kind == "cancel":
             self.cancelled.add(str(request.get("target")))
             return {"ok": True}
-        if kind == "action":
-            outcome = self._action(request)
+        if kind in ("action", "scenario"):
+            outcome = self._action(request) if kind == "action" else self._scenario(request)
             self.served += 1
             return {"ok": outcome.status == "ok", "outcome": outcome_to_wire(outcome)}
         return {"ok": False, "error": f"unknown request type {kind!r}"}
@@ -105,7 +108,32 @@ class Daemon:
         finally:
             self.cancelled.discard(request_id)
 
-    def _run_in(self, slot: Slot, request_id: str, prepared: Any, timeout_ms: float) -> Outcome:
+    def _scenario(self, request: Mapping[str, Any]) -> Outcome:
+        """Run a scenario file on the warm session of its device (`visor run` while the daemon runs)."""
+        request_id = str(request.get("id", ""))
+        try:
+            options = RunOptions(**request["options"])
+            env = RunEnvironment(self.env.wall, self.env.ids)
+            prepared = PreparedRun.load(str(request["path"]), options, env)
+            config = prepared.device()
+            device = {"runtime": options.runtime or config.runtime, "app": options.app or config.app}
+            slot = self.slot(
+                self.options_for({**_device_fields(options), **device, "capabilities": config.capabilities})
+            )
+            with self._queued(slot, request_id, float(request.get("timeout_ms", 600_000)), "run"):
+                opened = self._opened(slot, prepared.settings(env).effective_seed)
+                done = attempt(prepared, env, shared=opened)
+                slot.actions += 1
+            return run_outcome(done.final, prepared.warnings(), done.written)
+        except VisorError as exc:
+            self.last_error = exc.message
+            return failure(exc)
+        finally:
+            self.cancelled.discard(request_id)
+
+    @contextlib.contextmanager
+    def _queued(self, slot: Slot, request_id: str, timeout_ms: float, what: str) -> Iterator[None]:
+        """Hold the device's lock for a request: wait in its queue at most `timeout_ms`; never run a cancelled one."""
         if not slot.lock.acquire(timeout=max(0.0, timeout_ms / 1000)):
             raise TargetError(
                 f"the device stayed busy for {timeout_ms:g} ms with earlier actions; this one was not run",
@@ -114,16 +142,20 @@ class Daemon:
         try:
             if request_id in self.cancelled:
                 raise TargetError("the action was cancelled by its client before it started; nothing was sent")
-            self.active[request_id] = f"{prepared.command}:{slot.key}"
+            self.active[request_id] = f"{what}:{slot.key}"
+            yield
+        finally:
+            self.active.pop(request_id, None)
+            slot.lock.release()
+
+    def _run_in(self, slot: Slot, request_id: str, prepared: Any, timeout_ms: float) -> Outcome:
+        with self._queued(slot, request_id, timeout_ms, prepared.command):
             opened = self._opened(slot, prepared.seed)
             outcome = perform(prepared, opened, self.env)
             slot.actions += 1
             if outcome.error is not None and outcome.error.code == str(ErrorCode.TARGET_ERROR):
                 slot.close()  # a lost session: the next action opens a new one
             return outcome
-        finally:
-            self.active.pop(request_id, None)
-            slot.lock.release()
 
     def _opened(self, slot: Slot, seed: int) -> OpenedDevice:
         if slot.opened is None:
@@ -264,3 +296,8 @@ def _write_metadata(paths: DaemonPaths, daemon: Daemon) -> None:
         "defaults": options_to_wire(daemon.defaults),
     }
     write_atomic(paths.metadata, (json.dumps(metadata, indent=2) + "\n").encode("utf-8"))
+
+
+def _device_fields(options: RunOptions) -> dict[str, Any]:
+    """Return the device options of a run's command line."""
+    return {name: getattr(options, name) for name in DEVICE_FIELDS} | {"seed": options.seed}

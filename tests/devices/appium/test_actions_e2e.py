@@ -61,6 +61,15 @@ def test_a_daemon_keeps_one_appium_session_for_many_actions(
         assert len(opened) == 1  # three actions, one session start
         status = cli_runner.run("status").data["daemon"]
         assert [session["actions"] for session in status["sessions"]] == [3]
+        scenario = tmp_path / "s.yaml"
+        scenario.write_text(
+            "meta: {name: warm, version: '1'}\nconfig: {seed: 1, runtime: appium}\nsteps:\n"
+            '  - {id: tap, command: tap, args: {target: "text=Log in"}}\n'
+        )
+        for _ in range(2):
+            ran = cli_runner.run("run", str(scenario), "--timeout", "500", "--output", "o")
+            assert ran.envelope["status"] == "ok" and ran.data["run"]["status"] == "ok", ran.envelope.get("error")
+        assert set(appium_server.sessions()) - before == opened  # runs too use the warm session
     finally:
         cli_runner.run("stop", "--force")
     assert set(appium_server.sessions()) <= before  # stopping closed it
