@@ -33,9 +33,15 @@ def _paths() -> Any:
 @device_options(scenario=False)
 @click.option("--capabilities", metavar="FILE|JSON", callback=capabilities_value, help="Appium capabilities.")
 @click.option("--seed", type=click.IntRange(min=0), callback=seed_value, help="Seed of the simulated app.")
+@click.option(
+    "--appium-cmd",
+    metavar="COMMAND",
+    envvar="VISOR_APPIUM_CMD",
+    help="Start Appium with this command when none answers at --server-url (stopped by `visor stop`).",
+)
 @output_options
 @click.pass_obj
-def start(env: CliEnvironment, /, **values: Any) -> int:
+def start(env: CliEnvironment, /, appium_cmd: str | None, **values: Any) -> int:
     """Start the daemon: device sessions stay warm between direct actions (tap, act, wait, …).
 
     Its state lives in .visor/daemon/ under the project root (the nearest folder up holding .visor/,
@@ -47,12 +53,13 @@ def start(env: CliEnvironment, /, **values: Any) -> int:
       visor start --runtime sim
       visor tap --target "text=Log in"      (runs on the warm simulated device)
       visor stop
+      visor start --runtime appium --appium-cmd "npx appium"   (starts and owns Appium on 127.0.0.1:4723)
     """
     from visor.session import client
     from visor.session.action_options import ActionOptions
 
     defaults = ActionOptions(**device_values(values), **values)
-    return emit(env, client.start(_paths(), defaults, _process_clock()))
+    return emit(env, client.start(_paths(), defaults, _process_clock(), appium_cmd))
 
 
 @click.command(context_settings=SETTINGS)

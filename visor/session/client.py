@@ -14,6 +14,7 @@ import signal
 import socket
 import sys
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from visor.clock import Clock, IdSource, ms_to_us
@@ -98,14 +99,33 @@ def _absolute(key: str, value: Any) -> Any:
     return os.path.abspath(value) if key == "path" and isinstance(value, str) else value
 
 
-def start(paths: DaemonPaths, defaults: ActionOptions, clock: Clock) -> Outcome:
-    """Start the root's daemon, or report the one already running.
+def start(paths: DaemonPaths, defaults: ActionOptions, clock: Clock, appium_cmd: str | None = None) -> Outcome:
+    """Start the root's daemon (and the Appium server it uses, with `appium_cmd`), or report the running one.
+
+    A server named by --server-url that answers is adopted; with --appium-cmd, one that does not is started and
+    owned (stopped by `visor stop`, and at once when the daemon does not start, so none is leaked).
 
     Raises:
-        TargetError: the daemon exited or did not answer within 5 s (its log's end is in the message).
+        TargetError: the daemon (or the server) exited or did not answer in time (its log's end is said).
     """
     if running(paths):
         return _started(paths, already=True)
+    appium: dict[str, Any] | None = None
+    if appium_cmd is not None or defaults.server_url is not None:
+        from visor.session import appium_server
+
+        appium = appium_server.ensure(paths.root, defaults.server_url, appium_cmd, clock)
+    try:
+        return _start_daemon(paths, defaults, clock, appium)
+    except BaseException:
+        if appium is not None and appium.get("started"):
+            from visor.session import appium_server
+
+            appium_server.stop(appium_server.ManagedServer(paths.root, appium["server_url"]), clock, force=True)
+        raise
+
+
+def _start_daemon(paths: DaemonPaths, defaults: ActionOptions, clock: Clock, appium: dict[str, Any] | None) -> Outcome:
     os.makedirs(paths.folder, mode=0o700, exist_ok=True)
     command = [sys.executable, "-m", "visor", "__daemon", "--root", paths.root]
     command += ["--defaults", json.dumps(absolute(options_to_wire(defaults)))]
@@ -121,7 +141,8 @@ def start(paths: DaemonPaths, defaults: ActionOptions, clock: Clock) -> Outcome:
                 next_step=f"Read {paths.log}, fix the cause and run `visor start` again.",
             )
         clock.sleep_us(50_000)
-    return _started(paths, already=False)
+    started = _started(paths, already=False)
+    return started if appium is None else replace(started, data={**started.data, "appium": appium})
 
 
 def _spawn(command: list[str], paths: DaemonPaths) -> int:
@@ -155,7 +176,11 @@ def status(paths: DaemonPaths) -> Outcome:
 
 
 def stop(paths: DaemonPaths, clock: Clock, *, force: bool) -> Outcome:
-    """Stop the root's daemon: ask it, wait for it to exit (SIGKILL with `force`), remove its files."""
+    """Stop the root's daemon: ask it, wait for it to exit (SIGKILL with `force`), remove its files.
+
+    An Appium server the daemon's `visor start` started is stopped too (one it adopted is left running).
+    """
+    server_url = _defaults(paths).get("server_url")
     pid = _pid(paths)
     replied = False
     with contextlib.suppress(TargetError):
@@ -171,10 +196,25 @@ def stop(paths: DaemonPaths, clock: Clock, *, force: bool) -> Outcome:
         for path in (paths.metadata, paths.socket):
             with contextlib.suppress(OSError):
                 os.unlink(path)
-    data = {"stopped": stopped, "was_running": replied or pid is not None, "pid": pid, "root": paths.root}
+    data: dict[str, Any] = {"stopped": stopped, "was_running": replied or pid is not None, "pid": pid}
+    data["root"] = paths.root
     if not stopped:
         data["reason"] = "daemon_did_not_stop"
+    from visor.session import appium_server
+
+    managed = appium_server.ManagedServer(paths.root, str(server_url or appium_server.DEFAULT_SERVER_URL))
+    if managed.pid() is not None:
+        data["appium"] = appium_server.stop(managed, clock, force=force)
     return Outcome("ok", NextAction.NONE, data, ExitCode.OK)
+
+
+def _defaults(paths: DaemonPaths) -> dict[str, Any]:
+    try:
+        with open(paths.metadata, encoding="utf-8") as file:
+            defaults = json.load(file).get("defaults", {})
+    except (OSError, ValueError):
+        return {}
+    return defaults if isinstance(defaults, dict) else {}
 
 
 def _pid(paths: DaemonPaths) -> int | None:

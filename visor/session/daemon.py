@@ -39,6 +39,10 @@ from visor.session.runs import PreparedRun, RunOptions, attempt
 from visor.session.state_paths import DaemonPaths
 from visor.session.wire import failure, outcome_to_wire, read_line, send_line
 
+#: How long Appium keeps a daemon's idle session (s), unless the capabilities say otherwise.
+IDLE_KEY = "appium:newCommandTimeout"
+IDLE_S = 3600
+
 
 @dataclass
 class Slot:
@@ -160,7 +164,9 @@ class Daemon:
     def _opened(self, slot: Slot, seed: int) -> OpenedDevice:
         if slot.opened is None:
             options = slot.options
-            device = ScenarioDevice(capabilities=dict(options.capabilities))
+            # Keep-alive: a warm session outlives idle gaps (Appium ends one idle for newCommandTimeout, 60 s by
+            # default); the daemon closes its sessions itself when it stops. Other runtimes ignore the key.
+            device = ScenarioDevice(capabilities={IDLE_KEY: IDLE_S, **options.capabilities})
             chosen = options.seed if options.seed is not None else seed
             slot.opened = open_for(options, chosen, self.env.wall, device)
             slot.created_at = isoformat(self.env.wall.now())

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import urllib.request
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import Cli
-from tests.devices.appium.conftest import FAKE_APP, AppiumServer
+from tests.devices.appium.conftest import APPIUM, APPIUM_HOME, FAKE_APP, AppiumServer, _free_port
 
 CAPABILITIES = json.dumps(
     {
@@ -59,6 +61,10 @@ def test_a_daemon_keeps_one_appium_session_for_many_actions(
             assert cli_runner.run("wait", "--for", selector, "--timeout", "500").envelope["status"] == "ok"
         opened = set(appium_server.sessions()) - before
         assert len(opened) == 1  # three actions, one session start
+        (session,) = opened
+        with urllib.request.urlopen(f"{appium_server.url}/session/{session}", timeout=10) as response:
+            capabilities = json.load(response)["value"]
+        assert capabilities.get("newCommandTimeout") == 3600  # kept alive through idle gaps
         status = cli_runner.run("status").data["daemon"]
         assert [session["actions"] for session in status["sessions"]] == [3]
         scenario = tmp_path / "s.yaml"
@@ -73,3 +79,56 @@ def test_a_daemon_keeps_one_appium_session_for_many_actions(
     finally:
         cli_runner.run("stop", "--force")
     assert set(appium_server.sessions()) <= before  # stopping closed it
+
+
+def test_start_owns_the_appium_it_starts_and_stop_stops_it(
+    cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "visor.toml").write_text("")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("APPIUM_HOME", str(APPIUM_HOME))
+    url = f"http://127.0.0.1:{_free_port()}"
+    command = f"{APPIUM} server --log-no-colors --allow-insecure *:session_discovery"
+    started = cli_runner.run(
+        "start", "--runtime", "appium", "--server-url", url, "--capabilities", CAPABILITIES, "--appium-cmd", command
+    )
+    try:
+        assert started.envelope["status"] == "ok", started.envelope.get("error")
+        appium = started.data["appium"]
+        assert (appium["started"], appium["managed"], appium["reachable"]) == (True, True, True)
+        assert cli_runner.run("wait", "--for", "text=Log in", "--timeout", "500").envelope["status"] == "ok"
+    finally:
+        stopped = cli_runner.run("stop").data
+    assert stopped["appium"]["stopped"] is True
+    with pytest.raises(ProcessLookupError):
+        os.kill(appium["pid"], 0)
+
+
+def test_start_adopts_a_running_appium_and_leaves_it_running(
+    cli_runner: Cli, appium_server: AppiumServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "visor.toml").write_text("")
+    monkeypatch.chdir(tmp_path)
+    started = cli_runner.run("start", "--runtime", "appium", "--server-url", appium_server.url, "--appium-cmd", "false")
+    try:
+        assert started.data["appium"] == {
+            "server_url": appium_server.url,
+            "reachable": True,
+            "managed": False,
+            "started": False,
+        }
+    finally:
+        assert "appium" not in cli_runner.run("stop").data
+    assert appium_server.process.poll() is None  # adopted, not owned: still serving
+
+
+def test_an_appium_that_does_not_start_is_not_left_behind(
+    cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "visor.toml").write_text("")
+    monkeypatch.chdir(tmp_path)
+    url = f"http://127.0.0.1:{_free_port()}"
+    failed = cli_runner.run("start", "--runtime", "appium", "--server-url", url, "--appium-cmd", "sh -c 'exit 3'")
+    assert failed.exit_code == 1 and failed.envelope["error"]["code"] == "TARGET_ERROR"
+    assert "Appium did not start" in failed.envelope["error"]["message"]
+    assert not (tmp_path / ".visor" / "appium" / f"127.0.0.1_{url.rsplit(':', 1)[1]}.json").exists()
