@@ -49,7 +49,17 @@ def test_ci_runs_the_readme_test_command() -> None:
 
 
 @pytest.mark.parametrize(
-    "doc", ["scenario-format.md", "cli.md", "envelope.md", "architecture.md", "sim.md", "determinism.md", "runtimes.md"]
+    "doc",
+    [
+        "scenario-format.md",
+        "cli.md",
+        "envelope.md",
+        "architecture.md",
+        "sim.md",
+        "determinism.md",
+        "runtimes.md",
+        "moving-from-upstream.md",
+    ],
 )
 def test_docs_exist_and_are_linked_from_the_readme(doc: str) -> None:
     assert (ROOT / "docs" / doc).is_file()
@@ -132,3 +142,33 @@ def test_the_glossary_names_each_exit_code() -> None:
         assert re.search(rf"^- `{int(code)}` — [^\n]*(?:\n  [^\n]*)*\(`ExitCode\.{code.name}`\)", text, flags=re.M), (
             code
         )
+
+
+UPSTREAM_COMMANDS = [
+    "validate",
+    "run",
+    "benchmark",
+    "tap",
+    "navigate",
+    "act",
+    "scroll",
+    "screenshot",
+    "wait",
+    "source",
+    "start",
+    "status",
+    "stop",
+    "record",
+    "replay",
+    "report",
+    "discover",
+    "route",
+]
+
+
+def test_the_moving_from_upstream_page_covers_every_upstream_command() -> None:
+    page = (ROOT / "docs" / "moving-from-upstream.md").read_text(encoding="utf-8")
+    missing = [name for name in UPSTREAM_COMMANDS if f"`{name}" not in page and f" {name} " not in page]
+    assert not missing, missing
+    implemented = [name for name in UPSTREAM_COMMANDS if name not in ("discover", "route")]
+    assert all(name in cli.commands for name in implemented)  # every upstream command but the app map's exists

@@ -11,9 +11,14 @@ from visor.cli.options import output_options, paths_value
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...", callback=paths_value)
+@click.option(
+    "--upstream",
+    is_flag=True,
+    help="Report what only visor refuses (duplicate ids, assertion types, selector syntax) as warnings.",
+)
 @output_options
 @click.pass_obj
-def validate(env: CliEnvironment, paths: tuple[str, ...]) -> int:
+def validate(env: CliEnvironment, paths: tuple[str, ...], upstream: bool) -> int:
     """Check scenario files and report every problem, with its line and column.
 
     PATH is a file (.yaml, .yml, .json), a directory (every scenario below it), a glob pattern, or -
@@ -28,9 +33,14 @@ def validate(env: CliEnvironment, paths: tuple[str, ...]) -> int:
       visor validate 'scenarios/**/*.json'
       cat login.yaml | visor validate -
       visor validate myapp.app.yaml
+      visor validate --upstream upstream-scenarios/     (moving from upstream Visor)
     """
     from visor.devices.sim.linked import validate_with_models
     from visor.report.validation import validation_outcome
 
     batch = validate_with_models(paths, stdin=env.input_stream())
+    if upstream:
+        from visor.scenario.upstream import as_upstream
+
+        batch = as_upstream(batch)
     return emit(env, validation_outcome(batch), lambda console: console.validation(batch))
