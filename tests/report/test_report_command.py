@@ -102,3 +102,24 @@ def test_the_html_report_is_a_timeline_with_working_links(cli_runner: Cli, tmp_p
     for target in {*page.images, *page.links}:
         assert (folder / target).is_file(), target  # every picture and link resolves inside the run folder
     assert json.loads((folder / "summary.json").read_text())["run_id"] == run["run_id"]
+
+
+def test_the_benchmark_page_shows_the_diverging_step_side_by_side(cli_runner: Cli, tmp_path: Path) -> None:
+    """promo-unseeded shows a dialog in one run of four: the page puts both screens of its first step side by side."""
+    result = cli_runner.run(
+        "benchmark", str(SCENARIOS / "promo-unseeded.yaml"), "--runtime", "sim", "--runs", "8",
+        "--capture", "steps", "--output", "out",
+    )  # fmt: skip
+    data = result.data
+    assert data["report"] in result.envelope["artifacts"]
+    page_path = tmp_path / data["report"]
+    assert page_path.parent == tmp_path / "out"
+    page = Page()
+    page.feed(page_path.read_text(encoding="utf-8"))
+    assert page.headings == ["Divergence", "Runs"]
+    if data["divergence"] is not None:
+        assert len(page.images) == len(data["divergence"]["variants"]) == 2  # one screen per variant
+    (runs,) = page.tables
+    assert len(runs) == 1 + 8
+    for target in {*page.images, *page.links}:
+        assert (page_path.parent / target).is_file(), target

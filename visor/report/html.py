@@ -8,7 +8,7 @@ from html import escape
 
 from visor.engine.results import RunResult, StepResult
 
-_STYLE = """
+STYLE = """
 body{font:15px/1.45 system-ui,sans-serif;margin:2rem;color:#212121;background:#fafafa}
 h1{font-size:1.4rem}.ok,.passed{color:#2e7d32}.fail,.failed{color:#c62828}.skipped{color:#757575}
 table{border-collapse:collapse;width:100%;background:#fff}td,th{border-bottom:1px solid #e0e0e0;padding:.5rem;
@@ -41,7 +41,7 @@ def render(result: RunResult, name: str, root: str) -> str:
         )
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-        f"<title>visor: {escape(name)} ({state})</title><style>{_STYLE}</style></head><body>"
+        f"<title>visor: {escape(name)} ({state})</title><style>{STYLE}</style></head><body>"
         f"<h1>{escape(name)} <span class='{result.status}'>{state}</span></h1>"
         f"<p class='muted'>run {escape(result.run_id)} on {escape(result.device)} ({escape(result.platform)}), "
         f"started {escape(result.started_at)}, seed {result.effective_seed}<br>"

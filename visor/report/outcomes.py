@@ -31,9 +31,13 @@ def run_outcome(final: RunFinished, warnings: list[dict[str, Any]], written: Seq
     return Outcome("fail", NextAction.REPORT, data, ExitCode.RUN_FAILED, result.error, written)
 
 
-def benchmark_outcome(summary: BenchmarkSummary, warnings: list[dict[str, Any]], written: Sequence[str]) -> Outcome:
-    """Build the outcome of a benchmark that ran every run."""
+def benchmark_outcome(
+    summary: BenchmarkSummary, warnings: list[dict[str, Any]], written: Sequence[str], page: str | None = None
+) -> Outcome:
+    """Build the outcome of a benchmark that ran every run (`page`: its benchmark-RUN_ID.html)."""
     data: dict[str, Any] = {**summary.to_dict(), "warnings": warnings, "verdict": verdict(summary)}
+    if page is not None:
+        data["report"] = page
     # As upstream: the benchmark itself worked (status ok); exit 3 says the scenario is not deterministic enough.
     code = ExitCode.OK if summary.passed else ExitCode.BELOW_THRESHOLD
     return Outcome("ok", NextAction.REPORT, data, code, None, written)

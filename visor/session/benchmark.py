@@ -8,13 +8,17 @@ finished.
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 from collections.abc import Callable
 
-from visor.engine.determinism import summarize
+from visor.engine.determinism import BenchmarkSummary, summarize
 from visor.engine.events import RunFinished
 from visor.engine.results import RunResult
 from visor.errors import stopping_signal
+from visor.files import write_atomic
+from visor.report import benchmark_html
+from visor.report.artifacts import OutputError
 from visor.report.envelope import Outcome
 from visor.report.outcomes import benchmark_outcome, interrupted_benchmark_outcome
 from visor.session.devices import OpenedDevice
@@ -54,7 +58,21 @@ def benchmark_file(
         if kept is not None:
             with contextlib.suppress(KeyboardInterrupt):  # a second signal may cut closing short
                 kept.device.close()
-    return benchmark_outcome(summarize(results, threshold), prepared.warnings(), written)
+    summary = summarize(results, threshold)
+    page = _write_page(prepared, summary, results)
+    return benchmark_outcome(summary, prepared.warnings(), [*written, page], page)
+
+
+def _write_page(prepared: PreparedRun, summary: BenchmarkSummary, results: list[RunResult | None]) -> str:
+    """Write the benchmark's page beside its runs' folders; return its path."""
+    first = next((result.run_id for result in results if result is not None), "none")
+    path = os.path.join(prepared.output, f"benchmark-{first}.html")
+    page = benchmark_html.render(summary, results, prepared.scenario.meta.name, prepared.output)
+    try:
+        write_atomic(path, page.encode("utf-8"))
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc}", next_step="Free space, or choose another --output.") from None
+    return path
 
 
 def _interrupted(

@@ -1,0 +1,86 @@
+"""benchmark-RUN_ID.html: a benchmark's runs, its score, and where it diverged, with both screens side by side.
+
+The page sits in the output folder beside the runs' folders: each run links to its own report.html, and the
+diverging step (or assertion) shows what each variant of it did, with the screen of the first run of each
+variant next to the other when the runs kept their screens (`--capture steps`; a failed step keeps its own).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from html import escape
+from typing import Any
+
+from visor.engine.determinism import BenchmarkSummary
+from visor.engine.results import RunResult
+from visor.report.html import STYLE
+
+_SIDE_BY_SIDE = ".variants{display:flex;gap:2rem;flex-wrap:wrap}.variant{flex:1;min-width:18rem}"
+
+
+def render(summary: BenchmarkSummary, results: Sequence[RunResult | None], name: str, folder: str) -> str:
+    """Return the page; links are relative to `folder`, where it is written."""
+    verdict = "passed" if summary.passed else "failed"
+    rows = "".join(_run_row(number, result, folder) for number, result in enumerate(results, 1))
+    return (
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        f"<title>visor benchmark: {escape(name)} ({verdict})</title><style>{STYLE}{_SIDE_BY_SIDE}</style></head><body>"
+        f"<h1>{escape(name)} <span class='{verdict}'>{summary.score:g}%</span></h1>"
+        f"<p class='muted'>{summary.runs} runs, threshold {summary.threshold:g}%, {summary.failures} failed; "
+        f"{len(summary.signatures)} distinct signature(s)</p>"
+        + _divergence(summary.divergence, results, folder)
+        + "<h2>Runs</h2><table><tr><th>run</th><th>status</th><th>signature</th><th>report</th></tr>"
+        + rows
+        + "</table></body></html>\n"
+    )
+
+
+def _run_row(number: int, result: RunResult | None, _folder: str) -> str:
+    if result is None:
+        return f"<tr><td>{number}</td><td class='fail'>error</td><td></td><td></td></tr>"
+    report = f"{result.run_id}/report.html"  # the runs' folders stand beside this page
+    return (
+        f"<tr><td>{number} <code>{escape(result.run_id)}</code></td><td class='{result.status}'>{result.status}"
+        f"</td><td><code>{escape(result.signature[:16])}</code></td><td><a href='{escape(report)}'>report</a></td></tr>"
+    )
+
+
+def _divergence(divergence: dict[str, Any] | None, results: Sequence[RunResult | None], folder: str) -> str:
+    if divergence is None:
+        return "<h2>Divergence</h2><p class='passed'>Every run did the same: no step or assertion differs.</p>"
+    what = f"{divergence['kind']} <code>{escape(str(divergence['id']))}</code>"
+    by_id = {result.run_id: result for result in results if result is not None}
+    variants = "".join(_variant(variant, divergence, by_id, folder) for variant in divergence["variants"])
+    return (
+        f"<h2>Divergence</h2><p>The first {what} that differs between runs:</p><div class='variants'>{variants}</div>"
+    )
+
+
+def _variant(variant: dict[str, Any], divergence: dict[str, Any], runs: dict[str, RunResult], folder: str) -> str:
+    first = runs.get(variant["run_ids"][0]) if variant["run_ids"] else None
+    screens = _screens(first, divergence, folder) if first is not None else ""
+    shown = json.dumps(variant["result"], indent=2, ensure_ascii=False)
+    ids = ", ".join(variant["run_ids"][:5]) + (" …" if len(variant["run_ids"]) > 5 else "")
+    return (
+        f"<div class='variant'><p><b>{variant['runs']} run(s)</b> <span class='muted'>{escape(ids)}</span></p>"
+        f"{screens}<details><summary>what it did</summary><pre>{escape(shown)}</pre></details></div>"
+    )
+
+
+def _screens(result: RunResult, divergence: dict[str, Any], folder: str) -> str:
+    """Return the screen this run kept for the diverging step (or for its assertions), or say how to keep it."""
+    index = divergence["index"]
+    if divergence["kind"] == "step" and index < len(result.steps):
+        files = result.steps[index].files()
+    else:
+        files = next((found for check in result.assertions if (found := check.files())), [])
+    pictures = [_relative(path, folder) for path in files if path.endswith(".png")]
+    if not pictures:
+        return "<p class='muted'>No screen kept for it: benchmark with --capture steps to see it.</p>"
+    return "".join(f"<a href='{escape(p)}'><img src='{escape(p)}' alt='{escape(result.run_id)}'></a>" for p in pictures)
+
+
+def _relative(path: str, folder: str) -> str:
+    return os.path.relpath(path, folder).replace(os.sep, "/")
