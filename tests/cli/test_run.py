@@ -30,7 +30,7 @@ def test_run_passes_with_every_artifact(cli_runner: Cli, tmp_path: Path) -> None
     folder = tmp_path / "out" / run["run_id"]
     names = {str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()}
     assert names == {
-        "screenshots/006-feed.png",
+        "screenshots/001-feed.png",
         "summary.json",
         "summary.txt",
         "junit.xml",
@@ -39,10 +39,10 @@ def test_run_passes_with_every_artifact(cli_runner: Cli, tmp_path: Path) -> None
         "env/device.json",
         "env/runtime.json",
     }
-    assert run["artifacts"] == ["out/run_000000000003/screenshots/006-feed.png"]
+    assert run["artifacts"] == ["out/run_000000000003/screenshots/001-feed.png"]
     assert set(envelope["artifacts"]) == {f"out/{run['run_id']}/{name}" for name in names}
     assert json.loads((folder / "summary.json").read_text()) == run
-    assert (folder / "screenshots/006-feed.png").read_bytes().startswith(b"\x89PNG")
+    assert (folder / "screenshots/001-feed.png").read_bytes().startswith(b"\x89PNG")
     timeline = (folder / "timeline.log").read_text().splitlines()
     assert timeline[0].startswith("+0.000s run run_000000000003 started: login on visor-sim (seed 42)")
     assert timeline[-1].endswith("run run_000000000003 ok")
@@ -63,8 +63,8 @@ def test_failed_run_says_which_step_why_and_what_next(cli_runner: Cli, tmp_path:
     assert step["error"]["next_step"].startswith("Did you mean text=Log in?")
     assert envelope["data"]["run"]["steps"][2]["status"] == "ok"  # the run went on
     folder = tmp_path / "out" / envelope["data"]["run"]["run_id"]
-    assert (folder / "screenshots" / "002-misspelt-button-failure.png").exists()
-    assert (folder / "sources" / "002-misspelt-button-failure.xml").read_text().startswith("<?xml")
+    assert (folder / "screenshots" / "001-misspelt-button-failure.png").exists()
+    assert (folder / "sources" / "001-misspelt-button-failure.xml").read_text().startswith("<?xml")
     suite = ET.parse(folder / "junit.xml").getroot().find("testsuite")
     assert suite is not None and (suite.get("tests"), suite.get("failures")) == ("4", "2")
     failures = [case.get("name") for case in suite.iter("testcase") if case.find("failure") is not None]
@@ -303,7 +303,7 @@ def test_run_envelope_matches_seed_002_field_for_field(cli_runner: Cli) -> None:
         assert set(step) >= {"id", "command", "status", "duration_ms", "details"}
     for check in run["assertions"]:
         assert set(check) >= {"id", "type", "target", "status", "details"}
-    assert os.path.basename(run["artifacts"][0]) == "006-settings.png"
+    assert os.path.basename(run["artifacts"][0]) == "001-settings.png"
 
 
 def test_stop_on_failure_reports_skipped_steps_in_the_envelope(cli_runner: Cli, write) -> None:  # type: ignore[no-untyped-def]

@@ -47,6 +47,9 @@ class ArtifactStore:
         #: Every file the run wrote, in order (the envelope's `artifacts`).
         self.written: list[str] = []
         self._names: set[str] = set()
+        #: Captures are numbered in the order written (as upstream); a screen kept as a picture and a page
+        #: source (the same step and label) shares one number.
+        self._numbers: dict[tuple[int, str], int] = {}
         try:
             for folder in ("screenshots", "sources", "env"):
                 os.makedirs(os.path.join(self.root, folder), exist_ok=True)
@@ -54,9 +57,10 @@ class ArtifactStore:
             raise _output_error(self.root, exc) from None
 
     def save(self, step_number: int, label: str, kind: str, data: bytes) -> str:
-        """Store a step's screenshot or page source; return its path."""
+        """Store a step's screenshot or page source, numbered in the order captures are written; return its path."""
         folder, suffix = ("screenshots", "png") if kind == "screenshot" else ("sources", "xml")
-        stem = f"{step_number:03d}-{_SLUG.sub('-', label).strip('-')[:60] or 'capture'}"
+        number = self._numbers.setdefault((step_number, label), len(self._numbers) + 1)
+        stem = f"{number:03d}-{_SLUG.sub('-', label).strip('-')[:60] or 'capture'}"
         name, counter = f"{stem}.{suffix}", 2
         while f"{folder}/{name}" in self._names:
             name, counter = f"{stem}-{counter}.{suffix}", counter + 1

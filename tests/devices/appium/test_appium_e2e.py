@@ -79,8 +79,9 @@ def test_selectors_taps_typing_source_and_screenshot(
     }
     assert run["device"] == "Fake" and run["platform"] == "android"
     folder = tmp_path / "o" / run["run_id"]
-    assert (folder / "screenshots" / "007-fake.png").read_bytes().startswith(b"\x89PNG")
-    assert "<AppiumAUT>" in (folder / "sources" / "008-fake.xml").read_text()
+    # Captures are numbered in the order written: 001 is the screen kept for the failed first step.
+    assert (folder / "screenshots" / "002-fake.png").read_bytes().startswith(b"\x89PNG")
+    assert "<AppiumAUT>" in (folder / "sources" / "003-fake.xml").read_text()
     device = json.loads((folder / "env" / "device.json").read_text())
     assert device["runtime"] == "appium" and device["screen"] == {"width": 1080, "height": 1920}
     assert result.exit_code == ExitCode.RUN_FAILED  # the accessibility id does not exist on this screen
