@@ -133,3 +133,15 @@ def test_a_simulated_run_through_the_daemon_is_the_run_without_it(cli_runner: Cl
     assert warm.exit_code == ExitCode.OK
     assert warm.data["run"]["determinism_signature"] == alone["determinism_signature"]
     assert cli_runner.run("status").data["daemon"]["served"] == 2
+
+
+def test_a_bug_while_serving_is_an_answer_not_a_dead_daemon(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    served = daemon(tmp_path)
+
+    def broken(*_args: object) -> object:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(served, "_action", broken)
+    reply = served.handle(request("b"))
+    assert reply["ok"] is False and reply["outcome"]["error"]["code"] == "SYSTEM_ERROR"  # type: ignore[index]
+    assert "boom" in str(served.status()["last_error"])

@@ -15,9 +15,14 @@ PROJECT_MARKERS = ("visor.toml", "pyproject.toml", ".git")
 
 def project_folder(start: str) -> str:
     """Return the project a scenario in folder `start` belongs to (symlinks resolved)."""
+    return nearest_holding(start, PROJECT_MARKERS)
+
+
+def nearest_holding(start: str, markers: tuple[str, ...]) -> str:
+    """Return the nearest folder, from `start` up, holding one of `markers`; else `start` (symlinks resolved)."""
     here = os.path.realpath(start)
     folder = here
-    while not any(os.path.lexists(os.path.join(folder, marker)) for marker in PROJECT_MARKERS):
+    while not any(os.path.lexists(os.path.join(folder, marker)) for marker in markers):
         parent = os.path.dirname(folder)
         if parent == folder:
             return here

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 from visor.clock import Clock, ms_to_us
 from visor.errors import InputError, TargetError
 from visor.files import write_atomic
+from visor.session.processes import alive, log_tail, spawn_detached
 
 DEFAULT_SERVER_URL = "http://127.0.0.1:4723"
 #: How long a started server may take to say it is ready, and to stop (ms).
@@ -88,10 +89,10 @@ def ensure(root: str, server_url: str | None, command: str | None, clock: Clock)
     pid = _launch(managed, _command(command, url))
     deadline = clock.monotonic_us() + ms_to_us(READY_MS)
     while not ready(url):
-        if not _running(pid) or clock.monotonic_us() > deadline:
+        if not alive(pid) or clock.monotonic_us() > deadline:
             stop(managed, clock, force=True)
             raise TargetError(
-                f"Appium did not start at {url}: {_tail(managed.log)}",
+                f"Appium did not start at {url}: {log_tail(managed.log, 3)}",
                 likely_cause="The command is wrong, the port is taken, or a driver is missing.",
                 next_step=f"Read {managed.log}, fix the command (--appium-cmd) and run `visor start` again.",
             )
@@ -117,16 +118,10 @@ def _command(command: str, url: str) -> list[str]:
 
 def _launch(managed: ManagedServer, argv: list[str]) -> int:
     os.makedirs(os.path.dirname(managed.metadata), exist_ok=True)
-    log = os.open(managed.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    null = os.open(os.devnull, os.O_RDONLY)
     try:
-        actions = [(os.POSIX_SPAWN_DUP2, null, 0), (os.POSIX_SPAWN_DUP2, log, 1), (os.POSIX_SPAWN_DUP2, log, 2)]
-        pid = os.posix_spawnp(argv[0], argv, dict(os.environ), file_actions=actions, setsid=True)
+        pid = spawn_detached(argv, managed.log, search_path=True)
     except OSError as exc:
         raise InputError(f"--appium-cmd cannot run: {exc}", next_step="Give a command that exists.") from None
-    finally:
-        os.close(log)
-        os.close(null)
     started = {"pid": pid, "command": argv, "server_url": managed.server_url}
     write_atomic(managed.metadata, (json.dumps(started, indent=2) + "\n").encode("utf-8"))
     return pid
@@ -140,31 +135,11 @@ def stop(managed: ManagedServer, clock: Clock, *, force: bool) -> dict[str, Any]
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL if force else signal.SIGTERM)
     deadline = clock.monotonic_us() + ms_to_us(STOP_MS)
-    while _running(pid) and clock.monotonic_us() < deadline:
+    while alive(pid) and clock.monotonic_us() < deadline:
         clock.sleep_us(100_000)
-    if _running(pid):
+    if alive(pid):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pid, signal.SIGKILL)
     with contextlib.suppress(OSError):
         os.unlink(managed.metadata)
-    return {"server_url": managed.server_url, "managed": True, "stopped": not _running(pid), "pid": pid}
-
-
-def _running(pid: int) -> bool:
-    with contextlib.suppress(ChildProcessError, OSError):
-        os.waitpid(pid, os.WNOHANG)
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _tail(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as file:
-            return " | ".join(file.read().strip().splitlines()[-3:]) or "(empty log)"
-    except OSError:
-        return "(no log)"
+    return {"server_url": managed.server_url, "managed": True, "stopped": not alive(pid), "pid": pid}

@@ -21,6 +21,7 @@ from visor.clock import Clock, IdSource, ms_to_us
 from visor.errors import ExitCode, NextAction, TargetError
 from visor.report.envelope import Outcome
 from visor.session.action_options import ActionOptions, options_to_wire
+from visor.session.processes import alive, log_tail, spawn_detached
 from visor.session.state_paths import DaemonPaths
 from visor.session.wire import outcome_from_wire, probe, read_line, send_line
 
@@ -129,32 +130,20 @@ def _start_daemon(paths: DaemonPaths, defaults: ActionOptions, clock: Clock, app
     os.makedirs(paths.folder, mode=0o700, exist_ok=True)
     command = [sys.executable, "-m", "visor", "__daemon", "--root", paths.root]
     command += ["--defaults", json.dumps(absolute(options_to_wire(defaults)))]
-    pid = _spawn(command, paths)
+    pid = spawn_detached(command, paths.log)
     deadline = clock.monotonic_us() + ms_to_us(READY_MS)
     while not running(paths):
-        if not _alive(pid) or clock.monotonic_us() > deadline:
+        if not alive(pid) or clock.monotonic_us() > deadline:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(pid, signal.SIGKILL)
             raise TargetError(
-                f"the visor daemon did not start: {_tail(paths.log)}",
+                f"the visor daemon did not start: {log_tail(paths.log)}",
                 likely_cause="The device options are wrong, or the daemon cannot bind its socket.",
                 next_step=f"Read {paths.log}, fix the cause and run `visor start` again.",
             )
         clock.sleep_us(50_000)
     started = _started(paths, already=False)
     return started if appium is None else replace(started, data={**started.data, "appium": appium})
-
-
-def _spawn(command: list[str], paths: DaemonPaths) -> int:
-    """Start the daemon in a session of its own (a closed terminal does not stop it), its output in its log."""
-    log = os.open(paths.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    null = os.open(os.devnull, os.O_RDONLY)
-    try:
-        actions = [(os.POSIX_SPAWN_DUP2, null, 0), (os.POSIX_SPAWN_DUP2, log, 1), (os.POSIX_SPAWN_DUP2, log, 2)]
-        return os.posix_spawn(sys.executable, command, dict(os.environ), file_actions=actions, setsid=True)
-    finally:
-        os.close(log)
-        os.close(null)
 
 
 def _started(paths: DaemonPaths, *, already: bool) -> Outcome:
@@ -170,9 +159,9 @@ def status(paths: DaemonPaths) -> Outcome:
         daemon = ask(paths, {"id": "status", "type": "status"}, 2.0)["status"]
         data = {"daemon": {**daemon, "responsive": True, "metadata": paths.metadata, "log": paths.log}}
         return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
-    alive = pid is not None and _alive(pid)
-    data = {"daemon": {"running": alive, "responsive": False, "pid": pid if alive else None, "root": paths.root}}
-    return Outcome("ok", NextAction.RUN if not alive else NextAction.RETRY, data, ExitCode.OK)
+    lingering = pid is not None and alive(pid)
+    daemon = {"running": lingering, "responsive": False, "pid": pid if lingering else None, "root": paths.root}
+    return Outcome("ok", NextAction.RETRY if lingering else NextAction.RUN, {"daemon": daemon}, ExitCode.OK)
 
 
 def stop(paths: DaemonPaths, clock: Clock, *, force: bool) -> Outcome:
@@ -186,12 +175,12 @@ def stop(paths: DaemonPaths, clock: Clock, *, force: bool) -> Outcome:
     with contextlib.suppress(TargetError):
         replied = bool(ask(paths, {"id": "stop", "type": "stop"}, 5.0).get("ok"))
     deadline = clock.monotonic_us() + ms_to_us(EXIT_MS)
-    while pid is not None and _alive(pid) and clock.monotonic_us() < deadline:
+    while pid is not None and alive(pid) and clock.monotonic_us() < deadline:
         clock.sleep_us(50_000)
-    if pid is not None and _alive(pid) and force:
+    if pid is not None and alive(pid) and force:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-    stopped = pid is None or not _alive(pid)
+    stopped = pid is None or not alive(pid)
     if stopped:
         for path in (paths.metadata, paths.socket):
             with contextlib.suppress(OSError):
@@ -224,30 +213,6 @@ def _pid(paths: DaemonPaths) -> int | None:
     except (OSError, ValueError):
         return None
     return pid if isinstance(pid, int) and pid > 0 else None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    with contextlib.suppress(ChildProcessError, OSError):
-        os.waitpid(pid, os.WNOHANG)  # a daemon this process started and that exited is reaped, not a zombie
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
-def _tail(path: str, lines: int = 5) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as file:
-            return " | ".join(file.read().strip().splitlines()[-lines:]) or "(empty log)"
-    except OSError:
-        return "(no log)"
 
 
 def send_run(paths: DaemonPaths, scenario: str, options: Mapping[str, Any], ids: IdSource) -> Outcome:

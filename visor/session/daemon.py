@@ -86,7 +86,18 @@ class Daemon:
     # -- requests ----------------------------------------------------------------------------------------------
 
     def handle(self, request: Mapping[str, Any]) -> dict[str, Any]:
-        """Answer one request (never raises: a failure is an outcome)."""
+        """Answer one request (never raises: a failure is an outcome, a bug in visor a SYSTEM_ERROR one)."""
+        try:
+            return self._handle(request)
+        except Exception as exc:  # a bug must not leave a client without an answer, nor stop the daemon
+            self.last_error = f"{type(exc).__name__}: {exc}"
+            bug = VisorError(
+                f"internal error in the visor daemon: {type(exc).__name__}: {exc}",
+                next_step=f"Report it with the end of {self.paths.log}; `visor stop` and `visor start` recover.",
+            )
+            return {"ok": False, "outcome": outcome_to_wire(failure(bug))}
+
+    def _handle(self, request: Mapping[str, Any]) -> dict[str, Any]:
         kind = request.get("type")
         if kind == "status":
             return {"ok": True, "status": self.status()}

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from visor.scenario.project import nearest_holding
+
 #: A folder holding one of these is the root of visor's state.
 STATE_MARKERS = (".visor", "visor.toml", "pyproject.toml")
 #: A Unix socket's path must fit `sockaddr_un` (108 bytes on Linux, 104 on macOS), its NUL included.
@@ -18,14 +20,7 @@ MAX_SOCKET_PATH = 100
 
 def state_root(start: str) -> str:
     """Return the project root of visor's state for a command run in `start` (symlinks resolved)."""
-    here = os.path.realpath(start)
-    folder = here
-    while not any(os.path.lexists(os.path.join(folder, marker)) for marker in STATE_MARKERS):
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return here
-        folder = parent
-    return folder
+    return nearest_holding(start, STATE_MARKERS)
 
 
 @dataclass(frozen=True, slots=True)
