@@ -43,6 +43,14 @@ class StepOverrun(BaseException):
         self.limit_us = limit_us
 
 
+class StepCancelled(StepOverrun):
+    """Raised inside a step whose client gave up on it (a daemon's request cancelled while it ran)."""
+
+    def __init__(self, limit_us: int = 0) -> None:
+        BaseException.__init__(self, "cancelled by its client")
+        self.limit_us = limit_us
+
+
 class Watchdog(Protocol):
     """Bounds the wall time of a block of work."""
 
@@ -148,3 +156,51 @@ def _async_raise_after(limit_us: int) -> Iterator[None]:
             # exception (so it cannot surface later, outside the guard) and report the overrun here.
             ctypes.pythonapi.PyThreadState_SetAsyncExc(target, None)
             raise StepOverrun(limit_us)
+
+
+class CancellableWatchdog:
+    """A watchdog whose guarded work can also be cancelled from another thread (`cancel`).
+
+    The daemon runs each request in a thread of its own: when the request's client gives up, `cancel` raises
+    `StepCancelled` in the step that runs (a BaseException, as the watchdog's own), and refuses any step that
+    would start after it. The step fails with that error, so the action ends now instead of finishing for nobody.
+    """
+
+    def __init__(self, inner: Watchdog) -> None:
+        self.inner = inner
+        self.cancelled = False
+        self._lock = threading.Lock()
+        self._running: int | None = None
+
+    @contextlib.contextmanager
+    def guard(self, budget_us: int) -> Iterator[None]:
+        """Guard a step as `inner` does; cancelled, it raises `StepCancelled` at once or as soon as it can."""
+        with self.inner.guard(budget_us):
+            with self._lock:
+                if self.cancelled:
+                    raise StepCancelled()
+                self._running = threading.get_ident()
+            delivered = False
+            try:
+                yield
+            except StepCancelled:
+                delivered = True
+                raise
+            finally:
+                with self._lock:
+                    self._running = None
+                if self.is_cancelled() and not delivered:
+                    # Cancelled between the last instruction and here: withdraw what may still be pending.
+                    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(threading.get_ident()), None)
+
+    def is_cancelled(self) -> bool:
+        """Return True once `cancel` was called."""
+        return self.cancelled
+
+    def cancel(self) -> None:
+        """Cancel the work: the running step is interrupted, and no further step starts."""
+        with self._lock:
+            self.cancelled = True
+            running = self._running
+            if running is not None and running != threading.get_ident():
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(running), ctypes.py_object(StepCancelled))

@@ -124,3 +124,34 @@ def test_a_bad_grace_variable_is_an_input_error(monkeypatch: pytest.MonkeyPatch,
 def test_the_grace_variable_sets_the_grace(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(GRACE_VARIABLE, "1500")
     assert WallWatchdog.from_environment().grace_us == 1_500_000
+
+
+def test_a_cancellable_watchdog_stops_the_running_step_and_refuses_the_next() -> None:
+    from visor.watchdog import CancellableWatchdog, NoWatchdog, StepCancelled
+
+    watchdog = CancellableWatchdog(NoWatchdog())
+    outcome: list[str] = []
+    started = threading.Event()
+
+    def work() -> None:
+        try:
+            with watchdog.guard(1_000_000):
+                started.set()
+                deadline = time.monotonic() + 10
+                while time.monotonic() < deadline:
+                    time.sleep(0.01)  # a device call that would take 10 s
+            outcome.append("finished")
+        except StepCancelled:
+            outcome.append("cancelled")
+        try:
+            with watchdog.guard(1_000_000):
+                outcome.append("second step ran")
+        except StepCancelled:
+            outcome.append("second step refused")
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    assert started.wait(5)
+    watchdog.cancel()
+    worker.join(5)
+    assert not worker.is_alive() and outcome == ["cancelled", "second step refused"]

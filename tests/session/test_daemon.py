@@ -145,3 +145,36 @@ def test_a_bug_while_serving_is_an_answer_not_a_dead_daemon(tmp_path: Path, monk
     reply = served.handle(request("b"))
     assert reply["ok"] is False and reply["outcome"]["error"]["code"] == "SYSTEM_ERROR"  # type: ignore[index]
     assert "boom" in str(served.status()["last_error"])
+
+
+def test_cancelling_a_running_action_stops_its_step(tmp_path: Path) -> None:
+    """A client that gives up on a slow real-device call: the daemon stops the step instead of finishing it."""
+    import time
+
+    from tests.simkit import Passthrough, demo_device
+    from visor.clock import VirtualClock
+    from visor.session.devices import OpenedDevice
+    from visor.ui.geometry import Point
+
+    class Slow(Passthrough):
+        def tap(self, point: Point) -> None:
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                time.sleep(0.01)
+
+    served = daemon(tmp_path)
+    slot = served.slot(served.options_for({}))
+    clock = VirtualClock()
+    slot.opened = OpenedDevice(Slow(demo_device(clock=clock)), clock)
+    replies: list[dict[str, object]] = []
+    tap = {"id": "slow", "type": "action", "command": "tap", "flags": {"target": "text=Log in"}, "options": {}}
+    worker = threading.Thread(target=lambda: replies.append(served.handle(tap)))
+    began = time.monotonic()
+    worker.start()
+    while "slow" not in served.watchdogs and time.monotonic() - began < 5:
+        time.sleep(0.01)
+    assert served.handle({"id": "c", "type": "cancel", "target": "slow"})["running"] is True
+    worker.join(10)
+    assert time.monotonic() - began < 10  # not the 20 s the tap would have taken
+    outcome = replies[0]["outcome"]
+    assert isinstance(outcome, dict) and "cancelled by its client" in outcome["error"]["message"]

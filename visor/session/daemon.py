@@ -6,10 +6,10 @@ only its user can talk to it; no TCP port is ever opened) and answers one reques
 has a slot: its warm session and a lock, so actions on one device queue in arrival order while another device
 is served at the same time (upstream serialises every device through one queue).
 
-A request waits in its device's queue at most its `timeout_ms`; a client that gives up sends `cancel`, and
-work still queued is then dropped, never run late. Work already running finishes (its step timeout and the
-step watchdog bound it). A session that the device lost (a target error) is closed and opened afresh for the
-next action.
+A request waits in its device's queue at most its `timeout_ms`; a client that gives up sends `cancel`: work
+still queued is then dropped, never run late, and the step running for it is stopped (`CancellableWatchdog`:
+it fails as cancelled, and no further step of it starts). A session that the device lost (a target error) is
+closed and opened afresh for the next action.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from visor.session.runs import Environment as RunEnvironment
 from visor.session.runs import PreparedRun, RunOptions, attempt
 from visor.session.state_paths import DaemonPaths
 from visor.session.wire import failure, outcome_to_wire, read_line, send_line
+from visor.watchdog import CancellableWatchdog, WallWatchdog
 
 #: How long Appium keeps a daemon's idle session (s), unless the capabilities say otherwise.
 IDLE_KEY = "appium:newCommandTimeout"
@@ -80,6 +81,8 @@ class Daemon:
         self._slots_lock = threading.Lock()
         self.cancelled: set[str] = set()
         self.active: dict[str, str] = {}
+        #: The watchdogs of the requests running, by request id: `cancel` stops their step.
+        self.watchdogs: dict[str, CancellableWatchdog] = {}
         self.last_error: str | None = None
         self.served = 0
 
@@ -102,8 +105,12 @@ class Daemon:
         if kind == "status":
             return {"ok": True, "status": self.status()}
         if kind == "cancel":
-            self.cancelled.add(str(request.get("target")))
-            return {"ok": True}
+            target = str(request.get("target"))
+            self.cancelled.add(target)
+            running = self.watchdogs.get(target)
+            if running is not None:
+                running.cancel()  # the step running for it stops now
+            return {"ok": True, "running": running is not None}
         if kind in ("action", "scenario"):
             outcome = self._action(request) if kind == "action" else self._scenario(request)
             self.served += 1
@@ -166,7 +173,12 @@ class Daemon:
     def _run_in(self, slot: Slot, request_id: str, prepared: Any, timeout_ms: float) -> Outcome:
         with self._queued(slot, request_id, timeout_ms, prepared.command):
             opened = self._opened(slot, prepared.seed)
-            outcome = perform(prepared, opened, self.env)
+            watchdog = CancellableWatchdog(WallWatchdog.from_environment())
+            self.watchdogs[request_id] = watchdog
+            try:
+                outcome = perform(prepared, opened, self.env, watchdog)
+            finally:
+                self.watchdogs.pop(request_id, None)
             slot.actions += 1
             if outcome.error is not None and outcome.error.code == str(ErrorCode.TARGET_ERROR):
                 slot.close()  # a lost session: the next action opens a new one

@@ -31,7 +31,7 @@ from visor.scenario.validate import validate_document
 from visor.session.action_options import ActionOptions
 from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
 from visor.session.runs import drive
-from visor.watchdog import WallWatchdog
+from visor.watchdog import WallWatchdog, Watchdog
 
 #: The direct action commands, in upstream's order.
 ACTIONS = ("tap", "navigate", "act", "scroll", "screenshot", "wait", "source")
@@ -110,12 +110,14 @@ def prepare(command: str, flags: Mapping[str, Any], options: ActionOptions, env:
     return Prepared(command, steps, scenario, settings, path, options.output)
 
 
-def perform(prepared: Prepared, opened: OpenedDevice, env: Environment) -> Outcome:
-    """Run a prepared action on an open device (left open: a daemon's warm session serves the next one)."""
+def perform(prepared: Prepared, opened: OpenedDevice, env: Environment, watchdog: Watchdog | None = None) -> Outcome:
+    """Run a prepared action on an open device (left open: a daemon's warm session serves the next one).
+
+    `watchdog` bounds each step (a daemon passes one it can cancel); by default, the step watchdog.
+    """
     sink = DirectSink(prepared.output or ".", prepared.path)
-    context = RunContext(
-        opened.device, opened.clock, env.wall, sink, env.ids.new_id("run"), watchdog=WallWatchdog.from_environment()
-    )
+    guard = watchdog if watchdog is not None else WallWatchdog.from_environment()
+    context = RunContext(opened.device, opened.clock, env.wall, sink, env.ids.new_id("run"), watchdog=guard)
     final = drive(run_scenario(prepared.scenario, prepared.settings, context), ())
     requested = [step["args"] for step in prepared.steps]
     return action_outcome(prepared.command, requested, final, sink.written, opened.device.info)
