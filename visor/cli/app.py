@@ -280,6 +280,8 @@ def cli(ctx: click.Context) -> None:
     \b
     Examples:
       visor validate scenarios/            check every scenario below a directory
+      visor run scenarios/login.yaml --runtime sim
+      visor start --runtime sim && visor tap --target "text=Log in"   one action at a time
       visor schema --raw > scenario.schema.json
       visor help validate
     """

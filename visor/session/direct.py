@@ -33,8 +33,6 @@ from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
 from visor.session.runs import drive
 from visor.watchdog import WallWatchdog, Watchdog
 
-#: The direct action commands, in upstream's order.
-ACTIONS = ("tap", "navigate", "act", "scroll", "screenshot", "wait", "source")
 #: Flags by the argument each fills (upstream's camelCase names), for messages that name the flag typed.
 FLAG_OF = {
     "startX": "--start-x",
