@@ -59,6 +59,7 @@ def test_ci_runs_the_readme_test_command() -> None:
         "determinism.md",
         "runtimes.md",
         "moving-from-upstream.md",
+        "visualagent.md",
     ],
 )
 def test_docs_exist_and_are_linked_from_the_readme(doc: str) -> None:

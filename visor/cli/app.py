@@ -322,12 +322,14 @@ def register_commands() -> None:
     from visor.cli.run import benchmark, run
     from visor.cli.schema import schema
     from visor.cli.validate import validate
+    from visor.cli.visualagent import visualagent
 
     for command in (
         validate,
         run,
         benchmark,
         report,
+        visualagent,
         *ACTIONS,
         *DAEMON_COMMANDS,
         *RECORDING_COMMANDS,

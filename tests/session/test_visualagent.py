@@ -1,0 +1,184 @@
+"""The VisualAgent protocol (spec 000) served on the simulated phone: every type, every error, hostile cases."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Cli
+from tests.simkit import demo_device
+from visor.actions.observer import ObservingDevice
+from visor.clock import VirtualClock
+from visor.errors import ExitCode, InputError
+from visor.session.visualagent_protocol import Executor, Folders, ServeKernel
+from visor.session.visualagent_serve import RealTime, serve
+
+
+def drop(folder: Path, name: str, command: Any) -> Path:
+    path = folder / "commands" / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(command if isinstance(command, str) else json.dumps(command))
+    return path
+
+
+def results(folder: Path) -> dict[str, dict[str, Any]]:
+    return {p.name.removesuffix("_result.json"): json.loads(p.read_text()) for p in (folder / "results").glob("*.json")}
+
+
+class Files:
+    """The files' real time, moved by the test: a file counts as settled once the test says time has passed."""
+
+    def __init__(self) -> None:
+        self.offset_us = 0
+
+    def now_us(self) -> int:
+        import time
+
+        return time.time_ns() // 1000 + self.offset_us
+
+    def sleep_us(self, us: int) -> None:
+        self.offset_us += us
+
+
+def serve_once(folder: Path, files: Files | None = None) -> Any:
+    clock = VirtualClock()
+    folders = Folders(str(folder))
+    device = demo_device(clock=clock)
+    kernel = ServeKernel(ObservingDevice.wrap(device, clock), clock, 100_000)
+    files = files or Files()
+    return serve(folders, Executor(kernel, folders), clock, RealTime(files.now_us, files.sleep_us), once=True)
+
+
+def test_every_command_type_succeeds_and_is_archived(tmp_path: Path) -> None:
+    drop(tmp_path, "a", {"id": "shot", "type": "screenshot", "params": {"path": "/sdcard/VisualAgent/results/s.png"}})
+    drop(tmp_path, "b", {"id": "auto", "type": "screenshot", "params": {}})
+    drop(tmp_path, "c", {"id": "tap", "type": "tap", "params": {"x": 540, "y": 464}})
+    drop(tmp_path, "d", {"id": "type", "command": "input", "params": {"text": "ada"}})  # `command` names the type too
+    drop(tmp_path, "e", {"id": "swipe", "type": "swipe", "params": {"x1": 540, "y1": 1500, "x2": 540, "y2": 500}})
+    drop(tmp_path, "f", {"id": "app", "type": "start_app", "params": {"package": "com.visor.demo"}})
+    tally = serve_once(tmp_path)
+    found = results(tmp_path)
+    assert {key: value["status"] for key, value in found.items()} == dict.fromkeys(
+        ["shot", "auto", "tap", "type", "swipe", "app"], "success"
+    )
+    assert found["shot"]["result"]["path"] == "/sdcard/VisualAgent/results/s.png"
+    assert (tmp_path / "results" / "s.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert found["auto"]["result"]["path"] == str(tmp_path / "results" / "screenshot_auto.png")
+    assert found["swipe"]["result"]["duration_ms"] == 300  # the spec's default
+    assert found["type"]["type"] == "input" and found["tap"]["error"] is None
+    assert found["tap"]["timestamp"].endswith("Z")
+    assert sorted(os.listdir(tmp_path / "commands")) == ["archive"]
+    assert len(os.listdir(tmp_path / "commands" / "archive")) == 6 and tally.succeeded == 6
+
+
+@pytest.mark.parametrize(
+    ("command", "code"),
+    [
+        ({"id": "x", "type": "fly", "params": {}}, "INVALID_COMMAND"),
+        ({"id": "x", "type": "tap", "params": {"x": 1}}, "MISSING_PARAM"),
+        ({"id": "x", "type": "input", "params": {}}, "MISSING_PARAM"),
+        ({"id": "x", "type": "start_app", "params": {}}, "MISSING_PARAM"),
+        ({"id": "x", "type": "tap", "params": {"x": 1080, "y": 5}}, "COORDINATE_OUT_OF_BOUNDS"),
+        ({"id": "x", "type": "swipe", "params": {"x1": 1, "y1": 1, "x2": 1, "y2": -1}}, "COORDINATE_OUT_OF_BOUNDS"),
+        ({"id": "x", "type": "start_app", "params": {"package": "com.nope"}}, "APP_NOT_FOUND"),
+        ({"id": "x", "type": "screenshot", "params": {"path": "/etc/passwd.png"}}, "PERMISSION_DENIED"),
+        ({"id": "x", "type": "screenshot", "params": {"path": "../outside.png"}}, "PERMISSION_DENIED"),
+        (
+            {
+                "id": "x",
+                "type": "swipe",
+                "params": {"x1": 5, "y1": 5, "x2": 5, "y2": 900, "duration_ms": 5000},
+                "timeout_ms": 1000,
+            },
+            "TIMEOUT",
+        ),
+        ({"id": "x", "type": "tap", "params": {"x": 1.5, "y": 2}}, "INVALID_COMMAND"),
+    ],
+)
+def test_each_error_code_where_it_applies(tmp_path: Path, command: dict[str, Any], code: str) -> None:
+    drop(tmp_path, "c", command)
+    serve_once(tmp_path)
+    answer = results(tmp_path)["x"]
+    assert answer["status"] == "error" and answer["error"]["code"] == code and answer["result"] is None
+    assert answer["error"]["message"]
+
+
+def test_a_refused_swipe_leaves_the_screen_as_it_was(tmp_path: Path) -> None:
+    drop(tmp_path, "a", {"id": "s1", "type": "screenshot", "params": {"path": "one.png"}})
+    long = {"x1": 540, "y1": 1500, "x2": 540, "y2": 500, "duration_ms": 5000}
+    drop(tmp_path, "b", {"id": "swipe", "type": "swipe", "params": long, "timeout_ms": 1000})
+    drop(tmp_path, "c", {"id": "s2", "type": "screenshot", "params": {"path": "two.png"}})
+    for name, stamp in (("a", 1), ("b", 2), ("c", 3)):
+        os.utime(tmp_path / "commands" / f"{name}.json", ns=(stamp * 10**9, stamp * 10**9))
+    serve_once(tmp_path)
+    assert results(tmp_path)["swipe"]["error"]["code"] == "TIMEOUT"
+    assert (tmp_path / "one.png").read_bytes() == (tmp_path / "two.png").read_bytes()
+
+
+def test_priority_first_then_arrival(tmp_path: Path) -> None:
+
+    for name, priority, stamp in (("late", 0, 3), ("early", 0, 1), ("urgent", -5, 9)):
+        drop(tmp_path, name, {"id": name, "type": "tap", "params": {"x": 1, "y": 1}, "priority": priority})
+        os.utime(tmp_path / "commands" / f"{name}.json", ns=(stamp * 10**9, stamp * 10**9))
+    serve_once(tmp_path)
+    answered = sorted((tmp_path / "results").iterdir(), key=lambda p: p.stat().st_mtime_ns)
+    assert [p.name.removesuffix("_result.json") for p in answered] == ["urgent", "early", "late"]
+
+
+def test_a_duplicate_id_is_archived_not_run_and_the_first_result_kept(tmp_path: Path) -> None:
+    drop(tmp_path, "one", {"id": "same", "type": "tap", "params": {"x": 1, "y": 1}})
+    serve_once(tmp_path)
+    first = results(tmp_path)["same"]
+    drop(tmp_path, "one", {"id": "same", "type": "tap", "params": {"x": 99999, "y": 1}})
+    tally = serve_once(tmp_path)
+    assert results(tmp_path)["same"] == first and tally.duplicates == 1 and tally.failed == 0
+    assert "already has a result" in (tmp_path / "serve.log").read_text()
+    assert sorted(p.name for p in (tmp_path / "commands" / "archive").iterdir()) == ["one-2.json", "one.json"]
+
+
+def test_a_command_with_a_result_left_by_a_crash_is_never_run_twice(tmp_path: Path) -> None:
+    """A crash between writing the result and archiving: the next start archives it without running it."""
+    (tmp_path / "results").mkdir()
+    kept = {"id": "done", "type": "tap", "status": "success", "timestamp": "t", "result": {}, "error": None}
+    (tmp_path / "results" / "done_result.json").write_text(json.dumps(kept))
+    drop(tmp_path, "done", {"id": "done", "type": "tap", "params": {"x": 1, "y": 1}})
+    drop(tmp_path, "next", {"id": "next", "type": "tap", "params": {"x": 1, "y": 1}})
+    tally = serve_once(tmp_path)
+    assert (tally.duplicates, tally.succeeded) == (1, 1)
+    assert results(tmp_path)["done"] == kept
+
+
+def test_a_file_still_being_written_waits_then_malformed_json_is_answered_by_its_name(tmp_path: Path) -> None:
+    drop(tmp_path, "half", '{"id": "half", "type": "ta')
+    files = Files()
+    tally = serve_once(tmp_path, files)
+    assert files.offset_us >= 500_000  # it waited for the file to settle before answering
+    answer = results(tmp_path)["half"]
+    assert answer["error"]["code"] == "INVALID_COMMAND" and answer["id"] == "half" and tally.failed == 1
+    assert "no id could be read" in answer["error"]["details"]
+
+
+def test_a_read_only_results_folder_stops_serving_and_keeps_the_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import visor.session.visualagent_serve as serving
+
+    def read_only(path: str, data: bytes) -> None:
+        raise OSError(30, "Read-only file system", path)
+
+    drop(tmp_path, "c", {"id": "c", "type": "tap", "params": {"x": 1, "y": 1}})
+    monkeypatch.setattr(serving, "write_atomic", read_only)
+    with pytest.raises(InputError, match=r"cannot write the result .*: Read-only file system"):
+        serve_once(tmp_path)
+    assert (tmp_path / "commands" / "c.json").exists()  # it runs again on the next start: it has no result
+
+
+def test_serve_once_from_the_command_line(cli_runner: Cli, tmp_path: Path) -> None:
+    drop(tmp_path / "va", "c", {"id": "c", "type": "tap", "params": {"x": 540, "y": 800}})
+    served = cli_runner.run("visualagent", "serve", "va", "--runtime", "sim", "--once")
+    assert served.exit_code == ExitCode.OK
+    assert served.data["served"] == {"processed": 1, "succeeded": 1, "failed": 0, "duplicates": 0, "errors": {}}

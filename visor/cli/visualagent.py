@@ -1,0 +1,56 @@
+"""`visor visualagent serve DIR`: serve the VisualAgent command-file protocol (spec 000) on any device."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import click
+
+from visor.cli.actions import capabilities_value
+from visor.cli.emit import emit
+from visor.cli.env import CliEnvironment
+from visor.cli.options import device_options, device_values, output_options, seed_value, text_value
+
+SETTINGS = {"help_option_names": ["-h", "--help"]}
+
+
+@click.group(context_settings=SETTINGS)
+def visualagent() -> None:
+    """Serve the VisualAgent command-file protocol: JSON commands in DIR/commands/, results in DIR/results/.
+
+    \b
+    Examples:
+      visor visualagent serve ./va --runtime sim --once
+    """
+
+
+@visualagent.command(context_settings=SETTINGS)
+@click.argument("folder", metavar="DIR", callback=text_value)
+@click.option("--once", is_flag=True, help="Process what is queued, then exit (for CI).")
+@device_options(scenario=False)
+@click.option("--capabilities", metavar="FILE|JSON", callback=capabilities_value, help="Appium capabilities.")
+@click.option("--seed", type=click.IntRange(min=0), callback=seed_value, help="Seed of the simulated app.")
+@output_options
+@click.pass_obj
+def serve(env: CliEnvironment, /, folder: str, once: bool, **values: Any) -> int:
+    """Execute each command file dropped into DIR/commands/ on the device, once, and answer it in DIR/results/.
+
+    Commands run by priority, then arrival; each result is written atomically, then the command moves to
+    DIR/commands/archive/. Without --once it keeps serving until Ctrl-C (a command cut short runs again on the
+    next start, since it has no result yet). docs/visualagent.md describes the protocol as visor serves it.
+
+    \b
+    Examples:
+      visor visualagent serve ./va --runtime sim --once
+      visor visualagent serve ./va --runtime appium --app-id com.example.app
+    """
+    from visor.session.action_options import ActionOptions
+    from visor.session.visualagent_serve import RealTime, serve_folder
+
+    options = ActionOptions(**device_values(values), **values)
+    # Files are written and modified in real time: whether one is still being written, and how long to wait for
+    # the next, are told by the real clock (the envelope and the results keep the command's clock).
+    real = RealTime(lambda: time.time_ns() // 1000, lambda us: time.sleep(us / 1_000_000))
+    outcome = serve_folder(folder, options, env.clock, real, once=once)
+    return emit(env, outcome)

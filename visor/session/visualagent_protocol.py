@@ -1,0 +1,280 @@
+"""The VisualAgent command-file protocol (spec 000), served by visor over any device: `visor visualagent serve DIR`.
+
+An agent drops JSON command files into `DIR/commands/`; each is executed once through the action kernel, its
+result written to `DIR/results/{id}_result.json` atomically (a reader never sees half a file), then the command
+is moved to `DIR/commands/archive/`. Commands run by `priority` (lower first), then arrival (modification time,
+then name). docs/visualagent.md states every decision where the spec is open.
+
+Hostile cases, all defined: a command whose id already has a result is archived unexecuted (a line in
+`DIR/serve.log`, the first result untouched; this is also how a restart after a crash never runs a command
+twice); JSON that does not parse is retried until the file has been unchanged for 500 ms (it may still be
+being written), then answered INVALID_COMMAND under the file's name; a results folder that cannot be written
+stops the server with a clear error, the command left in place for the next start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from visor.actions.device import InputRejected
+from visor.actions.kernel.context import Kernel
+from visor.clock import Clock, isoformat, ms_to_us, us_to_ms
+from visor.errors import InputError, VisorError
+from visor.files import write_atomic
+from visor.ui.geometry import Point
+
+TYPES = ("screenshot", "tap", "swipe", "input", "start_app")
+#: The spec's own device folder: paths under it name the served folder.
+DEVICE_ROOT = "/sdcard/VisualAgent/"
+#: How long a file that does not parse must stay unchanged before it is answered as malformed (µs).
+SETTLED_US = 500_000
+DEFAULT_SWIPE_MS = 300
+
+
+class Refusal(Exception):
+    """A command answered with an error result (one of the spec's codes, or visor's documented ones)."""
+
+    def __init__(self, code: str, message: str, details: str = "") -> None:
+        super().__init__(message)
+        self.code, self.message, self.details = code, message, details
+        #: For a command refused before it could be run: the id (else the file's name) and type it is answered as.
+        self.command_id = ""
+        self.command_type: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One command file, read."""
+
+    file: str
+    id: str
+    type: str
+    params: Mapping[str, Any]
+    priority: int
+    timeout_ms: int | None
+
+
+class Folders:
+    """The served folder's layout (spec 000: commands/, commands/archive/, results/)."""
+
+    def __init__(self, root: str) -> None:
+        self.root = os.path.abspath(root)
+        self.commands = os.path.join(self.root, "commands")
+        self.archive = os.path.join(self.commands, "archive")
+        self.results = os.path.join(self.root, "results")
+        self.log = os.path.join(self.root, "serve.log")
+
+    def create(self) -> None:
+        """Create the folders the protocol uses."""
+        for folder in (self.commands, self.archive, self.results):
+            os.makedirs(folder, exist_ok=True)
+
+    def result(self, command_id: str) -> str:
+        """Return where a command's result goes."""
+        return os.path.join(self.results, f"{command_id}_result.json")
+
+    def local(self, path: str) -> str:
+        """Map a path an agent names (relative to the folder, or under the spec's device folder) to a local one.
+
+        Raises:
+            Refusal: PERMISSION_DENIED for a path outside the served folder.
+        """
+        relative = path[len(DEVICE_ROOT) :] if path.startswith(DEVICE_ROOT) else path
+        target = os.path.normpath(os.path.join(self.root, relative))
+        outside = os.path.isabs(relative) and not path.startswith(DEVICE_ROOT)
+        if outside or os.path.commonpath([target, self.root]) != self.root:
+            raise Refusal("PERMISSION_DENIED", f"{path} is outside the served folder {self.root}")
+        return target
+
+
+def read(path: str, clock_us: int, modified_us: int) -> Command | Refusal | None:
+    """Read a command file: the command, a refusal to answer, or None (not parseable yet: being written).
+
+    `clock_us` and `modified_us` are wall times: a file that does not parse is waited for until it has been
+    unchanged for `SETTLED_US`.
+    """
+    name = os.path.splitext(os.path.basename(path))[0]
+    try:
+        with open(path, encoding="utf-8") as file:
+            data = json.load(file)
+    except (ValueError, UnicodeDecodeError) as exc:
+        if clock_us - modified_us < SETTLED_US:
+            return None
+        return _named(Refusal("INVALID_COMMAND", f"{os.path.basename(path)} is not JSON: {exc}"), name)
+    if not isinstance(data, dict):
+        return _named(Refusal("INVALID_COMMAND", "a command file must hold a JSON object"), name)
+    return _command(path, name, data)
+
+
+def _named(refusal: Refusal, name: str) -> Refusal:
+    refusal.details = refusal.details or f"answered under the file's name {name!r}: no id could be read"
+    refusal.command_id = name
+    return refusal
+
+
+def _command(path: str, name: str, data: Mapping[str, Any]) -> Command | Refusal:
+    command_id = data.get("id")
+    if not isinstance(command_id, str) or not command_id.strip() or "/" in command_id:
+        return _named(Refusal("INVALID_COMMAND", "the command has no usable id (a non-empty string)"), name)
+    kind = data.get("type") or data.get("command")
+    refusal = None
+    if kind not in TYPES:
+        refusal = Refusal("INVALID_COMMAND", f"unknown command type {kind!r}; one of: {', '.join(TYPES)}")
+    params = data.get("params", {})
+    if refusal is None and not isinstance(params, dict):
+        refusal = Refusal("INVALID_COMMAND", "params must be a JSON object")
+    priority, timeout = data.get("priority", 0), data.get("timeout_ms")
+    bad_timeout = timeout is not None and not (_integer(timeout) and timeout > 0)
+    if refusal is None and (not _integer(priority) or bad_timeout):
+        refusal = Refusal("INVALID_COMMAND", "priority must be an integer and timeout_ms a positive integer")
+    if refusal is not None:
+        refusal.command_id = command_id
+        refusal.command_type = kind if isinstance(kind, str) else None
+        return refusal
+    return Command(path, command_id, str(kind), params, int(priority), None if timeout is None else int(timeout))
+
+
+def _integer(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class Executor:
+    """Runs commands on a device through the action kernel, in the spec's vocabulary."""
+
+    def __init__(self, kernel: Kernel, folders: Folders) -> None:
+        self.kernel = kernel
+        self.folders = folders
+        self.handlers: dict[str, Callable[[Command], dict[str, Any]]] = {
+            "screenshot": self.screenshot,
+            "tap": self.tap,
+            "swipe": self.swipe,
+            "input": self.input,
+            "start_app": self.start_app,
+        }
+
+    def run(self, command: Command) -> dict[str, Any]:
+        """Execute one command; return its result data.
+
+        Raises:
+            Refusal: the command failed or was refused (its code says which).
+        """
+        started = self.kernel.now_us()
+        try:
+            result = self.handlers[command.type](command)
+        except InputRejected as exc:
+            raise Refusal("INPUT_REJECTED", exc.message, exc.likely_cause) from None
+        except InputError:
+            raise
+        except VisorError as exc:
+            raise Refusal("DEVICE_ERROR", exc.message, exc.likely_cause) from None
+        took = us_to_ms(self.kernel.now_us() - started)
+        if command.timeout_ms is not None and took > command.timeout_ms:
+            raise Refusal("TIMEOUT", f"the command took {took} ms, over its timeout_ms {command.timeout_ms}")
+        return result
+
+    def _integer(self, command: Command, *names: str) -> list[int]:
+        missing = [name for name in names if name not in command.params]
+        if missing:
+            raise Refusal("MISSING_PARAM", f"{command.type} needs {', '.join(missing)}")
+        values = [command.params[name] for name in names]
+        if not all(_integer(value) for value in values):
+            raise Refusal("INVALID_COMMAND", f"{command.type} {', '.join(names)} must be integers")
+        return values
+
+    def _point(self, x: int, y: int) -> Point:
+        size = self.kernel.size
+        if not (0 <= x < size.width and 0 <= y < size.height):
+            raise Refusal(
+                "COORDINATE_OUT_OF_BOUNDS",
+                f"({x}, {y}) is outside the {size.width}x{size.height} screen",
+                f"screen width={size.width}, height={size.height}",
+            )
+        return Point(x, y)
+
+    def tap(self, command: Command) -> dict[str, Any]:
+        """Tap a pixel."""
+        x, y = self._integer(command, "x", "y")
+        self.kernel.tap(self._point(x, y))
+        return {"x": x, "y": y}
+
+    def swipe(self, command: Command) -> dict[str, Any]:
+        """Swipe between two pixels in `duration_ms` (default 300)."""
+        from visor.actions.device import PathPoint
+
+        x1, y1, x2, y2 = self._integer(command, "x1", "y1", "x2", "y2")
+        duration = command.params.get("duration_ms", DEFAULT_SWIPE_MS)
+        if not _integer(duration) or duration <= 0:
+            raise Refusal("INVALID_COMMAND", "swipe duration_ms must be a positive integer")
+        start, end = self._point(x1, y1), self._point(x2, y2)
+        if command.timeout_ms is not None and duration > command.timeout_ms:
+            # It could not end in time: refused before it starts, so the screen is left as it was.
+            raise Refusal("TIMEOUT", f"a {duration} ms swipe cannot end within timeout_ms {command.timeout_ms}")
+        self.kernel.gesture([[PathPoint(start.x, start.y, 0), PathPoint(end.x, end.y, duration)]])
+        return {"x1": x1, "y1": y1, "x2": x2, "y2": y2, "duration_ms": duration}
+
+    def input(self, command: Command) -> dict[str, Any]:
+        """Type text into the focused field."""
+        if "text" not in command.params:
+            raise Refusal("MISSING_PARAM", "input needs text")
+        text = command.params["text"]
+        if not isinstance(text, str):
+            raise Refusal("INVALID_COMMAND", "input text must be a string")
+        self.kernel.type_text(text, None)
+        return {"length": len(text)}
+
+    def start_app(self, command: Command) -> dict[str, Any]:
+        """Start an installed app."""
+        package = command.params.get("package")
+        if package is None:
+            raise Refusal("MISSING_PARAM", "start_app needs package")
+        if not isinstance(package, str) or not package:
+            raise Refusal("INVALID_COMMAND", "start_app package must be a non-empty string")
+        installed = self.kernel.installed_apps()
+        if self.kernel.info.capabilities.complete_app_list and package not in installed:
+            raise Refusal("APP_NOT_FOUND", f"no app {package!r} is installed", f"installed: {', '.join(installed)}")
+        self.kernel.launch_app(package)
+        return {"package": package}
+
+    def screenshot(self, command: Command) -> dict[str, Any]:
+        """Save a PNG (at `path`, else results/screenshot_{id}.png)."""
+        named = command.params.get("path")
+        if named is not None and not isinstance(named, str):
+            raise Refusal("INVALID_COMMAND", "screenshot path must be a string")
+        shown = named or os.path.join("results", f"screenshot_{command.id}.png")
+        target = self.folders.local(shown)
+        data = self.kernel.screenshot()
+        try:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            write_atomic(target, data)
+        except OSError as exc:
+            raise Refusal("PERMISSION_DENIED", f"cannot write {shown}: {exc.strerror}") from None
+        return {"path": named or target, "size_bytes": len(data)}
+
+
+class ServeKernel(Kernel):
+    """The kernel as the protocol uses it: a busy app is waited for up to 5 s, then the command fails."""
+
+    def _idle_budget_us(self) -> int:
+        return ms_to_us(5000)
+
+    def _busy(self, waited_us: int) -> Any:
+        raise Refusal("TIMEOUT", f"the app stayed busy for {us_to_ms(waited_us)} ms; nothing was sent")
+
+
+def result(
+    command_id: str, kind: str | None, clock: Clock, data: Mapping[str, Any] | None, refusal: Refusal | None
+) -> dict[str, Any]:
+    """Return a result document (spec 000's shape)."""
+    error = None if refusal is None else {"code": refusal.code, "message": refusal.message, "details": refusal.details}
+    return {
+        "id": command_id,
+        "type": kind,
+        "status": "success" if refusal is None else "error",
+        "timestamp": isoformat(clock.now()),
+        "result": None if data is None else dict(data),
+        "error": error,
+    }
