@@ -182,3 +182,29 @@ def test_serve_once_from_the_command_line(cli_runner: Cli, tmp_path: Path) -> No
     served = cli_runner.run("visualagent", "serve", "va", "--runtime", "sim", "--once")
     assert served.exit_code == ExitCode.OK
     assert served.data["served"] == {"processed": 1, "succeeded": 1, "failed": 0, "duplicates": 0, "errors": {}}
+
+
+def test_a_served_session_exports_to_a_scenario_that_runs_and_benchmarks_at_100(
+    cli_runner: Cli, tmp_path: Path
+) -> None:
+    va = tmp_path / "va"
+    session = [
+        {"id": "open", "type": "start_app", "params": {"package": "com.visor.demo"}},
+        {"id": "user", "type": "tap", "params": {"x": 540, "y": 464}},
+        {"id": "name", "type": "input", "params": {"text": "ada"}},
+        {"id": "bad", "type": "tap", "params": {"x": 99999, "y": 1}},
+        {"id": "scroll", "type": "swipe", "params": {"x1": 540, "y1": 1500, "x2": 540, "y2": 900}},
+        {"id": "look", "type": "screenshot", "params": {}},
+    ]
+    for number, command in enumerate(session):
+        path = drop(va, command["id"], command)
+        os.utime(path, ns=((number + 1) * 10**9, (number + 1) * 10**9))
+    assert cli_runner.run("visualagent", "serve", "va", "--runtime", "sim", "--once").exit_code == ExitCode.OK
+    exported = cli_runner.run("visualagent", "export", "va", "-o", "session.yaml")
+    assert exported.data["steps"] == 5 and exported.data["skipped_failed"] == 1
+    scenario = (tmp_path / "session.yaml").read_text()
+    assert "manage_app" in scenario and "name: type" in scenario and "value: ada" in scenario
+    ran = cli_runner.run("run", "session.yaml", "--runtime", "sim", "--output", "out")
+    assert ran.exit_code == ExitCode.OK, ran.envelope.get("error")
+    bench = cli_runner.run("benchmark", "session.yaml", "--runtime", "sim", "--runs", "3", "--output", "out")
+    assert bench.data["determinismScore"] == 100

@@ -22,6 +22,7 @@ def visualagent() -> None:
     \b
     Examples:
       visor visualagent serve ./va --runtime sim --once
+      visor visualagent export ./va -o agent-session.yaml
     """
 
 
@@ -54,3 +55,21 @@ def serve(env: CliEnvironment, /, folder: str, once: bool, **values: Any) -> int
     real = RealTime(lambda: time.time_ns() // 1000, lambda us: time.sleep(us / 1_000_000))
     outcome = serve_folder(folder, options, env.clock, real, once=once)
     return emit(env, outcome)
+
+
+@visualagent.command(context_settings=SETTINGS)
+@click.argument("folder", metavar="DIR", callback=text_value)
+@click.option("-o", "--output", "target", metavar="FILE", default="visualagent-session.yaml", show_default=True)
+@output_options
+@click.pass_obj
+def export(env: CliEnvironment, /, folder: str, target: str) -> int:
+    """Turn a served session (DIR's archived commands and their results) into a scenario file CI can replay.
+
+    \b
+    Examples:
+      visor visualagent export ./va -o scenarios/agent-session.yaml
+      visor run scenarios/agent-session.yaml --runtime sim
+    """
+    from visor.session.visualagent_export import export as write
+
+    return emit(env, write(folder, target))
