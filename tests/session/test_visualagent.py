@@ -208,3 +208,18 @@ def test_a_served_session_exports_to_a_scenario_that_runs_and_benchmarks_at_100(
     assert ran.exit_code == ExitCode.OK, ran.envelope.get("error")
     bench = cli_runner.run("benchmark", "session.yaml", "--runtime", "sim", "--runs", "3", "--output", "out")
     assert bench.data["determinismScore"] == 100
+
+
+def test_a_locked_screen_answers_screen_locked_but_still_takes_screenshots(cli_runner: Cli, tmp_path: Path) -> None:
+    drop(tmp_path / "va", "a", {"id": "tap", "type": "tap", "params": {"x": 540, "y": 800}})
+    drop(tmp_path / "va", "b", {"id": "shot", "type": "screenshot", "params": {}})
+    drop(tmp_path / "va", "c", {"id": "app", "type": "start_app", "params": {"package": "com.visor.demo"}})
+    served = cli_runner.run("visualagent", "serve", "va", "--runtime", "sim", "--once", "--locked")
+    assert served.data["served"]["errors"] == {"SCREEN_LOCKED": 2}
+    found = results(tmp_path / "va")
+    assert found["tap"]["error"] == {
+        "code": "SCREEN_LOCKED",
+        "message": "Cannot tap: screen is locked",
+        "details": "locked=true",
+    }
+    assert found["shot"]["status"] == "success"

@@ -44,6 +44,9 @@ class Key(enum.StrEnum):
     HOME = "home"
     APP_SWITCH = "app_switch"
     ENTER = "enter"
+    #: Lock the screen (the power button), and unlock it (wake and dismiss the lock screen).
+    LOCK = "lock"
+    UNLOCK = "unlock"
 
 
 class NativeActionName(enum.StrEnum):

@@ -29,12 +29,13 @@ def visualagent() -> None:
 @visualagent.command(context_settings=SETTINGS)
 @click.argument("folder", metavar="DIR", callback=text_value)
 @click.option("--once", is_flag=True, help="Process what is queued, then exit (for CI).")
+@click.option("--locked", is_flag=True, help="Lock the screen first (commands then answer SCREEN_LOCKED).")
 @device_options(scenario=False)
 @click.option("--capabilities", metavar="FILE|JSON", callback=capabilities_value, help="Appium capabilities.")
 @click.option("--seed", type=click.IntRange(min=0), callback=seed_value, help="Seed of the simulated app.")
 @output_options
 @click.pass_obj
-def serve(env: CliEnvironment, /, folder: str, once: bool, **values: Any) -> int:
+def serve(env: CliEnvironment, /, folder: str, once: bool, locked: bool, **values: Any) -> int:
     """Execute each command file dropped into DIR/commands/ on the device, once, and answer it in DIR/results/.
 
     Commands run by priority, then arrival; each result is written atomically, then the command moves to
@@ -53,7 +54,7 @@ def serve(env: CliEnvironment, /, folder: str, once: bool, **values: Any) -> int
     # Files are written and modified in real time: whether one is still being written, and how long to wait for
     # the next, are told by the real clock (the envelope and the results keep the command's clock).
     real = RealTime(lambda: time.time_ns() // 1000, lambda us: time.sleep(us / 1_000_000))
-    outcome = serve_folder(folder, options, env.clock, real, once=once)
+    outcome = serve_folder(folder, options, env.clock, real, once=once, locked=locked)
     return emit(env, outcome)
 
 

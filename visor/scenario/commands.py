@@ -208,6 +208,22 @@ class ActAppSwitchArgs(ActArgs):
     name: Literal["app_switch"]
 
 
+class ActLockArgs(ActArgs):
+    """Lock the screen (the power button). A visor addition."""
+
+    owner = "act lock"
+
+    name: Literal["lock"]
+
+
+class ActUnlockArgs(ActArgs):
+    """Wake the device and dismiss the lock screen. A visor addition."""
+
+    owner = "act unlock"
+
+    name: Literal["unlock"]
+
+
 class ActResetArgs(ActArgs):
     """Restart the app under test with a clean state."""
 
@@ -281,12 +297,14 @@ COMMANDS: dict[str, CommandSpec] = {
         _single("navigate", NavigateArgs),
         CommandSpec(
             "act",
-            "Helpers: type, back, home, app_switch, reset, drag, slider.",
+            "Helpers: type, back, home, app_switch, lock, unlock, reset, drag, slider.",
             {
                 "type": ActTypeArgs,
                 "back": ActBackArgs,
                 "home": ActHomeArgs,
                 "app_switch": ActAppSwitchArgs,
+                "lock": ActLockArgs,
+                "unlock": ActUnlockArgs,
                 "reset": ActResetArgs,
                 "drag": ActDragArgs,
                 "slider": ActSliderArgs,

@@ -163,6 +163,8 @@ class Executor:
             Refusal: the command failed or was refused (its code says which).
         """
         started = self.kernel.now_us()
+        if command.type != "screenshot" and self._locked():
+            raise Refusal("SCREEN_LOCKED", f"Cannot {command.type}: screen is locked", "locked=true")
         try:
             result = self.handlers[command.type](command)
         except InputRejected as exc:
@@ -175,6 +177,10 @@ class Executor:
         if command.timeout_ms is not None and took > command.timeout_ms:
             raise Refusal("TIMEOUT", f"the command took {took} ms, over its timeout_ms {command.timeout_ms}")
         return result
+
+    def _locked(self) -> bool:
+        """Return True when the lock screen is up (Android's keyguard, and the simulated phone's)."""
+        return any(":id/keyguard" in node.resource_id for node in self.kernel.observe(fresh=True).tree.nodes())
 
     def _integer(self, command: Command, *names: str) -> list[int]:
         missing = [name for name in names if name not in command.params]

@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from visor.actions.device import Key
 from visor.actions.observer import ObservingDevice
 from visor.clock import Clock
 from visor.errors import ExitCode, InputError, NextAction
@@ -154,12 +155,16 @@ def _log(folders: Folders, line: str) -> None:
         log.write(line + "\n")
 
 
-def serve_folder(root: str, options: ActionOptions, wall: Clock, real: RealTime, *, once: bool) -> Outcome:
-    """Open the device the options name and serve the folder on it (`visor visualagent serve`)."""
+def serve_folder(
+    root: str, options: ActionOptions, wall: Clock, real: RealTime, *, once: bool, locked: bool = False
+) -> Outcome:
+    """Open the device the options name (locked, with `locked`) and serve the folder on it."""
     folders = Folders(root)
     opened = open_for(options, options.seed or 0, wall, ScenarioDevice(capabilities=dict(options.capabilities)))
     try:
         kernel = ServeKernel(ObservingDevice.wrap(opened.device, opened.clock), opened.clock, POLL_US)
+        if locked:
+            kernel.press_key(Key.LOCK)
         tally = serve(folders, Executor(kernel, folders), wall, real, once=once)
     finally:
         opened.device.close()

@@ -199,3 +199,20 @@ def test_screenshot_shows_the_state() -> None:
     box = (error.left, error.top, error.right, error.bottom)
     reds = [p for p in after.crop(box).get_flattened_data() if p[0] > 150 and p[1] < 100]
     assert reds and not [p for p in before.crop(box).get_flattened_data() if p[0] > 150 and p[1] < 100]
+
+
+def test_the_lock_screen_covers_every_app_and_refuses_input_until_unlocked() -> None:
+    from visor.actions.device import InputRejected, Key
+
+    device = demo_device()
+    device.press_key(Key.LOCK)
+    tree = device.observe().tree
+    assert tree.package == "com.android.systemui"
+    assert [node.text for node in tree.nodes() if node.text] == ["9:00", "Locked"]
+    for refused in (lambda: device.open_url("demo://feed"), lambda: device.launch_app("com.visor.demo")):
+        with pytest.raises(InputRejected, match="the screen is locked"):
+            refused()
+    device.press_key(Key.HOME)  # keys other than unlock change nothing while locked
+    assert device.observe().tree.package == "com.android.systemui"
+    device.press_key(Key.UNLOCK)
+    assert device.observe().tree.package == "com.visor.demo"  # the app it was showing

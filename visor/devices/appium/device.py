@@ -214,7 +214,13 @@ class AppiumDevice:
         )
 
     def press_key(self, key: Key) -> None:
-        """Press a key: Android key codes; on iOS only home and enter exist."""
+        """Press a key: Android key codes; on iOS only home and enter exist; lock and unlock on both."""
+        if key is Key.LOCK:
+            self._call("lock the screen", lambda d: d.lock())
+            return
+        if key is Key.UNLOCK:
+            self._call("unlock the screen", lambda d: d.unlock())
+            return
         if self.info.platform == "ios":
             if key is Key.HOME:
                 self._call("press home", lambda d: d.execute_script("mobile: pressButton", {"name": "home"}))

@@ -28,7 +28,16 @@ from visor.actions.device import (
 )
 from visor.actions.kernel.targets import same_element
 from visor.clock import US_PER_MS, Clock
-from visor.devices.sim.layout import SIZE, Frame, Widget, WidgetKind, layout_app, layout_launcher, slider_track
+from visor.devices.sim.layout import (
+    SIZE,
+    Frame,
+    Widget,
+    WidgetKind,
+    layout_app,
+    layout_launcher,
+    layout_lock_screen,
+    slider_track,
+)
 from visor.devices.sim.model import AppModel, FieldElement, ListElement, SliderElement, TimelineElement
 from visor.devices.sim.render import render_png
 from visor.devices.sim.state import AppState, Host, scale_var
@@ -58,6 +67,8 @@ class SimDevice(Host):
         self, app: AppModel, *, clock: Clock, seed: int, installed: Sequence[AppModel] = (), name: str = "visor-sim"
     ) -> None:
         self.name = name
+        #: The lock screen is up: it shows over every app, takes no touch, and refuses typing, links and apps.
+        self.locked = False
         self.clock = clock
         self.rng = random.Random(seed)
         self.models = {model.app.id: model for model in [app, *installed]}
@@ -143,6 +154,7 @@ class SimDevice(Host):
 
     def type_text(self, text: str, into: Node | None = None) -> None:
         """Type into `into` (tapping it to focus it first), or the focused field of the foreground app."""
+        self._refuse_when_locked("type")
         if into is not None:
             self.tap(into.bounds.center_within(SIZE_RECT))
         app = self._app()
@@ -156,8 +168,12 @@ class SimDevice(Host):
         self.clock.sleep_us((TOUCH_MS + TYPE_MS_PER_CHAR * len(text)) * US_PER_MS)
 
     def press_key(self, key: Key) -> None:
-        """Press back, home, app switch or enter."""
+        """Press back, home, app switch or enter; lock or unlock the screen."""
         self.catch_up()
+        if key in (Key.LOCK, Key.UNLOCK) or self.locked:
+            self.locked = key is Key.LOCK or (self.locked and key is not Key.UNLOCK)
+            self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+            return
         app = self._app()
         if key is Key.BACK:
             if app is not None:
@@ -178,6 +194,7 @@ class SimDevice(Host):
 
     def open_url(self, url: str) -> None:
         """Open a deep link in the app that declares it."""
+        self._refuse_when_locked("open a link")
         self.catch_up()
         for app_id, model in self.models.items():
             for pattern, screen in model.deeplinks.items():
@@ -222,6 +239,7 @@ class SimDevice(Host):
 
     def launch_app(self, app_id: str) -> None:
         """Start an installed app, or bring it to the front where it was."""
+        self._refuse_when_locked("start an app")
         self.catch_up()
         self._installed(app_id)
         self._launch(app_id)
@@ -262,6 +280,9 @@ class SimDevice(Host):
     def frame(self) -> Frame:
         """Lay out what is on screen now."""
         self.catch_up()
+        if self.locked:
+            moment = self.clock.now()
+            return layout_lock_screen(f"{moment.hour}:{moment.minute:02d}")
         app = self._app()
         if app is not None:
             return layout_app(app)
@@ -276,6 +297,14 @@ class SimDevice(Host):
 
     def _app(self) -> AppState | None:
         return self.apps.get(self.foreground)
+
+    def _refuse_when_locked(self, what: str) -> None:
+        if self.locked:
+            raise InputRejected(
+                f"cannot {what}: the screen is locked",
+                likely_cause="The device was locked (act lock) and not unlocked since.",
+                next_step="Unlock it first (act unlock).",
+            )
 
     def _busy(self) -> bool:
         return self.busy_ms() > 0

@@ -47,6 +47,7 @@ __all__ = [
     "WidgetKind",
     "layout_app",
     "layout_launcher",
+    "layout_lock_screen",
     "slider_track",
     "timeline_ticks",
 ]
@@ -111,6 +112,26 @@ def _toast(text: str) -> Box:
     width = min(SIZE.width - 2 * MARGIN, 80 + 26 * len(text))
     left = (SIZE.width - width) // 2
     return box(WidgetKind.TOAST, partial(Node, "android.widget.Toast", Rect(left, 1600, left + width, 1720), text=text))
+
+
+#: The lock screen's package, as Android's own (system UI), and the resource id its elements carry.
+LOCK_PACKAGE = "com.android.systemui"
+
+
+def layout_lock_screen(clock: str) -> Frame:
+    """Lay out the lock screen: the time and how to unlock; nothing on it takes a touch."""
+    backdrop = partial(Node, "android.widget.FrameLayout", SCREEN, resource_id=f"{LOCK_PACKAGE}:id/keyguard_root")
+    root = Box(backdrop, partial(Widget, kind=WidgetKind.ROOT, style="launcher"))
+    for top, name, text, style in (
+        (480, "keyguard_clock", clock, "title"),
+        (640, "keyguard_message", "Locked", "body"),
+    ):
+        node = partial(
+            Node, "android.widget.TextView", Rect(MARGIN, top, SIZE.width - MARGIN, top + 96),
+            resource_id=f"{LOCK_PACKAGE}:id/{name}", text=text,
+        )  # fmt: skip
+        root.add(Box(node, partial(Widget, kind=WidgetKind.HEADING, style=style)))
+    return freeze(root, LOCK_PACKAGE)
 
 
 def layout_launcher(apps: Sequence[tuple[str, str, str]], *, title: str, cards: bool) -> Frame:
