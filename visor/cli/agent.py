@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -104,7 +108,30 @@ def mcp(env: CliEnvironment, /, **values: Any) -> int:
         seeded = f", seed {seed}" if session.device.info.capabilities.seeded else ""
         click.echo(f"visor mcp: serving {session.device.info.name}{seeded} on stdio", err=True)
     try:
-        serve_stdio(session)
+        with _sigint_interrupts():
+            serve_stdio(session)
     finally:
         session.close()
     return ExitCode.OK
+
+
+@contextlib.contextmanager
+def _sigint_interrupts() -> Iterator[None]:
+    """Let Ctrl-C interrupt the server as everywhere else, never become a quiet shutdown.
+
+    asyncio replaces Python's own SIGINT handler with one that cancels its main task, and a server that ends
+    cancelled returns normally: the interruption would be lost (exit 0, no INTERRUPTED envelope). With a handler
+    of visor's own in place, asyncio leaves SIGINT alone.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt(signal.SIGINT)
+
+    previous = signal.signal(signal.SIGINT, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
