@@ -33,9 +33,10 @@ class Signals:
     it (`visor.errors.stopping_signal`). Handlers can only be installed from the main thread; elsewhere
     (a test runner's worker thread) nothing changes.
 
-    SIGINT keeps Python's own handler (asyncio, under `visor mcp`, relies on it), restored when visor inherited
-    SIGINT ignored: a shell starts background jobs that way, and visor must still stop cleanly when a CI runner
-    or a test sends it SIGINT. An inherited ignored SIGHUP stays ignored: that is what `nohup` asks for.
+    SIGINT keeps Python's own handler (`visor mcp` puts one of its own around its asyncio server, so that asyncio
+    cannot turn Ctrl-C into a quiet cancellation), restored when visor inherited SIGINT ignored: a shell starts
+    background jobs that way, and visor must still stop cleanly when a CI runner or a test sends it SIGINT. An
+    inherited ignored SIGHUP stays ignored: that is what `nohup` asks for.
     """
 
     def __init__(self) -> None:
