@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -223,3 +227,40 @@ def test_a_locked_screen_answers_screen_locked_but_still_takes_screenshots(cli_r
         "details": "locked=true",
     }
     assert found["shot"]["status"] == "success"
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_stops_serving_between_commands_never_in_one(tmp_path: Path, stop: signal.Signals) -> None:
+    """Every command answered is archived, every command queued has no answer: nothing is lost or run twice."""
+    va = tmp_path / "va"
+    for number in range(3000):
+        drop(va, f"c{number:04d}", {"id": f"c{number:04d}", "type": "tap", "params": {"x": 540, "y": 800}})
+    process = subprocess.Popen(
+        [sys.executable, "-m", "visor", "visualagent", "serve", str(va), "--runtime", "sim"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while len(list((va / "results").glob("*.json"))) < 50:
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.01)
+    process.send_signal(stop)
+    stdout, _ = process.communicate(timeout=60)
+    assert process.returncode == 128 + stop
+    assert json.loads(stdout)["error"]["code"] == "INTERRUPTED"
+    answered = {p.name.removesuffix("_result.json") for p in (va / "results").glob("*.json")}
+    archived = {p.stem for p in (va / "commands" / "archive").glob("*.json")}
+    queued = {p.stem for p in (va / "commands").glob("*.json")}
+    assert answered == archived and not answered & queued and len(answered | queued) == 3000
+
+
+def test_a_stop_signal_waits_for_the_command_in_flight() -> None:
+    from visor.session.visualagent_serve import _command_in_flight
+
+    finished = False
+    with pytest.raises(KeyboardInterrupt), _command_in_flight():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)  # the signal is pending, not delivered: the command goes on
+        finished = True
+    assert finished  # and only then was the interruption raised

@@ -1,5 +1,8 @@
 """The serving loop of the VisualAgent protocol: find queued commands, run each once, answer, archive.
 
+Ctrl-C, SIGTERM and SIGHUP stop serving between two commands, never in the middle of one: the command in flight
+is answered and archived first.
+
 Order: `priority` (lower first), then the file's modification time, then its name. A command is archived only
 after its result is written, so a crash in between leaves it queued with its result: the next start archives
 it without running it again (the duplicate rule), and a command with no result yet runs exactly once.
@@ -10,7 +13,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Callable
+import signal
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from visor.actions.device import Key
@@ -76,10 +81,32 @@ def serve(folders: Folders, executor: Executor, clock: Clock, real: RealTime, *,
     while True:
         queue = sorted((item for item in _queued(folders, real.now_us) if item.read is not None), key=Queued.order)
         for item in queue:
-            _answer(item, folders, executor, clock, tally)
+            with _command_in_flight():
+                _answer(item, folders, executor, clock, tally)
         if once and not _files(folders):
             return tally
         real.sleep_us(POLL_US)
+
+
+#: Signals that stop serving: they wait until the command in flight is answered and archived.
+_STOPS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
+@contextlib.contextmanager
+def _command_in_flight() -> Iterator[None]:
+    """Hold Ctrl-C, SIGTERM and SIGHUP while a command runs: it is answered and archived, then serving stops.
+
+    A signal that arrives meanwhile is delivered when the block ends, between two commands (the step watchdog's
+    SIGALRM is not held: a command that hangs is still stopped).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _files(folders: Folders) -> list[str]:
