@@ -25,13 +25,15 @@ class UnsafePath(Exception):
     """A path that would leave its folder, pass through a symbolic link, or name a folder."""
 
 
-def write_atomic(path: str, data: bytes) -> None:
-    """Write `data` to `path` through a temporary file renamed over it.
+def write_atomic(path: str, data: bytes, *, make_folders: bool = False) -> None:
+    """Write `data` to `path` through a temporary file renamed over it (creating its folders with `make_folders`).
 
     Raises:
-        OSError: the folder cannot be written (permissions, a full disk).
+        OSError: the folder cannot be created or written (permissions, a full disk).
     """
     folder, name = os.path.split(path)
+    if make_folders and folder:
+        os.makedirs(folder, exist_ok=True)
     folder_fd = os.open(folder or ".", _DIRECTORY)
     try:
         _replace_in(folder_fd, name, data)

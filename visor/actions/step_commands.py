@@ -57,6 +57,8 @@ SCROLL_MS = 300
 SLIDER_INSET = 24
 #: The class names (their last part) of sliders on Android and iOS.
 SLIDER_CLASSES = ("SeekBar", "Slider", "RatingBar", "XCUIElementTypeSlider")
+#: Where a slider's thumb is taken to be when `startValue` does not say (upstream's default).
+SLIDER_START_VALUE = 0.5
 #: How far (a fraction of its range) a slider may end from the value asked for: a thumb snaps to its steps.
 SLIDER_TOLERANCE = 0.05
 
@@ -206,7 +208,7 @@ def act_slider(args: ActSliderArgs, ctx: ActionContext) -> SliderDetails:
     inset = min(SLIDER_INSET, bounds.width // 10)
     left, right = bounds.left + inset, bounds.right - inset - 1
     y = bounds.center.y
-    start_value = 0.5 if args.start_value is None else args.start_value
+    start_value = SLIDER_START_VALUE if args.start_value is None else args.start_value
     start = Point(round(left + start_value * (right - left)), y)
     end = Point(round(left + args.value * (right - left)), y)
     ctx.gesture([[PathPoint(start.x, y, 0), PathPoint(end.x, y, DRAG_MS)]])

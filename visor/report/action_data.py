@@ -13,17 +13,22 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from visor.actions.device import DeviceInfo
+from visor.actions.step_commands import SLIDER_START_VALUE
+from visor.actions.step_context import DEFAULT_POLL_US
+from visor.clock import us_to_ms
 from visor.engine.events import RunFinished
 from visor.engine.results import StepResult
+from visor.engine.runner import DEFAULT_WAIT_TIMEOUT_MS
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, NextAction
 from visor.report.envelope import Outcome
+from visor.scenario.commands import ScrollArgs
+from visor.ui.images import png_size
 
 #: The app map's part of `data` (the app map is its own issue; until then it is never used).
 NO_MAP = {"enabled": False, "used": False, "updated": False, "repaired": False, "repairs": []}
-DEFAULT_WAIT_TIMEOUT_MS = 5000
-DEFAULT_POLL_MS = 250
-DEFAULT_SCROLL_PERCENT = 70
-DEFAULT_START_VALUE = 0.5
+#: The defaults a step applied when the flags left them out, from where they are defined.
+DEFAULT_POLL_MS = us_to_ms(DEFAULT_POLL_US)
+DEFAULT_SCROLL_PERCENT = ScrollArgs.model_fields["percent"].default
 
 
 def action_outcome(
@@ -71,9 +76,14 @@ def _error(command: str, step: StepResult) -> ErrorInfo:
     )
 
 
+def whole(value: Any) -> Any:
+    """Show a whole number typed as a float (click reads `--x 540` as 540.0, a model dumps 100.0) as an int."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 def _plain(args: dict[str, Any]) -> dict[str, Any]:
-    """Show whole numbers as integers (`"ms": 100`, not 100.0), as they were typed."""
-    return {key: int(v) if isinstance(v, float) and v.is_integer() else v for key, v in args.items()}
+    """Show an action's whole numbers as integers (`"ms": 100`, not 100.0), as they were typed."""
+    return {key: whole(value) for key, value in args.items()}
 
 
 def _given(step: StepResult, requested: Mapping[str, Any]) -> dict[str, Any]:
@@ -98,7 +108,7 @@ def _act(step: StepResult, requested: Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(start, list) and isinstance(end, list):
             return {"name": name, "startX": start[0], "startY": start[1], "endX": end[0], "endY": end[1]}
     if name == "slider":
-        return {**given, "startValue": given.get("startValue", DEFAULT_START_VALUE)}
+        return {**given, "startValue": given.get("startValue", SLIDER_START_VALUE)}
     return given
 
 
@@ -144,12 +154,10 @@ def _navigate(step: StepResult, requested: Mapping[str, Any]) -> dict[str, Any]:
 def _png_size(path: str) -> dict[str, int | None]:
     try:
         with open(path, "rb") as file:
-            head = file.read(24)
+            size = png_size(file.read(24))
     except OSError:
-        head = b""
-    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n":
-        return {"width": None, "height": None}
-    return {"width": int.from_bytes(head[16:20], "big"), "height": int.from_bytes(head[20:24], "big")}
+        size = None
+    return {"width": None, "height": None} if size is None else {"width": size.width, "height": size.height}
 
 
 def _size(path: str) -> int | None:

@@ -79,7 +79,11 @@ def send_action(
         "options": wire,
         "timeout_ms": timeout_ms,
     }
-    reply = ask(paths, request, timeout_ms / 1000)
+    return _outcome(ask(paths, request, timeout_ms / 1000))
+
+
+def _outcome(reply: Mapping[str, Any]) -> Outcome:
+    """Return the outcome a daemon's reply carries."""
     if "outcome" not in reply:
         raise TargetError(f"the visor daemon refused the request: {reply.get('error')}")
     return outcome_from_wire(reply["outcome"])
@@ -217,11 +221,6 @@ def _pid(paths: DaemonPaths) -> int | None:
 
 def send_run(paths: DaemonPaths, scenario: str, options: Mapping[str, Any], ids: IdSource) -> Outcome:
     """Run a scenario file through the daemon (on its warm session where sessions are expensive to start)."""
-    wire = dict(options) | {"output": os.path.abspath(str(options.get("output") or "artifacts"))}
-    if isinstance(wire.get("app"), str) and os.path.isfile(wire["app"]):
-        wire["app"] = os.path.abspath(wire["app"])
+    wire = absolute(dict(options) | {"output": options.get("output") or "artifacts"})
     request = {"id": ids.new_id("req"), "type": "scenario", "path": os.path.abspath(scenario), "options": wire}
-    reply = ask(paths, request | {"timeout_ms": 3_600_000}, 3600.0)
-    if "outcome" not in reply:
-        raise TargetError(f"the visor daemon refused the request: {reply.get('error')}")
-    return outcome_from_wire(reply["outcome"])
+    return _outcome(ask(paths, request | {"timeout_ms": 3_600_000}, 3600.0))

@@ -22,7 +22,7 @@ from visor.clock import Clock, IdSource
 from visor.engine.runner import RunContext, RunSettings, resolve_settings, run_scenario
 from visor.errors import InputError, VisorError
 from visor.files import write_atomic
-from visor.report.action_data import action_outcome
+from visor.report.action_data import action_outcome, whole
 from visor.report.envelope import Outcome
 from visor.scenario.commands import COMMANDS
 from visor.scenario.document import Document
@@ -129,7 +129,7 @@ def build_steps(
     Raises:
         InputError: a flag does not apply to this action.
     """
-    given = {key: _plain(value) for key, value in flags.items() if value is not None and value is not False}
+    given = {key: whole(value) for key, value in flags.items() if value is not None and value is not False}
     wait_for = given.pop("wait-for", None)
     poll = given.pop("poll-ms", None) if command != "wait" else None
     if poll is not None and wait_for is None:
@@ -140,7 +140,7 @@ def build_steps(
         )
     path = given.pop("path", None)
     args = {_argument(key): value for key, value in given.items()}
-    timeout = None if options.timeout_ms is None else _plain(options.timeout_ms)
+    timeout = None if options.timeout_ms is None else whole(options.timeout_ms)
     if command == "wait" and timeout is not None:
         args["timeout"] = timeout
     if command in DEFAULT_LABELS:
@@ -156,11 +156,6 @@ def build_steps(
             wait["pollMs"] = poll
         steps.append({"id": "wait-for", "command": "wait", "args": wait})
     return steps, path
-
-
-def _plain(value: Any) -> Any:
-    """Return a whole number typed as a float (click reads `--x 540` as 540.0) as an int, as it was written."""
-    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def _argument(flag: str) -> str:
@@ -232,8 +227,7 @@ class DirectSink:
         chosen = self.path if self.path is not None and not label.endswith("-failure") else None
         target = os.path.abspath(chosen or os.path.join(self.output, f"{label}.{suffix}"))
         try:
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            write_atomic(target, data)
+            write_atomic(target, data, make_folders=True)
         except (OSError, ValueError) as exc:
             raise InputError(
                 f"cannot write {target}: {exc}",

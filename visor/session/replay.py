@@ -64,8 +64,7 @@ def export(root: str, name: str, params: Mapping[str, str], target: str) -> dict
         text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
     path = os.path.abspath(target)
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        write_atomic(path, text.encode("utf-8"))
+        write_atomic(path, text.encode("utf-8"), make_folders=True)
     except OSError as exc:
         raise InputError(f"cannot write {path}: {exc}", next_step="Export to a folder you can write to.") from None
     return {"exported": path, "steps": len(scenario.steps)}

@@ -47,8 +47,7 @@ def export(root: str, target: str) -> Outcome:
     data["steps"], data["assertions"] = steps, []
     _valid(data, target)
     path = os.path.abspath(target)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    write_atomic(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode("utf-8"))
+    write_atomic(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode("utf-8"), make_folders=True)
     summary = {"exported": path, "steps": len(steps), "skipped_failed": skipped, "dir": folders.root}
     return Outcome("ok", NextAction.RUN, summary, ExitCode.OK, None, (path,))
 

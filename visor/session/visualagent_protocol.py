@@ -180,7 +180,8 @@ class Executor:
 
     def _locked(self) -> bool:
         """Return True when the lock screen is up (Android's keyguard, and the simulated phone's)."""
-        return any(":id/keyguard" in node.resource_id for node in self.kernel.observe(fresh=True).tree.nodes())
+        # The kernel's observation: new after every input, reused while nothing can have changed the screen.
+        return any(":id/keyguard" in node.resource_id for node in self.kernel.observe().tree.nodes())
 
     def _integer(self, command: Command, *names: str) -> list[int]:
         missing = [name for name in names if name not in command.params]
@@ -254,8 +255,7 @@ class Executor:
         target = self.folders.local(shown)
         data = self.kernel.screenshot()
         try:
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            write_atomic(target, data)
+            write_atomic(target, data, make_folders=True)
         except OSError as exc:
             raise Refusal("PERMISSION_DENIED", f"cannot write {shown}: {exc.strerror}") from None
         return {"path": named or target, "size_bytes": len(data)}

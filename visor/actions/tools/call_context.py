@@ -20,6 +20,7 @@ from visor.actions.kernel.memory import AgentState
 from visor.actions.tools.result import ToolCode, ToolProblem
 from visor.clock import Clock, ms_to_us
 from visor.errors import InputError, VisorError
+from visor.ui.images import png_size
 
 T = TypeVar("T")
 
@@ -70,8 +71,8 @@ class ToolContext(Kernel):
         if self.state.pixel_scale is None:
             scale = 1.0
             if self.info.platform == "ios":
-                width = _png_width(self.screenshot())
-                scale = width / self.size.width if width else 1.0
+                shot = png_size(self.screenshot())
+                scale = shot.width / self.size.width if shot is not None and shot.width else 1.0
             self.state.pixel_scale = scale
         return self.state.pixel_scale
 
@@ -104,10 +105,3 @@ class ToolContext(Kernel):
     def _busy(self, waited_us: int) -> NoReturn:
         budget = self.settings.idle_budget_ms
         raise ToolProblem(ToolCode.BUSY, f"the app stayed busy for more than {budget:g} ms; no input was sent")
-
-
-def _png_width(data: bytes) -> int:
-    """Return a PNG's width from its header (0 when it is not a PNG)."""
-    if len(data) < 24 or data[:8] != b"\x89PNG\r\n\x1a\n":
-        return 0
-    return int.from_bytes(data[16:20], "big")
