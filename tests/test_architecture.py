@@ -201,7 +201,12 @@ def test_the_front_end_rules_see_imports() -> None:
 REPEATS_BY_CONVENTION = {
     "schema.py": {"scenario/schema.py", "cli/schema.py"},
     "validate.py": {"scenario/validate.py", "cli/validate.py"},
-    "device.py": {"actions/device.py", "devices/sim/device.py", "devices/appium/device.py"},
+    "device.py": {
+        "actions/device.py",
+        "devices/sim/device.py",
+        "devices/appium/device.py",
+        "devices/visualagent/device.py",
+    },
 }
 
 

@@ -105,6 +105,9 @@ class Capabilities:
     expensive_sessions: bool = False
     #: The device's behaviour is drawn from its seed: the same seed and inputs replay the same session.
     seeded: bool = False
+    #: The device shows its UI tree (page source). Without it, `observe()` returns an empty tree: steps that
+    #: need elements are refused before a run starts, and screens are fingerprinted from their screenshots.
+    ui_tree: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -189,7 +189,8 @@ def device_options(*, scenario: bool) -> Callable[[F], F]:
         click.option(
             "--runtime",
             type=click.Choice(RUNTIMES),
-            help=f"Where to run: the simulated device or Appium (default: {config}{DEFAULT_RUNTIME}).",
+            help=f"Where to run: the simulated device, Appium, or an agent serving the VisualAgent protocol "
+            f"(default: {config}{DEFAULT_RUNTIME}).",
         ),
         click.option(
             "--app",
@@ -223,6 +224,18 @@ def device_options(*, scenario: bool) -> Callable[[F], F]:
             type=click.Choice(["android", "ios"]),
             help="Platform, when no local device tells it (a remote server, a device farm).",
         ),
+        click.option(
+            "--visualagent-dir",
+            metavar="DIR",
+            callback=text_value,
+            help="The folder a VisualAgent agent serves (visualagent runtime; with --adb-serial, on the phone).",
+        ),
+        click.option(
+            "--adb-serial",
+            metavar="SERIAL",
+            callback=text_value,
+            help="The phone whose /sdcard/VisualAgent/ folder is used, through adb (visualagent).",
+        ),
     )
 
     def add(function: F) -> F:
@@ -235,7 +248,7 @@ def device_options(*, scenario: bool) -> Callable[[F], F]:
 
 def device_values(values: dict[str, Any]) -> dict[str, Any]:
     """Take the device options' values out of a command's (for `DeviceOptions` and what extends it)."""
-    names = ("runtime", "app", "server_url", "device", "app_id", "attach", "platform")
+    names = ("runtime", "app", "server_url", "device", "app_id", "attach", "platform", "visualagent_dir", "adb_serial")
     return {name: values.pop(name) for name in names}
 
 

@@ -27,25 +27,31 @@ def visualagent() -> None:
 
 
 @visualagent.command(context_settings=SETTINGS)
-@click.argument("folder", metavar="DIR", callback=text_value)
+@click.argument("folder", metavar="[DIR]", required=False, callback=text_value)
 @click.option("--once", is_flag=True, help="Process what is queued, then exit (for CI).")
 @click.option("--locked", is_flag=True, help="Lock the screen first (commands then answer SCREEN_LOCKED).")
+@click.option(
+    "--cold-start", is_flag=True, help="start_app stops the app first: it starts from its first screen, every time."
+)
 @device_options(scenario=False)
 @click.option("--capabilities", metavar="FILE|JSON", callback=capabilities_value, help="Appium capabilities.")
 @click.option("--seed", type=click.IntRange(min=0), callback=seed_value, help="Seed of the simulated app.")
 @output_options
 @click.pass_obj
-def serve(env: CliEnvironment, /, folder: str, once: bool, locked: bool, **values: Any) -> int:
+def serve(env: CliEnvironment, /, folder: str | None, once: bool, locked: bool, cold_start: bool, **values: Any) -> int:
     """Execute each command file dropped into DIR/commands/ on the device, once, and answer it in DIR/results/.
 
     Commands run by priority, then arrival; each result is written atomically, then the command moves to
-    DIR/commands/archive/. Without --once it keeps serving until Ctrl-C (a command cut short runs again on the
-    next start, since it has no result yet). docs/visualagent.md describes the protocol as visor serves it.
+    DIR/commands/archive/. Without --once it keeps serving until Ctrl-C or SIGTERM, finishing the command in
+    flight first. With --adb-serial it serves the phone's /sdcard/VisualAgent/ (or --visualagent-dir) through
+    adb, mirrored in DIR (default .visor/visualagent/SERIAL), on that phone. docs/visualagent.md describes the
+    protocol as visor serves it.
 
     \b
     Examples:
       visor visualagent serve ./va --runtime sim --once
       visor visualagent serve ./va --runtime appium --app-id com.example.app
+      visor visualagent serve --adb-serial emulator-5554 --runtime appium
     """
     from visor.session.action_options import ActionOptions
     from visor.session.visualagent_serve import RealTime, serve_folder
@@ -54,7 +60,7 @@ def serve(env: CliEnvironment, /, folder: str, once: bool, locked: bool, **value
     # Files are written and modified in real time: whether one is still being written, and how long to wait for
     # the next, are told by the real clock (the envelope and the results keep the command's clock).
     real = RealTime(lambda: time.time_ns() // 1000, lambda us: time.sleep(us / 1_000_000))
-    outcome = serve_folder(folder, options, env.clock, real, once=once, locked=locked)
+    outcome = serve_folder(folder, options, env.clock, real, once=once, locked=locked, cold_start=cold_start)
     return emit(env, outcome)
 
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from visor.actions.device import Device
     from visor.clock import Clock
 
-RUNTIMES = ("sim", "appium", "local")
+RUNTIMES = ("sim", "appium", "local", "visualagent")
 #: Upstream's default when neither --runtime nor config.runtime says otherwise.
 DEFAULT_RUNTIME = "appium"
 
@@ -36,6 +36,14 @@ class AppiumRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class VisualAgentRequest:
+    """Where the `visualagent` runtime finds the folder an agent serves: a local one, or a phone's (adb)."""
+
+    folder: str | None = None
+    adb_serial: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class DeviceRequest:
     """What a run needs from its device."""
 
@@ -46,6 +54,9 @@ class DeviceRequest:
     #: The clock a runtime with virtual time (`capabilities.virtual_time`) keeps; the others use the wall's.
     clock: Clock
     appium: AppiumRequest = field(default_factory=AppiumRequest)
+    visualagent: VisualAgentRequest = field(default_factory=VisualAgentRequest)
+    #: The wall clock, for a runtime that waits on real files (`visualagent`).
+    wall: Clock | None = None
 
 
 def choose_runtime(option: str | None, config: str | None) -> str:
@@ -69,6 +80,8 @@ def open_device(request: DeviceRequest) -> Device:
     """
     if request.runtime in ("sim", "local"):
         return open_sim(request)
+    if request.runtime == "visualagent":
+        return open_visualagent(request)
     return open_appium(request)
 
 
@@ -87,6 +100,30 @@ def open_sim(request: DeviceRequest) -> Device:
     installed = [other for other in others if other.app.id != model.app.id]
     name = "local" if request.runtime == "local" else "visor-sim"
     return SimDevice(model, clock=request.clock, seed=request.seed, installed=installed, name=name)
+
+
+def open_visualagent(request: DeviceRequest) -> Device:
+    """Reach the agent serving a folder (local, or a phone's through adb) and take a first screenshot."""
+    from visor.devices.visualagent.device import VisualAgentDevice
+    from visor.devices.visualagent.mailbox import DEVICE_ROOT, LocalMailbox, Mailbox, PhoneMailbox
+
+    ask = request.visualagent
+    mailbox: Mailbox
+    if ask.adb_serial is not None:
+        from visor.devices.visualagent.adb import Adb
+
+        mailbox = PhoneMailbox(Adb(ask.adb_serial), ask.folder or DEVICE_ROOT)
+    elif ask.folder is not None:
+        mailbox = LocalMailbox(ask.folder)
+    else:
+        raise InputError(
+            "the visualagent runtime needs the folder an agent serves",
+            likely_cause="Neither --visualagent-dir nor --adb-serial was given.",
+            next_step="Pass --visualagent-dir DIR (a local folder, e.g. one `visor visualagent serve DIR` serves) "
+            "or --adb-serial SERIAL (the phone whose /sdcard/VisualAgent/ the VisualAgent app serves).",
+        )
+    assert request.wall is not None, "the visualagent runtime waits on real files: it needs the wall clock"
+    return VisualAgentDevice(mailbox, request.wall, platform=request.appium.platform or "android")
 
 
 def open_appium(request: DeviceRequest) -> Device:

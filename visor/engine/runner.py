@@ -41,6 +41,7 @@ from visor.scenario.scenario import Scenario, Step
 from visor.scenario.selectors import parse_selector
 from visor.scenario.tools.definitions import is_tool
 from visor.ui.fingerprint import fingerprint
+from visor.ui.images import image_fingerprint
 from visor.ui.query import QueryError
 from visor.watchdog import GRACE_VARIABLE, NoWatchdog, StepOverrun, Watchdog
 
@@ -314,8 +315,7 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext) -> StepRes
         # Looking at the screen afterwards gets the step's own timeout: a device that hangs here is stopped too.
         with context.watchdog.guard(settings.timeout_us):
             observation = context.device.observe()
-            mask = _masked(observation, settings.mask, context.device.info.platform)
-            details["screen"] = fingerprint(observation.tree, mask)
+            details["screen"] = _screen(context.device, observation, settings.mask)
             if settings.capture == "steps" or (error is not None and settings.capture == "failures"):
                 details.update(_evidence(step, ctx, observation, details, failed=error is not None))
     except StepOverrun as overrun:
@@ -333,6 +333,13 @@ def _overrun(step: Step, budget_us: int, overrun: StepOverrun) -> ErrorInfo:
         next_step="Check the device and the server (visor doctor). If it recurs, report it with the run's "
         f"artifacts; {GRACE_VARIABLE} sets how long past its budget a step may run.",
     )
+
+
+def _screen(device: Device, observation: Observation, mask: tuple[str, ...]) -> str:
+    """Return the fingerprint of the screen a step ended on: its tree's, else its screenshot's (see ui/images)."""
+    if not device.info.capabilities.ui_tree:
+        return image_fingerprint(device.screenshot())
+    return fingerprint(observation.tree, _masked(observation, mask, device.info.platform))
 
 
 def _masked(observation: Observation, mask: tuple[str, ...], platform: str) -> set[int]:
@@ -366,9 +373,14 @@ def _keep_screen(
     observation: Observation,
     kept: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Save a screenshot and the page source of a screen; `kept` names files already saved of it, by kind."""
+    """Save a screenshot and the page source of a screen; `kept` names files already saved of it, by kind.
+
+    A device that shows no UI tree has no page source to keep: its screenshot is the evidence.
+    """
     kept = kept or {}
     shot = kept.get("screenshot") or sink.save(number, label, "screenshot", device.screenshot())
+    if not device.info.capabilities.ui_tree:
+        return {"screenshot": {"path": shot}}
     source = kept.get("source") or sink.save(number, label, "source", observation.xml.encode("utf-8"))
     return {"screenshot": {"path": shot}, "source": {"path": source}}
 

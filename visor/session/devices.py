@@ -15,7 +15,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from visor.clock import Clock, VirtualClock
-from visor.devices.factory import DEFAULT_RUNTIME, RUNTIMES, AppiumRequest, DeviceRequest, choose_runtime, open_device
+from visor.devices.factory import (
+    DEFAULT_RUNTIME,
+    RUNTIMES,
+    AppiumRequest,
+    DeviceRequest,
+    VisualAgentRequest,
+    choose_runtime,
+    open_device,
+)
 
 if TYPE_CHECKING:
     from visor.actions.device import Device
@@ -47,6 +55,10 @@ class DeviceOptions:
     attach: bool = False
     #: The platform, when no local device tells it (a remote server, a device farm).
     platform: str | None = None
+    #: The folder an agent serves (the `visualagent` runtime); with `adb_serial`, a folder on that phone.
+    visualagent_dir: str | None = None
+    #: The phone whose VisualAgent folder is used (the `visualagent` runtime, and `visualagent serve`).
+    adb_serial: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +104,8 @@ def open_for(options: DeviceOptions, seed: int, wall: Clock, scenario: ScenarioD
         seed=seed,
         clock=virtual,
         appium=appium,
+        visualagent=VisualAgentRequest(options.visualagent_dir, options.adb_serial),
+        wall=wall,
     )
     device = open_device(request)
     return OpenedDevice(device, virtual if device.info.capabilities.virtual_time else wall)

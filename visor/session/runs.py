@@ -15,6 +15,8 @@ from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol
 
+from visor.actions.device import DeviceInfo
+from visor.actions.tree_free import tree_uses
 from visor.clock import Clock, IdSource
 from visor.devices.factory import scenario_folder
 from visor.engine.events import Event, RunFinished
@@ -151,9 +153,10 @@ def attempt(
     opened = shared or open_for(prepared.options, settings.effective_seed, env.wall, prepared.device())
     held = shared is not None or (keep and opened.device.info.capabilities.expensive_sessions)
     try:
+        refuse_tree_uses(prepared.scenario, opened.device.info)
         store = ArtifactStore(prepared.output, run_id, scenario_folder(prepared.scenario.source))
         writer = ReportWriter(store)
-    except BaseException:  # an unwritable folder, or a signal: the session must not outlive the command
+    except BaseException:  # a refusal, an unwritable folder, a signal: the session must not outlive the command
         if shared is None:
             with contextlib.suppress(KeyboardInterrupt):
                 opened.device.close()
@@ -170,6 +173,27 @@ def attempt(
                 opened.device.close()
             writer.close()
     return Attempt(final, store.written, opened if held else None)
+
+
+def refuse_tree_uses(scenario: Scenario, info: DeviceInfo) -> None:
+    """Refuse, before any step runs, a scenario that needs a UI tree the device does not show.
+
+    Raises:
+        InputError: naming every step and assertion that needs the tree.
+    """
+    if info.capabilities.ui_tree:
+        return
+    needs = tree_uses(scenario)
+    if needs:
+        raise InputError(
+            f"{len(needs)} part(s) of the scenario need a UI tree, which the {info.runtime} runtime does not show: "
+            + "; ".join(needs),
+            likely_cause=f"The {info.runtime} runtime can only tap and drag at points, type into the focused "
+            "field, start apps, wait and take screenshots.",
+            next_step="Use coordinates (tap x/y, act drag) and waits in ms, and drop assertions on elements; or "
+            "run the scenario on a runtime that reads the page source (sim, appium).",
+            details={"needs_ui_tree": needs},
+        )
 
 
 def drive(events: Generator[Event, None, None], handlers: Sequence[Handler]) -> RunFinished:

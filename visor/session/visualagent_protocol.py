@@ -23,13 +23,12 @@ from typing import Any
 from visor.actions.device import InputRejected
 from visor.actions.kernel.context import Kernel
 from visor.clock import Clock, isoformat, ms_to_us, us_to_ms
+from visor.devices.visualagent.mailbox import ARCHIVE, COMMANDS, DEVICE_ROOT, RESULTS, result_name
 from visor.errors import InputError, VisorError
 from visor.files import write_atomic
 from visor.ui.geometry import Point
 
 TYPES = ("screenshot", "tap", "swipe", "input", "start_app")
-#: The spec's own device folder: paths under it name the served folder.
-DEVICE_ROOT = "/sdcard/VisualAgent/"
 #: How long a file that does not parse must stay unchanged before it is answered as malformed (µs).
 SETTLED_US = 500_000
 DEFAULT_SWIPE_MS = 300
@@ -61,11 +60,13 @@ class Command:
 class Folders:
     """The served folder's layout (spec 000: commands/, commands/archive/, results/)."""
 
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, device_root: str = DEVICE_ROOT) -> None:
         self.root = os.path.abspath(root)
-        self.commands = os.path.join(self.root, "commands")
-        self.archive = os.path.join(self.commands, "archive")
-        self.results = os.path.join(self.root, "results")
+        #: The folder's path on the phone: paths under it name this folder.
+        self.device_root = device_root.rstrip("/") + "/"
+        self.commands = os.path.join(self.root, COMMANDS)
+        self.archive = os.path.join(self.root, ARCHIVE)
+        self.results = os.path.join(self.root, RESULTS)
         self.log = os.path.join(self.root, "serve.log")
 
     def create(self) -> None:
@@ -75,7 +76,7 @@ class Folders:
 
     def result(self, command_id: str) -> str:
         """Return where a command's result goes."""
-        return os.path.join(self.results, f"{command_id}_result.json")
+        return os.path.join(self.results, result_name(command_id))
 
     def local(self, path: str) -> str:
         """Map a path an agent names (relative to the folder, or under the spec's device folder) to a local one.
@@ -83,9 +84,10 @@ class Folders:
         Raises:
             Refusal: PERMISSION_DENIED for a path outside the served folder.
         """
-        relative = path[len(DEVICE_ROOT) :] if path.startswith(DEVICE_ROOT) else path
+        on_phone = path.startswith(self.device_root)
+        relative = path[len(self.device_root) :] if on_phone else path
         target = os.path.normpath(os.path.join(self.root, relative))
-        outside = os.path.isabs(relative) and not path.startswith(DEVICE_ROOT)
+        outside = os.path.isabs(relative) and not on_phone
         if outside or os.path.commonpath([target, self.root]) != self.root:
             raise Refusal("PERMISSION_DENIED", f"{path} is outside the served folder {self.root}")
         return target
@@ -145,9 +147,12 @@ def _integer(value: object) -> bool:
 class Executor:
     """Runs commands on a device through the action kernel, in the spec's vocabulary."""
 
-    def __init__(self, kernel: Kernel, folders: Folders) -> None:
+    def __init__(self, kernel: Kernel, folders: Folders, *, cold_start: bool = False) -> None:
         self.kernel = kernel
         self.folders = folders
+        #: `start_app` stops the app first, so it starts from its first screen (as `am start -S`).
+        self.cold_start = cold_start
+        self._written: list[str] = []
         self.handlers: dict[str, Callable[[Command], dict[str, Any]]] = {
             "screenshot": self.screenshot,
             "tap": self.tap,
@@ -156,12 +161,13 @@ class Executor:
             "start_app": self.start_app,
         }
 
-    def run(self, command: Command) -> dict[str, Any]:
-        """Execute one command; return its result data.
+    def run(self, command: Command, written: list[str] | None = None) -> dict[str, Any]:
+        """Execute one command; return its result data (and add the files it wrote, a screenshot, to `written`).
 
         Raises:
             Refusal: the command failed or was refused (its code says which).
         """
+        self._written = written if written is not None else []
         started = self.kernel.now_us()
         if command.type != "screenshot" and self._locked():
             raise Refusal("SCREEN_LOCKED", f"Cannot {command.type}: screen is locked", "locked=true")
@@ -243,6 +249,8 @@ class Executor:
         installed = self.kernel.installed_apps()
         if self.kernel.info.capabilities.complete_app_list and package not in installed:
             raise Refusal("APP_NOT_FOUND", f"no app {package!r} is installed", f"installed: {', '.join(installed)}")
+        if self.cold_start:
+            self.kernel.stop_app(package)
         self.kernel.launch_app(package)
         return {"package": package}
 
@@ -258,6 +266,7 @@ class Executor:
             write_atomic(target, data, make_folders=True)
         except OSError as exc:
             raise Refusal("PERMISSION_DENIED", f"cannot write {shown}: {exc.strerror}") from None
+        self._written.append(target)
         return {"path": named or target, "size_bytes": len(data)}
 
 

@@ -1,0 +1,240 @@
+"""The closed loop: `visor run --runtime visualagent` drives `visor visualagent serve`, over a folder or adb.
+
+Both sides are real `visor` processes with real clocks, talking through a real directory; a phone's folder is
+reached through a stand-in adb (tests/devices/visualagent/fake_adb.py), since this machine has no phone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Cli
+from tests.devices.visualagent import fake_adb
+
+REPO = Path(__file__).resolve().parents[2]
+SCENARIO = REPO / "scenarios" / "visualagent-login.yaml"
+
+
+def visor(
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 120
+) -> tuple[int, dict[str, Any]]:
+    done = subprocess.run(
+        [sys.executable, "-m", "visor", *args, "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+        check=False,
+    )
+    return done.returncode, json.loads(done.stdout)
+
+
+class Serving:
+    """A `visor visualagent serve` process, stopped (SIGTERM) when the test is done."""
+
+    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
+        command = [sys.executable, "-m", "visor", "visualagent", "serve", *args, "--runtime", "sim", "--cold-start"]
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})}
+        )
+
+    def stop(self) -> dict[str, Any]:
+        self.process.send_signal(signal.SIGTERM)
+        stdout, stderr = self.process.communicate(timeout=60)
+        assert self.process.returncode == 128 + signal.SIGTERM, stderr
+        return dict(json.loads(stdout))
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Path]:
+    folder = tmp_path / "va"
+    server = Serving(str(folder))
+    yield folder
+    server.stop()
+
+
+def test_a_run_through_the_protocol_passes_and_keeps_its_evidence(served: Path, tmp_path: Path) -> None:
+    code, envelope = visor(
+        "run", str(SCENARIO), "--runtime", "visualagent", "--visualagent-dir", str(served),
+        "--output", str(tmp_path / "out"), "--capture", "steps",
+    )  # fmt: skip
+    assert code == 0, envelope
+    run = envelope["data"]["run"]
+    assert run["device"] == f"visualagent:{served}" and run["status"] == "ok"
+    assert all(step["details"]["screen"] for step in run["steps"])  # fingerprinted from screenshots
+    # Evidence is the screenshot of each step: there is no page source to keep.
+    assert len(run["artifacts"]) == 9 and all(Path(path).read_bytes()[:4] == b"\x89PNG" for path in run["artifacts"])
+    # Every command the run sent was answered once and archived.
+    answered = {path.name.removesuffix("_result.json") for path in (served / "results").glob("*_result.json")}
+    archived = {path.stem for path in (served / "commands" / "archive").glob("*.json")}
+    assert answered == archived and not list((served / "commands").glob("*.json"))
+
+
+def test_a_benchmark_through_the_protocol_scores_100(served: Path, tmp_path: Path) -> None:
+    code, envelope = visor(
+        "benchmark", str(SCENARIO), "--runtime", "visualagent", "--visualagent-dir", str(served),
+        "--runs", "3", "--output", str(tmp_path / "out"),
+    )  # fmt: skip
+    assert code == 0, envelope
+    assert envelope["data"]["determinismScore"] == 100.0 and envelope["data"]["divergence"] is None
+
+
+def test_a_session_left_as_it_was_is_named_as_the_divergence(tmp_path: Path) -> None:
+    """Without --cold-start, starting the app brings it back where the run before left it: the first step differs."""
+    folder = tmp_path / "va"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "visor", "visualagent", "serve", str(folder), "--runtime", "sim"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        code, envelope = visor(
+            "benchmark", str(SCENARIO), "--runtime", "visualagent", "--visualagent-dir", str(folder),
+            "--runs", "2", "--output", str(tmp_path / "out"),
+        )  # fmt: skip
+    finally:
+        process.terminate()
+        process.communicate(timeout=60)
+    assert code != 0 and envelope["data"]["determinismScore"] == 50.0
+    assert envelope["data"]["divergence"]["id"] == "start"
+
+
+def test_steps_that_need_the_ui_tree_are_refused_before_any_runs(served: Path, tmp_path: Path) -> None:
+    code, envelope = visor(
+        "run", str(REPO / "scenarios" / "login.yaml"), "--runtime", "visualagent", "--visualagent-dir", str(served),
+        "--output", str(tmp_path / "out"),
+    )  # fmt: skip
+    assert code == 1 and envelope["error"]["code"] == "INPUT_ERROR"
+    message = envelope["error"]["message"]
+    assert "need a UI tree, which the visualagent runtime does not show" in message
+    for part in ("steps[1] (type-username)", "steps[3] (submit)", "steps[4] (wait-feed)", "assertions[0] (on-feed)"):
+        assert part in message
+    # Only the first look (a screenshot) reached the agent.
+    assert len(list((served / "commands" / "archive").glob("*.json"))) == 1
+
+
+def test_without_a_folder_the_runtime_says_what_it_needs(cli_runner: Cli) -> None:
+    outcome = cli_runner.run("run", str(SCENARIO), "--runtime", "visualagent")
+    envelope = json.loads(outcome.stdout)
+    assert outcome.exit_code == 1 and "--visualagent-dir" in envelope["error"]["next_step"]
+
+
+# A phone's folder, through adb.
+
+
+@pytest.fixture
+def phone(tmp_path: Path) -> dict[str, str]:
+    """The environment for a stand-in adb with one phone (`fake-phone-1`) whose /sdcard is a local folder."""
+    root = tmp_path / "phone"
+    (root / "sdcard").mkdir(parents=True)
+    program = tmp_path / "bin" / "adb"
+    program.parent.mkdir()
+    program.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{fake_adb.__file__}" "$@"\n')
+    program.chmod(0o755)
+    return {"VISOR_ADB": str(program), "FAKE_ADB_ROOT": str(root)}
+
+
+def on_phone(env: dict[str, str], path: str) -> Path:
+    return Path(env["FAKE_ADB_ROOT"]) / "sdcard" / "VisualAgent" / path
+
+
+def drop_on_phone(env: dict[str, str], name: str, command: Any) -> None:
+    target = on_phone(env, f"commands/{name}.json")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(command if isinstance(command, str) else json.dumps(command))
+
+
+def test_serve_answers_a_phones_folder_through_adb(phone: dict[str, str], tmp_path: Path) -> None:
+    drop_on_phone(
+        phone, "a", {"id": "shot", "type": "screenshot", "params": {"path": "/sdcard/VisualAgent/results/s.png"}}
+    )
+    drop_on_phone(phone, "b", {"id": "tap", "type": "tap", "params": {"x": 540, "y": 464}})
+    drop_on_phone(phone, "c", {"id": "off", "type": "tap", "params": {"x": 9999, "y": 1}})
+    drop_on_phone(phone, "d", {"id": "old", "type": "tap", "params": {"x": 1, "y": 1}})
+    on_phone(phone, "results").mkdir(parents=True)
+    on_phone(phone, "results/old_result.json").write_text('{"first": true}')  # answered before: not run again
+    code, envelope = visor(
+        "visualagent", "serve", "--adb-serial", fake_adb.SERIAL, "--runtime", "sim", "--once", env=phone, cwd=tmp_path
+    )
+    assert code == 0, envelope
+    assert envelope["data"]["served"] == {
+        "processed": 3, "succeeded": 2, "failed": 1, "duplicates": 1, "errors": {"COORDINATE_OUT_OF_BOUNDS": 1},
+    }  # fmt: skip
+    assert envelope["data"]["phone"] == {"serial": fake_adb.SERIAL, "dir": "/sdcard/VisualAgent/"}
+    results = {path.name for path in on_phone(phone, "results").iterdir()}
+    assert results == {"shot_result.json", "tap_result.json", "off_result.json", "old_result.json", "s.png"}
+    assert on_phone(phone, "results/s.png").read_bytes()[:4] == b"\x89PNG"
+    assert json.loads(on_phone(phone, "results/old_result.json").read_text()) == {"first": True}
+    assert (
+        json.loads(on_phone(phone, "results/off_result.json").read_text())["error"]["code"]
+        == "COORDINATE_OUT_OF_BOUNDS"
+    )
+    assert sorted(path.name for path in on_phone(phone, "commands/archive").iterdir()) == [f"{n}.json" for n in "abcd"]
+    assert [path.name for path in on_phone(phone, "commands").iterdir()] == ["archive"]
+    # Without a folder named, the phone's is mirrored below the working folder, one per phone.
+    assert envelope["data"]["dir"] == str(tmp_path / ".visor" / "visualagent" / fake_adb.SERIAL)
+
+
+def test_the_closed_loop_over_adb(phone: dict[str, str], tmp_path: Path) -> None:
+    """The run pushes commands to the phone and pulls its results; serve pulls them and pushes answers back."""
+    server = Serving("--adb-serial", fake_adb.SERIAL, str(tmp_path / "mirror"), env=phone)
+    try:
+        code, envelope = visor(
+            "run", str(SCENARIO), "--runtime", "visualagent", "--adb-serial", fake_adb.SERIAL,
+            "--output", str(tmp_path / "out"), env=phone,
+        )  # fmt: skip
+    finally:
+        served = server.stop()
+    assert code == 0, envelope
+    assert envelope["data"]["run"]["device"] == f"visualagent:{fake_adb.SERIAL}:/sdcard/VisualAgent/"
+    assert served["data"]["served"]["failed"] == 0 and served["data"]["served"]["succeeded"] >= 10
+    assert not list(on_phone(phone, "commands").glob("*.json"))
+
+
+def test_an_unknown_phone_or_no_adb_is_a_target_error(phone: dict[str, str], tmp_path: Path) -> None:
+    code, envelope = visor("run", str(SCENARIO), "--runtime", "visualagent", "--adb-serial", "nope", env=phone)
+    assert code == 1 and envelope["error"]["code"] == "TARGET_ERROR"
+    assert "device 'nope' not found" in envelope["error"]["message"]
+    missing = {**phone, "VISOR_ADB": "/nonexistent/adb"}
+    code, envelope = visor(
+        "visualagent", "serve", "--adb-serial", "x", "--runtime", "sim", "--once", env=missing, cwd=tmp_path
+    )
+    assert code == 1 and "adb is not installed" in envelope["error"]["message"]
+
+
+def test_a_result_the_mirror_kept_reaches_the_phone_and_its_command_is_not_run_again(
+    phone: dict[str, str], tmp_path: Path
+) -> None:
+    """Serving crashed after answering but before pushing: the next start pushes the answer, never runs it twice."""
+    drop_on_phone(phone, "c1", {"id": "c1", "type": "tap", "params": {"x": 540, "y": 800}})
+    mirror = tmp_path / "mirror"
+    (mirror / "results").mkdir(parents=True)
+    (mirror / "results" / "c1_result.json").write_text('{"id": "c1", "status": "success"}')
+    code, envelope = visor(
+        "visualagent", "serve", str(mirror), "--adb-serial", fake_adb.SERIAL, "--runtime", "sim", "--once", env=phone
+    )
+    assert code == 0 and envelope["data"]["served"]["duplicates"] == 1 and envelope["data"]["served"]["processed"] == 0
+    assert json.loads(on_phone(phone, "results/c1_result.json").read_text()) == {"id": "c1", "status": "success"}
+    assert [path.name for path in on_phone(phone, "commands/archive").iterdir()] == ["c1.json"]
+
+
+def test_a_command_still_being_written_on_the_phone_waits(phone: dict[str, str], tmp_path: Path) -> None:
+    drop_on_phone(phone, "half", '{"id": "half", "type": "ta')
+    code, envelope = visor(
+        "visualagent", "serve", str(tmp_path / "m"), "--adb-serial", fake_adb.SERIAL, "--runtime", "sim", "--once",
+        env=phone,
+    )  # fmt: skip
+    # It never became whole: after 500 ms unchanged it is answered as malformed, under its file's name.
+    assert code == 0 and envelope["data"]["served"]["errors"] == {"INVALID_COMMAND": 1}
+    answer = json.loads(on_phone(phone, "results/half_result.json").read_text())
+    assert answer["error"]["code"] == "INVALID_COMMAND"

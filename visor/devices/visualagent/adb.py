@@ -1,0 +1,95 @@
+"""adb as visor uses it to reach a folder on a phone: list, read, write atomically, move. One adb call each.
+
+The program is `adb` on the PATH, or the one `VISOR_ADB` names. Every call is bounded; a failure becomes a
+`TargetError` naming the command and what adb said. Paths on the phone are quoted for its shell.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+
+from visor.errors import TargetError
+
+#: The environment variable naming the adb program (default: `adb` on the PATH).
+ADB_VARIABLE = "VISOR_ADB"
+#: How long one adb call may take (s): a phone that stops answering must not hang visor.
+CALL_TIMEOUT_S = 30.0
+
+
+class Adb:
+    """One phone, reached through adb by its serial."""
+
+    def __init__(self, serial: str, program: str | None = None) -> None:
+        self.serial = serial
+        self.program = program or os.environ.get(ADB_VARIABLE) or "adb"
+        if shutil.which(self.program) is None:
+            raise TargetError(
+                f"adb is not installed (looked for {self.program!r})",
+                likely_cause="The Android platform tools are not on the PATH.",
+                next_step=f"Install the Android platform tools, or name the adb program in {ADB_VARIABLE}.",
+            )
+
+    def _call(self, *words: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+        command = [self.program, "-s", self.serial, *words]
+        try:
+            done = subprocess.run(command, capture_output=True, timeout=CALL_TIMEOUT_S, check=False)
+        except subprocess.TimeoutExpired:
+            raise TargetError(
+                f"adb did not answer within {CALL_TIMEOUT_S:g} s: {shlex.join(words)}",
+                likely_cause=f"The phone {self.serial} stopped responding, or its connection dropped.",
+                next_step="Check `adb devices`; reconnect the phone and start again.",
+            ) from None
+        except OSError as exc:
+            raise TargetError(f"cannot run adb: {exc.strerror}", next_step="Check the adb installation.") from None
+        if check and done.returncode != 0:
+            said = (done.stderr or done.stdout).decode("utf-8", "replace").strip()
+            raise TargetError(
+                f"adb {words[0]} failed on {self.serial}: {said or f'exit {done.returncode}'}",
+                likely_cause="The phone is not connected, not authorized, or the folder is not writable.",
+                next_step="Check `adb devices` (the phone must be listed as `device`) and the folder's permissions.",
+            )
+        return done
+
+    def shell(self, script: str) -> str:
+        """Run a shell command line on the phone (quote paths with `shlex.quote`); return what it printed."""
+        return self._call("shell", script).stdout.decode("utf-8", "replace")
+
+    def names(self, folder: str) -> list[str]:
+        """Return the names in a folder on the phone, sorted (none when it does not exist)."""
+        listing = self.shell(f"ls -1 {shlex.quote(folder)} 2>/dev/null || true")
+        return sorted(line.strip() for line in listing.splitlines() if line.strip())
+
+    def makedirs(self, *folders: str) -> None:
+        """Create folders on the phone (and their parents)."""
+        self.shell("mkdir -p " + " ".join(shlex.quote(folder) for folder in folders))
+
+    def move(self, source: str, target: str) -> None:
+        """Rename a file on the phone (atomic within one filesystem)."""
+        self.shell(f"mv -f {shlex.quote(source)} {shlex.quote(target)}")
+
+    def read(self, path: str) -> bytes | None:
+        """Return a file's bytes, or None when it does not exist."""
+        with tempfile.TemporaryDirectory(prefix="visor-adb-") as folder:
+            local = os.path.join(folder, "file")
+            if self._call("pull", path, local, check=False).returncode != 0 or not os.path.exists(local):
+                return None
+            with open(local, "rb") as file:
+                return file.read()
+
+    def push(self, local: str, path: str) -> None:
+        """Copy a local file to the phone atomically: pushed beside its place, then renamed over it."""
+        part = f"{path}.part"
+        self._call("push", local, part)
+        self.move(part, path)
+
+    def write(self, path: str, data: bytes) -> None:
+        """Write bytes to a file on the phone atomically."""
+        with tempfile.TemporaryDirectory(prefix="visor-adb-") as folder:
+            local = os.path.join(folder, "file")
+            with open(local, "wb") as file:
+                file.write(data)
+            self.push(local, path)
