@@ -238,3 +238,14 @@ def test_a_command_still_being_written_on_the_phone_waits(phone: dict[str, str],
     assert code == 0 and envelope["data"]["served"]["errors"] == {"INVALID_COMMAND": 1}
     answer = json.loads(on_phone(phone, "results/half_result.json").read_text())
     assert answer["error"]["code"] == "INVALID_COMMAND"
+
+
+def test_doctor_for_the_visualagent_runtime_checks_imagehash_and_adb(
+    cli_runner: Cli, phone: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VISOR_ADB", phone["VISOR_ADB"])
+    result = cli_runner.run("doctor", "--runtime", "visualagent")
+    checks = {check["name"]: check for check in result.data["checks"]}
+    assert checks["package ImageHash"]["ok"] and checks["package watchdog"]["ok"]
+    assert checks["adb"]["ok"] and checks["adb"]["detail"].startswith(phone["VISOR_ADB"])
+    assert not checks["adb"]["required"] and result.exit_code == 0

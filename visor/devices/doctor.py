@@ -2,7 +2,8 @@
 
 Each check says what it found and, when it fails, how to fix it. The simulated device needs only visor's
 Python packages; the Appium runtime also needs the client library, a reachable server with a driver, and
-adb (Android) or Xcode's command-line tools (iOS) with a device.
+adb (Android) or Xcode's command-line tools (iOS) with a device; the visualagent runtime needs ImageHash, and
+adb to reach a phone's folder.
 """
 
 from __future__ import annotations
@@ -30,11 +31,12 @@ from visor.devices.appium.capabilities import (
 from visor.devices.appium.deadline import RequestTimeout, fetch
 from visor.devices.appium.error_mapping import INSTALL
 from visor.devices.appium.host_programs import installed_drivers, list_devices, run_tool
+from visor.devices.visualagent.adb import ADB_VARIABLE
 from visor.errors import InputError
 
 PACKAGES = {
     "click": "click", "pydantic": "pydantic", "PyYAML": "PyYAML", "rich": "rich", "jsonschema": "jsonschema",
-    "lxml": "lxml", "Pillow": "Pillow",
+    "lxml": "lxml", "Pillow": "Pillow", "watchdog": "watchdog",
 }  # fmt: skip
 
 
@@ -57,10 +59,14 @@ class Check:
 
 
 def examine(server_url: str, runtime: str) -> list[Check]:
-    """Run every check the runtime needs (`sim` or `appium`)."""
+    """Run every check the runtime needs (`sim` and `local`, `appium`, `visualagent`)."""
     checks = [_python(), *(_package(label, dist) for label, dist in PACKAGES.items())]
-    if runtime == "sim":
+    if runtime in ("sim", "local"):
         return checks
+    if runtime == "visualagent":
+        images = f"pip install '{DISTRIBUTION}[images]'  (screens are fingerprinted from screenshots)"
+        adb = _adb(os.environ.get(ADB_VARIABLE) or "adb")  # for a phone's folder (--adb-serial)
+        return [*checks, _package("ImageHash", "ImageHash", fix=images), adb]
     checks.append(_package("Appium-Python-Client", "Appium-Python-Client", fix=INSTALL))
     checks.append(_server(server_url))
     checks.append(_drivers())
@@ -177,17 +183,19 @@ def _drivers() -> Check:
     )
 
 
+def _adb(program: str = "adb") -> Check:
+    adb = shutil.which(program)
+    if adb is None:
+        fix = "Install Android platform-tools and put adb on the PATH (Android devices)."
+        return Check("adb", False, "not found", fix, required=False)
+    version = (run_tool([adb, "version"]) or "").splitlines()
+    return Check("adb", True, f"{adb} ({version[0] if version else 'version unknown'})", required=False)
+
+
 def _platform_tools() -> list[Check]:
-    adb = shutil.which("adb")
     xcrun = shutil.which("xcrun")
     checks = [
-        Check(
-            "adb",
-            adb is not None,
-            adb or "not found",
-            "" if adb else "Install Android platform-tools and put adb on the PATH (Android devices).",
-            required=False,
-        ),
+        _adb(),
         Check(
             "xcrun simctl",
             xcrun is not None,
@@ -196,9 +204,6 @@ def _platform_tools() -> list[Check]:
             required=False,
         ),
     ]
-    if adb:
-        version = (run_tool(["adb", "version"]) or "").splitlines()
-        checks[0] = Check("adb", True, f"{adb} ({version[0] if version else 'version unknown'})", required=False)
     devices = list_devices()
     listing = ", ".join(f"{d.name} ({d.id}, {d.platform})" for d in devices)
     checks.append(
