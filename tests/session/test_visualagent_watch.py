@@ -51,3 +51,20 @@ def test_serving_once_polls_and_serving_on_watches(tmp_path: Path) -> None:
         assert isinstance(watching, Watching)
     finally:
         watching.close()
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads thread signal masks from /proc (Linux)")
+def test_the_watchers_threads_never_take_a_stop_signal(tmp_path: Path) -> None:
+    """Only the main thread may receive Ctrl-C or SIGTERM: there serve holds them while a command runs."""
+    before = set(os.listdir("/proc/self/task"))
+    watching = Watching(str(tmp_path))
+    try:
+        added = set(os.listdir("/proc/self/task")) - before
+        assert added  # watchdog runs threads of its own
+        for task in added:
+            status = Path(f"/proc/self/task/{task}/status").read_text()
+            blocked = int(next(line for line in status.splitlines() if line.startswith("SigBlk:")).split()[1], 16)
+            for stop in visualagent_watch.STOP_SIGNALS:
+                assert blocked & (1 << (stop - 1)), f"thread {task} would take {stop.name}"
+    finally:
+        watching.close()

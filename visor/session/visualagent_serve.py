@@ -29,7 +29,7 @@ from visor.report.envelope import Outcome
 from visor.session.action_options import ActionOptions
 from visor.session.devices import ScenarioDevice, open_for
 from visor.session.visualagent_protocol import Command, Executor, Folders, Refusal, ServeKernel, read, result
-from visor.session.visualagent_watch import POLL_US, Polling, Waiter, waiter_for
+from visor.session.visualagent_watch import POLL_US, STOP_SIGNALS, Polling, Waiter, waiter_for
 
 
 class Mirror(Protocol):
@@ -120,10 +120,6 @@ def serve(
         waiter.wait()
 
 
-#: Signals that stop serving: they wait until the command in flight is answered and archived.
-_STOPS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
-
-
 @contextlib.contextmanager
 def _command_in_flight() -> Iterator[None]:
     """Hold Ctrl-C, SIGTERM and SIGHUP while a command runs: it is answered and archived, then serving stops.
@@ -134,7 +130,7 @@ def _command_in_flight() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:
         yield
     finally:

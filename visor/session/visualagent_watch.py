@@ -13,11 +13,14 @@ slower to react, never wrong.
 from __future__ import annotations
 
 import logging
+import signal
 import threading
 import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+#: The signals that stop serving (held while a command runs).
+STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 #: How often a polled folder is looked at (µs).
 POLL_US = 100_000
 #: How often a watched folder is looked at anyway (µs): events can be missed on some file systems.
@@ -77,10 +80,17 @@ class Watching:
             def on_any_event(self, event: FileSystemEvent) -> None:
                 changed.set()
 
-        self.observer: Any = Observer()
-        self.observer.daemon = True
-        self.observer.schedule(Wake(), folder, recursive=False)
-        self.observer.start()
+        # Its threads (made as it is built, scheduled and started) are born with the stop signals blocked, so only
+        # the main thread receives them: there serve holds them while a command runs (a signal delivered to another
+        # thread would interrupt the main one mid-command).
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        try:
+            self.observer: Any = Observer()
+            self.observer.daemon = True
+            self.observer.schedule(Wake(), folder, recursive=False)
+            self.observer.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
     def wait(self) -> None:
         """Wait for an event, or `idle_us` (10 ms while the folder is active).
