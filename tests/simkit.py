@@ -152,5 +152,8 @@ class Passthrough:
     def reset_app(self) -> None:
         self.inner.reset_app()
 
+    def device_data(self) -> Any:
+        return self.inner.device_data()
+
     def close(self) -> None:
         self.inner.close()

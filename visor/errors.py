@@ -10,7 +10,9 @@ code and exit code where they differ from its parent's, says when it is raised, 
     │   ├── SourceError                                  a file cannot be read or parsed (path, line, column)
     │   ├── UsageError                                   the command line is wrong (unknown command or option)
     │   ├── ScenarioInvalid                              `run` on a scenario that does not validate [session.runs]
+    │   ├── SchemaInvalid                                an agent's input_schema has errors [session.agentcab_calls]
     │   ├── AppModelError                                a simulated app's model file has errors [devices.sim.load]
+    │   │   └── ProfileError                             a device profile has errors [devices.sim.profile_load]
     │   ├── AppRuntimeError                              an app model loops or outgrows a limit [devices.sim.state]
     │   └── OutputError                                  the output cannot be written (full disk) [report.artifacts]
     ├── TargetError              TARGET_ERROR  exit 1    the device, the runtime or the server is unusable

@@ -97,6 +97,9 @@ class Unreliable:
         self.sim.reset_app()
         self._wrote()
 
+    def device_data(self) -> Any:
+        return self.sim.device_data()
+
     def close(self) -> None:
         self.sim.close()
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from visor.actions.device_data import DeviceData
 from visor.errors import ActionError, TargetError
 from visor.ui.geometry import Point, Size
 from visor.ui.source import to_xml
@@ -213,6 +214,14 @@ class Device(Protocol):
 
     def reset_app(self) -> None:
         """Restart the app under test with a clean state."""
+        ...
+
+    def device_data(self) -> DeviceData:
+        """Return the phone's personal data: photos, calendar, files… (the AgentCab protocol reads and changes it).
+
+        Raises:
+            UnsupportedInput: this runtime cannot reach it.
+        """
         ...
 
     def close(self) -> None:

@@ -20,6 +20,7 @@ from visor.actions.device import (
     Observation,
     PathPoint,
 )
+from visor.actions.device_data import DeviceData
 from visor.clock import Clock
 from visor.ui.geometry import Point
 from visor.ui.tree import Node
@@ -113,6 +114,10 @@ class ObservingDevice:
         """Restart the app, and forget the screen."""
         self.forget()
         self.device.reset_app()
+
+    def device_data(self) -> DeviceData:
+        """Return the phone's personal data."""
+        return self.device.device_data()
 
     def close(self) -> None:
         """Release the device."""

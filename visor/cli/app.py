@@ -316,6 +316,7 @@ def register_commands() -> None:
     """Attach the commands (imported here so the group module stays light)."""
     from visor.cli.actions import ACTIONS
     from visor.cli.agent import mcp, tools
+    from visor.cli.agentcab import agentcab
     from visor.cli.daemon_commands import DAEMON_COMMANDS
     from visor.cli.host import devices, doctor
     from visor.cli.recording import RECORDING_COMMANDS
@@ -331,6 +332,7 @@ def register_commands() -> None:
         benchmark,
         report,
         visualagent,
+        agentcab,
         *ACTIONS,
         *DAEMON_COMMANDS,
         *RECORDING_COMMANDS,

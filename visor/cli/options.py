@@ -231,6 +231,12 @@ def device_options(*, scenario: bool) -> Callable[[F], F]:
             help="The folder a VisualAgent agent serves (visualagent runtime; with --adb-serial, on the phone).",
         ),
         click.option(
+            "--profile",
+            metavar="NAME|FILE",
+            callback=text_value,
+            help="The simulated phone's device profile: its photos, calendar, files… (sim; default demo).",
+        ),
+        click.option(
             "--adb-serial",
             metavar="SERIAL",
             callback=text_value,
@@ -248,7 +254,8 @@ def device_options(*, scenario: bool) -> Callable[[F], F]:
 
 def device_values(values: dict[str, Any]) -> dict[str, Any]:
     """Take the device options' values out of a command's (for `DeviceOptions` and what extends it)."""
-    names = ("runtime", "app", "server_url", "device", "app_id", "attach", "platform", "visualagent_dir", "adb_serial")
+    names: tuple[str, ...] = ("runtime", "app", "server_url", "device", "app_id", "attach", "platform")
+    names += ("visualagent_dir", "adb_serial", "profile")
     return {name: values.pop(name) for name in names}
 
 

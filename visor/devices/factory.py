@@ -57,6 +57,8 @@ class DeviceRequest:
     visualagent: VisualAgentRequest = field(default_factory=VisualAgentRequest)
     #: The wall clock, for a runtime that waits on real files (`visualagent`).
     wall: Clock | None = None
+    #: The simulated phone's device profile (a shipped profile's name or a file; None: the demo profile).
+    profile: str | None = None
 
 
 def choose_runtime(option: str | None, config: str | None) -> str:
@@ -91,6 +93,7 @@ def open_sim(request: DeviceRequest) -> Device:
 
     from visor.devices.sim.device import SimDevice
     from visor.devices.sim.load import DEFAULT_APP, builtin_apps, load_app, resolve_app
+    from visor.devices.sim.profile_load import load_profile
 
     if request.runtime == "local" and request.app is None:
         model = load_app(str(resources.files("visor.devices.sim").joinpath("local", "counter.app.yaml")))
@@ -99,7 +102,8 @@ def open_sim(request: DeviceRequest) -> Device:
     others = [load_app(resolve_app(name, request.scenario_dir)) for name in builtin_apps()]
     installed = [other for other in others if other.app.id != model.app.id]
     name = "local" if request.runtime == "local" else "visor-sim"
-    return SimDevice(model, clock=request.clock, seed=request.seed, installed=installed, name=name)
+    profile = load_profile(request.profile)
+    return SimDevice(model, clock=request.clock, seed=request.seed, installed=installed, name=name, profile=profile)
 
 
 def open_visualagent(request: DeviceRequest) -> Device:

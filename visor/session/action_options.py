@@ -10,7 +10,8 @@ from typing import Any
 from visor.session.devices import DeviceOptions
 
 #: The device options a daemon's slot is keyed by (with the seed and the capabilities).
-DEVICE_FIELDS = ("runtime", "app", "server_url", "device", "app_id", "attach", "platform")
+DEVICE_FIELDS: tuple[str, ...] = ("runtime", "app", "server_url", "device", "app_id", "attach", "platform")
+DEVICE_FIELDS += ("profile", "visualagent_dir", "adb_serial")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

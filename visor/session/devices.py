@@ -59,6 +59,8 @@ class DeviceOptions:
     visualagent_dir: str | None = None
     #: The phone whose VisualAgent folder is used (the `visualagent` runtime, and `visualagent serve`).
     adb_serial: str | None = None
+    #: The simulated phone's device profile (its photos, calendar, files…): a shipped profile's name or a file.
+    profile: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +107,7 @@ def open_for(options: DeviceOptions, seed: int, wall: Clock, scenario: ScenarioD
         clock=virtual,
         appium=appium,
         visualagent=VisualAgentRequest(options.visualagent_dir, options.adb_serial),
+        profile=options.profile,
         wall=wall,
     )
     device = open_device(request)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+from typing import Any
 
 from visor.errors import TargetError
 from visor.ui.geometry import Size
@@ -25,6 +26,24 @@ def png_size(head: bytes) -> Size | None:
     return Size(int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big"))
 
 
+def _imaging() -> tuple[Any, Any]:
+    """Import ImageHash and Pillow (ImageHash is in the `images` extra: it brings numpy and scipy).
+
+    Raises:
+        TargetError: ImageHash is not installed.
+    """
+    try:
+        import imagehash
+        import PIL.Image
+    except ImportError:
+        raise TargetError(
+            "perceptual hashes (of screens without a UI tree, of photos) need ImageHash, which is not installed",
+            likely_cause="visor was installed without its images extra.",
+            next_step="pip install 'visor-mobile[images]'",
+        ) from None
+    return imagehash, PIL
+
+
 def image_fingerprint(png: bytes) -> str:
     """Return 16 hex digits identifying what a screenshot shows, for screens visor cannot read as a UI tree.
 
@@ -37,19 +56,13 @@ def image_fingerprint(png: bytes) -> str:
     Raises:
         TargetError: ImageHash is not installed, or the bytes are not an image.
     """
+    imagehash, pil = _imaging()
+    from PIL import ImageStat
+
     try:
-        import imagehash
-        from PIL import Image, ImageStat, UnidentifiedImageError
-    except ImportError:
-        raise TargetError(
-            "screens without a UI tree are fingerprinted with ImageHash, which is not installed",
-            likely_cause="visor was installed without its images extra.",
-            next_step="pip install 'visor-mobile[images]'",
-        ) from None
-    try:
-        with Image.open(io.BytesIO(png)) as image:
+        with pil.Image.open(io.BytesIO(png)) as image:
             grey = image.convert("L")
-    except (UnidentifiedImageError, OSError) as exc:
+    except (pil.UnidentifiedImageError, OSError) as exc:
         raise TargetError(f"the screenshot is not an image: {exc}") from None
     columns, rows = GRID
     top = round(grey.height * STATUS_BAR_FRACTION)
@@ -63,3 +76,19 @@ def image_fingerprint(png: bytes) -> str:
             flat = stat.stddev[0] < FLAT_SPREAD
             parts.append(f"flat:{round(stat.mean[0]) // 8}" if flat else str(imagehash.phash(tile)))
     return hashlib.sha256(",".join(parts).encode("ascii")).hexdigest()[:16]
+
+
+def photo_hash(image: bytes) -> str:
+    """Return a photo's perceptual hash (ImageHash's pHash: 64 bits, 16 hex digits), as deduplicating apps use it.
+
+    Near-duplicates (a burst shot, a re-saved copy) differ in a few bits; different photos in about half.
+
+    Raises:
+        TargetError: ImageHash is not installed, or the bytes are not an image.
+    """
+    imagehash, pil = _imaging()
+    try:
+        with pil.Image.open(io.BytesIO(image)) as opened:
+            return str(imagehash.phash(opened))
+    except (pil.UnidentifiedImageError, OSError) as exc:
+        raise TargetError(f"the photo is not an image: {exc}") from None

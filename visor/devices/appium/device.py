@@ -26,6 +26,7 @@ from visor.actions.device import (
     SessionRestarted,
     UnsupportedInput,
 )
+from visor.actions.device_data import DeviceData
 from visor.devices.appium import native
 from visor.devices.appium.capabilities import AppiumSettings, build_capabilities
 from visor.devices.appium.error_mapping import START, SessionLost, client_missing, mapped
@@ -272,6 +273,13 @@ class AppiumDevice:
             )
         self.stop_app(app)
         self.launch_app(app)
+
+    def device_data(self) -> DeviceData:
+        """Refuse, for now: reading a phone's data through adb and Appium is not built yet."""
+        raise UnsupportedInput(
+            "reading the phone's personal data (photos, calendar, files…) is not supported on Appium yet",
+            next_step="Use the simulated phone (--runtime sim, with --profile) to test agents on device data.",
+        )
 
     def _app_command(self, operation: str, verb: Literal["launch", "stop"], app_id: str) -> None:
         if not app_id:

@@ -39,6 +39,9 @@ from visor.devices.sim.layout import (
     slider_track,
 )
 from visor.devices.sim.model import AppModel, FieldElement, ListElement, SliderElement, TimelineElement
+from visor.devices.sim.phone_data import PhoneData
+from visor.devices.sim.profile_load import load_profile
+from visor.devices.sim.profile_model import Profile
 from visor.devices.sim.render import render_png
 from visor.devices.sim.state import AppState, Host, scale_var
 from visor.ui.geometry import Point, Rect
@@ -64,9 +67,18 @@ class SimDevice(Host):
     """Runs the app under test (and the other installed apps) on a virtual clock."""
 
     def __init__(
-        self, app: AppModel, *, clock: Clock, seed: int, installed: Sequence[AppModel] = (), name: str = "visor-sim"
+        self,
+        app: AppModel,
+        *,
+        clock: Clock,
+        seed: int,
+        installed: Sequence[AppModel] = (),
+        name: str = "visor-sim",
+        profile: Profile | None = None,
     ) -> None:
         self.name = name
+        #: The phone's personal data (the shipped demo profile unless another is given).
+        self.data = PhoneData(profile or load_profile(None), clock)
         #: The lock screen is up: it shows over every app, takes no touch, and refuses typing, links and apps.
         self.locked = False
         self.clock = clock
@@ -265,6 +277,10 @@ class SimDevice(Host):
             self.recent.remove(self.target)
         self._launch(self.target)
         self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+
+    def device_data(self) -> PhoneData:
+        """Return the phone's personal data."""
+        return self.data
 
     def close(self) -> None:
         """Nothing to release."""

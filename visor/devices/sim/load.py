@@ -57,16 +57,20 @@ _VALUED = ("field", "switch", "checkbox", "slider", "timeline")
 
 
 class AppModelError(InputError):
-    """An app model cannot be loaded; `issues` says every problem found."""
+    """An app model (or another file of the simulated device) cannot be loaded; `issues` says every problem found."""
+
+    #: What the file is, as messages name it.
+    kind = "app model"
+    likely = "The simulated app's model file has an error."
 
     def __init__(self, path: str, issues: list[Issue]) -> None:
         first = next((issue for issue in issues if issue.is_error), issues[0])
         more = len([i for i in issues if i.is_error]) - 1
         super().__init__(
-            f"{path}:{first.line}:{first.column}: app model: {first.message}"
+            f"{path}:{first.line}:{first.column}: {self.kind}: {first.message}"
             + (f" (and {more} more problem{'s' if more > 1 else ''})" if more > 0 else ""),
-            likely_cause="The simulated app's model file has an error.",
-            next_step=f"Fix the app model (run `visor validate {path}` to see every problem).",
+            likely_cause=self.likely,
+            next_step=f"Fix the {self.kind} (run `visor validate {path}` to see every problem).",
             details={"issues": [{**issue.to_dict(), "file": path} for issue in issues]},
         )
         self.issues = issues

@@ -26,6 +26,7 @@ from visor.actions.device import (
     PathPoint,
     UnsupportedInput,
 )
+from visor.actions.device_data import DeviceData
 from visor.clock import Clock, isoformat, ms_to_us
 from visor.devices.visualagent.mailbox import RESULTS, Mailbox
 from visor.errors import ActionError, TargetError
@@ -194,6 +195,10 @@ class VisualAgentDevice:
     def reset_app(self) -> None:
         """Refuse: the protocol cannot reset apps."""
         raise UnsupportedInput(f"{LIMITS}: it cannot reset an app")
+
+    def device_data(self) -> DeviceData:
+        """Refuse: the protocol cannot read the phone's data."""
+        raise UnsupportedInput(f"{LIMITS}: it cannot read the phone's personal data")
 
     def close(self) -> None:
         """Nothing to release: the agent keeps serving its folder."""

@@ -1,0 +1,102 @@
+"""The phone's personal data, as an agent marketplace app reads it (AgentCab, seed 003): a runtime's `device_data()`.
+
+Records come in the shapes the seed gives for each `device:*` format (`{name, dateAdded, size, …}` for a photo),
+so what a runtime returns is what an agent receives. Times are UTC ISO 8601 strings with milliseconds. Reading a
+capability asks for its permission first (`permission`): a denial reads as None, never as an error.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+Record = dict[str, Any]
+
+
+class Permission(enum.StrEnum):
+    """A capability's permission on the device, before it is first used."""
+
+    GRANTED = "granted"
+    DENIED = "denied"
+    #: Not decided yet: the first use shows the system's dialog, and the user allows (or denies) it.
+    ASK_AND_GRANT = "ask-and-grant"
+    ASK_AND_DENY = "ask-and-deny"
+
+
+class RecordKind(enum.StrEnum):
+    """The lists a device holds."""
+
+    PHOTOS = "photos"
+    CALENDAR = "calendar"
+    CONTACTS = "contacts"
+    CALL_LOG = "call_log"
+    SMS = "sms"
+    APPS = "apps"
+    NOTIFICATIONS = "notifications"
+
+
+class ValueKind(enum.StrEnum):
+    """The single values a device reports."""
+
+    STORAGE = "storage"
+    LOCATION = "location"
+    CLIPBOARD = "clipboard"
+    BATTERY = "battery"
+    WIFI = "wifi"
+    DEVICE_INFO = "device_info"
+    MEDIA_PLAYING = "media_playing"
+
+
+class DeviceData(Protocol):
+    """What a runtime can tell of the phone's data, and change of it."""
+
+    def now(self) -> dt.datetime:
+        """Return the device's current time (UTC)."""
+        ...
+
+    def permission(self, capability: str) -> bool:
+        """Use `capability` (its permission is asked on first use); return whether it is granted."""
+        ...
+
+    def permissions_asked(self) -> Mapping[str, str]:
+        """Return each capability used so far and what its permission came to (`granted`, `denied`, `asked: …`)."""
+        ...
+
+    @property
+    def accessibility(self) -> bool:
+        """Return whether the Accessibility Service is on (screen content and accessibility actions need it)."""
+        ...
+
+    def records(self, kind: RecordKind) -> list[Record]:
+        """Return a list the device holds, newest first where it has dates (copies: changing them changes nothing)."""
+        ...
+
+    def value(self, kind: ValueKind) -> Any:
+        """Return a single value (a mapping, or a string for the clipboard; None when there is none)."""
+        ...
+
+    def files(self, folder: str, recursive: bool) -> list[Record]:
+        """Return the entries of a folder (`{name, path, isDirectory, size, lastModified, extension}`), sorted by path.
+
+        Raises:
+            InputRejected: the folder does not exist, or is outside the device's storage.
+        """
+        ...
+
+    def read_file(self, path: str) -> bytes:
+        """Return a file's content (a photo's image, a document's text).
+
+        Raises:
+            InputRejected: no such file.
+        """
+        ...
+
+    def storage_root(self) -> str:
+        """Return the root of the device's shared storage (`/storage/emulated/0`)."""
+        ...
+
+    def take_photo(self) -> str:
+        """Take a photo with the camera (it joins the library); return its path."""
+        ...

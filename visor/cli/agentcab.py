@@ -1,0 +1,72 @@
+"""`visor agentcab`: test agents of the AgentCab device protocol (seed 003) against a phone's data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from visor.cli.actions import capabilities_value
+from visor.cli.emit import emit
+from visor.cli.env import CliEnvironment
+from visor.cli.options import device_options, device_values, output_options, seed_value, text_value
+
+SETTINGS = {"help_option_names": ["-h", "--help"]}
+
+
+@click.group(context_settings=SETTINGS)
+def agentcab() -> None:
+    """Test agents of the AgentCab device protocol: collect their input from a phone's data.
+
+    \b
+    Examples:
+      visor agentcab profile --photos 5000 --seed 7 -o big.profile.yaml
+      visor agentcab collect agent-schema.json --runtime sim --profile big.profile.yaml
+    """
+
+
+@agentcab.command(context_settings=SETTINGS)
+@click.option("--photos", type=click.IntRange(0, 100_000), default=200, show_default=True, help="How many photos.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of everything drawn.")
+@click.option("--name", metavar="NAME", callback=text_value, help="The profile's name (default generated-SEED).")
+@click.option("-o", "--output", "target", metavar="FILE", required=True, help="Where to write the profile.")
+@output_options
+@click.pass_obj
+def profile(env: CliEnvironment, /, photos: int, seed: int, name: str | None, target: str) -> int:
+    """Generate a realistic device profile (photos with near-duplicates, calendar, contacts, files…) from a seed.
+
+    The same options write the same file. Use it with --profile on the simulated phone.
+
+    \b
+    Examples:
+      visor agentcab profile --photos 5000 --seed 7 -o big.profile.yaml
+    """
+    from visor.session.agentcab_calls import make_profile
+
+    return emit(env, make_profile(target, photos=photos, seed=seed, name=name))
+
+
+@agentcab.command(context_settings=SETTINGS)
+@click.argument("schema", metavar="SCHEMA", callback=text_value)
+@click.option("--uploads", metavar="DIR", help="Where picked files are uploaded (default .visor/agentcab/uploads).")
+@device_options(scenario=False)
+@click.option("--capabilities", metavar="FILE|JSON", callback=capabilities_value, help="Appium capabilities.")
+@click.option("--seed", type=click.IntRange(min=0), callback=seed_value, help="Seed of the simulated app.")
+@output_options
+@click.pass_obj
+def collect(env: CliEnvironment, /, schema: str, uploads: str | None, **values: Any) -> int:
+    """Build the input payload an agent's input_schema asks for (`format` on each property), from the device.
+
+    SCHEMA is the schema, bare or wrapped in {"input_schema": …} (JSON or YAML; - reads stdin). The payload is
+    in data.payload; a denied permission gives null for its field.
+
+    \b
+    Examples:
+      visor agentcab collect weekly-report.json --runtime sim
+      visor agentcab collect slim-coach.json --runtime sim --profile big.profile.yaml
+    """
+    from visor.session.action_options import ActionOptions
+    from visor.session.agentcab_calls import collect_file
+
+    options = ActionOptions(**device_values(values), **values)
+    return emit(env, collect_file(schema, options, env.clock, uploads=uploads, stdin=env.input_stream()))

@@ -1,0 +1,240 @@
+"""The simulated phone's personal data: a device profile, loaded into state that agents read and actions change.
+
+Photos are files too (deleting one takes it out of the library and frees its size); storage is counted from the
+files (`usedBytes` is the files' sizes plus what the profile says the system and apps take). Files that are not
+text or photos have no real content: reading one gives a deterministic stream of its size, capped at
+`BINARY_CAP` bytes (an upload of a 2 GB video holds its first 64 KiB; its metadata says the real size).
+
+Permissions follow the seed: each capability is asked on first use (`ask-and-grant` unless the profile says
+otherwise), and what it came to is remembered for the session.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import posixpath
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from visor.actions.device import InputRejected
+from visor.actions.device_data import Permission, Record, RecordKind, ValueKind
+from visor.clock import Clock, isoformat
+from visor.devices.sim.metrics import SIZE
+from visor.devices.sim.pictures import picture
+from visor.devices.sim.profile_model import STORAGE_ROOT, Photo, Profile
+
+#: Bytes a binary file's stand-in content has at most.
+BINARY_CAP = 64 * 1024
+#: The folders every phone has, made even when empty.
+STANDARD_FOLDERS = ("Download", "Documents", "DCIM", "DCIM/Camera", "Pictures", "Music", "Movies", "Alarms")
+
+
+@dataclass
+class StoredFile:
+    """A file in shared storage."""
+
+    size: int
+    modified: str
+    content: bytes | None = None
+    photo: Photo | None = None
+
+
+class PhoneData:
+    """The personal data of the simulated phone (`DeviceData`), read from a profile, changed by actions."""
+
+    def __init__(self, profile: Profile, clock: Clock) -> None:
+        self.profile = profile
+        self.clock = clock
+        self.permissions: dict[str, Permission] = {
+            str(name): Permission(value) for name, value in profile.permissions.items()
+        }
+        self.asked: dict[str, str] = {}
+        self._accessibility = profile.accessibility
+        self.clipboard = profile.clipboard
+        self.lists: dict[RecordKind, list[Record]] = {
+            kind: [_timed(item.model_dump(by_alias=True, mode="json")) for item in getattr(profile, kind.value)]
+            for kind in RecordKind
+            if kind is not RecordKind.PHOTOS
+        }
+        self.stored: dict[str, StoredFile] = {}
+        self.folders: set[str] = {STORAGE_ROOT, *(f"{STORAGE_ROOT}/{name}" for name in STANDARD_FOLDERS)}
+        for entry in profile.files:
+            content = entry.content.encode("utf-8") if entry.content is not None else None
+            self.add_file(entry.path, StoredFile(entry.size, entry.last_modified, content))
+        for photo in profile.photos:
+            self.add_file(photo.path, StoredFile(photo.size, photo.date_added, photo=photo))
+
+    # -- DeviceData ----------------------------------------------------------------------------------------------
+
+    def now(self) -> dt.datetime:
+        """Return the device's current time."""
+        return self.clock.now()
+
+    def permission(self, capability: str) -> bool:
+        """Use `capability`: its permission is asked the first time (the profile says what the user answers)."""
+        state = self.permissions.get(capability, Permission.ASK_AND_GRANT)
+        if state in (Permission.ASK_AND_GRANT, Permission.ASK_AND_DENY):
+            granted = state is Permission.ASK_AND_GRANT
+            self.permissions[capability] = Permission.GRANTED if granted else Permission.DENIED
+            self.asked[capability] = f"asked: {'granted' if granted else 'denied'}"
+            return granted
+        self.asked.setdefault(capability, state.value)
+        return state is Permission.GRANTED
+
+    def permissions_asked(self) -> Mapping[str, str]:
+        """Return each capability used so far and what its permission came to."""
+        return dict(self.asked)
+
+    @property
+    def accessibility(self) -> bool:
+        """Return whether the Accessibility Service is on."""
+        return self._accessibility
+
+    def records(self, kind: RecordKind) -> list[Record]:
+        """Return a list the phone holds (photos: those whose file is still there), newest first."""
+        if kind is RecordKind.PHOTOS:
+            photos = [stored.photo for stored in self.stored.values() if stored.photo is not None]
+            found = [_timed(photo.model_dump(by_alias=True, mode="json", exclude={"picture"})) for photo in photos]
+            return sorted(found, key=lambda photo: (photo["dateAdded"], photo["path"]), reverse=True)
+        key = {RecordKind.CALENDAR: "startTime", RecordKind.CALL_LOG: "date", RecordKind.SMS: "date",
+               RecordKind.NOTIFICATIONS: "time"}.get(kind)  # fmt: skip
+        items = [dict(item) for item in self.lists[kind]]
+        return sorted(items, key=lambda item: item[key], reverse=True) if key else items
+
+    def value(self, kind: ValueKind) -> Any:
+        """Return a single value."""
+        profile = self.profile
+        if kind is ValueKind.STORAGE:
+            return self._storage()
+        if kind is ValueKind.CLIPBOARD:
+            return self.clipboard
+        if kind is ValueKind.DEVICE_INFO:
+            facts = profile.device_info.model_dump(by_alias=True, mode="json")
+            return {**facts, "screenWidth": SIZE.width, "screenHeight": SIZE.height}
+        found = {ValueKind.LOCATION: profile.location, ValueKind.BATTERY: profile.battery,
+                 ValueKind.WIFI: profile.wifi, ValueKind.MEDIA_PLAYING: profile.media_playing}[kind]  # fmt: skip
+        return None if found is None else found.model_dump(by_alias=True, mode="json")
+
+    def files(self, folder: str, recursive: bool) -> list[Record]:
+        """Return a folder's entries, sorted by path.
+
+        Raises:
+            InputRejected: the folder does not exist or is outside shared storage.
+        """
+        folder = self.confined(folder).rstrip("/")
+        if folder not in self.folders:
+            raise InputRejected(f"no folder {folder} on the device", likely_cause="The folder does not exist.")
+        entries = []
+        for path in sorted(self.folders | set(self.stored)):
+            parent = posixpath.dirname(path)
+            if path == folder or not (parent == folder or (recursive and path.startswith(folder + "/"))):
+                continue
+            stored = self.stored.get(path)
+            name = posixpath.basename(path)
+            extension = name.rsplit(".", 1)[-1].lower() if stored is not None and "." in name else ""
+            entries.append({
+                "name": name, "path": path, "isDirectory": stored is None,
+                "size": stored.size if stored is not None else 0,
+                "lastModified": _millis(stored.modified if stored is not None else self._folder_time(path)),
+                "extension": extension,
+            })  # fmt: skip
+        return entries
+
+    def read_file(self, path: str) -> bytes:
+        """Return a file's content (a photo's JPEG, a text, or a binary file's stand-in).
+
+        Raises:
+            InputRejected: no such file.
+        """
+        stored = self.stored.get(self.confined(path))
+        if stored is None:
+            raise InputRejected(f"no file {path} on the device", likely_cause="The file does not exist (any more).")
+        if stored.photo is not None:
+            return picture(stored.photo.picture.seed, stored.photo.picture.variant)
+        if stored.content is not None:
+            return stored.content
+        return _stream(path, min(stored.size, BINARY_CAP))
+
+    def storage_root(self) -> str:
+        """Return the root of shared storage."""
+        return STORAGE_ROOT
+
+    def take_photo(self) -> str:
+        """Take a photo now: a new picture (drawn from the device time) in DCIM/Camera; return its path."""
+        now = self.clock.now()
+        name = f"IMG_{now:%Y%m%d_%H%M%S_%f}.jpg"
+        seed = int(now.timestamp() * 1000) % 2**31
+        photo = Photo.model_validate({
+            "name": name, "path": f"{STORAGE_ROOT}/DCIM/Camera/{name}", "dateAdded": isoformat(now),
+            "size": len(picture(seed)) * 48, "width": 4032, "height": 3024, "picture": {"seed": seed},
+        })  # fmt: skip
+        self.add_file(photo.path, StoredFile(photo.size, photo.date_added, photo=photo))
+        return photo.path
+
+    # -- state -----------------------------------------------------------------------------------------------------
+
+    def confined(self, path: str) -> str:
+        """Return `path` normalized, if it lies in shared storage.
+
+        Raises:
+            InputRejected: it leaves shared storage (an absolute path elsewhere, or `..` escaping it).
+        """
+        normal = posixpath.normpath(path if path.startswith("/") else f"{STORAGE_ROOT}/{path}")
+        if normal != STORAGE_ROOT and not normal.startswith(STORAGE_ROOT + "/"):
+            raise InputRejected(
+                f"{path} is outside the device's shared storage ({STORAGE_ROOT})",
+                likely_cause="Agents may read and change files in shared storage only.",
+            )
+        return normal
+
+    def add_file(self, path: str, stored: StoredFile) -> None:
+        """Put a file in storage, making its folders."""
+        self.stored[path] = stored
+        folder = posixpath.dirname(path)
+        while folder.startswith(STORAGE_ROOT) and folder not in self.folders:
+            self.folders.add(folder)
+            folder = posixpath.dirname(folder)
+
+    def _storage(self) -> dict[str, Any]:
+        total = self.profile.storage.total_bytes
+        used = min(total, self.profile.storage.other_bytes + sum(stored.size for stored in self.stored.values()))
+        values = {"totalBytes": total, "freeBytes": total - used, "usedBytes": used}
+        return {**values, **{key.replace("Bytes", "Formatted"): _formatted(value) for key, value in values.items()}}
+
+    def _folder_time(self, folder: str) -> str:
+        times = [stored.modified for path, stored in self.stored.items() if path.startswith(folder + "/")]
+        return max(times) if times else isoformat(self.clock.now())
+
+
+#: The fields of records that hold times.
+TIME_FIELDS = ("dateAdded", "startTime", "endTime", "date", "time", "lastModified")
+
+
+def _timed(record: Record) -> Record:
+    """Return a record with its times as visor reports every time (milliseconds, `Z`)."""
+    return {key: _millis(value) if key in TIME_FIELDS else value for key, value in record.items()}
+
+
+def _millis(moment: str) -> str:
+    """Return an ISO time with milliseconds, as every time visor reports."""
+    return isoformat(dt.datetime.fromisoformat(moment.replace("Z", "+00:00")))
+
+
+def _formatted(size: int) -> str:
+    """Return a size as a phone shows it: `3.2 GB` (powers of 1,000, as Android's storage screen)."""
+    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size} B"
+
+
+def _stream(path: str, length: int) -> bytes:
+    """Return a deterministic stand-in for a binary file's content."""
+    out = bytearray()
+    block = hashlib.sha256(path.encode("utf-8")).digest()
+    while len(out) < length:
+        out.extend(block)
+        block = hashlib.sha256(block).digest()
+    return bytes(out[:length])
