@@ -68,3 +68,50 @@ def test_a_broken_schema_is_an_input_error_with_every_problem(cli_runner: Cli, t
     error = result.envelope["error"]
     assert result.exit_code == 1 and error["code"] == "INPUT_ERROR"
     assert error["message"].startswith("bad.yaml:4:7: unknown device format 'device:fotos' (and 1 more)")
+
+
+SLIM_OUTPUT = {
+    "summary": "Your phone can free up space",
+    "actions": [
+        {"type": "confirm_actions", "message": "Delete 2 large files in Downloads?", "actions": [
+            {"type": "delete_file", "path": "/storage/emulated/0/Download/big_video.mp4"},
+            {"type": "delete_file", "path": "/storage/emulated/0/Download/old_backup.zip"}]},
+        {"type": "notify", "title": "Cleanup Complete", "body": "Freed 3.5GB of space"},
+    ],
+}  # fmt: skip
+
+
+def test_act_approves_denies_and_keeps_the_dialogs_as_evidence(cli_runner: Cli, tmp_path: Path) -> None:
+    (tmp_path / "out.json").write_text(json.dumps(SLIM_OUTPUT))
+    denied = cli_runner.run("agentcab", "act", "out.json", "--runtime", "sim")  # deny is the default
+    assert denied.exit_code == 0 and denied.data["counts"] == {"done": 1, "declined": 3, "refused": 0, "failed": 0}
+    approved = cli_runner.run("agentcab", "act", "out.json", "--runtime", "sim", "--confirm", "approve",
+                              "--evidence", "shots")  # fmt: skip
+    assert approved.exit_code == 0 and approved.data["counts"]["done"] == 4
+    assert approved.data["confirmations"][0]["answered"] == "Allow"
+    shots = sorted(path.name for path in (tmp_path / "shots").iterdir())
+    assert shots == ["001-actions_0_-confirm_actions.png", "002-after.png"]
+    assert approved.envelope["artifacts"] == [str(tmp_path / "shots" / name) for name in shots]
+
+
+def test_act_fails_when_an_action_fails_and_refuses_unsafe_output_before_running(
+    cli_runner: Cli, tmp_path: Path
+) -> None:
+    (tmp_path / "missing.json").write_text(json.dumps({"actions": [
+        {"type": "copy_file", "source": "/storage/emulated/0/Download/nope", "dest": "/storage/emulated/0/x"},
+        {"type": "notify", "title": "t", "body": "b"}]}))  # fmt: skip
+    failed = cli_runner.run("agentcab", "act", "missing.json", "--runtime", "sim")
+    assert failed.exit_code == 2 and failed.envelope["error"]["code"] == "ACTION_ERROR"
+    assert [item["outcome"] for item in failed.data["actions"]] == ["failed", "done"]
+    (tmp_path / "unsafe.json").write_text(json.dumps({"actions": [
+        {"type": "notify", "title": "t", "body": "b"},
+        {"type": "delete_file", "path": "/storage/emulated/0/../../../system/app"}]}))  # fmt: skip
+    refused = cli_runner.run("agentcab", "act", "unsafe.json", "--runtime", "sim", "--confirm", "approve")
+    assert refused.exit_code == 1 and refused.envelope["error"]["code"] == "INPUT_ERROR"
+    assert refused.data["issues"][0]["path"] == "$.actions[1].path" and "actions" not in refused.data
+
+
+def test_act_with_ask_and_no_terminal_denies(cli_runner: Cli, tmp_path: Path) -> None:
+    (tmp_path / "out.json").write_text(json.dumps(SLIM_OUTPUT))
+    result = cli_runner.run("agentcab", "act", "out.json", "--runtime", "sim", "--confirm", "ask")
+    assert result.exit_code == 0 and "no terminal to ask" in result.data["actions"][0]["reason"]

@@ -100,3 +100,27 @@ class DeviceData(Protocol):
     def take_photo(self) -> str:
         """Take a photo with the camera (it joins the library); return its path."""
         ...
+
+    def change(self, action: str, params: Mapping[str, Any]) -> str:
+        """Perform one of seed 003's data actions with its checked parameters; return what was done.
+
+        The data actions: files, calendar, alarms, SMS, calls, sharing, clipboard, URLs, notifications, app
+        removal and the wallpaper (the others act on the screen).
+
+        Raises:
+            InputRejected: it cannot be done here (no such file, an unreachable URL…); nothing changed.
+            UnsupportedInput: this runtime cannot perform it.
+        """
+        ...
+
+    def show_dialog(self, title: str, message: str, buttons: tuple[str, ...]) -> None:
+        """Show a system dialog over the screen, waiting for a tap on one of its buttons."""
+        ...
+
+    def dialog_answer(self) -> str | None:
+        """Return the button the last dialog was answered with (None while it shows, or when it was dismissed)."""
+        ...
+
+    def open_shade(self) -> None:
+        """Pull down the notification shade."""
+        ...

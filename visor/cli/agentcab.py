@@ -70,3 +70,48 @@ def collect(env: CliEnvironment, /, schema: str, uploads: str | None, **values: 
 
     options = ActionOptions(**device_values(values), **values)
     return emit(env, collect_file(schema, options, env.clock, uploads=uploads, stdin=env.input_stream()))
+
+
+@agentcab.command(context_settings=SETTINGS)
+@click.argument("output", metavar="OUTPUT", callback=text_value)
+@click.option(
+    "--confirm",
+    metavar="deny|approve|ask|POLICY",
+    default="deny",
+    show_default=True,
+    help="Who answers the confirmations: deny or approve all, ask at the terminal, or a policy file.",
+)
+@click.option("--evidence", metavar="DIR", help="Save a screenshot of each confirmation dialog, and of the end.")
+@device_options(scenario=False)
+@click.option("--capabilities", metavar="FILE|JSON", callback=capabilities_value, help="Appium capabilities.")
+@click.option("--seed", type=click.IntRange(min=0), callback=seed_value, help="Seed of the simulated app.")
+@output_options
+@click.pass_obj
+def act(env: CliEnvironment, /, output: str, confirm: str, evidence: str | None, **values: Any) -> int:
+    """Apply the actions of an agent's output on the device, after checking every one of them.
+
+    OUTPUT is the agent's output ({"actions": [...], ...} or the array; JSON or YAML; - reads stdin). One invalid
+    or unsafe action and nothing runs. Actions that need a confirmation show a dialog; --confirm answers it.
+    Each action's outcome (done, declined, refused, failed) is in data.actions; exit 2 when one failed or was
+    refused.
+
+    \b
+    Examples:
+      visor agentcab act output.json --runtime sim --confirm approve
+      visor agentcab act output.json --runtime sim --confirm cleanup-policy.yaml --evidence shots/
+    """
+    import sys
+
+    from visor.session.action_options import ActionOptions
+    from visor.session.agentcab_calls import act_file
+
+    options = ActionOptions(**device_values(values), **values)
+    ask = None
+    if confirm == "ask" and env.stdin is None and sys.stdin.isatty() and output != "-":
+
+        def ask(question: Any) -> bool:
+            return click.confirm(f"{question.title}\n{question.message}\nAllow?", default=False, err=True)
+
+    outcome = act_file(output, options, env.clock, confirm=confirm, ask=ask, evidence=evidence,
+                       stdin=env.input_stream())  # fmt: skip
+    return emit(env, outcome)

@@ -1,7 +1,8 @@
-"""`visor agentcab`: the AgentCab device protocol (seed 003) on a device: profiles, collecting an agent's input.
+"""`visor agentcab`: the AgentCab device protocol (seed 003) on a device: profiles, input, actions.
 
 One core call per command: `make_profile` writes a generated device profile; `collect_file` reads an agent's
-input schema, opens the device and collects the payload. Files picked for an agent (the `image` … `record_audio`
+input schema, opens the device and collects the payload; `act_file` checks an agent's output actions and
+applies them. Files picked for an agent (the `image` … `record_audio`
 formats, `device:screenshot`) go to an upload store, a folder keyed by content (`file_<sha256 prefix>`), as the
 app's upload gives a `file_id`: the same file always gets the same id.
 """
@@ -12,18 +13,25 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from visor.clock import Clock
-from visor.errors import ExitCode, InputError, NextAction
+from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
 from visor.files import write_atomic
 from visor.report.envelope import Outcome
 from visor.scenario.agentcab.formats import InputSchema, read_input_schema
-from visor.scenario.issues import locate
+from visor.scenario.agentcab.output_actions import Planned, read_actions
+from visor.scenario.agentcab.policy import read_policy
+from visor.scenario.document import Document
+from visor.scenario.issues import Issue, locate
 from visor.scenario.loader import read_document
 from visor.session.action_options import ActionOptions
 from visor.session.devices import ScenarioDevice, open_for
+
+if TYPE_CHECKING:
+    from visor.actions.agentcab.act import Question
 
 #: Where uploads go unless told otherwise.
 DEFAULT_UPLOADS = os.path.join(".visor", "agentcab", "uploads")
@@ -84,13 +92,23 @@ def load_schema(path: str, stdin: BinaryIO | None) -> InputSchema:
     schema, issues = read_input_schema(document.data)
     if schema is not None:
         return schema
+    raise invalid(
+        document,
+        issues,
+        "The agent's input_schema uses a format or an option visor does not know.",
+        "docs/agentcab.md lists every format and option.",
+    )
+
+
+def invalid(document: Document, issues: list[Issue], likely_cause: str, where: str) -> SchemaInvalid:
+    """Return the error for an agent's document with problems: the first one located, every one in the details."""
     located = locate(issues, document)
     first = located[0]
     more = f" (and {len(located) - 1} more)" if len(located) > 1 else ""
-    raise SchemaInvalid(
+    return SchemaInvalid(
         f"{document.name}:{first.line}:{first.column}: {first.message}{more}",
-        likely_cause="The agent's input_schema uses a format or an option visor does not know.",
-        next_step="Fix each problem listed in data.issues; docs/agentcab.md lists every format and option.",
+        likely_cause=likely_cause,
+        next_step=f"Fix each problem listed in data.issues; {where}",
         details={"issues": [{**issue.to_dict(), "file": document.name} for issue in located]},
     )
 
@@ -111,3 +129,75 @@ def collect_file(
         opened.device.close()
     data = {**collected.to_dict(schema), "uploads": store.root}
     return Outcome("ok", NextAction.NONE, data, ExitCode.OK)
+
+
+def act_file(
+    path: str,
+    options: ActionOptions,
+    wall: Clock,
+    *,
+    confirm: str,
+    ask: Callable[[Question], bool] | None,
+    evidence: str | None,
+    stdin: BinaryIO | None = None,
+) -> Outcome:
+    """Check an agent's output actions, then apply them on the device; report each one's outcome.
+
+    Nothing runs unless every action is valid. The outcome fails (exit 2) when an action failed or was refused;
+    a declined action is the policy at work, not a failure.
+    """
+    from visor.actions.agentcab.act import Applier
+    from visor.actions.agentcab.confirm import policy_confirmer
+
+    policy = read_policy(confirm)
+    plan = load_actions(path, stdin)
+    written: list[str] = []
+
+    def keep(label: str, png: bytes) -> None:
+        if evidence is not None:
+            target = os.path.join(evidence, f"{len(written) + 1:03d}-{re.sub(r'[^A-Za-z0-9._-]', '_', label)}.png")
+            write_atomic(target, png, make_folders=True)
+            written.append(os.path.abspath(target))
+
+    opened = open_for(options, options.seed or 0, wall, ScenarioDevice(capabilities=dict(options.capabilities)))
+    try:
+        applier = Applier(opened.device, opened.clock, policy_confirmer(policy, ask), keep)
+        applied = applier.apply(plan)
+        keep("after", opened.device.screenshot())
+    finally:
+        opened.device.close()
+    counts = {
+        kind: sum(1 for item in applied if item.outcome == kind) for kind in ("done", "declined", "refused", "failed")
+    }
+    data = {"actions": [item.to_dict() for item in applied], "counts": counts,
+            "confirmations": applier.confirmations, "evidence": written}  # fmt: skip
+    if counts["failed"] or counts["refused"]:
+        first = next(item for item in applied if item.outcome in ("failed", "refused"))
+        error = ErrorInfo(
+            code=str(ErrorCode.ACTION_ERROR),
+            message=f"{counts['failed']} action(s) failed and {counts['refused']} were refused; first: {first.where} "
+            f"({first.type}) {first.outcome}: {first.reason}",
+            likely_cause="The phone could not do what the agent asked (see data.actions).",
+            next_step="Check each action's reason in data.actions; the others ran.",
+        )
+        return Outcome("fail", NextAction.REPORT, data, ExitCode.RUN_FAILED, error, written)
+    return Outcome("ok", NextAction.NONE, data, ExitCode.OK, artifacts=written)
+
+
+def load_actions(path: str, stdin: BinaryIO | None) -> tuple[Planned, ...]:
+    """Read and check an agent's output (`{"actions": […], …}` or the array; `-` is standard input).
+
+    Raises:
+        SourceError: it cannot be read or parsed.
+        SchemaInvalid: an action is invalid or unsafe (every problem in the details, with its JSON path).
+    """
+    document = read_document(path, stdin)
+    plan, issues = read_actions(document.data)
+    if plan is not None:
+        return plan
+    raise invalid(
+        document,
+        issues,
+        "The agent's output has an invalid or unsafe action: none of its actions ran.",
+        "docs/agentcab.md lists every action and its parameters.",
+    )

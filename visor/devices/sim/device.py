@@ -26,6 +26,7 @@ from visor.actions.device import (
     Observation,
     PathPoint,
 )
+from visor.actions.device_data import RecordKind
 from visor.actions.kernel.targets import same_element
 from visor.clock import US_PER_MS, Clock
 from visor.devices.sim.layout import (
@@ -44,6 +45,7 @@ from visor.devices.sim.profile_load import load_profile
 from visor.devices.sim.profile_model import Profile
 from visor.devices.sim.render import render_png
 from visor.devices.sim.state import AppState, Host, scale_var
+from visor.devices.sim.system_ui import layout_dialog, layout_shade
 from visor.ui.geometry import Point, Rect
 from visor.ui.tree import Node
 from visor.ui.utf16 import OffsetError, from_utf16
@@ -139,7 +141,9 @@ class SimDevice(Host):
     def tap(self, point: Point) -> None:
         """Tap: act on the topmost touchable widget under the point."""
         frame = self.frame()
-        if not self._busy():
+        if self.data.dialog is not None or self.data.shade:
+            self._touch_system(frame.hit(point))
+        elif not self._busy():
             self._touch(frame, frame.hit(point), point)
         self.clock.sleep_us(TOUCH_MS * US_PER_MS)
 
@@ -184,6 +188,14 @@ class SimDevice(Host):
         self.catch_up()
         if key in (Key.LOCK, Key.UNLOCK) or self.locked:
             self.locked = key is Key.LOCK or (self.locked and key is not Key.UNLOCK)
+            self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+            return
+        if self.data.dialog is not None or self.data.shade:
+            # Back dismisses the system dialog (unanswered) and closes the shade; home closes the shade too.
+            if key is Key.BACK and self.data.dialog is not None:
+                self.data.press(None)
+            elif key in (Key.BACK, Key.HOME):
+                self.data.shade = False
             self.clock.sleep_us(TOUCH_MS * US_PER_MS)
             return
         app = self._app()
@@ -299,6 +311,10 @@ class SimDevice(Host):
         if self.locked:
             moment = self.clock.now()
             return layout_lock_screen(f"{moment.hour}:{moment.minute:02d}")
+        if self.data.dialog is not None:
+            return layout_dialog(self.data.dialog)
+        if self.data.shade:
+            return layout_shade(self.data.records(RecordKind.NOTIFICATIONS))
         app = self._app()
         if app is not None:
             return layout_app(app)
@@ -346,6 +362,16 @@ class SimDevice(Host):
                 likely_cause="The app id names none of the apps installed on the simulated device.",
                 next_step=f"Use one of: {', '.join(self.models)}",
             )
+
+    def _touch_system(self, widget: Widget | None) -> None:
+        """Take a touch on the system dialog (its buttons answer it) or the shade (a notification closes it)."""
+        if widget is None:
+            return
+        if self.data.dialog is not None:
+            if widget.kind is WidgetKind.BUTTON:
+                self.data.press(widget.ref)
+        elif widget.kind is WidgetKind.CARD:
+            self.data.shade = False
 
     def _touch(self, frame: Frame, widget: Widget | None, point: Point) -> None:
         if widget is None:

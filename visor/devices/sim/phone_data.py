@@ -24,7 +24,12 @@ from visor.clock import Clock, isoformat
 from visor.devices.sim.metrics import SIZE
 from visor.devices.sim.pictures import picture
 from visor.devices.sim.profile_model import STORAGE_ROOT, Photo, Profile
+from visor.devices.sim.system_ui import SystemDialog
 
+#: The largest download an agent may ask for (bytes).
+MAX_DOWNLOAD_BYTES = 100_000_000
+#: The package of the app executing an agent's actions: its notifications come from it.
+AGENT_PACKAGE = "com.agentcab.mobile"
 #: Bytes a binary file's stand-in content has at most.
 BINARY_CAP = 64 * 1024
 #: The folders every phone has, made even when empty.
@@ -53,6 +58,16 @@ class PhoneData:
         self.asked: dict[str, str] = {}
         self._accessibility = profile.accessibility
         self.clipboard = profile.clipboard
+        #: The system dialog showing (over every app), and how the last one was answered.
+        self.dialog: SystemDialog | None = None
+        self.answer: str | None = None
+        #: The notification shade is pulled down.
+        self.shade = False
+        #: What actions did that leaves no other trace: alarms set, things shared, pages opened, the wallpaper.
+        self.alarms: list[Record] = []
+        self.shared: list[Record] = []
+        self.opened: list[str] = []
+        self.wallpaper: str | None = None
         self.lists: dict[RecordKind, list[Record]] = {
             kind: [_timed(item.model_dump(by_alias=True, mode="json")) for item in getattr(profile, kind.value)]
             for kind in RecordKind
@@ -172,6 +187,187 @@ class PhoneData:
         })  # fmt: skip
         self.add_file(photo.path, StoredFile(photo.size, photo.date_added, photo=photo))
         return photo.path
+
+    def change(self, action: str, params: Mapping[str, Any]) -> str:
+        """Perform a data action of seed 003; return what was done.
+
+        Raises:
+            InputRejected: it cannot be done (nothing changed).
+        """
+        handler = getattr(self, f"_{action}", None)
+        if handler is None:
+            raise InputRejected(f"the simulated phone has no data action {action!r}")
+        return str(handler(**params))
+
+    def show_dialog(self, title: str, message: str, buttons: tuple[str, ...]) -> None:
+        """Show a system dialog; a tap on one of its buttons answers it."""
+        self.dialog, self.answer = SystemDialog(title, message, buttons), None
+
+    def dialog_answer(self) -> str | None:
+        """Return how the last dialog was answered."""
+        return self.answer
+
+    def open_shade(self) -> None:
+        """Pull down the notification shade."""
+        self.shade = True
+
+    def press(self, label: str | None) -> None:
+        """Answer the dialog showing with a button (None: dismissed)."""
+        self.dialog, self.answer = None, label
+
+    # -- data actions (their parameters are the checked action's, by the seed's names) ---------------------------
+
+    def _delete_file(self, path: str) -> str:
+        self._existing(path)
+        del self.stored[path]
+        return f"deleted {path}"
+
+    def _delete_files(self, paths: list[str]) -> str:
+        for path in paths:
+            self._existing(path)
+        for path in paths:
+            del self.stored[path]
+        return f"deleted {len(paths)} files"
+
+    def _move_file(self, source: str, dest: str) -> str:
+        self._copy_file(source, dest)
+        del self.stored[source]
+        return f"moved {source} to {dest}"
+
+    def _copy_file(self, source: str, dest: str) -> str:
+        stored = self._existing(source)
+        self._free(dest)
+        self.add_file(dest, StoredFile(stored.size, isoformat(self.clock.now()), stored.content, stored.photo))
+        return f"copied {source} to {dest}"
+
+    def _create_directory(self, path: str) -> str:
+        if path in self.stored:
+            raise InputRejected(f"{path} is a file", likely_cause="A file already has that name.")
+        existed = path in self.folders
+        self.add_file(path + "/.", StoredFile(0, ""))  # makes the folder and its parents
+        del self.stored[path + "/."]
+        return f"{path} already exists" if existed else f"created {path}"
+
+    def _write_file(self, path: str, content: str) -> str:
+        if path in self.folders:
+            raise InputRejected(f"{path} is a folder")
+        if posixpath.dirname(path) not in self.folders:
+            raise InputRejected(
+                f"no folder {posixpath.dirname(path)}", likely_cause="The file's folder does not exist."
+            )
+        data = content.encode("utf-8")
+        self.add_file(path, StoredFile(len(data), isoformat(self.clock.now()), data))
+        return f"wrote {len(data)} bytes to {path}"
+
+    def _download_file(self, url: str, filename: str, mimeType: str | None = None) -> str:
+        found = self.profile.web.get(url)
+        if found is None:
+            raise InputRejected(
+                f"{url} cannot be reached",
+                likely_cause="The simulated phone reaches only the URLs of its profile's `web`.",
+            )
+        if found.size > MAX_DOWNLOAD_BYTES:
+            raise InputRejected(f"{url} is {found.size:,} bytes, over the download cap of {MAX_DOWNLOAD_BYTES:,}")
+        path = self._unused(f"{STORAGE_ROOT}/Download/{filename}")
+        content = found.content.encode("utf-8") if found.content is not None else None
+        self.add_file(path, StoredFile(found.size, isoformat(self.clock.now()), content))
+        return f"downloaded {url} to {path}"
+
+    def _create_event(self, calendarId: str, title: str, startTime: str, endTime: str,
+                      description: str | None = None, location: str | None = None) -> str:  # fmt: skip
+        events = self.lists[RecordKind.CALENDAR]
+        event_id = f"evt-new-{len(events) + 1}"
+        events.append({"id": event_id, "calendarId": calendarId, "title": title, "startTime": _millis(startTime),
+                       "endTime": _millis(endTime), "location": location or "", "description": description or "",
+                       "allDay": False})  # fmt: skip
+        return f"created event {event_id}"
+
+    def _delete_event(self, eventId: str) -> str:
+        events = self.lists[RecordKind.CALENDAR]
+        kept = [event for event in events if event["id"] != eventId]
+        if len(kept) == len(events):
+            raise InputRejected(f"no calendar event {eventId!r}")
+        self.lists[RecordKind.CALENDAR] = kept
+        return f"deleted event {eventId}"
+
+    def _set_alarm(self, hour: int, minute: int, message: str | None = None) -> str:
+        self.alarms.append({"hour": hour, "minute": minute, "message": message or ""})
+        return f"alarm set for {hour:02d}:{minute:02d}"
+
+    def _send_sms(self, number: str, text: str) -> str:
+        self.lists[RecordKind.SMS].append({"address": number, "body": text, "date": isoformat(self.clock.now()),
+                                           "type": "sent"})  # fmt: skip
+        return f"sent an SMS to {number}"
+
+    def _make_call(self, number: str) -> str:
+        self.lists[RecordKind.CALL_LOG].append({"name": "", "number": number, "type": "outgoing",
+                                                "date": isoformat(self.clock.now()), "duration": 0})  # fmt: skip
+        return f"called {number}"
+
+    def _share_text(self, text: str, title: str | None = None) -> str:
+        self.shared.append({"kind": "text", "text": text, "title": title or ""})
+        return "opened the share sheet with a text"
+
+    def _share_file(self, url: str, filename: str, mimeType: str) -> str:
+        if url not in self.profile.web:
+            raise InputRejected(f"{url} cannot be reached", likely_cause="Only the profile's `web` URLs answer.")
+        self.shared.append({"kind": "file", "url": url, "filename": filename, "mimeType": mimeType})
+        return f"opened the share sheet with {filename}"
+
+    def _copy_clipboard(self, text: str) -> str:
+        self.clipboard = text
+        return "copied to the clipboard"
+
+    def _open_url(self, url: str) -> str:
+        self.opened.append(url)
+        return f"opened {url} in the browser"
+
+    def _notify(self, title: str, body: str) -> str:
+        self.lists[RecordKind.NOTIFICATIONS].append({"packageName": AGENT_PACKAGE, "title": title, "text": body,
+                                                     "time": isoformat(self.clock.now())})  # fmt: skip
+        return "posted a notification"
+
+    def _uninstall_app(self, packageName: str) -> str:
+        apps = self.lists[RecordKind.APPS]
+        found = next((app for app in apps if app["packageName"] == packageName), None)
+        if found is None:
+            raise InputRejected(f"no app {packageName!r} is installed")
+        if found.get("system"):
+            raise InputRejected(f"{packageName} is a system app: it cannot be uninstalled")
+        apps.remove(found)
+        return f"uninstalled {packageName}"
+
+    def _set_wallpaper(self, url: str | None = None, path: str | None = None) -> str:
+        if path is not None:
+            self._existing(path)
+        elif url is not None and url not in self.profile.web:
+            raise InputRejected(f"{url} cannot be reached", likely_cause="Only the profile's `web` URLs answer.")
+        self.wallpaper = path or url
+        return f"wallpaper set from {self.wallpaper}"
+
+    def _existing(self, path: str) -> StoredFile:
+        stored = self.stored.get(path)
+        if stored is None:
+            kind = "a folder, not a file" if path in self.folders else "not there"
+            raise InputRejected(f"{path} is {kind}", likely_cause="The agent named a file the phone does not have.")
+        return stored
+
+    def _free(self, path: str) -> None:
+        if path in self.stored or path in self.folders:
+            raise InputRejected(f"{path} already exists", likely_cause="Actions never overwrite a file.")
+        if posixpath.dirname(path) not in self.folders:
+            raise InputRejected(
+                f"no folder {posixpath.dirname(path)}", likely_cause="The target's folder does not exist."
+            )
+
+    def _unused(self, path: str) -> str:
+        """Return `path`, or `name (1).ext`… when it is taken (as Android's downloads do)."""
+        stem, dot, extension = path.rpartition(".") if "." in posixpath.basename(path) else (path, "", "")
+        number, found = 1, path
+        while found in self.stored:
+            found = f"{stem} ({number}){dot}{extension}"
+            number += 1
+        return found
 
     # -- state -----------------------------------------------------------------------------------------------------
 

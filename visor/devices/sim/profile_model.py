@@ -195,6 +195,14 @@ def _records(kind: type) -> object:
     return Field(default_factory=list, max_length=MAX_RECORDS, description=f"{kind.__name__} records.")
 
 
+class WebFile(InputModel):
+    """What the simulated phone downloads from a URL (it has no network: only the profile's `web` answers)."""
+
+    size: Count
+    mime_type: Text = Field("application/octet-stream", alias="mimeType")
+    content: Text | None = None
+
+
 class Profile(InputModel):
     """A phone's personal data and permissions."""
 
@@ -218,5 +226,8 @@ class Profile(InputModel):
     apps: list[App] = _records(App)  # type: ignore[assignment]
     files: list[File] = _records(File)  # type: ignore[assignment]
     notifications: list[Notification] = _records(Notification)  # type: ignore[assignment]
+    web: dict[Annotated[str, Field(max_length=4096)], WebFile] = Field(
+        default_factory=dict, description="URL -> what downloading it gives (the phone reaches nothing else)."
+    )
 
     nullable = frozenset({"location", "wifi", "media_playing"})

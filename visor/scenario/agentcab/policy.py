@@ -1,0 +1,106 @@
+"""Who says yes to an agent's actions that need a confirmation: `--confirm deny|approve|ask|POLICY.yaml`.
+
+`deny` (the default) and `approve` answer every question alike; `ask` asks the person at the terminal (with no
+terminal it denies, and says so). A policy file decides per action type and per path:
+
+```yaml
+default: deny                      # what no rule decides
+rules:
+  - {type: delete_file, paths: ["/storage/emulated/0/Download/*"], decision: approve}
+  - {type: send_sms, decision: deny}
+```
+
+The first rule whose `type` (if given) and `paths` (if given: glob patterns, `*` also crossing `/`) match
+decides; an action with several paths (`delete_files`, a `confirm_actions` group) is approved only when every
+path is. A `confirm_actions` group is asked once: a rule for `confirm_actions` decides it, else it is approved
+only when every action in it that needs a confirmation would be.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import Field, ValidationError
+
+from visor.errors import InputError
+from visor.scenario.fields import InputModel, Owner
+from visor.scenario.issues import locate
+
+Decision = Literal["approve", "deny"]
+
+
+class Rule(InputModel):
+    """One rule of a policy."""
+
+    type: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+    paths: list[Annotated[str, Field(min_length=1, max_length=1024)]] | None = Field(None, min_length=1)
+    decision: Decision
+
+
+class PolicyFile(InputModel):
+    """A confirmation policy."""
+
+    default: Decision = "deny"
+    rules: list[Rule] = Field(default_factory=list, max_length=1_000)
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """How confirmations are answered: by everyone alike (`deny`, `approve`), at the terminal (`ask`), or by rules."""
+
+    mode: Literal["deny", "approve", "ask", "rules"]
+    rules: tuple[Rule, ...] = ()
+    default: Decision = "deny"
+    source: str = ""
+
+    def decide(self, action_type: str, paths: tuple[str, ...]) -> Decision | None:
+        """Return the decision for an action (None: ask the person)."""
+        if self.mode == "ask":
+            return None
+        if self.mode != "rules":
+            return self.mode
+        for rule in self.rules:
+            if rule.type is not None and rule.type != action_type:
+                continue
+            if rule.paths is not None and not (paths and all(_matches(path, rule.paths) for path in paths)):
+                continue
+            return rule.decision
+        return self.default
+
+    def names_type(self, action_type: str) -> bool:
+        """Return True when a rule names this action type (a `confirm_actions` rule decides a group)."""
+        return any(rule.type == action_type for rule in self.rules)
+
+
+def _matches(path: str, patterns: list[str]) -> bool:
+    return any(fnmatch.fnmatchcase(path, pattern) for pattern in patterns)
+
+
+def read_policy(value: str) -> Policy:
+    """Read `--confirm`: a mode, or a policy file.
+
+    Raises:
+        SourceError: the file cannot be read or parsed.
+        InputError: the file is not a valid policy (its first problem, with line and column).
+    """
+    if value in ("deny", "approve", "ask"):
+        return Policy(value)  # type: ignore[arg-type]
+    from visor.scenario.loader import read_document
+
+    document = read_document(value)
+    try:
+        data = PolicyFile.model_validate(document.data if isinstance(document.data, dict) else {"rules": None})
+    except ValidationError as exc:
+        from visor.scenario.translate import translate
+
+        issues = locate(translate(exc, Owner(PolicyFile, ()), document.data), document)
+        first = issues[0]
+        raise InputError(
+            f"{value}:{first.line}:{first.column}: confirmation policy: {first.message}",
+            likely_cause="The policy file has an error.",
+            next_step="A policy is {default: deny|approve, rules: [{type, paths, decision}]}; see docs/agentcab.md.",
+            details={"issues": [issue.to_dict() for issue in issues]},
+        ) from None
+    return Policy("rules", tuple(data.rules), data.default, value)
