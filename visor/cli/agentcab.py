@@ -115,3 +115,32 @@ def act(env: CliEnvironment, /, output: str, confirm: str, evidence: str | None,
     outcome = act_file(output, options, env.clock, confirm=confirm, ask=ask, evidence=evidence,
                        stdin=env.input_stream())  # fmt: skip
     return emit(env, outcome)
+
+
+@agentcab.command(name="test", context_settings=SETTINGS)
+@click.argument("agent_file", metavar="AGENT", callback=text_value)
+@click.option("--runs", type=click.IntRange(1, 1000), default=1, show_default=True, help="How many times to run it.")
+@click.option("--uploads", metavar="DIR", help="Where picked files are uploaded (default .visor/agentcab/uploads).")
+@device_options(scenario=False)
+@click.option(
+    "--seed", type=click.IntRange(min=0), callback=seed_value, help="Seed of the phone (default: the file's)."
+)
+@output_options
+@click.pass_obj
+def test_agent(env: CliEnvironment, /, agent_file: str, runs: int, uploads: str | None, **values: Any) -> int:
+    """Test an agent end to end: collect its input on the phone, run its worker, apply its actions, check the phone.
+
+    AGENT is an agent test file (name, input_schema, worker, profile, confirm, assertions: docs/agentcab.md). With
+    --runs N every run starts from a fresh phone and must give the same signature. Exit 2 when an assertion,
+    the worker or its output fails; exit 3 when runs differ.
+
+    \b
+    Examples:
+      visor agentcab test examples/agentcab/phone-slim-coach/agent.yaml
+      visor agentcab test examples/agentcab/life-weekly-report/agent.yaml --runs 20
+    """
+    from visor.session.action_options import ActionOptions
+    from visor.session.agent_tests import run_agent_test
+
+    options = ActionOptions(**device_values(values), **values)
+    return emit(env, run_agent_test(agent_file, options, env.clock, runs=runs, uploads=uploads))
