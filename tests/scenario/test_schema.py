@@ -31,7 +31,8 @@ def test_schemas_are_valid_draft_2020_12() -> None:
 def test_schema_names_every_command_and_assertion_type() -> None:
     step = SCHEMA["properties"]["steps"]["items"]
     upstream = ["tap", "navigate", "act", "scroll", "screenshot", "wait", "source"]
-    assert step["properties"]["command"]["enum"] == [*upstream, *tool_names()]
+    agentcab = ["agentcab_collect", "agentcab_apply"]
+    assert step["properties"]["command"]["enum"] == [*upstream, *agentcab, *tool_names()]
     types = {
         t
         for ref in SCHEMA["properties"]["assertions"]["items"]["oneOf"]

@@ -14,6 +14,7 @@ from typing import Any, Generic, TypeVar
 
 from visor.actions import step_commands as commands  # the scenario commands, executed
 from visor.actions import step_details as shapes
+from visor.actions.agentcab import steps as agentcab_steps
 from visor.actions.device import Key
 from visor.actions.step_context import ActionContext
 from visor.scenario.commands import (
@@ -27,6 +28,8 @@ from visor.scenario.commands import (
     ActSliderArgs,
     ActTypeArgs,
     ActUnlockArgs,
+    AgentcabApplyArgs,
+    AgentcabCollectArgs,
     Args,
     NavigateArgs,
     ScreenshotArgs,
@@ -79,6 +82,8 @@ ENTRIES: tuple[Entry[Any], ...] = (
     entry(WaitArgs, commands.wait, shapes.WaitDetails),
     entry(ScreenshotArgs, commands.screenshot, shapes.CaptureDetails),
     entry(SourceArgs, commands.source, shapes.CaptureDetails),
+    entry(AgentcabCollectArgs, agentcab_steps.agentcab_collect, shapes.AgentcabCollectDetails),
+    entry(AgentcabApplyArgs, agentcab_steps.agentcab_apply, shapes.AgentcabApplyDetails),
 )
 #: The entries by argument model (what a step's arguments were validated into).
 BY_ARGS: dict[type[Args], Entry[Any]] = {item.args: item for item in ENTRIES}

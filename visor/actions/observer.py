@@ -9,7 +9,8 @@ takes time.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, cast
 
 from visor.actions.device import (
     OBSERVATION_REUSE_US,
@@ -116,9 +117,33 @@ class ObservingDevice:
         self.device.reset_app()
 
     def device_data(self) -> DeviceData:
-        """Return the phone's personal data."""
-        return self.device.device_data()
+        """Return the phone's personal data; a change to it forgets the screen (a dialog, the shade may show)."""
+        # The proxy forwards every member of DeviceData (by __getattr__), so it is one.
+        return cast(DeviceData, _ForgettingData(self.device.device_data(), self.forget))
 
     def close(self) -> None:
         """Release the device."""
         self.device.close()
+
+
+class _ForgettingData:
+    """The phone's data, seen through the observer: what can change the screen makes it look again."""
+
+    _CHANGES = frozenset({"change", "show_dialog", "open_shade", "take_photo"})
+
+    def __init__(self, data: DeviceData, forget: Callable[[], None]) -> None:
+        self._data = data
+        self._forget = forget
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._data, name)
+        if name not in self._CHANGES:
+            return found
+
+        def changing(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return found(*args, **kwargs)
+            finally:
+                self._forget()
+
+        return changing

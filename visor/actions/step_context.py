@@ -21,7 +21,7 @@ class ArtifactSink(Protocol):
     """Stores files a step produces; returns the path to report (relative to the run's folder)."""
 
     def save(self, step_number: int, label: str, kind: str, data: bytes) -> str:
-        """Store a screenshot (`kind="screenshot"`) or page source (`kind="source"`)."""
+        """Store a screenshot (`kind="screenshot"`), a page source (`"source"`) or an agent's upload (`"upload"`)."""
         ...
 
     def copy(self, path: str, data: bytes) -> str:

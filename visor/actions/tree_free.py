@@ -7,7 +7,16 @@ elements needs the tree: it is refused before the run starts, every such part na
 
 from __future__ import annotations
 
-from visor.scenario.commands import ActSliderArgs, ActTypeArgs, ScrollArgs, SourceArgs, TapArgs, WaitArgs
+from visor.scenario.commands import (
+    ActSliderArgs,
+    ActTypeArgs,
+    AgentcabApplyArgs,
+    AgentcabCollectArgs,
+    ScrollArgs,
+    SourceArgs,
+    TapArgs,
+    WaitArgs,
+)
 from visor.scenario.scenario import Scenario, Step
 from visor.scenario.tools.call import ToolCall
 
@@ -38,5 +47,7 @@ def _step_need(step: Step) -> str | None:
         SourceArgs: "saves the page source",
         ScrollArgs: "finds what scrolls, and checks it moved; use act drag",
         ActSliderArgs: "finds a slider",
+        AgentcabCollectArgs: "reads the phone's data and screen (AgentCab)",
+        AgentcabApplyArgs: "changes the phone's data and acts on its screen (AgentCab)",
     }
     return needs.get(type(args))

@@ -57,8 +57,13 @@ class ArtifactStore:
             raise _output_error(self.root, exc) from None
 
     def save(self, step_number: int, label: str, kind: str, data: bytes) -> str:
-        """Store a step's screenshot or page source, numbered in the order captures are written; return its path."""
-        folder, suffix = ("screenshots", "png") if kind == "screenshot" else ("sources", "xml")
+        """Store a step's screenshot, page source or upload, numbered in the order they are written; return its path.
+
+        An upload (`kind="upload"`, a file picked for an agent) keeps its name's extension.
+        """
+        folder, suffix = {"screenshot": ("screenshots", "png"), "upload": ("uploads", "")}.get(kind, ("sources", "xml"))
+        if kind == "upload":
+            label, _, suffix = label.rpartition(".") if "." in label else (label, "", "bin")
         number = self._numbers.setdefault((step_number, label), len(self._numbers) + 1)
         stem = f"{number:03d}-{_SLUG.sub('-', label).strip('-')[:60] or 'capture'}"
         name, counter = f"{stem}.{suffix}", 2
@@ -72,7 +77,7 @@ class ArtifactStore:
         path = os.path.join(self.root, relative)
         payload = data.encode("utf-8") if isinstance(data, str) else data
         try:
-            write_atomic(path, payload)
+            write_atomic(path, payload, make_folders=True)
         except OSError as exc:
             raise _output_error(path, exc) from None
         self._listed(path)

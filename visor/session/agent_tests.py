@@ -13,30 +13,21 @@ import dataclasses
 import hashlib
 import json
 import os
-import subprocess
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
+from visor.actions.agentcab.worker import WorkerFailed, ask_worker
 from visor.actions.device_data import DeviceData, RecordKind, ValueKind
 from visor.clock import Clock
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
 from visor.report.envelope import Outcome
-from visor.scenario.agentcab.agent_file import AgentFile, Check, Worker, beside, load_agent_file
+from visor.scenario.agentcab.agent_file import AgentFile, Check, beside, load_agent_file
 from visor.scenario.agentcab.formats import InputSchema, read_input_schema
 from visor.scenario.agentcab.output_actions import read_actions
 from visor.scenario.agentcab.policy import Policy, read_policy
 from visor.session.action_options import ActionOptions
 from visor.session.agentcab_calls import DEFAULT_UPLOADS, UploadStore, load_schema
 from visor.session.devices import ScenarioDevice, open_for
-
-#: Bytes of a worker's standard error quoted in a failure.
-STDERR_TAIL = 2000
-
-
-class WorkerFailed(Exception):
-    """The agent's worker did not answer an output (a failed run, not an error of visor)."""
 
 
 @dataclass
@@ -133,8 +124,9 @@ def _run(agent: AgentFile, path: str, schema: InputSchema, policy: Policy, optio
     try:
         data = opened.device.device_data()
         run.payload = Collector(opened.device, store.put, photo_hash).collect(schema).payload
+        folder = beside(path, agent.worker.cwd) if agent.worker.cwd else os.path.dirname(os.path.abspath(path))
         try:
-            run.output = _ask_worker(agent.worker, run.payload, path)
+            run.output = ask_worker(agent.worker, run.payload, folder)
         except WorkerFailed as failure:
             run.status, run.reason = "error", f"the worker failed: {failure}"
             return run
@@ -154,41 +146,6 @@ def _run(agent: AgentFile, path: str, schema: InputSchema, policy: Policy, optio
     if failed:
         run.status, run.reason = "fail", f"{len(failed)} assertion(s) failed; first: {failed[0]['message']}"
     return run
-
-
-def _ask_worker(worker: Worker, payload: dict[str, Any], path: str) -> Any:
-    """Hand the payload to the worker; return its output (parsed JSON).
-
-    Raises:
-        WorkerFailed: it could not be started, failed, timed out or did not answer JSON.
-    """
-    body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
-    seconds = worker.timeout_ms / 1000
-    if worker.url is not None:
-        request = urllib.request.Request(worker.url, body, {"Content-Type": "application/json"}, method="POST")
-        try:
-            with urllib.request.urlopen(request, timeout=seconds) as answer:
-                text = answer.read()
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            raise WorkerFailed(f"{worker.url}: {getattr(exc, 'reason', exc)}") from None
-    else:
-        assert worker.command is not None
-        folder = beside(path, worker.cwd) if worker.cwd else os.path.dirname(os.path.abspath(path))
-        try:
-            done = subprocess.run(worker.command, input=body, capture_output=True, cwd=folder, timeout=seconds,
-                                  check=False)  # fmt: skip
-        except subprocess.TimeoutExpired:
-            raise WorkerFailed(f"no answer within {worker.timeout_ms} ms") from None
-        except OSError as exc:
-            raise WorkerFailed(f"cannot start {worker.command[0]!r}: {exc.strerror}") from None
-        if done.returncode != 0:
-            tail = done.stderr.decode("utf-8", "replace")[-STDERR_TAIL:].strip()
-            raise WorkerFailed(f"exit {done.returncode}" + (f": {tail}" if tail else ""))
-        text = done.stdout
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise WorkerFailed(f"its answer is not JSON: {exc}") from None
 
 
 def _snapshot(data: DeviceData) -> dict[str, list[dict[str, Any]]]:

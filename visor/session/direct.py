@@ -223,9 +223,9 @@ class DirectSink:
 
     def save(self, step_number: int, label: str, kind: str, data: bytes) -> str:
         """Write a capture (or a failure's evidence); return its absolute path."""
-        suffix = "png" if kind == "screenshot" else "xml"
-        chosen = self.path if self.path is not None and not label.endswith("-failure") else None
-        target = os.path.abspath(chosen or os.path.join(self.output, f"{label}.{suffix}"))
+        suffix = {"screenshot": ".png", "upload": ""}.get(kind, ".xml")
+        chosen = self.path if self.path is not None and not label.endswith("-failure") and kind != "upload" else None
+        target = os.path.abspath(chosen or os.path.join(self.output, f"{label}{suffix}"))
         try:
             write_atomic(target, data, make_folders=True)
         except (OSError, ValueError) as exc:

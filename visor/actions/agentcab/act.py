@@ -191,6 +191,8 @@ class Applier:
         self.confirmations.append({"index": question.where, "type": question.type, "title": question.title,
                                    "decision": decision, "by": why, "answered": answered})  # fmt: skip
         approved = answered == buttons[1]
+        if answered not in buttons:
+            return False, f"the dialog could not be answered, so nothing ran ({why})"
         return approved, f"{'approved' if approved else 'denied'} ({why})"
 
     # -- performing ---------------------------------------------------------------------------------------------
