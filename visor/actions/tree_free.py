@@ -7,6 +7,7 @@ elements needs the tree: it is refused before the run starts, every such part na
 
 from __future__ import annotations
 
+from visor.scenario.assertions import DeviceAssertion
 from visor.scenario.commands import (
     ActSliderArgs,
     ActTypeArgs,
@@ -28,7 +29,9 @@ def tree_uses(scenario: Scenario) -> list[str]:
     """Return each part of `scenario` that needs the UI tree, with why (none: a tree-free device can run it)."""
     found = [f"steps[{step.index}] ({step.id}): {why}" for step in scenario.steps if (why := _step_need(step))]
     found += [
-        f"assertions[{check.index}] ({check.id}): {check.type} reads the page source" for check in scenario.assertions
+        f"assertions[{check.index}] ({check.id}): {check.type} reads "
+        + ("the phone's data" if isinstance(check.spec, DeviceAssertion) else "the page source")
+        for check in scenario.assertions
     ]
     if scenario.config.mask:
         found.append("config.mask: masking elements needs the page source (screens are compared as images)")

@@ -11,10 +11,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from visor.actions.device import Observation
+from visor.actions.device import InputRejected, Observation
+from visor.actions.device_data import DeviceData, RecordKind, ValueKind
 from visor.actions.step_targets import element_details, match_all
 from visor.engine.results import AssertionResult
-from visor.scenario.assertions import CountAssertion, TextAssertion, ValueAssertion
+from visor.errors import VisorError
+from visor.scenario.assertions import CountAssertion, DeviceAssertion, TextAssertion, ValueAssertion
 from visor.scenario.scenario import Assertion
 from visor.scenario.selectors import parse_selector
 from visor.ui.query import QueryError
@@ -32,8 +34,17 @@ _STATES: dict[str, Callable[[Node], bool]] = {
 }
 
 
-def check(assertion: Assertion, observation: Observation, platform: str) -> AssertionResult:
-    """Evaluate one assertion on one observation."""
+def check(
+    assertion: Assertion, observation: Observation, platform: str, data: Callable[[], DeviceData] | None = None
+) -> AssertionResult:
+    """Evaluate one assertion on one observation (or, for the phone's data, on `data()`)."""
+    if isinstance(assertion.spec, DeviceAssertion):
+        if data is None:
+            return _result(assertion, False, "this run cannot read the phone's data", {})
+        try:
+            return _device(assertion, data())
+        except VisorError as exc:
+            return _result(assertion, False, f"the phone's data cannot be read: {exc.message}", {})
     try:
         nodes = [
             n
@@ -64,6 +75,36 @@ def check(assertion: Assertion, observation: Observation, platform: str) -> Asse
         relation = "equal" if kind == "text_equals" else "contain"
         return _result(assertion, ok, f"Text {text!r} does not {relation} {spec.value!r}", observed | {"text": text})
     return _value(assertion, node, observed)
+
+
+def _device(assertion: Assertion, data: DeviceData) -> AssertionResult:
+    """Check the phone's data: a file, the clipboard, a notification, a message, a call, an event."""
+    kind, subject = assertion.type, assertion.target
+    if kind in ("file_exists", "file_missing"):
+        try:
+            data.read_file(subject)
+            there = True
+        except InputRejected:
+            there = False
+        wanted = kind == "file_exists"
+        return _result(
+            assertion, there == wanted, f"{subject} {'is missing' if wanted else 'is still there'}", {"exists": there}
+        )
+    if kind == "clipboard_equals":
+        held = data.value(ValueKind.CLIPBOARD)
+        return _result(assertion, held == subject, f"The clipboard holds {str(held)[:80]!r}", {"clipboard": held})
+    if kind in ("event_exists", "event_missing"):
+        titles = [event["title"] for event in data.records(RecordKind.CALENDAR)]
+        wanted = kind == "event_exists"
+        message = f"No event {subject!r}" if wanted else f"The event {subject!r} is still there"
+        return _result(assertion, (subject in titles) == wanted, message, {"exists": subject in titles})
+    field, kind_of, value = {
+        "notification_posted": (RecordKind.NOTIFICATIONS, None, "title"),
+        "sms_sent": (RecordKind.SMS, "sent", "address"),
+        "call_made": (RecordKind.CALL_LOG, "outgoing", "number"),
+    }[kind]
+    found = [item[value] for item in data.records(field) if kind_of is None or item.get("type") == kind_of]
+    return _result(assertion, subject in found, f"{subject!r} is not among {found[:10]}", {"found": found[:50]})
 
 
 def _count(assertion: Assertion, count: int) -> AssertionResult:

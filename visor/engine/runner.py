@@ -37,6 +37,7 @@ from visor.errors import (
     interruption,
     stopping_signal,
 )
+from visor.scenario.assertions import ASSERTIONS, DeviceAssertion
 from visor.scenario.scenario import Scenario, Step
 from visor.scenario.selectors import parse_selector
 from visor.scenario.tools.definitions import is_tool
@@ -232,7 +233,8 @@ def _check_assertions(scenario: Scenario, settings: RunSettings, context: RunCon
     platform = context.device.info.platform
     with context.watchdog.guard(settings.timeout_us):
         observation = context.device.observe()
-    checks = [assertion_checks.check(assertion, observation, platform) for assertion in scenario.assertions]
+    data = context.device.device_data
+    checks = [assertion_checks.check(assertion, observation, platform, data) for assertion in scenario.assertions]
     if settings.capture == "none" or all(check.status == "passed" for check in checks):
         return checks
     with context.watchdog.guard(settings.timeout_us):
@@ -395,16 +397,24 @@ def run_error(steps: list[StepResult], checks: list[AssertionResult]) -> ErrorIn
         first = failed_checks[0]
         others = _others(len(failed_steps), "step") + _others(len(failed_checks) - 1, "assertion")
         step_note = f"; the first failed step was '{failed_steps[0].id}'" if failed_steps else ""
+        message = f"Assertion '{first.id}' ({first.type} {first.target}) failed: {first.details}{others}"
+        if ASSERTIONS.get(first.type) is DeviceAssertion:
+            return ErrorInfo(
+                code=str(ErrorCode.ASSERTION_ERROR),
+                message=message,
+                likely_cause=f"The phone's data after the last step is not as expected{step_note}.",
+                next_step="Check what each agentcab step did (its actions' outcomes) and the assertion's target.",
+            )
         evidence = first.observed.get("evidence")
+        files = [item["path"] for item in evidence.values()] if isinstance(evidence, dict) else []
         where = (
-            f"Open {evidence['screenshot']['path']} and {evidence['source']['path']} (the screen the assertions "
-            "were checked on)"
-            if isinstance(evidence, dict)
+            f"Open {' and '.join(files)} (the screen the assertions were checked on)"
+            if files
             else "Open the run's last screenshot and page source"
         )
         return ErrorInfo(
             code=str(ErrorCode.ASSERTION_ERROR),
-            message=f"Assertion '{first.id}' ({first.type} {first.target}) failed: {first.details}{others}",
+            message=message,
             likely_cause=f"The screen after the last step did not satisfy {first.target}{step_note}.",
             next_step=f"{where}; check the selector and the steps leading there.",
         )

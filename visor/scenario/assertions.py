@@ -1,6 +1,7 @@
 """Assertion types and their models.
 
-Upstream has only `visible` and lets unknown types through to fail at run time; visor knows thirteen types
+Upstream has only `visible` and lets unknown types through to fail at run time; visor knows thirteen screen types
+and eight on the phone's data (`DeviceAssertion`),
 and refuses unknown ones when validating (naming the type meant: `unchecked` is `not_checked`, never
 `checked`, whose spelling is closer but whose meaning is the opposite). Extra fields (`value`, `tolerance`,
 `min`, `max`) are additive.
@@ -82,6 +83,20 @@ class ValueAssertion(AssertionModel):
     tolerance: NonNegativeNumber = Field(0, description="How far the actual value may be from the expected one.")
 
 
+class DeviceAssertion(AssertionModel):
+    """The phone's data, not its screen (visor addition, docs/agentcab.md): `target` names what is checked.
+
+    `file_exists` / `file_missing` (a path in shared storage), `clipboard_equals` (the text), `notification_posted`
+    (a title), `sms_sent` and `call_made` (a number), `event_exists` / `event_missing` (a calendar event's title).
+    """
+
+    type: Literal[
+        "file_exists", "file_missing", "clipboard_equals", "notification_posted", "sms_sent", "call_made",
+        "event_exists", "event_missing",
+    ]  # fmt: skip
+    target: str = Field(max_length=100_000, description="What is checked: a path, a text, a title or a number.")
+
+
 class UnknownAssertion(AssertionModel):
     """Stands in for an assertion of an unknown type, so that its other fields are still checked."""
 
@@ -113,6 +128,7 @@ ASSERTIONS: dict[str, type[AssertionModel]] = {
     "text_contains": TextAssertion,
     "count": CountAssertion,
     "value": ValueAssertion,
+    **dict.fromkeys(DeviceAssertion.model_fields["type"].annotation.__args__, DeviceAssertion),  # type: ignore[union-attr]
 }
 
 

@@ -69,3 +69,26 @@ def test_invalid_steps_are_refused_when_validating(cli_runner: Cli, tmp_path: Pa
     assert any("unknown device format 'device:fotos'" in message for message in messages), messages
     assert any("exactly one of args.output and args.worker" in message for message in messages), messages
     assert any("must be an http or https URL" in message for message in messages), messages
+
+
+def test_assertions_on_the_phones_data_pass_and_fail_with_what_they_found() -> None:
+    apply = {"id": "apply", "command": "agentcab_apply", "args": {"confirm": "approve", "output": {"actions": [
+        {"type": "delete_file", "path": f"{ROOT}/Download/big.mp4"}, {"type": "copy_clipboard", "text": "copied"},
+        {"type": "send_sms", "number": "+1 555", "text": "hi"}]}}}  # fmt: skip
+    document = scenario(apply)
+    document["assertions"] = [
+        {"id": "gone", "type": "file_missing", "target": f"{ROOT}/Download/big_video.mp4"},
+        {"id": "clip", "type": "clipboard_equals", "target": "copied"},
+        {"id": "sms", "type": "sms_sent", "target": "+1 555"},
+        {"id": "call", "type": "call_made", "target": "+1 555"},
+        {"id": "kept", "type": "file_exists", "target": f"{ROOT}/Download/old_backup.zip"},
+        {"id": "event", "type": "event_exists", "target": "Nope"},
+    ]
+    result, _ = run(document)
+    statuses = {check.id: check.status for check in result.assertions}
+    # big.mp4 is not in the demo profile: that delete failed; big_video.mp4 was never deleted.
+    assert statuses == {"gone": "failed", "clip": "passed", "sms": "passed", "call": "failed", "kept": "passed",
+                        "event": "failed"}  # fmt: skip
+    details = {check.id: check.details for check in result.assertions}
+    assert details["gone"] == f"{ROOT}/Download/big_video.mp4 is still there"
+    assert details["call"].startswith("'+1 555' is not among")
