@@ -10,7 +10,7 @@ and refuses unknown ones when validating (naming the type meant: `unchecked` is 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import ConfigDict, Field, field_validator
 
@@ -128,7 +128,7 @@ ASSERTIONS: dict[str, type[AssertionModel]] = {
     "text_contains": TextAssertion,
     "count": CountAssertion,
     "value": ValueAssertion,
-    **dict.fromkeys(DeviceAssertion.model_fields["type"].annotation.__args__, DeviceAssertion),  # type: ignore[union-attr]
+    **dict.fromkeys(get_args(DeviceAssertion.model_fields["type"].annotation), DeviceAssertion),
 }
 
 

@@ -118,7 +118,7 @@ class Applier:
 
     def _note(self, planned: Planned, outcome: Result, reason: str) -> None:
         at = us_to_ms(self.clock.monotonic_us() - self.origin)
-        self.applied.append(Applied(planned.where, str(planned.action.type), outcome, reason, int(at)))  # type: ignore[attr-defined]
+        self.applied.append(Applied(planned.where, planned.action.kind, outcome, reason, int(at)))
 
     def _apply(self, planned: Planned, *, confirmed: bool) -> None:
         action = planned.action
@@ -199,7 +199,7 @@ class Applier:
 
     def _perform(self, planned: Planned) -> str:
         action = planned.action
-        kind = str(action.type)  # type: ignore[attr-defined]
+        kind = action.kind
         if kind in DATA_ACTIONS:
             params = action.model_dump(by_alias=True, exclude={"type"}, exclude_none=True)
             return self.data.change(kind, params)
@@ -313,12 +313,12 @@ def _field_after_label(tree: UiTree, needle: str) -> Node | None:
 
 def _question(planned: Planned) -> Question:
     action = planned.action
-    kind = str(action.type)  # type: ignore[attr-defined]
+    kind = action.kind
     if isinstance(action, ConfirmActions):
         inner = tuple(_needs(child) for child in planned.children)
         flat = tuple(item for group in inner for item in group)
         paths = tuple(path for _, found in flat for path in found)
-        kinds = ", ".join(sorted({str(child.action.type) for child in planned.children}))  # type: ignore[attr-defined]
+        kinds = ", ".join(sorted({child.action.kind for child in planned.children}))
         message = f"{action.message}\n({len(planned.children)} actions: {kinds})"
         return Question(planned.where, kind, _TITLES[kind], message, paths, flat)
     details = _describe(action.model_dump(by_alias=True, exclude={"type"}, exclude_none=True))
@@ -327,7 +327,7 @@ def _question(planned: Planned) -> Question:
 
 def _needs(planned: Planned) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """Return the confirmations an action (and what it holds) would need of its own: (type, paths) each."""
-    own = ((str(planned.action.type), planned.action.paths()),) if planned.action.confirm else ()  # type: ignore[attr-defined]
+    own = ((planned.action.kind, planned.action.paths()),) if planned.action.confirm else ()
     return own + tuple(item for child in planned.children for item in _needs(child))
 
 

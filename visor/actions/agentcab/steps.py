@@ -22,7 +22,7 @@ from visor.actions.step_details import AgentcabApplyDetails, AgentcabCollectDeta
 from visor.scenario.agentcab.agent_file import Worker
 from visor.scenario.agentcab.formats import read_input_schema
 from visor.scenario.agentcab.output_actions import read_actions
-from visor.scenario.agentcab.policy import Policy, PolicyFile
+from visor.scenario.agentcab.policy import Policy, PolicyFile, read_policy
 from visor.scenario.commands import AgentcabApplyArgs, AgentcabCollectArgs
 from visor.ui.images import photo_hash
 
@@ -60,7 +60,7 @@ def agentcab_apply(args: AgentcabApplyArgs, ctx: ActionContext) -> AgentcabApply
         )
     dialogs: list[str] = []
     confirm = args.confirm
-    policy = Policy(confirm) if isinstance(confirm, str) else _rules(confirm)  # type: ignore[arg-type]
+    policy = read_policy(confirm) if isinstance(confirm, str) else _rules(confirm)
 
     def keep(label: str, png: bytes) -> None:
         dialogs.append(ctx.sink.save(ctx.step_number, f"{ctx.step_id}-{label}", "screenshot", png))

@@ -10,7 +10,7 @@ it; `visor agentcab profile` generates one of any size.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, Field
 
@@ -188,10 +188,10 @@ Capability = Literal[
 
 #: A permission's state (`visor.actions.device_data.Permission`'s values).
 PermissionState = Literal["granted", "denied", "ask-and-grant", "ask-and-deny"]
-assert set(PermissionState.__args__) == {item.value for item in Permission}  # type: ignore[attr-defined]
+assert set(get_args(PermissionState)) == {item.value for item in Permission}
 
 
-def _records(kind: type) -> object:
+def _records(kind: type) -> Any:
     return Field(default_factory=list, max_length=MAX_RECORDS, description=f"{kind.__name__} records.")
 
 
@@ -218,14 +218,14 @@ class Profile(InputModel):
     wifi: Wifi | None = None
     clipboard: Text = ""
     media_playing: Media | None = None
-    photos: list[Photo] = _records(Photo)  # type: ignore[assignment]
-    calendar: list[Event] = _records(Event)  # type: ignore[assignment]
-    contacts: list[Contact] = _records(Contact)  # type: ignore[assignment]
-    call_log: list[Call] = _records(Call)  # type: ignore[assignment]
-    sms: list[Message] = _records(Message)  # type: ignore[assignment]
-    apps: list[App] = _records(App)  # type: ignore[assignment]
-    files: list[File] = _records(File)  # type: ignore[assignment]
-    notifications: list[Notification] = _records(Notification)  # type: ignore[assignment]
+    photos: list[Photo] = _records(Photo)
+    calendar: list[Event] = _records(Event)
+    contacts: list[Contact] = _records(Contact)
+    call_log: list[Call] = _records(Call)
+    sms: list[Message] = _records(Message)
+    apps: list[App] = _records(App)
+    files: list[File] = _records(File)
+    notifications: list[Notification] = _records(Notification)
     web: dict[Annotated[str, Field(max_length=4096)], WebFile] = Field(
         default_factory=dict, description="URL -> what downloading it gives (the phone reaches nothing else)."
     )

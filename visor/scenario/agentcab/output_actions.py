@@ -18,7 +18,7 @@ import posixpath
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import AfterValidator, Field, ValidationError, model_validator
 
@@ -118,6 +118,11 @@ class Action(InputModel):
     accessibility: ClassVar[bool] = False
     #: Its category in the seed's tables.
     category: ClassVar[str] = ""
+
+    @property
+    def kind(self) -> str:
+        """Return the action's type (each subclass declares `type` as its literal)."""
+        return str(getattr(self, "type"))  # noqa: B009 (the base has no `type` field to name)
 
     def paths(self) -> tuple[str, ...]:
         """Return the file paths it touches (a confirmation policy matches them)."""
@@ -411,7 +416,7 @@ class Sequence(Action):
 
 #: The 31 action types of the seed.
 ACTIONS: dict[str, type[Action]] = {
-    model.model_fields["type"].annotation.__args__[0]: model  # type: ignore[union-attr]
+    get_args(model.model_fields["type"].annotation)[0]: model
     for model in (DeleteFile, DeleteFiles, MoveFile, CopyFile, CreateDirectory, WriteFile, DownloadFile, CreateEvent,
                   DeleteEvent, SetAlarm, SendSms, MakeCall, ShareText, ShareFile, CopyClipboard, OpenUrl, Notify,
                   LaunchApp, UninstallApp, OpenDeeplink, SetWallpaper, ClickText, SetText, LongPress, Scroll, Swipe,
