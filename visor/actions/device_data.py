@@ -15,6 +15,19 @@ from typing import Any, Protocol
 Record = dict[str, Any]
 
 
+def storage_record(total: int, used: int) -> Record:
+    """Return `device:storage`'s value: bytes, and each formatted as a phone shows it (`3.2 GB`, powers of 1,000)."""
+    values = {"totalBytes": total, "freeBytes": total - used, "usedBytes": used}
+    return {**values, **{key.replace("Bytes", "Formatted"): _formatted(value) for key, value in values.items()}}
+
+
+def _formatted(size: int) -> str:
+    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size} B"
+
+
 class Permission(enum.StrEnum):
     """A capability's permission on the device, before it is first used."""
 
@@ -113,8 +126,11 @@ class DeviceData(Protocol):
         """
         ...
 
-    def show_dialog(self, title: str, message: str, buttons: tuple[str, ...]) -> None:
-        """Show a system dialog over the screen, waiting for a tap on one of its buttons."""
+    def show_dialog(self, title: str, message: str, buttons: tuple[str, ...]) -> bool:
+        """Show a system dialog over the screen, waiting for a tap on one of its buttons.
+
+        Return False when this device cannot show one (a real phone: the question is then asked off-screen).
+        """
         ...
 
     def dialog_answer(self) -> str | None:

@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from visor import DISTRIBUTION
+from visor.devices.adb import ADB_VARIABLE
 from visor.devices.appium.capabilities import (
     DEFAULT_CONNECT_TIMEOUT_MS,
     DEFAULT_REQUEST_TIMEOUT_MS,
@@ -31,7 +32,6 @@ from visor.devices.appium.capabilities import (
 from visor.devices.appium.deadline import RequestTimeout, fetch
 from visor.devices.appium.error_mapping import INSTALL
 from visor.devices.appium.host_programs import installed_drivers, list_devices, run_tool
-from visor.devices.visualagent.adb import ADB_VARIABLE
 from visor.errors import InputError
 
 PACKAGES = {
@@ -71,7 +71,18 @@ def examine(server_url: str, runtime: str) -> list[Check]:
     checks.append(_server(server_url))
     checks.append(_drivers())
     checks.extend(_platform_tools())
+    checks.append(_device_data(checks))
     return checks
+
+
+def _device_data(checks: list[Check]) -> Check:
+    """Say what of a real phone's data the AgentCab commands reach (through adb, on Android)."""
+    from visor.devices.appium.android_data import SUPPORTED, UNSUPPORTED
+
+    adb = next((check.ok for check in checks if check.name == "adb"), False)
+    detail = f"through adb on Android: {', '.join(SUPPORTED)}; not: {', '.join(UNSUPPORTED)}"
+    fix = "" if adb else "Install adb (Android platform-tools): the phone's data is read through it."
+    return Check("agentcab device data", adb, detail, fix, required=False)
 
 
 def _python() -> Check:

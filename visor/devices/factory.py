@@ -114,7 +114,7 @@ def open_visualagent(request: DeviceRequest) -> Device:
     ask = request.visualagent
     mailbox: Mailbox
     if ask.adb_serial is not None:
-        from visor.devices.visualagent.adb import Adb
+        from visor.devices.adb import Adb
 
         mailbox = PhoneMailbox(Adb(ask.adb_serial), ask.folder or DEVICE_ROOT)
     elif ask.folder is not None:

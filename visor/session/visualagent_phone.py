@@ -19,7 +19,7 @@ import json
 import os
 import posixpath
 
-from visor.devices.visualagent.adb import Adb
+from visor.devices.adb import Adb
 from visor.devices.visualagent.mailbox import ARCHIVE, COMMANDS, RESULTS, result_name
 from visor.files import write_atomic
 from visor.session.visualagent_protocol import Folders

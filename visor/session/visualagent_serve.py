@@ -244,7 +244,7 @@ def serve_folder(
     folders = Folders(root if root is not None else os.path.join(".visor", "visualagent", str(serial)), remote)
     mirror = None
     if serial is not None:
-        from visor.devices.visualagent.adb import Adb
+        from visor.devices.adb import Adb
         from visor.session.visualagent_phone import PHONE_POLL_US, PhoneFolder
 
         folders.create()

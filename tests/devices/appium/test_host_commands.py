@@ -14,6 +14,9 @@ def test_doctor_sees_the_server_and_its_drivers(cli_runner: Cli, appium_server: 
     assert "appium driver install uiautomator2" in checks["appium drivers"]["fix"]
     assert result.data["healthy"] is False and result.exit_code == ExitCode.ERROR
     assert "fix: appium driver install uiautomator2" in result.stderr
+    # What the AgentCab commands reach of a real phone's data is listed, supported or not.
+    data = checks["agentcab device data"]
+    assert not data["required"] and "calendar" in data["detail"] and "not: clipboard" in data["detail"]
 
 
 def test_doctor_explains_an_absent_server(cli_runner: Cli) -> None:

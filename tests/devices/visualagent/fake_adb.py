@@ -1,7 +1,9 @@
 """A stand-in for `adb` with one phone, whose storage is a local folder: for tests on machines with no phone.
 
 It speaks the subset visor uses: `adb -s SERIAL shell CMD`, `pull REMOTE LOCAL`, `push LOCAL REMOTE`. The phone's
-`/sdcard` is `$FAKE_ADB_ROOT/sdcard`; shell commands run in the host's `sh` with `/sdcard/` rewritten to it.
+shared storage (`/sdcard`, `/storage/emulated/0`) is `$FAKE_ADB_ROOT/sdcard`; shell commands run in the host's `sh`
+with those paths rewritten to it (and back in what they print). Android's own programs (`content`, `pm`,
+`dumpsys`…) are not there: only file commands work.
 An unknown serial fails as adb does. Every call is appended to `$FAKE_ADB_ROOT/calls.log`.
 """
 
@@ -13,6 +15,7 @@ import subprocess
 import sys
 
 SERIAL = "fake-phone-1"
+STORAGE = "/storage/emulated/0"
 
 
 def main(argv: list[str]) -> int:
@@ -27,13 +30,20 @@ def main(argv: list[str]) -> int:
         return 1
     command, rest = argv[2], argv[3:]
 
+    sdcard = os.path.join(root, "sdcard")
+
     def local(path: str) -> str:
+        # Shared storage has two names on a phone: /sdcard and /storage/emulated/0.
+        for name in (STORAGE, "/sdcard"):
+            if path == name or path.startswith(name + "/"):
+                return sdcard + path[len(name) :]
         return os.path.join(root, path.lstrip("/"))
 
     if command == "shell":
-        script = " ".join(rest).replace("/sdcard/", local("/sdcard") + "/")
+        token = "\0storage\0"  # both names first, then the folder: a rewritten path is never rewritten again
+        script = " ".join(rest).replace(STORAGE, token).replace("/sdcard/", token + "/").replace(token, sdcard)
         done = subprocess.run(["sh", "-c", script], capture_output=True, check=False)
-        sys.stdout.buffer.write(done.stdout)
+        sys.stdout.buffer.write(done.stdout.replace(sdcard.encode(), STORAGE.encode()))
         sys.stderr.buffer.write(done.stderr)
         return done.returncode
     if command == "pull":

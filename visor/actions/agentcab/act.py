@@ -179,7 +179,11 @@ class Applier:
         return self._ask(question, ("Cancel", "Call"))
 
     def _ask(self, question: Question, buttons: tuple[str, str]) -> tuple[bool, str]:
-        self.data.show_dialog(question.title, question.message, buttons)
+        if not self.data.show_dialog(question.title, question.message, buttons):
+            decision, why = self.confirmer(question)
+            asked = {"index": question.where, "type": question.type, "title": question.title, "decision": decision}
+            self.confirmations.append({**asked, "by": why, "answered": None, "off_screen": True})
+            return decision == "approve", f"{'approved' if decision == 'approve' else 'denied'} off-screen ({why})"
         if self.on_screen is not None:
             self.on_screen(f"{question.where}-{question.type}", self.device.screenshot())
         decision, why = self.confirmer(question)

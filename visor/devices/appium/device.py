@@ -59,6 +59,8 @@ class AppiumDevice:
         self._installed_drivers = installed_drivers
         self._driver: WebDriver | None = None
         self._info: DeviceInfo | None = None
+        #: The phone's data through adb, made when first asked for.
+        self._data: DeviceData | None = None
         self.sessions = 0
         self._start()
 
@@ -275,11 +277,24 @@ class AppiumDevice:
         self.launch_app(app)
 
     def device_data(self) -> DeviceData:
-        """Refuse, for now: reading a phone's data through adb and Appium is not built yet."""
-        raise UnsupportedInput(
-            "reading the phone's personal data (photos, calendar, files…) is not supported on Appium yet",
-            next_step="Use the simulated phone (--runtime sim, with --profile) to test agents on device data.",
-        )
+        """Return an Android phone's data, through adb (its serial is the session's device).
+
+        Raises:
+            UnsupportedInput: not an Android phone that adb reaches (an iOS device, a remote farm).
+        """
+        serial = self.settings.device
+        if self.settings.platform != "android" or not serial:
+            raise UnsupportedInput(
+                "the phone's personal data (photos, calendar, files…) is read through adb, on Android phones only",
+                next_step="Pass --device SERIAL for an Android phone adb lists, or use the simulated phone "
+                "(--runtime sim, with --profile).",
+            )
+        if self._data is None:
+            from visor.devices.adb import Adb
+            from visor.devices.appium.android_data import AndroidData
+
+            self._data = AndroidData(Adb(serial))
+        return self._data
 
     def _app_command(self, operation: str, verb: Literal["launch", "stop"], app_id: str) -> None:
         if not app_id:

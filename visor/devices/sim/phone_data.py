@@ -19,12 +19,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from visor.actions.device import InputRejected
-from visor.actions.device_data import Permission, Record, RecordKind, ValueKind
+from visor.actions.device_data import Permission, Record, RecordKind, ValueKind, storage_record
 from visor.clock import Clock, isoformat
 from visor.devices.sim.metrics import SIZE
 from visor.devices.sim.pictures import picture
-from visor.devices.sim.profile_model import STORAGE_ROOT, Photo, Profile
+from visor.devices.sim.profile_model import Photo, Profile
 from visor.devices.sim.system_ui import SystemDialog
+from visor.scenario.agentcab.storage import STORAGE_ROOT, in_storage
 
 #: The largest download an agent may ask for (bytes).
 MAX_DOWNLOAD_BYTES = 100_000_000
@@ -199,9 +200,10 @@ class PhoneData:
             raise InputRejected(f"the simulated phone has no data action {action!r}")
         return str(handler(**params))
 
-    def show_dialog(self, title: str, message: str, buttons: tuple[str, ...]) -> None:
+    def show_dialog(self, title: str, message: str, buttons: tuple[str, ...]) -> bool:
         """Show a system dialog; a tap on one of its buttons answers it."""
         self.dialog, self.answer = SystemDialog(title, message, buttons), None
+        return True
 
     def dialog_answer(self) -> str | None:
         """Return how the last dialog was answered."""
@@ -377,8 +379,8 @@ class PhoneData:
         Raises:
             InputRejected: it leaves shared storage (an absolute path elsewhere, or `..` escaping it).
         """
-        normal = posixpath.normpath(path if path.startswith("/") else f"{STORAGE_ROOT}/{path}")
-        if normal != STORAGE_ROOT and not normal.startswith(STORAGE_ROOT + "/"):
+        normal = in_storage(path if path.startswith("/") else f"{STORAGE_ROOT}/{path}")
+        if normal is None:
             raise InputRejected(
                 f"{path} is outside the device's shared storage ({STORAGE_ROOT})",
                 likely_cause="Agents may read and change files in shared storage only.",
@@ -396,8 +398,7 @@ class PhoneData:
     def _storage(self) -> dict[str, Any]:
         total = self.profile.storage.total_bytes
         used = min(total, self.profile.storage.other_bytes + sum(stored.size for stored in self.stored.values()))
-        values = {"totalBytes": total, "freeBytes": total - used, "usedBytes": used}
-        return {**values, **{key.replace("Bytes", "Formatted"): _formatted(value) for key, value in values.items()}}
+        return storage_record(total, used)
 
     def _folder_time(self, folder: str) -> str:
         times = [stored.modified for path, stored in self.stored.items() if path.startswith(folder + "/")]
@@ -416,14 +417,6 @@ def _timed(record: Record) -> Record:
 def _millis(moment: str) -> str:
     """Return an ISO time with milliseconds, as every time visor reports."""
     return isoformat(dt.datetime.fromisoformat(moment.replace("Z", "+00:00")))
-
-
-def _formatted(size: int) -> str:
-    """Return a size as a phone shows it: `3.2 GB` (powers of 1,000, as Android's storage screen)."""
-    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
-        if size >= scale:
-            return f"{size / scale:.1f} {unit}"
-    return f"{size} B"
 
 
 def _stream(path: str, length: int) -> bytes:

@@ -12,7 +12,7 @@ import datetime as dt
 import random
 from typing import Any
 
-from visor.devices.sim.profile_model import STORAGE_ROOT
+from visor.scenario.agentcab.storage import STORAGE_ROOT
 
 _FIRST = ["Ada", "Alan", "Grace", "Linus", "Margaret", "Dennis", "Barbara", "Ken", "Radia", "Tim", "Hedy", "Edsger",
           "Frances", "John", "Karen", "Donald", "Sophie", "Niklaus", "Joan", "Guido"]  # fmt: skip

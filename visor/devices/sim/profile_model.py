@@ -15,14 +15,13 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import AfterValidator, Field
 
 from visor.actions.device_data import Permission
+from visor.scenario.agentcab.storage import STORAGE_ROOT
 from visor.scenario.fields import InputModel
 
 #: Records of one kind in a profile.
 MAX_RECORDS = 100_000
 #: Characters of a text a profile holds (a message, a file's content).
 MAX_PROFILE_TEXT = 100_000
-#: Where shared storage starts on the device.
-STORAGE_ROOT = "/storage/emulated/0"
 
 
 def _instant(value: str) -> str:

@@ -12,7 +12,7 @@ import os
 import posixpath
 from typing import Protocol
 
-from visor.devices.visualagent.adb import Adb
+from visor.devices.adb import Adb
 from visor.files import write_atomic
 
 #: The spec's folder on an Android phone.

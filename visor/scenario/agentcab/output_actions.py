@@ -14,7 +14,6 @@ Defaults where the seed is open (docs/agentcab.md): `scroll` goes `down` by `amo
 from __future__ import annotations
 
 import datetime as dt
-import posixpath
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -22,13 +21,12 @@ from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import AfterValidator, Field, ValidationError, model_validator
 
+from visor.scenario.agentcab.storage import STORAGE_ROOT, in_storage
 from visor.scenario.document import Path
 from visor.scenario.fields import InputModel, Owner, predicate_error
 from visor.scenario.issues import Issue, IssueCode, error
 from visor.scenario.suggest import did_you_mean
 
-#: The phone's shared storage: every path an action names must lie below it.
-STORAGE_ROOT = "/storage/emulated/0"
 #: Levels of `confirm_actions` / `sequence` inside one another.
 MAX_DEPTH = 4
 #: Actions in one array.
@@ -41,8 +39,8 @@ _PHONE = re.compile(r"^\+?[0-9][0-9 ()./-]{1,30}$")
 
 
 def _stored(value: str) -> str:
-    normal = posixpath.normpath(value) if value.startswith("/") else ""
-    if normal != STORAGE_ROOT and not normal.startswith(STORAGE_ROOT + "/"):
+    normal = in_storage(value)
+    if normal is None:
         raise predicate_error(
             IssueCode.ARG_ERROR,
             f"must be a path in the phone's shared storage ({STORAGE_ROOT}/…), got {value[:80]!r}",
