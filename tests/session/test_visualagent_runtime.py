@@ -249,3 +249,14 @@ def test_doctor_for_the_visualagent_runtime_checks_imagehash_and_adb(
     assert checks["package ImageHash"]["ok"] and checks["package watchdog"]["ok"]
     assert checks["adb"]["ok"] and checks["adb"]["detail"].startswith(phone["VISOR_ADB"])
     assert not checks["adb"]["required"] and result.exit_code == 0
+
+
+def test_a_screenshot_replacing_an_older_one_on_the_phone_is_pushed(phone: dict[str, str], tmp_path: Path) -> None:
+    on_phone(phone, "results").mkdir(parents=True)
+    on_phone(phone, "results/shot.png").write_bytes(b"an old picture")
+    drop_on_phone(
+        phone, "a", {"id": "new", "type": "screenshot", "params": {"path": "/sdcard/VisualAgent/results/shot.png"}}
+    )
+    code, _ = visor("visualagent", "serve", str(tmp_path / "m"), "--adb-serial", fake_adb.SERIAL, "--runtime", "sim",
+                    "--once", env=phone)  # fmt: skip
+    assert code == 0 and on_phone(phone, "results/shot.png").read_bytes()[:4] == b"\x89PNG"

@@ -64,7 +64,8 @@ class PhoneFolder:
         """Push what answering `name` wrote (files below the served folder), then archive it on the phone."""
         for path in written:
             relative = os.path.relpath(path, self.folders.root)
-            if relative.startswith(os.pardir) or os.path.basename(path) in self.results:
+            base = os.path.basename(path)
+            if relative.startswith(os.pardir) or (base.endswith("_result.json") and base in self.results):
                 continue  # outside the folder, or a result the phone has already (the first one stays)
             self.adb.push(path, self.remote + relative.replace(os.sep, "/"))
         commands = self.remote + COMMANDS
