@@ -19,7 +19,7 @@ def test_a_tap_on_a_target_reports_upstreams_args_and_what_visor_checked(cli_run
     data = result.data
     assert (data["action"], data["platform"]) == ("tap", "android")
     assert data["args"] == {"target": "text=Log in", "tap_method": "coordinate", "x": 540, "y": 800}
-    assert data["map"] == {"enabled": False, "used": False, "updated": False, "repaired": False, "repairs": []}
+    assert data["map"] == {"enabled": False, "used": False, "updated": False, "repaired": False, "repairs": 0}
     assert data["step"]["details"]["target"]["element"]["resource_id"] == "com.visor.demo:id/login"
 
 

@@ -25,7 +25,7 @@ from visor.scenario.commands import ScrollArgs
 from visor.ui.images import png_size
 
 #: The app map's part of `data` (the app map is its own issue; until then it is never used).
-NO_MAP = {"enabled": False, "used": False, "updated": False, "repaired": False, "repairs": []}
+NO_MAP = {"enabled": False, "used": False, "updated": False, "repaired": False, "repairs": 0}
 #: The defaults a step applied when the flags left them out, from where they are defined.
 DEFAULT_POLL_MS = us_to_ms(DEFAULT_POLL_US)
 DEFAULT_SCROLL_PERCENT = ScrollArgs.model_fields["percent"].default

@@ -1,0 +1,108 @@
+"""The app map's file: identity and place, variants matched or added, atomic writes, the lock, unusable files."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Cli
+from tests.simkit import demo_device
+from visor.clock import VirtualClock
+from visor.errors import InputError, TargetError
+from visor.session.app_map import MapPlace, map_lock, read_map, similarity, write_map
+from visor.ui.screens import observe_screen
+
+
+def place(tmp_path: Path) -> MapPlace:
+    return MapPlace.of("android", "com.visor.demo", str(tmp_path / "maps"))
+
+
+def test_the_place_follows_upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = place(tmp_path)
+    assert found.identity == "android:com.visor.demo" and found.path.endswith("/maps/34e6f756e0804baf.json")
+    monkeypatch.setenv("VISOR_APP_MAP_DIR", str(tmp_path / "env"))
+    assert MapPlace.of("ios", None, None).path.startswith(str(tmp_path / "env"))
+    assert MapPlace.of("ios", None, None).identity == "ios:default-ios"
+
+
+def test_screens_are_matched_or_added_and_the_file_is_the_same_for_the_same_session(tmp_path: Path) -> None:
+    def session(folder: Path) -> bytes:
+        clock = VirtualClock()
+        where = MapPlace.of("android", "com.visor.demo", str(folder))
+        app_map = read_map(where, clock)
+        device = demo_device(seed=1, clock=clock)
+        for link in ("demo://login", "demo://feed", "demo://item/3", "demo://item/4", "demo://settings", "demo://feed"):
+            device.open_url(link)
+            app_map.upsert(observe_screen(device.observe().tree), "2026-01-01T09:00:00.000Z")
+        assert write_map(app_map, clock) and not write_map(app_map, clock)  # written once: then unchanged
+        return Path(where.path).read_bytes()
+
+    first = session(tmp_path / "a")
+    assert first == session(tmp_path / "b")
+    document = json.loads(first)
+    assert [screen["id"] for screen in document["screens"]] == ["screen_1", "screen_2", "screen_3", "screen_4"]
+    feed = document["variants"][1]
+    assert feed["observations"] == 2 and feed["confidence"] == 0.65  # the feed, seen again
+    assert document["schema_version"] == 1 and document["edges"] == []
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        ("{not json", "not a readable JSON map"),
+        ('{"schema_version": 2, "identity": "android:com.visor.demo"}', "newer than this visor's 1"),
+        ('{"schema_version": 1, "identity": "ios:other"}', "is the map of 'ios:other'"),
+        ('{"schema_version": 1, "identity": "android:com.visor.demo", "screens": {}}', "screens is not a list"),
+    ],
+)
+def test_an_unusable_file_is_an_input_error_and_stays_as_it_was(tmp_path: Path, content: str, says: str) -> None:
+    where = place(tmp_path)
+    Path(where.path).parent.mkdir(parents=True)
+    Path(where.path).write_text(content)
+    with pytest.raises(InputError, match="cannot be used") as caught:
+        read_map(where, VirtualClock())
+    assert says in caught.value.message and Path(where.path).read_text() == content
+
+
+def test_a_second_writer_waits_for_the_lock_then_fails_clearly(tmp_path: Path) -> None:
+    where = place(tmp_path)
+    held, release = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        with map_lock(where, sleep=lambda s: None, now=lambda: 0.0):
+            held.set()
+            release.wait(30)
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    held.wait(30)
+    ticks = iter(range(1000))
+    try:
+        with (
+            pytest.raises(TargetError, match="locked by another visor for over 10 s"),
+            map_lock(where, sleep=lambda s: None, now=lambda: float(next(ticks))),
+        ):
+            pass
+    finally:
+        release.set()
+        thread.join(30)
+    with map_lock(where, sleep=lambda s: None, now=lambda: 0.0):
+        pass  # free again
+
+
+def test_similarity_uses_containment_for_near_subsets() -> None:
+    assert similarity({"a", "b", "c", "d", "e"}, {"a", "b", "c", "d"}) == 1.0
+    assert similarity({"a", "b"}, {"c"}) == 0.0 and similarity(set(), set()) == 1.0
+
+
+def test_discover_records_the_screen_then_knows_it(cli_runner: Cli, tmp_path: Path) -> None:
+    first = cli_runner.run("discover", "--runtime", "sim", "--map-dir", "maps")
+    assert first.exit_code == 0 and first.data["screen"]["created"] is True
+    assert first.data["map"]["summary"]["screens"] == 1 and first.data["observation_token"].startswith("variant_1.")
+    again = cli_runner.run("discover", "--runtime", "sim", "--map-dir", "maps")
+    assert again.data["screen"] == {**first.data["screen"], "created": False}
+    off = cli_runner.run("discover", "--runtime", "sim", "--no-map")
+    assert off.data["map"]["enabled"] is False and off.data["screen"] is None

@@ -1,0 +1,221 @@
+"""The app map's file: where it lives, reading it, writing it atomically under a lock, and screens in it.
+
+As upstream keeps it (docs/app-map.md): `<root>/<digest>.json`, where the root is `--map-dir`, else
+`VISOR_APP_MAP_DIR`, else `./.visor/maps`, and the digest is the first 16 hex digits of the SHA-256 of the map's
+identity, `<platform>:<app id>`. The file is `schema_version` 1: screens, their variants (one per way a screen
+looks, identified by its normalized fingerprint) and the edges between variants.
+
+Unlike upstream, which silently starts over on a file it cannot read: a corrupt file, one of a newer schema or
+one of another app is an INPUT_ERROR saying so, and the file is left as it is. Two processes never write the map
+at once: a writer holds an exclusive lock on `<file>.lock`; another waits up to 10 s, then fails clearly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from visor.clock import Clock, isoformat
+from visor.errors import InputError, TargetError
+from visor.files import write_atomic
+from visor.ui.screens import ScreenObservation
+
+SCHEMA_VERSION = 1
+MAP_DIR_VARIABLE = "VISOR_APP_MAP_DIR"
+#: How long a second writer waits for the map's lock (s).
+LOCK_WAIT_S = 10.0
+#: Similarity at or above which an observation is a known variant (upstream's thresholds).
+MATCH, MATCH_SCROLLING = 0.45, 0.62
+
+
+@dataclass(frozen=True, slots=True)
+class MapPlace:
+    """Which map a command uses: its identity and its file."""
+
+    identity: str
+    app_id: str
+    platform: str
+    path: str
+
+    @classmethod
+    def of(cls, platform: str, app_id: str | None, map_dir: str | None) -> MapPlace:
+        """Return the map of an app (`default-<platform>` when no app id is known)."""
+        app = app_id or f"default-{platform}"
+        identity = f"{platform}:{app}"
+        root = map_dir or os.environ.get(MAP_DIR_VARIABLE) or os.path.join(os.curdir, ".visor", "maps")
+        digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:16]
+        return cls(identity, app, platform, os.path.abspath(os.path.join(root, f"{digest}.json")))
+
+
+def similarity(first: tuple[str, ...] | set[str], second: tuple[str, ...] | set[str]) -> float:
+    """Return how alike two key sets are: Jaccard, or containment when one holds 80% of the other."""
+    a, b = set(first), set(second)
+    if not a and not b:
+        return 1.0
+    shared = len(a & b)
+    jaccard = shared / len(a | b)
+    containment = shared / min(len(a), len(b)) if a and b else 0.0
+    return max(jaccard, containment) if containment >= 0.8 else jaccard
+
+
+class AppMap:
+    """An app map in memory: its document, as the file holds it."""
+
+    def __init__(self, place: MapPlace, document: dict[str, Any]) -> None:
+        self.place = place
+        self.document = document
+        self.changed = False
+
+    @classmethod
+    def new(cls, place: MapPlace, now: str) -> AppMap:
+        """Return an empty map."""
+        document = {"schema_version": SCHEMA_VERSION, "identity": place.identity, "app_id": place.app_id,
+                    "platform": place.platform, "created_at": now, "updated_at": now, "screens": [],
+                    "variants": [], "edges": []}  # fmt: skip
+        made = cls(place, document)
+        made.changed = True
+        return made
+
+    @property
+    def variants(self) -> list[dict[str, Any]]:
+        """Return the variants."""
+        return list(self.document["variants"])
+
+    def upsert(self, seen: ScreenObservation, now: str) -> tuple[dict[str, Any], bool]:
+        """Record an observed screen: the variant it matches (updated), or a new one; return it and if it is new."""
+        best, score = self._closest(seen)
+        threshold = MATCH_SCROLLING if seen.scrollable else MATCH
+        fields = {"fingerprint": seen.fingerprint, "normalized_fingerprint": seen.normalized_fingerprint,
+                  "elements": [element.to_dict() for element in seen.elements],
+                  "element_keys": list(seen.element_keys), "control_keys": list(seen.control_keys),
+                  "auth_required": seen.auth_required, "last_observed_at": now}  # fmt: skip
+        self.changed = True
+        if best is not None and score >= threshold:
+            best.update(fields)
+            best["observations"] += 1
+            best["confidence"] = round(min(1.0, best["confidence"] + 0.05), 2)
+            return best, False
+        screen: dict[str, Any] = {"id": f"screen_{len(self.document['screens']) + 1}", "variant_ids": []}
+        variant = {"id": f"variant_{len(self.document['variants']) + 1}", "screen_id": screen["id"], **fields,
+                   "items": [], "exit_recipes": [], "actions": [], "observations": 1, "confidence": 0.6}  # fmt: skip
+        screen["variant_ids"].append(variant["id"])
+        self.document["screens"].append(screen)
+        self.document["variants"].append(variant)
+        return variant, True
+
+    def _closest(self, seen: ScreenObservation) -> tuple[dict[str, Any] | None, float]:
+        best, best_score = None, -1.0
+        for variant in self.document["variants"]:
+            if variant["normalized_fingerprint"] == seen.normalized_fingerprint:
+                return variant, 1.0
+            controls = similarity(variant.get("control_keys", []), seen.control_keys)
+            scrolling = seen.scrollable or any(key.startswith("scroll-container=") for key in variant["element_keys"])
+            if scrolling and controls < 0.3:
+                continue
+            both_empty = not variant.get("control_keys") and not seen.control_keys
+            score = similarity(variant["element_keys"], seen.element_keys)
+            score = score if both_empty else max(score, controls)
+            if score > best_score:
+                best, best_score = variant, score
+        return best, best_score
+
+    def summary(self) -> dict[str, Any]:
+        """Return the path-free inventory (`data.map.summary`)."""
+        document = self.document
+        return {
+            "schema_version": document["schema_version"], "identity": document["identity"],
+            "app_id": document["app_id"], "platform": document["platform"], "screens": len(document["screens"]),
+            "variants": len(document["variants"]), "edges": len(document["edges"]),
+            "actions": sum(len(variant["actions"]) for variant in document["variants"]),
+            "auth_required_variants": sum(1 for variant in document["variants"] if variant["auth_required"]),
+            "updated_at": document["updated_at"],
+        }  # fmt: skip
+
+
+def read_map(place: MapPlace, clock: Clock) -> AppMap:
+    """Read the map file (a new map when there is none).
+
+    Raises:
+        InputError: the file is corrupt, of a newer schema, or another app's map.
+    """
+    try:
+        with open(place.path, encoding="utf-8") as file:
+            document = json.load(file)
+    except FileNotFoundError:
+        return AppMap.new(place, isoformat(clock.now()))
+    except (OSError, ValueError) as exc:
+        raise _unreadable(place, f"it is not a readable JSON map ({exc})") from None
+    if not isinstance(document, dict) or not isinstance(document.get("schema_version"), int):
+        raise _unreadable(place, "it has no schema_version")
+    if document["schema_version"] > SCHEMA_VERSION:
+        raise _unreadable(place, f"it is schema_version {document['schema_version']}, newer than this visor's 1")
+    if document["schema_version"] != SCHEMA_VERSION or document.get("identity") != place.identity:
+        raise _unreadable(place, f"it is the map of {document.get('identity')!r}, not {place.identity!r}")
+    for key in ("screens", "variants", "edges"):
+        if not isinstance(document.get(key), list):
+            raise _unreadable(place, f"its {key} is not a list")
+    return AppMap(place, document)
+
+
+def _unreadable(place: MapPlace, why: str) -> InputError:
+    return InputError(
+        f"the app map {place.path} cannot be used: {why}",
+        likely_cause="The file was edited by hand, cut short, or written by a newer visor or another tool.",
+        next_step="Move the file away to start a new map (visor leaves it as it is), or use another --map-dir.",
+    )
+
+
+def write_map(app_map: AppMap, clock: Clock) -> bool:
+    """Write the map if it changed (atomically); return whether it was written."""
+    if not app_map.changed:
+        return False
+    app_map.document["updated_at"] = isoformat(clock.now())
+    text = json.dumps(app_map.document, indent=2, ensure_ascii=False) + "\n"
+    try:
+        write_atomic(app_map.place.path, text.encode("utf-8"), make_folders=True)
+    except OSError as exc:
+        raise InputError(f"cannot write the app map {app_map.place.path}: {exc.strerror}") from None
+    app_map.changed = False
+    return True
+
+
+@contextlib.contextmanager
+def map_lock(
+    place: MapPlace, *, wait_s: float = LOCK_WAIT_S, sleep: Callable[[float], None], now: Callable[[], float]
+) -> Iterator[None]:
+    """Hold the map's lock (an exclusive `flock` on `<file>.lock`) while reading and writing it.
+
+    Raises:
+        TargetError: another process held it for `wait_s` seconds.
+    """
+    os.makedirs(os.path.dirname(place.path), exist_ok=True)
+    handle = os.open(place.path + ".lock", os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        deadline = now() + wait_s
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if now() >= deadline:
+                    raise TargetError(
+                        f"the app map {place.path} is locked by another visor for over {wait_s:g} s",
+                        likely_cause="Another discover, run or route on the same app is writing the map.",
+                        next_step="Wait for it to finish, or use another --map-dir.",
+                    ) from None
+                sleep(0.05)
+        yield
+    finally:
+        os.close(handle)  # closing the file releases the lock
+
+
+def observation_token(app_map: AppMap, variant: dict[str, Any]) -> str:
+    """Return the token naming an observed variant (upstream's: it changes when the screen's content does)."""
+    seed = f"{app_map.place.identity}:{variant['id']}:{variant['fingerprint']}"
+    return f"{variant['id']}.{hashlib.sha256(seed.encode('utf-8')).hexdigest()[:16]}"
