@@ -17,21 +17,52 @@ SETTINGS = {"help_option_names": ["-h", "--help"]}
 @click.command(context_settings=SETTINGS)
 @click.option("--map-dir", metavar="DIR", callback=text_value, help="Where app maps live (default .visor/maps).")
 @click.option("--no-map", is_flag=True, help="Read and write no map (the screen is not recorded).")
+@click.option("--crawl", is_flag=True, help="Explore the app breadth first, tapping every safe control once.")
+@click.option("--crawl-depth", type=click.IntRange(0, 50), default=2, show_default=True, help="Taps from a start.")
+@click.option("--crawl-limit", type=click.IntRange(0, 100_000), default=24, show_default=True, help="Taps in all.")
+@click.option("--crawl-include", metavar="A,B", help="Tap only controls whose labels or targets hold one of these.")
+@click.option("--crawl-allow-risky", is_flag=True, help="Tap risky controls too (delete, pay, log out, send…).")
+@click.option("--annotate-current", metavar="FILE|-", help="Name the screen; inputs and entries for the crawl.")
 @device_options(scenario=False)
 @click.option("--capabilities", metavar="FILE|JSON", callback=capabilities_value, help="Appium capabilities.")
 @click.option("--seed", type=click.IntRange(min=0), callback=seed_value, help="Seed of the simulated app.")
 @output_options
 @click.pass_obj
-def discover(env: CliEnvironment, /, map_dir: str | None, no_map: bool, **values: Any) -> int:
-    """Record the current screen in the app map: which screen it is, or a new one (docs/app-map.md).
+def discover(
+    env: CliEnvironment,
+    /,
+    map_dir: str | None,
+    no_map: bool,
+    crawl: bool,
+    crawl_depth: int,
+    crawl_limit: int,
+    crawl_include: str | None,
+    crawl_allow_risky: bool,
+    annotate_current: str | None,
+    **values: Any,
+) -> int:
+    """Record the current screen in the app map; with --crawl, every screen the app's safe controls lead to.
+
+    The annotation (--annotate-current) names the screen, and gives the crawl its inputs (field id -> an
+    environment variable) and extra entry points (deep links). docs/app-map.md describes the map.
 
     \b
     Examples:
       visor discover --runtime sim
+      visor discover --runtime sim --crawl --crawl-depth 3 --annotate-current demo-annotation.yaml
       visor discover --runtime appium --app-id com.example.app --map-dir maps/
     """
+    from visor.scenario.map_annotation import read_annotation
     from visor.session.action_options import ActionOptions
+    from visor.session.crawl import CrawlSettings
     from visor.session.discover import discover as record
 
+    note = read_annotation(annotate_current, env.input_stream()) if annotate_current else None
     options = ActionOptions(**device_values(values), **values)
-    return emit(env, record(options, env.clock, map_dir=map_dir, no_map=no_map))
+    settings = None
+    if crawl:
+        include = tuple(part.strip() for part in (crawl_include or "").split(",") if part.strip())
+        inputs, entries = (dict(note.inputs), tuple(note.entries)) if note else ({}, ())
+        settings = CrawlSettings(crawl_depth, crawl_limit, include, crawl_allow_risky, inputs, entries)
+    screen = note.screen.model_dump(exclude_none=True) if note and note.screen else None
+    return emit(env, record(options, env.clock, map_dir=map_dir, no_map=no_map, crawl=settings, screen_note=screen))

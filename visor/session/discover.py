@@ -7,34 +7,62 @@ path-free summary, the screen recorded and its observation token.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from visor.clock import Clock, isoformat
 from visor.errors import ExitCode, NextAction
 from visor.report.envelope import Outcome
 from visor.session.action_options import ActionOptions
-from visor.session.app_map import MapPlace, map_lock, observation_token, read_map, write_map
-from visor.session.devices import ScenarioDevice, open_for
+from visor.session.app_map import AppMap, MapPlace, map_lock, observation_token, read_map, write_map
+from visor.session.crawl import Crawler, CrawlSettings
+from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
 from visor.ui.screens import observe_screen
 
 
-def discover(options: ActionOptions, wall: Clock, *, map_dir: str | None, no_map: bool) -> Outcome:
-    """Record the current screen in the app map; return what was recorded."""
+def discover(
+    options: ActionOptions,
+    wall: Clock,
+    *,
+    map_dir: str | None,
+    no_map: bool,
+    crawl: CrawlSettings | None = None,
+    screen_note: Mapping[str, Any] | None = None,
+) -> Outcome:
+    """Record the current screen in the app map (and, with `crawl`, every screen reached); return what was done."""
     opened = open_for(options, options.seed or 0, wall, ScenarioDevice(capabilities=dict(options.capabilities)))
     try:
-        info = opened.device.info
-        seen = observe_screen(opened.device.observe().tree)
+        return _discover(opened, options, wall, map_dir=map_dir, no_map=no_map, crawl=crawl, screen_note=screen_note)
     finally:
         opened.device.close()
+
+
+def _discover(
+    opened: OpenedDevice,
+    options: ActionOptions,
+    wall: Clock,
+    *,
+    map_dir: str | None,
+    no_map: bool,
+    crawl: CrawlSettings | None,
+    screen_note: Mapping[str, Any] | None,
+) -> Outcome:
+    info = opened.device.info
+    seen = observe_screen(opened.device.observe().tree)
     place = MapPlace.of(info.platform, options.app_id or info.app_id or None, map_dir)
     if no_map:
         off = {"enabled": False, "used": False, "updated": False, "repaired": False, "repairs": 0,
                "schema_version": 1, "identity": place.identity}  # fmt: skip
         data: dict[str, Any] = {"action": "discover", "map": off, "screen": None}
         return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
+    report = None
     with map_lock(place, sleep=time.sleep, now=time.monotonic):
         app_map = read_map(place, wall)
         variant, created = app_map.upsert(seen, isoformat(wall.now()))
+        if screen_note:
+            _annotate(app_map, variant, screen_note)
+        if crawl is not None:
+            report = Crawler(opened.device, opened.clock, wall, app_map, crawl).crawl()
         updated = write_map(app_map, wall)
     metadata = {"enabled": True, "used": False, "updated": updated, "repaired": False, "repairs": 0,
                 "schema_version": 1, "path": place.path, "identity": place.identity,
@@ -43,4 +71,14 @@ def discover(options: ActionOptions, wall: Clock, *, map_dir: str | None, no_map
               "auth_required": seen.auth_required, "created": created}  # fmt: skip
     data = {"action": "discover", "map": metadata, "screen": screen,
             "observation_token": observation_token(app_map, variant)}  # fmt: skip
+    if report is not None:
+        data["crawl"] = report.to_dict()
     return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
+
+
+def _annotate(app_map: AppMap, variant: dict[str, Any], note: Mapping[str, Any]) -> None:
+    """Name the observed screen (upstream's annotation `screen`: label, purpose, description, notes)."""
+    fields = {key: note[key] for key in ("label", "purpose", "description", "notes") if key in note}
+    variant.update(fields)
+    screen = next(item for item in app_map.document["screens"] if item["id"] == variant["screen_id"])
+    screen.update({key: fields[key] for key in ("label", "purpose") if key in fields})

@@ -1,0 +1,95 @@
+"""`visor discover --crawl` on the simulated phone: every screen of the demo app, no risky tap, the same bytes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Cli
+
+ANNOTATION = """\
+screen: {label: Sign in, purpose: Authenticate with the demo account}
+inputs: {username: DEMO_USER, password: DEMO_PASSWORD}
+entries: ["demo://settings", "demo://player"]
+"""
+
+
+@pytest.fixture(autouse=True)
+def account(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEMO_USER", "ada")
+    monkeypatch.setenv("DEMO_PASSWORD", "lovelace")
+
+
+def crawl(cli_runner: Cli, tmp_path: Path, folder: str, *extra: str) -> tuple[Any, dict[str, Any]]:
+    (tmp_path / "annotation.yaml").write_text(ANNOTATION)
+    result = cli_runner.run("discover", "--runtime", "sim", "--seed", "7", "--map-dir", folder, "--crawl",
+                            "--crawl-depth", "3", "--crawl-limit", "80", "--annotate-current", "annotation.yaml",
+                            *extra)  # fmt: skip
+    maps = list((tmp_path / folder).glob("*.json"))
+    return result, json.loads(maps[0].read_text()) if maps else {}
+
+
+def titles(document: dict[str, Any]) -> list[str]:
+    found = []
+    for variant in document["variants"]:
+        title = next((e["labels"][0] for e in variant["elements"]
+                      if "id=com.visor.demo:id/toolbar_title" in e["targets"] and e["labels"]), "?")  # fmt: skip
+        found.append(title)
+    return found
+
+
+def test_the_crawl_maps_every_screen_of_the_demo_without_a_risky_tap(cli_runner: Cli, tmp_path: Path) -> None:
+    result, document = crawl(cli_runner, tmp_path, "maps")
+    assert result.exit_code == 0, result.stdout
+    assert result.data["crawl"]["stopped_reason"] == "complete"
+    # Every screen of the demo app (docs/sim.md): sign in, the feed, an item, settings, the player.
+    assert sorted(set(titles(document))) == ["Feed", "Item 1", "Player", "Settings", "Sign in"]
+    assert result.data["crawl"]["skipped_risky"] == ["id=com.visor.demo:id/logout"]
+    risky = {element["selector"] for variant in document["variants"] for element in variant["elements"]
+             if element["safety"] == "risky"}  # fmt: skip
+    assert risky and not any(edge["target"] in risky for edge in document["edges"])
+    # The login was passed with the annotation's inputs, which the map never holds: no field keeps typed text.
+    fields = [e for v in document["variants"] for e in v["elements"] if e["tag"] == "EditText"]
+    assert fields and all(e["labels"] in (["Username"], ["Password"], ["Comment"]) for e in fields)
+    assert "DEMO_PASSWORD" not in json.dumps(document)
+    login_to_feed = [edge for edge in document["edges"] if edge["target"] == "id=com.visor.demo:id/login"]
+    assert login_to_feed and login_to_feed[0]["candidate"] and login_to_feed[0]["confidence"] == 0.45
+    assert document["screens"][0]["label"] == "Sign in"
+    contract = login_to_feed[0]["destination_contract"]
+    assert contract["required_targets"] and len(contract["required_targets"]) <= 8
+
+
+def test_a_second_crawl_with_the_same_seed_writes_the_same_bytes(cli_runner: Cli, tmp_path: Path) -> None:
+    crawl(cli_runner, tmp_path, "a")
+    crawl(cli_runner, tmp_path, "b")
+    first, second = (next((tmp_path / folder).glob("*.json")).read_bytes() for folder in ("a", "b"))
+    assert first == second
+
+
+def test_the_crawl_stops_at_its_limit(cli_runner: Cli, tmp_path: Path) -> None:
+    result, _ = crawl(cli_runner, tmp_path, "maps", "--crawl-limit", "3")
+    assert result.data["crawl"]["stopped_reason"] == "limit" and result.data["crawl"]["actions"] == 3
+
+
+def test_risky_controls_are_tapped_only_when_allowed(cli_runner: Cli, tmp_path: Path) -> None:
+    careful, _ = crawl(cli_runner, tmp_path, "careful")
+    bold, _ = crawl(cli_runner, tmp_path, "bold", "--crawl-allow-risky")
+    assert bold.data["crawl"]["skipped_risky"] == []
+    assert bold.data["crawl"]["actions"] == careful.data["crawl"]["actions"] + 1  # the log-out button, once
+
+
+def test_without_inputs_the_form_keeps_the_crawl_out(cli_runner: Cli, tmp_path: Path) -> None:
+    result = cli_runner.run("discover", "--runtime", "sim", "--seed", "7", "--map-dir", "maps", "--crawl")
+    assert result.exit_code == 0
+    document = json.loads(next((tmp_path / "maps").glob("*.json")).read_text())
+    assert "Feed" not in titles(document)
+
+
+def test_a_bad_annotation_is_refused_before_anything_is_touched(cli_runner: Cli, tmp_path: Path) -> None:
+    (tmp_path / "bad.yaml").write_text("screen: {label: Sign in}\nactions: []\n")
+    result = cli_runner.run("discover", "--runtime", "sim", "--map-dir", "maps", "--annotate-current", "bad.yaml")
+    assert result.exit_code == 1 and result.envelope["error"]["message"].startswith("Invalid discovery annotation")
+    assert not (tmp_path / "maps").exists()

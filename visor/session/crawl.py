@@ -1,0 +1,221 @@
+"""`visor discover --crawl`: learn an app's screens and the taps between them, breadth first, safely.
+
+From the app's start (and each extra entry point: deep links the annotation names), every screen reached is
+explored in turn: each safe control on it is tapped once, from a fresh start — the app is reset and the screen's
+route replayed before every tap, so a branch never leaks into the next — and the screen it leads to is recorded,
+with the tap as an edge (a candidate, confidence 0.45, as upstream's crawl records them). Risky controls
+(delete, pay, log out, send, confirm… in seven languages) are never tapped unless allowed; a list's rows are
+tapped once per list (every row leads to the same screen); text fields are filled from the annotation's
+`inputs`, by field id, with values read from environment variables (never stored in the map).
+
+The crawl stops when every screen within `depth` taps has been explored (`complete`) or after `limit` taps
+(`limit`). On the simulated phone it is deterministic: the same seed gives the same map, byte for byte.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+from visor.actions.device import Device, InputRejected
+from visor.actions.kernel.context import Kernel
+from visor.clock import Clock, isoformat
+from visor.session.app_map import AppMap
+from visor.ui.geometry import Point
+from visor.ui.screens import ScreenElement, ScreenObservation, normalize, observe_screen
+
+#: How long the app is given to settle after a tap or a start (µs of device time).
+SETTLE_US = 1_000_000
+POLL_US = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of a route to a screen: a tap on a control, or filling the screen's fields from the inputs."""
+
+    kind: str  # "tap", "fill" or "open"
+    target: str = ""
+    x: int = 0
+    y: int = 0
+
+
+@dataclass
+class CrawlReport:
+    """What a crawl did."""
+
+    actions: int = 0
+    stopped_reason: str = "complete"
+    visited: list[str] = field(default_factory=list)
+    skipped_risky: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return `data.crawl`."""
+        return {"enabled": True, "actions": self.actions, "variants": len(self.visited),
+                "stopped_reason": self.stopped_reason, "skipped_risky": sorted(set(self.skipped_risky))}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class CrawlSettings:
+    """How far and how boldly to crawl."""
+
+    depth: int = 2
+    limit: int = 24
+    include: tuple[str, ...] = ()
+    allow_risky: bool = False
+    #: Field id -> the environment variable holding what to type into it.
+    inputs: Mapping[str, str] = field(default_factory=dict)
+    #: Deep links opened as extra starting points.
+    entries: tuple[str, ...] = ()
+
+
+class CrawlKernel(Kernel):
+    """The kernel as a crawl uses it: a busy app is waited for up to 5 s, then the tap is given up."""
+
+    def _idle_budget_us(self) -> int:
+        return 5_000_000
+
+    def _busy(self, waited_us: int) -> NoReturn:
+        raise InputRejected(f"the app stayed busy for {waited_us // 1000} ms; nothing was sent")
+
+
+class Crawler:
+    """Crawls one app on one device into one map."""
+
+    def __init__(self, device: Device, clock: Clock, wall: Clock, app_map: AppMap, settings: CrawlSettings) -> None:
+        self.kernel = CrawlKernel(device, clock, POLL_US)
+        self.device = device
+        self.clock = clock
+        self.wall = wall
+        self.map = app_map
+        self.settings = settings
+        self.report = CrawlReport()
+
+    def crawl(self) -> CrawlReport:
+        """Explore breadth first from the start and each entry; return what was done."""
+        queue: list[tuple[str, tuple[Step, ...]]] = []
+        starts: list[tuple[Step, ...]] = [(), *((Step("open", entry),) for entry in self.settings.entries)]
+        route: tuple[Step, ...]
+        for route in starts:
+            variant = self._record(self._replay(route))
+            if variant["id"] not in self.report.visited:
+                self.report.visited.append(variant["id"])
+                queue.append((variant["id"], route))
+        while queue:
+            variant_id, route = queue.pop(0)
+            taps = sum(1 for step in route if step.kind == "tap")
+            if taps >= self.settings.depth:
+                continue
+            seen = self._replay(route)
+            fill = (Step("fill"),) if self._fillable(seen) else ()
+            for candidate in self._candidates(seen):
+                if self.report.actions >= self.settings.limit:
+                    self.report.stopped_reason = "limit"
+                    return self.report
+                step = Step("tap", candidate.selector, candidate.x + candidate.width // 2,
+                            candidate.y + candidate.height // 2)  # fmt: skip
+                after = self._replay((*route, *fill, step))
+                self.report.actions += 1
+                target = self._record(after)
+                self._edge(variant_id, target, step)
+                if target["id"] not in self.report.visited:
+                    self.report.visited.append(target["id"])
+                    queue.append((target["id"], (*route, *fill, step)))
+        return self.report
+
+    def _replay(self, route: tuple[Step, ...]) -> ScreenObservation:
+        """Start the app afresh and follow a route; return the screen it ends on."""
+        self.kernel.reset_app()
+        self._settle()
+        for step in route:
+            try:
+                if step.kind == "open":
+                    self.kernel.open_url(step.target)
+                elif step.kind == "fill":
+                    self._fill()
+                else:
+                    self.kernel.tap(Point(step.x, step.y))
+            except InputRejected:
+                pass  # the route no longer holds here: the screen reached says what happened
+            self._settle()
+        return observe_screen(self.device.observe().tree)
+
+    def _settle(self) -> None:
+        self.clock.sleep_us(SETTLE_US)
+        self.kernel.wait_idle()
+
+    def _fillable(self, seen: ScreenObservation) -> bool:
+        return any(_field_id(element) in self.settings.inputs for element in seen.elements)
+
+    def _fill(self) -> None:
+        tree = self.device.observe().tree
+        for item in tree.flat:
+            name = item.node.resource_id.rsplit("/", 1)[-1]
+            variable = self.settings.inputs.get(name)
+            if item.node.editable and variable is not None:
+                self.kernel.tap(item.node.bounds.center)
+                self.kernel.type_text(os.environ.get(variable, ""), None)
+
+    def _candidates(self, seen: ScreenObservation) -> list[ScreenElement]:
+        """Return the controls worth a tap: safe (or risky, when allowed), stable, once per list and selector."""
+        found: list[ScreenElement] = []
+        lists_done: set[str] = set()
+        for element in sorted(seen.elements, key=lambda e: (e.y, e.x)):
+            if not (element.clickable and element.enabled and element.stable) or element.tag.endswith("EditText"):
+                continue
+            if element.safety == "risky" and not self.settings.allow_risky:
+                self.report.skipped_risky.append(element.selector)
+                continue
+            if element.safety not in ("safe", "risky"):
+                continue
+            if self.settings.include and not any(normalize(needle) in normalize(" ".join(element.targets))
+                                                 for needle in self.settings.include):  # fmt: skip
+                continue
+            row = next((target for target in element.targets if target.startswith("id=")), element.selector)
+            if element.in_list:
+                if row in lists_done:
+                    continue
+                lists_done.add(row)
+            if all(element.selector != other.selector for other in found):
+                found.append(element)
+        return found
+
+    def _record(self, seen: ScreenObservation) -> dict[str, Any]:
+        variant, _ = self.map.upsert(seen, isoformat(self.wall.now()))
+        return variant
+
+    def _edge(self, source: str, target: dict[str, Any], step: Step) -> None:
+        """Record the tap from `source` to `target` (a candidate edge; seen again, it gains confidence)."""
+        if source == target["id"]:
+            return
+        edges = self.map.document["edges"]
+        existing = next((edge for edge in edges if edge["from_variant_id"] == source and edge["target"] == step.target
+                         and edge["command"] == "tap"), None)  # fmt: skip
+        contract = {"variant_id": target["id"], "required_targets": _contract(target),
+                    "normalized_fingerprint": target["normalized_fingerprint"]}  # fmt: skip
+        now = isoformat(self.wall.now())
+        if existing is not None:
+            existing.update({"to_variant_id": target["id"], "successes": existing["successes"] + 1, "failures": 0,
+                             "stale": False, "confidence": round(min(1.0, existing["confidence"] + 0.15), 2),
+                             "destination_contract": contract, "last_observed_at": now})  # fmt: skip
+            existing["candidate"] = existing["candidate"] and existing["successes"] < 2
+            return
+        edges.append({"id": f"edge_{len(edges) + 1}", "from_variant_id": source, "to_variant_id": target["id"],
+                      "command": "tap", "args": {"target": step.target}, "target": step.target, "confidence": 0.45,
+                      "successes": 1, "failures": 0, "stale": False, "candidate": True,
+                      "destination_contract": contract, "last_observed_at": now})  # fmt: skip
+
+
+def _field_id(element: ScreenElement) -> str:
+    rid = next((target for target in element.targets if target.startswith("id=")), "")
+    return rid.rsplit("/", 1)[-1] if element.tag.endswith("EditText") else ""
+
+
+def _contract(variant: dict[str, Any]) -> list[str]:
+    """Return up to 8 stable targets that prove a screen was reached (ids first)."""
+    targets = [target for element in variant["elements"] if element["stable"] for target in element["targets"]]
+    ordered = [target for target in targets if target.startswith("id=")] + [
+        t for t in targets if not t.startswith("id=")
+    ]
+    return list(dict.fromkeys(ordered))[:8]
