@@ -16,11 +16,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
-from visor.errors import InputError
-from visor.scenario.fields import InputModel, Owner
-from visor.scenario.issues import locate
+from visor.scenario.fields import InputModel
 
 Text = Annotated[str, Field(min_length=1, max_length=4096, pattern=r"\S")]
 
@@ -59,19 +57,7 @@ def read_annotation(path: str, stdin: Any = None) -> MapAnnotation:
         SourceError: it cannot be read or parsed.
         InputError: "Invalid discovery annotation", with the first problem located.
     """
-    from visor.scenario.loader import read_document
+    from visor.scenario.model_files import load_model
 
-    document = read_document(path, stdin)
-    try:
-        return MapAnnotation.model_validate(document.data if isinstance(document.data, dict) else {"x": 1})
-    except ValidationError as exc:
-        from visor.scenario.translate import translate
-
-        issues = locate(translate(exc, Owner(MapAnnotation, ()), document.data), document)
-        first = issues[0]
-        raise InputError(
-            f"Invalid discovery annotation: {document.name}:{first.line}:{first.column}: {first.message}",
-            likely_cause="The annotation document has an error.",
-            next_step="Fix the annotation and retry before navigating away from the current screen.",
-            details={"issues": [issue.to_dict() for issue in issues]},
-        ) from None
+    next_step = "Fix the annotation and retry before navigating away from the current screen."
+    return load_model(path, MapAnnotation, "annotation", next_step, stdin, prefix="Invalid discovery annotation: ")

@@ -23,11 +23,10 @@ import os
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, Field, ValidationError, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
-from visor.errors import InputError
-from visor.scenario.fields import InputModel, Owner, predicate_error
-from visor.scenario.issues import IssueCode, locate
+from visor.scenario.fields import InputModel, predicate_error
+from visor.scenario.issues import IssueCode
 
 Text = Annotated[str, Field(min_length=1, max_length=4096)]
 
@@ -103,24 +102,10 @@ def load_agent_file(path: str) -> AgentFile:
         SourceError: it cannot be read or parsed.
         InputError: it is not a valid agent test (its first problem with line and column; all in the details).
     """
-    from visor.scenario.loader import read_document
+    from visor.scenario.model_files import load_model
 
-    document = read_document(path)
-    try:
-        return AgentFile.model_validate(document.data if isinstance(document.data, dict) else {})
-    except ValidationError as exc:
-        from visor.scenario.translate import translate
-
-        issues = locate(translate(exc, Owner(AgentFile, ()), document.data), document)
-        first = issues[0]
-        more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
-        raise InputError(
-            f"{path}:{first.line}:{first.column}: agent test: {first.message}{more}",
-            likely_cause="The agent test file has an error.",
-            next_step="docs/agentcab.md describes agent tests (name, input_schema, worker, profile, confirm, "
-            "assertions).",
-            details={"issues": [issue.to_dict() for issue in issues]},
-        ) from None
+    next_step = "docs/agentcab.md describes agent tests (name, input_schema, worker, profile, confirm, assertions)."
+    return load_model(path, AgentFile, "agent test", next_step)
 
 
 def beside(agent_path: str, relative: str) -> str:

@@ -22,11 +22,9 @@ import fnmatch
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
-from visor.errors import InputError
-from visor.scenario.fields import InputModel, Owner
-from visor.scenario.issues import locate
+from visor.scenario.fields import InputModel
 
 Decision = Literal["approve", "deny"]
 
@@ -88,20 +86,8 @@ def read_policy(value: str) -> Policy:
     modes: dict[str, Policy] = {"deny": Policy("deny"), "approve": Policy("approve"), "ask": Policy("ask")}
     if value in modes:
         return modes[value]
-    from visor.scenario.loader import read_document
+    from visor.scenario.model_files import load_model
 
-    document = read_document(value)
-    try:
-        data = PolicyFile.model_validate(document.data if isinstance(document.data, dict) else {"rules": None})
-    except ValidationError as exc:
-        from visor.scenario.translate import translate
-
-        issues = locate(translate(exc, Owner(PolicyFile, ()), document.data), document)
-        first = issues[0]
-        raise InputError(
-            f"{value}:{first.line}:{first.column}: confirmation policy: {first.message}",
-            likely_cause="The policy file has an error.",
-            next_step="A policy is {default: deny|approve, rules: [{type, paths, decision}]}; see docs/agentcab.md.",
-            details={"issues": [issue.to_dict() for issue in issues]},
-        ) from None
+    next_step = "A policy is {default: deny|approve, rules: [{type, paths, decision}]}; see docs/agentcab.md."
+    data = load_model(value, PolicyFile, "confirmation policy", next_step)
     return Policy("rules", tuple(data.rules), data.default, value)
