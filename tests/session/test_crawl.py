@@ -54,7 +54,9 @@ def test_the_crawl_maps_every_screen_of_the_demo_without_a_risky_tap(cli_runner:
     # The login was passed with the annotation's inputs, which the map never holds: no field keeps typed text.
     fields = [e for v in document["variants"] for e in v["elements"] if e["tag"] == "EditText"]
     assert fields and all(e["labels"] in (["Username"], ["Password"], ["Comment"]) for e in fields)
-    assert "DEMO_PASSWORD" not in json.dumps(document)
+    login = next(edge for edge in document["edges"] if edge["target"] == "id=com.visor.demo:id/login")
+    assert login["args"]["fill"] == {"password": "DEMO_PASSWORD", "username": "DEMO_USER"}  # names, not values
+    assert any(edge["intent"] == "back" for edge in document["edges"])
     login_to_feed = [edge for edge in document["edges"] if edge["target"] == "id=com.visor.demo:id/login"]
     assert login_to_feed and login_to_feed[0]["candidate"] and login_to_feed[0]["confidence"] == 0.45
     assert document["screens"][0]["label"] == "Sign in"

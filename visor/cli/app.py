@@ -319,7 +319,7 @@ def register_commands() -> None:
     from visor.cli.agentcab import agentcab
     from visor.cli.daemon_commands import DAEMON_COMMANDS
     from visor.cli.host import devices, doctor
-    from visor.cli.map_commands import discover
+    from visor.cli.map_commands import discover, route
     from visor.cli.recording import RECORDING_COMMANDS
     from visor.cli.report_command import report
     from visor.cli.run import benchmark, run
@@ -335,6 +335,7 @@ def register_commands() -> None:
         visualagent,
         agentcab,
         discover,
+        route,
         *ACTIONS,
         *DAEMON_COMMANDS,
         *RECORDING_COMMANDS,

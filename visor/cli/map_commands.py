@@ -66,3 +66,30 @@ def discover(
         settings = CrawlSettings(crawl_depth, crawl_limit, include, crawl_allow_risky, inputs, entries)
     screen = note.screen.model_dump(exclude_none=True) if note and note.screen else None
     return emit(env, record(options, env.clock, map_dir=map_dir, no_map=no_map, crawl=settings, screen_note=screen))
+
+
+@click.command(context_settings=SETTINGS)
+@click.option("--to", "wanted", metavar="SCREEN", required=True, callback=text_value,
+              help="Where to go: a screen id (screen_3), a variant id, or a screen's label.")  # fmt: skip
+@click.option("--map-dir", metavar="DIR", callback=text_value, help="Where app maps live (default .visor/maps).")
+@device_options(scenario=False)
+@click.option("--capabilities", metavar="FILE|JSON", callback=capabilities_value, help="Appium capabilities.")
+@click.option("--seed", type=click.IntRange(min=0), callback=seed_value, help="Seed of the simulated app.")
+@output_options
+@click.pass_obj
+def route(env: CliEnvironment, /, wanted: str, map_dir: str | None, **values: Any) -> int:
+    """Go to a screen the app map knows: the shortest safe route from the current screen, each leg checked.
+
+    Fields an edge needs filled are filled from the environment variables the crawl's annotation named.
+    Exit 2 when a leg does not reach what the map expects (that edge is demoted).
+
+    \\b
+    Examples:
+      visor route --to screen_4 --runtime sim
+      visor route --to Settings --runtime appium --app-id com.example.app
+    """
+    from visor.session.action_options import ActionOptions
+    from visor.session.routes import route_to
+
+    options = ActionOptions(**device_values(values), **values)
+    return emit(env, route_to(wanted, options, env.clock, map_dir=map_dir))

@@ -15,17 +15,21 @@ The crawl stops when every screen within `depth` taps has been explored (`comple
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from visor.actions.device import Device, InputRejected
 from visor.actions.kernel.context import Kernel
+from visor.actions.step_targets import match_all
 from visor.clock import Clock, isoformat
+from visor.scenario.selectors import parse_selector
 from visor.session.app_map import AppMap
-from visor.ui.geometry import Point
+from visor.ui.hit import located, reaches
 from visor.ui.screens import ScreenElement, ScreenObservation, normalize, observe_screen
 
+#: Fresh starts tried for a route that does not hold (an overlay that comes and goes).
+ATTEMPTS = 4
 #: How long the app is given to settle after a tap or a start (µs of device time).
 SETTLE_US = 1_000_000
 POLL_US = 100_000
@@ -33,12 +37,10 @@ POLL_US = 100_000
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One step of a route to a screen: a tap on a control, or filling the screen's fields from the inputs."""
+    """One step of a route to a screen: a tap on a control (by its target), filling fields, or opening a link."""
 
     kind: str  # "tap", "fill" or "open"
     target: str = ""
-    x: int = 0
-    y: int = 0
 
 
 @dataclass
@@ -98,7 +100,10 @@ class Crawler:
         starts: list[tuple[Step, ...]] = [(), *((Step("open", entry),) for entry in self.settings.entries)]
         route: tuple[Step, ...]
         for route in starts:
-            variant = self._record(self._replay(route))
+            first = self._replay(route)
+            if first is None:
+                continue
+            variant = self._record(first)
             if variant["id"] not in self.report.visited:
                 self.report.visited.append(variant["id"])
                 queue.append((variant["id"], route))
@@ -107,25 +112,35 @@ class Crawler:
             taps = sum(1 for step in route if step.kind == "tap")
             if taps >= self.settings.depth:
                 continue
-            seen = self._replay(route)
+            # An app may show something over a screen now and then (a promotion): look at the screen without it
+            # when a few fresh starts give that, else with it.
+            seen = self._replay_until(route, lambda found: not any(e.backdrop for e in found.elements))
+            if seen is None:
+                continue
             fill = (Step("fill"),) if self._fillable(seen) else ()
             for candidate in self._candidates(seen):
                 if self.report.actions >= self.settings.limit:
                     self.report.stopped_reason = "limit"
                     return self.report
-                step = Step("tap", candidate.selector, candidate.x + candidate.width // 2,
-                            candidate.y + candidate.height // 2)  # fmt: skip
-                after = self._replay((*route, *fill, step))
+                step = Step("tap", candidate.selector)
+                after = self._replay_until((*route, *fill, step), lambda found: True)
                 self.report.actions += 1
+                if after is None:
+                    continue  # this time the app did not show the way there: no edge is learnt
                 target = self._record(after)
-                self._edge(variant_id, target, step)
+                self._edge(variant_id, target, step, self._fills(seen) if fill else {}, _intent(candidate))
                 if target["id"] not in self.report.visited:
                     self.report.visited.append(target["id"])
                     queue.append((target["id"], (*route, *fill, step)))
         return self.report
 
-    def _replay(self, route: tuple[Step, ...]) -> ScreenObservation:
-        """Start the app afresh and follow a route; return the screen it ends on."""
+    def _replay(self, route: tuple[Step, ...]) -> ScreenObservation | None:
+        """Start the app afresh and follow a route; return the screen it ends on (None: a step did not hold).
+
+        Taps find their control by its target on the live screen and tap it only where a touch reaches it: an
+        app that shows something else this time (a promotion over the feed) makes the route fail, not a tap land
+        on whatever lies at the old coordinates.
+        """
         self.kernel.reset_app()
         self._settle()
         for step in route:
@@ -134,12 +149,38 @@ class Crawler:
                     self.kernel.open_url(step.target)
                 elif step.kind == "fill":
                     self._fill()
-                else:
-                    self.kernel.tap(Point(step.x, step.y))
+                elif not self._tap(step.target):
+                    return None
             except InputRejected:
-                pass  # the route no longer holds here: the screen reached says what happened
+                return None
             self._settle()
         return observe_screen(self.device.observe().tree)
+
+    def _replay_until(
+        self, route: tuple[Step, ...], wanted: Callable[[ScreenObservation], bool]
+    ) -> ScreenObservation | None:
+        """Replay a route up to `ATTEMPTS` times until it holds and ends on a screen `wanted` accepts.
+
+        Else return the last screen it held to (None if it never held): an app's random overlays come and go
+        between fresh starts.
+        """
+        last = None
+        for _ in range(ATTEMPTS):
+            found = self._replay(route)
+            if found is not None and wanted(found):
+                return found
+            last = found or last
+        return last
+
+    def _tap(self, target: str) -> bool:
+        """Tap the control `target` names, if it is on the screen and a touch reaches it."""
+        observation = self.device.observe()
+        for node in match_all(observation, parse_selector(target), self.device.info.platform):
+            place = located(observation.tree, node)
+            if place is not None and reaches(observation.tree, node.bounds.center, place) is None:
+                self.kernel.tap(node.bounds.center)
+                return True
+        return False
 
     def _settle(self) -> None:
         self.clock.sleep_us(SETTLE_US)
@@ -147,6 +188,11 @@ class Crawler:
 
     def _fillable(self, seen: ScreenObservation) -> bool:
         return any(_field_id(element) in self.settings.inputs for element in seen.elements)
+
+    def _fills(self, seen: ScreenObservation) -> dict[str, str]:
+        """Return the fields of a screen the inputs fill, with their variables' names (never their values)."""
+        names = {_field_id(element) for element in seen.elements}
+        return {name: variable for name, variable in sorted(self.settings.inputs.items()) if name in names}
 
     def _fill(self) -> None:
         tree = self.device.observe().tree
@@ -164,6 +210,8 @@ class Crawler:
         for element in sorted(seen.elements, key=lambda e: (e.y, e.x)):
             if not (element.clickable and element.enabled and element.stable) or element.tag.endswith("EditText"):
                 continue
+            if not element.reachable or element.backdrop:
+                continue  # under a dialog (a tap would not reach it), or the dialog's backdrop itself
             if element.safety == "risky" and not self.settings.allow_risky:
                 self.report.skipped_risky.append(element.selector)
                 continue
@@ -185,8 +233,12 @@ class Crawler:
         variant, _ = self.map.upsert(seen, isoformat(self.wall.now()))
         return variant
 
-    def _edge(self, source: str, target: dict[str, Any], step: Step) -> None:
-        """Record the tap from `source` to `target` (a candidate edge; seen again, it gains confidence)."""
+    def _edge(self, source: str, target: dict[str, Any], step: Step, fills: Mapping[str, str], intent: str) -> None:
+        """Record the tap from `source` to `target` (a candidate edge; seen again, it gains confidence).
+
+        `fills` are the fields filled before the tap, with the environment variables that hold their values: a
+        route replays them from the environment, and the map never holds a value.
+        """
         if source == target["id"]:
             return
         edges = self.map.document["edges"]
@@ -202,9 +254,20 @@ class Crawler:
             existing["candidate"] = existing["candidate"] and existing["successes"] < 2
             return
         edges.append({"id": f"edge_{len(edges) + 1}", "from_variant_id": source, "to_variant_id": target["id"],
-                      "command": "tap", "args": {"target": step.target}, "target": step.target, "confidence": 0.45,
+                      "command": "tap", "args": {"target": step.target, **({"fill": dict(fills)} if fills else {})},
+                      "target": step.target, "intent": intent, "confidence": 0.45,
                       "successes": 1, "failures": 0, "stale": False, "candidate": True,
                       "destination_contract": contract, "last_observed_at": now})  # fmt: skip
+
+
+#: Labels of controls that go back: where they lead depends on how the screen was reached.
+BACK_LABELS = ("navigate up", "back", "go back", "zurück", "retour", "atrás", "indietro", "voltar", "terug")
+
+
+def _intent(element: ScreenElement) -> str:
+    """Return `back` for a control that goes back (its destination is the screen before), else `tap`."""
+    labels = {normalize(label) for label in element.labels}
+    return "back" if labels & set(BACK_LABELS) else "tap"
 
 
 def _field_id(element: ScreenElement) -> str:

@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from visor.ui.hit import reaches
 from visor.ui.tree import Located, Node, UiTree
 
 #: Words of a risky control (substring match on its lower-cased labels), in English, German, French, Spanish,
@@ -92,6 +93,10 @@ class ScreenElement:
     height: int
     #: It sits inside a scrollable container (a list row): its labels do not identify the screen.
     in_list: bool = False
+    #: A touch at its centre reaches it (nothing, such as a dialog, lies over it).
+    reachable: bool = True
+    #: It covers (nearly) the whole screen: a backdrop, whose tap only dismisses what is over it.
+    backdrop: bool = False
 
     def to_dict(self) -> dict[str, object]:
         """Return the map file's form (upstream's SourceElement)."""
@@ -172,11 +177,14 @@ def _element(tree: UiTree, item: Located, lists: list[Located]) -> ScreenElement
         targets.append(structural)
     in_list = any(other.node is not node and _inside(tree, item, other) for other in lists)
     bounds = node.bounds
+    visible = bounds.intersect(tree.screen)
+    reachable = reaches(tree, visible.center, item) is None if not visible.empty else False
+    backdrop = visible.width * visible.height >= 0.9 * tree.size.width * tree.size.height
     return ScreenElement(
         tag=kind, selector=f"id={rid}" if rid else (labels[0] if labels else targets[0]), targets=tuple(targets),
         labels=tuple(labels), stable=bool(labels or rid or structural), safety=safety(labels, kind, node.clickable),
         enabled=node.enabled, visible=node.displayed, clickable=node.clickable, x=bounds.left, y=bounds.top,
-        width=bounds.width, height=bounds.height, in_list=in_list,
+        width=bounds.width, height=bounds.height, in_list=in_list, reachable=reachable, backdrop=backdrop,
     )  # fmt: skip
 
 

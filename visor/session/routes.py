@@ -1,0 +1,202 @@
+"""`visor route --to SCREEN`: the shortest safe way through the app map from the current screen, followed and checked.
+
+Planning is breadth first over the map's edges that are usable (not stale, confidence at least 0.25), taking
+the most confident edge first at each screen, so the same map always gives the same route. Edges that go back
+(`intent: back`, "Navigate up") are not planned with: where they lead depends on how a screen was reached.
+A destination is a screen id (`screen_3`), a variant id, or a screen's label; one that names nothing, or several
+screens, is refused with what there is. An edge whose control is risky is never followed.
+
+Following: each edge's control is found on the live screen by its target and tapped (after filling the fields
+the edge names from their environment variables), the app is let settle, and the screen reached must satisfy the
+edge's destination contract (the same variant, or at least 60% of its required targets). A satisfied edge gains
+confidence; a failed one is demoted (and stale after two failures) and the route stops, saying where.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from visor.actions.device import Device, InputRejected
+from visor.actions.step_targets import match_all
+from visor.clock import Clock, isoformat
+from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
+from visor.report.envelope import Outcome
+from visor.scenario.selectors import parse_selector
+from visor.session.action_options import ActionOptions
+from visor.session.app_map import AppMap, MapPlace, map_lock, read_map, write_map
+from visor.session.crawl import POLL_US, SETTLE_US, CrawlKernel
+from visor.session.devices import ScenarioDevice, open_for
+from visor.ui.screens import observe_screen
+
+#: Edges below this confidence are not followed.
+MIN_CONFIDENCE = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class Leg:
+    """One edge of a route, and what became of it."""
+
+    edge: dict[str, Any]
+    verified: bool
+    reached: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return its entry of `data.route`."""
+        edge = self.edge
+        return {"edge": edge["id"], "command": edge["command"], "target": edge["target"],
+                "from": edge["from_variant_id"], "to": edge["to_variant_id"], "reached": self.reached,
+                "verified": self.verified, "confidence": round(edge["confidence"], 2)}  # fmt: skip
+
+
+def destination(app_map: AppMap, wanted: str) -> set[str]:
+    """Return the variant ids a `--to` names (a screen id or label, or a variant id).
+
+    Raises:
+        InputError: it names no screen, or several.
+    """
+    document = app_map.document
+    folded = wanted.casefold()
+    screens = [screen for screen in document["screens"]
+               if wanted == screen["id"] or folded == str(screen.get("label", "")).casefold()]  # fmt: skip
+    if not screens:
+        variant = next((item for item in document["variants"] if item["id"] == wanted), None)
+        if variant is not None:
+            return {variant["id"]}
+        known = ", ".join(f"{screen['id']}" + (f" ({screen['label']})" if screen.get("label") else "")
+                          for screen in document["screens"])  # fmt: skip
+        raise InputError(
+            f"the app map has no screen {wanted!r}",
+            likely_cause="The screen was never discovered, or is named otherwise.",
+            next_step=f"Name one of: {known or 'none yet (run visor discover --crawl first)'}.",
+        )
+    if len(screens) > 1:
+        raise InputError(f"{wanted!r} names {len(screens)} screens: {', '.join(s['id'] for s in screens)}",
+                         next_step="Name the screen by its id.")  # fmt: skip
+    return set(screens[0]["variant_ids"])
+
+
+def plan(app_map: AppMap, start: str, goals: set[str]) -> list[dict[str, Any]] | None:
+    """Return the shortest route of usable, safe edges from `start` to a goal variant ([] when already there)."""
+    if start in goals:
+        return []
+    risky = _risky_targets(app_map)
+    usable = [edge for edge in app_map.document["edges"]
+              if not edge["stale"] and edge["confidence"] >= MIN_CONFIDENCE and edge.get("intent") != "back"
+              and edge["target"] not in risky.get(edge["from_variant_id"], set())]  # fmt: skip
+    usable.sort(key=lambda edge: (-edge["confidence"], int(edge["id"].split("_")[-1])))
+    routes: dict[str, list[dict[str, Any]]] = {start: []}
+    frontier = [start]
+    while frontier:
+        following = []
+        for variant in frontier:
+            for edge in (edge for edge in usable if edge["from_variant_id"] == variant):
+                if edge["to_variant_id"] in routes:
+                    continue
+                routes[edge["to_variant_id"]] = [*routes[variant], edge]
+                if edge["to_variant_id"] in goals:
+                    return routes[edge["to_variant_id"]]
+                following.append(edge["to_variant_id"])
+        frontier = following
+    return None
+
+
+def _risky_targets(app_map: AppMap) -> dict[str, set[str]]:
+    return {variant["id"]: {element["selector"] for element in variant["elements"] if element["safety"] == "risky"}
+            for variant in app_map.document["variants"]}  # fmt: skip
+
+
+def route_to(wanted: str, options: ActionOptions, wall: Clock, *, map_dir: str | None) -> Outcome:
+    """Plan a route to `wanted` from the current screen and follow it, checking every leg."""
+    opened = open_for(options, options.seed or 0, wall, ScenarioDevice(capabilities=dict(options.capabilities)))
+    try:
+        info = opened.device.info
+        place = MapPlace.of(info.platform, options.app_id or info.app_id or None, map_dir)
+        with map_lock(place, sleep=time.sleep, now=time.monotonic):
+            app_map = read_map(place, wall)
+            goals = destination(app_map, wanted)
+            start, _ = app_map.upsert(observe_screen(opened.device.observe().tree), isoformat(wall.now()))
+            route = plan(app_map, start["id"], goals)
+            if route is None:
+                raise InputError(
+                    f"no safe route in the app map from {start['id']} ({start['screen_id']}) to {wanted!r}",
+                    likely_cause="The map knows no usable edges leading there from this screen (or only risky ones).",
+                    next_step="Crawl from here (visor discover --crawl), or start from another screen.",
+                )
+            legs = _follow(route, opened.device, opened.clock, wall, app_map)
+            write_map(app_map, wall)
+    finally:
+        opened.device.close()
+    reached = legs[-1].reached if legs else start["id"]
+    data = {"action": "route", "to": wanted, "from": start["id"], "route": [leg.to_dict() for leg in legs],
+            "reached": reached, "map": {"enabled": True, "used": True, "updated": True, "repaired": False,
+                                        "repairs": 0, "schema_version": 1, "path": place.path,
+                                        "identity": place.identity}}  # fmt: skip
+    if legs and not legs[-1].verified:
+        failed = legs[-1]
+        error = ErrorInfo(
+            code=str(ErrorCode.ACTION_ERROR),
+            message=f"the route to {wanted!r} failed at {failed.edge['id']} ({failed.edge['target']}): expected "
+            f"{failed.edge['to_variant_id']}, reached {failed.reached}",
+            likely_cause="The app no longer goes where the map says (the edge was demoted), or an input is missing.",
+            next_step="Crawl again from the screen reached (visor discover --crawl), then route again.",
+        )
+        return Outcome("fail", NextAction.RUN, data, ExitCode.RUN_FAILED, error)
+    return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
+
+
+def _follow(route: list[dict[str, Any]], device: Device, clock: Clock, wall: Clock, app_map: AppMap) -> list[Leg]:
+    kernel = CrawlKernel(device, clock, POLL_US)
+    legs = []
+    for edge in route:
+        tree = device.observe().tree
+        for field_id, variable in sorted(edge["args"].get("fill", {}).items()):
+            node = next((item.node for item in tree.flat if item.node.resource_id.endswith(f"/{field_id}")), None)
+            if node is not None:
+                kernel.tap(node.bounds.center)
+                kernel.type_text(os.environ.get(variable, ""), None)
+        found = match_all(device.observe(), parse_selector(edge["target"]), device.info.platform)
+        try:
+            if not found:
+                raise InputRejected(f"{edge['target']} is not on the screen")
+            kernel.tap(found[0].bounds.center)
+        except InputRejected:
+            pass  # the contract check below tells what the screen is
+        clock.sleep_us(SETTLE_US)
+        kernel.wait_idle()
+        reached, _ = app_map.upsert(observe_screen(device.observe().tree), isoformat(wall.now()))
+        verified = _satisfied(edge["destination_contract"], reached)
+        _learn(edge, verified, isoformat(wall.now()))
+        legs.append(Leg(edge, verified, reached["id"]))
+        if not verified:
+            break
+    return legs
+
+
+def _satisfied(contract: Mapping[str, Any], reached: Mapping[str, Any]) -> bool:
+    """Return True when the screen reached is the contract's (the same variant, or 60% of its targets)."""
+    if reached["id"] == contract["variant_id"]:
+        return True
+    required = contract["required_targets"]
+    if not required:
+        return bool(reached["normalized_fingerprint"] == contract["normalized_fingerprint"])
+    present = {target for element in reached["elements"] for target in element["targets"]}
+    return sum(1 for target in required if target in present) / len(required) >= 0.6
+
+
+def _learn(edge: dict[str, Any], verified: bool, now: str) -> None:
+    """Strengthen an edge that held, demote one that did not (stale after two failures or below 0.25)."""
+    if verified:
+        edge["successes"] += 1
+        edge["failures"] = 0
+        edge["stale"] = False
+        edge["confidence"] = round(min(1.0, edge["confidence"] + 0.15), 2)
+        edge["candidate"] = edge["candidate"] and edge["successes"] < 2
+    else:
+        edge["failures"] += 1
+        edge["confidence"] = round(max(0.0, edge["confidence"] - 0.25), 2)
+        edge["stale"] = edge["failures"] >= 2 or edge["confidence"] < MIN_CONFIDENCE
+    edge["last_observed_at"] = now
