@@ -173,14 +173,7 @@ class Crawler:
         return last
 
     def _tap(self, target: str) -> bool:
-        """Tap the control `target` names, if it is on the screen and a touch reaches it."""
-        observation = self.device.observe()
-        for node in match_all(observation, parse_selector(target), self.device.info.platform):
-            place = located(observation.tree, node)
-            if place is not None and reaches(observation.tree, node.bounds.center, place) is None:
-                self.kernel.tap(node.bounds.center)
-                return True
-        return False
+        return tap_reachable(self.kernel, target)
 
     def _settle(self) -> None:
         self.clock.sleep_us(SETTLE_US)
@@ -258,6 +251,18 @@ class Crawler:
                       "target": step.target, "intent": intent, "confidence": 0.45,
                       "successes": 1, "failures": 0, "stale": False, "candidate": True,
                       "destination_contract": contract, "last_observed_at": now})  # fmt: skip
+
+
+def tap_reachable(kernel: Kernel, target: str) -> bool:
+    """Tap the control `target` names, if it is on the screen and a touch reaches it; return whether it was."""
+    device = kernel.device
+    observation = device.observe()
+    for node in match_all(observation, parse_selector(target), device.info.platform):
+        place = located(observation.tree, node)
+        if place is not None and reaches(observation.tree, node.bounds.center, place) is None:
+            kernel.tap(node.bounds.center)
+            return True
+    return False
 
 
 #: Labels of controls that go back: where they lead depends on how the screen was reached.

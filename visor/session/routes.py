@@ -2,7 +2,8 @@
 
 Planning is breadth first over the map's edges that are usable (not stale, confidence at least 0.25), taking
 the most confident edge first at each screen, so the same map always gives the same route. Edges that go back
-(`intent: back`, "Navigate up") are not planned with: where they lead depends on how a screen was reached.
+(`intent: back`, "Navigate up") are not planned with: where they lead depends on how a screen was reached;
+when no forward route exists, the app is restarted (a `reset` leg) and the route planned from its start.
 A destination is a screen id (`screen_3`), a variant id, or a screen's label; one that names nothing, or several
 screens, is refused with what there is. An edge whose control is risky is never followed.
 
@@ -20,15 +21,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from visor.actions.device import Device, InputRejected
-from visor.actions.step_targets import match_all
+from visor.actions.device import Device, InputRejected, Key
 from visor.clock import Clock, isoformat
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
 from visor.report.envelope import Outcome
-from visor.scenario.selectors import parse_selector
 from visor.session.action_options import ActionOptions
 from visor.session.app_map import AppMap, MapPlace, map_lock, read_map, write_map
-from visor.session.crawl import POLL_US, SETTLE_US, CrawlKernel
+from visor.session.crawl import POLL_US, SETTLE_US, CrawlKernel, tap_reachable
 from visor.session.devices import ScenarioDevice, open_for
 from visor.ui.screens import observe_screen
 
@@ -119,15 +118,15 @@ def route_to(wanted: str, options: ActionOptions, wall: Clock, *, map_dir: str |
             app_map = read_map(place, wall)
             goals = destination(app_map, wanted)
             start, _ = app_map.upsert(observe_screen(opened.device.observe().tree), isoformat(wall.now()))
-            route = plan(app_map, start["id"], goals)
-            if route is None:
+            legs = travel(app_map, opened.device, opened.clock, wall, start["id"], goals)
+            write_map(app_map, wall)
+            if legs is None:
                 raise InputError(
                     f"no safe route in the app map from {start['id']} ({start['screen_id']}) to {wanted!r}",
-                    likely_cause="The map knows no usable edges leading there from this screen (or only risky ones).",
+                    likely_cause="The map knows no usable edges leading there, from this screen or from the app's "
+                    "start (or only risky ones).",
                     next_step="Crawl from here (visor discover --crawl), or start from another screen.",
                 )
-            legs = _follow(route, opened.device, opened.clock, wall, app_map)
-            write_map(app_map, wall)
     finally:
         opened.device.close()
     reached = legs[-1].reached if legs else start["id"]
@@ -148,6 +147,28 @@ def route_to(wanted: str, options: ActionOptions, wall: Clock, *, map_dir: str |
     return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
 
 
+def travel(app_map: AppMap, device: Device, clock: Clock, wall: Clock, start: str, goals: set[str]) -> list[Leg] | None:
+    """Go from `start` to a goal; return the legs followed (None: there is no route at all).
+
+    Forward through the map when it can; else from the app's start after a reset, a visible first leg (going
+    back is not planned, restarting is).
+    """
+    route = plan(app_map, start, goals)
+    if route is not None:
+        return _follow(route, device, clock, wall, app_map)
+    kernel = CrawlKernel(device, clock, POLL_US)
+    kernel.reset_app()
+    clock.sleep_us(SETTLE_US)
+    kernel.wait_idle()
+    root, _ = app_map.upsert(observe_screen(device.observe().tree), isoformat(wall.now()))
+    route = plan(app_map, root["id"], goals)
+    if route is None:
+        return None
+    reset = {"id": "reset", "command": "reset", "target": "", "from_variant_id": start, "to_variant_id": root["id"],
+             "confidence": 1.0}  # fmt: skip
+    return [Leg(reset, True, root["id"]), *_follow(route, device, clock, wall, app_map)]
+
+
 def _follow(route: list[dict[str, Any]], device: Device, clock: Clock, wall: Clock, app_map: AppMap) -> list[Leg]:
     kernel = CrawlKernel(device, clock, POLL_US)
     legs = []
@@ -158,11 +179,13 @@ def _follow(route: list[dict[str, Any]], device: Device, clock: Clock, wall: Clo
             if node is not None:
                 kernel.tap(node.bounds.center)
                 kernel.type_text(os.environ.get(variable, ""), None)
-        found = match_all(device.observe(), parse_selector(edge["target"]), device.info.platform)
         try:
-            if not found:
-                raise InputRejected(f"{edge['target']} is not on the screen")
-            kernel.tap(found[0].bounds.center)
+            if not tap_reachable(kernel, edge["target"]):
+                # Something the map has not seen covers the screen (a promotion that comes and goes): dismiss it
+                # the way a person would, once, and try again.
+                kernel.press_key(Key.BACK)
+                clock.sleep_us(SETTLE_US)
+                tap_reachable(kernel, edge["target"])
         except InputRejected:
             pass  # the contract check below tells what the screen is
         clock.sleep_us(SETTLE_US)
