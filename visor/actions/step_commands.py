@@ -24,7 +24,7 @@ from visor.actions.step_details import (
     TypeDetails,
     WaitDetails,
 )
-from visor.actions.step_targets import Target, element_details, locate
+from visor.actions.step_targets import Target, element_details, locate, match_all
 from visor.clock import ms_to_us, us_to_ms
 from visor.errors import VisorError
 from visor.scenario.commands import (
@@ -41,6 +41,7 @@ from visor.scenario.commands import (
     TapArgs,
     WaitArgs,
 )
+from visor.scenario.selectors import parse_selector
 from visor.ui.controls import content_signature
 from visor.ui.coords import Space
 from visor.ui.description import MASK
@@ -71,15 +72,33 @@ def tap(args: TapArgs, ctx: ActionContext) -> TapDetails:
     """Tap an element (at a point a touch reaches: never through a dialog over it) or a point."""
     ctx.wait_idle()
     if args.target is not None:
+        routed = _route_to(ctx, args.target)
         target = locate(ctx, args.target, touch=True)
         point = target.touch_point()
         ctx.tap(point)
-        return {"args": _raw(args), "target": target.details(args.target), "point": [point.x, point.y]}
+        details: TapDetails = {"args": _raw(args), "target": target.details(args.target), "point": [point.x, point.y]}
+        if routed is not None:
+            details["map_confidence"] = routed.pop("confidence", [])
+            details["map"] = routed
+        return details
     assert args.x is not None and args.y is not None
     point = _point(ctx, args.x, args.y, args.normalized)
     hit = topmost(ctx.observe().tree, point)
     ctx.tap(point)
     return {"args": _raw(args), "point": [point.x, point.y], "hit": element_details(hit.node) if hit else None}
+
+
+def _route_to(ctx: ActionContext, selector: str) -> dict[str, Any] | None:
+    """Take the app, through its map, to a screen showing `selector`'s element when this screen has none."""
+    if ctx.router is None:
+        return None
+    observation = ctx.observe()
+    try:
+        present = any(observation.tree.on_screen(node)
+                      for node in match_all(observation, parse_selector(selector), ctx.platform))  # fmt: skip
+    except VisorError:
+        return None  # a selector this platform cannot use: locate says so
+    return None if present else ctx.router(selector)
 
 
 def _point(ctx: ActionContext, x: float, y: float, normalized: bool) -> Point:

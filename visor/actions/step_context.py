@@ -6,7 +6,8 @@ poll sleeps at least `visor.clock.MIN_POLL_US`, so a wait ends after a bounded n
 
 from __future__ import annotations
 
-from typing import NoReturn, Protocol
+from collections.abc import Callable
+from typing import Any, NoReturn, Protocol
 
 from visor.actions.device import Device
 from visor.actions.kernel.context import Kernel
@@ -33,6 +34,11 @@ class ArtifactSink(Protocol):
         ...
 
 
+#: Routes the app, through its map, to a screen where a selector's element is: returns what it did (the step's
+#: `details.map`), or None when the map knows no screen showing it.
+Router = Callable[[str], dict[str, Any] | None]
+
+
 class StepFailure(ActionError):
     """A step could not do what it was asked; the run goes on (upstream semantics) and reports it."""
 
@@ -55,8 +61,11 @@ class ActionContext(Kernel):
         poll_us: int = DEFAULT_POLL_US,
         agent: AgentState | None = None,
         step_id: str = "",
+        router: Router | None = None,
     ) -> None:
         super().__init__(device, clock, poll_us)
+        #: Takes the app to a screen showing a selector, through the app map (None: no map is used).
+        self.router = router
         self.step_number = step_number
         #: The step's id (a capture's default label).
         self.step_id = step_id

@@ -52,12 +52,17 @@ class Candidate(TypedDict):
 
 
 class TapDetails(TypedDict, total=False):
-    """A tap: on an element (`target`) or a point (`hit`, what took the touch)."""
+    """A tap: on an element (`target`) or a point (`hit`, what took the touch); `map`, the route taken to it.
+
+    The map's confidence in each leg is left out of the signature: it grows as the map learns.
+    """
 
     args: dict[str, Any]
     target: TargetInfo
     point: list[int]
     hit: ElementInfo | None
+    map: dict[str, Any]
+    map_confidence: Volatile[list[float]]
 
 
 class NavigateDetails(TypedDict):

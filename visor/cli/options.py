@@ -268,9 +268,11 @@ def map_options(function: F) -> F:
     """Add upstream's app-map options (accepted, no effect yet: the app map is its own issue)."""
     later = "(accepted; takes effect with the app map)"
     decorators = (
-        click.option("--no-map", is_flag=True, help=f"Do not use the app map {later}."),
+        click.option("--no-map", is_flag=True, help="Use no app map (run: a step is never routed to its target)."),
         click.option("--repair", is_flag=True, help=f"Repair the app map {later}."),
-        click.option("--map-dir", metavar="DIR", help=f"Where the app map lives {later}."),
+        click.option(
+            "--map-dir", metavar="DIR", help="Where app maps live (default: VISOR_APP_MAP_DIR, else .visor/maps)."
+        ),
         click.option("--crawl", is_flag=True, help=f"Crawl the app first {later}."),
         click.option("--crawl-depth", type=click.IntRange(min=0), help=f"How deep to crawl {later}."),
         click.option("--crawl-limit", type=click.IntRange(min=0), help=f"How many screens to crawl {later}."),

@@ -68,8 +68,9 @@ def run_options(function: F) -> F:
 def _options(**values: Any) -> Any:
     from visor.session.runs import RunOptions
 
+    no_map, map_dir = values.get("no_map", False), values.get("map_dir")
     drop_map_values(values)
-    return RunOptions(**device_values(values), **values)
+    return RunOptions(**device_values(values), **values, no_map=no_map, map_dir=map_dir)
 
 
 def _environment(env: CliEnvironment) -> Any:

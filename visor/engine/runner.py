@@ -20,7 +20,7 @@ from visor.actions.catalogue import execute
 from visor.actions.device import Device, DeviceInfo, Observation, SessionRestarted
 from visor.actions.kernel.memory import AgentState
 from visor.actions.observer import ObservingDevice
-from visor.actions.step_context import ActionContext, ArtifactSink
+from visor.actions.step_context import ActionContext, ArtifactSink, Router
 from visor.actions.step_targets import match_all
 from visor.clock import US_PER_MS, Clock, isoformat, ms_to_us, us_to_ms
 from visor.engine import checks as assertion_checks
@@ -104,6 +104,8 @@ class RunContext:
     agent: AgentState = field(default_factory=AgentState)
     #: Stops a step that outlives its budget in wall time (see visor.watchdog); the edge passes a real one.
     watchdog: Watchdog = field(default_factory=NoWatchdog)
+    #: Takes the app through its map to a step's target on another screen (None: no map).
+    router: Router | None = None
 
 
 def run_scenario(scenario: Scenario, settings: RunSettings, context: RunContext) -> Generator[Event, None, None]:
@@ -277,6 +279,7 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext) -> StepRes
         timeout_us=settings.timeout_us,
         wait_timeout_us=settings.wait_timeout_us,
         agent=context.agent,
+        router=context.router,
     )
     error: ErrorInfo | None = None
     recovery: dict[str, Any] | None = None

@@ -11,6 +11,8 @@ cannot be written) stops the run the same way: its failure is thrown into the en
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import os
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol
@@ -27,7 +29,9 @@ from visor.report.envelope import Outcome
 from visor.report.outcomes import run_outcome
 from visor.scenario.loader import load_scenario
 from visor.scenario.scenario import Scenario
+from visor.session.app_map import MapPlace, read_map
 from visor.session.devices import DeviceOptions, OpenedDevice, ScenarioDevice, open_for
+from visor.session.map_routing import MapRouter
 from visor.watchdog import WallWatchdog
 
 DEFAULT_OUTPUT = "artifacts"
@@ -51,6 +55,10 @@ class RunOptions(DeviceOptions):
     capture: Capture = "failures"
     #: A benchmark starts a new session for every run even where sessions are expensive.
     fresh_session: bool = False
+    #: Use no app map (steps are never routed to another screen).
+    no_map: bool = False
+    #: Where app maps live (default: VISOR_APP_MAP_DIR, else .visor/maps).
+    map_dir: str | None = None
 
 
 @dataclass
@@ -132,6 +140,8 @@ class Attempt:
     written: list[str]
     #: The device the run used, left open for the next run (see `attempt`'s `keep`).
     kept: OpenedDevice | None = None
+    #: The app map the run used (`data.run.map`), when it used one.
+    map: dict[str, Any] | None = None
 
 
 def attempt(
@@ -162,9 +172,13 @@ def attempt(
                 opened.device.close()
         raise
     final: RunFinished | None = None
+    router = None
     try:
-        context = RunContext(opened.device, opened.clock, env.wall, store, run_id, watchdog=watchdog)
+        router = _router(prepared.options, opened, env.wall)
+        context = RunContext(opened.device, opened.clock, env.wall, store, run_id, watchdog=watchdog, router=router)
         final = drive(run_scenario(prepared.scenario, settings, context), (writer, *handlers))
+        if router is not None and router.map.changed:
+            router.save()
     finally:
         # After an interruption, a second signal may cut closing the session short (it is bounded anyway).
         with contextlib.suppress(*((KeyboardInterrupt,) if final is None or final.interrupted else ())):
@@ -172,7 +186,7 @@ def attempt(
             if shared is None and (final is None or not held):
                 opened.device.close()
             writer.close()
-    return Attempt(final, store.written, opened if held else None)
+    return Attempt(final, store.written, opened if held else None, router.summary() if router else None)
 
 
 def refuse_tree_uses(scenario: Scenario, info: DeviceInfo) -> None:
@@ -229,4 +243,18 @@ def run_file(path: str, options: RunOptions, env: Environment, handlers: Sequenc
     """Run one scenario file and return the outcome for the envelope."""
     prepared = PreparedRun.load(path, options, env)
     done = attempt(prepared, env, handlers)
-    return run_outcome(done.final, prepared.warnings(), done.written)
+    outcome = run_outcome(done.final, prepared.warnings(), done.written)
+    if done.map is None or "run" not in outcome.data:
+        return outcome
+    return dataclasses.replace(outcome, data={**outcome.data, "run": {**outcome.data["run"], "map": done.map}})
+
+
+def _router(options: RunOptions, opened: OpenedDevice, wall: Clock) -> MapRouter | None:
+    """Return the router of the app's map, when the map exists and is not turned off."""
+    if options.no_map:
+        return None
+    info = opened.device.info
+    place = MapPlace.of(info.platform, options.app_id or info.app_id or None, options.map_dir)
+    if not os.path.exists(place.path):
+        return None
+    return MapRouter(read_map(place, wall), opened.device, opened.clock, wall)
