@@ -23,11 +23,17 @@ def account(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DEMO_PASSWORD", "lovelace")
 
 
-def crawl(cli_runner: Cli, tmp_path: Path, folder: str, *extra: str) -> tuple[Any, dict[str, Any]]:
+def crawl_demo(cli_runner: Cli, tmp_path: Path, *extra: str) -> Any:
+    """Crawl the whole demo app (signed in with the annotation's inputs) into the map below `tmp_path`."""
     (tmp_path / "annotation.yaml").write_text(ANNOTATION)
-    result = cli_runner.run("discover", "--runtime", "sim", "--seed", "7", "--map-dir", folder, "--crawl",
-                            "--crawl-depth", "3", "--crawl-limit", "80", "--annotate-current", "annotation.yaml",
-                            *extra)  # fmt: skip
+    result = cli_runner.run("discover", "--runtime", "sim", "--seed", "7", "--crawl", "--crawl-depth", "3",
+                            "--crawl-limit", "80", "--annotate-current", "annotation.yaml", *extra)  # fmt: skip
+    assert result.exit_code == 0, result.stdout
+    return result
+
+
+def crawl(cli_runner: Cli, tmp_path: Path, folder: str, *extra: str) -> tuple[Any, dict[str, Any]]:
+    result = crawl_demo(cli_runner, tmp_path, "--map-dir", folder, *extra)
     maps = list((tmp_path / folder).glob("*.json"))
     return result, json.loads(maps[0].read_text()) if maps else {}
 

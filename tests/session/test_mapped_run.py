@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Cli
-from tests.session.test_crawl import ANNOTATION
+from tests.session.test_crawl import account, crawl_demo  # noqa: F401 (account: the demo's sign-in, for each test)
 
 SCENARIO = """\
 meta: {name: dark-mode, version: "1"}
@@ -20,13 +20,8 @@ assertions:
 
 
 @pytest.fixture
-def mapped(cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("DEMO_USER", "ada")
-    monkeypatch.setenv("DEMO_PASSWORD", "lovelace")
-    (tmp_path / "annotation.yaml").write_text(ANNOTATION)
-    crawl = cli_runner.run("discover", "--runtime", "sim", "--seed", "7", "--crawl", "--crawl-depth", "3",
-                           "--crawl-limit", "80", "--annotate-current", "annotation.yaml")  # fmt: skip
-    assert crawl.exit_code == 0
+def mapped(cli_runner: Cli, tmp_path: Path) -> Path:
+    crawl_demo(cli_runner, tmp_path)
     (tmp_path / "dark.yaml").write_text(SCENARIO)
     return tmp_path
 

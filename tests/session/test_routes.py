@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Cli
-from tests.session.test_crawl import ANNOTATION
+from tests.session.test_crawl import account, crawl_demo  # noqa: F401 (account: the demo's sign-in, for each test)
 from tests.simkit import demo_device
 from visor.clock import VirtualClock
 from visor.errors import InputError
@@ -19,13 +19,8 @@ from visor.ui.screens import observe_screen
 
 
 @pytest.fixture
-def crawled(cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("DEMO_USER", "ada")
-    monkeypatch.setenv("DEMO_PASSWORD", "lovelace")
-    (tmp_path / "annotation.yaml").write_text(ANNOTATION)
-    result = cli_runner.run("discover", "--runtime", "sim", "--seed", "7", "--map-dir", "maps", "--crawl",
-                            "--crawl-depth", "3", "--crawl-limit", "80", "--annotate-current", "annotation.yaml")  # fmt: skip
-    assert result.exit_code == 0
+def crawled(cli_runner: Cli, tmp_path: Path) -> Path:
+    crawl_demo(cli_runner, tmp_path, "--map-dir", "maps")
     return tmp_path / "maps"
 
 
