@@ -6,14 +6,18 @@ path-free summary, the screen recorded and its observation token.
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from collections.abc import Mapping
 from typing import Any
 
 from visor.clock import Clock, isoformat
-from visor.errors import ExitCode, NextAction
+from visor.errors import ExitCode, InputError, NextAction
+from visor.files import write_atomic
 from visor.report.envelope import Outcome
 from visor.session.action_options import ActionOptions
+from visor.session.agent_memory import build_memory, memory_slice
 from visor.session.app_map import AppMap, MapPlace, map_lock, observation_token, read_map, write_map
 from visor.session.crawl import Crawler, CrawlSettings
 from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
@@ -73,7 +77,21 @@ def _discover(
             "observation_token": observation_token(app_map, variant)}  # fmt: skip
     if report is not None:
         data["crawl"] = report.to_dict()
+    memory = build_memory(app_map.document)
+    data["memory"] = memory_slice(memory, variant["id"])
+    metadata["agent_path"] = _write_memory(place, memory)
     return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
+
+
+def _write_memory(place: MapPlace, memory: dict[str, Any]) -> str:
+    """Write the agent memory beside the map (`<root>/agent/<digest>.json`); return its path."""
+    root, name = os.path.split(place.path)
+    path = os.path.join(root, "agent", name)
+    try:
+        write_atomic(path, (json.dumps(memory, indent=2, ensure_ascii=False) + "\n").encode("utf-8"), make_folders=True)
+    except OSError as exc:
+        raise InputError(f"cannot write the agent memory {path}: {exc.strerror}") from None
+    return path
 
 
 def _annotate(app_map: AppMap, variant: dict[str, Any], note: Mapping[str, Any]) -> None:

@@ -1,0 +1,83 @@
+"""The app map's compact agent memory (upstream's `visor.agent-memory.v1`): what an agent needs, nothing private.
+
+`screens` (each variant with up to 3 targets that recognize it), `routes` (one per edge, with what to expect and
+how reliable it is) and `gaps` (screens nobody has named). Only text an agent can safely see is kept
+(`agent_safe_text`): no money, no @handles, no long numbers, no full names of people; typed values never exist
+in the map to begin with. `data.memory` is the slice around the current screen.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+SCHEMA = "visor.agent-memory.v1"
+_MONEY = re.compile(r"\d{1,3}(,\d{3})*\.\d{2}")
+_STRUCTURAL = {"account", "activity", "back", "cancel", "close", "continue", "details", "discover", "done", "home",
+               "leaderboard", "menu", "next", "notifications", "portfolio", "profile", "search", "settings",
+               "trades"}  # fmt: skip
+
+
+def agent_safe_text(text: str) -> bool:
+    """Return True for text an agent may see: short, no currency or percent, no @handle, few digits."""
+    trimmed = text.strip()
+    if not trimmed or len(trimmed) > 100 or any(mark in trimmed for mark in "$€£¥%") or re.search(r"@\w", trimmed):
+        return False
+    return sum(ch.isdigit() for ch in trimmed) <= max(2, len(trimmed) // 3)
+
+
+def agent_safe_route_text(text: str) -> bool:
+    """Return True for a target an agent may see: safe text that looks like neither money nor a person's name."""
+    bare = re.sub(r"^(text~?=|accessibility=|id=)", "", text)
+    if not agent_safe_text(bare) or _MONEY.search(bare):
+        return False
+    words = bare.split()
+    looks_like_a_name = len(words) >= 2 and all(w[:1].isupper() and w[1:].islower() and w.lower() not in _STRUCTURAL
+                                                 for w in words)  # fmt: skip
+    return not looks_like_a_name
+
+
+def build_memory(document: dict[str, Any]) -> dict[str, Any]:
+    """Return the agent memory of a map document."""
+    variants = {variant["id"]: variant for variant in document["variants"]}
+    recognize: dict[str, list[str]] = {}
+    for edge in document["edges"]:
+        safe = [t for t in edge["destination_contract"]["required_targets"] if agent_safe_route_text(t)]
+        known = recognize.setdefault(edge["to_variant_id"], [])
+        known.extend(target for target in safe if target not in known)
+    screens = []
+    for screen in document["screens"]:
+        entry: dict[str, Any] = {"id": screen["id"]}
+        entry.update({key: screen[key] for key in ("label", "purpose") if key in screen})
+        entry["variants"] = [{"id": vid, "auth_required": variants[vid]["auth_required"],
+                              "recognize": recognize.get(vid, [])[:3]} for vid in screen["variant_ids"]]  # fmt: skip
+        screens.append(entry)
+    routes = []
+    for edge in document["edges"]:
+        if not agent_safe_route_text(edge["target"]):
+            continue
+        source, target = variants[edge["from_variant_id"]], variants[edge["to_variant_id"]]
+        expect = [t for t in edge["destination_contract"]["required_targets"] if agent_safe_route_text(t)][:3]
+        routes.append({
+            "from_screen": source["screen_id"], "from_variant": source["id"], "to_screen": target["screen_id"],
+            "to_variant": target["id"], "action": {"command": edge["command"], "args": {"target": edge["target"]}},
+            "expect": {"selectors": expect},
+            "reliability": {key: edge[key] for key in ("confidence", "successes", "failures", "stale")},
+        })  # fmt: skip
+    gaps = [{"screen_id": screen["id"], "reason": "needs_semantics"}
+            for screen in document["screens"] if not (screen.get("label") and screen.get("purpose"))]  # fmt: skip
+    return {"schema": SCHEMA, "identity": document["identity"], "app_id": document["app_id"],
+            "platform": document["platform"], "updated_at": document["updated_at"], "screens": screens,
+            "routes": routes, "gaps": gaps}  # fmt: skip
+
+
+def memory_slice(memory: dict[str, Any], variant_id: str) -> dict[str, Any]:
+    """Return `data.memory`: the current screen, the routes into and out of its variant, and every gap."""
+    screen = next((s for s in memory["screens"] if any(v["id"] == variant_id for v in s["variants"])), None)
+    current = None
+    if screen is not None:
+        variant = next(v for v in screen["variants"] if v["id"] == variant_id)
+        named = {key: screen[key] for key in ("label", "purpose") if key in screen}
+        current = {"id": screen["id"], "variant_id": variant_id, **named, "recognize": variant["recognize"]}
+    routes = [route for route in memory["routes"] if variant_id in (route["from_variant"], route["to_variant"])]
+    return {"schema": SCHEMA, "current_screen": current, "routes": routes, "gaps": memory["gaps"]}
