@@ -159,3 +159,12 @@ def us_to_ms(micros: int) -> int:
 def isoformat(moment: dt.datetime) -> str:
     """Format a UTC time the way envelopes carry it: `2026-03-29T16:00:00.000Z`."""
     return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def parse_instant(text: str) -> dt.datetime | None:
+    """Return the time an ISO 8601 text with a zone names (`2026-01-02T10:00:00Z`), or None when it names none."""
+    try:
+        moment = dt.datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else None

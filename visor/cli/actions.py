@@ -51,6 +51,18 @@ def capabilities_value(_ctx: click.Context, param: click.Parameter, value: str |
     return parsed
 
 
+def opened_device_options(function: F) -> F:
+    """Add what a command opening one device takes besides its own options: the device, --capabilities, --seed."""
+    decorators = (
+        device_options(scenario=False),
+        click.option("--capabilities", metavar="FILE|JSON", callback=capabilities_value, help="Appium capabilities."),
+        click.option("--seed", type=click.IntRange(min=0), callback=seed_value, help="Seed of the simulated app."),
+    )
+    for decorator in reversed(decorators):
+        function = decorator(function)
+    return function
+
+
 def common_options(function: F) -> F:
     """Add the options every direct action takes: the device, time, output, seed, capabilities, the map's."""
     decorators = (

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from visor.cli.actions import capabilities_value
+from visor.cli.actions import opened_device_options
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import device_options, device_values, output_options, seed_value, text_value
@@ -49,9 +49,7 @@ def profile(env: CliEnvironment, /, photos: int, seed: int, name: str | None, ta
 @agentcab.command(context_settings=SETTINGS)
 @click.argument("schema", metavar="SCHEMA", callback=text_value)
 @click.option("--uploads", metavar="DIR", help="Where picked files are uploaded (default .visor/agentcab/uploads).")
-@device_options(scenario=False)
-@click.option("--capabilities", metavar="FILE|JSON", callback=capabilities_value, help="Appium capabilities.")
-@click.option("--seed", type=click.IntRange(min=0), callback=seed_value, help="Seed of the simulated app.")
+@opened_device_options
 @output_options
 @click.pass_obj
 def collect(env: CliEnvironment, /, schema: str, uploads: str | None, **values: Any) -> int:
@@ -82,9 +80,7 @@ def collect(env: CliEnvironment, /, schema: str, uploads: str | None, **values: 
     help="Who answers the confirmations: deny or approve all, ask at the terminal, or a policy file.",
 )
 @click.option("--evidence", metavar="DIR", help="Save a screenshot of each confirmation dialog, and of the end.")
-@device_options(scenario=False)
-@click.option("--capabilities", metavar="FILE|JSON", callback=capabilities_value, help="Appium capabilities.")
-@click.option("--seed", type=click.IntRange(min=0), callback=seed_value, help="Seed of the simulated app.")
+@opened_device_options
 @output_options
 @click.pass_obj
 def act(env: CliEnvironment, /, output: str, confirm: str, evidence: str | None, **values: Any) -> int:

@@ -8,10 +8,10 @@ from typing import Any
 
 import click
 
-from visor.cli.actions import capabilities_value
+from visor.cli.actions import opened_device_options
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
-from visor.cli.options import device_options, device_values, output_options, seed_value
+from visor.cli.options import device_values, output_options
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
 
@@ -30,9 +30,7 @@ def _paths() -> Any:
 
 
 @click.command(context_settings=SETTINGS)
-@device_options(scenario=False)
-@click.option("--capabilities", metavar="FILE|JSON", callback=capabilities_value, help="Appium capabilities.")
-@click.option("--seed", type=click.IntRange(min=0), callback=seed_value, help="Seed of the simulated app.")
+@opened_device_options
 @click.option(
     "--appium-cmd",
     metavar="COMMAND",

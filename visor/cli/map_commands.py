@@ -6,10 +6,10 @@ from typing import Any
 
 import click
 
-from visor.cli.actions import capabilities_value
+from visor.cli.actions import opened_device_options
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
-from visor.cli.options import device_options, device_values, output_options, seed_value, text_value
+from visor.cli.options import device_values, output_options, text_value
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
 
@@ -23,9 +23,7 @@ SETTINGS = {"help_option_names": ["-h", "--help"]}
 @click.option("--crawl-include", metavar="A,B", help="Tap only controls whose labels or targets hold one of these.")
 @click.option("--crawl-allow-risky", is_flag=True, help="Tap risky controls too (delete, pay, log out, send…).")
 @click.option("--annotate-current", metavar="FILE|-", help="Name the screen; inputs and entries for the crawl.")
-@device_options(scenario=False)
-@click.option("--capabilities", metavar="FILE|JSON", callback=capabilities_value, help="Appium capabilities.")
-@click.option("--seed", type=click.IntRange(min=0), callback=seed_value, help="Seed of the simulated app.")
+@opened_device_options
 @output_options
 @click.pass_obj
 def discover(
@@ -72,9 +70,7 @@ def discover(
 @click.option("--to", "wanted", metavar="SCREEN", required=True, callback=text_value,
               help="Where to go: a screen id (screen_3), a variant id, or a screen's label.")  # fmt: skip
 @click.option("--map-dir", metavar="DIR", callback=text_value, help="Where app maps live (default .visor/maps).")
-@device_options(scenario=False)
-@click.option("--capabilities", metavar="FILE|JSON", callback=capabilities_value, help="Appium capabilities.")
-@click.option("--seed", type=click.IntRange(min=0), callback=seed_value, help="Seed of the simulated app.")
+@opened_device_options
 @output_options
 @click.pass_obj
 def route(env: CliEnvironment, /, wanted: str, map_dir: str | None, **values: Any) -> int:

@@ -7,10 +7,10 @@ from typing import Any
 
 import click
 
-from visor.cli.actions import capabilities_value
+from visor.cli.actions import opened_device_options
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
-from visor.cli.options import device_options, device_values, output_options, seed_value, text_value
+from visor.cli.options import device_values, output_options, text_value
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
 
@@ -33,9 +33,7 @@ def visualagent() -> None:
 @click.option(
     "--cold-start", is_flag=True, help="start_app stops the app first: it starts from its first screen, every time."
 )
-@device_options(scenario=False)
-@click.option("--capabilities", metavar="FILE|JSON", callback=capabilities_value, help="Appium capabilities.")
-@click.option("--seed", type=click.IntRange(min=0), callback=seed_value, help="Seed of the simulated app.")
+@opened_device_options
 @output_options
 @click.pass_obj
 def serve(env: CliEnvironment, /, folder: str | None, once: bool, locked: bool, cold_start: bool, **values: Any) -> int:

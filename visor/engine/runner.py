@@ -320,9 +320,11 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext) -> StepRes
         # Looking at the screen afterwards gets the step's own timeout: a device that hangs here is stopped too.
         with context.watchdog.guard(settings.timeout_us):
             observation = context.device.observe()
-            details["screen"] = _screen(context.device, observation, settings.mask)
+            # A device without a tree is seen through a screenshot: one, both fingerprinted and kept as evidence.
+            shot = None if context.device.info.capabilities.ui_tree else context.device.screenshot()
+            details["screen"] = _screen(context.device, observation, settings.mask, shot)
             if settings.capture == "steps" or (error is not None and settings.capture == "failures"):
-                details.update(_evidence(step, ctx, observation, details, failed=error is not None))
+                details.update(_evidence(step, ctx, observation, details, failed=error is not None, shot=shot))
     except StepOverrun as overrun:
         error = error or _overrun(step, settings.timeout_us, overrun)
     status: Literal["ok", "fail"] = "fail" if error is not None else "ok"
@@ -340,10 +342,10 @@ def _overrun(step: Step, budget_us: int, overrun: StepOverrun) -> ErrorInfo:
     )
 
 
-def _screen(device: Device, observation: Observation, mask: tuple[str, ...]) -> str:
+def _screen(device: Device, observation: Observation, mask: tuple[str, ...], shot: bytes | None) -> str:
     """Return the fingerprint of the screen a step ended on: its tree's, else its screenshot's (see ui/images)."""
-    if not device.info.capabilities.ui_tree:
-        return image_fingerprint(device.screenshot())
+    if shot is not None:
+        return image_fingerprint(shot)
     return fingerprint(observation.tree, _masked(observation, mask, device.info.platform))
 
 
@@ -358,7 +360,13 @@ def _masked(observation: Observation, mask: tuple[str, ...], platform: str) -> s
 
 
 def _evidence(
-    step: Step, ctx: ActionContext, observation: Observation, details: dict[str, Any], *, failed: bool
+    step: Step,
+    ctx: ActionContext,
+    observation: Observation,
+    details: dict[str, Any],
+    *,
+    failed: bool,
+    shot: bytes | None = None,
 ) -> dict[str, Any]:
     """Keep a screenshot and the page source of the screen after the step (on failure, or always).
 
@@ -367,7 +375,7 @@ def _evidence(
     label = f"{step.id}-failure" if failed else step.id
     own = details.get("path") if not failed and step.command in ("screenshot", "source") else None
     kept = {step.command: own} if isinstance(own, str) else {}
-    return {"evidence": _keep_screen(ctx.sink, ctx.step_number, label, ctx.device, observation, kept)}
+    return {"evidence": _keep_screen(ctx.sink, ctx.step_number, label, ctx.device, observation, kept, shot)}
 
 
 def _keep_screen(
@@ -377,17 +385,19 @@ def _keep_screen(
     device: Device,
     observation: Observation,
     kept: dict[str, str] | None = None,
+    shot: bytes | None = None,
 ) -> dict[str, Any]:
     """Save a screenshot and the page source of a screen; `kept` names files already saved of it, by kind.
 
-    A device that shows no UI tree has no page source to keep: its screenshot is the evidence.
+    `shot` is the screenshot already taken of it, if any. A device that shows no UI tree has no page source to
+    keep: its screenshot is the evidence.
     """
     kept = kept or {}
-    shot = kept.get("screenshot") or sink.save(number, label, "screenshot", device.screenshot())
+    saved = kept.get("screenshot") or sink.save(number, label, "screenshot", shot or device.screenshot())
     if not device.info.capabilities.ui_tree:
-        return {"screenshot": {"path": shot}}
+        return {"screenshot": {"path": saved}}
     source = kept.get("source") or sink.save(number, label, "source", observation.xml.encode("utf-8"))
-    return {"screenshot": {"path": shot}, "source": {"path": source}}
+    return {"screenshot": {"path": saved}, "source": {"path": source}}
 
 
 def run_error(steps: list[StepResult], checks: list[AssertionResult]) -> ErrorInfo | None:

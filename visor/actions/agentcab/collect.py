@@ -21,6 +21,7 @@ from typing import Any
 
 from visor.actions.device import Device
 from visor.actions.device_data import DeviceData, Record, RecordKind, ValueKind
+from visor.clock import isoformat
 from visor.scenario.agentcab.formats import (
     CalendarOptions,
     CallOptions,
@@ -117,7 +118,7 @@ class Collector:
     def _records(self, kind: RecordKind, *, days: int | None = None, limit: int | None = None) -> list[Record]:
         found = self.data.records(kind)
         if days is not None:
-            since = _iso(self.data.now() - dt.timedelta(days=days))
+            since = isoformat(self.data.now() - dt.timedelta(days=days))
             moment = {RecordKind.PHOTOS: "dateAdded", RecordKind.CALL_LOG: "date", RecordKind.SMS: "date"}[kind]
             found = [item for item in found if item[moment] >= since]
         return [_shape(item, SHAPES[kind]) for item in found[:limit]]
@@ -160,7 +161,7 @@ class Collector:
         return self._events(monday, monday + dt.timedelta(days=7))
 
     def _events(self, start: dt.datetime, end: dt.datetime) -> list[Record]:
-        low, high = _iso(start), _iso(end)
+        low, high = isoformat(start), isoformat(end)
         events = [item for item in self.data.records(RecordKind.CALENDAR) if low <= item["startTime"] < high]
         return [_shape(item, SHAPES[RecordKind.CALENDAR]) for item in sorted(events, key=lambda e: e["startTime"])]
 
@@ -277,12 +278,6 @@ _FILE_PICKERS: dict[str, Callable[[Collector, FieldRequest, Collected], Any]] = 
 
 def _shape(record: Record, keys: tuple[str, ...]) -> Record:
     return {key: record.get(key) for key in keys}
-
-
-def _iso(moment: dt.datetime) -> str:
-    from visor.clock import isoformat
-
-    return isoformat(moment)
 
 
 def _mime(name: str) -> str:

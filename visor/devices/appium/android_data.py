@@ -22,7 +22,7 @@ from typing import Any
 
 from visor.actions.device import InputRejected, UnsupportedInput
 from visor.actions.device_data import Record, RecordKind, ValueKind, storage_record
-from visor.clock import isoformat
+from visor.clock import isoformat, parse_instant
 from visor.devices.adb import Adb
 from visor.scenario.agentcab.storage import STORAGE_ROOT, in_storage
 
@@ -313,7 +313,9 @@ def battery(dump: str) -> dict[str, Any]:
 
 
 def _epoch_ms(moment: str) -> int:
-    return int(dt.datetime.fromisoformat(moment.replace("Z", "+00:00")).timestamp() * 1000)
+    found = parse_instant(moment)
+    assert found is not None  # the action was checked
+    return int(found.timestamp() * 1000)
 
 
 def _entry(line: str) -> Record:

@@ -20,7 +20,7 @@ from typing import Any
 
 from visor.actions.device import InputRejected
 from visor.actions.device_data import Permission, Record, RecordKind, ValueKind, storage_record
-from visor.clock import Clock, isoformat
+from visor.clock import Clock, isoformat, parse_instant
 from visor.devices.sim.metrics import SIZE
 from visor.devices.sim.pictures import picture
 from visor.devices.sim.profile_model import Photo, Profile
@@ -416,7 +416,9 @@ def _timed(record: Record) -> Record:
 
 def _millis(moment: str) -> str:
     """Return an ISO time with milliseconds, as every time visor reports."""
-    return isoformat(dt.datetime.fromisoformat(moment.replace("Z", "+00:00")))
+    found = parse_instant(moment)
+    assert found is not None  # the profile was checked
+    return isoformat(found)
 
 
 def _stream(path: str, length: int) -> bytes:

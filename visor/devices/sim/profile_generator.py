@@ -105,7 +105,7 @@ def _photos(chance: random.Random, count: int, now: dt.datetime) -> list[dict[st
     for number, moment in enumerate(taken):
         if originals and number % DUPLICATE_EVERY == DUPLICATE_EVERY - 1:
             original = chance.choice(originals[-20:])
-            moment = dt.datetime.fromisoformat(original["dateAdded"].replace("Z", "+00:00"))
+            moment = dt.datetime.strptime(original["dateAdded"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
             moment += dt.timedelta(seconds=chance.randrange(1, 20))
             picture = {"seed": original["picture"]["seed"], "variant": chance.randrange(1, 4)}
             bucket = original["bucket"]

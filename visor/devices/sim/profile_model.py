@@ -9,12 +9,12 @@ it; `visor agentcab profile` generates one of any size.
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, Field
 
 from visor.actions.device_data import Permission
+from visor.clock import parse_instant
 from visor.scenario.agentcab.storage import STORAGE_ROOT
 from visor.scenario.fields import InputModel
 
@@ -25,12 +25,8 @@ MAX_PROFILE_TEXT = 100_000
 
 
 def _instant(value: str) -> str:
-    try:
-        moment = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise ValueError("must be an ISO 8601 date and time, e.g. 2026-01-01T09:00:00Z") from None
-    if moment.tzinfo is None:
-        raise ValueError("must say its time zone (end it with Z for UTC)")
+    if parse_instant(value) is None:
+        raise ValueError("must be an ISO 8601 date and time with its zone, e.g. 2026-01-01T09:00:00Z")
     return value
 
 

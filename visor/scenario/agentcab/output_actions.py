@@ -13,7 +13,6 @@ Defaults where the seed is open (docs/agentcab.md): `scroll` goes `down` by `amo
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import AfterValidator, Field, ValidationError, model_validator
 
+from visor.clock import parse_instant
 from visor.scenario.agentcab.storage import STORAGE_ROOT, in_storage
 from visor.scenario.document import Path
 from visor.scenario.fields import InputModel, Owner, predicate_error
@@ -73,12 +73,8 @@ def _phone(value: str) -> str:
 
 
 def _instant(value: str) -> str:
-    try:
-        moment = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise predicate_error(IssueCode.ARG_ERROR, "must be an ISO 8601 time, e.g. 2026-01-02T10:00:00Z") from None
-    if moment.tzinfo is None:
-        raise predicate_error(IssueCode.ARG_ERROR, "must say its time zone (end it with Z for UTC)")
+    if parse_instant(value) is None:
+        raise predicate_error(IssueCode.ARG_ERROR, "must be an ISO 8601 time with its zone, e.g. 2026-01-02T10:00:00Z")
     return value
 
 
@@ -203,8 +199,8 @@ class CreateEvent(Action):
 
     @model_validator(mode="after")
     def _ordered(self) -> CreateEvent:
-        start = dt.datetime.fromisoformat(self.start_time.replace("Z", "+00:00"))
-        if dt.datetime.fromisoformat(self.end_time.replace("Z", "+00:00")) < start:
+        start, end = parse_instant(self.start_time), parse_instant(self.end_time)
+        if start is not None and end is not None and end < start:
             raise predicate_error(IssueCode.ARG_ERROR, "ends before it starts (endTime < startTime)")
         return self
 
