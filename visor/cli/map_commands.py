@@ -67,25 +67,84 @@ def discover(
 
 
 @click.command(context_settings=SETTINGS)
-@click.option("--to", "wanted", metavar="SCREEN", required=True, callback=text_value,
-              help="Where to go: a screen id (screen_3), a variant id, or a screen's label.")  # fmt: skip
+@click.argument("plan", metavar="[PLAN|-]", required=False)
+@click.option(
+    "--to",
+    "wanted",
+    metavar="SCREEN",
+    callback=text_value,
+    help="Go to a screen (an id like screen_3, a variant id, or a label) by the map's shortest safe route.",
+)
+@click.option(
+    "--resume",
+    metavar="CHECKPOINT",
+    callback=text_value,
+    help="Go on with a route plan from the checkpoint an earlier route wrote.",
+)
+@click.option(
+    "--checkpoint",
+    metavar="FILE",
+    callback=text_value,
+    help="Where the plan's checkpoint goes (default <map dir>/checkpoints/<map>.<route id>.json).",
+)
 @click.option("--map-dir", metavar="DIR", callback=text_value, help="Where app maps live (default .visor/maps).")
+@click.option("--no-map", is_flag=True, help="Use no map: a route plan then fails (routes need the map).")
 @opened_device_options
 @output_options
 @click.pass_obj
-def route(env: CliEnvironment, /, wanted: str, map_dir: str | None, **values: Any) -> int:
-    """Go to a screen the app map knows: the shortest safe route from the current screen, each leg checked.
+def route(
+    env: CliEnvironment,
+    /,
+    plan: str | None,
+    wanted: str | None,
+    resume: str | None,
+    checkpoint: str | None,
+    map_dir: str | None,
+    no_map: bool,
+    **values: Any,
+) -> int:
+    """Follow a route plan (PLAN, or - for standard input), or go to a screen the app map knows (--to).
 
-    Fields an edge needs filled are filled from the environment variables the crawl's annotation named.
-    Exit 2 when a leg does not reach what the map expects (that edge is demoted).
+    A plan lists paths to a goal, tried in order; each step says the screen and a selector that must be there
+    after it. The plan is checked before the device is touched, then against the map (unknown screens and risky
+    taps are refused); every step is verified and checkpointed. With --to, visor plans the shortest safe route
+    itself. Fields an edge needs filled are filled from the environment variables the crawl's annotation named.
+    Exit 2 when the route does not get there (docs/app-map.md).
 
-    \\b
+    \b
     Examples:
-      visor route --to screen_4 --runtime sim
+      visor route plan.json --runtime sim
+      visor route --resume .visor/maps/checkpoints/0a1b2c3d4e5f6a7b.route-1.json --runtime sim
       visor route --to Settings --runtime appium --app-id com.example.app
     """
+    from visor.errors import UsageError
     from visor.session.action_options import ActionOptions
-    from visor.session.routes import route_to
 
+    given = [name for name, value in (("PLAN", plan), ("--to", wanted), ("--resume", resume)) if value is not None]
+    if len(given) != 1:
+        raise UsageError(
+            "Route requires a plan file path or - for standard input" if not given
+            else f"give one of PLAN, --to and --resume, not {' and '.join(given)}",
+            next_step="visor route plan.json, visor route --to SCREEN, or visor route --resume CHECKPOINT.",
+        )  # fmt: skip
+    if wanted is not None and (checkpoint is not None or no_map):
+        flag = "--checkpoint" if checkpoint is not None else "--no-map"
+        raise UsageError(f"{flag} goes with a route plan, not with --to", next_step=f"Drop {flag}.")
     options = ActionOptions(**device_values(values), **values)
-    return emit(env, route_to(wanted, options, env.clock, map_dir=map_dir))
+    if wanted is not None:
+        from visor.session.routes import route_to
+
+        return emit(env, route_to(wanted, options, env.clock, map_dir=map_dir))
+    from visor.session.direct import Environment
+    from visor.session.route_plans import Resume, follow_plan, read_checkpoint
+
+    if resume is not None:
+        checked, start = read_checkpoint(resume)
+        checkpoint = checkpoint or resume
+    else:
+        from visor.scenario.route_plan import read_plan
+
+        checked, start = read_plan(str(plan), env.input_stream()), Resume()
+    outcome = follow_plan(checked, options, Environment(env.clock, env.ids), map_dir=map_dir, no_map=no_map,
+                          resume=start, checkpoint=checkpoint)  # fmt: skip
+    return emit(env, outcome)

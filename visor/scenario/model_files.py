@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, BinaryIO, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from visor.errors import InputError
+from visor.scenario.document import Document
 from visor.scenario.fields import Owner
-from visor.scenario.issues import locate
+from visor.scenario.issues import Issue, locate
 from visor.scenario.loader import read_document
 
 M = TypeVar("M", bound=BaseModel)
@@ -24,19 +26,33 @@ def load_model(
         InputError: it does not fit the model: `<path>:<line>:<column>: <kind>: <first problem> (and N more)`,
             every problem (located) in the details.
     """
-    document = read_document(path, stdin)
+    return document_model(read_document(path, stdin), model, kind, next_step, prefix=prefix)
+
+
+def document_model(document: Document, model: type[M], kind: str, next_step: str, *, prefix: str = "") -> M:
+    """Validate a read document into `model`.
+
+    Raises:
+        InputError: it does not fit the model (as `load_model` says).
+    """
     data: Any = document.data if isinstance(document.data, dict) else {}
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         from visor.scenario.translate import translate  # lazy: only broken documents need it
 
-        issues = locate(translate(exc, Owner(model, ()), document.data), document)
-        first = issues[0]
-        more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
-        raise InputError(
-            f"{prefix}{document.name}:{first.line}:{first.column}: {kind}: {first.message}{more}",
-            likely_cause=f"The {kind} has an error.",
-            next_step=next_step,
-            details={"issues": [issue.to_dict() for issue in issues]},
-        ) from None
+        raise refusal(translate(exc, Owner(model, ()), document.data), document, kind, next_step, prefix) from None
+
+
+def refusal(issues: Sequence[Issue], document: Document, kind: str, next_step: str, prefix: str = "") -> InputError:
+    """Return the error refusing a document for its issues: the first located, every one in the details."""
+    located = locate(issues, document)
+    first = located[0]
+    more = f" (and {len(located) - 1} more)" if len(located) > 1 else ""
+    where = f"{document.name}:{first.line}:{first.column}" if document.positions else document.name
+    return InputError(
+        f"{prefix}{where}: {kind}: {first.message}{more}",
+        likely_cause=f"The {kind} has an error.",
+        next_step=next_step,
+        details={"issues": [issue.to_dict() for issue in located]},
+    )

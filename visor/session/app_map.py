@@ -17,7 +17,7 @@ import fcntl
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +32,8 @@ MAP_DIR_VARIABLE = "VISOR_APP_MAP_DIR"
 LOCK_WAIT_S = 10.0
 #: Similarity at or above which an observation is a known variant (upstream's thresholds).
 MATCH, MATCH_SCROLLING = 0.45, 0.62
+#: Edges below this confidence are not followed.
+MIN_CONFIDENCE = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +111,49 @@ class AppMap:
         self.document["variants"].append(variant)
         return variant, True
 
+    def record_tap(
+        self,
+        source: str,
+        reached: dict[str, Any],
+        target: str,
+        now: str,
+        *,
+        fills: Mapping[str, str] | None = None,
+        intent: str = "tap",
+        candidate: bool = True,
+    ) -> dict[str, Any] | None:
+        """Record a tap on `target` from variant `source` that reached `reached`; return its edge (None: no move).
+
+        An edge seen again gains confidence and points where the tap went this time. A new one is a candidate
+        (confidence 0.45, as upstream's crawl records them) unless a verified route step made it (0.65). `fills`
+        are the fields filled before the tap, with the environment variables holding their values: a route
+        replays them from the environment, and the map never holds a value.
+        """
+        if source == reached["id"]:
+            return None
+        edges = self.document["edges"]
+        contract = {"variant_id": reached["id"], "required_targets": contract_targets(reached),
+                    "normalized_fingerprint": reached["normalized_fingerprint"]}  # fmt: skip
+        self.changed = True
+        existing = self.edge_from(source, target)
+        if existing is not None:
+            learn(existing, True, now)
+            existing.update({"to_variant_id": reached["id"], "destination_contract": contract})
+            return existing
+        number = max((int(edge["id"].rsplit("_", 1)[-1]) for edge in edges), default=0) + 1
+        edge = {"id": f"edge_{number}", "from_variant_id": source, "to_variant_id": reached["id"], "command": "tap",
+                "args": {"target": target, **({"fill": dict(fills)} if fills else {})}, "target": target,
+                "intent": intent, "confidence": 0.45 if candidate else 0.65, "successes": 1, "failures": 0,
+                "stale": False, "candidate": candidate, "destination_contract": contract,
+                "last_observed_at": now}  # fmt: skip
+        edges.append(edge)
+        return edge
+
+    def edge_from(self, source: str, target: str) -> dict[str, Any] | None:
+        """Return the tap edge on `target` from variant `source`, if the map has one."""
+        return next((edge for edge in self.document["edges"] if edge["from_variant_id"] == source
+                     and edge["target"] == target and edge["command"] == "tap"), None)  # fmt: skip
+
     def _closest(self, seen: ScreenObservation) -> tuple[dict[str, Any] | None, float]:
         best, best_score = None, -1.0
         for variant in self.document["variants"]:
@@ -136,6 +181,40 @@ class AppMap:
             "auth_required_variants": sum(1 for variant in document["variants"] if variant["auth_required"]),
             "updated_at": document["updated_at"],
         }  # fmt: skip
+
+
+def learn(edge: dict[str, Any], verified: bool, now: str) -> None:
+    """Strengthen an edge that held, demote one that did not (stale after two failures or below 0.25)."""
+    if verified:
+        edge["successes"] += 1
+        edge["failures"] = 0
+        edge["stale"] = False
+        edge["confidence"] = round(min(1.0, edge["confidence"] + 0.15), 2)
+        edge["candidate"] = edge["candidate"] and edge["successes"] < 2
+    else:
+        edge["failures"] += 1
+        edge["confidence"] = round(max(0.0, edge["confidence"] - 0.25), 2)
+        edge["stale"] = edge["failures"] >= 2 or edge["confidence"] < MIN_CONFIDENCE
+    edge["last_observed_at"] = now
+
+
+def satisfied(contract: Mapping[str, Any], reached: Mapping[str, Any]) -> bool:
+    """Return True when the screen reached is the contract's (the same variant, or 60% of its targets)."""
+    if reached["id"] == contract["variant_id"]:
+        return True
+    required = contract["required_targets"]
+    if not required:
+        return bool(reached["normalized_fingerprint"] == contract["normalized_fingerprint"])
+    present = {target for element in reached["elements"] for target in element["targets"]}
+    return sum(1 for target in required if target in present) / len(required) >= 0.6
+
+
+def contract_targets(variant: Mapping[str, Any]) -> list[str]:
+    """Return up to 8 stable targets that prove a screen was reached (ids first)."""
+    targets = [target for element in variant["elements"] if element["stable"] for target in element["targets"]]
+    ordered = [target for target in targets if target.startswith("id=")]
+    ordered += [target for target in targets if not target.startswith("id=")]
+    return list(dict.fromkeys(ordered))[:8]
 
 
 def read_map(place: MapPlace, clock: Clock) -> AppMap:

@@ -128,7 +128,9 @@ class Crawler:
                 if after is None:
                     continue  # this time the app did not show the way there: no edge is learnt
                 target = self._record(after)
-                self._edge(variant_id, target, step, self._fills(seen) if fill else {}, _intent(candidate))
+                fills = self._fills(seen) if fill else {}
+                now = isoformat(self.wall.now())
+                self.map.record_tap(variant_id, target, step.target, now, fills=fills, intent=_intent(candidate))
                 if target["id"] not in self.report.visited:
                     self.report.visited.append(target["id"])
                     queue.append((target["id"], (*route, *fill, step)))
@@ -226,32 +228,6 @@ class Crawler:
         variant, _ = self.map.upsert(seen, isoformat(self.wall.now()))
         return variant
 
-    def _edge(self, source: str, target: dict[str, Any], step: Step, fills: Mapping[str, str], intent: str) -> None:
-        """Record the tap from `source` to `target` (a candidate edge; seen again, it gains confidence).
-
-        `fills` are the fields filled before the tap, with the environment variables that hold their values: a
-        route replays them from the environment, and the map never holds a value.
-        """
-        if source == target["id"]:
-            return
-        edges = self.map.document["edges"]
-        existing = next((edge for edge in edges if edge["from_variant_id"] == source and edge["target"] == step.target
-                         and edge["command"] == "tap"), None)  # fmt: skip
-        contract = {"variant_id": target["id"], "required_targets": _contract(target),
-                    "normalized_fingerprint": target["normalized_fingerprint"]}  # fmt: skip
-        now = isoformat(self.wall.now())
-        if existing is not None:
-            existing.update({"to_variant_id": target["id"], "successes": existing["successes"] + 1, "failures": 0,
-                             "stale": False, "confidence": round(min(1.0, existing["confidence"] + 0.15), 2),
-                             "destination_contract": contract, "last_observed_at": now})  # fmt: skip
-            existing["candidate"] = existing["candidate"] and existing["successes"] < 2
-            return
-        edges.append({"id": f"edge_{len(edges) + 1}", "from_variant_id": source, "to_variant_id": target["id"],
-                      "command": "tap", "args": {"target": step.target, **({"fill": dict(fills)} if fills else {})},
-                      "target": step.target, "intent": intent, "confidence": 0.45,
-                      "successes": 1, "failures": 0, "stale": False, "candidate": True,
-                      "destination_contract": contract, "last_observed_at": now})  # fmt: skip
-
 
 def tap_reachable(kernel: Kernel, target: str) -> bool:
     """Tap the control `target` names, if it is on the screen and a touch reaches it; return whether it was."""
@@ -278,12 +254,3 @@ def _intent(element: ScreenElement) -> str:
 def _field_id(element: ScreenElement) -> str:
     rid = next((target for target in element.targets if target.startswith("id=")), "")
     return rid.rsplit("/", 1)[-1] if element.tag.endswith("EditText") else ""
-
-
-def _contract(variant: dict[str, Any]) -> list[str]:
-    """Return up to 8 stable targets that prove a screen was reached (ids first)."""
-    targets = [target for element in variant["elements"] if element["stable"] for target in element["targets"]]
-    ordered = [target for target in targets if target.startswith("id=")] + [
-        t for t in targets if not t.startswith("id=")
-    ]
-    return list(dict.fromkeys(ordered))[:8]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from visor.clock import Clock, IdSource
+from visor.engine.events import RunFinished
 from visor.engine.runner import RunContext, RunSettings, resolve_settings, run_scenario
 from visor.errors import InputError, VisorError
 from visor.files import write_atomic
@@ -119,6 +120,15 @@ def perform(prepared: Prepared, opened: OpenedDevice, env: Environment, watchdog
     final = drive(run_scenario(prepared.scenario, prepared.settings, context), ())
     requested = [step["args"] for step in prepared.steps]
     return action_outcome(prepared.command, requested, final, sink.written, opened.device.info)
+
+
+def run_steps(name: str, steps: list[dict[str, Any]], opened: OpenedDevice, env: Environment, seed: int) -> RunFinished:
+    """Run steps already checked (a route plan's) on an open device, as a direct action runs its one; no captures."""
+    scenario = _scenario(name, steps)
+    settings = resolve_settings(scenario, timeout_ms=None, seed=seed, fresh_seed=seed, capture="none")
+    context = RunContext(opened.device, opened.clock, env.wall, DirectSink(".", None), env.ids.new_id("run"),
+                         watchdog=WallWatchdog.from_environment())  # fmt: skip
+    return drive(run_scenario(scenario, settings, context), ())
 
 
 def build_steps(

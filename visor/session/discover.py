@@ -79,11 +79,11 @@ def _discover(
         data["crawl"] = report.to_dict()
     memory = build_memory(app_map.document)
     data["memory"] = memory_slice(memory, variant["id"])
-    metadata["agent_path"] = _write_memory(place, memory)
+    metadata["agent_path"] = write_memory(place, memory)
     return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
 
 
-def _write_memory(place: MapPlace, memory: dict[str, Any]) -> str:
+def write_memory(place: MapPlace, memory: dict[str, Any]) -> str:
     """Write the agent memory beside the map (`<root>/agent/<digest>.json`); return its path."""
     root, name = os.path.split(place.path)
     path = os.path.join(root, "agent", name)

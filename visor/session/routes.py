@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,13 +25,10 @@ from visor.clock import Clock, isoformat
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
 from visor.report.envelope import Outcome
 from visor.session.action_options import ActionOptions
-from visor.session.app_map import AppMap, MapPlace, map_lock, read_map, write_map
+from visor.session.app_map import MIN_CONFIDENCE, AppMap, MapPlace, learn, map_lock, read_map, satisfied, write_map
 from visor.session.crawl import POLL_US, SETTLE_US, CrawlKernel, tap_reachable
 from visor.session.devices import ScenarioDevice, open_for
 from visor.ui.screens import observe_screen
-
-#: Edges below this confidence are not followed.
-MIN_CONFIDENCE = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,35 +187,9 @@ def _follow(route: list[dict[str, Any]], device: Device, clock: Clock, wall: Clo
         clock.sleep_us(SETTLE_US)
         kernel.wait_idle()
         reached, _ = app_map.upsert(observe_screen(device.observe().tree), isoformat(wall.now()))
-        verified = _satisfied(edge["destination_contract"], reached)
-        _learn(edge, verified, isoformat(wall.now()))
+        verified = satisfied(edge["destination_contract"], reached)
+        learn(edge, verified, isoformat(wall.now()))
         legs.append(Leg(edge, verified, reached["id"]))
         if not verified:
             break
     return legs
-
-
-def _satisfied(contract: Mapping[str, Any], reached: Mapping[str, Any]) -> bool:
-    """Return True when the screen reached is the contract's (the same variant, or 60% of its targets)."""
-    if reached["id"] == contract["variant_id"]:
-        return True
-    required = contract["required_targets"]
-    if not required:
-        return bool(reached["normalized_fingerprint"] == contract["normalized_fingerprint"])
-    present = {target for element in reached["elements"] for target in element["targets"]}
-    return sum(1 for target in required if target in present) / len(required) >= 0.6
-
-
-def _learn(edge: dict[str, Any], verified: bool, now: str) -> None:
-    """Strengthen an edge that held, demote one that did not (stale after two failures or below 0.25)."""
-    if verified:
-        edge["successes"] += 1
-        edge["failures"] = 0
-        edge["stale"] = False
-        edge["confidence"] = round(min(1.0, edge["confidence"] + 0.15), 2)
-        edge["candidate"] = edge["candidate"] and edge["successes"] < 2
-    else:
-        edge["failures"] += 1
-        edge["confidence"] = round(max(0.0, edge["confidence"] - 0.25), 2)
-        edge["stale"] = edge["failures"] >= 2 or edge["confidence"] < MIN_CONFIDENCE
-    edge["last_observed_at"] = now
