@@ -15,6 +15,7 @@ import json
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -25,8 +26,10 @@ from hypothesis import strategies as st
 from mcp import Client  # the `mcp` extra is part of `.[test]`: a missing SDK fails here, never skips
 from mcp.client.stdio import StdioServerParameters
 
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, ROOT, Cli
+from tests.session.test_crawl import crawl_demo
 from visor.devices.sim.layout import THUMB_INSET
+from visor.session.agent_map_tools import DEFINITIONS
 
 PLAYER_APP = "tests/fixtures/apps/player.app.yaml"
 PID = "com.example.player:id/"
@@ -36,14 +39,15 @@ SEED_TOOLS = {
     entry["function"]["name"]: entry["function"]
     for entry in json.loads((FIXTURES / "seed-001-agent-tools.json").read_text("utf-8")).values()
 }
+MAP_TOOLS = ["map_read", "route_plan", "route_follow"]
 LONG_TURN = ("--app", PLAYER_APP, "--turn-ms", "3000")
 SHORT_TURN = ("--app", PLAYER_APP, "--turn-ms", "0")
 
 
-def server(*options: str) -> StdioServerParameters:
+def server(*options: str, env: dict[str, str] | None = None) -> StdioServerParameters:
     """`visor mcp` on the simulated device with seed 7, run from the repository root."""
     args = ["-m", "visor", "mcp", "--runtime", "sim", "--seed", "7", *options]
-    return StdioServerParameters(command=sys.executable, args=args, cwd=ROOT)
+    return StdioServerParameters(command=sys.executable, args=args, cwd=ROOT, env=env)
 
 
 # -- what the agent sees -----------------------------------------------------------------------------------------
@@ -144,9 +148,9 @@ class Agent:
 Script = Callable[[Agent], Awaitable[None]]
 
 
-async def record(options: tuple[str, ...], script: Script) -> Transcript:
+async def record(options: tuple[str, ...], script: Script, env: dict[str, str] | None = None) -> Transcript:
     """Start a server, list its tools, run the script, and return the session's transcript."""
-    async with Client(server(*options)) as client:
+    async with Client(server(*options, env=env)) as client:
         listed = await client.list_tools()
         tools = [{"name": t.name, "description": t.description, "inputSchema": t.input_schema} for t in listed.tools]
         agent = Agent(client)
@@ -296,17 +300,18 @@ def short_turn() -> Transcript:
 
 def test_lists_the_seed_tools_with_their_exact_schemas(long_turn: Transcript) -> None:
     tools = long_turn.tools
-    assert [tool["name"] for tool in tools] == [*SEED_TOOLS, "observe", "screenshot"]
+    assert [tool["name"] for tool in tools] == [*SEED_TOOLS, "observe", "screenshot", *MAP_TOOLS]
     for tool in tools[:16]:
         seed = SEED_TOOLS[tool["name"]]
         assert tool["inputSchema"] == seed["parameters"], tool["name"]
         assert tool["description"] == seed["description"], tool["name"]
-    observe, screenshot = tools[16:]
+    observe, screenshot = tools[16:18]
     assert observe["inputSchema"]["properties"] == {
         "screenshot": {"type": "boolean", "default": True, "description": "Attach a PNG screenshot (default true)."}
     }
     assert screenshot["inputSchema"] == {"type": "object", "properties": {}, "additionalProperties": False}
-    assert all(tool["description"].startswith("[OBSERVE]") for tool in tools[16:])
+    assert all(tool["description"].startswith("[OBSERVE]") for tool in tools[16:18])
+    assert [tool["inputSchema"] for tool in tools[18:]] == [tool["inputSchema"] for tool in DEFINITIONS]
     assert long_turn.instructions is not None and "Call observe first" in long_turn.instructions
 
 
@@ -741,3 +746,27 @@ def test_an_agent_operates_the_demo_app_with_all_16_tools(demo: HeldSession) -> 
     act("press_key", {"key": "BACK"})
 
     assert sorted(set(used)) == sorted(SEED_TOOLS) and len(SEED_TOOLS) == 16
+
+
+# -- the app map -------------------------------------------------------------------------------------------------
+
+
+def test_an_agent_reads_the_map_and_goes_where_it_says(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A crawled app needs no exploring: the agent reads where it is, plans, and is taken there, verified."""
+    account = {"DEMO_USER": "ada", "DEMO_PASSWORD": "lovelace"}
+    for name, value in account.items():
+        monkeypatch.setenv(name, value)
+    crawl_demo(Cli(tmp_path), tmp_path, "--map-dir", "maps")
+
+    async def script(agent: Agent) -> None:
+        await agent.call("read", "map_read", {})
+        await agent.call("plan", "route_plan", {"to": "screen_5"})
+        await agent.call("follow", "route_follow", {"to": "screen_5"})
+        await agent.call("there", "map_read", {})
+
+    transcript = anyio.run(record, ("--turn-ms", "0", "--map-dir", str(tmp_path / "maps")), script, account)
+    assert transcript["read"].result["memory"]["current_screen"]["label"] == "Sign in"
+    assert not transcript["plan"].is_error and len(transcript["plan"].result["route"]) == 2
+    follow = transcript["follow"]
+    assert not follow.is_error and follow.result["dispatched"] == "all" and follow.images[0].startswith(PNG)
+    assert transcript["there"].result["memory"]["current_screen"]["id"] == "screen_5"

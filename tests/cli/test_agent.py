@@ -14,6 +14,7 @@ from visor.errors import ExitCode
 SEED: dict[str, dict[str, Any]] = json.loads((FIXTURES / "seed-001-agent-tools.json").read_text("utf-8"))
 SEED_ENTRIES = list(SEED.values())
 NAMES = [entry["function"]["name"] for entry in SEED_ENTRIES] + ["observe", "screenshot"]
+NAMES += ["map_read", "route_plan", "route_follow"]
 
 
 def first_envelope(text: str) -> tuple[dict[str, Any], str]:
@@ -26,20 +27,20 @@ def test_tools_in_openai_format_are_the_seed_then_observation(cli_runner: Cli) -
     result = cli_runner.run("tools")
     assert result.exit_code == ExitCode.OK
     envelope = result.envelope
-    assert (envelope["status"], envelope["data"]["format"], envelope["data"]["count"]) == ("ok", "openai", 18)
+    assert (envelope["status"], envelope["data"]["format"], envelope["data"]["count"]) == ("ok", "openai", 21)
     listed = envelope["data"]["tools"]
     assert listed[:16] == SEED_ENTRIES
     assert [tool["function"]["name"] for tool in listed] == NAMES
     for tool in listed[16:]:
-        assert tool["type"] == "function" and tool["function"]["description"].startswith("[OBSERVE]")
-        assert tool["function"]["parameters"]["additionalProperties"] is False
-    assert "18 agent tools (openai format)" in result.stderr
+        assert tool["type"] == "function" and tool["function"]["parameters"]["additionalProperties"] is False
+    assert all(tool["function"]["description"].startswith("[OBSERVE]") for tool in listed[16:18])
+    assert "21 agent tools (openai format)" in result.stderr
 
 
 def test_tools_in_mcp_format(cli_runner: Cli) -> None:
     result = cli_runner.run("tools", "--format", "mcp")
     data = result.data
-    assert (data["format"], data["count"]) == ("mcp", 18)
+    assert (data["format"], data["count"]) == ("mcp", 21)
     assert [tool["name"] for tool in data["tools"]] == NAMES
     for tool, entry in zip(data["tools"], SEED_ENTRIES, strict=False):
         assert set(tool) == {"name", "description", "inputSchema"}

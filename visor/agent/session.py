@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from visor.actions.device import Device
 from visor.actions.kernel.memory import AgentState
@@ -23,6 +23,18 @@ from visor.actions.tools.result import GUIDANCE, ToolCode, ToolProblem
 from visor.clock import Clock, ms_to_us
 from visor.errors import VisorError
 from visor.scenario.tools.definitions import OBSERVATION_TOOLS, all_definitions, is_tool, kind, mcp_definition
+
+
+class ExtraTools(Protocol):
+    """Tools a front end adds to a session (the app map's: `visor.session.agent_map_tools`)."""
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """Return their MCP tool definitions."""
+        ...
+
+    def call(self, name: str, arguments: dict[str, Any], device: Device, clock: Clock) -> Reply | None:
+        """Answer a call to one of them on the session's device (None: the name is not theirs)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,8 +49,17 @@ class Reply:
 class AgentSession:
     """Serialises an agent's calls on one device."""
 
-    def __init__(self, device: Device, clock: Clock, *, turn_ms: float = 0.0, observe_after: bool = True) -> None:
+    def __init__(
+        self,
+        device: Device,
+        clock: Clock,
+        *,
+        turn_ms: float = 0.0,
+        observe_after: bool = True,
+        extra: ExtraTools | None = None,
+    ) -> None:
         self.device = ObservingDevice.wrap(device, clock)
+        self.extra = extra
         self.clock = clock
         # A turn takes time only on a virtual clock: on a real device, real time passes between calls anyway.
         self.turn_ms = turn_ms if device.info.capabilities.virtual_time else 0.0
@@ -49,8 +70,9 @@ class AgentSession:
         self._lock = threading.Lock()
 
     def definitions(self) -> list[dict[str, Any]]:
-        """Return the tools as MCP tool definitions."""
-        return [mcp_definition(definition) for definition in all_definitions()]
+        """Return the tools as MCP tool definitions (the 16, then any a front end added)."""
+        own = [mcp_definition(definition) for definition in all_definitions()]
+        return own + (self.extra.definitions() if self.extra is not None else [])
 
     def call(self, name: str, arguments: Mapping[str, Any] | None) -> Reply:
         """Run one call (one at a time)."""
@@ -68,6 +90,11 @@ class AgentSession:
         ctx = ToolContext(self.device, self.clock, self.state, self.settings)
         if name in OBSERVATION_TOOLS:
             return self._observe(name, arguments, ctx)
+        extra = self.extra.call(name, arguments, self.device, self.clock) if self.extra is not None else None
+        if extra is not None:
+            moved = extra.result.get("dispatched") not in ("none", None)
+            image = self._attach_observation(extra.result, ctx) if self.observe_after and moved else None
+            return Reply(extra.result, image, extra.is_error)
         if not is_tool(name):
             known = ", ".join(d["name"] for d in self.definitions())
             message = f"unknown tool {name!r}; tools: {known}"
@@ -77,16 +104,20 @@ class AgentSession:
         image = None
         acted = kind(name) == "action" and (outcome.dispatched != "none" or (name == "wait_for_delay" and outcome.ok))
         if self.observe_after and acted:
-            # The screen after an action is returned with it: the agent sees the effect without another turn.
-            try:
-                result["observation"], _ = observation(ctx)
-                image = ctx.screenshot()
-            except ToolProblem as problem:
-                # The call's own result stands: input went out, and losing that receipt could make the agent
-                # resend it. An unread screen also leaves an unknown write pending (nobody has seen its effect).
-                result.setdefault("observation", None)
-                result["observation_error"] = problem.message
+            image = self._attach_observation(result, ctx)
         return Reply(result, image, not outcome.ok)
+
+    def _attach_observation(self, result: dict[str, Any], ctx: ToolContext) -> bytes | None:
+        """Add the screen after an action to its result; return its screenshot (the agent sees the effect)."""
+        try:
+            result["observation"], _ = observation(ctx)
+            return ctx.screenshot()
+        except ToolProblem as problem:
+            # The call's own result stands: input went out, and losing that receipt could make the agent
+            # resend it. An unread screen also leaves an unknown write pending (nobody has seen its effect).
+            result.setdefault("observation", None)
+            result["observation_error"] = problem.message
+            return None
 
     def _observe(self, name: str, arguments: dict[str, Any], ctx: ToolContext) -> Reply:
         extra = set(arguments) - ({"screenshot"} if name == "observe" else set())

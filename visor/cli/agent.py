@@ -13,7 +13,7 @@ import click
 
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
-from visor.cli.options import device_options, device_values, duration_value, seed_value, summary_options
+from visor.cli.options import device_options, device_values, duration_value, seed_value, summary_options, text_value
 from visor.errors import ExitCode, NextAction
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -38,9 +38,10 @@ class ProtocolCommand(click.Command):
 @summary_options
 @click.pass_obj
 def tools(env: CliEnvironment, /, style: str, raw: bool) -> int:
-    """Print the agent tools: the 16 action and observation tools, then observe and screenshot.
+    """Print the agent tools: the 16 action and observation tools, observe and screenshot, then the app map's.
 
-    Parameter schemas are exactly the tool definitions' (spec 001); `visor mcp` lists the same tools.
+    Parameter schemas are exactly the tool definitions' (spec 001); `visor mcp` lists the same tools. The app
+    map's (map_read, route_plan, route_follow) are served by `visor mcp` unless --no-map.
 
     \b
     Examples:
@@ -49,8 +50,9 @@ def tools(env: CliEnvironment, /, style: str, raw: bool) -> int:
     """
     from visor.report.envelope import Outcome
     from visor.scenario.tools.definitions import all_definitions, mcp_definition
+    from visor.session.agent_map_tools import openai_definitions
 
-    listed = all_definitions()
+    listed = all_definitions() + openai_definitions()
     if style == "mcp":
         listed = [mcp_definition(definition) for definition in listed]
     if raw:
@@ -78,6 +80,8 @@ def tools(env: CliEnvironment, /, style: str, raw: bool) -> int:
     help="Simulated device: virtual time that passes between two calls (the agent's turn).",
 )
 @click.option("--no-observe-after", is_flag=True, help="Do not attach the screen to action results.")
+@click.option("--map-dir", metavar="DIR", callback=text_value, help="Where app maps live (default .visor/maps).")
+@click.option("--no-map", is_flag=True, help="Do not offer the app map tools (map_read, route_plan, route_follow).")
 @summary_options
 @click.pass_obj
 def mcp(env: CliEnvironment, /, **values: Any) -> int:
@@ -101,8 +105,10 @@ def mcp(env: CliEnvironment, /, **values: Any) -> int:
         seed=seed,
         turn_ms=values["turn_ms"],
         observe_after=not values["no_observe_after"],
+        map_dir=values["map_dir"],
+        no_map=values["no_map"],
     )
-    session = open_session(options, env.clock)
+    session = open_session(options, env.clock, env.ids)
     if not env.quiet:
         # The seed makes a seeded session reproducible: say it (stderr; stdout is the protocol).
         seeded = f", seed {seed}" if session.device.info.capabilities.seeded else ""

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from visor.agent.session import AgentSession
-from visor.clock import Clock
+from visor.clock import Clock, IdSource
+from visor.session.agent_map_tools import MapTools
 from visor.session.devices import DeviceOptions, open_for
 
 
@@ -19,14 +20,20 @@ class AgentOptions(DeviceOptions):
     turn_ms: float = 1000.0
     #: Attach the screen to action results.
     observe_after: bool = True
+    #: Where app maps live (None: the default root); the map tools are offered unless `no_map`.
+    map_dir: str | None = None
+    no_map: bool = False
 
 
-def open_session(options: AgentOptions, wall: Clock) -> AgentSession:
-    """Open the device and start a session (a device with virtual time runs on its own clock).
+def open_session(options: AgentOptions, wall: Clock, ids: IdSource) -> AgentSession:
+    """Open the device and start a session (a device with virtual time runs on its own clock), with the map tools.
 
     Raises:
         InputError: the app model is missing or invalid, or the runtime is unknown.
         TargetError: the device cannot be reached.
     """
     opened = open_for(options, options.seed, wall)
-    return AgentSession(opened.device, opened.clock, turn_ms=options.turn_ms, observe_after=options.observe_after)
+    tools = None if options.no_map else MapTools(options.app_id, options.map_dir, wall, ids)
+    return AgentSession(
+        opened.device, opened.clock, turn_ms=options.turn_ms, observe_after=options.observe_after, extra=tools
+    )

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from visor.actions.device import DeviceInfo
 from visor.clock import Clock, isoformat
 from visor.errors import InputError, TargetError
 from visor.files import write_atomic
@@ -53,6 +54,11 @@ class MapPlace:
         root = map_dir or os.environ.get(MAP_DIR_VARIABLE) or os.path.join(os.curdir, ".visor", "maps")
         digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:16]
         return cls(identity, app, platform, os.path.abspath(os.path.join(root, f"{digest}.json")))
+
+    @classmethod
+    def of_device(cls, info: DeviceInfo, app_id: str | None, map_dir: str | None) -> MapPlace:
+        """Return the map of the app a device runs (`app_id` when given, else the device's own)."""
+        return cls.of(info.platform, app_id or info.app_id or None, map_dir)
 
 
 def similarity(first: tuple[str, ...] | set[str], second: tuple[str, ...] | set[str]) -> float:
@@ -91,14 +97,13 @@ class AppMap:
 
     def upsert(self, seen: ScreenObservation, now: str) -> tuple[dict[str, Any], bool]:
         """Record an observed screen: the variant it matches (updated), or a new one; return it and if it is new."""
-        best, score = self._closest(seen)
-        threshold = MATCH_SCROLLING if seen.scrollable else MATCH
+        best = self.match(seen)
         fields = {"fingerprint": seen.fingerprint, "normalized_fingerprint": seen.normalized_fingerprint,
                   "elements": [element.to_dict() for element in seen.elements],
                   "element_keys": list(seen.element_keys), "control_keys": list(seen.control_keys),
                   "auth_required": seen.auth_required, "last_observed_at": now}  # fmt: skip
         self.changed = True
-        if best is not None and score >= threshold:
+        if best is not None:
             best.update(fields)
             best["observations"] += 1
             best["confidence"] = round(min(1.0, best["confidence"] + 0.05), 2)
@@ -153,6 +158,11 @@ class AppMap:
         """Return the tap edge on `target` from variant `source`, if the map has one."""
         return next((edge for edge in self.document["edges"] if edge["from_variant_id"] == source
                      and edge["target"] == target and edge["command"] == "tap"), None)  # fmt: skip
+
+    def match(self, seen: ScreenObservation) -> dict[str, Any] | None:
+        """Return the variant an observed screen is (None: a screen the map has not seen), recording nothing."""
+        best, score = self._closest(seen)
+        return best if best is not None and score >= (MATCH_SCROLLING if seen.scrollable else MATCH) else None
 
     def _closest(self, seen: ScreenObservation) -> tuple[dict[str, Any] | None, float]:
         best, best_score = None, -1.0

@@ -53,7 +53,7 @@ def _discover(
 ) -> Outcome:
     info = opened.device.info
     seen = observe_screen(opened.device.observe().tree)
-    place = MapPlace.of(info.platform, options.app_id or info.app_id or None, map_dir)
+    place = MapPlace.of_device(info, options.app_id, map_dir)
     if no_map:
         off = {"enabled": False, "used": False, "updated": False, "repaired": False, "repairs": 0,
                "schema_version": 1, "identity": place.identity}  # fmt: skip

@@ -152,21 +152,39 @@ def follow_plan(
         return _failed(data, "Route failed", NO_MAP_REASON)
     opened = open_for(options, options.seed or 0, env.wall, ScenarioDevice(capabilities=dict(options.capabilities)))
     try:
-        info = opened.device.info
-        place = MapPlace.of(info.platform, options.app_id or info.app_id or None, map_dir)
-        with map_lock(place, sleep=time.sleep, now=time.monotonic):
-            app_map = read_map(place, env.wall)
-            screens = check_against_map(plan, app_map)
-            record = Checkpoint(os.path.abspath(checkpoint or checkpoint_path(place, env.ids.new_id("route"))), plan)
-            follower = _Follower(opened, env, app_map, record, options.seed or 0)
-            try:
-                data = follower.follow(screens, resume or Resume())
-            finally:
-                write_map(app_map, env.wall)
-            memory = build_memory(app_map.document)
-            variant = follower.variant
+        place = MapPlace.of_device(opened.device.info, options.app_id, map_dir)
+        return follow_plan_on(opened, place, plan, env, seed=options.seed or 0, resume=resume, checkpoint=checkpoint)
     finally:
         opened.device.close()
+
+
+def follow_plan_on(
+    opened: OpenedDevice,
+    place: MapPlace,
+    plan: RoutePlan,
+    env: Environment,
+    *,
+    seed: int = 0,
+    resume: Resume | None = None,
+    checkpoint: str | None = None,
+) -> Outcome:
+    """Follow a route plan on an open device (left open), through the map at `place`.
+
+    Raises:
+        InputError: the plan names a screen the map does not know, or taps a risky control.
+        TargetError: the map is locked by another process.
+    """
+    with map_lock(place, sleep=time.sleep, now=time.monotonic):
+        app_map = read_map(place, env.wall)
+        screens = check_against_map(plan, app_map)
+        record = Checkpoint(os.path.abspath(checkpoint or checkpoint_path(place, env.ids.new_id("route"))), plan)
+        follower = _Follower(opened, env, app_map, record, seed)
+        try:
+            data = follower.follow(screens, resume or Resume())
+        finally:
+            write_map(app_map, env.wall)
+        memory = build_memory(app_map.document)
+        variant = follower.variant
     agent_path = write_memory(place, memory)
     data["map"] = {"enabled": True, "used": True, "updated": True, "repaired": False, "repairs": 0,
                    "schema_version": 1, "path": place.path, "agent_path": agent_path,

@@ -27,7 +27,7 @@ from visor.report.envelope import Outcome
 from visor.session.action_options import ActionOptions
 from visor.session.app_map import MIN_CONFIDENCE, AppMap, MapPlace, learn, map_lock, read_map, satisfied, write_map
 from visor.session.crawl import POLL_US, SETTLE_US, CrawlKernel, tap_reachable
-from visor.session.devices import ScenarioDevice, open_for
+from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
 from visor.ui.screens import observe_screen
 
 
@@ -108,23 +108,33 @@ def route_to(wanted: str, options: ActionOptions, wall: Clock, *, map_dir: str |
     """Plan a route to `wanted` from the current screen and follow it, checking every leg."""
     opened = open_for(options, options.seed or 0, wall, ScenarioDevice(capabilities=dict(options.capabilities)))
     try:
-        info = opened.device.info
-        place = MapPlace.of(info.platform, options.app_id or info.app_id or None, map_dir)
-        with map_lock(place, sleep=time.sleep, now=time.monotonic):
-            app_map = read_map(place, wall)
-            goals = destination(app_map, wanted)
-            start, _ = app_map.upsert(observe_screen(opened.device.observe().tree), isoformat(wall.now()))
-            legs = travel(app_map, opened.device, opened.clock, wall, start["id"], goals)
-            write_map(app_map, wall)
-            if legs is None:
-                raise InputError(
-                    f"no safe route in the app map from {start['id']} ({start['screen_id']}) to {wanted!r}",
-                    likely_cause="The map knows no usable edges leading there, from this screen or from the app's "
-                    "start (or only risky ones).",
-                    next_step="Crawl from here (visor discover --crawl), or start from another screen.",
-                )
+        return route_on(opened, MapPlace.of_device(opened.device.info, options.app_id, map_dir), wanted, wall)
     finally:
         opened.device.close()
+
+
+def route_on(opened: OpenedDevice, place: MapPlace, wanted: str, wall: Clock) -> Outcome:
+    """Route to `wanted` on an open device (left open), through the map at `place`.
+
+    Raises:
+        InputError: `wanted` names no screen, or several; there is no safe route.
+        TargetError: the map is locked by another process.
+    """
+    with map_lock(place, sleep=time.sleep, now=time.monotonic):
+        app_map = read_map(place, wall)
+        goals = destination(app_map, wanted)
+        start, _ = app_map.upsert(observe_screen(opened.device.observe().tree), isoformat(wall.now()))
+        try:
+            legs = travel(app_map, opened.device, opened.clock, wall, start["id"], goals)
+        finally:
+            write_map(app_map, wall)
+        if legs is None:
+            raise InputError(
+                f"no safe route in the app map from {start['id']} ({start['screen_id']}) to {wanted!r}",
+                likely_cause="The map knows no usable edges leading there, from this screen or from the app's "
+                "start (or only risky ones).",
+                next_step="Crawl from here (visor discover --crawl), or start from another screen.",
+            )
     reached = legs[-1].reached if legs else start["id"]
     data = {"action": "route", "to": wanted, "from": start["id"], "route": [leg.to_dict() for leg in legs],
             "reached": reached, "map": {"enabled": True, "used": True, "updated": True, "repaired": False,

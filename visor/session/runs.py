@@ -254,7 +254,7 @@ def _router(options: RunOptions, opened: OpenedDevice, wall: Clock) -> MapRouter
     if options.no_map:
         return None
     info = opened.device.info
-    place = MapPlace.of(info.platform, options.app_id or info.app_id or None, options.map_dir)
+    place = MapPlace.of_device(info, options.app_id, options.map_dir)
     if not os.path.exists(place.path):
         return None
     return MapRouter(read_map(place, wall), opened.device, opened.clock, wall)

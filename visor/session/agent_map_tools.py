@@ -1,0 +1,216 @@
+"""The app map for agents over MCP: `map_read`, `route_plan`, `route_follow`.
+
+An agent that has seen an app should not explore it again. These three tools give it the map `visor discover`
+learnt, in the compact, agent-safe form of the agent memory (`visor.agent-memory.v1`), and the routes through it:
+
+- `map_read`: where the app is now (the current screen matched against the map, nothing written) with the
+  routes into and out of it and the map's gaps; `{"screen": ...}` reads another screen, `{"full": true}` the
+  whole memory.
+- `route_plan`: the route `route_follow` would take to a screen, without touching the app.
+- `route_follow`: go there: `{"to": SCREEN}` (the shortest safe route, as `visor route --to`), or `{"plan": {...}}`
+  (a route plan, as `visor route PLAN`: checked first, every step verified and checkpointed).
+
+Results take the tools' shape (`tool, status, dispatched, code, message`) with the map's data beside it. A call
+the map cannot answer (no map yet, an unknown screen) is refused with a hint, having sent nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from visor.actions.device import Device
+from visor.agent.session import Reply
+from visor.clock import Clock, IdSource
+from visor.errors import InputError, VisorError
+from visor.report.envelope import Outcome
+from visor.scenario.document import Document
+from visor.scenario.route_plan import checked_plan
+from visor.session.agent_memory import build_memory, memory_slice
+from visor.session.app_map import AppMap, MapPlace, map_lock, read_map
+from visor.session.devices import OpenedDevice
+from visor.session.direct import Environment
+from visor.session.route_plans import follow_plan_on
+from visor.session.routes import destination, plan, route_on
+from visor.ui.screens import observe_screen
+
+_SCREEN = {"type": "string", "minLength": 1, "maxLength": 200,
+           "description": "A screen: its id (screen_3), a variant id (variant_4) or its label."}  # fmt: skip
+DEFINITIONS: list[dict[str, Any]] = [
+    {
+        "name": "map_read",
+        "description": "Read the app map visor learnt (visor discover): the current screen, the routes into and "
+        "out of it and the map's gaps, in the compact agent memory form. Sends no input. Read it before exploring: "
+        "an app already mapped needs no exploring.",
+        "inputSchema": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "screen": {**_SCREEN, "description": "Read this screen instead of the current one."},
+                "full": {"type": "boolean", "description": "Return the whole memory: every screen and route."},
+            },
+        },
+    },
+    {
+        "name": "route_plan",
+        "description": "Plan the shortest safe route through the app map from the current screen to another. "
+        "Sends no input; route_follow takes the same route.",
+        "inputSchema": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["to"],
+            "properties": {"to": _SCREEN},
+        },
+    },
+    {
+        "name": "route_follow",
+        "description": "Go to a screen through the app map (to), or follow a route plan (plan: {goal, paths: "
+        "[{id, from?, steps: [{id, command, args, safety: 'safe', expect: {screen, selector}}]}]}). Every step is "
+        "verified; a failed leg is demoted in the map and reported.",
+        "inputSchema": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {"to": _SCREEN, "plan": {"type": "object", "description": "A route plan (see above)."}},
+        },
+    },
+]
+NAMES = frozenset(definition["name"] for definition in DEFINITIONS)
+
+
+@dataclass(frozen=True, slots=True)
+class MapTools:
+    """The map tools of one session: which map (app id, folder), and the wall clock and ids for its records."""
+
+    app_id: str | None
+    map_dir: str | None
+    wall: Clock
+    ids: IdSource
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """Return the three tools' MCP definitions."""
+        return [dict(definition) for definition in DEFINITIONS]
+
+    def call(self, name: str, arguments: dict[str, Any], device: Device, clock: Clock) -> Reply | None:
+        """Answer a call to a map tool (None: not one)."""
+        if name not in NAMES:
+            return None
+        problem = _invalid(name, arguments)
+        if problem is not None:
+            return _reply(name, "refused", "VALIDATION_ERROR", problem)
+        place = MapPlace.of_device(device.info, self.app_id, self.map_dir)
+        try:
+            if name == "route_follow":
+                return self._follow(arguments, OpenedDevice(device, clock), place)
+            with map_lock(place, sleep=time.sleep, now=time.monotonic):
+                app_map = read_map(place, self.wall)
+            if not app_map.document["screens"]:
+                hint = "Map the app first: visor discover --crawl (or call observe and explore)."
+                return _reply(name, "refused", "NOT_FOUND", f"no app map for {place.identity} yet", hint=hint)
+            current = _current(app_map, device)
+            if name == "map_read":
+                return self._read(arguments, app_map, current)
+            return self._plan(arguments["to"], app_map, current)
+        except InputError as exc:
+            return _reply(name, "refused", "NOT_FOUND", exc.message, hint=exc.next_step)
+
+    def _read(self, arguments: Mapping[str, Any], app_map: AppMap, current: dict[str, Any] | None) -> Reply:
+        memory = build_memory(app_map.document)
+        summary = app_map.summary()
+        if arguments.get("full"):
+            return _reply("map_read", "ok", None, f"{summary['screens']} screens", memory=memory, summary=summary)
+        if "screen" in arguments:
+            variant = sorted(destination(app_map, arguments["screen"]))[0]
+        elif current is not None:
+            variant = current["id"]
+        else:
+            return _reply("map_read", "ok", None, "the current screen is not in the map",
+                          memory={**memory_slice(memory, ""), "routes": []}, summary=summary,
+                          hint="Annotate or crawl it: visor discover --crawl.")  # fmt: skip
+        sliced = memory_slice(memory, variant)
+        label = (sliced["current_screen"] or {}).get("label") or (sliced["current_screen"] or {}).get("id")
+        return _reply("map_read", "ok", None, f"screen {label}", memory=sliced, summary=summary)
+
+    def _plan(self, wanted: str, app_map: AppMap, current: dict[str, Any] | None) -> Reply:
+        goals = destination(app_map, wanted)
+        if current is None:
+            return _reply("route_plan", "refused", "NOT_FOUND", "the current screen is not in the app map",
+                          hint="route_follow restarts the app when no route from here is known.")  # fmt: skip
+        route = plan(app_map, current["id"], goals)
+        legs = [{"edge": edge["id"], "command": edge["command"], "target": edge["target"],
+                 "to_screen": _screen_of(app_map, edge["to_variant_id"]),
+                 "confidence": round(edge["confidence"], 2)} for edge in route or []]  # fmt: skip
+        data = {"from_screen": current["screen_id"], "to": wanted, "route": legs, "restart": route is None}
+        if route is None:
+            message = "no forward route from here: route_follow restarts the app and routes from its start"
+        else:
+            message = f"{len(legs)} steps" if legs else "already there"
+        return _reply("route_plan", "ok", None, message, **data)
+
+    def _follow(self, arguments: Mapping[str, Any], opened: OpenedDevice, place: MapPlace) -> Reply:
+        env = Environment(self.wall, self.ids)
+        try:
+            if "to" in arguments:
+                outcome = route_on(opened, place, arguments["to"], self.wall)
+            else:
+                checked = checked_plan(Document("plan", "json", arguments["plan"], {}))
+                outcome = follow_plan_on(opened, place, checked, env)
+        except InputError as exc:
+            # Refused before any input (an invalid plan, an unknown screen, a risky tap): nothing was sent.
+            return _reply("route_follow", "refused", "VALIDATION_ERROR", exc.message, hint=exc.next_step)
+        except VisorError as exc:
+            return _reply("route_follow", "failed", "TRANSPORT_ERROR", exc.message, dispatched="unknown",
+                          hint=exc.next_step)  # fmt: skip
+        return _followed(outcome)
+
+
+def openai_definitions() -> list[dict[str, Any]]:
+    """Return the map tools in OpenAI's function-calling format (`visor tools`)."""
+    return [{"type": "function", "function": {"name": tool["name"], "description": tool["description"],
+                                              "parameters": tool["inputSchema"]}} for tool in DEFINITIONS]  # fmt: skip
+
+
+def _followed(outcome: Outcome) -> Reply:
+    data = {key: value for key, value in outcome.data.items() if key != "action"}
+    if "status" in data:  # a plan's own status (completed, needs_discovery, failed) beside the tool's
+        data["route_status"] = data.pop("status")
+    if outcome.error is None:
+        return _reply("route_follow", "ok", None, "arrived", dispatched="all", **data)
+    return _reply("route_follow", "failed", "POSTCONDITION_FAILED", outcome.error.message, dispatched="unknown",
+                  hint=outcome.error.next_step, **data)  # fmt: skip
+
+
+def _current(app_map: AppMap, device: Device) -> dict[str, Any] | None:
+    """Return the map's variant for the screen on the device, matched without recording anything."""
+    return app_map.match(observe_screen(device.observe().tree))
+
+
+def _screen_of(app_map: AppMap, variant_id: str) -> str:
+    return str(next(v["screen_id"] for v in app_map.document["variants"] if v["id"] == variant_id))
+
+
+def _invalid(name: str, arguments: Mapping[str, Any]) -> str | None:
+    """Return what is wrong with a call's arguments (None: they fit the tool's schema)."""
+    import jsonschema
+
+    if name == "route_follow" and ("to" in arguments) == ("plan" in arguments):
+        return "route_follow takes exactly one of to (a screen) and plan (a route plan)"
+    schema = next(definition["inputSchema"] for definition in DEFINITIONS if definition["name"] == name)
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(dict(arguments)))
+    if error is None:
+        return None
+    where = "".join(f"[{part!r}]" if isinstance(part, int) else f".{part}" for part in error.absolute_path)
+    return f"{name}{where or ' arguments'}: {error.message}"
+
+
+def _reply(
+    tool: str, status: str, code: str | None, message: str, *, dispatched: str = "none", hint: str | None = None,
+    **data: Any,
+) -> Reply:  # fmt: skip
+    result: dict[str, Any] = {"tool": tool, "status": status, "dispatched": dispatched, "code": code,
+                              "message": message}  # fmt: skip
+    if hint is not None:
+        result["hint"] = hint
+    result.update(data)
+    return Reply(result, None, status != "ok")
