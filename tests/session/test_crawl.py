@@ -75,6 +75,12 @@ def test_a_second_crawl_with_the_same_seed_writes_the_same_bytes(cli_runner: Cli
     crawl(cli_runner, tmp_path, "b")
     first, second = (next((tmp_path / folder).glob("*.json")).read_bytes() for folder in ("a", "b"))
     assert first == second
+    # A thumbnail of each screen, kept once for pictures of the map: the same bytes too.
+    looks = [sorted((tmp_path / folder / "screens").rglob("*.png")) for folder in ("a", "b")]
+    assert [path.name for path in looks[0]] == [f"variant_{number}.png" for number in range(1, 6)]
+    assert [path.read_bytes() for path in looks[0]] == [path.read_bytes() for path in looks[1]]
+    document = json.loads(first)
+    assert all((tmp_path / "a" / variant["thumbnail"]).is_file() for variant in document["variants"])
 
 
 def test_the_crawl_stops_at_its_limit(cli_runner: Cli, tmp_path: Path) -> None:

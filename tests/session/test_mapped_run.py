@@ -37,6 +37,13 @@ def test_a_target_two_screens_away_is_reached_through_the_map(cli_runner: Cli, m
         "id=com.visor.demo:id/open_settings",
     ]
     assert run["map"]["enabled"] and run["map"]["used"] and run["map"]["identity"] == "android:com.visor.demo"
+    # The report shows the detour, and the map with the route taken.
+    folder = mapped / "out" / run["run_id"]
+    report = (folder / "report.html").read_text()
+    assert "<h2>App map</h2>" in report and "tap <code>id=com.visor.demo:id/open_settings</code>" in report
+    picture = (folder / "app-map.svg").read_text()
+    assert picture.count("stroke='#1565c0' stroke-width='3' marker-end") == 2  # the two edges followed
+    assert f"out/{run['run_id']}/app-map.svg" in result.envelope["artifacts"]
 
 
 def test_without_the_map_the_same_step_fails_clearly(cli_runner: Cli, mapped: Path) -> None:
@@ -45,6 +52,7 @@ def test_without_the_map_the_same_step_fails_clearly(cli_runner: Cli, mapped: Pa
     step = result.data["run"]["steps"][0]
     assert step["status"] == "fail" and "text=Dark mode" in step["error"]["message"]
     assert "map" not in step["details"] and "map" not in result.data["run"]
+    assert not list((mapped / "out").rglob("app-map.svg"))
 
 
 def test_a_run_with_the_map_is_deterministic(cli_runner: Cli, mapped: Path) -> None:

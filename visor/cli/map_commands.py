@@ -1,7 +1,8 @@
-"""`visor discover`: record the screen in front of the device in the app map."""
+"""The app map's commands: `visor discover`, `visor route` and `visor map show`."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import click
@@ -9,7 +10,7 @@ import click
 from visor.cli.actions import opened_device_options
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
-from visor.cli.options import device_values, output_options, text_value
+from visor.cli.options import device_values, output_options, summary_options, text_value
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
 
@@ -148,3 +149,66 @@ def route(
     outcome = follow_plan(checked, options, Environment(env.clock, env.ids), map_dir=map_dir, no_map=no_map,
                           resume=start, checkpoint=checkpoint)  # fmt: skip
     return emit(env, outcome)
+
+
+@click.group("map", context_settings=SETTINGS)
+def map_group() -> None:
+    """Look at the app maps visor discover learnt (docs/app-map.md).
+
+    \b
+    Examples:
+      visor map show -o app-map.svg
+      visor map show --app-id com.example.app --format png -o map.png
+    """
+
+
+@map_group.command(context_settings=SETTINGS)
+@click.argument("source", metavar="[MAP_FILE]", required=False)
+@click.option("--format", "fmt", type=click.Choice(["svg", "png"]), help="Picture format (default: from -o, else svg).")
+@click.option(
+    "-o",
+    "--output",
+    "target",
+    metavar="FILE",
+    callback=text_value,
+    help="Where the picture goes (default app-map.svg or app-map.png).",
+)
+@click.option("--app-id", metavar="ID", callback=text_value, help="The app whose map to draw.")
+@click.option(
+    "--platform",
+    type=click.Choice(["android", "ios"]),
+    default="android",
+    show_default=True,
+    help="The platform of --app-id's map.",
+)
+@click.option("--map-dir", metavar="DIR", callback=text_value, help="Where app maps live (default .visor/maps).")
+@summary_options
+@click.pass_obj
+def show(
+    env: CliEnvironment,
+    /,
+    source: str | None,
+    fmt: str | None,
+    target: str | None,
+    app_id: str | None,
+    platform: str,
+    map_dir: str | None,
+) -> int:
+    """Draw an app map: its screens as thumbnails, the taps between them as labelled arrows (SVG or PNG).
+
+    The map is MAP_FILE, else the map of --app-id, else the only map in --map-dir. Arrows that go back are
+    dashed, stale ones red; each label says what is tapped and the edge's confidence. Needs networkx
+    (pip install 'visor-mobile[graph]').
+
+    \b
+    Examples:
+      visor map show -o app-map.svg
+      visor map show --app-id com.example.app --format png -o map.png
+      visor map show .visor/maps/0a1b2c3d4e5f6a7b.json -o map.svg
+    """
+    from visor.session.map_show import find_map, show_map
+
+    suffix = os.path.splitext(target or "")[1].lower().lstrip(".")
+    chosen = fmt or (suffix if suffix in ("svg", "png") else "svg")
+    app_map = find_map(source, app_id, platform, map_dir, env.clock)
+    return emit(env, show_map(app_map, chosen, target or f"app-map.{chosen}"))

@@ -15,6 +15,7 @@ table{border-collapse:collapse;width:100%;background:#fff}td,th{border-bottom:1p
 text-align:left;vertical-align:top}img{max-height:320px;border:1px solid #e0e0e0}code{font-size:13px}
 .error{color:#c62828}.muted{color:#757575}details{margin-top:.3rem}summary{cursor:pointer;color:#757575}
 pre{font-size:12px;background:#f5f5f5;padding:.5rem;overflow-x:auto;max-width:60rem}td code{white-space:nowrap}
+img.map{max-height:none;max-width:100%;background:#fff}
 """
 
 
@@ -47,7 +48,34 @@ def render(result: RunResult, name: str, root: str) -> str:
         f"started {escape(result.started_at)}, seed {result.effective_seed}<br>"
         f"signature <code>{escape(result.signature)}</code></p>{error}"
         "<h2>Steps</h2><table><tr><th>status</th><th>step</th><th>command</th><th>at</th><th>took</th>"
-        f"<th>what happened</th></tr>{rows}</table>" + (check_table if checks else "") + "</body></html>\n"
+        f"<th>what happened</th></tr>{rows}</table>"
+        + (check_table if checks else "")
+        + _map_section(result)
+        + "</body></html>\n"
+    )
+
+
+#: The picture of the app map a run routed through, beside its report (written when the run ends).
+MAP_PICTURE = "app-map.svg"
+
+
+def _map_section(result: RunResult) -> str:
+    """Show the detours the app map took before steps, and the map with their route drawn in blue."""
+    routed = [step for step in result.steps if isinstance(m := step.details.get("map"), dict) and m.get("routed")]
+    if not routed:
+        return ""
+    items = "".join(
+        f"<li><code>{escape(step.id)}</code>: "
+        + " → ".join(f"{escape(str(leg['command']))} <code>{escape(str(leg['target']))}</code>"
+                     + ("" if leg.get("verified") else " <span class='error'>(not verified)</span>")
+                     for leg in step.details["map"]["route"])
+        + "</li>"
+        for step in routed
+    )  # fmt: skip
+    return (
+        "<h2>App map</h2><p class='muted'>Steps whose target was on another screen were routed there through the "
+        f"app map first:</p><ul>{items}</ul><a href='{MAP_PICTURE}'><img class='map' src='{MAP_PICTURE}' "
+        "alt='the app map, the route taken in blue'></a>"
     )
 
 

@@ -21,11 +21,11 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from visor.actions.device import DeviceInfo
+from visor.actions.device import Device, DeviceInfo, InputRejected
 from visor.clock import Clock, isoformat
 from visor.errors import InputError, TargetError
 from visor.files import write_atomic
-from visor.ui.screens import ScreenObservation
+from visor.ui.screens import ScreenObservation, observe_screen
 
 SCHEMA_VERSION = 1
 MAP_DIR_VARIABLE = "VISOR_APP_MAP_DIR"
@@ -191,6 +191,51 @@ class AppMap:
             "auth_required_variants": sum(1 for variant in document["variants"] if variant["auth_required"]),
             "updated_at": document["updated_at"],
         }  # fmt: skip
+
+
+#: Width of the thumbnails kept of each variant (px): `visor map show` draws the map with them.
+THUMBNAIL_WIDTH = 216
+
+
+def record_screen(
+    app_map: AppMap, device: Device, now: str, seen: ScreenObservation | None = None
+) -> tuple[dict[str, Any], bool]:
+    """Record the screen on the device (or `seen`, observed on it just now); keep its look the first time.
+
+    Returns the variant and whether it is new. The thumbnail (`<root>/screens/<map digest>/<variant>.png`, named
+    relative to the root in the variant's `thumbnail`) costs one screenshot per variant, ever.
+    """
+    variant, created = app_map.upsert(seen or observe_screen(device.observe().tree), now)
+    if not variant.get("thumbnail"):
+        try:
+            shot = device.screenshot()
+        except InputRejected:
+            return variant, created  # a runtime that cannot take one: the picture shows the screen without it
+        root, name = os.path.split(app_map.place.path)
+        relative = f"screens/{name.removesuffix('.json')}/{variant['id']}.png"
+        try:
+            write_atomic(os.path.join(root, relative), thumbnail(shot, THUMBNAIL_WIDTH), make_folders=True)
+        except OSError as exc:
+            raise InputError(f"cannot write a screen's thumbnail in {root}: {exc.strerror}") from None
+        variant["thumbnail"] = relative
+    return variant, created
+
+
+def thumbnail(png: bytes, width: int) -> bytes:
+    """Return a PNG scaled down to `width` (its aspect kept; a narrower one unchanged)."""
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as image:
+        image.load()
+        picture = image.convert("RGB")
+    if picture.width > width:
+        height = max(1, round(picture.height * width / picture.width))
+        picture = picture.resize((width, height), Image.Resampling.LANCZOS)
+    out = io.BytesIO()
+    picture.save(out, format="PNG", optimize=True)
+    return out.getvalue()
 
 
 def learn(edge: dict[str, Any], verified: bool, now: str) -> None:

@@ -24,7 +24,7 @@ from visor.actions.kernel.context import Kernel
 from visor.actions.step_targets import match_all
 from visor.clock import Clock, isoformat
 from visor.scenario.selectors import parse_selector
-from visor.session.app_map import AppMap
+from visor.session.app_map import AppMap, record_screen
 from visor.ui.hit import located, reaches
 from visor.ui.screens import ScreenElement, ScreenObservation, normalize, observe_screen
 
@@ -225,7 +225,7 @@ class Crawler:
         return found
 
     def _record(self, seen: ScreenObservation) -> dict[str, Any]:
-        variant, _ = self.map.upsert(seen, isoformat(self.wall.now()))
+        variant, _ = record_screen(self.map, self.device, isoformat(self.wall.now()), seen)
         return variant
 
 

@@ -18,7 +18,7 @@ from visor.files import write_atomic
 from visor.report.envelope import Outcome
 from visor.session.action_options import ActionOptions
 from visor.session.agent_memory import build_memory, memory_slice
-from visor.session.app_map import AppMap, MapPlace, map_lock, observation_token, read_map, write_map
+from visor.session.app_map import AppMap, MapPlace, map_lock, observation_token, read_map, record_screen, write_map
 from visor.session.crawl import Crawler, CrawlSettings
 from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
 from visor.ui.screens import observe_screen
@@ -62,7 +62,7 @@ def _discover(
     report = None
     with map_lock(place, sleep=time.sleep, now=time.monotonic):
         app_map = read_map(place, wall)
-        variant, created = app_map.upsert(seen, isoformat(wall.now()))
+        variant, created = record_screen(app_map, opened.device, isoformat(wall.now()), seen)
         if screen_note:
             _annotate(app_map, variant, screen_note)
         if crawl is not None:

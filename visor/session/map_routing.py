@@ -15,9 +15,10 @@ from typing import Any
 
 from visor.actions.device import Device
 from visor.clock import Clock, isoformat
-from visor.session.app_map import AppMap, map_lock, write_map
+from visor.errors import InputError
+from visor.session.app_map import AppMap, map_lock, record_screen, write_map
 from visor.session.routes import travel
-from visor.ui.screens import normalize, observe_screen
+from visor.ui.screens import normalize
 
 
 class MapRouter:
@@ -29,13 +30,15 @@ class MapRouter:
         self.clock = clock
         self.wall = wall
         self.used = False
+        #: The edges followed, in order (a picture of the map shows them).
+        self.followed: list[str] = []
 
     def __call__(self, selector: str) -> dict[str, Any] | None:
         """Go to a screen showing `selector` (None: the map knows none)."""
         goals = self._showing(selector)
         if not goals:
             return None
-        start, _ = self.map.upsert(observe_screen(self.device.observe().tree), isoformat(self.wall.now()))
+        start, _ = record_screen(self.map, self.device, isoformat(self.wall.now()))
         if start["id"] in goals:
             return None
         legs = travel(self.map, self.device, self.clock, self.wall, start["id"], goals)
@@ -43,6 +46,7 @@ class MapRouter:
             return {"enabled": True, "routed": False, "route": [], "verified": False,
                     "reason": f"no safe route from {start['id']} to a screen showing {selector}"}  # fmt: skip
         self.used = True
+        self.followed += [leg.edge["id"] for leg in legs if leg.edge["id"] != "reset"]
         route = [
             {"command": leg.edge["command"], "target": leg.edge["target"], "verified": leg.verified} for leg in legs
         ]
@@ -65,6 +69,16 @@ class MapRouter:
         place = self.map.place
         return {"enabled": True, "used": self.used, "updated": self.map.changed, "repaired": False, "repairs": 0,
                 "schema_version": 1, "path": place.path, "identity": place.identity}  # fmt: skip
+
+    def picture(self) -> str | None:
+        """Return the map as an SVG with the route followed in blue (None: networkx is not installed)."""
+        from visor.report.map_picture import to_svg
+        from visor.session.map_show import draw
+
+        try:
+            return to_svg(draw(self.map, tuple(self.followed)))
+        except InputError:
+            return None  # the picture is an extra: a run never fails for want of it
 
     def save(self) -> None:
         """Write what the run learnt (under the map's lock)."""

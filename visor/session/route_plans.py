@@ -39,12 +39,22 @@ from visor.scenario.route_plan import RoutePath, RoutePlan, RouteStep, checked_p
 from visor.scenario.selectors import parse_selector
 from visor.session.action_options import ActionOptions
 from visor.session.agent_memory import build_memory, memory_slice
-from visor.session.app_map import AppMap, MapPlace, learn, map_lock, observation_token, read_map, satisfied, write_map
+from visor.session.app_map import (
+    AppMap,
+    MapPlace,
+    learn,
+    map_lock,
+    observation_token,
+    read_map,
+    record_screen,
+    satisfied,
+    write_map,
+)
 from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
 from visor.session.direct import Environment, run_steps
 from visor.session.discover import write_memory
 from visor.session.routes import destination
-from visor.ui.screens import observe_screen, safety
+from visor.ui.screens import safety
 
 CHECKPOINT_SCHEMA = "visor.route-checkpoint.v1"
 NO_MAP_REASON = "Deterministic routes require app-map persistence"
@@ -337,8 +347,7 @@ class _Follower:
             learn(known, False, now)  # no visible effect, or not where the edge leads
 
     def _observe(self) -> dict[str, Any]:
-        seen = observe_screen(self.opened.device.observe().tree)
-        self.variant, _ = self.map.upsert(seen, isoformat(self.env.wall.now()))
+        self.variant, _ = record_screen(self.map, self.opened.device, isoformat(self.env.wall.now()))
         self.record.current = self._current()
         return self.variant
 

@@ -25,10 +25,19 @@ from visor.clock import Clock, isoformat
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
 from visor.report.envelope import Outcome
 from visor.session.action_options import ActionOptions
-from visor.session.app_map import MIN_CONFIDENCE, AppMap, MapPlace, learn, map_lock, read_map, satisfied, write_map
+from visor.session.app_map import (
+    MIN_CONFIDENCE,
+    AppMap,
+    MapPlace,
+    learn,
+    map_lock,
+    read_map,
+    record_screen,
+    satisfied,
+    write_map,
+)
 from visor.session.crawl import POLL_US, SETTLE_US, CrawlKernel, tap_reachable
 from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
-from visor.ui.screens import observe_screen
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +132,7 @@ def route_on(opened: OpenedDevice, place: MapPlace, wanted: str, wall: Clock) ->
     with map_lock(place, sleep=time.sleep, now=time.monotonic):
         app_map = read_map(place, wall)
         goals = destination(app_map, wanted)
-        start, _ = app_map.upsert(observe_screen(opened.device.observe().tree), isoformat(wall.now()))
+        start, _ = record_screen(app_map, opened.device, isoformat(wall.now()))
         try:
             legs = travel(app_map, opened.device, opened.clock, wall, start["id"], goals)
         finally:
@@ -166,7 +175,7 @@ def travel(app_map: AppMap, device: Device, clock: Clock, wall: Clock, start: st
     kernel.reset_app()
     clock.sleep_us(SETTLE_US)
     kernel.wait_idle()
-    root, _ = app_map.upsert(observe_screen(device.observe().tree), isoformat(wall.now()))
+    root, _ = record_screen(app_map, device, isoformat(wall.now()))
     route = plan(app_map, root["id"], goals)
     if route is None:
         return None
@@ -196,7 +205,7 @@ def _follow(route: list[dict[str, Any]], device: Device, clock: Clock, wall: Clo
             pass  # the contract check below tells what the screen is
         clock.sleep_us(SETTLE_US)
         kernel.wait_idle()
-        reached, _ = app_map.upsert(observe_screen(device.observe().tree), isoformat(wall.now()))
+        reached, _ = record_screen(app_map, device, isoformat(wall.now()))
         verified = satisfied(edge["destination_contract"], reached)
         learn(edge, verified, isoformat(wall.now()))
         legs.append(Leg(edge, verified, reached["id"]))

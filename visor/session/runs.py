@@ -26,6 +26,7 @@ from visor.engine.runner import Capture, RunContext, RunSettings, resolve_settin
 from visor.errors import InputError, VisorError
 from visor.report.artifacts import ArtifactStore, OutputError, ReportWriter
 from visor.report.envelope import Outcome
+from visor.report.html import MAP_PICTURE
 from visor.report.outcomes import run_outcome
 from visor.scenario.loader import load_scenario
 from visor.scenario.scenario import Scenario
@@ -179,6 +180,8 @@ def attempt(
         final = drive(run_scenario(prepared.scenario, settings, context), (writer, *handlers))
         if router is not None and router.map.changed:
             router.save()
+        if router is not None and router.used and (picture := router.picture()) is not None:
+            store.write(MAP_PICTURE, picture)
     finally:
         # After an interruption, a second signal may cut closing the session short (it is bounded anyway).
         with contextlib.suppress(*((KeyboardInterrupt,) if final is None or final.interrupted else ())):

@@ -1,0 +1,103 @@
+"""`visor map show`: draw an app map (SVG or PNG), from its file or from the app it maps."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from visor.clock import Clock
+from visor.errors import ExitCode, InputError, NextAction
+from visor.files import write_atomic
+from visor.report.envelope import Outcome
+from visor.report.map_picture import Scene, scene, to_png, to_svg
+from visor.session.app_map import MAP_DIR_VARIABLE, AppMap, MapPlace, read_map
+from visor.ui.images import png_size
+
+FORMATS = ("svg", "png")
+
+
+def find_map(source: str | None, app_id: str | None, platform: str, map_dir: str | None, wall: Clock) -> AppMap:
+    """Return the map a command names: a map file, an app's map, or the only map in the folder.
+
+    Raises:
+        InputError: the file is not a map, there is no map, or several and none was named.
+    """
+    if source is not None:
+        try:
+            with open(source, encoding="utf-8") as file:
+                identity = json.load(file).get("identity")
+        except (OSError, ValueError, AttributeError) as exc:
+            raise InputError(f"{source} is not an app map: {exc}", next_step="Give the path of a map file.") from None
+        if not isinstance(identity, str) or ":" not in identity:
+            raise InputError(f"{source} is not an app map (it has no identity)", next_step="Give a map file.")
+        kind, app = identity.split(":", 1)
+        return read_map(MapPlace(identity, app, kind, os.path.abspath(source)), wall)
+    if app_id is not None:
+        place = MapPlace.of(platform, app_id, map_dir)
+        if not os.path.isfile(place.path):
+            raise InputError(f"there is no app map of {place.identity} ({place.path})",
+                             next_step="Map the app first: visor discover --crawl.")  # fmt: skip
+        return read_map(place, wall)
+    root = map_dir or os.environ.get(MAP_DIR_VARIABLE) or os.path.join(os.curdir, ".visor", "maps")
+    found = sorted(name for name in _listing(root) if name.endswith(".json"))
+    if len(found) == 1:
+        return find_map(os.path.join(root, found[0]), None, platform, None, wall)
+    if not found:
+        raise InputError(
+            f"there is no app map in {os.path.abspath(root)}",
+            next_step="Map an app first (visor discover --crawl), or name the folder with --map-dir.",
+        )
+    named = ", ".join(_identity(os.path.join(root, name)) for name in found)
+    raise InputError(f"{os.path.abspath(root)} holds {len(found)} maps: {named}",
+                     next_step="Name one: --app-id (with --platform), or the map file's path.")  # fmt: skip
+
+
+def draw(app_map: AppMap, route: tuple[str, ...] = ()) -> Scene:
+    """Lay out a map, with the thumbnails kept beside it."""
+    root = os.path.dirname(app_map.place.path)
+
+    def thumbnail(relative: str) -> bytes | None:
+        try:
+            with open(os.path.join(root, relative), "rb") as file:
+                return file.read()
+        except OSError:
+            return None
+
+    return scene(app_map.document, thumbnail, route)
+
+
+def show_map(app_map: AppMap, fmt: str, output: str) -> Outcome:
+    """Draw the map to `output` in `fmt` (svg or png); return what was written."""
+    picture = draw(app_map)
+    data = to_svg(picture).encode("utf-8") if fmt == "svg" else to_png(picture)
+    path = os.path.abspath(output)
+    try:
+        write_atomic(path, data, make_folders=True)
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror}", next_step="Give -o a path you can write.") from None
+    size = png_size(data[:24]) if fmt == "png" else None
+    drawn: dict[str, Any] = {"path": path, "format": fmt, "bytes": len(data),
+                             "width": size.width if size else picture.width,
+                             "height": size.height if size else picture.height}  # fmt: skip
+    place = app_map.place
+    metadata = {"enabled": True, "used": False, "updated": False, "repaired": False, "repairs": 0,
+                "schema_version": 1, "path": place.path, "identity": place.identity,
+                "summary": app_map.summary()}  # fmt: skip
+    result = {"map": metadata, "picture": drawn}
+    return Outcome("ok", NextAction.NONE, result, ExitCode.OK, None, [path])
+
+
+def _listing(root: str) -> list[str]:
+    try:
+        return os.listdir(root)
+    except OSError:
+        return []
+
+
+def _identity(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as file:
+            return str(json.load(file).get("identity", os.path.basename(path)))
+    except (OSError, ValueError, AttributeError):
+        return os.path.basename(path)
