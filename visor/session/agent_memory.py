@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from visor.session.app_map import contract_targets
+
 SCHEMA = "visor.agent-memory.v1"
 _MONEY = re.compile(r"\d{1,3}(,\d{3})*\.\d{2}")
 _STRUCTURAL = {"account", "activity", "back", "cancel", "close", "continue", "details", "discover", "done", "home",
@@ -50,7 +52,8 @@ def build_memory(document: dict[str, Any]) -> dict[str, Any]:
         entry: dict[str, Any] = {"id": screen["id"]}
         entry.update({key: screen[key] for key in ("label", "purpose") if key in screen})
         entry["variants"] = [{"id": vid, "auth_required": variants[vid]["auth_required"],
-                              "recognize": recognize.get(vid, [])[:3]} for vid in screen["variant_ids"]]  # fmt: skip
+                              "recognize": (recognize.get(vid) or _anchors(variants[vid]))[:3]}
+                             for vid in screen["variant_ids"]]  # fmt: skip
         screens.append(entry)
     routes = []
     for edge in document["edges"]:
@@ -69,6 +72,11 @@ def build_memory(document: dict[str, Any]) -> dict[str, Any]:
     return {"schema": SCHEMA, "identity": document["identity"], "app_id": document["app_id"],
             "platform": document["platform"], "updated_at": document["updated_at"], "screens": screens,
             "routes": routes, "gaps": gaps}  # fmt: skip
+
+
+def _anchors(variant: dict[str, Any]) -> list[str]:
+    """Return what recognizes a screen no edge leads to (the app's start, a screen only an agent saw): its own."""
+    return [target for target in contract_targets(variant) if agent_safe_route_text(target)]
 
 
 def memory_slice(memory: dict[str, Any], variant_id: str) -> dict[str, Any]:

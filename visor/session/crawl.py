@@ -1,12 +1,13 @@
 """`visor discover --crawl`: learn an app's screens and the taps between them, breadth first, safely.
 
 From the app's start (and each extra entry point: deep links the annotation names), every screen reached is
-explored in turn: each safe control on it is tapped once, from a fresh start — the app is reset and the screen's
-route replayed before every tap, so a branch never leaks into the next — and the screen it leads to is recorded,
-with the tap as an edge (a candidate, confidence 0.45, as upstream's crawl records them). Risky controls
-(delete, pay, log out, send, confirm… in seven languages) are never tapped unless allowed; a list's rows are
-tapped once per list (every row leads to the same screen); text fields are filled from the annotation's
-`inputs`, by field id, with values read from environment variables (never stored in the map).
+explored in turn: each safe control on it is tapped once — from where the app is when it shows that screen (a
+tap that changed nothing, or the back key verified to return there), else from a fresh start with the screen's
+route replayed — and the screen it leads to is recorded, with the tap as an edge (a candidate, confidence 0.45,
+as upstream's crawl records them). Risky controls (delete, pay, log out, send, confirm… in seven languages) are
+never tapped unless allowed; a list's rows are tapped once per list (every row leads to the same screen); text
+fields are filled from the annotation's `inputs`, by field id, with values read from environment variables
+(never stored in the map).
 
 The crawl stops when every screen within `depth` taps has been explored (`complete`) or after `limit` taps
 (`limit`). On the simulated phone it is deterministic: the same seed gives the same map, byte for byte.
@@ -19,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-from visor.actions.device import Device, InputRejected
+from visor.actions.device import Device, InputRejected, Key
 from visor.actions.kernel.context import Kernel
 from visor.actions.step_targets import match_all
 from visor.clock import Clock, isoformat
@@ -51,11 +52,19 @@ class CrawlReport:
     stopped_reason: str = "complete"
     visited: list[str] = field(default_factory=list)
     skipped_risky: list[str] = field(default_factory=list)
+    #: How the app was brought back to a screen between taps: by the back key, or by restarting it.
+    restored: dict[str, int] = field(default_factory=lambda: {"back": 0, "restart": 0})
+    #: Why the app could not be restarted (then only back navigation restores it), if it could not.
+    restart_refused: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return `data.crawl`."""
-        return {"enabled": True, "actions": self.actions, "variants": len(self.visited),
-                "stopped_reason": self.stopped_reason, "skipped_risky": sorted(set(self.skipped_risky))}  # fmt: skip
+        out = {"enabled": True, "actions": self.actions, "variants": len(self.visited),
+               "stopped_reason": self.stopped_reason, "skipped_risky": sorted(set(self.skipped_risky)),
+               "restored": dict(self.restored)}  # fmt: skip
+        if self.restart_refused is not None:
+            out["restart_refused"] = self.restart_refused
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +102,8 @@ class Crawler:
         self.map = app_map
         self.settings = settings
         self.report = CrawlReport()
+        #: The variant the device shows, when the crawl knows it (None: it must get there again).
+        self.at: str | None = None
 
     def crawl(self) -> CrawlReport:
         """Explore breadth first from the start and each entry; return what was done."""
@@ -104,6 +115,7 @@ class Crawler:
             if first is None:
                 continue
             variant = self._record(first)
+            self.at = variant["id"]
             if variant["id"] not in self.report.visited:
                 self.report.visited.append(variant["id"])
                 queue.append((variant["id"], route))
@@ -114,7 +126,7 @@ class Crawler:
                 continue
             # An app may show something over a screen now and then (a promotion): look at the screen without it
             # when a few fresh starts give that, else with it.
-            seen = self._replay_until(route, lambda found: not any(e.backdrop for e in found.elements))
+            seen = self._go_to(variant_id, route, lambda found: not any(e.backdrop for e in found.elements))
             if seen is None:
                 continue
             fill = (Step("fill"),) if self._fillable(seen) else ()
@@ -123,7 +135,7 @@ class Crawler:
                     self.report.stopped_reason = "limit"
                     return self.report
                 step = Step("tap", candidate.selector)
-                after = self._replay_until((*route, *fill, step), lambda found: True)
+                after = self._tap_from(variant_id, route, fill, step)
                 self.report.actions += 1
                 if after is None:
                     continue  # this time the app did not show the way there: no edge is learnt
@@ -134,17 +146,71 @@ class Crawler:
                 if target["id"] not in self.report.visited:
                     self.report.visited.append(target["id"])
                     queue.append((target["id"], (*route, *fill, step)))
+                self.at = target["id"] if target["id"] == variant_id else self._back_to(variant_id)
         return self.report
+
+    def _go_to(
+        self, variant_id: str, route: tuple[Step, ...], wanted: Callable[[ScreenObservation], bool]
+    ) -> ScreenObservation | None:
+        """Return the screen `variant_id`, as it is when the device shows it already, else by replaying its route."""
+        if self.at == variant_id:
+            seen = observe_screen(self.device.observe().tree)
+            if wanted(seen):
+                return seen
+        found = self._replay_until(route, wanted)
+        self.at = variant_id if found is not None else None
+        return found
+
+    def _tap_from(
+        self, variant_id: str, route: tuple[Step, ...], fill: tuple[Step, ...], step: Step
+    ) -> ScreenObservation | None:
+        """Tap a control of a screen (after filling its fields); return the screen it led to (None: not tapped).
+
+        From where the device is when it shows that screen, else from a fresh start and its route; a form is
+        always filled from a fresh start (typing again into a field back navigation left filled would add to it).
+        A control something covers is tried again from fresh starts.
+        """
+        for attempt in range(ATTEMPTS):
+            if attempt or fill or self.at != variant_id:
+                self.at = None
+                if self._replay(route) is None:
+                    continue
+            self.at = None
+            try:
+                if fill:
+                    self._fill()
+                    self._settle()
+                if not self._tap(step.target):
+                    continue
+            except InputRejected:
+                continue
+            self._settle()
+            return observe_screen(self.device.observe().tree)
+        return None
+
+    def _back_to(self, variant_id: str) -> str | None:
+        """Go back to the screen a tap left (the back key), sparing a restart; return it when that worked."""
+        try:
+            self.kernel.press_key(Key.BACK)
+        except InputRejected:
+            return None  # no back key (iOS), or none this driver sends: the next tap restarts the app
+        self._settle()
+        found = self.map.match(observe_screen(self.device.observe().tree))
+        if found is not None and found["id"] == variant_id:
+            self.report.restored["back"] += 1
+            return variant_id
+        return None
 
     def _replay(self, route: tuple[Step, ...]) -> ScreenObservation | None:
         """Start the app afresh and follow a route; return the screen it ends on (None: a step did not hold).
 
         Taps find their control by its target on the live screen and tap it only where a touch reaches it: an
         app that shows something else this time (a promotion over the feed) makes the route fail, not a tap land
-        on whatever lies at the old coordinates.
+        on whatever lies at the old coordinates. Where the app cannot be restarted (a driver without it), the
+        crawl goes on from the screen shown, restoring by back navigation only.
         """
-        self.kernel.reset_app()
-        self._settle()
+        if not self._restart():
+            return observe_screen(self.device.observe().tree) if not route else None
         for step in route:
             try:
                 if step.kind == "open":
@@ -157,6 +223,19 @@ class Crawler:
                 return None
             self._settle()
         return observe_screen(self.device.observe().tree)
+
+    def _restart(self) -> bool:
+        """Restart the app; return False when it cannot be (said once, in the report)."""
+        if self.report.restart_refused is not None:
+            return False
+        try:
+            self.kernel.reset_app()
+        except InputRejected as exc:
+            self.report.restart_refused = exc.message
+            return False
+        self.report.restored["restart"] += 1
+        self._settle()
+        return True
 
     def _replay_until(
         self, route: tuple[Step, ...], wanted: Callable[[ScreenObservation], bool]
