@@ -63,8 +63,8 @@ def discover(
         include = tuple(part.strip() for part in (crawl_include or "").split(",") if part.strip())
         inputs, entries = (dict(note.inputs), tuple(note.entries)) if note else ({}, ())
         settings = CrawlSettings(crawl_depth, crawl_limit, include, crawl_allow_risky, inputs, entries)
-    screen = note.screen.model_dump(exclude_none=True) if note and note.screen else None
-    return emit(env, record(options, env.clock, map_dir=map_dir, no_map=no_map, crawl=settings, screen_note=screen))
+    noted = note.model_dump(exclude_none=True, exclude={"inputs", "entries"}) if note else None
+    return emit(env, record(options, env.clock, map_dir=map_dir, no_map=no_map, crawl=settings, note=noted or None))
 
 
 @click.command(context_settings=SETTINGS)

@@ -16,14 +16,14 @@ their path. Every problem is reported with its line and column.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Annotated, Any, BinaryIO, Literal
 
 from pydantic import Field, field_serializer, model_validator
 
 from visor.scenario.document import Document
 from visor.scenario.fields import InputModel, NonEmptyStr, SelectorStr, plain_error
-from visor.scenario.issues import IssueCode, Severity
+from visor.scenario.issues import IssueCode
+from visor.scenario.step_args import argument_issues
 
 #: What to do when a route plan is refused.
 NEXT_STEP = "Fix the route-plan JSON before contacting the device."
@@ -115,19 +115,12 @@ def checked_plan(document: Document) -> RoutePlan:
         InputError: "Invalid route plan", with every problem.
     """
     from visor.scenario.model_files import document_model, refusal
-    from visor.scenario.validate import validate_document
 
     plan = document_model(document, RoutePlan, "route plan", NEXT_STEP, prefix=PREFIX)
     problems = []
     for number, path in enumerate(plan.paths):
         steps = [{"id": step.id, "command": step.command, "args": step.args} for step in path.steps]
-        data = {"meta": {"name": "route plan", "version": "1"}, "steps": steps}
-        result = validate_document(Document("route plan", "json", data, {}))
-        for issue in result.issues:
-            # An argument the command ignores is a scenario's warning; a plan that says it means it: refused.
-            if issue.path[:1] == ("steps",) and (issue.is_error or issue.code == IssueCode.UNKNOWN_FIELD):
-                at = None if issue.at is None else ("paths", number, *issue.at)
-                problems.append(replace(issue, severity=Severity.ERROR, path=("paths", number, *issue.path), at=at))
+        problems += argument_issues(steps, ("paths", number, "steps"))
     if problems:
         raise refusal(problems, document, "route plan", NEXT_STEP, PREFIX)
     return plan

@@ -51,6 +51,11 @@ def build_memory(document: dict[str, Any]) -> dict[str, Any]:
     for screen in document["screens"]:
         entry: dict[str, Any] = {"id": screen["id"]}
         entry.update({key: screen[key] for key in ("label", "purpose") if key in screen})
+        noted = [action for vid in screen["variant_ids"] for action in variants[vid].get("actions", [])]
+        if noted:  # what an annotation says can be done there, as far as an agent may read it
+            entry["actions"] = [{key: action[key] for key in ("command", "target", "label", "intent", "safety")
+                                 if action.get(key) is not None and agent_safe_text(str(action[key]))}
+                                for action in noted]  # fmt: skip
         entry["variants"] = [{"id": vid, "auth_required": variants[vid]["auth_required"],
                               "recognize": (recognize.get(vid) or _anchors(variants[vid]))[:3]}
                              for vid in screen["variant_ids"]]  # fmt: skip

@@ -105,6 +105,7 @@ class AppMap:
         self.changed = True
         if best is not None:
             best.update(fields)
+            apply_marks(best)  # the elements were observed again: an annotation's safety still holds
             best["observations"] += 1
             best["confidence"] = round(min(1.0, best["confidence"] + 0.05), 2)
             return best, False
@@ -264,10 +265,28 @@ def satisfied(contract: Mapping[str, Any], reached: Mapping[str, Any]) -> bool:
     return sum(1 for target in required if target in present) / len(required) >= 0.6
 
 
+def safety_marks(variant: Mapping[str, Any] | None) -> dict[str, str]:
+    """Return the safety an annotation gave a variant's tap targets (target -> safe, risky, needs-input…)."""
+    if variant is None:
+        return {}
+    return {action["target"]: action["safety"] for action in variant.get("actions", [])
+            if action.get("command") == "tap" and action.get("target")}  # fmt: skip
+
+
+def apply_marks(variant: dict[str, Any]) -> None:
+    """Give a variant's elements the safety its annotation says (over visor's reading of their labels)."""
+    marks = safety_marks(variant)
+    for element in variant["elements"]:
+        marked = next((marks[target] for target in (element["selector"], *element["targets"]) if target in marks), None)
+        if marked is not None:
+            element["safety"] = marked
+
+
 def contract_targets(variant: Mapping[str, Any]) -> list[str]:
-    """Return up to 8 stable targets that prove a screen was reached (ids first)."""
+    """Return up to 8 targets that prove a screen was reached: an annotation's, then stable ones (ids first)."""
     targets = [target for element in variant["elements"] if element["stable"] for target in element["targets"]]
-    ordered = [target for target in targets if target.startswith("id=")]
+    ordered = list(variant.get("required_targets", []))
+    ordered += [target for target in targets if target.startswith("id=")]
     ordered += [target for target in targets if not target.startswith("id=")]
     return list(dict.fromkeys(ordered))[:8]
 

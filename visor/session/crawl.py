@@ -15,6 +15,7 @@ The crawl stops when every screen within `depth` taps has been explored (`comple
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from visor.actions.kernel.context import Kernel
 from visor.actions.step_targets import match_all
 from visor.clock import Clock, isoformat
 from visor.scenario.selectors import parse_selector
-from visor.session.app_map import AppMap, record_screen
+from visor.session.app_map import AppMap, record_screen, safety_marks
 from visor.ui.hit import located, reaches
 from visor.ui.screens import ScreenElement, ScreenObservation, normalize, observe_screen
 
@@ -281,7 +282,11 @@ class Crawler:
         """Return the controls worth a tap: safe (or risky, when allowed), stable, once per list and selector."""
         found: list[ScreenElement] = []
         lists_done: set[str] = set()
+        marks = safety_marks(self.map.match(seen))
         for element in sorted(seen.elements, key=lambda e: (e.y, e.x)):
+            marked = next((marks[target] for target in (element.selector, *element.targets) if target in marks), None)
+            if marked is not None:  # an annotation said how safe it is
+                element = dataclasses.replace(element, safety=marked)
             if not (element.clickable and element.enabled and element.stable) or element.tag.endswith("EditText"):
                 continue
             if not element.reachable or element.backdrop:

@@ -18,9 +18,10 @@ from visor.files import write_atomic
 from visor.report.envelope import Outcome
 from visor.session.action_options import ActionOptions
 from visor.session.agent_memory import build_memory, memory_slice
-from visor.session.app_map import AppMap, MapPlace, map_lock, observation_token, read_map, record_screen, write_map
+from visor.session.app_map import MapPlace, map_lock, observation_token, read_map, record_screen, write_map
 from visor.session.crawl import Crawler, CrawlSettings
 from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
+from visor.session.map_annotate import annotate
 from visor.ui.screens import observe_screen
 
 
@@ -31,12 +32,12 @@ def discover(
     map_dir: str | None,
     no_map: bool,
     crawl: CrawlSettings | None = None,
-    screen_note: Mapping[str, Any] | None = None,
+    note: Mapping[str, Any] | None = None,
 ) -> Outcome:
     """Record the current screen in the app map (and, with `crawl`, every screen reached); return what was done."""
     opened = open_for(options, options.seed or 0, wall, ScenarioDevice(capabilities=dict(options.capabilities)))
     try:
-        return _discover(opened, options, wall, map_dir=map_dir, no_map=no_map, crawl=crawl, screen_note=screen_note)
+        return _discover(opened, options, wall, map_dir=map_dir, no_map=no_map, crawl=crawl, note=note)
     finally:
         opened.device.close()
 
@@ -49,7 +50,7 @@ def _discover(
     map_dir: str | None,
     no_map: bool,
     crawl: CrawlSettings | None,
-    screen_note: Mapping[str, Any] | None,
+    note: Mapping[str, Any] | None,
 ) -> Outcome:
     info = opened.device.info
     seen = observe_screen(opened.device.observe().tree)
@@ -63,11 +64,13 @@ def _discover(
     with map_lock(place, sleep=time.sleep, now=time.monotonic):
         app_map = read_map(place, wall)
         variant, created = record_screen(app_map, opened.device, isoformat(wall.now()), seen)
-        if screen_note:
-            _annotate(app_map, variant, screen_note)
-        if crawl is not None:
-            report = Crawler(opened.device, opened.clock, wall, app_map, crawl).crawl()
-        updated = write_map(app_map, wall)
+        annotated = annotate(app_map, variant, note) if note else None
+        try:
+            if crawl is not None:
+                report = Crawler(opened.device, opened.clock, wall, app_map, crawl).crawl()
+        finally:
+            # A crawl stopped by an error or Ctrl-C keeps what it learnt.
+            updated = write_map(app_map, wall)
     metadata = {"enabled": True, "used": False, "updated": updated, "repaired": False, "repairs": 0,
                 "schema_version": 1, "path": place.path, "identity": place.identity,
                 "summary": app_map.summary()}  # fmt: skip
@@ -77,6 +80,8 @@ def _discover(
             "observation_token": observation_token(app_map, variant)}  # fmt: skip
     if report is not None:
         data["crawl"] = report.to_dict()
+    if annotated is not None:
+        data["annotation"] = annotated
     memory = build_memory(app_map.document)
     data["memory"] = memory_slice(memory, variant["id"])
     metadata["agent_path"] = write_memory(place, memory)
@@ -92,11 +97,3 @@ def write_memory(place: MapPlace, memory: dict[str, Any]) -> str:
     except OSError as exc:
         raise InputError(f"cannot write the agent memory {path}: {exc.strerror}") from None
     return path
-
-
-def _annotate(app_map: AppMap, variant: dict[str, Any], note: Mapping[str, Any]) -> None:
-    """Name the observed screen (upstream's annotation `screen`: label, purpose, description, notes)."""
-    fields = {key: note[key] for key in ("label", "purpose", "description", "notes") if key in note}
-    variant.update(fields)
-    screen = next(item for item in app_map.document["screens"] if item["id"] == variant["screen_id"])
-    screen.update({key: fields[key] for key in ("label", "purpose") if key in fields})

@@ -1,0 +1,71 @@
+"""An annotation applied to the map: actions kept by identity, safety marks the crawl obeys, required targets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import Cli
+from tests.session.test_crawl import ANNOTATION, account  # noqa: F401 (account: the demo's sign-in, for each test)
+
+LOGIN = "id=com.visor.demo:id/login"
+MARK = {"command": "tap", "args": {"target": LOGIN}, "label": "Log in", "intent": "authenticate", "safety": "safe"}
+
+
+def discover(cli: Cli, folder: Path, note: dict[str, Any], *extra: str) -> Any:
+    (folder / "note.json").write_text(json.dumps(note))
+    return cli.run("discover", "--runtime", "sim", "--seed", "7", "--map-dir", "maps", "--annotate-current",
+                   "note.json", *extra)  # fmt: skip
+
+
+def the_map(folder: Path) -> dict[str, Any]:
+    return json.loads(next((folder / "maps").glob("*.json")).read_text())
+
+
+def test_actions_are_kept_once_by_identity(cli_runner: Cli, tmp_path: Path) -> None:
+    first = discover(cli_runner, tmp_path, {"actions": [MARK]})
+    assert first.data["annotation"] == {"actions_inserted": 1, "actions_updated": 0, "actions_unchanged": 0}
+    same = discover(cli_runner, tmp_path, {"actions": [MARK]})
+    assert same.data["annotation"]["actions_unchanged"] == 1
+    typed = {"command": "act", "args": {"name": "type", "target": "id=com.visor.demo:id/username", "value": "ada"},
+             "label": "User", "intent": "sign in as ada@example.com", "safety": "needs-input"}  # fmt: skip
+    changed = discover(cli_runner, tmp_path, {"actions": [{**MARK, "label": "Sign in"}, typed]})
+    assert changed.data["annotation"] == {"actions_inserted": 1, "actions_updated": 1, "actions_unchanged": 0}
+    actions = the_map(tmp_path)["variants"][0]["actions"]
+    assert [action["label"] for action in actions] == ["Sign in", "User"]
+    assert actions[1]["args"] == {"name": "type", "target": "id=com.visor.demo:id/username"}  # no typed value
+    assert actions[1]["intent"] == "sign in as <redacted-email>"
+    assert "ada" not in json.dumps(actions)
+    memory = changed.data["memory"]
+    screen = next(entry for entry in json.loads(Path(changed.data["map"]["agent_path"]).read_text())["screens"])
+    assert screen["actions"][0] == {"command": "tap", "target": LOGIN, "label": "Sign in", "intent": "authenticate",
+                                    "safety": "safe"}  # fmt: skip
+    assert memory["current_screen"]["id"] == "screen_1"
+
+
+def test_a_control_marked_risky_is_never_crawled(cli_runner: Cli, tmp_path: Path) -> None:
+    inputs = {"inputs": {"username": "DEMO_USER", "password": "DEMO_PASSWORD"}}
+    risky = discover(cli_runner, tmp_path, {**inputs, "actions": [{**MARK, "safety": "risky"}]}, "--crawl")
+    assert LOGIN in risky.data["crawl"]["skipped_risky"] and risky.data["crawl"]["actions"] == 0
+    document = the_map(tmp_path)
+    assert not document["edges"]
+    login = next(element for element in document["variants"][0]["elements"] if element["selector"] == LOGIN)
+    assert login["safety"] == "risky"  # and it stays so when the screen is observed again
+    route = cli_runner.run("route", "--to", "screen_1", "--runtime", "sim", "--seed", "7", "--map-dir", "maps")
+    assert route.exit_code == 0
+    assert next(e for e in the_map(tmp_path)["variants"][0]["elements"] if e["selector"] == LOGIN)["safety"] == "risky"
+
+
+def test_required_targets_join_the_contract_of_edges_to_the_screen(cli_runner: Cli, tmp_path: Path) -> None:
+    (tmp_path / "annotation.yaml").write_text(ANNOTATION)
+    crawled = cli_runner.run("discover", "--runtime", "sim", "--seed", "7", "--crawl", "--crawl-depth", "3",
+                             "--crawl-limit", "80", "--annotate-current", "annotation.yaml", "--map-dir", "maps")  # fmt: skip
+    assert crawled.exit_code == 0
+    hint = "id=com.visor.demo:id/hint"
+    noted = discover(cli_runner, tmp_path, {"required_targets": [hint]})
+    assert noted.exit_code == 0
+    document = the_map(tmp_path)
+    into = [edge for edge in document["edges"] if edge["to_variant_id"] == "variant_1"]
+    assert into and all(edge["destination_contract"]["required_targets"][0] == hint for edge in into)
+    assert document["variants"][0]["required_targets"] == [hint]
