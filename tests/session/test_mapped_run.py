@@ -58,3 +58,71 @@ def test_without_the_map_the_same_step_fails_clearly(cli_runner: Cli, mapped: Pa
 def test_a_run_with_the_map_is_deterministic(cli_runner: Cli, mapped: Path) -> None:
     result = cli_runner.run("benchmark", "dark.yaml", "--runs", "3", "--output", "out")
     assert result.exit_code == 0 and result.data["determinismScore"] == 100.0
+
+
+@pytest.fixture
+def partial(cli_runner: Cli, tmp_path: Path) -> Path:
+    """A map of sign-in, the feed and an item only: the crawl never opened the settings."""
+    (tmp_path / "signed.yaml").write_text("inputs: {username: DEMO_USER, password: DEMO_PASSWORD}\n")
+    crawled = cli_runner.run("discover", "--runtime", "sim", "--seed", "7", "--crawl", "--crawl-depth", "3",
+                             "--annotate-current", "signed.yaml", "--crawl-include", "login,feed_item")  # fmt: skip
+    assert crawled.exit_code == 0 and crawled.data["map"]["summary"]["screens"] == 3, crawled.stdout
+    (tmp_path / "dark.yaml").write_text(SCENARIO)
+    return tmp_path
+
+
+def test_repair_explores_for_a_target_the_map_does_not_know(cli_runner: Cli, partial: Path) -> None:
+    plain = cli_runner.run("run", "dark.yaml", "--output", "out")
+    assert plain.exit_code == 2 and "map" not in plain.data["run"]["steps"][0]["details"]  # the map knows none
+    repaired = cli_runner.run("run", "dark.yaml", "--output", "out", "--repair")
+    assert repaired.exit_code == 0, repaired.stdout
+    routed = repaired.data["run"]["steps"][0]["details"]["map"]
+    assert routed["repaired"] and routed["verified"] and routed["repair"]["found"]
+    assert routed["route"][0] == {"command": "repair", "target": "text=Dark mode", "verified": True}
+    assert repaired.data["run"]["map"]["repaired"] is True and repaired.data["run"]["map"]["repairs"] == 1
+    again = cli_runner.run("run", "dark.yaml", "--output", "out")  # the map learnt the way: no repair needed
+    assert again.exit_code == 0 and not again.data["run"]["steps"][0]["details"]["map"].get("repaired")
+
+
+def test_a_repair_without_any_map_starts_one_and_fails_clearly(cli_runner: Cli, tmp_path: Path) -> None:
+    (tmp_path / "dark.yaml").write_text(SCENARIO)
+    result = cli_runner.run("run", "dark.yaml", "--output", "out", "--repair")
+    assert result.exit_code == 2  # no crawl knew the sign-in's inputs: the settings stay out of reach
+    routed = result.data["run"]["steps"][0]["details"]["map"]
+    assert routed["repair"]["found"] is False and routed["verified"] is False
+    assert result.data["run"]["map"]["repaired"] is False and list((tmp_path / ".visor" / "maps").glob("*.json"))
+
+
+def test_direct_actions_are_routed_through_the_map(cli_runner: Cli, mapped: Path) -> None:
+    tapped = cli_runner.run("tap", "--target", "text=Dark mode", "--runtime", "sim", "--seed", "7")
+    assert tapped.exit_code == 0, tapped.stdout
+    assert tapped.data["map"]["used"] is True and tapped.data["step"]["details"]["map"]["routed"] is True
+    off = cli_runner.run("tap", "--target", "text=Dark mode", "--runtime", "sim", "--seed", "7", "--no-map")
+    assert off.exit_code == 1 and off.data["map"]["enabled"] is False
+
+
+def test_crawl_options_on_a_run_say_where_crawling_is(cli_runner: Cli, mapped: Path) -> None:
+    result = cli_runner.run("run", "dark.yaml", "--crawl", "--crawl-depth", "2")
+    assert result.exit_code == 1 and "--crawl, --crawl-depth: this command does not crawl" in result.stdout
+    assert "visor discover --crawl" in result.envelope["error"]["next_step"]
+
+
+def test_compare_map_reports_drift_between_runs(cli_runner: Cli, partial: Path) -> None:
+    drift = cli_runner.run("benchmark", "dark.yaml", "--runs", "3", "--output", "out", "--repair", "--compare-map")
+    report = drift.data["map_drift"]
+    assert report["enabled"] and report["drifted"]
+    first, second, third = report["runs"]
+    assert first["variants_added"] and first["edges_added"]  # the repair learnt the settings screen
+    assert not second["variants_added"] and not third["edges_added"]
+    assert report["diverging_runs"] == [2, 3]  # later runs took the learnt route, not a repair
+    assert drift.exit_code == 3  # and the signature says the same: the first run differs
+
+
+def test_a_settled_map_does_not_drift(cli_runner: Cli, mapped: Path) -> None:
+    result = cli_runner.run("benchmark", "dark.yaml", "--runs", "3", "--output", "out", "--compare-map")
+    report = result.data["map_drift"]
+    assert result.exit_code == 0 and report["enabled"] and not report["drifted"], report
+    assert report["totals"] == {"variants_added": 0, "edges_added": 0, "edges_repointed": 0, "edges_demoted": 0}
+    off = cli_runner.run("benchmark", "dark.yaml", "--runs", "2", "--output", "out", "--compare-map", "--no-map")
+    assert off.data["map_drift"] == {"enabled": False, "drifted": False,
+                                     "reason": "no app map was used (none exists, or --no-map)"}  # fmt: skip

@@ -26,7 +26,7 @@ from visor.actions.step_details import (
 )
 from visor.actions.step_targets import Target, element_details, locate, match_all
 from visor.clock import ms_to_us, us_to_ms
-from visor.errors import VisorError
+from visor.errors import ActionError, VisorError
 from visor.scenario.commands import (
     ActDragArgs,
     ActResetArgs,
@@ -73,11 +73,18 @@ def tap(args: TapArgs, ctx: ActionContext) -> TapDetails:
     ctx.wait_idle()
     if args.target is not None:
         routed = _route_to(ctx, args.target)
-        target = locate(ctx, args.target, touch=True)
+        try:
+            target = locate(ctx, args.target, touch=True)
+        except ActionError as failure:
+            if routed is not None:  # a detour that did not get there is shown with the failure
+                failure.details["map_confidence"] = routed.pop("confidence", [])
+                failure.details["map"] = routed
+            raise
         point = target.touch_point()
         ctx.tap(point)
         details: TapDetails = {"args": _raw(args), "target": target.details(args.target), "point": [point.x, point.y]}
         if routed is not None:
+            # The map's confidence in each leg grows as it learns: kept apart, out of the signature.
             details["map_confidence"] = routed.pop("confidence", [])
             details["map"] = routed
         return details
@@ -98,7 +105,13 @@ def _route_to(ctx: ActionContext, selector: str) -> dict[str, Any] | None:
                       for node in match_all(observation, parse_selector(selector), ctx.platform))  # fmt: skip
     except VisorError:
         return None  # a selector this platform cannot use: locate says so
-    return None if present else ctx.router(selector)
+    if present:
+        return None
+    routed = ctx.router(selector)
+    if routed is not None:
+        # The detour has its own bounds (each leg's settle, a repair's tap budget): the step's timeout is its own.
+        ctx.restart()
+    return routed
 
 
 def _point(ctx: ActionContext, x: float, y: float, normalized: bool) -> Point:

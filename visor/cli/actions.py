@@ -19,9 +19,9 @@ from visor.cli.env import CliEnvironment
 from visor.cli.options import (
     device_options,
     device_values,
-    drop_map_values,
     duration_value,
     map_options,
+    map_values,
     output_options,
     seed_value,
     text_value,
@@ -122,7 +122,7 @@ def _act(env: CliEnvironment, command: str, values: dict[str, Any]) -> int:
 
     device = device_values(values)
     common = {name: values.pop(name) for name in ("capabilities", "timeout_ms", "output", "seed")}
-    drop_map_values(values)
+    common |= map_values(values)
     flags = {name.replace("_", "-"): value for name, value in values.items()}
     options = ActionOptions(**device, **common)
     paths = DaemonPaths(state_root(os.getcwd()))

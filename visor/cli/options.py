@@ -11,6 +11,7 @@ have no upper end unless given one. A value these refuse is a usage error: `INPU
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -18,6 +19,7 @@ from typing import Any, TypeVar
 import click
 
 from visor.cli.env import CliEnvironment
+from visor.errors import UsageError
 from visor.limits import MAX_DURATION_MS, MAX_SEED
 from visor.session.devices import DEFAULT_RUNTIME, RUNTIMES
 
@@ -33,6 +35,11 @@ def text_value(_ctx: click.Context, param: click.Parameter, value: str | None) -
     bytes it cannot decode as lone surrogates (PEP 383).
     """
     return None if value is None else _text(param, value)
+
+
+def absolute_value(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Return a folder as an absolute path (a daemon serving the action may work elsewhere), checked as text."""
+    return None if value is None else os.path.abspath(_text(param, value))
 
 
 def _text(param: click.Parameter, value: str) -> str:
@@ -259,33 +266,41 @@ def device_values(values: dict[str, Any]) -> dict[str, Any]:
     return {name: values.pop(name) for name in names}
 
 
-#: Upstream's app-map options: accepted so upstream's scripts run; they take effect with the app map.
-MAP_OPTIONS: tuple[str, ...] = ("no_map", "repair", "map_dir", "crawl", "crawl_depth", "crawl_limit")
-MAP_OPTIONS += ("crawl_include", "crawl_allow_risky", "compare_map")
+#: Upstream's crawl options on run, benchmark and the direct actions: visor crawls with `visor discover --crawl`.
+CRAWL_OPTIONS: tuple[str, ...] = ("crawl", "crawl_depth", "crawl_limit", "crawl_include", "crawl_allow_risky")
 
 
 def map_options(function: F) -> F:
-    """Add upstream's app-map options (accepted, no effect yet: the app map is its own issue)."""
-    later = "(accepted; takes effect with the app map)"
+    """Add the app-map options of run, benchmark and the direct actions (docs/app-map.md)."""
     decorators = (
-        click.option("--no-map", is_flag=True, help="Use no app map (run: a step is never routed to its target)."),
-        click.option("--repair", is_flag=True, help=f"Repair the app map {later}."),
-        click.option(
-            "--map-dir", metavar="DIR", help="Where app maps live (default: VISOR_APP_MAP_DIR, else .visor/maps)."
-        ),
-        click.option("--crawl", is_flag=True, help=f"Crawl the app first {later}."),
-        click.option("--crawl-depth", type=click.IntRange(min=0), help=f"How deep to crawl {later}."),
-        click.option("--crawl-limit", type=click.IntRange(min=0), help=f"How many screens to crawl {later}."),
-        click.option("--crawl-include", metavar="SELECTOR", help=f"What to crawl {later}."),
-        click.option("--crawl-allow-risky", is_flag=True, help=f"Let the crawl tap risky controls {later}."),
-        click.option("--compare-map", metavar="FILE", help=f"Compare against another app map {later}."),
-    )
+        click.option("--no-map", is_flag=True, help="Use no app map: a step is never routed to its target."),
+        click.option("--repair", is_flag=True,
+                     help="When a step's route through the map fails or is unknown, explore for its target."),
+        click.option("--map-dir", metavar="DIR", callback=absolute_value,
+                     help="Where app maps live (default: VISOR_APP_MAP_DIR, else .visor/maps)."),
+        click.option("--crawl", is_flag=True, hidden=True),
+        click.option("--crawl-depth", type=click.IntRange(min=0), hidden=True),
+        click.option("--crawl-limit", type=click.IntRange(min=0), hidden=True),
+        click.option("--crawl-include", metavar="SELECTOR", hidden=True),
+        click.option("--crawl-allow-risky", is_flag=True, hidden=True),
+    )  # fmt: skip
     for decorator in reversed(decorators):
         function = decorator(function)
     return function
 
 
-def drop_map_values(values: dict[str, Any]) -> None:
-    """Take the app-map options' values out of a command's (they have no effect yet)."""
-    for name in MAP_OPTIONS:
-        values.pop(name, None)
+def map_values(values: dict[str, Any]) -> dict[str, Any]:
+    """Take the app-map options' values out of a command's (`no_map`, `map_dir`, `repair`).
+
+    Raises:
+        UsageError: a crawl option was given (upstream's run accepts them; visor crawls with discover).
+    """
+    crawl = [f"--{name.replace('_', '-')}" for name in CRAWL_OPTIONS if values.pop(name, None) not in (None, False)]
+    if crawl:
+        raise UsageError(
+            f"{', '.join(crawl)}: this command does not crawl",
+            likely_cause="Upstream's run and direct actions take the crawl's options; visor crawls on its own.",
+            next_step="Crawl first (visor discover --crawl --crawl-depth N …), then run: steps are routed through "
+            "the map it learnt.",
+        )
+    return {name: values.pop(name) for name in ("no_map", "map_dir", "repair")}

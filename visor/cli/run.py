@@ -13,10 +13,10 @@ from visor.cli.env import CliEnvironment
 from visor.cli.options import (
     device_options,
     device_values,
-    drop_map_values,
     duration_value,
     finite_value,
     map_options,
+    map_values,
     output_options,
     scenario_value,
     seed_value,
@@ -68,9 +68,7 @@ def run_options(function: F) -> F:
 def _options(**values: Any) -> Any:
     from visor.session.runs import RunOptions
 
-    no_map, map_dir = values.get("no_map", False), values.get("map_dir")
-    drop_map_values(values)
-    return RunOptions(**device_values(values), **values, no_map=no_map, map_dir=map_dir)
+    return RunOptions(**device_values(values), **map_values(values), **values)
 
 
 def _environment(env: CliEnvironment) -> Any:
@@ -124,6 +122,7 @@ def run(env: CliEnvironment, /, scenario: str, **values: Any) -> int:
     help="How many times to run the scenario.",
 )
 @click.option("--fresh-session", is_flag=True, help="Start a new Appium session for every run (slower).")
+@click.option("--compare-map", is_flag=True, help="Say how the app map changed from run to run (data.map_drift).")
 @click.option(
     "--threshold",
     type=click.FloatRange(min=0, max=100),
@@ -135,7 +134,9 @@ def run(env: CliEnvironment, /, scenario: str, **values: Any) -> int:
 @run_options
 @output_options
 @click.pass_obj
-def benchmark(env: CliEnvironment, /, scenario: str, runs: int, threshold: float, **values: Any) -> int:
+def benchmark(
+    env: CliEnvironment, /, scenario: str, runs: int, threshold: float, compare_map: bool, **values: Any
+) -> int:
     """Run a scenario again and again: prove it is deterministic, or name the step that is not.
 
     The score is the percentage of runs whose determinism signature equals the first run's; the benchmark
@@ -158,6 +159,7 @@ def benchmark(env: CliEnvironment, /, scenario: str, runs: int, threshold: float
         runs=runs,
         threshold=threshold,
         on_run=lambda index, result: progress.benchmark_run(index, runs, result),
+        compare_map=compare_map,
     )
     return emit(env, outcome, lambda console: console.benchmark_result(dict(outcome.data)))
 

@@ -24,7 +24,7 @@ from visor.report.envelope import Outcome
 from visor.scenario.commands import ScrollArgs
 from visor.ui.images import png_size
 
-#: The app map's part of `data` (the app map is its own issue; until then it is never used).
+#: The app map's part of `data` when no map is used (none exists for the app, or --no-map).
 NO_MAP = {"enabled": False, "used": False, "updated": False, "repaired": False, "repairs": 0}
 #: The defaults a step applied when the flags left them out, from where they are defined.
 DEFAULT_POLL_MS = us_to_ms(DEFAULT_POLL_US)
@@ -37,6 +37,7 @@ def action_outcome(
     final: RunFinished,
     written: Sequence[str],
     info: DeviceInfo,
+    map_summary: Mapping[str, Any] | None = None,
 ) -> Outcome:
     """Build a direct action's outcome from its run: ok with upstream's `data`, or the step's error (exit 1).
 
@@ -44,7 +45,8 @@ def action_outcome(
     its own, and `data.args` still says what was asked.
     """
     steps = final.result.steps
-    data: dict[str, Any] = {"action": command, "platform": info.platform, "args": {}, "map": dict(NO_MAP)}
+    shown = dict(map_summary) if map_summary is not None else dict(NO_MAP)
+    data: dict[str, Any] = {"action": command, "platform": info.platform, "args": {}, "map": shown}
     if steps:
         data["args"] = _plain(ARGS[command](steps[0], requested[0]))
         data["step"] = steps[0].to_dict()

@@ -9,6 +9,8 @@ from typing import Any
 
 from visor.session.devices import DeviceOptions
 
+#: The app-map options of an action (not part of a device's key).
+MAP_FIELDS: tuple[str, ...] = ("no_map", "map_dir", "repair")
 #: The device options a daemon's slot is keyed by (with the seed and the capabilities).
 DEVICE_FIELDS: tuple[str, ...] = ("runtime", "app", "server_url", "device", "app_id", "attach", "platform")
 DEVICE_FIELDS += ("profile", "visualagent_dir", "adb_serial")
@@ -25,6 +27,10 @@ class ActionOptions(DeviceOptions):
     seed: int | None = None
     #: Appium capabilities, as a scenario's `config.capabilities`.
     capabilities: Mapping[str, Any] = field(default_factory=dict)
+    #: The app map: none at all; where maps live (absolute; default .visor/maps); explore when a route fails.
+    no_map: bool = False
+    map_dir: str | None = None
+    repair: bool = False
 
 
 def device_key(options: ActionOptions) -> str:
@@ -36,5 +42,5 @@ def device_key(options: ActionOptions) -> str:
 
 def options_to_wire(options: ActionOptions) -> dict[str, Any]:
     """Return action options as JSON data (what the client sends, and the daemon's defaults)."""
-    names = (*DEVICE_FIELDS, "seed", "timeout_ms", "output")
+    names = (*DEVICE_FIELDS, "seed", "timeout_ms", "output", *MAP_FIELDS)
     return {name: getattr(options, name) for name in names} | {"capabilities": dict(options.capabilities)}

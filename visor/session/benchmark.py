@@ -8,9 +8,11 @@ finished.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import signal
 from collections.abc import Callable
+from typing import Any
 
 from visor.engine.determinism import BenchmarkSummary, summarize
 from visor.engine.events import RunFinished
@@ -22,6 +24,7 @@ from visor.report.artifacts import OutputError
 from visor.report.envelope import Outcome
 from visor.report.outcomes import benchmark_outcome, interrupted_benchmark_outcome
 from visor.session.devices import OpenedDevice
+from visor.session.map_drift import map_drift
 from visor.session.runs import Environment, PreparedRun, RunOptions, attempt
 
 
@@ -33,12 +36,17 @@ def benchmark_file(
     runs: int,
     threshold: float,
     on_run: Callable[[int, RunResult | None], None] | None = None,
+    compare_map: bool = False,
 ) -> Outcome:
-    """Run a scenario `runs` times and report how deterministic it is (exit 3 below `threshold`)."""
+    """Run a scenario `runs` times and report how deterministic it is (exit 3 below `threshold`).
+
+    With `compare_map`, `data.map_drift` says how the app map changed from run to run (`visor.session.map_drift`).
+    """
     prepared = PreparedRun.load(path, options, env)
     results: list[RunResult | None] = []
     finals: list[RunFinished] = []
     written: list[str] = []
+    states: list[tuple[dict[str, Any], dict[str, Any]] | None] = []
     kept: OpenedDevice | None = None
     try:
         for iteration in range(runs):
@@ -46,6 +54,7 @@ def benchmark_file(
             kept = done.kept
             written.extend(done.written)
             finals.append(done.final)
+            states.append(done.map_states)
             if done.final.stop_signal is not None:
                 return _interrupted(prepared, finals, results, runs, threshold, done.final.stop_signal, written)
             results.append(done.final.result if done.final.reason is None else None)
@@ -60,7 +69,10 @@ def benchmark_file(
                 kept.device.close()
     summary = summarize(results, threshold)
     page = _write_page(prepared, summary, results)
-    return benchmark_outcome(summary, prepared.warnings(), [*written, page], page)
+    outcome = benchmark_outcome(summary, prepared.warnings(), [*written, page], page)
+    if not compare_map:
+        return outcome
+    return dataclasses.replace(outcome, data={**outcome.data, "map_drift": map_drift(states, results)})
 
 
 def _write_page(prepared: PreparedRun, summary: BenchmarkSummary, results: list[RunResult | None]) -> str:

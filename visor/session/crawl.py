@@ -80,6 +80,8 @@ class CrawlSettings:
     inputs: Mapping[str, str] = field(default_factory=dict)
     #: Deep links opened as extra starting points.
     entries: tuple[str, ...] = ()
+    #: Stop as soon as a screen reached shows this (a repair looking for a step's target), instead of exploring all.
+    until: Callable[[ScreenObservation], bool] | None = None
 
 
 class CrawlKernel(Kernel):
@@ -117,6 +119,8 @@ class Crawler:
                 continue
             variant = self._record(first)
             self.at = variant["id"]
+            if self._found(first):
+                return self.report
             if variant["id"] not in self.report.visited:
                 self.report.visited.append(variant["id"])
                 queue.append((variant["id"], route))
@@ -144,11 +148,21 @@ class Crawler:
                 fills = self._fills(seen) if fill else {}
                 now = isoformat(self.wall.now())
                 self.map.record_tap(variant_id, target, step.target, now, fills=fills, intent=_intent(candidate))
+                if self._found(after):
+                    self.at = target["id"]
+                    return self.report
                 if target["id"] not in self.report.visited:
                     self.report.visited.append(target["id"])
                     queue.append((target["id"], (*route, *fill, step)))
                 self.at = target["id"] if target["id"] == variant_id else self._back_to(variant_id)
         return self.report
+
+    def _found(self, seen: ScreenObservation) -> bool:
+        """Say whether the crawl found what it looks for (`until`), and so stops."""
+        if self.settings.until is None or not self.settings.until(seen):
+            return False
+        self.report.stopped_reason = "found"
+        return True
 
     def _go_to(
         self, variant_id: str, route: tuple[Step, ...], wanted: Callable[[ScreenObservation], bool]

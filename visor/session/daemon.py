@@ -31,7 +31,7 @@ from visor.errors import ErrorCode, InputError, TargetError, VisorError
 from visor.files import write_atomic
 from visor.report.envelope import Outcome
 from visor.report.outcomes import run_outcome
-from visor.session.action_options import DEVICE_FIELDS, ActionOptions, device_key, options_to_wire
+from visor.session.action_options import DEVICE_FIELDS, MAP_FIELDS, ActionOptions, device_key, options_to_wire
 from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
 from visor.session.direct import Environment, perform, prepare
 from visor.session.runs import Environment as RunEnvironment
@@ -199,7 +199,8 @@ class Daemon:
 
     def options_for(self, given: Mapping[str, Any]) -> ActionOptions:
         """Return an action's options over the daemon's defaults: a device option not given is the default's."""
-        known = {name: given[name] for name in (*DEVICE_FIELDS, "seed", "timeout_ms", "output") if name in given}
+        names = (*DEVICE_FIELDS, "seed", "timeout_ms", "output", *MAP_FIELDS)
+        known = {name: given[name] for name in names if name in given}
         if given.get("capabilities"):
             known["capabilities"] = dict(given["capabilities"])
         unset = {name: value for name, value in known.items() if value is None or value is False}

@@ -31,6 +31,7 @@ from visor.scenario.scenario import Scenario
 from visor.scenario.validate import validate_document
 from visor.session.action_options import ActionOptions
 from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
+from visor.session.map_routing import router_for
 from visor.session.runs import drive
 from visor.watchdog import WallWatchdog, Watchdog
 
@@ -84,6 +85,8 @@ class Prepared:
     settings: RunSettings
     path: str | None
     output: str | None
+    #: The app map to route through: the options' app id, map folder, whether it is off, and --repair.
+    options: ActionOptions
 
     @property
     def seed(self) -> int:
@@ -106,7 +109,7 @@ def prepare(command: str, flags: Mapping[str, Any], options: ActionOptions, env:
         fresh_seed=env.ids.new_seed(),
         capture="failures" if options.output else "none",
     )
-    return Prepared(command, steps, scenario, settings, path, options.output)
+    return Prepared(command, steps, scenario, settings, path, options.output, options)
 
 
 def perform(prepared: Prepared, opened: OpenedDevice, env: Environment, watchdog: Watchdog | None = None) -> Outcome:
@@ -116,10 +119,16 @@ def perform(prepared: Prepared, opened: OpenedDevice, env: Environment, watchdog
     """
     sink = DirectSink(prepared.output or ".", prepared.path)
     guard = watchdog if watchdog is not None else WallWatchdog.from_environment()
-    context = RunContext(opened.device, opened.clock, env.wall, sink, env.ids.new_id("run"), watchdog=guard)
+    choice = prepared.options
+    router = router_for(opened, choice.app_id, choice.map_dir, wall=env.wall, off=choice.no_map, repair=choice.repair)
+    context = RunContext(opened.device, opened.clock, env.wall, sink, env.ids.new_id("run"), watchdog=guard,
+                         router=router)  # fmt: skip
     final = drive(run_scenario(prepared.scenario, prepared.settings, context), ())
+    if router is not None and router.map.changed:
+        router.save()
     requested = [step["args"] for step in prepared.steps]
-    return action_outcome(prepared.command, requested, final, sink.written, opened.device.info)
+    summary = router.summary() if router is not None else None
+    return action_outcome(prepared.command, requested, final, sink.written, opened.device.info, summary)
 
 
 def run_steps(name: str, steps: list[dict[str, Any]], opened: OpenedDevice, env: Environment, seed: int) -> RunFinished:

@@ -10,50 +10,92 @@ summary (upstream's metadata).
 
 from __future__ import annotations
 
+import copy
+import os
 import time
 from typing import Any
 
 from visor.actions.device import Device
 from visor.clock import Clock, isoformat
 from visor.errors import InputError
-from visor.session.app_map import AppMap, map_lock, record_screen, write_map
-from visor.session.routes import travel
-from visor.ui.screens import normalize
+from visor.session.app_map import AppMap, MapPlace, map_lock, read_map, record_screen, write_map
+from visor.session.crawl import Crawler, CrawlSettings
+from visor.session.devices import OpenedDevice
+from visor.session.routes import Leg, travel
+from visor.ui.screens import ScreenObservation, normalize
+
+#: How far a repair explores: taps from the app's start, and taps in all.
+REPAIR_DEPTH, REPAIR_LIMIT = 3, 30
 
 
 class MapRouter:
     """Routes a run's steps through one app map."""
 
-    def __init__(self, app_map: AppMap, device: Device, clock: Clock, wall: Clock) -> None:
+    def __init__(self, app_map: AppMap, device: Device, clock: Clock, wall: Clock, *, repair: bool = False) -> None:
         self.map = app_map
         self.device = device
         self.clock = clock
         self.wall = wall
+        self.repair = repair
         self.used = False
+        self.repairs = 0
+        #: The map as the run found it (`benchmark --compare-map` compares what each run left).
+        self.initial = copy.deepcopy(app_map.document)
         #: The edges followed, in order (a picture of the map shows them).
         self.followed: list[str] = []
 
     def __call__(self, selector: str) -> dict[str, Any] | None:
-        """Go to a screen showing `selector` (None: the map knows none)."""
+        """Go to a screen showing `selector` (None: the map knows none, and no repair was asked for)."""
         goals = self._showing(selector)
-        if not goals:
+        if not goals and not self.repair:
             return None
         start, _ = record_screen(self.map, self.device, isoformat(self.wall.now()))
         if start["id"] in goals:
             return None
-        legs = travel(self.map, self.device, self.clock, self.wall, start["id"], goals)
+        legs = travel(self.map, self.device, self.clock, self.wall, start["id"], goals) if goals else None
+        held = legs is not None and all(leg.verified for leg in legs)
+        details: dict[str, Any] = {"enabled": True, "routed": bool(legs), "route": self._route(legs or [])}
+        if not held and self.repair:
+            details.update(self._repair(selector, legs or []))
+            return details
         if legs is None:
-            return {"enabled": True, "routed": False, "route": [], "verified": False,
-                    "reason": f"no safe route from {start['id']} to a screen showing {selector}"}  # fmt: skip
-        self.used = True
-        self.followed += [leg.edge["id"] for leg in legs if leg.edge["id"] != "reset"]
-        route = [
-            {"command": leg.edge["command"], "target": leg.edge["target"], "verified": leg.verified} for leg in legs
-        ]
+            return {**details, "verified": False, "reason": f"no safe route from {start['id']} to a screen showing "
+                    f"{selector}" + ("" if goals else " (the map knows none)")}  # fmt: skip
         # Confidence is what the map believes, and grows as it learns: the caller keeps it out of the signature.
-        confidence = [round(leg.edge["confidence"], 2) for leg in legs]
-        return {"enabled": True, "routed": True, "route": route, "verified": all(leg.verified for leg in legs),
-                "confidence": confidence}  # fmt: skip
+        return {**details, "verified": held, "confidence": [round(leg.edge["confidence"], 2) for leg in legs]}
+
+    def _route(self, legs: list[Leg]) -> list[dict[str, Any]]:
+        if legs:
+            self.used = True
+        self.followed += [leg.edge["id"] for leg in legs if leg.edge["id"] != "reset"]
+        return [{"command": leg.edge["command"], "target": leg.edge["target"], "verified": leg.verified}
+                for leg in legs]  # fmt: skip
+
+    def _repair(self, selector: str, tried: list[Leg]) -> dict[str, Any]:
+        """Look for `selector` the way a crawl explores (bounded), learning the map; then route to it again.
+
+        The crawl starts from the app's start, fills the fields the map's edges fill (from the same environment
+        variables), stops at the first screen showing the target, and is bounded (`REPAIR_DEPTH` taps from the
+        start, `REPAIR_LIMIT` taps in all).
+        """
+        wanted = normalize(selector)
+        fills = {field: variable for edge in self.map.document["edges"]
+                 for field, variable in edge["args"].get("fill", {}).items()}  # fmt: skip
+
+        def shows(seen: ScreenObservation) -> bool:
+            return any(normalize(target) == wanted for element in seen.elements for target in element.targets)
+
+        settings = CrawlSettings(REPAIR_DEPTH, REPAIR_LIMIT, inputs=fills, until=shows)
+        report = Crawler(self.device, self.clock, self.wall, self.map, settings).crawl()
+        self.used = True
+        start, _ = record_screen(self.map, self.device, isoformat(self.wall.now()))
+        goals = self._showing(selector)
+        legs = [] if start["id"] in goals else travel(self.map, self.device, self.clock, self.wall, start["id"], goals)
+        found = report.stopped_reason == "found" and legs is not None and all(leg.verified for leg in legs)
+        self.repairs += found
+        route = [*self._route(tried), {"command": "repair", "target": selector, "verified": found}]
+        return {"routed": True, "route": route + self._route(legs or []), "verified": found, "repaired": found,
+                "repair": {"actions": report.actions, "found": report.stopped_reason == "found"}}  # fmt: skip
 
     def _showing(self, selector: str) -> set[str]:
         wanted = normalize(selector)
@@ -67,8 +109,9 @@ class MapRouter:
     def summary(self) -> dict[str, Any]:
         """Return `data.run.map`."""
         place = self.map.place
-        return {"enabled": True, "used": self.used, "updated": self.map.changed, "repaired": False, "repairs": 0,
-                "schema_version": 1, "path": place.path, "identity": place.identity}  # fmt: skip
+        return {"enabled": True, "used": self.used, "updated": self.map.changed, "repaired": self.repairs > 0,
+                "repairs": self.repairs, "schema_version": 1, "path": place.path,
+                "identity": place.identity}  # fmt: skip
 
     def picture(self) -> str | None:
         """Return the map as an SVG with the route followed in blue (None: networkx is not installed)."""
@@ -84,3 +127,17 @@ class MapRouter:
         """Write what the run learnt (under the map's lock)."""
         with map_lock(self.map.place, sleep=time.sleep, now=time.monotonic):
             write_map(self.map, self.wall)
+
+
+def router_for(
+    opened: OpenedDevice, app_id: str | None, map_dir: str | None, *, wall: Clock, off: bool, repair: bool
+) -> MapRouter | None:
+    """Return the router of the app's map: when its file exists (or a repair may start one), unless turned off."""
+    if off:
+        return None
+    place = MapPlace.of_device(opened.device.info, app_id, map_dir)
+    if not repair and not os.path.exists(place.path):
+        return None
+    with map_lock(place, sleep=time.sleep, now=time.monotonic):
+        app_map = read_map(place, wall)
+    return MapRouter(app_map, opened.device, opened.clock, wall, repair=repair)

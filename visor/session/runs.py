@@ -11,8 +11,8 @@ cannot be written) stops the run the same way: its failure is thrown into the en
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
-import os
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol
@@ -30,9 +30,8 @@ from visor.report.html import MAP_PICTURE
 from visor.report.outcomes import run_outcome
 from visor.scenario.loader import load_scenario
 from visor.scenario.scenario import Scenario
-from visor.session.app_map import MapPlace, read_map
 from visor.session.devices import DeviceOptions, OpenedDevice, ScenarioDevice, open_for
-from visor.session.map_routing import MapRouter
+from visor.session.map_routing import router_for
 from visor.watchdog import WallWatchdog
 
 DEFAULT_OUTPUT = "artifacts"
@@ -60,6 +59,8 @@ class RunOptions(DeviceOptions):
     no_map: bool = False
     #: Where app maps live (default: VISOR_APP_MAP_DIR, else .visor/maps).
     map_dir: str | None = None
+    #: When a step's route fails or is unknown, explore for its target (and learn the map) before giving up.
+    repair: bool = False
 
 
 @dataclass
@@ -143,6 +144,8 @@ class Attempt:
     kept: OpenedDevice | None = None
     #: The app map the run used (`data.run.map`), when it used one.
     map: dict[str, Any] | None = None
+    #: The map's document as the run found it and as it left it (`benchmark --compare-map`).
+    map_states: tuple[dict[str, Any], dict[str, Any]] | None = None
 
 
 def attempt(
@@ -175,7 +178,9 @@ def attempt(
     final: RunFinished | None = None
     router = None
     try:
-        router = _router(prepared.options, opened, env.wall)
+        choice = prepared.options
+        off, repair = choice.no_map, choice.repair
+        router = router_for(opened, choice.app_id, choice.map_dir, wall=env.wall, off=off, repair=repair)
         context = RunContext(opened.device, opened.clock, env.wall, store, run_id, watchdog=watchdog, router=router)
         final = drive(run_scenario(prepared.scenario, settings, context), (writer, *handlers))
         if router is not None and router.map.changed:
@@ -189,7 +194,8 @@ def attempt(
             if shared is None and (final is None or not held):
                 opened.device.close()
             writer.close()
-    return Attempt(final, store.written, opened if held else None, router.summary() if router else None)
+    states = (router.initial, copy.deepcopy(router.map.document)) if router is not None else None
+    return Attempt(final, store.written, opened if held else None, router.summary() if router else None, states)
 
 
 def refuse_tree_uses(scenario: Scenario, info: DeviceInfo) -> None:
@@ -250,14 +256,3 @@ def run_file(path: str, options: RunOptions, env: Environment, handlers: Sequenc
     if done.map is None or "run" not in outcome.data:
         return outcome
     return dataclasses.replace(outcome, data={**outcome.data, "run": {**outcome.data["run"], "map": done.map}})
-
-
-def _router(options: RunOptions, opened: OpenedDevice, wall: Clock) -> MapRouter | None:
-    """Return the router of the app's map, when the map exists and is not turned off."""
-    if options.no_map:
-        return None
-    info = opened.device.info
-    place = MapPlace.of_device(info, options.app_id, options.map_dir)
-    if not os.path.exists(place.path):
-        return None
-    return MapRouter(read_map(place, wall), opened.device, opened.clock, wall)
