@@ -69,3 +69,26 @@ def test_required_targets_join_the_contract_of_edges_to_the_screen(cli_runner: C
     into = [edge for edge in document["edges"] if edge["to_variant_id"] == "variant_1"]
     assert into and all(edge["destination_contract"]["required_targets"][0] == hint for edge in into)
     assert document["variants"][0]["required_targets"] == [hint]
+
+
+def test_an_observation_token_is_annotated_without_the_device(cli_runner: Cli, tmp_path: Path) -> None:
+    seen = cli_runner.run("discover", "--runtime", "sim", "--seed", "7", "--map-dir", "maps")
+    token = seen.data["observation_token"]
+    (tmp_path / "note.json").write_text(json.dumps({"screen": {"label": "Sign in", "purpose": "Authenticate"}}))
+    # No runtime is given, and none would be opened: an unreachable Appium server is never contacted.
+    noted = cli_runner.run("discover", "--observation-token", token, "--annotate-current", "note.json",
+                           "--map-dir", "maps", "--runtime", "appium", "--server-url", "http://127.0.0.1:9")  # fmt: skip
+    assert noted.exit_code == 0, noted.stdout
+    assert noted.data["screen"]["variant_id"] == "variant_1" and noted.data["memory"]["current_screen"]["label"] == (
+        "Sign in"
+    )
+    assert the_map(tmp_path)["screens"][0]["label"] == "Sign in"
+    cli_runner.run("discover", "--runtime", "sim", "--seed", "7", "--map-dir", "maps", "--crawl", "--crawl-limit", "1")
+    stale = cli_runner.run("discover", "--observation-token", "variant_1.0000000000000000", "--annotate-current",
+                           "note.json", "--map-dir", "maps")  # fmt: skip
+    assert stale.exit_code == 1 and "is stale" in stale.envelope["error"]["message"]
+    unknown = cli_runner.run("discover", "--observation-token", "variant_9.0000000000000000", "--annotate-current",
+                             "note.json", "--map-dir", "maps")  # fmt: skip
+    assert unknown.exit_code == 1 and "has the screen of observation token" in unknown.envelope["error"]["message"]
+    bare = cli_runner.run("discover", "--observation-token", token, "--map-dir", "maps")
+    assert bare.exit_code == 1 and "takes --annotate-current" in bare.envelope["error"]["message"]

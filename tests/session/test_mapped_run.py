@@ -126,3 +126,21 @@ def test_a_settled_map_does_not_drift(cli_runner: Cli, mapped: Path) -> None:
     off = cli_runner.run("benchmark", "dark.yaml", "--runs", "2", "--output", "out", "--compare-map", "--no-map")
     assert off.data["map_drift"] == {"enabled": False, "drifted": False,
                                      "reason": "no app map was used (none exists, or --no-map)"}  # fmt: skip
+
+
+def test_an_ambiguous_text_target_is_refused_not_guessed(cli_runner: Cli, mapped: Path) -> None:
+    (mapped / "up.yaml").write_text(SCENARIO.replace("text=Dark mode", "text=Navigate up").replace(
+        "assertions:\n  - {id: on, type: checked, target: \"id=dark_mode\"}\n", ""))  # fmt: skip
+    result = cli_runner.run("run", "up.yaml", "--output", "out")
+    assert result.exit_code == 2
+    routed = result.data["run"]["steps"][0]["details"]["map"]
+    assert routed["routed"] is False and routed["reason"] == (
+        "Target 'text=Navigate up' is ambiguous in the app map: screen_2, screen_3, screen_5 show it alike"
+    )
+    settings = SCENARIO.replace("text=Dark mode", "text=Settings").replace("type: checked", "type: visible")
+    (mapped / "settings.yaml").write_text(settings)
+    ranked = cli_runner.run("run", "settings.yaml", "--output", "out")  # the feed's button, not the screen's title
+    assert ranked.exit_code == 0, ranked.stdout
+    assert [leg["target"] for leg in ranked.data["run"]["steps"][0]["details"]["map"]["route"]] == [
+        "id=com.visor.demo:id/login"
+    ]

@@ -24,6 +24,12 @@ SETTINGS = {"help_option_names": ["-h", "--help"]}
 @click.option("--crawl-include", metavar="A,B", help="Tap only controls whose labels or targets hold one of these.")
 @click.option("--crawl-allow-risky", is_flag=True, help="Tap risky controls too (delete, pay, log out, send…).")
 @click.option("--annotate-current", metavar="FILE|-", help="Name the screen; inputs and entries for the crawl.")
+@click.option(
+    "--observation-token",
+    metavar="TOKEN",
+    callback=text_value,
+    help="Annotate the screen a discover reported (its observation_token), without touching the device.",
+)
 @opened_device_options
 @output_options
 @click.pass_obj
@@ -38,6 +44,7 @@ def discover(
     crawl_include: str | None,
     crawl_allow_risky: bool,
     annotate_current: str | None,
+    observation_token: str | None,
     **values: Any,
 ) -> int:
     """Record the current screen in the app map; with --crawl, every screen the app's safe controls lead to.
@@ -50,13 +57,23 @@ def discover(
       visor discover --runtime sim
       visor discover --runtime sim --crawl --crawl-depth 3 --annotate-current demo-annotation.yaml
       visor discover --runtime appium --app-id com.example.app --map-dir maps/
+      visor discover --observation-token variant_2.1f0c3a9be4d27a61 --annotate-current - < note.json
     """
+    from visor.errors import UsageError
     from visor.scenario.map_annotation import read_annotation
     from visor.session.action_options import ActionOptions
     from visor.session.crawl import CrawlSettings
     from visor.session.discover import discover as record
 
     note = read_annotation(annotate_current, env.input_stream()) if annotate_current else None
+    if observation_token is not None:
+        if note is None or crawl or no_map:
+            raise UsageError("--observation-token annotates a screen seen before: it takes --annotate-current, "
+                             "and neither --crawl nor --no-map", next_step="Add --annotate-current FILE.")  # fmt: skip
+        from visor.session.discover import annotate_observed
+
+        semantics = note.model_dump(exclude_none=True, exclude={"inputs", "entries"})
+        return emit(env, annotate_observed(observation_token, semantics, env.clock, map_dir=map_dir))
     options = ActionOptions(**device_values(values), **values)
     settings = None
     if crawl:

@@ -51,7 +51,7 @@ class MapPlace:
         """Return the map of an app (`default-<platform>` when no app id is known)."""
         app = app_id or f"default-{platform}"
         identity = f"{platform}:{app}"
-        root = map_dir or os.environ.get(MAP_DIR_VARIABLE) or os.path.join(os.curdir, ".visor", "maps")
+        root = maps_root(map_dir)
         digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:16]
         return cls(identity, app, platform, os.path.abspath(os.path.join(root, f"{digest}.json")))
 
@@ -59,6 +59,29 @@ class MapPlace:
     def of_device(cls, info: DeviceInfo, app_id: str | None, map_dir: str | None) -> MapPlace:
         """Return the map of the app a device runs (`app_id` when given, else the device's own)."""
         return cls.of(info.platform, app_id or info.app_id or None, map_dir)
+
+
+def maps_root(map_dir: str | None) -> str:
+    """Return the folder maps live in: `map_dir`, else VISOR_APP_MAP_DIR, else `./.visor/maps`."""
+    return map_dir or os.environ.get(MAP_DIR_VARIABLE) or os.path.join(os.curdir, ".visor", "maps")
+
+
+def map_places(root: str) -> list[MapPlace]:
+    """Return the maps in a folder, by the identity each file holds (files that are no map are left out)."""
+    places = []
+    for name in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+        path = os.path.join(root, name)
+        if not name.endswith(".json") or not os.path.isfile(path):
+            continue
+        try:
+            with open(path, encoding="utf-8") as file:
+                identity = json.load(file).get("identity")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(identity, str) and ":" in identity:
+            platform, app = identity.split(":", 1)
+            places.append(MapPlace(identity, app, platform, os.path.abspath(path)))
+    return places
 
 
 def similarity(first: tuple[str, ...] | set[str], second: tuple[str, ...] | set[str]) -> float:

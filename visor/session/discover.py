@@ -18,7 +18,16 @@ from visor.files import write_atomic
 from visor.report.envelope import Outcome
 from visor.session.action_options import ActionOptions
 from visor.session.agent_memory import build_memory, memory_slice
-from visor.session.app_map import MapPlace, map_lock, observation_token, read_map, record_screen, write_map
+from visor.session.app_map import (
+    MapPlace,
+    map_lock,
+    map_places,
+    maps_root,
+    observation_token,
+    read_map,
+    record_screen,
+    write_map,
+)
 from visor.session.crawl import Crawler, CrawlSettings
 from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
 from visor.session.map_annotate import annotate
@@ -97,3 +106,43 @@ def write_memory(place: MapPlace, memory: dict[str, Any]) -> str:
     except OSError as exc:
         raise InputError(f"cannot write the agent memory {path}: {exc.strerror}") from None
     return path
+
+
+def annotate_observed(token: str, note: Mapping[str, Any], wall: Clock, *, map_dir: str | None) -> Outcome:
+    """Apply an annotation to the variant an observation token names, in the map holding it, touching no device.
+
+    Raises:
+        InputError: no map in the folder holds the token's variant, or the screen was observed again since (the
+            token is stale: it names the screen as it looked then).
+    """
+    root = maps_root(map_dir)
+    variant_id = token.split(".", 1)[0]
+    for place in map_places(root):
+        with map_lock(place, sleep=time.sleep, now=time.monotonic):
+            app_map = read_map(place, wall)
+            variant = next((item for item in app_map.document["variants"] if item["id"] == variant_id), None)
+            if variant is None:
+                continue
+            if observation_token(app_map, variant) != token:
+                raise InputError(
+                    f"the observation token {token} is stale: {variant_id} of {place.identity} was observed again "
+                    "since",
+                    likely_cause="The screen changed, or another discover or route saw it after the token was given.",
+                    next_step="Run visor discover again and annotate with the token it returns.",
+                )
+            counts = annotate(app_map, variant, note)
+            write_map(app_map, wall)
+        memory = build_memory(app_map.document)
+        metadata = {"enabled": True, "used": False, "updated": True, "repaired": False, "repairs": 0,
+                    "schema_version": 1, "path": place.path, "identity": place.identity,
+                    "agent_path": write_memory(place, memory), "summary": app_map.summary()}  # fmt: skip
+        screen = {"variant_id": variant["id"], "screen_id": variant["screen_id"],
+                  "element_count": len(variant["elements"]), "auth_required": variant["auth_required"],
+                  "created": False}  # fmt: skip
+        data = {"action": "discover", "map": metadata, "screen": screen, "observation_token": token,
+                "annotation": counts, "memory": memory_slice(memory, variant["id"])}  # fmt: skip
+        return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
+    raise InputError(
+        f"no app map in {os.path.abspath(root)} has the screen of observation token {token}",
+        next_step="Give the --map-dir the discover used, or discover again.",
+    )

@@ -52,6 +52,9 @@ class MapRouter:
         start, _ = record_screen(self.map, self.device, isoformat(self.wall.now()))
         if start["id"] in goals:
             return None
+        ambiguous = self._ambiguous(selector, goals)
+        if ambiguous is not None:  # refused, not guessed: name the element by its id, or route there first
+            return {"enabled": True, "routed": False, "route": [], "verified": False, "reason": ambiguous}
         legs = travel(self.map, self.device, self.clock, self.wall, start["id"], goals) if goals else None
         held = legs is not None and all(leg.verified for leg in legs)
         details: dict[str, Any] = {"enabled": True, "routed": bool(legs), "route": self._route(legs or [])}
@@ -98,13 +101,37 @@ class MapRouter:
                 "repair": {"actions": report.actions, "found": report.stopped_reason == "found"}}  # fmt: skip
 
     def _showing(self, selector: str) -> set[str]:
+        """Return the variants where `selector`'s element is most likely the one meant (see `_ambiguous`)."""
+        scores = self._scores(selector)
+        best = max(scores.values(), default=0)
+        return {variant for variant, score in scores.items() if score == best}
+
+    def _scores(self, selector: str) -> dict[str, int]:
+        """Score each variant showing the target by its best element (upstream's ranking, simplified).
+
+        1 for the element, +4 when a person would tap it (clickable and enabled), +2 when a label is the
+        selector's text exactly: a button saying "Settings" outranks the title of the screen it opens.
+        """
         wanted = normalize(selector)
-        found = set()
+        text = normalize(selector.split("=", 1)[-1])
+        scores: dict[str, int] = {}
         for variant in self.map.document["variants"]:
-            targets = (target for element in variant["elements"] for target in element["targets"])
-            if any(normalize(target) == wanted for target in targets):
-                found.add(variant["id"])
-        return found
+            for element in variant["elements"]:
+                if not any(normalize(target) == wanted for target in element["targets"]):
+                    continue
+                score = 1 + 4 * bool(element["clickable"] and element["enabled"])
+                score += 2 * any(normalize(label) == text for label in element["labels"])
+                scores[variant["id"]] = max(scores.get(variant["id"], 0), score)
+        return scores
+
+    def _ambiguous(self, selector: str, goals: set[str]) -> str | None:
+        """Say why a text target is ambiguous: the best-scored elements are on several screens (an id never is)."""
+        if not selector.startswith(("text=", "text~=")):
+            return None
+        screens = sorted({v["screen_id"] for v in self.map.document["variants"] if v["id"] in goals})
+        if len(screens) < 2:
+            return None
+        return f"Target '{selector}' is ambiguous in the app map: {', '.join(screens)} show it alike"
 
     def summary(self) -> dict[str, Any]:
         """Return `data.run.map`."""

@@ -11,7 +11,7 @@ from visor.errors import ExitCode, InputError, NextAction
 from visor.files import write_atomic
 from visor.report.envelope import Outcome
 from visor.report.map_picture import Scene, scene, to_png, to_svg
-from visor.session.app_map import MAP_DIR_VARIABLE, AppMap, MapPlace, read_map
+from visor.session.app_map import AppMap, MapPlace, map_places, maps_root, read_map
 from visor.ui.images import png_size
 
 FORMATS = ("svg", "png")
@@ -39,16 +39,16 @@ def find_map(source: str | None, app_id: str | None, platform: str, map_dir: str
             raise InputError(f"there is no app map of {place.identity} ({place.path})",
                              next_step="Map the app first: visor discover --crawl.")  # fmt: skip
         return read_map(place, wall)
-    root = map_dir or os.environ.get(MAP_DIR_VARIABLE) or os.path.join(os.curdir, ".visor", "maps")
-    found = sorted(name for name in _listing(root) if name.endswith(".json"))
+    root = maps_root(map_dir)
+    found = map_places(root)
     if len(found) == 1:
-        return find_map(os.path.join(root, found[0]), None, platform, None, wall)
+        return read_map(found[0], wall)
     if not found:
         raise InputError(
             f"there is no app map in {os.path.abspath(root)}",
             next_step="Map an app first (visor discover --crawl), or name the folder with --map-dir.",
         )
-    named = ", ".join(_identity(os.path.join(root, name)) for name in found)
+    named = ", ".join(place.identity for place in found)
     raise InputError(f"{os.path.abspath(root)} holds {len(found)} maps: {named}",
                      next_step="Name one: --app-id (with --platform), or the map file's path.")  # fmt: skip
 
@@ -86,18 +86,3 @@ def show_map(app_map: AppMap, fmt: str, output: str) -> Outcome:
                 "summary": app_map.summary()}  # fmt: skip
     result = {"map": metadata, "picture": drawn}
     return Outcome("ok", NextAction.NONE, result, ExitCode.OK, None, [path])
-
-
-def _listing(root: str) -> list[str]:
-    try:
-        return os.listdir(root)
-    except OSError:
-        return []
-
-
-def _identity(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as file:
-            return str(json.load(file).get("identity", os.path.basename(path)))
-    except (OSError, ValueError, AttributeError):
-        return os.path.basename(path)
