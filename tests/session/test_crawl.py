@@ -107,3 +107,23 @@ def test_a_bad_annotation_is_refused_before_anything_is_touched(cli_runner: Cli,
     result = cli_runner.run("discover", "--runtime", "sim", "--map-dir", "maps", "--annotate-current", "bad.yaml")
     assert result.exit_code == 1 and result.envelope["error"]["message"].startswith("Invalid discovery annotation")
     assert not (tmp_path / "maps").exists()
+
+
+def test_every_way_of_restoring_the_app_learns_the_same_map(cli_runner: Cli, tmp_path: Path) -> None:
+    """Back navigation and restarts only change what the crawl costs, never what it learns."""
+    from tests.simkit import demo_device
+    from visor.clock import VirtualClock
+    from visor.session.app_map import AppMap, MapPlace
+    from visor.session.crawl import Crawler, CrawlSettings
+
+    learnt = {}
+    for restore in ("back", "restart", "fresh"):
+        clock = VirtualClock()
+        app_map = AppMap.new(MapPlace.of("android", "com.visor.demo", str(tmp_path / restore)), "t")
+        settings = CrawlSettings(3, 80, inputs={"username": "DEMO_USER", "password": "DEMO_PASSWORD"},
+                                 entries=("demo://settings", "demo://player"), restore=restore)  # fmt: skip
+        report = Crawler(demo_device(seed=7, clock=clock), clock, clock, app_map, settings).crawl()
+        edges = sorted((e["from_variant_id"], e["target"], e["to_variant_id"]) for e in app_map.document["edges"])
+        learnt[restore] = (len(app_map.document["variants"]), edges, report.actions)
+        assert (report.restored["back"] > 0) == (restore == "back")
+    assert learnt["back"] == learnt["restart"] == learnt["fresh"]

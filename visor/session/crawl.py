@@ -19,7 +19,7 @@ import dataclasses
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import Any, Literal, NoReturn
 
 from visor.actions.device import Device, InputRejected, Key
 from visor.actions.kernel.context import Kernel
@@ -80,6 +80,9 @@ class CrawlSettings:
     inputs: Mapping[str, str] = field(default_factory=dict)
     #: Deep links opened as extra starting points.
     entries: tuple[str, ...] = ()
+    #: How the app is brought back to a screen between taps: `back` (the back key where that is verified, else a
+    #: restart), `restart` (never the back key), `fresh` (a restart before every tap: slowest, and the surest).
+    restore: Literal["back", "restart", "fresh"] = "back"
     #: Stop as soon as a screen reached shows this (a repair looking for a step's target), instead of exploring all.
     until: Callable[[ScreenObservation], bool] | None = None
 
@@ -154,7 +157,10 @@ class Crawler:
                 if target["id"] not in self.report.visited:
                     self.report.visited.append(target["id"])
                     queue.append((target["id"], (*route, *fill, step)))
-                self.at = target["id"] if target["id"] == variant_id else self._back_to(variant_id)
+                if target["id"] == variant_id:
+                    self.at = variant_id
+                else:
+                    self.at = self._back_to(variant_id) if self.settings.restore == "back" else None
         return self.report
 
     def _found(self, seen: ScreenObservation) -> bool:
@@ -186,7 +192,7 @@ class Crawler:
         A control something covers is tried again from fresh starts.
         """
         for attempt in range(ATTEMPTS):
-            if attempt or fill or self.at != variant_id:
+            if attempt or fill or self.at != variant_id or self.settings.restore == "fresh":
                 self.at = None
                 if self._replay(route) is None:
                     continue

@@ -1,7 +1,8 @@
 """`visor route --to SCREEN`: the shortest safe way through the app map from the current screen, followed and checked.
 
-Planning is breadth first over the map's edges that are usable (not stale, confidence at least 0.25), taking
-the most confident edge first at each screen, so the same map always gives the same route. Edges that go back
+Planning finds the route most likely to hold over the map's edges that are usable (not stale, confidence at least
+0.25): Dijkstra over -ln(confidence) per edge, plus a little per tap, ties broken by length and edge age, so the
+same map always gives the same route. Edges that go back
 (`intent: back`, "Navigate up") are not planned with: where they lead depends on how a screen was reached;
 when no forward route exists, the app is restarted (a `reset` leg) and the route planned from its start.
 A destination is a screen id (`screen_3`), a variant id, or a screen's label; one that names nothing, or several
@@ -15,6 +16,8 @@ confidence; a failed one is demoted (and stale after two failures) and the route
 
 from __future__ import annotations
 
+import heapq
+import math
 import os
 import time
 from dataclasses import dataclass
@@ -56,6 +59,10 @@ class Leg:
                 "verified": self.verified, "confidence": round(edge["confidence"], 2)}  # fmt: skip
 
 
+#: What each tap of a route costs besides its doubt: among equally sure routes, the shorter wins.
+HOP_COST = 0.15
+
+
 def destination(app_map: AppMap, wanted: str) -> set[str]:
     """Return the variant ids a `--to` names (a screen id or label, or a variant id).
 
@@ -84,27 +91,35 @@ def destination(app_map: AppMap, wanted: str) -> set[str]:
 
 
 def plan(app_map: AppMap, start: str, goals: set[str]) -> list[dict[str, Any]] | None:
-    """Return the shortest route of usable, safe edges from `start` to a goal variant ([] when already there)."""
+    """Return the most reliable route of usable, safe edges from `start` to a goal variant ([] when already there).
+
+    Dijkstra over each edge's cost, -ln(confidence) plus a little per tap: the route most likely to hold end to
+    end wins (two sure taps beat one doubtful one), and among equals the shorter, then the older edges.
+    """
     if start in goals:
         return []
     risky = _risky_targets(app_map)
     usable = [edge for edge in app_map.document["edges"]
               if not edge["stale"] and edge["confidence"] >= MIN_CONFIDENCE and edge.get("intent") != "back"
               and edge["target"] not in risky.get(edge["from_variant_id"], set())]  # fmt: skip
-    usable.sort(key=lambda edge: (-edge["confidence"], int(edge["id"].split("_")[-1])))
-    routes: dict[str, list[dict[str, Any]]] = {start: []}
-    frontier = [start]
+    leaving: dict[str, list[dict[str, Any]]] = {}
+    for edge in sorted(usable, key=lambda edge: int(edge["id"].split("_")[-1])):
+        leaving.setdefault(edge["from_variant_id"], []).append(edge)
+    frontier: list[tuple[float, int, tuple[int, ...], str, list[dict[str, Any]]]] = [(0.0, 0, (), start, [])]
+    done: set[str] = set()
     while frontier:
-        following = []
-        for variant in frontier:
-            for edge in (edge for edge in usable if edge["from_variant_id"] == variant):
-                if edge["to_variant_id"] in routes:
-                    continue
-                routes[edge["to_variant_id"]] = [*routes[variant], edge]
-                if edge["to_variant_id"] in goals:
-                    return routes[edge["to_variant_id"]]
-                following.append(edge["to_variant_id"])
-        frontier = following
+        cost, hops, order, variant, route = heapq.heappop(frontier)
+        if variant in goals:
+            return route
+        if variant in done:
+            continue
+        done.add(variant)
+        for edge in leaving.get(variant, []):
+            if edge["to_variant_id"] not in done:
+                step = -math.log(max(edge["confidence"], 1e-6)) + HOP_COST
+                number = int(edge["id"].split("_")[-1])
+                heapq.heappush(frontier, (cost + step, hops + 1, (*order, number), edge["to_variant_id"],
+                                          [*route, edge]))  # fmt: skip
     return None
 
 
