@@ -49,13 +49,43 @@ def test_screens_are_matched_or_added_and_the_file_is_the_same_for_the_same_sess
     assert document["schema_version"] == 1 and document["edges"] == []
 
 
+HEAD = {"schema_version": 1, "identity": "android:com.visor.demo", "app_id": "com.visor.demo", "platform": "android"}
+EDGE = {
+    "id": "edge_1",
+    "from_variant_id": "variant_1",
+    "to_variant_id": "variant_2",
+    "command": "tap",
+    "target": "x",
+    "args": {"target": "x"},
+    "confidence": 0.5,
+    "successes": 1,
+    "failures": 0,
+    "stale": False,
+    "candidate": True,
+    "destination_contract": {"variant_id": "variant_2", "required_targets": [], "normalized_fingerprint": "f"},
+}
+
+
 @pytest.mark.parametrize(
     ("content", "says"),
     [
         ("{not json", "not a readable JSON map"),
         ('{"schema_version": 2, "identity": "android:com.visor.demo"}', "newer than this visor's 1"),
         ('{"schema_version": 1, "identity": "ios:other"}', "is the map of 'ios:other'"),
-        ('{"schema_version": 1, "identity": "android:com.visor.demo", "screens": {}}', "screens is not a list"),
+        ('{"schema_version": 1, "identity": "android:com.visor.demo", "screens": {}}', "'app_id' is a required"),
+        (json.dumps({**HEAD, "screens": {}, "variants": [], "edges": []}), "screens: {} is not of type 'array'"),
+        (
+            json.dumps({**HEAD, "screens": [], "variants": [{"id": "variant_1"}], "edges": []}),
+            "variants[0]: 'screen_id' is a required property",
+        ),
+        (
+            json.dumps({**HEAD, "screens": [], "variants": [], "edges": [EDGE]}),
+            "edge edge_1 joins a variant the map does not have",
+        ),
+        (
+            json.dumps({**HEAD, "screens": [], "variants": [], "edges": [{**EDGE, "confidence": 7}]}),
+            "edges[0].confidence: 7 is greater than the maximum of 1",
+        ),
     ],
 )
 def test_an_unusable_file_is_an_input_error_and_stays_as_it_was(tmp_path: Path, content: str, says: str) -> None:
@@ -106,3 +136,18 @@ def test_discover_records_the_screen_then_knows_it(cli_runner: Cli, tmp_path: Pa
     assert again.data["screen"] == {**first.data["screen"], "created": False}
     off = cli_runner.run("discover", "--runtime", "sim", "--no-map")
     assert off.data["map"]["enabled"] is False and off.data["screen"] is None
+
+
+def test_typed_values_and_transport_options_are_scrubbed_on_reading(tmp_path: Path) -> None:
+    """A map an older writer (or upstream) left with typed text or server options in an edge is cleaned, and saved."""
+    from visor.clock import VirtualClock
+    from visor.session.app_map import MapPlace, read_map
+
+    place = MapPlace.of("android", "com.visor.demo", str(tmp_path))
+    variants = [{"id": f"variant_{n}", "screen_id": f"screen_{n}", "fingerprint": "f", "normalized_fingerprint": "n",
+                 "elements": [], "element_keys": [], "auth_required": False, "observations": 1, "confidence": 0.6}
+                for n in (1, 2)]  # fmt: skip
+    edge = {**EDGE, "args": {"target": "x", "value": "hunter2", "server_url": "http://127.0.0.1:4723"}}
+    Path(place.path).write_text(json.dumps({**HEAD, "screens": [], "variants": variants, "edges": [edge]}))
+    app_map = read_map(place, VirtualClock())
+    assert app_map.changed and app_map.document["edges"][0]["args"] == {"target": "x"}

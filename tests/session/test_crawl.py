@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from tests.conftest import Cli
@@ -81,6 +82,9 @@ def test_a_second_crawl_with_the_same_seed_writes_the_same_bytes(cli_runner: Cli
     assert [path.read_bytes() for path in looks[0]] == [path.read_bytes() for path in looks[1]]
     document = json.loads(first)
     assert all((tmp_path / "a" / variant["thumbnail"]).is_file() for variant in document["variants"])
+    # What visor writes is what it reads: the shipped schema of the map file (`visor schema app-map`).
+    schema = cli_runner.run("schema", "app-map").data["schema"]
+    jsonschema.Draft202012Validator(schema).validate(document)
 
 
 def test_the_crawl_stops_at_its_limit(cli_runner: Cli, tmp_path: Path) -> None:

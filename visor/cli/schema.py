@@ -10,12 +10,12 @@ from visor.cli.options import output_options
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("kind", type=click.Choice(["scenario", "envelope"]), default="scenario")
+@click.argument("kind", type=click.Choice(["scenario", "envelope", "app-map"]), default="scenario")
 @click.option("--raw", is_flag=True, help="Print the bare schema instead of an envelope (for editors and tools).")
 @output_options
 @click.pass_obj
 def schema(env: CliEnvironment, kind: str, raw: bool) -> int:
-    """Print the JSON Schema of scenario files (default) or of visor's JSON envelope.
+    """Print the JSON Schema of scenario files (default), of visor's JSON envelope, or of the app map file.
 
     The scenario schema is generated from the same models `visor validate` uses.
 
@@ -29,7 +29,7 @@ def schema(env: CliEnvironment, kind: str, raw: bool) -> int:
     from visor.report.envelope import Outcome
     from visor.scenario.schema import scenario_schema, schema_json, shipped_schema
 
-    document = scenario_schema() if kind == "scenario" else shipped_schema("envelope")
+    document = scenario_schema() if kind == "scenario" else shipped_schema(kind)
     if raw:
         click.echo(schema_json(document), nl=False)
         return ExitCode.OK

@@ -23,7 +23,11 @@ from visor.scenario.models import ScenarioDocument
 from visor.scenario.tools.definitions import parameters, tool_names
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
-SCHEMA_FILES = {"scenario": "scenario.schema.json", "envelope": "envelope.schema.json"}
+SCHEMA_FILES = {
+    "scenario": "scenario.schema.json",
+    "envelope": "envelope.schema.json",
+    "app-map": "app-map.schema.json",
+}
 
 
 class _Generator(GenerateJsonSchema):
@@ -138,7 +142,7 @@ def scenario_schema() -> dict[str, Any]:
 
 
 def shipped_schema(kind: str) -> dict[str, Any]:
-    """Return a schema as shipped in the package (`scenario` or `envelope`)."""
+    """Return a schema as shipped in the package (`scenario`, `envelope` or `app-map`)."""
     text = resources.files("visor.schemas").joinpath(SCHEMA_FILES[kind]).read_text("utf-8")
     loaded: dict[str, Any] = json.loads(text)
     return loaded

@@ -1,1 +1,1 @@
-"""JSON Schemas shipped with visor: the scenario format and the envelope."""
+"""JSON Schemas shipped with visor: the scenario format, the envelope and the app map file."""

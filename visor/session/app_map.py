@@ -333,10 +333,44 @@ def read_map(place: MapPlace, clock: Clock) -> AppMap:
         raise _unreadable(place, f"it is schema_version {document['schema_version']}, newer than this visor's 1")
     if document["schema_version"] != SCHEMA_VERSION or document.get("identity") != place.identity:
         raise _unreadable(place, f"it is the map of {document.get('identity')!r}, not {place.identity!r}")
-    for key in ("screens", "variants", "edges"):
-        if not isinstance(document.get(key), list):
-            raise _unreadable(place, f"its {key} is not a list")
-    return AppMap(place, document)
+    problem = _shape_problem(document)
+    if problem is not None:
+        raise _unreadable(place, problem)
+    app_map = AppMap(place, document)
+    app_map.changed = _scrub(document)
+    return app_map
+
+
+def _shape_problem(document: dict[str, Any]) -> str | None:
+    """Say where a map breaks the app-map schema (visor/schemas/app-map.schema.json), and how; None if it fits."""
+    import jsonschema
+
+    from visor.scenario.schema import shipped_schema
+
+    validator = jsonschema.Draft202012Validator(shipped_schema("app-map"))
+    error = jsonschema.exceptions.best_match(validator.iter_errors(document))
+    if error is None:
+        known = {variant["id"] for variant in document["variants"]}
+        lost = next((edge for edge in document["edges"]
+                     if {edge["from_variant_id"], edge["to_variant_id"]} - known), None)  # fmt: skip
+        return None if lost is None else f"edge {lost['id']} joins a variant the map does not have"
+    where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in error.absolute_path)
+    return f"{where.lstrip('.') or 'the document'}: {error.message}"
+
+
+#: What an edge's arguments never keep: typed values, and how a device was reached (an older writer kept them).
+_SCRUBBED = ("value", "text", "server_url", "serverUrl", "capabilities", "device", "udid", "password")
+
+
+def _scrub(document: dict[str, Any]) -> bool:
+    """Drop typed values and transport options from the edges' arguments; return whether any were there."""
+    found = False
+    for edge in document["edges"]:
+        for key in _SCRUBBED:
+            if key in edge["args"]:
+                del edge["args"][key]
+                found = True
+    return found
 
 
 def _unreadable(place: MapPlace, why: str) -> InputError:
