@@ -31,3 +31,16 @@ def test_discover_gives_the_memory_of_the_current_screen_and_writes_the_whole(cl
     assert len(whole["routes"]) == result.data["map"]["summary"]["edges"]
     text = json.dumps(whole)
     assert "lovelace" not in text.lower() and "DEMO_PASSWORD" not in text  # nothing private reaches an agent
+
+
+def test_each_screen_says_what_can_be_done_there(cli_runner: Cli, tmp_path: Path) -> None:
+    """Upstream's source-derived actions: safe, stable controls with a label and an intent; never risky ones."""
+    result = crawl_demo(cli_runner, tmp_path, "--map-dir", "maps")
+    whole = json.loads(Path(result.data["map"]["agent_path"]).read_text())
+    by_screen = {screen["id"]: screen.get("actions", []) for screen in whole["screens"]}
+    settings = {action["label"]: action for action in by_screen["screen_2"]}
+    assert settings["Sync now"] == {"command": "tap", "target": "id=com.visor.demo:id/sync", "label": "Sync now",
+                                    "intent": "sync", "safety": "safe", "source": "screen"}  # fmt: skip
+    assert "Log out" not in settings and "Navigate up" not in settings  # risky; going back
+    player = {action["label"]: action["intent"] for action in by_screen["screen_3"]}
+    assert player["Bookmark"] == "save" and player["Controls"] == "controls"

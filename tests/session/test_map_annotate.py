@@ -40,7 +40,9 @@ def test_actions_are_kept_once_by_identity(cli_runner: Cli, tmp_path: Path) -> N
     memory = changed.data["memory"]
     screen = next(entry for entry in json.loads(Path(changed.data["map"]["agent_path"]).read_text())["screens"])
     assert screen["actions"][0] == {"command": "tap", "target": LOGIN, "label": "Sign in", "intent": "authenticate",
-                                    "safety": "safe"}  # fmt: skip
+                                    "safety": "safe", "source": "annotation"}  # fmt: skip
+    # The annotated control is not suggested again; the other controls of the screen are, from the screen.
+    assert [a["target"] for a in screen["actions"]].count(LOGIN) == 1
     assert memory["current_screen"]["id"] == "screen_1"
 
 

@@ -51,11 +51,9 @@ def build_memory(document: dict[str, Any]) -> dict[str, Any]:
     for screen in document["screens"]:
         entry: dict[str, Any] = {"id": screen["id"]}
         entry.update({key: screen[key] for key in ("label", "purpose") if key in screen})
-        noted = [action for vid in screen["variant_ids"] for action in variants[vid].get("actions", [])]
-        if noted:  # what an annotation says can be done there, as far as an agent may read it
-            entry["actions"] = [{key: action[key] for key in ("command", "target", "label", "intent", "safety")
-                                 if action.get(key) is not None and agent_safe_text(str(action[key]))}
-                                for action in noted]  # fmt: skip
+        actions = screen_actions([variants[vid] for vid in screen["variant_ids"]])
+        if actions:
+            entry["actions"] = actions
         entry["variants"] = [{"id": vid, "auth_required": variants[vid]["auth_required"],
                               "recognize": (recognize.get(vid) or _anchors(variants[vid]))[:3]}
                              for vid in screen["variant_ids"]]  # fmt: skip
@@ -77,6 +75,45 @@ def build_memory(document: dict[str, Any]) -> dict[str, Any]:
     return {"schema": SCHEMA, "identity": document["identity"], "app_id": document["app_id"],
             "platform": document["platform"], "updated_at": document["updated_at"], "screens": screens,
             "routes": routes, "gaps": gaps}  # fmt: skip
+
+
+#: Upstream's intents, by the words of a control's label (the first that matches), else the label's first word.
+_INTENTS = (("like", "like"), ("comment", "comment"), ("share", "share"), ("save", "save"), ("bookmark", "save"),
+            ("follow", "follow"), ("watchlist", "watchlist"), ("search", "search"), ("create", "create"),
+            ("new", "create"), ("filter", "filter"), ("sort", "sort"), ("close", "dismiss"), ("dismiss", "dismiss"),
+            ("skip", "dismiss"))  # fmt: skip
+_FIELDS = ("command", "target", "label", "intent", "safety", "source")
+
+
+def screen_actions(variants: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return what can be done on a screen: its annotated actions, then the ones its controls suggest.
+
+    A control suggests an action when it is safe, stable and tappable, and neither a back control nor already
+    annotated: labelled by its shortest plain target, with upstream's intent (like, comment, share, save…,
+    else the label's first word); one per intent and target. Only text an agent may safely read is kept.
+    """
+    found: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for variant in variants:
+        for action in variant.get("actions", []):
+            seen.add(str(action.get("target")))
+            found.append({**action, "source": "annotation"})
+    for variant in variants:
+        for element in variant["elements"]:
+            if not (element["safety"] == "safe" and element["stable"] and element["clickable"] and element["enabled"]):
+                continue
+            plain = sorted((t for t in element["targets"] if "=" not in t), key=len)
+            named = plain or sorted(element["labels"], key=len)
+            label = named[0].splitlines()[0] if named else ""
+            if not label or label.casefold() in ("navigate up", "back") or element["selector"] in seen:
+                continue
+            seen.add(element["selector"])
+            words = re.findall(r"[a-z0-9]+", label.casefold())
+            intent = next((name for word, name in _INTENTS if word in words), words[0] if words else "tap")
+            found.append({"command": "tap", "target": element["selector"], "label": label, "intent": intent,
+                          "safety": "safe", "source": "screen"})  # fmt: skip
+    return [{key: action[key] for key in _FIELDS if action.get(key) is not None and agent_safe_text(str(action[key]))}
+            for action in found]  # fmt: skip
 
 
 def _anchors(variant: dict[str, Any]) -> list[str]:
