@@ -58,7 +58,7 @@ def test_map_read_gives_the_current_screen_and_its_routes_sending_nothing(maps: 
     other = ok(agent.call("map_read", {"screen": "screen_2"}))
     assert other["memory"]["current_screen"]["id"] == "screen_2"
     full = ok(agent.call("map_read", {"full": True}))
-    assert len(full["memory"]["screens"]) == 5 and len(full["memory"]["routes"]) == 7
+    assert len(full["memory"]["screens"]) == 5 and len(full["memory"]["routes"]) == 8
     before = json.loads(next(maps.glob("*.json")).read_text())
     assert before["updated_at"] == json.loads(next(maps.glob("*.json")).read_text())["updated_at"]  # nothing written
 

@@ -131,3 +131,29 @@ def test_every_way_of_restoring_the_app_learns_the_same_map(cli_runner: Cli, tmp
         learnt[restore] = (len(app_map.document["variants"]), edges, report.actions)
         assert (report.restored["back"] > 0) == (restore == "back")
     assert learnt["back"] == learnt["restart"] == learnt["fresh"]
+
+
+def test_a_menu_list_is_crawled_row_by_row_and_scrolled_for_its_last_rows(cli_runner: Cli, tmp_path: Path) -> None:
+    """Rows that each open their own screen are each tapped; rows below the fold are found by scrolling; a feed's
+    rows (all opening the same screen) stop after two."""
+    import shutil
+
+    from tests.conftest import FIXTURES
+
+    shutil.copy(FIXTURES / "apps" / "menu.app.yaml", tmp_path / "menu.app.yaml")
+    result = cli_runner.run("discover", "--runtime", "sim", "--app", "menu.app.yaml", "--seed", "7", "--crawl",
+                            "--crawl-limit", "60", "--map-dir", "maps")  # fmt: skip
+    assert result.exit_code == 0, result.stdout
+    document = json.loads(next((tmp_path / "maps").glob("*.json")).read_text())
+    rows = [edge["target"] for edge in document["edges"] if edge["from_variant_id"] == "variant_1"]
+    assert rows == [f"text={name}" for name in ("Account", "Privacy", "Notifications", "Display", "Sound", "Storage",
+                                                "Battery", "Network", "Language", "Accessibility", "Backup", "About")]  # fmt: skip
+    assert len(document["screens"]) == 13  # the menu and the twelve screens it opens
+    # A route to a screen behind a row below the fold scrolls to the row.
+    about = next(edge["to_variant_id"] for edge in document["edges"] if edge["target"] == "text=About")
+    routed = cli_runner.run("route", "--to", about, "--runtime", "sim", "--app", "menu.app.yaml", "--seed", "7",
+                            "--map-dir", "maps")  # fmt: skip
+    assert routed.exit_code == 0 and routed.data["reached"] == about and routed.data["route"][0]["verified"]
+    # The demo's feed: its rows all open the item screen, so two of them are tapped, not a hundred and twenty.
+    _, demo = crawl(cli_runner, tmp_path, "demo")
+    assert [e["target"] for e in demo["edges"] if e["target"].startswith("text=Item")] == ["text=Item 1", "text=Item 2"]

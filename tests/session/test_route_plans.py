@@ -121,14 +121,14 @@ def test_a_tap_with_no_visible_effect_demotes_the_known_edge(cli_runner: Cli, cr
 
 def test_an_unexpected_destination_is_a_candidate_and_strengthens_nothing(cli_runner: Cli, crawled: Path) -> None:
     edges = len(the_map(crawled)["edges"])
-    surprise = [*SIGN_IN[:3], step("item", "tap", {"target": "text=Item 2"}, "screen_2", "text=Notifications",
+    surprise = [*SIGN_IN[:3], step("item", "tap", {"target": "text=Item 3"}, "screen_2", "text=Notifications",
                                    timeout_ms=300)]  # fmt: skip
     result = route(cli_runner, crawled, {"goal": "Settings", "paths": [{"id": "p", "steps": surprise}]})
     assert result.exit_code == 2
     assert result.data["attempts"][0]["steps"][-1]["observed_screen_id"] == "screen_5"
     document = the_map(crawled)
     assert len(document["edges"]) == edges + 1
-    learnt = edge(document, "text=Item 2")
+    learnt = edge(document, "text=Item 3")
     assert learnt["candidate"] is True and learnt["confidence"] == 0.45 and learnt["to_variant_id"] == "variant_5"
 
 

@@ -85,13 +85,18 @@ def map_places(root: str) -> list[MapPlace]:
 
 
 def similarity(first: tuple[str, ...] | set[str], second: tuple[str, ...] | set[str]) -> float:
-    """Return how alike two key sets are: Jaccard, or containment when one holds 80% of the other."""
+    """Return how alike two key sets are: Jaccard, or containment when one holds 80% of the other.
+
+    Containment counts only when the smaller set has at least 3 keys: one "Navigate up" shared by two small
+    screens says nothing about their being the same.
+    """
     a, b = set(first), set(second)
     if not a and not b:
         return 1.0
     shared = len(a & b)
     jaccard = shared / len(a | b)
-    containment = shared / min(len(a), len(b)) if a and b else 0.0
+    smaller = min(len(a), len(b))
+    containment = shared / smaller if smaller >= 3 else 0.0
     return max(jaccard, containment) if containment >= 0.8 else jaccard
 
 
@@ -197,9 +202,11 @@ class AppMap:
             scrolling = seen.scrollable or any(key.startswith("scroll-container=") for key in variant["element_keys"])
             if scrolling and controls < 0.3:
                 continue
-            both_empty = not variant.get("control_keys") and not seen.control_keys
+            # The same controls make the same screen whatever its text says, when there are enough of them to
+            # tell: two small screens that only share "Navigate up" are not one.
+            telling = min(len(variant.get("control_keys", [])), len(seen.control_keys)) >= 3
             score = similarity(variant["element_keys"], seen.element_keys)
-            score = score if both_empty else max(score, controls)
+            score = max(score, controls) if telling else score
             if score > best_score:
                 best, best_score = variant, score
         return best, best_score

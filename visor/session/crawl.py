@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, NoReturn
 
-from visor.actions.device import Device, InputRejected, Key
+from visor.actions.device import Device, InputRejected, Key, PathPoint
 from visor.actions.kernel.context import Kernel
 from visor.actions.step_targets import match_all
 from visor.clock import Clock, isoformat
@@ -34,6 +34,11 @@ from visor.ui.screens import ScreenElement, ScreenObservation, normalize, observ
 ATTEMPTS = 4
 #: How long the app is given to settle after a tap or a start (µs of device time).
 SETTLE_US = 1_000_000
+#: Swipes a route makes looking for a control below the fold; swipes a crawl makes revealing a list's rows.
+REVEAL_SWIPES, CRAWL_REVEALS = 6, 3
+#: Rows of one list tapped when each leads somewhere else (a menu); two rows leading alike stop it (a feed).
+LIST_ROWS = 16
+SCROLL_MS, SCROLL_SETTLE_US = 300, 300_000
 POLL_US = 100_000
 
 
@@ -43,6 +48,10 @@ class Step:
 
     kind: str  # "tap", "fill" or "open"
     target: str = ""
+
+
+#: The screens still to explore: each variant with the route that reaches it from a fresh start.
+Queue = list[tuple[str, tuple[Step, ...]]]
 
 
 @dataclass
@@ -113,7 +122,7 @@ class Crawler:
 
     def crawl(self) -> CrawlReport:
         """Explore breadth first from the start and each entry; return what was done."""
-        queue: list[tuple[str, tuple[Step, ...]]] = []
+        queue: Queue = []
         starts: list[tuple[Step, ...]] = [(), *((Step("open", entry),) for entry in self.settings.entries)]
         route: tuple[Step, ...]
         for route in starts:
@@ -137,31 +146,88 @@ class Crawler:
             seen = self._go_to(variant_id, route, lambda found: not any(e.backdrop for e in found.elements))
             if seen is None:
                 continue
-            fill = (Step("fill"),) if self._fillable(seen) else ()
-            for candidate in self._candidates(seen):
+            if self._explore(variant_id, route, seen, queue):
+                return self.report
+        return self.report
+
+    def _explore(self, variant_id: str, route: tuple[Step, ...], seen: ScreenObservation, queue: Queue) -> bool:
+        """Tap each control of a screen once (its list's rows too, and the rows scrolling reveals); True: stop."""
+        fill = (Step("fill"),) if self._fillable(seen) else ()
+        tapped: set[str] = set()
+        rows: dict[str, list[str]] = {}  # a list's row key -> where its rows led
+        candidates = self._candidates(seen)
+        for reveal in range(CRAWL_REVEALS + 1):
+            for candidate in candidates:
+                if candidate.selector in tapped or not self._worth_a_row(candidate, rows):
+                    continue
+                tapped.add(candidate.selector)
                 if self.report.actions >= self.settings.limit:
                     self.report.stopped_reason = "limit"
-                    return self.report
-                step = Step("tap", candidate.selector)
-                after = self._tap_from(variant_id, route, fill, step)
-                self.report.actions += 1
-                if after is None:
-                    continue  # this time the app did not show the way there: no edge is learnt
-                target = self._record(after)
-                fills = self._fills(seen) if fill else {}
-                now = isoformat(self.wall.now())
-                self.map.record_tap(variant_id, target, step.target, now, fills=fills, intent=_intent(candidate))
-                if self._found(after):
-                    self.at = target["id"]
-                    return self.report
-                if target["id"] not in self.report.visited:
-                    self.report.visited.append(target["id"])
-                    queue.append((target["id"], (*route, *fill, step)))
-                if target["id"] == variant_id:
-                    self.at = variant_id
-                else:
-                    self.at = self._back_to(variant_id) if self.settings.restore == "back" else None
-        return self.report
+                    return True
+                reached = self._tap_one(variant_id, route, fill, seen, candidate, queue)
+                if reached is None:
+                    continue
+                if candidate.in_list:
+                    rows.setdefault(_row_key(candidate), []).append(reached)
+                if self.report.stopped_reason == "found":
+                    return True
+            if reveal == CRAWL_REVEALS or not any(len(set(led)) > 1 or len(led) == 1 for led in rows.values()):
+                return False  # no list, or one whose rows all lead alike (a feed): nothing more to reveal
+            revealed = self._reveal(variant_id, route, reveal + 1)
+            if revealed is None:
+                return False
+            candidates = [c for c in self._candidates(revealed) if c.in_list and c.selector not in tapped]
+            if not candidates:
+                return False
+        return False
+
+    def _worth_a_row(self, candidate: ScreenElement, rows: Mapping[str, list[str]]) -> bool:
+        """Say whether a list's row is worth a tap: up to `LIST_ROWS`, until two rows lead alike (a feed)."""
+        if not candidate.in_list:
+            return True
+        led = rows.get(_row_key(candidate), [])
+        return len(led) < LIST_ROWS and not (len(led) >= 2 and len(set(led)) == 1)
+
+    def _tap_one(
+        self,
+        variant_id: str,
+        route: tuple[Step, ...],
+        fill: tuple[Step, ...],
+        seen: ScreenObservation,
+        candidate: ScreenElement,
+        queue: Queue,
+    ) -> str | None:
+        """Tap one control of a screen and learn where it led; return that variant (None: it was not tapped)."""
+        step = Step("tap", candidate.selector)
+        after = self._tap_from(variant_id, route, fill, step)
+        self.report.actions += 1
+        if after is None:
+            return None  # this time the app did not show the way there: no edge is learnt
+        target = self._record(after)
+        fills = self._fills(seen) if fill else {}
+        now = isoformat(self.wall.now())
+        self.map.record_tap(variant_id, target, step.target, now, fills=fills, intent=_intent(candidate))
+        if self._found(after):
+            self.at = target["id"]
+            return str(target["id"])
+        if target["id"] not in self.report.visited:
+            self.report.visited.append(target["id"])
+            queue.append((target["id"], (*route, *fill, step)))
+        if target["id"] == variant_id:
+            self.at = variant_id
+        else:
+            self.at = self._back_to(variant_id) if self.settings.restore == "back" else None
+        return str(target["id"])
+
+    def _reveal(self, variant_id: str, route: tuple[Step, ...], swipes: int) -> ScreenObservation | None:
+        """Show the screen with its list swiped `swipes` times towards its end (None: it did not move)."""
+        if self._go_to(variant_id, route, lambda found: True) is None:
+            return None
+        self.at = None  # a swiped screen is the same screen, but its list starts elsewhere
+        for _ in range(swipes):
+            if not scroll_list(self.kernel):
+                return None
+        return observe_screen(self.device.observe().tree)
 
     def _found(self, seen: ScreenObservation) -> bool:
         """Say whether the crawl found what it looks for (`until`), and so stops."""
@@ -301,7 +367,6 @@ class Crawler:
     def _candidates(self, seen: ScreenObservation) -> list[ScreenElement]:
         """Return the controls worth a tap: safe (or risky, when allowed), stable, once per list and selector."""
         found: list[ScreenElement] = []
-        lists_done: set[str] = set()
         marks = safety_marks(self.map.match(seen))
         for element in sorted(seen.elements, key=lambda e: (e.y, e.x)):
             marked = next((marks[target] for target in (element.selector, *element.targets) if target in marks), None)
@@ -319,11 +384,6 @@ class Crawler:
             if self.settings.include and not any(normalize(needle) in normalize(" ".join(element.targets))
                                                  for needle in self.settings.include):  # fmt: skip
                 continue
-            row = next((target for target in element.targets if target.startswith("id=")), element.selector)
-            if element.in_list:
-                if row in lists_done:
-                    continue
-                lists_done.add(row)
             if all(element.selector != other.selector for other in found):
                 found.append(element)
         return found
@@ -334,15 +394,41 @@ class Crawler:
 
 
 def tap_reachable(kernel: Kernel, target: str) -> bool:
-    """Tap the control `target` names, if it is on the screen and a touch reaches it; return whether it was."""
+    """Tap the control `target` names where a touch reaches it; return whether it was tapped.
+
+    A control not on the screen is looked for in the screen's list, a swipe at a time (at most `REVEAL_SWIPES`),
+    as a person scrolls a menu for its last entries; the list is where the swipes left it.
+    """
     device = kernel.device
-    observation = device.observe()
-    for node in match_all(observation, parse_selector(target), device.info.platform):
-        place = located(observation.tree, node)
-        if place is not None and reaches(observation.tree, node.bounds.center, place) is None:
-            kernel.tap(node.bounds.center)
-            return True
+    for swipe in range(REVEAL_SWIPES + 1):
+        observation = device.observe()
+        for node in match_all(observation, parse_selector(target), device.info.platform):
+            place = located(observation.tree, node)
+            if (
+                place is not None
+                and observation.tree.on_screen(node)
+                and reaches(observation.tree, node.bounds.center, place) is None
+            ):
+                kernel.tap(node.bounds.center)
+                return True
+        if swipe == REVEAL_SWIPES or not scroll_list(kernel):
+            return False
     return False
+
+
+def scroll_list(kernel: Kernel) -> bool:
+    """Swipe the screen's first list by about half its height towards its end; return whether its content moved."""
+    tree = kernel.device.observe().tree
+    container = next((item.node for item in tree.flat if item.node.scrollable and tree.on_screen(item.node)), None)
+    if container is None:
+        return False
+    area = container.bounds.intersect(tree.screen)
+    x, top, bottom = area.center.x, area.top + area.height // 4, area.bottom - area.height // 4
+    before = [item.node.text for item in tree.flat if item.node.text]
+    kernel.gesture([[PathPoint(x, bottom, 0), PathPoint(x, top, SCROLL_MS)]])
+    kernel.clock.sleep_us(SCROLL_SETTLE_US)
+    after = [item.node.text for item in kernel.device.observe().tree.flat if item.node.text]
+    return after != before
 
 
 #: Labels of controls that go back: where they lead depends on how the screen was reached.
@@ -353,6 +439,11 @@ def _intent(element: ScreenElement) -> str:
     """Return `back` for a control that goes back (its destination is the screen before), else `tap`."""
     labels = {normalize(label) for label in element.labels}
     return "back" if labels & set(BACK_LABELS) else "tap"
+
+
+def _row_key(element: ScreenElement) -> str:
+    """Return what the rows of one list share: their id (else their kind)."""
+    return next((target for target in element.targets if target.startswith("id=")), element.tag)
 
 
 def _field_id(element: ScreenElement) -> str:

@@ -164,7 +164,7 @@ def _element(tree: UiTree, item: Located, lists: list[Located]) -> ScreenElement
     node = item.node
     kind = node.class_name.rsplit(".", 1)[-1]
     form = node.editable or node.password
-    labels = _labels(node, form)
+    labels = _labels(node, form) or (_inner_labels(tree, item) if node.clickable and not form else [])
     rid = node.resource_id
     structural = f"scroll-container={kind}={node.bounds.left}={node.bounds.top}" if node.scrollable else ""
     is_leaf = not node.children
@@ -176,12 +176,15 @@ def _element(tree: UiTree, item: Located, lists: list[Located]) -> ScreenElement
     if structural:
         targets.append(structural)
     in_list = any(other.node is not node and _inside(tree, item, other) for other in lists)
+    # A row of a list is told from its siblings by what it says (they share an id), when it says something.
+    selector = f"text={labels[0]}" if in_list and labels and node.clickable else ""
     bounds = node.bounds
     visible = bounds.intersect(tree.screen)
     reachable = reaches(tree, visible.center, item) is None if not visible.empty else False
     backdrop = visible.width * visible.height >= 0.9 * tree.size.width * tree.size.height
     return ScreenElement(
-        tag=kind, selector=f"id={rid}" if rid else (labels[0] if labels else targets[0]), targets=tuple(targets),
+        tag=kind, selector=selector or (f"id={rid}" if rid else (labels[0] if labels else targets[0])),
+        targets=tuple(targets),
         labels=tuple(labels), stable=bool(labels or rid or structural), safety=safety(labels, kind, node.clickable),
         enabled=node.enabled, visible=node.displayed, clickable=node.clickable, x=bounds.left, y=bounds.top,
         width=bounds.width, height=bounds.height, in_list=in_list, reachable=reachable, backdrop=backdrop,
@@ -191,6 +194,23 @@ def _element(tree: UiTree, item: Located, lists: list[Located]) -> ScreenElement
 def _labels(node: Node, form: bool) -> list[str]:
     raw = [node.content_desc, node.hint] if form else [node.text, node.content_desc]
     return list(dict.fromkeys(redact(label.strip()) for label in raw if label and label.strip()))
+
+
+def _inner_labels(tree: UiTree, item: Located) -> list[str]:
+    """Return the texts inside a clickable container that says nothing itself (a list row, a card): up to 3.
+
+    The texts belong to the row a person taps, not to the text views the toolkit draws them with.
+    """
+    found: list[str] = []
+    for other in tree.flat[item.index + 1 :]:
+        if not _inside(tree, other, item):
+            break  # the flat tree lists a node's descendants right after it
+        if other.node.clickable:
+            continue
+        found.extend(label for label in _labels(other.node, False) if label not in found)
+        if len(found) >= 3:
+            break
+    return found[:3]
 
 
 def _inside(tree: UiTree, item: Located, container: Located) -> bool:
