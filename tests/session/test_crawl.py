@@ -157,3 +157,60 @@ def test_a_menu_list_is_crawled_row_by_row_and_scrolled_for_its_last_rows(cli_ru
     # The demo's feed: its rows all open the item screen, so two of them are tapped, not a hundred and twenty.
     _, demo = crawl(cli_runner, tmp_path, "demo")
     assert [e["target"] for e in demo["edges"] if e["target"].startswith("text=Item")] == ["text=Item 1", "text=Item 2"]
+
+
+class NoBackKey:
+    """The simulated phone as an iPhone or a Flutter app leaves a crawl: no back key, only the screen's own back
+    control; with `unlabelled`, that control says nothing (an icon without semantics), as Flutter's often do."""
+
+    def __init__(self, device: Any, unlabelled: bool) -> None:
+        self.device = device
+        self.unlabelled = unlabelled
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.device, name)
+
+    def press_key(self, key: Any) -> None:
+        from visor.actions.device import UnsupportedInput
+
+        raise UnsupportedInput("this phone has no back key")
+
+    def observe(self) -> Any:
+        import dataclasses
+
+        from visor.actions.device import Observation
+        from visor.ui.tree import UiTree
+
+        tree = self.device.observe().tree
+        if not self.unlabelled:
+            return Observation(tree)
+
+        def strip(node: Any) -> Any:
+            quiet = "" if node.content_desc == "Navigate up" else node.content_desc
+            return dataclasses.replace(node, content_desc=quiet, children=tuple(strip(c) for c in node.children))
+
+        return Observation(UiTree(tree.size, tuple(strip(root) for root in tree.roots), tree.rotation))
+
+
+@pytest.mark.parametrize("unlabelled", [False, True], ids=["ios-like", "flutter-like"])
+def test_without_a_back_key_the_screens_own_back_control_is_the_exit_recipe(tmp_path: Path, unlabelled: bool) -> None:
+    from tests.conftest import FIXTURES
+    from visor.clock import VirtualClock
+    from visor.devices.sim.device import SimDevice
+    from visor.devices.sim.load import load_app
+    from visor.session.app_map import AppMap, MapPlace
+    from visor.session.crawl import Crawler, CrawlSettings
+
+    clock = VirtualClock()
+    device = NoBackKey(SimDevice(load_app(str(FIXTURES / "apps" / "menu.app.yaml")), clock=clock, seed=7), unlabelled)
+    app_map = AppMap.new(MapPlace.of("android", "com.example.menu", str(tmp_path)), "t")
+    report = Crawler(device, clock, clock, app_map, CrawlSettings(2, 60)).crawl()  # type: ignore[arg-type]
+    assert len(app_map.document["screens"]) == 13
+    # Every row's screen was left by its back control, learnt once and reused: few restarts.
+    assert report.restored["exit_recipe"] >= 10 and report.restored["back"] == 0
+    recipes = [recipe for variant in app_map.document["variants"] for recipe in variant.get("exit_recipes", [])]
+    assert len(recipes) == 12 and all(recipe["to_variant_id"] == "variant_1" for recipe in recipes)
+    if unlabelled:
+        assert all(recipe["target"] is None and recipe["x"] < 200 for recipe in recipes)  # by where it is
+    else:
+        assert all(recipe["target"] == "Navigate up" for recipe in recipes)

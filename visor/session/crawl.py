@@ -27,6 +27,7 @@ from visor.actions.step_targets import match_all
 from visor.clock import Clock, isoformat
 from visor.scenario.selectors import parse_selector
 from visor.session.app_map import AppMap, record_screen, safety_marks
+from visor.ui.geometry import Point
 from visor.ui.hit import located, reaches
 from visor.ui.screens import ScreenElement, ScreenObservation, normalize, observe_screen
 
@@ -62,8 +63,8 @@ class CrawlReport:
     stopped_reason: str = "complete"
     visited: list[str] = field(default_factory=list)
     skipped_risky: list[str] = field(default_factory=list)
-    #: How the app was brought back to a screen between taps: by the back key, or by restarting it.
-    restored: dict[str, int] = field(default_factory=lambda: {"back": 0, "restart": 0})
+    #: How the app was brought back to a screen between taps: the back key, a screen's exit recipe, a restart.
+    restored: dict[str, int] = field(default_factory=lambda: {"back": 0, "exit_recipe": 0, "restart": 0})
     #: Why the app could not be restarted (then only back navigation restores it), if it could not.
     restart_refused: str | None = None
 
@@ -216,7 +217,7 @@ class Crawler:
         if target["id"] == variant_id:
             self.at = variant_id
         else:
-            self.at = self._back_to(variant_id) if self.settings.restore == "back" else None
+            self.at = self._back_to(variant_id, target) if self.settings.restore == "back" else None
         return str(target["id"])
 
     def _reveal(self, variant_id: str, route: tuple[Step, ...], swipes: int) -> ScreenObservation | None:
@@ -275,16 +276,65 @@ class Crawler:
             return observe_screen(self.device.observe().tree)
         return None
 
-    def _back_to(self, variant_id: str) -> str | None:
-        """Go back to the screen a tap left (the back key), sparing a restart; return it when that worked."""
+    def _back_to(self, variant_id: str, here: dict[str, Any]) -> str | None:
+        """Go back to the screen a tap left, sparing a restart; return it when that worked.
+
+        By the screen's own exit recipe when one is known to lead there (an app whose back control is all there
+        is: iOS, Flutter), else by the back key, else (no back key) by the screen's back control, which then
+        becomes its exit recipe (`exit_recipes`: what to tap, and where it led).
+        """
+        recipe = next((item for item in here.get("exit_recipes", []) if item.get("to_variant_id") == variant_id), None)
+        if recipe is not None:
+            return self._exit_by(recipe, variant_id, here)
         try:
             self.kernel.press_key(Key.BACK)
         except InputRejected:
-            return None  # no back key (iOS), or none this driver sends: the next tap restarts the app
+            control = self._back_control()
+            if control is None:
+                return None  # no back key and no back control: the next tap restarts the app
+            return self._exit_by(control, variant_id, here)
+        return self._arrived(variant_id, "back")
+
+    def _back_control(self) -> dict[str, Any] | None:
+        """Return the screen's back control as an exit recipe: one labelled so, else the top-left icon button."""
+        tree = self.device.observe().tree
+        seen = observe_screen(tree)
+        for element in seen.elements:
+            if element.clickable and _intent(element) == "back":
+                return {"command": "tap", "target": element.selector, "x": element.x + element.width // 2,
+                        "y": element.y + element.height // 2}  # fmt: skip
+        width, height = tree.size.width, tree.size.height
+        corner = [item.node for item in tree.flat if item.node.clickable and tree.on_screen(item.node)
+                  and item.node.bounds.right <= width * 0.2 and item.node.bounds.bottom <= height * 0.15
+                  and not (item.node.text or item.node.content_desc)]  # fmt: skip
+        if not corner:
+            return None
+        point = corner[0].bounds.center
+        return {"command": "tap", "target": None, "x": point.x, "y": point.y}
+
+    def _exit_by(self, recipe: Mapping[str, Any], variant_id: str, here: dict[str, Any]) -> str | None:
+        """Tap an exit recipe (by its target, else at its point); keep it on the screen when it led back."""
+        try:
+            if recipe.get("target"):
+                if not tap_reachable(self.kernel, str(recipe["target"])):
+                    return None
+            else:
+                self.kernel.tap(Point(int(recipe["x"]), int(recipe["y"])))
+        except InputRejected:
+            return None
+        arrived = self._arrived(variant_id, "exit_recipe")
+        recipes: list[dict[str, Any]] = here.setdefault("exit_recipes", [])
+        if arrived is not None and all(item.get("to_variant_id") != variant_id for item in recipes):
+            recipes.append({**recipe, "to_variant_id": variant_id})
+            self.map.changed = True
+        return arrived
+
+    def _arrived(self, variant_id: str, how: str) -> str | None:
+        """Let the app settle and say whether it shows `variant_id` (counted as restored `how`)."""
         self._settle()
         found = self.map.match(observe_screen(self.device.observe().tree))
         if found is not None and found["id"] == variant_id:
-            self.report.restored["back"] += 1
+            self.report.restored[how] += 1
             return variant_id
         return None
 
