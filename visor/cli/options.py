@@ -71,6 +71,11 @@ def scenario_value(ctx: click.Context, param: click.Parameter, value: str) -> st
     return _text(param, value)
 
 
+def scenarios_value(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    """Check each of several scenario paths as `scenario_value` does."""
+    return tuple(scenario_value(ctx, param, item) for item in value)
+
+
 def finite_value(_ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
     """Refuse NaN and infinities, naming the range the option's type accepts (click's own check lets NaN in)."""
     if value is None or math.isfinite(value):

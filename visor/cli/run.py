@@ -19,9 +19,11 @@ from visor.cli.options import (
     map_values,
     output_options,
     scenario_value,
+    scenarios_value,
     seed_value,
     text_value,
 )
+from visor.errors import UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
 SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -78,27 +80,63 @@ def _environment(env: CliEnvironment) -> Any:
 
 
 @click.command(context_settings=SETTINGS)
-@click.argument("scenario", metavar="SCENARIO", callback=scenario_value)
+@click.argument("scenarios", nargs=-1, metavar="[SCENARIO|DIR]...", callback=scenarios_value)
+@click.option(
+    "--include-tags",
+    metavar="A,B",
+    multiple=True,
+    help="Run only scenarios tagged with one of these (meta.tags); repeatable.",
+)
+@click.option("--exclude-tags", metavar="A,B", multiple=True, help="Leave out scenarios tagged with one of these.")
 @run_options
 @output_options
 @click.pass_obj
-def run(env: CliEnvironment, /, scenario: str, **values: Any) -> int:
-    """Run a scenario: steps in order, then assertions; write artifacts; exit 0 (passed) or 2 (failed).
+def run(
+    env: CliEnvironment, /, scenarios: tuple[str, ...], include_tags: tuple[str, ...], exclude_tags: tuple[str, ...],
+    **values: Any,
+) -> int:  # fmt: skip
+    """Run a scenario, or a suite (folders, globs, several files): exit 0 (passed), 2 (failed), 1 (an error).
 
     Artifacts go to OUTPUT/RUN_ID/: screenshots/, sources/, summary.json, summary.txt, junit.xml,
     report.html, timeline.log and env/. A failed step does not stop the next ones (config.stopOnFailure
     does). Ctrl-C stops the run, keeps what was written and exits 130.
 
+    A suite runs each scenario in turn and adds OUTPUT/suite_ID/ with one junit.xml and an index.html linking
+    every run's report; data.suite lists them with totals, and the exit code is the worst of theirs. With no
+    scenario named, the paths in visor.toml or pyproject.toml [tool.visor] run (which may also set runtime,
+    include_tags, exclude_tags and output).
+
     \b
     Examples:
       visor run scenarios/login.yaml --runtime sim
+      visor run scenarios/ --runtime sim --include-tags smoke
       visor run scenarios/login.yaml --runtime sim --capture steps --output out
       visor run upstream.json --runtime sim --seed 7 --timeout 5000
     """
     from visor.report.console import ConsoleReporter
+    from visor.scenario.project_config import load_project_config
     from visor.session import client
-    from visor.session.runs import run_file
     from visor.session.state_paths import DaemonPaths, state_root
+
+    config = load_project_config(os.getcwd())
+    values["runtime"] = values["runtime"] or config.runtime
+    values["output"] = values["output"] or config.output
+    given = scenarios or config.paths
+    include = _tags(include_tags) or config.include_tags
+    exclude = _tags(exclude_tags) or config.exclude_tags
+    if not given:
+        raise UsageError(
+            "visor run needs a scenario: a file, a folder or a glob",
+            next_step="Name one (visor run scenarios/), or list paths in visor.toml or pyproject.toml [tool.visor].",
+        )
+    progress = ConsoleReporter(_stderr(), quiet=env.quiet, color=env.color)
+    if _is_suite(given, include or exclude):
+        from visor.session.suites import Selection, run_suite
+
+        chosen = Selection(include, exclude)
+        return emit(env, run_suite(given, _options(**values), _environment(env), (progress,), chosen))
+    scenario = given[0]
+    from visor.session.runs import run_file
 
     paths = DaemonPaths(state_root(os.getcwd()))
     if scenario != "-" and client.running(paths):
@@ -107,9 +145,20 @@ def run(env: CliEnvironment, /, scenario: str, **values: Any) -> int:
         wire = {name: getattr(options, name) for name in options.__dataclass_fields__}
         outcome = client.send_run(paths, scenario, wire, env.ids)
         return emit(env, outcome)
-    progress = ConsoleReporter(_stderr(), quiet=env.quiet, color=env.color)
     outcome = run_file(scenario, _options(**values), _environment(env), (progress,))
     return emit(env, outcome)
+
+
+def _is_suite(given: tuple[str, ...], tagged: tuple[str, ...]) -> bool:
+    """Say whether a run is a suite: several paths, a folder, a glob, or tags to choose by."""
+    first = given[0]
+    pattern = first != "-" and not os.path.exists(first) and any(char in first for char in "*?[")
+    return len(given) > 1 or os.path.isdir(first) or pattern or bool(tagged)
+
+
+def _tags(given: tuple[str, ...]) -> tuple[str, ...]:
+    """Return tags given as `a,b` (the option repeated or not), each once, in order."""
+    return tuple(dict.fromkeys(tag.strip() for value in given for tag in value.split(",") if tag.strip()))
 
 
 @click.command(context_settings=SETTINGS)

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 
 from visor.engine.results import AssertionResult, RunResult, StepResult
+from visor.errors import ErrorInfo
 from visor.report.envelope import shown
 
 _UNWRITABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
@@ -23,9 +25,36 @@ _UNWRITABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufff
 
 def render(result: RunResult, name: str) -> str:
     """Return the JUnit XML document of a run."""
-    totals = _totals(result)
-    suites = ET.Element("testsuites", {"name": "visor", **totals})
-    attributes = {"name": name, **totals, "timestamp": result.started_at, "hostname": result.device}
+    suites = ET.Element("testsuites", {"name": "visor", **_totals(result)})
+    _add_suite(suites, result, name)
+    return _document(suites)
+
+
+def render_suite(runs: Sequence[tuple[str, RunResult | ErrorInfo]]) -> str:
+    """Return one JUnit XML document for many scenarios: a `<testsuite>` each (one that could not run: an error)."""
+    suites = ET.Element("testsuites", {"name": "visor"})
+    sums = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
+    seconds = 0.0
+    for name, outcome in runs:
+        if isinstance(outcome, RunResult):
+            totals = _totals(outcome)
+            _add_suite(suites, outcome, name)
+        else:
+            totals = {"tests": "1", "failures": "0", "errors": "1", "skipped": "0", "time": "0.000"}
+            suite = ET.SubElement(suites, "testsuite", {"name": name, **totals})
+            case = ET.SubElement(suite, "testcase", classname=f"{name}.scenario", name="load and run", time="0.000")
+            error = ET.SubElement(case, "error", message=outcome.message, type=outcome.code)
+            error.text = f"Likely cause: {outcome.likely_cause}\nNext step: {outcome.next_step}\n"
+        for key in sums:
+            sums[key] += int(totals[key])
+        seconds += float(totals["time"])
+    suites.attrib.update({key: str(value) for key, value in sums.items()} | {"time": f"{seconds:.3f}"})
+    return _document(suites)
+
+
+def _add_suite(suites: ET.Element, result: RunResult, name: str) -> None:
+    """Add a run's `<testsuite>`: its properties, a test case per step and per assertion."""
+    attributes = {"name": name, **_totals(result), "timestamp": result.started_at, "hostname": result.device}
     suite = ET.SubElement(suites, "testsuite", attributes)
     _add_properties(suite, result)
     for step in result.steps:
@@ -34,6 +63,9 @@ def render(result: RunResult, name: str) -> str:
         _add_assertion(suite, name, check)
     if result.interrupted:
         ET.SubElement(suite, "system-err").text = "The run was interrupted; later steps did not run."
+
+
+def _document(suites: ET.Element) -> str:
     _make_writable(suites)
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"

@@ -1,0 +1,115 @@
+"""Suites: `visor run DIR|FILE...` runs every scenario, reports them as one, and exits with the worst code."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Cli
+
+
+def scenario(name: str, tags: list[str], ok: bool = True) -> str:
+    target = "text=Sign in" if ok else "text=Nowhere"
+    return (f"meta: {{name: {name}, version: '1', tags: {tags}}}\nconfig: {{seed: 7, runtime: sim, app: demo}}\n"
+            f"steps:\n  - {{id: look, command: wait, args: {{for: '{target}', timeout: 200}}}}\n")  # fmt: skip
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    folder = tmp_path / "scenarios"
+    (folder / "nested").mkdir(parents=True)
+    (folder / "a-login.yaml").write_text(scenario("login", ["smoke"]))
+    (folder / "b-broken.yaml").write_text(scenario("broken", ["smoke", "slow"], ok=False))
+    (folder / "nested" / "c-other.yaml").write_text(scenario("other", ["nightly"]))
+    (folder / "demo.app.yaml").write_text("not: a scenario\n")  # app models are not scenarios
+    return folder
+
+
+def rows(result: Any) -> list[tuple[str, str]]:
+    return [(row["name"], row["status"]) for row in result.data["suite"]["scenarios"]]
+
+
+def test_a_folder_runs_every_scenario_and_reports_them_as_one(cli_runner: Cli, suite: Path, tmp_path: Path) -> None:
+    result = cli_runner.run("run", "scenarios", "--output", "out")
+    assert result.exit_code == 2
+    assert rows(result) == [("login", "passed"), ("broken", "failed"), ("other", "passed")]
+    found = result.data["suite"]
+    assert found["totals"] == {"scenarios": 3, "passed": 2, "failed": 1, "error": 0, "skipped": 0, "interrupted": 0}
+    assert result.envelope["error"]["message"] == "1 failed of 3 scenarios"
+    for row in found["scenarios"]:
+        assert Path(row["report"]).is_file() and row["run_id"] in row["report"] and len(row["signature"]) == 64
+    junit = ET.parse(found["junit"]).getroot()
+    assert junit.get("tests") == "3" and junit.get("failures") == "1"
+    assert [s.get("name") for s in junit.iter("testsuite")] == ["login", "broken", "other"]
+    index = Path(found["report"]).read_text()
+    assert index.count("report.html'") == 3 and "Suite: 3 scenarios" in index
+    assert str(Path(found["junit"])) in result.envelope["artifacts"]
+
+
+def test_a_scenario_that_cannot_load_is_an_error_row_and_the_worst_code(cli_runner: Cli, suite: Path) -> None:
+    (suite / "d-invalid.yaml").write_text("meta: {name: x}\nsteps: []\n")
+    result = cli_runner.run("run", "scenarios", "--output", "out")
+    assert result.exit_code == 1  # an error outranks a failure
+    assert rows(result)[2] == ("scenarios/d-invalid.yaml", "error")  # in the folder's order; the rest still ran
+    assert rows(result)[3] == ("other", "passed")
+    assert result.data["suite"]["scenarios"][2]["error"]["code"] == "INPUT_ERROR"
+    junit = ET.parse(result.data["suite"]["junit"]).getroot()
+    assert junit.get("errors") == "1" and junit.find(".//error") is not None
+
+
+def test_tags_choose_what_runs(cli_runner: Cli, suite: Path) -> None:
+    smoke = cli_runner.run("run", "scenarios", "--output", "out", "--include-tags", "smoke", "--exclude-tags", "slow")
+    assert smoke.exit_code == 0
+    assert rows(smoke) == [("login", "passed"), ("broken", "skipped"), ("other", "skipped")]
+    reasons = [row.get("reason") for row in smoke.data["suite"]["scenarios"]]
+    assert reasons == [None, "tagged slow", "none of the tags smoke"]
+
+
+def test_the_project_file_names_the_suite_and_its_defaults(cli_runner: Cli, suite: Path, tmp_path: Path) -> None:
+    (tmp_path / "visor.toml").write_text('paths = ["scenarios/nested"]\nruntime = "sim"\noutput = "reports"\n')
+    result = cli_runner.run("run")
+    assert result.exit_code == 0 and rows(result) == [("other", "passed")]
+    assert result.data["suite"]["report"].startswith(str(tmp_path / "reports" / "suite_"))
+    (tmp_path / "visor.toml").unlink()
+    (tmp_path / "pyproject.toml").write_text('[tool.visor]\npaths = ["scenarios"]\nexclude_tags = ["smoke"]\n')
+    assert rows(cli_runner.run("run", "--output", "out"))[0] == ("login", "skipped")
+    (tmp_path / "pyproject.toml").write_text('[tool.visor]\npath = ["scenarios"]\n')
+    wrong = cli_runner.run("run")
+    assert wrong.exit_code == 1 and "[tool.visor]: path:" in wrong.envelope["error"]["message"]
+    assert "paths" in wrong.envelope["error"]["next_step"]
+
+
+def test_one_file_is_one_run_and_nothing_is_a_usage_error(cli_runner: Cli, suite: Path) -> None:
+    single = cli_runner.run("run", "scenarios/a-login.yaml", "--output", "out")
+    assert single.exit_code == 0 and "run" in single.data and "suite" not in single.data
+    nothing = cli_runner.run("run")
+    assert nothing.exit_code == 1 and "visor run needs a scenario" in nothing.envelope["error"]["message"]
+
+
+def test_an_interrupted_suite_says_what_ran(suite: Path, tmp_path: Path) -> None:
+    from visor.clock import CountingIds, VirtualClock
+    from visor.engine.events import RunStarted
+    from visor.session.runs import Environment, RunOptions
+    from visor.session.suites import Selection, run_suite
+
+    class CtrlC:
+        """Presses Ctrl-C when the second scenario starts."""
+
+        def __init__(self) -> None:
+            self.started = 0
+
+        def handle(self, event: Any) -> None:
+            if isinstance(event, RunStarted):
+                self.started += 1
+                if self.started == 2:
+                    raise KeyboardInterrupt
+
+    options = RunOptions(runtime="sim", output=str(tmp_path / "out"))
+    env = Environment(VirtualClock(), CountingIds(), None)
+    outcome = run_suite([str(suite)], options, env, (CtrlC(),), Selection())
+    assert outcome.exit_code == 130
+    assert [row["status"] for row in outcome.data["suite"]["scenarios"]] == ["passed", "interrupted"]
+    assert Path(outcome.data["suite"]["report"]).is_file()

@@ -1,0 +1,152 @@
+"""Suites: `visor run DIR|FILE...` runs every scenario found, one after another, and reports them as one.
+
+Each scenario runs exactly as `visor run FILE` runs it (its own folder of artifacts, its own report.html). The
+suite adds one envelope (`data.suite`: a row per scenario and the totals), one JUnit file with a `<testsuite>`
+per scenario, and an index.html linking every run's report, in `OUTPUT/suite_<id>/`. A scenario that cannot be
+loaded is an error row, not the end of the suite; tags (`meta.tags`) choose what runs. The exit code is the worst
+of the scenarios': interrupted, then an error (1), then a failure (2), else 0. Ctrl-C stops the suite after the
+scenario running, and the suite's files still say what ran.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from visor.engine.results import RunResult
+from visor.errors import ErrorInfo, ExitCode, NextAction, VisorError, stopping_signal
+from visor.files import write_atomic
+from visor.report import junit, suite_html
+from visor.report.artifacts import OutputError
+from visor.report.envelope import Outcome
+from visor.report.outcomes import run_outcome
+from visor.scenario.discovery import expand_paths
+from visor.session.runs import DEFAULT_OUTPUT, Environment, Handler, PreparedRun, RunOptions, attempt
+
+#: How bad each exit code is for a suite: the worst one is the suite's.
+_SEVERITY = {ExitCode.OK: 0, ExitCode.RUN_FAILED: 1, ExitCode.BELOW_THRESHOLD: 1, ExitCode.ERROR: 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Which scenarios run, by their tags: any of `include` (none: all), and none of `exclude`."""
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+    def why_not(self, tags: Sequence[str]) -> str | None:
+        """Say why a scenario with these tags is left out (None: it runs)."""
+        if self.include and not set(tags) & set(self.include):
+            return f"none of the tags {', '.join(self.include)}"
+        dropped = sorted(set(tags) & set(self.exclude))
+        return f"tagged {', '.join(dropped)}" if dropped else None
+
+
+def run_suite(
+    patterns: Sequence[str], options: RunOptions, env: Environment, handlers: Sequence[Handler], chosen: Selection
+) -> Outcome:
+    """Run every scenario the patterns name; return the suite's outcome.
+
+    Raises:
+        InputError: a pattern names no scenario file.
+    """
+    entries: list[dict[str, Any]] = []
+    junit_runs: list[tuple[str, RunResult | ErrorInfo]] = []
+    written: list[str] = []
+    stop: ExitCode | None = None
+    for path in expand_paths(patterns):
+        try:
+            entry, result, files = _one(path, options, env, handlers, chosen)
+        except KeyboardInterrupt as exc:
+            stop = ExitCode(128 + stopping_signal(exc))
+            break
+        entries.append(entry)
+        written.extend(files)
+        if result is not None:
+            junit_runs.append((entry["name"], result))
+        if entry["status"] == "interrupted":
+            stop = ExitCode(entry["exit_code"])
+            break
+    totals = _totals(entries)
+    folder = os.path.join(options.output or DEFAULT_OUTPUT, env.ids.new_id("suite"))
+    pages = _write(folder, entries, totals, junit_runs)
+    data = {"suite": {"scenarios": entries, "totals": totals, "junit": pages[0], "report": pages[1]}}
+    code = stop if stop is not None else max((ExitCode(e["exit_code"]) for e in entries),
+                                             key=lambda c: _SEVERITY.get(c, 3), default=ExitCode.OK)  # fmt: skip
+    if code == ExitCode.OK:
+        return Outcome("ok", NextAction.REPORT, data, code, None, [*written, *pages])
+    error = _error(totals, stop)
+    return Outcome("fail", NextAction.REPORT, data, code, error, [*written, *pages])
+
+
+def _one(
+    path: str, options: RunOptions, env: Environment, handlers: Sequence[Handler], chosen: Selection
+) -> tuple[dict[str, Any], RunResult | ErrorInfo | None, list[str]]:
+    """Run one scenario of the suite; return its row, what its JUnit test suite shows, and the files written."""
+    try:
+        prepared = PreparedRun.load(path, options, env)
+    except VisorError as exc:
+        info = exc.info()
+        return {"path": path, "name": path, "tags": [], "status": "error", "exit_code": int(exc.exit_code),
+                "error": info.to_dict()}, info, []  # fmt: skip
+    meta = prepared.scenario.meta
+    entry: dict[str, Any] = {"path": path, "name": meta.name, "tags": list(meta.tags)}
+    skipped = chosen.why_not(meta.tags)
+    if skipped is not None:
+        return {**entry, "status": "skipped", "exit_code": 0, "reason": skipped}, None, []
+    done = attempt(prepared, env, handlers)
+    outcome = run_outcome(done.final, prepared.warnings(), done.written)
+    result = done.final.result
+    status = "passed" if outcome.exit_code == ExitCode.OK else "failed"
+    if done.final.stop_signal is not None:
+        status = "interrupted"
+    elif done.final.reason is not None:
+        status = "error"
+    report = os.path.join(prepared.output, result.run_id, "report.html")
+    entry |= {"status": status, "exit_code": int(outcome.exit_code), "run_id": result.run_id,
+              "signature": result.signature, "duration_ms": sum(step.duration_ms for step in result.steps),
+              "report": os.path.abspath(report)}  # fmt: skip
+    if outcome.error is not None:
+        entry["error"] = outcome.error.to_dict()
+    return entry, result, list(done.written)
+
+
+def _totals(entries: Sequence[dict[str, Any]]) -> dict[str, int]:
+    counts = {"scenarios": len(entries), "passed": 0, "failed": 0, "error": 0, "skipped": 0, "interrupted": 0}
+    for entry in entries:
+        counts[entry["status"]] += 1
+    return counts
+
+
+def _write(
+    folder: str, entries: list[dict[str, Any]], totals: dict[str, int], runs: list[tuple[str, RunResult | ErrorInfo]]
+) -> tuple[str, str]:
+    """Write the suite's JUnit file and index.html; return their paths."""
+    paths = (os.path.abspath(os.path.join(folder, "junit.xml")), os.path.abspath(os.path.join(folder, "index.html")))
+    try:
+        write_atomic(paths[0], junit.render_suite(runs).encode("utf-8"), make_folders=True)
+        write_atomic(paths[1], suite_html.render(entries, totals, folder).encode("utf-8"), make_folders=True)
+    except OSError as exc:
+        raise OutputError(f"cannot write the suite's files in {folder}: {exc}",
+                          next_step="Free space, or choose another --output.") from None  # fmt: skip
+    return paths
+
+
+def _error(totals: dict[str, int], stop: ExitCode | None) -> ErrorInfo:
+    """Word what went wrong in a suite: how many failed, errored, or that it was stopped."""
+    if stop is not None:
+        return ErrorInfo(
+            code="INTERRUPTED",
+            message=f"the suite was stopped after {totals['scenarios']} scenario(s)",
+            likely_cause="A signal (Ctrl-C, a cancelled job) stopped it.",
+            next_step="Run the suite again.",
+        )
+    parts = [f"{totals[key]} {key}" for key in ("failed", "error") if totals[key]]
+    return ErrorInfo(
+        code="ACTION_ERROR" if totals["failed"] and not totals["error"] else "INPUT_ERROR",
+        message=f"{' and '.join(parts)} of {totals['scenarios']} scenarios",
+        likely_cause="A scenario failed a step or an assertion, or could not be loaded or run.",
+        next_step="Open data.suite.report (index.html) and each failed run's report; fix, then run the suite again.",
+    )
