@@ -309,3 +309,47 @@ def map_values(values: dict[str, Any]) -> dict[str, Any]:
             "the map it learnt.",
         )
     return {name: values.pop(name) for name in ("no_map", "map_dir", "repair")}
+
+
+def parameter_options(function: F) -> F:
+    """Add `-e KEY=VALUE`, `--env-file FILE` and `--secret KEY`: the values of a scenario's `${KEY}` parameters."""
+    decorators = (
+        click.option("-e", "--env", "assignments", metavar="KEY=VALUE", multiple=True,
+                     help="A value for ${KEY} in the scenarios; repeatable."),
+        click.option("--env-file", metavar="FILE", callback=text_value,
+                     help="Values for ${KEY} from a dotenv file (KEY=VALUE lines)."),
+        click.option("--secret", "secrets", metavar="KEY", multiple=True,
+                     help="${KEY} from the environment variable KEY, masked in every output; repeatable."),
+    )  # fmt: skip
+    for decorator in reversed(decorators):
+        function = decorator(function)
+    return function
+
+
+def parameter_values(values: dict[str, Any]) -> dict[str, Any]:
+    """Take the parameter options' values out of a command's: `{parameters: {KEY: VALUE}, secrets: (VALUE, …)}`.
+
+    The env file comes first, then each `-e`, then the secrets (read from the environment).
+
+    Raises:
+        UsageError: a `-e` is not KEY=VALUE, or a secret's environment variable is not set.
+    """
+    from visor.scenario.parameters import parse_assignment, read_env_file
+
+    given: dict[str, str] = {}
+    env_file = values.pop("env_file", None)
+    if env_file is not None:
+        given |= read_env_file(env_file)
+    for assignment in values.pop("assignments", ()):
+        key, value = parse_assignment(assignment)
+        given[key] = value
+    hidden = []
+    for key in values.pop("secrets", ()):
+        if key not in os.environ:
+            raise UsageError(
+                f"--secret {key}: the environment variable {key} is not set",
+                next_step=f"Set it (export {key}=…, or your CI's secret store), then run again.",
+            )
+        given[key] = os.environ[key]
+        hidden.append(os.environ[key])
+    return {"parameters": given, "secrets": tuple(hidden)}

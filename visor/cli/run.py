@@ -18,6 +18,8 @@ from visor.cli.options import (
     map_options,
     map_values,
     output_options,
+    parameter_options,
+    parameter_values,
     scenario_value,
     scenarios_value,
     seed_value,
@@ -54,6 +56,7 @@ def run_options(function: F) -> F:
             help="Seed for the run's randomness (default: config.seed).",
         ),
         map_options,
+        parameter_options,
         click.option(
             "--capture",
             type=click.Choice(["none", "failures", "steps"]),
@@ -70,7 +73,7 @@ def run_options(function: F) -> F:
 def _options(**values: Any) -> Any:
     from visor.session.runs import RunOptions
 
-    return RunOptions(**device_values(values), **map_values(values), **values)
+    return RunOptions(**device_values(values), **map_values(values), **parameter_values(values), **values)
 
 
 def _environment(env: CliEnvironment) -> Any:
@@ -129,24 +132,24 @@ def run(
             "visor run needs a scenario: a file, a folder or a glob",
             next_step="Name one (visor run scenarios/), or list paths in visor.toml or pyproject.toml [tool.visor].",
         )
-    progress = ConsoleReporter(_stderr(), quiet=env.quiet, color=env.color)
+    options = _options(**values)
+    progress = ConsoleReporter(_stderr(), quiet=env.quiet, color=env.color, secrets=options.secrets)
     if _is_suite(given, include or exclude):
         from visor.session.suites import Selection, run_suite
 
         chosen = Selection(include, exclude)
-        return emit(env, run_suite(given, _options(**values), _environment(env), (progress,), chosen))
+        return emit(env, run_suite(given, options, _environment(env), (progress,), chosen))
     scenario = given[0]
+    from visor.report.envelope import masked
     from visor.session.runs import run_file
 
     paths = DaemonPaths(state_root(os.getcwd()))
     if scenario != "-" and client.running(paths):
         # The daemon's warm session: no session start where sessions are expensive (Appium).
-        options = _options(**values)
         wire = {name: getattr(options, name) for name in options.__dataclass_fields__}
         outcome = client.send_run(paths, scenario, wire, env.ids)
-        return emit(env, outcome)
-    outcome = run_file(scenario, _options(**values), _environment(env), (progress,))
-    return emit(env, outcome)
+        return emit(env, masked(outcome, options.secrets))
+    return emit(env, run_file(scenario, options, _environment(env), (progress,)))
 
 
 def _is_suite(given: tuple[str, ...], tagged: tuple[str, ...]) -> bool:
@@ -200,10 +203,11 @@ def benchmark(
     from visor.report.console import ConsoleReporter
     from visor.session.benchmark import benchmark_file
 
-    progress = ConsoleReporter(_stderr(), quiet=env.quiet, color=env.color)
+    options = _options(**values)
+    progress = ConsoleReporter(_stderr(), quiet=env.quiet, color=env.color, secrets=options.secrets)
     outcome = benchmark_file(
         scenario,
-        _options(**values),
+        options,
         _environment(env),
         runs=runs,
         threshold=threshold,

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
-from visor.cli.options import output_options, paths_value
+from visor.cli.options import output_options, parameter_options, parameter_values, paths_value
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -16,9 +18,10 @@ from visor.cli.options import output_options, paths_value
     is_flag=True,
     help="Report what only visor refuses (duplicate ids, assertion types, selector syntax) as warnings.",
 )
+@parameter_options
 @output_options
 @click.pass_obj
-def validate(env: CliEnvironment, paths: tuple[str, ...], upstream: bool) -> int:
+def validate(env: CliEnvironment, /, paths: tuple[str, ...], upstream: bool, **values: Any) -> int:
     """Check scenario files and report every problem, with its line and column.
 
     PATH is a file (.yaml, .yml, .json), a directory (every scenario below it), a glob pattern, or -
@@ -34,11 +37,13 @@ def validate(env: CliEnvironment, paths: tuple[str, ...], upstream: bool) -> int
       cat login.yaml | visor validate -
       visor validate myapp.app.yaml
       visor validate --upstream upstream-scenarios/     (moving from upstream Visor)
+      visor validate checkout.yaml -e USER_EMAIL=ada@example.com --secret USER_PASSWORD
     """
     from visor.devices.sim.linked import validate_with_models
     from visor.report.validation import validation_outcome
 
-    batch = validate_with_models(paths, stdin=env.input_stream())
+    given = parameter_values(values)["parameters"]
+    batch = validate_with_models(paths, stdin=env.input_stream(), parameters=given)
     if upstream:
         from visor.scenario.upstream import as_upstream
 

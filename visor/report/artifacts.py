@@ -17,9 +17,11 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import IO, Any
+from collections.abc import Collection
+from typing import IO, Any, Protocol
 
 from visor import __version__
+from visor.actions.secrets import redact
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
 from visor.engine.results import RunResult
 from visor.errors import InputError
@@ -40,8 +42,10 @@ class OutputError(InputError):
 class ArtifactStore:
     """A run's folder: the sink steps save their screenshots and page sources through, and the list of its files."""
 
-    def __init__(self, output: str, run_id: str, scenario_dir: str = ".") -> None:
+    def __init__(self, output: str, run_id: str, scenario_dir: str = ".", secrets: Collection[str] = ()) -> None:
         self.root = os.path.join(output, run_id)
+        #: Texts never written (`--secret`): masked in every text file of the run (a screenshot is pixels).
+        self.secrets = tuple(secrets)
         #: Where a step's `path` is resolved (the scenario's folder), and the project it must stay in.
         self.scenario_dir = scenario_dir
         #: Every file the run wrote, in order (the envelope's `artifacts`).
@@ -75,7 +79,7 @@ class ArtifactStore:
     def write(self, relative: str, data: bytes | str) -> str:
         """Write a file below the run folder atomically; return its path."""
         path = os.path.join(self.root, relative)
-        payload = data.encode("utf-8") if isinstance(data, str) else data
+        payload = self._masked(data.encode("utf-8") if isinstance(data, str) else data)
         try:
             write_atomic(path, payload, make_folders=True)
         except OSError as exc:
@@ -83,7 +87,7 @@ class ArtifactStore:
         self._listed(path)
         return path
 
-    def append(self, relative: str) -> IO[str]:
+    def append(self, relative: str) -> TextSink:
         """Open a text file below the run folder for appending (the timeline); the caller closes it."""
         path = os.path.join(self.root, relative)
         try:
@@ -91,7 +95,7 @@ class ArtifactStore:
         except (OSError, ValueError) as exc:
             raise _output_error(self.root, exc) from None
         self._listed(path)
-        return stream
+        return MaskedStream(stream, self.secrets) if self.secrets else stream
 
     def copy(self, path: str, data: bytes) -> str:
         """Write a step's copy of its capture at `path` (relative to the scenario's folder); return where.
@@ -109,7 +113,7 @@ class ArtifactStore:
                 details={"path": path, "project": project},
             )
         try:
-            written = write_confined(project, placed, data)
+            written = write_confined(project, placed, self._masked(data))
         except UnsafePath as exc:
             raise OutputError(
                 f"cannot write {path!r}: {exc}",
@@ -122,9 +126,65 @@ class ArtifactStore:
         self.written.append(written)
         return written
 
+    def _masked(self, payload: bytes) -> bytes:
+        """Return a text file's bytes with the secrets masked (pictures and other binary files as they are)."""
+        if not self.secrets or payload.startswith(b"\x89PNG"):
+            return payload
+        try:
+            text = payload.decode("utf-8")
+        except UnicodeDecodeError:
+            return payload
+        return str(redact(text, self.secrets)).encode("utf-8")
+
     def _listed(self, path: str) -> None:
         if path not in self.written:
             self.written.append(path)
+
+
+class TextSink(Protocol):
+    """What the timeline is written through: a text file, or one masking secrets."""
+
+    def write(self, text: str, /) -> int:
+        """Write text."""
+        ...
+
+    def flush(self) -> None:
+        """Flush."""
+        ...
+
+    def close(self) -> None:
+        """Close."""
+        ...
+
+    @property
+    def closed(self) -> bool:
+        """Say whether it is closed."""
+        ...
+
+
+class MaskedStream:
+    """A text stream that masks the secrets in whatever is written to it (a run's timeline)."""
+
+    def __init__(self, stream: IO[str], secrets: Collection[str]) -> None:
+        self._stream = stream
+        self._secrets = tuple(secrets)
+
+    def write(self, text: str, /) -> int:
+        """Write `text`, its secrets masked."""
+        return self._stream.write(str(redact(text, self._secrets)))
+
+    def flush(self) -> None:
+        """Flush the stream under."""
+        self._stream.flush()
+
+    def close(self) -> None:
+        """Close the stream under."""
+        self._stream.close()
+
+    @property
+    def closed(self) -> bool:
+        """Say whether the stream under is closed."""
+        return self._stream.closed
 
 
 class ReportWriter:

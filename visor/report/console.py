@@ -15,8 +15,10 @@ reorder what the reader sees) and lone surrogates (which cannot be encoded).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import TYPE_CHECKING, TextIO
 
+from visor.actions.secrets import redact
 from visor.report.envelope import shown
 
 if TYPE_CHECKING:
@@ -48,9 +50,13 @@ _STATUS = {
 class ConsoleReporter:
     """Writes short summaries for people; silent when `quiet`."""
 
-    def __init__(self, stream: TextIO, *, quiet: bool = False, color: bool | None = None) -> None:
+    def __init__(
+        self, stream: TextIO, *, quiet: bool = False, color: bool | None = None, secrets: Collection[str] = ()
+    ) -> None:
         self.quiet = quiet
         self.stream = stream
+        #: Texts never printed (`--secret`): masked in every line.
+        self.secrets = tuple(secrets)
         self.styled = color if color is not None else _is_terminal(stream)
         self._rich: Console | None = None
         self._progress: Progress | None = None
@@ -64,6 +70,8 @@ class ConsoleReporter:
         """Write one line made of styled parts, control characters in them shown as escapes."""
         if self.quiet:
             return
+        if self.secrets:
+            parts = tuple((str(redact(text, self.secrets)), style) for text, style in parts)
         if self._rich is None:
             self.stream.write("".join(printable(text) for text, _ in parts) + "\n")
             return

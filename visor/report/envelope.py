@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from visor.errors import ErrorInfo, ExitCode, NextAction, VisorError
@@ -49,6 +49,18 @@ class Outcome:
     exit_code: ExitCode
     error: ErrorInfo | None = None
     artifacts: Sequence[str] = field(default_factory=tuple)
+
+
+def masked(outcome: Outcome, secrets: Collection[str]) -> Outcome:
+    """Return an outcome with every secret masked, wherever it appears (`--secret`: never in an output)."""
+    if not secrets:
+        return outcome
+    from visor.actions.secrets import redact
+
+    error = outcome.error
+    if error is not None:
+        error = ErrorInfo(**redact(error.to_dict(), secrets))
+    return replace(outcome, data=redact(dict(outcome.data), secrets), error=error)
 
 
 @dataclass(frozen=True, slots=True)

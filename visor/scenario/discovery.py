@@ -125,7 +125,10 @@ Checker = Callable[[Document], ValidationResult]
 
 
 def validate_paths(
-    patterns: Sequence[str], stdin: BinaryIO | None = None, checkers: Mapping[str, Checker] | None = None
+    patterns: Sequence[str],
+    stdin: BinaryIO | None = None,
+    checkers: Mapping[str, Checker] | None = None,
+    parameters: Mapping[str, str] | None = None,
 ) -> BatchResult:
     """Validate every file the patterns name; a file that cannot be read does not stop the others.
 
@@ -133,17 +136,18 @@ def validate_paths(
         patterns: files, directories, globs, or `-` for standard input.
         stdin: what `-` reads.
         checkers: validators by file suffix for files that are not scenarios (`.app.yaml`: app models).
+        parameters: the values of the scenarios' `${KEY}` parameters.
 
     Raises:
         InputError: a pattern or directory yields no file at all.
     """
     checkers = checkers or {}
     models = all(suffix in checkers for suffix in MODEL_SUFFIXES)
-    return BatchResult(tuple(_validate_each(expand_paths(patterns, models), stdin, checkers)))
+    return BatchResult(tuple(_validate_each(expand_paths(patterns, models), stdin, checkers, parameters or {})))
 
 
 def _validate_each(
-    paths: Iterable[str], stdin: BinaryIO | None, checkers: Mapping[str, Checker]
+    paths: Iterable[str], stdin: BinaryIO | None, checkers: Mapping[str, Checker], parameters: Mapping[str, str]
 ) -> Iterable[FileResult]:
     for path in paths:
         checker = next((check for suffix, check in checkers.items() if path.lower().endswith(suffix)), None)
@@ -151,6 +155,6 @@ def _validate_each(
             if checker is not None:
                 yield FileResult(path, result=checker(read_document(path, stdin)))
             else:
-                yield FileResult(path, result=load_scenario(path, stdin))
+                yield FileResult(path, result=load_scenario(path, stdin, parameters))
         except SourceError as exc:
             yield FileResult(path, error=exc)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import BinaryIO
 
 from visor.scenario.document import Document
+from visor.scenario.issues import locate
 from visor.scenario.reading import SourceText, empty_source, read_path, read_stream
 from visor.scenario.validate import ValidationResult, validate_document
 from visor.scenario.yaml_reader import parse_yaml
@@ -39,10 +41,21 @@ def read_document(path: str, stdin: BinaryIO | None = None) -> Document:
     return parse_source(read_path(path))
 
 
-def load_scenario(path: str, stdin: BinaryIO | None = None) -> ValidationResult:
-    """Read, parse and validate one scenario.
+def load_scenario(
+    path: str, stdin: BinaryIO | None = None, parameters: Mapping[str, str] | None = None
+) -> ValidationResult:
+    """Read, parse and validate one scenario, its `${KEY}` parameters given their values.
+
+    A parameter not given is an issue at its value (`visor.scenario.parameters`), and the scenario is not valid.
 
     Raises:
         SourceError: the input cannot be read or parsed (schema problems are issues, not errors).
     """
-    return validate_document(read_document(path, stdin))
+    from visor.scenario.parameters import substitute
+
+    document, unknown = substitute(read_document(path, stdin), parameters or {})
+    result = validate_document(document)
+    if not unknown:
+        return result
+    issues = locate([*result.issues, *unknown], document)
+    return ValidationResult(document, tuple(issues), None)

@@ -14,6 +14,7 @@ import signal
 from collections.abc import Callable
 from typing import Any
 
+from visor.actions.secrets import redact
 from visor.engine.determinism import BenchmarkSummary, summarize
 from visor.engine.events import RunFinished
 from visor.engine.results import RunResult
@@ -21,7 +22,7 @@ from visor.errors import stopping_signal
 from visor.files import write_atomic
 from visor.report import benchmark_html
 from visor.report.artifacts import OutputError
-from visor.report.envelope import Outcome
+from visor.report.envelope import Outcome, masked
 from visor.report.outcomes import benchmark_outcome, interrupted_benchmark_outcome
 from visor.session.devices import OpenedDevice
 from visor.session.map_drift import map_drift
@@ -70,9 +71,9 @@ def benchmark_file(
     summary = summarize(results, threshold)
     page = _write_page(prepared, summary, results)
     outcome = benchmark_outcome(summary, prepared.warnings(), [*written, page], page)
-    if not compare_map:
-        return outcome
-    return dataclasses.replace(outcome, data={**outcome.data, "map_drift": map_drift(states, results)})
+    if compare_map:
+        outcome = dataclasses.replace(outcome, data={**outcome.data, "map_drift": map_drift(states, results)})
+    return masked(outcome, options.secrets)
 
 
 def _write_page(prepared: PreparedRun, summary: BenchmarkSummary, results: list[RunResult | None]) -> str:
@@ -81,7 +82,7 @@ def _write_page(prepared: PreparedRun, summary: BenchmarkSummary, results: list[
     path = os.path.join(prepared.output, f"benchmark-{first}.html")
     page = benchmark_html.render(summary, results, prepared.scenario.meta.name, prepared.output)
     try:
-        write_atomic(path, page.encode("utf-8"))
+        write_atomic(path, str(redact(page, prepared.options.secrets)).encode("utf-8"))
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc}", next_step="Free space, or choose another --output.") from None
     return path
@@ -96,7 +97,7 @@ def _interrupted(
     stop: signal.Signals,
     written: list[str],
 ) -> Outcome:
-    return interrupted_benchmark_outcome(
+    outcome = interrupted_benchmark_outcome(
         finals,
         results,
         requested=requested,
@@ -105,3 +106,4 @@ def _interrupted(
         warnings=prepared.warnings(),
         written=written,
     )
+    return masked(outcome, prepared.options.secrets)

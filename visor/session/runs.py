@@ -13,8 +13,8 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
-from collections.abc import Generator, Sequence
-from dataclasses import dataclass
+from collections.abc import Generator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Protocol
 
 from visor.actions.device import DeviceInfo
@@ -25,7 +25,7 @@ from visor.engine.events import Event, RunFinished
 from visor.engine.runner import Capture, RunContext, RunSettings, resolve_settings, run_scenario
 from visor.errors import InputError, VisorError
 from visor.report.artifacts import ArtifactStore, OutputError, ReportWriter
-from visor.report.envelope import Outcome
+from visor.report.envelope import Outcome, masked
 from visor.report.html import MAP_PICTURE
 from visor.report.outcomes import run_outcome
 from visor.scenario.loader import load_scenario
@@ -61,6 +61,10 @@ class RunOptions(DeviceOptions):
     map_dir: str | None = None
     #: When a step's route fails or is unknown, explore for its target (and learn the map) before giving up.
     repair: bool = False
+    #: The values of the scenarios' `${KEY}` parameters.
+    parameters: Mapping[str, str] = field(default_factory=dict)
+    #: Values that never appear in any output (`--secret`): masked in the envelope, artifacts and console.
+    secrets: tuple[str, ...] = ()
 
 
 @dataclass
@@ -76,14 +80,14 @@ class ScenarioInvalid(InputError):
     """The scenario has errors; `visor validate` would list them."""
 
 
-def load_valid(path: str, env: Environment) -> Scenario:
+def load_valid(path: str, env: Environment, parameters: Mapping[str, str] | None = None) -> Scenario:
     """Load a scenario that must be valid to run.
 
     Raises:
         SourceError: the file cannot be read or parsed.
         ScenarioInvalid: the scenario has errors (all of them in the error details).
     """
-    result = load_scenario(path, env.stdin)
+    result = load_scenario(path, env.stdin, parameters)
     if result.scenario is not None:
         return result.scenario
     errors = [issue for issue in result.issues if issue.is_error]
@@ -108,7 +112,7 @@ class PreparedRun:
     @classmethod
     def load(cls, path: str, options: RunOptions, env: Environment) -> PreparedRun:
         """Load the scenario (it must be valid) and choose the output folder."""
-        scenario = load_valid(path, env)
+        scenario = load_valid(path, env, options.parameters)
         return cls(scenario, options.output or scenario.config.artifacts_dir or DEFAULT_OUTPUT, options)
 
     def device(self) -> ScenarioDevice:
@@ -168,7 +172,8 @@ def attempt(
     held = shared is not None or (keep and opened.device.info.capabilities.expensive_sessions)
     try:
         refuse_tree_uses(prepared.scenario, opened.device.info)
-        store = ArtifactStore(prepared.output, run_id, scenario_folder(prepared.scenario.source))
+        folder = scenario_folder(prepared.scenario.source)
+        store = ArtifactStore(prepared.output, run_id, folder, secrets=prepared.options.secrets)
         writer = ReportWriter(store)
     except BaseException:  # a refusal, an unwritable folder, a signal: the session must not outlive the command
         if shared is None:
@@ -253,6 +258,6 @@ def run_file(path: str, options: RunOptions, env: Environment, handlers: Sequenc
     prepared = PreparedRun.load(path, options, env)
     done = attempt(prepared, env, handlers)
     outcome = run_outcome(done.final, prepared.warnings(), done.written)
-    if done.map is None or "run" not in outcome.data:
-        return outcome
-    return dataclasses.replace(outcome, data={**outcome.data, "run": {**outcome.data["run"], "map": done.map}})
+    if done.map is not None and "run" in outcome.data:
+        outcome = dataclasses.replace(outcome, data={**outcome.data, "run": {**outcome.data["run"], "map": done.map}})
+    return masked(outcome, options.secrets)

@@ -15,12 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from visor.actions.secrets import redact
 from visor.engine.results import RunResult
 from visor.errors import ErrorInfo, ExitCode, NextAction, VisorError, stopping_signal
 from visor.files import write_atomic
 from visor.report import junit, suite_html
 from visor.report.artifacts import OutputError
-from visor.report.envelope import Outcome
+from visor.report.envelope import Outcome, masked
 from visor.report.outcomes import run_outcome
 from visor.scenario.discovery import expand_paths
 from visor.session.runs import DEFAULT_OUTPUT, Environment, Handler, PreparedRun, RunOptions, attempt
@@ -71,14 +72,14 @@ def run_suite(
             break
     totals = _totals(entries)
     folder = os.path.join(options.output or DEFAULT_OUTPUT, env.ids.new_id("suite"))
-    pages = _write(folder, entries, totals, junit_runs)
+    pages = _write(folder, entries, totals, junit_runs, options.secrets)
     data = {"suite": {"scenarios": entries, "totals": totals, "junit": pages[0], "report": pages[1]}}
     code = stop if stop is not None else max((ExitCode(e["exit_code"]) for e in entries),
                                              key=lambda c: _SEVERITY.get(c, 3), default=ExitCode.OK)  # fmt: skip
     if code == ExitCode.OK:
-        return Outcome("ok", NextAction.REPORT, data, code, None, [*written, *pages])
+        return masked(Outcome("ok", NextAction.REPORT, data, code, None, [*written, *pages]), options.secrets)
     error = _error(totals, stop)
-    return Outcome("fail", NextAction.REPORT, data, code, error, [*written, *pages])
+    return masked(Outcome("fail", NextAction.REPORT, data, code, error, [*written, *pages]), options.secrets)
 
 
 def _one(
@@ -121,13 +122,18 @@ def _totals(entries: Sequence[dict[str, Any]]) -> dict[str, int]:
 
 
 def _write(
-    folder: str, entries: list[dict[str, Any]], totals: dict[str, int], runs: list[tuple[str, RunResult | ErrorInfo]]
+    folder: str,
+    entries: list[dict[str, Any]],
+    totals: dict[str, int],
+    runs: list[tuple[str, RunResult | ErrorInfo]],
+    secrets: Sequence[str],
 ) -> tuple[str, str]:
-    """Write the suite's JUnit file and index.html; return their paths."""
+    """Write the suite's JUnit file and index.html (secrets masked); return their paths."""
     paths = (os.path.abspath(os.path.join(folder, "junit.xml")), os.path.abspath(os.path.join(folder, "index.html")))
+    pages = (junit.render_suite(runs), suite_html.render(entries, totals, folder))
     try:
-        write_atomic(paths[0], junit.render_suite(runs).encode("utf-8"), make_folders=True)
-        write_atomic(paths[1], suite_html.render(entries, totals, folder).encode("utf-8"), make_folders=True)
+        for path, page in zip(paths, pages, strict=True):
+            write_atomic(path, str(redact(page, secrets)).encode("utf-8"), make_folders=True)
     except OSError as exc:
         raise OutputError(f"cannot write the suite's files in {folder}: {exc}",
                           next_step="Free space, or choose another --output.") from None  # fmt: skip

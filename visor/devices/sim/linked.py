@@ -10,7 +10,7 @@ Appium `config.app` is an app id, and nothing is read.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import BinaryIO
 
@@ -22,13 +22,16 @@ from visor.scenario.loader import read_document
 from visor.scenario.validate import ValidationResult
 
 
-def validate_with_models(patterns: Sequence[str], stdin: BinaryIO | None = None) -> BatchResult:
+def validate_with_models(
+    patterns: Sequence[str], stdin: BinaryIO | None = None, parameters: Mapping[str, str] | None = None
+) -> BatchResult:
     """Validate every file the patterns name, app models included, and each scenario's app model with it.
 
     Raises:
         InputError: a pattern or directory yields no file at all.
     """
-    batch = validate_paths(patterns, stdin=stdin, checkers=dict.fromkeys(MODEL_SUFFIXES, _validate_model))
+    checkers = dict.fromkeys(MODEL_SUFFIXES, _validate_model)
+    batch = validate_paths(patterns, stdin=stdin, checkers=checkers, parameters=parameters)
     listed = {_real(item.path) for item in batch.files}
     return BatchResult(tuple(_with_models(batch.files, listed)))
 

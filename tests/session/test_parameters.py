@@ -1,0 +1,82 @@
+"""Parameters (`${KEY}`, `-e`, `--env-file`) and secrets (`--secret`): given, checked, and never in any output."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Cli
+
+SECRET = "s3cr3t-Ada-7781"
+SCENARIO = """\
+meta: {name: signed-in, version: "1"}
+config: {seed: 7, runtime: sim, app: demo}
+steps:
+  - {id: user, command: act, args: {name: type, target: "id=username", value: "${USER_NAME}"}}
+  - {id: pass, command: act, args: {name: type, target: "id=password", value: "${PASSWORD}"}}
+  - {id: login, command: tap, args: {target: "text=Log in"}}
+  - {id: echo, command: wait, args: {for: "text=${USER_NAME} $${LITERAL}", timeout: 300}}
+"""
+
+
+@pytest.fixture
+def scenario(tmp_path: Path) -> Path:
+    (tmp_path / "login.yaml").write_text(SCENARIO)
+    return tmp_path / "login.yaml"
+
+
+def test_a_parameter_not_given_is_an_error_at_its_value(cli_runner: Cli, scenario: Path) -> None:
+    result = cli_runner.run("validate", "login.yaml")
+    assert result.exit_code == 1
+    issues = [(i["line"], i["code"], i["message"]) for i in result.data["issues"]]
+    assert issues == [(4, "UNKNOWN_REFERENCE", "${USER_NAME} is not given"),
+                      (5, "UNKNOWN_REFERENCE", "${PASSWORD} is not given"),
+                      (7, "UNKNOWN_REFERENCE", "${USER_NAME} is not given")]  # fmt: skip
+    assert "-e USER_NAME=VALUE" in result.data["issues"][0]["hint"]
+    run = cli_runner.run("run", "login.yaml", "-e", "USER_NAME=ada")
+    assert run.exit_code == 1 and "${PASSWORD} is not given" in run.envelope["error"]["message"]
+
+
+def test_values_come_from_e_and_an_env_file(cli_runner: Cli, scenario: Path, tmp_path: Path) -> None:
+    (tmp_path / "ci.env").write_text("# the demo account\nexport USER_NAME='ada'\nPASSWORD=lovelace\n")
+    checked = cli_runner.run("validate", "login.yaml", "--env-file", "ci.env")
+    assert checked.exit_code == 0, checked.stdout
+    result = cli_runner.run("run", "login.yaml", "--env-file", "ci.env", "-e", "USER_NAME=ada", "--output", "out")
+    steps = result.data["run"]["steps"]
+    assert [s["status"] for s in steps] == ["ok", "ok", "ok", "fail"]  # the values were typed; `$${` stays literal
+    assert "no element matches text=ada ${LITERAL} (waited 300 ms)" in steps[3]["error"]["message"]
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (("-e", "NOEQUALS"), "is not KEY=VALUE"),
+    (("-e", "1BAD=x"), "is not KEY=VALUE"),
+    (("--secret", "VISOR_TEST_UNSET_SECRET"), "the environment variable VISOR_TEST_UNSET_SECRET is not set"),
+])  # fmt: skip
+def test_bad_parameters_are_refused(cli_runner: Cli, scenario: Path, args: tuple[str, ...], says: str) -> None:
+    result = cli_runner.run("run", "login.yaml", *args)
+    assert result.exit_code == 1 and says in result.envelope["error"]["message"]
+
+
+def test_a_secret_is_in_no_output_at_all(cli_runner: Cli, scenario: Path, tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """Typed into a plain field, echoed in a failing step's selector: masked in the envelope, the console, every
+    file of the run (timeline, page sources, summaries, JUnit, report) and of a suite and a benchmark."""
+    monkeypatch.setenv("USER_NAME", SECRET)
+    monkeypatch.setenv("PASSWORD", "lovelace")
+    outputs = []
+    for command in (("run", "login.yaml"), ("run", str(tmp_path)), ("benchmark", "login.yaml", "--runs", "2")):
+        result = cli_runner.run(*command, "--secret", "USER_NAME", "--secret", "PASSWORD", "--output", "out",
+                                "--capture", "steps")  # fmt: skip
+        outputs += [result.stdout, result.stderr]
+    assert "•••" in outputs[0]
+    written = [path for path in (tmp_path / "out").rglob("*") if path.is_file()]
+    assert any(path.suffix == ".xml" and "sources" in path.parts for path in written)
+    assert any(path.name == "timeline.log" for path in written) and any(path.name == "index.html" for path in written)
+    for text in outputs:
+        assert SECRET not in text and "lovelace" not in text
+    for path in written:
+        assert SECRET.encode() not in path.read_bytes(), path
+        assert b"lovelace" not in path.read_bytes(), path
+    assert os.environ["USER_NAME"] == SECRET
