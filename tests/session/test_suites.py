@@ -37,7 +37,8 @@ def test_a_folder_runs_every_scenario_and_reports_them_as_one(cli_runner: Cli, s
     assert result.exit_code == 2
     assert rows(result) == [("login", "passed"), ("broken", "failed"), ("other", "passed")]
     found = result.data["suite"]
-    assert found["totals"] == {"scenarios": 3, "passed": 2, "failed": 1, "error": 0, "skipped": 0, "interrupted": 0}
+    assert found["totals"] == {"scenarios": 3, "passed": 2, "flaky": 0, "failed": 1, "error": 0, "skipped": 0,
+                               "interrupted": 0}  # fmt: skip
     assert result.envelope["error"]["message"] == "1 failed of 3 scenarios"
     for row in found["scenarios"]:
         assert Path(row["report"]).is_file() and row["run_id"] in row["report"] and len(row["signature"]) == 64
@@ -113,3 +114,33 @@ def test_an_interrupted_suite_says_what_ran(suite: Path, tmp_path: Path) -> None
     assert outcome.exit_code == 130
     assert [row["status"] for row in outcome.data["suite"]["scenarios"]] == ["passed", "interrupted"]
     assert Path(outcome.data["suite"]["report"]).is_file()
+
+
+PROMO = """\
+meta: {name: promo-shows, version: "1", tags: [flaky-demo]}
+config: {runtime: sim}
+steps:
+  - {id: open-feed, command: navigate, args: {to: "demo://feed"}}
+  - {id: first-item, command: wait, args: {for: "text=Item 1"}}
+assertions:
+  - {id: promo, type: visible, target: "text=No thanks"}
+"""
+
+
+def test_a_pass_after_a_failure_is_flaky_never_plain_green(cli_runner: Cli, tmp_path: Path) -> None:
+    """Unseeded, the demo's promotion shows one time in four: asserting it, a run fails, a retry may pass."""
+    (tmp_path / "promo.yaml").write_text(PROMO)
+    plain = cli_runner.run("run", "promo.yaml", "--output", "out")
+    assert plain.exit_code == 2  # this seed shows no promotion
+    result = cli_runner.run("run", "promo.yaml", "--output", "out", "--retries", "6")
+    assert result.exit_code == 0
+    row = result.data["suite"]["scenarios"][0]
+    assert row["status"] == "flaky" and row["attempts"] >= 2
+    assert len(row["failed_attempts"]) == row["attempts"] - 1
+    assert "promo" in row["failed_attempts"][0]["error"]["message"]
+    assert result.data["suite"]["totals"]["flaky"] == 1 and result.data["suite"]["totals"]["passed"] == 0
+    junit = ET.parse(result.data["suite"]["junit"]).getroot()
+    properties = {p.get("name"): p.get("value") for p in junit.iter("property")}
+    assert properties["flaky"] == "true" and properties["attempts"] == str(row["attempts"])
+    assert "Flaky: passed after" in (junit.find(".//system-out").text or "")  # type: ignore[union-attr]
+    assert "passed on attempt" in Path(result.data["suite"]["report"]).read_text()

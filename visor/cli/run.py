@@ -91,11 +91,23 @@ def _environment(env: CliEnvironment) -> Any:
     help="Run only scenarios tagged with one of these (meta.tags); repeatable.",
 )
 @click.option("--exclude-tags", metavar="A,B", multiple=True, help="Leave out scenarios tagged with one of these.")
+@click.option(
+    "--retries",
+    type=click.IntRange(0, 10),
+    default=0,
+    show_default=True,
+    help="Run a failed scenario again up to N times; a pass after a failure is reported flaky.",
+)
 @run_options
 @output_options
 @click.pass_obj
 def run(
-    env: CliEnvironment, /, scenarios: tuple[str, ...], include_tags: tuple[str, ...], exclude_tags: tuple[str, ...],
+    env: CliEnvironment,
+    /,
+    scenarios: tuple[str, ...],
+    include_tags: tuple[str, ...],
+    exclude_tags: tuple[str, ...],
+    retries: int,
     **values: Any,
 ) -> int:  # fmt: skip
     """Run a scenario, or a suite (folders, globs, several files): exit 0 (passed), 2 (failed), 1 (an error).
@@ -134,10 +146,10 @@ def run(
         )
     options = _options(**values)
     progress = ConsoleReporter(_stderr(), quiet=env.quiet, color=env.color, secrets=options.secrets)
-    if _is_suite(given, include or exclude):
+    if _is_suite(given, include or exclude) or retries:
         from visor.session.suites import Selection, run_suite
 
-        chosen = Selection(include, exclude)
+        chosen = Selection(include, exclude, retries)
         return emit(env, run_suite(given, options, _environment(env), (progress,), chosen))
     scenario = given[0]
     from visor.report.envelope import masked

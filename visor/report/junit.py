@@ -30,15 +30,21 @@ def render(result: RunResult, name: str) -> str:
     return _document(suites)
 
 
-def render_suite(runs: Sequence[tuple[str, RunResult | ErrorInfo]]) -> str:
-    """Return one JUnit XML document for many scenarios: a `<testsuite>` each (one that could not run: an error)."""
+def render_suite(runs: Sequence[tuple[str, RunResult | ErrorInfo, Sequence[ErrorInfo]]]) -> str:
+    """Return one JUnit XML document for many scenarios: a `<testsuite>` each (one that could not run: an error).
+
+    A scenario that passed after failing (`--retries`) carries the properties `flaky` and `attempts`, and its
+    earlier failures in `<system-out>`: CI shows it passed, and that it is flaky.
+    """
     suites = ET.Element("testsuites", {"name": "visor"})
     sums = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
     seconds = 0.0
-    for name, outcome in runs:
+    for name, outcome, earlier in runs:
         if isinstance(outcome, RunResult):
             totals = _totals(outcome)
-            _add_suite(suites, outcome, name)
+            suite = _add_suite(suites, outcome, name)
+            if earlier:
+                _mark_flaky(suite, earlier)
         else:
             totals = {"tests": "1", "failures": "0", "errors": "1", "skipped": "0", "time": "0.000"}
             suite = ET.SubElement(suites, "testsuite", {"name": name, **totals})
@@ -52,8 +58,18 @@ def render_suite(runs: Sequence[tuple[str, RunResult | ErrorInfo]]) -> str:
     return _document(suites)
 
 
-def _add_suite(suites: ET.Element, result: RunResult, name: str) -> None:
-    """Add a run's `<testsuite>`: its properties, a test case per step and per assertion."""
+def _mark_flaky(suite: ET.Element, earlier: Sequence[ErrorInfo]) -> None:
+    """Mark a scenario that passed after failing: properties `flaky` and `attempts`, the failures in system-out."""
+    properties = suite.find("properties")
+    assert properties is not None  # every run's suite has its properties
+    ET.SubElement(properties, "property", name="flaky", value="true")
+    ET.SubElement(properties, "property", name="attempts", value=str(len(earlier) + 1))
+    said = "".join(f"attempt {number}: {e.code} {e.message}\n" for number, e in enumerate(earlier, start=1))
+    ET.SubElement(suite, "system-out").text = f"Flaky: passed after {len(earlier)} failed attempt(s).\n{said}"
+
+
+def _add_suite(suites: ET.Element, result: RunResult, name: str) -> ET.Element:
+    """Add a run's `<testsuite>`: its properties, a test case per step and per assertion; return it."""
     attributes = {"name": name, **_totals(result), "timestamp": result.started_at, "hostname": result.device}
     suite = ET.SubElement(suites, "testsuite", attributes)
     _add_properties(suite, result)
@@ -63,6 +79,7 @@ def _add_suite(suites: ET.Element, result: RunResult, name: str) -> None:
         _add_assertion(suite, name, check)
     if result.interrupted:
         ET.SubElement(suite, "system-err").text = "The run was interrupted; later steps did not run."
+    return suite
 
 
 def _document(suites: ET.Element) -> str:

@@ -16,16 +16,19 @@ def render(entries: Sequence[Mapping[str, Any]], totals: Mapping[str, int], fold
     summary = ", ".join(f"{count} {name}" for name, count in totals.items() if name != "scenarios" and count)
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>visor suite</title>"
-        f"<style>{STYLE}</style></head><body><h1>Suite: {totals['scenarios']} scenarios</h1>"
+        f"<style>{STYLE}.flaky{{color:#e65100}}</style></head><body><h1>Suite: {totals['scenarios']} scenarios</h1>"
         f"<p class='muted'>{escape(summary)}</p>"
         "<table><tr><th>status</th><th>scenario</th><th>tags</th><th>took</th><th>what happened</th></tr>"
         f"{rows}</table></body></html>\n"
     )
 
 
+_CSS = {"passed": "ok", "flaky": "flaky", "failed": "fail", "error": "fail", "interrupted": "fail"}
+
+
 def _row(entry: Mapping[str, Any], folder: str) -> str:
     status = str(entry["status"])
-    css = {"passed": "ok", "failed": "fail", "error": "fail", "interrupted": "fail"}.get(status, "skipped")
+    css = _CSS.get(status, "skipped")
     name = escape(str(entry["name"]))
     report = entry.get("report")
     if isinstance(report, str):
@@ -33,6 +36,11 @@ def _row(entry: Mapping[str, Any], folder: str) -> str:
     error = entry.get("error")
     said = escape(error["message"]) if isinstance(error, Mapping) else escape(str(entry.get("reason", "")))
     took = f"{entry['duration_ms']} ms" if entry.get("duration_ms") is not None else ""
+    if status == "flaky":
+        failed = entry.get("failed_attempts", [])
+        said = escape(f"passed on attempt {entry['attempts']}; before: ") + "; ".join(
+            escape((attempt.get("error") or {}).get("message", "failed")) for attempt in failed
+        )
     return (
         f"<tr><td class='{css}'>{escape(status)}</td><td>{name}<div class='muted'><code>{escape(entry['path'])}"
         f"</code></div></td><td>{escape(', '.join(entry.get('tags', [])))}</td><td class='took'>{took}</td>"

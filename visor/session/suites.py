@@ -4,8 +4,10 @@ Each scenario runs exactly as `visor run FILE` runs it (its own folder of artifa
 suite adds one envelope (`data.suite`: a row per scenario and the totals), one JUnit file with a `<testsuite>`
 per scenario, and an index.html linking every run's report, in `OUTPUT/suite_<id>/`. A scenario that cannot be
 loaded is an error row, not the end of the suite; tags (`meta.tags`) choose what runs. The exit code is the worst
-of the scenarios': interrupted, then an error (1), then a failure (2), else 0. Ctrl-C stops the suite after the
-scenario running, and the suite's files still say what ran.
+of the scenarios': interrupted, then an error (1), then a failure (2), else 0. With `--retries N` a failed scenario
+runs again, up to N times; one that then passes is `flaky`, never plain green: its row keeps the failed attempts,
+JUnit marks it, and the index shows it. Ctrl-C stops the suite after the scenario running, and the suite's files
+still say what ran.
 """
 
 from __future__ import annotations
@@ -32,10 +34,12 @@ _SEVERITY = {ExitCode.OK: 0, ExitCode.RUN_FAILED: 1, ExitCode.BELOW_THRESHOLD: 1
 
 @dataclass(frozen=True, slots=True)
 class Selection:
-    """Which scenarios run, by their tags: any of `include` (none: all), and none of `exclude`."""
+    """Which scenarios run, by their tags (any of `include`, none of `exclude`), and how often they may retry."""
 
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    #: How many times a failed scenario runs again; a pass after a failure is `flaky`.
+    retries: int = 0
 
     def why_not(self, tags: Sequence[str]) -> str | None:
         """Say why a scenario with these tags is left out (None: it runs)."""
@@ -54,7 +58,7 @@ def run_suite(
         InputError: a pattern names no scenario file.
     """
     entries: list[dict[str, Any]] = []
-    junit_runs: list[tuple[str, RunResult | ErrorInfo]] = []
+    junit_runs: list[tuple[str, RunResult | ErrorInfo, tuple[ErrorInfo, ...]]] = []
     written: list[str] = []
     stop: ExitCode | None = None
     for path in expand_paths(patterns):
@@ -66,7 +70,7 @@ def run_suite(
         entries.append(entry)
         written.extend(files)
         if result is not None:
-            junit_runs.append((entry["name"], result))
+            junit_runs.append((entry["name"], *result))
         if entry["status"] == "interrupted":
             stop = ExitCode(entry["exit_code"])
             break
@@ -84,38 +88,56 @@ def run_suite(
 
 def _one(
     path: str, options: RunOptions, env: Environment, handlers: Sequence[Handler], chosen: Selection
-) -> tuple[dict[str, Any], RunResult | ErrorInfo | None, list[str]]:
-    """Run one scenario of the suite; return its row, what its JUnit test suite shows, and the files written."""
+) -> tuple[dict[str, Any], tuple[RunResult | ErrorInfo, tuple[ErrorInfo, ...]] | None, list[str]]:
+    """Run one scenario of the suite (again, on failure, up to `chosen.retries` times).
+
+    Returns its row, what its JUnit test suite shows (the last run, and the failures before it), and the files
+    written.
+    """
     try:
         prepared = PreparedRun.load(path, options, env)
     except VisorError as exc:
         info = exc.info()
         return {"path": path, "name": path, "tags": [], "status": "error", "exit_code": int(exc.exit_code),
-                "error": info.to_dict()}, info, []  # fmt: skip
+                "error": info.to_dict()}, (info, ()), []  # fmt: skip
     meta = prepared.scenario.meta
     entry: dict[str, Any] = {"path": path, "name": meta.name, "tags": list(meta.tags)}
     skipped = chosen.why_not(meta.tags)
     if skipped is not None:
         return {**entry, "status": "skipped", "exit_code": 0, "reason": skipped}, None, []
-    done = attempt(prepared, env, handlers)
-    outcome = run_outcome(done.final, prepared.warnings(), done.written)
-    result = done.final.result
-    status = "passed" if outcome.exit_code == ExitCode.OK else "failed"
-    if done.final.stop_signal is not None:
-        status = "interrupted"
-    elif done.final.reason is not None:
-        status = "error"
+    written: list[str] = []
+    failures: list[dict[str, Any]] = []
+    for _ in range(chosen.retries + 1):
+        done = attempt(prepared, env, handlers)
+        written.extend(done.written)
+        outcome = run_outcome(done.final, prepared.warnings(), done.written)
+        result = done.final.result
+        status = "passed" if outcome.exit_code == ExitCode.OK else "failed"
+        if done.final.stop_signal is not None:
+            status = "interrupted"
+        elif done.final.reason is not None:
+            status = "error"
+        if status != "failed" or len(failures) == chosen.retries:
+            break
+        # A failed run is tried again (`--retries`); what it said is kept, and a later pass is flaky, not green.
+        failures.append({"run_id": result.run_id, "error": outcome.error.to_dict() if outcome.error else None})
+    if failures and status == "passed":
+        status = "flaky"
     report = os.path.join(prepared.output, result.run_id, "report.html")
     entry |= {"status": status, "exit_code": int(outcome.exit_code), "run_id": result.run_id,
               "signature": result.signature, "duration_ms": sum(step.duration_ms for step in result.steps),
               "report": os.path.abspath(report)}  # fmt: skip
+    if failures:
+        entry |= {"attempts": len(failures) + 1, "failed_attempts": failures}
     if outcome.error is not None:
         entry["error"] = outcome.error.to_dict()
-    return entry, result, list(done.written)
+    earlier = tuple(ErrorInfo(**failure["error"]) for failure in failures if failure["error"])
+    return entry, (result, earlier), written
 
 
 def _totals(entries: Sequence[dict[str, Any]]) -> dict[str, int]:
-    counts = {"scenarios": len(entries), "passed": 0, "failed": 0, "error": 0, "skipped": 0, "interrupted": 0}
+    counts = {"scenarios": len(entries), "passed": 0, "flaky": 0, "failed": 0, "error": 0, "skipped": 0,
+              "interrupted": 0}  # fmt: skip
     for entry in entries:
         counts[entry["status"]] += 1
     return counts
@@ -125,7 +147,7 @@ def _write(
     folder: str,
     entries: list[dict[str, Any]],
     totals: dict[str, int],
-    runs: list[tuple[str, RunResult | ErrorInfo]],
+    runs: list[tuple[str, RunResult | ErrorInfo, tuple[ErrorInfo, ...]]],
     secrets: Sequence[str],
 ) -> tuple[str, str]:
     """Write the suite's JUnit file and index.html (secrets masked); return their paths."""
