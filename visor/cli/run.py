@@ -98,6 +98,7 @@ def _environment(env: CliEnvironment) -> Any:
     show_default=True,
     help="Run a failed scenario again up to N times; a pass after a failure is reported flaky.",
 )
+@click.option("--shard", metavar="I/N", help="Run the I-th of N parts of the suite, balanced by recorded durations.")
 @run_options
 @output_options
 @click.pass_obj
@@ -108,6 +109,7 @@ def run(
     include_tags: tuple[str, ...],
     exclude_tags: tuple[str, ...],
     retries: int,
+    shard: str | None,
     **values: Any,
 ) -> int:  # fmt: skip
     """Run a scenario, or a suite (folders, globs, several files): exit 0 (passed), 2 (failed), 1 (an error).
@@ -146,10 +148,11 @@ def run(
         )
     options = _options(**values)
     progress = ConsoleReporter(_stderr(), quiet=env.quiet, color=env.color, secrets=options.secrets)
-    if _is_suite(given, include or exclude) or retries:
+    if _is_suite(given, include or exclude) or retries or shard:
+        from visor.session.shards import Shard
         from visor.session.suites import Selection, run_suite
 
-        chosen = Selection(include, exclude, retries)
+        chosen = Selection(include, exclude, retries, Shard.parse(shard) if shard else None)
         return emit(env, run_suite(given, options, _environment(env), (progress,), chosen))
     scenario = given[0]
     from visor.report.envelope import masked

@@ -27,6 +27,8 @@ from visor.report.envelope import Outcome, masked
 from visor.report.outcomes import run_outcome
 from visor.scenario.discovery import expand_paths
 from visor.session.runs import DEFAULT_OUTPUT, Environment, Handler, PreparedRun, RunOptions, attempt
+from visor.session.shards import Shard, read_durations, record_durations, split
+from visor.session.state_paths import state_root
 
 #: How bad each exit code is for a suite: the worst one is the suite's.
 _SEVERITY = {ExitCode.OK: 0, ExitCode.RUN_FAILED: 1, ExitCode.BELOW_THRESHOLD: 1, ExitCode.ERROR: 2}
@@ -40,6 +42,8 @@ class Selection:
     exclude: tuple[str, ...] = ()
     #: How many times a failed scenario runs again; a pass after a failure is `flaky`.
     retries: int = 0
+    #: The part of the suite this job runs (`--shard i/n`); None: all of it.
+    shard: Shard | None = None
 
     def why_not(self, tags: Sequence[str]) -> str | None:
         """Say why a scenario with these tags is left out (None: it runs)."""
@@ -61,7 +65,10 @@ def run_suite(
     junit_runs: list[tuple[str, RunResult | ErrorInfo, tuple[ErrorInfo, ...]]] = []
     written: list[str] = []
     stop: ExitCode | None = None
-    for path in expand_paths(patterns):
+    root = state_root(os.getcwd())
+    found = expand_paths(patterns)
+    chosen_paths = split(found, chosen.shard, read_durations(root)) if chosen.shard is not None else found
+    for path in chosen_paths:
         try:
             entry, result, files = _one(path, options, env, handlers, chosen)
         except KeyboardInterrupt as exc:
@@ -74,10 +81,13 @@ def run_suite(
         if entry["status"] == "interrupted":
             stop = ExitCode(entry["exit_code"])
             break
+    record_durations(root, {e["path"]: e["duration_ms"] for e in entries if e.get("duration_ms") is not None})
     totals = _totals(entries)
     folder = os.path.join(options.output or DEFAULT_OUTPUT, env.ids.new_id("suite"))
     pages = _write(folder, entries, totals, junit_runs, options.secrets)
-    data = {"suite": {"scenarios": entries, "totals": totals, "junit": pages[0], "report": pages[1]}}
+    data: dict[str, Any] = {"suite": {"scenarios": entries, "totals": totals, "junit": pages[0], "report": pages[1]}}
+    if chosen.shard is not None:
+        data["suite"]["shard"] = {"index": chosen.shard.index, "count": chosen.shard.count, "of": len(found)}
     code = stop if stop is not None else max((ExitCode(e["exit_code"]) for e in entries),
                                              key=lambda c: _SEVERITY.get(c, 3), default=ExitCode.OK)  # fmt: skip
     if code == ExitCode.OK:

@@ -1,0 +1,52 @@
+"""`--shard i/n`: every scenario in exactly one shard, the same split in every job, balanced by durations."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.conftest import Cli
+from tests.session.test_suites import suite  # noqa: F401 (a fixture: three scenarios, one failing)
+from visor.errors import UsageError
+from visor.session.shards import Shard, split
+
+names = st.lists(st.text("abcdefgh", min_size=1, max_size=6), min_size=0, max_size=30, unique=True)
+
+
+@given(names, st.integers(1, 6), st.data())
+def test_every_scenario_is_in_exactly_one_shard_and_the_loads_are_balanced(
+    paths: list[str], count: int, data: st.DataObject
+) -> None:
+    durations = {p: data.draw(st.integers(1, 100_000)) for p in paths if data.draw(st.booleans())}
+    shards = [split(paths, Shard(index, count), durations) for index in range(1, count + 1)]
+    assert sorted(p for shard in shards for p in shard) == sorted(paths)  # all, none twice
+    assert all(shard == [p for p in paths if p in shard] for shard in shards)  # in the suite's order
+    assert shards == [split(list(paths), Shard(index, count), dict(durations)) for index in range(1, count + 1)]
+    if durations and len(durations) == len(paths):
+        loads = [sum(durations[p] for p in shard) for shard in shards]
+        assert max(loads) - min(loads) <= max(durations.values())  # the longest-processing-time bound
+
+
+@pytest.mark.parametrize("text", ["0/2", "3/2", "1", "a/b", "1/0"])
+def test_a_shard_is_i_of_n(text: str) -> None:
+    with pytest.raises(UsageError, match="is not i/n"):
+        Shard.parse(text)
+
+
+@pytest.mark.usefixtures("suite")
+def test_shards_run_the_whole_suite_between_them(cli_runner: Cli, tmp_path: Path) -> None:
+    whole = cli_runner.run("run", "scenarios", "--output", "out")
+    recorded = json.loads((tmp_path / ".visor" / "durations.json").read_text())
+    assert sorted(recorded) == ["scenarios/a-login.yaml", "scenarios/b-broken.yaml", "scenarios/nested/c-other.yaml"]
+    parts = [cli_runner.run("run", "scenarios", "--output", "out", "--shard", f"{n}/2") for n in (1, 2)]
+    ran = [row["path"] for part in parts for row in part.data["suite"]["scenarios"]]
+    assert sorted(ran) == sorted(row["path"] for row in whole.data["suite"]["scenarios"])
+    for key in ("passed", "failed", "scenarios"):
+        assert sum(part.data["suite"]["totals"][key] for part in parts) == whole.data["suite"]["totals"][key]
+    assert parts[0].data["suite"]["shard"] == {"index": 1, "count": 2, "of": 3}
+    # The failing scenario takes its 200 ms wait: the longest, alone in the first shard.
+    assert [row["name"] for row in parts[0].data["suite"]["scenarios"]] == ["broken"]
