@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -50,3 +51,25 @@ def test_shards_run_the_whole_suite_between_them(cli_runner: Cli, tmp_path: Path
     assert parts[0].data["suite"]["shard"] == {"index": 1, "count": 2, "of": 3}
     # The failing scenario takes its 200 ms wait: the longest, alone in the first shard.
     assert [row["name"] for row in parts[0].data["suite"]["scenarios"]] == ["broken"]
+
+
+@pytest.mark.usefixtures("suite")
+def test_merging_the_shards_gives_the_whole_suites_report(cli_runner: Cli, tmp_path: Path) -> None:
+    whole = cli_runner.run("run", "scenarios", "--output", "whole")
+    for n in (1, 2):
+        cli_runner.run("run", "scenarios", "--output", f"shard-{n}", "--shard", f"{n}/2")
+    merged = cli_runner.run("report", "merge", "shard-1", "shard-2", "--output", "merged")
+    assert merged.exit_code == whole.exit_code == 2
+    assert merged.data["suite"]["totals"] == whole.data["suite"]["totals"]
+    assert sorted(r["path"] for r in merged.data["suite"]["scenarios"]) == sorted(
+        r["path"] for r in whole.data["suite"]["scenarios"]
+    )
+    junit = ET.parse(merged.data["suite"]["junit"]).getroot()
+    assert junit.get("tests") == "3" and junit.get("failures") == "1"
+    assert sorted(s.get("name") for s in junit.iter("testsuite")) == ["broken", "login", "other"]
+    index = Path(merged.data["suite"]["report"]).read_text()
+    assert index.count("report.html'") == 3
+    for row in merged.data["suite"]["scenarios"]:  # the links reach each shard's own runs
+        assert (Path(merged.data["suite"]["report"]).parent / Path(row["report"])).resolve().is_file()
+    nothing = cli_runner.run("report", "merge", "scenarios", "--output", "merged")
+    assert nothing.exit_code == 1 and "no suite" in nothing.envelope["error"]["message"]

@@ -6,26 +6,43 @@ import click
 
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
-from visor.cli.options import output_options, text_value
+from visor.cli.options import output_options, paths_value, text_value
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
 
 
 @click.command(context_settings=SETTINGS)
-@click.argument("path", required=False, default="artifacts", callback=text_value)
+@click.argument("paths", nargs=-1, metavar="[PATH | merge DIR...]", callback=paths_value)
 @click.option("--open", "open_html", is_flag=True, help="Open report.html in the default browser.")
+@click.option("--output", metavar="DIR", callback=text_value, help="merge: where the merged suite goes.")
 @output_options
 @click.pass_obj
-def report(env: CliEnvironment, /, path: str, open_html: bool) -> int:
-    """Show a run's summary and the paths of its reports: the latest under PATH (default artifacts), or PATH's run.
+def report(env: CliEnvironment, /, paths: tuple[str, ...], open_html: bool, output: str | None) -> int:
+    """Show a run's summary and reports (the latest under PATH, default artifacts); or merge suites' reports.
+
+    `visor report merge DIR... --output DIR` combines the suites below the DIRs (a CI matrix's shards, their
+    outputs downloaded side by side) into one: one envelope, one junit.xml, one index.html (docs/suites.md).
 
     \b
     Examples:
       visor report                       (the latest run under artifacts/)
       visor report out/run_1a2b3c4d5e6f --open
+      visor report merge shard-1/ shard-2/ --output merged/
     """
+    from visor.errors import UsageError
     from visor.report.latest import locate
     from visor.report.latest import report as read
+
+    if paths[:1] == ("merge",):
+        if len(paths) < 2:
+            raise UsageError("visor report merge needs the suites' folders", next_step="visor report merge A/ B/")
+        from visor.session.merge import merge_suites
+
+        return emit(env, merge_suites(paths[1:], output or "artifacts", env.ids))
+    if len(paths) > 1 or output is not None:
+        raise UsageError("visor report takes one PATH (or: visor report merge DIR... --output DIR)",
+                         next_step="Give one run's folder, or merge suites.")  # fmt: skip
+    path = paths[0] if paths else "artifacts"
 
     opened = False
     if open_html:

@@ -12,6 +12,7 @@ still say what ran.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ from visor.session.runs import DEFAULT_OUTPUT, Environment, Handler, PreparedRun
 from visor.session.shards import Shard, read_durations, record_durations, split
 from visor.session.state_paths import state_root
 
+#: The file beside a suite's JUnit and index holding its `data.suite`.
+SUITE_FILE = "suite.json"
 #: How bad each exit code is for a suite: the worst one is the suite's.
 _SEVERITY = {ExitCode.OK: 0, ExitCode.RUN_FAILED: 1, ExitCode.BELOW_THRESHOLD: 1, ExitCode.ERROR: 2}
 
@@ -82,17 +85,17 @@ def run_suite(
             stop = ExitCode(entry["exit_code"])
             break
     record_durations(root, {e["path"]: e["duration_ms"] for e in entries if e.get("duration_ms") is not None})
-    totals = _totals(entries)
+    totals = suite_totals(entries)
     folder = os.path.join(options.output or DEFAULT_OUTPUT, env.ids.new_id("suite"))
-    pages = _write(folder, entries, totals, junit_runs, options.secrets)
+    pages: tuple[str, ...] = _write(folder, entries, totals, junit_runs, options.secrets)
     data: dict[str, Any] = {"suite": {"scenarios": entries, "totals": totals, "junit": pages[0], "report": pages[1]}}
     if chosen.shard is not None:
         data["suite"]["shard"] = {"index": chosen.shard.index, "count": chosen.shard.count, "of": len(found)}
-    code = stop if stop is not None else max((ExitCode(e["exit_code"]) for e in entries),
-                                             key=lambda c: _SEVERITY.get(c, 3), default=ExitCode.OK)  # fmt: skip
+    pages += (_keep(folder, data["suite"], options.secrets),)
+    code = stop if stop is not None else suite_code(entries)
     if code == ExitCode.OK:
         return masked(Outcome("ok", NextAction.REPORT, data, code, None, [*written, *pages]), options.secrets)
-    error = _error(totals, stop)
+    error = suite_error(totals, stop)
     return masked(Outcome("fail", NextAction.REPORT, data, code, error, [*written, *pages]), options.secrets)
 
 
@@ -145,7 +148,8 @@ def _one(
     return entry, (result, earlier), written
 
 
-def _totals(entries: Sequence[dict[str, Any]]) -> dict[str, int]:
+def suite_totals(entries: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """Count a suite's rows by status."""
     counts = {"scenarios": len(entries), "passed": 0, "flaky": 0, "failed": 0, "error": 0, "skipped": 0,
               "interrupted": 0}  # fmt: skip
     for entry in entries:
@@ -172,7 +176,22 @@ def _write(
     return paths
 
 
-def _error(totals: dict[str, int], stop: ExitCode | None) -> ErrorInfo:
+def _keep(folder: str, suite: dict[str, Any], secrets: Sequence[str]) -> str:
+    """Write `data.suite` as suite.json beside the suite's files (what `visor report merge` combines)."""
+    path = os.path.abspath(os.path.join(folder, SUITE_FILE))
+    try:
+        write_atomic(path, (json.dumps(redact(suite, secrets), indent=1) + "\n").encode("utf-8"), make_folders=True)
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc}", next_step="Free space, or choose another --output.") from None
+    return path
+
+
+def suite_code(entries: Sequence[dict[str, Any]]) -> ExitCode:
+    """Return a suite's exit code: the worst of its scenarios' (an error over a failure over a pass)."""
+    return max((ExitCode(e["exit_code"]) for e in entries), key=lambda c: _SEVERITY.get(c, 3), default=ExitCode.OK)
+
+
+def suite_error(totals: dict[str, int], stop: ExitCode | None) -> ErrorInfo:
     """Word what went wrong in a suite: how many failed, errored, or that it was stopped."""
     if stop is not None:
         return ErrorInfo(
