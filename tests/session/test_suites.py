@@ -144,3 +144,27 @@ def test_a_pass_after_a_failure_is_flaky_never_plain_green(cli_runner: Cli, tmp_
     assert properties["flaky"] == "true" and properties["attempts"] == str(row["attempts"])
     assert "Flaky: passed after" in (junit.find(".//system-out").text or "")  # type: ignore[union-attr]
     assert "passed on attempt" in Path(result.data["suite"]["report"]).read_text()
+
+
+def test_workers_run_scenarios_at_once_with_the_results_of_a_serial_run(cli_runner: Cli, suite: Path) -> None:
+    serial = cli_runner.run("run", "scenarios", "--output", "out")
+    parallel = cli_runner.run("run", "scenarios", "--output", "out", "--workers", "2")
+    assert parallel.exit_code == serial.exit_code == 2
+    pick = [(r["path"], r["status"], r.get("signature")) for r in parallel.data["suite"]["scenarios"]]
+    assert pick == [(r["path"], r["status"], r.get("signature")) for r in serial.data["suite"]["scenarios"]]
+    assert len({r["run_id"] for r in parallel.data["suite"]["scenarios"]}) == 3  # no folder shared
+    assert all(Path(r["report"]).is_file() for r in parallel.data["suite"]["scenarios"])
+
+
+def test_a_device_that_cannot_be_had_is_an_error_row_and_the_suite_goes_on(cli_runner: Cli, suite: Path) -> None:
+    (suite / "z-appium.yaml").write_text(
+        "meta: {name: on-a-phone, version: '1'}\nconfig: {runtime: appium, capabilities: {platformName: Android}}\n"
+        "steps:\n  - {id: look, command: wait, args: {ms: 10}}\n"
+    )
+    result = cli_runner.run("run", "scenarios", "--output", "out", "--workers", "2", "--server-url",
+                            "http://127.0.0.1:9")  # fmt: skip
+    row = next(r for r in result.data["suite"]["scenarios"] if r["name"] == "on-a-phone")
+    assert row["status"] == "error" and row["error"]["code"] in ("TARGET_ERROR", "INPUT_ERROR")
+    assert [r["status"] for r in result.data["suite"]["scenarios"] if r["name"] != "on-a-phone"] == [
+        "passed", "failed", "passed"]  # fmt: skip
+    assert result.exit_code == 1

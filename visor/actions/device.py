@@ -109,6 +109,9 @@ class Capabilities:
     #: The device shows its UI tree (page source). Without it, `observe()` returns an empty tree: steps that
     #: need elements are refused before a run starts, and screens are fingerprinted from their screenshots.
     ui_tree: bool = True
+    #: Every device opened is a phone of its own in this process: several can run scenarios at once
+    #: (`visor run --workers`). A real phone, an Appium server or an agent's folder is shared.
+    independent: bool = False
 
 
 @dataclass(frozen=True, slots=True)

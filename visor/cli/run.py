@@ -99,6 +99,13 @@ def _environment(env: CliEnvironment) -> Any:
     help="Run a failed scenario again up to N times; a pass after a failure is reported flaky.",
 )
 @click.option("--shard", metavar="I/N", help="Run the I-th of N parts of the suite, balanced by recorded durations.")
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=1,
+    show_default=True,
+    help="Run this many scenarios at once, each in a process of its own (simulated devices).",
+)
 @run_options
 @output_options
 @click.pass_obj
@@ -110,6 +117,7 @@ def run(
     exclude_tags: tuple[str, ...],
     retries: int,
     shard: str | None,
+    workers: int,
     **values: Any,
 ) -> int:  # fmt: skip
     """Run a scenario, or a suite (folders, globs, several files): exit 0 (passed), 2 (failed), 1 (an error).
@@ -148,11 +156,11 @@ def run(
         )
     options = _options(**values)
     progress = ConsoleReporter(_stderr(), quiet=env.quiet, color=env.color, secrets=options.secrets)
-    if _is_suite(given, include or exclude) or retries or shard:
+    if _is_suite(given, include or exclude) or retries or shard or workers > 1:
         from visor.session.shards import Shard
         from visor.session.suites import Selection, run_suite
 
-        chosen = Selection(include, exclude, retries, Shard.parse(shard) if shard else None)
+        chosen = Selection(include, exclude, retries, Shard.parse(shard) if shard else None, workers)
         return emit(env, run_suite(given, options, _environment(env), (progress,), chosen))
     scenario = given[0]
     from visor.report.envelope import masked

@@ -159,6 +159,7 @@ def attempt(
     shared: OpenedDevice | None = None,
     *,
     keep: bool = False,
+    concurrent: bool = False,
 ) -> Attempt:
     """Run once, on `shared` (left open) or on a device opened for this run.
 
@@ -172,6 +173,8 @@ def attempt(
     held = shared is not None or (keep and opened.device.info.capabilities.expensive_sessions)
     try:
         refuse_tree_uses(prepared.scenario, opened.device.info)
+        if concurrent:
+            refuse_shared(opened.device.info)
         folder = scenario_folder(prepared.scenario.source)
         store = ArtifactStore(prepared.output, run_id, folder, secrets=prepared.options.secrets)
         writer = ReportWriter(store)
@@ -201,6 +204,20 @@ def attempt(
             writer.close()
     states = (router.initial, copy.deepcopy(router.map.document)) if router is not None else None
     return Attempt(final, store.written, opened if held else None, router.summary() if router else None, states)
+
+
+def refuse_shared(info: DeviceInfo) -> None:
+    """Refuse to run scenarios at once on a device others would drive too (`--workers`).
+
+    Raises:
+        InputError: the device is not one of its own (a phone, an Appium server, an agent's folder).
+    """
+    if not info.capabilities.independent:
+        raise InputError(
+            f"--workers runs scenarios at once on devices of their own; the {info.runtime} runtime's device is shared",
+            likely_cause="Scenarios at once on one phone or one Appium server would drive the same device.",
+            next_step="Run it without --workers, or on --runtime sim.",
+        )
 
 
 def refuse_tree_uses(scenario: Scenario, info: DeviceInfo) -> None:

@@ -47,6 +47,8 @@ class Selection:
     retries: int = 0
     #: The part of the suite this job runs (`--shard i/n`); None: all of it.
     shard: Shard | None = None
+    #: How many scenarios run at once, each in a process of its own.
+    workers: int = 1
 
     def why_not(self, tags: Sequence[str]) -> str | None:
         """Say why a scenario with these tags is left out (None: it runs)."""
@@ -71,19 +73,15 @@ def run_suite(
     root = state_root(os.getcwd())
     found = expand_paths(patterns)
     chosen_paths = split(found, chosen.shard, read_durations(root)) if chosen.shard is not None else found
-    for path in chosen_paths:
-        try:
-            entry, result, files = _one(path, options, env, handlers, chosen)
-        except KeyboardInterrupt as exc:
-            stop = ExitCode(128 + stopping_signal(exc))
-            break
+    if chosen.workers > 1 and len(chosen_paths) > 1:
+        runs, stop = _in_parallel(chosen_paths, options, chosen)
+    else:
+        runs, stop = _in_turn(chosen_paths, options, env, handlers, chosen)
+    for entry, result, files in runs:
         entries.append(entry)
         written.extend(files)
         if result is not None:
             junit_runs.append((entry["name"], *result))
-        if entry["status"] == "interrupted":
-            stop = ExitCode(entry["exit_code"])
-            break
     record_durations(root, {e["path"]: e["duration_ms"] for e in entries if e.get("duration_ms") is not None})
     totals = suite_totals(entries)
     folder = os.path.join(options.output or DEFAULT_OUTPUT, env.ids.new_id("suite"))
@@ -99,9 +97,68 @@ def run_suite(
     return masked(Outcome("fail", NextAction.REPORT, data, code, error, [*written, *pages]), options.secrets)
 
 
+Ran = tuple[dict[str, Any], tuple[RunResult | ErrorInfo, tuple[ErrorInfo, ...]] | None, list[str]]
+
+
+def _in_turn(
+    paths: Sequence[str], options: RunOptions, env: Environment, handlers: Sequence[Handler], chosen: Selection
+) -> tuple[list[Ran], ExitCode | None]:
+    """Run the scenarios one after another; stop at an interruption (and say which signal)."""
+    runs: list[Ran] = []
+    for path in paths:
+        try:
+            ran = _one(path, options, env, handlers, chosen)
+        except KeyboardInterrupt as exc:
+            return runs, ExitCode(128 + stopping_signal(exc))
+        runs.append(ran)
+        if ran[0]["status"] == "interrupted":
+            return runs, ExitCode(ran[0]["exit_code"])
+    return runs, None
+
+
+def _in_parallel(paths: Sequence[str], options: RunOptions, chosen: Selection) -> tuple[list[Ran], ExitCode | None]:
+    """Run the scenarios in `chosen.workers` processes at once; rows keep the suite's order.
+
+    Each process opens its own device for each scenario (a simulated phone per run), with the wall clock and
+    random ids of its own; a scenario's result does not depend on which process ran it. Ctrl-C cancels what has
+    not started and reports what finished.
+    """
+    import concurrent.futures
+    import multiprocessing
+
+    # Forked: a worker starts with visor imported and warm (a spawned one re-imports it: +0.3 s each, which on
+    # a suite of short scenarios on the simulated phone costs more than the parallelism gains). The suite has
+    # started no thread of its own yet when the pool forks.
+    context = multiprocessing.get_context("fork")
+    runs: list[Ran] = []
+    with concurrent.futures.ProcessPoolExecutor(chosen.workers, mp_context=context) as pool:
+        futures = [pool.submit(_one_in_worker, path, options, chosen) for path in paths]
+        try:
+            for future in futures:
+                runs.append(future.result())
+        except KeyboardInterrupt as exc:
+            pool.shutdown(wait=False, cancel_futures=True)
+            return [future.result() for future in futures if future.done() and not future.cancelled()
+                    and future.exception() is None], ExitCode(128 + stopping_signal(exc))  # fmt: skip
+    return runs, None
+
+
+def _one_in_worker(path: str, options: RunOptions, chosen: Selection) -> Ran:
+    """Run one scenario in a worker process (its own clock and ids)."""
+    from visor.clock import RandomIds, SystemClock
+
+    return _one(path, options, Environment(SystemClock(), RandomIds(), None), (), chosen, concurrent=True)
+
+
 def _one(
-    path: str, options: RunOptions, env: Environment, handlers: Sequence[Handler], chosen: Selection
-) -> tuple[dict[str, Any], tuple[RunResult | ErrorInfo, tuple[ErrorInfo, ...]] | None, list[str]]:
+    path: str,
+    options: RunOptions,
+    env: Environment,
+    handlers: Sequence[Handler],
+    chosen: Selection,
+    *,
+    concurrent: bool = False,
+) -> Ran:
     """Run one scenario of the suite (again, on failure, up to `chosen.retries` times).
 
     Returns its row, what its JUnit test suite shows (the last run, and the failures before it), and the files
@@ -121,7 +178,12 @@ def _one(
     written: list[str] = []
     failures: list[dict[str, Any]] = []
     for _ in range(chosen.retries + 1):
-        done = attempt(prepared, env, handlers)
+        try:
+            done = attempt(prepared, env, handlers, concurrent=concurrent)
+        except VisorError as exc:  # refused before any step (a shared device under --workers), or unreachable
+            info = exc.info()
+            row = {**entry, "status": "error", "exit_code": int(exc.exit_code), "error": info.to_dict()}
+            return row, (info, ()), written
         written.extend(done.written)
         outcome = run_outcome(done.final, prepared.warnings(), done.written)
         result = done.final.result

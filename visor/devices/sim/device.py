@@ -55,7 +55,9 @@ TYPE_MS_PER_CHAR = 8
 LAUNCHER = "launcher"
 #: Time is the virtual clock's, so an observation never ages on its own; it knows every app it has; a session
 #: costs nothing to start; its randomness comes from the seed.
-CAPABILITIES = Capabilities(virtual_time=True, observation_reuse_us=0, complete_app_list=True, seeded=True)
+CAPABILITIES = Capabilities(
+    virtual_time=True, observation_reuse_us=0, complete_app_list=True, seeded=True, independent=True
+)
 RECENTS = "recents"
 LONG_PRESS_MS = 500
 #: A finger that stays closer than this (|dx| + |dy|) to where it landed has not moved: a tap or a long press.
