@@ -168,3 +168,16 @@ def test_a_device_that_cannot_be_had_is_an_error_row_and_the_suite_goes_on(cli_r
     assert [r["status"] for r in result.data["suite"]["scenarios"] if r["name"] != "on-a-phone"] == [
         "passed", "failed", "passed"]  # fmt: skip
     assert result.exit_code == 1
+
+
+def test_benchmarking_a_folder_ranks_the_least_deterministic_first(cli_runner: Cli, suite: Path) -> None:
+    (suite / "promo.yaml").write_text(PROMO.replace("type: visible", "type: not_visible"))  # unseeded: diverges
+    result = cli_runner.run("benchmark", "scenarios", "--runs", "8", "--output", "out")
+    assert result.exit_code == 3
+    ranked = result.data["benchmarks"]
+    # What does not pass comes first, the least deterministic first: the unseeded one, then the failing one.
+    assert [row["name"] for row in ranked[:2]] == ["promo", "b-broken"]
+    assert ranked[0]["determinismScore"] < 100 and ranked[0]["divergence"]["id"] == "open-feed"
+    assert ranked[1]["determinismScore"] == 100 and ranked[1]["failures"] == 8
+    assert all(row["pass"] for row in ranked[2:]) and result.data["totals"]["scenarios"] == 4
+    assert "the least deterministic: promo" in result.envelope["error"]["message"]

@@ -20,7 +20,6 @@ from visor.cli.options import (
     output_options,
     parameter_options,
     parameter_values,
-    scenario_value,
     scenarios_value,
     seed_value,
     text_value,
@@ -188,7 +187,7 @@ def _tags(given: tuple[str, ...]) -> tuple[str, ...]:
 
 
 @click.command(context_settings=SETTINGS)
-@click.argument("scenario", metavar="SCENARIO", callback=scenario_value)
+@click.argument("scenarios", nargs=-1, required=True, metavar="SCENARIO|DIR...", callback=scenarios_value)
 @click.option(
     "--runs",
     type=click.IntRange(min=1, max=10_000),
@@ -210,23 +209,32 @@ def _tags(given: tuple[str, ...]) -> tuple[str, ...]:
 @output_options
 @click.pass_obj
 def benchmark(
-    env: CliEnvironment, /, scenario: str, runs: int, threshold: float, compare_map: bool, **values: Any
+    env: CliEnvironment, /, scenarios: tuple[str, ...], runs: int, threshold: float, compare_map: bool, **values: Any
 ) -> int:
     """Run a scenario again and again: prove it is deterministic, or name the step that is not.
 
     The score is the percentage of runs whose determinism signature equals the first run's; the benchmark
     passes when the score reaches --threshold and no run failed (exit 0), else exit 3. data.divergence
-    names the first step whose result differs, with each variant and how many runs had it.
+    names the first step whose result differs, with each variant and how many runs had it. Given a folder
+    (or several files), every scenario is benchmarked and data.benchmarks ranks them, least deterministic
+    first, each with its diverging step.
 
     \b
     Examples:
       visor benchmark scenarios/login.yaml --runtime sim --runs 20
       visor benchmark scenarios/promo-unseeded.yaml --runtime sim --runs 20 --threshold 100
+      visor benchmark scenarios/ --runtime sim --runs 20
     """
     from visor.report.console import ConsoleReporter
-    from visor.session.benchmark import benchmark_file
+    from visor.session.benchmark import benchmark_file, benchmark_suite
 
     options = _options(**values)
+    if _is_suite(scenarios, ()):
+        if compare_map:
+            raise UsageError("--compare-map goes with one scenario", next_step="Benchmark one scenario with it.")
+        outcome = benchmark_suite(scenarios, options, _environment(env), runs=runs, threshold=threshold)
+        return emit(env, outcome)
+    scenario = scenarios[0]
     progress = ConsoleReporter(_stderr(), quiet=env.quiet, color=env.color, secrets=options.secrets)
     outcome = benchmark_file(
         scenario,

@@ -11,19 +11,20 @@ import contextlib
 import dataclasses
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from visor.actions.secrets import redact
 from visor.engine.determinism import BenchmarkSummary, summarize
 from visor.engine.events import RunFinished
 from visor.engine.results import RunResult
-from visor.errors import stopping_signal
+from visor.errors import ErrorInfo, ExitCode, NextAction, VisorError, stopping_signal
 from visor.files import write_atomic
 from visor.report import benchmark_html
 from visor.report.artifacts import OutputError
 from visor.report.envelope import Outcome, masked
 from visor.report.outcomes import benchmark_outcome, interrupted_benchmark_outcome
+from visor.scenario.discovery import expand_paths
 from visor.session.devices import OpenedDevice
 from visor.session.map_drift import map_drift
 from visor.session.runs import Environment, PreparedRun, RunOptions, attempt
@@ -107,3 +108,62 @@ def _interrupted(
         written=written,
     )
     return masked(outcome, prepared.options.secrets)
+
+
+def benchmark_suite(
+    patterns: Sequence[str], options: RunOptions, env: Environment, *, runs: int, threshold: float
+) -> Outcome:
+    """Benchmark every scenario found; rank them, the least deterministic first, each with where it diverges.
+
+    `data.benchmarks` lists `{path, name, determinismScore, pass, failures, divergence, report}` (a scenario that
+    cannot load: `error`). Exit 3 when a scenario scores below `threshold` or fails a run, 1 when one cannot run.
+
+    Raises:
+        InputError: a pattern names no scenario file.
+    """
+    rows: list[dict[str, Any]] = []
+    written: list[str] = []
+    for path in expand_paths(patterns):
+        try:
+            outcome = benchmark_file(path, options, env, runs=runs, threshold=threshold)
+        except VisorError as exc:
+            rows.append({"path": path, "name": path, "error": exc.info().to_dict(), "exit_code": int(exc.exit_code)})
+            continue
+        data = outcome.data
+        if outcome.exit_code in (ExitCode.INTERRUPTED, ExitCode.TERMINATED, ExitCode.HANGUP):
+            return masked(outcome, options.secrets)
+        written.extend(outcome.artifacts)
+        rows.append({"path": path, "name": _name(path), "determinismScore": data.get("determinismScore", 0.0),
+                     "pass": data.get("pass", False), "failures": data.get("failures", 0),
+                     "divergence": data.get("divergence"), "report": data.get("report"),
+                     "exit_code": int(outcome.exit_code)})  # fmt: skip
+    ranked = sorted(rows, key=_rank)
+    below = [row for row in ranked if "error" not in row and not row["pass"]]
+    broken = [row for row in ranked if "error" in row]
+    data = {"benchmarks": ranked, "runs": runs, "threshold": threshold,
+            "totals": {"scenarios": len(ranked), "passed": len(ranked) - len(below) - len(broken),
+                        "below_threshold": len(below), "error": len(broken)}}  # fmt: skip
+    if not below and not broken:
+        return masked(Outcome("ok", NextAction.REPORT, data, ExitCode.OK, None, written), options.secrets)
+    worst = (broken or below)[0]
+    error = ErrorInfo(
+        code="INPUT_ERROR" if broken else "ACTION_ERROR",
+        message=f"{len(below)} of {len(ranked)} scenarios are below {threshold:g}% or failed a run"
+        + (f", {len(broken)} could not run" if broken else "")
+        + f"; the least deterministic: {worst['name']}",
+        likely_cause="Unseeded randomness, timing, or a screen that changes on its own (data.benchmarks names "
+        "each scenario's diverging step).",
+        next_step="Fix the scenarios at the top of data.benchmarks first: seed them, wait for what they need.",
+    )
+    code = ExitCode.ERROR if broken else ExitCode.BELOW_THRESHOLD
+    return masked(Outcome("fail", NextAction.REPORT, data, code, error, written), options.secrets)
+
+
+def _rank(row: dict[str, Any]) -> tuple[int, float, str]:
+    """Order the worst first: cannot run, then failing or below threshold, then by score (lowest first)."""
+    standing = 0 if "error" in row else (1 if not row["pass"] else 2)
+    return standing, row.get("determinismScore", 0.0), row["path"]
+
+
+def _name(path: str) -> str:
+    return os.path.splitext(os.path.basename(path))[0]
