@@ -20,6 +20,9 @@ from visor.clock import CountingIds, VirtualClock
 from visor.engine import projection
 from visor.scenario.schema import shipped_schema
 
+#: pytester runs pytest inside a test (the visor pytest plugin is tried that way).
+pytest_plugins = ["pytester"]
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 

@@ -25,6 +25,7 @@ RANKS = {
     "agent": 7,
     "session": 8,
     "cli": 9,
+    "pytest_plugin": 9,  # a front end, as the command line is: pytest runs scenarios through the session layer
     "__main__": 10,
     "__init__": 0,
 }

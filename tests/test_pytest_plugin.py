@@ -1,0 +1,55 @@
+"""The pytest plugin: `pytest scenarios/` runs scenario files as tests; xdist spreads them; JUnit names them."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+PASSES = """\
+meta: {name: signs-in, version: "1", tags: [smoke]}
+config: {seed: 7, runtime: sim, app: demo}
+steps:
+  - {id: look, command: wait, args: {for: "text=Sign in", timeout: 500}}
+"""
+FAILS = PASSES.replace("signs-in", "misses").replace("text=Sign in", "text=Nowhere").replace("[smoke]", "[nightly]")
+EXPECTED = FAILS.replace("misses", "known-bad").replace("[nightly]", "[expected-failure]")
+INVALID = "meta: {name: broken, version: '1'}\nsteps: [{id: x, command: fly}]\n"
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makefile(".yaml", **{"scenarios/a": PASSES, "scenarios/b": FAILS, "scenarios/c": EXPECTED,
+                                  "scenarios/d": INVALID, "scenarios/demo.app": "not: a scenario",
+                                  "scenarios/settings": "just: some config\n"})  # fmt: skip
+    return pytester
+
+
+def test_scenario_files_are_tests(project: pytest.Pytester) -> None:
+    result = project.runpytest_subprocess(
+        "scenarios", "--visor-output", "out", "--junitxml", "junit.xml", "-p", "visor"
+    )
+    result.assert_outcomes(passed=1, failed=2, xfailed=1)
+    result.stdout.fnmatch_lines([
+        "*step look (wait) Step 'look' (wait) failed: wait for text=Nowhere*",
+        "*  next: *",
+        "*report: *report.html*",
+        "*FAILED scenarios/d.yaml::broken - INPUT_ERROR*",
+    ])  # fmt: skip
+    junit = ET.parse(project.path / "junit.xml").getroot()
+    names = sorted(case.get("name") for case in junit.iter("testcase"))
+    assert names == ["broken", "known-bad", "misses", "signs-in"]
+    passed = next(case for case in junit.iter("testcase") if case.get("name") == "signs-in")
+    properties = {p.get("name"): p.get("value") for p in passed.iter("property")}
+    assert properties["run_id"].startswith("run_") and len(properties["signature"]) == 64
+    assert (project.path / properties["report"]).is_file()
+
+
+def test_tags_are_keywords(project: pytest.Pytester) -> None:
+    result = project.runpytest_subprocess("scenarios", "-k", "smoke", "--visor-output", "out", "-p", "visor")
+    result.assert_outcomes(passed=1, deselected=3)
+
+
+def test_xdist_spreads_the_scenarios(project: pytest.Pytester) -> None:
+    result = project.runpytest_subprocess("scenarios", "-n", "2", "--visor-output", "out", "-p", "visor")
+    result.assert_outcomes(passed=1, failed=2, xfailed=1)

@@ -1,0 +1,146 @@
+"""pytest plugin: scenario files are test items, so `pytest scenarios/` runs them (and `pytest -n 8` spreads them).
+
+Registered as the `pytest11` entry point `visor`: every YAML or JSON file pytest collects that is a scenario (a
+mapping with `meta` and `steps`; app models left out) becomes one test item, named by its `meta.name`.
+
+- The item runs the scenario as `visor run FILE` does (its own artifacts folder and report.html); a failed step
+  or assertion fails the item, showing each failure with its likely cause and next step, and where the report is.
+- A scenario that does not validate fails with its issues; one whose device cannot be had errors.
+- `meta.tags` are keywords (`pytest -k smoke`); a scenario tagged `expected-failure` is `xfail` (strict: one that
+  passes is reported as such).
+- The run id, the signature, the seed and the report's path are the item's `user_properties`, so `--junitxml`
+  carries them; an unseeded scenario's failure says which seed replays it.
+- `--visor-runtime` and `--visor-output` (or the ini options `visor_runtime`, `visor_output`) choose where
+  scenarios run and where their artifacts go; otherwise each scenario's `config` decides.
+
+pytest-xdist distributes the items like any others: each worker runs its scenarios on devices of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from visor.scenario.discovery import MODEL_SUFFIXES
+from visor.scenario.reading import FORMATS_BY_SUFFIX
+
+#: The tag that marks a scenario expected to fail.
+EXPECTED_FAILURE = "expected-failure"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Add the runtime and output options."""
+    group = parser.getgroup("visor", "visor scenarios")
+    group.addoption("--visor-runtime", default=None, help="Where scenarios run (sim, appium…): as visor run.")
+    group.addoption("--visor-output", default=None, help="Where scenarios' artifacts go (default: as visor run).")
+    parser.addini("visor_runtime", "Where scenarios run (sim, appium…).", default="")
+    parser.addini("visor_output", "Where scenarios' artifacts go.", default="")
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """Collect a scenario file as one test item."""
+    name = file_path.name.lower()
+    if file_path.suffix.lower() not in FORMATS_BY_SUFFIX or name.endswith(MODEL_SUFFIXES):
+        return None
+    if not _looks_like_a_scenario(file_path):
+        return None
+    collected: pytest.Collector = ScenarioFile.from_parent(parent, path=file_path)
+    return collected
+
+
+def _looks_like_a_scenario(path: Path) -> bool:
+    from visor.errors import VisorError
+    from visor.scenario.loader import read_document
+
+    try:
+        data = read_document(str(path)).data
+    except VisorError:
+        return False
+    return isinstance(data, dict) and "steps" in data and "meta" in data
+
+
+class ScenarioFile(pytest.File):
+    """A scenario file: one item."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        """Yield the scenario's item, named by its `meta.name` (else the file's stem)."""
+        from visor.scenario.loader import read_document
+
+        data = read_document(str(self.path)).data
+        meta = data.get("meta") if isinstance(data, dict) else None
+        name = meta.get("name") if isinstance(meta, dict) else None
+        tags = meta.get("tags") if isinstance(meta, dict) else None
+        yield ScenarioItem.from_parent(
+            self,
+            name=str(name) if isinstance(name, str) and name else self.path.stem,
+            tags=[str(tag) for tag in tags] if isinstance(tags, list) else [],
+        )
+
+
+class ScenarioFailed(Exception):
+    """A scenario ran and failed (or could not run): the lines to show."""
+
+
+class ScenarioItem(pytest.Item):
+    """One scenario, run as a test."""
+
+    def __init__(self, *, tags: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.tags = tags
+        self.extra_keyword_matches.update(tags)
+        if EXPECTED_FAILURE in tags:
+            self.add_marker(pytest.mark.xfail(reason=f"tagged {EXPECTED_FAILURE}", strict=True))
+
+    def runtest(self) -> None:
+        """Run the scenario; raise `ScenarioFailed` when it fails or cannot run."""
+        from visor.clock import RandomIds, SystemClock
+        from visor.errors import VisorError
+        from visor.session.runs import Environment, PreparedRun, RunOptions, attempt
+
+        config = self.config
+        runtime = config.getoption("visor_runtime") or config.getini("visor_runtime") or None
+        output = config.getoption("visor_output") or config.getini("visor_output") or None
+        env = Environment(SystemClock(), RandomIds(), None)
+        try:
+            prepared = PreparedRun.load(str(self.path), RunOptions(runtime=runtime, output=output), env)
+            done = attempt(prepared, env, ())
+        except VisorError as exc:
+            raise ScenarioFailed(f"{exc.info().code}: {exc.message}", f"next: {exc.next_step}") from None
+        result = done.final.result
+        report = str(Path(prepared.output, result.run_id, "report.html").resolve())
+        self.user_properties += [("run_id", result.run_id), ("signature", result.signature),
+                                 ("seed", str(result.effective_seed)), ("report", report)]  # fmt: skip
+        if done.final.reason is not None:
+            raise ScenarioFailed(f"{done.final.reason.info().code}: {done.final.reason.message}", f"report: {report}")
+        if result.status != "ok":
+            raise ScenarioFailed(*_failures(result), *_seeded(prepared, result.effective_seed), f"report: {report}")
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        """Show what failed, why, and what to do next, instead of a traceback into visor."""
+        if isinstance(excinfo.value, ScenarioFailed):
+            return "\n".join(str(line) for line in excinfo.value.args)
+        return str(super().repr_failure(excinfo, style))
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        """Name the item in reports by its file and scenario name."""
+        return self.path, None, f"scenario: {self.name}"
+
+
+def _failures(result: Any) -> list[str]:
+    lines = []
+    for step in result.steps:
+        if step.error is not None:
+            lines += [f"step {step.id} ({step.command}) {step.error.message}", f"  cause: {step.error.likely_cause}",
+                      f"  next: {step.error.next_step}"]  # fmt: skip
+    lines += [f"assertion {check.id} ({check.type} {check.target}) failed: {check.details}"
+              for check in result.assertions if check.status == "failed"]  # fmt: skip
+    return lines or ["the scenario failed"]
+
+
+def _seeded(prepared: Any, seed: int) -> list[str]:
+    if prepared.scenario.config.seed is not None:
+        return []
+    return [f"unseeded: this run drew seed {seed}; `visor run {prepared.scenario.source} --seed {seed}` replays it"]
