@@ -319,7 +319,7 @@ def register_commands() -> None:
     from visor.cli.agentcab import agentcab
     from visor.cli.daemon_commands import DAEMON_COMMANDS
     from visor.cli.host import devices, doctor
-    from visor.cli.map_commands import discover, map_group, route
+    from visor.cli.map_commands import discover, import_group, map_group, route
     from visor.cli.recording import RECORDING_COMMANDS
     from visor.cli.report_command import report
     from visor.cli.run import benchmark, run
@@ -337,6 +337,7 @@ def register_commands() -> None:
         discover,
         route,
         map_group,
+        import_group,
         *ACTIONS,
         *DAEMON_COMMANDS,
         *RECORDING_COMMANDS,

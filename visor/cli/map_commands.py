@@ -10,7 +10,7 @@ import click
 from visor.cli.actions import opened_device_options
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
-from visor.cli.options import device_values, output_options, summary_options, text_value
+from visor.cli.options import device_values, output_options, paths_value, summary_options, text_value
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
 
@@ -229,3 +229,42 @@ def show(
     chosen = fmt or (suffix if suffix in ("svg", "png") else "svg")
     app_map = find_map(source, app_id, platform, map_dir, env.clock)
     return emit(env, show_map(app_map, chosen, target or f"app-map.{chosen}"))
+
+
+@click.group("import", context_settings=SETTINGS)
+def import_group() -> None:
+    """Convert other tools' tests into visor scenarios (docs/suites.md).
+
+    \b
+    Examples:
+      visor import maestro flows/ --output scenarios/
+    """
+
+
+@import_group.command(context_settings=SETTINGS)
+@click.argument("flows", nargs=-1, required=True, metavar="FLOW|DIR...", callback=paths_value)
+@click.option(
+    "-o",
+    "--output",
+    "target",
+    metavar="DIR",
+    required=True,
+    callback=text_value,
+    help="Where the scenarios (and .env files) are written.",
+)
+@output_options
+@click.pass_obj
+def maestro(env: CliEnvironment, /, flows: tuple[str, ...], target: str) -> int:
+    """Convert Maestro flows (YAML) into visor scenarios, reporting what could not be, with its line.
+
+    Each flow becomes OUTPUT/NAME.yaml (its header's env as NAME.env, for --env-file), and is validated. Commands
+    visor has no equivalent for are listed in data.imported[].left_out and as comments atop the scenario.
+
+    \b
+    Examples:
+      visor import maestro flows/login.yaml --output scenarios/
+      visor import maestro flows/ -o scenarios/
+    """
+    from visor.session.maestro_import import import_maestro
+
+    return emit(env, import_maestro(flows, target))
