@@ -42,6 +42,11 @@ def absolute_value(_ctx: click.Context, param: click.Parameter, value: str | Non
     return None if value is None else os.path.abspath(_text(param, value))
 
 
+def texts_value(_ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    """Check each of a repeated option's values as `text_value` does."""
+    return tuple(_text(param, item) for item in value)
+
+
 def _text(param: click.Parameter, value: str) -> str:
     if "\x00" in value:
         raise click.BadParameter(f"{value!r} holds a NUL character, which no name or path can contain.", param=param)
@@ -215,8 +220,10 @@ def device_options(*, scenario: bool) -> Callable[[F], F]:
         click.option(
             "--server-url",
             metavar="URL",
-            callback=text_value,
-            help="Appium server (default: VISOR_SERVER_URL, else http://127.0.0.1:4723).",
+            multiple=scenario,
+            callback=texts_value if scenario else text_value,
+            help="Appium server (default: VISOR_SERVER_URL, else http://127.0.0.1:4723)."
+            + (" Repeated: a pool, one server per --workers process." if scenario else ""),
         ),
         click.option(
             "--device",
@@ -268,7 +275,12 @@ def device_values(values: dict[str, Any]) -> dict[str, Any]:
     """Take the device options' values out of a command's (for `DeviceOptions` and what extends it)."""
     names: tuple[str, ...] = ("runtime", "app", "server_url", "device", "app_id", "attach", "platform")
     names += ("visualagent_dir", "adb_serial", "profile")
-    return {name: values.pop(name) for name in names}
+    taken = {name: values.pop(name) for name in names}
+    urls = taken["server_url"]
+    if isinstance(urls, tuple):  # run and benchmark take it repeated: the first opens, all form the pool
+        taken["server_url"] = urls[0] if urls else None
+        values["server_pool"] = urls if len(urls) > 1 else ()
+    return taken
 
 
 #: Upstream's crawl options on run, benchmark and the direct actions: visor crawls with `visor discover --crawl`.

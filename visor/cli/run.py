@@ -154,6 +154,11 @@ def run(
             next_step="Name one (visor run scenarios/), or list paths in visor.toml or pyproject.toml [tool.visor].",
         )
     options = _options(**values)
+    if options.server_pool and len(options.server_pool) < workers:
+        raise UsageError(
+            f"--workers {workers} needs as many servers: {len(options.server_pool)} --server-url given",
+            next_step="Give one --server-url per worker (a pool), or fewer --workers.",
+        )
     progress = ConsoleReporter(_stderr(), quiet=env.quiet, color=env.color, secrets=options.secrets)
     if _is_suite(given, include or exclude) or retries or shard or workers > 1:
         from visor.session.shards import Shard
@@ -229,6 +234,8 @@ def benchmark(
     from visor.session.benchmark import benchmark_file, benchmark_suite
 
     options = _options(**values)
+    if options.server_pool:
+        raise UsageError("visor benchmark takes one --server-url", next_step="Give one Appium server.")
     if _is_suite(scenarios, ()):
         if compare_map:
             raise UsageError("--compare-map goes with one scenario", next_step="Benchmark one scenario with it.")

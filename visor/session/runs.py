@@ -65,6 +65,8 @@ class RunOptions(DeviceOptions):
     parameters: Mapping[str, str] = field(default_factory=dict)
     #: Values that never appear in any output (`--secret`): masked in the envelope, artifacts and console.
     secrets: tuple[str, ...] = ()
+    #: Appium servers (`--server-url` repeated) that `--workers` share out, one per worker process.
+    server_pool: tuple[str, ...] = ()
 
 
 @dataclass

@@ -131,7 +131,13 @@ def _in_parallel(paths: Sequence[str], options: RunOptions, chosen: Selection) -
     # started no thread of its own yet when the pool forks.
     context = multiprocessing.get_context("fork")
     runs: list[Ran] = []
-    with concurrent.futures.ProcessPoolExecutor(chosen.workers, mp_context=context) as pool:
+    servers = context.Queue()
+    for url in options.server_pool:
+        servers.put(url)
+    initializer = _take_server if options.server_pool else _no_server
+    with concurrent.futures.ProcessPoolExecutor(
+        chosen.workers, mp_context=context, initializer=initializer, initargs=(servers,)
+    ) as pool:
         futures = [pool.submit(_one_in_worker, path, options, chosen) for path in paths]
         try:
             for future in futures:
@@ -143,11 +149,29 @@ def _in_parallel(paths: Sequence[str], options: RunOptions, chosen: Selection) -
     return runs, None
 
 
+#: The Appium server this worker process drives (`--server-url` repeated: one each), if any.
+_SERVER: list[str] = []
+
+
+def _take_server(servers: Any) -> None:
+    """Take one server of the pool for this worker process, for its life."""
+    _SERVER.append(servers.get())
+
+
+def _no_server(_servers: Any) -> None:
+    """Take no server: there is no pool."""
+
+
 def _one_in_worker(path: str, options: RunOptions, chosen: Selection) -> Ran:
-    """Run one scenario in a worker process (its own clock and ids)."""
+    """Run one scenario in a worker process (its own clock and ids; its own server when there is a pool)."""
+    from dataclasses import replace
+
     from visor.clock import RandomIds, SystemClock
 
-    return _one(path, options, Environment(SystemClock(), RandomIds(), None), (), chosen, concurrent=True)
+    env = Environment(SystemClock(), RandomIds(), None)
+    if _SERVER:  # a server of its own: nothing else drives it, so the device needs not be independent
+        return _one(path, replace(options, server_url=_SERVER[0]), env, (), chosen)
+    return _one(path, options, env, (), chosen, concurrent=True)
 
 
 def _one(
