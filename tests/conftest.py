@@ -22,6 +22,8 @@ from visor.scenario.schema import shipped_schema
 
 #: pytester runs pytest inside a test (the visor pytest plugin is tried that way).
 pytest_plugins = ["pytester"]
+#: Scenario files kept as test data, not tests (visor's pytest plugin would collect them).
+collect_ignore = ["fixtures"]
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -53,3 +54,22 @@ def test_tags_are_keywords(project: pytest.Pytester) -> None:
 def test_xdist_spreads_the_scenarios(project: pytest.Pytester) -> None:
     result = project.runpytest_subprocess("scenarios", "-n", "2", "--visor-output", "out", "-p", "visor")
     result.assert_outcomes(passed=1, failed=2, xfailed=1)
+
+
+def test_the_shipped_scenarios_pass_under_pytest_with_xdist(tmp_path: Path) -> None:
+    """`pytest -n 2 scenarios/` from the repository: every scenario an item, its JUnit naming them all."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    junit_path = f"{tmp_path}/junit.xml"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "scenarios/", "-n", "2", "-q", "-p", "no:cacheprovider",
+         "--visor-output", f"{tmp_path}/out", "--junitxml", junit_path],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:]
+    names = sorted(case.get("name") or "" for case in ET.parse(junit_path).getroot().iter("testcase"))
+    shipped = sorted(path.stem for path in (ROOT / "scenarios").iterdir() if path.suffix in (".yaml", ".json"))
+    assert len(names) == len(shipped) and "fails-on-purpose" in names

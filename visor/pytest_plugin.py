@@ -12,6 +12,7 @@ mapping with `meta` and `steps`; app models left out) becomes one test item, nam
   carries them; an unseeded scenario's failure says which seed replays it.
 - `--visor-runtime` and `--visor-output` (or the ini options `visor_runtime`, `visor_output`) choose where
   scenarios run and where their artifacts go; otherwise each scenario's `config` decides.
+  `--visor-default-runtime` (ini `visor_default_runtime`) is where a scenario that names no runtime runs.
 
 pytest-xdist distributes the items like any others: each worker runs its scenarios on devices of its own.
 """
@@ -19,6 +20,7 @@ pytest-xdist distributes the items like any others: each worker runs its scenari
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +38,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("visor", "visor scenarios")
     group.addoption("--visor-runtime", default=None, help="Where scenarios run (sim, appium…): as visor run.")
     group.addoption("--visor-output", default=None, help="Where scenarios' artifacts go (default: as visor run).")
+    group.addoption("--visor-default-runtime", default=None,
+                    help="Where scenarios that name no config.runtime run (others keep theirs).")  # fmt: skip
     parser.addini("visor_runtime", "Where scenarios run (sim, appium…).", default="")
     parser.addini("visor_output", "Where scenarios' artifacts go.", default="")
+    parser.addini("visor_default_runtime", "Where scenarios that name no config.runtime run.", default="")
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -103,9 +108,12 @@ class ScenarioItem(pytest.Item):
         config = self.config
         runtime = config.getoption("visor_runtime") or config.getini("visor_runtime") or None
         output = config.getoption("visor_output") or config.getini("visor_output") or None
+        fallback = config.getoption("visor_default_runtime") or config.getini("visor_default_runtime") or None
         env = Environment(SystemClock(), RandomIds(), None)
         try:
             prepared = PreparedRun.load(str(self.path), RunOptions(runtime=runtime, output=output), env)
+            if runtime is None and fallback and prepared.scenario.config.runtime is None:
+                prepared = replace(prepared, options=replace(prepared.options, runtime=fallback))
             done = attempt(prepared, env, ())
         except VisorError as exc:
             raise ScenarioFailed(f"{exc.info().code}: {exc.message}", f"next: {exc.next_step}") from None
