@@ -26,9 +26,6 @@ from typing import Any
 
 import pytest
 
-from visor.scenario.discovery import MODEL_SUFFIXES
-from visor.scenario.reading import FORMATS_BY_SUFFIX
-
 #: The tag that marks a scenario expected to fail.
 EXPECTED_FAILURE = "expected-failure"
 
@@ -47,8 +44,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     """Collect a scenario file as one test item."""
-    name = file_path.name.lower()
-    if file_path.suffix.lower() not in FORMATS_BY_SUFFIX or name.endswith(MODEL_SUFFIXES):
+    # Imported here, not with the plugin: pytest loads the plugin in every session of a project visor is in, and
+    # the scenario models are only needed once a scenario-like file turns up.
+    from visor.scenario.reading import FORMATS_BY_SUFFIX
+
+    if file_path.suffix.lower() not in FORMATS_BY_SUFFIX:
+        return None
+    from visor.scenario.discovery import MODEL_SUFFIXES
+
+    if file_path.name.lower().endswith(MODEL_SUFFIXES):
         return None
     if not _looks_like_a_scenario(file_path):
         return None

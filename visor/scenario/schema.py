@@ -19,6 +19,7 @@ from pydantic_core import core_schema
 
 from visor.scenario.assertions import ASSERTIONS
 from visor.scenario.commands import COMMANDS
+from visor.scenario.document import Path
 from visor.scenario.models import ScenarioDocument
 from visor.scenario.tools.definitions import parameters, tool_names
 
@@ -151,3 +152,11 @@ def shipped_schema(kind: str) -> dict[str, Any]:
 def schema_json(schema: dict[str, Any]) -> str:
     """Serialise a schema the way the shipped files are written."""
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+def schema_problem(schema: dict[str, Any], data: Any) -> tuple[Path, str] | None:
+    """Return the most telling way `data` breaks a JSON Schema (jsonschema's best match): where, and what."""
+    import jsonschema
+
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
+    return None if error is None else (tuple(error.absolute_path), error.message)

@@ -192,16 +192,17 @@ def _screen_of(app_map: AppMap, variant_id: str) -> str:
 
 def _invalid(name: str, arguments: Mapping[str, Any]) -> str | None:
     """Return what is wrong with a call's arguments (None: they fit the tool's schema)."""
-    import jsonschema
+    from visor.scenario.document import dotted
+    from visor.scenario.schema import schema_problem
 
     if name == "route_follow" and ("to" in arguments) == ("plan" in arguments):
         return "route_follow takes exactly one of to (a screen) and plan (a route plan)"
     schema = next(definition["inputSchema"] for definition in DEFINITIONS if definition["name"] == name)
-    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(dict(arguments)))
-    if error is None:
+    problem = schema_problem(schema, dict(arguments))
+    if problem is None:
         return None
-    where = "".join(f"[{part!r}]" if isinstance(part, int) else f".{part}" for part in error.absolute_path)
-    return f"{name}{where or ' arguments'}: {error.message}"
+    where, message = problem
+    return f"{name}{'.' + dotted(where) if where else ' arguments'}: {message}"
 
 
 def _reply(

@@ -55,6 +55,16 @@ class MapPlace:
         digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:16]
         return cls(identity, app, platform, os.path.abspath(os.path.join(root, f"{digest}.json")))
 
+    def metadata(self, *, used: bool, updated: bool, repairs: int = 0, **extra: Any) -> dict[str, Any]:
+        """Return upstream's map metadata (`data.map`, `data.run.map`) for this map, with `extra` after it."""
+        return {"enabled": True, "used": used, "updated": updated, "repaired": repairs > 0, "repairs": repairs,
+                "schema_version": SCHEMA_VERSION, "path": self.path, "identity": self.identity, **extra}  # fmt: skip
+
+    def disabled(self) -> dict[str, Any]:
+        """Return the map metadata of a command told to use no map (`--no-map`): nothing read or written."""
+        return {"enabled": False, "used": False, "updated": False, "repaired": False, "repairs": 0,
+                "schema_version": SCHEMA_VERSION, "identity": self.identity}  # fmt: skip
+
     @classmethod
     def of_device(cls, info: DeviceInfo, app_id: str | None, map_dir: str | None) -> MapPlace:
         """Return the map of the app a device runs (`app_id` when given, else the device's own)."""
@@ -71,17 +81,27 @@ def map_places(root: str) -> list[MapPlace]:
     places = []
     for name in sorted(os.listdir(root)) if os.path.isdir(root) else []:
         path = os.path.join(root, name)
-        if not name.endswith(".json") or not os.path.isfile(path):
-            continue
-        try:
-            with open(path, encoding="utf-8") as file:
-                identity = json.load(file).get("identity")
-        except (OSError, ValueError, AttributeError):
-            continue
-        if isinstance(identity, str) and ":" in identity:
-            platform, app = identity.split(":", 1)
-            places.append(MapPlace(identity, app, platform, os.path.abspath(path)))
+        if name.endswith(".json") and os.path.isfile(path):
+            with contextlib.suppress(InputError):
+                places.append(place_of_file(path))
     return places
+
+
+def place_of_file(path: str) -> MapPlace:
+    """Return the map a file holds, by the identity written in it.
+
+    Raises:
+        InputError: the file cannot be read as JSON, or holds no `platform:app` identity.
+    """
+    try:
+        with open(path, encoding="utf-8") as file:
+            identity = json.load(file).get("identity")
+    except (OSError, ValueError, AttributeError) as exc:
+        raise InputError(f"{path} is not an app map: {exc}", next_step="Give the path of a map file.") from None
+    if not isinstance(identity, str) or ":" not in identity:
+        raise InputError(f"{path} is not an app map (it has no identity)", next_step="Give a map file.")
+    platform, app = identity.split(":", 1)
+    return MapPlace(identity, app, platform, os.path.abspath(path))
 
 
 def similarity(first: tuple[str, ...] | set[str], second: tuple[str, ...] | set[str]) -> float:
@@ -350,19 +370,16 @@ def read_map(place: MapPlace, clock: Clock) -> AppMap:
 
 def _shape_problem(document: dict[str, Any]) -> str | None:
     """Say where a map breaks the app-map schema (visor/schemas/app-map.schema.json), and how; None if it fits."""
-    import jsonschema
+    from visor.scenario.document import dotted
+    from visor.scenario.schema import schema_problem, shipped_schema
 
-    from visor.scenario.schema import shipped_schema
-
-    validator = jsonschema.Draft202012Validator(shipped_schema("app-map"))
-    error = jsonschema.exceptions.best_match(validator.iter_errors(document))
-    if error is None:
-        known = {variant["id"] for variant in document["variants"]}
-        lost = next((edge for edge in document["edges"]
-                     if {edge["from_variant_id"], edge["to_variant_id"]} - known), None)  # fmt: skip
-        return None if lost is None else f"edge {lost['id']} joins a variant the map does not have"
-    where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in error.absolute_path)
-    return f"{where.lstrip('.') or 'the document'}: {error.message}"
+    problem = schema_problem(shipped_schema("app-map"), document)
+    if problem is not None:
+        where, message = problem
+        return f"{dotted(where) if where else 'the document'}: {message}"
+    known = {variant["id"] for variant in document["variants"]}
+    lost = next((edge for edge in document["edges"] if {edge["from_variant_id"], edge["to_variant_id"]} - known), None)
+    return None if lost is None else f"edge {lost['id']} joins a variant the map does not have"
 
 
 #: What an edge's arguments never keep: typed values, and how a device was reached (an older writer kept them).

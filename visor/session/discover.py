@@ -65,9 +65,7 @@ def _discover(
     seen = observe_screen(opened.device.observe().tree)
     place = MapPlace.of_device(info, options.app_id, map_dir)
     if no_map:
-        off = {"enabled": False, "used": False, "updated": False, "repaired": False, "repairs": 0,
-               "schema_version": 1, "identity": place.identity}  # fmt: skip
-        data: dict[str, Any] = {"action": "discover", "map": off, "screen": None}
+        data: dict[str, Any] = {"action": "discover", "map": place.disabled(), "screen": None}
         return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
     report = None
     with map_lock(place, sleep=time.sleep, now=time.monotonic):
@@ -80,9 +78,7 @@ def _discover(
         finally:
             # A crawl stopped by an error or Ctrl-C keeps what it learnt.
             updated = write_map(app_map, wall)
-    metadata = {"enabled": True, "used": False, "updated": updated, "repaired": False, "repairs": 0,
-                "schema_version": 1, "path": place.path, "identity": place.identity,
-                "summary": app_map.summary()}  # fmt: skip
+    metadata = place.metadata(used=False, updated=updated, summary=app_map.summary())
     screen = {"variant_id": variant["id"], "screen_id": variant["screen_id"], "element_count": len(seen.elements),
               "auth_required": seen.auth_required, "created": created}  # fmt: skip
     data = {"action": "discover", "map": metadata, "screen": screen,
@@ -133,9 +129,8 @@ def annotate_observed(token: str, note: Mapping[str, Any], wall: Clock, *, map_d
             counts = annotate(app_map, variant, note)
             write_map(app_map, wall)
         memory = build_memory(app_map.document)
-        metadata = {"enabled": True, "used": False, "updated": True, "repaired": False, "repairs": 0,
-                    "schema_version": 1, "path": place.path, "identity": place.identity,
-                    "agent_path": write_memory(place, memory), "summary": app_map.summary()}  # fmt: skip
+        agent_path = write_memory(place, memory)
+        metadata = place.metadata(used=False, updated=True, agent_path=agent_path, summary=app_map.summary())
         screen = {"variant_id": variant["id"], "screen_id": variant["screen_id"],
                   "element_count": len(variant["elements"]), "auth_required": variant["auth_required"],
                   "created": False}  # fmt: skip

@@ -135,10 +135,7 @@ class MapRouter:
 
     def summary(self) -> dict[str, Any]:
         """Return `data.run.map`."""
-        place = self.map.place
-        return {"enabled": True, "used": self.used, "updated": self.map.changed, "repaired": self.repairs > 0,
-                "repairs": self.repairs, "schema_version": 1, "path": place.path,
-                "identity": place.identity}  # fmt: skip
+        return self.map.place.metadata(used=self.used, updated=self.map.changed, repairs=self.repairs)
 
     def picture(self) -> str | None:
         """Return the map as an SVG with the route followed in blue (None: networkx is not installed)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
@@ -11,7 +10,7 @@ from visor.errors import ExitCode, InputError, NextAction
 from visor.files import write_atomic
 from visor.report.envelope import Outcome
 from visor.report.map_picture import Scene, scene, to_png, to_svg
-from visor.session.app_map import AppMap, MapPlace, map_places, maps_root, read_map
+from visor.session.app_map import AppMap, MapPlace, map_places, maps_root, place_of_file, read_map
 from visor.ui.images import png_size
 
 FORMATS = ("svg", "png")
@@ -24,15 +23,7 @@ def find_map(source: str | None, app_id: str | None, platform: str, map_dir: str
         InputError: the file is not a map, there is no map, or several and none was named.
     """
     if source is not None:
-        try:
-            with open(source, encoding="utf-8") as file:
-                identity = json.load(file).get("identity")
-        except (OSError, ValueError, AttributeError) as exc:
-            raise InputError(f"{source} is not an app map: {exc}", next_step="Give the path of a map file.") from None
-        if not isinstance(identity, str) or ":" not in identity:
-            raise InputError(f"{source} is not an app map (it has no identity)", next_step="Give a map file.")
-        kind, app = identity.split(":", 1)
-        return read_map(MapPlace(identity, app, kind, os.path.abspath(source)), wall)
+        return read_map(place_of_file(source), wall)
     if app_id is not None:
         place = MapPlace.of(platform, app_id, map_dir)
         if not os.path.isfile(place.path):
@@ -80,9 +71,5 @@ def show_map(app_map: AppMap, fmt: str, output: str) -> Outcome:
     drawn: dict[str, Any] = {"path": path, "format": fmt, "bytes": len(data),
                              "width": size.width if size else picture.width,
                              "height": size.height if size else picture.height}  # fmt: skip
-    place = app_map.place
-    metadata = {"enabled": True, "used": False, "updated": False, "repaired": False, "repairs": 0,
-                "schema_version": 1, "path": place.path, "identity": place.identity,
-                "summary": app_map.summary()}  # fmt: skip
-    result = {"map": metadata, "picture": drawn}
+    result = {"map": app_map.place.metadata(used=False, updated=False, summary=app_map.summary()), "picture": drawn}
     return Outcome("ok", NextAction.NONE, result, ExitCode.OK, None, [path])

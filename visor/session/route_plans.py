@@ -196,9 +196,7 @@ def follow_plan_on(
         memory = build_memory(app_map.document)
         variant = follower.variant
     agent_path = write_memory(place, memory)
-    data["map"] = {"enabled": True, "used": True, "updated": True, "repaired": False, "repairs": 0,
-                   "schema_version": 1, "path": place.path, "agent_path": agent_path,
-                   "identity": place.identity}  # fmt: skip
+    data["map"] = place.metadata(used=True, updated=True, agent_path=agent_path)
     if data["status"] == "completed":
         return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
     if data["status"] == "needs_discovery":

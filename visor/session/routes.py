@@ -161,9 +161,7 @@ def route_on(opened: OpenedDevice, place: MapPlace, wanted: str, wall: Clock) ->
             )
     reached = legs[-1].reached if legs else start["id"]
     data = {"action": "route", "to": wanted, "from": start["id"], "route": [leg.to_dict() for leg in legs],
-            "reached": reached, "map": {"enabled": True, "used": True, "updated": True, "repaired": False,
-                                        "repairs": 0, "schema_version": 1, "path": place.path,
-                                        "identity": place.identity}}  # fmt: skip
+            "reached": reached, "map": place.metadata(used=True, updated=True)}  # fmt: skip
     if legs and not legs[-1].verified:
         failed = legs[-1]
         error = ErrorInfo(

@@ -191,9 +191,7 @@ def _one(
     try:
         prepared = PreparedRun.load(path, options, env)
     except VisorError as exc:
-        info = exc.info()
-        return {"path": path, "name": path, "tags": [], "status": "error", "exit_code": int(exc.exit_code),
-                "error": info.to_dict()}, (info, ()), []  # fmt: skip
+        return _errored({"path": path, "name": path, "tags": []}, exc, [])
     meta = prepared.scenario.meta
     entry: dict[str, Any] = {"path": path, "name": meta.name, "tags": list(meta.tags)}
     skipped = chosen.why_not(meta.tags)
@@ -205,9 +203,7 @@ def _one(
         try:
             done = attempt(prepared, env, handlers, concurrent=concurrent)
         except VisorError as exc:  # refused before any step (a shared device under --workers), or unreachable
-            info = exc.info()
-            row = {**entry, "status": "error", "exit_code": int(exc.exit_code), "error": info.to_dict()}
-            return row, (info, ()), written
+            return _errored(entry, exc, written)
         written.extend(done.written)
         outcome = run_outcome(done.final, prepared.warnings(), done.written)
         result = done.final.result
@@ -232,6 +228,12 @@ def _one(
         entry["error"] = outcome.error.to_dict()
     earlier = tuple(ErrorInfo(**failure["error"]) for failure in failures if failure["error"])
     return entry, (result, earlier), written
+
+
+def _errored(entry: dict[str, Any], exc: VisorError, written: list[str]) -> Ran:
+    """Return the row of a scenario that could not run (not loaded, or its device not had), and its JUnit error."""
+    info = exc.info()
+    return {**entry, "status": "error", "exit_code": int(exc.exit_code), "error": info.to_dict()}, (info, ()), written
 
 
 def suite_totals(entries: Sequence[dict[str, Any]]) -> dict[str, int]:
