@@ -228,8 +228,10 @@ def device_options(*, scenario: bool) -> Callable[[F], F]:
         click.option(
             "--device",
             metavar="ID",
-            callback=text_value,
-            help="Device (adb serial or simulator udid) to run on (appium).",
+            multiple=scenario,
+            callback=texts_value if scenario else text_value,
+            help="Device (adb serial or simulator udid) to run on (appium)."
+            + (" Repeated: a pool, one device per --workers process, the rest spares." if scenario else ""),
         ),
         click.option(
             "--app-id",
@@ -276,10 +278,13 @@ def device_values(values: dict[str, Any]) -> dict[str, Any]:
     names: tuple[str, ...] = ("runtime", "app", "server_url", "device", "app_id", "attach", "platform")
     names += ("visualagent_dir", "adb_serial", "profile")
     taken = {name: values.pop(name) for name in names}
-    urls = taken["server_url"]
-    if isinstance(urls, tuple):  # run and benchmark take it repeated: the first opens, all form the pool
-        taken["server_url"] = urls[0] if urls else None
-        values["server_pool"] = urls if len(urls) > 1 else ()
+    urls, devices = taken["server_url"], taken["device"]
+    if isinstance(urls, tuple) and isinstance(devices, tuple):
+        # run and benchmark take them repeated: the first ones open a device, all of them form the pool
+        from visor.session.workers import pool_of
+
+        taken["server_url"], taken["device"] = urls[0] if urls else None, devices[0] if devices else None
+        values["pool"] = pool_of(urls, devices)
     return taken
 
 

@@ -154,10 +154,10 @@ def run(
             next_step="Name one (visor run scenarios/), or list paths in visor.toml or pyproject.toml [tool.visor].",
         )
     options = _options(**values)
-    if options.server_pool and len(options.server_pool) < workers:
+    if options.pool and len(options.pool) < workers:
         raise UsageError(
-            f"--workers {workers} needs as many servers: {len(options.server_pool)} --server-url given",
-            next_step="Give one --server-url per worker (a pool), or fewer --workers.",
+            f"--workers {workers} needs as many devices: a pool of {len(options.pool)} given",
+            next_step="Give one --server-url or --device per worker (a pool), or fewer --workers.",
         )
     progress = ConsoleReporter(_stderr(), quiet=env.quiet, color=env.color, secrets=options.secrets)
     if _is_suite(given, include or exclude) or retries or shard or workers > 1:
@@ -165,7 +165,7 @@ def run(
         from visor.session.suites import Selection, run_suite
 
         chosen = Selection(include, exclude, retries, Shard.parse(shard) if shard else None, workers)
-        return emit(env, run_suite(given, options, _environment(env), (progress,), chosen))
+        return emit(env, run_suite(given, options, _environment(env), (progress,), chosen, progress))
     scenario = given[0]
     from visor.report.envelope import masked
     from visor.session.runs import run_file
@@ -234,8 +234,10 @@ def benchmark(
     from visor.session.benchmark import benchmark_file, benchmark_suite
 
     options = _options(**values)
-    if options.server_pool:
-        raise UsageError("visor benchmark takes one --server-url", next_step="Give one Appium server.")
+    if options.pool:
+        raise UsageError(
+            "visor benchmark takes one --server-url and one --device", next_step="Give one Appium server and device."
+        )
     if _is_suite(scenarios, ()):
         if compare_map:
             raise UsageError("--compare-map goes with one scenario", next_step="Benchmark one scenario with it.")

@@ -87,6 +87,40 @@ def open_device(request: DeviceRequest) -> Device:
     return open_appium(request)
 
 
+def in_process(runtime: str) -> bool:
+    """Say whether the runtime's device runs inside visor's process (the simulated phone), on this machine's CPU."""
+    return runtime in ("sim", "local")
+
+
+def preload(runtime: str, app: str | None, scenario_dir: str, profile: str | None = None) -> None:
+    """Do once what opening any device of this runtime does first: import its modules, read its app models.
+
+    `visor run --workers` calls it before forking its worker processes, so each starts warm instead of paying
+    for it once per process. Nothing is opened or started.
+
+    Raises:
+        VisorError: the app model or the profile cannot be loaded (opening the device would say the same).
+    """
+    if runtime in ("sim", "local"):
+        # Imported for what opening it imports; the models and the profile stay cached while unchanged, and the
+        # fonts are what a first screenshot (a failure's, a screenshot step's) spends most of its time on.
+        import visor.devices.sim.device
+        from visor.devices.sim.load import DEFAULT_APP, builtin_apps, load_app, resolve_app
+        from visor.devices.sim.profile_load import load_profile
+        from visor.devices.sim.render import load_fonts
+
+        for name in {app or DEFAULT_APP, *builtin_apps()}:
+            load_app(resolve_app(name, scenario_dir))
+        load_profile(profile)
+        load_fonts()
+    elif runtime == "visualagent":
+        import visor.devices.visualagent.device  # noqa: F401
+    else:
+        from visor.devices.appium.device import appium_client
+
+        appium_client()
+
+
 def open_sim(request: DeviceRequest) -> Device:
     """Start the simulated phone; `local` (upstream's offline runtime) is it, on upstream's counter app."""
     from importlib import resources

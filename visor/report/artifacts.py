@@ -54,9 +54,11 @@ class ArtifactStore:
         #: Captures are numbered in the order written (as upstream); a screen kept as a picture and a page
         #: source (the same step and label) shares one number.
         self._numbers: dict[tuple[int, str], int] = {}
+        #: The folders of the run known to exist: the others (screenshots/, sources/) are made when first
+        #: written to, as creating a folder costs as much as writing a file (most runs keep no capture).
+        self._folders: set[str] = set()
         try:
-            for folder in ("screenshots", "sources", "env"):
-                os.makedirs(os.path.join(self.root, folder), exist_ok=True)
+            self._make_folder(os.path.join(self.root, "env"))
         except (OSError, ValueError) as exc:  # ValueError: a name no file system accepts (a NUL in it)
             raise _output_error(self.root, exc) from None
 
@@ -81,7 +83,8 @@ class ArtifactStore:
         path = os.path.join(self.root, relative)
         payload = self._masked(data.encode("utf-8") if isinstance(data, str) else data)
         try:
-            write_atomic(path, payload, make_folders=True)
+            self._make_folder(os.path.dirname(path))
+            write_atomic(path, payload)
         except OSError as exc:
             raise _output_error(path, exc) from None
         self._listed(path)
@@ -125,6 +128,12 @@ class ArtifactStore:
             raise _output_error(os.path.join(project, placed), exc) from None
         self.written.append(written)
         return written
+
+    def _make_folder(self, folder: str) -> None:
+        """Create a folder of the run (and those above it) unless it was made already."""
+        if folder not in self._folders:
+            os.makedirs(folder, exist_ok=True)
+            self._folders.update((folder, os.path.dirname(folder)))
 
     def _masked(self, payload: bytes) -> bytes:
         """Return a text file's bytes with the secrets masked (pictures and other binary files as they are)."""

@@ -15,8 +15,8 @@ reorder what the reader sees) and lone surrogates (which cannot be encoded).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
-from typing import TYPE_CHECKING, TextIO
+from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING, Any, TextIO
 
 from visor.actions.secrets import redact
 from visor.report.envelope import shown
@@ -44,6 +44,9 @@ _STATUS = {
     "skipped": ("-", "dim"),
     "passed": ("✓", "green"),
     "failed": ("✗", "bold red"),
+    "flaky": ("~", "yellow"),
+    "error": ("✗", "bold red"),
+    "interrupted": ("✗", "bold red"),
 }
 
 
@@ -172,6 +175,24 @@ class ConsoleReporter:
             )
         else:
             self.line(("✗ failed", "bold red"), (f": {_failures(result)}; signature {result.signature[:12]}", None))
+
+    def scenario_done(self, count: int, total: int, row: Mapping[str, Any]) -> None:
+        """Print a line for a suite's scenario as it finishes, the `count`-th (scenarios at once show no steps)."""
+        status = str(row["status"])
+        mark, style = _STATUS.get(status, ("?", None))
+        took = f" {row['duration_ms']} ms" if row.get("duration_ms") is not None else ""
+        width = len(str(total))
+        self.line(
+            (f"[{count:>{width}}/{total}] ", "dim"),
+            (f"{mark} {status:<11}", style),
+            (f"{row['name']}", "bold"),
+            (f"  {row['path']}{took}", "dim"),
+        )
+        error = row.get("error")
+        if status != "passed" and isinstance(error, Mapping):
+            self.line(("      ", None), (str(error.get("message", "")), "red"))
+        for move in row.get("moved", ()):
+            self.line(("      ", None), (f"moved off {move['from']}: {move['error']['message']}", "yellow"))
 
     def benchmark_run(self, index: int, total: int, result: RunResult | None) -> None:
         """Advance the benchmark's progress: a bar on a terminal, a line per run elsewhere."""

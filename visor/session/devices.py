@@ -23,6 +23,7 @@ from visor.devices.factory import (
     VisualAgentRequest,
     choose_runtime,
     open_device,
+    preload,
 )
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ __all__ = [
     "OpenedDevice",
     "ScenarioDevice",
     "open_for",
+    "preload_for",
 ]
 
 
@@ -61,6 +63,8 @@ class DeviceOptions:
     adb_serial: str | None = None
     #: The simulated phone's device profile (its photos, calendar, files…): a shipped profile's name or a file.
     profile: str | None = None
+    #: Capabilities under the scenario's own (a pool's device: its host ports).
+    capabilities: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +101,7 @@ def open_for(options: DeviceOptions, seed: int, wall: Clock, scenario: ScenarioD
         app_id=options.app_id or options.app,
         attach=options.attach,
         platform=options.platform,
-        capabilities=scenario.capabilities,
+        capabilities={**options.capabilities, **scenario.capabilities},
     )
     request = DeviceRequest(
         runtime=choose_runtime(options.runtime, scenario.runtime),
@@ -112,3 +116,13 @@ def open_for(options: DeviceOptions, seed: int, wall: Clock, scenario: ScenarioD
     )
     device = open_device(request)
     return OpenedDevice(device, virtual if device.info.capabilities.virtual_time else wall)
+
+
+def preload_for(options: DeviceOptions, scenario: ScenarioDevice) -> None:
+    """Warm this process for the devices the options and scenario ask for (see `visor.devices.factory.preload`).
+
+    Raises:
+        VisorError: the runtime is unknown, or its app model or profile cannot be loaded.
+    """
+    runtime = choose_runtime(options.runtime, scenario.runtime)
+    preload(runtime, options.app or options.app_id or scenario.app, scenario.folder, options.profile)

@@ -32,6 +32,7 @@ from visor.scenario.loader import load_scenario
 from visor.scenario.scenario import Scenario
 from visor.session.devices import DeviceOptions, OpenedDevice, ScenarioDevice, open_for
 from visor.session.map_routing import router_for
+from visor.session.workers import Slot
 from visor.watchdog import WallWatchdog
 
 DEFAULT_OUTPUT = "artifacts"
@@ -65,8 +66,9 @@ class RunOptions(DeviceOptions):
     parameters: Mapping[str, str] = field(default_factory=dict)
     #: Values that never appear in any output (`--secret`): masked in the envelope, artifacts and console.
     secrets: tuple[str, ...] = ()
-    #: Appium servers (`--server-url` repeated) that `--workers` share out, one per worker process.
-    server_pool: tuple[str, ...] = ()
+    #: The devices `--workers` share out, one per worker process, the rest spares (`--server-url` or `--device`
+    #: repeated; see `visor.session.workers.pool_of`).
+    pool: tuple[Slot, ...] = ()
 
 
 @dataclass

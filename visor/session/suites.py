@@ -12,13 +12,15 @@ still say what ran.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from visor.actions.secrets import redact
+from visor.clock import RandomIds, SystemClock
 from visor.engine.results import RunResult
 from visor.errors import ErrorInfo, ExitCode, NextAction, VisorError, stopping_signal
 from visor.files import write_atomic
@@ -58,8 +60,21 @@ class Selection:
         return f"tagged {', '.join(dropped)}" if dropped else None
 
 
+class SuiteProgress(Protocol):
+    """Told of each scenario as it finishes, when scenarios run at once (their steps are not shown then)."""
+
+    def scenario_done(self, count: int, total: int, row: Mapping[str, Any]) -> None:
+        """Take the row of the `count`-th scenario to finish (of `total`)."""
+        ...
+
+
 def run_suite(
-    patterns: Sequence[str], options: RunOptions, env: Environment, handlers: Sequence[Handler], chosen: Selection
+    patterns: Sequence[str],
+    options: RunOptions,
+    env: Environment,
+    handlers: Sequence[Handler],
+    chosen: Selection,
+    progress: SuiteProgress | None = None,
 ) -> Outcome:
     """Run every scenario the patterns name; return the suite's outcome.
 
@@ -73,8 +88,9 @@ def run_suite(
     root = state_root(os.getcwd())
     found = expand_paths(patterns)
     chosen_paths = split(found, chosen.shard, read_durations(root)) if chosen.shard is not None else found
-    if chosen.workers > 1 and len(chosen_paths) > 1:
-        runs, stop = _in_parallel(chosen_paths, options, chosen)
+    workers: dict[str, Any] | None = None
+    if chosen_paths and (options.pool or (chosen.workers > 1 and len(chosen_paths) > 1)):
+        runs, stop, workers = _in_parallel(chosen_paths, options, chosen, progress)
     else:
         runs, stop = _in_turn(chosen_paths, options, env, handlers, chosen)
     for entry, result, files in runs:
@@ -87,6 +103,8 @@ def run_suite(
     folder = os.path.join(options.output or DEFAULT_OUTPUT, env.ids.new_id("suite"))
     pages: tuple[str, ...] = _write(folder, entries, totals, junit_runs, options.secrets)
     data: dict[str, Any] = {"suite": {"scenarios": entries, "totals": totals, "junit": pages[0], "report": pages[1]}}
+    if workers is not None:
+        data["suite"]["workers"] = workers
     if chosen.shard is not None:
         data["suite"]["shard"] = {"index": chosen.shard.index, "count": chosen.shard.count, "of": len(found)}
     pages += (_keep(folder, data["suite"], options.secrets),)
@@ -116,62 +134,63 @@ def _in_turn(
     return runs, None
 
 
-def _in_parallel(paths: Sequence[str], options: RunOptions, chosen: Selection) -> tuple[list[Ran], ExitCode | None]:
-    """Run the scenarios in `chosen.workers` processes at once; rows keep the suite's order.
+def _in_parallel(
+    paths: Sequence[str], options: RunOptions, chosen: Selection, progress: SuiteProgress | None
+) -> tuple[list[Ran], ExitCode | None, dict[str, Any]]:
+    """Run the scenarios in worker processes at once (see `visor.session.workers`); rows keep the suite's order.
 
-    Each process opens its own device for each scenario (a simulated phone per run), with the wall clock and
-    random ids of its own; a scenario's result does not depend on which process ran it. Ctrl-C cancels what has
-    not started and reports what finished.
+    Each scenario opens its own device (a simulated phone per run) or runs on its worker's device of the pool,
+    with the wall clock and random ids of its process: its result does not depend on which worker ran it.
+    Ctrl-C stops the workers after their runs under way and reports what finished. Returns, besides the rows,
+    how many workers ran (`data.suite.workers`).
     """
-    import concurrent.futures
-    import multiprocessing
+    import gc
 
-    # Forked: a worker starts with visor imported and warm (a spawned one re-imports it: +0.3 s each, which on
-    # a suite of short scenarios on the simulated phone costs more than the parallelism gains). The suite has
-    # started no thread of its own yet when the pool forks.
-    context = multiprocessing.get_context("fork")
-    runs: list[Ran] = []
-    servers = context.Queue()
-    for url in options.server_pool:
-        servers.put(url)
-    initializer = _take_server if options.server_pool else _no_server
-    with concurrent.futures.ProcessPoolExecutor(
-        chosen.workers, mp_context=context, initializer=initializer, initargs=(servers,)
-    ) as pool:
-        futures = [pool.submit(_one_in_worker, path, options, chosen) for path in paths]
-        try:
-            for future in futures:
-                runs.append(future.result())
-        except KeyboardInterrupt as exc:
-            pool.shutdown(wait=False, cancel_futures=True)
-            return [future.result() for future in futures if future.done() and not future.cancelled()
-                    and future.exception() is None], ExitCode(128 + stopping_signal(exc))  # fmt: skip
-    return runs, None
+    from visor.devices.factory import in_process
+    from visor.session.workers import processes_for, run_at_once
+
+    runtime = _warm(paths[0], options)
+    processes = processes_for(chosen.workers, not options.pool and runtime is not None and in_process(runtime))
+    workers: dict[str, Any] = {"asked": chosen.workers, "processes": processes}
+    if processes < chosen.workers:
+        workers["why"] = f"the simulated phone runs on the CPU: one worker per core ({processes})"
+    if options.pool:
+        workers["pool"] = [slot.name() for slot in options.pool]
+    # What is warm stays shared: a collection in a worker would otherwise touch, and so copy, every page of it.
+    gc.freeze()
+    total = len(paths)
+    told = (lambda count, row: progress.scenario_done(count, total, row)) if progress else (lambda _count, _row: None)
+    try:
+        runs, interrupted = run_at_once(paths, options, processes, functools.partial(_one_in_worker, chosen), told)
+    finally:
+        gc.unfreeze()
+    return runs, (ExitCode(128 + stopping_signal(interrupted)) if interrupted else None), workers
 
 
-#: The Appium server this worker process drives (`--server-url` repeated: one each), if any.
-_SERVER: list[str] = []
+def _warm(path: str, options: RunOptions) -> str | None:
+    """Warm this process for the suite's runtime (imports, app models, fonts), once, before the workers fork.
+
+    Unwarmed, each worker did it for its first scenario: 4 workers on the simulated phone took longer than one.
+    Returns the runtime of the suite's first scenario; what cannot be loaded is left for its own run to report.
+    """
+    from visor.devices.factory import choose_runtime
+    from visor.session.devices import preload_for
+
+    try:
+        device = PreparedRun.load(path, options, Environment(SystemClock(), RandomIds())).device()
+        preload_for(options, device)
+        return choose_runtime(options.runtime, device.runtime)
+    except VisorError:
+        return None
 
 
-def _take_server(servers: Any) -> None:
-    """Take one server of the pool for this worker process, for its life."""
-    _SERVER.append(servers.get())
+def _one_in_worker(chosen: Selection, path: str, options: RunOptions, own_device: bool) -> Ran:
+    """Run one scenario in a worker process, with a clock and ids of its own.
 
-
-def _no_server(_servers: Any) -> None:
-    """Take no server: there is no pool."""
-
-
-def _one_in_worker(path: str, options: RunOptions, chosen: Selection) -> Ran:
-    """Run one scenario in a worker process (its own clock and ids; its own server when there is a pool)."""
-    from dataclasses import replace
-
-    from visor.clock import RandomIds, SystemClock
-
+    `own_device`: the scenario opens a device for itself (no pool), which must then be one of its own.
+    """
     env = Environment(SystemClock(), RandomIds(), None)
-    if _SERVER:  # a server of its own: nothing else drives it, so the device needs not be independent
-        return _one(path, replace(options, server_url=_SERVER[0]), env, (), chosen)
-    return _one(path, options, env, (), chosen, concurrent=True)
+    return _one(path, options, env, (), chosen, concurrent=own_device)
 
 
 def _one(

@@ -69,11 +69,8 @@ class PhoneData:
         self.shared: list[Record] = []
         self.opened: list[str] = []
         self.wallpaper: str | None = None
-        self.lists: dict[RecordKind, list[Record]] = {
-            kind: [_timed(item.model_dump(by_alias=True, mode="json")) for item in getattr(profile, kind.value)]
-            for kind in RecordKind
-            if kind is not RecordKind.PHOTOS
-        }
+        # Records are replaced or appended, never changed in place: the profile's own can be shared.
+        self.lists: dict[RecordKind, list[Record]] = {kind: list(items) for kind, items in _records(profile).items()}
         self.stored: dict[str, StoredFile] = {}
         self.folders: set[str] = {STORAGE_ROOT, *(f"{STORAGE_ROOT}/{name}" for name in STANDARD_FOLDERS)}
         for entry in profile.files:
@@ -403,6 +400,28 @@ class PhoneData:
     def _folder_time(self, folder: str) -> str:
         times = [stored.modified for path, stored in self.stored.items() if path.startswith(folder + "/")]
         return max(times) if times else isoformat(self.clock.now())
+
+
+#: The records of the profiles read so far, by the profile's identity (kept alive with it, so it is not reused).
+_RECORDS: dict[int, tuple[Profile, dict[RecordKind, tuple[Record, ...]]]] = {}
+
+
+def _records(profile: Profile) -> dict[RecordKind, tuple[Record, ...]]:
+    """Return a profile's records (all but photos) as the phone reports them, computed once per profile.
+
+    A suite opens a phone per scenario; each turned the same profile into the same records again.
+    """
+    known = _RECORDS.get(id(profile))
+    if known is None or known[0] is not profile:
+        if len(_RECORDS) >= 8:  # as many as the profiles cached while their files are unchanged
+            _RECORDS.clear()
+        records: dict[RecordKind, tuple[Record, ...]] = {
+            kind: tuple(_timed(item.model_dump(by_alias=True, mode="json")) for item in getattr(profile, kind.value))
+            for kind in RecordKind
+            if kind is not RecordKind.PHOTOS
+        }
+        known = _RECORDS[id(profile)] = (profile, records)
+    return known[1]
 
 
 #: The fields of records that hold times.

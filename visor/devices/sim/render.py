@@ -43,6 +43,12 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size=size)
 
 
+def load_fonts() -> None:
+    """Load every font the pictures use (worker processes forked afterwards share them instead of each loading)."""
+    for size in FONT_SIZES.values():
+        _font(size)
+
+
 def _rgb(color: str) -> tuple[int, int, int]:
     return int(color[1:3], 16), int(color[3:5], 16), int(color[5:7], 16)
 

@@ -1,0 +1,122 @@
+"""Scenarios at once (`--workers`): the pool of devices, the number of processes, progress and Ctrl-C.
+
+The pool's devices on real Appium servers (a lost one, spares, ports) are in tests/devices/appium/test_pool_e2e.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Cli
+from visor.devices.factory import in_process
+from visor.errors import UsageError
+from visor.session.workers import Slot, pool_of, processes_for
+
+
+def test_one_server_and_one_device_are_no_pool() -> None:
+    assert pool_of((), ()) == pool_of(("http://a",), ("phone",)) == ()
+
+
+def test_servers_make_a_pool_each_with_the_device_given() -> None:
+    assert pool_of(("http://a", "http://b"), ("phone",)) == (Slot("http://a", "phone"), Slot("http://b", "phone"))
+
+
+def test_devices_on_one_server_each_get_their_own_host_ports() -> None:
+    pool = pool_of(("http://a",), ("p1", "p2", "p3"))
+    assert [slot.device for slot in pool] == ["p1", "p2", "p3"]
+    assert [slot.capabilities["appium:systemPort"] for slot in pool] == [8200, 8201, 8202]
+    assert [slot.capabilities["appium:wdaLocalPort"] for slot in pool] == [8100, 8101, 8102]
+    assert pool[0].name() == "device p1 on server http://a"
+
+
+def test_as_many_servers_as_devices_are_paired_by_rank() -> None:
+    pool = pool_of(("http://a", "http://b"), ("p1", "p2"))
+    assert pool == (Slot("http://a", "p1"), Slot("http://b", "p2"))  # a server each: no ports to keep apart
+
+
+def test_servers_and_devices_in_different_numbers_are_refused() -> None:
+    with pytest.raises(UsageError, match="2 --server-url and 3 --device cannot be paired"):
+        pool_of(("http://a", "http://b"), ("p1", "p2", "p3"))
+
+
+def test_a_simulated_phone_gets_no_more_processes_than_cores() -> None:
+    cores = os.cpu_count() or 1
+    assert processes_for(64, in_process("sim")) == min(64, cores) == processes_for(64, in_process("local"))
+    assert processes_for(64, in_process("appium")) == 64  # a real device waits on the phone, not on this machine
+
+
+def suite_of(folder: Path, count: int, steps: int = 1) -> Path:
+    """Write `count` passing scenarios of `steps` scrolls of the feed each (a few ms of work per step)."""
+    folder.mkdir(parents=True)
+    body = "  - {id: feed, command: navigate, args: {to: 'demo://feed'}}\n" + "".join(
+        f"  - {{id: s{n}, command: scroll, args: {{direction: {('down', 'up')[n % 2]}}}}}\n" for n in range(steps)
+    )
+    for number in range(count):
+        (folder / f"s{number:02d}.yaml").write_text(
+            f"meta: {{name: s{number}, version: '1'}}\nconfig: {{seed: 42, runtime: sim}}\nsteps:\n{body}"
+        )
+    return folder
+
+
+def test_workers_on_the_simulated_phone_say_how_many_ran_and_show_each_scenario(
+    cli_runner: Cli, tmp_path: Path
+) -> None:
+    suite_of(tmp_path / "scenarios", 5)
+    result = cli_runner.run("run", "scenarios", "--output", "out", "--workers", "64")
+    assert result.exit_code == 0
+    workers = result.data["suite"]["workers"]
+    cores = os.cpu_count() or 1
+    assert workers["asked"] == 64 and workers["processes"] == min(64, cores)
+    assert ("why" in workers) == (cores < 64)
+    lines = [line for line in result.stderr.splitlines() if line.startswith("[")]
+    assert len(lines) == 5 and lines[-1].startswith("[5/5] ✓ passed")
+
+
+def test_ctrl_c_during_workers_reports_what_finished(tmp_path: Path) -> None:
+    from visor.clock import CountingIds, VirtualClock
+    from visor.session.runs import Environment, RunOptions
+    from visor.session.suites import Selection, run_suite
+
+    class CtrlC:
+        """Presses Ctrl-C when the first scenario is done."""
+
+        def scenario_done(self, count: int, total: int, row: Any) -> None:
+            raise KeyboardInterrupt
+
+    folder = suite_of(tmp_path / "scenarios", 12, steps=30)
+    options = RunOptions(runtime="sim", output=str(tmp_path / "out"))
+    outcome = run_suite([str(folder)], options, Environment(VirtualClock(), CountingIds(), None), (),
+                        Selection(workers=2), CtrlC())  # fmt: skip
+    assert outcome.exit_code == 130
+    rows = outcome.data["suite"]["scenarios"]
+    assert 1 <= len(rows) < 12 and all(row["status"] == "passed" for row in rows)
+    assert [row["path"] for row in rows] == sorted(row["path"] for row in rows)  # in the suite's order
+    assert Path(outcome.data["suite"]["report"]).is_file()
+
+
+def test_a_signal_to_the_whole_job_stops_workers_and_parent_cleanly(tmp_path: Path) -> None:
+    suite_of(tmp_path / "scenarios", 8, steps=300)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "visor", "run", "scenarios", "--workers", "2", "--output", "out"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+    assert process.stderr is not None
+    first = process.stderr.readline()  # the first scenario is done; the others run
+    os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: every process of the job gets it
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, (first + err).decode()
+    assert b"Traceback" not in err
+    suite = json.loads(out)["data"]["suite"]
+    assert 1 <= suite["totals"]["scenarios"] < 8
+    # What finished passed; a run under way when the signal came says it was interrupted (a worker between
+    # two scenarios just stops).
+    assert {row["status"] for row in suite["scenarios"]} <= {"passed", "interrupted"}
+    assert Path(suite["report"]).is_file()

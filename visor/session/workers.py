@@ -1,0 +1,291 @@
+"""Scenarios at once (`visor run --workers N`): worker processes, each driving a device of its own.
+
+A worker is a process forked from the suite's (it starts with visor imported and warm) that takes scenarios
+from a shared queue until there are none left. Without a pool, each scenario opens a device of its own (the
+simulated phone: one per run); with a pool (`--server-url` or `--device` repeated), a worker takes one device
+of the pool for its life, and the pool's other devices wait as spares.
+
+A device that cannot be used (TARGET_ERROR: its server or the phone is gone) does not fail its scenario: the
+worker retires the device and runs the scenario again on a spare; without one, it hands the scenario back and
+stops, and a worker with a device that works runs it. The row says so (`moved`). Only when every device of the
+pool is lost does the scenario fail, with the error it last had. Rows keep the suite's order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from visor.errors import ExitCode, UsageError
+
+if TYPE_CHECKING:
+    from multiprocessing.context import ForkContext, ForkProcess
+
+    from visor.session.runs import RunOptions
+
+#: Ports a driver opens on the host for each device it drives: devices sharing one Appium server each need their
+#: own (UiAutomator2's `systemPort`, XCUITest's `wdaLocalPort`), else their sessions take each other's.
+PORT_BASES = {"appium:systemPort": 8200, "appium:wdaLocalPort": 8100}
+#: How long workers get, after Ctrl-C, to say what they finished before they are stopped.
+GRACE_S = 10.0
+#: How often the suite looks whether a worker died while it waits for results.
+POLL_S = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One device of a pool: the Appium server and the device a worker drives (None: the command's own)."""
+
+    server_url: str | None = None
+    device: str | None = None
+    #: Capabilities this device needs apart from the others (its own host ports), below the scenario's.
+    capabilities: Mapping[str, Any] = field(default_factory=dict)
+
+    def name(self) -> str:
+        """Say which device this is, as a row reports it."""
+        parts = [f"device {self.device}" if self.device else "", f"server {self.server_url}" if self.server_url else ""]
+        return " on ".join(part for part in parts if part)
+
+
+def pool_of(servers: Sequence[str], devices: Sequence[str]) -> tuple[Slot, ...]:
+    """Pair the servers and devices given (`--server-url`, `--device` repeated) into a pool.
+
+    One of each is no pool. Several servers: one slot each (with the device, if one was given). Several devices:
+    one slot each, on the one server (each with its own host ports), or on the server of the same rank.
+
+    Raises:
+        UsageError: several servers and several devices, in different numbers.
+    """
+    if len(servers) <= 1 and len(devices) <= 1:
+        return ()
+    if len(servers) > 1 and len(devices) > 1 and len(servers) != len(devices):
+        raise UsageError(
+            f"{len(servers)} --server-url and {len(devices)} --device cannot be paired",
+            next_step="Give one server for all devices, one device per server, or as many of each (paired by rank).",
+        )
+    if len(devices) <= 1:
+        return tuple(Slot(server, devices[0] if devices else None) for server in servers)
+    shared = len(servers) <= 1
+    return tuple(
+        Slot(
+            servers[rank] if len(servers) > 1 else (servers[0] if servers else None),
+            device,
+            {name: base + rank for name, base in PORT_BASES.items()} if shared else {},
+        )
+        for rank, device in enumerate(devices)
+    )
+
+
+#: What a worker sends back for a scenario: its rank in the suite and what `run_one` returned for it.
+Done = tuple[int, Any]
+#: Runs one scenario (path, options, concurrent) and returns its row first; a worker calls it.
+RunOne = Callable[[str, "RunOptions", bool], tuple[dict[str, Any], Any, list[str]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """A scenario for a worker: its rank in the suite, its file, and the devices it was moved off."""
+
+    rank: int
+    path: str
+    moved: tuple[dict[str, Any], ...] = ()
+
+
+def run_at_once(
+    paths: Sequence[str],
+    options: RunOptions,
+    processes: int,
+    run_one: RunOne,
+    done: Callable[[int, dict[str, Any]], None] = lambda _rank, _row: None,
+) -> tuple[list[Any], KeyboardInterrupt | None]:
+    """Run the scenarios in `processes` worker processes; return what `run_one` returned for each, in order.
+
+    `done` is told of each scenario as it finishes: how many have, and its row. Returns too the Ctrl-C (or other
+    stopping signal) that stopped the suite, if one did; then only the scenarios that finished are returned.
+    """
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    tasks, results, spares = context.Queue(), context.Queue(), context.Queue()
+    stop = context.Event()
+    # Each worker is handed its device; the queues are fed only once every worker is forked (a queue's feeding
+    # thread must not be running while the suite forks).
+    own = [options.pool[rank] if rank < len(options.pool) else None for rank in range(processes)]
+    workers = [_start(context, slot, tasks, results, spares, stop, options, run_one) for slot in own]
+    for slot in options.pool[processes:]:
+        spares.put(slot)
+    for rank, path in enumerate(paths):
+        tasks.put(Task(rank, path))
+    tasks.cancel_join_thread()  # scenarios no worker took (after Ctrl-C) must not hold the suite's exit
+    finished: dict[int, Any] = {}
+    interrupted: KeyboardInterrupt | None = None
+    try:
+        _collect(finished, len(paths), workers, results, done)
+    except KeyboardInterrupt as exc:
+        interrupted = exc
+        stop.set()
+        _drain(finished, workers, results, done)
+    finally:
+        for _ in workers:
+            tasks.put(None)
+        _end(workers)
+    if interrupted is None and len(finished) < len(paths):
+        handed_back = _handed_back(tasks)
+        for rank, path in enumerate(paths):  # every device was lost: what is left says what it last met
+            if rank not in finished:
+                finished[rank] = _left(path, handed_back.get(rank))
+    return [finished[rank] for rank in sorted(finished)], interrupted
+
+
+def _start(context: ForkContext, *args: Any) -> ForkProcess:
+    process = context.Process(target=_work, args=args, daemon=True)
+    process.start()
+    return process
+
+
+def _collect(
+    finished: dict[int, Any], total: int, workers: Sequence[Any], results: Any, done: Callable[[int, Any], None]
+) -> None:
+    """Take results until every scenario has one, or no worker is left to run what remains."""
+    while len(finished) < total:
+        try:
+            message = results.get(timeout=POLL_S)
+        except queue.Empty:
+            if not any(worker.is_alive() for worker in workers):
+                with contextlib.suppress(queue.Empty):  # what a worker sent just before it ended
+                    while True:
+                        _take(finished, results.get(timeout=POLL_S), done)
+                return
+            continue
+        _take(finished, message, done)
+
+
+def _take(finished: dict[int, Any], message: Done, done: Callable[[int, Any], None]) -> None:
+    rank, ran = message
+    finished[rank] = ran
+    done(len(finished), ran[0])
+
+
+def _drain(finished: dict[int, Any], workers: Sequence[Any], results: Any, done: Callable[[int, Any], None]) -> None:
+    """After Ctrl-C: take what the workers still report (their runs end as interrupted), for a bounded time."""
+    waited = 0.0
+    while waited < GRACE_S and any(worker.is_alive() for worker in workers):
+        try:
+            with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C: keep collecting, bounded all the same
+                _take(finished, results.get(timeout=POLL_S), done)
+                continue
+        except queue.Empty:
+            pass
+        waited += POLL_S
+    with contextlib.suppress(queue.Empty):
+        while True:
+            _take(finished, results.get_nowait(), done)
+
+
+def _end(workers: Sequence[Any]) -> None:
+    """Let the workers end (they were sent their stop), and stop any that does not in time."""
+    for worker in workers:
+        worker.join(timeout=GRACE_S)
+        if worker.is_alive():
+            worker.terminate()
+            worker.join()
+
+
+def _handed_back(tasks: Any) -> dict[int, Task]:
+    """Return the scenarios left in the queue (handed back by workers whose device was lost), by rank."""
+    left: dict[int, Task] = {}
+    with contextlib.suppress(queue.Empty):
+        while True:
+            task = tasks.get(timeout=POLL_S)
+            if task is not None:
+                left[task.rank] = task
+    return left
+
+
+def _left(path: str, task: Task | None) -> Any:
+    """Return the row of a scenario no device was left to run."""
+    moved = task.moved if task is not None else ()
+    error = {
+        "code": "TARGET_ERROR",
+        "message": "no worker was left to run it",
+        "likely_cause": "Every worker process ended early.",
+        "next_step": "Run the suite again; if it happens again, run it without --workers.",
+    }
+    if moved:
+        last = moved[-1]["error"]
+        error = {**last, "message": f"every device of the pool was lost; the last said: {last['message']}"}
+    row = {"path": path, "name": path, "tags": [], "status": "error", "exit_code": int(ExitCode.ERROR),
+           "error": error}  # fmt: skip
+    if moved:
+        row["moved"] = list(moved)
+    return row, None, []
+
+
+def _work(slot: Slot | None, *args: Any) -> None:
+    """Run scenarios in a worker process until told to stop (Ctrl-C ends the run under way, then the worker)."""
+    with contextlib.suppress(KeyboardInterrupt):
+        _serve(slot, *args)
+
+
+def _serve(
+    slot: Slot | None, tasks: Any, results: Any, spares: Any, stop: Any, options: RunOptions, run_one: RunOne
+) -> None:
+    """Take scenarios until told to stop; move a scenario off a device that is lost."""
+    pooled = slot is not None
+    while not stop.is_set():
+        task = tasks.get()
+        if task is None:
+            return
+        ran = _run(task, slot, options, run_one)
+        while pooled and _lost(ran[0]):
+            assert slot is not None
+            task = replace(task, moved=(*task.moved, {"from": slot.name(), "error": ran[0]["error"]}))
+            slot = _spare(spares)
+            if slot is None:  # no spare: another worker, whose device works, takes it
+                tasks.put(task)
+                return
+            ran = _run(task, slot, options, run_one)
+        results.put((task.rank, ran))
+        if ran[0]["status"] == "interrupted":
+            return
+
+
+def _spare(spares: Any) -> Slot | None:
+    try:  # waits a little: the suite feeds the spares just after forking the workers
+        slot: Slot = spares.get(timeout=1.0)
+    except queue.Empty:
+        return None
+    return slot
+
+
+def _run(task: Task, slot: Slot | None, options: RunOptions, run_one: RunOne) -> tuple[dict[str, Any], Any, list[str]]:
+    """Run a task's scenario on the worker's device (its own clock and ids); say where it was moved from."""
+    if slot is not None:
+        options = replace(
+            options,
+            server_url=slot.server_url or options.server_url,
+            device=slot.device or options.device,
+            capabilities={**options.capabilities, **slot.capabilities},
+        )
+    row, result, written = run_one(task.path, options, slot is None)
+    if task.moved:
+        row = {**row, "moved": list(task.moved)}
+    return row, result, written
+
+
+def _lost(row: Mapping[str, Any]) -> bool:
+    """Say whether a scenario ended because its device cannot be used (not because of the scenario)."""
+    error = row.get("error")
+    return row["status"] == "error" and isinstance(error, Mapping) and error.get("code") == "TARGET_ERROR"
+
+
+def processes_for(workers: int, on_this_cpu: bool) -> int:
+    """Return how many worker processes to start: devices run on this machine's CPU get no more than its cores."""
+    return max(1, min(workers, os.cpu_count() or 1)) if on_this_cpu else workers
+
+
+__all__ = ["PORT_BASES", "Slot", "Task", "pool_of", "processes_for", "run_at_once"]
