@@ -92,6 +92,16 @@ def in_process(runtime: str) -> bool:
     return runtime in ("sim", "local")
 
 
+def share_work(folder: str | None) -> None:
+    """Let the processes forked from now on share, through `folder`, what is costly to make (None: no more).
+
+    The simulated phone's pictures: see `visor.devices.sim.render.share_pictures`.
+    """
+    from visor.devices.sim.render import share_pictures
+
+    share_pictures(folder)
+
+
 def preload(runtime: str, app: str | None, scenario_dir: str, profile: str | None = None) -> None:
     """Do once what opening any device of this runtime does first: import its modules, read its app models.
 

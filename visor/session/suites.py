@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -146,7 +147,7 @@ def _in_parallel(
     """
     import gc
 
-    from visor.devices.factory import in_process
+    from visor.devices.factory import in_process, share_work
     from visor.session.workers import processes_for, run_at_once
 
     runtime = _warm(paths[0], options)
@@ -160,10 +161,13 @@ def _in_parallel(
     gc.freeze()
     total = len(paths)
     told = (lambda count, row: progress.scenario_done(count, total, row)) if progress else (lambda _count, _row: None)
-    try:
-        runs, interrupted = run_at_once(paths, options, processes, functools.partial(_one_in_worker, chosen), told)
-    finally:
-        gc.unfreeze()
+    with tempfile.TemporaryDirectory(prefix="visor-suite-") as scratch:
+        share_work(scratch)
+        try:
+            runs, interrupted = run_at_once(paths, options, processes, functools.partial(_one_in_worker, chosen), told)
+        finally:
+            share_work(None)
+            gc.unfreeze()
     return runs, (ExitCode(128 + stopping_signal(interrupted)) if interrupted else None), workers
 
 

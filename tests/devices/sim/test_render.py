@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import pytest
 from hypothesis import example, given, settings
@@ -206,3 +207,22 @@ def test_screenshots_are_pngs_of_the_screen() -> None:
     image = Image.open(io.BytesIO(shot))
     assert (image.format, image.mode, image.size) == ("PNG", "RGB", (1080, 1920))
     assert image.convert("RGB").tobytes() == draw_screen(demo_device().frame()).tobytes()
+
+
+def test_processes_of_a_suite_share_pictures_through_a_folder(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(render, "_CACHE", type(render._CACHE)())  # nothing drawn yet in this process
+    render.share_pictures(str(tmp_path))
+    try:
+        drawn = demo_device().screenshot()
+        assert [path.suffix for path in tmp_path.iterdir()] == [".png"]
+        # Another process: nothing in its memory, and it cannot draw; it reads what the first one drew.
+        monkeypatch.setattr(render, "_CACHE", type(render._CACHE)())
+        monkeypatch.setattr(render, "_draw_png", lambda *_args: pytest.fail("drawn again"))
+        assert demo_device().screenshot() == drawn
+        other = demo_device()
+        other.open_url("demo://settings")  # a screen no one drew: it is drawn
+        with pytest.raises(pytest.fail.Exception, match="drawn again"):
+            other.screenshot()
+    finally:
+        render.share_pictures(None)
+    assert not render._SHARED

@@ -8,8 +8,12 @@ same state always gives the same bytes.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
 import io
+import os
+import pickle
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -27,6 +31,7 @@ from visor.devices.sim.layout import (
     slider_track,
     timeline_ticks,
 )
+from visor.files import write_atomic
 from visor.ui.geometry import Rect
 
 BACKGROUND = (250, 250, 250)
@@ -86,11 +91,53 @@ def render_png(frame: Frame, accent: str = "#3F51B5", clock_text: str = "9:00") 
     if cached is not None:
         _CACHE.move_to_end(key)
         return cached
-    data = _draw_png(frame, accent, clock_text)
+    shared = _shared_path(key)
+    data = _read_shared(shared) if shared else None
+    if data is None:
+        data = _draw_png(frame, accent, clock_text)
+        if shared:
+            _write_shared(shared, data)
     _CACHE[key] = data
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
     return data
+
+
+#: The folder the processes of one suite share pictures through (`share_pictures`), if any.
+_SHARED: list[str] = []
+
+
+def share_pictures(folder: str | None) -> None:
+    """Share drawn pictures through `folder` with the processes forked from now on (None: share no more).
+
+    A suite's workers are forked from one process: a screen one of them drew (a login screen every scenario
+    shows) is read by the others instead of drawn again, as a serial run takes it from its cache. A picture is
+    named by a digest of everything it is drawn from, so what is read is what would have been drawn.
+    """
+    _SHARED[:] = [folder] if folder else []
+
+
+def _shared_path(key: Hashable) -> str | None:
+    if not _SHARED:
+        return None
+    try:
+        digest = hashlib.blake2b(pickle.dumps(key, protocol=pickle.HIGHEST_PROTOCOL), digest_size=20).hexdigest()
+    except (pickle.PicklingError, TypeError, AttributeError):  # a key that cannot be written out is not shared
+        return None
+    return os.path.join(_SHARED[0], f"{digest}.png")
+
+
+def _read_shared(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as found:
+            return found.read()
+    except OSError:
+        return None
+
+
+def _write_shared(path: str, data: bytes) -> None:
+    with contextlib.suppress(OSError):  # sharing is a saving, never a failure: the picture is drawn anyway
+        write_atomic(path, data)
 
 
 def _draw_png(frame: Frame, accent: str, clock_text: str) -> bytes:
