@@ -5,6 +5,7 @@ import pytest
 from tests.simkit import demo_device, the_node
 from visor.scenario.selectors import parse_selector
 from visor.ui.query import QueryError, closest, find
+from visor.ui.source import parse_xml
 
 
 def texts(selector: str, platform: str = "android") -> list[str]:
@@ -75,3 +76,23 @@ def test_patterns_use_java_like_syntax() -> None:
     # Possessive quantifiers and atomic groups exist in Java's regular expressions (and in `regex`).
     assert texts('uiautomator=.textMatches("Log(?>\\\\s)in")') == ["Log in"]
     assert texts('uiautomator=.textMatches("L.*+n")') == []  # possessive: .*+ gives nothing back to the n
+
+
+IOS_FIELDS = """<AppiumAUT><XCUIElementTypeApplication type="XCUIElementTypeApplication" name="Demo" x="0" y="0"
+ width="390" height="844"><XCUIElementTypeTextField type="XCUIElementTypeTextField" name="email" label="Email"
+ value="ada@example.com" x="20" y="100" width="350" height="44"/><XCUIElementTypeStaticText
+ type="XCUIElementTypeStaticText" value="Signed out" x="20" y="200" width="350" height="20"/>
+</XCUIElementTypeApplication></AppiumAUT>"""
+
+
+@pytest.mark.parametrize("wanted", ["text=Email", "text=email", "text=ada@example.com", "text~=example"])
+def test_text_on_ios_matches_label_name_and_value_as_upstream(wanted: str) -> None:
+    tree = parse_xml(IOS_FIELDS)
+    assert tree.platform == "ios"
+    found = find(tree, parse_selector(wanted), platform="ios")
+    assert [node.class_name for node in found] == ["XCUIElementTypeTextField"]
+
+
+def test_an_ios_element_with_only_a_value_reads_it_as_its_text() -> None:
+    node = find(parse_xml(IOS_FIELDS), parse_selector("text=Signed out"), platform="ios")[0]
+    assert (node.text, node.label, node.value) == ("Signed out", "", "Signed out")

@@ -75,11 +75,11 @@ def _resource_id(node: Node, value: str) -> bool:
 
 
 def _text(node: Node, value: str) -> bool:
-    return value in (node.text, node.content_desc)
+    return value in node.texts()
 
 
 def _text_contains(node: Node, value: str) -> bool:
-    return value in node.text or value in node.content_desc
+    return any(value in text for text in node.texts())
 
 
 _PREDICATES: dict[SelectorKind, Callable[[Node, str], bool]] = {

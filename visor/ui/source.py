@@ -110,7 +110,7 @@ def parse_xml(xml: str) -> UiTree:
     roots = tuple(_ios(child) for child in children)
     width = max((n.bounds.right for n in roots), default=0)
     height = max((n.bounds.bottom for n in roots), default=0)
-    return UiTree(Size(width, height), roots)
+    return UiTree(Size(width, height), roots, platform="ios")
 
 
 def parse_document(xml: str) -> etree._Element:
@@ -186,6 +186,8 @@ def _ios(element: etree._Element) -> Node:
         selected=_truth(element, "selected"),
         focused=_truth(element, "focused"),
         range=_ios_range(kind, element.get("value")),
+        label=element.get("label") or "",
+        value=element.get("value") or "",
         children=tuple(_ios(child) for child in element),
     )
 

@@ -45,11 +45,19 @@ class Node:
     range: RangeInfo | None = None
     #: The selected text range of an editable field, in UTF-16 code units, when the runtime reports it.
     selection: tuple[int, int] | None = None
+    #: iOS only (empty on Android): XCUITest's `label` and `value`, as the page source has them (`text` is the
+    #: label, or the value when there is no label; `content_desc` and `resource_id` are the `name`).
+    label: str = ""
+    value: str = ""
     children: tuple[Node, ...] = ()
 
     def labels(self) -> tuple[str, ...]:
         """Return the non-empty texts a person could use to name this element."""
         return tuple(value for value in (self.text, self.content_desc) if value)
+
+    def texts(self) -> tuple[str, ...]:
+        """Return every attribute `text=` matches: text and content-desc; on iOS name, label and value (as upstream)."""
+        return tuple(dict.fromkeys(value for value in (self.text, self.content_desc, self.label, self.value) if value))
 
     @property
     def editable(self) -> bool:
@@ -95,6 +103,8 @@ class UiTree:
     size: Size
     roots: tuple[Node, ...]
     rotation: int = 0
+    #: `android` or `ios`: which page source the tree reads as (UiAutomator2's or XCUITest's).
+    platform: str = "android"
     flat: tuple[Located, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
