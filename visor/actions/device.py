@@ -15,7 +15,7 @@ from typing import Protocol
 
 from visor.actions.device_data import DeviceData
 from visor.errors import ActionError, TargetError
-from visor.ui.geometry import Point, Size
+from visor.ui.geometry import Point, Rect, Size
 from visor.ui.source import to_xml
 from visor.ui.tree import Node, UiTree
 
@@ -112,6 +112,10 @@ class Capabilities:
     #: Every device opened is a phone of its own in this process: several can run scenarios at once
     #: (`visor run --workers`). A real phone, an Appium server or an agent's folder is shared.
     independent: bool = False
+    #: The selector kinds whose grammar the device owns and resolves with its own engine (`NativeFinder`):
+    #: `uiautomator` on an Android phone, `predicate` and `classchain` on an iPhone. Others are resolved by visor
+    #: on the observed tree.
+    native_locators: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +132,37 @@ class DeviceInfo:
     native_actions: frozenset[NativeActionName] = frozenset()
     #: What the runtime can do that others cannot; decisions above `visor.devices` ask this, never `runtime`.
     capabilities: Capabilities = Capabilities()
+
+
+@dataclass(frozen=True, slots=True)
+class NativeElement:
+    """An element a device found with its own locator engine: its box, and its class when the device said."""
+
+    bounds: Rect
+    class_name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class NativeFound:
+    """What a device's own locator engine found: how many elements, and the first few of them described."""
+
+    count: int
+    elements: tuple[NativeElement, ...]
+    #: The device's name for the strategy it used (`-android uiautomator`), for step details.
+    strategy: str
+
+
+class NativeFinder(Protocol):
+    """A device that resolves some selector kinds with its own engine (`Capabilities.native_locators`)."""
+
+    def find_native(self, kind: str, expression: str, limit: int) -> NativeFound:
+        """Find the elements `expression` (a selector of `kind`) matches, describing the first `limit` of them.
+
+        Raises:
+            UnsupportedInput: the device's driver does not know the strategy (nothing was found).
+            InputRejected: the device refused the expression (its grammar says it is invalid).
+        """
+        ...
 
 
 @dataclass(frozen=True, slots=True)

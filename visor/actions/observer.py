@@ -18,6 +18,8 @@ from visor.actions.device import (
     DeviceInfo,
     Key,
     NativeAction,
+    NativeFinder,
+    NativeFound,
     Observation,
     PathPoint,
 )
@@ -62,6 +64,10 @@ class ObservingDevice:
     def screenshot(self) -> bytes:
         """Return a PNG of the current screen."""
         return self.device.screenshot()
+
+    def find_native(self, kind: str, expression: str, limit: int) -> NativeFound:
+        """Find with the device's own locator engine (only for kinds its capabilities list)."""
+        return cast(NativeFinder, self.device).find_native(kind, expression, limit)
 
     def busy_ms(self) -> int:
         """Return how long until the app accepts input."""

@@ -15,7 +15,7 @@ suite (`tests/engine/test_projection.py`), so a new key must be classified when 
 from __future__ import annotations
 
 import enum
-from typing import Annotated, Any, TypedDict, TypeVar
+from typing import Annotated, Any, NotRequired, TypedDict, TypeVar
 
 from visor.ui.description import ElementInfo
 
@@ -42,6 +42,8 @@ class TargetInfo(TypedDict):
     selector: str
     matches: int
     element: ElementInfo
+    #: How the device's own locator engine resolved it (strategy, found, matched…), when it owns the grammar.
+    native: NotRequired[dict[str, object]]
 
 
 class Candidate(TypedDict):

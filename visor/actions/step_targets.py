@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from visor.actions.device import Observation
+from visor.actions.device import InputRejected, Observation, UnsupportedInput
 from visor.actions.kernel.targets import Policy, Reach, choose, reach
+from visor.actions.native_targets import in_page_order, match_native
 from visor.actions.step_context import ActionContext, StepFailure
 from visor.actions.step_details import TargetInfo
 from visor.scenario.selectors import Selector, SelectorKind, parse_selector
@@ -28,6 +29,8 @@ class Target:
     observation: Observation
     #: A point of the element that a touch reaches (its centre unless something covers that), when asked for.
     point: Point | None = None
+    #: How the device's own locator engine resolved the selector, when it owns the selector's grammar.
+    native: dict[str, object] | None = None
 
     @property
     def tree(self) -> UiTree:
@@ -41,7 +44,10 @@ class Target:
 
     def details(self, selector: str) -> TargetInfo:
         """Describe the target for step details."""
-        return {"selector": selector, "matches": self.matches, "element": element_details(self.node)}
+        shown: TargetInfo = {"selector": selector, "matches": self.matches, "element": element_details(self.node)}
+        if self.native is not None:
+            shown["native"] = self.native
+        return shown
 
 
 def element_details(node: Node) -> ElementInfo:
@@ -70,18 +76,49 @@ def locate(ctx: ActionContext, selector_text: str, *, budget_us: int | None = No
     selector = parse_selector(selector_text)
     while True:
         observation = ctx.observe()
-        nodes = _matches(observation, selector, selector_text, ctx.platform)
+        nodes, native = _native(ctx, observation, selector, selector_text)
+        if nodes is None:
+            nodes = _matches(observation, selector, selector_text, ctx.platform)
         choice = choose(observation.tree, _places(observation.tree, nodes), Policy.FIRST_VISIBLE)
         blocked = None
         if choice.item is not None:
             reached = reach(observation.tree, choice.item) if touch else Reach(None)
             if not touch or reached.point is not None:
-                return Target(choice.item.node, len(nodes), observation, reached.point)
+                return Target(choice.item.node, len(nodes), observation, reached.point, native)
             blocked = reached
         if not ctx.pause(budget_us):
             if blocked is not None and choice.item is not None:
                 raise _unreachable(selector_text, choice.item.node, blocked, ctx.elapsed_ms())
             raise _not_found(selector, selector_text, nodes, observation, ctx.elapsed_ms())
+
+
+def _native(
+    ctx: ActionContext, observation: Observation, selector: Selector, text: str
+) -> tuple[list[Node] | None, dict[str, object] | None]:
+    """Resolve the selector with the device's own engine when the device owns its grammar.
+
+    Returns the nodes of the observed tree the elements found map to (None: resolve on the tree), and what to
+    report. A driver that does not know the strategy is reported, and the tree is used instead.
+
+    Raises:
+        StepFailure: the device refused the expression.
+    """
+    kind = selector.kind.value
+    if kind not in ctx.info.capabilities.native_locators:
+        return None, None
+    try:
+        found = ctx.find_native(kind, selector.value)
+    except UnsupportedInput as exc:
+        return None, {"strategy": kind, "used": False, "reason": exc.message}
+    except InputRejected as exc:
+        raise StepFailure(
+            f"{text}: the device refused it: {exc.message}",
+            likely_cause="The expression is not one the device's own engine accepts.",
+            next_step=exc.next_step or "Fix the expression (the device's driver documents its grammar).",
+            details={"selector": text},
+        ) from None
+    matched = match_native(observation.tree, found)
+    return in_page_order(observation.tree, matched.nodes), matched.details()
 
 
 def _matches(observation: Observation, selector: Selector, text: str, platform: str) -> list[Node]:

@@ -11,9 +11,19 @@ overrides: what to do when the app stays busy (`_busy`), and what a device error
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import NoReturn, TypeVar
+from typing import NoReturn, TypeVar, cast
 
-from visor.actions.device import Device, DeviceInfo, Key, NativeAction, NativeActionName, Observation, PathPoint
+from visor.actions.device import (
+    Device,
+    DeviceInfo,
+    Key,
+    NativeAction,
+    NativeActionName,
+    NativeFinder,
+    NativeFound,
+    Observation,
+    PathPoint,
+)
 from visor.actions.observer import ObservingDevice
 from visor.clock import Clock, ms_to_us, pause, us_to_ms
 from visor.errors import VisorError
@@ -22,6 +32,9 @@ from visor.ui.geometry import Point, Size
 from visor.ui.tree import Node
 
 T = TypeVar("T")
+#: How many of the elements a device's own locator engine found are described (and matched to the tree): the
+#: first on screen is nearly always among them, and each costs the device a round trip or two.
+NATIVE_LIMIT = 3
 
 
 class Kernel:
@@ -103,6 +116,16 @@ class Kernel:
     def screenshot(self) -> bytes:
         """Take a screenshot."""
         return self._read(self.device.screenshot)
+
+    def find_native(self, kind: str, expression: str) -> NativeFound:
+        """Find with the device's own locator engine: only for the kinds `info.capabilities.native_locators` lists.
+
+        Raises:
+            UnsupportedInput: the device's driver does not know the strategy.
+            InputRejected: the device refused the expression.
+        """
+        finder = cast(NativeFinder, self.device)
+        return self._read(lambda: finder.find_native(kind, expression, NATIVE_LIMIT))
 
     def installed_apps(self) -> Mapping[str, str]:
         """Return the apps the device knows."""

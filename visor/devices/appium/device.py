@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from visor.actions.device import (
@@ -21,6 +21,8 @@ from visor.actions.device import (
     InputRejected,
     Key,
     NativeAction,
+    NativeElement,
+    NativeFound,
     Observation,
     PathPoint,
     SessionRestarted,
@@ -32,7 +34,7 @@ from visor.devices.appium.capabilities import AppiumSettings, build_capabilities
 from visor.devices.appium.error_mapping import START, SessionLost, client_missing, mapped
 from visor.devices.appium.locators import exact_locator, locator
 from visor.errors import ActionError, TargetError
-from visor.ui.geometry import Point, Size
+from visor.ui.geometry import Point, Rect, Size
 from visor.ui.source import PageSourceError, parse_xml
 from visor.ui.tree import Node
 
@@ -48,6 +50,13 @@ TAP_MS = 60
 #: A real device: wall time, page sources reused for 0.1 s, apps it may not list (launchable by id all the same),
 #: and a session that takes seconds to start.
 CAPABILITIES = Capabilities(expensive_sessions=True)
+#: The drivers' own locator strategies for the selector kinds whose grammar the device owns, by platform.
+NATIVE_STRATEGIES = {
+    "android": {"uiautomator": "-android uiautomator"},
+    "ios": {"predicate": "-ios predicate string", "classchain": "-ios class chain"},
+}
+#: The attribute naming an element's class, by platform (UiAutomator2's `class`, XCUITest's `type`).
+_CLASS_ATTRIBUTE = {"android": "class", "ios": "type"}
 
 
 class AppiumDevice:
@@ -61,6 +70,8 @@ class AppiumDevice:
         self._info: DeviceInfo | None = None
         #: The phone's data through adb, made when first asked for.
         self._data: DeviceData | None = None
+        #: Native strategies the driver answered "unknown" to, with what it said.
+        self._refused: dict[str, str] = {}
         self.sessions = 0
         self._start()
 
@@ -106,7 +117,7 @@ class AppiumDevice:
             model=str(returned.get("deviceModel") or returned.get("automationName") or ""),
             app_id=settings.app_id or "",
             native_actions=native.native_actions(platform),
-            capabilities=CAPABILITIES,
+            capabilities=replace(CAPABILITIES, native_locators=frozenset(NATIVE_STRATEGIES.get(platform, {}))),
         )
 
     def _mapped(self, operation: str) -> contextlib.AbstractContextManager[None]:
@@ -162,6 +173,34 @@ class AppiumDevice:
     def busy_ms(self) -> int:
         """Real devices report no busy time: the drivers wait for the app to idle themselves."""
         return 0
+
+    def find_native(self, kind: str, expression: str, limit: int) -> NativeFound:
+        """Find elements with the driver's own strategy for `kind`; read the box and class of the first `limit`.
+
+        A strategy the driver answered "unknown" to is not asked again in this session.
+
+        Raises:
+            UnsupportedInput: the driver does not know the strategy.
+            InputRejected: the driver refused the expression.
+        """
+        strategy = NATIVE_STRATEGIES.get(self.info.platform, {}).get(kind)
+        if strategy is None:
+            raise UnsupportedInput(f"{kind}= is not resolved natively on {self.info.platform}")
+        refused = self._refused.get(strategy)
+        if refused is not None:
+            raise UnsupportedInput(refused)
+        try:
+            elements = self._call(f"find elements by {strategy}", lambda d: d.find_elements(strategy, expression))
+        except UnsupportedInput as exc:
+            self._refused[strategy] = f"the driver does not know the {strategy!r} strategy ({exc.message})"
+            raise UnsupportedInput(self._refused[strategy]) from None
+        attribute = _CLASS_ATTRIBUTE.get(self.info.platform, "class")
+
+        def describe(driver: WebDriver) -> tuple[NativeElement, ...]:
+            return tuple(_native_element(element, attribute) for element in elements[:limit])
+
+        described = self._call(f"read the elements found by {strategy}", describe)
+        return NativeFound(len(elements), described, strategy)
 
     # -- input -------------------------------------------------------------------------------------------------
 
@@ -403,6 +442,14 @@ def _run(driver: WebDriver, element: WebElement, step: native.Step) -> None:
         element.clear()
     else:
         element.send_keys(step.text)
+
+
+def _native_element(element: WebElement, class_attribute: str) -> NativeElement:
+    """Describe an element found natively: its box (a round trip) and its class (another)."""
+    rect = element.rect
+    left, top = round(float(rect["x"])), round(float(rect["y"]))
+    bounds = Rect(left, top, left + round(float(rect["width"])), top + round(float(rect["height"])))
+    return NativeElement(bounds, str(element.get_attribute(class_attribute) or ""))
 
 
 def _platform(capabilities: dict[str, Any]) -> str:

@@ -163,6 +163,7 @@ def _rules(*, starting: bool) -> tuple[_Rule[Any], ...]:
         _Rule((selenium_errors.UnknownMethodException,), _not_implemented),
         _Rule((selenium_errors.NoSuchElementException, selenium_errors.StaleElementReferenceException), _element_gone),
         _Rule((selenium_errors.InvalidElementStateException,), _element_refuses),
+        _Rule((selenium_errors.InvalidSelectorException,), _selector_refused),
         _Rule((selenium_errors.WebDriverException,), _driver_refused),
         _Rule((http_errors.HTTPError, ConnectionError, TimeoutError, OSError), _connection_failed),
         _Rule((Exception,), _reply_or_bug),
@@ -224,6 +225,15 @@ def _element_refuses(exc: Exception, attempt: _Attempt) -> InputRejected:
         f"could not {attempt.operation}: the element refuses it ({attempt.quote(exc)[:200]})",
         likely_cause="The element is disabled, hidden, or does not take this kind of input.",
         next_step="Check the element's state in the step's page source, and use an input it accepts.",
+    )
+
+
+def _selector_refused(exc: Exception, attempt: _Attempt) -> InputRejected:
+    """Return the error for a locator expression the driver's own engine refuses."""
+    return InputRejected(
+        f"could not {attempt.operation}: the driver refuses the expression ({attempt.quote(exc)[:200]})",
+        likely_cause="The expression is not valid in the driver's grammar.",
+        next_step="Fix the expression; the driver's documentation gives its grammar.",
     )
 
 
