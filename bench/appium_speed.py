@@ -8,8 +8,12 @@ Goals (issue 4):
   - WebDriver requests per step, counted from the server's log, at most one beyond the minimum (a find and an
     action: 2 per step).
 
+With `--latency`, both talk to the server through bench/latency_proxy.py, which adds a phone's latency to each
+command (a find 29 ms, a click or keys 25 ms, an element read 20 ms, a page source `--source-ms`, 300 by
+default): the per-step cost of reading the screen shows (issue 15's goal: visor <= 1.2x the script per step).
+
 Needs `npm ci --prefix tests/appium` (the Appium server and fake driver the tests use).
-Run: python bench/appium_speed.py [--repeat 5]
+Run: python bench/appium_speed.py [--repeat 5] [--latency [--source-ms 300]]
 """
 
 from __future__ import annotations
@@ -123,12 +127,20 @@ def main() -> int:
     """Measure and print."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--latency", action="store_true", help="add a phone's latency (bench/latency_proxy.py)")
+    parser.add_argument("--source-ms", type=float, default=300.0, help="a page source's latency with --latency")
     options = parser.parse_args()
     if not APPIUM.exists():
         raise SystemExit("run `npm ci --prefix tests/appium` first")
     work = Path(tempfile.mkdtemp(prefix="visor-appium-bench-"))
     log = work / "appium.log"
     process, url = start(log)
+    if options.latency:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from latency_proxy import serve
+
+        _proxy, url = serve(url, options.source_ms)
+        print(f"through a latency proxy: page source {options.source_ms:.0f} ms, find 29 ms, click 25 ms")
     try:
         (work / "bench.yaml").write_text(scenario())
         (work / "script.py").write_text(script(url))
@@ -147,6 +159,10 @@ def main() -> int:
     # Session creation and deletion are two requests for both; the rest are per step.
     per_step = (ours[0][2] - 2) / STEPS
     per_step_hand = (theirs[0][2] - 2) / STEPS
+    print(
+        f"per step: visor {statistics.median(s for _, s, _ in ours) * 1000 / STEPS:.0f} ms, script "
+        f"{statistics.median(s for _, s, _ in theirs) * 1000 / STEPS:.0f} ms"
+    )
     print(
         f"{STEPS} steps alone: visor {statistics.median(s for _, s, _ in ours) * 1000:.0f} ms, script "
         f"{statistics.median(s for _, s, _ in theirs) * 1000:.0f} ms, ratio {steps_ratio:.2f}x "
