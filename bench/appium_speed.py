@@ -129,6 +129,12 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--latency", action="store_true", help="add a phone's latency (bench/latency_proxy.py)")
     parser.add_argument("--source-ms", type=float, default=300.0, help="a page source's latency with --latency")
+    parser.add_argument(
+        "--observe",
+        choices=("each-step", "on-demand"),
+        default="each-step",
+        help="visor's observation policy (config.observe)",
+    )
     options = parser.parse_args()
     if not APPIUM.exists():
         raise SystemExit("run `npm ci --prefix tests/appium` first")
@@ -145,7 +151,7 @@ def main() -> int:
         (work / "bench.yaml").write_text(scenario())
         (work / "script.py").write_text(script(url))
         visor = [*VISOR, "run", str(work / "bench.yaml"), "--server-url", url, "--output", str(work / "out"),
-                 "--capture", "none", "-q"]  # fmt: skip
+                 "--capture", "none", "--observe", options.observe, "-q"]  # fmt: skip
         hand = [sys.executable, str(work / "script.py")]
         timed(visor, log), timed(hand, log)  # warm caches
         ours, theirs = [], []

@@ -1,4 +1,9 @@
-"""Every scenario in scenarios/ validates and runs on the simulated device as its comments say."""
+"""Every scenario in scenarios/ validates and runs on the simulated device as its comments say.
+
+A scenario without `meta.platform` runs on both flavours of the simulated phone (Android and iOS) and gives the
+same signature each time it runs on one; one that declares a platform runs on that one, chosen by its
+`meta.platform` alone.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from visor.scenario.discovery import expand_paths
 from visor.scenario.loader import load_scenario
 
 SHIPPED = expand_paths([str(ROOT / "scenarios")])
+PLATFORMS = ("android", "ios")
 #: Scenarios that do not pass on purpose, and what they do instead.
 EXPECTED_EXIT = {"fails-on-purpose.yaml": ExitCode.RUN_FAILED}
 #: Scenarios allowed a validation warning, on purpose.
@@ -41,7 +47,7 @@ def test_shipped_scenarios_use_every_agent_tool() -> None:
     assert set(tool_names()) <= used, f"unused: {set(tool_names()) - used}"
 
 
-@pytest.mark.parametrize("name", ["agent-player.yaml", "agent-feed.yaml"])
+@pytest.mark.parametrize("name", ["agent-player.yaml", "agent-feed.yaml", "agent-settings-ios.yaml"])
 def test_agent_tool_scenarios_are_deterministic(cli_runner: Cli, name: str) -> None:
     result = cli_runner.run(
         "benchmark", str(ROOT / "scenarios" / name), "--runtime", "sim", "--runs", "3", "--output", "out"
@@ -57,12 +63,40 @@ def test_shipped_scenario_is_valid(path: str) -> None:
     assert [str(i.code) for i in result.issues] == EXPECTED_WARNINGS.get(Path(path).name, [])
 
 
-@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: Path(p).name)
-def test_shipped_scenario_runs_on_sim_as_documented(cli_runner: Cli, path: str) -> None:
+def _declared(path: str) -> str | None:
+    scenario = load_scenario(path).scenario
+    assert scenario is not None
+    return scenario.meta.platform
+
+
+#: Each shipped scenario with each platform it runs on: both, unless it declares one.
+RUNS = [(path, platform) for path in SHIPPED for platform in PLATFORMS if _declared(path) in (None, platform)]
+
+
+@pytest.mark.parametrize(("path", "platform"), RUNS, ids=lambda v: Path(v).name if "/" in v else v)
+def test_shipped_scenario_runs_on_sim_as_documented(cli_runner: Cli, path: str, platform: str) -> None:
     # Upstream's offline runtime is the simulated phone too, on upstream's counter app.
     runtime = RUNTIMES.get(Path(path).name, "sim")
-    result = cli_runner.run("run", path, "--runtime", runtime, "--output", "out")
-    expected = EXPECTED_EXIT.get(Path(path).name, ExitCode.OK)
-    assert result.exit_code == expected, result.envelope.get("error")
+    # A scenario that declares its platform is run as it is: its meta.platform picks the flavour.
+    chosen = () if _declared(path) else ("--platform", platform)
+    signatures = set()
+    for _ in range(2):
+        result = cli_runner.run("run", path, "--runtime", runtime, *chosen, "--output", "out")
+        expected = EXPECTED_EXIT.get(Path(path).name, ExitCode.OK)
+        assert result.exit_code == expected, result.envelope.get("error")
+        run = result.data["run"]
+        assert run["platform"] == platform
+        signatures.add(run["determinism_signature"])
+    assert len(signatures) == 1, f"{Path(path).name} on {platform} is not deterministic"
     if runtime == "local":
-        assert result.data["run"]["device"] == "local"
+        assert run["device"] == "local"
+
+
+def test_an_android_scenario_asked_to_run_on_ios_fails_where_an_iphone_would(cli_runner: Cli) -> None:
+    # --platform wins over meta.platform; what marks feed-scroll Android by nature is real: the back key.
+    path = str(ROOT / "scenarios" / "feed-scroll.yaml")
+    result = cli_runner.run("run", path, "--runtime", "sim", "--platform", "ios", "--output", "out")
+    assert result.exit_code == ExitCode.RUN_FAILED
+    failed = next(step for step in result.data["run"]["steps"] if step.get("error"))
+    assert failed["id"] == "back-to-feed" and failed["error"]["message"].endswith("failed: iOS has no back key")
+    assert "navigation bar's Back button" in failed["error"]["next_step"]

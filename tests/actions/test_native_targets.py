@@ -1,8 +1,11 @@
-"""Elements a device's own locator engine found, matched to the observed tree: bounds, class, ties, order."""
+"""Elements a device's own locator engine found, matched to the observed tree; typed text read back."""
 
 from __future__ import annotations
 
+import pytest
+
 from visor.actions.device import NativeElement, NativeFound
+from visor.actions.element_handles import typed_text_landed
 from visor.actions.native_targets import in_page_order, match_native
 from visor.ui.geometry import Rect, Size
 from visor.ui.tree import Node, UiTree
@@ -50,3 +53,19 @@ def test_details_say_how_many_were_found_beyond_those_described() -> None:
 
 def test_matches_are_read_in_page_order() -> None:
     assert in_page_order(TREE, [OTHER, BUTTON, WRAPPER]) == [WRAPPER, BUTTON, OTHER]
+
+
+@pytest.mark.parametrize(
+    ("shown", "value", "landed", "masked"),
+    [
+        ("ada", "ada", True, False),
+        ("hello ada", "ada", True, False),  # typed after what the field held
+        ("ad", "ada", False, False),  # a character dropped
+        ("Ada", "ada", False, False),  # autocorrected
+        ("•••", "ada", True, True),  # a password field shows one bullet per character
+        ("••", "ada", False, True),
+        ("", "ada", False, False),
+    ],
+)
+def test_typed_text_is_read_back(shown: str, value: str, landed: bool, masked: bool) -> None:
+    assert typed_text_landed(shown, value) == (landed, masked)

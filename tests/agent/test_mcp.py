@@ -29,6 +29,7 @@ from mcp.client.stdio import StdioServerParameters
 from tests.conftest import FIXTURES, ROOT, Cli
 from tests.session.test_crawl import crawl_demo
 from visor.devices.sim.layout import THUMB_INSET
+from visor.session.agent_devices import DEFINITIONS as DEVICE_DEFINITIONS
 from visor.session.agent_map_tools import DEFINITIONS
 
 PLAYER_APP = "tests/fixtures/apps/player.app.yaml"
@@ -40,6 +41,7 @@ SEED_TOOLS = {
     for entry in json.loads((FIXTURES / "seed-001-agent-tools.json").read_text("utf-8")).values()
 }
 MAP_TOOLS = ["map_read", "route_plan", "route_follow"]
+DEVICE_TOOLS = ["list_apps", "list_devices", "use_device"]
 LONG_TURN = ("--app", PLAYER_APP, "--turn-ms", "3000")
 SHORT_TURN = ("--app", PLAYER_APP, "--turn-ms", "0")
 
@@ -300,7 +302,7 @@ def short_turn() -> Transcript:
 
 def test_lists_the_seed_tools_with_their_exact_schemas(long_turn: Transcript) -> None:
     tools = long_turn.tools
-    assert [tool["name"] for tool in tools] == [*SEED_TOOLS, "observe", "screenshot", *MAP_TOOLS]
+    assert [tool["name"] for tool in tools] == [*SEED_TOOLS, "observe", "screenshot", *MAP_TOOLS, *DEVICE_TOOLS]
     for tool in tools[:16]:
         seed = SEED_TOOLS[tool["name"]]
         assert tool["inputSchema"] == seed["parameters"], tool["name"]
@@ -311,7 +313,8 @@ def test_lists_the_seed_tools_with_their_exact_schemas(long_turn: Transcript) ->
     }
     assert screenshot["inputSchema"] == {"type": "object", "properties": {}, "additionalProperties": False}
     assert all(tool["description"].startswith("[OBSERVE]") for tool in tools[16:18])
-    assert [tool["inputSchema"] for tool in tools[18:]] == [tool["inputSchema"] for tool in DEFINITIONS]
+    assert [tool["inputSchema"] for tool in tools[18:21]] == [tool["inputSchema"] for tool in DEFINITIONS]
+    assert [tool["inputSchema"] for tool in tools[21:]] == [tool["inputSchema"] for tool in DEVICE_DEFINITIONS]
     assert long_turn.instructions is not None and "Call observe first" in long_turn.instructions
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import FIXTURES
 from visor.actions.device import DeviceInfo, Key, NativeAction, Observation, PathPoint
-from visor.agent.session import AgentSession, Reply
+from visor.agent.session import AgentSession, Reply, ToolChain
 from visor.clock import VirtualClock
 from visor.devices.sim.device import SimDevice
 from visor.devices.sim.load import load_app
@@ -204,3 +204,57 @@ def test_without_observe_after_action_results_carry_no_screen() -> None:
     assert "observation" not in clicked.result and clicked.image is None
     assert "checked" in flags_of(session.call("observe", {"screenshot": False}), "subtitles")
     session.close()
+
+
+# -- the last screen (what `visor mcp` serves as resources) -------------------------------------------------------
+
+
+def test_the_session_keeps_the_last_screen_it_showed(phone: Unreliable, session: AgentSession) -> None:
+    assert session.last_screenshot() is None and session.last_source() is None
+    seen = session.call("observe", {"screenshot": False})
+    assert session.last_screenshot() is None, "no screenshot was taken"
+    assert session.last_source() == phone.sim.observe().xml
+    shot = session.call("screenshot", {})
+    assert shot.image is not None and session.last_screenshot() == shot.image
+    clicked = session.call("click", {"target": index_of(seen, "subtitles")})
+    assert session.last_screenshot() == clicked.image != shot.image, "the switch shows checked now"
+    after = session.last_source()
+    assert after == phone.sim.observe().xml and 'checked="true"' in after
+
+
+def test_a_screen_that_could_not_be_read_leaves_the_last_one(phone: Unreliable, session: AgentSession) -> None:
+    seen = session.call("observe", {})
+    source, png = session.last_source(), session.last_screenshot()
+    phone.drop_after_write = True
+    clicked = session.call("click", {"target": index_of(seen, "subtitles")})
+    assert clicked.result["observation"] is None
+    assert session.call("observe", {}).is_error and session.call("screenshot", {}).is_error
+    assert (session.last_source(), session.last_screenshot()) == (source, png)
+
+
+class Named:
+    """Extra tools answering one name with a fixed result (a front end's, as the chain sees it)."""
+
+    def __init__(self, name: str, answer: str) -> None:
+        self.name = name
+        self.answer = answer
+
+    def definitions(self) -> list[dict[str, Any]]:
+        return [{"name": self.name, "description": self.answer, "inputSchema": {"type": "object"}}]
+
+    def call(self, name: str, arguments: dict[str, Any], device: Any, clock: Any) -> Reply | None:
+        return Reply({"tool": name, "answer": self.answer}) if name == self.name else None
+
+
+def test_a_chain_lists_its_members_tools_and_asks_each_in_turn(phone: Unreliable) -> None:
+    chain = ToolChain((Named("first", "a"), Named("second", "b"), Named("first", "c")))
+    assert [tool["name"] for tool in chain.definitions()] == ["first", "second", "first"]
+    clock = phone.sim.clock
+    answered = chain.call("first", {}, phone, clock)
+    assert answered is not None and answered.result["answer"] == "a", "the first member that answers wins"
+    second = chain.call("second", {}, phone, clock)
+    assert second is not None and second.result["answer"] == "b"
+    assert chain.call("third", {}, phone, clock) is None
+    session = AgentSession(phone, clock, turn_ms=0, extra=chain)
+    assert [tool["name"] for tool in session.definitions()[-3:]] == ["first", "second", "first"]
+    assert session.call("second", {}).result == {"tool": "second", "answer": "b"}

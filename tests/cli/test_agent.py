@@ -14,7 +14,7 @@ from visor.errors import ExitCode
 SEED: dict[str, dict[str, Any]] = json.loads((FIXTURES / "seed-001-agent-tools.json").read_text("utf-8"))
 SEED_ENTRIES = list(SEED.values())
 NAMES = [entry["function"]["name"] for entry in SEED_ENTRIES] + ["observe", "screenshot"]
-NAMES += ["map_read", "route_plan", "route_follow"]
+NAMES += ["map_read", "route_plan", "route_follow", "list_apps", "list_devices", "use_device"]
 
 
 def first_envelope(text: str) -> tuple[dict[str, Any], str]:
@@ -27,20 +27,20 @@ def test_tools_in_openai_format_are_the_seed_then_observation(cli_runner: Cli) -
     result = cli_runner.run("tools")
     assert result.exit_code == ExitCode.OK
     envelope = result.envelope
-    assert (envelope["status"], envelope["data"]["format"], envelope["data"]["count"]) == ("ok", "openai", 21)
+    assert (envelope["status"], envelope["data"]["format"], envelope["data"]["count"]) == ("ok", "openai", 24)
     listed = envelope["data"]["tools"]
     assert listed[:16] == SEED_ENTRIES
     assert [tool["function"]["name"] for tool in listed] == NAMES
     for tool in listed[16:]:
         assert tool["type"] == "function" and tool["function"]["parameters"]["additionalProperties"] is False
     assert all(tool["function"]["description"].startswith("[OBSERVE]") for tool in listed[16:18])
-    assert "21 agent tools (openai format)" in result.stderr
+    assert "24 agent tools (openai format)" in result.stderr
 
 
 def test_tools_in_mcp_format(cli_runner: Cli) -> None:
     result = cli_runner.run("tools", "--format", "mcp")
     data = result.data
-    assert (data["format"], data["count"]) == ("mcp", 21)
+    assert (data["format"], data["count"]) == ("mcp", 24)
     assert [tool["name"] for tool in data["tools"]] == NAMES
     for tool, entry in zip(data["tools"], SEED_ENTRIES, strict=False):
         assert set(tool) == {"name", "description", "inputSchema"}
@@ -59,7 +59,7 @@ def test_mcp_help(cli_runner: Cli) -> None:
     result = cli_runner.run("mcp", "--help", envelope=False)
     assert result.exit_code == ExitCode.OK
     assert "Serve the agent tools over MCP on stdin/stdout" in result.stdout
-    for option in ("--runtime", "--app", "--seed", "--turn-ms", "--no-observe-after"):
+    for option in ("--runtime", "--app", "--seed", "--turn-ms", "--no-observe-after", "--no-device"):
         assert option in result.stdout
 
 
@@ -91,6 +91,20 @@ def test_mcp_process_start_up_failure() -> None:
     assert done.stdout == ""
     envelope, _ = first_envelope(done.stderr)
     assert envelope["error"]["code"] == "INPUT_ERROR"
+
+
+@pytest.mark.parametrize(
+    "options",
+    [(), ("--no-device", "--runtime", "sim", "--app", "does-not-exist")],
+    ids=["no device option", "--no-device"],
+)
+def test_mcp_without_a_device_starts_and_says_the_agent_chooses(options: tuple[str, ...]) -> None:
+    """No device option, or --no-device: nothing is opened at start (an app that does not exist is not read)."""
+    command = [sys.executable, "-m", "visor", "mcp", "--seed", "7", *options]
+    done = subprocess.run(command, cwd=ROOT, input="", capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == ExitCode.OK and done.stdout == "", "stdout is the protocol channel"
+    assert "visor mcp: serving no device yet (the agent calls list_devices, then use_device" in done.stderr
+    assert "seed 7" in done.stderr
 
 
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])

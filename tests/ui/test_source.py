@@ -1,12 +1,12 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.simkit import demo_device
 from visor.ui.geometry import Rect, Size
-from visor.ui.source import PageSourceError, parse_xml, to_xml
+from visor.ui.source import PageSourceError, parse_xml, to_xml, xcui_node
 from visor.ui.tree import Node, RangeInfo, UiTree
 
 texts = st.text(st.characters(exclude_categories=("Cs", "Cc")), max_size=12)
@@ -47,6 +47,78 @@ nodes = st.recursive(
 def test_page_source_round_trips(roots: list[Node]) -> None:
     tree = UiTree(Size(1080, 1920), tuple(roots))
     assert parse_xml(to_xml(tree)) == tree
+
+
+XCUI_TYPES = [
+    f"XCUIElementType{name}"
+    for name in (
+        "Other", "StaticText", "Button", "TextField", "SecureTextField", "Switch", "Slider", "Cell", "Table", "Image",
+        "Alert", "Key", "Icon", "ProgressIndicator", "NavigationBar",
+    )
+]  # fmt: skip
+#: Values XCUITest gives: free text, a switch's 0/1, a slider's percentage (or past 100, which is no range).
+xcui_values = st.one_of(texts, st.sampled_from(["0", "1", "50%", "7.5%", "150%"]))
+
+
+def _xcui(children: st.SearchStrategy[tuple[Node, ...]]) -> st.SearchStrategy[Node]:
+    return st.builds(
+        xcui_node,
+        st.sampled_from(XCUI_TYPES),
+        rects,
+        name=texts,
+        label=texts,
+        value=xcui_values,
+        placeholder=texts,
+        enabled=st.booleans(),
+        visible=st.booleans(),
+        selected=st.booleans(),
+        focused=st.booleans(),
+        children=children,
+    )
+
+
+xcui_nodes = st.recursive(_xcui(st.just(())), lambda kids: _xcui(st.lists(kids, max_size=3).map(tuple)), max_leaves=10)
+
+
+@settings(deadline=None)  # a tree of up to 30 elements, read with lxml: a busy machine may take a while
+@given(st.lists(xcui_nodes, min_size=1, max_size=3))
+def test_xcuitest_page_source_round_trips(roots: list[Node]) -> None:
+    # XCUITest's page source says no screen size: it is the extent of the elements, as a reader finds it.
+    size = Size(max(node.bounds.right for node in roots), max(node.bounds.bottom for node in roots))
+    tree = UiTree(size, tuple(roots), platform="ios")
+    xml = to_xml(tree)
+    assert xml.startswith('<?xml version="1.0" encoding="UTF-8"?>\n<AppiumAUT>\n')
+    assert parse_xml(xml) == tree
+
+
+def test_xcuitest_page_source_is_written_as_webdriveragent_writes_it() -> None:
+    field = xcui_node("XCUIElementTypeSecureTextField", Rect(16, 131, 344, 179), name="password", value="Password",
+                      placeholder="Password", focused=True)  # fmt: skip
+    button = xcui_node("XCUIElementTypeButton", Rect(16, 187, 344, 235), name="login", label="Log in", enabled=False)
+    app = xcui_node("XCUIElementTypeApplication", Rect(0, 0, 360, 640), name="Demo", label="Demo",
+                    children=(field, button))  # fmt: skip
+    xml = to_xml(UiTree(Size(360, 640), (app,), platform="ios"))
+    assert (
+        '    <XCUIElementTypeSecureTextField type="XCUIElementTypeSecureTextField" name="password" value="Password" '
+        'placeholderValue="Password" enabled="true" visible="true" accessible="true" x="16" y="131" width="328" '
+        'height="48" index="0" focused="true"/>\n'
+    ) in xml
+    # Absent (nil) attributes are left out; containers are not accessibility elements.
+    assert '<XCUIElementTypeButton type="XCUIElementTypeButton" name="login" label="Log in" enabled="false"' in xml
+    assert 'label="Demo" enabled="true" visible="true" accessible="false" x="0" y="0" width="360" height="640"' in xml
+
+
+def test_xcuitest_types_imply_the_roles_visor_uses() -> None:
+    xml = """<AppiumAUT><XCUIElementTypeApplication type="XCUIElementTypeApplication" x="0" y="0" width="390"
+      height="844"><XCUIElementTypeTable type="XCUIElementTypeTable" x="0" y="0" width="390" height="400">
+        <XCUIElementTypeCell type="XCUIElementTypeCell" x="0" y="0" width="390" height="44"/></XCUIElementTypeTable>
+      <XCUIElementTypeSecureTextField type="XCUIElementTypeSecureTextField" name="pin" value="••••"
+        placeholderValue="PIN" x="0" y="400" width="390" height="44"/>
+      <XCUIElementTypeKey type="XCUIElementTypeKey" name="q" label="q" x="3" y="600" width="30" height="42"/>
+    </XCUIElementTypeApplication></AppiumAUT>"""
+    table, cell, pin, key = list(parse_xml(xml).nodes())[1:]
+    assert (table.scrollable, cell.clickable, key.clickable) == (True, True, True)
+    assert (pin.password, pin.editable, pin.hint, pin.text) == (True, True, "PIN", "••••")
 
 
 def test_demo_page_source_is_uiautomator2_xml() -> None:

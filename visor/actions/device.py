@@ -116,6 +116,9 @@ class Capabilities:
     #: `uiautomator` on an Android phone, `predicate` and `classchain` on an iPhone. Others are resolved by visor
     #: on the observed tree.
     native_locators: frozenset[str] = frozenset()
+    #: Reading the screen costs a round trip worth avoiding (a page source from a phone): `config.observe:
+    #: on-demand` then acts on elements the device finds itself (`ElementDriver`) instead of reading the screen.
+    element_handles: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +165,43 @@ class NativeFinder(Protocol):
             UnsupportedInput: the device's driver does not know the strategy (nothing was found).
             InputRejected: the device refused the expression (its grammar says it is invalid).
         """
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ElementHandle:
+    """An element the device found itself, to act on by reference without reading the screen."""
+
+    #: The device's reference to it (a driver's element id: of this session only, never reported).
+    ref: str
+    #: How many elements the device's locator found (this is the first).
+    found: int
+    #: The device's name for the strategy and expression it used (`xpath //*[@text='OK']`), for step details.
+    strategy: str
+    expression: str
+
+
+class ElementDriver(Protocol):
+    """A device that finds elements and acts on them by reference (`Capabilities.element_handles`)."""
+
+    def find_element(self, kind: str, value: str) -> ElementHandle | None:
+        """Find the elements a selector (`kind=value`) matches with the device's own locators; None: none.
+
+        Raises:
+            UnsupportedInput: the selector has no equivalent locator on the device (it needs the screen's tree).
+        """
+        ...
+
+    def click_element(self, handle: ElementHandle) -> None:
+        """Click the element (the driver taps its centre)."""
+        ...
+
+    def type_into_element(self, handle: ElementHandle, text: str) -> None:
+        """Send text to the element."""
+        ...
+
+    def element_text(self, handle: ElementHandle) -> str:
+        """Read the element's text now."""
         ...
 
 

@@ -16,6 +16,8 @@ from visor.actions.device import (
     OBSERVATION_REUSE_US,
     Device,
     DeviceInfo,
+    ElementDriver,
+    ElementHandle,
     Key,
     NativeAction,
     NativeFinder,
@@ -64,6 +66,24 @@ class ObservingDevice:
     def screenshot(self) -> bytes:
         """Return a PNG of the current screen."""
         return self.device.screenshot()
+
+    def find_element(self, kind: str, value: str) -> ElementHandle | None:
+        """Find an element with the device's own locators (only where `capabilities.element_handles`)."""
+        return cast(ElementDriver, self.device).find_element(kind, value)
+
+    def click_element(self, handle: ElementHandle) -> None:
+        """Click an element found by the device, and forget the screen."""
+        self.forget()
+        cast(ElementDriver, self.device).click_element(handle)
+
+    def type_into_element(self, handle: ElementHandle, text: str) -> None:
+        """Send text to an element found by the device, and forget the screen."""
+        self.forget()
+        cast(ElementDriver, self.device).type_into_element(handle, text)
+
+    def element_text(self, handle: ElementHandle) -> str:
+        """Read an element's text."""
+        return cast(ElementDriver, self.device).element_text(handle)
 
     def find_native(self, kind: str, expression: str, limit: int) -> NativeFound:
         """Find with the device's own locator engine (only for kinds its capabilities list)."""

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
-from visor.actions.device import Key, PathPoint
+from visor.actions.device import ElementHandle, Key, PathPoint
+from visor.actions.element_handles import find_handle, handle_details, typed_text_landed
 from visor.actions.kernel.targets import refind
 from visor.actions.step_context import ActionContext, StepFailure
 from visor.actions.step_details import (
@@ -71,6 +72,9 @@ def _raw(args: Args) -> dict[str, Any]:
 def tap(args: TapArgs, ctx: ActionContext) -> TapDetails:
     """Tap an element (at a point a touch reaches: never through a dialog over it) or a point."""
     ctx.wait_idle()
+    if args.target is not None and (handle := find_handle(ctx, args.target)) is not None:
+        ctx.click_element(handle)
+        return {"args": _raw(args), "target": handle_details(handle, args.target)}
     if args.target is not None:
         routed = _route_to(ctx, args.target)
         try:
@@ -142,6 +146,8 @@ def act_type(args: ActTypeArgs, ctx: ActionContext) -> TypeDetails:
     would press it. Nothing is sent otherwise.
     """
     ctx.wait_idle()
+    if args.target is not None and (handle := find_handle(ctx, args.target)) is not None:
+        return _type_into_handle(args, ctx, handle, args.target)
     target, into = None, None
     if args.target is not None:
         target = locate(ctx, args.target, touch=True)
@@ -156,6 +162,23 @@ def act_type(args: ActTypeArgs, ctx: ActionContext) -> TypeDetails:
         details["target"] = target.details(args.target)
     details["field"] = element_details(after) if after else None
     return details
+
+
+def _type_into_handle(args: ActTypeArgs, ctx: ActionContext, handle: ElementHandle, selector: str) -> TypeDetails:
+    """Type into an element the device found, and read the field back: the text must have arrived."""
+    ctx.type_into_element(handle, args.value)
+    shown = ctx.element_text(handle)
+    landed, masked = typed_text_landed(shown, args.value)
+    if not landed:
+        raise StepFailure(
+            f"typed text did not arrive: the field shows {'•••' if masked else shown!r}",
+            likely_cause="The keyboard or the app dropped or changed characters (autocorrect, input filters), or "
+            "the element does not take text.",
+            next_step="Type into the field again, or check the field's input restrictions.",
+            details={"target": handle_details(handle, selector)},
+        )
+    return {"args": _raw(args) | ({"value": MASK} if masked else {}), "target": handle_details(handle, selector),
+            "field": None}  # fmt: skip
 
 
 def _text_field(target: Target, selector: str) -> Node:

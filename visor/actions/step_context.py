@@ -62,8 +62,11 @@ class ActionContext(Kernel):
         agent: AgentState | None = None,
         step_id: str = "",
         router: Router | None = None,
+        on_demand: bool = False,
     ) -> None:
         super().__init__(device, clock, poll_us)
+        #: The run reads the screen only when a step needs it (`config.observe: on-demand`).
+        self.on_demand = on_demand
         #: Takes the app to a screen showing a selector, through the app map (None: no map is used).
         self.router = router
         self.step_number = step_number

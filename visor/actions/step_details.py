@@ -36,14 +36,28 @@ Volatile = Annotated[T, Role.VOLATILE]
 Evidence = Annotated[T, Role.EVIDENCE]
 
 
+class ScrollInfo(TypedDict):
+    """A UiScrollable's search (`visor.actions.scroll_into_view`): the container, its axis, the swipes, the end."""
+
+    container: ElementInfo
+    direction: str
+    max_swipes: int
+    backward: int
+    forward: int
+    outcome: str
+
+
 class TargetInfo(TypedDict):
     """The element a selector resolved to: the selector, how many matched, and the element used."""
 
     selector: str
     matches: int
-    element: ElementInfo
+    #: The element used, as the screen showed it (absent when the device found it without the screen being read).
+    element: NotRequired[ElementInfo]
     #: How the device's own locator engine resolved it (strategy, found, matched…), when it owns the grammar.
     native: NotRequired[dict[str, object]]
+    #: How a UiScrollable's container was swiped to bring the element into view, when it was.
+    scrolled: NotRequired[ScrollInfo]
 
 
 class Candidate(TypedDict):
@@ -154,6 +168,7 @@ FailureDetails = TypedDict(
         "candidates": list[Candidate],
         "element": ElementInfo,
         "covered_by": ElementInfo,
+        "scrolled": ScrollInfo,
         "text_fields": list[ElementInfo],
         "slider": ElementInfo | None,
         "field": ElementInfo,

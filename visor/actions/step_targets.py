@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from visor.actions.device import InputRejected, Observation, UnsupportedInput
 from visor.actions.kernel.targets import Policy, Reach, choose, reach
 from visor.actions.native_targets import in_page_order, match_native
+from visor.actions.scroll_into_view import bring_into_view, scroll_plan
 from visor.actions.step_context import ActionContext, StepFailure
-from visor.actions.step_details import TargetInfo
+from visor.actions.step_details import ScrollInfo, TargetInfo
 from visor.scenario.selectors import Selector, SelectorKind, parse_selector
 from visor.ui.description import Description, ElementInfo
 from visor.ui.geometry import Point
@@ -31,6 +32,8 @@ class Target:
     point: Point | None = None
     #: How the device's own locator engine resolved the selector, when it owns the selector's grammar.
     native: dict[str, object] | None = None
+    #: How a UiScrollable's list was swiped to bring the element into view, when it was.
+    scrolled: ScrollInfo | None = None
 
     @property
     def tree(self) -> UiTree:
@@ -47,6 +50,8 @@ class Target:
         shown: TargetInfo = {"selector": selector, "matches": self.matches, "element": element_details(self.node)}
         if self.native is not None:
             shown["native"] = self.native
+        if self.scrolled is not None:
+            shown["scrolled"] = self.scrolled
         return shown
 
 
@@ -74,17 +79,26 @@ def locate(ctx: ActionContext, selector_text: str, *, budget_us: int | None = No
             the element stayed disabled or covered.
     """
     selector = parse_selector(selector_text)
+    scrolling, scrolled = scroll_plan(selector), None
     while True:
         observation = ctx.observe()
         nodes, native = _native(ctx, observation, selector, selector_text)
+        on_tree = nodes is None
         if nodes is None:
             nodes = _matches(observation, selector, selector_text, ctx.platform)
         choice = choose(observation.tree, _places(observation.tree, nodes), Policy.FIRST_VISIBLE)
+        if choice.item is None and on_tree and scrolling is not None:
+            # Hook: a UiScrollable resolved on the tree swipes its list once (visor.actions.scroll_into_view).
+            deadline_us = ctx.started_us + (ctx.timeout_us if budget_us is None else budget_us)
+            scrolled = bring_into_view(ctx, selector, scrolling, selector_text, deadline_us)
+            if scrolled is not None:
+                scrolling = None
+                continue
         blocked = None
         if choice.item is not None:
             reached = reach(observation.tree, choice.item) if touch else Reach(None)
             if not touch or reached.point is not None:
-                return Target(choice.item.node, len(nodes), observation, reached.point, native)
+                return Target(choice.item.node, len(nodes), observation, reached.point, native, scrolled)
             blocked = reached
         if not ctx.pause(budget_us):
             if blocked is not None and choice.item is not None:

@@ -1,27 +1,79 @@
-"""`visor mcp`: the agent session served over MCP (stdio), on the official `mcp` SDK (an optional extra).
+"""`visor mcp`: the agent's tools served over MCP (stdio), on the official `mcp` SDK (an optional extra).
 
 Tools are listed with the tools spec's exact input schemas (plus `observe` and `screenshot`); each call returns its
 structured result (also as JSON text) and, after actions and on `observe`, a PNG screenshot. A refused or
 failed call is a tool error (`isError`), so the agent sees why. Device work runs in a worker thread, one call
 at a time. SIGINT, SIGTERM and SIGHUP stop the server at once (the CLI turns them into KeyboardInterrupt), also
 in the middle of a call.
+
+Two resources show the last screen: `visor://screen/last.png` (the last screenshot a call returned) and
+`visor://screen/last.xml` (the page source of the last observation). Both are always listed; reading one before
+there is anything to show is a resource-not-found error that says what to call first.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from visor import DISTRIBUTION, __version__
-from visor.agent.session import AgentSession, Reply
+from visor.agent.session import Reply
 from visor.errors import InputError
 
 INSTRUCTIONS = (
-    "visor drives one phone. Call observe first: it lists the screen's elements with 1-based indices, normalized "
+    "visor drives one phone. If no device is in use (a NO_DEVICE error), call list_devices, then use_device. "
+    "Call observe first: it lists the screen's elements with 1-based indices, normalized "
     "0..1000 bounds and native selectors, and returns a screenshot. Action results include the screen after the "
     "action. Calls are validated before any input; a refused call sent nothing. Never replay a partial result."
 )
+#: JSON-RPC's code for a resource that cannot be read (the MCP specification's "resource not found").
+RESOURCE_NOT_FOUND = -32002
+FIRST_STEP = "call observe (with no device in use: list_devices, then use_device, first)"
+
+
+class Served(Protocol):
+    """What the server serves: tools, and the last screen they showed (`visor.session.agent_host.AgentHost`)."""
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """Return the tools as MCP definitions."""
+        ...
+
+    def call(self, name: str, arguments: Mapping[str, Any] | None) -> Reply:
+        """Run one call."""
+        ...
+
+    def last_screenshot(self) -> bytes | None:
+        """Return the last screenshot a call returned (None: none yet)."""
+        ...
+
+    def last_source(self) -> str | None:
+        """Return the page source of the last observed screen (None: none yet)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenResource:
+    """A resource showing the last screen: its URI, name, description and MIME type."""
+
+    uri: str
+    name: str
+    description: str
+    mime_type: str
+
+
+SCREENSHOT = ScreenResource(
+    "visor://screen/last.png", "last-screenshot", "The last screenshot a tool call returned (PNG).", "image/png"
+)
+PAGE_SOURCE = ScreenResource(
+    "visor://screen/last.xml",
+    "last-page-source",
+    "The page source of the last screen observed (observe, or the screen attached to an action's result).",
+    "application/xml",
+)
+RESOURCES = (SCREENSHOT, PAGE_SOURCE)
 
 
 def require_sdk() -> None:
@@ -36,8 +88,8 @@ def require_sdk() -> None:
         ) from None
 
 
-def serve_stdio(session: AgentSession) -> None:
-    """Serve the session over stdin/stdout until the client disconnects."""
+def serve_stdio(served: Served) -> None:
+    """Serve the tools over stdin/stdout until the client disconnects."""
     import anyio
     import mcp_types as types
     from mcp.server.lowlevel import Server
@@ -45,7 +97,11 @@ def serve_stdio(session: AgentSession) -> None:
 
     tools = [
         types.Tool(name=tool["name"], description=tool["description"], input_schema=tool["inputSchema"])
-        for tool in session.definitions()
+        for tool in served.definitions()
+    ]
+    resources = [
+        types.Resource(uri=shown.uri, name=shown.name, description=shown.description, mime_type=shown.mime_type)
+        for shown in RESOURCES
     ]
 
     async def list_tools(_ctx: Any, _params: Any) -> Any:
@@ -54,11 +110,24 @@ def serve_stdio(session: AgentSession) -> None:
     async def call_tool(_ctx: Any, params: Any) -> Any:
         # Abandoned on cancellation (a signal stops the server): waiting for a call stuck on a slow device
         # would hold the exit up to the request's deadline. The process ends right after, with the thread.
-        reply = await anyio.to_thread.run_sync(session.call, params.name, params.arguments, abandon_on_cancel=True)
+        reply = await anyio.to_thread.run_sync(served.call, params.name, params.arguments, abandon_on_cancel=True)
         return result_of(reply, types)
 
+    async def list_resources(_ctx: Any, _params: Any) -> Any:
+        return types.ListResourcesResult(resources=resources)
+
+    async def read_resource(_ctx: Any, params: Any) -> Any:
+        # A page source is made on demand (the simulated phone's from its tree): off the event loop.
+        return await anyio.to_thread.run_sync(read_screen, served, str(params.uri), types, abandon_on_cancel=True)
+
     server: Any = Server(
-        "visor", version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool
+        "visor",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
     )
 
     async def main() -> None:
@@ -75,3 +144,31 @@ def result_of(reply: Reply, types: Any) -> Any:
         data = base64.b64encode(reply.image).decode("ascii")
         content.append(types.ImageContent(type="image", data=data, mime_type="image/png"))
     return types.CallToolResult(content=content, structured_content=reply.result, is_error=reply.is_error)
+
+
+def read_screen(served: Served, uri: str, types: Any) -> Any:
+    """Read one of the screen resources.
+
+    Raises:
+        MCPError: RESOURCE_NOT_FOUND, for an unknown URI or a screen not shown yet (the message says what to call).
+    """
+    from mcp.shared.exceptions import MCPError
+
+    if uri == SCREENSHOT.uri:
+        png = served.last_screenshot()
+        if png is not None:
+            blob = base64.b64encode(png).decode("ascii")
+            return types.ReadResourceResult(
+                contents=[types.BlobResourceContents(uri=uri, mime_type=SCREENSHOT.mime_type, blob=blob)]
+            )
+        missing = "no screenshot yet"
+    elif uri == PAGE_SOURCE.uri:
+        source = served.last_source()
+        if source is not None:
+            text = types.TextResourceContents(uri=uri, mime_type=PAGE_SOURCE.mime_type, text=source)
+            return types.ReadResourceResult(contents=[text])
+        missing = "no screen observed yet"
+    else:
+        known = ", ".join(shown.uri for shown in RESOURCES)
+        raise MCPError(RESOURCE_NOT_FOUND, f"unknown resource {uri!r}; resources: {known}", {"uri": uri})
+    raise MCPError(RESOURCE_NOT_FOUND, f"{uri}: {missing}: {FIRST_STEP}", {"uri": uri, "next_step": FIRST_STEP})

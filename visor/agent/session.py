@@ -4,7 +4,10 @@ The session remembers the last observation (element indices refer to it), the fe
 writes whose outcome is unknown. On a device whose time is virtual (the simulated one) a model *turn* takes
 virtual time (`turn_ms`) between calls, as a real agent's thinking does: an auto-hiding panel seen in one call
 may be gone in the next. The same calls in the same order on the same seed give the same results.
-`visor.session.agent_device` opens the device for it.
+`visor.session.agent_device` opens the device for it; `visor.session.agent_host` chooses which.
+
+It also keeps the last screen the agent was shown (the page source of the last observation, and the last
+screenshot a call returned): `visor mcp` serves them as resources.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from visor.actions.device import Device
+from visor.actions.device import Device, Observation
 from visor.actions.kernel.memory import AgentState
 from visor.actions.observer import ObservingDevice
 from visor.actions.tools.call_context import ToolContext, ToolSettings
@@ -35,6 +38,31 @@ class ExtraTools(Protocol):
     def call(self, name: str, arguments: dict[str, Any], device: Device, clock: Clock) -> Reply | None:
         """Answer a call to one of them on the session's device (None: the name is not theirs)."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class ToolChain:
+    """Several front ends' tools as one: listed in order; a call goes to the first that answers it."""
+
+    members: tuple[ExtraTools, ...]
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """Return every member's MCP tool definitions, in order."""
+        return [definition for member in self.members for definition in member.definitions()]
+
+    def call(self, name: str, arguments: dict[str, Any], device: Device, clock: Clock) -> Reply | None:
+        """Answer a call through the first member whose tool it is (None: no member's)."""
+        for member in self.members:
+            reply = member.call(name, arguments, device, clock)
+            if reply is not None:
+                return reply
+        return None
+
+
+def tool_definitions(extra: ExtraTools | None) -> list[dict[str, Any]]:
+    """Return a session's tools as MCP tool definitions: the 16, observe and screenshot, then `extra`'s."""
+    own = [mcp_definition(definition) for definition in all_definitions()]
+    return own + (extra.definitions() if extra is not None else [])
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,11 +96,22 @@ class AgentSession:
         self.settings = ToolSettings()
         self.calls = 0
         self._lock = threading.Lock()
+        # Read from another thread (the MCP server's resources) while a call runs: each is replaced whole.
+        self._source: Observation | None = None
+        self._png: bytes | None = None
 
     def definitions(self) -> list[dict[str, Any]]:
         """Return the tools as MCP tool definitions (the 16, then any a front end added)."""
-        own = [mcp_definition(definition) for definition in all_definitions()]
-        return own + (self.extra.definitions() if self.extra is not None else [])
+        return tool_definitions(self.extra)
+
+    def last_screenshot(self) -> bytes | None:
+        """Return the last screenshot a call returned (None before the first)."""
+        return self._png
+
+    def last_source(self) -> str | None:
+        """Return the page source of the last screen the agent observed (None before the first observation)."""
+        seen = self._source
+        return None if seen is None else seen.xml
 
     def call(self, name: str, arguments: Mapping[str, Any] | None) -> Reply:
         """Run one call (one at a time)."""
@@ -87,7 +126,7 @@ class AgentSession:
                 return Reply(failed | {"hint": exc.next_step}, None, True)
 
     def _call(self, name: str, arguments: dict[str, Any]) -> Reply:
-        ctx = ToolContext(self.device, self.clock, self.state, self.settings)
+        ctx = _ScreenContext(self.device, self.clock, self.state, self.settings)
         if name in OBSERVATION_TOOLS:
             return self._observe(name, arguments, ctx)
         extra = self.extra.call(name, arguments, self.device, self.clock) if self.extra is not None else None
@@ -107,11 +146,12 @@ class AgentSession:
             image = self._attach_observation(result, ctx)
         return Reply(result, image, not outcome.ok)
 
-    def _attach_observation(self, result: dict[str, Any], ctx: ToolContext) -> bytes | None:
+    def _attach_observation(self, result: dict[str, Any], ctx: _ScreenContext) -> bytes | None:
         """Add the screen after an action to its result; return its screenshot (the agent sees the effect)."""
         try:
             result["observation"], _ = observation(ctx)
-            return ctx.screenshot()
+            self._saw(ctx.seen)
+            return self._shown(ctx.screenshot())
         except ToolProblem as problem:
             # The call's own result stands: input went out, and losing that receipt could make the agent
             # resend it. An unread screen also leaves an unknown write pending (nobody has seen its effect).
@@ -119,7 +159,7 @@ class AgentSession:
             result["observation_error"] = problem.message
             return None
 
-    def _observe(self, name: str, arguments: dict[str, Any], ctx: ToolContext) -> Reply:
+    def _observe(self, name: str, arguments: dict[str, Any], ctx: _ScreenContext) -> Reply:
         extra = set(arguments) - ({"screenshot"} if name == "observe" else set())
         wants_image = arguments.get("screenshot", True)
         if extra or not isinstance(wants_image, bool):
@@ -127,19 +167,42 @@ class AgentSession:
             return Reply(_answer(name, "refused", ToolCode.VALIDATION_ERROR, message), None, True)
         try:
             if name == "screenshot":
-                return Reply(_answer(name, "ok", None, "screenshot"), ctx.screenshot())
+                return Reply(_answer(name, "ok", None, "screenshot"), self._shown(ctx.screenshot()))
             described, elements = observation(ctx)
+            self._saw(ctx.seen)
             answer = _answer(name, "ok", None, f"{len(elements)} elements") | described
-            return Reply(answer, ctx.screenshot() if wants_image else None)
+            return Reply(answer, self._shown(ctx.screenshot()) if wants_image else None)
         except ToolProblem as problem:
             # An unreadable screen is the agent's to see (a tool error), not a protocol failure; nothing was
             # sent, so it is refused, as a failed read_control is.
             refused = _answer(name, "refused", problem.code, problem.message)
             return Reply(refused | {"hint": problem.hint or GUIDANCE[problem.code][1]}, None, True)
 
+    def _saw(self, seen: Observation | None) -> None:
+        """Keep the screen the agent was just shown (its page source is read only when asked for)."""
+        if seen is not None:
+            self._source = seen
+
+    def _shown(self, png: bytes) -> bytes:
+        """Keep the screenshot the agent is given, and return it."""
+        self._png = png
+        return png
+
     def close(self) -> None:
         """Release the device."""
         self.device.close()
+
+
+class _ScreenContext(ToolContext):
+    """A call's tool context that remembers the last screen it read: the one an observation then describes."""
+
+    seen: Observation | None = None
+
+    def observe(self, *, fresh: bool = True) -> Observation:
+        """Look at the screen, and remember what was seen."""
+        seen = super().observe(fresh=fresh)
+        self.seen = seen
+        return seen
 
 
 def _answer(tool: str, status: str, code: ToolCode | None, message: str, dispatched: str = "none") -> dict[str, Any]:

@@ -38,10 +38,11 @@ class ProtocolCommand(click.Command):
 @summary_options
 @click.pass_obj
 def tools(env: CliEnvironment, /, style: str, raw: bool) -> int:
-    """Print the agent tools: the 16 action and observation tools, observe and screenshot, then the app map's.
+    """Print the agent tools: the 16 action and observation tools, observe and screenshot, the app map's, the devices'.
 
     Parameter schemas are exactly the tool definitions' (spec 001); `visor mcp` lists the same tools. The app
-    map's (map_read, route_plan, route_follow) are served by `visor mcp` unless --no-map.
+    map's (map_read, route_plan, route_follow) are served by `visor mcp` unless --no-map; the devices'
+    (list_apps, list_devices, use_device) always.
 
     \b
     Examples:
@@ -50,9 +51,9 @@ def tools(env: CliEnvironment, /, style: str, raw: bool) -> int:
     """
     from visor.report.envelope import Outcome
     from visor.scenario.tools.definitions import all_definitions, mcp_definition
-    from visor.session.agent_map_tools import openai_definitions
+    from visor.session import agent_devices, agent_map_tools
 
-    listed = all_definitions() + openai_definitions()
+    listed = all_definitions() + agent_map_tools.openai_definitions() + agent_devices.openai_definitions()
     if style == "mcp":
         listed = [mcp_definition(definition) for definition in listed]
     if raw:
@@ -64,6 +65,11 @@ def tools(env: CliEnvironment, /, style: str, raw: bool) -> int:
 
 @click.command(cls=ProtocolCommand, context_settings=SETTINGS)
 @device_options(scenario=False)
+@click.option(
+    "--no-device",
+    is_flag=True,
+    help="Start with no device even when device options are given (they become use_device's defaults).",
+)
 @click.option(
     "--seed",
     type=click.IntRange(min=0),
@@ -85,39 +91,54 @@ def tools(env: CliEnvironment, /, style: str, raw: bool) -> int:
 @summary_options
 @click.pass_obj
 def mcp(env: CliEnvironment, /, **values: Any) -> int:
-    """Serve the agent tools over MCP on stdin/stdout, driving one device until the client disconnects.
+    """Serve the agent tools over MCP on stdin/stdout until the client disconnects.
+
+    With no device option, the server starts with no device: the agent calls list_devices, then use_device
+    (the simulated phone is always there), and every other tool is refused until then. A device option
+    (--runtime, --device, --app, --server-url…) opens that device at start, as a run does; use_device can still
+    switch. With --no-device the options only set use_device's defaults.
 
     stdout carries the MCP protocol, so this command prints no envelope there; if the device cannot be
     opened, the error envelope goes to stderr (exit 1). Needs the `mcp` extra: pip install 'visor-mobile[mcp]'.
 
     \b
     Examples:
+      visor mcp
       visor mcp --runtime sim --seed 7
       visor mcp --runtime appium --device emulator-5554 --app-id com.example.app
+      visor mcp --no-device --server-url http://127.0.0.1:4723 --app-id com.example.app
     """
     from visor.agent.server import require_sdk, serve_stdio
-    from visor.session.agent_device import AgentOptions, open_session
+    from visor.session.agent_device import AgentOptions
+    from visor.session.agent_host import AgentHost
 
     require_sdk()
     seed = values["seed"] if values["seed"] is not None else env.ids.new_seed()
+    device = device_values(values)
     options = AgentOptions(
-        **device_values(values),
+        **device,
         seed=seed,
         turn_ms=values["turn_ms"],
         observe_after=not values["no_observe_after"],
         map_dir=values["map_dir"],
         no_map=values["no_map"],
     )
-    session = open_session(options, env.clock, env.ids)
-    if not env.quiet:
+    host = AgentHost(options, env.clock, env.ids)
+    asked = any(value not in (None, False) for value in device.values())
+    if asked and not values["no_device"]:
+        session = host.start()
         # The seed makes a seeded session reproducible: say it (stderr; stdout is the protocol).
         seeded = f", seed {seed}" if session.device.info.capabilities.seeded else ""
-        click.echo(f"visor mcp: serving {session.device.info.name}{seeded} on stdio", err=True)
+        serving = f"{session.device.info.name}{seeded}"
+    else:
+        serving = f"no device yet (the agent calls list_devices, then use_device; simulated phone's seed {seed})"
+    if not env.quiet:
+        click.echo(f"visor mcp: serving {serving} on stdio", err=True)
     try:
         with _sigint_interrupts():
-            serve_stdio(session)
+            serve_stdio(host)
     finally:
-        session.close()
+        host.close()
     return ExitCode.OK
 
 

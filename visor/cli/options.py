@@ -243,7 +243,8 @@ def device_options(*, scenario: bool) -> Callable[[F], F]:
         click.option(
             "--platform",
             type=click.Choice(["android", "ios"]),
-            help="Platform, when no local device tells it (a remote server, a device farm).",
+            help="Platform, when no local device tells it (a remote server, a device farm); on the simulated "
+            "phone, its flavour (default: the scenario's meta.platform, else the app model's first).",
         ),
         click.option(
             "--visualagent-dir",

@@ -63,6 +63,13 @@ def run_options(function: F) -> F:
             show_default=True,
             help="Screenshot and page source after failed steps, every step, or never.",
         ),
+        click.option(
+            "--observe",
+            type=click.Choice(["each-step", "on-demand"]),
+            help="Read the screen after each step, or only when a step needs it (default: config.observe, else "
+            "each-step). On Appium, on-demand finds targets with the driver: a tap or a typing costs what a "
+            "hand-written script's does, without the checks that need the screen (docs/observation.md).",
+        ),
     )
     for decorator in reversed(decorators):
         function = decorator(function)

@@ -59,6 +59,8 @@ class DeviceRequest:
     wall: Clock | None = None
     #: The simulated phone's device profile (a shipped profile's name or a file; None: the demo profile).
     profile: str | None = None
+    #: The platform the scenario declares (`meta.platform`): the simulated phone's flavour unless --platform says.
+    scenario_platform: str | None = None
 
 
 def choose_runtime(option: str | None, config: str | None) -> str:
@@ -132,11 +134,14 @@ def preload(runtime: str, app: str | None, scenario_dir: str, profile: str | Non
 
 
 def open_sim(request: DeviceRequest) -> Device:
-    """Start the simulated phone; `local` (upstream's offline runtime) is it, on upstream's counter app."""
+    """Start the simulated phone; `local` (upstream's offline runtime) is it, on upstream's counter app.
+
+    Its flavour (android or ios) is --platform's, else the scenario's `meta.platform`, else the app model's first.
+    """
     from importlib import resources
 
     from visor.devices.sim.device import SimDevice
-    from visor.devices.sim.load import DEFAULT_APP, builtin_apps, load_app, resolve_app
+    from visor.devices.sim.load import DEFAULT_APP, builtin_apps, choose_platform, load_app, resolve_app
     from visor.devices.sim.profile_load import load_profile
 
     if request.runtime == "local" and request.app is None:
@@ -147,7 +152,16 @@ def open_sim(request: DeviceRequest) -> Device:
     installed = [other for other in others if other.app.id != model.app.id]
     name = "local" if request.runtime == "local" else "visor-sim"
     profile = load_profile(request.profile)
-    return SimDevice(model, clock=request.clock, seed=request.seed, installed=installed, name=name, profile=profile)
+    platform = choose_platform(model, request.appium.platform, request.scenario_platform)
+    return SimDevice(
+        model,
+        clock=request.clock,
+        seed=request.seed,
+        installed=installed,
+        name=name,
+        profile=profile,
+        platform=platform,
+    )
 
 
 def open_visualagent(request: DeviceRequest) -> Device:

@@ -49,6 +49,8 @@ from visor.watchdog import GRACE_VARIABLE, NoWatchdog, StepOverrun, Watchdog
 DEFAULT_TIMEOUT_MS = 2500
 DEFAULT_WAIT_TIMEOUT_MS = 5000
 Capture = Literal["none", "failures", "steps"]
+#: When a run reads the screen: after every step, or only when a step needs it (fewer round trips on a phone).
+Observe = Literal["each-step", "on-demand"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +64,8 @@ class RunSettings:
     seed: int | None = None
     effective_seed: int = 0
     mask: tuple[str, ...] = ()
+    #: When the screen is read: after each step, or only when a step needs it (`config.observe`).
+    observe: Observe = "each-step"
 
 
 def resolve_settings(
@@ -71,6 +75,7 @@ def resolve_settings(
     seed: int | None = None,
     fresh_seed: int = 0,
     capture: Capture = "failures",
+    observe: Observe | None = None,
 ) -> RunSettings:
     """Apply the precedence rules: the command line, then `config`, then the defaults.
 
@@ -88,6 +93,7 @@ def resolve_settings(
         seed=chosen_seed,
         effective_seed=chosen_seed if chosen_seed is not None else fresh_seed,
         mask=tuple(config.mask),
+        observe=observe or config.observe or "each-step",
     )
 
 
@@ -215,7 +221,7 @@ def _events(record: _Record) -> Iterator[Event]:
             outcome = StepResult(step.index, step.id, step.command, "skipped", 0, {"reason": "an earlier step failed"})
         else:
             yield StepStarted(step, record.at())
-            outcome = _run_step(step, settings, context)
+            outcome = _run_step(step, settings, context, last=step.index == len(scenario.steps) - 1)
             record.artifacts.extend(outcome.files())
         failed = failed or outcome.status == "fail"
         record.steps.append(outcome)
@@ -269,7 +275,7 @@ def _declared_us(value: Any, key: str = "") -> int:
     return 0
 
 
-def _run_step(step: Step, settings: RunSettings, context: RunContext) -> StepResult:
+def _run_step(step: Step, settings: RunSettings, context: RunContext, *, last: bool = False) -> StepResult:
     ctx = ActionContext(
         device=context.device,
         clock=context.clock,
@@ -280,6 +286,7 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext) -> StepRes
         wait_timeout_us=settings.wait_timeout_us,
         agent=context.agent,
         router=context.router,
+        on_demand=settings.observe == "on-demand",
     )
     error: ErrorInfo | None = None
     recovery: dict[str, Any] | None = None
@@ -316,19 +323,30 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext) -> StepRes
         )
     if recovery is not None:
         details["recovery"] = recovery
-    try:
-        # Looking at the screen afterwards gets the step's own timeout: a device that hangs here is stopped too.
-        with context.watchdog.guard(settings.timeout_us):
-            observation = context.device.observe()
-            # A device without a tree is seen through a screenshot: one, both fingerprinted and kept as evidence.
-            shot = None if context.device.info.capabilities.ui_tree else context.device.screenshot()
-            details["screen"] = _screen(context.device, observation, settings.mask, shot)
-            if settings.capture == "steps" or (error is not None and settings.capture == "failures"):
-                details.update(_evidence(step, ctx, observation, details, failed=error is not None, shot=shot))
-    except StepOverrun as overrun:
-        error = error or _overrun(step, settings.timeout_us, overrun)
+    # Observing on demand (config.observe), a step that went well is not looked at, unless its evidence is kept
+    # (--capture steps) or it is the last: the screen the run ends on is in the signature whatever the policy.
+    # A failed step always is: its screen says why.
+    if error is not None or last or settings.observe == "each-step" or settings.capture == "steps":
+        try:
+            _look_after(step, ctx, settings, context, details, failed=error is not None)
+        except StepOverrun as overrun:
+            error = error or _overrun(step, settings.timeout_us, overrun)
     status: Literal["ok", "fail"] = "fail" if error is not None else "ok"
     return StepResult(step.index, step.id, step.command, status, us_to_ms(elapsed), details, error)
+
+
+def _look_after(
+    step: Step, ctx: ActionContext, settings: RunSettings, context: RunContext, details: dict[str, Any], *, failed: bool
+) -> None:
+    """Fingerprint the screen the step ended on (`details.screen`), and keep its evidence when asked."""
+    # Looking at the screen afterwards gets the step's own timeout: a device that hangs here is stopped too.
+    with context.watchdog.guard(settings.timeout_us):
+        observation = context.device.observe()
+        # A device without a tree is seen through a screenshot: one, both fingerprinted and kept as evidence.
+        shot = None if context.device.info.capabilities.ui_tree else context.device.screenshot()
+        details["screen"] = _screen(context.device, observation, settings.mask, shot)
+        if settings.capture == "steps" or (failed and settings.capture == "failures"):
+            details.update(_evidence(step, ctx, observation, details, failed=failed, shot=shot))
 
 
 def _overrun(step: Step, budget_us: int, overrun: StepOverrun) -> ErrorInfo:

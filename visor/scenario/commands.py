@@ -46,7 +46,10 @@ class Args(InputModel):
         """Return every key this model reads, by the names a scenario uses."""
         keys: set[str] = set()
         for name, info in cls.model_fields.items():
-            keys.add(info.alias or name)
+            if info.validation_alias is None:  # with choices of its own, the field's name is not read
+                keys.add(info.alias or name)
+            elif isinstance(info.validation_alias, str):
+                keys.add(info.validation_alias)
             choices = getattr(info.validation_alias, "choices", ())
             keys.update(choice for choice in choices if isinstance(choice, str))
         return frozenset(keys)

@@ -66,6 +66,12 @@ class Config(InputModel):
         default_factory=list,
         description="Elements whose text must not count in screen fingerprints (clocks, counters, ads).",
     )
+    observe: Literal["each-step", "on-demand"] | None = Field(
+        None,
+        description="When the screen is read: after each step (default), or only when a step needs it (on a "
+        "device that finds elements itself, taps and typing then cost what a hand-written script's do; "
+        "--observe wins).",
+    )
 
 
 class Output(InputModel):

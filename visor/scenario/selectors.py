@@ -11,11 +11,14 @@ id=                 resource-id on Android (`login` or `com.app:id/login`), name
 text=               exact text, content-desc, label, name or value                           both
 text~=              those attributes containing the value                                    both
 xpath=              an XPath 1.0 expression over the page source                             both
-uiautomator=        an Android UiSelector expression                                         android
-predicate=          an iOS NSPredicate string                                                ios
-classchain=         an iOS class chain                                                       ios
+uiautomator=        a UiSelector or UiScrollable expression (`visor.scenario.uiselector`)    android
+predicate=          an NSPredicate on element attributes (`visor.scenario.predicate`)        ios
+classchain=         an XCUITest class chain (`visor.scenario.classchain`)                    ios
 first-in-section=   the first item under a section heading (needs the app map)               both
 ==================  =======================================================================  ========
+
+The three native grammars are parsed here, when a scenario is validated: a syntax error, or a construct visor
+cannot evaluate, is reported with its position in the selector and the list of what is supported.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from __future__ import annotations
 import enum
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from visor.scenario.suggest import closest
@@ -131,15 +135,46 @@ def _check_value(kind: SelectorKind, value: str, raw: str) -> None:
             raise SelectorSyntaxError(
                 f"is not a valid XPath 1.0 expression ({problem})", "check brackets, quotes and axis names"
             )
-    if kind is SelectorKind.UIAUTOMATOR:
-        from visor.scenario.uiselector import UiSelectorError, parse_uiselector
+    if kind in _GRAMMARS:
+        _check_grammar(kind, value, len(raw) - len(value))
 
-        try:
-            parse_uiselector(value)
-        except UiSelectorError as exc:
-            raise SelectorSyntaxError(
-                f"is not a supported UiSelector expression: {exc}", 'e.g. new UiSelector().text("Log in")'
-            ) from None
+
+def _check_grammar(kind: SelectorKind, value: str, start: int) -> None:
+    """Parse a native grammar's value; a problem's position is counted in the whole selector, from 1."""
+    from visor.scenario import classchain, predicate, uiselector  # lazy: most scenarios use none of them
+
+    grammars: dict[SelectorKind, tuple[str, str, Callable[[str], object], Callable[[], str]]] = {
+        SelectorKind.UIAUTOMATOR: (
+            "a UiSelector expression",
+            'uiautomator=new UiSelector().text("Log in")',
+            uiselector.parse_uiselector,
+            uiselector.supported,
+        ),
+        SelectorKind.PREDICATE: (
+            "an NSPredicate",
+            "predicate=label == 'Log in' AND visible == 1",
+            predicate.parse_predicate,
+            predicate.supported,
+        ),
+        SelectorKind.CLASSCHAIN: (
+            "a class chain",
+            "classchain=**/XCUIElementTypeButton[`label == 'OK'`]",
+            classchain.parse_classchain,
+            classchain.supported,
+        ),
+    }
+    name, example, parse, supported = grammars[kind]
+    try:
+        parse(value)
+    except (uiselector.UiSelectorError, predicate.PredicateError, classchain.ClassChainError) as exc:
+        where = f" (at character {start + exc.position + 1})" if exc.position is not None else ""
+        raise SelectorSyntaxError(
+            f"is not {name} visor can use{where}: {exc.reason}", f"e.g. {example}; supported: {supported()}"
+        ) from None
+
+
+#: The selector kinds whose values are a grammar of their own, parsed when validating.
+_GRAMMARS = frozenset({SelectorKind.UIAUTOMATOR, SelectorKind.PREDICATE, SelectorKind.CLASSCHAIN})
 
 
 def _unknown_prefix(prefix: str, raw: str) -> SelectorSyntaxError:

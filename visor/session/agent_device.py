@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from visor.agent.session import AgentSession
+from visor.agent.session import AgentSession, ToolChain
 from visor.clock import Clock, IdSource
+from visor.session.agent_devices import AppTools
 from visor.session.agent_map_tools import MapTools
 from visor.session.devices import DeviceOptions, open_for
 
@@ -25,15 +26,24 @@ class AgentOptions(DeviceOptions):
     no_map: bool = False
 
 
+def session_tools(options: AgentOptions, wall: Clock, ids: IdSource) -> ToolChain:
+    """Return the tools a session adds to the 16 and observation: the app map's (unless `no_map`), then list_apps."""
+    maps = () if options.no_map else (MapTools(options.app_id, options.map_dir, wall, ids),)
+    return ToolChain((*maps, AppTools()))
+
+
 def open_session(options: AgentOptions, wall: Clock, ids: IdSource) -> AgentSession:
-    """Open the device and start a session (a device with virtual time runs on its own clock), with the map tools.
+    """Open the device and start a session (a device with virtual time runs on its own clock), with its tools.
 
     Raises:
         InputError: the app model is missing or invalid, or the runtime is unknown.
         TargetError: the device cannot be reached.
     """
     opened = open_for(options, options.seed, wall)
-    tools = None if options.no_map else MapTools(options.app_id, options.map_dir, wall, ids)
     return AgentSession(
-        opened.device, opened.clock, turn_ms=options.turn_ms, observe_after=options.observe_after, extra=tools
+        opened.device,
+        opened.clock,
+        turn_ms=options.turn_ms,
+        observe_after=options.observe_after,
+        extra=session_tools(options, wall, ids),
     )

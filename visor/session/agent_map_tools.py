@@ -28,6 +28,7 @@ from visor.errors import InputError, VisorError
 from visor.report.envelope import Outcome
 from visor.scenario.document import Document
 from visor.scenario.route_plan import checked_plan
+from visor.session.agent_devices import reply
 from visor.session.agent_memory import build_memory, memory_slice
 from visor.session.app_map import AppMap, MapPlace, map_lock, read_map
 from visor.session.devices import OpenedDevice
@@ -98,7 +99,7 @@ class MapTools:
             return None
         problem = _invalid(name, arguments)
         if problem is not None:
-            return _reply(name, "refused", "VALIDATION_ERROR", problem)
+            return reply(name, "refused", "VALIDATION_ERROR", problem)
         place = MapPlace.of_device(device.info, self.app_id, self.map_dir)
         try:
             if name == "route_follow":
@@ -107,35 +108,35 @@ class MapTools:
                 app_map = read_map(place, self.wall)
             if not app_map.document["screens"]:
                 hint = "Map the app first: visor discover --crawl (or call observe and explore)."
-                return _reply(name, "refused", "NOT_FOUND", f"no app map for {place.identity} yet", hint=hint)
+                return reply(name, "refused", "NOT_FOUND", f"no app map for {place.identity} yet", hint=hint)
             current = _current(app_map, device)
             if name == "map_read":
                 return self._read(arguments, app_map, current)
             return self._plan(arguments["to"], app_map, current)
         except InputError as exc:
-            return _reply(name, "refused", "NOT_FOUND", exc.message, hint=exc.next_step)
+            return reply(name, "refused", "NOT_FOUND", exc.message, hint=exc.next_step)
 
     def _read(self, arguments: Mapping[str, Any], app_map: AppMap, current: dict[str, Any] | None) -> Reply:
         memory = build_memory(app_map.document)
         summary = app_map.summary()
         if arguments.get("full"):
-            return _reply("map_read", "ok", None, f"{summary['screens']} screens", memory=memory, summary=summary)
+            return reply("map_read", "ok", None, f"{summary['screens']} screens", memory=memory, summary=summary)
         if "screen" in arguments:
             variant = sorted(destination(app_map, arguments["screen"]))[0]
         elif current is not None:
             variant = current["id"]
         else:
-            return _reply("map_read", "ok", None, "the current screen is not in the map",
+            return reply("map_read", "ok", None, "the current screen is not in the map",
                           memory={**memory_slice(memory, ""), "routes": []}, summary=summary,
                           hint="Annotate or crawl it: visor discover --crawl.")  # fmt: skip
         sliced = memory_slice(memory, variant)
         label = (sliced["current_screen"] or {}).get("label") or (sliced["current_screen"] or {}).get("id")
-        return _reply("map_read", "ok", None, f"screen {label}", memory=sliced, summary=summary)
+        return reply("map_read", "ok", None, f"screen {label}", memory=sliced, summary=summary)
 
     def _plan(self, wanted: str, app_map: AppMap, current: dict[str, Any] | None) -> Reply:
         goals = destination(app_map, wanted)
         if current is None:
-            return _reply("route_plan", "refused", "NOT_FOUND", "the current screen is not in the app map",
+            return reply("route_plan", "refused", "NOT_FOUND", "the current screen is not in the app map",
                           hint="route_follow restarts the app when no route from here is known.")  # fmt: skip
         route = plan(app_map, current["id"], goals)
         legs = [{"edge": edge["id"], "command": edge["command"], "target": edge["target"],
@@ -146,7 +147,7 @@ class MapTools:
             message = "no forward route from here: route_follow restarts the app and routes from its start"
         else:
             message = f"{len(legs)} steps" if legs else "already there"
-        return _reply("route_plan", "ok", None, message, **data)
+        return reply("route_plan", "ok", None, message, **data)
 
     def _follow(self, arguments: Mapping[str, Any], opened: OpenedDevice, place: MapPlace) -> Reply:
         env = Environment(self.wall, self.ids)
@@ -158,9 +159,9 @@ class MapTools:
                 outcome = follow_plan_on(opened, place, checked, env)
         except InputError as exc:
             # Refused before any input (an invalid plan, an unknown screen, a risky tap): nothing was sent.
-            return _reply("route_follow", "refused", "VALIDATION_ERROR", exc.message, hint=exc.next_step)
+            return reply("route_follow", "refused", "VALIDATION_ERROR", exc.message, hint=exc.next_step)
         except VisorError as exc:
-            return _reply("route_follow", "failed", "TRANSPORT_ERROR", exc.message, dispatched="unknown",
+            return reply("route_follow", "failed", "TRANSPORT_ERROR", exc.message, dispatched="unknown",
                           hint=exc.next_step)  # fmt: skip
         return _followed(outcome)
 
@@ -176,8 +177,8 @@ def _followed(outcome: Outcome) -> Reply:
     if "status" in data:  # a plan's own status (completed, needs_discovery, failed) beside the tool's
         data["route_status"] = data.pop("status")
     if outcome.error is None:
-        return _reply("route_follow", "ok", None, "arrived", dispatched="all", **data)
-    return _reply("route_follow", "failed", "POSTCONDITION_FAILED", outcome.error.message, dispatched="unknown",
+        return reply("route_follow", "ok", None, "arrived", dispatched="all", **data)
+    return reply("route_follow", "failed", "POSTCONDITION_FAILED", outcome.error.message, dispatched="unknown",
                   hint=outcome.error.next_step, **data)  # fmt: skip
 
 
@@ -203,15 +204,3 @@ def _invalid(name: str, arguments: Mapping[str, Any]) -> str | None:
         return None
     where, message = problem
     return f"{name}{'.' + dotted(where) if where else ' arguments'}: {message}"
-
-
-def _reply(
-    tool: str, status: str, code: str | None, message: str, *, dispatched: str = "none", hint: str | None = None,
-    **data: Any,
-) -> Reply:  # fmt: skip
-    result: dict[str, Any] = {"tool": tool, "status": status, "dispatched": dispatched, "code": code,
-                              "message": message}  # fmt: skip
-    if hint is not None:
-        result["hint"] = hint
-    result.update(data)
-    return Reply(result, None, status != "ok")

@@ -76,6 +76,8 @@ class ScenarioDevice:
     capabilities: Mapping[str, Any] = field(default_factory=dict)
     #: The folder its relative paths (app models, `appium:app`) are resolved against.
     folder: str = "."
+    #: The platform it declares (`meta.platform`): on the simulated phone, its flavour unless --platform says.
+    platform: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +115,7 @@ def open_for(options: DeviceOptions, seed: int, wall: Clock, scenario: ScenarioD
         visualagent=VisualAgentRequest(options.visualagent_dir, options.adb_serial),
         profile=options.profile,
         wall=wall,
+        scenario_platform=scenario.platform,
     )
     device = open_device(request)
     return OpenedDevice(device, virtual if device.info.capabilities.virtual_time else wall)

@@ -22,7 +22,7 @@ from visor.actions.tree_free import tree_uses
 from visor.clock import Clock, IdSource
 from visor.devices.factory import scenario_folder
 from visor.engine.events import Event, RunFinished
-from visor.engine.runner import Capture, RunContext, RunSettings, resolve_settings, run_scenario
+from visor.engine.runner import Capture, Observe, RunContext, RunSettings, resolve_settings, run_scenario
 from visor.errors import InputError, VisorError
 from visor.report.artifacts import ArtifactStore, OutputError, ReportWriter
 from visor.report.envelope import Outcome, masked
@@ -54,6 +54,8 @@ class RunOptions(DeviceOptions):
     output: str | None = None
     seed: int | None = None
     capture: Capture = "failures"
+    #: When the screen is read (`--observe`; None: `config.observe`, else after each step).
+    observe: Observe | None = None
     #: A benchmark starts a new session for every run even where sessions are expensive.
     fresh_session: bool = False
     #: Use no app map (steps are never routed to another screen).
@@ -123,7 +125,11 @@ class PreparedRun:
         """Return what the scenario says about its device."""
         config = self.scenario.config
         return ScenarioDevice(
-            config.runtime, config.app, config.capabilities or {}, scenario_folder(self.scenario.source)
+            config.runtime,
+            config.app,
+            config.capabilities or {},
+            scenario_folder(self.scenario.source),
+            self.scenario.meta.platform,
         )
 
     def warnings(self) -> list[dict[str, Any]]:
@@ -139,6 +145,7 @@ class PreparedRun:
             seed=options.seed,
             fresh_seed=env.ids.new_seed(),
             capture=options.capture,
+            observe=options.observe,
         )
 
 

@@ -3,18 +3,31 @@
 Matches come in page order (top to bottom, parents before children). When several elements match, actions use
 the first one that is on screen and report how many matched (`matches` in the step details); assertions such as
 `count` use them all. When nothing matches, `closest` proposes the on-screen elements most like what was asked.
+
+The native grammars are evaluated here too, on the tree, as their drivers define them: `uiautomator=` (UiSelector
+with `childSelector`/`fromParent`/`instance`, and UiScrollable, whose target is returned when the tree holds it:
+bringing it into view is the action layer's, `visor.actions.scroll_into_view`), `predicate=` (NSPredicate on each
+element's attributes) and `classchain=` (steps from the application down). Their parsers are in `visor.scenario`.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from visor.scenario.classchain import ClassChain, ClassChainError, Having, Index, Where, parse_classchain
 from visor.scenario.patterns import PatternError, PatternTimeout, full_match
+from visor.scenario.predicate import ELEMENT_TYPES, AttributeValue, Predicate, PredicateError, evaluate, parse_predicate
 from visor.scenario.selectors import Selector, SelectorKind
-from visor.scenario.uiselector import UiSelectorSpec, parse_uiselector
+from visor.scenario.uiselector import (
+    ScrollableSpec,
+    UiExpression,
+    UiSelectorError,
+    UiSelectorSpec,
+    parse_uiselector,
+)
 from visor.ui.source import parse_document, to_xml
 from visor.ui.tree import Located, Node, UiTree
 
@@ -45,6 +58,10 @@ def find(tree: UiTree, selector: Selector, *, platform: str, xml: str | None = N
         selector: the parsed selector.
         platform: `android` or `ios`; platform-only selectors on the other platform raise `QueryError`.
         xml: the page source the tree came from, for XPath (serialised from the tree when omitted).
+
+    Raises:
+        QueryError: the selector is for the other platform, or cannot be evaluated (an XPath selecting values, a
+            pattern that backtracks catastrophically).
     """
     only = selector.platform
     if only is not None and only != platform:
@@ -56,13 +73,11 @@ def find(tree: UiTree, selector: Selector, *, platform: str, xml: str | None = N
     kind, value = selector.kind, selector.value
     if kind is SelectorKind.XPATH:
         return _xpath(tree, value, xml)
-    if kind is SelectorKind.UIAUTOMATOR:
-        return _uiselector(tree, parse_uiselector(value))
     if kind is SelectorKind.FIRST_IN_SECTION:
         return _first_in_section(tree, value)
-    test = _PREDICATES.get(kind)
-    if test is None:
-        raise QueryError(f"{kind.value}= selectors are not supported on {platform}", "Use another selector kind.")
+    if kind in _GRAMMARS:
+        return _native_grammar(tree, kind, value)
+    test = _PREDICATES[kind]
     return [node for node in tree.nodes() if test(node, value)]
 
 
@@ -110,11 +125,104 @@ def _xpath(tree: UiTree, expression: str, xml: str | None) -> list[Node]:
     return [flat[index].node for index in indexes if index < len(flat)]
 
 
-def _uiselector(tree: UiTree, spec: UiSelectorSpec) -> list[Node]:
-    matches = [item.node for item in tree.flat if all(_criterion(item, m, v) for m, v in spec.criteria)]
-    if spec.instance is None:
-        return matches
-    return matches[spec.instance : spec.instance + 1]
+_GRAMMARS = (SelectorKind.UIAUTOMATOR, SelectorKind.PREDICATE, SelectorKind.CLASSCHAIN)
+
+
+def _native_grammar(tree: UiTree, kind: SelectorKind, value: str) -> list[Node]:
+    try:
+        if kind is SelectorKind.UIAUTOMATOR:
+            found = _expression(tree, parse_uiselector(value))
+        elif kind is SelectorKind.PREDICATE:
+            predicate = parse_predicate(value)
+            found = [item.index for item in tree.flat if _holds(predicate, item.node)]
+        else:
+            found = _class_chain(tree, parse_classchain(value))
+    except (UiSelectorError, PredicateError, ClassChainError) as exc:  # a selector built without parse_selector
+        raise QueryError(f"{kind.value}= {value!r} cannot be read: {exc}", "Fix the expression.") from None
+    return [tree.flat[index].node for index in found]
+
+
+# -- UiSelector and UiScrollable -----------------------------------------------------------------------------------
+
+
+def _expression(tree: UiTree, expression: UiExpression) -> list[int]:
+    """Return the page-order indexes every statement matches, together."""
+    found: set[int] = set()
+    for statement in expression.statements:
+        if isinstance(statement, UiSelectorSpec):
+            found.update(_select(tree, statement, range(len(tree.flat))))
+        else:
+            found.update(_scrollable(tree, statement))
+    return sorted(found)
+
+
+def _select(tree: UiTree, spec: UiSelectorSpec, scope: Sequence[int]) -> list[int]:
+    """Return what `spec` matches among `scope` (page-order indexes), level by level as UiAutomator reads it.
+
+    `instance` picks the n-th match of its own level; `childSelector` looks among the descendants of the level's
+    matches, `fromParent` among the descendants of their parents.
+    """
+    matched = [index for index in scope if all(_criterion(tree.flat[index], m, v) for m, v in spec.criteria)]
+    if spec.instance is not None:
+        matched = matched[spec.instance : spec.instance + 1]
+    if spec.child is not None:
+        return _select(tree, spec.child, _below(tree, matched))
+    if spec.parent is not None:
+        parents = [parent for index in matched if (parent := tree.flat[index].parent) is not None]
+        return _select(tree, spec.parent, _below(tree, parents))
+    return matched
+
+
+def scroll_container(tree: UiTree, spec: ScrollableSpec) -> Located | None:
+    """Return a UiScrollable's container on this screen: the first element its selector matches that is on screen."""
+    matched = _select(tree, spec.container, range(len(tree.flat)))
+    return next((tree.flat[index] for index in matched if tree.on_screen(tree.flat[index].node)), None)
+
+
+def _scrollable(tree: UiTree, spec: ScrollableSpec) -> list[int]:
+    """Return what a UiScrollable names on this tree (scrolling is the action layer's): inside its container."""
+    container = scroll_container(tree, spec)
+    if container is None:
+        return []
+    target = spec.target
+    if target is None:
+        return [container.index]
+    scope = _below(tree, [container.index])
+    if target.method in ("scrollIntoView", "scrollTextIntoView", "scrollDescriptionIntoView"):
+        assert target.seek is not None, "these methods always name what to bring into view"
+        return _select(tree, target.seek, scope)
+    assert target.selector is not None, "the getChildBy… methods take a UiSelector"
+    rows = _select(tree, target.selector, scope)
+    if target.instance is not None:
+        return rows[target.instance : target.instance + 1]
+    # UiCollection.getChildByText/Description: the first row that reads the text, or holds an element that does.
+    by_text = target.method == "getChildByText"
+    for row in rows:
+        nodes = (tree.flat[index].node for index in (row, *_below(tree, [row])))
+        if any((node.text if by_text else node.content_desc) == target.text for node in nodes):
+            return [row]
+    return []
+
+
+def _below(tree: UiTree, indexes: Sequence[int]) -> list[int]:
+    """Return the descendants of any of `indexes`, in page order."""
+    ends = _subtree_ends(tree)
+    found: set[int] = set()
+    for index in indexes:
+        found.update(range(index + 1, ends[index]))
+    return sorted(found)
+
+
+def _subtree_ends(tree: UiTree) -> list[int]:
+    """Return, for each page-order index, where its subtree ends (its descendants come right after it)."""
+    flat = tree.flat
+    ends = [len(flat)] * len(flat)
+    open_items: list[int] = []
+    for item in flat:
+        while open_items and flat[open_items[-1]].depth >= item.depth:
+            ends[open_items.pop()] = item.index
+        open_items.append(item.index)
+    return ends
 
 
 def _criterion(item: Located, method: str, value: str | bool | int) -> bool:
@@ -129,6 +237,7 @@ def _criterion(item: Located, method: str, value: str | bool | int) -> bool:
         "description": node.content_desc,
         "resourceId": node.resource_id,
         "className": node.class_name,
+        "packageName": node.package,
     }
     for prefix, actual in field.items():
         if method.startswith(prefix):
@@ -143,8 +252,13 @@ def _string_test(mode: str, actual: str, wanted: str) -> bool:
         return wanted in actual
     if mode == "StartsWith":
         return actual.startswith(wanted)
+    return _bounded(lambda: full_match(wanted, actual), wanted)
+
+
+def _bounded(test: Callable[[], bool], pattern: str) -> bool:
+    """Run a regular-expression test, turning a runaway or invalid pattern into a `QueryError`."""
     try:
-        return full_match(wanted, actual)
+        return test()
     except PatternTimeout as exc:
         raise QueryError(
             f"{exc}: it backtracks catastrophically, so the selector cannot be used",
@@ -152,7 +266,71 @@ def _string_test(mode: str, actual: str, wanted: str) -> bool:
             'textContains/textStartsWith instead (e.g. .textStartsWith("Item")).',
         ) from None
     except PatternError as exc:
-        raise QueryError(f"the pattern {wanted!r} is invalid: {exc}", "Fix the regular expression.") from None
+        raise QueryError(f"the pattern {pattern!r} is invalid: {exc}", "Fix the regular expression.") from None
+
+
+# -- NSPredicate and class chains ------------------------------------------------------------------------------------
+
+
+def _holds(predicate: Predicate, node: Node) -> bool:
+    return _bounded(lambda: evaluate(predicate, lambda key: _ATTRIBUTES[key](node)), "in the predicate")
+
+
+_ELEMENT_TYPE = {name: number for number, name in enumerate(ELEMENT_TYPES)}
+#: An element's attributes as XCUITest names them (see `visor.ui.source` for how iOS trees map onto Node).
+_ATTRIBUTES: dict[str, Callable[[Node], AttributeValue]] = {
+    "type": lambda node: node.class_name,
+    "name": lambda node: node.content_desc,
+    "label": lambda node: node.label,
+    "value": lambda node: node.value,
+    "enabled": lambda node: node.enabled,
+    "visible": lambda node: node.displayed,
+    "selected": lambda node: node.selected,
+    "focused": lambda node: node.focused,
+    "rect.x": lambda node: node.bounds.left,
+    "rect.y": lambda node: node.bounds.top,
+    "rect.width": lambda node: node.bounds.width,
+    "rect.height": lambda node: node.bounds.height,
+    "elementType": lambda node: _ELEMENT_TYPE.get(node.class_name),
+}
+
+
+def _class_chain(tree: UiTree, chain: ClassChain) -> list[int]:
+    """Return the page-order indexes a class chain selects, from the application element(s) down."""
+    flat = tree.flat
+    ends = _subtree_ends(tree)
+    children: dict[int | None, list[int]] = {}
+    for item in flat:
+        children.setdefault(item.parent, []).append(item.index)
+    roots = children.get(None, [])
+    # A chain starts below the application; a tree without one (a bare fragment) starts above its roots.
+    apps = roots and all(flat[index].node.class_name == "XCUIElementTypeApplication" for index in roots)
+    current: list[int | None] = list(roots) if apps else [None]
+    for step in chain.steps:
+        found: set[int] = set()
+        for parent in current:
+            if step.deep:
+                found.update(range(parent + 1, ends[parent]) if parent is not None else range(len(flat)))
+            else:
+                found.update(children.get(parent, []))
+        matched = sorted(i for i in found if step.element_type in (None, flat[i].node.class_name))
+        for rule in step.filters:
+            matched = _chain_filter(tree, ends, matched, rule)
+        current = list(matched)
+    return [index for index in current if index is not None]
+
+
+def _chain_filter(tree: UiTree, ends: list[int], matched: list[int], rule: Index | Where | Having) -> list[int]:
+    if isinstance(rule, Index):
+        position = rule.position - 1 if rule.position > 0 else len(matched) + rule.position
+        return [matched[position]] if 0 <= position < len(matched) else []
+    if isinstance(rule, Where):
+        return [index for index in matched if _holds(rule.predicate, tree.flat[index].node)]
+    # How many elements before each place hold: a subtree holds one when the count grows across it.
+    before = [0]
+    for item in tree.flat:
+        before.append(before[-1] + _holds(rule.predicate, item.node))
+    return [index for index in matched if before[ends[index]] > before[index + 1]]
 
 
 def _first_in_section(tree: UiTree, heading: str) -> list[Node]:

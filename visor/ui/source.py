@@ -6,6 +6,12 @@ accessibility id) becomes `content_desc` and `resource_id`, `label` (or `value`)
 mean the same on both. Appium's fake driver (used by visor's tests) wraps its app in `<AppiumAUT><app>`; visor's
 fake apps write their elements in UiAutomator2's form, so they read as Android.
 
+An iOS node carries what the page source says and what its type implies, derived in one place (`xcui_node`):
+buttons, cells, links, home-screen icons and keyboard keys are clickable; a switch is checkable, checked when
+its value is "1"; a secure text field is a password; tables, collection views and scroll views scroll;
+`placeholderValue` is the hint. A tree whose `platform` is `ios` is written back as XCUITest page source, so
+reading what was written gives the same tree (the simulated iPhone's page source is made this way).
+
 Native state, where the source carries it: UiAutomator2's `selection-start`/`selection-end` (UTF-16 offsets,
 written only for a non-empty selection) become `selection`; an XCUITest slider's or progress indicator's
 `value` ("50%", its normalized position) becomes `range` 0..1. UiAutomator2 writes a range's current value as
@@ -29,6 +35,32 @@ _OFFSET = re.compile(r"[0-9]+")
 _PERCENT = re.compile(r"\s*(\d+(?:\.\d+)?)\s*%\s*")
 #: XCUITest element types whose `value` is their position as a percentage.
 _IOS_RANGES = frozenset({"XCUIElementTypeSlider", "XCUIElementTypeProgressIndicator"})
+#: XCUITest element types that react to a tap, scroll, or hold a secret, as visor's roles see them.
+_IOS_CLICKABLE = frozenset(
+    {"XCUIElementTypeButton", "XCUIElementTypeCell", "XCUIElementTypeLink", "XCUIElementTypeIcon", "XCUIElementTypeKey"}
+)
+_IOS_SCROLLABLE = frozenset({"XCUIElementTypeTable", "XCUIElementTypeCollectionView", "XCUIElementTypeScrollView"})
+IOS_SWITCH = "XCUIElementTypeSwitch"
+IOS_SECURE_FIELD = "XCUIElementTypeSecureTextField"
+#: XCUITest element types that are accessibility elements themselves (`accessible="true"`); containers are not.
+IOS_ACCESSIBLE = frozenset(
+    {
+        "XCUIElementTypeButton",
+        "XCUIElementTypeStaticText",
+        "XCUIElementTypeTextField",
+        "XCUIElementTypeSecureTextField",
+        "XCUIElementTypeTextView",
+        "XCUIElementTypeSwitch",
+        "XCUIElementTypeSlider",
+        "XCUIElementTypeImage",
+        "XCUIElementTypeIcon",
+        "XCUIElementTypeActivityIndicator",
+        "XCUIElementTypeProgressIndicator",
+        "XCUIElementTypeLink",
+        "XCUIElementTypeKey",
+    }
+)
+_XML_NAME = re.compile(r"[A-Za-z_][\w.]*")
 _FLAGS = (
     ("checkable", "checkable"),
     ("checked", "checked"),
@@ -48,7 +80,9 @@ class PageSourceError(ValueError):
 
 
 def to_xml(tree: UiTree) -> str:
-    """Serialise a tree as UiAutomator2 page source."""
+    """Serialise a tree as the page source of its platform: UiAutomator2's, or XCUITest's for an iOS tree."""
+    if tree.platform == "ios":
+        return _to_xcuitest(tree)
     out = [
         "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>\n",
         f'<hierarchy index="0" class="hierarchy" rotation="{tree.rotation}" '
@@ -77,7 +111,7 @@ def _write(node: Node, index: int, depth: int, out: list[str]) -> None:
     if node.selection is not None and node.selection[0] != node.selection[1]:
         # As UiAutomator2 does: a selection (not a bare cursor), in UTF-16 offsets.
         attrs += [f'selection-start="{node.selection[0]}"', f'selection-end="{node.selection[1]}"']
-    tag = node.class_name if re.fullmatch(r"[A-Za-z_][\w.]*", node.class_name) else "node"
+    tag = node.class_name if _XML_NAME.fullmatch(node.class_name) else "node"
     opening = f"{pad}<{tag} {' '.join(attrs)}"
     if not node.children:
         out.append(opening + " />\n")
@@ -85,6 +119,42 @@ def _write(node: Node, index: int, depth: int, out: list[str]) -> None:
     out.append(opening + ">\n")
     for child_index, child in enumerate(node.children):
         _write(child, child_index, depth + 1, out)
+    out.append(f"{pad}</{tag}>\n")
+
+
+def _to_xcuitest(tree: UiTree) -> str:
+    """Serialise an iOS tree as XCUITest page source, as Appium returns it (WebDriverAgent's, in `<AppiumAUT>`)."""
+    out = ['<?xml version="1.0" encoding="UTF-8"?>\n<AppiumAUT>\n']
+    for index, root in enumerate(tree.roots):
+        _write_xcui(root, index, 1, out)
+    out.append("</AppiumAUT>\n")
+    return "".join(out)
+
+
+def _write_xcui(node: Node, index: int, depth: int, out: list[str]) -> None:
+    """Write one element as WebDriverAgent does: absent (nil) texts are left out, flags written as true/false."""
+    pad = "  " * depth
+    bounds = node.bounds
+    texts = (("name", node.content_desc), ("label", node.label), ("value", node.value), ("placeholderValue", node.hint))
+    attrs = [
+        f"type={quoteattr(node.class_name)}",
+        *(f"{name}={quoteattr(text)}" for name, text in texts if text),
+        f'enabled="{str(node.enabled).lower()}"',
+        f'visible="{str(node.displayed).lower()}"',
+        f'accessible="{str(node.class_name in IOS_ACCESSIBLE).lower()}"',
+        f'x="{bounds.left}" y="{bounds.top}" width="{bounds.width}" height="{bounds.height}"',
+        f'index="{index}"',
+    ]
+    # Written only when set: the reader takes their absence as false, as it does on real page sources without them.
+    attrs += [f'{name}="true"' for name, on in (("selected", node.selected), ("focused", node.focused)) if on]
+    tag = node.class_name if _XML_NAME.fullmatch(node.class_name) else "XCUIElementTypeOther"
+    opening = f"{pad}<{tag} {' '.join(attrs)}"
+    if not node.children:
+        out.append(opening + "/>\n")
+        return
+    out.append(opening + ">\n")
+    for child_index, child in enumerate(node.children):
+        _write_xcui(child, child_index, depth + 1, out)
     out.append(f"{pad}</{tag}>\n")
 
 
@@ -170,25 +240,60 @@ def _ios(element: etree._Element) -> Node:
         return round(float(element.get(name, "0") or 0))
 
     left, top = number("x"), number("y")
-    kind = element.get("type") or str(element.tag)
-    name = element.get("name", "") or ""
-    return Node(
-        class_name=kind,
-        bounds=Rect(left, top, left + number("width"), top + number("height")),
-        resource_id=name,
-        text=element.get("label") or element.get("value") or "",
-        content_desc=name,
-        enabled=_truth(element, "enabled", True),
-        displayed=_truth(element, "visible", True),
-        clickable=kind in ("XCUIElementTypeButton", "XCUIElementTypeCell", "XCUIElementTypeLink"),
-        checkable=kind == "XCUIElementTypeSwitch",
-        checked=kind == "XCUIElementTypeSwitch" and element.get("value") == "1",
-        selected=_truth(element, "selected"),
-        focused=_truth(element, "focused"),
-        range=_ios_range(kind, element.get("value")),
+    return xcui_node(
+        element.get("type") or str(element.tag),
+        Rect(left, top, left + number("width"), top + number("height")),
+        name=element.get("name") or "",
         label=element.get("label") or "",
         value=element.get("value") or "",
+        placeholder=element.get("placeholderValue") or "",
+        enabled=_truth(element, "enabled", True),
+        visible=_truth(element, "visible", True),
+        selected=_truth(element, "selected"),
+        focused=_truth(element, "focused"),
         children=tuple(_ios(child) for child in element),
+    )
+
+
+def xcui_node(
+    kind: str,
+    bounds: Rect,
+    *,
+    name: str = "",
+    label: str = "",
+    value: str = "",
+    placeholder: str = "",
+    enabled: bool = True,
+    visible: bool = True,
+    selected: bool = False,
+    focused: bool = False,
+    children: tuple[Node, ...] = (),
+) -> Node:
+    """Return the node of an XCUITest element: its page-source attributes, and what its type implies.
+
+    `name` is XCUITest's (the accessibility identifier, else the label); the roles visor's selectors, hit tests
+    and agent tools use (clickable, checkable, password, scrollable, a range) follow from the type and value.
+    """
+    return Node(
+        class_name=kind,
+        bounds=bounds,
+        resource_id=name,
+        text=label or value,
+        content_desc=name,
+        hint=placeholder,
+        enabled=enabled,
+        displayed=visible,
+        clickable=kind in _IOS_CLICKABLE,
+        checkable=kind == IOS_SWITCH,
+        checked=kind == IOS_SWITCH and value == "1",
+        password=kind == IOS_SECURE_FIELD,
+        scrollable=kind in _IOS_SCROLLABLE,
+        selected=selected,
+        focused=focused,
+        range=_ios_range(kind, value),
+        label=label,
+        value=value,
+        children=children,
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import get_args
 
-from visor.devices.sim import model, render
+from visor.devices.sim import ios, model, render
 from visor.devices.sim.builders import BUILDERS
 from visor.devices.sim.widgets import WidgetKind
 
@@ -28,6 +28,15 @@ def test_every_element_class_has_a_builder() -> None:
 
 
 def test_every_widget_kind_is_drawn_unless_it_only_holds_others() -> None:
-    # Texts are drawn by the renderer's dispatcher itself; the root, the content and rows only hold widgets.
+    # The root, the content and rows only hold widgets; the keyboard is only ever on an iPhone's screen.
     undrawn = set(WidgetKind) - set(render._PAINTERS)
-    assert undrawn == {WidgetKind.TEXT, WidgetKind.ROOT, WidgetKind.CONTENT, WidgetKind.ROW}
+    assert undrawn == {WidgetKind.ROOT, WidgetKind.CONTENT, WidgetKind.ROW, WidgetKind.KEYBOARD, WidgetKind.KEY}
+    assert set(WidgetKind) - set(render._PAINTERS) - set(render._IOS_PAINTERS) == {
+        WidgetKind.ROOT,
+        WidgetKind.CONTENT,
+        WidgetKind.ROW,
+    }
+
+
+def test_every_widget_kind_has_an_xcuitest_type() -> None:
+    assert set(ios._TYPES) == set(WidgetKind)

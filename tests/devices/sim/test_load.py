@@ -4,7 +4,14 @@ from pathlib import Path
 
 import pytest
 
-from visor.devices.sim.load import AppModelError, builtin_apps, load_app, resolve_app, validate_app_file
+from visor.devices.sim.load import (
+    AppModelError,
+    builtin_apps,
+    choose_platform,
+    load_app,
+    resolve_app,
+    validate_app_file,
+)
 from visor.errors import InputError
 
 GOOD = """\
@@ -264,3 +271,32 @@ def test_validate_app_file_reports_unreadable_files_as_issues(tmp_path: Path) ->
     assert len(issues) == 1 and issues[0].line == 2 and "YAML syntax error" in issues[0].message
     missing = validate_app_file(str(tmp_path / "missing.app.yaml"))
     assert len(missing) == 1 and missing[0].message == "no such file"
+
+
+def test_the_flavour_is_the_option_then_the_scenario_then_the_models_first(tmp_path: Path) -> None:
+    both = load_app(resolve_app("demo", "."))
+    assert both.app.platforms == ["android", "ios"]
+    assert choose_platform(both, None, None) == "android"
+    assert choose_platform(both, None, "ios") == "ios"
+    assert choose_platform(both, "android", "ios") == "android"
+    ios_only = load_app(write(tmp_path, GOOD.replace("start: home}", "start: home, platforms: [ios]}")))
+    assert choose_platform(ios_only, None, None) == "ios"
+    with pytest.raises(InputError) as raised:
+        choose_platform(ios_only, "android", None)
+    assert raised.value.message == (
+        "the app model com.example.tiny does not run on 'android' (--platform): its app.platforms is [ios]"
+    )
+    assert raised.value.next_step == "Run it on ios, or add android to app.platforms in its app model."
+
+
+@pytest.mark.parametrize(
+    ("platforms", "message"),
+    [
+        ("[ios, ios]", "platforms lists a platform twice"),
+        ("[]", "must name at least one platform"),
+        ("[windows]", "'android' or"),
+    ],
+)
+def test_app_platforms_are_checked(tmp_path: Path, platforms: str, message: str) -> None:
+    issues = validate_app_file(write(tmp_path, GOOD.replace("start: home}", f"start: home, platforms: {platforms}}}")))
+    assert issues and message in issues[0].message, [issue.message for issue in issues]

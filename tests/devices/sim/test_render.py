@@ -226,3 +226,23 @@ def test_processes_of_a_suite_share_pictures_through_a_folder(tmp_path: Any, mon
     finally:
         render.share_pictures(None)
     assert not render._SHARED
+
+
+# -- the iPhone ----------------------------------------------------------------------------------------------------
+
+
+def test_the_iphone_is_drawn_as_an_iphone_and_the_same_each_time() -> None:
+    from tests.devices.sim.test_ios import iphone, tap
+
+    first, second = iphone(), iphone()
+    for device in (first, second):
+        device.open_url("demo://settings")
+        tap(device, "id=logout")  # an alert over the settings
+    image = draw_screen(first.frame(), ios=True)  # the demo's colour, at 9:00 as the device's clock still says
+    assert png(draw_screen(second.frame(), ios=True)) == png(image)
+    shot = Image.open(io.BytesIO(first.screenshot())).convert("RGB")
+    assert (shot.size, shot.tobytes()) == ((1080, 1920), image.tobytes())
+    android = draw_screen(first.frame())
+    # The status bar is light with dark ink on an iPhone, the app's colour on Android; the two differ.
+    assert shot.getpixel((300, 20)) == render.BAR != android.getpixel((300, 20))
+    assert shot.tobytes() != android.tobytes()

@@ -16,6 +16,8 @@ from typing import NoReturn, TypeVar, cast
 from visor.actions.device import (
     Device,
     DeviceInfo,
+    ElementDriver,
+    ElementHandle,
     Key,
     NativeAction,
     NativeActionName,
@@ -116,6 +118,30 @@ class Kernel:
     def screenshot(self) -> bytes:
         """Take a screenshot."""
         return self._read(self.device.screenshot)
+
+    def find_element(self, kind: str, value: str) -> ElementHandle | None:
+        """Find an element with the device's own locators (where `info.capabilities.element_handles`).
+
+        Raises:
+            UnsupportedInput: the selector has no equivalent locator on the device.
+        """
+        driver = cast(ElementDriver, self.device)
+        return self._read(lambda: driver.find_element(kind, value))
+
+    def click_element(self, handle: ElementHandle) -> None:
+        """Click an element the device found (an input: waited for, counted)."""
+        driver = cast(ElementDriver, self.device)
+        self._send(lambda: driver.click_element(handle))
+
+    def type_into_element(self, handle: ElementHandle, text: str) -> None:
+        """Type into an element the device found (an input: waited for, counted)."""
+        driver = cast(ElementDriver, self.device)
+        self._send(lambda: driver.type_into_element(handle, text))
+
+    def element_text(self, handle: ElementHandle) -> str:
+        """Read the text of an element the device found."""
+        driver = cast(ElementDriver, self.device)
+        return self._read(lambda: driver.element_text(handle))
 
     def find_native(self, kind: str, expression: str) -> NativeFound:
         """Find with the device's own locator engine: only for the kinds `info.capabilities.native_locators` lists.

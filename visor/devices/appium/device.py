@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from visor.actions.device import (
     Capabilities,
     DeviceInfo,
+    ElementHandle,
     InputRejected,
     Key,
     NativeAction,
@@ -32,7 +33,14 @@ from visor.actions.device_data import DeviceData
 from visor.devices.appium import native
 from visor.devices.appium.capabilities import AppiumSettings, build_capabilities
 from visor.devices.appium.error_mapping import START, SessionLost, client_missing, mapped
-from visor.devices.appium.locators import exact_locator, locator
+from visor.devices.appium.locators import (
+    CLASS_CHAIN,
+    PREDICATE,
+    UIAUTOMATOR,
+    exact_locator,
+    locator,
+    selector_locator,
+)
 from visor.errors import ActionError, TargetError
 from visor.ui.geometry import Point, Rect, Size
 from visor.ui.source import PageSourceError, parse_xml
@@ -49,11 +57,11 @@ ANDROID_KEYS = {Key.BACK: 4, Key.HOME: 3, Key.APP_SWITCH: 187, Key.ENTER: 66}
 TAP_MS = 60
 #: A real device: wall time, page sources reused for 0.1 s, apps it may not list (launchable by id all the same),
 #: and a session that takes seconds to start.
-CAPABILITIES = Capabilities(expensive_sessions=True)
+CAPABILITIES = Capabilities(expensive_sessions=True, element_handles=True)
 #: The drivers' own locator strategies for the selector kinds whose grammar the device owns, by platform.
 NATIVE_STRATEGIES = {
-    "android": {"uiautomator": "-android uiautomator"},
-    "ios": {"predicate": "-ios predicate string", "classchain": "-ios class chain"},
+    "android": {"uiautomator": UIAUTOMATOR},
+    "ios": {"predicate": PREDICATE, "classchain": CLASS_CHAIN},
 }
 #: The attribute naming an element's class, by platform (UiAutomator2's `class`, XCUITest's `type`).
 _CLASS_ATTRIBUTE = {"android": "class", "ios": "type"}
@@ -72,6 +80,10 @@ class AppiumDevice:
         self._data: DeviceData | None = None
         #: Native strategies the driver answered "unknown" to, with what it said.
         self._refused: dict[str, str] = {}
+        #: The elements found for `find_element`, by reference (the last find's only).
+        self._handles: dict[str, WebElement] = {}
+        #: The app's package as the last page source showed it (completes short resource ids).
+        self._package = settings.app_id or ""
         self.sessions = 0
         self._start()
 
@@ -109,6 +121,7 @@ class AppiumDevice:
         returned = driver.capabilities if isinstance(driver.capabilities, dict) else {}
         platform = self.settings.platform or _platform(returned)
         name = str(returned.get("deviceName") or returned.get("appium:deviceName") or settings.device or "appium")
+        self._package = self._package or str(returned.get("appPackage") or returned.get("appium:appPackage") or "")
         self._info = DeviceInfo(
             platform=platform,
             name=name,
@@ -162,9 +175,11 @@ class AppiumDevice:
         """Read the page source and parse it."""
         xml = str(self._call("read the page source", lambda d: d.page_source))
         try:
-            return Observation(parse_xml(xml), xml)
+            tree = parse_xml(xml)
         except PageSourceError as exc:
             raise ActionError(str(exc), likely_cause="The driver returned a page source visor cannot read.") from None
+        self._package = tree.package or self._package
+        return Observation(tree, xml)
 
     def screenshot(self) -> bytes:
         """Take a screenshot."""
@@ -173,6 +188,44 @@ class AppiumDevice:
     def busy_ms(self) -> int:
         """Real devices report no busy time: the drivers wait for the app to idle themselves."""
         return 0
+
+    def find_element(self, kind: str, value: str) -> ElementHandle | None:
+        """Find a selector's elements with the driver's locators; return the first, by reference (None: none).
+
+        Raises:
+            UnsupportedInput: the selector has no driver locator (it needs the tree), or the driver lacks it.
+        """
+        found = selector_locator(self.info.platform, kind, value, self._package)
+        if found is None or found[0] in self._refused:
+            raise UnsupportedInput(self._refused.get(found[0], "") if found else f"{kind}= needs the screen's tree")
+        strategy, expression = found
+        try:
+            elements = self._call(f"find elements by {strategy}", lambda d: d.find_elements(strategy, expression))
+        except UnsupportedInput as exc:
+            self._refused[strategy] = f"the driver does not know the {strategy!r} strategy ({exc.message})"
+            raise UnsupportedInput(self._refused[strategy]) from None
+        if not elements:
+            return None
+        self._handles = {str(elements[0].id): elements[0]}
+        return ElementHandle(str(elements[0].id), len(elements), strategy, expression)
+
+    def click_element(self, handle: ElementHandle) -> None:
+        """Click an element found by `find_element`."""
+        self._call("click the element", lambda d: self._handle(handle).click())
+
+    def type_into_element(self, handle: ElementHandle, text: str) -> None:
+        """Send keys to an element found by `find_element`."""
+        self._call("type into the element", lambda d: self._handle(handle).send_keys(text))
+
+    def element_text(self, handle: ElementHandle) -> str:
+        """Read the text of an element found by `find_element`."""
+        return str(self._call("read the element's text", lambda d: self._handle(handle).text) or "")
+
+    def _handle(self, handle: ElementHandle) -> WebElement:
+        element = self._handles.get(handle.ref)
+        if element is None:
+            raise InputRejected("the element found is no longer known", next_step="Find the element again.")
+        return element
 
     def find_native(self, kind: str, expression: str, limit: int) -> NativeFound:
         """Find elements with the driver's own strategy for `kind`; read the box and class of the first `limit`.

@@ -13,6 +13,9 @@ from visor.ui.tree import Node
 ID = "id"
 ACCESSIBILITY_ID = "accessibility id"
 XPATH = "xpath"
+UIAUTOMATOR = "-android uiautomator"
+PREDICATE = "-ios predicate string"
+CLASS_CHAIN = "-ios class chain"
 
 
 def locator(platform: str, node: Node) -> tuple[str, str]:
@@ -55,3 +58,41 @@ def quote(text: str) -> str:
         return f'"{text}"'
     parts = text.split("'")
     return "concat(" + ', "\'", '.join(f"'{part}'" for part in parts) + ")"
+
+
+def selector_locator(platform: str, kind: str, value: str, package: str = "") -> tuple[str, str] | None:
+    """Return the driver's strategy and expression that find what a selector (`kind=value`) matches, or None.
+
+    They match what visor's own resolution on the tree matches: `text=` the text or the content-desc on
+    Android, the name, label or value on iOS; `id=` a resource id (a short one completed with the app's
+    package when it is known, else matched by its end) or, on iOS, the name. None for a selector only the tree
+    answers (`first-in-section=`).
+    """
+    ios = platform == "ios"
+    if kind == "accessibility" or (kind == "id" and ios):
+        return ACCESSIBILITY_ID, value
+    if kind == "id":
+        if ":id/" in value or package:
+            return ID, value if ":id/" in value else f"{package}:id/{value}"
+        # The package unknown: a resource id equal to it, or ending in `:id/` and it (XPath 1.0 has no ends-with).
+        suffix = quote(f":id/{value}")
+        tail = f"substring(@resource-id, string-length(@resource-id) - {len(value) + 3})"
+        return XPATH, f"//*[@resource-id={quote(value)} or {tail}={suffix}]"
+    if kind == "xpath":
+        return XPATH, value
+    if kind in ("text", "text~"):
+        if ios:
+            operator = "==" if kind == "text" else "CONTAINS"
+            return PREDICATE, " OR ".join(f"{name} {operator} {_predicate_string(value)}"
+                                         for name in ("name", "label", "value"))  # fmt: skip
+        literal = quote(value)
+        if kind == "text":
+            return XPATH, f"//*[@text={literal} or @content-desc={literal}]"
+        return XPATH, f"//*[contains(@text, {literal}) or contains(@content-desc, {literal})]"
+    native = {"uiautomator": UIAUTOMATOR, "predicate": PREDICATE, "classchain": CLASS_CHAIN}.get(kind)
+    return (native, value) if native is not None else None
+
+
+def _predicate_string(text: str) -> str:
+    """Return `text` as an NSPredicate string literal (backslash escapes)."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

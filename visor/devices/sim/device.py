@@ -1,10 +1,13 @@
-"""The simulated device: a deterministic Android-like phone in the same process.
+"""The simulated device: a deterministic phone in the same process, an Android phone or an iPhone.
 
 It runs app models on the device's virtual clock: a touch (or a native action) takes 50 ms of device time and
 typing 8 ms a character; waits cost no wall time and are exact. It has a launcher listing the installed apps,
 recent apps (the app-switch key), a back stack per app, deep links, one- to five-finger gestures, and every
 native (accessibility) action an element supports. Randomness comes from one generator seeded by the run, so
 the same seed gives the same run.
+
+The iOS flavour runs the same apps laid out the same way, seen through `ios.py`: XCUITest page source in
+points, input in points, screenshots at 3x, no back or app-switch key, and XCUITest's native actions only.
 """
 
 from __future__ import annotations
@@ -29,6 +32,17 @@ from visor.actions.device import (
 from visor.actions.device_data import RecordKind
 from visor.actions.kernel.targets import same_element
 from visor.clock import US_PER_MS, Clock
+from visor.devices.sim.ios import (
+    IOS_NATIVE_ACTIONS,
+    IOS_SCREEN,
+    IOS_SIZE,
+    IosScreen,
+    ios_screen,
+    missing_key,
+    to_pixel,
+    unsupported_action,
+)
+from visor.devices.sim.keyboard import DELETE, RETURN, SPACE
 from visor.devices.sim.layout import (
     SIZE,
     Frame,
@@ -39,7 +53,7 @@ from visor.devices.sim.layout import (
     layout_lock_screen,
     slider_track,
 )
-from visor.devices.sim.model import AppModel, FieldElement, ListElement, SliderElement, TimelineElement
+from visor.devices.sim.model import AppModel, FieldElement, ListElement, Platform, SliderElement, TimelineElement
 from visor.devices.sim.phone_data import PhoneData
 from visor.devices.sim.profile_load import load_profile
 from visor.devices.sim.profile_model import Profile
@@ -79,8 +93,12 @@ class SimDevice(Host):
         installed: Sequence[AppModel] = (),
         name: str = "visor-sim",
         profile: Profile | None = None,
+        platform: Platform = "android",
     ) -> None:
         self.name = name
+        #: The flavour: `android`, or `ios` (XCUITest page source in points, no back key; see `ios.py`).
+        self.platform: Platform = platform
+        self.ios = platform == "ios"
         #: The phone's personal data (the shipped demo profile unless another is given).
         self.data = PhoneData(profile or load_profile(None), clock)
         #: The lock screen is up: it shows over every app, takes no touch, and refuses typing, links and apps.
@@ -106,6 +124,17 @@ class SimDevice(Host):
     @property
     def info(self) -> DeviceInfo:
         """Describe the simulated phone."""
+        if self.ios:
+            return DeviceInfo(
+                "ios",
+                self.name,
+                "sim",
+                IOS_SIZE,
+                "Visor simulated iPhone (360x640 pt at 3x)",
+                self.target,
+                native_actions=IOS_NATIVE_ACTIONS,
+                capabilities=CAPABILITIES,
+            )
         return DeviceInfo(
             "android",
             self.name,
@@ -122,16 +151,17 @@ class SimDevice(Host):
         return self.clock.monotonic_us()
 
     def observe(self) -> Observation:
-        """Return the current screen."""
-        return Observation(self.frame().tree)
+        """Return the current screen (as XCUITest shows it, in points, on iOS)."""
+        frame = self.frame()
+        return Observation(self.ios_screen(frame).tree if self.ios else frame.tree)
 
     def screenshot(self) -> bytes:
-        """Render the current screen as a PNG."""
+        """Render the current screen as a PNG (1080 x 1920 px on both flavours: 3 px a point on iOS)."""
         frame = self.frame()
         app = self.apps.get(self.foreground)
         accent = app.model.app.color if app else "#3F51B5"
         moment = self.clock.now()
-        return render_png(frame, accent, f"{moment.hour}:{moment.minute:02d}")
+        return render_png(frame, accent, f"{moment.hour}:{moment.minute:02d}", ios=self.ios)
 
     def busy_ms(self) -> int:
         """Return how long the foreground app ignores input."""
@@ -141,7 +171,8 @@ class SimDevice(Host):
         return max(0, -((self.now() - app.busy_until) // US_PER_MS)) if app else 0
 
     def tap(self, point: Point) -> None:
-        """Tap: act on the topmost touchable widget under the point."""
+        """Tap: act on the topmost touchable widget under the point (in points on iOS)."""
+        point = to_pixel(point) if self.ios else point
         frame = self.frame()
         if self.data.dialog is not None or self.data.shade:
             self._touch_system(frame.hit(point))
@@ -160,6 +191,8 @@ class SimDevice(Host):
             raise InputRejected("a gesture needs at least one finger with one point")
         if len(fingers) > MAX_FINGERS:
             raise InputRejected(f"a gesture has at most {MAX_FINGERS} fingers (got {len(fingers)})")
+        if self.ios:
+            fingers = [[_in_pixels(point) for point in finger] for finger in fingers]
         duration = max(max(point.at_ms for finger in fingers for point in finger), TOUCH_MS)
         frame = self.frame()
         elapsed = 0
@@ -174,7 +207,7 @@ class SimDevice(Host):
         """Type into `into` (tapping it to focus it first), or the focused field of the foreground app."""
         self._refuse_when_locked("type")
         if into is not None:
-            self.tap(into.bounds.center_within(SIZE_RECT))
+            self.tap(into.bounds.center_within(IOS_SCREEN if self.ios else SIZE_RECT))
         app = self._app()
         self.catch_up()
         if app is None or app.focused is None:
@@ -186,7 +219,13 @@ class SimDevice(Host):
         self.clock.sleep_us((TOUCH_MS + TYPE_MS_PER_CHAR * len(text)) * US_PER_MS)
 
     def press_key(self, key: Key) -> None:
-        """Press back, home, app switch or enter; lock or unlock the screen."""
+        """Press back, home, app switch or enter; lock or unlock the screen (an iPhone has no back or app switch).
+
+        Raises:
+            UnsupportedInput: back or app switch on iOS (nothing happens, no time passes).
+        """
+        if self.ios and key in (Key.BACK, Key.APP_SWITCH):
+            raise missing_key(key)
         self.catch_up()
         if key in (Key.LOCK, Key.UNLOCK) or self.locked:
             self.locked = key is Key.LOCK or (self.locked and key is not Key.UNLOCK)
@@ -213,9 +252,7 @@ class SimDevice(Host):
                 self._before_recents = self.foreground
             self.foreground = RECENTS
         elif key is Key.ENTER and app is not None and app.focused is not None:
-            field = self._field(app, app.focused)
-            if field is not None:
-                app.run(field.on_submit, app.top, self.now())
+            self._submit(app, app.focused)
         self.clock.sleep_us(TOUCH_MS * US_PER_MS)
 
     def open_url(self, url: str) -> None:
@@ -245,8 +282,11 @@ class SimDevice(Host):
         """Perform a native action on the live element matching `node` (class, resource id and bounds).
 
         Raises:
+            UnsupportedInput: an iPhone cannot perform the action (XCUITest has no command for it).
             InputRejected: the element is gone, does not support the action, or the argument is wrong.
         """
+        if self.ios and action.name not in IOS_NATIVE_ACTIONS:
+            raise unsupported_action(action.name)
         frame = self.frame()
         widget = self._live(frame, node)
         _check_arguments(action)
@@ -308,7 +348,7 @@ class SimDevice(Host):
             app.catch_up(now)
 
     def frame(self) -> Frame:
-        """Lay out what is on screen now."""
+        """Lay out what is on screen now, in pixels on both flavours (`ios_screen` shows it as an iPhone does)."""
         self.catch_up()
         if self.locked:
             moment = self.clock.now()
@@ -319,11 +359,16 @@ class SimDevice(Host):
             return layout_shade(self.data.records(RecordKind.NOTIFICATIONS))
         app = self._app()
         if app is not None:
-            return layout_app(app)
+            return layout_app(app, ios=self.ios)
         if self.foreground == RECENTS:
             entries = [self._entry(app_id) for app_id in reversed(self.recent)]
             return layout_launcher(entries, title="Recent apps", cards=True)
         return layout_launcher([self._entry(app_id) for app_id in self.models], title="Apps", cards=False)
+
+    def ios_screen(self, frame: Frame) -> IosScreen:
+        """Return a laid-out screen as XCUITest shows it (an app's, or SpringBoard's for the others)."""
+        model = self.models.get(frame.package)
+        return ios_screen(frame, model.app.name if model is not None else None)
 
     def _entry(self, app_id: str) -> tuple[str, str, str]:
         model = self.models[app_id]
@@ -352,6 +397,18 @@ class SimDevice(Host):
             self.recent.remove(app_id)
         self.recent.append(app_id)
         self.foreground = app_id
+
+    def _submit(self, app: AppState, field_id: str) -> None:
+        """Submit a field (enter, the return key): run its `on_submit`.
+
+        On iOS, return also ends the editing, as most apps make it do: the field loses focus and the keyboard
+        goes down (an `on_submit` that focuses another field moves the focus there instead).
+        """
+        field = self._field(app, field_id)
+        if field is not None:
+            app.run(field.on_submit, app.top, self.now())
+        if self.ios and app.focused == field_id:
+            app.focused = None
 
     def _field(self, app: AppState, field_id: str) -> FieldElement | None:
         element = app.element(app.top.name, field_id)
@@ -388,8 +445,10 @@ class SimDevice(Host):
         if widget.overlay:
             app.touch_overlay(app.top, widget.overlay, now)
         kind = widget.kind
-        if kind in (WidgetKind.BACK, WidgetKind.SCRIM):
-            app.back(now)
+        if kind == WidgetKind.KEY:
+            self._key(app, widget.ref)
+        elif kind == WidgetKind.BACK or (kind == WidgetKind.SCRIM and not self.ios):
+            app.back(now)  # a tap outside a dialog dismisses it on Android; an iPhone's alert takes only its buttons
         elif kind == WidgetKind.FIELD:
             app.focused = widget.ref
         elif kind in (WidgetKind.SWITCH, WidgetKind.CHECKBOX):
@@ -399,6 +458,21 @@ class SimDevice(Host):
             self._slide(app, widget, point.x)
         elif widget.actions:
             app.run(widget.actions, app.top, now, dict(widget.local))
+
+    def _key(self, app: AppState, key: str) -> None:
+        """Act on a key of the iPhone's keyboard: type a letter or a space, delete, or submit the focused field."""
+        field_id = app.focused
+        if field_id is None:
+            return
+        if key == RETURN:
+            self._submit(app, field_id)
+        elif key == DELETE:
+            start, end = app.selection(field_id)
+            if start == end and start > 0:
+                app.select(field_id, start - 1, end)
+            app.replace_selection(field_id, "")
+        else:
+            app.replace_selection(field_id, " " if key == SPACE else key)
 
     def _long_press(self, widget: Widget) -> None:
         self.catch_up()
@@ -411,7 +485,7 @@ class SimDevice(Host):
 
     def _slide(self, app: AppState, widget: Widget, x: int) -> None:
         slider = self._slider(app, widget)
-        left, right = slider_track(widget.node.bounds)
+        left, right = slider_track(widget.node.bounds, ios=self.ios)
         fraction = min(1.0, max(0.0, (x - left) / (right - left)))
         self._snap(app, slider, slider.min + fraction * (slider.max - slider.min))
 
@@ -441,7 +515,7 @@ class SimDevice(Host):
         elif _near(start, end):
             if path[-1].at_ms - path[0].at_ms < LONG_PRESS_MS:
                 self._touch(frame, widget, start)
-        elif app is not None and (widget is None or widget.kind != WidgetKind.SCRIM):  # a modal dialog takes the touch
+        elif app is not None and (widget is None or widget.kind not in _TAKE_DRAGS):
             self._move(frame, app, start, end)
         return 0
 
@@ -493,7 +567,10 @@ class SimDevice(Host):
 
     def _live(self, frame: Frame, node: Node) -> Widget:
         """Return the widget now showing `node` (the kernel's re-find: same class, resource id and bounds)."""
-        widget = same_element(frame.widgets, node, lambda shown: shown.node)
+        if self.ios:
+            widget = self.ios_screen(frame).widget_of(node)
+        else:
+            widget = same_element(frame.widgets, node, lambda shown: shown.node)
         if widget is None:
             raise InputRejected(
                 "the element is no longer on screen",
@@ -537,13 +614,16 @@ class SimDevice(Host):
         if app is None:
             raise _refused(widget, "set_progress (it has no range)")
         slider, value = self._slider(app, widget), action.value
-        if value is None or not math.isfinite(value) or not slider.min <= value <= slider.max:
+        # An iPhone's slider reports (and takes) its position as a fraction of its track: its range is 0..1.
+        low, high = (0.0, 1.0) if self.ios else (slider.min, slider.max)
+        if value is None or not math.isfinite(value) or not low <= value <= high:
             raise InputRejected(
-                f"set_progress needs a finite value from {slider.min:g} to {slider.max:g} (got {value})",
+                f"set_progress needs a finite value from {low:g} to {high:g} (got {value})",
                 likely_cause="The value is outside the slider's range.",
                 next_step="Read the control's range and pass a value inside it.",
             )
-        return lambda: self._snap(app, slider, value)
+        target = slider.min + value * (slider.max - slider.min) if self.ios else value
+        return lambda: self._snap(app, slider, target)
 
     def _native_scroll(self, frame: Frame, widget: Widget, action: NativeAction) -> Callable[[], None]:
         name = action.name
@@ -582,16 +662,20 @@ class SimDevice(Host):
 
     def _native_set_text(self, frame: Frame, widget: Widget, action: NativeAction) -> Callable[[], None]:
         app, text = self._field_app(widget, "set_text"), action.text or ""
-        return lambda: app.set_text(widget.ref, text)
+
+        def apply() -> None:
+            app.set_text(widget.ref, text)
+            if self.ios:  # XCUITest clears the field and types into it, which focuses it first
+                app.focused = widget.ref
+
+        return apply
 
     def _native_ime_enter(self, frame: Frame, widget: Widget, action: NativeAction) -> Callable[[], None]:
         app = self._field_app(widget, "ime_enter")
-        field = self._field(app, widget.ref)
 
         def apply() -> None:
             app.focused = widget.ref
-            if field is not None:
-                app.run(field.on_submit, app.top, self.now())
+            self._submit(app, widget.ref)
 
         return apply
 
@@ -601,6 +685,8 @@ class SimDevice(Host):
         return self._app_for(widget, what)
 
 
+#: What a drag starting on it never reaches the app under it through: a modal dialog's scrim, the keyboard.
+_TAKE_DRAGS = frozenset({WidgetKind.SCRIM, WidgetKind.KEYBOARD, WidgetKind.KEY})
 _Planner = Callable[[SimDevice, Frame, Widget, NativeAction], Callable[[], None]]
 #: How each native action is checked (refusing before anything happens) and what it then does.
 _NATIVE: dict[NativeActionName, _Planner] = {
@@ -652,6 +738,12 @@ def _bad_selection(reason: str) -> InputRejected:
         likely_cause="Selections count UTF-16 code units of the field's text and may not split a character.",
         next_step="Read the field again and pass offsets at character boundaries, start <= end <= its length.",
     )
+
+
+def _in_pixels(point: PathPoint) -> PathPoint:
+    """Return a path point given in points (iOS) at its pixel."""
+    pixel = to_pixel(Point(point.x, point.y))
+    return PathPoint(pixel.x, pixel.y, point.at_ms)
 
 
 def _near(origin: PathPoint | Point, point: PathPoint | Point) -> bool:

@@ -16,6 +16,7 @@ from functools import partial
 
 from visor.devices.sim.boxes import Box, Place, box, freeze
 from visor.devices.sim.builders import column
+from visor.devices.sim.keyboard import keyboard, wants_keyboard
 from visor.devices.sim.metrics import (
     APP_BAR,
     MARGIN,
@@ -55,14 +56,17 @@ __all__ = [
 LAUNCHER_PACKAGE = "com.visor.launcher"
 
 
-def layout_app(app: AppState) -> Frame:
-    """Lay out an app's top screen with its overlays and toast."""
+def layout_app(app: AppState, *, ios: bool = False) -> Frame:
+    """Lay out an app's top screen with its overlays and toast.
+
+    The iOS flavour centres the title, and brings the keyboard up while a field on the screen has focus.
+    """
     screen = app.model.screens[app.top.name]
     place = Place.top_of(app)
     root = box(WidgetKind.ROOT, partial(Node, "android.widget.FrameLayout", SCREEN))
     top = STATUS_BAR
     if screen.title is not None:
-        root.add(_app_bar(place, screen.title))
+        root.add(_app_bar(place, screen.title, ios=ios))
         top += APP_BAR
     content = Rect(0, top, SIZE.width, SIZE.height)
     node = partial(Node, "android.widget.LinearLayout", content, resource_id=place.rid("content"))
@@ -74,13 +78,18 @@ def layout_app(app: AppState) -> Frame:
             root.add(dialog(place, name, overlay))
         else:
             root.add(panel(place, name, overlay))
+    if ios and wants_keyboard(root):
+        root.add(keyboard())
     if app.toast is not None:
         root.add(_toast(app.toast[0]))
     return freeze(root, app.model.app.id)
 
 
-def _app_bar(place: Place, title: str) -> Box:
-    """Return the app bar in the app's colour: a back button when there is a screen to go back to, the title."""
+def _app_bar(place: Place, title: str, *, ios: bool) -> Box:
+    """Return the app bar in the app's colour: a back button when there is a screen to go back to, the title.
+
+    On iOS (a navigation bar) the title is centred: its box is as far from the right edge as from the left.
+    """
     bounds = Rect(0, STATUS_BAR, SIZE.width, STATUS_BAR + APP_BAR)
     node = partial(Node, "android.view.ViewGroup", bounds, resource_id=place.rid("toolbar"))
     bar = Box(node, partial(Widget, kind=WidgetKind.APPBAR, color=place.app.model.app.color))
@@ -99,7 +108,7 @@ def _app_bar(place: Place, title: str) -> Box:
     label = partial(
         Node,
         "android.widget.TextView",
-        Rect(title_left, STATUS_BAR + 40, SIZE.width - 48, STATUS_BAR + 128),
+        Rect(title_left, STATUS_BAR + 40, SIZE.width - (title_left if ios else 48), STATUS_BAR + 128),
         resource_id=place.rid("toolbar_title"),
         text=place.text(title),
     )

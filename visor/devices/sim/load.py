@@ -32,6 +32,7 @@ from visor.devices.sim.model import (
     MAX_ROW_DEPTH,
     MAX_VARS,
     AppModel,
+    Platform,
     excerpt,
 )
 from visor.errors import InputError, SourceError
@@ -151,6 +152,29 @@ def load_app(path: str) -> AppModel:
     except OSError:
         mtime = 0.0
     return _load_cached(path, mtime)
+
+
+def choose_platform(model: AppModel, option: str | None, scenario: str | None) -> Platform:
+    """Return the flavour to run `model` in: --platform, then the scenario's `meta.platform`, then its first.
+
+    Raises:
+        InputError: the app model does not run on the platform asked for (`app.platforms`).
+    """
+    asked = option or scenario
+    platforms = model.app.platforms
+    if asked is None:
+        return platforms[0]
+    for platform in platforms:
+        if platform == asked:
+            return platform
+    where = "--platform" if option else "the scenario's meta.platform"
+    raise InputError(
+        f"the app model {model.app.id} does not run on {asked!r} ({where}): its app.platforms is "
+        f"[{', '.join(platforms)}]",
+        likely_cause="The simulated app declares the flavours it runs in, and this one is not among them.",
+        next_step=f"Run it on {' or '.join(platforms)}, or add {asked} to app.platforms in its app model.",
+        details={"app": model.app.id, "platform": asked, "platforms": list(platforms)},
+    )
 
 
 def validate_app_file(path: str) -> list[Issue]:

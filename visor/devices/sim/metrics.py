@@ -19,15 +19,23 @@ APP_BAR = 168
 MARGIN = 48
 GAP = 24
 
+#: Pixels per point in the iOS flavour: a 360 x 640 pt screen at 3x (`ios.py`).
+POINT = 3
+
 #: The thumb's travel starts and ends this far inside a slider's bounds (Android's default thumb offset).
 THUMB_INSET = 24
 #: Room right of a slider for its value.
 SLIDER_VALUE_WIDTH = 160
 
 
-def slider_track(bounds: Rect) -> tuple[int, int]:
-    """Return the x range of a slider's track: where the thumb sits at the minimum and at the maximum."""
-    return bounds.left + THUMB_INSET, bounds.right - THUMB_INSET - 1
+def slider_track(bounds: Rect, *, ios: bool = False) -> tuple[int, int]:
+    """Return the x range of a slider's track: where the thumb sits at the minimum and at the maximum.
+
+    The inset is 24 device units on both flavours: 24 px on Android, 24 pt (72 px) on iOS, where visor's
+    `act slider` aims (it cannot see a thumb's size in the page source of either platform).
+    """
+    inset = THUMB_INSET * POINT if ios else THUMB_INSET
+    return bounds.left + inset, bounds.right - inset - 1
 
 
 #: Tick intervals of a timeline, in seconds: the smallest whose ticks are at least TICK_SPACING px apart is used.

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BeforeValidator, Field, PrivateAttr, model_validator
+from pydantic import BeforeValidator, Field, PrivateAttr, field_validator, model_validator
 
 from visor.limits import MAX_DURATION_MS
 from visor.scenario.fields import Fraction, InputModel, plain_error, predicate_error
@@ -116,6 +116,9 @@ Number = Annotated[float, Field(allow_inf_nan=False)]
 Steps = Annotated[int, Field(ge=-MAX_SLIDER_STEPS, le=MAX_SLIDER_STEPS)]
 #: What a variable holds.
 Scalar = str | int | float | bool
+#: A flavour of the simulated phone: its page source, keys and look (docs/sim.md, "The iOS flavour").
+Platform = Literal["android", "ios"]
+PLATFORMS: tuple[Platform, ...] = ("android", "ios")
 
 
 def _check_value(value: Any) -> Any:
@@ -434,6 +437,20 @@ class AppInfo(InputModel):
     name: Annotated[str, _at_most(MAX_NAME, "characters"), Field(min_length=1, max_length=MAX_NAME, pattern=r"\S")]
     start: Name
     color: str = Field("#3F51B5", pattern=r"^#[0-9A-Fa-f]{6}$")
+    platforms: list[Platform] = Field(
+        default_factory=lambda: list(PLATFORMS),
+        description="The flavours the app runs in, the default first: android (UiAutomator2 page source) and ios "
+        "(XCUITest page source, points at 3x).",
+    )
+
+    @field_validator("platforms")
+    @classmethod
+    def _platforms(cls, value: list[Platform]) -> list[Platform]:
+        if not value:
+            raise plain_error(IssueCode.TYPE_ERROR, "platforms must name at least one platform: android, ios")
+        if len(set(value)) != len(value):
+            raise plain_error(IssueCode.TYPE_ERROR, "platforms lists a platform twice")
+        return value
 
 
 class AppModel(InputModel):

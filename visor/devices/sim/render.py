@@ -4,6 +4,11 @@ The picture is made from the same widgets as the UI tree, so what a screenshot s
 says: texts, buttons (disabled ones greyed), field values or hints, switch and checkbox states, slider
 positions, timelines (ticks, labels and the indicator), dialogs over a dimmed screen, panels and toasts. The
 same state always gives the same bytes.
+
+The iOS flavour draws the same widgets the way an iPhone does where it differs: a light status bar and
+navigation bar with a centred title and a tinted `< Back`, switches for switches and checkboxes alike, thin
+slider tracks with a white thumb, alerts with centred texts over their row of tinted buttons, and the
+keyboard while a field has focus.
 """
 
 from __future__ import annotations
@@ -35,6 +40,14 @@ from visor.files import write_atomic
 from visor.ui.geometry import Rect
 
 BACKGROUND = (250, 250, 250)
+#: An iPhone's navigation and status bars, its hairlines, switches that are on, and its alerts.
+BAR = (248, 248, 248)
+HAIRLINE = (198, 198, 200)
+IOS_GREEN = (52, 199, 89)
+IOS_OFF = (229, 229, 234)
+ALERT = (242, 242, 247)
+KEYBOARD = (209, 212, 217)
+SPECIAL_KEY = (171, 176, 186)
 INK = (33, 33, 33)
 MUTED = (117, 117, 117)
 LINE = (224, 224, 224)
@@ -79,13 +92,14 @@ _CACHE_SIZE = 32
 PNG_OPTIONS: dict[str, int] = {"compress_level": 1, "compress_type": zlib.Z_RLE}
 
 
-def render_png(frame: Frame, accent: str = "#3F51B5", clock_text: str = "9:00") -> bytes:
+def render_png(frame: Frame, accent: str = "#3F51B5", clock_text: str = "9:00", *, ios: bool = False) -> bytes:
     """Render a frame to PNG bytes (from the cache when this exact screen was drawn before)."""
     key = (
         frame.tree,
         tuple((w.kind, w.style, w.color, w.low, w.high, w.value, w.scale) for w in frame.widgets),
         accent,
         clock_text,
+        ios,
     )
     cached = _CACHE.get(key)
     if cached is not None:
@@ -94,7 +108,7 @@ def render_png(frame: Frame, accent: str = "#3F51B5", clock_text: str = "9:00") 
     shared = _shared_path(key)
     data = _read_shared(shared) if shared else None
     if data is None:
-        data = _draw_png(frame, accent, clock_text)
+        data = _draw_png(frame, accent, clock_text, ios)
         if shared:
             _write_shared(shared, data)
     _CACHE[key] = data
@@ -140,26 +154,30 @@ def _write_shared(path: str, data: bytes) -> None:
         write_atomic(path, data)
 
 
-def _draw_png(frame: Frame, accent: str, clock_text: str) -> bytes:
+def _draw_png(frame: Frame, accent: str, clock_text: str, ios: bool) -> bytes:
     out = io.BytesIO()
-    draw_screen(frame, accent, clock_text).save(out, "PNG", **PNG_OPTIONS)
+    draw_screen(frame, accent, clock_text, ios=ios).save(out, "PNG", **PNG_OPTIONS)
     return out.getvalue()
 
 
-def draw_screen(frame: Frame, accent: str = "#3F51B5", clock_text: str = "9:00") -> Image.Image:
-    """Draw a frame as an RGB picture of the screen (not encoded, not cached)."""
+def draw_screen(frame: Frame, accent: str = "#3F51B5", clock_text: str = "9:00", *, ios: bool = False) -> Image.Image:
+    """Draw a frame as an RGB picture of the screen (not encoded, not cached); `ios`: the iPhone's look."""
     image = Image.new("RGB", (SIZE.width, SIZE.height), BACKGROUND)
     draw = ImageDraw.Draw(image, "RGBA")
     color = _rgb(accent)
     launcher = frame.widgets and frame.widgets[0].style == "launcher"
     if launcher:
         draw.rectangle((0, 0, SIZE.width, SIZE.height), fill=(38, 50, 56))
+    painters = {**_PAINTERS, **_IOS_PAINTERS} if ios else _PAINTERS
     for widget in frame.widgets:
-        _draw(draw, widget, color)
-    draw.rectangle((0, 0, SIZE.width, STATUS_BAR), fill=(20, 20, 20) if launcher else _darker(color))
-    draw.text((48, STATUS_BAR // 2), clock_text, font=_font(36), fill=WHITE, anchor="lm")
-    draw.rectangle((SIZE.width - 120, 22, SIZE.width - 60, 50), outline=WHITE, width=3)
-    draw.rectangle((SIZE.width - 116, 26, SIZE.width - 74, 46), fill=WHITE)
+        _draw(draw, widget, color, painters)
+    # An iPhone's status bar lies over the app's light navigation bar: dark ink on it, light on the home screen.
+    dark = ios and not launcher
+    ink = INK if dark else WHITE
+    draw.rectangle((0, 0, SIZE.width, STATUS_BAR), fill=BAR if dark else (20, 20, 20) if launcher else _darker(color))
+    draw.text((48, STATUS_BAR // 2), clock_text, font=_font(36), fill=ink, anchor="lm")
+    draw.rectangle((SIZE.width - 120, 22, SIZE.width - 60, 50), outline=ink, width=3)
+    draw.rectangle((SIZE.width - 116, 26, SIZE.width - 74, 46), fill=ink)
     return image
 
 
@@ -220,14 +238,17 @@ def _fit(draw: ImageDraw.ImageDraw, text: str, font: ImageFont.FreeTypeFont | Im
     return text[:fitting] + "…"
 
 
-def _draw(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
-    node, rect = widget.node, widget.node.bounds
-    painter = _PAINTERS.get(widget.kind)
-    if painter is not None and not rect.empty:
+def _draw(
+    draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int], painters: dict[WidgetKind, _Painter]
+) -> None:
+    painter = painters.get(widget.kind)
+    if painter is not None and not widget.node.bounds.empty:
         painter(draw, widget, accent)
-    elif widget.kind == WidgetKind.TEXT:
-        color = ERROR if widget.style == "error" else (MUTED if widget.style == "caption" else INK)
-        _text(draw, rect, node.text, FONT_SIZES.get(widget.style, 40), color)
+
+
+def _plain_text(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int], center: bool = False) -> None:
+    color = ERROR if widget.style == "error" else (MUTED if widget.style == "caption" else INK)
+    _text(draw, widget.node.bounds, widget.node.text, FONT_SIZES.get(widget.style, 40), color, center=center)
 
 
 def _appbar(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
@@ -413,8 +434,9 @@ def _launcher_entry(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int
 
 
 _Painter = Callable[[ImageDraw.ImageDraw, Widget, tuple[int, int, int]], None]
-#: How each kind of widget is drawn (texts: by `_draw`); the others (the root, the content, rows) draw nothing.
+#: How each kind of widget is drawn; the others (the root, the content, rows) draw nothing.
 _PAINTERS: dict[WidgetKind, _Painter] = {
+    WidgetKind.TEXT: _plain_text,
     WidgetKind.APPBAR: _appbar,
     WidgetKind.TITLE: _title,
     WidgetKind.BACK: _back,
@@ -437,4 +459,111 @@ _PAINTERS: dict[WidgetKind, _Painter] = {
     WidgetKind.HEADING: _heading,
     WidgetKind.ICON: _launcher_entry,
     WidgetKind.CARD: _launcher_entry,
+}
+
+
+# -- the iOS flavour's look ---------------------------------------------------------------------------------------
+
+
+def _ios_bar(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    rect = widget.node.bounds
+    draw.rectangle(_box(rect), fill=BAR)
+    draw.line((rect.left, rect.bottom - 1, rect.right - 1, rect.bottom - 1), fill=HAIRLINE, width=2)
+
+
+def _ios_title(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    _text(draw, widget.node.bounds, widget.node.text, 52, INK, center=True)
+
+
+def _ios_back(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    rect = widget.node.bounds
+    y = rect.center.y
+    draw.line((rect.left + 60, y - 30, rect.left + 32, y, rect.left + 60, y + 30), fill=accent, width=8, joint="curve")
+    draw.text((rect.left + 76, y), "Back", font=_font(44), fill=accent, anchor="lm")
+
+
+def _ios_switch(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    # iOS has no checkbox: both are drawn as a switch (51 x 31 pt), labelled on its left.
+    node, rect = widget.node, widget.node.bounds
+    c = rect.center
+    track = (rect.right - 153, c.y - 46, rect.right, c.y + 46)
+    draw.rounded_rectangle(track, radius=46, fill=IOS_GREEN if node.checked else IOS_OFF)
+    knob = rect.right - 46 if node.checked else rect.right - 107
+    draw.ellipse((knob - 40, c.y - 40, knob + 40, c.y + 40), fill=WHITE, outline=HAIRLINE, width=2)
+    _text(draw, Rect(rect.left, rect.top, rect.right - 180, rect.bottom), node.text, 40, INK)
+
+
+def _ios_slider(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    rect = widget.node.bounds
+    c = rect.center
+    span = widget.high - widget.low
+    fraction = (widget.value - widget.low) / span if span else 0.0
+    left, right = slider_track(rect, ios=True)
+    x = int(left + fraction * (right - left))
+    draw.rounded_rectangle((left, c.y - 6, right, c.y + 6), radius=6, fill=IOS_OFF)
+    draw.rounded_rectangle((left, c.y - 6, x, c.y + 6), radius=6, fill=accent)
+    draw.ellipse((x - 42, c.y - 42, x + 42, c.y + 42), fill=WHITE, outline=HAIRLINE, width=3)
+    _text(
+        draw, Rect(rect.right + 24, rect.top, rect.right + SLIDER_VALUE_WIDTH, rect.bottom), widget.node.text, 40, INK
+    )
+
+
+def _ios_sheet(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    if widget.kind != WidgetKind.DIALOG:
+        _sheet(draw, widget, accent)
+        return
+    draw.rounded_rectangle(_box(widget.node.bounds), radius=42, fill=ALERT)
+
+
+def _ios_button(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    node, rect = widget.node, widget.node.bounds
+    if not node.resource_id.startswith("android:id/button"):
+        _button(draw, widget, accent)
+        return
+    # An alert's button: tinted text under a hairline, the default action's in bold (drawn a pixel wider).
+    draw.line((rect.left - 12, rect.top, rect.right + 12, rect.top), fill=HAIRLINE, width=2)
+    ink = ERROR if widget.style == "danger" else accent
+    _text(draw, rect, node.text, 44, ink, center=True)
+    if widget.style == "primary":
+        _text(draw, rect.offset(1, 0), node.text, 44, ink, center=True)
+
+
+def _ios_text(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    # An alert's title and message (Android's dialog ids) are centred.
+    _plain_text(draw, widget, accent, center=widget.node.resource_id.startswith("android:id/"))
+
+
+def _ios_keyboard(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    draw.rectangle(_box(widget.node.bounds), fill=KEYBOARD)
+
+
+def _ios_key(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    rect, text = widget.node.bounds, widget.node.text
+    letter = len(text) == 1
+    draw.rounded_rectangle((rect.left, rect.top + 3, rect.right - 1, rect.bottom + 2), radius=15, fill=(137, 139, 143))
+    draw.rounded_rectangle(_box(rect), radius=15, fill=WHITE if letter or text == "space" else SPECIAL_KEY)
+    _text(draw, rect, text, 56 if letter else 36, INK, center=True)
+
+
+def _ios_item(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
+    rect = widget.node.bounds
+    draw.line((rect.left + 32, rect.bottom - 1, rect.right, rect.bottom - 1), fill=HAIRLINE, width=2)
+    c = rect.center
+    draw.line((rect.right - 60, c.y - 18, rect.right - 42, c.y, rect.right - 60, c.y + 18), fill=HAIRLINE, width=6)
+
+
+#: Where the iOS flavour draws a kind of widget its own way (the others as on Android).
+_IOS_PAINTERS: dict[WidgetKind, _Painter] = {
+    WidgetKind.TEXT: _ios_text,
+    WidgetKind.APPBAR: _ios_bar,
+    WidgetKind.TITLE: _ios_title,
+    WidgetKind.BACK: _ios_back,
+    WidgetKind.SWITCH: _ios_switch,
+    WidgetKind.CHECKBOX: _ios_switch,
+    WidgetKind.SLIDER: _ios_slider,
+    WidgetKind.DIALOG: _ios_sheet,
+    WidgetKind.BUTTON: _ios_button,
+    WidgetKind.ITEM: _ios_item,
+    WidgetKind.KEYBOARD: _ios_keyboard,
+    WidgetKind.KEY: _ios_key,
 }

@@ -43,10 +43,13 @@ class WidgetKind(StrEnum):
     HEADING = "heading"
     ICON = "icon"
     CARD = "card"
+    # The iPhone's on-screen keyboard (the iOS flavour only).
+    KEYBOARD = "keyboard"
+    KEY = "key"
 
 
 #: Kinds that take touches even though their node is not clickable (they handle drags, typing or scrolls).
-_TOUCHABLE = frozenset({WidgetKind.FIELD, WidgetKind.SLIDER, WidgetKind.LIST, WidgetKind.PANEL})
+_TOUCHABLE = frozenset({WidgetKind.FIELD, WidgetKind.SLIDER, WidgetKind.LIST, WidgetKind.PANEL, WidgetKind.KEYBOARD})
 
 
 @dataclass(frozen=True, slots=True)
