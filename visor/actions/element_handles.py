@@ -4,6 +4,7 @@ On a phone a page source is the costly round trip of a step (200 ms to over a se
 demand asks a device that finds elements itself (`Capabilities.element_handles`: Appium) for the target with
 its own locators, and acts on the element by reference: a tap is a find and a click, typing a find, the keys
 and one read of the field's text to check they arrived. That is what a hand-written script sends, plus the check.
+A `wait` for an element polls the find (an element the driver finds has appeared).
 
 What is left out, because it needs the screen: whether something covers the element (a dialog over it takes
 the click), the first *visible* match (the first found is used), and the page source for selectors the device
@@ -19,8 +20,8 @@ from visor.actions.step_details import TargetInfo
 from visor.scenario.selectors import parse_selector
 
 
-def find_handle(ctx: ActionContext, selector_text: str) -> ElementHandle | None:
-    """Wait for the device to find the selector's element itself, within the step's time.
+def find_handle(ctx: ActionContext, selector_text: str, budget_us: int | None = None) -> ElementHandle | None:
+    """Wait for the device to find the selector's element itself, within `budget_us` (the step's time by default).
 
     Returns None when the run reads the screen after each step, when the device cannot find elements itself or
     has no locator for this selector, when a map may have to route to the target first, or when nothing was
@@ -36,7 +37,7 @@ def find_handle(ctx: ActionContext, selector_text: str) -> ElementHandle | None:
             return None
         if handle is not None:
             return handle
-        if not ctx.pause():
+        if not ctx.pause(budget_us):
             return None
 
 

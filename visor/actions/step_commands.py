@@ -418,6 +418,8 @@ def wait(args: WaitArgs, ctx: ActionContext) -> WaitDetails:
     budget = ms_to_us(args.timeout) if args.timeout is not None else ctx.wait_timeout_us
     if args.poll_ms is not None:
         ctx.poll_us = ms_to_us(args.poll_ms)
+    if args.for_ is not None and (handle := find_handle(ctx, args.for_, budget)) is not None:
+        return {"args": raw, "target": handle_details(handle, args.for_), "waited_ms": ctx.elapsed_ms()}
     if args.for_ is not None:
         try:
             target = locate(ctx, args.for_, budget_us=budget)

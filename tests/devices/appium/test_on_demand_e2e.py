@@ -87,3 +87,19 @@ def test_a_target_not_found_is_looked_for_on_the_screen_for_its_candidates(
     details = result.data["run"]["steps"][0]["details"]  # type: ignore[attr-defined]
     assert any(candidate["selector"] == "text=Log in" for candidate in details["candidates"])
     assert "GET source" in sent
+
+
+def test_a_wait_for_an_element_polls_the_find_not_the_screen(
+    cli_runner: Cli, appium_server: AppiumServer, tmp_path: Path
+) -> None:
+    path = scenario(
+        tmp_path / "s.yaml",
+        '{id: here, command: wait, args: {for: "text~=Welcome"}}',
+        '{id: tap, command: tap, args: {target: "text=Log in"}}',
+    )
+    result, sent = run(cli_runner, appium_server, path, "--observe", "on-demand")
+    assert result.exit_code == 0, result.stderr  # type: ignore[attr-defined]
+    steps = [line for line in sent if not line.startswith(("POST session", "DELETE", "GET window"))]
+    assert steps == ["POST elements", "POST elements", "POST element/2/click", "GET source"]
+    details = result.data["run"]["steps"][0]["details"]  # type: ignore[attr-defined]
+    assert details["target"]["native"]["found"] == 1
