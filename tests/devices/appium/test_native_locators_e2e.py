@@ -12,7 +12,7 @@ from tests.conftest import Cli
 from tests.devices.appium.conftest import AppiumServer
 from tests.devices.appium.test_appium_e2e import scenario
 from visor.actions.native_targets import match_native
-from visor.devices.appium import device as appium_device
+from visor.devices.appium import locators
 from visor.devices.appium.device import AppiumDevice
 from visor.ui.geometry import Rect
 
@@ -42,7 +42,7 @@ def test_elements_found_natively_are_matched_to_the_observed_tree(
 ) -> None:
     # The fake driver has no UiSelector engine; its XPath engine stands in for one: the same requests, the same
     # matching (the strategy is the driver's, the rules after it visor's).
-    monkeypatch.setitem(appium_device.NATIVE_STRATEGIES, "android", {"uiautomator": "xpath"})
+    monkeypatch.setitem(locators.NATIVE_STRATEGIES, "android", {"uiautomator": "xpath"})
     device = fake_device()
     assert "uiautomator" in device.info.capabilities.native_locators
     tree = device.observe().tree
@@ -66,6 +66,6 @@ def test_a_refused_expression_fails_the_step_saying_so(
 ) -> None:
     from visor.actions.device import InputRejected
 
-    monkeypatch.setitem(appium_device.NATIVE_STRATEGIES, "android", {"uiautomator": "xpath"})
+    monkeypatch.setitem(locators.NATIVE_STRATEGIES, "android", {"uiautomator": "xpath"})
     with pytest.raises(InputRejected, match="refuses the expression"):
         fake_device().find_native("uiautomator", "badsel", 5)

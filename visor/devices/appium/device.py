@@ -33,14 +33,7 @@ from visor.actions.device_data import DeviceData
 from visor.devices.appium import native
 from visor.devices.appium.capabilities import AppiumSettings, build_capabilities
 from visor.devices.appium.error_mapping import START, SessionLost, client_missing, mapped
-from visor.devices.appium.locators import (
-    CLASS_CHAIN,
-    PREDICATE,
-    UIAUTOMATOR,
-    exact_locator,
-    locator,
-    selector_locator,
-)
+from visor.devices.appium.locators import NATIVE_STRATEGIES, exact_locator, locator, selector_locator
 from visor.errors import ActionError, TargetError
 from visor.ui.geometry import Point, Rect, Size
 from visor.ui.source import PageSourceError, parse_xml
@@ -58,11 +51,6 @@ TAP_MS = 60
 #: A real device: wall time, page sources reused for 0.1 s, apps it may not list (launchable by id all the same),
 #: and a session that takes seconds to start.
 CAPABILITIES = Capabilities(expensive_sessions=True, element_handles=True)
-#: The drivers' own locator strategies for the selector kinds whose grammar the device owns, by platform.
-NATIVE_STRATEGIES = {
-    "android": {"uiautomator": UIAUTOMATOR},
-    "ios": {"predicate": PREDICATE, "classchain": CLASS_CHAIN},
-}
 #: The attribute naming an element's class, by platform (UiAutomator2's `class`, XCUITest's `type`).
 _CLASS_ATTRIBUTE = {"android": "class", "ios": "type"}
 
@@ -196,14 +184,10 @@ class AppiumDevice:
             UnsupportedInput: the selector has no driver locator (it needs the tree), or the driver lacks it.
         """
         found = selector_locator(self.info.platform, kind, value, self._package)
-        if found is None or found[0] in self._refused:
-            raise UnsupportedInput(self._refused.get(found[0], "") if found else f"{kind}= needs the screen's tree")
+        if found is None:
+            raise UnsupportedInput(f"{kind}= needs the screen's tree")
         strategy, expression = found
-        try:
-            elements = self._call(f"find elements by {strategy}", lambda d: d.find_elements(strategy, expression))
-        except UnsupportedInput as exc:
-            self._refused[strategy] = f"the driver does not know the {strategy!r} strategy ({exc.message})"
-            raise UnsupportedInput(self._refused[strategy]) from None
+        elements = self._find_all(strategy, expression)
         if not elements:
             return None
         self._handles = {str(elements[0].id): elements[0]}
@@ -220,6 +204,25 @@ class AppiumDevice:
     def element_text(self, handle: ElementHandle) -> str:
         """Read the text of an element found by `find_element`."""
         return str(self._call("read the element's text", lambda d: self._handle(handle).text) or "")
+
+    def _find_all(self, strategy: str, expression: str) -> list[WebElement]:
+        """Find elements by a driver strategy; one the driver answered "unknown" to is not asked again.
+
+        Raises:
+            UnsupportedInput: the driver does not know the strategy (now, or earlier in this session).
+            InputRejected: the driver refused the expression.
+        """
+        refused = self._refused.get(strategy)
+        if refused is not None:
+            raise UnsupportedInput(refused)
+        try:
+            found: list[WebElement] = self._call(
+                f"find elements by {strategy}", lambda d: d.find_elements(strategy, expression)
+            )
+        except UnsupportedInput as exc:
+            self._refused[strategy] = f"the driver does not know the {strategy!r} strategy ({exc.message})"
+            raise UnsupportedInput(self._refused[strategy]) from None
+        return found
 
     def _handle(self, handle: ElementHandle) -> WebElement:
         element = self._handles.get(handle.ref)
@@ -239,14 +242,7 @@ class AppiumDevice:
         strategy = NATIVE_STRATEGIES.get(self.info.platform, {}).get(kind)
         if strategy is None:
             raise UnsupportedInput(f"{kind}= is not resolved natively on {self.info.platform}")
-        refused = self._refused.get(strategy)
-        if refused is not None:
-            raise UnsupportedInput(refused)
-        try:
-            elements = self._call(f"find elements by {strategy}", lambda d: d.find_elements(strategy, expression))
-        except UnsupportedInput as exc:
-            self._refused[strategy] = f"the driver does not know the {strategy!r} strategy ({exc.message})"
-            raise UnsupportedInput(self._refused[strategy]) from None
+        elements = self._find_all(strategy, expression)
         attribute = _CLASS_ATTRIBUTE.get(self.info.platform, "class")
 
         def describe(driver: WebDriver) -> tuple[NativeElement, ...]:

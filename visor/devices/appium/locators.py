@@ -16,6 +16,11 @@ XPATH = "xpath"
 UIAUTOMATOR = "-android uiautomator"
 PREDICATE = "-ios predicate string"
 CLASS_CHAIN = "-ios class chain"
+#: The drivers' own strategies for the selector kinds whose grammar a device owns, by platform.
+NATIVE_STRATEGIES = {
+    "android": {"uiautomator": UIAUTOMATOR},
+    "ios": {"predicate": PREDICATE, "classchain": CLASS_CHAIN},
+}
 
 
 def locator(platform: str, node: Node) -> tuple[str, str]:
@@ -89,7 +94,7 @@ def selector_locator(platform: str, kind: str, value: str, package: str = "") ->
         if kind == "text":
             return XPATH, f"//*[@text={literal} or @content-desc={literal}]"
         return XPATH, f"//*[contains(@text, {literal}) or contains(@content-desc, {literal})]"
-    native = {"uiautomator": UIAUTOMATOR, "predicate": PREDICATE, "classchain": CLASS_CHAIN}.get(kind)
+    native = next((owned[kind] for owned in NATIVE_STRATEGIES.values() if kind in owned), None)
     return (native, value) if native is not None else None
 
 
