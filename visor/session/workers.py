@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -156,9 +156,8 @@ def _collect(
             message = results.get(timeout=POLL_S)
         except queue.Empty:
             if not any(worker.is_alive() for worker in workers):
-                with contextlib.suppress(queue.Empty):  # what a worker sent just before it ended
-                    while True:
-                        _take(finished, results.get(timeout=POLL_S), done)
+                for message in _drained(results, POLL_S):  # what a worker sent just before it ended
+                    _take(finished, message, done)
                 return
             continue
         _take(finished, message, done)
@@ -181,9 +180,8 @@ def _drain(finished: dict[int, Any], workers: Sequence[Any], results: Any, done:
         except queue.Empty:
             pass
         waited += POLL_S
-    with contextlib.suppress(queue.Empty):
-        while True:
-            _take(finished, results.get_nowait(), done)
+    for message in _drained(results, 0.0):
+        _take(finished, message, done)
 
 
 def _end(workers: Sequence[Any]) -> None:
@@ -195,15 +193,18 @@ def _end(workers: Sequence[Any]) -> None:
             worker.join()
 
 
+def _drained(source: Any, timeout_s: float) -> Iterator[Any]:
+    """Yield what a queue holds until it has been empty for `timeout_s` (0: until it is empty now)."""
+    while True:
+        try:
+            yield source.get(timeout=timeout_s) if timeout_s else source.get_nowait()
+        except queue.Empty:
+            return
+
+
 def _handed_back(tasks: Any) -> dict[int, Task]:
     """Return the scenarios left in the queue (handed back by workers whose device was lost), by rank."""
-    left: dict[int, Task] = {}
-    with contextlib.suppress(queue.Empty):
-        while True:
-            task = tasks.get(timeout=POLL_S)
-            if task is not None:
-                left[task.rank] = task
-    return left
+    return {task.rank: task for task in _drained(tasks, POLL_S) if task is not None}
 
 
 def _left(path: str, task: Task | None) -> Any:
