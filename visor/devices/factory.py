@@ -17,6 +17,7 @@ from visor.errors import InputError, TargetError
 if TYPE_CHECKING:
     from visor.actions.device import Device
     from visor.clock import Clock
+    from visor.devices.sim.model import AppModel
 
 RUNTIMES = ("sim", "appium", "local", "visualagent")
 #: Upstream's default when neither --runtime nor config.runtime says otherwise.
@@ -113,16 +114,14 @@ def preload(runtime: str, app: str | None, scenario_dir: str, profile: str | Non
     Raises:
         VisorError: the app model or the profile cannot be loaded (opening the device would say the same).
     """
-    if runtime in ("sim", "local"):
+    if in_process(runtime):
         # Imported for what opening it imports; the models and the profile stay cached while unchanged, and the
         # fonts are what a first screenshot (a failure's, a screenshot step's) spends most of its time on.
         import visor.devices.sim.device
-        from visor.devices.sim.load import DEFAULT_APP, builtin_apps, load_app, resolve_app
         from visor.devices.sim.profile_load import load_profile
         from visor.devices.sim.render import load_fonts
 
-        for name in {app or DEFAULT_APP, *builtin_apps()}:
-            load_app(resolve_app(name, scenario_dir))
+        _sim_apps(runtime, app, scenario_dir)
         load_profile(profile)
         load_fonts()
     elif runtime == "visualagent":
@@ -138,18 +137,11 @@ def open_sim(request: DeviceRequest) -> Device:
 
     Its flavour (android or ios) is --platform's, else the scenario's `meta.platform`, else the app model's first.
     """
-    from importlib import resources
-
     from visor.devices.sim.device import SimDevice
-    from visor.devices.sim.load import DEFAULT_APP, builtin_apps, choose_platform, load_app, resolve_app
+    from visor.devices.sim.load import choose_platform
     from visor.devices.sim.profile_load import load_profile
 
-    if request.runtime == "local" and request.app is None:
-        model = load_app(str(resources.files("visor.devices.sim").joinpath("local", "counter.app.yaml")))
-    else:
-        model = load_app(resolve_app(request.app or DEFAULT_APP, request.scenario_dir))
-    others = [load_app(resolve_app(name, request.scenario_dir)) for name in builtin_apps()]
-    installed = [other for other in others if other.app.id != model.app.id]
+    model, installed = _sim_apps(request.runtime, request.app, request.scenario_dir)
     name = "local" if request.runtime == "local" else "visor-sim"
     profile = load_profile(request.profile)
     platform = choose_platform(model, request.appium.platform, request.scenario_platform)
@@ -162,6 +154,24 @@ def open_sim(request: DeviceRequest) -> Device:
         profile=profile,
         platform=platform,
     )
+
+
+def _sim_apps(runtime: str, app: str | None, scenario_dir: str) -> tuple[AppModel, list[AppModel]]:
+    """Load the simulated phone's app under test and the other apps it has installed (cached while unchanged).
+
+    Raises:
+        InputError: an app model is missing or invalid.
+    """
+    from importlib import resources
+
+    from visor.devices.sim.load import DEFAULT_APP, builtin_apps, load_app, resolve_app
+
+    if runtime == "local" and app is None:  # upstream's offline runtime: its counter app
+        model = load_app(str(resources.files("visor.devices.sim").joinpath("local", "counter.app.yaml")))
+    else:
+        model = load_app(resolve_app(app or DEFAULT_APP, scenario_dir))
+    others = [load_app(resolve_app(name, scenario_dir)) for name in builtin_apps()]
+    return model, [other for other in others if other.app.id != model.app.id]
 
 
 def open_visualagent(request: DeviceRequest) -> Device:
