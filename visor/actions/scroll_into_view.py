@@ -29,7 +29,7 @@ from visor.ui.description import Description
 from visor.ui.geometry import Point
 from visor.ui.hit import reaches
 from visor.ui.query import QueryError, find, scroll_container
-from visor.ui.tree import Located, UiTree
+from visor.ui.tree import Located, Node, UiTree
 
 #: How long one swipe takes (UiScrollable's 55 steps of about 5 ms).
 SWIPE_MS = 300
@@ -119,15 +119,20 @@ def _swipe(ctx: ActionContext, search: _Search, spec: ScrollableSpec, forward: b
     start, end = (near, far) if forward else (far, near)
     blocker = reaches(tree, start, container)
     if blocker is not None:
-        raise StepFailure(
-            f"the swipe would start on {blocker.node.describe()}, which covers {container.node.describe()}: it "
-            "would absorb the swipe, so nothing was sent",
-            likely_cause="A dialog, a panel or another element is over the list.",
-            next_step="Close what covers the list first (act back for a dialog), or wait until it goes.",
-            details={"container": Description(container.node).step(), "covered_by": Description(blocker.node).step()},
-        )
+        raise absorbed("swipe", container.node, blocker.node)
     ctx.gesture([[PathPoint(start.x, start.y, 0), PathPoint(end.x, end.y, SWIPE_MS)]])
     return ctx.observe().tree
+
+
+def absorbed(what: str, container: Node, blocker: Node) -> StepFailure:
+    """Refuse a swipe (`what`: the step's word for it) that would start on an element over the list it moves."""
+    return StepFailure(
+        f"the {what} would start on {blocker.describe()}, which covers {container.describe()}: it would absorb "
+        "the swipe, so nothing was sent",
+        likely_cause="A dialog, a panel or another element is over the list.",
+        next_step="Close what covers the list first (act back for a dialog), or wait until it goes.",
+        details={"container": Description(container).step(), "covered_by": Description(blocker).step()},
+    )
 
 
 def _shown(tree: UiTree, selector: Selector, platform: str) -> bool:

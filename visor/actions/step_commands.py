@@ -12,6 +12,7 @@ from typing import Any, cast
 from visor.actions.device import ElementHandle, Key, PathPoint
 from visor.actions.element_handles import find_handle, handle_details, typed_text_landed
 from visor.actions.kernel.targets import refind
+from visor.actions.scroll_into_view import absorbed
 from visor.actions.step_context import ActionContext, StepFailure
 from visor.actions.step_details import (
     ArgsOnly,
@@ -343,7 +344,7 @@ def scroll(args: ScrollArgs, ctx: ActionContext) -> ScrollDetails:
     if container is not None:
         blocker = reaches(tree, Point(center.x, start), container)
         if blocker is not None:
-            raise _absorbed(container.node, blocker.node)
+            raise absorbed("scroll", container.node, blocker.node)
     before = _content(tree, container)
     ctx.gesture([[PathPoint(center.x, start, 0), PathPoint(center.x, end, SCROLL_MS)]])
     after_tree = ctx.observe().tree
@@ -368,16 +369,6 @@ def scroll(args: ScrollArgs, ctx: ActionContext) -> ScrollDetails:
 def _content(tree: UiTree, container: Located | None) -> str:
     """Return what a scroll can change: the container's visible content, else the whole screen."""
     return content_signature(tree, container) if container is not None else fingerprint(tree)
-
-
-def _absorbed(container: Node, blocker: Node) -> StepFailure:
-    return StepFailure(
-        f"the scroll would start on {blocker.describe()}, which covers {container.describe()}: it would absorb "
-        "the swipe, so nothing was sent",
-        likely_cause="A dialog, a panel or another element is over the list.",
-        next_step="Close what covers the list first (act back for a dialog), or wait until it goes.",
-        details={"container": element_details(container), "covered_by": element_details(blocker)},
-    )
 
 
 def screenshot(args: ScreenshotArgs, ctx: ActionContext) -> CaptureDetails:
