@@ -50,13 +50,12 @@ def test_a_host_without_adb_or_xcrun_has_only_the_simulated_phone(
     assert available_devices() == list(SIMULATED)
 
 
-def test_the_host_programs_usable_devices_are_listed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_host_programs_devices_are_listed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(programs(tmp_path, adb=ADB, xcrun=XCRUN)))
-    assert available_devices() == [
-        *SIMULATED,
-        DeviceEntry("emulator-5554", "Pixel 7", "android", "appium"),
-        DeviceEntry("A1B2", "iPhone 15", "ios", "appium"),
-    ], "an unauthorized phone and a shut-down simulator cannot be used"
+    listed = available_devices()
+    assert listed[:3] == [*SIMULATED, DeviceEntry("emulator-5554", "Pixel 7", "android", "appium")]
+    assert (listed[3].id, listed[3].unready and listed[3].unready[0]) == ("R58M123", "unauthorized")
+    assert listed[4:] == [DeviceEntry("A1B2", "iPhone 15", "ios", "appium")], "a shut-down simulator is not listed"
 
 
 def test_a_failing_host_program_finds_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -85,6 +84,13 @@ def test_the_listing_reads_the_candidates_of_visor_devices(monkeypatch: pytest.M
     assert listed["message"] == "4 devices" and "hint" not in listed
     assert listed["devices"][3] == {"id": "UDID-9", "name": "iPhone SE", "platform": "ios", "runtime": "appium",
                                     "state": "in_use"}  # fmt: skip
+
+
+def test_a_phone_adb_cannot_drive_is_listed_with_its_state_and_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    found = [Candidate("android", "R58M", "R58M", "unauthorized")]
+    monkeypatch.setattr("visor.devices.appium.host_programs.list_devices", lambda: found)
+    listed = list_devices_reply(available_devices(), None).result["devices"][2]
+    assert listed["state"] == "unauthorized" and "Allow USB debugging" in listed["next_step"]
 
 
 def test_no_device_says_what_to_call() -> None:

@@ -178,3 +178,22 @@ def test_cancelling_a_running_action_stops_its_step(tmp_path: Path) -> None:
     assert time.monotonic() - began < 10  # not the 20 s the tap would have taken
     outcome = replies[0]["outcome"]
     assert isinstance(outcome, dict) and "cancelled by its client" in outcome["error"]["message"]
+
+
+def test_a_scenario_declaring_ios_gets_an_iphone_from_a_daemon_warmed_on_android(
+    cli_runner: Cli, project: Path
+) -> None:
+    """`meta.platform` picks the simulated phone's flavour through the daemon too: its own warm session, not the
+    Android one the daemon already has."""
+    from tests.conftest import ROOT
+
+    ios = str(ROOT / "scenarios" / "ios-navigation.yaml")
+    alone = cli_runner.run("run", ios, "--output", "out").data["run"]
+    cli_runner.run("start", "--runtime", "sim")
+    cli_runner.run("navigate", "--to", "demo://settings")  # an Android session is warm
+    warm = cli_runner.run("run", ios, "--output", "out")
+    assert warm.exit_code == ExitCode.OK, warm.data
+    assert warm.data["run"]["platform"] == "ios"
+    assert warm.data["run"]["determinism_signature"] == alone["determinism_signature"]
+    sessions = cli_runner.run("status").data["daemon"]["sessions"]
+    assert len(sessions) == 2

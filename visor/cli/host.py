@@ -35,7 +35,10 @@ def devices(env: CliEnvironment) -> int:
     found = list_devices()
     data = {"devices": [device.to_dict() for device in found]}
     outcome = Outcome("ok", NextAction.RUN, data, ExitCode.OK)
-    lines = [f"{d.platform:<8} {d.id:<28} {d.name}" for d in found] or [
+    lines = [
+        f"{d.platform:<8} {d.id:<28} {d.name}" + ("" if d.ready else f"  ({d.state}: {d.advice()})") for d in found
+    ]
+    lines = lines or [
         "no devices: connect one (adb devices), start an emulator or boot a simulator; --runtime sim needs none"
     ]
 

@@ -216,14 +216,18 @@ def _platform_tools() -> list[Check]:
         ),
     ]
     devices = list_devices()
-    listing = ", ".join(f"{d.name} ({d.id}, {d.platform})" for d in devices)
+    ready = any(device.ready for device in devices)
+    listing = ", ".join(device.describe() for device in devices)
+    unready = next((device for device in devices if not device.ready), None)
     checks.append(
         Check(
             "devices",
-            bool(devices),
+            ready,
             listing or "no Android device and no booted iOS simulator",
             ""
-            if devices
+            if ready
+            else f"{unready.id}: {unready.advice()}."
+            if unready
             else "Connect a device with USB debugging on (adb devices), start an emulator, or boot "
             "a simulator (xcrun simctl boot <name>). A remote device farm needs none of these.",
             required=False,

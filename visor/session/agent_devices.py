@@ -35,7 +35,8 @@ DEFINITIONS: list[dict[str, Any]] = [
         "name": "list_devices",
         "description": "[OBSERVE] List the devices visor can drive here: the simulated phone (always there: id "
         "sim, Android; sim-ios, iOS), the Android devices adb sees and the booted iOS simulators, each with id, "
-        "name, platform, runtime and state (available, or in_use). Sends no input. Then call use_device with an id.",
+        "name, platform, runtime and state (available, in_use, or adb's word for a phone it cannot drive yet, such "
+        "as unauthorized or offline, with its next_step). Sends no input. Then call use_device with an id.",
         "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
     },
     {
@@ -72,11 +73,14 @@ class DeviceEntry:
     name: str
     platform: str
     runtime: str
+    #: Why it cannot be used now (adb's state: unauthorized, offline…), and what to do; None when it can.
+    unready: tuple[str, str] | None = None
 
     def to_dict(self, in_use: str | None) -> dict[str, str]:
         """Return the listed form; `in_use` is the id of the device in use."""
-        state = "in_use" if self.id == in_use else "available"
-        return {"id": self.id, "name": self.name, "platform": self.platform, "runtime": self.runtime, "state": state}
+        state = "in_use" if self.id == in_use else "available" if self.unready is None else self.unready[0]
+        listed = {"id": self.id, "name": self.name, "platform": self.platform, "runtime": self.runtime, "state": state}
+        return listed if self.unready is None else {**listed, "next_step": self.unready[1]}
 
 
 #: The simulated phone in its flavours: inside visor's process, so always available.
@@ -93,7 +97,14 @@ def available_devices() -> list[DeviceEntry]:
     from visor.devices.appium.host_programs import list_devices
 
     found = [
-        DeviceEntry(candidate.id, candidate.name, candidate.platform, HOST_RUNTIME) for candidate in list_devices()
+        DeviceEntry(
+            candidate.id,
+            candidate.name,
+            candidate.platform,
+            HOST_RUNTIME,
+            None if candidate.ready else (candidate.state, candidate.advice()),
+        )
+        for candidate in list_devices()
     ]
     return [*SIMULATED, *found]
 

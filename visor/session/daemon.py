@@ -51,6 +51,8 @@ class Slot:
 
     key: str
     options: ActionOptions
+    #: The platform its scenarios declare (`meta.platform`): the simulated phone's flavour unless --platform says.
+    platform: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     opened: OpenedDevice | None = None
     created_at: str = ""
@@ -140,7 +142,8 @@ class Daemon:
             config = prepared.device()
             device = {"runtime": options.runtime or config.runtime, "app": options.app or config.app}
             slot = self.slot(
-                self.options_for({**_device_fields(options), **device, "capabilities": config.capabilities})
+                self.options_for({**_device_fields(options), **device, "capabilities": config.capabilities}),
+                config.platform,
             )
             with self._queued(slot, request_id, float(request.get("timeout_ms", 600_000)), "run"):
                 opened = self._opened(slot, prepared.settings(env).effective_seed)
@@ -189,7 +192,7 @@ class Daemon:
             options = slot.options
             # Keep-alive: a warm session outlives idle gaps (Appium ends one idle for newCommandTimeout, 60 s by
             # default); the daemon closes its sessions itself when it stops. Other runtimes ignore the key.
-            device = ScenarioDevice(capabilities={IDLE_KEY: IDLE_S, **options.capabilities})
+            device = ScenarioDevice(capabilities={IDLE_KEY: IDLE_S, **options.capabilities}, platform=slot.platform)
             chosen = options.seed if options.seed is not None else seed
             slot.opened = open_for(options, chosen, self.env.wall, device)
             slot.created_at = isoformat(self.env.wall.now())
@@ -210,12 +213,12 @@ class Daemon:
             raise InputError("a daemon's --output must be absolute (the client resolves it)")
         return replace(self.defaults, **known)
 
-    def slot(self, options: ActionOptions) -> Slot:
-        """Return the slot of the device the options name, made on first use."""
-        key = device_key(options)
+    def slot(self, options: ActionOptions, platform: str | None = None) -> Slot:
+        """Return the slot of the device the options (and a scenario's `meta.platform`) name, made on first use."""
+        key = device_key(options) + (f"|platform={platform}" if platform else "")
         with self._slots_lock:
             if key not in self.slots:
-                self.slots[key] = Slot(key, replace(options, timeout_ms=None, output=None))
+                self.slots[key] = Slot(key, replace(options, timeout_ms=None, output=None), platform)
             return self.slots[key]
 
     def status(self) -> dict[str, Any]:

@@ -103,6 +103,7 @@ SIMCTL = '{"devices": {"com.apple.CoreSimulator.SimRuntime.iOS-18-0": [{"udid": 
 def test_device_listings_are_parsed() -> None:
     assert parse_adb_devices(ADB) == [
         Candidate("android", "emulator-5554", "sdk gphone64 x86 64"),
+        Candidate("android", "R58M123ABC", "R58M123ABC", "unauthorized"),
         Candidate("android", "0123456789ABCDEF", "Pixel 7"),
     ]
     assert parse_simctl_devices(SIMCTL) == [Candidate("ios", "A1B2", "iPhone 16")]
@@ -113,10 +114,47 @@ def test_device_choice_follows_upstream() -> None:
     devices = parse_adb_devices(ADB) + parse_simctl_devices(SIMCTL)
     assert choose_device("A1B2", devices) == Candidate("ios", "A1B2", "iPhone 16")
     assert choose_device(None, devices[:1]) == devices[0]
+    assert choose_device(None, devices[:2]) == devices[0]  # the unauthorized phone is not a second choice
     assert choose_device(None, []) is None
     with pytest.raises(TargetError) as several:
         choose_device(None, devices)
     assert "several devices are connected" in several.value.message
-    assert several.value.details["devices"][2] == {"platform": "ios", "id": "A1B2", "name": "iPhone 16"}
+    assert "R58M123ABC" not in several.value.message
+    assert several.value.details["devices"][3] == {
+        "platform": "ios",
+        "id": "A1B2",
+        "name": "iPhone 16",
+        "state": "device",
+    }
     with pytest.raises(TargetError, match="is not connected"):
         choose_device("nope", devices)
+
+
+OTHER_STATES = """List of devices attached
+* daemon started successfully
+R58M123ABC             unauthorized usb:1-1 transport_id:2
+emulator-5556          offline transport_id:4
+0A1B2C                 no permissions (user in plugdev group; are your udev rules wrong?); see [http://x/y] usb:1-3
+9Z                     recovery usb:1-4 product:p model:Pixel_6 device:d transport_id:5
+"""
+
+
+def test_a_phone_adb_cannot_drive_is_named_with_what_to_do() -> None:
+    devices = parse_adb_devices(OTHER_STATES)
+    assert [(device.id, device.state, device.name) for device in devices] == [
+        ("R58M123ABC", "unauthorized", "R58M123ABC"),
+        ("emulator-5556", "offline", "emulator-5556"),
+        ("0A1B2C", "no permissions", "0A1B2C"),
+        ("9Z", "recovery", "Pixel 6"),
+    ]
+    assert not any(device.ready for device in devices)
+    assert devices[0].to_dict()["next_step"].startswith("accept the 'Allow USB debugging' prompt")
+    assert "reboot it into Android" in devices[3].advice()
+    with pytest.raises(TargetError) as asked:
+        choose_device("R58M123ABC", devices)
+    assert asked.value.message == "device R58M123ABC (R58M123ABC, android) is unauthorized"
+    assert asked.value.next_step.startswith("Accept the 'Allow USB debugging' prompt")
+    with pytest.raises(TargetError) as none_ready:
+        choose_device(None, devices)
+    assert none_ready.value.message.startswith("no device is ready: R58M123ABC (R58M123ABC, android) is unauthorized;")
+    assert len(none_ready.value.details["devices"]) == 4

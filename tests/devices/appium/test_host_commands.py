@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from tests.conftest import Cli
 from tests.devices.appium.conftest import AppiumServer
 from visor.errors import ExitCode
@@ -31,7 +35,28 @@ def test_doctor_for_the_simulated_device_needs_only_python(cli_runner: Cli) -> N
     assert all(check["name"] == "python" or check["name"].startswith("package") for check in result.data["checks"])
 
 
-def test_devices_lists_what_the_host_tools_report(cli_runner: Cli) -> None:
+def test_devices_lists_what_the_host_tools_report(
+    cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.session.test_agent_devices import ADB, programs
+
+    monkeypatch.setenv("PATH", str(programs(tmp_path, adb=ADB)))
     result = cli_runner.run("devices")
     assert result.exit_code == ExitCode.OK
-    assert isinstance(result.data["devices"], list)
+    ready, unauthorized = result.data["devices"]
+    assert ready == {"platform": "android", "id": "emulator-5554", "name": "Pixel 7", "state": "device"}
+    assert unauthorized["state"] == "unauthorized" and "Allow USB debugging" in unauthorized["next_step"]
+    assert "R58M123  (unauthorized: accept the 'Allow USB debugging' prompt" in result.stderr
+
+
+def test_doctor_says_what_to_do_about_a_phone_adb_cannot_drive(
+    cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.session.test_agent_devices import programs
+
+    listing = "printf 'List of devices attached\\nR58M123 unauthorized usb:1-1\\n'"
+    monkeypatch.setenv("PATH", str(programs(tmp_path, adb=f"#!/bin/sh\n{listing}\n")))
+    result = cli_runner.run("doctor", "--server-url", "http://127.0.0.1:9")
+    devices = next(check for check in result.data["checks"] if check["name"] == "devices")
+    assert not devices["ok"] and devices["detail"] == "R58M123 (R58M123, android) is unauthorized"
+    assert devices["fix"].startswith("R58M123: accept the 'Allow USB debugging' prompt")

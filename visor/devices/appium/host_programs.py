@@ -14,18 +14,48 @@ from dataclasses import dataclass
 
 from visor.errors import TargetError
 
+#: What to do about a device adb lists but cannot drive, by its adb state.
+_STATE_ADVICE = {
+    "unauthorized": "accept the 'Allow USB debugging' prompt on the phone (unplug and plug it in if none shows)",
+    "offline": "reconnect it, or run `adb reconnect` (`adb kill-server` if it stays offline)",
+    "no permissions": "this user may not open it: add a udev rule for its vendor id, or see `adb devices -l`",
+    "authorizing": "wait for the phone to finish authorizing, then list the devices again",
+    "connecting": "wait for it to connect, then list the devices again",
+}
+#: adb's state for a device it can drive.
+READY = "device"
+
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
-    """A device visor could run on."""
+    """A device visor could run on, and its state (adb's word; `device` is ready, as is every booted simulator)."""
 
     platform: str
     id: str
     name: str
+    state: str = READY
+
+    @property
+    def ready(self) -> bool:
+        """Whether it can be driven now."""
+        return self.state == READY
 
     def to_dict(self) -> dict[str, str]:
-        """Return the envelope form (upstream's `{platform, id, name}`)."""
-        return {"platform": self.platform, "id": self.id, "name": self.name}
+        """Return the envelope form (upstream's `{platform, id, name}`, with `state` and advice when not ready)."""
+        listed = {"platform": self.platform, "id": self.id, "name": self.name, "state": self.state}
+        return listed if self.ready else {**listed, "next_step": self.advice()}
+
+    def advice(self) -> str:
+        """Return what to do to make it ready."""
+        if self.state in _STATE_ADVICE:
+            return _STATE_ADVICE[self.state]
+        if self.state in ("recovery", "bootloader", "sideload", "rescue"):
+            return f"it is in {self.state} mode: reboot it into Android"
+        return f"adb reports it {self.state!r}; see `adb devices -l`"
+
+    def describe(self) -> str:
+        """Return one line naming it, with its state when not ready."""
+        return f"{self.name} ({self.id}, {self.platform})" + ("" if self.ready else f" is {self.state}")
 
 
 def run_tool(command: list[str], timeout: float = 15) -> str | None:
@@ -40,14 +70,16 @@ def run_tool(command: list[str], timeout: float = 15) -> str | None:
 
 
 def parse_adb_devices(output: str) -> list[Candidate]:
-    """Read `adb devices -l`: devices in the `device` state, named by their model."""
+    """Read `adb devices -l`: every device with its state, named by its model when adb knows it."""
     found = []
     for line in output.splitlines()[1:]:
         parts = line.split()
-        if len(parts) < 2 or parts[1] != "device":
+        if len(parts) < 2 or line.startswith("*"):  # "* daemon started successfully" and the like
             continue
-        fields = dict(part.split(":", 1) for part in parts[2:] if ":" in part)
-        found.append(Candidate("android", parts[0], fields.get("model", parts[0]).replace("_", " ")))
+        # "no permissions (user … is not in the plugdev group); see […]" is the one state of several words.
+        state = "no permissions" if parts[1:3] == ["no", "permissions"] else parts[1]
+        fields = dict(part.split(":", 1) for part in parts[2:] if ":" in part and " " not in part)
+        found.append(Candidate("android", parts[0], fields.get("model", parts[0]).replace("_", " "), state))
     return found
 
 
@@ -66,7 +98,7 @@ def parse_simctl_devices(output: str) -> list[Candidate]:
 
 
 def list_devices() -> list[Candidate]:
-    """Return the Android devices adb sees and the booted iOS simulators."""
+    """Return the Android devices adb sees (in any state) and the booted iOS simulators."""
     found: list[Candidate] = []
     adb = run_tool(["adb", "devices", "-l"])
     if adb:
@@ -78,25 +110,40 @@ def list_devices() -> list[Candidate]:
 
 
 def choose_device(requested: str | None, candidates: list[Candidate]) -> Candidate | None:
-    """Pick the device to run on, as upstream: the one asked for, else the only one.
+    """Pick the device to run on, as upstream: the one asked for, else the only one ready.
 
     Raises:
-        TargetError: the requested device is not connected, or several are and none was asked for.
+        TargetError: the requested device is not connected or not ready, several are ready and none was asked
+            for, or every device connected is unready.
     """
     if requested:
         for candidate in candidates:
             if requested in (candidate.id, candidate.name):
-                return candidate
+                return candidate if candidate.ready else _unready([candidate])
         return Candidate("", requested, requested) if not candidates else _missing(requested, candidates)
-    if len(candidates) > 1:
-        listing = "; ".join(f"{c.name} ({c.id}, {c.platform})" for c in candidates)
+    ready = [candidate for candidate in candidates if candidate.ready]
+    if not ready and candidates:
+        _unready(candidates)
+    if len(ready) > 1:
+        listing = "; ".join(f"{c.name} ({c.id}, {c.platform})" for c in ready)
         raise TargetError(
             f"several devices are connected: {listing}",
             likely_cause="More than one device or simulator is available and none was chosen.",
             next_step="Choose one with --device <id>.",
             details={"devices": [c.to_dict() for c in candidates]},
         )
-    return candidates[0] if candidates else None
+    return ready[0] if ready else None
+
+
+def _unready(candidates: list[Candidate]) -> Candidate:
+    first = candidates[0]
+    listing = "; ".join(candidate.describe() for candidate in candidates)
+    raise TargetError(
+        f"no device is ready: {listing}" if len(candidates) > 1 else f"device {first.describe()}",
+        likely_cause=f"adb lists the device but cannot drive it while it is {first.state}.",
+        next_step=f"{first.advice()[0].upper()}{first.advice()[1:]}; `visor devices` shows the states.",
+        details={"devices": [c.to_dict() for c in candidates]},
+    )
 
 
 def _missing(requested: str, candidates: list[Candidate]) -> Candidate:
