@@ -11,6 +11,8 @@ Goals (issue 4):
 With `--latency`, both talk to the server through bench/latency_proxy.py, which adds a phone's latency to each
 command (a find 29 ms, a click or keys 25 ms, an element read 20 ms, a page source `--source-ms`, 300 by
 default): the per-step cost of reading the screen shows (issue 15's goal: visor <= 1.2x the script per step).
+The requests visor sends beyond the script's are listed by kind, with what the proxy adds for them: where the gap
+comes from (with `--observe on-demand`: the typed text read back, and the end of the run's page source).
 
 Needs `npm ci --prefix tests/appium` (the Appium server and fake driver the tests use).
 Run: python bench/appium_speed.py [--repeat 5] [--latency [--source-ms 300]]
@@ -31,9 +33,13 @@ import tempfile
 import textwrap
 import time
 import urllib.request
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+from latency_proxy import delay_ms  # noqa: E402  (a sibling script, not a package)
+
 HOME = ROOT / "tests" / "appium"
 APPIUM = HOME / "node_modules" / ".bin" / "appium"
 APP = HOME / "login.fake.xml"
@@ -96,16 +102,16 @@ def start(log: Path) -> tuple[subprocess.Popen[bytes], str]:
     raise SystemExit("Appium did not start")
 
 
-def timed(command: list[str], log: Path) -> tuple[float, float, int]:
-    """Run a command; return its wall time, the time of its steps alone, and how many requests it sent."""
-    before = _requests(log)
+def timed(command: list[str], log: Path) -> tuple[float, float, Counter[str]]:
+    """Run a command; return its wall time, the time of its steps alone, and the requests it sent, by kind."""
+    before = len(_requests(log))
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, check=False, cwd=ROOT)
     elapsed = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"{command[0]} failed: {done.stderr.decode()[-400:]}")
     time.sleep(0.2)  # let the server finish writing its log
-    return elapsed, _steps_time(done.stdout.decode()), _requests(log) - before
+    return elapsed, _steps_time(done.stdout.decode()), Counter(_requests(log)[before:])
 
 
 def _steps_time(stdout: str) -> float:
@@ -119,8 +125,30 @@ def _seconds(stamp: str) -> float:
     return dt.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").timestamp()
 
 
-def _requests(log: Path) -> int:
-    return len(re.findall(r"\[HTTP\] -->", log.read_text(errors="replace"))) if log.exists() else 0
+_IDS = re.compile(r"/(session|element)/[^/]+")
+_FIND = re.compile(r"/elements?$")
+
+
+def _requests(log: Path) -> list[str]:
+    """Return the requests the server logged, in order, each as `METHOD /path` with its ids left out."""
+    if not log.exists():
+        return []
+    found = re.findall(r"\[HTTP\] --> ([A-Z]+) (\S+)", log.read_text(errors="replace"))
+    # A find of one element and of all are the same round trip: the script asks for one, visor for all.
+    return [verb + " " + _FIND.sub("/element(s)", _IDS.sub(r"/\1/:id", path)) for verb, path in found]
+
+
+def _extra(ours: Counter[str], theirs: Counter[str], source_ms: float | None) -> list[str]:
+    """Describe the requests visor sent beyond the script's, with the latency the proxy adds for them."""
+    lines = []
+    for kind, count in sorted((ours - theirs).items()):
+        method, path = kind.split(" ", 1)
+        cost = ""
+        if source_ms is not None:
+            added = delay_ms(method, path.replace(":id", "x").replace("(s)", ""), source_ms) * count
+            cost = f", {added / STEPS:.1f} ms per step through the proxy"
+        lines.append(f"  {count:3d} x {kind}{cost}")
+    return lines
 
 
 def main() -> int:
@@ -142,7 +170,6 @@ def main() -> int:
     log = work / "appium.log"
     process, url = start(log)
     if options.latency:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
         from latency_proxy import serve
 
         _proxy, url = serve(url, options.source_ms)
@@ -163,8 +190,8 @@ def main() -> int:
     steps_ratio = statistics.median(s for _, s, _ in ours) / statistics.median(s for _, s, _ in theirs)
     whole, base = statistics.median(t for t, _, _ in ours), statistics.median(t for t, _, _ in theirs)
     # Session creation and deletion are two requests for both; the rest are per step.
-    per_step = (ours[0][2] - 2) / STEPS
-    per_step_hand = (theirs[0][2] - 2) / STEPS
+    per_step = (ours[0][2].total() - 2) / STEPS
+    per_step_hand = (theirs[0][2].total() - 2) / STEPS
     print(
         f"per step: visor {statistics.median(s for _, s, _ in ours) * 1000 / STEPS:.0f} ms, script "
         f"{statistics.median(s for _, s, _ in theirs) * 1000 / STEPS:.0f} ms"
@@ -179,6 +206,8 @@ def main() -> int:
         f"requests per step: visor {per_step:.2f}, script {per_step_hand:.2f} (the minimum); "
         f"goal <= minimum + 1: {'ok' if per_step <= per_step_hand + 1 else 'OVER GOAL'}"
     )
+    print("requests visor sent beyond the script's (one run):")
+    print("\n".join(_extra(ours[0][2], theirs[0][2], options.source_ms if options.latency else None)))
     return 0 if steps_ratio <= 1.2 and per_step <= per_step_hand + 1 else 1
 
 
