@@ -32,6 +32,7 @@ from visor.actions.device import (
 from visor.actions.device_data import DeviceData
 from visor.devices.appium import native
 from visor.devices.appium.capabilities import AppiumSettings, build_capabilities
+from visor.devices.appium.described import described, find_described, settings_for
 from visor.devices.appium.error_mapping import START, SessionLost, client_missing, mapped
 from visor.devices.appium.locators import NATIVE_STRATEGIES, exact_locator, locator, selector_locator
 from visor.errors import ActionError, TargetError
@@ -99,6 +100,9 @@ class AppiumDevice:
             with self._mapped(START):
                 driver = client.remote(executor, options=options)
                 size = _window_size(driver.get_window_rect())
+                returned = driver.capabilities if isinstance(driver.capabilities, dict) else {}
+                platform = self.settings.platform or _platform(returned)
+                _describe_finds(driver, platform, returned)
         except BaseException:
             # The server may have created the session before the failure (or Ctrl-C): a device farm would keep
             # the phone until the session's newCommandTimeout, so it is deleted here, within its deadline.
@@ -106,8 +110,6 @@ class AppiumDevice:
             raise
         self._driver = driver
         self.sessions += 1
-        returned = driver.capabilities if isinstance(driver.capabilities, dict) else {}
-        platform = self.settings.platform or _platform(returned)
         name = str(returned.get("deviceName") or returned.get("appium:deviceName") or settings.device or "appium")
         self._package = self._package or str(returned.get("appPackage") or returned.get("appium:appPackage") or "")
         self._info = DeviceInfo(
@@ -190,8 +192,9 @@ class AppiumDevice:
         elements = self._find_all(strategy, expression)
         if not elements:
             return None
-        self._handles = {str(elements[0].id): elements[0]}
-        return ElementHandle(str(elements[0].id), len(elements), strategy, expression)
+        first = elements[0][0]
+        self._handles = {str(first.id): first}
+        return ElementHandle(str(first.id), len(elements), strategy, expression)
 
     def click_element(self, handle: ElementHandle) -> None:
         """Click an element found by `find_element`."""
@@ -205,8 +208,8 @@ class AppiumDevice:
         """Read the text of an element found by `find_element`."""
         return str(self._call("read the element's text", lambda d: self._handle(handle).text) or "")
 
-    def _find_all(self, strategy: str, expression: str) -> list[WebElement]:
-        """Find elements by a driver strategy; one the driver answered "unknown" to is not asked again.
+    def _find_all(self, strategy: str, expression: str) -> list[tuple[WebElement, Mapping[str, Any]]]:
+        """Find elements by a driver strategy, each with its answer (one refused as unknown is not asked again).
 
         Raises:
             UnsupportedInput: the driver does not know the strategy (now, or earlier in this session).
@@ -216,8 +219,8 @@ class AppiumDevice:
         if refused is not None:
             raise UnsupportedInput(refused)
         try:
-            found: list[WebElement] = self._call(
-                f"find elements by {strategy}", lambda d: d.find_elements(strategy, expression)
+            found: list[tuple[WebElement, Mapping[str, Any]]] = self._call(
+                f"find elements by {strategy}", lambda d: find_described(d, strategy, expression)
             )
         except UnsupportedInput as exc:
             self._refused[strategy] = f"the driver does not know the {strategy!r} strategy ({exc.message})"
@@ -243,13 +246,15 @@ class AppiumDevice:
         if strategy is None:
             raise UnsupportedInput(f"{kind}= is not resolved natively on {self.info.platform}")
         elements = self._find_all(strategy, expression)
-        attribute = _CLASS_ATTRIBUTE.get(self.info.platform, "class")
+        platform = self.info.platform
+        attribute = _CLASS_ATTRIBUTE.get(platform, "class")
 
         def describe(driver: WebDriver) -> tuple[NativeElement, ...]:
-            return tuple(_native_element(element, attribute) for element in elements[:limit])
+            # The find's answer carries box and class where the driver honours the session's settings.
+            first = elements[:limit]
+            return tuple(described(raw, platform) or _native_element(found, attribute) for found, raw in first)
 
-        described = self._call(f"read the elements found by {strategy}", describe)
-        return NativeFound(len(elements), described, strategy)
+        return NativeFound(len(elements), self._call(f"read the elements found by {strategy}", describe), strategy)
 
     # -- input -------------------------------------------------------------------------------------------------
 
@@ -499,6 +504,16 @@ def _native_element(element: WebElement, class_attribute: str) -> NativeElement:
     left, top = round(float(rect["x"])), round(float(rect["y"]))
     bounds = Rect(left, top, left + round(float(rect["width"])), top + round(float(rect["height"])))
     return NativeElement(bounds, str(element.get_attribute(class_attribute) or ""))
+
+
+def _describe_finds(driver: WebDriver, platform: str, returned: dict[str, Any]) -> None:
+    """Ask a driver that can for finds that describe their elements (described.py); a refusal changes nothing."""
+    from selenium.common.exceptions import WebDriverException
+
+    wanted = settings_for(platform, str(returned.get("automationName") or returned.get("appium:automationName") or ""))
+    if wanted is not None:
+        with contextlib.suppress(WebDriverException):  # the finds then answer as before; nothing depends on it
+            driver.update_settings(wanted)
 
 
 def _platform(capabilities: dict[str, Any]) -> str:
