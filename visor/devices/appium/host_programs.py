@@ -78,7 +78,7 @@ def parse_adb_devices(output: str) -> list[Candidate]:
             continue
         # "no permissions (user … is not in the plugdev group); see […]" is the one state of several words.
         state = "no permissions" if parts[1:3] == ["no", "permissions"] else parts[1]
-        fields = dict(part.split(":", 1) for part in parts[2:] if ":" in part and " " not in part)
+        fields = dict(part.split(":", 1) for part in parts[2:] if ":" in part)
         found.append(Candidate("android", parts[0], fields.get("model", parts[0]).replace("_", " "), state))
     return found
 
@@ -125,7 +125,7 @@ def choose_device(requested: str | None, candidates: list[Candidate]) -> Candida
     if not ready and candidates:
         _unready(candidates)
     if len(ready) > 1:
-        listing = "; ".join(f"{c.name} ({c.id}, {c.platform})" for c in ready)
+        listing = "; ".join(candidate.describe() for candidate in ready)
         raise TargetError(
             f"several devices are connected: {listing}",
             likely_cause="More than one device or simulator is available and none was chosen.",
