@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from visor.actions.catalogue import detail_shapes
-from visor.actions.step_details import Observed
+from visor.actions.step_details import Observed, TypeDetails
 from visor.engine.projection import evidence, signed
 from visor.engine.results import AssertionResult, StepResult
 
@@ -34,3 +34,10 @@ def test_an_assertion_names_the_screen_kept_when_it_failed() -> None:
     check = AssertionResult("a", "visible", "text=Feed", "failed", "not found", {"matches": 0, "evidence": KEPT})
     assert check.files() == evidence({"evidence": KEPT}, (Observed,)) == [p["path"] for p in KEPT.values()]
     assert AssertionResult("b", "visible", "text=Feed", "passed", "", {"matches": 1}).files() == []
+
+
+def test_a_shape_under_a_presence_mark_is_projected_by_its_own_declarations() -> None:
+    # `target.native` is NotRequired[NativeInfo]: how the driver was asked is volatile, what it found is signed.
+    native = {"strategy": "id", "expression": "com.app:id/user", "found": 1, "reason": "…"}
+    details = {"args": {}, "target": {"selector": "id=user", "matches": 1, "native": native}, "field": None}
+    assert signed(details, (TypeDetails,))["target"] == {"selector": "id=user", "matches": 1, "native": {"found": 1}}

@@ -204,6 +204,10 @@ class ElementDriver(Protocol):
         """Read the element's text now."""
         ...
 
+    def typed_text(self) -> str | None:
+        """Read the text of the element the last `type_text` typed into (None: it is gone, or none is known)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class PathPoint:

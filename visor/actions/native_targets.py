@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from visor.actions.device import NativeElement, NativeFound
+from visor.actions.step_details import NativeInfo
 from visor.ui.tree import Node, UiTree
 
 
@@ -33,9 +34,9 @@ class NativeMatch:
     #: Elements that more than one node could have been (same bounds and class).
     ties: int = 0
 
-    def details(self) -> dict[str, object]:
+    def details(self) -> NativeInfo:
         """Describe the native resolution for step details."""
-        shown = {"strategy": self.found.strategy, "found": self.found.count, "matched": len(self.nodes)}
+        shown: NativeInfo = {"strategy": self.found.strategy, "found": self.found.count, "matched": len(self.nodes)}
         if self.found.count > len(self.found.elements):
             shown["described"] = len(self.found.elements)
         if self.unmatched:

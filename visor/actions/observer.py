@@ -85,6 +85,10 @@ class ObservingDevice:
         """Read an element's text."""
         return cast(ElementDriver, self.device).element_text(handle)
 
+    def typed_text(self) -> str | None:
+        """Read the text of the element the last typing went into."""
+        return cast(ElementDriver, self.device).typed_text()
+
     def find_native(self, kind: str, expression: str, limit: int) -> NativeFound:
         """Find with the device's own locator engine (only for kinds its capabilities list)."""
         return cast(NativeFinder, self.device).find_native(kind, expression, limit)

@@ -156,28 +156,40 @@ def act_type(args: ActTypeArgs, ctx: ActionContext) -> TypeDetails:
     field = into or ctx.observe().tree.focused()
     secret = bool(field and field.password)
     ctx.type_text(args.value, into)
-    after = ctx.observe().tree.focused()
-    _check_typed(args.value, after, secret)
+    # Where the device reads the field itself, that is the check; else the screen's tree is.
+    shown = ctx.typed_text()
+    after = _typed_field(ctx.observe().tree, field)
+    if shown is not None:
+        _check_landed(shown, args.value, {"field": element_details(after)} if after else {})
+    elif after is not None:
+        _check_landed("•" * len(after.text) if secret else after.text, args.value, {"field": element_details(after)})
     details: TypeDetails = {"args": _raw(args) | ({"value": MASK} if secret else {})}
     if target is not None and args.target is not None:
         details["target"] = target.details(args.target)
     details["field"] = element_details(after) if after else None
+    if after is None and shown is None:
+        details["unverified"] = (
+            "no field to read the text back from: none was targeted or focused, and none is focused after typing"
+            if field is None
+            else "the field typed into is no longer on the screen (typing may have submitted it)"
+        )
     return details
+
+
+def _typed_field(tree: UiTree, field: Node | None) -> Node | None:
+    """Find the field typed into on the screen after typing: the same element again, else the focused one.
+
+    The field is found by what it is, not by focus: a driver may report no focus at all (XCUITest's page source
+    has none), and the check would then pass unseen.
+    """
+    again = refind(tree, field) if field is not None else None
+    return again.node if again is not None else tree.focused()
 
 
 def _type_into_handle(args: ActTypeArgs, ctx: ActionContext, handle: ElementHandle, selector: str) -> TypeDetails:
     """Type into an element the device found, and read the field back: the text must have arrived."""
     ctx.type_into_element(handle, args.value)
-    shown = ctx.element_text(handle)
-    landed, masked = typed_text_landed(shown, args.value)
-    if not landed:
-        raise StepFailure(
-            f"typed text did not arrive: the field shows {'•••' if masked else shown!r}",
-            likely_cause="The keyboard or the app dropped or changed characters (autocorrect, input filters), or "
-            "the element does not take text.",
-            next_step="Type into the field again, or check the field's input restrictions.",
-            details={"target": handle_details(handle, selector)},
-        )
+    masked = _check_landed(ctx.element_text(handle), args.value, {"target": handle_details(handle, selector)})
     return {"args": _raw(args) | ({"value": MASK} if masked else {}), "target": handle_details(handle, selector),
             "field": None}  # fmt: skip
 
@@ -208,19 +220,21 @@ def _text_field(target: Target, selector: str) -> Node:
     )
 
 
-def _check_typed(value: str, after: Node | None, secret: bool) -> None:
-    """Refuse to pass a type step whose text did not land (keyboards drop characters on real devices)."""
-    if after is None:
-        return
-    landed = len(after.text) >= len(value) if secret else value in after.text
+def _check_landed(shown: str, value: str, details: dict[str, Any]) -> bool:
+    """Refuse to pass a type step whose text did not land (keyboards drop characters on real devices).
+
+    Returns whether the field masks its text (a password field).
+    """
+    landed, masked = typed_text_landed(shown, value)
     if not landed:
-        shown = "•••" if secret else after.text
         raise StepFailure(
-            f"typed text did not arrive: the field shows {shown!r}",
-            likely_cause="The keyboard or the app dropped or changed characters (autocorrect, input filters).",
+            f"typed text did not arrive: the field shows {'•••' if masked else shown!r}",
+            likely_cause="The keyboard or the app dropped or changed characters (autocorrect, input filters), or "
+            "the element does not take text.",
             next_step="Type into the field again, or check the field's input restrictions.",
-            details={"field": element_details(after)},
+            details=details,
         )
+    return masked
 
 
 def act_key(key: Key) -> Callable[[Args, ActionContext], ArgsOnly]:

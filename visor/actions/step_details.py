@@ -47,6 +47,26 @@ class ScrollInfo(TypedDict):
     outcome: str
 
 
+class NativeInfo(TypedDict, total=False):
+    """How a device's own locator engine resolved a selector (`target.native`).
+
+    What it found is signed; how visor asked is not: the expression a selector translates to may differ between
+    identical runs (a short id is completed once the app's package is known), and a driver's refusal words are
+    its own.
+    """
+
+    strategy: Volatile[str]
+    expression: Volatile[str]
+    found: int
+    #: How many of those were described (box and class) to be matched; the first few only.
+    described: int
+    matched: int
+    ties: int
+    unmatched: int
+    used: bool
+    reason: Volatile[str]
+
+
 class TargetInfo(TypedDict):
     """The element a selector resolved to: the selector, how many matched, and the element used."""
 
@@ -55,7 +75,7 @@ class TargetInfo(TypedDict):
     #: The element used, as the screen showed it (absent when the device found it without the screen being read).
     element: NotRequired[ElementInfo]
     #: How the device's own locator engine resolved it (strategy, found, matched…), when it owns the grammar.
-    native: NotRequired[dict[str, object]]
+    native: NotRequired[NativeInfo]
     #: How a UiScrollable's container was swiped to bring the element into view, when it was.
     scrolled: NotRequired[ScrollInfo]
 
@@ -94,6 +114,8 @@ class TypeDetails(TypedDict, total=False):
     args: dict[str, Any]
     target: TargetInfo
     field: ElementInfo | None
+    #: Why the text could not be read back to check it arrived (the step is ok, unchecked).
+    unverified: str
 
 
 class ArgsOnly(TypedDict):

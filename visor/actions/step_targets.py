@@ -13,7 +13,7 @@ from visor.actions.kernel.targets import Policy, Reach, choose, reach
 from visor.actions.native_targets import in_page_order, match_native
 from visor.actions.scroll_into_view import bring_into_view, scroll_plan
 from visor.actions.step_context import ActionContext, StepFailure
-from visor.actions.step_details import ScrollInfo, TargetInfo
+from visor.actions.step_details import NativeInfo, ScrollInfo, TargetInfo
 from visor.scenario.selectors import Selector, SelectorKind, parse_selector
 from visor.ui.description import Description, ElementInfo
 from visor.ui.geometry import Point
@@ -31,7 +31,7 @@ class Target:
     #: A point of the element that a touch reaches (its centre unless something covers that), when asked for.
     point: Point | None = None
     #: How the device's own locator engine resolved the selector, when it owns the selector's grammar.
-    native: dict[str, object] | None = None
+    native: NativeInfo | None = None
     #: How a UiScrollable's list was swiped to bring the element into view, when it was.
     scrolled: ScrollInfo | None = None
 
@@ -108,7 +108,7 @@ def locate(ctx: ActionContext, selector_text: str, *, budget_us: int | None = No
 
 def _native(
     ctx: ActionContext, observation: Observation, selector: Selector, text: str
-) -> tuple[list[Node] | None, dict[str, object] | None]:
+) -> tuple[list[Node] | None, NativeInfo | None]:
     """Resolve the selector with the device's own engine when the device owns its grammar.
 
     Returns the nodes of the observed tree the elements found map to (None: resolve on the tree), and what to

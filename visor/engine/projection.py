@@ -10,7 +10,17 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import UnionType
-from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints, is_typeddict
+from typing import (
+    Annotated,
+    Any,
+    NotRequired,
+    Required,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+    is_typeddict,
+)
 
 from visor.actions.step_details import Role
 
@@ -60,6 +70,9 @@ def _keys(shapes: tuple[type, ...]) -> Mapping[str, tuple[Role, Any]]:
 
 def _role(hint: Any) -> tuple[Role, Any]:
     """Return a declared key's role and its type without the role."""
+    while get_origin(hint) in (NotRequired, Required):
+        # The type a key holds is inside its presence mark; left on, its shape would be signed whole.
+        hint = get_args(hint)[0]
     if get_origin(hint) is Annotated:
         kind, *marks = get_args(hint)
         role = next((mark for mark in marks if isinstance(mark, Role)), Role.SIGNED)

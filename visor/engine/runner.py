@@ -286,7 +286,7 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext, *, last: b
         wait_timeout_us=settings.wait_timeout_us,
         agent=context.agent,
         router=context.router,
-        on_demand=settings.observe == "on-demand",
+        on_demand=_on_demand(settings, context),
     )
     error: ErrorInfo | None = None
     recovery: dict[str, Any] | None = None
@@ -326,25 +326,44 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext, *, last: b
     # Observing on demand (config.observe), a step that went well is not looked at, unless its evidence is kept
     # (--capture steps) or it is the last: the screen the run ends on is in the signature whatever the policy.
     # A failed step always is: its screen says why.
-    if error is not None or last or settings.observe == "each-step" or settings.capture == "steps":
+    # What the policy reads is signed; a screen read only for `--capture steps` is kept as evidence, unsigned,
+    # so that capturing does not change a run's signature.
+    signed = error is not None or last or not _on_demand(settings, context)
+    if signed or settings.capture == "steps":
         try:
-            _look_after(step, ctx, settings, context, details, failed=error is not None)
+            _look_after(step, ctx, settings, context, details, failed=error is not None, signed=signed)
         except StepOverrun as overrun:
             error = error or _overrun(step, settings.timeout_us, overrun)
     status: Literal["ok", "fail"] = "fail" if error is not None else "ok"
     return StepResult(step.index, step.id, step.command, status, us_to_ms(elapsed), details, error)
 
 
+def _on_demand(settings: RunSettings, context: RunContext) -> bool:
+    """Whether screens are read only when needed: asked for, on a device that finds elements itself.
+
+    Elsewhere (the simulated phone) reading the screen costs nothing, and every step's is read as `each-step` does.
+    """
+    return settings.observe == "on-demand" and context.device.info.capabilities.element_handles
+
+
 def _look_after(
-    step: Step, ctx: ActionContext, settings: RunSettings, context: RunContext, details: dict[str, Any], *, failed: bool
+    step: Step,
+    ctx: ActionContext,
+    settings: RunSettings,
+    context: RunContext,
+    details: dict[str, Any],
+    *,
+    failed: bool,
+    signed: bool = True,
 ) -> None:
-    """Fingerprint the screen the step ended on (`details.screen`), and keep its evidence when asked."""
+    """Fingerprint the screen the step ended on (`details.screen`, when `signed`), and keep its evidence when asked."""
     # Looking at the screen afterwards gets the step's own timeout: a device that hangs here is stopped too.
     with context.watchdog.guard(settings.timeout_us):
         observation = context.device.observe()
         # A device without a tree is seen through a screenshot: one, both fingerprinted and kept as evidence.
         shot = None if context.device.info.capabilities.ui_tree else context.device.screenshot()
-        details["screen"] = _screen(context.device, observation, settings.mask, shot)
+        if signed:
+            details["screen"] = _screen(context.device, observation, settings.mask, shot)
         if settings.capture == "steps" or (failed and settings.capture == "failures"):
             details.update(_evidence(step, ctx, observation, details, failed=failed, shot=shot))
 

@@ -51,6 +51,12 @@ def test_each_step_reads_the_screen_by_default(cli_runner: Cli, appium_server: A
     result, sent = run(cli_runner, appium_server, scenario(tmp_path / "s.yaml", *STEPS))
     assert result.exit_code == 0  # type: ignore[attr-defined]
     assert sent.count("GET source") >= 3
+    # The typed field is read back by the element typed into: a driver's page source may not show focus
+    # (XCUITest's has none), and the fake driver's never shows typed text.
+    typed = sent.index(next(line for line in sent if line.endswith("/value")))
+    assert sent[typed + 1] == sent[typed].replace("POST", "GET").replace("/value", "/text")
+    type_step = result.data["run"]["steps"][1]["details"]  # type: ignore[attr-defined]
+    assert "unverified" not in type_step and type_step["field"]["resource_id"].endswith("username")
 
 
 def test_a_changed_screen_still_changes_the_signature(
@@ -103,3 +109,20 @@ def test_a_wait_for_an_element_polls_the_find_not_the_screen(
     assert steps == ["POST elements", "POST elements", "POST element/2/click", "GET source"]
     details = result.data["run"]["steps"][0]["details"]  # type: ignore[attr-defined]
     assert details["target"]["native"]["found"] == 1
+
+
+def test_on_demand_runs_in_one_session_sign_alike_whatever_is_captured(
+    cli_runner: Cli, appium_server: AppiumServer, tmp_path: Path
+) -> None:
+    # The app's package is learned from the first page source read: later runs in the session find a short id
+    # by its full resource id, the first by its end. How visor asked the driver is not signed; what it found is.
+    path = scenario(tmp_path / "s.yaml", *STEPS)
+    bench = cli_runner.run("benchmark", str(path), "--runs", "3", "--server-url", appium_server.url,
+                           "--observe", "on-demand", "--output", str(tmp_path / "bench"))  # fmt: skip
+    assert bench.exit_code == 0, bench.stderr
+    assert bench.data["determinismScore"] == 100.0
+    plain, _ = run(cli_runner, appium_server, path, "--observe", "on-demand")
+    captured, sent = run(cli_runner, appium_server, path, "--observe", "on-demand", "--capture", "steps")
+    assert sent.count("GET source") == 3  # every step's screen kept as evidence…
+    signature = "determinism_signature"
+    assert captured.data["run"][signature] == plain.data["run"][signature]  # type: ignore[attr-defined]

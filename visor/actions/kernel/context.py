@@ -143,6 +143,16 @@ class Kernel:
         driver = cast(ElementDriver, self.device)
         return self._read(lambda: driver.element_text(handle))
 
+    def typed_text(self) -> str | None:
+        """Read back the field the last `type_text` went into, where the device reads elements itself.
+
+        None elsewhere, or when the field is gone: the screen's tree is then the check.
+        """
+        if not self.info.capabilities.element_handles:
+            return None
+        driver = cast(ElementDriver, self.device)
+        return self._read(driver.typed_text)
+
     def find_native(self, kind: str, expression: str) -> NativeFound:
         """Find with the device's own locator engine: only for the kinds `info.capabilities.native_locators` lists.
 

@@ -69,6 +69,8 @@ class AppiumDevice:
         self._data: DeviceData | None = None
         #: Native strategies the driver answered "unknown" to, with what it said.
         self._refused: dict[str, str] = {}
+        #: The element the last `type_text` typed into (read back by `typed_text`).
+        self._typed: WebElement | None = None
         #: The elements found for `find_element`, by reference (the last find's only).
         self._handles: dict[str, WebElement] = {}
         #: The app's package as the last page source showed it (completes short resource ids).
@@ -271,10 +273,24 @@ class AppiumDevice:
 
     def type_text(self, text: str, into: Node | None = None) -> None:
         """Send text to `into` (found natively) or to the focused element."""
-        if into is not None:
-            self._call("type into the element", lambda d: self._element(d, into).send_keys(text))
-            return
-        self._call("type into the focused element", lambda d: d.switch_to.active_element.send_keys(text))
+        self._typed = None
+
+        def send(driver: WebDriver) -> None:
+            element: Any = self._element(driver, into) if into is not None else driver.switch_to.active_element
+            element.send_keys(text)
+            self._typed = element
+
+        self._call("type into the element" if into is not None else "type into the focused element", send)
+
+    def typed_text(self) -> str | None:
+        """Read the text of the element the last `type_text` typed into (None: it is gone, or none is known)."""
+        element = self._typed
+        if element is None:
+            return None
+        try:
+            return str(self._call("read the typed field's text", lambda d: element.text) or "")
+        except InputRejected:  # gone: typing submitted the form, or the screen changed
+            return None
 
     def perform(self, node: Node, action: NativeAction) -> None:
         """Run the driver command mapped to `action` (native.py) on the element observed as `node`.
