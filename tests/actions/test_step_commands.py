@@ -151,3 +151,10 @@ def test_a_tap_on_a_button_that_stays_disabled_fails_naming_it(tmp_path: Path) -
 
 
 TAPPED = '{id: tapped, type: text_equals, target: "id=done", value: tapped}'
+
+
+def test_a_wait_for_a_selector_this_platform_cannot_answer_fails_at_once_not_as_a_timeout() -> None:
+    _, step = last(LOGIN, "{id: w, command: wait, args: {for: \"predicate=label == 'x'\", timeout: 20000}}")
+    assert step.status == "fail" and step.error is not None
+    assert step.error.message == "Step 'w' (wait) failed: predicate= selectors are iOS only; this device is android"
+    assert "timed out" not in step.error.message and step.duration_ms < 1000

@@ -137,6 +137,30 @@ def test_upstream_default_runtime_is_appium_and_says_when_there_is_no_device(
     assert "--runtime sim" in result.envelope["error"]["next_step"]
 
 
+def test_a_device_this_host_does_not_list_needs_its_platform(
+    cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A udid in the capabilities names the device as --device does; unseen here, its platform cannot be guessed.
+    monkeypatch.setenv("PATH", str(tmp_path))
+    plain = tmp_path / "plain.yaml"
+    plain.write_text(
+        "meta: {name: x, version: '1'}\nconfig: {runtime: appium}\nsteps:\n  - {id: a, command: wait, args: {ms: 1}}\n"
+    )
+    named = tmp_path / "named.yaml"
+    named.write_text(
+        plain.read_text().replace("runtime: appium", "runtime: appium, capabilities: {appium:udid: emulator-5554}")
+    )
+    for path, extra in ((plain, ["--device", "emulator-5554"]), (named, [])):
+        result = cli_runner.run("run", str(path), "--server-url", "http://127.0.0.1:9", *extra)
+        error = result.envelope["error"]
+        assert result.exit_code == ExitCode.ERROR and error["code"] == "TARGET_ERROR", error
+        assert (
+            error["message"]
+            == "device 'emulator-5554' is not one this host lists (adb, xcrun), so its platform is unknown"
+        )
+        assert "--platform android or --platform ios" in error["next_step"]
+
+
 def test_upstream_json_runs_on_sim(cli_runner: Cli) -> None:
     result = cli_runner.run("run", str(SCENARIOS / "settings-upstream.json"), "--runtime", "sim", "--output", "o")
     assert result.exit_code == ExitCode.OK

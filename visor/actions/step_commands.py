@@ -429,6 +429,8 @@ def wait(args: WaitArgs, ctx: ActionContext) -> WaitDetails:
         try:
             target = locate(ctx, args.for_, budget_us=budget)
         except StepFailure as failure:
+            if ctx.elapsed_us() < budget:
+                raise  # refused before any wait (a selector this platform cannot answer): not a timeout
             raise StepFailure(
                 f"wait for {args.for_} timed out after {us_to_ms(budget)} ms: {failure.message}",
                 likely_cause=failure.likely_cause,

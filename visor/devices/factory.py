@@ -215,8 +215,17 @@ def open_appium(request: DeviceRequest) -> Device:
         platform=ask.platform,
         capabilities=capabilities,
     )
-    if settings.platform is None or (settings.device is None and not _remote(settings.public_url)):
-        chosen = choose_device(settings.device, list_devices())
+    # A udid in the capabilities names the device as --device does.
+    named = settings.device or _udid(capabilities)
+    if settings.platform is None or (named is None and not _remote(settings.public_url)):
+        chosen = choose_device(named, list_devices())
+        if chosen is not None and not chosen.platform and settings.platform is None:
+            raise TargetError(
+                f"device {named!r} is not one this host lists (adb, xcrun), so its platform is unknown",
+                likely_cause="The device is behind a remote server or a device farm, or not connected here.",
+                next_step="For a remote device pass --platform android or --platform ios (or platformName in the "
+                "capabilities); `visor devices` lists the devices connected here.",
+            )
         if chosen is None and settings.platform is None:
             raise TargetError(
                 "no device to run on: no Android device (adb) or booted iOS simulator was found",
@@ -228,6 +237,12 @@ def open_appium(request: DeviceRequest) -> Device:
         if chosen is not None:
             settings = replace(settings, device=chosen.id, platform=settings.platform or chosen.platform or None)
     return AppiumDevice(settings, installed_drivers=installed_drivers)
+
+
+def _udid(capabilities: dict[str, Any]) -> str | None:
+    """Return the device the capabilities name (`appium:udid`), if any."""
+    value = capabilities.get("appium:udid", capabilities.get("udid"))
+    return str(value) if value not in (None, "") else None
 
 
 def _local_app_path(capabilities: dict[str, Any], folder: str) -> dict[str, Any]:

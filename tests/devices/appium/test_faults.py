@@ -233,6 +233,17 @@ def test_a_failed_start_deletes_the_session_on_real_appium(
     assert set(appium_server.sessions()) == before
 
 
+def test_the_appium_1_path_on_a_newer_server_says_to_drop_it(
+    cli_runner: Cli, appium_server: AppiumServer, tmp_path: Path
+) -> None:
+    result = run(cli_runner, f"{appium_server.url}/wd/hub", scenario(tmp_path))
+    error = result.envelope["error"]
+    assert result.exit_code == ExitCode.ERROR and error["code"] == "TARGET_ERROR", error
+    assert "requested resource could not be found" in error["message"]
+    assert "serves no WebDriver sessions at this path" in error["likely_cause"]
+    assert error["next_step"] == "Drop /wd/hub from --server-url (or start Appium with --base-path /wd/hub)."
+
+
 @pytest.mark.parametrize(
     ("path_end", "reply"),
     [

@@ -322,20 +322,24 @@ def _unsupported(operation: str, message: str) -> UnsupportedInput:
 
 
 def _not_created(url: str, message: str, drivers: Callable[[], list[str]] | None) -> TargetError:
-    missing = "could not find a driver" in message.lower()
-    installed = drivers() if (missing and drivers is not None) else []
-    listing = f" Installed drivers: {', '.join(installed)}." if installed else ""
+    lowered = message.lower()
+    if "could not find a driver" in lowered:
+        installed = drivers() if drivers is not None else []
+        listing = f" Installed drivers: {', '.join(installed)}." if installed else ""
+        cause = "No installed Appium driver matches the capabilities."
+        fix = f"Install the driver (appium driver install uiautomator2, or xcuitest).{listing} "
+        fix += "`visor doctor` checks the set-up."
+    elif "requested resource could not be found" in lowered:
+        cause = "The server serves no WebDriver sessions at this path: Appium 2 and later serve them at the root "
+        cause += "unless started with --base-path; Appium 1 and many grids serve them at /wd/hub."
+        fix = (
+            "Drop /wd/hub from --server-url (or start Appium with --base-path /wd/hub)."
+            if url.rstrip("/").endswith("/wd/hub")
+            else "Check the server's base path (add it to --server-url, e.g. /wd/hub for a grid)."
+        )
+    else:
+        cause = "The device is not connected or booted, or the app is not installed on it."
+        fix = "Check the device with `visor devices` and the app id; `visor doctor` checks the set-up."
     return TargetError(
-        f"Appium at {url} could not start a session: {message[:QUOTE]}",
-        likely_cause=(
-            "No installed Appium driver matches the capabilities."
-            if missing
-            else "The device is not connected or booted, or the app is not installed on it."
-        ),
-        next_step=(
-            f"Install the driver (appium driver install uiautomator2, or xcuitest).{listing} "
-            "`visor doctor` checks the set-up."
-            if missing
-            else "Check the device with `visor devices` and the app id; `visor doctor` checks the set-up."
-        ),
+        f"Appium at {url} could not start a session: {message[:QUOTE]}", likely_cause=cause, next_step=fix
     )
