@@ -157,3 +157,12 @@ def test_format_text_prints_lines_a_person_reads(cli_runner: Cli) -> None:
     assert "  ✗ misspelt-button  tap  1000 ms" in lines
     json_again = cli_runner.run("--format", "json", "validate", str(ROOT / "scenarios" / "login.yaml"))
     assert json_again.envelope["status"] == "ok"
+
+
+def test_format_text_leads_with_a_validations_verdict(cli_runner: Cli, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("meta: {name: x, version: '1'}\nsteps:\n  - {id: a, command: tapp, args: {}}\n")
+    invalid = cli_runner.run("validate", str(bad), "--format", "text", envelope=False).stdout.splitlines()
+    assert invalid[:2] == ["✗ invalid   next: validate", "valid: no (2 errors, 1 warnings or notes)"]
+    valid = cli_runner.run("validate", str(ROOT / "scenarios" / "login.yaml"), "--format", "text", envelope=False)
+    assert valid.stdout.splitlines()[:2] == ["✓ ok   next: run", "valid: yes (0 errors, 0 warnings or notes)"]

@@ -12,12 +12,14 @@ from typing import Any
 
 from visor.report.envelope import Outcome
 
-MARKS = {"ok": "✓", "passed": "✓", "fail": "✗", "failed": "✗", "skipped": "-", "interrupted": "✗"}
+MARKS = {"ok": "✓", "passed": "✓", "fail": "✗", "failed": "✗", "skipped": "-", "interrupted": "✗", "invalid": "✗"}
 
 
 def render(outcome: Outcome) -> str:
     """Return the outcome as text lines, ending with a newline."""
-    lines = [f"{MARKS.get(outcome.status, outcome.status)} {outcome.status}   next: {outcome.next_action}"]
+    # A validation that ran is an ok envelope; its verdict, not the envelope's status, is what a reader needs.
+    verdict = "invalid" if outcome.data.get("valid") is False else outcome.status
+    lines = [f"{MARKS.get(verdict, verdict)} {verdict}   next: {outcome.next_action}"]
     if outcome.error is not None:
         error = outcome.error
         lines += [f"  {error.code}: {error.message}", f"  cause: {error.likely_cause}", f"  next:  {error.next_step}"]
@@ -41,8 +43,11 @@ def _data(data: Mapping[str, Any]) -> list[str]:
     if "determinismScore" in data:
         lines.append(f"determinism {data['determinismScore']}% over {data.get('runs')} runs: {data.get('verdict', '')}")
     if "valid" in data:
-        lines.append(f"valid: {data['valid']}")
-        for issue in data.get("issues", []):
+        issues = data.get("issues", [])
+        errors = sum(1 for issue in issues if issue.get("severity") == "error")
+        verdict = "yes" if data["valid"] else "no"
+        lines.append(f"valid: {verdict} ({errors} errors, {len(issues) - errors} warnings or notes)")
+        for issue in issues:
             lines.append(f"  {issue.get('severity')} {issue.get('code')} {issue.get('path')}: {issue.get('message')}")
     if "action" in data and "args" in data:
         lines.append(f"{data['action']} {data['args']}")
