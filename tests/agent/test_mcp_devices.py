@@ -31,6 +31,8 @@ SIMULATED = [
      "state": "available"},
 ]  # fmt: skip
 NEEDS_A_DEVICE = ["observe", "screenshot", "click", "manage_app", "list_apps", "map_read"]
+#: Capabilities as an agent may wrongly send them: JSON in a string, holding an access key.
+CAPABILITIES_AS_TEXT = '{"platformName": "Android", "appium:accessKey": "agent-key-0003"}'
 #: `adb devices -l` and `xcrun simctl list devices booted -j` as a host with one emulator and one simulator prints them.
 FAKE_ADB = """#!/bin/sh
 printf 'List of devices attached\\nemulator-5554 device product:sdk model:Pixel_7 transport_id:1\\n'
@@ -86,10 +88,12 @@ async def bare_script(agent: Recorder) -> None:
     await agent.call("use_missing", "use_device", {"device": "emulator-5554"})
     await agent.call("use_without_device", "use_device", {"runtime": "sim"})
     await agent.call("use_bad_runtime", "use_device", {"device": "sim", "runtime": "nowhere"})
+    await agent.call("use_caps_as_text", "use_device", {"device": "sim", "capabilities": CAPABILITIES_AS_TEXT})
     await agent.call("still_none", "observe", {})
     await agent.call("use_sim", "use_device", {"device": "sim"})
     await agent.read("png_after_use", PNG_URI)
     await agent.call("listed_in_use", "list_devices", {})
+    await agent.call("unknown_in_use", "open_url", {"url": "demo://x"})
     await agent.call("apps", "list_apps", {})
     seen = await agent.call("observe", "observe", {})
     await agent.read("png_after_observe", PNG_URI)
@@ -206,6 +210,16 @@ def test_use_device_refuses_what_it_cannot_use_and_changes_nothing(bare: Session
         in refused(bare["use_without_device"], "VALIDATION_ERROR")["message"]
     )
     assert "use_device.runtime" in refused(bare["use_bad_runtime"], "VALIDATION_ERROR")["message"]
+    as_text = refused(bare["use_caps_as_text"], "VALIDATION_ERROR")
+    assert as_text["message"] == "use_device.capabilities must be an object of Appium capabilities, not a string"
+    assert "agent-key-0003" not in str(as_text) and as_text["hint"].startswith("Give an object")
+
+
+def test_an_unknown_tool_lists_every_tool_with_or_without_a_device(bare: Session) -> None:
+    for label in ("unknown_before", "unknown_in_use"):
+        result = refused(bare[label], "VALIDATION_ERROR", hinted=False)
+        assert result["message"] == f"unknown tool 'open_url'; tools: {', '.join(bare.tools)}"
+        assert result["message"].endswith("list_apps, list_devices, use_device")
 
 
 # -- the simulated phone in use ----------------------------------------------------------------------------------

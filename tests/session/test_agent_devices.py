@@ -146,3 +146,12 @@ def test_list_apps_refuses_arguments_and_an_unreachable_device() -> None:
         "none",
     )
     assert "cannot list the apps" in lost.result["message"] and lost.result["hint"]
+
+
+def test_use_device_takes_appium_capabilities_as_an_object() -> None:
+    schema = next(tool["inputSchema"] for tool in DEFINITIONS if tool["name"] == "use_device")
+    assert sorted(schema["properties"]) == ["app", "capabilities", "device", "runtime"]
+    assert schema["required"] == ["device"]
+    capabilities = schema["properties"]["capabilities"]
+    assert capabilities["type"] == "object" and "--capabilities" in capabilities["description"]
+    assert "platformName" in capabilities["description"]

@@ -15,10 +15,11 @@ from visor.agent.session import AgentSession
 from visor.clock import CountingIds, VirtualClock
 from visor.devices.sim.device import SimDevice
 from visor.devices.sim.load import load_app
-from visor.errors import TargetError
+from visor.errors import InputError, TargetError
 from visor.scenario.tools.definitions import all_definitions
+from visor.session import agent_host
 from visor.session.agent_device import AgentOptions, open_session
-from visor.session.agent_host import AgentHost
+from visor.session.agent_host import AgentHost, secret_values
 
 PLAYER_APP = str(FIXTURES / "apps" / "player.app.yaml")
 
@@ -72,10 +73,15 @@ def test_without_a_device_every_device_tool_is_refused_with_the_next_step(tool: 
     assert host.last_screenshot() is None and host.last_source() is None
 
 
-def test_an_unknown_tool_is_refused_as_a_session_refuses_it(host: AgentHost) -> None:
-    answer = host.call("open_url", {})
-    assert answer.is_error and answer.result["code"] == "VALIDATION_ERROR"
-    assert answer.result["message"].startswith("unknown tool 'open_url'; tools: click, ")
+def test_an_unknown_tool_is_refused_with_every_tool_with_or_without_a_device(host: AgentHost) -> None:
+    every = ", ".join(names(host))
+    assert every.startswith("click, ") and every.endswith("list_apps, list_devices, use_device")
+    for _ in ("no device", "the simulated phone in use"):
+        answer = host.call("open_url", {"url": "demo://x"})
+        assert answer.is_error and answer.image is None
+        assert answer.result == {"tool": "open_url", "status": "refused", "dispatched": "none",
+                                 "code": "VALIDATION_ERROR", "message": f"unknown tool 'open_url'; tools: {every}"}  # fmt: skip
+        assert not host.call("use_device", {"device": "sim"}).is_error
 
 
 def test_use_device_opens_the_same_phone_as_the_command_line(host: AgentHost) -> None:
@@ -168,3 +174,128 @@ def test_use_device_reports_a_previous_session_that_would_not_close(host: AgentH
     used = host.call("use_device", {"device": "sim"})
     assert not used.is_error and used.result["closed"] == "stuck"
     assert used.result["close_error"] == "the Appium server went away"
+
+
+# -- capabilities --------------------------------------------------------------------------------------------------
+
+#: Capabilities whose names look secret, one of them nested as a device farm's options nest it.
+CLI_SECRETS = {"lt:options": {"accessKey": "cli-key-0001", "build": "nightly"}, "appium:deviceName": "Pixel 7"}
+CALL_SECRETS = {"appium:accessKey": "call-key-0002", "appium:deviceName": "Pixel 8"}
+
+
+class Quoting:
+    """Opens nothing: fails as a server that quotes the capabilities it was given in its error does."""
+
+    def __init__(self) -> None:
+        self.options: list[AgentOptions] = []
+
+    def __call__(self, options: AgentOptions, _wall: object, _ids: object) -> AgentSession:
+        self.options.append(options)
+        raise TargetError(f"session not created: {dict(options.capabilities)}",
+                          likely_cause=f"the farm refused {dict(options.capabilities)}",
+                          next_step="Check config.capabilities; `visor devices` lists what visor sees.")  # fmt: skip
+
+
+@pytest.fixture
+def quoting(monkeypatch: pytest.MonkeyPatch) -> Quoting:
+    opener = Quoting()
+    monkeypatch.setattr(agent_host, "open_session", opener)
+    return opener
+
+
+def test_the_calls_capabilities_are_merged_over_the_command_lines(quoting: Quoting) -> None:
+    host = host_of(capabilities={**CLI_SECRETS, "platformName": "Android"})
+    host.call("use_device", {"device": "farm-1", "runtime": "appium", "capabilities": CALL_SECRETS})
+    host.call("use_device", {"device": "farm-2", "runtime": "appium"})
+    merged, kept = (options.capabilities for options in quoting.options)
+    assert merged == {**CLI_SECRETS, "platformName": "Android", **CALL_SECRETS}, "the call's keys win"
+    assert kept == {**CLI_SECRETS, "platformName": "Android"}, "a call's capabilities are its own"
+    assert [options.device for options in quoting.options] == ["farm-1", "farm-2"]
+
+
+def test_no_answer_shows_a_secret_capability_and_every_term_is_the_agents(quoting: Quoting) -> None:
+    host = host_of(capabilities=CLI_SECRETS)
+    failed = host.call("use_device", {"device": "farm-1", "runtime": "appium", "capabilities": CALL_SECRETS})
+    assert failed.is_error and (failed.result["status"], failed.result["code"]) == ("failed", "TRANSPORT_ERROR")
+    assert failed.result["message"] == (
+        "cannot use farm-1: session not created: {'lt:options': {'accessKey': '•••', 'build': 'nightly'}, "
+        "'appium:deviceName': 'Pixel 8', 'appium:accessKey': '•••'}"
+    )
+    assert failed.result["likely_cause"].startswith("the farm refused {'lt:options': {'accessKey': '•••'")
+    assert failed.result["hint"] == 'Check use_device\'s "capabilities"; list_devices lists what visor sees.'
+    # The call's secret stays masked afterwards, whichever capabilities the next call gives.
+    again = host.call("use_device", {"device": "farm-2", "runtime": "appium"})
+    assert "cli-key-0001" not in str(again.result) and "call-key-0002" not in str(again.result)
+    assert "•••" in again.result["message"]
+
+
+def test_a_device_opened_at_start_fails_in_the_command_lines_terms_secrets_masked(quoting: Quoting) -> None:
+    host = host_of(runtime="appium", capabilities=CLI_SECRETS)
+    with pytest.raises(TargetError) as raised:
+        host.start()
+    error = raised.value
+    assert "cli-key-0001" not in error.message and "'accessKey': '•••'" in error.message
+    assert str(error) == error.message and "cli-key-0001" not in error.likely_cause
+    assert error.next_step == "Check --capabilities; `visor devices` lists what visor sees."
+
+
+def test_no_device_to_run_on_at_start_names_the_mcp_option() -> None:
+    host = host_of(runtime="appium")
+    with pytest.raises(TargetError) as raised:
+        host.start()
+    assert raised.value.message.startswith("no device to run on")
+    assert "(or --capabilities) for a remote server" in raised.value.next_step
+    assert "config." not in raised.value.next_step
+
+
+@pytest.mark.parametrize(
+    ("app", "words"),
+    [
+        ("no-such-app", "no app model named 'no-such-app'"),
+        ("player.txt", "use_device's \"app\" 'player.txt' must end in .app.yaml"),
+        ("/etc/player.app.yaml", "is outside visor mcp's project folder"),
+    ],
+)
+def test_an_app_that_cannot_be_opened_is_refused_in_the_agents_terms(host: AgentHost, app: str, words: str) -> None:
+    refused = host.call("use_device", {"device": "sim", "app": app})
+    assert refused.is_error and refused.result["code"] == "VALIDATION_ERROR" and words in refused.result["message"]
+    told = " ".join(refused.result[key] for key in ("message", "hint", "likely_cause"))
+    assert "config." not in told and "scenario" not in told, told
+    assert 'use_device\'s "app"' in refused.result["likely_cause"] or "visor mcp's project" in told
+
+
+def test_a_start_error_in_scenario_terms_is_retold_with_the_options() -> None:
+    host = host_of(runtime="sim", app="player.txt")
+    with pytest.raises(InputError) as raised:
+        host.start()
+    assert raised.value.message == "--app 'player.txt' must end in .app.yaml or .app.yml"
+    assert raised.value.likely_cause.startswith("--app names an app model of the simulated device")
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [("{\"accessKey\": \"call-key-0002\"}", "a string"), (["call-key-0002"], "an array"), (7, "a number"),
+     (True, "a boolean"), (None, "null")],
+)  # fmt: skip
+def test_capabilities_that_are_not_an_object_are_refused_unechoed(host: AgentHost, value: object, kind: str) -> None:
+    assert not host.call("use_device", {"device": "sim"}).is_error
+    refused = host.call("use_device", {"device": "sim", "runtime": "sim", "capabilities": value})
+    assert refused.is_error and refused.image is None
+    assert refused.result == {
+        "tool": "use_device", "status": "refused", "dispatched": "none", "code": "VALIDATION_ERROR",
+        "message": f"use_device.capabilities must be an object of Appium capabilities, not {kind}",
+        "hint": agent_host.CAPABILITIES_HINT,
+    }  # fmt: skip
+    assert host.device_id == "sim" and host.session is not None, "nothing changed: the phone is still in use"
+
+
+def test_secret_values_are_found_at_any_depth() -> None:
+    capabilities = {
+        "appium:deviceName": "Pixel 7",
+        "bstack:options": {"userName": "ada", "accessKey": "bs-key-1", "nested": [{"authToken": "tok-2"}]},
+        "appium:keystorePassword": "pw-3",
+        "sauce:options": {"credentials": {"user": "u-4", "ids": ["i-5"]}, "tunnelName": "t"},
+        "appium:accessKey": 1234,
+    }
+    assert secret_values(capabilities) == {"bs-key-1", "tok-2", "pw-3", "u-4", "i-5"}
+    assert secret_values({"appium:deviceName": "Pixel 7", "platformName": "Android"}) == frozenset()

@@ -6,17 +6,46 @@ import contextlib
 import json
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
 
+from visor.cli.actions import capabilities_value
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import device_options, device_values, duration_value, seed_value, summary_options, text_value
 from visor.errors import ExitCode, NextAction
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
+#: `visor mcp`'s own help for the options it shares with other commands: there is no scenario, and no envelope
+#: on stdout (it carries the MCP protocol).
+MCP_HELP = {
+    "runtime": "Where the device opened at start runs: the simulated device, Appium, or an agent serving the "
+    "VisualAgent protocol (default: appium). use_device takes the runtime list_devices gives, or the call's own.",
+    "app": "App model (sim; default demo) or app id (appium) of the device opened at start; use_device's default "
+    "unless the call gives an app.",
+    "device": "Device (adb serial or simulator udid) to open at start (appium); a use_device call names its own.",
+    "platform": "Platform, when no local device tells it (a remote server, a device farm; platformName in the "
+    "capabilities does too): of the device opened at start, and of one use_device is given a runtime for that "
+    "list_devices does not show. On the simulated phone opened at start, its flavour (default: the app model's "
+    "first); use_device's sim and sim-ios choose theirs.",
+    "quiet": "Print nothing on stderr but an error's envelope (no start-up line); stdout carries the MCP protocol.",
+    "color": "No effect here: visor mcp prints no summary (an error is one JSON envelope on stderr).",
+}
+
+
+def _own_help(texts: dict[str, str]) -> Callable[[click.Command], click.Command]:
+    """Give a command its own help for options it shares (the shared decorators keep theirs for other commands)."""
+
+    def apply(command: click.Command) -> click.Command:
+        options = {param.name: param for param in command.params if isinstance(param, click.Option)}
+        assert set(texts) <= set(options), f"no such options: {sorted(set(texts) - set(options))}"
+        for name, text in texts.items():
+            options[name].help = text
+        return command
+
+    return apply
 
 
 class ProtocolCommand(click.Command):
@@ -63,8 +92,16 @@ def tools(env: CliEnvironment, /, style: str, raw: bool) -> int:
     return emit(env, outcome, lambda console: console.note(f"{len(listed)} agent tools ({style} format)"))
 
 
+@_own_help(MCP_HELP)
 @click.command(cls=ProtocolCommand, context_settings=SETTINGS)
 @device_options(scenario=False)
+@click.option(
+    "--capabilities",
+    metavar="FILE|JSON",
+    callback=capabilities_value,
+    help="Appium capabilities (a JSON object, or a file holding one) of the device opened at start, and "
+    "use_device's defaults (a call's own capabilities win, key by key). Secret-looking values are never shown.",
+)
 @click.option(
     "--no-device",
     is_flag=True,
@@ -95,8 +132,8 @@ def mcp(env: CliEnvironment, /, **values: Any) -> int:
 
     With no device option, the server starts with no device: the agent calls list_devices, then use_device
     (the simulated phone is always there), and every other tool is refused until then. A device option
-    (--runtime, --device, --app, --server-url…) opens that device at start, as a run does; use_device can still
-    switch. With --no-device the options only set use_device's defaults.
+    (--runtime, --device, --app, --server-url, --capabilities…) opens that device at start, as a run does;
+    use_device can still switch. With --no-device the options only set use_device's defaults.
 
     stdout carries the MCP protocol, so this command prints no envelope there; if the device cannot be
     opened, the error envelope goes to stderr (exit 1). Needs the `mcp` extra: pip install 'visor-mobile[mcp]'.
@@ -107,6 +144,7 @@ def mcp(env: CliEnvironment, /, **values: Any) -> int:
       visor mcp --runtime sim --seed 7
       visor mcp --runtime appium --device emulator-5554 --app-id com.example.app
       visor mcp --no-device --server-url http://127.0.0.1:4723 --app-id com.example.app
+      visor mcp --no-device --server-url https://hub.example.com/wd/hub --capabilities farm.json
     """
     from visor.agent.server import require_sdk, serve_stdio
     from visor.session.agent_device import AgentOptions
@@ -117,6 +155,7 @@ def mcp(env: CliEnvironment, /, **values: Any) -> int:
     device = device_values(values)
     options = AgentOptions(
         **device,
+        capabilities=values["capabilities"],
         seed=seed,
         turn_ms=values["turn_ms"],
         observe_after=not values["no_observe_after"],
@@ -124,7 +163,7 @@ def mcp(env: CliEnvironment, /, **values: Any) -> int:
         no_map=values["no_map"],
     )
     host = AgentHost(options, env.clock, env.ids)
-    asked = any(value not in (None, False) for value in device.values())
+    asked = bool(values["capabilities"]) or any(value not in (None, False) for value in device.values())
     if asked and not values["no_device"]:
         session = host.start()
         # The seed makes a seeded session reproducible: say it (stderr; stdout is the protocol).

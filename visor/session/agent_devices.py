@@ -43,7 +43,9 @@ DEFINITIONS: list[dict[str, Any]] = [
         "name": "use_device",
         "description": "Use a device from list_devices: opens a session on it (its app started) and closes the one "
         "in use before. Returns the device and, unless the server says otherwise, its screen as observe does. "
-        "Every other tool acts on the device in use.",
+        "Every other tool acts on the device in use. A device list_devices does not show (a remote Appium "
+        "server's, a device farm's) needs runtime appium and its platform: platformName in capabilities, unless "
+        "the server was started with --platform.",
         "inputSchema": {
             "type": "object",
             "additionalProperties": False,
@@ -57,6 +59,11 @@ DEFINITIONS: list[dict[str, Any]] = [
                 "app": {"type": "string", "minLength": 1, "maxLength": 500,
                         "description": "The app to start: an app id (a real device), or an app model (sim; "
                         "default: the demo app)."},
+                "capabilities": {"type": "object",
+                                 "description": "Appium capabilities (appium runtime), over the server's "
+                                 "--capabilities (these keys win): a device farm's (appium:deviceName, an app's "
+                                 "storage id, access keys), a real iPhone's (appium:xcodeOrgId…), platformName. "
+                                 "Values of secret-looking keys (key, token, password…) are never shown back."},
             },
         },
     },

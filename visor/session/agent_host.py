@@ -3,8 +3,16 @@
 The host starts with no device unless the command line opened one. `list_devices` and `use_device` work
 either way; every other tool needs a device and, while there is none, is refused with `NO_DEVICE` and the next
 step (list_devices, then use_device), nothing sent. `use_device` closes the session in use, then opens one on
-the chosen device with the command line's options (its runtime, app, server, seed…) under the call's own.
-The tool list never changes, so an agent sees every tool from the start.
+the chosen device with the command line's options (its runtime, app, server, capabilities, seed…) under the
+call's own. The tool list never changes, so an agent sees every tool from the start; a name not on it is refused
+with the whole list.
+
+Two things happen at this edge to every answer. The values of secret-looking capabilities (an access key, a
+token: `redact_capabilities`'s rule, at any depth), the command line's and every call's, are masked wherever they
+appear, so a server that quotes its capabilities in an error cannot leak one. And the errors of opening a
+device, shared with `visor run`, speak of a scenario (`config.app`, `config.capabilities`) that an agent does
+not have: their terms become the ones it acts on (use_device's arguments), or, for a device opened at start,
+the command line's options.
 """
 
 from __future__ import annotations
@@ -14,9 +22,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from visor.actions.secrets import redact
 from visor.agent.session import AgentSession, Reply, tool_definitions
 from visor.clock import Clock, IdSource
-from visor.errors import InputError, VisorError
+from visor.devices.appium.capabilities import secret_values
+from visor.errors import InputError, TargetError, VisorError
 from visor.session.agent_device import AgentOptions, open_session, session_tools
 from visor.session.agent_devices import (
     DEFINITIONS,
@@ -32,6 +42,25 @@ from visor.session.agent_devices import (
 
 #: What an observation result holds beside the tools' shape: `use_device` attaches these.
 _SCREEN_KEYS = ("screen", "elements", "coordinates")
+#: What a refusal's text is made of: the fields the scenario terms are translated in.
+_TEXT_KEYS = ("message", "hint", "likely_cause")
+#: The scenario's terms in the shared errors of opening a device, and what an agent acts on instead. Without a
+#: scenario, app models load from the project of the folder visor mcp runs in.
+AGENT_TERMS = (
+    ("config.capabilities", 'use_device\'s "capabilities"'),
+    ("config.app", 'use_device\'s "app"'),
+    ("the scenario's project", "visor mcp's project"),
+    ("the nearest folder above the scenario", "the nearest folder, from the one visor mcp runs in up,"),
+    ("the scenario's own folder", "that folder"),
+    ("`visor devices`", "list_devices"),
+)
+#: The same, for the person starting `visor mcp` with a device: the command line's options.
+COMMAND_TERMS = (("config.capabilities", "--capabilities"), ("config.app", "--app"), *AGENT_TERMS[2:-1])
+#: use_device's hint when its capabilities are not an object (their value is never echoed: it may hold a key).
+CAPABILITIES_HINT = (
+    'Give an object, not a string holding JSON: {"device": ID, "runtime": "appium", "capabilities": '
+    '{"platformName": "Android", "appium:deviceName": "Pixel 7"}}.'
+)
 
 
 class AgentHost:
@@ -44,6 +73,10 @@ class AgentHost:
         self.session: AgentSession | None = None
         #: The id of the device in use, as list_devices shows it.
         self.device_id: str | None = None
+        #: Every tool's name (the list never changes): what an unknown name's refusal lists.
+        self.tool_names = tuple(definition["name"] for definition in self.definitions())
+        #: Texts never shown: secret-looking capabilities, the command line's and every use_device call's.
+        self.secrets = secret_values(options.capabilities)
         self._lock = threading.Lock()
 
     def start(self) -> AgentSession:
@@ -52,8 +85,12 @@ class AgentHost:
         Raises:
             InputError: the app model is missing or invalid, or the runtime is unknown.
             TargetError: the device cannot be reached.
+            (Both in the command line's terms, secret capabilities masked.)
         """
-        session = open_session(self.options, self.wall, self.ids)
+        try:
+            session = open_session(self.options, self.wall, self.ids)
+        except (InputError, TargetError) as exc:
+            raise retold(exc, COMMAND_TERMS, self.secrets) from None
         info = session.device.info
         # Named as list_devices names it: the simulated phone (a phone of its own in this process) by its flavour.
         flavour = next((entry.id for entry in SIMULATED if entry.platform == info.platform), info.name)
@@ -67,19 +104,29 @@ class AgentHost:
         return own + [dict(definition) for definition in DEFINITIONS if definition["name"] in HOST_TOOLS]
 
     def call(self, name: str, arguments: Mapping[str, Any] | None) -> Reply:
-        """Run one call: a device tool here, any other on the device in use (refused while there is none)."""
+        """Run one call: a device tool here, any other on the device in use (refused while there is none).
+
+        The answer comes in the agent's terms, secret capabilities masked (see the module's docstring).
+        """
         with self._lock:
-            given = dict(arguments or {})
-            if name == "list_devices":
-                return self._list(given)
-            if name == "use_device":
-                return self._use(given)
-            if self.session is not None:
-                return self.session.call(name, given)
-            known = [definition["name"] for definition in self.definitions()]
-            if name in known:
-                return no_device(name)
-            return reply(name, "refused", "VALIDATION_ERROR", f"unknown tool {name!r}; tools: {', '.join(known)}")
+            answer = self._answer(name, dict(arguments or {}))
+            result = redact(answer.result, self.secrets)
+        if answer.is_error:
+            result = {key: _told(value, AGENT_TERMS) if key in _TEXT_KEYS else value for key, value in result.items()}
+        return Reply(result, answer.image, answer.is_error)
+
+    def _answer(self, name: str, given: dict[str, Any]) -> Reply:
+        if name not in self.tool_names:
+            # Here, not in the session: its own list leaves out the host's tools.
+            known = ", ".join(self.tool_names)
+            return reply(name, "refused", "VALIDATION_ERROR", f"unknown tool {name!r}; tools: {known}")
+        if name == "list_devices":
+            return self._list(given)
+        if name == "use_device":
+            return self._use(given)
+        if self.session is not None:
+            return self.session.call(name, given)
+        return no_device(name)
 
     def last_screenshot(self) -> bytes | None:
         """Return the last screenshot a call returned on the device in use (None before one)."""
@@ -129,9 +176,15 @@ class AgentHost:
 
     def _choose(self, arguments: dict[str, Any]) -> AgentOptions | Reply:
         """Return the options that open the device use_device asks for, or why it is refused (nothing changed)."""
+        capabilities = arguments.get("capabilities", {})
+        if not isinstance(capabilities, dict):
+            return reply("use_device", "refused", "VALIDATION_ERROR", "use_device.capabilities must be an object "
+                         f"of Appium capabilities, not {_json_type(capabilities)}", hint=CAPABILITIES_HINT)  # fmt: skip
         problem = _invalid(arguments)
         if problem is not None:
             return reply("use_device", "refused", "VALIDATION_ERROR", problem, hint="Fix the arguments.")
+        # Masked from now on, whatever happens to the call: an error may quote them.
+        self.secrets |= secret_values(capabilities)
         device, runtime = arguments["device"], arguments.get("runtime")
         if runtime is not None:
             return self._options(arguments, replace(self.options, runtime=runtime))
@@ -147,11 +200,13 @@ class AgentHost:
         return self._options(arguments, replace(self.options, runtime=entry.runtime, platform=entry.platform))
 
     def _options(self, arguments: dict[str, Any], chosen: AgentOptions) -> AgentOptions:
-        """Return the options with the call's device and app over the command line's."""
+        """Return the options with the call's device, app and capabilities over the command line's."""
         options = replace(chosen, device=arguments["device"])
         if "app" in arguments:
             # The call's app is the one to start, on either kind of device: the command line's app id yields.
             options = replace(options, app=arguments["app"], app_id=None)
+        if "capabilities" in arguments:
+            options = replace(options, capabilities={**options.capabilities, **arguments["capabilities"]})
         return options
 
     def _close_for(self) -> dict[str, Any]:
@@ -197,3 +252,32 @@ def _invalid(arguments: dict[str, Any]) -> str | None:
         return None
     where, message = problem
     return f"use_device{'.' + dotted(where) if where else ' arguments'}: {message}"
+
+
+def _json_type(value: Any) -> str:
+    """Name the JSON type of a value the tool's arguments hold (a boolean is not a number)."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "null" if value is None else "an object"
+
+
+def _told(text: Any, terms: tuple[tuple[str, str], ...]) -> Any:
+    """Return a text with the scenario's terms replaced (anything else as it is)."""
+    if not isinstance(text, str):
+        return text
+    for term, instead in terms:
+        text = text.replace(term, instead)
+    return text
+
+
+def retold(exc: VisorError, terms: tuple[tuple[str, str], ...], secrets: frozenset[str]) -> VisorError:
+    """Return the error of opening a device with its texts in `terms`, `secrets` masked (the same error, retold)."""
+    exc.message, exc.likely_cause, exc.next_step = (
+        redact(_told(text, terms), secrets) for text in (exc.message, exc.likely_cause, exc.next_step)
+    )
+    exc.args = (exc.message,)
+    return exc

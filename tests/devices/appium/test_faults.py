@@ -331,6 +331,18 @@ def test_credentials_and_secret_query_values_are_never_shown(
     assert "key=***" in everything and "token=***" in everything
 
 
+def test_a_secret_capability_a_server_quotes_is_never_shown(cli_runner: Cli, tmp_path: Path) -> None:
+    # A device farm's access key lives in the scenario's capabilities, under the vendor's options.
+    path = scenario(tmp_path)
+    path.write_text(path.read_text().replace("runtime: appium", "runtime: appium, capabilities: "
+                                             "{'lt:options': {accessKey: farm-access-key, user: ada}}"))  # fmt: skip
+    echo = Reply(500, {"value": {"error": "session not created", "message": "no grant for farm-access-key"}})
+    with fake_server(lambda request: echo if request.path.rstrip("/").endswith("/session") else None) as server:
+        result = run(cli_runner, server, path)
+    assert result.envelope["error"]["message"].endswith("no grant for ***")
+    assert "farm-access-key" not in result.stdout + result.stderr
+
+
 def test_redacting_urls() -> None:
     assert redact_url("me:pw@hub.example:4723/wd/hub") == "hub.example:4723/wd/hub"
     assert redact_url("https://me:p/w@hub.example/wd/hub") == "https://hub.example/wd/hub"

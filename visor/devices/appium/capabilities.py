@@ -61,7 +61,7 @@ class AppiumSettings:
     @property
     def secrets(self) -> tuple[str, ...]:
         """Return the values that must never appear in output (to scrub foreign error messages with)."""
-        values = [self.password or "", *_secret_query_values(self.server_url)]
+        values = [self.password or "", *_secret_query_values(self.server_url), *secret_values(self.capabilities)]
         return tuple(sorted({value for value in values if len(value) >= 3}, key=len, reverse=True))
 
 
@@ -255,6 +255,35 @@ def scrub(text: str, secrets: tuple[str, ...]) -> str:
     for secret in secrets:
         text = text.replace(secret, "***")
     return text
+
+
+def secret_values(capabilities: Mapping[str, Any]) -> frozenset[str]:
+    """Return the texts of the capabilities whose names look secret (`redact_capabilities`), at any depth.
+
+    A vendor's options nest them (`{"bstack:options": {"accessKey": …}}`); everything under a secret-looking
+    name is secret, objects and arrays included.
+    """
+    hidden = redact_capabilities(capabilities)
+    found: set[str] = set()
+    for key, value in capabilities.items():
+        if hidden[key] is not value:
+            found |= _texts(value)
+        elif isinstance(value, Mapping):
+            found |= secret_values(value)
+        elif isinstance(value, list):
+            found |= {text for item in value if isinstance(item, Mapping) for text in secret_values(item)}
+    return frozenset(found)
+
+
+def _texts(value: Any) -> set[str]:
+    """Return every text in a JSON value."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, Mapping):
+        return {text for item in value.values() for text in _texts(item)}
+    if isinstance(value, list):
+        return {text for item in value for text in _texts(item)}
+    return set()
 
 
 def redact_capabilities(caps: Mapping[str, Any]) -> dict[str, Any]:
