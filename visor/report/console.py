@@ -138,8 +138,8 @@ class ConsoleReporter:
                 ("▶ ", "bold"),
                 (f"{event.scenario.meta.name}", "bold"),
                 (
-                    f" on {event.device.name} ({event.device.runtime}), seed {event.effective_seed},"
-                    f" run {event.run_id}",
+                    f" on {event.device.name} ({event.device.runtime}, {event.device.platform}),"
+                    f" seed {event.effective_seed}, run {event.run_id}",
                     "dim",
                 ),
             )
