@@ -73,6 +73,16 @@ def on_keyboard(device: SimDevice) -> None:
     tap(device, "id=username")
 
 
+def on_keyboard_shifted(device: SimDevice) -> None:
+    tap(device, "id=username")
+    tap(device, "accessibility=shift")
+
+
+def on_keyboard_numbers(device: SimDevice) -> None:
+    tap(device, "id=username")
+    tap(device, "accessibility=more")
+
+
 def on_home(device: SimDevice) -> None:
     device.press_key(Key.HOME)
 
@@ -92,6 +102,8 @@ SCREENS: dict[str, Callable[[SimDevice], None]] = {
     "player-panel": on_player_panel,
     "dialog": on_dialog,
     "keyboard": on_keyboard,
+    "keyboard-shifted": on_keyboard_shifted,
+    "keyboard-numbers": on_keyboard_numbers,
     "home": on_home,
     "lock": on_lock_screen,
     "system-dialog": on_system_dialog,
@@ -226,7 +238,9 @@ def test_alerts_are_named_by_their_title_and_their_buttons_by_their_labels() -> 
     assert node(device, "id=toolbar_title").text == "Sign in"
 
 
-@pytest.mark.parametrize("screen", ["login", "feed", "settings", "player-panel", "keyboard", "home"])
+@pytest.mark.parametrize(
+    "screen", ["login", "feed", "settings", "player-panel", "keyboard", "keyboard-shifted", "keyboard-numbers", "home"]
+)
 def test_a_tap_at_the_centre_of_each_element_lands_on_it(screen: str) -> None:
     device = iphone()
     SCREENS[screen](device)

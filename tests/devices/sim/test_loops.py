@@ -11,7 +11,13 @@ from tests.devices.sim.guards import app_file, deadline
 from tests.simkit import find_node, sim_device, the_node
 from visor.actions.device import Key
 from visor.devices.sim.load import AppModelError, load_app
-from visor.devices.sim.model import MAX_ACTIONS_PER_INSTANT, MAX_BACK_STACK, MAX_CHAIN_DEPTH, MAX_TIMERS
+from visor.devices.sim.model import (
+    MAX_ACTIONS_PER_INSTANT,
+    MAX_ACTIONS_PER_SECOND,
+    MAX_BACK_STACK,
+    MAX_CHAIN_DEPTH,
+    MAX_TIMERS,
+)
 from visor.devices.sim.state import AppRuntimeError
 from visor.errors import ExitCode, InputError
 
@@ -165,6 +171,24 @@ def test_a_zero_delay_timer_loop_is_stopped_within_the_instant_budget(tmp_path: 
     with deadline(10):
         device.clock.sleep_us(1_000_000)
         assert find_node(device, "text=T") is not None
+
+
+def test_a_timer_rearming_every_millisecond_with_work_is_stopped_within_the_second_budget(tmp_path: Path) -> None:
+    # 200 actions a millisecond, each instant well under its budget: a loop all the same, stopped within a second
+    # of device time (in well under the test's deadline) rather than left to run at the device's full cost.
+    work = ", ".join(["{set: {x: '1'}}"] * 199)
+    device = sim_device(app_file(tmp_path, f"""
+        app: {{id: com.example.busy, name: Busy, start: t}}
+        vars: {{x: '0'}}
+        screens:
+          t:
+            on_show: [{{after: {{ms: 1, do: [{work}, {{replace: t}}]}}}}]
+            elements: [{{type: text, text: T}}]
+        """))  # fmt: skip
+    with deadline(10), pytest.raises(AppRuntimeError) as caught:
+        device.clock.sleep_us(1_000_000)
+        device.observe()
+    assert f"more than {MAX_ACTIONS_PER_SECOND:,} actions in one second of device time" in caught.value.message
 
 
 def test_a_slider_that_keeps_nudging_itself_is_stopped(tmp_path: Path) -> None:

@@ -42,7 +42,7 @@ from visor.devices.sim.ios import (
     to_pixel,
     unsupported_action,
 )
-from visor.devices.sim.keyboard import DELETE, RETURN, SPACE
+from visor.devices.sim.keyboard import DELETE, RETURN, press
 from visor.devices.sim.layout import (
     SIZE,
     Frame,
@@ -460,7 +460,7 @@ class SimDevice(Host):
             app.run(widget.actions, app.top, now, dict(widget.local))
 
     def _key(self, app: AppState, key: str) -> None:
-        """Act on a key of the iPhone's keyboard: type a letter or a space, delete, or submit the focused field."""
+        """Act on a key of the iPhone's keyboard: type, delete, submit the focused field, shift, switch layers."""
         field_id = app.focused
         if field_id is None:
             return
@@ -472,7 +472,10 @@ class SimDevice(Host):
                 app.select(field_id, start - 1, end)
             app.replace_selection(field_id, "")
         else:
-            app.replace_selection(field_id, " " if key == SPACE else key)
+            keyboard, typed = press(app.keyboard, key)
+            if typed:
+                app.replace_selection(field_id, typed)  # first: a text grown too long is refused, shift kept
+            app.keyboard = keyboard
 
     def _long_press(self, widget: Widget) -> None:
         self.catch_up()

@@ -21,7 +21,10 @@ Slider                        sliders: value is the position in percent ("50%"),
 Image, ActivityIndicator      pictures (labelled by their description), spinners ("In progress")
 Table > Cell                  lists and their items
 Alert                         dialogs (named by their title); the dimmed backdrop is an Other
-Keyboard > Key                the keyboard while a field has focus (its return key is the Button `Return`)
+Keyboard > Key                the keyboard while a field has focus: its keys are named by their labels (`q`,
+                              `Q` while shifted, `1`, `delete`, `space`), the layer key `more` (labelled
+                              `numbers` or `letters`); `shift` and `Return` are Buttons, `shift` selected
+                              with value "1" while on
 Icon, Cell                    the home screen's apps, and notifications
 Other                         everything else: the content, rows, panels, custom canvases
 ============================  ==========================================================================
@@ -38,7 +41,7 @@ from dataclasses import dataclass
 
 from visor.actions.device import Key, NativeActionName, UnsupportedInput
 from visor.actions.kernel.targets import same_element
-from visor.devices.sim.keyboard import RETURN
+from visor.devices.sim.keyboard import BUTTONS, NAMES
 from visor.devices.sim.metrics import POINT, SIZE
 from visor.devices.sim.widgets import Frame, Widget, WidgetKind
 from visor.ui.geometry import Point, Rect, Size
@@ -159,8 +162,9 @@ def _element(widget: Widget, own: str | None, children: tuple[Node, ...]) -> Nod
     node, kind = widget.node, widget.kind
     identifier = node.resource_id.removeprefix(own) if own and node.resource_id.startswith(own) else ""
     xc_type = _SECURE_FIELD if kind == WidgetKind.FIELD and node.password else _TYPES[kind]
-    if kind == WidgetKind.KEY and widget.ref == RETURN:
-        xc_type = f"{_T}Button"  # the return key is a button of the keyboard, the others are keys
+    if kind == WidgetKind.KEY:
+        xc_type = f"{_T}Button" if widget.ref in BUTTONS else xc_type  # shift and return are the keyboard's buttons
+        identifier = NAMES.get(widget.ref, "")
     label = _LABELS.get(kind, _no_label)(widget)
     if kind == WidgetKind.APPBAR:
         identifier = _child_text(node, "toolbar_title")  # UIKit names a navigation bar by its title
@@ -184,8 +188,8 @@ def _value(widget: Widget, xc_type: str, label: str) -> str:
     node, kind = widget.node, widget.kind
     if xc_type == f"{_T}StaticText":
         return label
-    if kind in (WidgetKind.BUTTON, WidgetKind.BACK):
-        return "1" if node.selected else ""
+    if kind in (WidgetKind.BUTTON, WidgetKind.BACK, WidgetKind.KEY):
+        return "1" if node.selected else ""  # a key is selected when it is a shift that is on
     if kind in (WidgetKind.SWITCH, WidgetKind.CHECKBOX):
         return "1" if node.checked else "0"
     if kind == WidgetKind.FIELD:
@@ -226,7 +230,7 @@ _LABELS: dict[WidgetKind, Callable[[Widget], str]] = {
     WidgetKind.HEADING: _text,
     WidgetKind.ICON: _text,
     WidgetKind.CARD: _text,
-    WidgetKind.KEY: _text,
+    WidgetKind.KEY: _description,
     WidgetKind.IMAGE: _description,
     WidgetKind.TIMELINE: _description,
     WidgetKind.BACK: lambda widget: BACK,

@@ -79,7 +79,7 @@ def layout_app(app: AppState, *, ios: bool = False) -> Frame:
         else:
             root.add(panel(place, name, overlay))
     if ios and wants_keyboard(root):
-        root.add(keyboard())
+        root.add(keyboard(app.keyboard))
     if app.toast is not None:
         root.add(_toast(app.toast[0]))
     return freeze(root, app.model.app.id)

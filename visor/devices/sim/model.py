@@ -61,6 +61,8 @@ MAX_INT = 2**63 - 1
 MAX_VALUE_CHARS = 100_000
 #: Actions one instant of device time may run (an input and the timers falling due with it, nested ones included).
 MAX_ACTIONS_PER_INSTANT = 10_000
+#: Actions one second of device time may run: timers re-arming every millisecond by the hundred are a loop too.
+MAX_ACTIONS_PER_SECOND = 100_000
 #: Action lists running inside one another (an `on_show` opening a screen whose `on_show` opens another...).
 MAX_CHAIN_DEPTH = 64
 #: Timers (`after`) waiting at once.

@@ -8,7 +8,7 @@ same state always gives the same bytes.
 The iOS flavour draws the same widgets the way an iPhone does where it differs: a light status bar and
 navigation bar with a centred title and a tinted `< Back`, switches for switches and checkboxes alike, thin
 slider tracks with a white thumb, alerts with centred texts over their row of tinted buttons, and the
-keyboard while a field has focus.
+keyboard while a field has focus (its shift key white with a filled arrow while on).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from collections.abc import Callable, Hashable
 
 from PIL import Image, ImageDraw, ImageFont
 
+from visor.devices.sim.keyboard import SHIFT, SPACE
 from visor.devices.sim.layout import (
     SIZE,
     SLIDER_VALUE_WIDTH,
@@ -538,11 +539,24 @@ def _ios_keyboard(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, 
 
 
 def _ios_key(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:
-    rect, text = widget.node.bounds, widget.node.text
-    letter = len(text) == 1
+    node, rect, text = widget.node, widget.node.bounds, widget.node.text
+    character = len(text) == 1
+    # Character keys and the space bar are white; the others grey, but a shift that is on turns white.
+    white = character or widget.ref == SPACE or node.selected
     draw.rounded_rectangle((rect.left, rect.top + 3, rect.right - 1, rect.bottom + 2), radius=15, fill=(137, 139, 143))
-    draw.rounded_rectangle(_box(rect), radius=15, fill=WHITE if letter or text == "space" else SPECIAL_KEY)
-    _text(draw, rect, text, 56 if letter else 36, INK, center=True)
+    draw.rounded_rectangle(_box(rect), radius=15, fill=WHITE if white else SPECIAL_KEY)
+    if widget.ref == SHIFT:
+        _shift_arrow(draw, rect, on=node.selected)
+    else:
+        _text(draw, rect, text, 56 if character else 36, INK, center=True)
+
+
+def _shift_arrow(draw: ImageDraw.ImageDraw, rect: Rect, *, on: bool) -> None:
+    """Draw the shift key's arrow: filled while shift is on, an outline while it is off (as an iPhone does)."""
+    x, y = rect.center.x, rect.center.y
+    head = [(x - 36, y + 2), (x, y - 36), (x + 36, y + 2)]
+    stem = [(x + 16, y + 2), (x + 16, y + 30), (x - 16, y + 30), (x - 16, y + 2)]
+    draw.polygon(head + stem, fill=INK if on else None, outline=INK, width=5)
 
 
 def _ios_item(draw: ImageDraw.ImageDraw, widget: Widget, accent: tuple[int, int, int]) -> None:

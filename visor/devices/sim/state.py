@@ -5,7 +5,8 @@ device catches up with the clock, so a wait of 800 ms sees exactly what an 800 m
 Randomness (`chance`, shuffled lists) comes from the device's seeded generator, so a seed fixes a run.
 
 The interpreter always ends. Loops the model shows are refused when it is read (load.py); the others are
-stopped here: at most `MAX_ACTIONS_PER_INSTANT` actions at one instant of device time, action lists nested at
+stopped here: at most `MAX_ACTIONS_PER_INSTANT` actions at one instant of device time and
+`MAX_ACTIONS_PER_SECOND` in one second of it, action lists nested at
 most `MAX_CHAIN_DEPTH` deep, at most `MAX_TIMERS` timers and `MAX_BACK_STACK` screens. No value grows past
 `MAX_VALUE_CHARS` characters: a template's expansion is measured before it is built. A stop raises
 `AppRuntimeError` and undoes what the input (or the timer) that set it off did, so the app stays as it was.
@@ -13,18 +14,21 @@ most `MAX_CHAIN_DEPTH` deep, at most `MAX_TIMERS` timers and `MAX_BACK_STACK` sc
 
 from __future__ import annotations
 
+import heapq
 import math
 import random
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from visor.actions.device import InputRejected
-from visor.clock import US_PER_MS
+from visor.clock import US_PER_MS, US_PER_S
 from visor.devices.sim.model import (
     MAX_ACTIONS_PER_INSTANT,
+    MAX_ACTIONS_PER_SECOND,
     MAX_BACK_STACK,
     MAX_CHAIN_DEPTH,
     MAX_INT,
@@ -66,6 +70,24 @@ class ScreenState:
     scroll: dict[str, int] = field(default_factory=dict)
     #: Each list's items in the order shown: a `range` unless shuffled, so a long list costs no memory.
     order: dict[str, Sequence[int]] = field(default_factory=dict)
+
+
+class Layer(StrEnum):
+    """A layer of the iPhone's keyboard: its letters, or its numbers and symbols (the `123` key's)."""
+
+    LETTERS = "letters"
+    NUMBERS = "numbers"
+
+
+@dataclass(frozen=True, slots=True)
+class KeyboardState:
+    """The iPhone keyboard's layer and shift (on: the next letter a key types is uppercase).
+
+    It lives while a field has focus: a focus that moves (or goes) brings the keyboard back as it starts.
+    """
+
+    layer: Layer = Layer.LETTERS
+    shift: bool = False
 
 
 def at(now: int, ms: int) -> int:
@@ -122,6 +144,7 @@ class _Saved:
     stack: list[ScreenState]
     screens: list[tuple[list[str], dict[str, int]]]
     focused: str | None
+    keyboard: KeyboardState
     busy_until: int
     toast: tuple[str, int] | None
     timers: list[Timer]
@@ -139,16 +162,19 @@ class Host:
 
 
 class AppState:
-    """One app's live state: variables, back stack, focus, timers, toast and busy time."""
+    """One app's live state: variables, back stack, focus (and the keyboard), timers, toast and busy time."""
 
     def __init__(self, model: AppModel, host: Host) -> None:
         self.model = model
         self.host = host
         self.vars: dict[str, Scalar] = dict(model.vars)
         self.stack: list[ScreenState] = []
-        self.focused: str | None = None
+        self._focused: str | None = None
+        #: The iPhone's keyboard while the focused field has it (the iOS flavour shows it; see `focused`).
+        self.keyboard = KeyboardState()
         self.busy_until = 0
         self.toast: tuple[str, int] | None = None
+        #: A heap (heapq): the earliest first, as a loop of timers can keep a thousand waiting.
         self.timers: list[Timer] = []
         #: Each field's selection (code-point indices) and the text it was made in: a text changed by anything
         #: else (`set`, `clear`) puts the cursor back at its end.
@@ -158,10 +184,26 @@ class AppState:
         # deep action lists run inside one another, what set them off, and whether a transaction is open.
         self._instant: int | None = None
         self._spent = 0
+        #: The second of device time now running, and the actions run in it (`MAX_ACTIONS_PER_SECOND`).
+        self._second, self._spent_in_second = 0, 0
         self._depth = 0
         self._trail: list[str] = []
         self._active = False
         self._init_element_vars()
+
+    @property
+    def focused(self) -> str | None:
+        """Return the id of the field with input focus (None when no field has it)."""
+        return self._focused
+
+    @focused.setter
+    def focused(self, field_id: str | None) -> None:
+        """Give `field_id` the input focus (None: no field has it); a moved focus resets the keyboard."""
+        # Whatever moves the focus (a tap, an action, a screen change, return) takes the keyboard down or hands
+        # it to another field, which gets it as it starts, as on an iPhone: so the reset lives here, once.
+        if field_id != self._focused:
+            self.keyboard = KeyboardState()
+        self._focused = field_id
 
     @property
     def top(self) -> ScreenState:
@@ -194,7 +236,7 @@ class AppState:
 
     def due(self) -> int | None:
         """Return when the next timed event falls due, if any."""
-        times = [timer.due for timer in self.timers]
+        times = [self.timers[0].due] if self.timers else []  # a heap: its first is the earliest
         times.extend(deadline for screen in self.stack for deadline in screen.deadlines.values())
         if self.toast is not None:
             times.append(self.toast[1])
@@ -218,8 +260,7 @@ class AppState:
                 if deadline == when:
                     self._hide(screen, name)
                     return
-        timer = min(self.timers)
-        self.timers.remove(timer)
+        timer = heapq.heappop(self.timers)
         origin = f"timer (after {timer.delay_ms} ms) of screen '{timer.scope.name}'"
         self.run(timer.actions, timer.scope, when, origin=origin)
 
@@ -322,10 +363,17 @@ class AppState:
                     )
                 for action in actions:
                     self._spent += 1
+                    self._spent_in_second += 1
                     if self._spent > MAX_ACTIONS_PER_INSTANT:
                         raise self._stopped(
                             scope.name,
                             f"more than {MAX_ACTIONS_PER_INSTANT:,} actions at one instant of device time (a loop?)",
+                            loop=True,
+                        )
+                    if self._spent_in_second > MAX_ACTIONS_PER_SECOND:
+                        raise self._stopped(
+                            scope.name,
+                            f"more than {MAX_ACTIONS_PER_SECOND:,} actions in one second of device time (a loop?)",
                             loop=True,
                         )
                     self._perform(action, scope, now, local or {})
@@ -342,6 +390,8 @@ class AppState:
             return
         if now != self._instant:
             self._instant, self._spent = now, 0
+        if now // US_PER_S != self._second:
+            self._second, self._spent_in_second = now // US_PER_S, 0
         saved = self._save()
         self._active = True
         try:
@@ -367,6 +417,7 @@ class AppState:
             list(self.stack),
             [(list(screen.overlays), dict(screen.deadlines)) for screen in self.stack],
             self.focused,
+            self.keyboard,
             self.busy_until,
             self.toast,
             list(self.timers),
@@ -378,10 +429,12 @@ class AppState:
         for screen, (overlays, deadlines) in zip(self.stack, saved.screens, strict=True):
             screen.overlays, screen.deadlines = overlays, deadlines
         self.focused, self.busy_until, self.toast = saved.focused, saved.busy_until, saved.toast
+        self.keyboard = saved.keyboard  # after the focus, whose change resets it
         self.timers, self.selections = saved.timers, saved.selections
         if runaway:
             # What falls due by now would set the loop off again at once: the app moves on without it.
             self.timers = [timer for timer in self.timers if timer.due > now]
+            heapq.heapify(self.timers)
             self._spent = 0
 
     def _stopped(self, screen: str | None, problem: str, *, loop: bool) -> AppRuntimeError:
@@ -469,7 +522,7 @@ class AppState:
         if len(self.timers) >= MAX_TIMERS:
             raise self._stopped(scope.name, f"more than {MAX_TIMERS:,} timers would be waiting (a loop?)", loop=True)
         self._seq += 1
-        self.timers.append(Timer(at(now, ms), self._seq, actions, scope, ms))
+        heapq.heappush(self.timers, Timer(at(now, ms), self._seq, actions, scope, ms))
 
     def _busy(self, ms: int, now: int) -> None:
         self.busy_until = max(self.busy_until, at(now, ms))
