@@ -149,6 +149,23 @@ def test_ios_page_source_maps_onto_the_same_attributes() -> None:
     assert tree.size == Size(390, 844)
 
 
+def test_an_ios_text_field_holds_its_value_not_its_label_nor_its_placeholder() -> None:
+    xml = """<AppiumAUT><XCUIElementTypeApplication type="XCUIElementTypeApplication" name="Demo" x="0" y="0"
+      width="390" height="844">
+      <XCUIElementTypeTextField type="XCUIElementTypeTextField" name="email" label="E-mail" value="ada@x.io"
+        placeholderValue="you@example.com" x="20" y="100" width="350" height="44"/>
+      <XCUIElementTypeTextField type="XCUIElementTypeTextField" name="city" value="City" placeholderValue="City"
+        x="20" y="150" width="350" height="44"/>
+      <XCUIElementTypeSecureTextField type="XCUIElementTypeSecureTextField" name="password" value="Password"
+        placeholderValue="Password" x="20" y="200" width="350" height="44"/>
+      <XCUIElementTypeStaticText type="XCUIElementTypeStaticText" name="hint" label="Shown" value="v"
+        x="20" y="250" width="350" height="44"/></XCUIElementTypeApplication></AppiumAUT>"""
+    typed, empty, secret, label = list(parse_xml(xml).nodes())[1:]
+    # XCUITest gives an empty field its placeholder as value: the field holds nothing all the same.
+    assert (typed.text, empty.text, secret.text, label.text) == ("ada@x.io", "", "", "Shown")
+    assert (empty.value, empty.hint, typed.label) == ("City", "City", "E-mail")
+
+
 def test_malformed_page_source() -> None:
     with pytest.raises(PageSourceError):
         parse_xml("<hierarchy><node></hierarchy>")

@@ -70,7 +70,8 @@ def check(
     if kind in ("text_equals", "text_contains"):
         spec = assertion.spec
         assert isinstance(spec, TextAssertion)
-        text = node.text or node.content_desc
+        # A text input holds what was typed, even nothing; anything else may be labelled by its description.
+        text = node.text if node.editable else node.text or node.content_desc
         ok = text == spec.value if kind == "text_equals" else spec.value in text
         relation = "equal" if kind == "text_equals" else "contain"
         return _result(assertion, ok, f"Text {text!r} does not {relation} {spec.value!r}", observed | {"text": text})

@@ -42,6 +42,10 @@ _IOS_CLICKABLE = frozenset(
 _IOS_SCROLLABLE = frozenset({"XCUIElementTypeTable", "XCUIElementTypeCollectionView", "XCUIElementTypeScrollView"})
 IOS_SWITCH = "XCUIElementTypeSwitch"
 IOS_SECURE_FIELD = "XCUIElementTypeSecureTextField"
+#: Text inputs: their text is what they hold (their value), not their label; empty, their value is the placeholder.
+IOS_TEXT_INPUTS = frozenset(
+    {"XCUIElementTypeTextField", IOS_SECURE_FIELD, "XCUIElementTypeSearchField", "XCUIElementTypeTextView"}
+)
 #: XCUITest element types that are accessibility elements themselves (`accessible="true"`); containers are not.
 IOS_ACCESSIBLE = frozenset(
     {
@@ -278,7 +282,7 @@ def xcui_node(
         class_name=kind,
         bounds=bounds,
         resource_id=name,
-        text=label or value,
+        text=_field_text(value, placeholder) if kind in IOS_TEXT_INPUTS else label or value,
         content_desc=name,
         hint=placeholder,
         enabled=enabled,
@@ -295,6 +299,11 @@ def xcui_node(
         value=value,
         children=children,
     )
+
+
+def _field_text(value: str, placeholder: str) -> str:
+    """Return what a text input holds: its value, which XCUITest makes the placeholder while it is empty."""
+    return "" if placeholder and value == placeholder else value
 
 
 def _ios_range(kind: str, value: str | None) -> RangeInfo | None:
