@@ -18,7 +18,8 @@ first-in-section=   the first item under a section heading (needs the app map)  
 ==================  =======================================================================  ========
 
 The three native grammars are parsed here, when a scenario is validated: a syntax error, or a construct visor
-cannot evaluate, is reported with its position in the selector and the list of what is supported.
+cannot evaluate, is reported with its position in the selector and the list of what is supported. The platform
+column is checked against a scenario's `meta.platform` when validating (`visor.scenario.selector_platforms`).
 """
 
 from __future__ import annotations
@@ -52,6 +53,13 @@ PLATFORM_ONLY: dict[SelectorKind, str] = {
     SelectorKind.PREDICATE: "ios",
     SelectorKind.CLASSCHAIN: "ios",
 }
+
+#: How messages name the platforms (`meta.platform` values).
+PLATFORM_NAMES: dict[str, str] = {"android": "Android", "ios": "iOS"}
+#: What to write instead of a selector for the other platform.
+PLATFORM_HINT = (
+    "use predicate= or classchain= on iOS / uiautomator= on Android, or a cross-platform selector such as text= or id="
+)
 
 # Longest first, so that `text~=` is not read as `text=` with a value starting with `~`.
 _PREFIXES = sorted((kind.value for kind in SelectorKind), key=len, reverse=True)

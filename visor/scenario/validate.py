@@ -2,8 +2,8 @@
 
 The pipeline: the top level is checked by `ScenarioDocument`; then each step and each assertion on its
 own (so one broken item hides nothing in the others), with the command's or type's model; then the
-checks that span items (duplicate ids) and the warnings (no seed, unlabelled screenshots, unknown
-argument fields).
+checks that span items (duplicate ids, selectors for the platform `meta.platform` does not name) and the
+warnings (no seed, unlabelled screenshots, unknown argument fields, capabilities that look misspelt).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from visor.limits import MAX_ASSERTIONS, MAX_ISSUES, MAX_STEPS
 from visor.scenario.assertions import AssertionModel, assertion_model
+from visor.scenario.capability_check import capability_issues
 from visor.scenario.commands import COMMANDS, Args, CommandSpec
 from visor.scenario.document import Document, Path, dotted
 from visor.scenario.fields import Owner
@@ -24,6 +25,7 @@ from visor.scenario.issues import Issue, IssueCode, Severity, error, locate, war
 from visor.scenario.models import Output, ScenarioDocument, StepHead
 from visor.scenario.project import in_project
 from visor.scenario.scenario import Assertion, Scenario, Step
+from visor.scenario.selector_platforms import platform_issues
 from visor.scenario.suggest import did_you_mean
 from visor.scenario.tools.call import ToolCall
 from visor.scenario.tools.definitions import is_tool, tool_names
@@ -70,7 +72,9 @@ def validate_document(document: Document) -> ValidationResult:
     assertions = _check_assertions(data.get("assertions"), issues)
     issues.extend(_duplicate_ids(data, document))
     issues.extend(_paths_outside_project(data, document))
+    issues.extend(platform_issues(data))
     issues.extend(_determinism_warnings(data))
+    issues.extend(capability_issues(data))
     located = _at_most(locate(issues, document))
     if head is None or steps is None or assertions is None or any(issue.is_error for issue in located):
         return ValidationResult(document, located, None)

@@ -114,7 +114,7 @@ class _Builder:
         frame = self.stack[-1] if self.stack else None
         if frame is not None and isinstance(frame.value, dict) and frame.key is None:
             self.check_tag(event.tag, where)
-            frame.key, frame.key_position, frame.key_plain = event.value, where, bool(event.implicit[0])
+            self.take_key(frame, event.value, where, plain=bool(event.implicit[0]))
             if event.anchor:
                 self.anchors[event.anchor] = (event.value, 1)
             return
@@ -132,9 +132,26 @@ class _Builder:
         if frame is not None and isinstance(frame.value, dict) and frame.key is None:
             if not isinstance(value, str):
                 raise self.error("a mapping key must be a plain scalar", where)
-            frame.key, frame.key_position, frame.key_plain = value, where, False
+            self.take_key(frame, value, where, plain=False)
             return
         self.attach(value, where)
+
+    def take_key(self, frame: _Frame, key: str, where: Position, *, plain: bool) -> None:
+        """Make `key` the mapping's pending key, refusing it at once if the mapping already has it.
+
+        Checked here, not when the value is attached: a mapping or list value records its own position (the
+        key's) when it starts, which for a repeated key would overwrite the first definition's.
+        """
+        if key in frame.value and not (key == "<<" and plain):
+            first = self.positions.get((*frame.path, key))
+            first_text = f" (first defined at line {first.line})" if first else ""
+            raise self.error(
+                f"duplicate key {key!r}{first_text}",
+                where,
+                likely_cause="The same key appears twice in one mapping; YAML would silently keep only the last.",
+                next_step="Remove or rename one of the two keys.",
+            )
+        frame.key, frame.key_position, frame.key_plain = key, where, plain
 
     def start(self, event: yaml.MappingStartEvent | yaml.SequenceStartEvent, where: Position) -> None:
         self.check_tag(event.tag, where)
@@ -191,15 +208,6 @@ class _Builder:
         if key == "<<" and frame.key_plain:
             frame.merges.append((value, key_position))
             return
-        if key in frame.value:
-            first = self.positions.get((*frame.path, key))
-            first_text = f" (first defined at line {first.line})" if first else ""
-            raise self.error(
-                f"duplicate key {key!r}{first_text}",
-                key_position,
-                likely_cause="The same key appears twice in one mapping; YAML would silently keep only the last.",
-                next_step="Remove or rename one of the two keys.",
-            )
         frame.value[key] = value
         self.positions[(*frame.path, key)] = key_position
 
