@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import Cli
 from tests.scenario.helpers import scenario, triples, validate
-from visor.devices.appium.capabilities import W3C_KEYS, AppiumSettings, build_capabilities
+from visor.devices.appium.capabilities import AppiumSettings, build_capabilities
 from visor.errors import ExitCode
 from visor.scenario.capability_check import APPIUM_CAPABILITIES, W3C_CAPABILITIES
 
@@ -109,10 +109,6 @@ def test_every_key_is_checked_and_a_capabilities_value_that_is_no_object_is_left
         ("warning", "UNKNOWN_FIELD", "$.config.capabilities.automatonName"),
     ]
     assert [str(issue.code) for issue in validate(with_capabilities(["platformName"])).issues] == ["TYPE_ERROR"]
-
-
-def test_the_standard_list_is_the_runtimes() -> None:
-    assert W3C_CAPABILITIES == W3C_KEYS
 
 
 def test_keys_that_pass_unwarned_reach_appium_as_standard_or_prefixed() -> None:

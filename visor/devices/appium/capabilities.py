@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from visor.errors import InputError
+from visor.scenario.capability_check import W3C_CAPABILITIES
 
 DEFAULT_SERVER_URL = "http://127.0.0.1:4723"
 #: The longest one request to the server may take, all included (`VISOR_WEBDRIVER_CONNECTION_TIMEOUT_MS`).
@@ -23,13 +24,8 @@ DEFAULT_REQUEST_TIMEOUT_MS = 120_000
 DEFAULT_CONNECT_TIMEOUT_MS = 10_000
 #: Names of URL query parameters and capabilities whose values are hidden in output (a substring match).
 SECRET_WORDS = ("key", "token", "password", "passwd", "pwd", "secret", "auth", "credential", "signature", "sig")
-#: Capabilities W3C defines; every other one needs a vendor prefix.
-W3C_KEYS = frozenset(
-    {
-        "platformName", "browserName", "browserVersion", "acceptInsecureCerts", "pageLoadStrategy", "proxy",
-        "setWindowRect", "timeouts", "strictFileInteractability", "unhandledPromptBehavior", "webSocketUrl",
-    }
-)  # fmt: skip
+#: Capabilities W3C defines; every other one needs a vendor prefix (validation warns by the same list).
+W3C_KEYS = W3C_CAPABILITIES
 AUTOMATION = {"android": "UiAutomator2", "ios": "XCUITest"}
 
 
