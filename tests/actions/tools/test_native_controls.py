@@ -367,3 +367,22 @@ def test_a_page_that_went_away_never_counts_as_absence() -> None:
     )
     assert "the page is not available (com.visor.launcher is in front)" in result["message"]
     assert result["foreground"] == "com.visor.launcher"
+
+
+def test_package_name_on_ios_is_refused_not_waited_out() -> None:
+    # XCUITest's page source names no app: a wait for a control of a named package would time out as if the
+    # app were gone. It is refused at once, saying what to do.
+    from tests.simkit import DEMO
+    from visor.clock import VirtualClock
+    from visor.devices.sim.device import SimDevice
+    from visor.devices.sim.load import load_app
+
+    phone = SimDevice(load_app(DEMO), clock=VirtualClock(), seed=42, platform="ios")
+    phone.open_url("demo://login")
+    player = Agent(phone, ToolSettings())
+    selector = {"package_name": "com.visor.demo", "resource_id": "username"}
+    result = refused(player.call("wait_until", selector=selector, state="visible", timeout_ms=5000), "VALIDATION_ERROR")
+    assert result["message"] == "package_name cannot be checked on iOS: XCUITest's page source names no app"
+    assert player.now_ms() < 100
+    ok(player.call("wait_until", selector={"resource_id": "username"}, state="visible", timeout_ms=5000))
+    refused(player.call("read_control", selector=selector), "VALIDATION_ERROR")

@@ -56,13 +56,32 @@ def describe(resolved: Resolved) -> dict[str, Any]:
     return Description(resolved.item.node).tool(Screen(resolved.tree.size))
 
 
+def checkable(tree: UiTree, selector: ControlSelector) -> None:
+    """Refuse a selector the screen cannot be checked against: `package_name` on iOS.
+
+    XCUITest's page source names no app (it holds only the app in front), so every element would fail the check
+    and a wait would end as if the app were gone.
+
+    Raises:
+        ToolProblem: VALIDATION_ERROR.
+    """
+    if selector.package_name is not None and tree.platform == "ios":
+        raise ToolProblem(
+            ToolCode.VALIDATION_ERROR,
+            "package_name cannot be checked on iOS: XCUITest's page source names no app",
+            hint="Leave package_name out: the screen holds only the app in front (list_apps names the apps, "
+            "manage_app brings one to the front).",
+        )
+
+
 def unique(ctx: ToolContext, selector: ControlSelector, *, tree: UiTree | None = None) -> Resolved:
     """Return the one live element the selector matches.
 
     Raises:
-        ToolProblem: NOT_FOUND or AMBIGUOUS.
+        ToolProblem: VALIDATION_ERROR (see `checkable`), NOT_FOUND or AMBIGUOUS.
     """
     tree = tree or ctx.observe().tree
+    checkable(tree, selector)
     choice = choose(tree, find_controls(tree, selector), Policy.UNIQUE)
     if choice.ambiguous:
         raise ToolProblem(

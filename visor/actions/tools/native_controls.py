@@ -14,7 +14,7 @@ from visor.actions.device import NativeAction, NativeActionName
 from visor.actions.kernel.targets import refind
 from visor.actions.tools.basic import Reply, label
 from visor.actions.tools.call_context import ToolContext, digest
-from visor.actions.tools.call_targets import Resolved, describe, unique
+from visor.actions.tools.call_targets import Resolved, checkable, describe, unique
 from visor.actions.tools.result import ToolCode, ToolProblem
 from visor.clock import ms_to_us, us_to_ms
 from visor.scenario.tools.arguments import (
@@ -235,6 +235,7 @@ def wait_until(args: WaitUntilArgs, ctx: ToolContext) -> Reply:
     while True:
         now = ctx.now_us()
         tree = ctx.observe().tree
+        checkable(tree, args.selector)
         observations += 1
         found = find_controls(tree, args.selector)
         if len(found) == 1:
@@ -370,6 +371,7 @@ def scroll_to(args: ScrollToArgs, ctx: ToolContext) -> Reply:
 def _scoped_target(args: ScrollToArgs, container: Resolved) -> Resolved | None:
     """Return the target when it is uniquely visible inside the container."""
     tree = container.tree
+    checkable(tree, args.target)
     area = container.item.node.bounds
     found = [
         item
