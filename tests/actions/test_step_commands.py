@@ -158,3 +158,19 @@ def test_a_wait_for_a_selector_this_platform_cannot_answer_fails_at_once_not_as_
     assert step.status == "fail" and step.error is not None
     assert step.error.message == "Step 'w' (wait) failed: predicate= selectors are iOS only; this device is android"
     assert "timed out" not in step.error.message and step.duration_ms < 1000
+
+
+def test_typed_text_a_field_drops_fails_saying_what_it_shows(tmp_path: Path) -> None:
+    # A field taking 4 characters (Android's maxLength) keeps "1234" of "123456": typing did not do what was asked.
+    model = tmp_path / "pin.app.yaml"
+    model.write_text(
+        "app: {id: com.example.pin, name: Pin, start: pin}\n"
+        "screens:\n  pin:\n    elements: [{type: field, id: pin, max_length: 4}]\n"
+    )
+    steps = '{id: type, command: act, args: {name: type, target: "id=pin", value: "123456"}}'
+    result, _ = run(steps_yaml(steps), app=str(model))
+    step = result.steps[-1]
+    assert step.status == "fail" and step.error is not None
+    assert step.error.message == "Step 'type' (act) failed: typed text did not arrive: the field shows '1234'"
+    fits, _ = run(steps_yaml(steps.replace("123456", "1234")), app=str(model))
+    assert fits.steps[-1].status == "ok" and "unverified" not in fits.steps[-1].details

@@ -270,6 +270,8 @@ class FieldElement(_Element):
     hint: Text = ""
     password: bool = False
     value: Text = ""
+    #: The most characters it takes (Android's `maxLength`): what goes past it is dropped, as a keyboard's is.
+    max_length: int | None = Field(None, ge=1, le=MAX_TEXT)
     on_submit: Actions = Field(default_factory=list)
 
 

@@ -189,6 +189,8 @@ class AppState:
         self._depth = 0
         self._trail: list[str] = []
         self._active = False
+        #: The fields that take at most so many characters (`max_length`), by id.
+        self._max_lengths: dict[str, int] = {}
         self._init_element_vars()
 
     @property
@@ -219,6 +221,8 @@ class AppState:
             for element in flatten(elements):
                 if isinstance(element, FieldElement):
                     self.vars.setdefault(element.id, element.value)
+                    if element.max_length is not None:
+                        self._max_lengths[element.id] = element.max_length
                 elif isinstance(element, ToggleElement):
                     self.vars.setdefault(element.id, element.checked)
                 elif isinstance(element, SliderElement):
@@ -574,6 +578,9 @@ class AppState:
         value = str(self.vars.get(field_id, ""))
         start, end = self.selection(field_id)
         _check_field(field_id, len(value) - (end - start) + len(text))
+        # A field that takes so many characters drops the rest of what is typed, silently, as Android's does.
+        room = self._max_lengths.get(field_id, len(value) + len(text)) - (len(value) - (end - start))
+        text = text[: max(0, room)]
         self.set_text(field_id, value[:start] + text + value[end:], cursor=start + len(text))
 
     def set_text(self, field_id: str, text: str, cursor: int | None = None) -> None:
@@ -583,6 +590,7 @@ class AppState:
             InputRejected: the text is longer than `MAX_VALUE_CHARS` (nothing changes).
         """
         _check_field(field_id, len(text))
+        text = text[: self._max_lengths.get(field_id, len(text))]
         self.vars[field_id] = text
         at_index = len(text) if cursor is None else cursor
         self.select(field_id, at_index, at_index)
