@@ -339,3 +339,16 @@ def test_stop_on_failure_reports_skipped_steps_in_the_envelope(cli_runner: Cli, 
     result = cli_runner.run("run", str(path), "--output", "o")
     assert [s["status"] for s in result.data["run"]["steps"]] == ["fail", "skipped"]
     assert result.exit_code == ExitCode.RUN_FAILED
+
+
+def test_device_options_the_simulated_phone_ignores_are_warned_about(cli_runner: Cli) -> None:
+    ios = str(SCENARIOS / "ios-navigation.yaml")
+    result = cli_runner.run("run", ios, "--server-url", "http://127.0.0.1:9", "--platform", "android", "--output", "o")
+    messages = [warning["message"] for warning in result.envelope["data"]["warnings"]]
+    assert messages == [
+        "--server-url is ignored: the scenario runs on the simulated phone",
+        "--platform android overrides meta.platform (ios)",
+    ]
+    assert "warning --server-url is ignored" in result.stderr
+    plain = cli_runner.run("run", ios, "--output", "o")
+    assert plain.exit_code == ExitCode.OK and plain.envelope["data"]["warnings"] == []

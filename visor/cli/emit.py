@@ -38,6 +38,9 @@ def emit(env: CliEnvironment, outcome: Outcome, summary: Summary | None = None, 
         reporter = ConsoleReporter(sys.stderr, color=env.color)
         if summary is not None:
             summary(reporter)
+        listed = outcome.data.get("warnings")
+        if isinstance(listed, list) and listed:
+            reporter.warnings(listed)
         if outcome.error is not None:
             reporter.error(outcome.error)
     return int(outcome.exit_code)

@@ -15,7 +15,7 @@ reorder what the reader sees) and lone surrogates (which cannot be encoded).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from visor.actions.secrets import redact
@@ -91,6 +91,14 @@ class ConsoleReporter:
     def note(self, text: str) -> None:
         """Print a plain line."""
         self.line((text, None))
+
+    def warnings(self, listed: Sequence[Mapping[str, Any]]) -> None:
+        """Print a command's warnings (the envelope's `data.warnings`), one line each with its hint."""
+        for warning in listed:
+            parts: Line = [("warning", _SEVERITY_STYLE["warning"]), (f" {warning.get('message')}", None)]
+            if warning.get("hint"):
+                parts.append((f" ({warning['hint']})", "dim"))
+            self.line(*parts)
 
     def validation(self, batch: BatchResult) -> None:
         """Print one line per file, its issues below it, and a total when there are several files."""

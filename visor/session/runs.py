@@ -20,7 +20,7 @@ from typing import Any, BinaryIO, Protocol
 from visor.actions.device import DeviceInfo
 from visor.actions.tree_free import tree_uses
 from visor.clock import Clock, IdSource
-from visor.devices.factory import scenario_folder
+from visor.devices.factory import choose_runtime, scenario_folder
 from visor.engine.events import Event, RunFinished
 from visor.engine.runner import Capture, Observe, RunContext, RunSettings, resolve_settings, run_scenario
 from visor.errors import InputError, VisorError
@@ -107,6 +107,11 @@ def load_valid(path: str, env: Environment, parameters: Mapping[str, str] | None
     )
 
 
+def _option_warning(message: str, hint: str) -> dict[str, Any]:
+    """Return a warning about a command-line option, in the envelope's issue shape."""
+    return {"severity": "warning", "code": "INPUT_ERROR", "message": message, "path": "$", "hint": hint}
+
+
 @dataclass(frozen=True, slots=True)
 class PreparedRun:
     """A loaded scenario with the options to run it: what every attempt at it shares."""
@@ -133,8 +138,27 @@ class PreparedRun:
         )
 
     def warnings(self) -> list[dict[str, Any]]:
-        """Return the scenario's validation warnings as the envelope lists them (each with its file)."""
-        return [{**issue.to_dict(), "file": self.scenario.source} for issue in self.scenario.warnings]
+        """Return the scenario's validation warnings as the envelope lists them (each with its file).
+
+        The command line's options this run does not use are warned about too.
+        """
+        found = [{**issue.to_dict(), "file": self.scenario.source} for issue in self.scenario.warnings]
+        return found + [{**warning, "file": self.scenario.source} for warning in self._unused_options()]
+
+    def _unused_options(self) -> list[dict[str, Any]]:
+        """Say which device options the simulated phone ignores, and a --platform against meta.platform."""
+        options, found = self.options, []
+        if choose_runtime(options.runtime, self.scenario.config.runtime) == "sim":
+            for flag, value in (("--server-url", options.server_url), ("--device", options.device)):
+                if value:
+                    message = f"{flag} is ignored: the scenario runs on the simulated phone"
+                    found.append(_option_warning(message, "Drop it, or pass --runtime appium to use it."))
+        declared = self.scenario.meta.platform
+        if options.platform and declared and options.platform != declared:
+            found.append(_option_warning(f"--platform {options.platform} overrides meta.platform ({declared})",
+                                         "The scenario says it is written for the other platform: expect its "
+                                         "selectors and keys to differ."))  # fmt: skip
+        return found
 
     def settings(self, env: Environment) -> RunSettings:
         """Resolve one attempt's settings (an unseeded scenario draws a fresh seed each time)."""
