@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import yaml
@@ -74,6 +75,20 @@ def test_replay_fills_parameters_and_reports_like_run(cli_runner: Cli, project: 
     assert data["run"]["status"] == "ok" and data["run"]["scenario"] == "replay:login"
     wrong = cli_runner.run("replay", "login", "--param", "value_1=ada", "--param", "value_2=nope", "--runtime", "sim")
     assert wrong.exit_code == ExitCode.RUN_FAILED  # the wrong password never reaches the feed
+
+
+def test_replay_runs_on_the_daemons_device_as_run_does(cli_runner: Cli, project: Path) -> None:
+    record_login(cli_runner)
+    cli_runner.run("start", "--runtime", "sim")
+    try:
+        # No --runtime: without the daemon this would look for a phone (the default runtime is appium).
+        replayed = cli_runner.run("replay", "login", *VALUES, "--output", "out")
+        assert replayed.exit_code == ExitCode.OK, replayed.stderr
+        assert replayed.data["run"]["scenario"] == "replay:login" and replayed.data["action"] == "replay"
+        assert cli_runner.run("status").data["daemon"]["served"] >= 1
+        assert not [name for name in os.listdir(".visor/flows") if "replaying" in name]  # nothing left behind
+    finally:
+        cli_runner.run("stop")
 
 
 def test_recorded_values_are_kept_when_asked(cli_runner: Cli, project: Path) -> None:

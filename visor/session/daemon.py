@@ -27,6 +27,7 @@ from typing import Any
 
 from visor import __version__
 from visor.clock import Clock, IdSource, isoformat
+from visor.devices.factory import choose_runtime, in_process
 from visor.errors import ErrorCode, InputError, TargetError, VisorError
 from visor.files import write_atomic
 from visor.report.envelope import Outcome
@@ -146,8 +147,13 @@ class Daemon:
                 config.platform,
             )
             with self._queued(slot, request_id, float(request.get("timeout_ms", 600_000)), "run"):
-                opened = self._opened(slot, prepared.settings(env).effective_seed)
-                done = attempt(prepared, env, shared=opened)
+                if in_process(choose_runtime(slot.options.runtime, None)):
+                    # A simulated phone costs nothing to open: the run gets a fresh one, as without the daemon,
+                    # and the warm one keeps what direct actions did to it.
+                    device_options = {name: getattr(slot.options, name) for name in DEVICE_FIELDS}
+                    done = attempt(replace(prepared, options=replace(options, **device_options)), env)
+                else:
+                    done = attempt(prepared, env, shared=self._opened(slot, prepared.settings(env).effective_seed))
                 slot.actions += 1
             return run_outcome(done.final, prepared.warnings(), done.written)
         except VisorError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Mapping
@@ -17,8 +18,9 @@ from visor.report.outcomes import run_outcome
 from visor.scenario.document import Document
 from visor.scenario.scenario import Scenario
 from visor.scenario.validate import validate_document
-from visor.session import flows
+from visor.session import client, flows
 from visor.session.runs import DEFAULT_OUTPUT, Environment, PreparedRun, RunOptions, attempt
+from visor.session.state_paths import DaemonPaths
 
 
 def _scenario(
@@ -46,13 +48,36 @@ def _scenario(
 
 
 def replay(root: str, name: str, params: Mapping[str, str], options: RunOptions, env: Environment) -> Outcome:
-    """Run a flow as `visor run` runs a scenario; the envelope says which flow and which parameters."""
-    scenario, _ = _scenario(root, name, params)
-    prepared = PreparedRun(scenario, options.output or DEFAULT_OUTPUT, options)
-    done = attempt(prepared, env)
-    outcome = run_outcome(done.final, [], done.written)
+    """Run a flow as `visor run` runs a scenario; the envelope says which flow and which parameters.
+
+    While the daemon runs, the flow runs on its warm device, as `visor run` does.
+    """
+    scenario, data = _scenario(root, name, params)
+    paths = DaemonPaths(root)
+    if client.running(paths):
+        outcome = _on_daemon(paths, flows.flow_path(root, name), data, options, env)
+    else:
+        done = attempt(PreparedRun(scenario, options.output or DEFAULT_OUTPUT, options), env)
+        outcome = run_outcome(done.final, [], done.written)
     extra = {"action": "replay", "name": name, "steps": len(scenario.steps), "param_keys": sorted(params)}
     return replace(outcome, data={**extra, **outcome.data})
+
+
+def _on_daemon(paths: DaemonPaths, flow: str, data: dict[str, Any], options: RunOptions, env: Environment) -> Outcome:
+    """Run the flow's scenario through the daemon.
+
+    The daemon reads scenarios from files: one is written beside the flow (its relative paths resolve alike)
+    for as long as the run takes.
+    """
+    folder, base = os.path.split(flow)
+    path = os.path.join(folder, f".{base}.replaying.json")
+    write_atomic(path, (json.dumps(data, ensure_ascii=False) + "\n").encode("utf-8"))
+    try:
+        wire = {field: getattr(options, field) for field in options.__dataclass_fields__}
+        return client.send_run(paths, path, wire, env.ids)
+    finally:
+        with contextlib.suppress(OSError):
+            os.remove(path)
 
 
 def export(root: str, name: str, params: Mapping[str, str], target: str) -> dict[str, Any]:
