@@ -73,3 +73,23 @@ def test_merging_the_shards_gives_the_whole_suites_report(cli_runner: Cli, tmp_p
         assert (Path(merged.data["suite"]["report"]).parent / Path(row["report"])).resolve().is_file()
     nothing = cli_runner.run("report", "merge", "scenarios", "--output", "merged")
     assert nothing.exit_code == 1 and "no suite" in nothing.envelope["error"]["message"]
+
+
+@pytest.mark.usefixtures("suite")
+def test_merge_refuses_what_is_not_the_whole_suite(cli_runner: Cli, tmp_path: Path) -> None:
+    cli_runner.run("run", "scenarios", "--output", "whole")  # durations recorded: both shards split alike
+    for n in (1, 2):
+        cli_runner.run("run", "scenarios", "--output", f"shard-{n}", "--shard", f"{n}/2")
+    missing = cli_runner.run("report", "merge", "shard-1", "--output", "merged")
+    assert missing.exit_code == 1 and missing.envelope["error"]["message"] == "cannot merge: shard 2 of 2 is missing"
+    # A shard split with other durations: a scenario in both shards, another in neither.
+    (tmp_path / ".visor" / "durations.json").write_text("{}")
+    cli_runner.run("run", "scenarios", "--output", "other-2", "--shard", "2/2")
+    odd = cli_runner.run("report", "merge", "shard-1", "other-2", "--output", "merged")
+    assert odd.exit_code == 1 and "distinct of the suite's 3 scenarios" in odd.envelope["error"]["message"]
+    # A suite stopped part way says so in its suite.json, and is not merged as if whole.
+    suite_json = next((tmp_path / "shard-2").rglob("suite.json"))
+    data = json.loads(suite_json.read_text())
+    suite_json.write_text(json.dumps(data | {"interrupted": 130}))
+    stopped = cli_runner.run("report", "merge", "shard-1", "shard-2", "--output", "merged")
+    assert stopped.exit_code == 1 and "stopped part way (exit 130)" in stopped.envelope["error"]["message"]

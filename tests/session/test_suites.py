@@ -181,3 +181,27 @@ def test_benchmarking_a_folder_ranks_the_least_deterministic_first(cli_runner: C
     assert ranked[1]["determinismScore"] == 100 and ranked[1]["failures"] == 8
     assert all(row["pass"] for row in ranked[2:]) and result.data["totals"]["scenarios"] == 4
     assert "the least deterministic: promo" in result.envelope["error"]["message"]
+
+
+def test_a_suite_the_tags_leave_empty_is_an_error_not_a_pass(cli_runner: Cli, suite: Path) -> None:
+    result = cli_runner.run("run", "scenarios", "--include-tags", "smok", "--output", "out")
+    assert result.exit_code == 1 and rows(result) == [("login", "skipped"), ("broken", "skipped"), ("other", "skipped")]
+    error = result.envelope["error"]
+    assert error["message"] == "no scenario ran: the tags left out all 3 (--include-tags smok)"
+    assert "misspelt" in error["likely_cause"]
+
+
+def test_a_serial_suite_names_each_scenario_as_it_ends_and_where_the_report_is(
+    cli_runner: Cli, suite: Path, tmp_path: Path
+) -> None:
+    (suite / "d-unreadable.yaml").write_text("meta: {name: x}\nsteps: [\n")
+    result = cli_runner.run("run", "scenarios", "--output", "out")
+    assert "[3/4] ✗ error      scenarios/d-unreadable.yaml" in result.stderr
+    assert "[1/4] ✓ passed     login" in result.stderr
+    assert f"suite report: {result.data['suite']['report']}" in result.stderr
+
+
+def test_a_suite_whose_scenarios_fail_alike_says_their_code(cli_runner: Cli, suite: Path) -> None:
+    result = cli_runner.run("run", "scenarios/b-broken.yaml", "scenarios/b-broken.yaml", "--output", "out")
+    code = result.data["suite"]["scenarios"][0]["error"]["code"]
+    assert result.envelope["error"]["code"] == code == "ACTION_ERROR"

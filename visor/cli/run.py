@@ -172,7 +172,9 @@ def run(
         from visor.session.suites import Selection, run_suite
 
         chosen = Selection(include, exclude, retries, Shard.parse(shard) if shard else None, workers)
-        return emit(env, run_suite(given, options, _environment(env), (progress,), chosen, progress))
+        outcome = run_suite(given, options, _environment(env), (progress,), chosen, progress)
+        report = outcome.data.get("suite", {}).get("report")
+        return emit(env, outcome, (lambda console: console.note(f"suite report: {report}")) if report else None)
     scenario = given[0]
     from visor.report.envelope import masked
     from visor.session.runs import run_file

@@ -37,8 +37,9 @@ def merge_suites(folders: Sequence[str], output: str, ids: IdSource) -> Outcome:
     entries: list[dict[str, Any]] = []
     seen: set[str] = set()
     junits: list[str] = []
-    for path in found:
-        suite = _read(path)
+    suites = [_read(path) for path in found]
+    _check_whole(found, suites)
+    for path, suite in zip(found, suites, strict=True):
         for entry in suite["scenarios"]:
             key = f"{entry['path']}:{entry.get('run_id') or entry['status']}"
             if key not in seen:
@@ -53,7 +54,45 @@ def merge_suites(folders: Sequence[str], output: str, ids: IdSource) -> Outcome:
     code = suite_code(entries)
     if code == ExitCode.OK:
         return Outcome("ok", NextAction.REPORT, data, code, None, list(files))
-    return Outcome("fail", NextAction.REPORT, data, code, suite_error(totals, None), list(files))
+    return Outcome("fail", NextAction.REPORT, data, code, suite_error(totals, None, entries), list(files))
+
+
+def _check_whole(paths: Sequence[str], suites: Sequence[dict[str, Any]]) -> None:
+    """Refuse to merge what is not a whole suite: an interrupted run, shards missing, or a scenario run twice.
+
+    Raises:
+        InputError: what is missing or doubled, named.
+    """
+    for path, suite in zip(paths, suites, strict=True):
+        if suite.get("interrupted"):
+            raise InputError(
+                f"{path} is from a suite stopped part way (exit {suite['interrupted']}): not all its scenarios ran",
+                next_step="Run that suite (or shard) again to the end, then merge.",
+            )
+    shards = [suite["shard"] for suite in suites if isinstance(suite.get("shard"), dict)]
+    if not shards:
+        return
+    parts = {(shard["count"], shard["of"]) for shard in shards}
+    if len(parts) > 1 or len(shards) != len(suites):
+        raise InputError(
+            "these suites are not shards of one suite (their shard counts or sizes differ, or some are not shards)",
+            next_step="Merge the shards of one `visor run --shard I/N` over the same scenarios.",
+        )
+    count, size = parts.pop()
+    indexes = sorted(shard["index"] for shard in shards)
+    missing = sorted(set(range(1, count + 1)) - set(indexes))
+    if missing or len(indexes) != count:
+        what = f"shard {', '.join(map(str, missing))} of {count} is missing" if missing else "a shard is given twice"
+        raise InputError(f"cannot merge: {what}", next_step="Merge every shard's output folder once.")
+    paths_run = [entry["path"] for suite in suites for entry in suite["scenarios"]]
+    doubled = sorted({path for path in paths_run if paths_run.count(path) > 1})
+    if doubled or len(paths_run) != size:
+        raise InputError(
+            f"the shards ran {len(set(paths_run))} distinct of the suite's {size} scenarios"
+            + (f"; {', '.join(doubled[:3])} ran in two shards" if doubled else ""),
+            likely_cause="The shards split the suite with different recorded durations (.visor/durations.json).",
+            next_step="Run every shard from the same checkout and durations file, then merge.",
+        )
 
 
 def _suites(folders: Sequence[str]) -> list[str]:

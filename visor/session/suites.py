@@ -93,7 +93,7 @@ def run_suite(
     if chosen_paths and (options.pool or (chosen.workers > 1 and len(chosen_paths) > 1)):
         runs, stop, workers = _in_parallel(chosen_paths, options, chosen, progress)
     else:
-        runs, stop = _in_turn(chosen_paths, options, env, handlers, chosen)
+        runs, stop = _in_turn(chosen_paths, options, env, handlers, chosen, progress)
     for entry, result, files in runs:
         entries.append(entry)
         written.extend(files)
@@ -108,11 +108,17 @@ def run_suite(
         data["suite"]["workers"] = workers
     if chosen.shard is not None:
         data["suite"]["shard"] = {"index": chosen.shard.index, "count": chosen.shard.count, "of": len(found)}
+    if stop is not None:
+        data["suite"]["interrupted"] = int(stop)  # what `visor report merge` must not take for a whole shard
     pages += (_keep(folder, data["suite"], options.secrets),)
     code = stop if stop is not None else suite_code(entries)
+    if code == ExitCode.OK and entries and totals["skipped"] == totals["scenarios"]:
+        # A mistyped tag would otherwise keep a CI job green for ever.
+        return masked(Outcome("fail", NextAction.RUN, data, ExitCode.ERROR, _nothing_ran(totals, chosen),
+                              [*written, *pages]), options.secrets)  # fmt: skip
     if code == ExitCode.OK:
         return masked(Outcome("ok", NextAction.REPORT, data, code, None, [*written, *pages]), options.secrets)
-    error = suite_error(totals, stop)
+    error = suite_error(totals, stop, entries)
     return masked(Outcome("fail", NextAction.REPORT, data, code, error, [*written, *pages]), options.secrets)
 
 
@@ -120,9 +126,18 @@ Ran = tuple[dict[str, Any], tuple[RunResult | ErrorInfo, tuple[ErrorInfo, ...]] 
 
 
 def _in_turn(
-    paths: Sequence[str], options: RunOptions, env: Environment, handlers: Sequence[Handler], chosen: Selection
+    paths: Sequence[str],
+    options: RunOptions,
+    env: Environment,
+    handlers: Sequence[Handler],
+    chosen: Selection,
+    progress: SuiteProgress | None = None,
 ) -> tuple[list[Ran], ExitCode | None]:
-    """Run the scenarios one after another; stop at an interruption (and say which signal)."""
+    """Run the scenarios one after another; stop at an interruption (and say which signal).
+
+    `progress` hears of each as it ends, as with workers: a scenario that could not run or was skipped shows
+    no steps, and would otherwise pass unseen.
+    """
     runs: list[Ran] = []
     for path in paths:
         try:
@@ -130,6 +145,8 @@ def _in_turn(
         except KeyboardInterrupt as exc:
             return runs, ExitCode(128 + stopping_signal(exc))
         runs.append(ran)
+        if progress is not None:
+            progress.scenario_done(len(runs), len(paths), ran[0])
         if ran[0]["status"] == "interrupted":
             return runs, ExitCode(ran[0]["exit_code"])
     return runs, None
@@ -302,7 +319,19 @@ def suite_code(entries: Sequence[dict[str, Any]]) -> ExitCode:
     return max((ExitCode(e["exit_code"]) for e in entries), key=lambda c: _SEVERITY.get(c, 3), default=ExitCode.OK)
 
 
-def suite_error(totals: dict[str, int], stop: ExitCode | None) -> ErrorInfo:
+def _nothing_ran(totals: dict[str, int], chosen: Selection) -> ErrorInfo:
+    """Word a suite whose every scenario was left out by the tags."""
+    asked = [f"--include-tags {','.join(chosen.include)}"] if chosen.include else []
+    asked += [f"--exclude-tags {','.join(chosen.exclude)}"] if chosen.exclude else []
+    return ErrorInfo(
+        code="INPUT_ERROR",
+        message=f"no scenario ran: the tags left out all {totals['scenarios']} ({' '.join(asked)})",
+        likely_cause="A tag is misspelt, or none of these scenarios carries it (meta.tags).",
+        next_step="Check the tags against the scenarios' meta.tags (data.suite.scenarios lists each one's).",
+    )
+
+
+def suite_error(totals: dict[str, int], stop: ExitCode | None, entries: Sequence[dict[str, Any]] = ()) -> ErrorInfo:
     """Word what went wrong in a suite: how many failed, errored, or that it was stopped."""
     if stop is not None:
         return ErrorInfo(
@@ -312,8 +341,11 @@ def suite_error(totals: dict[str, int], stop: ExitCode | None) -> ErrorInfo:
             next_step="Run the suite again.",
         )
     parts = [f"{totals[key]} {key}" for key in ("failed", "error") if totals[key]]
+    # The scenarios' own code when they agree (every one an ASSERTION_ERROR, or a TARGET_ERROR…).
+    codes = {e["error"]["code"] for e in entries if e["status"] in ("failed", "error") and e.get("error")}
+    fallback = "ACTION_ERROR" if totals["failed"] and not totals["error"] else "INPUT_ERROR"
     return ErrorInfo(
-        code="ACTION_ERROR" if totals["failed"] and not totals["error"] else "INPUT_ERROR",
+        code=codes.pop() if len(codes) == 1 else fallback,
         message=f"{' and '.join(parts)} of {totals['scenarios']} scenarios",
         likely_cause="A scenario failed a step or an assertion, or could not be loaded or run.",
         next_step="Open data.suite.report (index.html) and each failed run's report; fix, then run the suite again.",
