@@ -52,6 +52,9 @@ def test_failing_scenario_fails_the_benchmark(cli_runner: Cli) -> None:
     result = cli_runner.run("benchmark", str(SCENARIOS / "fails-on-purpose.yaml"), "--runs", "3", "--output", "o")
     assert result.exit_code == ExitCode.BELOW_THRESHOLD
     assert (result.data["determinismScore"], result.data["failures"]) == (100.0, 3)
+    # Deterministic, and broken alike every time: the advice is to fix it, not to seed or wait.
+    assert result.data["verdict"].endswith("fail. The runs agree but fail: fix the scenario or the app (the first "
+                                           "run's report says where).")  # fmt: skip
 
 
 def test_runs_and_threshold_are_checked(cli_runner: Cli) -> None:
