@@ -96,3 +96,16 @@ def test_text_on_ios_matches_label_name_and_value_as_upstream(wanted: str) -> No
 def test_an_ios_element_with_only_a_value_reads_it_as_its_text() -> None:
     node = find(parse_xml(IOS_FIELDS), parse_selector("text=Signed out"), platform="ios")[0]
     assert (node.text, node.label, node.value) == ("Signed out", "", "Signed out")
+
+
+def test_closest_on_the_iphone_is_the_field_not_the_app_nor_a_key() -> None:
+    from tests.devices.sim.test_ios import iphone, node
+
+    phone = iphone()
+    phone.open_url("demo://login")
+    phone.tap(node(phone, "id=username").bounds.center)  # the keyboard comes up: a key per letter
+    tree = phone.observe().tree
+    full_id = closest(tree, parse_selector("id=com.visor.demo:id/username"))
+    assert full_id[0].selector == "id=username" and all(c.selector != "id=Demo" for c in full_id)
+    missed = closest(tree, parse_selector("xpath=//XCUIElementTypeButton[@name='Sign up']"))
+    assert all(len(c.selector.split("=", 1)[1]) > 2 for c in missed), missed

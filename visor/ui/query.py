@@ -347,6 +347,8 @@ def _first_in_section(tree: UiTree, heading: str) -> list[Node]:
 def closest(tree: UiTree, selector: Selector, limit: int = 3) -> list[Candidate]:
     """Return the on-screen elements most like what `selector` asked for, best first."""
     wanted = selector.value.lower()
+    if selector.kind is SelectorKind.ID:
+        wanted = wanted.rsplit(":id/", 1)[-1]  # the package is no likeness: iOS ids have none
     scored: list[Candidate] = []
     for node in tree.nodes():
         if not tree.on_screen(node):
@@ -355,8 +357,10 @@ def closest(tree: UiTree, selector: Selector, limit: int = 3) -> list[Candidate]
         if node.short_id():
             options.append((f"id={node.short_id()}", node.short_id()))
         for suggestion, label in options:
-            score = difflib.SequenceMatcher(None, wanted, label.lower()).ratio()
-            if wanted and (wanted in label.lower() or label.lower() in wanted):
+            low = label.lower()
+            score = difflib.SequenceMatcher(None, wanted, low).ratio()
+            # One inside the other is likeness only for words: a keyboard's "e" is inside any selector.
+            if min(len(wanted), len(low)) >= 3 and (wanted in low or low in wanted):
                 score = max(score, 0.75)
             if score >= 0.4:
                 scored.append(Candidate(suggestion, node.describe(), round(score, 3)))
