@@ -73,3 +73,19 @@ def test_the_shipped_scenarios_pass_under_pytest_with_xdist(tmp_path: Path) -> N
     names = sorted(case.get("name") or "" for case in ET.parse(junit_path).getroot().iter("testcase"))
     shipped = sorted(path.stem for path in (ROOT / "scenarios").iterdir() if path.suffix in (".yaml", ".json"))
     assert len(names) == len(shipped) and "fails-on-purpose" in names
+
+
+def test_scenario_parameters_are_given_as_visor_run_gives_them(pytester: pytest.Pytester) -> None:
+    parametrized = PASSES.replace("text=Sign in", "text=${TITLE}").replace("signs-in", "titled")
+    pytester.makefile(".yaml", **{"scenarios/p": parametrized})
+    pytester.makefile(".env", **{"values": "TITLE=Sign in\n"})
+    missing = pytester.runpytest_subprocess("scenarios", "--visor-output", "out", "-p", "visor")
+    missing.assert_outcomes(failed=1)
+    missing.stdout.fnmatch_lines(["*UNKNOWN_REFERENCE*TITLE*"])
+    pytester.runpytest_subprocess("scenarios", "--visor-output", "out", "-p", "visor", "--visor-env",
+                                  "TITLE=Sign in").assert_outcomes(passed=1)  # fmt: skip
+    pytester.runpytest_subprocess("scenarios", "--visor-output", "out", "-p", "visor", "--visor-env-file",
+                                  "values.env").assert_outcomes(passed=1)  # fmt: skip
+    unset = pytester.runpytest_subprocess("scenarios", "--visor-output", "out", "-p", "visor", "--visor-secret", "NOPE")
+    unset.assert_outcomes(failed=1)
+    unset.stdout.fnmatch_lines(["*--visor-secret NOPE: the environment variable NOPE is not set*"])

@@ -19,6 +19,7 @@ pytest-xdist distributes the items like any others: each worker runs its scenari
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -37,6 +38,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--visor-output", default=None, help="Where scenarios' artifacts go (default: as visor run).")
     group.addoption("--visor-default-runtime", default=None,
                     help="Where scenarios that name no config.runtime run (others keep theirs).")  # fmt: skip
+    # The scenarios' ${KEY} parameters, as visor run's -e, --env-file and --secret give them.
+    group.addoption("--visor-env", action="append", default=[], metavar="KEY=VALUE",
+                    help="A value for ${KEY} in the scenarios; repeatable.")  # fmt: skip
+    group.addoption("--visor-env-file", default=None, metavar="FILE",
+                    help="Values for ${KEY} from a dotenv file (KEY=VALUE lines).")  # fmt: skip
+    group.addoption("--visor-secret", action="append", default=[], metavar="KEY",
+                    help="${KEY} from the environment variable KEY, masked in every output; repeatable.")  # fmt: skip
     parser.addini("visor_runtime", "Where scenarios run (sim, appium…).", default="")
     parser.addini("visor_output", "Where scenarios' artifacts go.", default="")
     parser.addini("visor_default_runtime", "Where scenarios that name no config.runtime run.", default="")
@@ -93,6 +101,33 @@ class ScenarioFailed(Exception):
     """A scenario ran and failed (or could not run): the lines to show."""
 
 
+def _parameters(config: pytest.Config) -> tuple[dict[str, str], tuple[str, ...]]:
+    """Return the scenarios' `${KEY}` values, and the values to mask.
+
+    The env file comes first, then each --visor-env, then the secrets (read from the environment).
+
+    Raises:
+        InputError: a value is not KEY=VALUE, the file cannot be read, or a secret's variable is not set.
+    """
+    from visor.errors import InputError
+    from visor.scenario.parameters import parse_assignment, read_env_file
+
+    given: dict[str, str] = {}
+    if config.getoption("visor_env_file"):
+        given |= read_env_file(config.getoption("visor_env_file"))
+    given |= dict(parse_assignment(text) for text in config.getoption("visor_env"))
+    hidden = []
+    for key in config.getoption("visor_secret"):
+        if key not in os.environ:
+            raise InputError(
+                f"--visor-secret {key}: the environment variable {key} is not set",
+                next_step=f"Set it (export {key}=…, or your CI's secret store), then run again.",
+            )
+        given[key] = os.environ[key]
+        hidden.append(os.environ[key])
+    return given, tuple(hidden)
+
+
 class ScenarioItem(pytest.Item):
     """One scenario, run as a test."""
 
@@ -115,7 +150,9 @@ class ScenarioItem(pytest.Item):
         fallback = config.getoption("visor_default_runtime") or config.getini("visor_default_runtime") or None
         env = Environment(SystemClock(), RandomIds(), None)
         try:
-            prepared = PreparedRun.load(str(self.path), RunOptions(runtime=runtime, output=output), env)
+            parameters, secrets = _parameters(config)
+            options = RunOptions(runtime=runtime, output=output, parameters=parameters, secrets=secrets)
+            prepared = PreparedRun.load(str(self.path), options, env)
             if runtime is None and fallback and prepared.scenario.config.runtime is None:
                 prepared = replace(prepared, options=replace(prepared.options, runtime=fallback))
             done = attempt(prepared, env, ())
