@@ -15,9 +15,11 @@ from typing import Any
 import pytest
 
 from tests.conftest import Cli
-from tests.simkit import demo_device
+from tests.simkit import DEMO, demo_device
 from visor.actions.observer import ObservingDevice
 from visor.clock import VirtualClock
+from visor.devices.sim.device import SimDevice
+from visor.devices.sim.load import load_app
 from visor.errors import ExitCode, InputError
 from visor.session.visualagent_protocol import Executor, Folders, ServeKernel
 from visor.session.visualagent_serve import RealTime, serve
@@ -49,10 +51,11 @@ class Files:
         self.offset_us += us
 
 
-def serve_once(folder: Path, files: Files | None = None) -> Any:
-    clock = VirtualClock()
+def serve_once(folder: Path, files: Files | None = None, device: SimDevice | None = None) -> Any:
+    clock = device.clock if device is not None else VirtualClock()
+    assert isinstance(clock, VirtualClock)
     folders = Folders(str(folder))
-    device = demo_device(clock=clock)
+    device = device or demo_device(clock=clock)
     kernel = ServeKernel(ObservingDevice.wrap(device, clock), clock, 100_000)
     files = files or Files()
     return serve(folders, Executor(kernel, folders), clock, RealTime(files.now_us, files.sleep_us), once=True)
@@ -267,3 +270,40 @@ def test_a_stop_signal_waits_for_the_command_in_flight() -> None:
         time.sleep(0.05)  # the signal is pending, not delivered: the command goes on
         finished = True
     assert finished  # and only then was the interruption raised
+
+
+@pytest.mark.parametrize("platform", ["android", "ios"])
+def test_coordinates_are_screenshot_pixels_on_both_flavours(tmp_path: Path, platform: str) -> None:
+    # The iPhone takes points (360 x 640 at 3x), but the protocol speaks the pixels its screenshots show.
+    phone = SimDevice(load_app(DEMO), clock=VirtualClock(), seed=42, platform=platform)
+    phone.open_url("demo://login")
+    drop(tmp_path, "a", {"id": "user", "type": "tap", "params": {"x": 540, "y": 464}})
+    drop(tmp_path, "b", {"id": "name", "type": "input", "params": {"text": "ada"}})
+    drop(tmp_path, "c", {"id": "corner", "type": "tap", "params": {"x": 1079, "y": 1919}})
+    drop(tmp_path, "d", {"id": "off", "type": "tap", "params": {"x": 1080, "y": 5}})
+    for number, name in enumerate("abcd"):
+        os.utime(tmp_path / "commands" / f"{name}.json", ns=((number + 1) * 10**9, (number + 1) * 10**9))
+    serve_once(tmp_path, device=phone)
+    found = results(tmp_path)
+    assert found["user"]["result"] == {"x": 540, "y": 464} and found["name"]["status"] == "success"
+    assert found["corner"]["status"] == "success", found["corner"]
+    assert found["off"]["error"] == {
+        "code": "COORDINATE_OUT_OF_BOUNDS",
+        "message": "(1080, 5) is outside the 1080x1920 screen (screenshot pixels)",
+        "details": "screen width=1080, height=1920",
+    }
+    username = next(n for n in phone.observe().tree.nodes() if n.resource_id.endswith("username"))
+    assert username.text == "ada"
+
+
+def test_parameters_beside_type_are_missing_and_the_error_says_params(tmp_path: Path) -> None:
+    drop(tmp_path, "a", {"id": "flat", "type": "tap", "x": 540, "y": 464})
+    drop(tmp_path, "b", {"id": "half", "type": "tap", "params": {"x": 540}})
+    drop(tmp_path, "c", {"id": "text", "type": "input", "text": "ada"})
+    serve_once(tmp_path)
+    found = results(tmp_path)
+    assert found["flat"]["error"]["code"] == "MISSING_PARAM"
+    assert found["flat"]["error"]["message"] == "tap needs params.x and params.y"
+    assert found["flat"]["error"]["details"].startswith('parameters go under "params"')
+    assert found["half"]["error"]["message"] == "tap needs params.y"
+    assert found["text"]["error"]["message"] == "input needs params.text"

@@ -27,6 +27,7 @@ from visor.devices.visualagent.mailbox import ARCHIVE, COMMANDS, DEVICE_ROOT, RE
 from visor.errors import InputError, VisorError
 from visor.files import write_atomic
 from visor.ui.geometry import Point
+from visor.ui.images import png_size
 
 TYPES = ("screenshot", "tap", "swipe", "input", "start_app")
 #: How long a file that does not parse must stay unchanged before it is answered as malformed (µs).
@@ -140,6 +141,16 @@ def _command(path: str, name: str, data: Mapping[str, Any]) -> Command | Refusal
     return Command(path, command_id, str(kind), params, int(priority), None if timeout is None else int(timeout))
 
 
+#: The details of a missing parameter: agents often put them beside `type` instead of under `params`.
+_PARAMS = 'parameters go under "params": {"id": …, "type": "tap", "params": {"x": 540, "y": 960}}'
+
+
+def _params(names: list[str] | tuple[str, ...]) -> str:
+    """Name parameters as the command file holds them: `params.x and params.y`."""
+    named = [f"params.{name}" for name in names]
+    return named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
+
+
 def _integer(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -192,21 +203,25 @@ class Executor:
     def _integer(self, command: Command, *names: str) -> list[int]:
         missing = [name for name in names if name not in command.params]
         if missing:
-            raise Refusal("MISSING_PARAM", f"{command.type} needs {', '.join(missing)}")
+            raise Refusal("MISSING_PARAM", f"{command.type} needs {_params(missing)}", _PARAMS)
         values = [command.params[name] for name in names]
         if not all(_integer(value) for value in values):
-            raise Refusal("INVALID_COMMAND", f"{command.type} {', '.join(names)} must be integers")
+            raise Refusal("INVALID_COMMAND", f"{command.type} {_params(names)} must be integers")
         return values
 
     def _point(self, x: int, y: int) -> Point:
+        """Return the device point under a screenshot pixel (the protocol speaks pixels; an iPhone takes points)."""
+        scale = self.kernel.pixel_scale()
         size = self.kernel.size
-        if not (0 <= x < size.width and 0 <= y < size.height):
+        width, height = round(size.width * scale), round(size.height * scale)
+        if not (0 <= x < width and 0 <= y < height):
             raise Refusal(
                 "COORDINATE_OUT_OF_BOUNDS",
-                f"({x}, {y}) is outside the {size.width}x{size.height} screen",
-                f"screen width={size.width}, height={size.height}",
+                f"({x}, {y}) is outside the {width}x{height} screen (screenshot pixels)",
+                f"screen width={width}, height={height}",
             )
-        return Point(x, y)
+        # The point whose square holds the pixel: a floor, so each pixel of a point's square lands on it.
+        return Point(min(int(x // scale), size.width - 1), min(int(y // scale), size.height - 1))
 
     def tap(self, command: Command) -> dict[str, Any]:
         """Tap a pixel."""
@@ -232,7 +247,7 @@ class Executor:
     def input(self, command: Command) -> dict[str, Any]:
         """Type text into the focused field."""
         if "text" not in command.params:
-            raise Refusal("MISSING_PARAM", "input needs text")
+            raise Refusal("MISSING_PARAM", "input needs params.text", _PARAMS)
         text = command.params["text"]
         if not isinstance(text, str):
             raise Refusal("INVALID_COMMAND", "input text must be a string")
@@ -243,7 +258,7 @@ class Executor:
         """Start an installed app."""
         package = command.params.get("package")
         if package is None:
-            raise Refusal("MISSING_PARAM", "start_app needs package")
+            raise Refusal("MISSING_PARAM", "start_app needs params.package", _PARAMS)
         if not isinstance(package, str) or not package:
             raise Refusal("INVALID_COMMAND", "start_app package must be a non-empty string")
         installed = self.kernel.installed_apps()
@@ -271,7 +286,20 @@ class Executor:
 
 
 class ServeKernel(Kernel):
-    """The kernel as the protocol uses it: a busy app is waited for up to 5 s, then the command fails."""
+    """The kernel as the protocol uses it: a busy app is waited for up to 5 s, then the command fails.
+
+    Its coordinates are the protocol's, screenshot pixels: on iOS, whose taps are in points, the retina factor
+    is measured once from a screenshot.
+    """
+
+    _scale: float | None = None
+
+    def pixel_scale(self) -> float:
+        """Return screenshot pixels per device coordinate (1 on Android; the retina factor on iOS)."""
+        if self._scale is None:
+            shot = png_size(self.screenshot()) if self.platform == "ios" else None
+            self._scale = shot.width / self.size.width if shot is not None and shot.width else 1.0
+        return self._scale
 
     def _idle_budget_us(self) -> int:
         return ms_to_us(5000)

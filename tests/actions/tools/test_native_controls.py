@@ -10,6 +10,7 @@ from tests.simkit import Passthrough, sim_device
 from visor.actions.device import NativeAction
 from visor.actions.tools.call_context import ToolSettings
 from visor.errors import TargetError
+from visor.ui.geometry import Rect
 from visor.ui.tree import Node
 
 SPEED = {"resource_id": rid("speed")}
@@ -386,3 +387,75 @@ def test_package_name_on_ios_is_refused_not_waited_out() -> None:
     assert player.now_ms() < 100
     ok(player.call("wait_until", selector={"resource_id": "username"}, state="visible", timeout_ms=5000))
     refused(player.call("read_control", selector=selector), "VALIDATION_ERROR")
+
+
+# -- password fields: compared by length, never by their text -----------------------------------------------------
+
+
+def _ios_login() -> Agent:
+    from tests.simkit import DEMO
+    from visor.clock import VirtualClock
+    from visor.devices.sim.device import SimDevice
+    from visor.devices.sim.load import load_app
+
+    phone = SimDevice(load_app(DEMO), clock=VirtualClock(), seed=42, platform="ios")
+    phone.open_url("demo://login")
+    return Agent(phone, ToolSettings())
+
+
+@pytest.mark.parametrize("platform", ["android", "ios"])
+def test_a_password_fields_text_is_checked_by_its_length(platform: str) -> None:
+    login = agent(url=None) if platform == "android" else _ios_login()
+    field = {"resource_id": rid("password") if platform == "android" else "password"}
+    done = ok(
+        login.call("control_action", selector=field, action="set_text", text="lovelace", ensure_state={"state": "text"})
+    )
+    assert done["verified"] and done["control"]["text"] == "•" * 8
+    held = ok(login.call("wait_until", selector=field, state="text", expected_text="lovelace", timeout_ms=300))
+    assert held["waited_ms"] == 0
+    missed = refused(
+        login.call("wait_until", selector=field, state="text", expected_text="lovelace!", timeout_ms=300), "TIMEOUT"
+    )
+    assert "lovelace" not in str(missed)
+    skipped = ok(
+        login.call("control_action", selector=field, action="set_text", text="ada12345", ensure_state={"state": "text"})
+    )
+    assert skipped["skipped"] is True  # same length: a masked field cannot tell them apart
+
+
+def test_a_password_field_showing_neither_bullets_nor_the_text_is_unreadable() -> None:
+    from visor.actions.tools.native_controls import text_holds
+    from visor.actions.tools.result import ToolProblem
+
+    box = Rect(0, 0, 10, 10)
+    field = Node(class_name="android.widget.EditText", bounds=box, text="hidden", password=True)
+    assert text_holds(field, "hidden") and text_holds(Node("android.widget.EditText", box, password=True), "")
+    assert not text_holds(Node("android.widget.EditText", box, password=True), "secret")
+    with pytest.raises(ToolProblem) as caught:
+        text_holds(field, "secret")
+    assert caught.value.code.value == "STATE_UNREADABLE" and "secret" not in str(caught.value.message)
+
+
+def test_a_plain_text_is_not_clickable_and_the_hint_names_what_is() -> None:
+    player = agent()
+    result = refused(
+        player.call("control_action", selector={"resource_id": rid("clock")}, action="click"), "UNSUPPORTED"
+    )
+    assert (
+        result["message"]
+        == "'08:30:00' is not clickable (it takes no actions); nothing was sent (no coordinate fallback)"
+    )
+    assert "custom canvas" not in result["message"] and "index from observe" in result["hint"]
+    feed = agent("demo://feed")
+    title = {"resource_id": rid("feed_title"), "text": "Item 1"}
+    result = refused(feed.call("control_action", selector=title, action="click"), "UNSUPPORTED")
+    assert result["message"].startswith("'Item 1' is not clickable (it takes only show_on_screen)")
+    assert result["hint"].startswith(
+        'Use control_action on its clickable parent {"resource_id": "com.visor.demo:id/feed_item"'
+    )
+
+
+def test_wait_until_says_which_state_was_not_reached() -> None:
+    player = agent()
+    result = refused(player.call("wait_until", selector=SPEED, state="visible", timeout_ms=300), "TIMEOUT")
+    assert result["message"].startswith(f"resource_id={rid('speed')} did not reach state 'visible' within 300 ms (")

@@ -81,7 +81,8 @@ def test_require_visible_refuses_a_drag_over_a_hidden_panel() -> None:
         "require_visible": rid("speed"),
     }
     result = refused(player.call("action_sequence", steps=[drag]), "NOT_VISIBLE")
-    assert statuses(result) == ["failed"]
+    assert statuses(result) == ["refused"]  # nothing was sent: the member says what the call says
+    assert result["message"].startswith("member 0 (drag) refused: require_visible:")
 
 
 def test_every_member_is_planned_before_any_input() -> None:
@@ -104,8 +105,11 @@ def test_the_first_failure_stops_the_rest_and_receipts_say_what_ran() -> None:
     player = agent()
     missing = {"action": "click", "target": rid("no_such_button"), "target_description": "ghost"}
     result = failed(player.call("action_sequence", steps=[OPEN, missing, FASTER]), "NOT_FOUND", "partial")
+    # The call sent input (the opener), so the member that stopped it failed, as the call did (docs/agent-tools.md).
     assert statuses(result) == ["completed", "failed", "unexecuted"]
+    assert result["message"].startswith("member 1 (click) failed: no element with resource id")
     assert "1 member(s) not run" in result["message"]
+    assert result["hint"].startswith("Copy the resource id verbatim (with ':id/');")
     assert player.text("speed_value") == "100"  # the later member did not run, and nothing was replayed
 
 
@@ -120,7 +124,7 @@ def test_a_target_that_vanishes_stops_the_taps_and_keeps_completed_taps() -> Non
     }
     refresh = {"action": "click", "target": rid("refresh"), "target_description": "refresh", "times": 3}
     result = failed(feed.call("action_sequence", steps=[panel, refresh]), "NOT_FOUND", "partial")
-    assert result["members"][1]["completed_taps"] == 1
+    assert result["members"][1]["completed_taps"] == 1 and statuses(result) == ["completed", "failed"]
     assert result["inputs"] == 2 and "Feed refreshed" in feed.texts()
 
 
@@ -203,3 +207,20 @@ def test_an_ineffective_strategy_is_counted_even_when_its_panel_had_hidden() -> 
         assert statuses(result) == ["completed", "completed"]
     player.clock.sleep_us(3_000_000)
     refused(player.call("action_sequence", steps=[OPEN, FASTER], feedback=beyond), "STRATEGY_BLOCKED")
+
+
+def test_on_ios_the_not_found_hint_names_a_bare_identifier() -> None:
+    from tests.actions.tools.agent import Agent
+    from tests.simkit import DEMO
+    from visor.actions.tools.call_context import ToolSettings
+    from visor.clock import VirtualClock
+    from visor.devices.sim.device import SimDevice
+    from visor.devices.sim.load import load_app
+
+    phone = SimDevice(load_app(DEMO), clock=VirtualClock(), seed=42, platform="ios")
+    phone.open_url("demo://player")
+    player = Agent(phone, ToolSettings())
+    ghost = {"action": "click", "target": "no_such_button", "target_description": "ghost"}
+    result = refused(player.call("action_sequence", steps=[ghost]), "NOT_FOUND")
+    assert statuses(result) == ["refused"]
+    assert result["hint"].startswith("Copy the resource id verbatim (a bare accessibility identifier, no ':id/');")

@@ -124,9 +124,9 @@ def by_resource_id(ctx: ToolContext, resource_id: str) -> Resolved:
             hint="Use a point, or a control_action with the element's native_selector.",
         )
     if choice.item is None:
-        hint = (
-            "Copy the resource id verbatim (with ':id/'); if it sits in an auto-hiding panel, open it in the same call."
-        )
+        # Android's ids are `package:id/name`; XCUITest's accessibility identifiers are bare names.
+        form = "a bare accessibility identifier, no ':id/'" if ctx.platform == "ios" else "with ':id/'"
+        hint = f"Copy the resource id verbatim ({form}); if it sits in an auto-hiding panel, open it in the same call."
         raise ToolProblem(ToolCode.NOT_FOUND, f"no element with resource id {resource_id!r} is on screen", hint=hint)
     return Resolved(tree, choice.item)
 

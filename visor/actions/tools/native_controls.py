@@ -8,9 +8,11 @@ A write whose outcome is unknown is remembered and refused until the agent looks
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from visor.actions.device import NativeAction, NativeActionName
+from visor.actions.element_handles import typed_text_landed
 from visor.actions.kernel.targets import refind
 from visor.actions.tools.basic import Reply, label
 from visor.actions.tools.call_context import ToolContext, digest
@@ -28,6 +30,7 @@ from visor.scenario.tools.selector import ControlSelector
 from visor.ui.controls import (
     UnreadableValue,
     advertised_actions,
+    ancestors,
     content_signature,
     control_snapshot,
     find_controls,
@@ -99,12 +102,36 @@ def condition_holds(
     if state in ("selected", "unselected"):
         return node.selected == (state == "selected")
     if state == "text":
-        return node.text == (condition.expected_text if condition.expected_text is not None else default_text)
+        wanted = condition.expected_text if condition.expected_text is not None else default_text
+        return wanted is not None and text_holds(node, wanted)
     if state == "content_desc":
         return node.content_desc == condition.expected_text
     expected = condition.expected_value if condition.expected_value is not None else default_value
     assert expected is not None, "rules require an expected value"
     return abs(_value(node) - expected) <= condition.tolerance + 1e-9
+
+
+def text_holds(node: Node, expected: str) -> bool:
+    """Say whether a control shows the expected text; a password field that masks it is compared by length.
+
+    A masked field shows one bullet per character (the rule `input_text` checks typing by), so only the length
+    can be compared; the text itself is never put in a message.
+
+    Raises:
+        ToolProblem: STATE_UNREADABLE for a password field that shows neither its bullets nor the text.
+    """
+    shown = node.text
+    if not node.password or shown == expected:
+        return shown == expected
+    if not shown or typed_text_landed(shown, expected)[1]:  # an empty field shows no bullets
+        return len(shown) == len(expected)
+    raise ToolProblem(
+        ToolCode.STATE_UNREADABLE,
+        f"{label(node)} is a password field that shows neither one bullet per character nor the text: "
+        "its text cannot be compared",
+        hint="Check what the field leads to instead (the screen after submitting), or read_control it.",
+        details={"text_length_utf16": utf16_length(shown)},
+    )
 
 
 def _value(node: Node) -> float:
@@ -141,12 +168,7 @@ def control_action(args: ControlActionArgs, ctx: ToolContext) -> Reply:
         )
     actions = supported(ctx, live)
     if args.action not in actions:
-        raise ToolProblem(
-            ToolCode.UNSUPPORTED,
-            f"{label(node)} does not support {args.action} here; nothing was sent (no coordinate fallback)",
-            hint=f"Supported: {', '.join(actions) or 'none (a custom canvas: use calibrated gestures)'}.",
-            details={"actions": list(actions)},
-        )
+        raise _unsupported(args.action, live, actions)
     action = _native_action(args, node)
     if args.ensure_state is not None and condition_holds(args.ensure_state, node, args.text, args.value):
         skipped = {"action": args.action, "skipped": True, "control": control_info(ctx, live)}
@@ -164,6 +186,36 @@ def control_action(args: ControlActionArgs, ctx: ToolContext) -> Reply:
     after_live = _refind(ctx, args.selector, live)
     data["control"] = None if after_live is None else control_info(ctx, after_live)
     return f"{args.action} on {label(node)} accepted (not a business verification)", data
+
+
+def _unsupported(action: str, live: Resolved, actions: tuple[str, ...]) -> ToolProblem:
+    """Refuse an action the control does not take, saying what to do instead."""
+    node = live.item.node
+    sent = "nothing was sent (no coordinate fallback)"
+    details = {"actions": list(actions)}
+    if not node.enabled:
+        message = f"{label(node)} is disabled: it takes no input now; {sent}"
+        hint = "Wait for it with wait_until state 'enabled', or first do what enables it."
+        return ToolProblem(ToolCode.UNSUPPORTED, message, hint=hint, details=details)
+    advertised = advertised_actions(live.tree, live.item)
+    if advertised and not (action in ("click", "long_click") and action not in advertised):
+        hint = f"Supported: {', '.join(actions) or 'none on this runtime'}."
+        message = f"{label(node)} does not support {action} here; {sent}"
+        return ToolProblem(ToolCode.UNSUPPORTED, message, hint=hint, details=details)
+    # A plain text or picture: the tap an agent means belongs to the element that is clickable around it.
+    takes = f"it takes only {', '.join(actions)}" if actions else "it takes no actions"
+    parent = next((a for a in ancestors(live.tree, live.item) if a.node.clickable and a.node.enabled), None)
+    instead = (
+        "the click tool with the element's index from observe, or calibrated gestures on a custom canvas"
+        if parent is None
+        else f"control_action on its clickable parent {json.dumps(native_selector(live.tree, parent))}, "
+        "or the click tool with an index from observe"
+    )
+    if action in ("click", "long_click"):
+        message = f"{label(node)} is not {action.replace('_', '-')}able ({takes}); {sent}"
+    else:
+        message = f"{label(node)} takes no actions (it is not clickable, editable or scrollable); {sent}"
+    return ToolProblem(ToolCode.UNSUPPORTED, message, hint=f"Use {instead}.", details=details)
 
 
 def _native_action(args: ControlActionArgs, node: Node) -> NativeAction:
@@ -206,7 +258,7 @@ def _verify(ctx: ToolContext, args: ControlActionArgs, before: Resolved) -> dict
         if not ctx.pause(deadline, ctx.settings.poll_ms):
             raise ToolProblem(
                 ToolCode.POSTCONDITION_FAILED,
-                f"{args.action} was sent once, but {args.ensure_state.state} was not observed within "
+                f"{args.action} was sent once, but state {args.ensure_state.state!r} was not observed within "
                 f"{args.verify_timeout_ms} ms; it was not repeated",
                 details={"action": args.action, "control": None if live is None else control_info(ctx, live)},
                 all_sent=True,
@@ -314,7 +366,8 @@ def _timed_out(
         )
     return ToolProblem(
         ToolCode.TIMEOUT,
-        f"{args.selector.describe()} was not {args.state} within {args.timeout_ms} ms ({observations} observations)",
+        f"{args.selector.describe()} did not reach state {args.state!r} within {args.timeout_ms} ms "
+        f"({observations} observations)",
         details=details,
     )
 

@@ -90,11 +90,14 @@ def _run(ctx: ToolContext, args: ActionSequenceArgs, plans: list[Plan], receipts
         try:
             status, detail = _member(ctx, member, planned)
         except ToolProblem as problem:
-            receipts[index] |= {"status": "failed", "code": str(problem.code), "message": problem.message}
+            # The member that stops the call has the call's status (docs/agent-tools.md): refused while nothing
+            # was sent, failed once the call sent input (by this member or an earlier one).
+            outcome = "failed" if ctx.sent or ctx.unknown else "refused"
+            receipts[index] |= {"status": outcome, "code": str(problem.code), "message": problem.message}
             receipts[index] |= {key: value for key, value in problem.details.items() if key != "members"}
             left = len(receipts) - index - 1
             problem.message = (
-                f"member {index} ({args.actions[index]}) failed: {problem.message}; {left} member(s) not run"
+                f"member {index} ({args.actions[index]}) {outcome}: {problem.message}; {left} member(s) not run"
             )
             problem.details = {"members": receipts}
             problem.all_sent = problem.all_sent and left == 0
