@@ -57,3 +57,28 @@ def test_a_file_that_is_no_flow_is_an_error_row(cli_runner: Cli, tmp_path: Path)
     result = cli_runner.run("import", "maestro", "flows", "-o", "out")
     assert result.exit_code == 1
     assert "is not a Maestro flow" in result.data["imported"][0]["error"]["message"]
+
+
+def test_what_would_mean_less_in_visor_is_left_out_not_changed(cli_runner: Cli, tmp_path: Path) -> None:
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "flows" / "f.yaml").write_text(
+        "appId: com.visor.demo\n---\n"
+        "- tapOn: {text: Maybe later, optional: true}\n"  # a step must succeed in visor: it would mean more
+        "- tapOn: 'Item \\\\d+'\n"  # a regular expression in Maestro; text= is exact
+        "- assertVisible: {id: toolbar_title, text: Feed}\n"  # both would shrink to one
+        "- assertNotVisible: {text: Welcome, enabled: true}\n"
+        "- waitForAnimationToEnd: {timeout: 3000}\n"
+        "- openLink: demo://settings\n"
+        "- pressKey: Home\n"
+        "- tapOn: Log in\n"
+    )
+    row = cli_runner.run("import", "maestro", "flows", "-o", "out").data["imported"][0]
+    assert [item["line"] for item in row["left_out"]] == [3, 4, 5, 6]
+    assert "regular expression" in row["left_out"][1]["reason"]
+    steps = yaml.safe_load(Path(row["scenario"]).read_text())["steps"]
+    assert [(s["command"], s["args"]) for s in steps] == [
+        ("wait", {"stable": True, "timeout": 3000}),
+        ("navigate", {"to": "demo://settings"}),
+        ("act", {"name": "home"}),
+        ("tap", {"target": "text=Log in"}),
+    ]

@@ -5,7 +5,7 @@ A flow is a YAML header (`appId`, `name`, `tags`, `env`) then `---` then a list 
 | Maestro | visor |
 |---|---|
 | `launchApp` (also `clearState`) | `act reset` (the app under test, restarted) |
-| `tapOn` text, `id`, `point` (px or %) | `tap` on `text=`, `id=`, or a point (fractions for %) |
+| `tapOn` text, `id`, `point` (px or %) | `tap` on `text=`, `id=`, or a point (fractions for %): one plain text or id |
 | `inputText` | `act type` into the focused field |
 | `assertVisible` text / `id` | `wait` for it (5 s) |
 | `assertNotVisible`, `extendedWaitUntil.notVisible` | `wait_until` state `absent` |
@@ -13,18 +13,23 @@ A flow is a YAML header (`appId`, `name`, `tags`, `env`) then `---` then a list 
 | `scroll` | `scroll` down |
 | `swipe` direction or start/end | `act drag` (fractions of the screen) |
 | `back` | `act back` |
-| `waitForAnimationToEnd` | `wait` until the screen is stable |
+| `waitForAnimationToEnd` | `wait` until the screen is stable, its `timeout` kept |
+| `openLink` | `navigate` to the link |
+| `pressKey` Home, Back, Enter | `act home`, `back`, `enter` |
 | `takeScreenshot` | `screenshot` with its name as label |
 | `runFlow` file | its commands, inlined (relative to the flow) |
 | `${KEY}` and header `env` | `${KEY}` kept; `env` written as a dotenv file to pass with `--env-file` |
 
 Anything else (`scrollUntilVisible` without a list to scroll, `runScript`, conditions, a launch of another app…)
-is reported with its line and what to do; the rest of the flow is still converted, and validates.
+is reported with its line and what to do; the rest of the flow is still converted, and validates. So is a
+selector that would mean less in visor: a text that is a regular expression (Maestro's are; visor's `text=` is
+exact), id and text together, or options such as `optional`, `index` or `enabled`.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +40,13 @@ from visor.errors import InputError
 
 #: How long an assertion waits for its element (Maestro's assertVisible waits too).
 ASSERT_TIMEOUT_MS = 5000
+#: Characters that make a Maestro text a regular expression rather than a plain text ("." is left: "Log in." is
+#: plain more often than not).
+_REGEX = re.compile(r"[\\\[\](){}|*+?^$]")
+#: Why a selector is left out.
+_WHY = "a regular expression, several attributes or options such as optional would mean less in visor"
+#: Maestro's keys, as visor's `act` names them.
+_KEYS = {"home": "home", "back": "back", "enter": "enter"}
 _DIRECTIONS = {"LEFT": ((0.8, 0.5), (0.2, 0.5)), "RIGHT": ((0.2, 0.5), (0.8, 0.5)),
                "UP": ((0.5, 0.8), (0.5, 0.2)), "DOWN": ((0.5, 0.2), (0.5, 0.8))}  # fmt: skip
 
@@ -137,7 +149,7 @@ def _one(name: str, arg: Any) -> list[dict[str, Any]] | str:
     if name == "assertVisible":
         target = _selector(arg)
         return [{"kind": "see", "command": "wait", "args": {"for": target, "timeout": ASSERT_TIMEOUT_MS}}] \
-            if target else f"assertVisible {arg!r}: only text and id are converted"  # fmt: skip
+            if target else f"assertVisible {arg!r}: only one plain text or id is converted ({_WHY})"  # fmt: skip
     if name == "assertNotVisible":
         return _absent(arg, ASSERT_TIMEOUT_MS)
     if name == "extendedWaitUntil" and isinstance(arg, dict):
@@ -154,7 +166,16 @@ def _one(name: str, arg: Any) -> list[dict[str, Any]] | str:
     if name == "back":
         return [{"kind": "back", "command": "act", "args": {"name": "back"}}]
     if name == "waitForAnimationToEnd":
-        return [{"kind": "settle", "command": "wait", "args": {"stable": True, "timeout": 5000}}]
+        timeout = arg.get("timeout", 5000) if isinstance(arg, dict) else 5000
+        return [{"kind": "settle", "command": "wait", "args": {"stable": True, "timeout": int(timeout)}}]
+    if name == "openLink" and isinstance(arg, str | dict):
+        link = arg if isinstance(arg, str) else arg.get("link")
+        if isinstance(link, str) and set(arg if isinstance(arg, dict) else {}) <= {"link"}:
+            return [{"kind": "link", "command": "navigate", "args": {"to": link}}]
+        return "openLink: only a link is converted (autoVerify and browser options are not)"
+    if name == "pressKey" and isinstance(arg, str):
+        key = _KEYS.get(arg.strip().lower())
+        return [{"kind": "key", "command": "act", "args": {"name": key}}] if key else f"pressKey {arg} is not converted"
     if name == "takeScreenshot":
         label = arg if isinstance(arg, str) else arg.get("path", "screen") if isinstance(arg, dict) else "screen"
         return [{"kind": "screenshot", "command": "screenshot", "args": {"label": str(label)}}]
@@ -165,13 +186,15 @@ def _one(name: str, arg: Any) -> list[dict[str, Any]] | str:
 
 
 def _selector(arg: Any) -> str | None:
-    if isinstance(arg, str):
-        return f"text={arg}"
-    if isinstance(arg, dict):
-        if isinstance(arg.get("id"), str):
-            return f"id={arg['id']}"
-        if isinstance(arg.get("text"), str):
-            return f"text={arg['text']}"
+    """Return the visor selector of a Maestro one, or None when it says more than visor's would keep."""
+    text = arg if isinstance(arg, str) else arg.get("text") if isinstance(arg, dict) else None
+    if isinstance(arg, dict) and (set(arg) - {"id", "text"} or len(arg) != 1):
+        return None  # id and text together, `optional`, `index`, `below`, `enabled`…: a step would mean less
+    if isinstance(text, str):
+        # Maestro matches text as a regular expression; visor's text= is exact.
+        return None if _REGEX.search(text) else f"text={text}"
+    if isinstance(arg, dict) and isinstance(arg.get("id"), str):
+        return None if _REGEX.search(arg["id"]) else f"id={arg['id']}"
     return None
 
 
@@ -188,19 +211,16 @@ def _tap(arg: Any) -> list[dict[str, Any]] | str:
             return f"tapOn point {point!r} is not x,y"
     target = _selector(arg)
     if target is None:
-        return f"tapOn {arg!r}: only text, id and point are converted"
+        return f"tapOn {arg!r}: only one plain text, id or point is converted ({_WHY})"
     return [{"kind": "tap", "command": "tap", "args": {"target": target}}]
 
 
 def _absent(arg: Any, timeout: int) -> list[dict[str, Any]] | str:
-    if isinstance(arg, str):
-        selector = {"text": arg}
-    elif isinstance(arg, dict) and isinstance(arg.get("id"), str):
-        selector = {"resource_id": arg["id"]}
-    elif isinstance(arg, dict) and isinstance(arg.get("text"), str):
-        selector = {"text": arg["text"]}
-    else:
-        return f"not visible {arg!r}: only text and id are converted"
+    target = _selector(arg)
+    if target is None:
+        return f"not visible {arg!r}: only one plain text or id is converted ({_WHY})"
+    kind, _, value = target.partition("=")
+    selector = {"resource_id": value} if kind == "id" else {"text": value}
     args = {"selector": selector, "state": "absent", "timeout_ms": min(timeout, 30_000)}
     return [{"kind": "gone", "command": "wait_until", "args": args}]
 
