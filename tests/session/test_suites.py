@@ -205,3 +205,9 @@ def test_a_suite_whose_scenarios_fail_alike_says_their_code(cli_runner: Cli, sui
     result = cli_runner.run("run", "scenarios/b-broken.yaml", "scenarios/b-broken.yaml", "--output", "out")
     code = result.data["suite"]["scenarios"][0]["error"]["code"]
     assert result.envelope["error"]["code"] == code == "ACTION_ERROR"
+
+
+def test_one_file_named_two_ways_runs_once(cli_runner: Cli, suite: Path) -> None:
+    result = cli_runner.run("run", "scenarios/a-login.yaml", "./scenarios/a-login.yaml", "scenarios/nested/../a-login.yaml",
+                            "--output", "out")  # fmt: skip
+    assert result.exit_code == 0 and rows(result) == [("login", "passed")]

@@ -66,11 +66,12 @@ def expand_paths(patterns: Sequence[str], models: bool = False) -> list[str]:
     Raises:
         InputError: a directory holds no scenario file, or a pattern matches nothing.
     """
-    found: dict[str, None] = {}
+    found: dict[str, str] = {}
     for pattern in patterns:
         for path in _expand_one(pattern, models):
-            found.setdefault(path, None)
-    return list(found)
+            # `scenarios/a.yaml` and `./scenarios/a.yaml` are one file: kept once, as first written.
+            found.setdefault(os.path.normpath(path) if path != STDIN_PATH else path, path)
+    return list(found.values())
 
 
 def _expand_one(pattern: str, models: bool) -> list[str]:
