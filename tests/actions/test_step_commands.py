@@ -104,7 +104,7 @@ def test_a_tap_on_an_element_under_a_dialog_waits_then_names_the_dialog() -> Non
     )
     assert step.status == "fail" and step.error is not None
     assert 'text=Dark mode (CheckBox "Dark mode"' in step.error.message
-    assert "is covered by FrameLayout" in step.error.message and "nothing was sent" in step.error.message
+    assert 'is covered by LinearLayout "parentPanel"' in step.error.message and "nothing was sent" in step.error.message
     assert step.duration_ms == 2500  # it waited the step timeout for the dialog to go
     assert [check.status for check in result.assertions] == ["passed", "passed"]
 
@@ -174,3 +174,37 @@ def test_typed_text_a_field_drops_fails_saying_what_it_shows(tmp_path: Path) -> 
     assert step.error.message == "Step 'type' (act) failed: typed text did not arrive: the field shows '1234'"
     fits, _ = run(steps_yaml(steps.replace("123456", "1234")), app=str(model))
     assert fits.steps[-1].status == "ok" and "unverified" not in fits.steps[-1].details
+
+
+FEED = '{id: open, command: navigate, args: {to: "demo://feed"}}'
+OPEN_PANEL = '{id: actions, command: tap, args: {target: "text=Actions"}}'
+STILL_ON_FEED = '{id: still-feed, type: text_equals, target: "id=toolbar_title", value: Feed}'
+
+
+def test_a_tap_on_an_element_under_a_panel_fails_naming_the_panel() -> None:
+    result, step = last(
+        FEED, OPEN_PANEL, '{id: under, command: tap, args: {target: "text=Item 9"}}', assertions=STILL_ON_FEED
+    )
+    assert step.status == "fail" and step.error is not None
+    assert 'is covered by FrameLayout "quick_actions" [0,1200][1080,1920]' in step.error.message
+    assert step.details["covered_by"]["resource_id"] == "com.visor.demo:id/quick_actions"
+    assert result.assertions[0].status == "passed"  # the item was not opened
+
+
+def test_a_tap_by_point_on_a_panel_is_a_tap_on_the_panel() -> None:
+    result, step = last(
+        FEED,
+        OPEN_PANEL,
+        "{id: point, command: tap, args: {x: 0.5, y: 0.957, normalized: true}}",
+        assertions=STILL_ON_FEED,
+    )
+    assert step.status == "ok", step.error
+    assert step.details["hit"]["resource_id"] == "com.visor.demo:id/quick_actions"  # not the item under it
+    assert result.assertions[0].status == "passed"
+
+
+def test_a_tap_under_a_dialog_names_the_dialog_not_its_backdrop() -> None:
+    _, step = last(FEED, '{id: under, command: tap, args: {target: "text=Item 3"}}', seed=PROMO_SEED)
+    assert step.status == "fail" and step.error is not None
+    assert 'is covered by LinearLayout "parentPanel" [72,' in step.error.message
+    assert step.details["covered_by"]["resource_id"] == "android:id/parentPanel"

@@ -492,7 +492,7 @@ BUTTON_ACTIONS = ("click",)
         ("player+controls", "bookmark", 0, ("click", "long_click")),
         ("player+controls", "show_controls", 0, BUTTON_ACTIONS),
         ("player+controls", "loop", 0, BUTTON_ACTIONS),
-        ("player+controls", "controls", 0, ()),
+        ("player+controls", "controls", 0, ("click",)),  # a bottom sheet takes touches on its whole area
         ("settings", "dark_mode", 0, BUTTON_ACTIONS),
         ("feed", "feed", 0, ("scroll_forward", "scroll_backward", "scroll_up", "scroll_down")),
         ("feed", "feed_item", 3, ("click", "show_on_screen")),

@@ -3,9 +3,17 @@
 Elements are drawn in page order (a parent before its children, earlier siblings before later ones), so the
 last element in page order that contains a point and takes touches is the one a finger there reaches. An
 element takes touches when it is clickable, long-clickable, checkable, scrollable or a text field (a modal
-dialog's backdrop is clickable: it dismisses the dialog or swallows the touch). A touch meant for an element
-reaches it when what takes it is that element, one of its descendants (a label inside a row) or one of its
-ancestors (a clickable row around a label); anything else covers it.
+dialog's backdrop is clickable: it dismisses the dialog or swallows the touch; a bottom panel's container is
+clickable: it consumes the touches on its whole area). A touch meant for an element reaches it when what takes
+it is that element, one of its descendants (a label inside a row) or one of its ancestors (a clickable row
+around a label); anything else covers it.
+
+iOS page source says no element is clickable, so its roles come from its type (`visor.ui.source`), and two
+UIKit rules are added here. An alert or an action sheet (`XCUIElementTypeAlert`, `XCUIElementTypeSheet`) is
+modal: while one shows, it takes every touch that nothing in front of it takes, anywhere on the screen
+(XCUITest reports everything behind it as not hittable). And a container (`XCUIElementTypeOther`) that holds
+elements is a view with content, such as a panel: UIKit's hit test stops at the front-most view under a touch,
+so it takes the touches on its background instead of passing them to what lies behind it.
 
 Actions aim with `aim` before they send anything, so a tap that would land on a dialog, a floating button or
 a panel over its target is refused and says what is in the way, instead of reporting ok.
@@ -14,6 +22,7 @@ a panel over its target is refused and says what is in the way, instead of repor
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from visor.ui.geometry import Point, Rect
 from visor.ui.tree import Located, Node, UiTree
@@ -21,25 +30,50 @@ from visor.ui.tree import Located, Node, UiTree
 
 @dataclass(frozen=True, slots=True)
 class Aim:
-    """Where to touch an element: `point` reaches it; `covered_by` is what takes a touch at its centre, if not it."""
+    """Where to touch an element: `point` reaches it; `covered_by` is what covers its centre (see `seen`), if any."""
 
     point: Point | None
     covered_by: Located | None
 
 
+#: XCUITest types of modal views: nothing behind one takes a touch, wherever on the screen it lands.
+IOS_MODAL: Final = frozenset({"XCUIElementTypeAlert", "XCUIElementTypeSheet"})
+_IOS_CONTAINER = "XCUIElementTypeOther"
+
+
 def takes_touches(node: Node) -> bool:
     """Return True when an element reacts to (and so absorbs) a touch."""
     return node.displayed and (
-        node.clickable or node.long_clickable or node.checkable or node.scrollable or node.editable
+        node.clickable
+        or node.long_clickable
+        or node.checkable
+        or node.scrollable
+        or node.editable
+        or (node.class_name == _IOS_CONTAINER and bool(node.children))
     )
 
 
 def topmost(tree: UiTree, point: Point) -> Located | None:
     """Return the element a touch at `point` reaches, if any element there takes touches."""
     for item in reversed(tree.flat):
+        if item.node.displayed and item.node.class_name in IOS_MODAL:
+            return item  # nothing in front of the alert took the touch, and nothing behind it gets it
         if item.node.bounds.contains(point) and takes_touches(item.node):
             return item
     return None
+
+
+def seen(tree: UiTree, blocker: Located) -> Located:
+    """Return what a person sees covering a target where `blocker` takes the touch meant for it.
+
+    A backdrop filling the screen is dimmed behind the dialog it holds, so the dialog (its front-most shown
+    child) is what covers the target; any other blocker is itself what covers it.
+    """
+    bounds, screen = blocker.node.bounds, tree.screen
+    if bounds.intersect(screen) != screen:
+        return blocker
+    shown = [item for item in tree.flat if item.parent == blocker.index and item.node.displayed]
+    return shown[-1] if shown else blocker
 
 
 def located(tree: UiTree, node: Node) -> Located | None:
@@ -81,8 +115,8 @@ def aim(tree: UiTree, target: Located) -> Aim:
         return Aim(centre, None)
     for point in _candidates(area):
         if reaches(tree, point, target) is None:
-            return Aim(point, blocker)
-    return Aim(None, blocker)
+            return Aim(point, seen(tree, blocker))
+    return Aim(None, seen(tree, blocker))
 
 
 def _candidates(area: Rect) -> list[Point]:

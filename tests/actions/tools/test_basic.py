@@ -88,7 +88,7 @@ def test_a_click_on_an_element_under_a_dialog_is_refused_and_names_the_dialog() 
     assert settings.shown("logout")  # the dialog opened over the screen; its elements keep their places
     settings.observe()
     result = refused(settings.call("click", target=dark_mode, target_description="dark mode"), "NOT_VISIBLE")
-    assert "is covered by FrameLayout" in result["message"] and "nothing was sent" in result["message"]
+    assert 'is covered by LinearLayout "parentPanel"' in result["message"] and "nothing was sent" in result["message"]
     assert settings.node("dark_mode").checked is False
 
 

@@ -15,7 +15,7 @@ from PIL import Image
 
 from tests.devices.sim import test_fuzz_models as fuzz
 from tests.devices.sim.guards import deadline
-from tests.simkit import DEMO
+from tests.simkit import DEMO, MemorySink, scenario_from, steps_yaml
 from visor.actions.device import Key, NativeAction, NativeActionName, PathPoint, UnsupportedInput
 from visor.clock import VirtualClock
 from visor.devices.sim.device import SimDevice
@@ -23,6 +23,9 @@ from visor.devices.sim.ios import IOS_NATIVE_ACTIONS, ios_screen, to_pixel, to_p
 from visor.devices.sim.load import load_app, validate_app_file
 from visor.devices.sim.metrics import POINT
 from visor.devices.sim.render import BAR, IOS_GREEN
+from visor.engine.events import RunFinished
+from visor.engine.results import RunResult
+from visor.engine.runner import RunContext, resolve_settings, run_scenario
 from visor.errors import InputError, VisorError
 from visor.scenario.selectors import parse_selector
 from visor.ui.elements import index_elements
@@ -380,3 +383,61 @@ def test_any_app_model_reads_back_as_xcuitest_after_any_taps(model: dict[str, ob
                 device.tap(flat[choice % len(flat)].node.bounds.center_within(observation.tree.screen))
         except VisorError as exc:  # a runaway app model, an input refused: clear errors, as on Android
             assert isinstance(exc, InputError) or exc.code == "ACTION_ERROR", exc
+
+
+def run_on_iphone(*steps: str, assertions: str = "") -> RunResult:
+    """Run a scenario of `steps` on a fresh simulated iPhone; return its result."""
+    scenario = scenario_from(steps_yaml(*steps, assertions=assertions))
+    settings = resolve_settings(scenario, fresh_seed=1234)
+    clock = VirtualClock()
+    device = SimDevice(load_app(DEMO), clock=clock, seed=settings.effective_seed, platform="ios")
+    context = RunContext(device, clock, VirtualClock(), MemorySink(), "run_000000000001")
+    final = list(run_scenario(scenario, settings, context))[-1]
+    assert isinstance(final, RunFinished)
+    return final.result
+
+
+IOS_FEED = '{id: open, command: navigate, args: {to: "demo://feed"}}'
+IOS_PANEL = '{id: actions, command: tap, args: {target: "text=Actions"}}'
+IOS_STILL_ON_FEED = '{id: still-feed, type: text_equals, target: "id=toolbar_title", value: Feed}'
+
+
+def test_a_tap_on_an_element_under_the_panel_fails_naming_the_panel_on_ios() -> None:
+    result = run_on_iphone(
+        IOS_FEED, IOS_PANEL, '{id: under, command: tap, args: {target: "text=Item 9"}}', assertions=IOS_STILL_ON_FEED
+    )
+    step = result.steps[-1]
+    assert step.status == "fail" and step.error is not None
+    assert 'is covered by XCUIElementTypeOther "quick_actions" [0,400][360,640]' in step.error.message
+    assert "nothing was sent" in step.error.message
+    assert result.assertions[0].status == "passed"
+
+
+def test_a_tap_by_point_on_the_panel_reports_the_panel_on_ios() -> None:
+    result = run_on_iphone(
+        IOS_FEED,
+        IOS_PANEL,
+        "{id: point, command: tap, args: {x: 0.5, y: 0.957, normalized: true}}",
+        assertions=IOS_STILL_ON_FEED,
+    )
+    step = result.steps[-1]
+    assert step.status == "ok", step.error
+    assert (step.details["hit"]["class"], step.details["hit"]["resource_id"]) == (
+        "XCUIElementTypeOther",
+        "quick_actions",
+    )
+    assert result.assertions[0].status == "passed"
+
+
+def test_a_tap_behind_the_alert_fails_naming_the_alert_on_ios() -> None:
+    result = run_on_iphone(
+        '{id: open, command: navigate, args: {to: "demo://settings"}}',
+        '{id: ask, command: tap, args: {target: "text=Log out"}}',
+        '{id: behind, command: tap, args: {target: "id=notifications"}}',
+        assertions='{id: unchanged, type: checked, target: "id=notifications"}',
+    )
+    step = result.steps[-1]
+    assert step.status == "fail" and step.error is not None
+    assert 'is covered by XCUIElementTypeAlert "Log out?" [24,246][336,394]' in step.error.message
+    assert step.details["covered_by"]["class"] == "XCUIElementTypeAlert"
+    assert result.assertions[0].status == "passed"  # the switch did not change

@@ -77,8 +77,13 @@ def panel(place: Place, name: str, overlay: PanelOverlay) -> Box:
     # Content taller than the usual panel grows it upwards (keeping a GAP at the bottom), so nothing is cut.
     needed = PANEL_PADDING + (104 if overlay.title else 0) + column_height(overlay.elements, place) + GAP
     top = SIZE.height - min(SIZE.height - STATUS_BAR, max(PANEL_HEIGHT, needed))
+    # A bottom sheet consumes every touch on its area (its container is clickable), so none reaches the screen.
     node = partial(
-        Node, "android.widget.FrameLayout", Rect(0, top, SIZE.width, SIZE.height), resource_id=place.rid(name)
+        Node,
+        "android.widget.FrameLayout",
+        Rect(0, top, SIZE.width, SIZE.height),
+        resource_id=place.rid(name),
+        clickable=True,
     )
     sheet = Box(node, partial(Widget, kind=WidgetKind.PANEL, overlay=name))
     y = top + PANEL_PADDING

@@ -49,7 +49,7 @@ class WidgetKind(StrEnum):
 
 
 #: Kinds that take touches even though their node is not clickable (they handle drags, typing or scrolls).
-_TOUCHABLE = frozenset({WidgetKind.FIELD, WidgetKind.SLIDER, WidgetKind.LIST, WidgetKind.PANEL, WidgetKind.KEYBOARD})
+_TOUCHABLE = frozenset({WidgetKind.FIELD, WidgetKind.SLIDER, WidgetKind.LIST, WidgetKind.KEYBOARD})
 
 
 @dataclass(frozen=True, slots=True)
