@@ -102,3 +102,45 @@ def test_calls_the_map_cannot_answer_are_refused_with_a_hint(maps: Path, tmp_pat
     assert unknown["code"] == "NOT_FOUND" and "screen_1 (Sign in)" in unknown["hint"]
     empty = refused(session(tmp_path / "none").call("map_read", {}))
     assert empty["message"] == "no app map for android:com.visor.demo yet" and "visor discover" in empty["hint"]
+
+
+def test_route_plan_offers_a_restart_only_when_the_start_leads_there(maps: Path) -> None:
+    path = next(maps.glob("*.json"))
+    document: dict[str, Any] = json.loads(path.read_text())
+    agent = session(maps)
+    ok(agent.call("route_follow", {"to": "screen_2"}))  # on the settings: no forward route to the feed's item
+    item = ok(agent.call("route_plan", {"to": "screen_5"}))
+    assert item["restart"] is True and [leg["target"] for leg in item["route"]] == [
+        "id=com.visor.demo:id/login", "text=Item 1"]  # fmt: skip
+    for edge in document["edges"]:
+        edge["stale"] = edge["stale"] or edge["target"] == "id=com.visor.demo:id/login"  # sign-in no longer holds
+    path.write_text(json.dumps(document))
+    nowhere = refused(agent.call("route_plan", {"to": "screen_5"}))
+    assert nowhere["code"] == "NOT_FOUND"
+    assert nowhere["message"] == "no safe route in the app map to 'screen_5', from here or from the app's start"
+    assert refused(agent.call("route_follow", {"to": "screen_5"}))["message"].startswith("no safe route")
+
+
+def test_a_failed_route_follow_says_which_taps_were_sent(maps: Path) -> None:
+    """`unknown` is a transport failure with a write in flight; a route that stopped knows what it sent."""
+    path = next(maps.glob("*.json"))
+    document: dict[str, Any] = json.loads(path.read_text())
+    login = next(edge for edge in document["edges"] if edge["target"] == "id=com.visor.demo:id/login")
+    login["args"]["fill"] = {}  # the app changed: sign-in fails without credentials typed
+    path.write_text(json.dumps(document))
+    stopped = session(maps).call("route_follow", {"to": "screen_2"})  # sign-in, then the settings: stopped at one
+    assert stopped.is_error and stopped.result["status"] == "failed"
+    assert stopped.result["dispatched"] == "partial" and len(stopped.result["route"]) == 1
+    path.write_text(json.dumps(document))  # the failure demoted the edge below use: as it was again
+    last = session(maps).call("route_follow", {"to": "screen_4"})  # the failed tap was the route's only one
+    assert last.result["status"] == "failed" and last.result["dispatched"] == "all"
+
+
+def test_a_route_follow_without_its_input_variables_is_refused(maps: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DEMO_USER")
+    before = next(maps.glob("*.json")).read_text()
+    result = refused(session(maps).call("route_follow", {"to": "screen_2"}))
+    assert result["code"] == "VALIDATION_ERROR" and "DEMO_USER, which is not set" in result["message"]
+    assert result["hint"] == "export DEMO_USER=…, then route again."
+    edges = json.loads(next(maps.glob("*.json")).read_text())["edges"]
+    assert edges == json.loads(before)["edges"]

@@ -30,7 +30,22 @@ def test_discover_gives_the_memory_of_the_current_screen_and_writes_the_whole(cl
     assert [gap["screen_id"] for gap in whole["gaps"]] == ["screen_2", "screen_3", "screen_4", "screen_5"]
     assert len(whole["routes"]) == result.data["map"]["summary"]["edges"]
     text = json.dumps(whole)
-    assert "lovelace" not in text.lower() and "DEMO_PASSWORD" not in text  # nothing private reaches an agent
+    assert "lovelace" not in text.lower() and '"ada"' not in text  # nothing private reaches an agent
+
+
+def test_a_sign_in_route_says_which_fields_it_fills_from_which_variables(cli_runner: Cli, tmp_path: Path) -> None:
+    """A login edge is no bare tap: the agent sees the fields it fills and the variables' names, never values."""
+    result = crawl_demo(cli_runner, tmp_path, "--map-dir", "maps")
+    login = next(route for route in result.data["memory"]["routes"]
+                 if route["action"]["args"]["target"] == "id=com.visor.demo:id/login")  # fmt: skip
+    assert login["action"] == {"command": "tap", "args": {"target": "id=com.visor.demo:id/login",
+                                                          "fill": {"password": "DEMO_PASSWORD", "username": "DEMO_USER"}}}  # fmt: skip
+    others = [
+        route
+        for route in result.data["memory"]["routes"]
+        if route["action"]["args"]["target"] != "id=com.visor.demo:id/login"
+    ]
+    assert others and all("fill" not in route["action"]["args"] for route in others)
 
 
 def test_each_screen_says_what_can_be_done_there(cli_runner: Cli, tmp_path: Path) -> None:

@@ -214,3 +214,34 @@ def test_without_a_back_key_the_screens_own_back_control_is_the_exit_recipe(tmp_
         assert all(recipe["target"] is None and recipe["x"] < 200 for recipe in recipes)  # by where it is
     else:
         assert all(recipe["target"] == "Navigate up" for recipe in recipes)
+
+
+def test_the_ios_crawl_signs_in_and_maps_the_same_screens_as_android(cli_runner: Cli, tmp_path: Path) -> None:
+    """iOS text fields (XCUIElementTypeTextField, plain ids) are filled too, and an alert is not tapped through."""
+    android, android_map = crawl(cli_runner, tmp_path, "android")
+    ios, ios_map = crawl(cli_runner, tmp_path, "ios", "--platform", "ios")
+    for result in (android, ios):
+        assert result.data["crawl"]["stopped_reason"] == "complete" and result.data["map"]["summary"]["screens"] == 5
+        assert "missing_inputs" not in result.data["crawl"]
+
+    def screens(document: dict[str, Any]) -> list[str]:
+        return sorted(next((e["labels"][0] for e in variant["elements"] if e["selector"].endswith("toolbar_title")
+                            and e["labels"]), "?") for variant in document["variants"])  # fmt: skip
+
+    assert screens(ios_map) == screens(android_map) == ["Feed", "Item 1", "Player", "Settings", "Sign in"]
+    login = next(edge for edge in ios_map["edges"] if edge["target"] == "id=login")
+    assert login["args"]["fill"] == {"password": "DEMO_PASSWORD", "username": "DEMO_USER"}
+    assert {edge["target"] for edge in ios_map["edges"] if edge["intent"] == "tap"} == {
+        "id=login", "id=open_settings", "text=feed_item", "id=watch"}  # fmt: skip
+
+
+def test_a_form_whose_variables_are_unset_is_not_submitted(
+    cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Typing "" would teach the map a sign-in that fails: the crawl skips the form's taps and says why."""
+    monkeypatch.delenv("DEMO_PASSWORD")
+    result, document = crawl(cli_runner, tmp_path, "maps")
+    assert result.data["crawl"]["missing_inputs"] == {"variant_1": ["DEMO_PASSWORD"]}
+    assert not any(edge["from_variant_id"] == "variant_1" for edge in document["edges"])
+    fields = [e for v in document["variants"] for e in v["elements"] if e["tag"] == "EditText"]
+    assert fields and all(e["labels"] in (["Username"], ["Password"], ["Comment"]) for e in fields)  # none typed

@@ -77,3 +77,50 @@ def test_a_leg_that_no_longer_holds_stops_the_route_and_is_demoted(cli_runner: C
     assert demoted["failures"] == 1 and demoted["confidence"] == 0.2 and demoted["stale"] is True
     again = cli_runner.run("route", "--to", "screen_4", "--runtime", "sim", "--seed", "7", "--map-dir", "maps")
     assert again.exit_code == 1 and "no safe route" in again.envelope["error"]["message"]  # a stale edge is not used
+
+
+def test_a_route_without_its_input_variables_is_refused_before_any_input(
+    cli_runner: Cli, crawled: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Typing "" would fail the sign-in and demote its edge for good: the route is refused, naming the variables."""
+    path = next(crawled.glob("*.json"))
+    before = {edge["id"]: edge for edge in json.loads(path.read_text())["edges"]}
+    monkeypatch.delenv("DEMO_USER")
+    monkeypatch.setenv("DEMO_PASSWORD", "")  # empty is as good as unset
+    for _ in range(3):  # more than the two failures that made the edge stale
+        result = cli_runner.run("route", "--to", "screen_2", "--runtime", "sim", "--seed", "7", "--map-dir", "maps")
+        assert result.exit_code == 1 and result.envelope["error"]["code"] == "INPUT_ERROR"
+        error = result.envelope["error"]
+        assert error["message"] == "the route fills password, username from DEMO_PASSWORD, DEMO_USER, which are not set"
+        assert error["next_step"] == "export DEMO_PASSWORD=… export DEMO_USER=…, then route again."
+        assert "environment variables" in error["likely_cause"]
+    after = {edge["id"]: edge for edge in json.loads(path.read_text())["edges"]}
+    assert after == before  # nothing demoted, nothing learnt
+    monkeypatch.setenv("DEMO_USER", "ada")
+    monkeypatch.setenv("DEMO_PASSWORD", "lovelace")
+    good = cli_runner.run("route", "--to", "screen_2", "--runtime", "sim", "--seed", "7", "--map-dir", "maps")
+    assert good.exit_code == 0 and all(leg["verified"] for leg in good.data["route"])
+
+
+def test_nothing_is_typed_or_tapped_when_an_input_is_missing(crawled: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app_map = load(crawled)
+    clock = VirtualClock()
+    device = demo_device(seed=7, clock=clock)
+    start = app_map.upsert(observe_screen(device.observe().tree), "t")[0]["id"]
+    monkeypatch.delenv("DEMO_PASSWORD")
+    before = device.observe().tree
+    with pytest.raises(InputError, match="fills password from DEMO_PASSWORD, which is not set") as caught:
+        travel(app_map, device, clock, clock, start, destination(app_map, "screen_2"))
+    assert caught.value.details == {"missing_inputs": {"DEMO_PASSWORD": ["password"]}}
+    assert device.observe().tree == before  # no field focused, no text typed, no tap
+    assert all(edge["failures"] == 0 for edge in app_map.document["edges"])
+
+
+def test_a_route_fills_ios_fields_by_their_plain_names(cli_runner: Cli, tmp_path: Path) -> None:
+    """iOS ids have no package prefix (`username`, not `com.app:id/username`): the login still types into them."""
+    crawl_demo(cli_runner, tmp_path, "--map-dir", "maps", "--platform", "ios")
+    result = cli_runner.run("route", "--to", "screen_2", "--runtime", "sim", "--platform", "ios", "--seed", "7",
+                            "--map-dir", "maps")  # fmt: skip
+    assert result.exit_code == 0, result.stdout
+    assert [leg["target"] for leg in result.data["route"]] == ["id=login", "id=open_settings"]
+    assert all(leg["verified"] for leg in result.data["route"])

@@ -139,12 +139,21 @@ class MapTools:
             return reply("route_plan", "refused", "NOT_FOUND", "the current screen is not in the app map",
                           hint="route_follow restarts the app when no route from here is known.")  # fmt: skip
         route = plan(app_map, current["id"], goals)
+        restart = route is None
+        if route is None:
+            # route_follow restarts the app then: offered only when the map knows a route from the app's start.
+            start = _start(app_map)
+            route = plan(app_map, start, goals) if start is not None else None
+            if route is None:
+                message = f"no safe route in the app map to {wanted!r}, from here or from the app's start"
+                hint = "Crawl from here (visor discover --crawl), or start from another screen."
+                return reply("route_plan", "refused", "NOT_FOUND", message, hint=hint)
         legs = [{"edge": edge["id"], "command": edge["command"], "target": edge["target"],
                  "to_screen": _screen_of(app_map, edge["to_variant_id"]),
-                 "confidence": round(edge["confidence"], 2)} for edge in route or []]  # fmt: skip
-        data = {"from_screen": current["screen_id"], "to": wanted, "route": legs, "restart": route is None}
-        if route is None:
-            message = "no forward route from here: route_follow restarts the app and routes from its start"
+                 "confidence": round(edge["confidence"], 2)} for edge in route]  # fmt: skip
+        data = {"from_screen": current["screen_id"], "to": wanted, "route": legs, "restart": restart}
+        if restart:
+            message = f"no forward route from here: route_follow restarts the app, then {len(legs)} steps"
         else:
             message = f"{len(legs)} steps" if legs else "already there"
         return reply("route_plan", "ok", None, message, **data)
@@ -154,16 +163,18 @@ class MapTools:
         try:
             if "to" in arguments:
                 outcome = route_on(opened, place, arguments["to"], self.wall)
-            else:
-                checked = checked_plan(Document("plan", "json", arguments["plan"], {}))
-                outcome = follow_plan_on(opened, place, checked, env)
+                with map_lock(place, sleep=time.sleep, now=time.monotonic):
+                    goals = destination(read_map(place, self.wall), arguments["to"])
+                return _followed(outcome, _route_dispatched(outcome.data["route"], goals))
+            checked = checked_plan(Document("plan", "json", arguments["plan"], {}))
+            outcome = follow_plan_on(opened, place, checked, env)
         except InputError as exc:
             # Refused before any input (an invalid plan, an unknown screen, a risky tap): nothing was sent.
             return reply("route_follow", "refused", "VALIDATION_ERROR", exc.message, hint=exc.next_step)
         except VisorError as exc:
             return reply("route_follow", "failed", "TRANSPORT_ERROR", exc.message, dispatched="unknown",
                           hint=exc.next_step)  # fmt: skip
-        return _followed(outcome)
+        return _followed(outcome, _plan_dispatched(outcome.data))
 
 
 def openai_definitions() -> list[dict[str, Any]]:
@@ -172,19 +183,43 @@ def openai_definitions() -> list[dict[str, Any]]:
                                               "parameters": tool["inputSchema"]}} for tool in DEFINITIONS]  # fmt: skip
 
 
-def _followed(outcome: Outcome) -> Reply:
+def _followed(outcome: Outcome, dispatched: str) -> Reply:
     data = {key: value for key, value in outcome.data.items() if key != "action"}
     if "status" in data:  # a plan's own status (completed, needs_discovery, failed) beside the tool's
         data["route_status"] = data.pop("status")
     if outcome.error is None:
         return reply("route_follow", "ok", None, "arrived", dispatched="all", **data)
-    return reply("route_follow", "failed", "POSTCONDITION_FAILED", outcome.error.message, dispatched="unknown",
+    return reply("route_follow", "failed", "POSTCONDITION_FAILED", outcome.error.message, dispatched=dispatched,
                   hint=outcome.error.next_step, **data)  # fmt: skip
+
+
+def _route_dispatched(legs: list[dict[str, Any]], goals: set[str]) -> str:
+    """Say what a failed `to` route sent: every tap it planned (its failed leg led to the goal), some, or none.
+
+    A route stops at the leg that did not hold: the legs after it were never tapped. Taps on the simulated phone
+    and over a live driver are known to be sent (`unknown` is a transport failure, raised, not an outcome).
+    """
+    if not legs:
+        return "none"
+    return "all" if legs[-1]["to"] in goals else "partial"
+
+
+def _plan_dispatched(data: Mapping[str, Any]) -> str:
+    """Say what a failed route plan sent: `none` when no step's action went out, else `partial` (it stopped)."""
+    steps = [step for attempt in data.get("attempts", []) for step in attempt.get("steps", [])]
+    sent = any(step.get("outcome") in ("success", "verification_failure") for step in steps)
+    return "partial" if sent else "none"
 
 
 def _current(app_map: AppMap, device: Device) -> dict[str, Any] | None:
     """Return the map's variant for the screen on the device, matched without recording anything."""
     return app_map.match(observe_screen(device.observe().tree))
+
+
+def _start(app_map: AppMap) -> str | None:
+    """Return the app's start in the map: its first variant (a crawl records the screen it starts on first)."""
+    variants = app_map.document["variants"]
+    return str(variants[0]["id"]) if variants else None
 
 
 def _screen_of(app_map: AppMap, variant_id: str) -> str:

@@ -66,7 +66,7 @@ def build_memory(document: dict[str, Any]) -> dict[str, Any]:
         expect = [t for t in edge["destination_contract"]["required_targets"] if agent_safe_route_text(t)][:3]
         routes.append({
             "from_screen": source["screen_id"], "from_variant": source["id"], "to_screen": target["screen_id"],
-            "to_variant": target["id"], "action": {"command": edge["command"], "args": {"target": edge["target"]}},
+            "to_variant": target["id"], "action": {"command": edge["command"], "args": _route_args(edge)},
             "expect": {"selectors": expect},
             "reliability": {key: edge[key] for key in ("confidence", "successes", "failures", "stale")},
         })  # fmt: skip
@@ -75,6 +75,12 @@ def build_memory(document: dict[str, Any]) -> dict[str, Any]:
     return {"schema": SCHEMA, "identity": document["identity"], "app_id": document["app_id"],
             "platform": document["platform"], "updated_at": document["updated_at"], "screens": screens,
             "routes": routes, "gaps": gaps}  # fmt: skip
+
+
+def _route_args(edge: dict[str, Any]) -> dict[str, Any]:
+    """Return a route's action arguments: its target, and the fields it fills first (field -> variable NAME)."""
+    fill = edge["args"].get("fill")
+    return {"target": edge["target"], **({"fill": dict(sorted(fill.items()))} if fill else {})}
 
 
 #: Upstream's intents, by the words of a control's label (the first that matches), else the label's first word.

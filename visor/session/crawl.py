@@ -28,8 +28,9 @@ from visor.clock import Clock, isoformat
 from visor.scenario.selectors import parse_selector
 from visor.session.app_map import AppMap, record_screen, safety_marks
 from visor.ui.geometry import Point
-from visor.ui.hit import located, reaches
+from visor.ui.hit import descends, located, reaches
 from visor.ui.screens import ScreenElement, ScreenObservation, normalize, observe_screen
+from visor.ui.tree import Located, Node, UiTree
 
 #: Fresh starts tried for a route that does not hold (an overlay that comes and goes).
 ATTEMPTS = 4
@@ -67,6 +68,8 @@ class CrawlReport:
     restored: dict[str, int] = field(default_factory=lambda: {"back": 0, "exit_recipe": 0, "restart": 0})
     #: Why the app could not be restarted (then only back navigation restores it), if it could not.
     restart_refused: str | None = None
+    #: Screens whose form was not submitted: variant id -> the unset variables its fields are filled from.
+    missing_inputs: dict[str, list[str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Return `data.crawl`."""
@@ -75,6 +78,8 @@ class CrawlReport:
                "restored": dict(self.restored)}  # fmt: skip
         if self.restart_refused is not None:
             out["restart_refused"] = self.restart_refused
+        if self.missing_inputs:
+            out["missing_inputs"] = dict(sorted(self.missing_inputs.items()))
         return out
 
 
@@ -144,7 +149,7 @@ class Crawler:
                 continue
             # An app may show something over a screen now and then (a promotion): look at the screen without it
             # when a few fresh starts give that, else with it.
-            seen = self._go_to(variant_id, route, lambda found: not any(e.backdrop for e in found.elements))
+            seen = self._go_to(variant_id, route, self._unobstructed)
             if seen is None:
                 continue
             if self._explore(variant_id, route, seen, queue):
@@ -152,8 +157,17 @@ class Crawler:
         return self.report
 
     def _explore(self, variant_id: str, route: tuple[Step, ...], seen: ScreenObservation, queue: Queue) -> bool:
-        """Tap each control of a screen once (its list's rows too, and the rows scrolling reveals); True: stop."""
-        fill = (Step("fill"),) if self._fillable(seen) else ()
+        """Tap each control of a screen once (its list's rows too, and the rows scrolling reveals); True: stop.
+
+        A form whose fields' variables are not all set is not submitted at all: typing "" would teach the map a
+        sign-in that fails (or none), so its screen's taps are skipped and the report names the variables.
+        """
+        fills = self._fills(self.device.observe().tree)
+        unset = sorted({variable for variable in fills.values() if not os.environ.get(variable)})
+        if unset:
+            self.report.missing_inputs[variant_id] = unset
+            return False
+        fill = (Step("fill"),) if fills else ()
         tapped: set[str] = set()
         rows: dict[str, list[str]] = {}  # a list's row key -> where its rows led
         candidates = self._candidates(seen)
@@ -165,7 +179,7 @@ class Crawler:
                 if self.report.actions >= self.settings.limit:
                     self.report.stopped_reason = "limit"
                     return True
-                reached = self._tap_one(variant_id, route, fill, seen, candidate, queue)
+                reached = self._tap_one(variant_id, route, fill, fills, candidate, queue)
                 if reached is None:
                     continue
                 if candidate.in_list:
@@ -194,7 +208,7 @@ class Crawler:
         variant_id: str,
         route: tuple[Step, ...],
         fill: tuple[Step, ...],
-        seen: ScreenObservation,
+        fills: Mapping[str, str],
         candidate: ScreenElement,
         queue: Queue,
     ) -> str | None:
@@ -205,7 +219,6 @@ class Crawler:
         if after is None:
             return None  # this time the app did not show the way there: no edge is learnt
         target = self._record(after)
-        fills = self._fills(seen) if fill else {}
         now = isoformat(self.wall.now())
         self.map.record_tap(variant_id, target, step.target, now, fills=fills, intent=_intent(candidate))
         if self._found(after):
@@ -390,6 +403,17 @@ class Crawler:
             last = found or last
         return last
 
+    def _unobstructed(self, seen: ScreenObservation) -> bool:
+        """Say whether nothing shows over the screen the device shows: no dialog's backdrop, no iOS alert.
+
+        An alert is no element of the screen (it is a container, not a control): the live tree tells.
+        """
+        if any(element.backdrop for element in seen.elements):
+            return False
+        tree = self.device.observe().tree
+        return not any(item.node.class_name.rsplit(".", 1)[-1] in _MODALS and tree.on_screen(item.node)
+                       for item in tree.flat)  # fmt: skip
+
     def _tap(self, target: str) -> bool:
         return tap_reachable(self.kernel, target)
 
@@ -397,22 +421,18 @@ class Crawler:
         self.clock.sleep_us(SETTLE_US)
         self.kernel.wait_idle()
 
-    def _fillable(self, seen: ScreenObservation) -> bool:
-        return any(_field_id(element) in self.settings.inputs for element in seen.elements)
-
-    def _fills(self, seen: ScreenObservation) -> dict[str, str]:
-        """Return the fields of a screen the inputs fill, with their variables' names (never their values)."""
-        names = {_field_id(element) for element in seen.elements}
+    def _fills(self, tree: UiTree) -> dict[str, str]:
+        """Return the text fields of a screen the inputs fill, with their variables' names (never their values)."""
+        names = fields_of(tree)
         return {name: variable for name, variable in sorted(self.settings.inputs.items()) if name in names}
 
     def _fill(self) -> None:
-        tree = self.device.observe().tree
-        for item in tree.flat:
-            name = item.node.resource_id.rsplit("/", 1)[-1]
-            variable = self.settings.inputs.get(name)
-            if item.node.editable and variable is not None:
-                self.kernel.tap(item.node.bounds.center)
-                self.kernel.type_text(os.environ.get(variable, ""), None)
+        """Type each field's variable into it (a screen with an unset one is never filled: see `_explore`)."""
+        for name, node in fields_of(self.device.observe().tree).items():
+            value = os.environ.get(self.settings.inputs.get(name, ""))
+            if value:
+                self.kernel.tap(node.bounds.center)
+                self.kernel.type_text(value, None)
 
     def _candidates(self, seen: ScreenObservation) -> list[ScreenElement]:
         """Return the controls worth a tap: safe (or risky, when allowed), stable, once per list and selector."""
@@ -458,12 +478,34 @@ def tap_reachable(kernel: Kernel, target: str) -> bool:
                 place is not None
                 and observation.tree.on_screen(node)
                 and reaches(observation.tree, node.bounds.center, place) is None
+                and not _under_alert(observation.tree, place)
             ):
                 kernel.tap(node.bounds.center)
                 return True
         if swipe == REVEAL_SWIPES or not scroll_list(kernel):
             return False
     return False
+
+
+def fields_of(tree: UiTree) -> dict[str, Node]:
+    """Return a screen's text fields by their short id (`username`, from `com.app:id/username` or iOS `username`)."""
+    found: dict[str, Node] = {}
+    for item in tree.flat:
+        if item.node.editable and item.node.short_id():
+            found.setdefault(item.node.short_id(), item.node)
+    return found
+
+
+#: iOS's modal kinds: their page source has no clickable backdrop (`visor.ui.hit` sees nothing over the screen
+#: behind), yet a touch outside them only dismisses them.
+_MODALS = ("XCUIElementTypeAlert", "XCUIElementTypeSheet")
+
+
+def _under_alert(tree: UiTree, place: Located) -> bool:
+    """Say whether an iOS alert shows and `place` is not inside it (a tap there would only dismiss the alert)."""
+    alerts = [item for item in tree.flat if item.node.class_name.rsplit(".", 1)[-1] in _MODALS
+              and tree.on_screen(item.node)]  # fmt: skip
+    return bool(alerts) and not any(descends(tree, place, alert) for alert in alerts)
 
 
 def scroll_list(kernel: Kernel) -> bool:
@@ -494,8 +536,3 @@ def _intent(element: ScreenElement) -> str:
 def _row_key(element: ScreenElement) -> str:
     """Return what the rows of one list share: their id (else their kind)."""
     return next((target for target in element.targets if target.startswith("id=")), element.tag)
-
-
-def _field_id(element: ScreenElement) -> str:
-    rid = next((target for target in element.targets if target.startswith("id=")), "")
-    return rid.rsplit("/", 1)[-1] if element.tag.endswith("EditText") else ""

@@ -39,6 +39,8 @@ class MapRouter:
         self.repair = repair
         self.used = False
         self.repairs = 0
+        #: The map file was written (`save` resets the map's `changed`: the summary reads this instead).
+        self.written = False
         #: The map as the run found it (`benchmark --compare-map` compares what each run left).
         self.initial = copy.deepcopy(app_map.document)
         #: The edges followed, in order (a picture of the map shows them).
@@ -135,7 +137,8 @@ class MapRouter:
 
     def summary(self) -> dict[str, Any]:
         """Return `data.run.map`."""
-        return self.map.place.metadata(used=self.used, updated=self.map.changed, repairs=self.repairs)
+        updated = self.written or self.map.changed
+        return self.map.place.metadata(used=self.used, updated=updated, repairs=self.repairs)
 
     def picture(self) -> str | None:
         """Return the map as an SVG with the route followed in blue (None: networkx is not installed)."""
@@ -150,7 +153,7 @@ class MapRouter:
     def save(self) -> None:
         """Write what the run learnt (under the map's lock)."""
         with map_lock(self.map.place, sleep=time.sleep, now=time.monotonic):
-            write_map(self.map, self.wall)
+            self.written = write_map(self.map, self.wall) or self.written
 
 
 def router_for(

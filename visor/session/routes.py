@@ -39,7 +39,7 @@ from visor.session.app_map import (
     satisfied,
     write_map,
 )
-from visor.session.crawl import POLL_US, SETTLE_US, CrawlKernel, tap_reachable
+from visor.session.crawl import POLL_US, SETTLE_US, CrawlKernel, fields_of, tap_reachable
 from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
 
 
@@ -183,6 +183,7 @@ def travel(app_map: AppMap, device: Device, clock: Clock, wall: Clock, start: st
     """
     route = plan(app_map, start, goals)
     if route is not None:
+        require_inputs(route)
         return _follow(route, device, clock, wall, app_map)
     kernel = CrawlKernel(device, clock, POLL_US)
     kernel.reset_app()
@@ -192,21 +193,52 @@ def travel(app_map: AppMap, device: Device, clock: Clock, wall: Clock, start: st
     route = plan(app_map, root["id"], goals)
     if route is None:
         return None
+    require_inputs(route)
     reset = {"id": "reset", "command": "reset", "target": "", "from_variant_id": start, "to_variant_id": root["id"],
              "confidence": 1.0}  # fmt: skip
     return [Leg(reset, True, root["id"]), *_follow(route, device, clock, wall, app_map)]
+
+
+def missing_inputs(route: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Return the unset (or empty) variables the route's fields are filled from, with those fields."""
+    missing: dict[str, list[str]] = {}
+    for edge in route:
+        for field_id, variable in sorted(edge["args"].get("fill", {}).items()):
+            if not os.environ.get(variable):
+                missing.setdefault(variable, []).append(field_id)
+    return dict(sorted(missing.items()))
+
+
+def require_inputs(route: list[dict[str, Any]]) -> None:
+    """Refuse a route whose fields' variables are not all set, before any input: typing "" would fail the leg.
+
+    Raises:
+        InputError: a variable the route fills a field from is unset or empty (named, never its value).
+    """
+    missing = missing_inputs(route)
+    if not missing:
+        return
+    names = ", ".join(missing)
+    fields = ", ".join(sorted({field for listed in missing.values() for field in listed}))
+    raise InputError(
+        f"the route fills {fields} from {names}, which {'is' if len(missing) == 1 else 'are'} not set",
+        likely_cause="The app map's edge types these fields from environment variables (the crawl's annotation "
+        "inputs; the map never stores their values), and this shell does not export them.",
+        next_step=f"{' '.join(f'export {name}=…' for name in missing)}, then route again.",
+        details={"missing_inputs": missing},
+    )
 
 
 def _follow(route: list[dict[str, Any]], device: Device, clock: Clock, wall: Clock, app_map: AppMap) -> list[Leg]:
     kernel = CrawlKernel(device, clock, POLL_US)
     legs = []
     for edge in route:
-        tree = device.observe().tree
+        fields = fields_of(device.observe().tree)
         for field_id, variable in sorted(edge["args"].get("fill", {}).items()):
-            node = next((item.node for item in tree.flat if item.node.resource_id.endswith(f"/{field_id}")), None)
+            node = fields.get(field_id)
             if node is not None:
                 kernel.tap(node.bounds.center)
-                kernel.type_text(os.environ.get(variable, ""), None)
+                kernel.type_text(os.environ[variable], None)
         try:
             if not tap_reachable(kernel, edge["target"]):
                 # Something the map has not seen covers the screen (a promotion that comes and goes): dismiss it

@@ -1,0 +1,56 @@
+"""A run's and a direct action's detours through the app map: refused without their inputs, and said when written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Cli
+from tests.session.test_crawl import account, crawl_demo  # noqa: F401 (account: the demo's sign-in, for each test)
+from tests.session.test_mapped_run import SCENARIO
+
+
+@pytest.fixture
+def mapped(cli_runner: Cli, tmp_path: Path) -> Path:
+    """The crawled demo (its map in the default place) and a run that taps a control two screens away."""
+    crawl_demo(cli_runner, tmp_path)
+    (tmp_path / "dark.yaml").write_text(SCENARIO)
+    return tmp_path
+
+
+def edges(folder: Path) -> list[dict[str, object]]:
+    path = next((folder / ".visor" / "maps").glob("*.json"))
+    return list(json.loads(path.read_text())["edges"])
+
+
+def test_a_run_whose_route_lacks_its_inputs_stops_naming_them(
+    cli_runner: Cli, mapped: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = edges(mapped)
+    monkeypatch.delenv("DEMO_USER")
+    monkeypatch.delenv("DEMO_PASSWORD")
+    for _ in range(3):
+        result = cli_runner.run("run", "dark.yaml", "--output", "out")
+        assert result.exit_code != 0
+        assert "DEMO_PASSWORD, DEMO_USER, which are not set" in json.dumps(result.envelope)
+    tapped = cli_runner.run("tap", "--target", "text=Dark mode", "--runtime", "sim", "--seed", "7")
+    assert tapped.exit_code == 1 and tapped.envelope["error"]["code"] == "INPUT_ERROR"
+    assert tapped.envelope["error"]["next_step"] == "export DEMO_PASSWORD=… export DEMO_USER=…, then route again."
+    assert edges(mapped) == before  # the sign-in edge was never demoted
+    monkeypatch.setenv("DEMO_USER", "ada")
+    monkeypatch.setenv("DEMO_PASSWORD", "lovelace")
+    assert cli_runner.run("run", "dark.yaml", "--output", "out").exit_code == 0
+
+
+def test_the_map_metadata_says_updated_when_the_file_was_written(cli_runner: Cli, mapped: Path) -> None:
+    path = next((mapped / ".visor" / "maps").glob("*.json"))
+    before = path.read_bytes()
+    run = cli_runner.run("run", "dark.yaml", "--output", "out")
+    assert run.exit_code == 0 and path.read_bytes() != before  # the edges followed gained confidence
+    assert run.data["run"]["map"]["updated"] is True
+    written = path.read_bytes()
+    tapped = cli_runner.run("tap", "--target", "text=Dark mode", "--runtime", "sim", "--seed", "7")
+    assert tapped.exit_code == 0 and path.read_bytes() != written
+    assert tapped.data["map"]["updated"] is True
