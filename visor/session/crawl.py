@@ -28,7 +28,7 @@ from visor.clock import Clock, isoformat
 from visor.scenario.selectors import parse_selector
 from visor.session.app_map import AppMap, record_screen, safety_marks
 from visor.ui.geometry import Point
-from visor.ui.hit import descends, located, reaches
+from visor.ui.hit import IOS_MODAL, descends, located, reaches
 from visor.ui.screens import ScreenElement, ScreenObservation, normalize, observe_screen
 from visor.ui.tree import Located, Node, UiTree
 
@@ -411,7 +411,7 @@ class Crawler:
         if any(element.backdrop for element in seen.elements):
             return False
         tree = self.device.observe().tree
-        return not any(item.node.class_name.rsplit(".", 1)[-1] in _MODALS and tree.on_screen(item.node)
+        return not any(item.node.class_name in IOS_MODAL and tree.on_screen(item.node)
                        for item in tree.flat)  # fmt: skip
 
     def _tap(self, target: str) -> bool:
@@ -496,14 +496,9 @@ def fields_of(tree: UiTree) -> dict[str, Node]:
     return found
 
 
-#: iOS's modal kinds: their page source has no clickable backdrop (`visor.ui.hit` sees nothing over the screen
-#: behind), yet a touch outside them only dismisses them.
-_MODALS = ("XCUIElementTypeAlert", "XCUIElementTypeSheet")
-
-
 def _under_alert(tree: UiTree, place: Located) -> bool:
     """Say whether an iOS alert shows and `place` is not inside it (a tap there would only dismiss the alert)."""
-    alerts = [item for item in tree.flat if item.node.class_name.rsplit(".", 1)[-1] in _MODALS
+    alerts = [item for item in tree.flat if item.node.class_name in IOS_MODAL
               and tree.on_screen(item.node)]  # fmt: skip
     return bool(alerts) and not any(descends(tree, place, alert) for alert in alerts)
 
