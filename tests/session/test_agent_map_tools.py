@@ -141,6 +141,9 @@ def test_a_route_follow_without_its_input_variables_is_refused(maps: Path, monke
     before = next(maps.glob("*.json")).read_text()
     result = refused(session(maps).call("route_follow", {"to": "screen_2"}))
     assert result["code"] == "VALIDATION_ERROR" and "DEMO_USER, which is not set" in result["message"]
-    assert result["hint"] == "export DEMO_USER=…, then route again."
+    assert (
+        result["hint"]
+        == "export DEMO_USER=…, then route again (a running visor daemon reads the environment it was started with: `visor stop`, export them, `visor start`)."
+    )
     edges = json.loads(next(maps.glob("*.json")).read_text())["edges"]
     assert edges == json.loads(before)["edges"]

@@ -37,7 +37,10 @@ def test_a_run_whose_route_lacks_its_inputs_stops_naming_them(
         assert "DEMO_PASSWORD, DEMO_USER, which are not set" in json.dumps(result.envelope)
     tapped = cli_runner.run("tap", "--target", "text=Dark mode", "--runtime", "sim", "--seed", "7")
     assert tapped.exit_code == 1 and tapped.envelope["error"]["code"] == "INPUT_ERROR"
-    assert tapped.envelope["error"]["next_step"] == "export DEMO_PASSWORD=… export DEMO_USER=…, then route again."
+    assert (
+        tapped.envelope["error"]["next_step"]
+        == "export DEMO_PASSWORD=… export DEMO_USER=…, then route again (a running visor daemon reads the environment it was started with: `visor stop`, export them, `visor start`)."
+    )
     assert edges(mapped) == before  # the sign-in edge was never demoted
     monkeypatch.setenv("DEMO_USER", "ada")
     monkeypatch.setenv("DEMO_PASSWORD", "lovelace")

@@ -92,7 +92,10 @@ def test_a_route_without_its_input_variables_is_refused_before_any_input(
         assert result.exit_code == 1 and result.envelope["error"]["code"] == "INPUT_ERROR"
         error = result.envelope["error"]
         assert error["message"] == "the route fills password, username from DEMO_PASSWORD, DEMO_USER, which are not set"
-        assert error["next_step"] == "export DEMO_PASSWORD=… export DEMO_USER=…, then route again."
+        assert (
+            error["next_step"]
+            == "export DEMO_PASSWORD=… export DEMO_USER=…, then route again (a running visor daemon reads the environment it was started with: `visor stop`, export them, `visor start`)."
+        )
         assert "environment variables" in error["likely_cause"]
     after = {edge["id"]: edge for edge in json.loads(path.read_text())["edges"]}
     assert after == before  # nothing demoted, nothing learnt

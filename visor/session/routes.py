@@ -224,7 +224,8 @@ def require_inputs(route: list[dict[str, Any]]) -> None:
         f"the route fills {fields} from {names}, which {'is' if len(missing) == 1 else 'are'} not set",
         likely_cause="The app map's edge types these fields from environment variables (the crawl's annotation "
         "inputs; the map never stores their values), and this shell does not export them.",
-        next_step=f"{' '.join(f'export {name}=…' for name in missing)}, then route again.",
+        next_step=f"{' '.join(f'export {name}=…' for name in missing)}, then route again (a running visor daemon "
+        "reads the environment it was started with: `visor stop`, export them, `visor start`).",
         details={"missing_inputs": missing},
     )
 
