@@ -19,7 +19,6 @@ pytest-xdist distributes the items like any others: each worker runs its scenari
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -102,30 +101,12 @@ class ScenarioFailed(Exception):
 
 
 def _parameters(config: pytest.Config) -> tuple[dict[str, str], tuple[str, ...]]:
-    """Return the scenarios' `${KEY}` values, and the values to mask.
+    """Return the scenarios' `${KEY}` values and the values to mask (see `visor.scenario.parameters.gather`)."""
+    from visor.scenario.parameters import gather
 
-    The env file comes first, then each --visor-env, then the secrets (read from the environment).
-
-    Raises:
-        InputError: a value is not KEY=VALUE, the file cannot be read, or a secret's variable is not set.
-    """
-    from visor.errors import InputError
-    from visor.scenario.parameters import parse_assignment, read_env_file
-
-    given: dict[str, str] = {}
-    if config.getoption("visor_env_file"):
-        given |= read_env_file(config.getoption("visor_env_file"))
-    given |= dict(parse_assignment(text) for text in config.getoption("visor_env"))
-    hidden = []
-    for key in config.getoption("visor_secret"):
-        if key not in os.environ:
-            raise InputError(
-                f"--visor-secret {key}: the environment variable {key} is not set",
-                next_step=f"Set it (export {key}=…, or your CI's secret store), then run again.",
-            )
-        given[key] = os.environ[key]
-        hidden.append(os.environ[key])
-    return given, tuple(hidden)
+    secrets = config.getoption("visor_secret")
+    assignments = config.getoption("visor_env")
+    return gather(config.getoption("visor_env_file"), assignments, secrets, secret_flag="--visor-secret")
 
 
 class ScenarioItem(pytest.Item):

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import click
 
 from visor.cli.env import CliEnvironment
-from visor.errors import UsageError
+from visor.errors import InputError, UsageError
 from visor.limits import MAX_DURATION_MS, MAX_SEED
 from visor.session.devices import DEFAULT_RUNTIME, RUNTIMES
 
@@ -352,22 +352,10 @@ def parameter_values(values: dict[str, Any]) -> dict[str, Any]:
     Raises:
         UsageError: a `-e` is not KEY=VALUE, or a secret's environment variable is not set.
     """
-    from visor.scenario.parameters import parse_assignment, read_env_file
+    from visor.scenario.parameters import gather
 
-    given: dict[str, str] = {}
-    env_file = values.pop("env_file", None)
-    if env_file is not None:
-        given |= read_env_file(env_file)
-    for assignment in values.pop("assignments", ()):
-        key, value = parse_assignment(assignment)
-        given[key] = value
-    hidden = []
-    for key in values.pop("secrets", ()):
-        if key not in os.environ:
-            raise UsageError(
-                f"--secret {key}: the environment variable {key} is not set",
-                next_step=f"Set it (export {key}=…, or your CI's secret store), then run again.",
-            )
-        given[key] = os.environ[key]
-        hidden.append(os.environ[key])
-    return {"parameters": given, "secrets": tuple(hidden)}
+    try:
+        given, hidden = gather(values.pop("env_file", None), values.pop("assignments", ()), values.pop("secrets", ()))
+    except InputError as exc:
+        raise UsageError(exc.message, next_step=exc.next_step) from None
+    return {"parameters": given, "secrets": hidden}

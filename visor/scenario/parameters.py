@@ -8,8 +8,9 @@ of `visor validate` and of the run, at the value's line and column, never an emp
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -96,3 +97,27 @@ def read_env_file(path: str) -> dict[str, str]:
             value = value[1:-1]
         found[key] = value
     return found
+
+
+def gather(
+    env_file: str | None, assignments: Sequence[str], secret_keys: Sequence[str], *, secret_flag: str = "--secret"
+) -> tuple[dict[str, str], tuple[str, ...]]:
+    """Return the `${KEY}` values a command line gives, and those to mask.
+
+    The env file comes first, then each `KEY=VALUE`, then the secrets (read from the environment).
+
+    Raises:
+        InputError: a value is not KEY=VALUE, the file cannot be read, or a secret's variable is not set.
+    """
+    given: dict[str, str] = read_env_file(env_file) if env_file is not None else {}
+    given |= dict(parse_assignment(text) for text in assignments)
+    hidden = []
+    for key in secret_keys:
+        if key not in os.environ:
+            raise InputError(
+                f"{secret_flag} {key}: the environment variable {key} is not set",
+                next_step=f"Set it (export {key}=…, or your CI's secret store), then run again.",
+            )
+        given[key] = os.environ[key]
+        hidden.append(os.environ[key])
+    return given, tuple(hidden)
