@@ -20,7 +20,7 @@ from typing import Any, BinaryIO, Protocol
 from visor.actions.device import DeviceInfo
 from visor.actions.tree_free import tree_uses
 from visor.clock import Clock, IdSource
-from visor.devices.factory import choose_runtime, scenario_folder
+from visor.devices.factory import choose_runtime, in_process, scenario_folder
 from visor.engine.events import Event, RunFinished
 from visor.engine.runner import Capture, Observe, RunContext, RunSettings, resolve_settings, run_scenario
 from visor.errors import InputError, VisorError
@@ -148,7 +148,7 @@ class PreparedRun:
     def _unused_options(self) -> list[dict[str, Any]]:
         """Say which device options the simulated phone ignores, and a --platform against meta.platform."""
         options, found = self.options, []
-        if choose_runtime(options.runtime, self.scenario.config.runtime) == "sim":
+        if in_process(choose_runtime(options.runtime, self.scenario.config.runtime)):
             for flag, value in (("--server-url", options.server_url), ("--device", options.device)):
                 if value:
                     message = f"{flag} is ignored: the scenario runs on the simulated phone"
