@@ -20,8 +20,8 @@ from typing import Any
 from visor.scenario.issues import Issue, IssueCode, warning
 from visor.scenario.suggest import closest
 
-#: The capabilities the W3C WebDriver spec defines; every other one needs a vendor prefix.
-#: (The Appium runtime keeps the same list as `W3C_KEYS`; a test keeps the two equal.)
+#: The capabilities the W3C WebDriver spec defines; every other one needs a vendor prefix. The Appium runtime sends
+#: these as written (its `W3C_KEYS` is this list).
 W3C_CAPABILITIES = frozenset(
     {
         "acceptInsecureCerts", "browserName", "browserVersion", "pageLoadStrategy", "platformName", "proxy",
