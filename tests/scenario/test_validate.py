@@ -66,7 +66,7 @@ def test_every_issue_has_a_position_and_issues_come_in_file_order() -> None:
             "wait requires exactly one of args.ms, args.for, or args.stable",
         ),
         (with_step("wait", {"ms": -1}), "wait args.ms must be a non-negative number"),
-        (with_step("wait", {"stable": False}), "wait args.stable must be True"),
+        (with_step("wait", {"stable": False}), "wait args.stable must be true"),
         (with_step("wait", {"for": "text=x", "poll-ms": -5}), "wait args.poll-ms must be a non-negative number"),
         (with_step("wait", {"for": "text=x", "timeout": "soon"}), "wait args.timeout must be a non-negative number"),
         (
@@ -380,3 +380,9 @@ def test_at_most_a_thousand_issues_are_listed_and_the_rest_counted() -> None:
     assert len(result.issues) == MAX_ISSUES + 1
     last = result.issues[-1]
     assert last.message == f"and 250 more issues not listed (the first {MAX_ISSUES:,} are)" and last.is_error
+
+
+def test_a_number_where_a_string_belongs_is_hinted_without_claiming_what_the_file_said() -> None:
+    # `version: 1.10` reaches visor as 1.1: quoting "1.1" back would be wrong, so the hint says what YAML did.
+    issue = validate_data(scenario(meta={"name": "t", "version": 1.1})).issues[0]
+    assert issue.hint == "quote it as written: unquoted, YAML reads it as the number 1.1"

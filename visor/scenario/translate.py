@@ -106,13 +106,23 @@ def _issue(details: Any, owner: Owner) -> Issue:
     described = None if kind == "literal_error" else describe(schema_at(owner.model, loc))
     wanted = described or _fallback(kind, ctx)
     given = details.get("input")
-    quote = f'quote it: "{given}"' if kind == "string_type" and isinstance(given, int | float) else None
+    quote = None
+    if kind == "string_type" and isinstance(given, int) and not isinstance(given, bool):
+        quote = f'quote it: "{given}"'
+    elif kind == "string_type" and isinstance(given, float):
+        # YAML read the number before visor saw it ("1.10" arrives as 1.1): the hint cannot echo the file.
+        quote = f"quote it as written: unquoted, YAML reads it as the number {given}"
     return error(arg_code, f"{owner.label(loc)} must be {wanted}", path, quote, at=at)
+
+
+_JSON_WORDS = re.compile(r"\b(True|False|None)\b")
 
 
 def _fallback(kind: str, ctx: dict[str, Any]) -> str:
     if kind == "literal_error":
-        return str(ctx.get("expected", "one of the allowed values"))
+        # pydantic spells the allowed values as Python does; a scenario writes YAML or JSON.
+        return _JSON_WORDS.sub(lambda m: {"True": "true", "False": "false", "None": "null"}[m.group()],
+                               str(ctx.get("expected", "one of the allowed values")))  # fmt: skip
     for bound, words in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
         if bound in ctx:
             return f"{words} {_number(ctx[bound])}"
