@@ -211,3 +211,16 @@ def test_one_file_named_two_ways_runs_once(cli_runner: Cli, suite: Path) -> None
     result = cli_runner.run("run", "scenarios/a-login.yaml", "./scenarios/a-login.yaml", "scenarios/nested/../a-login.yaml",
                             "--output", "out")  # fmt: skip
     assert result.exit_code == 0 and rows(result) == [("login", "passed")]
+
+
+def test_a_key_visor_does_not_read_in_visor_toml_is_named_in_visors_words(
+    cli_runner: Cli, suite: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "visor.toml").write_text("[run]\nworkers = 2\n")
+    error = cli_runner.run("run", "scenarios/a-login.yaml", "--output", "out").envelope["error"]
+    assert error["message"] == f"{tmp_path / 'visor.toml'}: run: visor reads no such key"
+    assert error["next_step"].startswith("The keys visor reads are: paths, runtime")
+    (tmp_path / "pyproject.toml").write_text("[tool.visor]\nruntim = 'sim'\n")
+    (tmp_path / "visor.toml").unlink()
+    error = cli_runner.run("run", "scenarios/a-login.yaml", "--output", "out").envelope["error"]
+    assert error["message"] == f"{tmp_path / 'pyproject.toml'} [tool.visor]: runtim: visor reads no such key"

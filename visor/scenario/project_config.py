@@ -94,8 +94,10 @@ def _check(path: str, data: Any, table: str) -> _Settings:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "the table"
         known = ", ".join(_Settings.model_fields)
+        # pydantic's words for the commonest mistake are not a user's: say it as visor says unknown fields.
+        problem = "visor reads no such key" if first["type"] == "extra_forbidden" else first["msg"]
         raise InputError(
-            f"{path} {table}: {where}: {first['msg']}".replace("  ", " "),
+            f"{path}{' ' + table if table else ''}: {where}: {problem}",
             likely_cause="A key is misspelt, or its value has the wrong type.",
             next_step=f"The keys visor reads are: {known}.",
         ) from None
