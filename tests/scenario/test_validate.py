@@ -386,3 +386,8 @@ def test_a_number_where_a_string_belongs_is_hinted_without_claiming_what_the_fil
     # `version: 1.10` reaches visor as 1.1: quoting "1.1" back would be wrong, so the hint says what YAML did.
     issue = validate_data(scenario(meta={"name": "t", "version": 1.1})).issues[0]
     assert issue.hint == "quote it as written: unquoted, YAML reads it as the number 1.1"
+
+
+def test_a_platform_in_capitals_is_hinted() -> None:
+    issue = validate_data(scenario(meta={"name": "t", "version": "1", "platform": "Android"})).issues[0]
+    assert (issue.message, issue.hint) == ("meta.platform must be ios|android", 'did you mean "android"? platforms are lower case')

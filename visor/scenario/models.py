@@ -38,7 +38,9 @@ class Meta(InputModel):
     @classmethod
     def _platform(cls, value: Any) -> Any:
         if value not in ("android", "ios"):
-            raise predicate_error(IssueCode.INPUT_ERROR, "must be ios|android")
+            folded = value.lower() if isinstance(value, str) else None
+            hint = f'did you mean "{folded}"? platforms are lower case' if folded in ("android", "ios") else None
+            raise predicate_error(IssueCode.INPUT_ERROR, "must be ios|android", hint)
         return value
 
 
