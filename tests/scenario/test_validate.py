@@ -390,4 +390,7 @@ def test_a_number_where_a_string_belongs_is_hinted_without_claiming_what_the_fil
 
 def test_a_platform_in_capitals_is_hinted() -> None:
     issue = validate_data(scenario(meta={"name": "t", "version": "1", "platform": "Android"})).issues[0]
-    assert (issue.message, issue.hint) == ("meta.platform must be ios|android", 'did you mean "android"? platforms are lower case')
+    assert (issue.message, issue.hint) == (
+        "meta.platform must be ios|android",
+        'did you mean "android"? platforms are lower case',
+    )
