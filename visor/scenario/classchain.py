@@ -21,7 +21,14 @@ import functools
 import re
 from dataclasses import dataclass
 
-from visor.scenario.predicate import ELEMENT_TYPES, Predicate, PredicateError, parse_predicate, render
+from visor.scenario.predicate import (
+    ELEMENT_TYPES,
+    GrammarError,
+    Predicate,
+    PredicateError,
+    parse_predicate,
+    render,
+)
 from visor.scenario.suggest import closest
 
 _TYPE = re.compile(r"\*|XCUIElementType(?:\*|\w*)")
@@ -29,13 +36,8 @@ _INDEX = re.compile(r"-?\d{1,9}")
 _ANY = ("*", "XCUIElementType*", "XCUIElementTypeAny")
 
 
-class ClassChainError(ValueError):
-    """A class chain is malformed or outside what visor evaluates; `position` is where (0-based)."""
-
-    def __init__(self, reason: str, position: int) -> None:
-        super().__init__(f"{reason} (at character {position + 1})")
-        self.reason = reason
-        self.position = position
+class ClassChainError(GrammarError):
+    """A class chain is malformed or outside what visor evaluates."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -112,13 +112,20 @@ _TOKEN = re.compile(
 _QUOTED = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\"}
 
 
-class PredicateError(ValueError):
-    """A predicate is malformed or outside what visor evaluates; `position` is where (0-based)."""
+class GrammarError(ValueError):
+    """A selector grammar's expression is malformed or outside what visor evaluates.
 
-    def __init__(self, reason: str, position: int) -> None:
-        super().__init__(f"{reason} (at character {position + 1})")
+    `position` is where (0-based), when known.
+    """
+
+    def __init__(self, reason: str, position: int | None = None) -> None:
+        super().__init__(reason if position is None else f"{reason} (at character {position + 1})")
         self.reason = reason
         self.position = position
+
+
+class PredicateError(GrammarError):
+    """A predicate is malformed or outside what visor evaluates."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,7 +272,12 @@ def _operand_text(operand: Operand) -> str:
         return "TRUE" if value else "FALSE"
     if isinstance(value, int | float):
         return repr(value)
-    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    return quoted(value)
+
+
+def quoted(text: str) -> str:
+    """Write a string literal in double quotes, backslash-escaped: NSPredicate's and Java's spelling alike."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
     return '"' + escaped.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t") + '"'
 
 

@@ -174,7 +174,7 @@ def _check_grammar(kind: SelectorKind, value: str, start: int) -> None:
     name, example, parse, supported = grammars[kind]
     try:
         parse(value)
-    except (uiselector.UiSelectorError, predicate.PredicateError, classchain.ClassChainError) as exc:
+    except predicate.GrammarError as exc:
         where = f" (at character {start + exc.position + 1})" if exc.position is not None else ""
         raise SelectorSyntaxError(
             f"is not {name} visor can use{where}: {exc.reason}", f"e.g. {example}; supported: {supported()}"

@@ -35,6 +35,7 @@ import re
 from dataclasses import dataclass
 
 from visor.scenario.patterns import PatternError, compile_pattern
+from visor.scenario.predicate import GrammarError, quoted
 from visor.scenario.suggest import closest
 
 STRING_METHODS = frozenset(
@@ -92,13 +93,8 @@ _TOKEN = re.compile(
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
 
 
-class UiSelectorError(ValueError):
-    """The expression is malformed or outside what visor supports; `position` is where (0-based), if known."""
-
-    def __init__(self, reason: str, position: int | None = None) -> None:
-        super().__init__(reason if position is None else f"{reason} (at character {position + 1})")
-        self.reason = reason
-        self.position = position
+class UiSelectorError(GrammarError):
+    """The expression is malformed or outside what visor supports."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,8 +213,7 @@ def java_literal(value: Value | float) -> str:
         return "true" if value else "false"
     if isinstance(value, int | float):
         return repr(value)
-    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-    return '"' + escaped.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t") + '"'
+    return quoted(value)
 
 
 def supported() -> str:

@@ -17,14 +17,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from visor.scenario.classchain import ClassChain, ClassChainError, Having, Index, Where, parse_classchain
+from visor.scenario.classchain import ClassChain, Having, Index, Where, parse_classchain
 from visor.scenario.patterns import PatternError, PatternTimeout, full_match
-from visor.scenario.predicate import ELEMENT_TYPES, AttributeValue, Predicate, PredicateError, evaluate, parse_predicate
+from visor.scenario.predicate import ELEMENT_TYPES, AttributeValue, GrammarError, Predicate, evaluate, parse_predicate
 from visor.scenario.selectors import Selector, SelectorKind
 from visor.scenario.uiselector import (
     ScrollableSpec,
     UiExpression,
-    UiSelectorError,
     UiSelectorSpec,
     parse_uiselector,
 )
@@ -137,7 +136,7 @@ def _native_grammar(tree: UiTree, kind: SelectorKind, value: str) -> list[Node]:
             found = [item.index for item in tree.flat if _holds(predicate, item.node)]
         else:
             found = _class_chain(tree, parse_classchain(value))
-    except (UiSelectorError, PredicateError, ClassChainError) as exc:  # a selector built without parse_selector
+    except GrammarError as exc:  # a selector built without parse_selector
         raise QueryError(f"{kind.value}= {value!r} cannot be read: {exc}", "Fix the expression.") from None
     return [tree.flat[index].node for index in found]
 
