@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import xml.etree.ElementTree as ET
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -84,11 +85,11 @@ def _check_whole(paths: Sequence[str], suites: Sequence[dict[str, Any]]) -> None
     if missing or len(indexes) != count:
         what = f"shard {', '.join(map(str, missing))} of {count} is missing" if missing else "a shard is given twice"
         raise InputError(f"cannot merge: {what}", next_step="Merge every shard's output folder once.")
-    paths_run = [entry["path"] for suite in suites for entry in suite["scenarios"]]
-    doubled = sorted({path for path in paths_run if paths_run.count(path) > 1})
-    if doubled or len(paths_run) != size:
+    runs = Counter(entry["path"] for suite in suites for entry in suite["scenarios"])
+    doubled = sorted(path for path, times in runs.items() if times > 1)
+    if doubled or runs.total() != size:
         raise InputError(
-            f"the shards ran {len(set(paths_run))} distinct of the suite's {size} scenarios"
+            f"the shards ran {len(runs)} distinct of the suite's {size} scenarios"
             + (f"; {', '.join(doubled[:3])} ran in two shards" if doubled else ""),
             likely_cause="The shards split the suite with different recorded durations (.visor/durations.json).",
             next_step="Run every shard from the same checkout and durations file, then merge.",
