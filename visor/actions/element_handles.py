@@ -55,5 +55,10 @@ def typed_text_landed(shown: str, value: str) -> tuple[bool, bool]:
 
     A masked field shows one bullet or asterisk per character: the text landed when there are enough of them.
     """
-    masked = bool(shown) and set(shown) <= {"•", "*", "●"}
+    masked = is_masked(shown)
     return (len(shown) >= len(value) if masked else value in shown), masked
+
+
+def is_masked(shown: str) -> bool:
+    """Say whether a field's text is a password's mask: bullets or asterisks only."""
+    return bool(shown) and set(shown) <= {"•", "*", "●"}

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from visor.actions.device import NativeAction, NativeActionName
-from visor.actions.element_handles import typed_text_landed
+from visor.actions.element_handles import is_masked
 from visor.actions.kernel.targets import refind
 from visor.actions.tools.basic import Reply, label
 from visor.actions.tools.call_context import ToolContext, digest
@@ -123,7 +123,7 @@ def text_holds(node: Node, expected: str) -> bool:
     shown = node.text
     if not node.password or shown == expected:
         return shown == expected
-    if not shown or typed_text_landed(shown, expected)[1]:  # an empty field shows no bullets
+    if not shown or is_masked(shown):  # an empty field shows no bullets
         return len(shown) == len(expected)
     raise ToolProblem(
         ToolCode.STATE_UNREADABLE,
