@@ -28,9 +28,9 @@ from visor.clock import Clock, isoformat
 from visor.scenario.selectors import parse_selector
 from visor.session.app_map import AppMap, record_screen, safety_marks
 from visor.ui.geometry import Point
-from visor.ui.hit import IOS_MODAL, descends, located, reaches
+from visor.ui.hit import IOS_MODAL, located, reaches
 from visor.ui.screens import ScreenElement, ScreenObservation, normalize, observe_screen
-from visor.ui.tree import Located, Node, UiTree
+from visor.ui.tree import Node, UiTree
 
 #: Fresh starts tried for a route that does not hold (an overlay that comes and goes).
 ATTEMPTS = 4
@@ -478,7 +478,6 @@ def tap_reachable(kernel: Kernel, target: str) -> bool:
                 place is not None
                 and observation.tree.on_screen(node)
                 and reaches(observation.tree, node.bounds.center, place) is None
-                and not _under_alert(observation.tree, place)
             ):
                 kernel.tap(node.bounds.center)
                 return True
@@ -494,13 +493,6 @@ def fields_of(tree: UiTree) -> dict[str, Node]:
         if item.node.editable and item.node.short_id():
             found.setdefault(item.node.short_id(), item.node)
     return found
-
-
-def _under_alert(tree: UiTree, place: Located) -> bool:
-    """Say whether an iOS alert shows and `place` is not inside it (a tap there would only dismiss the alert)."""
-    alerts = [item for item in tree.flat if item.node.class_name in IOS_MODAL
-              and tree.on_screen(item.node)]  # fmt: skip
-    return bool(alerts) and not any(descends(tree, place, alert) for alert in alerts)
 
 
 def scroll_list(kernel: Kernel) -> bool:
