@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from visor.files import UnsafePath, confined_parts, write_atomic, write_confined
+from visor.errors import SourceError
+from visor.files import UnsafePath, confined_parts, read_confined, read_regular, write_atomic, write_confined
 
 
 def mode(path: Path) -> int:
@@ -84,3 +85,74 @@ def test_confined_parts_never_climb_above_the_root(parts: list[str]) -> None:
         return
     assert ".." not in resolved and "" not in resolved and "." not in resolved
     assert resolved == os.path.normpath(relative).split("/")
+
+
+# Reading: regular files only, capped, and (confined) never out of the folder.
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "map.json"
+    os.mkfifo(fifo)  # no writer: a blocking open would wait forever
+    with pytest.raises(SourceError, match=r"named pipe \(FIFO\), not a regular file") as caught:
+        read_regular(str(fifo), noun="app map")
+    assert caught.value.path == str(fifo) and "app map" in caught.value.next_step
+
+
+@pytest.mark.parametrize(("path", "kind"), [("/dev/zero", "character device"), ("/dev/null", "character device")])
+def test_a_device_is_refused_before_reading(path: str, kind: str) -> None:
+    with pytest.raises(SourceError, match=kind):
+        read_regular(path)
+
+
+def test_a_folder_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(SourceError, match="a folder, not a regular file"):
+        read_regular(str(tmp_path))
+
+
+def test_size_is_capped_before_reading(tmp_path: Path) -> None:
+    big = tmp_path / "big.json"
+    with open(big, "wb") as handle:
+        handle.truncate(1001)  # sparse
+    with pytest.raises(SourceError, match="too large"):
+        read_regular(str(big), noun="checkpoint", limit=1000)
+    assert read_regular(str(big), limit=1001) == b"\0" * 1001
+
+
+def test_a_link_to_a_regular_file_is_read_but_not_when_confined(tmp_path: Path) -> None:
+    outside = tmp_path / "secret.txt"
+    outside.write_text("host file")
+    root = tmp_path / "flows"
+    root.mkdir()
+    (root / "include.yaml").symlink_to(outside)
+    assert read_regular(str(root / "include.yaml")) == b"host file"
+    with pytest.raises(SourceError, match=r"outside its folder.*symbolic link"):
+        read_confined(str(root), "include.yaml", noun="flow")
+
+
+@pytest.mark.parametrize("relative", ["../secret.txt", "/etc/passwd", "sub/../../secret.txt", "a\x00b"])
+def test_a_confined_read_never_leaves_its_folder(tmp_path: Path, relative: str) -> None:
+    (tmp_path / "secret.txt").write_text("host file")
+    root = tmp_path / "flows"
+    root.mkdir()
+    with pytest.raises(SourceError):
+        read_confined(str(root), relative, noun="flow")
+
+
+def test_a_confined_read_through_a_linked_folder_is_refused(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "a.yaml").write_text("x")
+    root = tmp_path / "flows"
+    root.mkdir()
+    (root / "sub").symlink_to(elsewhere)
+    (root / "real").mkdir()
+    (root / "real" / "a.yaml").write_text("inside")
+    assert read_confined(str(root), "real/./a.yaml") == b"inside"
+    with pytest.raises(SourceError, match="symbolic link"):
+        read_confined(str(root), "sub/a.yaml")
+
+
+def test_a_confined_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "cmd.json")
+    with pytest.raises(SourceError, match="FIFO"):
+        read_confined(str(tmp_path), "cmd.json", noun="command")

@@ -1,6 +1,12 @@
-"""Files visor writes: atomically, with the permissions the umask gives, and never through a symbolic link.
+"""The one edge to the file system: every file visor reads, and every file it writes, goes through here.
 
-Atomic: a temporary file in the same folder is renamed over the target, so a reader never sees half a file
+Reading (`read_regular`, `read_confined`): only a regular file is read (a FIFO, a folder, a device or a socket
+is refused without blocking: the file is opened non-blocking and checked on its descriptor, so it cannot be
+swapped between a check and the read), its size is capped before and while reading, and every failure is an
+INPUT_ERROR naming the file. Parsing the bytes (nesting depth, aliases, encodings) is the scenario layer's
+`read_data`, which builds on these.
+
+Writing: Atomic: a temporary file in the same folder is renamed over the target, so a reader never sees half a file
 and a run killed mid-write leaves the previous file whole. Permissions: files are created the way `open()`
 creates them (0666 less the umask), so a teammate can open a report; `tempfile.mkstemp` would make them 0600.
 Confined: a path a scenario names (a screenshot's `path`) is written below its project folder only, walking
@@ -15,14 +21,228 @@ import errno
 import itertools
 import os
 import stat
+import sys
+
+from visor.errors import SourceError
 
 _TEMPORARY = itertools.count(1)
 _DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+#: Opening never blocks (a FIFO with no writer), never takes a terminal, never leaks into a child process.
+_READ = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+#: The size cap when a caller names none: a scenario of 10,000 steps is well under 2 MiB.
+MAX_READ_BYTES = 8 * 1024 * 1024
+_KINDS = {
+    stat.S_IFDIR: "a folder",
+    stat.S_IFIFO: "a named pipe (FIFO)",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+}
 
 
 class UnsafePath(Exception):
     """A path that would leave its folder, pass through a symbolic link, or name a folder."""
+
+
+def read_regular(path: str, *, noun: str = "file", limit: int = MAX_READ_BYTES) -> bytes:
+    """Return the bytes of the regular file at `path` (a link to one is followed), at most `limit` of them.
+
+    `noun` names the file in messages ("scenario", "app map", "checkpoint").
+
+    Raises:
+        SourceError: the path holds a NUL or cannot be encoded; the file is missing, unreadable, not a regular
+            file, or larger than `limit`.
+    """
+    _check_name(path)
+    try:
+        handle = os.open(path, _READ)
+    except FileNotFoundError:
+        raise _missing(path, noun) from None
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a socket, or a FIFO opened for writing only: not a file either way
+            raise _not_regular(path, noun, "a socket or a device") from None
+        if exc.errno == errno.EISDIR:
+            raise _not_regular(path, noun, "a folder") from None
+        raise _unreadable(path, noun, exc) from None
+    try:
+        return _read_open(handle, path, noun, limit)
+    finally:
+        os.close(handle)
+
+
+def read_confined(root: str, relative: str, *, noun: str = "file", limit: int = MAX_READ_BYTES) -> bytes:
+    """Return the bytes of the regular file at `relative` below `root`, never leaving `root` nor following a link.
+
+    For paths that come from data (a flow's include, a command's file, a map's thumbnail): neither `..`, an
+    absolute path, nor a symbolic link anywhere below `root` can lead the read elsewhere. `root` itself may be a
+    link (a user's choice).
+
+    Raises:
+        SourceError: the path leaves `root` or passes through a link (said as such), or `read_regular`'s reasons.
+    """
+    try:
+        parts = confined_parts(relative)
+    except UnsafePath as exc:
+        raise _outside(os.path.join(root, relative), noun, str(exc)) from None
+    shown = os.path.join(root, *parts)
+    _check_name(shown)
+    try:
+        folder_fd = os.open(root, _DIRECTORY)
+    except FileNotFoundError:
+        raise _missing(root, "folder") from None
+    except OSError as exc:
+        raise _unreadable(root, "folder", exc) from None
+    try:
+        for depth, part in enumerate(parts[:-1]):
+            try:
+                child = _open_folder(folder_fd, part, "/".join(parts[: depth + 1]))
+            except FileNotFoundError:
+                raise _missing(shown, noun) from None
+            except UnsafePath as exc:
+                raise _outside(shown, noun, str(exc)) from None
+            except OSError as exc:
+                raise _unreadable(shown, noun, exc) from None
+            os.close(folder_fd)
+            folder_fd = child
+        try:
+            handle = os.open(parts[-1], _READ | _NOFOLLOW, dir_fd=folder_fd)
+        except FileNotFoundError:
+            raise _missing(shown, noun) from None
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.EMLINK):
+                raise _outside(shown, noun, f"{relative} is a symbolic link: visor never reads through one") from None
+            if exc.errno == errno.EISDIR:
+                raise _not_regular(shown, noun, "a folder") from None
+            if exc.errno == errno.ENXIO:
+                raise _not_regular(shown, noun, "a socket or a device") from None
+            raise _unreadable(shown, noun, exc) from None
+    finally:
+        os.close(folder_fd)
+    try:
+        return _read_open(handle, shown, noun, limit)
+    finally:
+        os.close(handle)
+
+
+def regular_file(path: str) -> bool:
+    """Return True when `path` is a regular file (a link to one counts), without opening it."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def _read_open(handle: int, path: str, noun: str, limit: int) -> bytes:
+    """Read an opened file, refusing what is not a regular file and what is over `limit`.
+
+    The size is checked before and while reading: a file growing while it is read is caught too.
+    """
+    info = os.fstat(handle)
+    if not stat.S_ISREG(info.st_mode):
+        raise _not_regular(path, noun, _KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file"))
+    if info.st_size > limit:
+        raise _too_large(path, noun, limit, info.st_size)
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        while size <= limit:
+            chunk = os.read(handle, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise _unreadable(path, noun, exc) from None
+    if size > limit:
+        raise _too_large(path, noun, limit)
+    return b"".join(chunks)
+
+
+def _check_name(path: str) -> None:
+    if "\x00" in path:
+        # The OS cannot name such a file (os.open raises ValueError, not OSError): the argument itself is wrong.
+        raise SourceError(
+            f"the path holds a NUL character (at index {path.index(chr(0))}), which no file name can contain",
+            path=path,
+            likely_cause="The path was built from data holding a NUL byte (a C string, a binary field, a bad script).",
+            next_step="Pass the path of the file without the NUL character.",
+        )
+    try:
+        os.fsencode(path)
+    except UnicodeEncodeError:
+        # A lone surrogate other than those standing for undecodable bytes (PEP 383): never from a POSIX argv,
+        # but an API caller (or Windows) can pass one.
+        raise SourceError(
+            f"the path cannot be encoded as a file name on this system ({sys.getfilesystemencoding()})",
+            path=path,
+            likely_cause="The path holds a lone UTF-16 surrogate, half of a character.",
+            next_step="Pass the path of the file as text.",
+        ) from None
+
+
+def _missing(path: str, noun: str) -> SourceError:
+    folder, base = os.path.split(path)
+    try:
+        siblings = os.listdir(folder or ".")
+    except (OSError, ValueError):
+        siblings = []
+    import difflib  # lazy: only a missing file needs it
+
+    close = difflib.get_close_matches(base, siblings, n=1, cutoff=0.6)
+    hint = f" Did you mean {os.path.join(folder, close[0])!r}?" if close else ""
+    return SourceError(
+        "no such file" if noun in ("file", "folder") else f"no such file (the {noun})",
+        path=path,
+        likely_cause="The path is misspelt, or the command runs from another directory.",
+        next_step=f"Check the path (it is relative to {os.getcwd()!r}).{hint}",
+    )
+
+
+def _not_regular(path: str, noun: str, kind: str) -> SourceError:
+    directory = kind == "a folder"
+    return SourceError(
+        f"this is {kind}, not a regular file",
+        path=path,
+        likely_cause=(
+            "A directory was given where a single file is expected."
+            if directory
+            else "The path names a pipe, a socket or a device: visor reads only regular files, never blocking on one."
+        ),
+        next_step=(
+            "Pass a file (`visor validate <dir>` and `visor run <dir>` take a whole directory)."
+            if directory
+            else f"Pass the {noun} as a regular file (save a pipe's content to a file first)."
+        ),
+    )
+
+
+def _unreadable(path: str, noun: str, exc: OSError) -> SourceError:
+    return SourceError(
+        f"cannot read the file ({exc.strerror or exc})",
+        path=path,
+        likely_cause="The file's permissions do not let this user read it, or the device failed.",
+        next_step="Check the file's permissions (ls -l) and that it can be read by this user.",
+    )
+
+
+def _too_large(path: str, noun: str, limit: int, size: int | None = None) -> SourceError:
+    shown = f"{size:,} bytes" if size is not None else f"more than {limit:,} bytes"
+    return SourceError(
+        f"the {noun} is too large ({shown}; the limit is {limit:,} bytes)",
+        path=path,
+        likely_cause="The path points at a log, a dump or generated data, or the file was written endlessly.",
+        next_step=f"Pass the {noun} itself, or split a huge one into several files.",
+    )
+
+
+def _outside(path: str, noun: str, problem: str) -> SourceError:
+    return SourceError(
+        f"the {noun} is outside its folder: {problem}",
+        path=path,
+        likely_cause="The path climbs out of its folder (`..`, an absolute path) or through a symbolic link.",
+        next_step="Keep the file inside its folder, as a regular file (no link to somewhere else).",
+    )
 
 
 def write_atomic(path: str, data: bytes, *, make_folders: bool = False) -> None:

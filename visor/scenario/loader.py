@@ -7,7 +7,16 @@ from typing import BinaryIO
 
 from visor.scenario.document import Document
 from visor.scenario.issues import locate
-from visor.scenario.reading import SourceText, empty_source, read_path, read_stream
+from visor.scenario.reading import (
+    MAX_SOURCE_BYTES,
+    Format,
+    SourceText,
+    decode,
+    detect_format,
+    empty_source,
+    read_path,
+    read_stream,
+)
 from visor.scenario.validate import ValidationResult, validate_document
 from visor.scenario.yaml_reader import parse_yaml
 
@@ -39,6 +48,28 @@ def read_document(path: str, stdin: BinaryIO | None = None) -> Document:
     if path == STDIN_PATH and stdin is not None:
         return parse_source(read_stream(stdin))
     return parse_source(read_path(path))
+
+
+def read_data(path: str, *, noun: str, limit: int = MAX_SOURCE_BYTES) -> Document:
+    """Read a data file visor did not necessarily write (an app map, a checkpoint, a suite's summary, a policy).
+
+    The one way in for any JSON or YAML file: a regular file only, `limit` bytes at most, nesting, aliases,
+    duplicate keys, encodings and numbers held to the scenario readers' rules.
+
+    Raises:
+        SourceError: the file cannot be read, or is not well-formed JSON or YAML (naming it, `noun` saying what).
+    """
+    return parse_source(read_path(path, noun=noun, limit=limit))
+
+
+def parse_data(data: bytes, name: str, *, format: Format | None = None) -> Document:
+    """Parse bytes that came from outside another way (a socket, a child process, a phone) as `read_data` does.
+
+    Raises:
+        SourceError: the bytes are not text, or not well-formed JSON or YAML.
+    """
+    text = decode(data, name)
+    return parse_source(SourceText(name, text, format or detect_format(name, text)))
 
 
 def load_scenario(

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import codecs
 import os
-import stat
 import sys
 from dataclasses import dataclass
 from typing import BinaryIO, Literal
 
 from visor.errors import SourceError
+from visor.files import MAX_READ_BYTES, read_regular
 
 #: Larger files are refused without being read: a scenario of 10,000 steps is well under 2 MiB.
-MAX_SOURCE_BYTES = 8 * 1024 * 1024
+MAX_SOURCE_BYTES = MAX_READ_BYTES
 
 Format = Literal["json", "yaml"]
 FORMATS_BY_SUFFIX: dict[str, Format] = {".json": "json", ".yaml": "yaml", ".yml": "yaml"}
@@ -40,14 +40,14 @@ class SourceText:
     format: Format
 
 
-def read_path(path: str) -> SourceText:
-    """Read and decode the file at `path`.
+def read_path(path: str, *, noun: str = "scenario", limit: int = MAX_SOURCE_BYTES) -> SourceText:
+    """Read and decode the regular file at `path` (`noun` names it in messages).
 
     Raises:
-        SourceError: the path holds a NUL; the file is missing, unreadable, a directory, too large, binary or
-            not UTF-8.
+        SourceError: the path holds a NUL; the file is missing, unreadable, not a regular file, too large,
+            binary or not UTF-8.
     """
-    data = _read_bytes(path)
+    data = read_regular(path, noun=noun, limit=limit)
     text = decode(data, path)
     return SourceText(path, text, detect_format(path, text))
 
@@ -56,7 +56,12 @@ def read_stream(stream: BinaryIO, name: str = STDIN_NAME) -> SourceText:
     """Read and decode a byte stream (standard input), refusing more than `MAX_SOURCE_BYTES`."""
     data = stream.read(MAX_SOURCE_BYTES + 1)
     if len(data) > MAX_SOURCE_BYTES:
-        raise _too_large(name)
+        raise SourceError(
+            f"the input is too large (more than {MAX_SOURCE_BYTES:,} bytes)",
+            path=name,
+            likely_cause="Something other than a scenario was piped in, or the input never ends.",
+            next_step="Pipe the scenario file itself, or split a huge scenario into several files.",
+        )
     text = decode(data, name)
     return SourceText(name, text, detect_format(name, text))
 
@@ -133,83 +138,3 @@ def _byte_position(data: bytes, offset: int) -> tuple[int, int]:
     line_start = data.rfind(b"\n", 0, offset) + 1
     column = len(data[line_start:offset].decode("utf-8", errors="replace")) + 1
     return data.count(b"\n", 0, offset) + 1, column
-
-
-def _read_bytes(path: str) -> bytes:
-    if "\x00" in path:
-        # The OS cannot name such a file (os.stat raises ValueError, not OSError): the argument itself is wrong.
-        raise SourceError(
-            f"the path holds a NUL character (at index {path.index(chr(0))}), which no file name can contain",
-            path=path,
-            likely_cause="The path was built from data holding a NUL byte (a C string, a binary field, a bad script).",
-            next_step="Pass the path of the file without the NUL character.",
-        )
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        raise _missing(path) from None
-    except OSError as exc:
-        raise _unreadable(path, exc) from None
-    except UnicodeEncodeError:
-        # A lone surrogate other than those standing for undecodable bytes (PEP 383): never from a POSIX argv,
-        # but an API caller (or Windows) can pass one.
-        raise SourceError(
-            f"the path cannot be encoded as a file name on this system ({sys.getfilesystemencoding()})",
-            path=path,
-            likely_cause="The path holds a lone UTF-16 surrogate, half of a character.",
-            next_step="Pass the path of the file as text.",
-        ) from None
-    if stat.S_ISDIR(info.st_mode):
-        raise SourceError(
-            "this is a directory, not a file",
-            path=path,
-            likely_cause="A directory was given where a single file is expected.",
-            next_step="Pass a file, or use `visor validate <dir>` to check every scenario in a directory.",
-        )
-    if stat.S_ISREG(info.st_mode) and info.st_size > MAX_SOURCE_BYTES:
-        raise _too_large(path, info.st_size)
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_SOURCE_BYTES + 1)
-    except OSError as exc:
-        raise _unreadable(path, exc) from None
-    if len(data) > MAX_SOURCE_BYTES:
-        raise _too_large(path)
-    return data
-
-
-def _missing(path: str) -> SourceError:
-    folder, base = os.path.split(path)
-    try:
-        siblings = os.listdir(folder or ".")
-    except OSError:
-        siblings = []
-    import difflib  # lazy: only a missing file needs it
-
-    close = difflib.get_close_matches(base, siblings, n=1, cutoff=0.6)
-    hint = f" Did you mean {os.path.join(folder, close[0])!r}?" if close else ""
-    return SourceError(
-        "no such file",
-        path=path,
-        likely_cause="The path is misspelt, or the command runs from another directory.",
-        next_step=f"Check the path (it is relative to {os.getcwd()!r}).{hint}",
-    )
-
-
-def _unreadable(path: str, exc: OSError) -> SourceError:
-    return SourceError(
-        f"cannot read the file ({exc.strerror or exc})",
-        path=path,
-        likely_cause="The file's permissions do not let this user read it, or the device failed.",
-        next_step="Check the file's permissions (ls -l) and that it can be read by this user.",
-    )
-
-
-def _too_large(path: str, size: int | None = None) -> SourceError:
-    shown = f"{size:,} bytes" if size is not None else f"more than {MAX_SOURCE_BYTES:,} bytes"
-    return SourceError(
-        f"the file is too large ({shown}; the limit is {MAX_SOURCE_BYTES:,} bytes)",
-        path=path,
-        likely_cause="The path points at a log, a dump or generated data rather than a scenario.",
-        next_step="Pass the scenario file itself, or split a huge scenario into several files.",
-    )
