@@ -192,7 +192,7 @@ def _missing(path: str, noun: str) -> SourceError:
     close = difflib.get_close_matches(base, siblings, n=1, cutoff=0.6)
     hint = f" Did you mean {os.path.join(folder, close[0])!r}?" if close else ""
     return SourceError(
-        "no such file" if noun in ("file", "folder") else f"no such file (the {noun})",
+        "no such file",
         path=path,
         likely_cause="The path is misspelt, or the command runs from another directory.",
         next_step=f"Check the path (it is relative to {os.getcwd()!r}).{hint}",

@@ -1,8 +1,13 @@
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import jsonschema
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from tests.scenario.helpers import validate_data
@@ -57,3 +62,69 @@ def test_what_the_schema_refuses_visor_refuses(doc: Any) -> None:
     if not VALIDATOR.is_valid(doc):
         result = validate_data(doc)
         assert not result.valid or any(str(i.code) == "UNKNOWN_FIELD" for i in result.issues)
+
+
+#: What `visor validate` refuses that a JSON Schema can say too: each is flagged by editors as well.
+REFUSED_BY_BOTH = {
+    "tap-no-target": ("tap", {}),
+    "tap-target-and-point": ("tap", {"target": "text=A", "x": 1, "y": 2}),
+    "tap-x-alone": ("tap", {"x": 1}),
+    "wait-two-modes": ("wait", {"ms": 10, "stable": True}),
+    "wait-no-mode": ("wait", {}),
+    "wait_until-empty-selector": ("wait_until", {"selector": {}, "state": "visible"}),
+    "drag-end-and-calibration": (
+        "drag",
+        {
+            "start": [100, 500],
+            "target_description": "volume",
+            "end": [300, 500],
+            "calibration": {
+                "axis": "x",
+                "mode": "thumb",
+                "anchors": [{"position": 100, "value": 0}, {"position": 900, "value": 100}],
+                "target_value": 50,
+            },
+        },
+    ),
+    "drag-neither": ("drag", {"start": [100, 500], "target_description": "volume"}),
+    "agentcab_apply-both": ("agentcab_apply", {"output": {"actions": []}, "worker": {"url": "http://127.0.0.1:1"}}),
+}
+
+
+def _scenario(command: str, args: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "meta": {"name": "t", "version": "1"},
+        "config": {"seed": 1, "runtime": "sim"},
+        "steps": [{"id": "s", "command": command, "args": args}],
+    }
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED_BY_BOTH))
+def test_the_schema_refuses_what_visor_refuses_of_fields_together(case: str) -> None:
+    doc = _scenario(*REFUSED_BY_BOTH[case])
+    assert not validate_data(doc).valid
+    assert not VALIDATOR.is_valid(doc)
+
+
+def test_a_count_assertion_with_a_value_and_a_range_is_refused_by_both() -> None:
+    doc = _scenario("wait", {"ms": 1}) | {
+        "assertions": [{"id": "a", "type": "count", "target": "text=A", "value": 1, "min": 0}]
+    }
+    assert not validate_data(doc).valid and not VALIDATOR.is_valid(doc)
+
+
+def test_check_jsonschema_flags_them_from_the_shipped_file(tmp_path: Path) -> None:
+    """An editor's view: the shipped schema file, through a JSON Schema tool nobody here wrote."""
+    schema = Path(__file__).parents[2] / "visor" / "schemas" / "scenario.schema.json"
+    files = []
+    for case, (command, args) in sorted(REFUSED_BY_BOTH.items()):
+        files.append(tmp_path / f"{case}.json")
+        files[-1].write_text(json.dumps(_scenario(command, args)))
+    tool = [sys.executable, "-m", "check_jsonschema", "--schemafile", str(schema)]
+    for path in files:
+        done = subprocess.run([*tool, str(path)], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 1, (path.name, done.stdout, done.stderr)
+    shipped = sorted((Path(__file__).parents[2] / "scenarios").glob("*.yaml"))
+    scenarios_only = [str(path) for path in shipped if not path.name.endswith(".app.yaml")]
+    done = subprocess.run([*tool, *scenarios_only], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr

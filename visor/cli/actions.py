@@ -7,7 +7,6 @@ common to all. The flags are validated by the scenario format's own argument mod
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -26,6 +25,8 @@ from visor.cli.options import (
     seed_value,
     text_value,
 )
+from visor.errors import SourceError
+from visor.scenario.loader import parse_data, read_data
 
 F = TypeVar("F", bound=Callable[..., Any])
 SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -35,17 +36,13 @@ def capabilities_value(_ctx: click.Context, param: click.Parameter, value: str |
     """Read --capabilities: a JSON object, inline or in a file (as a scenario's `config.capabilities`)."""
     if value is None:
         return {}
-    text = value
-    if not value.lstrip().startswith(("{", "[")):
-        try:
-            with open(value, encoding="utf-8") as file:
-                text = file.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise click.BadParameter(f"cannot read {value!r}: {exc}", param=param) from None
     try:
-        parsed = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise click.BadParameter(f"not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}", param=param) from None
+        if value.lstrip().startswith(("{", "[")):
+            parsed = parse_data(value.encode("utf-8", "surrogateescape"), "--capabilities", format="json").data
+        else:
+            parsed = read_data(value, noun="capabilities file").data
+    except SourceError as exc:
+        raise click.BadParameter(exc.message, param=param) from None
     if not isinstance(parsed, dict):
         raise click.BadParameter("capabilities must be a JSON object", param=param)
     return parsed

@@ -8,6 +8,7 @@ step's result with everything it checked (the element it resolved, what covered 
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -20,6 +21,7 @@ from visor.engine.events import RunFinished
 from visor.engine.results import StepResult
 from visor.engine.runner import DEFAULT_WAIT_TIMEOUT_MS
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, NextAction
+from visor.files import regular_file
 from visor.report.envelope import Outcome
 from visor.scenario.commands import ScrollArgs
 from visor.ui.images import png_size
@@ -154,11 +156,10 @@ def _navigate(step: StepResult, requested: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _png_size(path: str) -> dict[str, int | None]:
-    try:
-        with open(path, "rb") as file:
+    size = None
+    if regular_file(path):  # a screenshot visor wrote; anything else there is no picture to measure
+        with contextlib.suppress(OSError), open(path, "rb") as file:
             size = png_size(file.read(24))
-    except OSError:
-        size = None
     return {"width": None, "height": None} if size is None else {"width": size.width, "height": size.height}
 
 

@@ -6,12 +6,12 @@ lists every report file that exists, so a CI script or an agent gets the result 
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
-from visor.errors import ExitCode, InputError, NextAction
+from visor.errors import ExitCode, InputError, NextAction, SourceError
 from visor.report.envelope import Outcome
+from visor.scenario.loader import read_data
 
 #: The reports a run folder holds, by the name `data.reports` gives them.
 REPORTS = {
@@ -50,11 +50,11 @@ def _ended(run: str) -> tuple[str, float]:
     """Order runs by when they ended (the summary says), then by when the summary was written."""
     summary = os.path.join(run, "summary.json")
     try:
-        with open(summary, encoding="utf-8") as file:
-            ended = str(json.load(file).get("ended_at", ""))
-    except (OSError, ValueError):
-        ended = ""
-    return ended, os.path.getmtime(summary)
+        data = read_data(summary, noun="run summary").data
+        ended = str(data.get("ended_at", "")) if isinstance(data, dict) else ""
+        return ended, os.stat(summary).st_mtime
+    except (SourceError, OSError):
+        return "", 0.0
 
 
 def report(path: str, *, opened: bool = False) -> Outcome:
@@ -64,11 +64,9 @@ def report(path: str, *, opened: bool = False) -> Outcome:
         InputError: no run is there, or its summary.json cannot be read.
     """
     folder = locate(path)
-    try:
-        with open(os.path.join(folder, "summary.json"), encoding="utf-8") as file:
-            run: Any = json.load(file)
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read {folder}/summary.json: {exc}", next_step="Run the scenario again.") from None
+    run: Any = read_data(os.path.join(folder, "summary.json"), noun="run summary").data
+    if not isinstance(run, dict):
+        raise InputError(f"{folder}/summary.json is not a run's summary", next_step="Run the scenario again.")
     reports = {name: os.path.join(folder, file) for name, file in REPORTS.items()}
     reports = {name: file for name, file in reports.items() if os.path.isfile(file)}
     data = {"path": folder, "run": run, "reports": reports, "opened": opened}

@@ -58,6 +58,13 @@ class TextAssertion(AssertionModel):
 class CountAssertion(AssertionModel):
     """The number of elements matching `target` is `value`, or lies within `min`..`max`."""
 
+    # The schema says `rules` (value, or a range; never both) so editors flag it too; min <= max it cannot say.
+    model_config = ConfigDict(
+        json_schema_extra={
+            "oneOf": [{"required": ["value"]}, {"anyOf": [{"required": ["min"]}, {"required": ["max"]}]}],
+        }
+    )
+
     type: Literal["count"]
     value: int | None = Field(None, ge=0, description="The exact expected count.")
     min: int | None = Field(None, ge=0, description="The least acceptable count.")

@@ -55,6 +55,19 @@ class Args(InputModel):
         return frozenset(keys)
 
 
+def _schema_rules(**rules: Any) -> ConfigDict:
+    """Return an argument model's config whose JSON Schema also says its `rules` (which fields go together).
+
+    So an editor flags what `visor validate` refuses: the schema and the rules are written side by side.
+    """
+    return ConfigDict(extra="ignore", json_schema_extra={"additionalProperties": False, **rules})
+
+
+def _one_of_keys(*keys: str) -> dict[str, Any]:
+    """Return the schema rule "exactly one of these keys"."""
+    return {"oneOf": [{"required": [key]} for key in keys]}
+
+
 def _present(raw: Mapping[str, Any], *keys: str) -> list[str]:
     return [key for key in keys if key in raw]
 
@@ -73,6 +86,12 @@ class TapArgs(Args):
     """Tap an element (`target`) or a point (`x`, `y`; fractions of the screen when `normalized`)."""
 
     owner = "tap"
+    model_config = _schema_rules(
+        anyOf=[
+            {"required": ["target"], "not": {"anyOf": [{"required": ["x"]}, {"required": ["y"]}]}},
+            {"required": ["x", "y"], "not": {"required": ["target"]}},
+        ]
+    )
 
     target: SelectorStr | None = Field(None, description="The element to tap.")
     x: FiniteNumber | None = Field(None, description="X in pixels, or a 0..1 fraction when normalized.")
@@ -153,6 +172,7 @@ class WaitArgs(Args):
     """Wait a fixed time (`ms`), for an element (`for`), or for the screen to be stable (`stable: true`)."""
 
     owner = "wait"
+    model_config = _schema_rules(**_one_of_keys("ms", "for", "stable"))
 
     ms: DurationMs | None = Field(None, description="Wait this many milliseconds.")
     for_: SelectorStr | None = Field(None, alias="for", description="Wait until this element is visible.")
@@ -288,6 +308,7 @@ class AgentcabApplyArgs(Args):
     """Apply an agent's actions: its `output`, or what its `worker` answers to the last collected payload."""
 
     owner: ClassVar[str] = "agentcab_apply"
+    model_config = _schema_rules(**_one_of_keys("output", "worker"))
     output: dict[str, Any] | None = Field(None, description="The agent's output: {actions: [...], ...}.")
     worker: dict[str, Any] | None = Field(
         None, description="The agent's worker: {command: [...], cwd?, timeout_ms?} or {url} (on this machine)."

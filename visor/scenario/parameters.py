@@ -15,11 +15,15 @@ from dataclasses import replace
 from typing import Any
 
 from visor.errors import InputError
+from visor.files import read_regular
 from visor.scenario.document import Document, Path
 from visor.scenario.issues import Issue, IssueCode, error
+from visor.scenario.reading import decode
 
 _REFERENCE = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: An env file larger than this is not one (a thousand long values fit in it).
+MAX_ENV_BYTES = 1024 * 1024
 
 
 def substitute(document: Document, values: Mapping[str, str]) -> tuple[Document, list[Issue]]:
@@ -76,13 +80,9 @@ def read_env_file(path: str) -> dict[str, str]:
     """Read a dotenv file: `KEY=VALUE` lines, `#` comments, blank lines, optional `export `, quotes stripped.
 
     Raises:
-        InputError: the file cannot be read, or a line is not KEY=VALUE.
+        InputError: the file cannot be read (`SourceError`), or a line is not KEY=VALUE.
     """
-    try:
-        with open(path, encoding="utf-8") as file:
-            lines = file.read().splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the env file {path}: {exc}", next_step="Give a readable file.") from None
+    lines = decode(read_regular(path, noun="env file", limit=MAX_ENV_BYTES), path).splitlines()
     found: dict[str, str] = {}
     for number, line in enumerate(lines, start=1):
         stripped = line.strip()

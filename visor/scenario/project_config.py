@@ -23,8 +23,10 @@ from typing import Annotated, Any
 from pydantic import Field, ValidationError
 
 from visor.errors import InputError
+from visor.files import read_regular
 from visor.scenario.fields import InputModel
 from visor.scenario.project import nearest_holding
+from visor.scenario.reading import decode
 
 Name = Annotated[str, Field(min_length=1, max_length=4096, pattern=r"\S")]
 
@@ -80,11 +82,16 @@ def load_project_config(start: str) -> ProjectConfig:
 
 
 def _read(path: str) -> Any:
+    text = decode(read_regular(path, noun="project configuration"), path)
     try:
-        with open(path, "rb") as file:
-            return tomllib.load(file)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path} cannot be read as TOML: {exc}", next_step=f"Fix {path}.") from None
+    except RecursionError:  # tomllib recurses into nested arrays and inline tables
+        raise InputError(
+            f"{path} nests arrays or tables too deeply to be a configuration",
+            next_step=f"Fix {path}: visor's settings nest two levels at most.",
+        ) from None
 
 
 def _check(path: str, data: Any, table: str) -> _Settings:

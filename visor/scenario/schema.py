@@ -86,7 +86,7 @@ def _step_schema(defs: dict[str, Any]) -> dict[str, Any]:
         )
     for name in tool_names():
         # The tools spec's own parameter schema; visor refuses unknown top-level arguments too (docs/agent-tools.md).
-        defs[f"tool_{name}"] = {**copy.deepcopy(parameters(name)), "additionalProperties": False}
+        defs[f"tool_{name}"] = _tool_rules({**copy.deepcopy(parameters(name)), "additionalProperties": False})
         branches.append(
             {
                 "if": {"properties": {"command": {"const": name}}, "required": ["command"]},
@@ -108,6 +108,41 @@ def _step_schema(defs: dict[str, Any]) -> dict[str, Any]:
         },
         "allOf": branches,
     }
+
+
+#: The attributes of a tool's selector: one of them at least must be given (an empty selector matches everything).
+_SELECTOR_KEYS = ("resource_id", "text", "content_desc", "class_name", "package_name", "bounds")
+#: drag takes exactly one of these (visor.scenario.tools.rules).
+_DRAG_ENDS = ("end", "calibration")
+
+
+def _tool_rules(schema: dict[str, Any]) -> dict[str, Any]:
+    """Add to a tool's parameter schema the argument rules a schema can say, so editors flag them as visor does.
+
+    Every selector names an attribute; a drag (the tool, or a member of a sequence) gives `end` or `calibration`,
+    never both. The tools' own definitions stay the spec's; these are added where scenarios are checked.
+    """
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        properties = node.get("properties")
+        if isinstance(properties, dict):
+            if {"resource_id", "class_name"} <= properties.keys():
+                node["anyOf"] = [_given(key) for key in _SELECTOR_KEYS if key in properties]
+            elif set(_DRAG_ENDS) <= properties.keys() and "start" in properties:
+                node["oneOf"] = [_given(key) for key in _DRAG_ENDS]
+        stack.extend(node.values())
+    return schema
+
+
+def _given(key: str) -> dict[str, Any]:
+    """Return the schema rule "`key` is given, and not null"."""
+    return {"required": [key], "properties": {key: {"not": {"type": "null"}}}}
 
 
 def _assertion_schema(defs: dict[str, Any]) -> dict[str, Any]:

@@ -16,16 +16,21 @@ import os
 import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
+
+import pydantic
 
 from visor.clock import IdSource
-from visor.errors import ExitCode, InputError, NextAction
-from visor.files import write_atomic
+from visor.errors import ExitCode, InputError, NextAction, SourceError
+from visor.files import read_regular, write_atomic
 from visor.report import suite_html
 from visor.report.envelope import Outcome
+from visor.scenario.loader import read_data
 from visor.session.suites import SUITE_FILE, suite_code, suite_error, suite_totals
 
 _COUNTS = ("tests", "failures", "errors", "skipped")
+#: A suite.json or junit.xml larger than this is not one visor wrote (100,000 scenarios fit in 64 MiB).
+MAX_SUITE_BYTES = 64 * 1024 * 1024
 
 
 def merge_suites(folders: Sequence[str], output: str, ids: IdSource) -> Outcome:
@@ -115,14 +120,95 @@ def _suites(folders: Sequence[str]) -> list[str]:
 
 
 def _read(path: str) -> dict[str, Any]:
+    """Return a suite.json, its rows checked against what a visor suite writes (a merge trusts no file).
+
+    Raises:
+        SourceError: the file cannot be read or is not JSON.
+        InputError: it is not a suite's summary (its shape, named at the first wrong place).
+    """
+    data = read_data(path, noun="suite summary", limit=MAX_SUITE_BYTES).data
     try:
-        with open(path, encoding="utf-8") as file:
-            suite = json.load(file)
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read the suite {path}: {exc}", next_step="Give an intact suite folder.") from None
-    if not isinstance(suite, dict) or not isinstance(suite.get("scenarios"), list):
-        raise InputError(f"{path} is not a suite's suite.json", next_step="Give an intact suite folder.")
-    return suite
+        _SuiteFile.model_validate(data)
+    except pydantic.ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the top level"
+        raise InputError(
+            f"{path} is not a suite's suite.json ({where}: {first['msg']})",
+            likely_cause="The file was edited, truncated, or written by something else than a visor suite.",
+            next_step="Give an intact suite folder (the --output of `visor run DIR`).",
+        ) from None
+    return dict(data)  # checked: merging keeps every row as the suite wrote it
+
+
+class _Error(pydantic.BaseModel):
+    """A row's error, as the envelope words one."""
+
+    model_config = pydantic.ConfigDict(strict=True)
+
+    code: str
+    message: str
+    likely_cause: str
+    next_step: str
+
+
+class _Row(pydantic.BaseModel):
+    """What merging reads of a suite's row (the rest is kept as written)."""
+
+    model_config = pydantic.ConfigDict(extra="allow", strict=True)
+
+    path: str
+    name: str
+    status: Literal["passed", "flaky", "failed", "error", "skipped", "interrupted"]
+    exit_code: Literal[0, 1, 2, 3, 129, 130, 143]
+    tags: list[str] = []
+    run_id: str | None = None
+    report: str | None = None
+    reason: str | None = None
+    duration_ms: int | None = None
+    error: _Error | None = None
+
+
+class _Shard(pydantic.BaseModel):
+    """Which shard of how many a suite was, over how many scenarios."""
+
+    model_config = pydantic.ConfigDict(strict=True)
+
+    index: int = pydantic.Field(ge=1)
+    count: int = pydantic.Field(ge=1)
+    of: int = pydantic.Field(ge=0)
+
+
+class _SuiteFile(pydantic.BaseModel):
+    """A suite's suite.json: its rows, and whether it was a shard or was stopped."""
+
+    model_config = pydantic.ConfigDict(extra="allow", strict=True)
+
+    scenarios: list[_Row]
+    shard: _Shard | None = None
+    interrupted: int | None = None
+
+
+def _count(suite: ET.Element, key: str) -> int:
+    """Return a `<testsuite>` count, 0 where it is not a whole number (a hand-edited file)."""
+    text = suite.get(key, "0")
+    return int(text) if text.isdigit() and len(text) < 10 else 0
+
+
+def _seconds(suite: ET.Element) -> float:
+    """Return a `<testsuite>`'s time in seconds, 0 where it is not a finite, non-negative number."""
+    try:
+        value = float(suite.get("time", "0"))
+    except ValueError:
+        return 0.0
+    return value if 0 <= value < 1e9 else 0.0
+
+
+def _junit_root(path: str) -> ET.Element | None:
+    """Return a shard's JUnit root, or None when it is missing or not XML (its rows still count)."""
+    try:
+        return ET.fromstring(read_regular(path, noun="JUnit file", limit=MAX_SUITE_BYTES))
+    except (SourceError, ET.ParseError):
+        return None
 
 
 def _write(folder: str, entries: list[dict[str, Any]], totals: dict[str, int], junits: list[str]) -> tuple[str, str]:
@@ -131,16 +217,17 @@ def _write(folder: str, entries: list[dict[str, Any]], totals: dict[str, int], j
     sums = dict.fromkeys(_COUNTS, 0)
     seconds = 0.0
     for path in junits:
-        try:
-            root = ET.parse(path).getroot()
-        except (OSError, ET.ParseError):
+        root = _junit_root(path)
+        if root is None:
             continue  # a shard whose JUnit file is missing still has its rows in the index and the envelope
         for suite in root.iter("testsuite"):
             merged.append(suite)
             for key in _COUNTS:
-                sums[key] += int(suite.get(key, "0"))
-            seconds += float(suite.get("time", "0"))
-    merged.attrib.update({key: str(value) for key, value in sums.items()} | {"time": f"{seconds:.3f}"})
+                sums[key] += _count(suite, key)
+            seconds += _seconds(suite)
+    # <testsuites> takes no `skipped` in the JUnit schema CI servers check (each <testsuite> carries its own).
+    counted = {key: str(value) for key, value in sums.items() if key != "skipped"}
+    merged.attrib.update(counted | {"time": f"{seconds:.3f}"})
     ET.indent(merged)
     paths = (os.path.abspath(os.path.join(folder, "junit.xml")), os.path.abspath(os.path.join(folder, "index.html")))
     text = '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(merged, encoding="unicode") + "\n"

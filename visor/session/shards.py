@@ -17,11 +17,15 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from visor.errors import UsageError
+from visor.errors import SourceError, UsageError
 from visor.files import write_atomic
+from visor.limits import MAX_DURATION_MS
+from visor.scenario.loader import read_data
 
 #: What a scenario with no recorded duration is taken to last, when no other was recorded either (ms).
 UNKNOWN_MS = 1000
+#: A record larger than this is not one visor wrote (a million scenarios fit in it).
+MAX_DURATIONS_BYTES = 64 * 1024 * 1024
 _SHARD = re.compile(r"^(\d+)/(\d+)$")
 
 
@@ -66,15 +70,14 @@ def durations_file(root: str) -> str:
 
 
 def read_durations(root: str) -> dict[str, int]:
-    """Return the recorded durations (a missing or unreadable file records none)."""
+    """Return the recorded durations (a missing or unreadable file records none: it only balances shards)."""
     try:
-        with open(durations_file(root), encoding="utf-8") as file:
-            data = json.load(file)
-    except (OSError, ValueError):
+        data = read_data(durations_file(root), noun="durations record", limit=MAX_DURATIONS_BYTES).data
+    except SourceError:
         return {}
     if not isinstance(data, dict):
         return {}
-    return {key: value for key, value in data.items() if isinstance(key, str) and isinstance(value, int)}
+    return {key: value for key, value in data.items() if type(value) is int and 0 <= value <= MAX_DURATION_MS}
 
 
 def record_durations(root: str, measured: Mapping[str, int]) -> None:

@@ -39,7 +39,7 @@ from visor.errors import InputError, SourceError
 from visor.scenario.document import Document, Path, dotted
 from visor.scenario.fields import Owner
 from visor.scenario.issues import Issue, IssueCode, Severity, error, locate
-from visor.scenario.loader import read_document
+from visor.scenario.loader import read_data
 from visor.scenario.project import inside, project_folder
 from visor.scenario.suggest import did_you_mean
 from visor.scenario.validate import ValidationResult
@@ -133,7 +133,7 @@ def _not_a_model_path(subject: str) -> InputError:
 
 @functools.lru_cache(maxsize=32)
 def _load_cached(path: str, mtime: float) -> AppModel:
-    document = read_document(path)
+    document = read_data(path, noun="app model")
     model, issues = check_app_document(document)
     if model is None:
         raise AppModelError(path, issues)
@@ -183,7 +183,7 @@ def validate_app_file(path: str) -> list[Issue]:
     A file that cannot be read or parsed gives one issue (where the reader stopped), not an exception.
     """
     try:
-        document = read_document(path)
+        document = read_data(path, noun="app model")
     except SourceError as exc:
         return [Issue(Severity.ERROR, IssueCode.INPUT_ERROR, exc.problem, (), exc.next_step, exc.line, exc.column)]
     return check_app_document(document)[1]

@@ -18,7 +18,7 @@ from visor.devices.sim.profile_model import Profile
 from visor.errors import InputError
 from visor.scenario.fields import Owner
 from visor.scenario.issues import IssueCode, error, locate
-from visor.scenario.loader import read_document
+from visor.scenario.loader import read_data
 
 PROFILE_SUFFIXES = (".profile.yaml", ".profile.yml")
 #: The profile the simulated phone has when none is named.
@@ -58,7 +58,7 @@ def resolve_profile(reference: str) -> str:
 
 @functools.lru_cache(maxsize=8)
 def _load_cached(path: str, mtime: float) -> Profile:
-    document = read_document(path)
+    document = read_data(path, noun="device profile")
     try:
         return Profile.model_validate(document.data if isinstance(document.data, dict) else {})
     except ValidationError as exc:

@@ -37,7 +37,8 @@ from visor.devices.sim.layout import (
     slider_track,
     timeline_ticks,
 )
-from visor.files import write_atomic
+from visor.errors import SourceError
+from visor.files import read_regular, write_atomic
 from visor.ui.geometry import Rect
 
 BACKGROUND = (250, 250, 250)
@@ -119,6 +120,7 @@ def render_png(frame: Frame, accent: str = "#3F51B5", clock_text: str = "9:00", 
 
 
 #: The folder the processes of one suite share pictures through (`share_pictures`), if any.
+_MAX_PICTURE_BYTES = 64 * 1024 * 1024
 _SHARED: list[str] = []
 
 
@@ -144,9 +146,8 @@ def _shared_path(key: Hashable) -> str | None:
 
 def _read_shared(path: str) -> bytes | None:
     try:
-        with open(path, "rb") as found:
-            return found.read()
-    except OSError:
+        return read_regular(path, noun="shared picture", limit=_MAX_PICTURE_BYTES)
+    except SourceError:
         return None
 
 
