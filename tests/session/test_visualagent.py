@@ -79,7 +79,8 @@ def test_every_command_type_succeeds_and_is_archived(tmp_path: Path) -> None:
     assert found["swipe"]["result"]["duration_ms"] == 300  # the spec's default
     assert found["type"]["type"] == "input" and found["tap"]["error"] is None
     assert found["tap"]["timestamp"].endswith("Z")
-    assert sorted(os.listdir(tmp_path / "commands")) == ["archive"]
+    assert sorted(os.listdir(tmp_path / "commands")) == [".claimed", "archive"]  # nothing queued, nothing claimed
+    assert os.listdir(tmp_path / "commands" / ".claimed") == []
     assert len(os.listdir(tmp_path / "commands" / "archive")) == 6 and tally.succeeded == 6
 
 
@@ -170,19 +171,21 @@ def test_a_file_still_being_written_waits_then_malformed_json_is_answered_by_its
     assert "no id could be read" in answer["error"]["details"]
 
 
-def test_a_read_only_results_folder_stops_serving_and_keeps_the_command(
+def test_a_read_only_results_folder_stops_serving_and_puts_the_command_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import visor.session.visualagent_serve as serving
 
-    def read_only(path: str, data: bytes) -> None:
-        raise OSError(30, "Read-only file system", path)
+    def read_only(root: str, relative: str, data: bytes) -> str:
+        raise OSError(30, "Read-only file system", relative)
 
     drop(tmp_path, "c", {"id": "c", "type": "tap", "params": {"x": 1, "y": 1}})
-    monkeypatch.setattr(serving, "write_atomic", read_only)
-    with pytest.raises(InputError, match=r"cannot write the result .*: Read-only file system"):
-        serve_once(tmp_path)
+    with monkeypatch.context() as patched:
+        patched.setattr(serving, "write_confined", read_only)
+        with pytest.raises(InputError, match=r"cannot write the result .*: Read-only file system"):
+            serve_once(tmp_path)
     assert (tmp_path / "commands" / "c.json").exists()  # it runs again on the next start: it has no result
+    assert serve_once(tmp_path).succeeded == 1
 
 
 def test_serve_once_from_the_command_line(cli_runner: Cli, tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Any
 
@@ -51,6 +52,7 @@ def serve(env: CliEnvironment, /, folder: str | None, once: bool, locked: bool, 
       visor visualagent serve ./va --runtime appium --app-id com.example.app
       visor visualagent serve --adb-serial emulator-5554 --runtime appium
     """
+    from visor.report.console import ConsoleReporter
     from visor.session.action_options import ActionOptions
     from visor.session.visualagent_serve import RealTime, serve_folder
 
@@ -58,7 +60,9 @@ def serve(env: CliEnvironment, /, folder: str | None, once: bool, locked: bool, 
     # Files are written and modified in real time: whether one is still being written, and how long to wait for
     # the next, are told by the real clock (the envelope and the results keep the command's clock).
     real = RealTime(lambda: time.time_ns() // 1000, lambda us: time.sleep(us / 1_000_000))
-    outcome = serve_folder(folder, options, env.clock, real, once=once, locked=locked, cold_start=cold_start)
+    # The log's lines (a refused command, a duplicate) on stderr: quoted from agents' files, so through the console.
+    say = ConsoleReporter(sys.stderr, quiet=env.quiet, color=env.color).note
+    outcome = serve_folder(folder, options, env.clock, real, once=once, locked=locked, cold_start=cold_start, say=say)
     return emit(env, outcome)
 
 

@@ -5,23 +5,30 @@ succeeded becomes a step, in the order the results were written: a tap a `tap`, 
 `act type` into the focused field, an app start a `manage_app` tool step, and a screenshot a `screenshot` step
 (its evidence). Commands that failed had no effect, so they are left out (and counted). A swipe's duration is
 not kept: a scenario's `act drag` has one speed (400 ms). The scenario is validated before it is written.
+
+Every file is read through visor's bounded reader and JSON rules, never through a link: what is not a regular
+file (an archived FIFO or folder a served poison command left), too large, too deep or not JSON is left out and
+counted (`unreadable`), never a hang or a crash. Of several archived commands with one id (a duplicate is archived
+unrun), the one whose parameters agree with the result is the one that ran.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from typing import Any
 
 import yaml
 
-from visor.errors import ExitCode, InputError, NextAction
-from visor.files import write_atomic
+from visor.devices.visualagent.mailbox import ARCHIVE, RESULT_BYTES, RESULTS
+from visor.errors import ExitCode, InputError, NextAction, SourceError
+from visor.files import UnsafePath, read_confined, write_atomic
 from visor.report.envelope import Outcome
 from visor.scenario.document import Document
+from visor.scenario.loader import parse_data
 from visor.scenario.validate import validate_document
-from visor.session.visualagent_protocol import Folders
+from visor.session.visualagent_folder import modified_us, names
+from visor.session.visualagent_protocol import COMMAND_BYTES, Folders
 
 
 def export(root: str, target: str) -> Outcome:
@@ -31,13 +38,14 @@ def export(root: str, target: str) -> Outcome:
         InputError: nothing was served there, or the scenario cannot be written.
     """
     folders = Folders(root)
-    answered = _answered(folders)
+    reading = _Reading(folders)
+    answered = reading.answered()
     if not answered:
         raise InputError(f"no served command under {folders.root}", next_step="Serve some commands first.")
     steps: list[dict[str, Any]] = []
     skipped = 0
-    for command, answer in answered:
-        step = _step(command, answer) if answer.get("status") == "success" else None
+    for candidates, answer in answered:
+        step = _ran(candidates, answer) if answer.get("status") == "success" else None
         if step is None:
             skipped += 1
             continue
@@ -49,51 +57,98 @@ def export(root: str, target: str) -> Outcome:
     path = os.path.abspath(target)
     write_atomic(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode("utf-8"), make_folders=True)
     summary = {"exported": path, "steps": len(steps), "skipped_failed": skipped, "dir": folders.root}
+    summary["unreadable"] = reading.unreadable
     return Outcome("ok", NextAction.RUN, summary, ExitCode.OK, None, (path,))
 
 
-def _answered(folders: Folders) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """Return each archived command with its result, in the order the results were written."""
-    commands: dict[str, dict[str, Any]] = {}
-    if os.path.isdir(folders.archive):
-        for name in sorted(os.listdir(folders.archive)):
-            command = _json(os.path.join(folders.archive, name))
+class _Reading:
+    """The served folder's archived commands and results, read through the bounded reader."""
+
+    def __init__(self, folders: Folders) -> None:
+        self.folders = folders
+        #: The files left out because they cannot be read (not regular, a link, too large, not JSON).
+        self.unreadable = 0
+
+    def answered(self) -> list[tuple[list[dict[str, Any]], dict[str, Any]]]:
+        """Return the archived commands of each result's id with the result, in the order results were written."""
+        commands: dict[str, list[dict[str, Any]]] = {}
+        for name in self._names(ARCHIVE):
+            command = self._json(ARCHIVE, name, COMMAND_BYTES)
             if isinstance(command, dict) and isinstance(command.get("id"), str):
-                commands.setdefault(command["id"], command)
-    results = []
-    if os.path.isdir(folders.results):
-        for name in os.listdir(folders.results):
+                commands.setdefault(command["id"], []).append(command)
+        results = []
+        for name in self._names(RESULTS):
             if name.endswith("_result.json"):
-                path = os.path.join(folders.results, name)
-                answer = _json(path)
-                if isinstance(answer, dict) and answer.get("id") in commands:
-                    results.append((os.stat(path).st_mtime_ns, name, answer))
-    return [(commands[answer["id"]], answer) for _, _, answer in sorted(results, key=lambda row: row[:2])]
+                answer = self._json(RESULTS, name, RESULT_BYTES)
+                written = modified_us(self.folders.root, RESULTS, name)
+                if isinstance(answer, dict) and isinstance(answer.get("id"), str) and answer["id"] in commands:
+                    results.append((written or 0, name, answer))
+        return [(commands[answer["id"]], answer) for _, _, answer in sorted(results, key=lambda row: row[:2])]
+
+    def _names(self, folder: str) -> list[str]:
+        try:
+            return names(self.folders.root, folder)
+        except (UnsafePath, OSError) as exc:
+            raise InputError(
+                f"cannot read {os.path.join(self.folders.root, folder)}: {exc}",
+                likely_cause="The folder is a link to elsewhere, or cannot be read.",
+                next_step="Export a folder served by `visor visualagent serve`, its sub-folders real folders.",
+            ) from None
+
+    def _json(self, folder: str, name: str, limit: int) -> Any:
+        try:
+            raw = read_confined(self.folders.root, f"{folder}/{name}", noun="served file", limit=limit)
+            return parse_data(raw, name, format="json").data
+        except SourceError:
+            self.unreadable += 1
+            return None
 
 
-def _json(path: str) -> Any:
-    try:
-        with open(path, encoding="utf-8") as file:
-            return json.load(file)
-    except (OSError, ValueError):
-        return None
+def _ran(candidates: list[dict[str, Any]], answer: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Return the step of the archived command that produced `answer` (the first whose parameters agree)."""
+    for command in candidates:
+        step = _step(command, answer)
+        if step is not None and _agrees(command, answer):
+            return step
+    return None
+
+
+def _agrees(command: Mapping[str, Any], answer: Mapping[str, Any]) -> bool:
+    """Return False when a result's data contradicts `command` (visor's serve echoes the parameters it ran).
+
+    What an agent answers beyond the spec is not compared: the spec leaves the result of most commands open.
+    """
+    params, data = command.get("params"), answer.get("result")
+    if not isinstance(params, dict) or not isinstance(data, dict):
+        return True
+    if "length" in data and isinstance(params.get("text"), str):  # input answers the text's length
+        return len(params["text"]) == data["length"]
+    shared = [key for key in data if key in params and key not in ("duration_ms", "path")]
+    return all(params[key] == data[key] for key in shared)
 
 
 def _step(command: Mapping[str, Any], answer: Mapping[str, Any]) -> dict[str, Any] | None:
-    params = command.get("params") or {}
+    """Return a command's scenario step, or None when it is not one a scenario can hold."""
+    params = command.get("params")
+    if not isinstance(params, dict):
+        return None
     kind = command.get("type") or command.get("command")
-    if kind == "tap":
+    if kind == "tap" and _integers(params, "x", "y"):
         return {"command": "tap", "args": {"x": params["x"], "y": params["y"]}}
-    if kind == "swipe":
+    if kind == "swipe" and _integers(params, "x1", "y1", "x2", "y2"):
         points = {"startX": params["x1"], "startY": params["y1"], "endX": params["x2"], "endY": params["y2"]}
         return {"command": "act", "args": {"name": "drag", **points}}
-    if kind == "input":
+    if kind == "input" and isinstance(params.get("text"), str):
         return {"command": "act", "args": {"name": "type", "value": params["text"]}}
-    if kind == "start_app":
+    if kind == "start_app" and isinstance(params.get("package"), str):
         return {"command": "manage_app", "args": {"action": "launch", "app_name": params["package"]}}
     if kind == "screenshot":
         return {"command": "screenshot", "args": {"label": str(answer["id"])}}
     return None
+
+
+def _integers(params: Mapping[str, Any], *keys: str) -> bool:
+    return all(isinstance(params.get(key), int) and not isinstance(params.get(key), bool) for key in keys)
 
 
 def _valid(data: dict[str, Any], target: str) -> None:

@@ -11,21 +11,45 @@ being written holds whatever the phone's clock says. Arrival order is therefore 
 
 Crash safety holds across the mirror: a command is archived on the phone only after its result was pushed; a
 command whose result exists on the phone but not here is pulled with it, so it is archived, not run again.
+
+What is not a small regular file on the phone (a folder, a FIFO, a link, a file over the command size limit) is
+never pulled: the mirror holds a stand-in of the same kind (an empty folder, a FIFO, a link to nowhere, an empty
+file of the same size), which the server answers INVALID_COMMAND, naming what it is, and archives, on the phone
+too. Bytes pulled are parsed by visor's JSON rules, and an id is used in a path only when it can name a file.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 import posixpath
+import shlex
+from dataclasses import dataclass
 
 from visor.devices.adb import Adb
-from visor.devices.visualagent.mailbox import ARCHIVE, COMMANDS, RESULTS, result_name
-from visor.files import write_atomic
-from visor.session.visualagent_protocol import Folders
+from visor.devices.visualagent.mailbox import ARCHIVE, COMMANDS, RESULT_BYTES, RESULTS, id_problem, result_name
+from visor.errors import SourceError
+from visor.files import UnsafePath, read_confined, write_confined
+from visor.scenario.loader import parse_data
+from visor.session.visualagent_folder import open_below
+from visor.session.visualagent_protocol import COMMAND_BYTES, Folders
 
 #: How often the phone's folder is looked at (µs): each look is two adb calls.
 PHONE_POLL_US = 250_000
+#: Lists the phone's command files, one `size|kind|./name` line each, never following a link (one adb call; it
+#: succeeds with nothing to list too).
+_LISTING = (
+    'cd {folder} 2>/dev/null && for f in *.json; do if [ -e "$f" ] || [ -L "$f" ]; then stat -c "%s|%F|%n" "./$f"; '
+    "fi; done; true"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A command file's entry on the phone: its kind (file, folder, fifo, link, other) and size in bytes."""
+
+    kind: str
+    size: int
 
 
 class PhoneFolder:
@@ -41,24 +65,76 @@ class PhoneFolder:
     def pull(self) -> None:
         """Bring the phone's new (or still changing) command files into the local commands/ folder."""
         self.results = set(self.adb.names(self.remote + RESULTS))
-        for name in self.adb.names(self.remote + COMMANDS):
-            if name.endswith(".json") and not name.startswith("."):
-                self._pull(name)
+        for name, entry in self._listing().items():
+            if not name.startswith("."):
+                self._pull(name, entry)
 
-    def _pull(self, name: str) -> None:
-        local = os.path.join(self.folders.commands, name)
-        known = _content(local)
-        if known is not None and _command_id(known) is not None:
-            return  # complete, and queued here already
-        data = self.adb.read(self.remote + posixpath.join(COMMANDS, name))
+    def _listing(self) -> dict[str, Entry]:
+        """Return the phone's command files, by name, with what each one is (a name with a newline is skipped)."""
+        said = self.adb.shell(_LISTING.format(folder=shlex.quote(self.remote + COMMANDS)))
+        found = {}
+        for line in said.splitlines():
+            size, _, rest = line.partition("|")
+            kind, _, name = rest.partition("|")
+            name = name.removeprefix("./")
+            if size.isdigit() and name.endswith(".json") and "/" not in name:
+                found[name] = Entry(_kind(kind), int(size))
+        return found
+
+    def _pull(self, name: str, entry: Entry) -> None:
+        relative = posixpath.join(COMMANDS, name)
+        here = os.path.lexists(os.path.join(self.folders.root, relative))
+        known = _content(self.folders.root, relative) if here else None
+        if here and (known is None or _command_id(known) is not None):
+            return  # a stand-in, or complete: queued here already
+        if entry.kind != "file" or entry.size > COMMAND_BYTES:
+            self._stand_in(name, entry)
+            return
+        data = self._read(self.remote + relative)
         if data is None or data == known:
             return  # gone meanwhile, or unchanged: its local time keeps counting towards "settled"
+        if len(data) > COMMAND_BYTES:  # it grew since it was listed
+            self._stand_in(name, Entry("file", len(data)))
+            return
         command_id = _command_id(data)
-        if command_id is not None and result_name(command_id) in self.results:
-            answered = self.adb.read(self.remote + posixpath.join(RESULTS, result_name(command_id)))
-            if answered is not None and not os.path.exists(self.folders.result(command_id)):
-                write_atomic(self.folders.result(command_id), answered)
-        write_atomic(local, data)
+        if command_id and id_problem(command_id) is None and result_name(command_id) in self.results:
+            answered = self._read(self.remote + posixpath.join(RESULTS, result_name(command_id)))
+            if (
+                answered is not None
+                and len(answered) <= RESULT_BYTES
+                and not os.path.lexists(self.folders.result(command_id))
+            ):
+                write_confined(self.folders.root, posixpath.join(RESULTS, result_name(command_id)), answered)
+        write_confined(self.folders.root, relative, data)
+
+    def _read(self, path: str) -> bytes | None:
+        """Pull a file, or None (gone; or it became a folder since it was listed: the next look sees what it is)."""
+        try:
+            return self.adb.read(path)
+        except OSError:  # adb pulls a folder as a folder
+            return None
+
+    def _stand_in(self, name: str, entry: Entry) -> None:
+        """Put in the local queue an entry of the kind the phone holds, for the server to answer and archive."""
+        folder_fd = open_below(self.folders.root, COMMANDS)
+        try:
+            with contextlib.suppress(FileExistsError):
+                if entry.kind == "folder":
+                    os.mkdir(name, dir_fd=folder_fd)
+                elif entry.kind == "link":
+                    os.symlink("(a link on the phone)", name, dir_fd=folder_fd)
+                elif entry.kind == "file":
+                    handle = os.open(
+                        name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=folder_fd
+                    )
+                    try:
+                        os.ftruncate(handle, entry.size)  # sparse: as large as the phone's, taking no space
+                    finally:
+                        os.close(handle)
+                else:
+                    os.mkfifo(name, dir_fd=folder_fd)
+        finally:
+            os.close(folder_fd)
 
     def answered(self, name: str, archived_as: str, written: list[str]) -> None:
         """Push what answering `name` wrote (files below the served folder), then archive it on the phone."""
@@ -72,19 +148,31 @@ class PhoneFolder:
         self.adb.move(posixpath.join(commands, name), posixpath.join(self.remote + ARCHIVE, archived_as))
 
 
-def _content(path: str) -> bytes | None:
+def _kind(said: str) -> str:
+    """Name what `stat -c %F` said (toybox on the phone, coreutils in tests)."""
+    said = said.lower()
+    if said.startswith("regular"):
+        return "file"
+    if said == "directory":
+        return "folder"
+    if said == "symbolic link":
+        return "link"
+    return "fifo" if "fifo" in said or "pipe" in said else "other"
+
+
+def _content(root: str, relative: str) -> bytes | None:
+    """Return the local copy's bytes, or None for a stand-in (not a regular file)."""
     try:
-        with open(path, "rb") as file:
-            return file.read()
-    except FileNotFoundError:
+        return read_confined(root, relative, noun="command file", limit=COMMAND_BYTES)
+    except (SourceError, UnsafePath):
         return None
 
 
 def _command_id(data: bytes) -> str | None:
-    """Return the id of a complete command file (None while it does not parse)."""
+    """Return the id of a complete command file (None while it does not parse, "" when it has no string id)."""
     try:
-        document = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
+        document = parse_data(data, "command.json", format="json").data
+    except SourceError:
         return None
     found = document.get("id") if isinstance(document, dict) else None
     return found if isinstance(found, str) else ""

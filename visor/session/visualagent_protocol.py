@@ -5,17 +5,22 @@ result written to `DIR/results/{id}_result.json` atomically (a reader never sees
 is moved to `DIR/commands/archive/`. Commands run by `priority` (lower first), then arrival (modification time,
 then name). docs/visualagent.md states every decision where the spec is open.
 
-Hostile cases, all defined: a command whose id already has a result is archived unexecuted (a line in
-`DIR/serve.log`, the first result untouched; this is also how a restart after a crash never runs a command
-twice); JSON that does not parse is retried until the file has been unchanged for 500 ms (it may still be
-being written), then answered INVALID_COMMAND under the file's name; a results folder that cannot be written
-stops the server with a clear error, the command left in place for the next start.
+Hostile cases, all defined: a command file is read through visor's one bounded reader (a regular file only,
+never through a link, 1 MiB at most) and parsed by its JSON rules (nesting depth, duplicate keys, encodings);
+whatever it holds, it is answered (INVALID_COMMAND for what cannot be read), never a stop of the server. A
+command whose id already has a result is archived unexecuted (a line in `DIR/serve.log`, the first result
+untouched; this is also how a restart after a crash never runs a command twice); JSON that does not parse is
+retried until the file has been unchanged for 500 ms (it may still be being written), then answered
+INVALID_COMMAND under the file's name; a results folder that cannot be written stops the server with a clear
+error, the command put back for the next start. A path a command names is written below the served folder only,
+never through a link, and never into `commands/`.
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
 import os
+import posixpath
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -23,13 +28,21 @@ from typing import Any
 from visor.actions.device import InputRejected
 from visor.actions.kernel.context import Kernel
 from visor.clock import Clock, isoformat, ms_to_us, us_to_ms
-from visor.devices.visualagent.mailbox import ARCHIVE, COMMANDS, DEVICE_ROOT, RESULTS, result_name
-from visor.errors import InputError, VisorError
-from visor.files import write_atomic
+from visor.devices.visualagent.mailbox import ARCHIVE, COMMANDS, DEVICE_ROOT, RESULTS, id_problem, result_name
+from visor.errors import InputError, SourceError, VisorError
+from visor.files import UnsafePath, confined_parts, write_confined
+from visor.scenario.loader import parse_data
+from visor.session.visualagent_folder import open_below
 from visor.ui.geometry import Point
 from visor.ui.images import png_size
 
 TYPES = ("screenshot", "tap", "swipe", "input", "start_app")
+#: Where servers keep the commands they have claimed (`visualagent_claims`), below the served folder.
+CLAIMED = f"{COMMANDS}/.claimed"
+#: The largest command file read: a command is a few hundred bytes, its `input` text a few kilobytes.
+COMMAND_BYTES = 1 << 20
+#: The `type` of a result whose command named none that can be read (spec 000: `type` is a string).
+UNKNOWN = "unknown"
 #: How long a file that does not parse must stay unchanged before it is answered as malformed (µs).
 SETTLED_US = 500_000
 DEFAULT_SWIPE_MS = 300
@@ -43,13 +56,14 @@ class Refusal(Exception):
         self.code, self.message, self.details = code, message, details
         #: For a command refused before it could be run: the id (else the file's name) and type it is answered as.
         self.command_id = ""
-        self.command_type: str | None = None
+        self.command_type = UNKNOWN
 
 
 @dataclass(frozen=True, slots=True)
 class Command:
     """One command file, read."""
 
+    #: The command file's name.
     file: str
     id: str
     type: str
@@ -71,59 +85,113 @@ class Folders:
         self.log = os.path.join(self.root, "serve.log")
 
     def create(self) -> None:
-        """Create the folders the protocol uses."""
-        for folder in (self.commands, self.archive, self.results):
-            os.makedirs(folder, exist_ok=True)
+        """Create the folders the protocol uses: real folders below the served one, never links.
+
+        Raises:
+            InputError: one of them is a link or a file (an agent may not redirect visor's writes elsewhere).
+        """
+        os.makedirs(self.root, exist_ok=True)  # the folder itself may be a link: the user named it
+        for folder in (COMMANDS, ARCHIVE, RESULTS, CLAIMED):
+            try:
+                os.close(open_below(self.root, folder, create=True))
+            except UnsafePath as exc:
+                raise InputError(
+                    f"cannot serve {self.root}: {exc}",
+                    likely_cause="Something replaced one of the protocol's folders with a link or a file.",
+                    next_step=f"Make {folder}/ a real folder inside {self.root} (remove the link), then start again.",
+                ) from None
+            except OSError as exc:
+                raise InputError(
+                    f"cannot create {os.path.join(self.root, folder)}: {exc.strerror}",
+                    likely_cause="The folder is read-only, or its parent is not a folder.",
+                    next_step="Serve a folder this user can write.",
+                ) from None
 
     def result(self, command_id: str) -> str:
         """Return where a command's result goes."""
         return os.path.join(self.results, result_name(command_id))
 
-    def local(self, path: str) -> str:
-        """Map a path an agent names (relative to the folder, or under the spec's device folder) to a local one.
+    def relative(self, path: str) -> str:
+        """Return the path below the served folder that a path an agent names means (spec paths name it too).
+
+        A relative path is relative to the served folder; `/sdcard/VisualAgent/…` (the spec's device folder)
+        names it as well.
 
         Raises:
-            Refusal: PERMISSION_DENIED for a path outside the served folder.
+            Refusal: PERMISSION_DENIED for a path outside the served folder, or into its `commands/` queue.
         """
         on_phone = path.startswith(self.device_root)
         relative = path[len(self.device_root) :] if on_phone else path
-        target = os.path.normpath(os.path.join(self.root, relative))
-        outside = os.path.isabs(relative) and not on_phone
-        if outside or os.path.commonpath([target, self.root]) != self.root:
-            raise Refusal("PERMISSION_DENIED", f"{path} is outside the served folder {self.root}")
-        return target
+        try:
+            parts = confined_parts(relative)
+        except UnsafePath as exc:
+            raise Refusal("PERMISSION_DENIED", f"{path} is outside the served folder {self.root}", str(exc)) from None
+        if parts[0] == COMMANDS:
+            # A file written there would be taken for a command, or replace one the archive keeps.
+            raise Refusal("PERMISSION_DENIED", f"{path} is in the command queue ({COMMANDS}/), which no command writes")
+        return posixpath.join(*parts)
 
 
-def read(path: str, clock_us: int, modified_us: int) -> Command | Refusal | None:
-    """Read a command file: the command, a refusal to answer, or None (not parseable yet: being written).
+def load(raw: bytes, name: str, *, settled: bool) -> Command | Refusal | None:
+    """Parse a command file's bytes: the command, a refusal to answer, or None (not parseable yet: being written).
 
-    `clock_us` and `modified_us` are wall times: a file that does not parse is waited for until it has been
-    unchanged for `SETTLED_US`.
+    `name` is the file's name. JSON that does not parse is waited for (None) until the file is `settled`
+    (unchanged for `SETTLED_US`), then refused.
     """
-    name = os.path.splitext(os.path.basename(path))[0]
+    stem = os.path.splitext(name)[0]
     try:
-        with open(path, encoding="utf-8") as file:
-            data = json.load(file)
-    except (ValueError, UnicodeDecodeError) as exc:
-        if clock_us - modified_us < SETTLED_US:
+        data = parse_data(raw, name, format="json").data
+    except SourceError as exc:
+        if not settled:
             return None
-        return _named(Refusal("INVALID_COMMAND", f"{os.path.basename(path)} is not JSON: {exc}"), name)
+        return _named(Refusal("INVALID_COMMAND", f"{name} is not a JSON command: {_problem(exc, name)}"), stem)
     if not isinstance(data, dict):
-        return _named(Refusal("INVALID_COMMAND", "a command file must hold a JSON object"), name)
-    return _command(path, name, data)
+        return _named(Refusal("INVALID_COMMAND", "a command file must hold a JSON object"), stem)
+    return _command(name, stem, data)
 
 
-def _named(refusal: Refusal, name: str) -> Refusal:
-    refusal.details = refusal.details or f"answered under the file's name {name!r}: no id could be read"
-    refusal.command_id = name
+def unreadable(name: str, error: SourceError) -> Refusal:
+    """Return the answer to a command file that cannot be read (a folder, a FIFO, a link, a huge file)."""
+    refusal = Refusal("INVALID_COMMAND", f"{name} cannot be read as a command: {_problem(error, name)}")
+    return _named(refusal, os.path.splitext(name)[0])
+
+
+def _problem(error: SourceError, name: str) -> str:
+    """Say what is wrong with a file, and where in it (`name:line:column: …`), never naming the host's path."""
+    return error.problem if error.line is None else f"{name}:{error.line}:{error.column}: {error.problem}"
+
+
+def _named(refusal: Refusal, stem: str) -> Refusal:
+    """Answer a refusal under the file's name, the only name it has (an id made of it where it cannot be one)."""
+    answered = answer_id(stem)
+    said = f"answered under the file's name {answered!r}: no id could be read"
+    refusal.details = refusal.details or said
+    refusal.command_id = answered
     return refusal
 
 
-def _command(path: str, name: str, data: Mapping[str, Any]) -> Command | Refusal:
+def answer_id(stem: str) -> str:
+    """Return the id a file is answered under when none can be read from it: its name, made safe for a file name.
+
+    A name that cannot be an id (too long, control characters, bytes that are not UTF-8) keeps what it can,
+    and a digest of the whole name keeps two such files apart.
+    """
+    if id_problem(stem) is None:
+        return stem
+    shown = os.fsencode(stem).decode("utf-8", "replace")
+    kept = "".join("_" if id_problem(character) else character for character in shown)[:80].strip() or "file"
+    return f"{kept}-{hashlib.sha256(os.fsencode(stem)).hexdigest()[:12]}"
+
+
+def _command(name: str, stem: str, data: Mapping[str, Any]) -> Command | Refusal:
     command_id = data.get("id")
-    if not isinstance(command_id, str) or not command_id.strip() or "/" in command_id:
-        return _named(Refusal("INVALID_COMMAND", "the command has no usable id (a non-empty string)"), name)
     kind = data.get("type") or data.get("command")
+    problem = id_problem(command_id)
+    if problem is not None:
+        named = _named(Refusal("INVALID_COMMAND", f"the command has no usable id: {problem}"), stem)
+        named.command_type = kind if isinstance(kind, str) else UNKNOWN
+        return named
+    assert isinstance(command_id, str)
     refusal = None
     if kind not in TYPES:
         refusal = Refusal("INVALID_COMMAND", f"unknown command type {kind!r}; one of: {', '.join(TYPES)}")
@@ -136,9 +204,9 @@ def _command(path: str, name: str, data: Mapping[str, Any]) -> Command | Refusal
         refusal = Refusal("INVALID_COMMAND", "priority must be an integer and timeout_ms a positive integer")
     if refusal is not None:
         refusal.command_id = command_id
-        refusal.command_type = kind if isinstance(kind, str) else None
+        refusal.command_type = kind if isinstance(kind, str) else UNKNOWN
         return refusal
-    return Command(path, command_id, str(kind), params, int(priority), None if timeout is None else int(timeout))
+    return Command(name, command_id, str(kind), params, int(priority), None if timeout is None else int(timeout))
 
 
 #: The details of a missing parameter: agents often put them beside `type` instead of under `params`.
@@ -186,8 +254,8 @@ class Executor:
             result = self.handlers[command.type](command)
         except InputRejected as exc:
             raise Refusal("INPUT_REJECTED", exc.message, exc.likely_cause) from None
-        except InputError:
-            raise
+        except InputError as exc:  # the command's content, refused below: the command's answer, not the server's end
+            raise Refusal("INVALID_COMMAND", exc.message, exc.likely_cause) from None
         except VisorError as exc:
             raise Refusal("DEVICE_ERROR", exc.message, exc.likely_cause) from None
         took = us_to_ms(self.kernel.now_us() - started)
@@ -270,15 +338,22 @@ class Executor:
         return {"package": package}
 
     def screenshot(self, command: Command) -> dict[str, Any]:
-        """Save a PNG (at `path`, else results/screenshot_{id}.png)."""
+        """Save a PNG (at `path`, else results/screenshot_{id}.png), below the served folder and never through a link.
+
+        Only a `.png` name is written: a screenshot cannot replace a result, the log, or anything that is not one.
+        """
         named = command.params.get("path")
         if named is not None and not isinstance(named, str):
             raise Refusal("INVALID_COMMAND", "screenshot path must be a string")
-        shown = named or os.path.join("results", f"screenshot_{command.id}.png")
-        target = self.folders.local(shown)
+        shown = named or posixpath.join(RESULTS, f"screenshot_{command.id}.png")
+        relative = self.folders.relative(shown)
+        if not relative.lower().endswith(".png"):
+            raise Refusal("PERMISSION_DENIED", f"{shown} is not a .png file name: a screenshot is saved as a PNG")
         data = self.kernel.screenshot()
         try:
-            write_atomic(target, data, make_folders=True)
+            target = write_confined(self.folders.root, relative, data)
+        except UnsafePath as exc:
+            raise Refusal("PERMISSION_DENIED", f"cannot write {shown}: {exc}") from None
         except OSError as exc:
             raise Refusal("PERMISSION_DENIED", f"cannot write {shown}: {exc.strerror}") from None
         self._written.append(target)
@@ -309,7 +384,7 @@ class ServeKernel(Kernel):
 
 
 def result(
-    command_id: str, kind: str | None, clock: Clock, data: Mapping[str, Any] | None, refusal: Refusal | None
+    command_id: str, kind: str, clock: Clock, data: Mapping[str, Any] | None, refusal: Refusal | None
 ) -> dict[str, Any]:
     """Return a result document (spec 000's shape)."""
     error = None if refusal is None else {"code": refusal.code, "message": refusal.message, "details": refusal.details}

@@ -1,11 +1,14 @@
-"""The serving loop of the VisualAgent protocol: find queued commands, run each once, answer, archive.
+"""The serving loop of the VisualAgent protocol: find queued commands, claim each, run it once, answer, archive.
 
 Ctrl-C, SIGTERM and SIGHUP stop serving between two commands, never in the middle of one: the command in flight
 is answered and archived first.
 
-Order: `priority` (lower first), then the file's modification time, then its name. A command is archived only
-after its result is written, so a crash in between leaves it queued with its result: the next start archives
-it without running it again (the duplicate rule), and a command with no result yet runs exactly once.
+Order: `priority` (lower first), then the file's modification time, then its name. Each command is claimed
+before it runs (`visualagent_claims`: renamed into this server's claim folder, so that of several servers on one
+folder exactly one runs it), answered, and only then archived: a crash in between leaves it claimed, with or
+without its result, and the next server to look takes it over (one with a result is archived without running
+again, the duplicate rule). Whatever a command file holds, or whatever stands in its place (a folder, a FIFO, a
+link, a huge or endless file), it is answered and archived: nothing in the queue can stop the server.
 """
 
 from __future__ import annotations
@@ -22,14 +25,31 @@ from typing import Any, Protocol
 from visor.actions.device import Key
 from visor.actions.observer import ObservingDevice
 from visor.clock import Clock
-from visor.devices.visualagent.mailbox import DEVICE_ROOT
-from visor.errors import ExitCode, InputError, Interrupted, NextAction, UsageError, interruption
-from visor.files import write_atomic
+from visor.devices.visualagent.mailbox import ARCHIVE, COMMANDS, DEVICE_ROOT, RESULTS, result_name
+from visor.errors import ExitCode, InputError, Interrupted, NextAction, SourceError, UsageError, interruption
+from visor.files import UnsafePath, read_confined, write_confined
+from visor.report.console import printable
 from visor.report.envelope import Outcome
 from visor.session.action_options import ActionOptions
 from visor.session.devices import ScenarioDevice, open_for
-from visor.session.visualagent_protocol import Command, Executor, Folders, Refusal, ServeKernel, read, result
+from visor.session.visualagent_claims import Claims, owner_name
+from visor.session.visualagent_folder import append, modified_us, move, names
+from visor.session.visualagent_protocol import (
+    COMMAND_BYTES,
+    SETTLED_US,
+    Command,
+    Executor,
+    Folders,
+    Refusal,
+    ServeKernel,
+    load,
+    result,
+    unreadable,
+)
 from visor.session.visualagent_watch import POLL_US, STOP_SIGNALS, Polling, Waiter, waiter_for
+
+#: Where a line of the server's log goes besides `DIR/serve.log` (stderr, through the console renderer).
+Say = Callable[[str], None]
 
 
 class Mirror(Protocol):
@@ -64,14 +84,16 @@ class Tally:
 class Queued:
     """A command file found in the queue, read (or not yet readable)."""
 
-    path: str
+    name: str
     modified_us: int
+    #: Its bytes (None when it cannot be read: `read` is then the refusal that answers it).
+    raw: bytes | None
     read: Command | Refusal | None
 
     def order(self) -> tuple[int, int, str]:
         """Return its place in the queue: priority, then arrival (modification time), then name."""
         priority = self.read.priority if isinstance(self.read, Command) else 0
-        return priority, self.modified_us, os.path.basename(self.path)
+        return priority, self.modified_us, self.name
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,32 +114,39 @@ def serve(
     waiter: Waiter | None = None,
     mirror: Mirror | None = None,
     tally: Tally | None = None,
+    say: Say | None = None,
 ) -> Tally:
     """Serve the folder until it is empty (`once`) or forever (until interrupted); return what was done.
 
     `waiter` says when to look again (default: every 100 ms of `real` time); `mirror`, a folder the local one
     mirrors (a phone's), is pulled before each look and told of each command answered. `tally` counts what was
-    done (given, it still holds the count when serving is interrupted).
+    done (given, it still holds the count when serving is interrupted). Each line of the log (`DIR/serve.log`)
+    is also given to `say`, control characters shown as escapes.
 
     Raises:
-        InputError: the results folder cannot be written (the command stays queued).
+        InputError: the results folder cannot be written (the command is put back in the queue), or one of the
+            protocol's folders is a link.
         TargetError: the mirrored folder cannot be reached.
     """
     folders.create()
+    server = _Server(folders, executor, clock, tally if tally is not None else Tally(), mirror, say)
     waiter = waiter or Polling(real.sleep_us)
-    tally = tally if tally is not None else Tally()
-    while True:
-        if mirror is not None:
-            mirror.pull()
-        queue = sorted((item for item in _queued(folders, real.now_us) if item.read is not None), key=Queued.order)
-        for item in queue:
-            with _command_in_flight():
-                archived_as, written = _answer(item, folders, executor, clock, tally)
-                if mirror is not None:
-                    mirror.answered(os.path.basename(item.path), archived_as, written)
-        if once and not _files(folders):
-            return tally
-        waiter.wait()
+    claims = server.claims = Claims(folders.root, owner_name(real.now_us()))
+    try:
+        claims.open()
+        while True:
+            if mirror is not None:
+                mirror.pull()
+            server.look(real.now_us)
+            if once and not _files(folders) and not claims.held():
+                return server.tally
+            waiter.wait()
+    except UnsafePath as exc:
+        raise _layout(folders, exc) from None
+    finally:
+        for name in claims.held():
+            server.log(f"{name}: not answered; put back in {COMMANDS}/ for the next start")
+        claims.close()
 
 
 @contextlib.contextmanager
@@ -138,79 +167,149 @@ def _command_in_flight() -> Iterator[None]:
 
 
 def _files(folders: Folders) -> list[str]:
-    try:
-        names = os.listdir(folders.commands)
-    except FileNotFoundError:
-        return []
-    return [os.path.join(folders.commands, name) for name in sorted(names) if name.endswith(".json")]
+    """Return the names of the command files queued (whatever each one is: a file, a folder, a FIFO, a link)."""
+    return [name for name in names(folders.root, COMMANDS) if name.endswith(".json")]
 
 
 def _queued(folders: Folders, now_us: Callable[[], int]) -> list[Queued]:
     found = []
-    for path in _files(folders):
-        try:
-            modified = os.stat(path).st_mtime_ns // 1000
-        except FileNotFoundError:
+    for name in _files(folders):
+        modified = modified_us(folders.root, COMMANDS, name)
+        if modified is None:
             continue  # taken away meanwhile
-        found.append(Queued(path, modified, read(path, now_us(), modified)))
+        raw, read = _read(folders, f"{COMMANDS}/{name}", name, settled=now_us() - modified >= SETTLED_US)
+        if raw is not None or read is not None:
+            found.append(Queued(name, modified, raw, read))
     return found
 
 
-def _answer(item: Queued, folders: Folders, executor: Executor, clock: Clock, tally: Tally) -> tuple[str, list[str]]:
-    """Answer one command (or archive a duplicate); return the name it was archived as, and the files written."""
-    assert item.read is not None  # unreadable files wait in the queue
-    command_id = item.read.id if isinstance(item.read, Command) else item.read.command_id
-    kind = item.read.type if isinstance(item.read, Command) else item.read.command_type
-    if os.path.exists(folders.result(command_id)):
-        tally.duplicates += 1
-        _log(folders, f"{os.path.basename(item.path)}: id {command_id!r} already has a result; archived, not run")
-        return _archive(item.path, folders), [folders.result(command_id)]
-    data, refusal = None, item.read if isinstance(item.read, Refusal) else None
-    written: list[str] = []
-    if isinstance(item.read, Command):
-        try:
-            data = executor.run(item.read, written)
-        except Refusal as failed:
-            refusal = failed
-    _write(folders, command_id, result(command_id, kind, clock, data, refusal))
-    archived_as = _archive(item.path, folders)
-    if refusal is None:
-        tally.succeeded += 1
-    else:
-        tally.failed += 1
-        tally.codes[refusal.code] = tally.codes.get(refusal.code, 0) + 1
-    return archived_as, [*written, folders.result(command_id)]
-
-
-def _write(folders: Folders, command_id: str, document: dict[str, object]) -> None:
-    path = folders.result(command_id)
+def _read(
+    folders: Folders, relative: str, name: str, *, settled: bool
+) -> tuple[bytes | None, Command | Refusal | None]:
+    """Read a command file through the bounded reader: its bytes and what they say (neither when it is gone)."""
     try:
-        write_atomic(path, (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
-    except OSError as exc:
-        raise InputError(
-            f"cannot write the result {path}: {exc.strerror}",
-            likely_cause="The results folder is read-only or full.",
-            next_step="Make results/ writable; the command stays queued and runs on the next start.",
-        ) from None
+        raw = read_confined(folders.root, relative, noun="command file", limit=COMMAND_BYTES)
+    except SourceError as exc:
+        if not os.path.lexists(os.path.join(folders.root, relative)):
+            return None, None  # another server took it
+        return None, unreadable(name, exc)
+    return raw, load(raw, name, settled=settled)
 
 
-def _archive(path: str, folders: Folders) -> str:
-    """Move a processed command into archive/ (a name already there gets a number); return its archived name."""
-    name = os.path.basename(path)
-    target = os.path.join(folders.archive, name)
-    stem, suffix = os.path.splitext(name)
-    number = 2
-    while os.path.exists(target):
-        target = os.path.join(folders.archive, f"{stem}-{number}{suffix}")
-        number += 1
-    with contextlib.suppress(FileNotFoundError):
-        os.replace(path, target)
-    return os.path.basename(target)
+class _Server:
+    """One serve's state while it runs: where it answers, what it claimed, what it counted."""
+
+    claims: Claims
+
+    def __init__(
+        self, folders: Folders, executor: Executor, clock: Clock, tally: Tally, mirror: Mirror | None, say: Say | None
+    ) -> None:
+        self.folders, self.executor, self.clock, self.tally = folders, executor, clock, tally
+        self.mirror, self.say = mirror, say
+        self._log_failed = False
+
+    def look(self, now_us: Callable[[], int]) -> None:
+        """Answer what this server holds (taken over from a server that stopped), then the queue, in order."""
+        for name in self.claims.recover():
+            self.log(f"{name}: taken over from a server that stopped before answering it")
+        for name in self.claims.held():
+            with _command_in_flight():
+                self._answer_claimed(name, None)
+        queue = sorted((item for item in _queued(self.folders, now_us) if item.read is not None), key=Queued.order)
+        for item in queue:
+            with _command_in_flight():
+                if self.claims.take(item.name):  # else another server has it
+                    self._answer_claimed(item.name, item)
+
+    def _answer_claimed(self, name: str, item: Queued | None) -> None:
+        """Answer a claimed command, archive it, and tell the mirror."""
+        raw, read = _read(self.folders, f"{self.claims.folder}/{name}", name, settled=True)
+        if item is not None and item.read is not None and raw == item.raw:
+            read = item.read  # the bytes read before the claim: already parsed
+        if read is None:
+            return  # gone from this server's own claim folder: nothing left to answer
+        archived_as, written = self._answer(name, read)
+        if self.mirror is not None:
+            self.mirror.answered(name, archived_as, written)
+
+    def _answer(self, name: str, read: Command | Refusal) -> tuple[str, list[str]]:
+        """Answer one command (or archive a duplicate); return the name it was archived as, and the files written."""
+        command_id = read.id if isinstance(read, Command) else read.command_id
+        kind = read.type if isinstance(read, Command) else read.command_type
+        if os.path.lexists(self.folders.result(command_id)):
+            self.tally.duplicates += 1
+            self.log(f"{name}: id {command_id!r} already has a result; archived, not run")
+            return self._archive(name), [self.folders.result(command_id)]
+        data, refusal = None, read if isinstance(read, Refusal) else None
+        written: list[str] = []
+        if isinstance(read, Command):
+            data, refusal = self._run(read, written)
+        self._write(command_id, result(command_id, kind, self.clock, data, refusal))
+        archived_as = self._archive(name)
+        if refusal is None:
+            self.tally.succeeded += 1
+        else:
+            self.tally.failed += 1
+            self.tally.codes[refusal.code] = self.tally.codes.get(refusal.code, 0) + 1
+            self.log(f"{name}: answered {refusal.code} as {command_id!r}: {refusal.message}")
+        return archived_as, [*written, self.folders.result(command_id)]
+
+    def _run(self, command: Command, written: list[str]) -> tuple[dict[str, Any] | None, Refusal | None]:
+        try:
+            return self.executor.run(command, written), None
+        except Refusal as refusal:
+            return None, refusal
+        except Exception as exc:  # a bug must not stop the server: it is this command's answer, and logged
+            problem = f"visor could not run this command ({type(exc).__name__}: {exc})"
+            return None, Refusal("DEVICE_ERROR", problem, "likely a bug in visor: report it with the command file")
+
+    def _write(self, command_id: str, document: dict[str, object]) -> None:
+        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        try:
+            write_confined(
+                self.folders.root, f"{RESULTS}/{result_name(command_id)}", text.encode("utf-8", "backslashreplace")
+            )
+        except UnsafePath as exc:
+            raise _layout(self.folders, exc) from None
+        except OSError as exc:
+            raise InputError(
+                f"cannot write the result {self.folders.result(command_id)}: {exc.strerror}",
+                likely_cause="The results folder is read-only or full.",
+                next_step="Make results/ writable; the command is put back in the queue and runs on the next start.",
+            ) from None
+
+    def _archive(self, name: str) -> str:
+        """Move a processed command into archive/ (a name already there gets a number); return its archived name."""
+        try:
+            return move(self.folders.root, self.claims.folder, name, ARCHIVE)
+        except FileNotFoundError:
+            return name  # gone already
+        except OSError as exc:
+            raise InputError(
+                f"cannot archive {name} into {self.folders.archive}: {exc.strerror}",
+                likely_cause="The archive folder is read-only or full.",
+                next_step="Make commands/archive/ writable; the command is put back in the queue.",
+            ) from None
+
+    def log(self, line: str) -> None:
+        """Write a line to `DIR/serve.log` (never through a link) and to `say`, control characters escaped."""
+        shown = printable(line)
+        if self.say is not None:
+            self.say(shown)
+        try:
+            append(self.folders.root, "serve.log", shown)
+        except (UnsafePath, OSError) as exc:
+            if not self._log_failed and self.say is not None:
+                self.say(printable(f"cannot write {self.folders.log}: {exc}; the log goes on here only"))
+            self._log_failed = True
 
 
-def _log(folders: Folders, line: str) -> None:
-    with open(folders.log, "a", encoding="utf-8") as log:
-        log.write(line + "\n")
+def _layout(folders: Folders, exc: UnsafePath) -> InputError:
+    return InputError(
+        f"cannot serve {folders.root}: {exc}",
+        likely_cause="Something replaced one of the protocol's folders with a link or a file while serving.",
+        next_step="Make commands/, commands/archive/ and results/ real folders (remove the link), then start again.",
+    )
 
 
 def serve_folder(
@@ -222,10 +321,12 @@ def serve_folder(
     once: bool,
     locked: bool = False,
     cold_start: bool = False,
+    say: Say | None = None,
 ) -> Outcome:
     """Open the device the options name (locked, with `locked`) and serve the folder on it.
 
-    With `cold_start`, `start_app` stops the app first: it starts from its first screen, every time.
+    With `cold_start`, `start_app` stops the app first: it starts from its first screen, every time. The log's
+    lines also go to `say` (the CLI's stderr).
 
     With `options.adb_serial` the folder served is the phone's (`options.visualagent_dir`, default
     `/sdcard/VisualAgent/`), mirrored in `root` (default `.visor/visualagent/SERIAL`); the device is that phone
@@ -264,7 +365,7 @@ def serve_folder(
         if locked:
             kernel.press_key(Key.LOCK)
         executor = Executor(kernel, folders, cold_start=cold_start)
-        serve(folders, executor, wall, real, once=once, waiter=waiter, mirror=mirror, tally=tally)
+        serve(folders, executor, wall, real, once=once, waiter=waiter, mirror=mirror, tally=tally, say=say)
     except KeyboardInterrupt as exc:  # serving stops between commands: report what was done
         stop = interruption(exc, "while serving; every command answered was archived")
     finally:

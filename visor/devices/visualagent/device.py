@@ -13,6 +13,7 @@ in the same folder never reuses an id (an agent archives a command whose id alre
 from __future__ import annotations
 
 import json
+import posixpath
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -28,8 +29,9 @@ from visor.actions.device import (
 )
 from visor.actions.device_data import DeviceData
 from visor.clock import Clock, isoformat, ms_to_us
-from visor.devices.visualagent.mailbox import RESULTS, Mailbox
-from visor.errors import ActionError, TargetError
+from visor.devices.visualagent.mailbox import RESULTS, SCREENSHOT_BYTES, Mailbox, result_name
+from visor.errors import ActionError, SourceError, TargetError
+from visor.scenario.loader import parse_data
 from visor.ui.geometry import Point
 from visor.ui.images import png_size
 from visor.ui.tree import Node, UiTree
@@ -40,6 +42,8 @@ CAPABILITIES = Capabilities(ui_tree=False, observation_reuse_us=0)
 ANSWER_WAIT_US = ms_to_us(30_000)
 #: How often the result file is looked for (µs).
 POLL_US = ms_to_us(5)
+#: How long a result that does not parse may stay unchanged before it counts as broken, not half-written (µs).
+SETTLED_US = ms_to_us(500)
 #: What the protocol can do, for messages.
 LIMITS = "The VisualAgent protocol has five commands: screenshot, tap, swipe, input and start_app"
 #: Error codes an agent answers that mean the input was refused here, not that the agent is unreachable.
@@ -108,16 +112,28 @@ class VisualAgentDevice:
         raise ActionError(text, details={"visualagent_error": error})
 
     def _wait(self, command_id: str, kind: str) -> dict[str, Any]:
+        """Wait for the command's result and return it, read through the bounded reader and the JSON rules.
+
+        A result that does not parse may be half-written by an agent that does not write atomically: it is read
+        again until it has stayed the same for `SETTLED_US`, then it is the agent's error.
+        """
+        name = posixpath.join(RESULTS, result_name(command_id))
         started = self.wall.monotonic_us()
+        broken: tuple[bytes, int, SourceError] | None = None  # unparseable bytes, since when, and why
         while True:
-            raw = self.mailbox.answer(command_id)
+            raw = self._answer(command_id, name)
             if raw is not None:
                 try:
-                    answer = json.loads(raw)
-                except ValueError:
-                    answer = None  # being written by an agent that does not write atomically: look again
-                if isinstance(answer, dict):
-                    return answer
+                    answer = parse_data(raw, name, format="json").data
+                except SourceError as exc:
+                    since = broken[1] if broken is not None and broken[0] == raw else self.wall.monotonic_us()
+                    broken = (raw, since, exc)
+                    if self.wall.monotonic_us() - since >= SETTLED_US:
+                        raise self._unreadable(name, exc) from exc
+                else:
+                    if isinstance(answer, dict):
+                        return answer
+                    raise self._unreadable(name, None)
             if self.wall.monotonic_us() - started >= self.answer_wait_us:
                 raise TargetError(
                     f"no result for {kind} command {command_id} in {self.mailbox.where} after "
@@ -129,6 +145,20 @@ class VisualAgentDevice:
                 )
             self.wall.sleep_us(POLL_US)
 
+    def _answer(self, command_id: str, name: str) -> bytes | None:
+        try:
+            return self.mailbox.answer(command_id)
+        except SourceError as exc:  # a folder, a FIFO, a link or a huge file where the result belongs
+            raise self._unreadable(name, exc) from exc
+
+    def _unreadable(self, name: str, cause: SourceError | None) -> TargetError:
+        problem = cause.message if cause is not None else f"{name}: a result must be a JSON object"
+        return TargetError(
+            f"the agent serving {self.mailbox.where} answered a result visor cannot read: {problem}",
+            likely_cause="The agent wrote something other than a result file (spec 000) where its result belongs.",
+            next_step="Check the agent's result files; remove the broken one, then run again.",
+        )
+
     def observe(self) -> Observation:
         """Return an empty tree of the screen's size: the protocol shows no UI tree."""
         return Observation(UiTree(self._info.size, ()))
@@ -138,7 +168,10 @@ class VisualAgentDevice:
         self._shots += 1
         relative = f"{RESULTS}/screenshot_{self._prefix}-s{self._shots:05d}.png"
         self.call("screenshot", {"path": self.mailbox.device_path(relative)})
-        data = self.mailbox.fetch(relative)
+        try:
+            data = self.mailbox.fetch(relative, SCREENSHOT_BYTES)
+        except SourceError as exc:
+            raise self._unreadable(relative, exc) from exc
         if data is None:
             raise ActionError(f"the agent reported a screenshot at {relative} but the file is not there")
         return data

@@ -10,19 +10,45 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from typing import Protocol
 
 from visor.devices.adb import Adb
-from visor.files import write_atomic
+from visor.errors import SourceError, TargetError
+from visor.files import UnsafePath, read_confined, write_confined
 
 #: The spec's folder on an Android phone.
 DEVICE_ROOT = "/sdcard/VisualAgent/"
 COMMANDS, ARCHIVE, RESULTS = "commands", "commands/archive", "results"
+#: The largest result file read back (a result is a few hundred bytes; its details may quote an agent's words).
+RESULT_BYTES = 1 << 20
+#: The largest screenshot read back: a 4K phone's PNG is under 20 MB.
+SCREENSHOT_BYTES = 64 << 20
+#: The longest id, in UTF-8 bytes: `{id}_result.json` must fit in a file name (255 bytes).
+ID_BYTES = 255 - len("_result.json")
+#: What no id may hold: a path separator, NUL, and control characters (a newline would break a listing of names).
+_ID_FORBIDDEN = re.compile(r"[/\\\x00-\x1f\x7f]")
 
 
 def result_name(command_id: str) -> str:
     """Return the name of a command's result file (spec 000: `{id}_result.json`)."""
     return f"{command_id}_result.json"
+
+
+def id_problem(command_id: object) -> str | None:
+    """Return why `command_id` cannot name a result file (None when it can): ids become file names."""
+    if not isinstance(command_id, str) or not command_id.strip():
+        return "the id must be a non-empty string"
+    forbidden = _ID_FORBIDDEN.search(command_id)
+    if forbidden is not None:
+        return f"the id holds {forbidden.group()!r}, which a file name cannot (a path separator or a control character)"
+    try:
+        size = len(command_id.encode("utf-8"))
+    except UnicodeEncodeError:
+        return "the id holds half a character (a lone surrogate)"
+    if size > ID_BYTES:
+        return f"the id is {size} bytes long; at most {ID_BYTES} fit in its result's file name"
+    return None
 
 
 class Mailbox(Protocol):
@@ -45,8 +71,12 @@ class Mailbox(Protocol):
         """Return a command's result file, or None while it has none."""
         ...
 
-    def fetch(self, relative: str) -> bytes | None:
-        """Return a file of the folder (a screenshot the agent saved), or None when it is not there."""
+    def fetch(self, relative: str, limit: int = RESULT_BYTES) -> bytes | None:
+        """Return a file of the folder (a screenshot the agent saved), or None when it is not there.
+
+        Raises:
+            SourceError: it is not a regular file, or larger than `limit` bytes.
+        """
         ...
 
     def answered(self) -> set[str]:
@@ -72,20 +102,39 @@ class LocalMailbox:
         return DEVICE_ROOT + relative
 
     def send(self, command_id: str, document: bytes) -> None:
-        """Write `commands/{id}.json` through a temporary file renamed over it."""
-        write_atomic(os.path.join(self.root, COMMANDS, f"{command_id}.json"), document)
+        """Write `commands/{id}.json` through a temporary file renamed over it (never through a link).
+
+        Raises:
+            TargetError: the commands folder cannot be written, or is a link.
+        """
+        try:
+            write_confined(self.root, posixpath.join(COMMANDS, f"{command_id}.json"), document)
+        except (UnsafePath, OSError) as exc:
+            raise TargetError(
+                f"cannot write a command into {self.root}/{COMMANDS}: {getattr(exc, 'strerror', None) or exc}",
+                likely_cause="The folder is read-only or full, or its commands folder is a link to elsewhere.",
+                next_step=f"Make {self.root}/{COMMANDS} a writable folder, then run again.",
+            ) from exc
 
     def answer(self, command_id: str) -> bytes | None:
         """Return `results/{id}_result.json`, or None."""
         return self.fetch(posixpath.join(RESULTS, result_name(command_id)))
 
-    def fetch(self, relative: str) -> bytes | None:
-        """Return a file below the folder, or None."""
+    def fetch(self, relative: str, limit: int = RESULT_BYTES) -> bytes | None:
+        """Return a file below the folder (at most `limit` bytes), or None when it is not there.
+
+        Raises:
+            SourceError: it is not a regular file, a link, larger than `limit`, or unreadable.
+        """
+        path = os.path.join(self.root, relative)
+        if not os.path.lexists(path):
+            return None  # not there (yet): the agent has not answered
         try:
-            with open(os.path.join(self.root, relative), "rb") as file:
-                return file.read()
-        except FileNotFoundError:
-            return None
+            return read_confined(self.root, relative, noun="agent's file", limit=limit)
+        except SourceError:
+            if not os.path.lexists(path):
+                return None  # taken away meanwhile
+            raise
 
     def answered(self) -> set[str]:
         """Return the ids with results."""
@@ -118,9 +167,29 @@ class PhoneMailbox:
         """Pull `results/{id}_result.json`, or None."""
         return self.fetch(posixpath.join(RESULTS, result_name(command_id)))
 
-    def fetch(self, relative: str) -> bytes | None:
-        """Pull a file of the folder, or None."""
-        return self.adb.read(self.device_path(relative))
+    def fetch(self, relative: str, limit: int = RESULT_BYTES) -> bytes | None:
+        """Pull a file of the folder (at most `limit` bytes), or None.
+
+        Raises:
+            SourceError: it is larger than `limit`. TargetError: what adb pulled is not a file (a folder).
+        """
+        path = self.device_path(relative)
+        try:
+            data = self.adb.read(path)
+        except OSError as exc:  # adb pulls a folder as a folder: the agent left one where a file belongs
+            raise TargetError(
+                f"{self.adb.serial}:{path} is not a file ({exc.strerror})",
+                likely_cause="The agent on the phone left a folder where its answer belongs.",
+                next_step="Remove it on the phone (adb shell rm -r), then run again.",
+            ) from None
+        if data is not None and len(data) > limit:
+            raise SourceError(
+                f"the agent's file is too large ({len(data):,} bytes; the limit is {limit:,} bytes)",
+                path=f"{self.adb.serial}:{path}",
+                likely_cause="The agent on the phone wrote something else than its answer there.",
+                next_step="Check the agent; remove the file on the phone, then run again.",
+            )
+        return data
 
     def answered(self) -> set[str]:
         """Return the ids with results on the phone."""
