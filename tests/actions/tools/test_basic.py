@@ -29,8 +29,8 @@ def test_input_text_into_a_password_field_is_checked_by_length_and_never_shown()
 
 def test_input_text_needs_a_text_field() -> None:
     player = agent()
-    result = refused(player.call("input_text", target=player.index("bookmark"), text="x"), "VALIDATION_ERROR")
-    assert "is not a text field" in result["message"]
+    result = refused(player.call("input_text", target=player.index("bookmark"), text="x"), "UNSUPPORTED")
+    assert "is not a text field: it takes no typing" in result["message"]
     missed = failed(
         player.call("input_text", target=[500, 100], target_description="title", text="x"), "INPUT_REJECTED", "partial"
     )

@@ -57,9 +57,12 @@ def test_a_normalized_point_is_tapped_where_it_maps_on_screen() -> None:
     assert ok(player.call("click", target=[1000, 0], target_description="top-right corner"))["point"] == [1079, 0]
 
 
-def test_a_point_out_of_range_is_refused_not_clamped() -> None:
-    result = refused(agent().call("click", target=[1001, 5], target_description="x"), "VALIDATION_ERROR")
-    assert result["problems"][0]["path"] == "target[0]"
+def test_a_point_out_of_range_is_off_the_screen_refused_not_clamped() -> None:
+    result = refused(agent().call("click", target=[1001, 5], target_description="x"), "OFF_SCREEN")
+    assert result["problems"][0]["path"] == "target[0]" and result["problems"][0]["code"] == "OFF_SCREEN"
+    assert result["message"] == (
+        "target[0]: [1001, 5] is off the screen: normalized coordinates run from 0 to 1000, got 1001; nothing was sent"
+    )
 
 
 def test_a_point_without_a_description_sends_nothing() -> None:
@@ -98,7 +101,7 @@ def test_click_sequence_taps_in_order_and_checks_every_point_first() -> None:
     opener = [round(controls.x * 1000 / 1079), round(controls.y * 1000 / 1919)]
     refused(
         player.call("click_sequence", sequence=[opener, [500, 1001]], target_descriptions=["controls", "off"]),
-        "VALIDATION_ERROR",
+        "OFF_SCREEN",
     )
     assert not player.shown("speed")  # the first point was not tapped either
     ok(player.call("click_sequence", sequence=[opener], target_descriptions=["controls"]))

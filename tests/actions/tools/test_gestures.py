@@ -137,7 +137,7 @@ def test_an_explicit_drag_stays_inside_its_region_and_the_screen() -> None:
     region = [40, 400, 960, 530]
     result = refused(
         player.call("drag", start=[100, 450], end=[990, 450], region=region, target_description="timeline"),
-        "VALIDATION_ERROR",
+        "OUT_OF_REGION",
     )
     assert "outside region" in result["message"]
     ok(player.call("drag", start=[600, 450], end=[400, 450], region=region, target_description="timeline"))

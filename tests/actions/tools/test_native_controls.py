@@ -88,6 +88,7 @@ def test_set_progress_needs_a_value_in_the_controls_range() -> None:
         player.call("control_action", selector=SPEED, action="set_progress", value=250), "VALIDATION_ERROR"
     )
     assert "outside the control's range 25..200" in result["message"]
+    assert [problem["path"] for problem in result["problems"]] == ["value"]
     done = ok(
         player.call("control_action", selector=SPEED, action="set_progress", value=175, ensure_state={"state": "value"})
     )
@@ -101,7 +102,7 @@ def test_a_selection_never_splits_an_emoji() -> None:
         player.call("control_action", selector=COMMENT, action="set_selection", selection_start=1, selection_end=2),
         "VALIDATION_ERROR",
     )
-    assert "surrogate pair" in result["message"]
+    assert "surrogate pair" in result["message"] and result["problems"][0]["path"] == "selection_end"
     ok(player.call("control_action", selector=COMMENT, action="set_selection", selection_start=1, selection_end=3))
     ok(player.call("control_action", selector=COMMENT, action="replace_selection", text="-"))
     assert player.text("comment") == "a-b"
@@ -384,6 +385,7 @@ def test_package_name_on_ios_is_refused_not_waited_out() -> None:
     selector = {"package_name": "com.visor.demo", "resource_id": "username"}
     result = refused(player.call("wait_until", selector=selector, state="visible", timeout_ms=5000), "VALIDATION_ERROR")
     assert result["message"] == "package_name cannot be checked on iOS: XCUITest's page source names no app"
+    assert [problem["path"] for problem in result["problems"]] == ["selector.package_name"]
     assert player.now_ms() < 100
     ok(player.call("wait_until", selector={"resource_id": "username"}, state="visible", timeout_ms=5000))
     refused(player.call("read_control", selector=selector), "VALIDATION_ERROR")

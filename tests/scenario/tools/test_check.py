@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from visor.scenario.tools.arguments import ActionSequenceArgs, ClickArgs, SwipeArgs
 from visor.scenario.tools.bounds import ARGUMENT_BOUND_BYTES, FAST_ACTION_LIMIT
 from visor.scenario.tools.call import ToolCall
-from visor.scenario.tools.check import check_call, encoded_size
+from visor.scenario.tools.check import Refusal, check_call, check_tool_call, encoded_size
 from visor.scenario.tools.rules import problem
 
 RID = "com.visor.demo:id/speed"
@@ -44,16 +44,32 @@ def test_any_normalized_pair_is_accepted(x: int, y: int) -> None:
     assert isinstance(call.args, ClickArgs) and call.args.target == (x, y)
 
 
+def refusal(name: str, args: Any) -> Refusal:
+    result = check_tool_call(name, args)
+    assert isinstance(result, Refusal), f"expected a refusal, got {result}"
+    return result
+
+
 @given(st.one_of(st.integers(max_value=-1), st.integers(min_value=1001)), st.integers(0, 1000))
-def test_a_normalized_coordinate_out_of_range_is_refused_never_clamped(bad: int, good: int) -> None:
-    found = problems("click", {"target": [bad, good], "target_description": "x"})
-    assert found == [
+def test_a_normalized_coordinate_out_of_range_is_off_the_screen_never_clamped(bad: int, good: int) -> None:
+    refused = refusal("click", {"target": [bad, good], "target_description": "x"})
+    assert refused.code == "OFF_SCREEN"
+    assert refused.problem_dicts() == [
         {
             "path": "target[0]",
-            "message": f"normalized coordinates run from 0 to 1000, got {bad}",
-            "code": "VALIDATION_ERROR",
+            "message": f"[{bad}, {good}] is off the screen: normalized coordinates run from 0 to 1000, got {bad}",
+            "code": "OFF_SCREEN",
             "hint": "Points are never clamped: use observed coordinates, or coordinate_space pixel for pixels.",
         }
+    ]
+
+
+def test_an_off_screen_point_beside_a_broken_rule_is_a_validation_error() -> None:
+    refused = refusal("click", {"target": [1500, 500]})
+    assert refused.code == "VALIDATION_ERROR"
+    assert [(p["path"], p["code"]) for p in refused.problem_dicts()] == [
+        ("target[0]", "OFF_SCREEN"),
+        ("target_description", "VALIDATION_ERROR"),
     ]
 
 
@@ -62,9 +78,10 @@ def test_a_point_has_exactly_two_coordinates(pair: list[int]) -> None:
     assert "exactly 2 integers" in messages("long_press", {"target": pair, "target_description": "x"})
 
 
-def test_pixel_coordinates_must_not_be_negative() -> None:
+def test_negative_pixel_coordinates_are_off_the_screen() -> None:
     args = {"start": [-1, 5], "end": [10, 10], "coordinate_space": "pixel", "target_description": "knob"}
-    assert "pixel coordinates are never negative" in messages("drag", args)
+    assert "[-1, 5] is off the screen: pixels are never negative" in messages("drag", args)
+    assert refusal("drag", args).code == "OFF_SCREEN"
 
 
 def test_a_float_is_not_an_integer_coordinate() -> None:
@@ -176,6 +193,9 @@ def test_pan_needs_the_indicator_and_anchors_must_differ() -> None:
 def test_drag_endpoints_stay_inside_the_region() -> None:
     args = {"start": [10, 10], "end": [600, 10], "region": [0, 0, 500, 500], "target_description": "t"}
     assert messages("drag", args) == "end: end [600, 10] is outside region [0, 0, 500, 500]"
+    assert refusal("drag", args).code == "OUT_OF_REGION"
+    off = args | {"region": [0, 0, 500, 1200]}
+    assert refusal("drag", off).code == "OFF_SCREEN", "a region beyond normalized 1000 is off the screen"
 
 
 def test_min_movement_must_be_positive_and_tolerance_non_negative() -> None:
@@ -308,6 +328,7 @@ def test_touch_points_stay_in_the_region() -> None:
         "target_description": "c",
     }
     assert "point [900, 10] leaves region" in messages("touch_gesture", args)
+    assert refusal("touch_gesture", args).code == "OUT_OF_REGION"
 
 
 def test_pinch_spans_are_positive_and_the_center_lies_in_the_region() -> None:
@@ -322,6 +343,7 @@ def test_pinch_spans_are_positive_and_the_center_lies_in_the_region() -> None:
     assert (
         messages("pinch", args | {"start_span": 50}) == "center: center [600, 600] is outside region [0, 0, 500, 500]"
     )
+    assert refusal("pinch", args | {"start_span": 50}).code == "OUT_OF_REGION"
 
 
 # -- R16, R17: control_action and wait_until arguments ----------------------------------------------------------------

@@ -126,7 +126,9 @@ def input_text(args: InputTextArgs, ctx: ToolContext) -> Reply:
     name = where.name
     if where.node is not None and not where.node.editable:
         raise ToolProblem(
-            ToolCode.VALIDATION_ERROR, f"{name} is not a text field", hint="Use the index of an input box."
+            ToolCode.UNSUPPORTED,
+            f"{name} is not a text field: it takes no typing; nothing was sent",
+            hint="Use the index of an input box (the observation flags it editable).",
         )
     ctx.tap(where.point)
     field = _field(ctx, where)

@@ -11,7 +11,7 @@ from typing import Any
 
 from visor.actions.kernel.targets import Policy, choose, reach
 from visor.actions.tools.call_context import ToolContext
-from visor.actions.tools.result import ToolCode, ToolProblem
+from visor.actions.tools.result import ToolCode, ToolProblem, invalid
 from visor.scenario.tools.selector import ControlSelector
 from visor.ui.controls import find_controls, visible
 from visor.ui.coords import Screen
@@ -56,32 +56,34 @@ def describe(resolved: Resolved) -> dict[str, Any]:
     return Description(resolved.item.node).tool(Screen(resolved.tree.size))
 
 
-def checkable(tree: UiTree, selector: ControlSelector) -> None:
+def checkable(tree: UiTree, selector: ControlSelector, where: str = "selector") -> None:
     """Refuse a selector the screen cannot be checked against: `package_name` on iOS.
 
     XCUITest's page source names no app (it holds only the app in front), so every element would fail the check
-    and a wait would end as if the app were gone.
+    and a wait would end as if the app were gone. `where` is the selector's path in the arguments.
 
     Raises:
         ToolProblem: VALIDATION_ERROR.
     """
     if selector.package_name is not None and tree.platform == "ios":
-        raise ToolProblem(
-            ToolCode.VALIDATION_ERROR,
+        raise invalid(
+            f"{where}.package_name",
             "package_name cannot be checked on iOS: XCUITest's page source names no app",
             hint="Leave package_name out: the screen holds only the app in front (list_apps names the apps, "
             "manage_app brings one to the front).",
         )
 
 
-def unique(ctx: ToolContext, selector: ControlSelector, *, tree: UiTree | None = None) -> Resolved:
-    """Return the one live element the selector matches.
+def unique(
+    ctx: ToolContext, selector: ControlSelector, *, tree: UiTree | None = None, where: str = "selector"
+) -> Resolved:
+    """Return the one live element the selector matches (`where`: the selector's path in the arguments).
 
     Raises:
         ToolProblem: VALIDATION_ERROR (see `checkable`), NOT_FOUND or AMBIGUOUS.
     """
     tree = tree or ctx.observe().tree
-    checkable(tree, selector)
+    checkable(tree, selector, where)
     choice = choose(tree, find_controls(tree, selector), Policy.UNIQUE)
     if choice.ambiguous:
         raise ToolProblem(

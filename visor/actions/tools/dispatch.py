@@ -14,31 +14,30 @@ from visor.actions.secrets import field_texts, redact
 from visor.actions.tools.call_context import ToolContext
 from visor.actions.tools.registry import find
 from visor.actions.tools.result import Dispatched, Status, ToolCode, ToolProblem, ToolResult
-from visor.scenario.issues import ArgumentCode
 from visor.scenario.tools.call import ToolCall
-from visor.scenario.tools.check import check_call
+from visor.scenario.tools.check import PLACEMENT_CODES, Refusal, check_tool_call
 from visor.ui.elements import IndexedElement
 
 
 def call_tool(name: str, arguments: object, ctx: ToolContext) -> ToolResult:
     """Validate raw arguments (the tools spec's schema and rules), then run the call; a bad call sends nothing."""
-    checked = check_call(name, arguments)
+    checked = check_tool_call(name, arguments)
     if isinstance(checked, ToolCall):
         return run_call(checked, ctx)
-    too_large = any(problem.code is ArgumentCode.ARGUMENT_TOO_LARGE for problem in checked)
-    code = ToolCode.ARGUMENT_TOO_LARGE if too_large else ToolCode.VALIDATION_ERROR
-    first = checked[0]
+    return refused(name, checked)
+
+
+def refused(name: str, refusal: Refusal) -> ToolResult:
+    """Describe a call refused before any input: its code, the first problem, and every problem."""
+    code = ToolCode(refusal.code)
+    first, count = refusal.problems[0], len(refusal.problems)
     where = f"{first.path_text()}: " if first.path else ""
-    more = f" (and {len(checked) - 1} more problem(s))" if len(checked) > 1 else ""
-    return ToolResult(
-        name,
-        "refused",
-        "none",
-        f"invalid arguments: {where}{first.message}{more}; nothing was sent",
-        code,
-        first.hint,
-        {"problems": [problem.to_argument_dict() for problem in checked], "elapsed_ms": 0, "inputs": 0},
-    )
+    more = f" (and {count - 1} more problem(s))" if count > 1 else ""
+    # A point off the screen is not a malformed argument: its message says where it lies.
+    kind = "" if refusal.code in PLACEMENT_CODES else "invalid arguments: "
+    data = {"problems": refusal.problem_dicts(), "elapsed_ms": 0, "inputs": 0}
+    return ToolResult(name, "refused", "none", f"{kind}{where}{first.message}{more}; nothing was sent", code,
+                      first.hint, data)  # fmt: skip
 
 
 def run_call(call: ToolCall, ctx: ToolContext) -> ToolResult:

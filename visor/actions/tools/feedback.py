@@ -60,7 +60,9 @@ class FeedbackReading:
 def read_once(ctx: ToolContext, feedback: ValueFeedback) -> float | None:
     """Read the readout now, or None when it cannot be read (used before input, to judge progress)."""
     try:
-        return read_value(unique(ctx, feedback.selector).item.node, feedback.value_format).value
+        return read_value(
+            unique(ctx, feedback.selector, where="feedback.selector").item.node, feedback.value_format
+        ).value
     except (ToolProblem, UnreadableValue):
         return None
 
@@ -97,7 +99,7 @@ def settle(ctx: ToolContext, feedback: ValueFeedback) -> FeedbackReading:
 
 def _read(ctx: ToolContext, feedback: ValueFeedback) -> tuple[float, str]:
     try:
-        readout = unique(ctx, feedback.selector)
+        readout = unique(ctx, feedback.selector, where="feedback.selector")
         reading = read_value(readout.item.node, feedback.value_format)
     except ToolProblem as problem:
         raise ToolProblem(

@@ -17,7 +17,7 @@ from visor.actions.kernel.targets import refind
 from visor.actions.tools.basic import Reply, label
 from visor.actions.tools.call_context import ToolContext, digest
 from visor.actions.tools.call_targets import Resolved, checkable, describe, unique
-from visor.actions.tools.result import ToolCode, ToolProblem
+from visor.actions.tools.result import ToolCode, ToolProblem, invalid
 from visor.clock import ms_to_us, us_to_ms
 from visor.scenario.tools.arguments import (
     ControlActionArgs,
@@ -225,19 +225,17 @@ def _native_action(args: ControlActionArgs, node: Node) -> NativeAction:
         assert args.value is not None and node.range is not None
         low, high = node.range.min, node.range.max
         if not low <= args.value <= high:
-            raise ToolProblem(
-                ToolCode.VALIDATION_ERROR,
-                f"value {args.value:g} is outside the control's range {low:g}..{high:g}; nothing was sent",
-            )
+            outside = f"value {args.value:g} is outside the control's range {low:g}..{high:g}; nothing was sent"
+            raise invalid("value", outside, hint="read_control gives the range: pass a value inside it.")
         return NativeAction(name, value=args.value)
     if name is NativeActionName.SET_SELECTION:
         assert args.selection_start is not None and args.selection_end is not None
-        for offset in (args.selection_start, args.selection_end):
+        for key, offset in (("selection_start", args.selection_start), ("selection_end", args.selection_end)):
             try:
                 from_utf16(node.text, offset)
             except OffsetError as exc:
-                raise ToolProblem(
-                    ToolCode.VALIDATION_ERROR,
+                raise invalid(
+                    key,
                     f"selection offset {offset}: {exc} (offsets are UTF-16 code units; never split an emoji)",
                     details={"text_length_utf16": utf16_length(node.text)},
                 ) from None
@@ -387,7 +385,7 @@ _SCROLLS = {
 def scroll_to(args: ScrollToArgs, ctx: ToolContext) -> Reply:
     """Scroll a container natively until its scoped target is visible, settling after every scroll."""
     started = ctx.now_us()
-    container = unique(ctx, args.container)
+    container = unique(ctx, args.container, where="container")
     action = _SCROLLS[args.direction]
     if str(action) not in supported(ctx, container):
         raise ToolProblem(
@@ -424,7 +422,7 @@ def scroll_to(args: ScrollToArgs, ctx: ToolContext) -> Reply:
 def _scoped_target(args: ScrollToArgs, container: Resolved) -> Resolved | None:
     """Return the target when it is uniquely visible inside the container."""
     tree = container.tree
-    checkable(tree, args.target)
+    checkable(tree, args.target, "target")
     area = container.item.node.bounds
     found = [
         item
@@ -444,7 +442,7 @@ def _settle(ctx: ToolContext, args: ScrollToArgs, started: int, receipts: list[d
     since = ctx.now_us()
     last: tuple[str, str | None] | None = None
     while True:
-        container = unique(ctx, args.container)
+        container = unique(ctx, args.container, where="container")
         target = _scoped_target(args, container)
         state = (
             content_signature(container.tree, container.item),

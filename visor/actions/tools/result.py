@@ -165,6 +165,19 @@ class ToolProblem(Exception):
         self.all_sent = all_sent
 
 
+def invalid(
+    path: str, message: str, *, hint: str | None = None, details: Mapping[str, Any] | None = None
+) -> ToolProblem:
+    """Refuse an argument that only the live screen shows to break a rule (VALIDATION_ERROR, nothing sent).
+
+    Its result lists the problem under `problems`, with its path into the arguments, as every validation error does.
+    """
+    found = {"path": path, "message": message, "code": str(ToolCode.VALIDATION_ERROR)} | (
+        {"hint": hint} if hint else {}
+    )
+    return ToolProblem(ToolCode.VALIDATION_ERROR, message, hint=hint, details={**(details or {}), "problems": [found]})
+
+
 @dataclass(frozen=True, slots=True)
 class ToolResult:
     """The structured result of one tool call."""

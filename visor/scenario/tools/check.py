@@ -2,13 +2,15 @@
 
 Both front ends use this: `visor validate` (a scenario step `command: <tool>`) and `visor mcp` (a call from an
 agent). Every problem is an `Issue` with its path into the arguments; a call with any problem dispatches
-nothing. Unknown top-level arguments are refused (the tools spec leaves them open; refusing keeps calls exact).
+nothing; `check_tool_call` also gives each problem the tools' code (a point off the screen is OFF_SCREEN).
+Unknown top-level arguments are refused (the tools spec leaves them open; refusing keeps calls exact).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -22,7 +24,7 @@ from visor.scenario.tools.arguments import Raw
 from visor.scenario.tools.bounds import ARGUMENT_BOUND_BYTES
 from visor.scenario.tools.call import ToolCall
 from visor.scenario.tools.definitions import parameters
-from visor.scenario.tools.rules import Checker, check_members, problem
+from visor.scenario.tools.rules import OFF_SCREEN, OUT_OF_REGION, Checker, check_members, problem
 from visor.scenario.tools.specs import spec
 
 
@@ -41,10 +43,48 @@ def _validator(name: str) -> Any:
     return _Validator(parameters(name))
 
 
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why a call is refused before any input: every problem, each with the tools' code that names it."""
+
+    problems: list[Issue]
+    #: Each problem's code, in order: its issue's (VALIDATION_ERROR, ARGUMENT_TOO_LARGE), or where a point lies.
+    codes: tuple[str, ...]
+
+    @property
+    def code(self) -> str:
+        """Return the call's code: a point's place when that is all that is wrong, else the first problem's kind.
+
+        A call whose only problems are points off the screen (or outside its region) is OFF_SCREEN (OUT_OF_REGION),
+        as it would be had the live screen found them; one that also breaks another rule is VALIDATION_ERROR.
+        """
+        if str(ArgumentCode.ARGUMENT_TOO_LARGE) in self.codes:
+            return str(ArgumentCode.ARGUMENT_TOO_LARGE)
+        if all(code in PLACEMENT_CODES for code in self.codes):
+            return self.codes[0]
+        return str(ArgumentCode.VALIDATION_ERROR)
+
+    def problem_dicts(self) -> list[dict[str, Any]]:
+        """Return the problems as a tool result lists them: path, message, code (each its own), hint."""
+        return [
+            found.to_argument_dict() | {"code": code} for found, code in zip(self.problems, self.codes, strict=True)
+        ]
+
+
+#: The codes that say where a well-formed point lies, not that an argument is malformed.
+PLACEMENT_CODES = frozenset({OFF_SCREEN, OUT_OF_REGION})
+
+
 def check_call(name: str, args: object) -> ToolCall | list[Issue]:
     """Return the validated call, or every problem with it (`name` is a tool's: see `definitions.is_tool`)."""
+    checked = check_tool_call(name, args)
+    return checked.problems if isinstance(checked, Refusal) else checked
+
+
+def check_tool_call(name: str, args: object) -> ToolCall | Refusal:
+    """Return the validated call, or why it is refused: every problem with its code (`name` is a tool's)."""
     if not isinstance(args, Mapping):
-        return [problem((), f"{name} arguments must be an object, got {_json_type(args)}")]
+        return _refusal([problem((), f"{name} arguments must be an object, got {_json_type(args)}")])
     if name == "action_sequence":
         size = encoded_size(args)
         if size > ARGUMENT_BOUND_BYTES:
@@ -52,29 +92,38 @@ def check_call(name: str, args: object) -> ToolCall | list[Issue]:
                 f"the encoded sequence is {size} bytes; the argument bound is {ARGUMENT_BOUND_BYTES} bytes (16 KiB)"
             )
             hint = "Split it into several calls, and use a standalone control_action for long text."
-            return [problem((), message, hint, code=ArgumentCode.ARGUMENT_TOO_LARGE)]
+            return _refusal([problem((), message, hint, code=ArgumentCode.ARGUMENT_TOO_LARGE)])
     problems = _unknown_keys(name, args) + schema_problems(name, args)
     if problems:
-        return problems + _sound_member_problems(name, args, problems)
+        return _refusal(problems, _sound_member_problems(name, args, problems))
     tool = spec(name)
     checker = Checker()
     tool.rules(checker, args, ())
     if checker.problems:
-        return checker.problems
+        return _refusal([], checker)
     return ToolCall(tool.name, tool.build(args), dict(args))
 
 
-def _sound_member_problems(name: str, args: Raw, found: list[Issue]) -> list[Issue]:
+def _refusal(problems: list[Issue], checker: Checker | None = None) -> Refusal:
+    """Return the refusal of `problems` then the checker's, each with its code."""
+    checked = checker or Checker()
+    found = problems + checked.problems
+    codes = [str(issue.code) for issue in problems]
+    codes += [checked.placed.get(index, str(issue.code)) for index, issue in enumerate(checked.problems)]
+    return Refusal(found, tuple(codes))
+
+
+def _sound_member_problems(name: str, args: Raw, found: list[Issue]) -> Checker:
     """Check the rules of the sequence members the schema found nothing wrong with, so one pass shows all."""
+    checker = Checker()
     broken = {p.path[1] for p in found if len(p.path) > 1 and p.path[0] == "steps" and isinstance(p.path[1], int)}
     steps = args.get("steps")
     if name != "action_sequence" or not isinstance(steps, list) or any(p.path[:1] != ("steps",) for p in found):
-        return []
+        return checker
     if any(len(p.path) < 2 for p in found):
-        return []
-    checker = Checker()
+        return checker
     check_members(checker, steps, (), [index for index in range(len(steps)) if index not in broken])
-    return checker.problems
+    return checker
 
 
 def encoded_size(args: Raw) -> int:

@@ -3,8 +3,11 @@
 Each rule reads arguments that already passed the tool's schema and reports every broken rule with its
 path, so nothing is dispatched for an invalid call and an author sees all problems at once. Rules that need
 the live screen (pixel bounds, pinch paths on this screen's size) are checked before input, at run time.
-Each problem is an `Issue` (code VALIDATION_ERROR) whose path starts at the arguments object. Where a rule
-needs an argument that was not given, it takes the model's default (`models.py` holds them all).
+Each problem is an `Issue` (code VALIDATION_ERROR) whose path starts at the arguments object. A well-formed point
+(a pair of integers) that lies off the screen, or outside the call's declared region, is not a malformed argument:
+the tools' vocabulary names it apart (OFF_SCREEN, OUT_OF_REGION, as the same point found off the live screen is),
+and the checker keeps that code beside the problem. Where a rule needs an argument that was not given, it takes
+the model's default (`models.py` holds them all).
 """
 
 from __future__ import annotations
@@ -48,15 +51,29 @@ def problem(
     return error(code, message, path, hint)
 
 
+#: A well-formed point (or a swipe's container, or a region) off the screen: normalized beyond 0..1000, negative pixels.
+OFF_SCREEN = "OFF_SCREEN"
+#: A well-formed point outside the region the call declared.
+OUT_OF_REGION = "OUT_OF_REGION"
+_NEVER_CLAMPED = "Points are never clamped: use observed coordinates, or coordinate_space pixel for pixels."
+
+
 @dataclass
 class Checker:
-    """Collects problems."""
+    """Collects problems, and the tools' code of those that are about where a point lies."""
 
     problems: list[Issue] = field(default_factory=list)
+    #: OFF_SCREEN or OUT_OF_REGION, by the problem's place in `problems`; the others are VALIDATION_ERROR.
+    placed: dict[int, str] = field(default_factory=dict)
 
     def add(self, path: Path, message: str, hint: str | None = None) -> None:
         """Record a broken rule."""
         self.problems.append(problem(path, message, hint))
+
+    def misplaced(self, code: str, path: Path, message: str, hint: str | None = None) -> None:
+        """Record a well-formed point (or rectangle) that lies where input cannot go: `code` says where."""
+        self.placed[len(self.problems)] = code
+        self.add(path, message, hint)
 
 
 #: The signature of an argument rule: the checker, schema-valid arguments, and their path.
@@ -80,20 +97,22 @@ def _pair(c: Checker, value: object, path: Path, space: str = "normalized") -> b
     ok = True
     for axis, number in enumerate(value):
         if space == "normalized" and not 0 <= number <= NORMALIZED_MAX:
-            c.add(
-                (*path, axis),
-                f"normalized coordinates run from 0 to {NORMALIZED_MAX}, got {number}",
-                "Points are never clamped: use observed coordinates, or coordinate_space pixel for pixels.",
-            )
+            message = f"{value} is off the screen: normalized coordinates run from 0 to {NORMALIZED_MAX}, got {number}"
+            c.misplaced(OFF_SCREEN, (*path, axis), message, _NEVER_CLAMPED)
             ok = False
         elif space == "pixel" and number < 0:
-            c.add((*path, axis), f"pixel coordinates are never negative, got {number}")
+            message = f"{value} is off the screen: pixels are never negative, got {number}"
+            c.misplaced(OFF_SCREEN, (*path, axis), message, _NEVER_CLAMPED)
             ok = False
     return ok
 
 
-def _rect(c: Checker, value: object, path: Path, space: str = "pixel") -> bool:
-    """Check a [left, top, right, bottom] rectangle; return True when it is usable."""
+def _rect(c: Checker, value: object, path: Path, space: str = "pixel", *, area: bool = False) -> bool:
+    """Check a [left, top, right, bottom] rectangle; return True when it is usable.
+
+    `area`: the rectangle is a place input goes (a region, a swipe's container), so one beyond the screen's
+    coordinates is OFF_SCREEN; otherwise (a selector's exact bounds, a filter) it is a broken rule.
+    """
     if not isinstance(value, list) or len(value) != 4:
         c.add(path, "a rectangle is [left, top, right, bottom]: exactly 4 integers")
         return False
@@ -101,7 +120,10 @@ def _rect(c: Checker, value: object, path: Path, space: str = "pixel") -> bool:
     high = NORMALIZED_MAX if space == "normalized" else math.inf
     if not all(0 <= number <= high for number in value):
         limit = f"0..{NORMALIZED_MAX}" if space == "normalized" else "non-negative"
-        c.add(path, f"rectangle {value} must be {limit} ({space} coordinates)")
+        if area:
+            c.misplaced(OFF_SCREEN, path, f"rectangle {value} is off the screen: {space} coordinates are {limit}")
+        else:
+            c.add(path, f"rectangle {value} must be {limit} ({space} coordinates)")
         return False
     if not (left < right and top < bottom):
         c.add(path, f"rectangle {value} is empty: left < right and top < bottom are required")
@@ -245,7 +267,7 @@ def check_swipe(c: Checker, raw: Raw, path: Path) -> None:
     if isinstance(target, int) and target < 1:
         c.add((*path, "target"), f"element indices start at 1, got {target}")
     elif isinstance(target, list):
-        _rect(c, target, (*path, "target"), "normalized")
+        _rect(c, target, (*path, "target"), "normalized", area=True)
     elif isinstance(target, str) and not target.strip():
         c.add((*path, "target"), "a container resource id must not be blank")
     _between(c, raw, "duration", path, 1, MAX_GESTURE_MS)
@@ -265,10 +287,11 @@ def check_drag(c: Checker, raw: Raw, path: Path) -> None:
     _between(c, raw, "duration_ms", path, 1, MAX_GESTURE_MS)
     _text(c, raw, "require_visible", path)
     region = raw.get("region")
-    if region is not None and _rect(c, region, (*path, "region"), space):
+    if region is not None and _rect(c, region, (*path, "region"), space, area=True):
         for key, ok in (("start", start_ok), ("end", end_ok)):
             if ok and not _inside(raw[key], region):
-                c.add(
+                c.misplaced(
+                    OUT_OF_REGION,
                     (*path, key),
                     f"{key} {raw[key]} is outside region {region}",
                     "Keep both endpoints inside the region.",
@@ -300,11 +323,11 @@ def check_pinch(c: Checker, raw: Raw, path: Path) -> None:
     region = raw.get("region")
     if (
         region is not None
-        and _rect(c, region, (*path, "region"), space)
+        and _rect(c, region, (*path, "region"), space, area=True)
         and center_ok
         and not _inside(raw["center"], region)
     ):
-        c.add((*path, "center"), f"center {raw['center']} is outside region {region}")
+        c.misplaced(OUT_OF_REGION, (*path, "center"), f"center {raw['center']} is outside region {region}")
 
 
 def check_touch_gesture(c: Checker, raw: Raw, path: Path) -> None:
@@ -312,7 +335,7 @@ def check_touch_gesture(c: Checker, raw: Raw, path: Path) -> None:
     space = _arg(raw, "coordinate_space", TouchGestureArgs)
     frames = raw["frames"]
     region: Any = raw.get("region")
-    region_ok = region is not None and _rect(c, region, (*path, "region"), space)
+    region_ok = region is not None and _rect(c, region, (*path, "region"), space, area=True)
     if frames and frames[0]["at_ms"] != 0:
         c.add((*path, "frames", 0, "at_ms"), f"the first frame is at 0 ms, got {frames[0]['at_ms']}")
     fingers = len(frames[0]["points"]) if frames else 0
@@ -329,7 +352,7 @@ def check_touch_gesture(c: Checker, raw: Raw, path: Path) -> None:
             )
         for number, point in enumerate(frame["points"]):
             if _pair(c, point, (*where, "points", number), space) and region_ok and not _inside(point, region):
-                c.add((*where, "points", number), f"point {point} leaves region {region}")
+                c.misplaced(OUT_OF_REGION, (*where, "points", number), f"point {point} leaves region {region}")
     _description(c, raw, "target_description", path, "for every touch gesture")
     _text(c, raw, "require_visible", path)
 
