@@ -62,7 +62,7 @@ def load_project_config(start: str) -> ProjectConfig:
     folder = nearest_holding(start, ("visor.toml", "pyproject.toml"))
     for name, table in (("visor.toml", None), ("pyproject.toml", ("tool", "visor"))):
         path = os.path.join(folder, name)
-        if not os.path.isfile(path):
+        if not os.path.lexists(path):  # one that is there but no regular file is refused as it is, not passed over
             continue
         data = _read(path)
         for key in table or ():
