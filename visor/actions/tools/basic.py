@@ -27,10 +27,10 @@ from visor.scenario.tools.arguments import (
     WaitForDelayArgs,
 )
 from visor.scenario.tools.selector import ControlSelector
-from visor.ui.controls import find_controls, native_selector
+from visor.ui.controls import advertised_actions, find_controls, native_selector
 from visor.ui.geometry import Point
 from visor.ui.hit import reaches
-from visor.ui.tree import Node
+from visor.ui.tree import Located, Node, UiTree
 
 #: What an executor answers: its message and its result data (a `ToolProblem` is raised instead).
 Reply = tuple[str, dict[str, Any]]
@@ -208,18 +208,60 @@ def swipe(args: SwipeArgs, ctx: ToolContext) -> Reply:
 
 
 def _swipe_area(ctx: ToolContext, args: SwipeArgs) -> tuple[Area, Any, Resolved | None]:
-    """Return the area to swipe in, how the result names it, and the element it is (when it is one)."""
+    """Return the area to swipe in, how the result names it, and the element it is (when it is one).
+
+    Without a target it is the largest scrollable container on screen that scrolls along the swipe's axis and
+    that a touch reaches (the whole screen when there is none): the overlap is kept of what moves, and a list
+    shorter than the screen would otherwise move by more than the share of it the spec leaves in view.
+    """
     size = ctx.size
     scope = args.scope
     if scope is None:
-        return Area(0, 0, size.width - 1, size.height - 1), None, None
+        live = largest_scrollable(ctx, args.direction or "up")
+        if live is None:
+            return Area(0, 0, size.width - 1, size.height - 1), None, None
+        return _element_area(live), describe(live), live
     if isinstance(scope, tuple):
         left, top = to_device(ctx, scope[:2], "normalized")
         right, bottom = to_device(ctx, scope[2:], "normalized")
         return Area(left, top, right, bottom), list(scope), None
-    live: Resolved = by_index(ctx, scope) if isinstance(scope, int) else by_resource_id(ctx, scope)
+    live = by_index(ctx, scope) if isinstance(scope, int) else by_resource_id(ctx, scope)
+    return _element_area(live), describe(live), live
+
+
+def _shown_area(tree: UiTree, item: Located) -> int:
+    """Return how many pixels of an element are on screen."""
+    shown = item.node.bounds.intersect(tree.screen)
+    return max(0, shown.width) * max(0, shown.height)
+
+
+def _element_area(live: Resolved) -> Area:
+    """Return the on-screen part of an element, edges inclusive."""
     shown = live.item.node.bounds.intersect(live.tree.screen)
-    return Area(shown.left, shown.top, shown.right - 1, shown.bottom - 1), describe(live), live
+    return Area(shown.left, shown.top, shown.right - 1, shown.bottom - 1)
+
+
+def largest_scrollable(ctx: ToolContext, direction: str) -> Resolved | None:
+    """Return the largest on-screen container that scrolls along `direction`'s axis and takes the swipe's start.
+
+    Largest, not the one under some fixed point of the screen: a page's content is its largest scrollable, and a
+    fixed point falls on a toolbar, a banner or a carousel as the layout goes. A container covered where the
+    swipe would start (a list behind a dialog) is passed over. Ties go to the first in page order.
+    """
+    tree = ctx.observe().tree
+    axis = {"scroll_up", "scroll_down"} if direction in ("up", "down") else {"scroll_left", "scroll_right"}
+    found = [
+        item
+        for item in tree.flat
+        if item.node.scrollable and tree.on_screen(item.node) and axis & set(advertised_actions(tree, item))
+    ]
+    found.sort(key=lambda item: -_shown_area(tree, item))
+    for item in found:
+        live = Resolved(tree, item)
+        start, _, _ = _directional(ctx, _element_area(live), direction, None)
+        if reaches(tree, start, item) is None:
+            return live
+    return None
 
 
 def _directional(ctx: ToolContext, area: Area, direction: str, duration: int | None) -> tuple[Point, Point, int]:
