@@ -260,3 +260,32 @@ def test_a_screenshot_replacing_an_older_one_on_the_phone_is_pushed(phone: dict[
     code, _ = visor("visualagent", "serve", str(tmp_path / "m"), "--adb-serial", fake_adb.SERIAL, "--runtime", "sim",
                     "--once", env=phone)  # fmt: skip
     assert code == 0 and on_phone(phone, "results/shot.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_hostile_entries_in_a_phones_queue_are_answered_and_archived_on_the_phone(
+    phone: dict[str, str], tmp_path: Path
+) -> None:
+    """What is not a small regular file on the phone is never pulled: a stand-in of its kind is answered."""
+    commands = on_phone(phone, "commands")
+    commands.mkdir(parents=True)
+    os.mkfifo(commands / "fifo.json")
+    (commands / "folder.json").mkdir()
+    (commands / "link.json").symlink_to("/etc/passwd")
+    with open(commands / "huge.json", "wb") as file:
+        file.truncate(20 * 1024 * 1024)
+    (commands / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    drop_on_phone(phone, "nul", {"id": "../../a\u0000b", "type": "tap", "params": {"x": 1, "y": 1}})
+    drop_on_phone(phone, "ok", {"id": "ok", "type": "tap", "params": {"x": 540, "y": 800}})
+    code, envelope = visor(
+        "visualagent", "serve", str(tmp_path / "m"), "--adb-serial", fake_adb.SERIAL, "--runtime", "sim", "--once",
+        env=phone, timeout=60,
+    )  # fmt: skip
+    assert code == 0, envelope
+    assert envelope["data"]["served"]["succeeded"] == 1 and envelope["data"]["served"]["errors"] == {
+        "INVALID_COMMAND": 6
+    }
+    answered = {path.name.removesuffix("_result.json") for path in on_phone(phone, "results").iterdir()}
+    assert answered == {"fifo", "folder", "link", "huge", "deep", "nul", "ok"}
+    archived = sorted(path.name for path in on_phone(phone, "commands/archive").iterdir())
+    assert archived == sorted(f"{name}.json" for name in answered)
+    assert [path.name for path in commands.iterdir()] == ["archive"]

@@ -122,7 +122,7 @@ def _agrees(command: Mapping[str, Any], answer: Mapping[str, Any]) -> bool:
     if not isinstance(params, dict) or not isinstance(data, dict):
         return True
     if "length" in data and isinstance(params.get("text"), str):  # input answers the text's length
-        return len(params["text"]) == data["length"]
+        return bool(len(params["text"]) == data["length"])
     shared = [key for key in data if key in params and key not in ("duration_ms", "path")]
     return all(params[key] == data[key] for key in shared)
 

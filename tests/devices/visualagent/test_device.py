@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -129,3 +131,85 @@ def test_ids_never_reuse_one_that_has_a_result(tmp_path: Path) -> None:
         VisualAgentDevice(mailbox, clock, answer_wait_us=10_000)
     sent = [path.stem for path in (tmp_path / "va" / "commands").glob("*.json")]
     assert sent == [f"{taken}.2-00001"]
+
+
+class HostileAgent:
+    """Answers each command in the folder with `plant(result_path, command)`, in a thread, until stopped."""
+
+    def __init__(self, folder: Path, plant: Callable[[Path, dict[str, Any]], None]) -> None:
+        self.folder, self.plant = folder, plant
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._answer, daemon=True)
+        self.thread.start()
+
+    def _answer(self) -> None:
+        seen: set[str] = set()
+        while not self.stop.is_set():
+            for path in sorted((self.folder / "commands").glob("*.json")):
+                if path.name not in seen:
+                    seen.add(path.name)
+                    command = json.loads(path.read_text())
+                    self.plant(self.folder / "results" / f"{command['id']}_result.json", command)
+            self.stop.wait(0.005)
+
+
+def _open_within(folder: Path, plant: Callable[[Path, dict[str, Any]], None]) -> VisualAgentDevice | BaseException:
+    """Open a device on the folder an agent answers with `plant`, bounded: return it, or what it raised."""
+    agent = HostileAgent(folder, plant)
+    outcome: list[VisualAgentDevice | BaseException] = []
+
+    def open_device() -> None:
+        try:
+            outcome.append(VisualAgentDevice(LocalMailbox(str(folder)), SystemClock(), answer_wait_us=10_000_000))
+        except BaseException as exc:  # the test looks at whatever it raised
+            outcome.append(exc)
+
+    thread = threading.Thread(target=open_device, daemon=True)
+    thread.start()
+    thread.join(timeout=30)
+    agent.stop.set()
+    assert not thread.is_alive(), "reading the agent's result hung"
+    return outcome[0]
+
+
+def _hostile_result(kind: str) -> Callable[[Path, dict[str, Any]], None]:
+    def plant(result: Path, command: dict[str, Any]) -> None:
+        if kind == "fifo":
+            os.mkfifo(result)
+        elif kind == "folder":
+            result.mkdir()
+        elif kind == "deep":
+            result.write_text("[" * 100_000 + "]" * 100_000)
+        elif kind == "huge":
+            with open(result, "wb") as file:
+                file.truncate(20 * 1024 * 1024)
+        elif kind == "link":
+            host = result.parent.parent.parent / "host.json"
+            host.write_text('{"status": "success", "result": {}}')
+            result.symlink_to(host)
+        else:
+            result.write_text("[1, 2]")
+
+    return plant
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "deep", "huge", "link", "not-an-object"])
+def test_a_hostile_result_is_a_target_error_naming_it_never_a_hang_or_a_crash(tmp_path: Path, kind: str) -> None:
+    raised = _open_within(tmp_path / "va", _hostile_result(kind))
+    assert isinstance(raised, TargetError), raised
+    assert "answered a result visor cannot read" in raised.message and "_result.json" in raised.message
+
+
+def test_a_result_still_being_written_is_read_again_until_whole(tmp_path: Path) -> None:
+    """An agent that writes its result in place, slowly: the half-written file is waited for, then read."""
+    shot = demo_device().screenshot()
+
+    def slowly(result: Path, command: dict[str, Any]) -> None:
+        result.write_text('{"id": "x", "status": "succ')
+        time.sleep(0.2)
+        relative = command["params"]["path"].removeprefix("/sdcard/VisualAgent/")
+        (result.parent.parent / relative).write_bytes(shot)
+        result.write_text(json.dumps({"status": "success", "result": {}}))
+
+    device = _open_within(tmp_path / "va", slowly)
+    assert isinstance(device, VisualAgentDevice) and device.info.size.width == 1080
