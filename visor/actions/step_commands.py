@@ -1,7 +1,8 @@
 """The step commands, executed on the device protocol. Each returns the step's details.
 
 Details are what the run reports for a step and what its determinism signature is made of (less the volatile
-keys named in `visor.engine.signature`). Typed text into password fields is never reported.
+keys named in `visor.engine.signature`). Typed text into password fields is never reported, nor is text holding
+a `--secret` value, whatever field it went into: that field's text is then reported as a password field's is.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from visor.actions.device import ElementHandle, Key, PathPoint
 from visor.actions.element_handles import find_handle, handle_details, typed_text_landed
 from visor.actions.kernel.targets import refind
 from visor.actions.scroll_into_view import absorbed
+from visor.actions.secrets import maskable
 from visor.actions.step_context import ActionContext, StepFailure
 from visor.actions.step_details import (
     ArgsOnly,
@@ -46,7 +48,7 @@ from visor.scenario.commands import (
 from visor.scenario.selectors import parse_selector
 from visor.ui.controls import content_signature
 from visor.ui.coords import Space
-from visor.ui.description import MASK
+from visor.ui.description import MASK, ElementInfo
 from visor.ui.fingerprint import fingerprint
 from visor.ui.geometry import Point
 from visor.ui.hit import descends, located, reaches, topmost
@@ -154,22 +156,26 @@ def act_type(args: ActTypeArgs, ctx: ActionContext) -> TypeDetails:
         target = locate(ctx, args.target, touch=True)
         into = _text_field(target, args.target)
     field = into or ctx.observe().tree.focused()
-    secret = bool(field and field.password)
+    password = bool(field and field.password)
+    secret = password or _holds_secret(ctx, args.value)
     ctx.type_text(args.value, into)
     after = _typed_field(ctx.observe().tree, field)
-    in_tree = None if after is None else "•" * len(after.text) if secret else after.text
+    in_tree = None if after is None else "•" * len(after.text) if password else after.text
     shown: str | None = in_tree
     if in_tree is None or not typed_text_landed(in_tree, args.value)[0]:
         # The screen cannot tell, or says it did not land: a device that reads the field typed into has the last
         # word (a driver's page source can lag or show no focus; the fake driver's never shows typed text).
         read = ctx.typed_text()
         shown = read if read is not None else in_tree
+    described = _field_details(after, secret) if after else None
+    if after is not None and secret and not password:
+        _hide(ctx, after.text)
     if shown is not None:
-        _check_landed(shown, args.value, {"field": element_details(after)} if after else {})
+        _check_landed(shown, args.value, {"field": described} if described else {}, hidden=secret)
     details: TypeDetails = {"args": _raw(args) | ({"value": MASK} if secret else {})}
     if target is not None and args.target is not None:
         details["target"] = target.details(args.target)
-    details["field"] = element_details(after) if after else None
+    details["field"] = described
     if after is None and shown is None:
         details["unverified"] = (
             "no field to read the text back from: none was targeted or focused, and none is focused after typing"
@@ -177,6 +183,28 @@ def act_type(args: ActTypeArgs, ctx: ActionContext) -> TypeDetails:
             else "the field typed into is no longer on the screen (typing may have submitted it)"
         )
     return details
+
+
+def _holds_secret(ctx: ActionContext, value: str) -> bool:
+    """Say whether typed text holds a `--secret` value (the run's store knows them).
+
+    A secret is masked by value wherever it is reported; but a field that dropped characters shows part of it,
+    which no mask by value finds. So the field is treated as a password field: its text is never reported.
+    """
+    return any(secret in value for secret in maskable(getattr(ctx.sink, "secrets", ())))
+
+
+def _hide(ctx: ActionContext, shown: str) -> None:
+    """Tell the run's store to mask what a plain field shows of a secret typed into it, in every file from now on."""
+    hide = getattr(ctx.sink, "hide", None)
+    if hide is not None:
+        hide(shown)
+
+
+def _field_details(node: Node, secret: bool) -> ElementInfo:
+    """Describe the field typed into; one holding a secret with its text masked, as a password field's is."""
+    described = element_details(node)
+    return {**described, "text": MASK} if secret else described
 
 
 def _typed_field(tree: UiTree, field: Node | None) -> Node | None:
@@ -192,9 +220,10 @@ def _typed_field(tree: UiTree, field: Node | None) -> Node | None:
 def _type_into_handle(args: ActTypeArgs, ctx: ActionContext, handle: ElementHandle, selector: str) -> TypeDetails:
     """Type into an element the device found, and read the field back: the text must have arrived."""
     ctx.type_into_element(handle, args.value)
-    masked = _check_landed(ctx.element_text(handle), args.value, {"target": handle_details(handle, selector)})
-    return {"args": _raw(args) | ({"value": MASK} if masked else {}), "target": handle_details(handle, selector),
-            "field": None}  # fmt: skip
+    hidden = _holds_secret(ctx, args.value)
+    target = handle_details(handle, selector)
+    masked = _check_landed(ctx.element_text(handle), args.value, {"target": target}, hidden=hidden) or hidden
+    return {"args": _raw(args) | ({"value": MASK} if masked else {}), "target": target, "field": None}
 
 
 def _text_field(target: Target, selector: str) -> Node:
@@ -223,15 +252,16 @@ def _text_field(target: Target, selector: str) -> Node:
     )
 
 
-def _check_landed(shown: str, value: str, details: dict[str, Any]) -> bool:
+def _check_landed(shown: str, value: str, details: dict[str, Any], *, hidden: bool = False) -> bool:
     """Refuse to pass a type step whose text did not land (keyboards drop characters on real devices).
 
-    Returns whether the field masks its text (a password field).
+    `hidden`: the text is a secret, whose field's text is not shown in the failure either. Returns whether the
+    field masks its text (a password field).
     """
     landed, masked = typed_text_landed(shown, value)
     if not landed:
         raise StepFailure(
-            f"typed text did not arrive: the field shows {'•••' if masked else shown!r}",
+            f"typed text did not arrive: the field shows {MASK if masked or hidden else repr(shown)}",
             likely_cause="The keyboard or the app dropped or changed characters (autocorrect, input filters), or "
             "the element does not take text.",
             next_step="Type into the field again, or check the field's input restrictions.",

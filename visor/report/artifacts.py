@@ -10,6 +10,11 @@ Layout of `<output>/<run_id>/`::
 Files are written atomically (a temporary file renamed into place), so a reader never sees half a file, with
 the permissions the umask gives (see `visor.files`). A step's copy of its capture (`path`) is written inside
 the scenario's project folder only, never through a symbolic link.
+
+`--secret` values are masked everywhere in the run's folder (`visor.actions.secrets`): the reports are
+rendered from the run's result with its secrets masked (so they stay well formed), every text file is masked
+again in all its forms as it is written (a page source comes rendered from the device), and a capture named
+after a step or label holding a secret is named with it masked, on disk and in every reference to it.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from collections.abc import Collection
 from typing import IO, Any, Protocol
 
 from visor import __version__
-from visor.actions.secrets import redact
+from visor.actions.secrets import MIN_SECRET, mask_text, redact
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
 from visor.engine.results import RunResult
 from visor.errors import InputError
@@ -44,7 +49,8 @@ class ArtifactStore:
 
     def __init__(self, output: str, run_id: str, scenario_dir: str = ".", secrets: Collection[str] = ()) -> None:
         self.root = os.path.join(output, run_id)
-        #: Texts never written (`--secret`): masked in every text file of the run (a screenshot is pixels).
+        #: Texts never written (`--secret`, and what a field shows of one: `hide`): masked in every text file of
+        #: the run (a screenshot is pixels).
         self.secrets = tuple(secrets)
         #: Where a step's `path` is resolved (the scenario's folder), and the project it must stay in.
         self.scenario_dir = scenario_dir
@@ -62,6 +68,14 @@ class ArtifactStore:
         except (OSError, ValueError) as exc:  # ValueError: a name no file system accepts (a NUL in it)
             raise _output_error(self.root, exc) from None
 
+    def hide(self, text: str) -> None:
+        """Mask `text` too from now on: what a field shows of a secret typed into it (a keyboard dropped some).
+
+        Masking by value cannot find part of a secret; the step that typed it knows the field's text.
+        """
+        if len(text) >= MIN_SECRET and text not in self.secrets:
+            self.secrets += (text,)
+
     def save(self, step_number: int, label: str, kind: str, data: bytes) -> str:
         """Store a step's screenshot, page source or upload, numbered in the order they are written; return its path.
 
@@ -71,7 +85,9 @@ class ArtifactStore:
         if kind == "upload":
             label, _, suffix = label.rpartition(".") if "." in label else (label, "", "bin")
         number = self._numbers.setdefault((step_number, label), len(self._numbers) + 1)
-        stem = f"{number:03d}-{_SLUG.sub('-', label).strip('-')[:60] or 'capture'}"
+        # Masked before it is cut and slugged: a name must not hold even part of a secret.
+        named = mask_text(label, self.secrets)
+        stem = f"{number:03d}-{_SLUG.sub('-', named).strip('-')[:60] or 'capture'}"
         name, counter = f"{stem}.{suffix}", 2
         while f"{folder}/{name}" in self._names:
             name, counter = f"{stem}-{counter}.{suffix}", counter + 1
@@ -98,7 +114,7 @@ class ArtifactStore:
         except (OSError, ValueError) as exc:
             raise _output_error(self.root, exc) from None
         self._listed(path)
-        return MaskedStream(stream, self.secrets) if self.secrets else stream
+        return MaskedStream(stream, self) if self.secrets else stream
 
     def copy(self, path: str, data: bytes) -> str:
         """Write a step's copy of its capture at `path` (relative to the scenario's folder); return where.
@@ -107,6 +123,7 @@ class ArtifactStore:
             OutputError: the path leaves the scenario's project folder, passes through a symbolic link, or
                 cannot be written.
         """
+        path = mask_text(path, self.secrets)  # a secret in the path names no file on disk
         project, placed = in_project(self.scenario_dir, path)
         if placed is None:
             raise OutputError(
@@ -143,7 +160,7 @@ class ArtifactStore:
             text = payload.decode("utf-8")
         except UnicodeDecodeError:
             return payload
-        return str(redact(text, self.secrets)).encode("utf-8")
+        return mask_text(text, self.secrets).encode("utf-8")
 
     def _listed(self, path: str) -> None:
         if path not in self.written:
@@ -174,13 +191,14 @@ class TextSink(Protocol):
 class MaskedStream:
     """A text stream that masks the secrets in whatever is written to it (a run's timeline)."""
 
-    def __init__(self, stream: IO[str], secrets: Collection[str]) -> None:
+    def __init__(self, stream: IO[str], store: ArtifactStore) -> None:
         self._stream = stream
-        self._secrets = tuple(secrets)
+        #: The run's store, whose secrets grow as fields show parts of them (`ArtifactStore.hide`).
+        self._store = store
 
     def write(self, text: str, /) -> int:
         """Write `text`, its secrets masked."""
-        return self._stream.write(str(redact(text, self._secrets)))
+        return self._stream.write(mask_text(text, self._store.secrets))
 
     def flush(self) -> None:
         """Flush the stream under."""
@@ -222,7 +240,12 @@ class ReportWriter:
             self._reports(event.result)
 
     def _reports(self, result: RunResult) -> None:
-        """Write the reports of a finished (or stopped) run, and close the timeline."""
+        """Write the reports of a finished (or stopped) run, and close the timeline.
+
+        They are rendered from the result with its secrets masked: masking the rendered files alone (which
+        `ArtifactStore.write` does too) could cut an escape in two where a secret meets the markup around it.
+        """
+        result = redact(result, self.store.secrets)
         self.store.write("summary.json", _json(result.to_dict()))
         self.store.write("summary.txt", summary.render(result))
         self.store.write("junit.xml", junit.render(result, result.scenario))

@@ -5,21 +5,23 @@ make them clickable. Each line is built once as styled parts; on a terminal (or 
 them, elsewhere (CI logs, pipes) they are written as the same plain text without importing rich, which keeps
 start-up fast where nobody would see the colours anyway.
 
-Ids, names, paths and messages come from scenario files, devices and the command line, so any of them may hold
-control characters: an id like `ok\\x1b[2K\\r✓ passed` would erase its line and fake a green one in a CI log.
-Every part of every line is written with such characters shown as visible escapes (`\\x1b`, `\\r`, `\\u202e`),
-in both paths: C0 and C1 controls, DEL, the line and paragraph separators, the bidirectional controls (which
-reorder what the reader sees) and lone surrogates (which cannot be encoded).
+Ids, names, paths and messages come from scenario files, devices, maps, agents and the command line, so any of
+them may hold control characters: an id like `ok\\x1b[2K\\r✓ passed` would erase its line and fake a green one in
+a CI log. Every part of every line is written with such characters shown as visible escapes (`\\x1b`, `\\r`,
+`\\u202e`), in both paths: C0 and C1 controls, DEL, the line and paragraph separators, the bidirectional controls
+(which reorder what the reader sees) and lone surrogates (which cannot be encoded). `printable` is that one
+escape (`visor.ui.escapes`), for every other place where data reaches a terminal too (`--format text`, prompts).
+
+`--secret` values are masked in every line, in every form a text may hold them (`visor.actions.secrets`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from visor.actions.secrets import redact
-from visor.report.envelope import shown
+from visor.ui.escapes import printable as printable  # the one console escape, for every caller
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -33,9 +35,6 @@ if TYPE_CHECKING:
 
 #: A line: text parts, each with a rich style or None.
 Line = list[tuple[str, str | None]]
-
-#: What a terminal would act on instead of showing, or could not encode.
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow"}
 _STATUS = {
@@ -230,13 +229,6 @@ class ConsoleReporter:
             ("✓ " if data.get("pass") else "✗ ", "bold green" if data.get("pass") else "bold red"),
             (str(data.get("verdict", "")), None),
         )
-
-
-def printable(text: str) -> str:
-    """Return `text` with every character a terminal would act on (or cannot encode) shown as an escape."""
-    if _UNPRINTABLE.search(text) is None:
-        return text
-    return _UNPRINTABLE.sub(lambda match: shown(match.group()), text)
 
 
 def _is_terminal(stream: TextIO) -> bool:

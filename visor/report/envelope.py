@@ -5,7 +5,14 @@
 Envelopes are UTF-8 text, so strings that are not Unicode text cannot go out as they are. Input files holding
 them are refused when read; what remains are names from the operating system: a file name or an argument that
 is not valid UTF-8 reaches Python with each undecodable byte as a lone surrogate (PEP 383). Such a character is
-shown as a visible escape, the byte's: `caf\\xe9.yaml` (`shown`, which the console and JUnit use too).
+shown as a visible escape, the byte's: `caf\\xe9.yaml` (`visor.ui.escapes.shown`, which the console uses too).
+
+The envelope is often read on a terminal (`visor run … | less`, a CI log). JSON escapes C0 controls itself;
+the other characters a terminal acts on (DEL, C1 controls such as CSI, the bidirectional overrides, the line
+separators) are written as JSON escapes too (`\\u202e`): the parsed value is the same, the screen is safe.
+
+`--secret` values are masked in an outcome's data before it is rendered (`masked`), in every form a string of
+it may hold (`visor.actions.secrets`).
 """
 
 from __future__ import annotations
@@ -17,26 +24,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from visor.errors import ErrorInfo, ExitCode, NextAction, VisorError
+from visor.ui.escapes import shown
 
 Status = Literal["ok", "fail"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-#: Where Python puts the bytes it could not decode (PEP 383 "surrogateescape"): U+DC80-U+DCFF for 0x80-0xFF.
-_ESCAPED_BYTES = range(0xDC80, 0xDD00)
-_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
-
-
-def shown(char: str) -> str:
-    """Return the visible escape of a character that must not be printed as itself: `\\x1b`, `\\n`, `\\u202e`.
-
-    A lone surrogate standing for an undecodable byte (PEP 383) shows that byte (`\\xe9`).
-    """
-    code = ord(char)
-    if code in _ESCAPED_BYTES:
-        return f"\\x{code - 0xDC00:02x}"
-    if char in _NAMED:
-        return _NAMED[char]
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+#: What JSON leaves as it is and a terminal acts on: DEL, C1 controls, bidirectional controls, line separators.
+_TERMINAL = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,15 +46,17 @@ class Outcome:
 
 
 def masked(outcome: Outcome, secrets: Collection[str]) -> Outcome:
-    """Return an outcome with every secret masked, wherever it appears (`--secret`: never in an output)."""
+    """Return an outcome with every secret masked, in every form, wherever it appears (`--secret`: never shown)."""
     if not secrets:
         return outcome
     from visor.actions.secrets import redact
 
-    error = outcome.error
-    if error is not None:
-        error = ErrorInfo(**redact(error.to_dict(), secrets))
-    return replace(outcome, data=redact(dict(outcome.data), secrets), error=error)
+    return replace(
+        outcome,
+        data=redact(dict(outcome.data), secrets),
+        error=redact(outcome.error, secrets),
+        artifacts=redact(tuple(outcome.artifacts), secrets),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,14 +86,15 @@ class Envelope:
     def to_json(self) -> str:
         """Serialise as upstream does: two-space indented JSON (never NaN), with a final newline.
 
-        The result is always encodable as UTF-8: lone surrogates (only names from the OS can hold them) become
-        their visible escape (`shown`).
+        The result is always encodable as UTF-8 (lone surrogates, which only names from the OS can hold, become
+        their visible escape: `shown`), and holds no character a terminal would act on (each is a JSON escape).
         """
         text = json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        # Outside strings JSON has no such characters, so each is in a string literal: an escape there is the same
+        # value (a terminal's) or its visible escape, its backslash escaped for JSON (a surrogate's).
+        text = _TERMINAL.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
         if _SURROGATE.search(text) is None:
             return text
-        # Outside strings JSON has no such characters, so each is in a string literal: put its escape there,
-        # its backslash escaped for JSON.
         return _SURROGATE.sub(lambda match: shown(match.group()).replace("\\", "\\\\"), text)
 
 

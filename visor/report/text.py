@@ -3,6 +3,10 @@
 The JSON envelope stays the contract (`--format json`, the default); text is for a terminal or a CI log. It
 says the status, what to do next, the error with its cause and next step, and a line per step, assertion or
 issue of what the command did.
+
+Ids, names, messages and hints come from files, apps, maps and agents: every line is written through the
+console's one escape (`printable`), so no control sequence, carriage return or bidirectional override in them
+reaches the terminal.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from visor.report.envelope import Outcome
+from visor.ui.escapes import printable
 
 MARKS = {"ok": "✓", "passed": "✓", "fail": "✗", "failed": "✗", "skipped": "-", "interrupted": "✗", "invalid": "✗"}
 
@@ -25,7 +30,7 @@ def render(outcome: Outcome) -> str:
         lines += [f"  {error.code}: {error.message}", f"  cause: {error.likely_cause}", f"  next:  {error.next_step}"]
     lines += _data(outcome.data)
     lines += [f"  artifact: {path}" for path in outcome.artifacts]
-    return "\n".join(lines) + "\n"
+    return "".join(printable(line) + "\n" for line in lines)
 
 
 def _data(data: Mapping[str, Any]) -> list[str]:
@@ -48,7 +53,10 @@ def _data(data: Mapping[str, Any]) -> list[str]:
         verdict = "yes" if data["valid"] else "no"
         lines.append(f"valid: {verdict} ({errors} errors, {len(issues) - errors} warnings or notes)")
         for issue in issues:
-            lines.append(f"  {issue.get('severity')} {issue.get('code')} {issue.get('path')}: {issue.get('message')}")
+            hint = f" ({issue['hint']})" if issue.get("hint") else ""
+            lines.append(
+                f"  {issue.get('severity')} {issue.get('code')} {issue.get('path')}: {issue.get('message')}{hint}"
+            )
     if "action" in data and "args" in data:
         lines.append(f"{data['action']} {data['args']}")
     return lines

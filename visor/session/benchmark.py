@@ -14,7 +14,7 @@ import signal
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from visor.actions.secrets import redact
+from visor.actions.secrets import mask_text, redact
 from visor.engine.determinism import BenchmarkSummary, summarize
 from visor.engine.events import RunFinished
 from visor.engine.results import RunResult
@@ -78,12 +78,18 @@ def benchmark_file(
 
 
 def _write_page(prepared: PreparedRun, summary: BenchmarkSummary, results: list[RunResult | None]) -> str:
-    """Write the benchmark's page beside its runs' folders; return its path."""
+    """Write the benchmark's page beside its runs' folders; return its path.
+
+    The page is rendered from the runs with their secrets masked (so it stays well formed), then masked again in
+    every form (`mask_text`), as every text file of a run is.
+    """
+    secrets = prepared.options.secrets
     first = next((result.run_id for result in results if result is not None), "none")
     path = os.path.join(prepared.output, f"benchmark-{first}.html")
-    page = benchmark_html.render(summary, results, prepared.scenario.meta.name, prepared.output)
+    shown_summary, shown_results, name = redact((summary, results, prepared.scenario.meta.name), secrets)
+    page = mask_text(benchmark_html.render(shown_summary, shown_results, name, prepared.output), secrets)
     try:
-        write_atomic(path, str(redact(page, prepared.options.secrets)).encode("utf-8"))
+        write_atomic(path, page.encode("utf-8"))
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc}", next_step="Free space, or choose another --output.") from None
     return path

@@ -185,6 +185,8 @@ class Attempt:
     map: dict[str, Any] | None = None
     #: The map's document as the run found it and as it left it (`benchmark --compare-map`).
     map_states: tuple[dict[str, Any], dict[str, Any]] | None = None
+    #: What the run masked: `--secret` values, and what fields showed of them (`ArtifactStore.hide`).
+    secrets: tuple[str, ...] = ()
 
 
 def attempt(
@@ -238,7 +240,8 @@ def attempt(
                 opened.device.close()
             writer.close()
     states = (router.initial, copy.deepcopy(router.map.document)) if router is not None else None
-    return Attempt(final, store.written, opened if held else None, router.summary() if router else None, states)
+    summary = router.summary() if router else None
+    return Attempt(final, store.written, opened if held else None, summary, states, store.secrets)
 
 
 def refuse_shared(info: DeviceInfo) -> None:
@@ -312,4 +315,4 @@ def run_file(path: str, options: RunOptions, env: Environment, handlers: Sequenc
     outcome = run_outcome(done.final, prepared.warnings(), done.written)
     if done.map is not None and "run" in outcome.data:
         outcome = dataclasses.replace(outcome, data={**outcome.data, "run": {**outcome.data["run"], "map": done.map}})
-    return masked(outcome, options.secrets)
+    return masked(outcome, done.secrets)
