@@ -1,43 +1,57 @@
 """JUnit XML for CI: one test case per step and per assertion, so a failed assertion is never green.
 
-Failures carry the error code as their type, the message, and a body with the likely cause and next step.
-Skipped steps (with `stopOnFailure`) are `<skipped/>`.
+The file follows the JUnit schema of Jenkins' xUnit plugin (junit-10.xsd), which CI servers check reports
+against: `<testsuites>` carries name, tests, failures, errors and time (never `skipped`: each `<testsuite>`
+carries its own). Failures carry the error code as their type, the message, and a body with the likely cause
+and next step. Skipped steps (with `stopOnFailure`) are `<skipped/>`; so is a suite's scenario its tags left
+out (`Skipped`): a test case that says why.
 
 Ids, names and messages come from scenario files and devices, and XML 1.0 cannot carry every character they may
-hold (ElementTree writes them anyway, and the file no longer parses). Each character XML cannot carry — C0
-controls but tab, newline and carriage return, lone surrogates, U+FFFE and U+FFFF — and those it discourages —
-DEL and the C1 controls — is written as the visible escape the console shows too: `\\x1b`, `\\ud800`, `\\ufffe`
-(`\\xe9` for a byte of a file name that is not UTF-8). Tab, newline and carriage return are kept.
+hold, not even as a character reference (ElementTree writes them anyway, and the file no longer parses). Each
+C0 control but tab, newline and carriage return is written as its Unicode control picture (BEL as `␇`, ESC as
+`␛`, DEL as `␡`), which every parser and Jenkins accept and a reader sees; C1 controls, lone surrogates, U+FFFE
+and U+FFFF, which have no picture, as U+FFFD (`visor.ui.escapes.xml_text`). Tab, newline and carriage return
+are kept.
 """
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from visor.engine.results import AssertionResult, RunResult, StepResult
 from visor.errors import ErrorInfo
-from visor.report.envelope import shown
+from visor.ui.escapes import xml_text
 
-_UNWRITABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+#: The counts `<testsuites>` carries (the schema has no `skipped` there).
+_SUITES_COUNTS = ("tests", "failures", "errors")
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A suite's scenario that did not run, and why (its tags left it out)."""
+
+    reason: str
 
 
 def render(result: RunResult, name: str) -> str:
     """Return the JUnit XML document of a run."""
-    suites = ET.Element("testsuites", {"name": "visor", **_totals(result)})
+    totals = _totals(result)
+    suites = ET.Element("testsuites", {"name": "visor", **{key: totals[key] for key in (*_SUITES_COUNTS, "time")}})
     _add_suite(suites, result, name)
     return _document(suites)
 
 
-def render_suite(runs: Sequence[tuple[str, RunResult | ErrorInfo, Sequence[ErrorInfo]]]) -> str:
-    """Return one JUnit XML document for many scenarios: a `<testsuite>` each (one that could not run: an error).
+def render_suite(runs: Sequence[tuple[str, RunResult | ErrorInfo | Skipped, Sequence[ErrorInfo]]]) -> str:
+    """Return one JUnit XML document for many scenarios: a `<testsuite>` each, in the order given.
 
-    A scenario that passed after failing (`--retries`) carries the properties `flaky` and `attempts`, and its
-    earlier failures in `<system-out>`: CI shows it passed, and that it is flaky.
+    A scenario that could not run is an error; one its tags left out (`Skipped`) a skipped test case. A scenario
+    that passed after failing (`--retries`) carries the properties `flaky` and `attempts`, and its earlier
+    failures in `<system-out>`: CI shows it passed, and that it is flaky.
     """
     suites = ET.Element("testsuites", {"name": "visor"})
-    sums = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
+    sums = dict.fromkeys(_SUITES_COUNTS, 0)
     seconds = 0.0
     for name, outcome, earlier in runs:
         if isinstance(outcome, RunResult):
@@ -45,10 +59,11 @@ def render_suite(runs: Sequence[tuple[str, RunResult | ErrorInfo, Sequence[Error
             suite = _add_suite(suites, outcome, name)
             if earlier:
                 _mark_flaky(suite, earlier)
+        elif isinstance(outcome, Skipped):
+            case, totals = _one_case(suites, name, "skipped", "left out by its tags")
+            ET.SubElement(case, "skipped", message=outcome.reason)
         else:
-            totals = {"tests": "1", "failures": "0", "errors": "1", "skipped": "0", "time": "0.000"}
-            suite = ET.SubElement(suites, "testsuite", {"name": name, **totals})
-            case = ET.SubElement(suite, "testcase", classname=f"{name}.scenario", name="load and run", time="0.000")
+            case, totals = _one_case(suites, name, "errors", "load and run")
             error = ET.SubElement(case, "error", message=outcome.message, type=outcome.code)
             error.text = f"Likely cause: {outcome.likely_cause}\nNext step: {outcome.next_step}\n"
         for key in sums:
@@ -56,6 +71,22 @@ def render_suite(runs: Sequence[tuple[str, RunResult | ErrorInfo, Sequence[Error
         seconds += float(totals["time"])
     suites.attrib.update({key: str(value) for key, value in sums.items()} | {"time": f"{seconds:.3f}"})
     return _document(suites)
+
+
+def skipped_scenario(name: str, reason: str) -> tuple[str, Skipped, tuple[ErrorInfo, ...]]:
+    """Return what `render_suite` takes for a scenario the tags left out (`reason`: why, as the suite says it)."""
+    return name, Skipped(f"not run: {reason}"), ()
+
+
+def _one_case(suites: ET.Element, name: str, counted: str, case_name: str) -> tuple[ET.Element, dict[str, str]]:
+    """Add the `<testsuite>` of a scenario that did not run, with its one test case; return the case and counts.
+
+    `counted` is what the case is: `errors` (it could not run) or `skipped` (its tags left it out).
+    """
+    totals = {"tests": "1", "failures": "0", "errors": "0", "skipped": "0", "time": "0.000"} | {counted: "1"}
+    suite = ET.SubElement(suites, "testsuite", {"name": name, **totals})
+    case = ET.SubElement(suite, "testcase", classname=f"{name}.scenario", name=case_name, time="0.000")
+    return case, totals
 
 
 def _mark_flaky(suite: ET.Element, earlier: Sequence[ErrorInfo]) -> None:
@@ -146,15 +177,8 @@ def _add_assertion(suite: ET.Element, name: str, check: AssertionResult) -> None
 
 
 def _make_writable(root: ET.Element) -> None:
-    """Show, in every attribute and text under `root`, the characters XML 1.0 cannot carry as escapes."""
+    """Replace, in every attribute and text under `root`, the characters XML 1.0 cannot carry (`xml_text`)."""
     for element in root.iter():
-        element.attrib = {key: _writable(value) for key, value in element.attrib.items()}
+        element.attrib = {key: xml_text(value) for key, value in element.attrib.items()}
         if element.text:
-            element.text = _writable(element.text)
-
-
-def _writable(text: str) -> str:
-    """Return `text` with the characters XML 1.0 cannot carry (or discourages) shown as escapes."""
-    if _UNWRITABLE.search(text) is None:
-        return text
-    return _UNWRITABLE.sub(lambda match: shown(match.group()), text)
+            element.text = xml_text(element.text)
