@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
+import threading
 from pathlib import Path
 
-from tests.conftest import Cli
+import pytest
+
+from tests.conftest import Cli, Invocation
 
 WEEKLY = {
     "input_schema": {
@@ -115,3 +120,69 @@ def test_act_with_ask_and_no_terminal_denies(cli_runner: Cli, tmp_path: Path) ->
     (tmp_path / "out.json").write_text(json.dumps(SLIM_OUTPUT))
     result = cli_runner.run("agentcab", "act", "out.json", "--runtime", "sim", "--confirm", "ask")
     assert result.exit_code == 0 and "no terminal to ask" in result.data["actions"][0]["reason"]
+
+
+# -- every file AgentCab reads, replaced by something hostile ---------------------------------------------------
+
+HOSTILE = ("fifo", "folder", "device", "deep", "huge", "nul", "bad-encoding")
+#: The file each command reads, what visor calls it, and the command line (the file is `f`).
+READERS: dict[str, tuple[str, str, list[str]]] = {
+    "collect SCHEMA": ("schema.json", "input schema", ["collect", "f", "--runtime", "sim", "--uploads", "up"]),
+    "act OUTPUT": ("out.json", "agent output", ["act", "f", "--runtime", "sim"]),
+    "act --confirm POLICY": ("policy.yaml", "confirmation policy", ["act", "ok.json", "--runtime", "sim",
+                                                                    "--confirm", "f"]),
+    "test AGENT": ("agent.yaml", "agent test", ["test", "f"]),
+    "test: its input_schema": ("schema.json", "input schema", ["test", "agent-schema.yaml"]),
+    "test: its confirm policy": ("policy.yaml", "confirmation policy", ["test", "agent-policy.yaml"]),
+}  # fmt: skip
+
+
+def make_hostile(kind: str, path: Path) -> None:
+    if kind == "fifo":
+        os.mkfifo(path)  # no writer: a blocking open waits forever
+    elif kind == "folder":
+        path.mkdir()
+    elif kind == "device":
+        path.symlink_to("/dev/zero")  # endless
+    elif kind == "deep":
+        path.write_text("[" * 100_000 + "]" * 100_000)
+    elif kind == "huge":
+        with open(path, "wb") as handle:
+            handle.write(b'{"a": "')
+            handle.truncate(20 * 1024 * 1024)
+    elif kind == "nul":
+        path.write_bytes(b'{"name": "a\x00b", "rules": [\x00]}')
+    else:
+        path.write_bytes(b"name: caf\xe9 \xff\xfe\n")
+
+
+def bounded(cli_runner: Cli, *args: str) -> Invocation:
+    """Run visor, failing (not hanging) when it does not answer within a minute."""
+    done: list[Invocation] = []
+    thread = threading.Thread(target=lambda: done.append(cli_runner.run(*args)), daemon=True)
+    thread.start()
+    thread.join(60)
+    assert done, f"visor {' '.join(args)} did not answer within 60 s"
+    return done[0]
+
+
+@pytest.mark.parametrize("kind", HOSTILE)
+@pytest.mark.parametrize("reader", READERS)
+def test_every_file_agentcab_reads_is_refused_clearly_when_hostile(
+    cli_runner: Cli, tmp_path: Path, reader: str, kind: str
+) -> None:
+    place, noun, argv = READERS[reader]
+    (tmp_path / "ok.json").write_text(json.dumps(SLIM_OUTPUT))
+    worker = {"command": [sys.executable, "-c", "print('{\"actions\": []}')"]}
+    for name, key, value in (("agent-schema.yaml", "input_schema", "schema.json"),
+                             ("agent-policy.yaml", "confirm", "policy.yaml")):  # fmt: skip
+        fields = {"name": "a", "input_schema": {"properties": {}}, "worker": worker, key: value}
+        (tmp_path / name).write_text(json.dumps(fields))
+    make_hostile(kind, tmp_path / place)
+    result = bounded(cli_runner, "agentcab", *[place if word == "f" else word for word in argv])
+    error = result.envelope["error"]
+    assert result.exit_code == 1 and error["code"] == "INPUT_ERROR", result.stdout
+    assert place in error["message"]
+    if kind in ("fifo", "device", "huge"):
+        # Named as what it is, not as a scenario.
+        assert noun in f"{error['message']} {error['next_step']}" and "scenario" not in error["message"], error

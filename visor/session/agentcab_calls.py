@@ -24,9 +24,9 @@ from visor.report.envelope import Outcome
 from visor.scenario.agentcab.formats import InputSchema, read_input_schema
 from visor.scenario.agentcab.output_actions import Planned, read_actions
 from visor.scenario.agentcab.policy import read_policy
+from visor.scenario.agentcab.sources import AGENT_OUTPUT, INPUT_SCHEMA, read_source
 from visor.scenario.document import Document
 from visor.scenario.issues import Issue, locate
-from visor.scenario.loader import read_document
 from visor.session.action_options import ActionOptions
 from visor.session.devices import ScenarioDevice, open_for
 
@@ -88,7 +88,7 @@ def load_schema(path: str, stdin: BinaryIO | None) -> InputSchema:
         SourceError: it cannot be read or parsed.
         SchemaInvalid: it has errors (every one in the details, with its line and column).
     """
-    document = read_document(path, stdin)
+    document = read_source(path, INPUT_SCHEMA, stdin)
     schema, issues = read_input_schema(document.data)
     if schema is not None:
         return schema
@@ -191,7 +191,7 @@ def load_actions(path: str, stdin: BinaryIO | None) -> tuple[Planned, ...]:
         SourceError: it cannot be read or parsed.
         SchemaInvalid: an action is invalid or unsafe (every problem in the details, with its JSON path).
     """
-    document = read_document(path, stdin)
+    document = read_source(path, AGENT_OUTPUT, stdin)
     plan, issues = read_actions(document.data)
     if plan is not None:
         return plan

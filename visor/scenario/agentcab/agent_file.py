@@ -102,10 +102,11 @@ def load_agent_file(path: str) -> AgentFile:
         SourceError: it cannot be read or parsed.
         InputError: it is not a valid agent test (its first problem with line and column; all in the details).
     """
-    from visor.scenario.model_files import load_model
+    from visor.scenario.agentcab.sources import AGENT_TEST, read_source
+    from visor.scenario.model_files import document_model
 
     next_step = "docs/agentcab.md describes agent tests (name, input_schema, worker, profile, confirm, assertions)."
-    return load_model(path, AgentFile, "agent test", next_step)
+    return document_model(read_source(path, AGENT_TEST), AgentFile, AGENT_TEST, next_step)
 
 
 def beside(agent_path: str, relative: str) -> str:

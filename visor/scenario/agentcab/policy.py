@@ -86,8 +86,9 @@ def read_policy(value: str) -> Policy:
     modes: dict[str, Policy] = {"deny": Policy("deny"), "approve": Policy("approve"), "ask": Policy("ask")}
     if value in modes:
         return modes[value]
-    from visor.scenario.model_files import load_model
+    from visor.scenario.agentcab.sources import POLICY, read_source
+    from visor.scenario.model_files import document_model
 
     next_step = "A policy is {default: deny|approve, rules: [{type, paths, decision}]}; see docs/agentcab.md."
-    data = load_model(value, PolicyFile, "confirmation policy", next_step)
+    data = document_model(read_source(value, POLICY), PolicyFile, POLICY, next_step)
     return Policy("rules", tuple(data.rules), data.default, value)
