@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import yaml
 
 from tests.conftest import Cli
 from visor.errors import ExitCode
+from visor.session import flows
 
 LOGIN = (
     ("navigate", "--to", "demo://login"),
@@ -111,3 +116,53 @@ def test_a_failed_action_is_not_recorded(cli_runner: Cli, project: Path) -> None
     cli_runner.run("record", "f")
     assert cli_runner.run("tap", "--runtime", "sim", "--target", "text=Nowhere", "--timeout", "100").exit_code == 1
     assert json.loads(Path(".visor/flows/f.json").read_text())["steps"] == []
+
+
+SECRET_VALUE = "Pw-4f9Qz-never-on-disk"
+
+
+def _long_flow(project: Path) -> None:
+    """Make the recorded login flow take a while on the daemon: screenshots after signing in."""
+    path = project / ".visor" / "flows" / "login.json"
+    flow = json.loads(path.read_text())
+    shots = [{"id": f"{number:03d}-shot", "command": "screenshot", "args": {"label": "shot"}} for number in range(400)]
+    flow["steps"] += shots
+    path.write_text(json.dumps(flow))
+
+
+def test_a_filled_flow_is_never_on_disk_even_after_kill_9(cli_runner: Cli, project: Path) -> None:
+    """A replay through the daemon, killed while the daemon runs it: no file holds the value given with --param.
+
+    The filled flow was written beside the flow for the daemon to read, and removed only when the replay ended
+    normally; a kill -9 left the password in `.visor/flows/.login.json.replaying.json`.
+    """
+    record_login(cli_runner)
+    _long_flow(project)
+    command = [sys.executable, "-m", "visor", "replay", "login", "--param", "value_1=ada",
+               "--param", f"value_2={SECRET_VALUE}", "--output", "out"]  # fmt: skip
+    replaying = subprocess.Popen(command, cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        # The daemon is running the flow once its run's timeline exists: the replay is waiting for its answer.
+        while not list(project.glob("out/run_*/timeline.log")) and replaying.poll() is None:
+            assert time.monotonic() < deadline, "the daemon never started the replay"
+            time.sleep(0.02)
+        assert replaying.poll() is None, "the replay ended before it could be killed"
+        os.kill(replaying.pid, signal.SIGKILL)
+    finally:
+        replaying.kill()
+        replaying.wait(timeout=30)
+    assert replaying.returncode == -signal.SIGKILL
+    files = [path for path in project.rglob("*") if path.is_file()]
+    assert [str(path) for path in files if SECRET_VALUE.encode() in path.read_bytes()] == []
+    # And the replay itself still works through the daemon, its values given as the run's parameters.
+    done = cli_runner.run("replay", "login", *VALUES, "--output", "again")
+    assert done.exit_code == ExitCode.OK, done.envelope.get("error")
+    assert done.data["run"]["steps"][2]["details"]["args"]["value"] == "•••"  # the password, typed
+
+
+def test_a_replay_keeps_what_a_flow_holds_literally() -> None:
+    """A recorded `${X}` (record --record-values) stays literal: the daemon's parameters read none from it."""
+    flow = {"name": "f", "steps": [{"id": "001-act", "command": "act", "args": {"value": "${X} {{value_1}}"}}]}
+    data, values = flows.deferred(flow, {"value_1": "ada"})
+    assert data["steps"][0]["args"]["value"] == "$${X} ${VISOR_REPLAY_1}" and values == {"VISOR_REPLAY_1": "ada"}

@@ -7,6 +7,10 @@ text as a `{{value_N}}` placeholder unless `--record-values`. `visor replay NAME
 the placeholders (`{{key}}` anywhere in a string), validates the result as a scenario and runs it as `run`
 does; `visor record NAME --export FILE` writes it as a scenario file, so a recorded session becomes a CI test.
 Flows are written atomically under a lock, so two actions never lose each other's steps.
+
+A flow filled with its values is never written (`--export` aside, which the user asks for): a replay keeps it in
+memory, and hands the daemon a scenario whose placeholders are `${KEY}` parameters (`deferred`), the values
+going over its socket, so that no end of the process, kill -9 included, leaves them on disk.
 """
 
 from __future__ import annotations
@@ -181,6 +185,32 @@ def scenario_data(flow: Mapping[str, Any], params: Mapping[str, str], *, exporte
     name, tag = (flow["name"], "recorded") if exported else (f"replay:{flow['name']}", "replay")
     meta = {"name": name, "version": "1", "tags": [tag]}
     return {"meta": meta, "config": {"seed": 1}, "steps": steps, "assertions": []}
+
+
+def deferred(flow: Mapping[str, Any], params: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Return a flow as a scenario whose placeholders are `${KEY}` parameters, and the value of each KEY.
+
+    What a step holds literally stays literal: a recorded `${` is written `$${` (the parameters' escape). The
+    scenario can be written to a file for the daemon; the values go with the run's parameters, never to disk.
+
+    Raises:
+        InputError: a placeholder has no value (each missing key is named).
+    """
+    keys = {key: f"VISOR_REPLAY_{number}" for number, key in enumerate(sorted(params), start=1)}
+    escaped = dict(flow) | {"steps": _literal(flow["steps"])}
+    data = scenario_data(escaped, {key: f"${{{name}}}" for key, name in keys.items()})
+    return data, {name: params[key] for key, name in keys.items()}
+
+
+def _literal(value: Any) -> Any:
+    """Return `value` with every `${` in its texts escaped (`$${`), so that no parameter is read from it."""
+    if isinstance(value, str):
+        return value.replace("${", "$${")
+    if isinstance(value, list):
+        return [_literal(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _literal(item) for key, item in value.items()}
+    return value
 
 
 def _filled(value: Any, params: Mapping[str, str]) -> Any:

@@ -1,4 +1,9 @@
-"""Replay a recorded flow as a scenario run, or export it as a scenario file (see `visor.session.flows`)."""
+"""Replay a recorded flow as a scenario run, or export it as a scenario file (see `visor.session.flows`).
+
+The flow filled with its values stays in memory: without the daemon it runs as it is; the daemon, which reads
+scenarios from files, gets one whose placeholders are parameters, their values sent with the request
+(`flows.deferred`). `--secret` values are masked in the outcome, as `visor run` masks them.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ import yaml
 
 from visor.errors import InputError
 from visor.files import write_atomic
-from visor.report.envelope import Outcome
+from visor.report.envelope import Outcome, masked
 from visor.report.outcomes import run_outcome
 from visor.scenario.document import Document
 from visor.scenario.scenario import Scenario
@@ -23,17 +28,26 @@ from visor.session.runs import DEFAULT_OUTPUT, Environment, PreparedRun, RunOpti
 from visor.session.state_paths import DaemonPaths
 
 
-def _scenario(
-    root: str, name: str, params: Mapping[str, str], *, exported: bool = False
-) -> tuple[Scenario, dict[str, Any]]:
-    """Validate a flow, filled, as a scenario.
+def _flow(root: str, name: str) -> dict[str, Any]:
+    """Read a flow that is not being recorded.
 
     Raises:
-        InputError: the flow is still recording, misses a parameter, or does not validate.
+        InputError: the flow is missing, unreadable, or still recording.
     """
     flow = flows.load(root, name)
     if flow.get("active"):
         raise InputError(f"flow {name!r} is still recording", next_step=f"Stop it first: visor record {name} --stop")
+    return flow
+
+
+def _scenario(
+    root: str, name: str, flow: Mapping[str, Any], params: Mapping[str, str], *, exported: bool = False
+) -> tuple[Scenario, dict[str, Any]]:
+    """Validate a flow, filled, as a scenario (in memory).
+
+    Raises:
+        InputError: the flow misses a parameter, or does not validate.
+    """
     data = flows.scenario_data(flow, params, exported=exported)
     result = validate_document(Document(flows.flow_path(root, name), "json", data, {}))
     errors = [issue for issue in result.issues if issue.is_error]
@@ -52,28 +66,35 @@ def replay(root: str, name: str, params: Mapping[str, str], options: RunOptions,
 
     While the daemon runs, the flow runs on its warm device, as `visor run` does.
     """
-    scenario, data = _scenario(root, name, params)
+    flow = _flow(root, name)
+    scenario, _ = _scenario(root, name, flow, params)
     paths = DaemonPaths(root)
     if client.running(paths):
-        outcome = _on_daemon(paths, flows.flow_path(root, name), data, options, env)
+        outcome = _on_daemon(paths, flows.flow_path(root, name), flows.deferred(flow, params), options, env)
     else:
         done = attempt(PreparedRun(scenario, options.output or DEFAULT_OUTPUT, options), env)
         outcome = run_outcome(done.final, [], done.written)
     extra = {"action": "replay", "name": name, "steps": len(scenario.steps), "param_keys": sorted(params)}
-    return replace(outcome, data={**extra, **outcome.data})
+    return masked(replace(outcome, data={**extra, **outcome.data}), options.secrets)
 
 
-def _on_daemon(paths: DaemonPaths, flow: str, data: dict[str, Any], options: RunOptions, env: Environment) -> Outcome:
-    """Run the flow's scenario through the daemon.
+def _on_daemon(
+    paths: DaemonPaths, flow: str, deferred: tuple[dict[str, Any], dict[str, str]], options: RunOptions,
+    env: Environment,
+) -> Outcome:  # fmt: skip
+    """Run the flow's scenario through the daemon, its values as the run's parameters (never in a file).
 
-    The daemon reads scenarios from files: one is written beside the flow (its relative paths resolve alike)
-    for as long as the run takes.
+    The daemon reads scenarios from files: the flow's, its placeholders as `${KEY}` parameters, is written beside
+    the flow (its relative paths resolve alike) for as long as the run takes; one left by a killed process holds
+    no value.
     """
+    data, values = deferred
     folder, base = os.path.split(flow)
     path = os.path.join(folder, f".{base}.replaying.json")
     write_atomic(path, (json.dumps(data, ensure_ascii=False) + "\n").encode("utf-8"))
     try:
         wire = {field: getattr(options, field) for field in options.__dataclass_fields__}
+        wire["parameters"] = {**options.parameters, **values}
         return client.send_run(paths, path, wire, env.ids)
     finally:
         with contextlib.suppress(OSError):
@@ -82,7 +103,7 @@ def _on_daemon(paths: DaemonPaths, flow: str, data: dict[str, Any], options: Run
 
 def export(root: str, name: str, params: Mapping[str, str], target: str) -> dict[str, Any]:
     """Write a flow as a scenario file (YAML, or JSON for a .json name); return what the envelope says of it."""
-    scenario, data = _scenario(root, name, params, exported=True)
+    scenario, data = _scenario(root, name, _flow(root, name), params, exported=True)
     if target.endswith(".json"):
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     else:
