@@ -186,3 +186,31 @@ def test_every_file_agentcab_reads_is_refused_clearly_when_hostile(
     if kind in ("fifo", "device", "huge"):
         # Named as what it is, not as a scenario.
         assert noun in f"{error['message']} {error['next_step']}" and "scenario" not in error["message"], error
+
+
+def test_uploads_never_go_through_a_link_out_of_their_folder(cli_runner: Cli, tmp_path: Path) -> None:
+    schema = json.dumps({"properties": {"shot": {"format": "device:screenshot"}}})
+    (tmp_path / "schema.json").write_text(schema)
+    first = cli_runner.run("agentcab", "collect", "schema.json", "--runtime", "sim", "--uploads", "first")
+    file_id = first.data["payload"]["shot"]
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "planted").mkdir()
+    (tmp_path / "planted" / file_id).symlink_to(outside)  # the upload's own folder, made a link out
+    result = cli_runner.run("agentcab", "collect", "schema.json", "--runtime", "sim", "--uploads", "planted")
+    assert result.exit_code == 1 and result.envelope["error"]["code"] == "INPUT_ERROR"
+    assert "symbolic link" in result.envelope["error"]["message"] and list(outside.iterdir()) == []
+
+
+def test_evidence_is_never_written_through_a_link(cli_runner: Cli, tmp_path: Path) -> None:
+    (tmp_path / "out.json").write_text(json.dumps(SLIM_OUTPUT))
+    host_file = tmp_path / "host.txt"
+    host_file.write_text("the user's")
+    (tmp_path / "shots").mkdir()
+    (tmp_path / "shots" / "001-actions_0_-confirm_actions.png").symlink_to(host_file)
+    result = cli_runner.run("agentcab", "act", "out.json", "--runtime", "sim", "--evidence", "shots")
+    assert result.exit_code == 1 and "symbolic link" in result.envelope["error"]["message"]
+    assert (
+        host_file.read_text() == "the user's"
+        and (tmp_path / "shots" / "001-actions_0_-confirm_actions.png").is_symlink()
+    )

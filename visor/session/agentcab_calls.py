@@ -12,14 +12,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO
 
 from visor.clock import Clock
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
-from visor.files import write_atomic
+from visor.files import UnsafePath, write_atomic, write_confined
 from visor.report.envelope import Outcome
 from visor.scenario.agentcab.formats import InputSchema, read_input_schema
 from visor.scenario.agentcab.output_actions import Planned, read_actions
@@ -48,21 +47,32 @@ class UploadStore:
     root: str
 
     def put(self, name: str, content: bytes, mime: str, size: int) -> str:
-        """Store a file; return its `file_id` (from its content: the same file gets the same id)."""
+        """Store a file; return its `file_id` (from its content: the same file gets the same id).
+
+        Raises:
+            InputError: the store cannot be written, or a link or a file stands where the upload goes (visor
+                never writes through a link, nor outside the store).
+        """
+        from visor.actions.agentcab.collect import UPLOAD_META, upload_name
+
         file_id = "file_" + hashlib.sha256(content).hexdigest()[:20]
-        folder = os.path.join(self.root, file_id)
-        safe = re.sub(r"[^A-Za-z0-9._-]", "_", name)[:120] or "file"
         meta = {"file_id": file_id, "name": name, "mimeType": mime, "size": size, "stored_bytes": len(content)}
         try:
-            write_atomic(os.path.join(folder, safe), content, make_folders=True)
-            write_atomic(os.path.join(folder, "meta.json"), (json.dumps(meta, indent=2) + "\n").encode("utf-8"))
-        except OSError as exc:
+            os.makedirs(self.root, exist_ok=True)  # the user's folder (--uploads); below it, nothing is followed
+            write_confined(self.root, f"{file_id}/{upload_name(name)}", content)
+            write_confined(self.root, f"{file_id}/{UPLOAD_META}", (json.dumps(meta, indent=2) + "\n").encode("utf-8"))
+        except (UnsafePath, OSError) as exc:
             raise InputError(
-                f"cannot store the upload {name} in {self.root}: {exc.strerror}",
-                likely_cause="The upload folder is not writable, or the disk is full.",
-                next_step="Pass --uploads with a writable folder.",
+                f"cannot store the upload {name!r} in {self.root}: {_why(exc)}",
+                likely_cause="The upload folder is not writable or the disk is full, or a link or a file stands where "
+                "the upload goes (visor never writes through a link).",
+                next_step="Pass --uploads with a writable folder of your own.",
             ) from None
         return file_id
+
+
+def _why(exc: Exception) -> str:
+    return str(exc) if isinstance(exc, UnsafePath) else str(getattr(exc, "strerror", None) or exc)
 
 
 def make_profile(target: str, *, photos: int, seed: int, name: str | None) -> Outcome:
@@ -155,9 +165,7 @@ def act_file(
 
     def keep(label: str, png: bytes) -> None:
         if evidence is not None:
-            target = os.path.join(evidence, f"{len(written) + 1:03d}-{re.sub(r'[^A-Za-z0-9._-]', '_', label)}.png")
-            write_atomic(target, png, make_folders=True)
-            written.append(os.path.abspath(target))
+            written.append(save_evidence(evidence, f"{len(written) + 1:03d}-{label}.png", png))
 
     opened = open_for(options, options.seed or 0, wall, ScenarioDevice(capabilities=dict(options.capabilities)))
     try:
@@ -182,6 +190,26 @@ def act_file(
         )
         return Outcome("fail", NextAction.REPORT, data, ExitCode.RUN_FAILED, error, written)
     return Outcome("ok", NextAction.NONE, data, ExitCode.OK, artifacts=written)
+
+
+def save_evidence(folder: str, name: str, png: bytes) -> str:
+    """Save one screenshot of the evidence below `folder` (the user's), never through a link; return its path.
+
+    Raises:
+        InputError: it cannot be written (the actions applied before it stay applied).
+    """
+    from visor.actions.agentcab.collect import upload_name
+
+    try:
+        os.makedirs(folder, exist_ok=True)
+        return os.path.abspath(write_confined(folder, upload_name(name), png))
+    except (UnsafePath, OSError) as exc:
+        raise InputError(
+            f"cannot save the evidence {os.path.join(folder, name)}: {_why(exc)}",
+            likely_cause="The evidence folder is not writable or the disk is full, or a link or a folder stands at "
+            "that name (visor never writes through a link).",
+            next_step="Pass --evidence with a writable folder of your own; the actions applied before stay applied.",
+        ) from None
 
 
 def load_actions(path: str, stdin: BinaryIO | None) -> tuple[Planned, ...]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import posixpath
+import re
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,6 +38,8 @@ from visor.scenario.agentcab.formats import (
 
 #: Uploads a file, returning its `file_id`: (name, content, MIME type, the file's real size) -> file_id.
 Uploader = Callable[[str, bytes, str, int], str]
+#: The name of an upload's metadata, beside its content.
+UPLOAD_META = "meta.json"
 
 #: The permission each format asks for (None: none). The seed's map, and each variant with its base format.
 CAPABILITY = {
@@ -274,6 +277,16 @@ _FILE_PICKERS: dict[str, Callable[[Collector, FieldRequest, Collected], Any]] = 
     "image": Collector.pick, "video": Collector.pick, "audio": Collector.pick, "file": Collector.pick,
     "camera": Collector.camera, "record_audio": Collector.record_audio,
 }  # fmt: skip
+
+
+def upload_name(name: str) -> str:
+    """Return the name an upload is stored under: a picked file's name (it is the phone's, or an agent's) made safe.
+
+    Only letters, digits, `.`, `_` and `-`, no leading dot (no `..`, no hidden file), at most 120 characters,
+    never `meta.json` (the upload's metadata beside it).
+    """
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", name)[:120].lstrip(".") or "file"
+    return f"_{safe}" if safe == UPLOAD_META else safe
 
 
 def _shape(record: Record, keys: tuple[str, ...]) -> Record:

@@ -14,7 +14,7 @@ import os
 from typing import Any, cast
 
 from visor.actions.agentcab.act import Applier
-from visor.actions.agentcab.collect import Collector
+from visor.actions.agentcab.collect import Collector, upload_name
 from visor.actions.agentcab.confirm import policy_confirmer
 from visor.actions.agentcab.worker import WorkerFailed, ask_worker
 from visor.actions.step_context import ActionContext, StepFailure
@@ -34,7 +34,7 @@ def agentcab_collect(args: AgentcabCollectArgs, ctx: ActionContext) -> AgentcabC
     kept: list[str] = []
 
     def upload(name: str, content: bytes, mime: str, size: int) -> str:
-        kept.append(ctx.sink.save(ctx.step_number, name, "upload", content))
+        kept.append(ctx.sink.save(ctx.step_number, upload_name(name), "upload", content))
         return "file_" + hashlib.sha256(content).hexdigest()[:20]
 
     collected = Collector(ctx.device, upload, photo_hash).collect(schema)
