@@ -36,7 +36,8 @@ def record_login(cli: Cli, *record: str) -> dict[str, object]:
     ]
     stopped = cli.run("record", "login", "--stop")
     assert stopped.data["active"] is False and stopped.data["steps"] == 5
-    return json.loads(Path(".visor/flows/login.json").read_text())
+    flow: dict[str, object] = json.loads(Path(".visor/flows/login.json").read_text())
+    return flow
 
 
 def test_targets_are_kept_as_selectors_and_typed_text_as_placeholders(cli_runner: Cli, project: Path) -> None:

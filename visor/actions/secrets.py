@@ -76,7 +76,7 @@ def redact(value: Any, secrets: Collection[str]) -> Any:
     return _walk(value, ordered)
 
 
-def mask_text(text: str, secrets: Collection[str]) -> str:
+def mask_text(text: str, secrets: Collection[str], mask: str = MASK) -> str:
     """Return a rendered text with every secret replaced by `MASK`, in each form an output may give it.
 
     The forms: as typed; JSON-escaped (`\\"`, `\\\\`, `\\u00e9`, `\\/`); HTML- and XML-escaped (`&amp;`, `&lt;`,
@@ -85,14 +85,14 @@ def mask_text(text: str, secrets: Collection[str]) -> str:
     these inside another, `DEPTH` deep.
     """
     for secret in maskable(secrets):
-        text = _masker(secret)(text)
+        text = _masker(secret, mask)(text)
     return text
 
 
 def _walk(value: Any, secrets: tuple[str, ...]) -> Any:
     if isinstance(value, str):
         for secret in secrets:
-            value = _masker(secret)(value)
+            value = _masker(secret, MASK)(value)
         return value
     if isinstance(value, Mapping):
         return {key: _walk(item, secrets) for key, item in value.items()}
@@ -111,18 +111,18 @@ def _init(value: Any, name: str) -> bool:
 
 
 @functools.lru_cache(maxsize=256)
-def _masker(secret: str) -> Callable[[str], str]:
-    """Return a function masking one secret, in all its forms, in a text (made once per secret)."""
+def _masker(secret: str, mask: str) -> Callable[[str], str]:
+    """Return a function putting `mask` for one secret, in all its forms, in a text (made once per secret)."""
     pattern = re.compile("".join(_alternatives(char_forms(char)) for char in secret))
     # A text without the secret's longest letter-and-digit run cannot hold it: most texts are skipped at once.
     anchor = max(_KEPT.findall(secret), key=len, default="")
 
-    def mask(text: str) -> str:
+    def masked(text: str) -> str:
         if anchor and anchor not in text:
             return text
-        return pattern.sub(MASK, text)
+        return pattern.sub(lambda _found: mask, text)
 
-    return mask
+    return masked
 
 
 def _alternatives(forms: Collection[str]) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from visor.actions.secrets import MIN_SECRET, mask_text
 from visor.errors import InputError
 from visor.scenario.capability_check import W3C_CAPABILITIES
 
@@ -247,9 +248,15 @@ def _secret_query_values(url: str) -> list[str]:
 
 
 def scrub(text: str, secrets: tuple[str, ...]) -> str:
-    """Return `text` (a message from the server or a client library) with every secret replaced by `***`."""
+    """Return `text` (a message from the server or a client library) with every secret replaced by `***`.
+
+    A server quotes what it was sent as it likes (JSON-escaped, percent-encoded in a URL): each secret is
+    masked in all those forms (`visor.actions.secrets.mask_text`); one too short for that, as it is.
+    """
+    text = mask_text(text, secrets, mask="***")
     for secret in secrets:
-        text = text.replace(secret, "***")
+        if secret and len(secret) < MIN_SECRET:
+            text = text.replace(secret, "***")
     return text
 
 
