@@ -14,6 +14,10 @@ The first rule whose `type` (if given) and `paths` (if given: glob patterns, `*`
 decides; an action with several paths (`delete_files`, a `confirm_actions` group) is approved only when every
 path is. A `confirm_actions` group is asked once: a rule for `confirm_actions` decides it, else it is approved
 only when every action in it that needs a confirmation would be.
+
+A rule that could never decide anything is refused, never kept: a `type` that is no action (`delete_flie`), one
+that never asks (`copy_file` runs without a confirmation: a rule denying it would deny nothing), or `paths` on a
+type that has none (`send_sms`).
 """
 
 from __future__ import annotations
@@ -22,19 +26,51 @@ import fnmatch
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field, model_validator
 
-from visor.scenario.fields import InputModel
+from visor.scenario.agentcab.output_actions import ACTIONS
+from visor.scenario.fields import InputModel, predicate_error
+from visor.scenario.issues import IssueCode
+from visor.scenario.suggest import did_you_mean
 
 Decision = Literal["approve", "deny"]
+#: The action types that ask for a confirmation: the only ones a rule can decide.
+ASKING = tuple(sorted(name for name, model in ACTIONS.items() if model.confirm))
+#: Those whose question carries paths (a group's are its actions').
+WITH_PATHS = frozenset(
+    name for name in ASKING if {"path", "source", "dest", "paths_"} & set(ACTIONS[name].model_fields)
+) | {"confirm_actions"}
+
+
+def _asking(value: str) -> str:
+    if value not in ACTIONS:
+        hint = did_you_mean(value, ACTIONS) or f"A rule decides one of: {', '.join(ASKING)}."
+        raise predicate_error(IssueCode.TYPE_ERROR, f"is not an action type: {value[:64]!r}", hint)
+    if value not in ASKING:
+        raise predicate_error(
+            IssueCode.ARG_ERROR,
+            f"names {value}, which never asks for a confirmation (seed 003): the rule would never decide anything",
+            f"A rule decides one of: {', '.join(ASKING)}.",
+        )
+    return value
 
 
 class Rule(InputModel):
     """One rule of a policy."""
 
-    type: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+    type: Annotated[str, Field(min_length=1, max_length=64), AfterValidator(_asking)] | None = None
     paths: list[Annotated[str, Field(min_length=1, max_length=1024)]] | None = Field(None, min_length=1)
     decision: Decision
+
+    @model_validator(mode="after")
+    def _paths_can_match(self) -> Rule:
+        if self.type is not None and self.paths is not None and self.type not in WITH_PATHS:
+            raise predicate_error(
+                IssueCode.ARG_ERROR,
+                f"gives paths, but {self.type} touches no file: the rule would never match",
+                f"Leave out paths, or name a type with paths: {', '.join(sorted(WITH_PATHS))}.",
+            )
+        return self
 
 
 class PolicyFile(InputModel):
