@@ -13,6 +13,11 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 Record = dict[str, Any]
+#: Why an action never replaces a file (write_file, copy_file, move_file): replacing one is deleting it, and a
+#: deletion asks for a confirmation, which an action that asks none would bypass.
+NEVER_REPLACED = "Actions never replace a file: replacing one deletes it, and a deletion needs a confirmation."
+#: What an agent does instead.
+REPLACING = "an agent replaces a file by deleting it first (delete_file, which asks), then writing it"
 
 
 def storage_record(total: int, used: int) -> Record:

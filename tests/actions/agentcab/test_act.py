@@ -234,3 +234,21 @@ def test_the_same_actions_give_the_same_outcomes(confirm: str) -> None:
         {"type": "set_alarm", "hour": 1, "minute": 2},
     ]
     assert apply(actions, confirm=confirm)[0] == apply(actions, confirm=confirm)[0]
+
+
+def test_write_file_never_replaces_a_file_without_the_confirmation_a_deletion_needs() -> None:
+    # Replacing a file deletes it: a write_file (no confirmation) onto one would bypass delete_file's.
+    result, device = apply([
+        {"type": "write_file", "path": f"{ROOT}/Download/notes.txt", "content": "the agent's"},
+        {"type": "delete_file", "path": f"{ROOT}/Documents/cv.pdf"},
+        {"type": "write_file", "path": f"{ROOT}/Documents/cv.pdf", "content": "replaced, after its deletion was asked"},
+    ], confirm="deny")  # fmt: skip
+    assert outcomes(result) == [("write_file", "failed"), ("delete_file", "declined"), ("write_file", "failed")]
+    assert "already exists" in result[0]["reason"] and "delete_file" in result[0]["reason"]
+    assert device.data.read_file(f"{ROOT}/Download/notes.txt") == b"notes"
+    approved, device = apply([
+        {"type": "delete_file", "path": f"{ROOT}/Documents/cv.pdf"},
+        {"type": "write_file", "path": f"{ROOT}/Documents/cv.pdf", "content": "new"},
+    ])  # fmt: skip
+    assert outcomes(approved) == [("delete_file", "done"), ("write_file", "done")]
+    assert device.data.read_file(f"{ROOT}/Documents/cv.pdf") == b"new"

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from visor.actions.device import InputRejected, UnsupportedInput
-from visor.actions.device_data import Record, RecordKind, ValueKind, storage_record
+from visor.actions.device_data import NEVER_REPLACED, REPLACING, Record, RecordKind, ValueKind, storage_record
 from visor.clock import isoformat, parse_instant
 from visor.devices.adb import Adb
 from visor.scenario.agentcab.storage import STORAGE_ROOT, in_storage
@@ -221,7 +221,7 @@ class AndroidData:
         if not self._exists(source):
             raise InputRejected(f"{source} is not there")
         if self._exists(dest):
-            raise InputRejected(f"{dest} already exists", likely_cause="Actions never overwrite a file.")
+            raise InputRejected(f"{dest} already exists", likely_cause=NEVER_REPLACED)
         self.adb.shell(f"{verb} {shlex.quote(source)} {shlex.quote(dest)}")
         return f"{'copied' if verb == 'cp' else 'moved'} {source} to {dest}"
 
@@ -238,6 +238,8 @@ class AndroidData:
     def _write_file(self, path: str, content: str) -> str:
         if not self._exists(posixpath.dirname(path)):
             raise InputRejected(f"no folder {posixpath.dirname(path)}")
+        if self._exists(path):
+            raise InputRejected(f"{path} already exists: {REPLACING}", likely_cause=NEVER_REPLACED)
         self.adb.write(path, content.encode("utf-8"))
         return f"wrote {len(content.encode('utf-8'))} bytes to {path}"
 

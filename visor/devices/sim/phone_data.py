@@ -19,7 +19,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from visor.actions.device import InputRejected
-from visor.actions.device_data import Permission, Record, RecordKind, ValueKind, storage_record
+from visor.actions.device_data import (
+    NEVER_REPLACED,
+    REPLACING,
+    Permission,
+    Record,
+    RecordKind,
+    ValueKind,
+    storage_record,
+)
 from visor.clock import Clock, isoformat, parse_instant
 from visor.devices.sim.metrics import SIZE
 from visor.devices.sim.pictures import picture
@@ -250,6 +258,8 @@ class PhoneData:
     def _write_file(self, path: str, content: str) -> str:
         if path in self.folders:
             raise InputRejected(f"{path} is a folder")
+        if path in self.stored:
+            raise InputRejected(f"{path} already exists: {REPLACING}", likely_cause=NEVER_REPLACED)
         if posixpath.dirname(path) not in self.folders:
             raise InputRejected(
                 f"no folder {posixpath.dirname(path)}", likely_cause="The file's folder does not exist."
@@ -353,7 +363,7 @@ class PhoneData:
 
     def _free(self, path: str) -> None:
         if path in self.stored or path in self.folders:
-            raise InputRejected(f"{path} already exists", likely_cause="Actions never overwrite a file.")
+            raise InputRejected(f"{path} already exists", likely_cause=NEVER_REPLACED)
         if posixpath.dirname(path) not in self.folders:
             raise InputRejected(
                 f"no folder {posixpath.dirname(path)}", likely_cause="The target's folder does not exist."
