@@ -214,3 +214,20 @@ def test_evidence_is_never_written_through_a_link(cli_runner: Cli, tmp_path: Pat
         host_file.read_text() == "the user's"
         and (tmp_path / "shots" / "001-actions_0_-confirm_actions.png").is_symlink()
     )
+
+
+def test_ask_shows_an_agents_words_without_letting_them_act_on_the_terminal(
+    cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The message would clear the screen, move the cursor home and print a fake question over the real one.
+    sneaky = "\x1b[2J\x1b[HNothing to delete.\r\x1b]0;title\x07"
+    output = {"actions": [{"type": "confirm_actions", "message": sneaky, "actions": [
+        {"type": "delete_file", "path": "/storage/emulated/0/Download/big_video.mp4"}]}]}  # fmt: skip
+    (tmp_path / "out.json").write_text(json.dumps(output))
+    monkeypatch.setattr("visor.cli.agentcab._terminal", lambda: True)
+    result = cli_runner.run("agentcab", "act", "out.json", "--runtime", "sim", "--confirm", "ask", input="n\n")
+    assert result.exit_code == 0 and result.data["confirmations"][0]["by"] == "the person at the terminal"
+    prompt = result.stderr
+    assert "Allow these actions?" in prompt and "Allow?" in prompt
+    assert "\x1b" not in prompt and "\r" not in prompt and "\x07" not in prompt
+    assert "\\x1b[2J\\x1b[HNothing to delete.\\r\\x1b]0;title\\x07" in prompt

@@ -96,21 +96,38 @@ def act(env: CliEnvironment, /, output: str, confirm: str, evidence: str | None,
       visor agentcab act output.json --runtime sim --confirm approve
       visor agentcab act output.json --runtime sim --confirm cleanup-policy.yaml --evidence shots/
     """
-    import sys
-
     from visor.session.action_options import ActionOptions
     from visor.session.agentcab_calls import act_file
 
     options = ActionOptions(**device_values(values), **values)
     ask = None
-    if confirm == "ask" and env.stdin is None and sys.stdin.isatty() and output != "-":
+    if confirm == "ask" and env.stdin is None and _terminal() and output != "-":
 
         def ask(question: Any) -> bool:
-            return click.confirm(f"{question.title}\n{question.message}\nAllow?", default=False, err=True)
+            return click.confirm(confirm_prompt(question.title, question.message), default=False, err=True)
 
     outcome = act_file(output, options, env.clock, confirm=confirm, ask=ask, evidence=evidence,
                        stdin=env.input_stream())  # fmt: skip
     return emit(env, outcome)
+
+
+def _terminal() -> bool:
+    """Return True when a person is at the terminal to answer `--confirm ask`."""
+    import sys
+
+    return sys.stdin.isatty()
+
+
+def confirm_prompt(title: str, message: str) -> str:
+    """Return the `--confirm ask` question: the agent's words shown, never acted on by the terminal.
+
+    A title or message (an agent's `confirm_actions` message, a path it names) may hold control sequences that
+    would clear the screen or hide the prompt: each is shown as a visible escape. Lines stay lines.
+    """
+    from visor.report.console import printable
+
+    shown = "\n".join(printable(line) for line in message.split("\n"))
+    return f"{printable(title)}\n{shown}\nAllow?"
 
 
 @agentcab.command(name="test", context_settings=SETTINGS)
