@@ -15,7 +15,7 @@ from typing import Any
 
 from visor.engine.determinism import BenchmarkSummary
 from visor.engine.results import RunResult
-from visor.report.html import STYLE
+from visor.report.html import STYLE, visible
 
 _SIDE_BY_SIDE = ".variants{display:flex;gap:2rem;flex-wrap:wrap}.variant{flex:1;min-width:18rem}"
 
@@ -26,8 +26,8 @@ def render(summary: BenchmarkSummary, results: Sequence[RunResult | None], name:
     rows = "".join(_run_row(number, result, folder) for number, result in enumerate(results, 1))
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-        f"<title>visor benchmark: {escape(name)} ({verdict})</title><style>{STYLE}{_SIDE_BY_SIDE}</style></head><body>"
-        f"<h1>{escape(name)} <span class='{verdict}'>{summary.score:g}%</span></h1>"
+        f"<title>visor benchmark: {visible(name)} ({verdict})</title><style>{STYLE}{_SIDE_BY_SIDE}</style></head><body>"
+        f"<h1>{visible(name)} <span class='{verdict}'>{summary.score:g}%</span></h1>"
         f"<p class='muted'>{summary.runs} runs, threshold {summary.threshold:g}%, {summary.failures} failed; "
         f"{len(summary.signatures)} distinct signature(s)</p>"
         + _divergence(summary.divergence, results, folder)
@@ -42,15 +42,16 @@ def _run_row(number: int, result: RunResult | None, _folder: str) -> str:
         return f"<tr><td>{number}</td><td class='fail'>error</td><td></td><td></td></tr>"
     report = f"{result.run_id}/report.html"  # the runs' folders stand beside this page
     return (
-        f"<tr><td>{number} <code>{escape(result.run_id)}</code></td><td class='{result.status}'>{result.status}"
-        f"</td><td><code>{escape(result.signature[:16])}</code></td><td><a href='{escape(report)}'>report</a></td></tr>"
+        f"<tr><td>{number} <code>{visible(result.run_id)}</code></td><td class='{result.status}'>{result.status}"
+        f"</td><td><code>{visible(result.signature[:16])}</code></td>"
+        f"<td><a href='{escape(report)}'>report</a></td></tr>"
     )
 
 
 def _divergence(divergence: dict[str, Any] | None, results: Sequence[RunResult | None], folder: str) -> str:
     if divergence is None:
         return "<h2>Divergence</h2><p class='passed'>Every run did the same: no step or assertion differs.</p>"
-    what = f"{divergence['kind']} <code>{escape(str(divergence['id']))}</code>"
+    what = f"{divergence['kind']} <code>{visible(str(divergence['id']))}</code>"
     by_id = {result.run_id: result for result in results if result is not None}
     variants = "".join(_variant(variant, divergence, by_id, folder) for variant in divergence["variants"])
     return (
@@ -64,8 +65,8 @@ def _variant(variant: dict[str, Any], divergence: dict[str, Any], runs: dict[str
     shown = json.dumps(variant["result"], indent=2, ensure_ascii=False)
     ids = ", ".join(variant["run_ids"][:5]) + (" …" if len(variant["run_ids"]) > 5 else "")
     return (
-        f"<div class='variant'><p><b>{variant['runs']} run(s)</b> <span class='muted'>{escape(ids)}</span></p>"
-        f"{screens}<details><summary>what it did</summary><pre>{escape(shown)}</pre></details></div>"
+        f"<div class='variant'><p><b>{variant['runs']} run(s)</b> <span class='muted'>{visible(ids)}</span></p>"
+        f"{screens}<details><summary>what it did</summary><pre>{visible(shown)}</pre></details></div>"
     )
 
 
@@ -79,7 +80,9 @@ def _screens(result: RunResult, divergence: dict[str, Any], folder: str) -> str:
     pictures = [_relative(path, folder) for path in files if path.endswith(".png")]
     if not pictures:
         return "<p class='muted'>No screen kept for it: benchmark with --capture steps to see it.</p>"
-    return "".join(f"<a href='{escape(p)}'><img src='{escape(p)}' alt='{escape(result.run_id)}'></a>" for p in pictures)
+    return "".join(
+        f"<a href='{escape(p)}'><img src='{escape(p)}' alt='{visible(result.run_id)}'></a>" for p in pictures
+    )
 
 
 def _relative(path: str, folder: str) -> str:

@@ -7,6 +7,7 @@ import os
 from html import escape
 
 from visor.engine.results import RunResult, StepResult
+from visor.ui.escapes import printable
 
 STYLE = """
 body{font:15px/1.45 system-ui,sans-serif;margin:2rem;color:#212121;background:#fafafa}
@@ -19,14 +20,23 @@ img.map{max-height:none;max-width:100%;background:#fff}td.took{white-space:nowra
 """
 
 
+def visible(text: str) -> str:
+    """Return text from data as HTML: escaped, and what would reorder or hide the page shown as an escape.
+
+    A right-to-left override in an id would show the rest of its row reversed ("fail" as "liaf"), and an ESC
+    as a blank box: such characters are shown as the console shows them (`\\u202e`, `\\x1b`).
+    """
+    return escape(printable(text))
+
+
 def render(result: RunResult, name: str, root: str) -> str:
     """Return the HTML report; screenshot links are relative to the run folder `root`."""
     state = "interrupted" if result.interrupted else result.status
     starts = [sum(step.duration_ms for step in result.steps[:index]) for index in range(len(result.steps))]
     rows = "".join(_step_row(step, root, at) for step, at in zip(result.steps, starts, strict=True))
     checks = "".join(
-        f"<tr><td class='{c.status}'>{c.status}</td><td><code>{escape(c.id)}</code></td>"
-        f"<td>{escape(c.type)} <code>{escape(c.target)}</code></td><td class='error'>{escape(c.details)}</td></tr>"
+        f"<tr><td class='{c.status}'>{c.status}</td><td><code>{visible(c.id)}</code></td>"
+        f"<td>{visible(c.type)} <code>{visible(c.target)}</code></td><td class='error'>{visible(c.details)}</td></tr>"
         for c in result.assertions
     )
     check_table = (
@@ -36,17 +46,17 @@ def render(result: RunResult, name: str, root: str) -> str:
     error = ""
     if result.error is not None:
         error = (
-            f"<p class='error'><b>{escape(result.error.code)}</b>: {escape(result.error.message)}<br>"
-            f"<span class='muted'>Cause:</span> {escape(result.error.likely_cause)}<br>"
-            f"<span class='muted'>Next:</span> {escape(result.error.next_step)}</p>"
+            f"<p class='error'><b>{visible(result.error.code)}</b>: {visible(result.error.message)}<br>"
+            f"<span class='muted'>Cause:</span> {visible(result.error.likely_cause)}<br>"
+            f"<span class='muted'>Next:</span> {visible(result.error.next_step)}</p>"
         )
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-        f"<title>visor: {escape(name)} ({state})</title><style>{STYLE}</style></head><body>"
-        f"<h1>{escape(name)} <span class='{result.status}'>{state}</span></h1>"
-        f"<p class='muted'>run {escape(result.run_id)} on {escape(result.device)} ({escape(result.platform)}), "
-        f"started {escape(result.started_at)}, seed {result.effective_seed}<br>"
-        f"signature <code>{escape(result.signature)}</code></p>{error}"
+        f"<title>visor: {visible(name)} ({state})</title><style>{STYLE}</style></head><body>"
+        f"<h1>{visible(name)} <span class='{result.status}'>{state}</span></h1>"
+        f"<p class='muted'>run {visible(result.run_id)} on {visible(result.device)} ({visible(result.platform)}), "
+        f"started {visible(result.started_at)}, seed {result.effective_seed}<br>"
+        f"signature <code>{visible(result.signature)}</code></p>{error}"
         "<h2>Steps</h2><table><tr><th>status</th><th>step</th><th>command</th><th>at</th><th>took</th>"
         f"<th>what happened</th></tr>{rows}</table>"
         + (check_table if checks else "")
@@ -65,8 +75,8 @@ def _map_section(result: RunResult) -> str:
     if not routed:
         return ""
     items = "".join(
-        f"<li><code>{escape(step.id)}</code>: "
-        + " → ".join(f"{escape(str(leg['command']))} <code>{escape(str(leg['target']))}</code>"
+        f"<li><code>{visible(step.id)}</code>: "
+        + " → ".join(f"{visible(str(leg['command']))} <code>{visible(str(leg['target']))}</code>"
                      + ("" if leg.get("verified") else " <span class='error'>(not verified)</span>")
                      for leg in step.details["map"]["route"])
         + "</li>"
@@ -93,13 +103,13 @@ def _step_row(step: StepResult, root: str, at_ms: int) -> str:
     """One step of the timeline: when it started, what it took, its error, its captures and (folded) its details."""
     files = step.files()
     media = _media(_pictures(files), _sources(files), root, step.id)
-    error = f"<div class='error'>{escape(step.error.message)}</div>" if step.error else ""
+    error = f"<div class='error'>{visible(step.error.message)}</div>" if step.error else ""
     shown = json.dumps(dict(step.details), indent=2, ensure_ascii=False)
     folded = " open" if step.status == "fail" else ""
-    details = f"<details{folded}><summary>details</summary><pre>{escape(shown)}</pre></details>"
+    details = f"<details{folded}><summary>details</summary><pre>{visible(shown)}</pre></details>"
     return (
-        f"<tr><td class='{step.status}'>{step.status}</td><td><code>{escape(step.id)}</code></td>"
-        f"<td>{escape(step.command)}</td><td class='muted'>+{at_ms} ms</td><td>{step.duration_ms} ms</td>"
+        f"<tr><td class='{step.status}'>{step.status}</td><td><code>{visible(step.id)}</code></td>"
+        f"<td>{visible(step.command)}</td><td class='muted'>+{at_ms} ms</td><td>{step.duration_ms} ms</td>"
         f"<td>{error}{media}{details}</td></tr>"
     )
 
@@ -107,7 +117,7 @@ def _step_row(step: StepResult, root: str, at_ms: int) -> str:
 def _media(pictures: list[str], sources: list[str], root: str, alt: str) -> str:
     """Screenshots as thumbnails linking to themselves, page sources as links."""
     images = "".join(
-        f"<a href='{escape(rel)}'><img src='{escape(rel)}' alt='{escape(alt)}'></a>"
+        f"<a href='{escape(rel)}'><img src='{escape(rel)}' alt='{visible(alt)}'></a>"
         for rel in (_relative(path, root) for path in pictures)
     )
     links = "".join(
