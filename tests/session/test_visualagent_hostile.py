@@ -127,15 +127,25 @@ def test_a_hostile_command_file_is_answered_and_serving_goes_on(tmp_path: Path, 
     assert answer["type"] == ("tap" if kind == "nul" else "unknown")
 
 
+class RealFiles(Files):
+    """The files' real time, really waited for: a file that keeps changing never looks settled."""
+
+    def now_us(self) -> int:
+        return time.time_ns() // 1000
+
+    def sleep_us(self, us: int) -> None:
+        time.sleep(us / 1_000_000)
+
+
 def test_an_endless_file_is_refused_once_past_the_limit_not_waited_for(tmp_path: Path) -> None:
     """A file that keeps growing never parses and never settles: once over 1 MiB it is answered, not waited for."""
     path = tmp_path / "commands" / "endless.json"
     path.parent.mkdir(parents=True)
+    path.write_bytes(b'{"id": "endless", "type": "input", "params": {"text": "')
     stop = threading.Event()
 
     def grow() -> None:
         with open(path, "ab") as file:
-            file.write(b'{"id": "endless", "type": "input", "params": {"text": "')
             while not stop.is_set():
                 file.write(b"a" * 65536)
                 file.flush()
@@ -143,14 +153,16 @@ def test_an_endless_file_is_refused_once_past_the_limit_not_waited_for(tmp_path:
 
     writer = threading.Thread(target=grow, daemon=True)
     writer.start()
-    try:
-        tally = serve_once(tmp_path, Files())
-    finally:
-        stop.set()
-        writer.join(timeout=30)
+    served: list[Any] = []
+    server = threading.Thread(target=lambda: served.append(serve_once(tmp_path, RealFiles())), daemon=True)
+    server.start()
+    server.join(timeout=SERVE_TIMEOUT_S)
+    stop.set()
+    writer.join(timeout=30)
+    assert served, "serve --once waited for the endless file"
     answer = results(tmp_path)["endless"]
     assert answer["error"]["code"] == "INVALID_COMMAND" and "too large" in answer["error"]["message"]
-    assert tally.failed == 1
+    assert served[0].failed == 1
 
 
 def test_text_from_a_command_reaches_the_log_and_stderr_escaped(tmp_path: Path) -> None:

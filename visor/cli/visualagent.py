@@ -41,10 +41,11 @@ def serve(env: CliEnvironment, /, folder: str | None, once: bool, locked: bool, 
     """Execute each command file dropped into DIR/commands/ on the device, once, and answer it in DIR/results/.
 
     Commands run by priority, then arrival; each result is written atomically, then the command moves to
-    DIR/commands/archive/. Without --once it keeps serving until Ctrl-C or SIGTERM, finishing the command in
-    flight first. With --adb-serial it serves the phone's /sdcard/VisualAgent/ (or --visualagent-dir) through
-    adb, mirrored in DIR (default .visor/visualagent/SERIAL), on that phone. docs/visualagent.md describes the
-    protocol as visor serves it.
+    DIR/commands/archive/. A file that cannot be read as a command is answered INVALID_COMMAND and archived:
+    serving goes on. Several servers may serve one folder: each command runs once. Without --once it keeps
+    serving until Ctrl-C or SIGTERM, finishing the command in flight first. With --adb-serial it serves the
+    phone's /sdcard/VisualAgent/ (or --visualagent-dir) through adb, mirrored in DIR (default
+    .visor/visualagent/SERIAL), on that phone. docs/visualagent.md describes the protocol as visor serves it.
 
     \b
     Examples:
