@@ -90,6 +90,7 @@ def test_act_approves_denies_and_keeps_the_dialogs_as_evidence(cli_runner: Cli, 
     (tmp_path / "out.json").write_text(json.dumps(SLIM_OUTPUT))
     denied = cli_runner.run("agentcab", "act", "out.json", "--runtime", "sim")  # deny is the default
     assert denied.exit_code == 0 and denied.data["counts"] == {"done": 1, "declined": 3, "refused": 0, "failed": 0}
+    assert denied.data["permissions"] == {}  # no action here needs one
     approved = cli_runner.run("agentcab", "act", "out.json", "--runtime", "sim", "--confirm", "approve",
                               "--evidence", "shots")  # fmt: skip
     assert approved.exit_code == 0 and approved.data["counts"]["done"] == 4

@@ -178,7 +178,8 @@ def act_file(
         kind: sum(1 for item in applied if item.outcome == kind) for kind in ("done", "declined", "refused", "failed")
     }
     data = {"actions": [item.to_dict() for item in applied], "counts": counts,
-            "confirmations": applier.confirmations, "evidence": written}  # fmt: skip
+            "confirmations": applier.confirmations, "permissions": dict(applier.data.permissions_asked()),
+            "evidence": written}  # fmt: skip
     if counts["failed"] or counts["refused"]:
         first = next(item for item in applied if item.outcome in ("failed", "refused"))
         error = ErrorInfo(

@@ -252,3 +252,26 @@ def test_write_file_never_replaces_a_file_without_the_confirmation_a_deletion_ne
     ])  # fmt: skip
     assert outcomes(approved) == [("delete_file", "done"), ("write_file", "done")]
     assert device.data.read_file(f"{ROOT}/Documents/cv.pdf") == b"new"
+
+
+@pytest.mark.parametrize("state", ["ask-and-deny", "denied"])
+def test_a_denied_permission_stops_an_sms_and_a_call_even_when_approved(state: str) -> None:
+    device = phone(permissions={**PROFILE["permissions"], "send_sms": state, "make_call": state})
+    result, device = apply([
+        {"type": "send_sms", "number": "+1 555 0100", "text": "On my way"},
+        {"type": "confirm_actions", "message": "Call?", "actions": [{"type": "make_call", "number": "+1 555 0100"}]},
+    ], device)  # fmt: skip
+    assert outcomes(result) == [("send_sms", "declined"), ("confirm_actions", "done"), ("make_call", "declined")]
+    how = "asked: denied" if state == "ask-and-deny" else "denied"
+    assert result[0]["reason"] == f"the SEND_SMS permission is denied ({how}): nothing was sent"
+    assert "CALL_PHONE" in result[2]["reason"]
+    assert device.data.permissions_asked() == {"send_sms": how, "make_call": how}
+    assert all(message["type"] == "inbox" for message in device.data.records(RecordKind.SMS))
+    assert all(call["type"] != "outgoing" for call in device.data.records(RecordKind.CALL_LOG))
+
+
+def test_a_granted_permission_is_asked_once_then_the_system_screen_decides() -> None:
+    result, device = apply([{"type": "send_sms", "number": "+1 555", "text": "a"},
+                            {"type": "send_sms", "number": "+1 555", "text": "b"}])  # fmt: skip
+    assert outcomes(result) == [("send_sms", "done"), ("send_sms", "done")]
+    assert device.data.permissions_asked() == {"send_sms": "asked: granted"}

@@ -1,13 +1,15 @@
 """Apply an agent's checked actions on the device, in order (seed 003), each reported with its outcome.
 
-Outcomes: `done`; `declined` (its confirmation was denied, or its group's); `refused` (it needs the Accessibility
-Service and that is off, or this runtime cannot do it); `failed` (the device could not: no such file, no element
-with that text…). A failure does not stop the list, as in the app.
+Outcomes: `done`; `declined` (its confirmation was denied, or its group's, or the user denied its permission);
+`refused` (it needs the Accessibility Service and that is off, or this runtime cannot do it); `failed` (the device
+could not: no such file, nothing there takes a press…). A failure does not stop the list, as in the app.
 
 Confirmation is shown, not assumed: an action marked Confirm in the seed (and each `confirm_actions` group, once)
 puts a system dialog on the screen; the confirmer (a policy, or the person at the terminal) decides, and the
-answer is a tap on the dialog's button. `send_sms` and `make_call` then show the system's own screen, which needs
-its own yes. A group's yes covers the confirmations of the actions in it, not the system's screens.
+answer is a tap on the dialog's button. `send_sms` and `make_call` then use their permission (SEND_SMS,
+CALL_PHONE: asked on first use, as the app does; denied, the action is declined and nothing is sent) and show the
+system's own screen, which needs its own yes. A group's yes covers the confirmations of the actions in it, not the
+permissions nor the system's screens.
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ Result = Literal["done", "declined", "refused", "failed"]
 Decision = Literal["approve", "deny"]
 #: How long a long press holds (ms).
 LONG_PRESS_MS = 800
+#: The Android permission of each action that needs one (seed 003's map); the device asks for it on first use.
+PERMISSIONS = {"send_sms": "SEND_SMS", "make_call": "CALL_PHONE"}
 #: The actions that change the phone's data (the others act on the screen).
 DATA_ACTIONS = frozenset({
     "delete_file", "delete_files", "move_file", "copy_file", "create_directory", "write_file", "download_file",
@@ -140,7 +144,9 @@ class Applier:
                 self._note(planned, "declined", why)
                 return
         if isinstance(action, SendSms | MakeCall):
-            approved, why = self._system_screen(planned)
+            approved, why = self._permitted(action.kind)
+            if approved:
+                approved, why = self._system_screen(planned)
             if not approved:
                 self._note(planned, "declined", why)
                 return
@@ -168,6 +174,13 @@ class Applier:
     def _confirm(self, question: Question) -> tuple[bool, str]:
         """Show the question in a system dialog, let the confirmer decide, and tap its answer."""
         return self._ask(question, ("Cancel", "Allow"))
+
+    def _permitted(self, kind: str) -> tuple[bool, str]:
+        """Use the action's permission, asked on its first use as the app does; a denial is the user's no."""
+        if self.data.permission(kind):
+            return True, ""
+        how = self.data.permissions_asked().get(kind, "denied")
+        return False, f"the {PERMISSIONS[kind]} permission is denied ({how}): nothing was sent"
 
     def _system_screen(self, planned: Planned) -> tuple[bool, str]:
         action = planned.action
