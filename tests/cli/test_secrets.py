@@ -160,3 +160,20 @@ def test_a_secret_typed_into_a_plain_field_is_in_no_output_in_any_form(
     leaked = [str(path) for path in written if path.is_file() and b"Kx7Q" in path.read_bytes()]
     assert leaked == []
     assert (tmp_path / "suite" / "shots" / "•••.png").is_file()  # a step's copy named after the secret: masked
+
+
+def test_emit_masks_secrets_in_the_envelope_and_every_summary_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """`visor validate --secret` printed the value wherever an issue quoted it (its outcome was never masked)."""
+    from visor.cli.emit import emit
+    from visor.cli.env import CliEnvironment
+    from visor.clock import CountingIds, VirtualClock
+    from visor.errors import ErrorInfo, ExitCode, NextAction
+    from visor.report.envelope import Outcome
+
+    said = f"selector 'tex={SPECIAL}' is not one visor reads"
+    error = ErrorInfo(code="INPUT_ERROR", message=said, likely_cause="c", next_step="n")
+    outcome = Outcome("fail", NextAction.VALIDATE, {"issues": [{"message": said}]}, ExitCode.ERROR, error)
+    env = CliEnvironment(clock=VirtualClock(), ids=CountingIds())
+    emit(env, outcome, lambda console: console.note(said), secrets=[SPECIAL])
+    out, err = capsys.readouterr()
+    assert "Kx7Q" not in out + err and "•••" in json.loads(out)["error"]["message"] and err.count("•••") == 2

@@ -1,9 +1,13 @@
-"""Print a command's outcome: one JSON envelope on stdout, a short summary on stderr."""
+"""Print a command's outcome: one JSON envelope on stdout, a short summary on stderr.
+
+`secrets` (`--secret` values) are masked in both, in every form (`visor.actions.secrets`): in the outcome, and
+in every line the summary prints (`visor validate` prints issues that quote the scenario's values).
+"""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING
 
 import click
@@ -18,15 +22,23 @@ if TYPE_CHECKING:
 Summary = Callable[["ConsoleReporter"], None]
 
 
-def emit(env: CliEnvironment, outcome: Outcome, summary: Summary | None = None, *, err: bool = False) -> int:
-    """Print the envelope and the summary; return the exit code.
+def emit(
+    env: CliEnvironment,
+    outcome: Outcome,
+    summary: Summary | None = None,
+    *,
+    err: bool = False,
+    secrets: Collection[str] = (),
+) -> int:
+    """Print the envelope and the summary, `secrets` masked in both; return the exit code.
 
     With `err` (stdout carries a protocol, as for `visor mcp`) the envelope goes to stderr alone, without the
     human summary, so that stderr too holds one JSON document.
     """
     from visor.report.console import ConsoleReporter  # lazy: rich is not needed to start up
-    from visor.report.envelope import Envelope
+    from visor.report.envelope import Envelope, masked
 
+    outcome = masked(outcome, secrets)
     envelope = Envelope(env.command_id, env.started_at, isoformat(env.clock.now()), outcome)
     if env.format == "text" and not err:
         from visor.report.text import render
@@ -35,7 +47,7 @@ def emit(env: CliEnvironment, outcome: Outcome, summary: Summary | None = None, 
     else:
         click.echo(envelope.to_json(), nl=err, err=err)
     if not env.quiet and not err:
-        reporter = ConsoleReporter(sys.stderr, color=env.color)
+        reporter = ConsoleReporter(sys.stderr, color=env.color, secrets=secrets)
         if summary is not None:
             summary(reporter)
         listed = outcome.data.get("warnings")
