@@ -120,3 +120,22 @@ def test_a_live_servers_claim_is_left_alone(tmp_path: Path) -> None:
         assert (claimed / "elsewhere-1-1" / "c.json").exists()
     code, envelope, _ = serve_cli(folder)  # its server gone (the lock released): taken over and run
     assert code == ExitCode.OK and envelope["data"]["served"]["succeeded"] == 1
+
+
+def test_what_an_agent_plants_among_the_claims_never_stops_a_server(tmp_path: Path) -> None:
+    """A stray file, a link to a folder elsewhere, a dead claim folder holding a FIFO: served or left alone."""
+    folder, elsewhere = tmp_path / "va", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.json").write_text("{}")
+    claimed = folder / "commands" / ".claimed"
+    claimed.mkdir(parents=True)
+    (claimed / "stray").write_text("not a folder")
+    (claimed / "linked").symlink_to(elsewhere)
+    (claimed / "dead-1-1").mkdir()
+    os.mkfifo(claimed / "dead-1-1" / "pipe.json")
+    drop(folder, "c", {"id": "c", "type": "tap", "params": {"x": 1, "y": 1}})
+    for _ in range(2):  # and again: nothing left behind stops the next start
+        code, envelope, stderr = serve_cli(folder)
+        assert code == ExitCode.OK, (envelope, stderr)
+    assert results(folder)["c"]["status"] == "success" and results(folder)["pipe"]["error"]["code"] == "INVALID_COMMAND"
+    assert sorted(path.name for path in elsewhere.iterdir()) == ["keep.json"]

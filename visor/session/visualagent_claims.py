@@ -18,13 +18,13 @@ write) into `commands/`, where it runs on the next start.
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import os
 import re
 import socket
 
 from visor.devices.visualagent.mailbox import COMMANDS
+from visor.files import UnsafePath
 from visor.session.visualagent_folder import move, names, open_below
 from visor.session.visualagent_protocol import CLAIMED
 
@@ -54,7 +54,8 @@ class Claims:
         ever see it unlocked and take this live server for a dead one.
 
         Raises:
-            UnsafePath: a folder on the way is a link. OSError: the folders cannot be made.
+            UnsafePath: a folder on the way is a link. OSError: the folders cannot be made, or the file system
+                takes no locks.
         """
         claimed_fd = open_below(self.root, CLAIMED, create=True)
         try:
@@ -85,44 +86,42 @@ class Claims:
         for entry in names(self.root, CLAIMED):
             if entry == self.owner or entry.startswith(".") or entry.endswith(_LOCK):
                 continue
-            lock = self._dead(entry)
-            if lock is False:
+            dead, lock = self._dead(entry)
+            if not dead:
                 continue  # its server still runs
             try:
                 taken += self._take_over(entry)
             finally:
-                if isinstance(lock, int):
+                if lock is not None:
                     self._remove(entry + _LOCK)
                     os.close(lock)
         return taken
 
-    def _dead(self, entry: str) -> int | bool:
-        """Return the dead owner's lock, taken (True when it has none), or False while its server runs."""
+    def _dead(self, entry: str) -> tuple[bool, int | None]:
+        """Say whether the owner `entry` is gone, with its lock (taken; None when it has none left)."""
         claimed_fd = open_below(self.root, CLAIMED)
         try:
             handle = os.open(entry + _LOCK, os.O_RDWR | os.O_NOFOLLOW, dir_fd=claimed_fd)
         except FileNotFoundError:
-            return True  # no lock: its server ended (or never started) long ago
+            return True, None  # no lock: its server ended (or never started) long ago
         except OSError:
-            return False  # a link or another oddity: not ours to judge
+            return False, None  # a link or another oddity: not ours to judge
         finally:
             os.close(claimed_fd)
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
+        except OSError:  # held (EWOULDBLOCK), or a lock that cannot be taken: counted alive, never taken over
             os.close(handle)
-            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                return False
-            raise
-        return handle
+            return False, None
+        return True, handle
 
     def _take_over(self, entry: str) -> list[str]:
         folder = f"{CLAIMED}/{entry}"
         taken = []
         try:
             found = names(self.root, folder)
-        except OSError:
-            return []  # not a folder: a stray file, left alone
+        except (UnsafePath, OSError):
+            return []  # not a folder (a stray file, a link someone planted): left alone
         for name in found:
             with contextlib.suppress(FileNotFoundError):  # another server took it first
                 taken.append(move(self.root, folder, name, self.folder))

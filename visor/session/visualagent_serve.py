@@ -35,6 +35,7 @@ from visor.session.devices import ScenarioDevice, open_for
 from visor.session.visualagent_claims import Claims, owner_name
 from visor.session.visualagent_folder import append, modified_us, move, names
 from visor.session.visualagent_protocol import (
+    CLAIMED,
     COMMAND_BYTES,
     SETTLED_US,
     Command,
@@ -133,7 +134,7 @@ def serve(
     waiter = waiter or Polling(real.sleep_us)
     claims = server.claims = Claims(folders.root, owner_name(real.now_us()))
     try:
-        claims.open()
+        _open(claims, folders)
         while True:
             if mirror is not None:
                 mirror.pull()
@@ -302,6 +303,22 @@ class _Server:
             if not self._log_failed and self.say is not None:
                 self.say(printable(f"cannot write {self.folders.log}: {exc}; the log goes on here only"))
             self._log_failed = True
+
+
+def _open(claims: Claims, folders: Folders) -> None:
+    """Take this server's claim folder and lock.
+
+    Raises:
+        InputError: the file system takes no locks, or the folder cannot be written.
+    """
+    try:
+        claims.open()
+    except OSError as exc:
+        raise InputError(
+            f"cannot take a lock in {os.path.join(folders.root, CLAIMED)}: {exc.strerror}",
+            likely_cause="The folder is read-only, or on a file system without file locks (flock).",
+            next_step="Serve a folder on a local disk (or NFS v4) that this user can write.",
+        ) from None
 
 
 def _layout(folders: Folders, exc: UnsafePath) -> InputError:
