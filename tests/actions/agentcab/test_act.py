@@ -229,7 +229,7 @@ def test_every_action_type_is_applied_somewhere_in_these_tests() -> None:
 
 @pytest.mark.parametrize("confirm", ["approve", "deny"])
 def test_the_same_actions_give_the_same_outcomes(confirm: str) -> None:
-    actions = [
+    actions: list[dict[str, Any]] = [
         {"type": "delete_file", "path": f"{ROOT}/Download/big.mp4"},
         {"type": "set_alarm", "hour": 1, "minute": 2},
     ]
@@ -275,3 +275,36 @@ def test_a_granted_permission_is_asked_once_then_the_system_screen_decides() -> 
                             {"type": "send_sms", "number": "+1 555", "text": "b"}])  # fmt: skip
     assert outcomes(result) == [("send_sms", "done"), ("send_sms", "done")]
     assert device.data.permissions_asked() == {"send_sms": "asked: granted"}
+
+
+def feed(device: SimDevice) -> SimDevice:
+    """Open the demo app's feed, its promotion (shown by chance) dismissed."""
+    device.open_url("demo://feed")
+    promo = [item.node for item in device.observe().tree.flat if item.node.text == "No thanks"]
+    if promo:
+        device.tap(promo[0].bounds.center)
+    return device
+
+
+def test_plain_text_in_a_clickable_row_is_pressed_as_android_does() -> None:
+    # A list row is clickable; its title and subtitle are plain TextViews inside it: a tap on either opens the row.
+    device = feed(phone())
+    result, device = apply([{"type": "click_text", "text": "Item 2"}], device)
+    assert outcomes(result) == [("click_text", "done")]
+    assert result[0]["reason"].startswith('tapped TextView "Item 2"') and "LinearLayout" in result[0]["reason"]
+    assert device.apps["com.visor.demo"].top.name == "detail"
+    assert any(item.node.text == "A detailed description of item 2." for item in device.observe().tree.flat)
+    result, _ = apply([{"type": "long_press", "text": "posted by user 3"}], feed(device))
+    assert outcomes(result) == [("long_press", "done")] and "which takes the press" in result[0]["reason"]
+
+
+@pytest.mark.parametrize(("link", "text"), [("demo://login", "Welcome back"), ("demo://feed", "Feed")])
+def test_text_that_nothing_takes_a_press_for_is_said_to_be_there(link: str, text: str) -> None:
+    device = feed(phone()) if link == "demo://feed" else phone()
+    result, _ = apply([{"type": "click_text", "text": text}, {"type": "long_press", "text": text}], device)
+    assert outcomes(result) == [("click_text", "failed"), ("long_press", "failed")]
+    assert result[0]["reason"].startswith(f'TextView "{text}"')
+    assert result[0]["reason"].endswith(f"shows {text!r}, but nothing there takes a press: nothing was touched")
+    assert (
+        "nothing there takes a long press" in result[1]["reason"] and "nothing on the screen" not in result[0]["reason"]
+    )

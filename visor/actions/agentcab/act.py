@@ -39,8 +39,8 @@ from visor.scenario.agentcab.output_actions import (
     SetText,
     Swipe,
 )
-from visor.ui.hit import located, reaches
-from visor.ui.tree import Node, UiTree
+from visor.ui.hit import reaches
+from visor.ui.tree import Located, Node, UiTree
 
 Result = Literal["done", "declined", "refused", "failed"]
 Decision = Literal["approve", "deny"]
@@ -232,15 +232,15 @@ class Applier:
         return f"opened {action.uri}"
 
     def _click(self, action: Any) -> str:
-        node = self._by_text(action.text)
-        self.device.tap(node.bounds.center)
-        return f"tapped {node.describe()}"
+        shown, taker = self._by_text(action.text, long=False)
+        self.device.tap(shown.bounds.center)
+        return f"tapped {_pressed(shown, taker)}"
 
     def _long_press(self, action: Any) -> str:
-        node = self._by_text(action.text)
-        point = node.bounds.center
+        shown, taker = self._by_text(action.text, long=True)
+        point = shown.bounds.center
         self.device.gesture([[PathPoint(point.x, point.y, 0), PathPoint(point.x, point.y, LONG_PRESS_MS)]])
-        return f"long-pressed {node.describe()}"
+        return f"long-pressed {_pressed(shown, taker)}"
 
     def _set_text(self, action: Any) -> str:
         tree = self.device.observe().tree
@@ -283,22 +283,55 @@ class Applier:
         self.data.open_shade()
         return "pulled down the notification shade"
 
-    def _by_text(self, text: str) -> Node:
-        """Return the element showing `text` that a touch reaches (not one under a dialog).
+    def _by_text(self, text: str, *, long: bool) -> tuple[Node, Node]:
+        """Return the element showing `text` and what takes a press on it: itself, or the element holding it.
+
+        As on Android, a press on a label that takes none goes to the nearest element holding it that does (a
+        list row around its title), as the app's Accessibility Service clicks the nearest clickable ancestor. The
+        first element showing the text (in page order) that something takes a press for is the one pressed.
 
         Raises:
-            InputRejected: none shows it, or what shows it is covered (nothing is touched then).
+            InputRejected: nothing on the screen shows it; what shows it takes no press, nor does anything holding
+                it; or it is covered (by a dialog): nothing is touched then.
         """
         tree = self.device.observe().tree
         needle = text.casefold()
-        found = _find(tree, lambda node: node.clickable and needle in f"{node.text}\n{node.content_desc}".casefold())
-        if found is None:
+        showing = [item for item in tree.flat if tree.on_screen(item.node) and needle in _shown_text(item.node)]
+        if not showing:
             raise InputRejected(f"nothing on the screen shows {text!r}", likely_cause="The text is not on this screen.")
-        place = located(tree, found)
-        blocker = reaches(tree, found.bounds.center, place) if place is not None else None
+        found = next(((item, taker) for item in showing if (taker := _taker(tree, item, long)) is not None), None)
+        if found is None:
+            raise InputRejected(
+                f"{showing[0].node.describe()} shows {text!r}, but nothing there takes a "
+                f"{'long press' if long else 'press'}: nothing was touched",
+                likely_cause="The text is a label: neither it nor anything holding it reacts to a touch.",
+            )
+        item, taker = found
+        blocker = reaches(tree, item.node.bounds.center, taker)
         if blocker is not None:
-            raise InputRejected(f"{found.describe()} is covered by {blocker.node.describe()}: nothing was touched")
-        return found
+            raise InputRejected(f"{item.node.describe()} is covered by {blocker.node.describe()}: nothing was touched")
+        return item.node, taker.node
+
+
+def _shown_text(node: Node) -> str:
+    """Return what an element shows, as the Accessibility Service matches it (its text and description, any case)."""
+    return f"{node.text}\n{node.content_desc}".casefold()
+
+
+def _taker(tree: UiTree, item: Located, long: bool) -> Located | None:
+    """Return what takes a press on `item`: itself or its nearest ancestor that is clickable (or long-clickable)."""
+    current: Located | None = item
+    while current is not None:
+        node = current.node
+        if node.displayed and (node.clickable or (long and node.long_clickable)):
+            return current
+        current = tree.flat[current.parent] if current.parent is not None else None
+    return None
+
+
+def _pressed(shown: Node, taker: Node) -> str:
+    """Describe what was pressed: the element showing the text, and what took the press when that is another."""
+    return shown.describe() if taker is shown else f"{shown.describe()} in {taker.describe()}, which takes the press"
 
 
 _SCREEN_ACTIONS: dict[type, Callable[[Applier, Any], str]] = {
