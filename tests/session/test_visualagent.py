@@ -106,6 +106,11 @@ def test_every_command_type_succeeds_and_is_archived(tmp_path: Path) -> None:
             "TIMEOUT",
         ),
         ({"id": "x", "type": "tap", "params": {"x": 1.5, "y": 2}}, "INVALID_COMMAND"),
+        # A swipe of 31 million years: it would hold the phone for good (and broke the simulated phone's clock).
+        (
+            {"id": "x", "type": "swipe", "params": {"x1": 1, "y1": 1, "x2": 5, "y2": 5, "duration_ms": 10**18}},
+            "INVALID_COMMAND",
+        ),
     ],
 )
 def test_each_error_code_where_it_applies(tmp_path: Path, command: dict[str, Any], code: str) -> None:

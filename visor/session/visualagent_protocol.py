@@ -46,6 +46,8 @@ UNKNOWN = "unknown"
 #: How long a file that does not parse must stay unchanged before it is answered as malformed (µs).
 SETTLED_US = 500_000
 DEFAULT_SWIPE_MS = 300
+#: The longest swipe: the spec sets no bound, and a swipe of years would hold the phone (and the server) for good.
+MAX_SWIPE_MS = 60_000
 
 
 class Refusal(Exception):
@@ -303,8 +305,8 @@ class Executor:
 
         x1, y1, x2, y2 = self._integer(command, "x1", "y1", "x2", "y2")
         duration = command.params.get("duration_ms", DEFAULT_SWIPE_MS)
-        if not _integer(duration) or duration <= 0:
-            raise Refusal("INVALID_COMMAND", "swipe duration_ms must be a positive integer")
+        if not _integer(duration) or not 0 < duration <= MAX_SWIPE_MS:
+            raise Refusal("INVALID_COMMAND", f"swipe duration_ms must be a positive integer, at most {MAX_SWIPE_MS}")
         start, end = self._point(x1, y1), self._point(x2, y2)
         if command.timeout_ms is not None and duration > command.timeout_ms:
             # It could not end in time: refused before it starts, so the screen is left as it was.
