@@ -161,3 +161,11 @@ def test_letters_and_digits_have_one_form_and_others_a_few() -> None:
     assert all(char_forms(char) == {char} for char in "aZ09")
     assert {'"', '\\"', "&quot;", "&#34;", "%22", "\\u0022"} - char_forms('"') == {"\\u0022"}  # JSON writes \"
     assert {"&#233;", "&#xe9;", "\\u00e9", "\\u00E9", "%C3%A9", "\\xe9"} <= char_forms("é")
+
+
+def test_a_long_text_is_masked_in_each_form_one_encoding_deep() -> None:
+    """Prose an agent typed is looked for as each output writes it (not nested), so masking it stays quick."""
+    prose = 'He said "hi" & left; ' * 4
+    assert len(prose) > 64
+    for rendered in (json.dumps(prose), html.escape(prose), urllib.parse.quote(prose), repr(prose)):
+        assert mask_text(rendered, [prose]).strip("\"'") == MASK, rendered

@@ -36,6 +36,9 @@ MASK = "•••"
 MIN_SECRET = 4
 #: How many encodings deep a secret is looked for (report.html shows the JSON of a message quoting it: three).
 DEPTH = 3
+#: A text longer than this (prose an agent typed, not a password or a key) is looked for one encoding deep:
+#: the expression for all its forms three deep would take a third of a second to build for 500 characters.
+LONG_SECRET = 64
 #: Keys whose values are texts typed or expected of a field, at any depth of a call's arguments.
 _FIELD_TEXTS = frozenset({"text", "expected_text"})
 #: Keys holding selectors, whose `text` names an element instead of typing into it.
@@ -82,7 +85,7 @@ def mask_text(text: str, secrets: Collection[str], mask: str = MASK) -> str:
     The forms: as typed; JSON-escaped (`\\"`, `\\\\`, `\\u00e9`, `\\/`); HTML- and XML-escaped (`&amp;`, `&lt;`,
     `&quot;`, `&#x27;`, `&#39;`, `&apos;`, `&#10;`, `&#233;`); URL-encoded (`%22`, `+`); as Python's `repr`
     and the console show it (`\\'`, `\\x1b`, `\\u202e`); as junit.xml writes a control character; and any of
-    these inside another, `DEPTH` deep.
+    these inside another, `DEPTH` deep (one deep for a text longer than `LONG_SECRET`).
     """
     for secret in maskable(secrets):
         text = _masker(secret, mask)(text)
@@ -113,7 +116,8 @@ def _init(value: Any, name: str) -> bool:
 @functools.lru_cache(maxsize=256)
 def _masker(secret: str, mask: str) -> Callable[[str], str]:
     """Return a function putting `mask` for one secret, in all its forms, in a text (made once per secret)."""
-    pattern = re.compile("".join(_alternatives(char_forms(char)) for char in secret))
+    depth = DEPTH if len(secret) <= LONG_SECRET else 1
+    pattern = re.compile("".join(_alternatives(char_forms(char, depth)) for char in secret))
     # A text without the secret's longest letter-and-digit run cannot hold it: most texts are skipped at once.
     anchor = max(_KEPT.findall(secret), key=len, default="")
 
@@ -137,11 +141,11 @@ def _alternatives(forms: Collection[str]) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def char_forms(char: str) -> frozenset[str]:
-    """Return every form one character takes in an output: itself and its encodings, up to `DEPTH` deep."""
+def char_forms(char: str, depth: int = DEPTH) -> frozenset[str]:
+    """Return every form one character takes in an output: itself and its encodings, up to `depth` deep."""
     seen = {char}
     level = {char}
-    for _ in range(DEPTH):
+    for _ in range(depth):
         level = {encode(form) for form in level for encode in ENCODINGS} - seen
         seen |= level
     return frozenset(seen)
