@@ -67,6 +67,11 @@ def test_tags_choose_what_runs(cli_runner: Cli, suite: Path) -> None:
     assert rows(smoke) == [("login", "passed"), ("broken", "skipped"), ("other", "skipped")]
     reasons = [row.get("reason") for row in smoke.data["suite"]["scenarios"]]
     assert reasons == [None, "tagged slow", "none of the tags smoke"]
+    # CI shows what the tags left out: a skipped test case each, with the reason.
+    junit = ET.parse(smoke.data["suite"]["junit"]).getroot()
+    skipped = [case.find("skipped") for case in junit.iter("testcase") if case.find("skipped") is not None]
+    assert [s.get("message") for s in skipped if s is not None] == ["tagged slow", "none of the tags smoke"]
+    assert [suite.get("skipped") for suite in junit.iter("testsuite")] == ["0", "1", "1"]
 
 
 def test_the_project_file_names_the_suite_and_its_defaults(cli_runner: Cli, suite: Path, tmp_path: Path) -> None:

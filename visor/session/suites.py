@@ -83,7 +83,7 @@ def run_suite(
         InputError: a pattern names no scenario file.
     """
     entries: list[dict[str, Any]] = []
-    junit_runs: list[tuple[str, RunResult | ErrorInfo, tuple[ErrorInfo, ...]]] = []
+    junit_runs: list[tuple[str, RunResult | ErrorInfo | junit.Skipped, tuple[ErrorInfo, ...]]] = []
     written: list[str] = []
     stop: ExitCode | None = None
     root = state_root(os.getcwd())
@@ -99,6 +99,8 @@ def run_suite(
         written.extend(files)
         if result is not None:
             junit_runs.append((entry["name"], *result))
+        elif entry["status"] == "skipped":  # CI lists what the tags left out, as skipped, not as nothing
+            junit_runs.append((entry["name"], junit.Skipped(entry.get("reason", "left out by its tags")), ()))
     record_durations(root, {e["path"]: e["duration_ms"] for e in entries if e.get("duration_ms") is not None})
     totals = suite_totals(entries)
     folder = os.path.join(options.output or DEFAULT_OUTPUT, env.ids.new_id("suite"))
@@ -289,7 +291,7 @@ def _write(
     folder: str,
     entries: list[dict[str, Any]],
     totals: dict[str, int],
-    runs: list[tuple[str, RunResult | ErrorInfo, tuple[ErrorInfo, ...]]],
+    runs: list[tuple[str, RunResult | ErrorInfo | junit.Skipped, tuple[ErrorInfo, ...]]],
     secrets: Sequence[str],
 ) -> tuple[str, str]:
     """Write the suite's JUnit file and index.html (secrets masked); return their paths."""
