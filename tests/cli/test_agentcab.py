@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 import threading
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Cli, Invocation
+from tests.test_edge import HOSTILE, make_hostile
 
 WEEKLY = {
     "input_schema": {
@@ -125,7 +125,6 @@ def test_act_with_ask_and_no_terminal_denies(cli_runner: Cli, tmp_path: Path) ->
 
 # -- every file AgentCab reads, replaced by something hostile ---------------------------------------------------
 
-HOSTILE = ("fifo", "folder", "device", "deep", "huge", "nul", "bad-encoding")
 #: The file each command reads, what visor calls it, and the command line (the file is `f`).
 READERS: dict[str, tuple[str, str, list[str]]] = {
     "collect SCHEMA": ("schema.json", "input schema", ["collect", "f", "--runtime", "sim", "--uploads", "up"]),
@@ -136,25 +135,6 @@ READERS: dict[str, tuple[str, str, list[str]]] = {
     "test: its input_schema": ("schema.json", "input schema", ["test", "agent-schema.yaml"]),
     "test: its confirm policy": ("policy.yaml", "confirmation policy", ["test", "agent-policy.yaml"]),
 }  # fmt: skip
-
-
-def make_hostile(kind: str, path: Path) -> None:
-    if kind == "fifo":
-        os.mkfifo(path)  # no writer: a blocking open waits forever
-    elif kind == "folder":
-        path.mkdir()
-    elif kind == "device":
-        path.symlink_to("/dev/zero")  # endless
-    elif kind == "deep":
-        path.write_text("[" * 100_000 + "]" * 100_000)
-    elif kind == "huge":
-        with open(path, "wb") as handle:
-            handle.write(b'{"a": "')
-            handle.truncate(20 * 1024 * 1024)
-    elif kind == "nul":
-        path.write_bytes(b'{"name": "a\x00b", "rules": [\x00]}')
-    else:
-        path.write_bytes(b"name: caf\xe9 \xff\xfe\n")
 
 
 def bounded(cli_runner: Cli, *args: str) -> Invocation:
@@ -179,11 +159,13 @@ def test_every_file_agentcab_reads_is_refused_clearly_when_hostile(
                              ("agent-policy.yaml", "confirm", "policy.yaml")):  # fmt: skip
         fields = {"name": "a", "input_schema": {"properties": {}}, "worker": worker, key: value}
         (tmp_path / name).write_text(json.dumps(fields))
-    make_hostile(kind, tmp_path / place)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    make_hostile(kind, tmp_path / place, outside)
     result = bounded(cli_runner, "agentcab", *[place if word == "f" else word for word in argv])
     error = result.envelope["error"]
     assert result.exit_code == 1 and error["code"] == "INPUT_ERROR", result.stdout
-    assert place in error["message"]
+    assert place in error["message"] and list(outside.iterdir()) == []
     if kind in ("fifo", "device", "huge"):
         # Named as what it is, not as a scenario.
         assert noun in f"{error['message']} {error['next_step']}" and "scenario" not in error["message"], error

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -50,29 +50,37 @@ class UploadStore:
         """Store a file; return its `file_id` (from its content: the same file gets the same id).
 
         Raises:
-            InputError: the store cannot be written, or a link or a file stands where the upload goes (visor
-                never writes through a link, nor outside the store).
+            InputError: the store cannot be written, or a link or a file stands where the upload goes.
         """
         from visor.actions.agentcab.collect import UPLOAD_META, upload_name
 
         file_id = "file_" + hashlib.sha256(content).hexdigest()[:20]
         meta = {"file_id": file_id, "name": name, "mimeType": mime, "size": size, "stored_bytes": len(content)}
-        try:
-            os.makedirs(self.root, exist_ok=True)  # the user's folder (--uploads); below it, nothing is followed
-            write_confined(self.root, f"{file_id}/{upload_name(name)}", content)
-            write_confined(self.root, f"{file_id}/{UPLOAD_META}", (json.dumps(meta, indent=2) + "\n").encode("utf-8"))
-        except (UnsafePath, OSError) as exc:
-            raise InputError(
-                f"cannot store the upload {name!r} in {self.root}: {_why(exc)}",
-                likely_cause="The upload folder is not writable or the disk is full, or a link or a file stands where "
-                "the upload goes (visor never writes through a link).",
-                next_step="Pass --uploads with a writable folder of your own.",
-            ) from None
+        files = {f"{file_id}/{upload_name(name)}": content,
+                 f"{file_id}/{UPLOAD_META}": (json.dumps(meta, indent=2) + "\n").encode("utf-8")}  # fmt: skip
+        write_below(self.root, files, f"the upload {name!r}", "Pass --uploads with a writable folder of your own.")
         return file_id
 
 
-def _why(exc: Exception) -> str:
-    return str(exc) if isinstance(exc, UnsafePath) else str(getattr(exc, "strerror", None) or exc)
+def write_below(folder: str, files: Mapping[str, bytes], what: str, next_step: str) -> list[str]:
+    """Write files below `folder` (the user's own, made when missing), never through a link below it.
+
+    Return their paths. The names come from data (a picked file's, an action's): none leaves the folder.
+
+    Raises:
+        InputError: a file cannot be written, or a link, a file or a folder stands where one goes (naming `what`).
+    """
+    try:
+        os.makedirs(folder, exist_ok=True)
+        return [os.path.abspath(write_confined(folder, relative, data)) for relative, data in files.items()]
+    except (UnsafePath, OSError) as exc:
+        why = str(exc) if isinstance(exc, UnsafePath) else (exc.strerror or str(exc))
+        raise InputError(
+            f"cannot write {what} in {folder}: {why}",
+            likely_cause="The folder is not writable or the disk is full, or a link, a file or a folder stands where "
+            "it goes (visor never writes through a link).",
+            next_step=next_step,
+        ) from None
 
 
 def make_profile(target: str, *, photos: int, seed: int, name: str | None) -> Outcome:
@@ -201,16 +209,8 @@ def save_evidence(folder: str, name: str, png: bytes) -> str:
     """
     from visor.actions.agentcab.collect import upload_name
 
-    try:
-        os.makedirs(folder, exist_ok=True)
-        return os.path.abspath(write_confined(folder, upload_name(name), png))
-    except (UnsafePath, OSError) as exc:
-        raise InputError(
-            f"cannot save the evidence {os.path.join(folder, name)}: {_why(exc)}",
-            likely_cause="The evidence folder is not writable or the disk is full, or a link or a folder stands at "
-            "that name (visor never writes through a link).",
-            next_step="Pass --evidence with a writable folder of your own; the actions applied before stay applied.",
-        ) from None
+    next_step = "Pass --evidence with a writable folder of your own; the actions applied before stay applied."
+    return write_below(folder, {upload_name(name): png}, f"the evidence {name}", next_step)[0]
 
 
 def load_actions(path: str, stdin: BinaryIO | None) -> tuple[Planned, ...]:
