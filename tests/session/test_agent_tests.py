@@ -127,3 +127,13 @@ def test_a_broken_agent_file_is_located(cli_runner: Cli, tmp_path: Path) -> None
         result.envelope["error"]["message"].startswith(f"{path}:3:")
         and "on this machine" in result.envelope["error"]["message"]
     )
+
+
+def test_a_worker_folder_that_does_not_exist_is_named(cli_runner: Cli, tmp_path: Path) -> None:
+    path = agent_file(tmp_path, worker={"command": [sys.executable, str(SLIM / "worker.py")], "cwd": "nowhere"})
+    result = cli_runner.run("agentcab", "test", str(path))
+    assert result.exit_code == 2
+    assert (
+        result.data["first_run"]["reason"]
+        == f"the worker failed: its folder {tmp_path / 'nowhere'} does not exist (its cwd)"
+    )

@@ -121,6 +121,8 @@ def _post(url: str, body: bytes, seconds: float, limit: int) -> bytes:
 
 
 def _run(command: list[str], body: bytes, folder: str, seconds: float, limit: int, timeout_ms: int) -> bytes:
+    if not os.path.isdir(folder):  # else the system says the program is missing, which it is not
+        raise WorkerFailed(f"its folder {folder} does not exist (its cwd)")
     try:
         # Its own process group (and session): what it starts can be ended with it, and no terminal signal reaches it.
         child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
