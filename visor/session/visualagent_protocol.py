@@ -97,11 +97,7 @@ class Folders:
             try:
                 os.close(open_below(self.root, folder, create=True))
             except UnsafePath as exc:
-                raise InputError(
-                    f"cannot serve {self.root}: {exc}",
-                    likely_cause="Something replaced one of the protocol's folders with a link or a file.",
-                    next_step=f"Make {folder}/ a real folder inside {self.root} (remove the link), then start again.",
-                ) from None
+                raise layout_error(self.root, exc) from None
             except OSError as exc:
                 raise InputError(
                     f"cannot create {os.path.join(self.root, folder)}: {exc.strerror}",
@@ -132,6 +128,15 @@ class Folders:
             # A file written there would be taken for a command, or replace one the archive keeps.
             raise Refusal("PERMISSION_DENIED", f"{path} is in the command queue ({COMMANDS}/), which no command writes")
         return posixpath.join(*parts)
+
+
+def layout_error(root: str, problem: UnsafePath) -> InputError:
+    """Return the error that stops serving a folder one of whose protocol folders is a link (or a file)."""
+    return InputError(
+        f"cannot serve {root}: {problem}",
+        likely_cause="Something replaced one of the protocol's folders with a link or a file.",
+        next_step="Make commands/, commands/archive/ and results/ real folders (remove the link), then start again.",
+    )
 
 
 def load(raw: bytes, name: str, *, settled: bool) -> Command | Refusal | None:

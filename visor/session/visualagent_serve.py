@@ -43,6 +43,7 @@ from visor.session.visualagent_protocol import (
     Folders,
     Refusal,
     ServeKernel,
+    layout_error,
     load,
     result,
     unreadable,
@@ -143,10 +144,11 @@ def serve(
                 return server.tally
             waiter.wait()
     except UnsafePath as exc:
-        raise _layout(folders, exc) from None
+        raise layout_error(folders.root, exc) from None
     finally:
-        for name in claims.held():
-            server.log(f"{name}: not answered; put back in {COMMANDS}/ for the next start")
+        with contextlib.suppress(UnsafePath, OSError):  # never hiding why serving stopped
+            for name in claims.held():
+                server.log(f"{name}: not answered; put back in {COMMANDS}/ for the next start")
         claims.close()
 
 
@@ -271,13 +273,9 @@ class _Server:
                 self.folders.root, f"{RESULTS}/{result_name(command_id)}", text.encode("utf-8", "backslashreplace")
             )
         except UnsafePath as exc:
-            raise _layout(self.folders, exc) from None
+            raise layout_error(self.folders.root, exc) from None
         except OSError as exc:
-            raise InputError(
-                f"cannot write the result {self.folders.result(command_id)}: {exc.strerror}",
-                likely_cause="The results folder is read-only or full.",
-                next_step="Make results/ writable; the command is put back in the queue and runs on the next start.",
-            ) from None
+            raise _unwritable(f"write the result {self.folders.result(command_id)}", RESULTS, exc) from None
 
     def _archive(self, name: str) -> str:
         """Move a processed command into archive/ (a name already there gets a number); return its archived name."""
@@ -286,11 +284,7 @@ class _Server:
         except FileNotFoundError:
             return name  # gone already
         except OSError as exc:
-            raise InputError(
-                f"cannot archive {name} into {self.folders.archive}: {exc.strerror}",
-                likely_cause="The archive folder is read-only or full.",
-                next_step="Make commands/archive/ writable; the command is put back in the queue.",
-            ) from None
+            raise _unwritable(f"archive {name} into {self.folders.archive}", ARCHIVE, exc) from None
 
     def log(self, line: str) -> None:
         """Write a line to `DIR/serve.log` (never through a link) and to `say`, control characters escaped."""
@@ -321,11 +315,12 @@ def _open(claims: Claims, folders: Folders) -> None:
         ) from None
 
 
-def _layout(folders: Folders, exc: UnsafePath) -> InputError:
+def _unwritable(what: str, folder: str, exc: OSError) -> InputError:
+    """Return the error that stops serving when one of the protocol's folders cannot be written."""
     return InputError(
-        f"cannot serve {folders.root}: {exc}",
-        likely_cause="Something replaced one of the protocol's folders with a link or a file while serving.",
-        next_step="Make commands/, commands/archive/ and results/ real folders (remove the link), then start again.",
+        f"cannot {what}: {exc.strerror}",
+        likely_cause=f"The {folder}/ folder is read-only or full.",
+        next_step=f"Make {folder}/ writable; the command is put back in the queue and runs on the next start.",
     )
 
 

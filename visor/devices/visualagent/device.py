@@ -119,7 +119,7 @@ class VisualAgentDevice:
         """
         name = posixpath.join(RESULTS, result_name(command_id))
         started = self.wall.monotonic_us()
-        broken: tuple[bytes, int, SourceError] | None = None  # unparseable bytes, since when, and why
+        broken: tuple[bytes, int] | None = None  # bytes that did not parse, and since when they are unchanged
         while True:
             raw = self._answer(command_id, name)
             if raw is not None:
@@ -127,7 +127,7 @@ class VisualAgentDevice:
                     answer = parse_data(raw, name, format="json").data
                 except SourceError as exc:
                     since = broken[1] if broken is not None and broken[0] == raw else self.wall.monotonic_us()
-                    broken = (raw, since, exc)
+                    broken = (raw, since)
                     if self.wall.monotonic_us() - since >= SETTLED_US:
                         raise self._unreadable(name, exc) from exc
                 else:
