@@ -23,12 +23,15 @@ import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
 from mcp import Client  # the `mcp` extra is part of `.[test]`: a missing SDK fails here, never skips
 from mcp.client.stdio import StdioServerParameters
 
 from tests.conftest import FIXTURES, ROOT, Cli
 from tests.session.test_crawl import crawl_demo
+from visor.actions.tools.outputs import strict
 from visor.devices.sim.layout import THUMB_INSET
+from visor.scenario.tools.export import MAX_DESCRIPTION, generic_schema
 from visor.session.agent_devices import DEFINITIONS as DEVICE_DEFINITIONS
 from visor.session.agent_map_tools import DEFINITIONS
 
@@ -150,11 +153,17 @@ class Agent:
 Script = Callable[[Agent], Awaitable[None]]
 
 
+def listed_tool(tool: Any) -> dict[str, Any]:
+    """A listed tool as the client received it, in MCP's JSON names (annotations and output schema included)."""
+    listed: dict[str, Any] = tool.model_dump(by_alias=True, exclude_none=True)
+    return listed
+
+
 async def record(options: tuple[str, ...], script: Script, env: dict[str, str] | None = None) -> Transcript:
     """Start a server, list its tools, run the script, and return the session's transcript."""
     async with Client(server(*options, env=env)) as client:
         listed = await client.list_tools()
-        tools = [{"name": t.name, "description": t.description, "inputSchema": t.input_schema} for t in listed.tools]
+        tools = [listed_tool(tool) for tool in listed.tools]
         agent = Agent(client)
         await script(agent)
         return Transcript(client.instructions, tools, agent.answers)
@@ -300,13 +309,16 @@ def short_turn() -> Transcript:
 # -- tools and observation ---------------------------------------------------------------------------------------
 
 
-def test_lists_the_seed_tools_with_their_exact_schemas(long_turn: Transcript) -> None:
+def test_lists_the_seed_tools_as_visor_exports_them(long_turn: Transcript) -> None:
     tools = long_turn.tools
     assert [tool["name"] for tool in tools] == [*SEED_TOOLS, "observe", "screenshot", *MAP_TOOLS, *DEVICE_TOOLS]
     for tool in tools[:16]:
         seed = SEED_TOOLS[tool["name"]]
-        assert tool["inputSchema"] == seed["parameters"], tool["name"]
-        assert tool["description"] == seed["description"], tool["name"]
+        assert tool["inputSchema"] == generic_schema(seed["parameters"]), tool["name"]
+        if len(seed["description"]) <= MAX_DESCRIPTION:
+            assert tool["description"] == seed["description"], tool["name"]
+    assert all(len(tool["description"]) <= MAX_DESCRIPTION for tool in tools)
+    assert all({"title", "annotations", "outputSchema"} <= set(tool) for tool in tools)
     observe, screenshot = tools[16:18]
     assert observe["inputSchema"]["properties"] == {
         "screenshot": {"type": "boolean", "default": True, "description": "Attach a PNG screenshot (default true)."}
@@ -316,6 +328,23 @@ def test_lists_the_seed_tools_with_their_exact_schemas(long_turn: Transcript) ->
     assert [tool["inputSchema"] for tool in tools[18:21]] == [tool["inputSchema"] for tool in DEFINITIONS]
     assert [tool["inputSchema"] for tool in tools[21:]] == [tool["inputSchema"] for tool in DEVICE_DEFINITIONS]
     assert long_turn.instructions is not None and "Call observe first" in long_turn.instructions
+
+
+def unlisted_keys(answer: Answer, tools: list[dict[str, Any]]) -> list[str]:
+    """What is wrong with a result against its tool's declared output schema, closed to undeclared keys."""
+    declared = next(tool["outputSchema"] for tool in tools if tool["name"] == answer.tool)
+    validator = Draft202012Validator(strict(declared))
+    return [
+        f"{'.'.join(map(str, error.absolute_path))}: {error.message}" for error in validator.iter_errors(answer.result)
+    ]
+
+
+def test_every_result_matches_its_declared_output_schema(long_turn: Transcript, short_turn: Transcript) -> None:
+    """Refused and failed calls too: the SDK's client checks only results that are no error."""
+    for transcript in (long_turn, short_turn):
+        for label, answer in transcript.answers.items():
+            if answer.tool in {tool["name"] for tool in transcript.tools}:
+                assert unlisted_keys(answer, transcript.tools) == [], label
 
 
 def test_observe_lists_indexed_elements_and_returns_a_png(long_turn: Transcript) -> None:
@@ -550,9 +579,14 @@ class HeldSession:
         self.portal = portal
         self.client = client
         self.first = first
+        self.tools = [listed_tool(tool) for tool in portal.call(client.list_tools).tools]
 
     def call(self, tool: str, arguments: dict[str, Any] | None) -> Answer:
-        return answer_of(tool, arguments, self.portal.call(self.client.call_tool, tool, arguments))
+        """Call a tool; its result must match the tool's declared output schema (whether it is an error or not)."""
+        answer = answer_of(tool, arguments, self.portal.call(self.client.call_tool, tool, arguments))
+        if tool in {listed["name"] for listed in self.tools}:
+            assert unlisted_keys(answer, self.tools) == [], (tool, arguments)
+        return answer
 
 
 @pytest.fixture(scope="module")

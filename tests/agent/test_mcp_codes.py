@@ -22,7 +22,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from tests.agent.test_mcp import PID, Agent, Answer
+from tests.agent.test_mcp import PID, Agent, Answer, listed_tool, unlisted_keys
 from tests.conftest import ROOT
 from visor.actions.tools.result import ToolCode
 
@@ -262,11 +262,14 @@ async def run(options: tuple[str, ...], rows: list[Row]) -> dict[str, Answer]:
     """Start `visor mcp` with `options`, run `rows` in order (each after its set-up calls), return the answers."""
     server = StdioServerParameters(command=sys.executable, args=["-m", "visor", "mcp", *options], cwd=ROOT)
     async with Client(server) as client:
+        tools = [listed_tool(tool) for tool in (await client.list_tools()).tools]
         agent = Agent(client)
         for row in rows:
             for number, (tool, arguments) in enumerate(row.before):
                 await agent.call(f"{row.label} (set-up {number})", tool, arguments)
-            await agent.call(row.label, row.tool, row.arguments)
+            answer = await agent.call(row.label, row.tool, row.arguments)
+            # Refusals and failures take their tool's declared output schema too (the client checks only the others).
+            assert unlisted_keys(answer, tools) == [], row.label
         return agent.answers
 
 

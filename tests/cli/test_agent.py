@@ -10,6 +10,7 @@ import pytest
 
 from tests.conftest import FIXTURES, ROOT, Cli, check_envelope
 from visor.errors import ExitCode
+from visor.scenario.tools.export import generic_schema
 
 SEED: dict[str, dict[str, Any]] = json.loads((FIXTURES / "seed-001-agent-tools.json").read_text("utf-8"))
 SEED_ENTRIES = list(SEED.values())
@@ -29,12 +30,27 @@ def test_tools_in_openai_format_are_the_seed_then_observation(cli_runner: Cli) -
     envelope = result.envelope
     assert (envelope["status"], envelope["data"]["format"], envelope["data"]["count"]) == ("ok", "openai", 24)
     listed = envelope["data"]["tools"]
-    assert listed[:16] == SEED_ENTRIES
     assert [tool["function"]["name"] for tool in listed] == NAMES
+    for tool, entry in zip(listed, SEED_ENTRIES, strict=False):
+        assert tool["function"]["parameters"] == generic_schema(entry["function"]["parameters"])
     for tool in listed[16:]:
         assert tool["type"] == "function" and tool["function"]["parameters"]["additionalProperties"] is False
     assert all(tool["function"]["description"].startswith("[OBSERVE]") for tool in listed[16:18])
     assert "24 agent tools (openai format)" in result.stderr
+
+
+@pytest.mark.parametrize("style", ["openai", "mcp"])
+def test_every_exported_description_fits_an_openai_endpoint(cli_runner: Cli, style: str) -> None:
+    listed = cli_runner.run("tools", "--format", style).data["tools"]
+    texts = [tool["function"]["description"] if style == "openai" else tool["description"] for tool in listed]
+    assert len(texts) == 24 and max(len(text) for text in texts) <= 1024
+
+
+def test_tools_in_seed_format_are_the_tools_spec_verbatim(cli_runner: Cli) -> None:
+    listed = cli_runner.run("tools", "--format", "seed").data["tools"]
+    assert listed[:16] == SEED_ENTRIES
+    assert [tool["function"]["name"] for tool in listed] == NAMES
+    assert sum(len(entry["function"]["description"]) > 1024 for entry in listed) == 4
 
 
 def test_tools_in_mcp_format(cli_runner: Cli) -> None:
@@ -43,13 +59,14 @@ def test_tools_in_mcp_format(cli_runner: Cli) -> None:
     assert (data["format"], data["count"]) == ("mcp", 24)
     assert [tool["name"] for tool in data["tools"]] == NAMES
     for tool, entry in zip(data["tools"], SEED_ENTRIES, strict=False):
-        assert set(tool) == {"name", "description", "inputSchema"}
-        assert tool["inputSchema"] == entry["function"]["parameters"]
-        assert tool["description"] == entry["function"]["description"]
+        assert set(tool) == {"name", "title", "description", "inputSchema", "outputSchema", "annotations"}
+        assert tool["inputSchema"] == generic_schema(entry["function"]["parameters"])
+        assert tool["outputSchema"]["properties"]["tool"] == {"const": tool["name"]}
+    assert all(tool["annotations"]["title"] == tool["title"] for tool in data["tools"])
 
 
 def test_tools_raw_prints_the_bare_list(cli_runner: Cli) -> None:
-    for style in ("openai", "mcp"):
+    for style in ("openai", "mcp", "seed"):
         raw = cli_runner.run("tools", "--format", style, "--raw", envelope=False)
         assert raw.exit_code == ExitCode.OK
         assert json.loads(raw.stdout) == cli_runner.run("tools", "--format", style).data["tools"]
@@ -59,7 +76,15 @@ def test_mcp_help(cli_runner: Cli) -> None:
     result = cli_runner.run("mcp", "--help", envelope=False)
     assert result.exit_code == ExitCode.OK
     assert "Serve the agent tools over MCP on stdin/stdout" in result.stdout
-    for option in ("--runtime", "--app", "--seed", "--turn-ms", "--no-observe-after", "--no-device"):
+    for option in (
+        "--runtime",
+        "--app",
+        "--seed",
+        "--turn-ms",
+        "--no-observe-after",
+        "--no-device",
+        "--seed-descriptions",
+    ):
         assert option in result.stdout
 
 

@@ -1,7 +1,9 @@
 """`visor mcp`: the agent's tools served over MCP (stdio), on the official `mcp` SDK (an optional extra).
 
-Tools are listed with the tools spec's exact input schemas (plus `observe` and `screenshot`); each call returns its
-structured result (also as JSON text) and, after actions and on `observe`, a PNG screenshot. A refused or
+Tools are listed as visor exports them (the tools spec's input schemas with a type on every property, descriptions
+within 1,024 characters; plus `observe` and `screenshot`), each with a title, behaviour annotations and the schema
+of its structured result (`visor.agent.catalog`); each call returns its structured result (also as JSON text)
+and, after actions and on `observe`, a PNG screenshot. A refused or
 failed call is a tool error (`isError`), so the agent sees why. Device work runs in a worker thread, one call
 at a time. SIGINT, SIGTERM and SIGHUP stop the server at once (the CLI turns them into KeyboardInterrupt), also
 in the middle of a call.
@@ -95,10 +97,7 @@ def serve_stdio(served: Served) -> None:
     from mcp.server.lowlevel import Server
     from mcp.server.stdio import stdio_server
 
-    tools = [
-        types.Tool(name=tool["name"], description=tool["description"], input_schema=tool["inputSchema"])
-        for tool in served.definitions()
-    ]
+    tools = [tool_of(definition, types) for definition in served.definitions()]
     resources = [
         types.Resource(uri=shown.uri, name=shown.name, description=shown.description, mime_type=shown.mime_type)
         for shown in RESOURCES
@@ -135,6 +134,28 @@ def serve_stdio(served: Served) -> None:
             await server.run(read, write, server.create_initialization_options())
 
     anyio.run(main)
+
+
+def tool_of(definition: Mapping[str, Any], types: Any) -> Any:
+    """Build the MCP tool of a definition: name, title, description, input and output schemas, annotations."""
+    hints = definition.get("annotations")
+    annotations = None
+    if hints is not None:
+        annotations = types.ToolAnnotations(
+            title=hints["title"],
+            read_only_hint=hints["readOnlyHint"],
+            destructive_hint=hints["destructiveHint"],
+            idempotent_hint=hints["idempotentHint"],
+            open_world_hint=hints["openWorldHint"],
+        )
+    return types.Tool(
+        name=definition["name"],
+        title=definition.get("title"),
+        description=definition["description"],
+        input_schema=definition["inputSchema"],
+        output_schema=definition.get("outputSchema"),
+        annotations=annotations,
+    )
 
 
 def result_of(reply: Reply, types: Any) -> Any:

@@ -23,9 +23,11 @@ from visor.actions.observer import ObservingDevice
 from visor.actions.tools.call_context import ToolContext, ToolSettings
 from visor.actions.tools.dispatch import call_tool, observation
 from visor.actions.tools.result import GUIDANCE, ToolCode, ToolProblem
+from visor.agent.catalog import described
 from visor.clock import Clock, ms_to_us
 from visor.errors import VisorError
 from visor.scenario.tools.definitions import OBSERVATION_TOOLS, all_definitions, is_tool, kind, mcp_definition
+from visor.scenario.tools.export import exported, form_values
 
 
 class ExtraTools(Protocol):
@@ -59,10 +61,16 @@ class ToolChain:
         return None
 
 
-def tool_definitions(extra: ExtraTools | None) -> list[dict[str, Any]]:
-    """Return a session's tools as MCP tool definitions: the 16, observe and screenshot, then `extra`'s."""
-    own = [mcp_definition(definition) for definition in all_definitions()]
-    return own + (extra.definitions() if extra is not None else [])
+def tool_definitions(extra: ExtraTools | None, *, seed_descriptions: bool = False) -> list[dict[str, Any]]:
+    """Return a session's tools as MCP tool definitions: the 16, observe and screenshot, then `extra`'s.
+
+    They are exported (`visor.scenario.tools.export`: descriptions within 1,024 characters unless
+    `seed_descriptions`, a type on every property) and described (`catalog`: title, annotations, output schema).
+    """
+    own = [
+        mcp_definition(exported(definition, seed_descriptions=seed_descriptions)) for definition in all_definitions()
+    ]
+    return [described(definition) for definition in own + (extra.definitions() if extra is not None else [])]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +93,7 @@ class AgentSession:
         turn_ms: float = 0.0,
         observe_after: bool = True,
         extra: ExtraTools | None = None,
+        seed_descriptions: bool = False,
     ) -> None:
         self.device = ObservingDevice.wrap(device, clock)
         self.extra = extra
@@ -92,6 +101,7 @@ class AgentSession:
         # A turn takes time only on a virtual clock: on a real device, real time passes between calls anyway.
         self.turn_ms = turn_ms if device.info.capabilities.virtual_time else 0.0
         self.observe_after = observe_after
+        self.seed_descriptions = seed_descriptions
         self.state = AgentState()
         self.settings = ToolSettings()
         self.calls = 0
@@ -102,7 +112,7 @@ class AgentSession:
 
     def definitions(self) -> list[dict[str, Any]]:
         """Return the tools as MCP tool definitions (the 16, then any a front end added)."""
-        return tool_definitions(self.extra)
+        return tool_definitions(self.extra, seed_descriptions=self.seed_descriptions)
 
     def last_screenshot(self) -> bytes | None:
         """Return the last screenshot a call returned (None before the first)."""
@@ -138,7 +148,8 @@ class AgentSession:
             known = ", ".join(d["name"] for d in self.definitions())
             message = f"unknown tool {name!r}; tools: {known}"
             return Reply(_answer(name, "refused", ToolCode.VALIDATION_ERROR, message), None, True)
-        outcome = call_tool(name, arguments, ctx)
+        # A form-filling client sends text for every field: `"[500, 600]"` for a point (see `form_values`).
+        outcome = call_tool(name, form_values(name, arguments), ctx)
         result: dict[str, Any] = outcome.to_dict()
         image = None
         acted = kind(name) == "action" and (outcome.dispatched != "none" or (name == "wait_for_delay" and outcome.ok))

@@ -58,10 +58,11 @@ class ProtocolCommand(click.Command):
 @click.option(
     "--format",
     "style",
-    type=click.Choice(["openai", "mcp"]),
+    type=click.Choice(["openai", "mcp", "seed"]),
     default="openai",
     show_default=True,
-    help="openai: function-calling definitions; mcp: name, description, inputSchema.",
+    help="openai: function-calling definitions; mcp: name, title, description, inputSchema, outputSchema, "
+    "annotations (what visor mcp lists); seed: the tools spec's definitions verbatim, in openai's format.",
 )
 @click.option("--raw", is_flag=True, help="Print the bare JSON list instead of an envelope.")
 @summary_options
@@ -69,22 +70,31 @@ class ProtocolCommand(click.Command):
 def tools(env: CliEnvironment, /, style: str, raw: bool) -> int:
     """Print the agent tools: the 16 action and observation tools, observe and screenshot, the app map's, the devices'.
 
-    Parameter schemas are exactly the tool definitions' (spec 001); `visor mcp` lists the same tools. The app
-    map's (map_read, route_plan, route_follow) are served by `visor mcp` unless --no-map; the devices'
-    (list_apps, list_devices, use_device) always.
+    openai and mcp export them as `visor mcp` lists them: every description within 1,024 characters (four of
+    the tools spec's are longer: --format seed prints those as the spec has them), a type on every parameter
+    (the spec's anyOf unions as lists of types: the same values are valid). The app map's (map_read, route_plan,
+    route_follow) are served by `visor mcp` unless --no-map; the devices' (list_apps, list_devices, use_device)
+    always.
 
     \b
     Examples:
       visor tools --raw > tools.json
       visor tools --format mcp --raw
+      visor tools --format seed --raw
     """
     from visor.report.envelope import Outcome
-    from visor.scenario.tools.definitions import all_definitions, mcp_definition
+    from visor.scenario.tools.definitions import all_definitions
+    from visor.scenario.tools.export import exported
     from visor.session import agent_devices, agent_map_tools
 
     listed = all_definitions() + agent_map_tools.openai_definitions() + agent_devices.openai_definitions()
+    if style != "seed":
+        listed = [exported(definition) for definition in listed]
     if style == "mcp":
-        listed = [mcp_definition(definition) for definition in listed]
+        from visor.agent.catalog import described
+        from visor.scenario.tools.definitions import mcp_definition
+
+        listed = [described(mcp_definition(definition)) for definition in listed]
     if raw:
         click.echo(json.dumps(listed, indent=2, ensure_ascii=False))
         return ExitCode.OK
@@ -125,6 +135,12 @@ def tools(env: CliEnvironment, /, style: str, raw: bool) -> int:
 @click.option("--no-observe-after", is_flag=True, help="Do not attach the screen to action results.")
 @click.option("--map-dir", metavar="DIR", callback=text_value, help="Where app maps live (default .visor/maps).")
 @click.option("--no-map", is_flag=True, help="Do not offer the app map tools (map_read, route_plan, route_follow).")
+@click.option(
+    "--seed-descriptions",
+    is_flag=True,
+    help="List the tools with the tools spec's own descriptions (four run past 1,024 characters, which "
+    "OpenAI-compatible endpoints refuse; by default they are listed in a conforming text).",
+)
 @summary_options
 @click.pass_obj
 def mcp(env: CliEnvironment, /, **values: Any) -> int:
@@ -147,6 +163,7 @@ def mcp(env: CliEnvironment, /, **values: Any) -> int:
       visor mcp --no-device --server-url https://hub.example.com/wd/hub --capabilities farm.json
     """
     from visor.agent.server import require_sdk, serve_stdio
+    from visor.report.console import printable
     from visor.session.agent_device import AgentOptions
     from visor.session.agent_host import AgentHost
 
@@ -161,6 +178,7 @@ def mcp(env: CliEnvironment, /, **values: Any) -> int:
         observe_after=not values["no_observe_after"],
         map_dir=values["map_dir"],
         no_map=values["no_map"],
+        seed_descriptions=values["seed_descriptions"],
     )
     host = AgentHost(options, env.clock, env.ids)
     asked = bool(values["capabilities"]) or any(value not in (None, False) for value in device.values())
@@ -172,7 +190,8 @@ def mcp(env: CliEnvironment, /, **values: Any) -> int:
     else:
         serving = f"no device yet (the agent calls list_devices, then use_device; simulated phone's seed {seed})"
     if not env.quiet:
-        click.echo(f"visor mcp: serving {serving} on stdio", err=True)
+        # The device's name is the device's (an Appium server's answer): shown as text, never as terminal codes.
+        click.echo(f"visor mcp: serving {printable(serving)} on stdio", err=True)
     try:
         with _sigint_interrupts():
             serve_stdio(host)

@@ -24,6 +24,8 @@ class AgentOptions(DeviceOptions):
     #: Where app maps live (None: the default root); the map tools are offered unless `no_map`.
     map_dir: str | None = None
     no_map: bool = False
+    #: List the tools with the tools spec's own descriptions, four of them longer than 1,024 characters.
+    seed_descriptions: bool = False
 
 
 def session_tools(options: AgentOptions, wall: Clock, ids: IdSource) -> ToolChain:
@@ -46,4 +48,5 @@ def open_session(options: AgentOptions, wall: Clock, ids: IdSource) -> AgentSess
         turn_ms=options.turn_ms,
         observe_after=options.observe_after,
         extra=session_tools(options, wall, ids),
+        seed_descriptions=options.seed_descriptions,
     )

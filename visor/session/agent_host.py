@@ -23,6 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from visor.actions.secrets import redact
+from visor.agent.catalog import described
 from visor.agent.session import AgentSession, Reply, tool_definitions
 from visor.clock import Clock, IdSource
 from visor.devices.appium.capabilities import secret_values
@@ -100,8 +101,9 @@ class AgentHost:
 
     def definitions(self) -> list[dict[str, Any]]:
         """Return every tool as an MCP definition: a session's, then list_devices and use_device."""
-        own = tool_definitions(session_tools(self.options, self.wall, self.ids))
-        return own + [dict(definition) for definition in DEFINITIONS if definition["name"] in HOST_TOOLS]
+        tools = session_tools(self.options, self.wall, self.ids)
+        own = tool_definitions(tools, seed_descriptions=self.options.seed_descriptions)
+        return own + [described(dict(definition)) for definition in DEFINITIONS if definition["name"] in HOST_TOOLS]
 
     def call(self, name: str, arguments: Mapping[str, Any] | None) -> Reply:
         """Run one call: a device tool here, any other on the device in use (refused while there is none).

@@ -34,7 +34,8 @@ class ToolStep(TypedDict, total=False):
 class Feedback(TypedDict, total=False):
     """A feedback readout after a gesture: the value reached against the target, and how long it was read."""
 
-    source: Receipt
+    #: What the value was read from: the readout's text, or `range.current`.
+    source: str
     target: float
     actual: float | None
     residual: float | None
