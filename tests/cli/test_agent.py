@@ -159,3 +159,20 @@ def test_mcp_refuses_out_of_range_numbers(cli_runner: Cli, option: str, value: s
     envelope = json.loads(result.stderr[result.stderr.index("{") :])
     assert result.exit_code == 1 and envelope["error"]["code"] == "INPUT_ERROR"
     assert option in envelope["error"]["message"]
+
+
+def test_the_start_up_line_shows_the_devices_name_as_text(cli_runner: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A device names itself (an Appium server's answer): its name reaches the terminal escaped, never as codes."""
+    from types import SimpleNamespace
+
+    from visor.agent import server
+    from visor.session.agent_host import AgentHost
+
+    name = "phone\x1b[2J\x1b]0;owned\x07\x9b1m"
+    info = SimpleNamespace(name=name, capabilities=SimpleNamespace(seeded=False))
+    monkeypatch.setattr(AgentHost, "start", lambda self: SimpleNamespace(device=SimpleNamespace(info=info)))
+    monkeypatch.setattr(server, "serve_stdio", lambda served: None)
+    result = cli_runner.run("mcp", "--runtime", "sim", envelope=False)
+    assert result.exit_code == ExitCode.OK
+    assert "visor mcp: serving phone\\x1b[2J\\x1b]0;owned\\x07\\x9b1m on stdio" in result.stderr
+    assert not {"\x1b", "\x07", "\x9b"} & set(result.stderr)
