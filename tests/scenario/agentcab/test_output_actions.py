@@ -88,3 +88,13 @@ def test_a_policy_file_is_read_and_its_errors_located(tmp_path: Path) -> None:
     bad.write_text("rules:\n  - {type: delete_file, decision: perhaps}\n")
     with pytest.raises(InputError, match=r"bad.yaml:2:\d+: confirmation policy"):
         read_policy(str(bad))
+
+
+def test_an_output_holds_at_most_2000_actions_in_all() -> None:
+    # 20 sequences of 500: each array within its cap, 10,020 actions in all, each of which could show a dialog.
+    many = {"actions": [{"type": "sequence", "actions": [{"type": "press_back"}] * 500}] * 20}
+    plan, issues = read_actions(many)
+    assert plan is None and len(issues) == 1
+    assert issues[0].message == "the output holds more than 2,000 actions (composites and what they hold counted)"
+    few = {"actions": [{"type": "sequence", "actions": [{"type": "press_back"}] * 499}] * 4}
+    assert read_actions(few)[0] is not None  # 4 + 1,996

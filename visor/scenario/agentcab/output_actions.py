@@ -5,7 +5,8 @@ The whole array is checked first: one bad action and nothing runs, every problem
 outside the phone's shared storage (`/storage/emulated/0`, no `..` escape), a URL whose scheme is not allowed
 (`open_url`, `download_file`, `share_file` and a wallpaper's `url`: http and https; `open_deeplink`: any app
 scheme but `file:`, `javascript:`, `data:`, `content:` and `intent:`), a phone number with letters, a time that
-is not one. `confirm_actions` and `sequence` nest at most `MAX_DEPTH` deep and hold at most `MAX_ACTIONS` actions.
+is not one. `confirm_actions` and `sequence` nest at most `MAX_DEPTH` deep and hold at most `MAX_ACTIONS` actions;
+an output holds at most `MAX_TOTAL_ACTIONS` in all.
 
 Defaults where the seed is open (docs/agentcab.md): `scroll` goes `down` by `amount` 50 (% of the screen);
 `swipe` lasts 300 ms; `sequence` waits `delay_ms` (0) after each action.
@@ -31,6 +32,9 @@ from visor.scenario.suggest import did_you_mean
 MAX_DEPTH = 4
 #: Actions in one array.
 MAX_ACTIONS = 500
+#: Actions in one output, composites and what they hold counted: each may show a dialog and keep its screenshot,
+#: so an output cannot fill a disk with evidence (an 8 MiB output holds some 100,000 deletions).
+MAX_TOTAL_ACTIONS = 2_000
 #: The longest `delay_ms` of a sequence (one minute).
 MAX_DELAY_MS = 60_000
 _WEB = ("http", "https")
@@ -434,9 +438,24 @@ def read_actions(output: Any) -> tuple[tuple[Planned, ...] | None, list[Issue]]:
     if not isinstance(actions, list):
         hint = 'An output is {"actions": [{"type": "notify", …}, …]} (its other keys are the agent\'s).'
         return None, [error(IssueCode.TYPE_ERROR, "the output has no `actions` array", base, hint)]
+    if _count(actions, 1) > MAX_TOTAL_ACTIONS:
+        problem = f"the output holds more than {MAX_TOTAL_ACTIONS:,} actions (composites and what they hold counted)"
+        return None, [error(IssueCode.TYPE_ERROR, problem, base, "Split the work over several outputs.")]
     issues: list[Issue] = []
     plan = _plan(actions, base, 1, issues)
     return (plan if not issues else None), issues
+
+
+def _count(actions: list[Any], depth: int) -> int:
+    """Count the actions of an array and those its composites hold, stopping once over the total's cap."""
+    total = len(actions)
+    for raw in actions:
+        if total > MAX_TOTAL_ACTIONS:
+            break
+        held = raw.get("actions") if isinstance(raw, Mapping) else None
+        if isinstance(held, list) and depth < MAX_DEPTH:
+            total += _count(held, depth + 1)
+    return total
 
 
 def _plan(actions: list[Any], base: Path, depth: int, issues: list[Issue]) -> tuple[Planned, ...]:
