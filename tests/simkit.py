@@ -44,6 +44,10 @@ class MemorySink:
     """Keeps artifacts in memory: the engine's tests need no files."""
 
     saved: dict[str, bytes] = field(default_factory=dict)
+    secrets: tuple[str, ...] = ()
+
+    def hide(self, text: str) -> None:
+        self.secrets += (text,)
 
     def save(self, step_number: int, label: str, kind: str, data: bytes) -> str:
         path = f"{kind}s/{step_number:03d}-{label}"

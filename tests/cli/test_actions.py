@@ -137,7 +137,7 @@ def test_an_action_that_did_not_take_effect_fails(cli_runner: Cli) -> None:
 
 def test_capabilities_are_a_json_object_inline_or_in_a_file(cli_runner: Cli, tmp_path: Path) -> None:
     bad = cli_runner.run("wait", "--runtime", "sim", "--ms", "1", "--capabilities", "{nope")
-    assert bad.exit_code == ExitCode.ERROR and "not JSON" in bad.envelope["error"]["message"]
+    assert bad.exit_code == ExitCode.ERROR and "JSON syntax error" in bad.envelope["error"]["message"]
     listed = cli_runner.run("wait", "--runtime", "sim", "--ms", "1", "--capabilities", "[1]")
     assert "must be a JSON object" in listed.envelope["error"]["message"]
     (tmp_path / "caps.json").write_text('{"platformName": "Android"}')
@@ -147,3 +147,16 @@ def test_capabilities_are_a_json_object_inline_or_in_a_file(cli_runner: Cli, tmp
 def test_a_slider_value_is_read_as_a_number(cli_runner: Cli) -> None:
     result = cli_runner.run("act", "--runtime", "sim", "--name", "slider", "--target", "id=volume", "--value", "x")
     assert result.exit_code == ExitCode.ERROR and "--value" in result.envelope["error"]["message"]
+
+
+def test_a_capture_label_never_writes_out_of_the_output_folder(cli_runner: Cli, tmp_path: Path) -> None:
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "linked").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    (tmp_path / "elsewhere").mkdir()
+    for label in ("../escaped", "linked/x"):
+        result = cli_runner.run("screenshot", "--runtime", "sim", "--label", label, "--output", "out")
+        assert result.exit_code == ExitCode.ERROR, label
+        assert result.envelope["error"]["code"] == "INPUT_ERROR" and "label" in result.envelope["error"]["next_step"]
+    assert not (tmp_path / "escaped.png").exists() and list((tmp_path / "elsewhere").iterdir()) == []
+    fine = cli_runner.run("screenshot", "--runtime", "sim", "--label", "home", "--output", "out")
+    assert fine.exit_code == ExitCode.OK and (tmp_path / "out" / "home.png").is_file()

@@ -314,3 +314,15 @@ def test_control_characters_from_the_file_do_not_reach_the_terminal(cli_runner: 
         assert result.exit_code == ExitCode.ERROR
         assert "\\x1b[2K\\r\\x1b[32m✓ passed" in result.stderr
         assert "\r" not in result.stderr and "\x1b[2K" not in result.stderr
+
+
+def test_a_secret_an_issue_quotes_is_masked(cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An issue quotes the value as substituted; validate masks --secret values as run does."""
+    (tmp_path / "s.yaml").write_text(
+        'meta: {name: s, version: "1"}\nconfig: {seed: 1, runtime: sim}\n'
+        "steps:\n  - {id: go, command: tap, args: {target: 'bogus=${PASSWORD}'}}\n"
+    )
+    monkeypatch.setenv("PASSWORD", "hunter2-Kx7Q")
+    result = cli_runner.run("validate", "s.yaml", "--secret", "PASSWORD")
+    assert result.exit_code == ExitCode.ERROR and result.data["valid"] is False
+    assert "hunter2" not in result.stdout + result.stderr and "•••" in result.stdout

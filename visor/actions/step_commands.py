@@ -191,14 +191,12 @@ def _holds_secret(ctx: ActionContext, value: str) -> bool:
     A secret is masked by value wherever it is reported; but a field that dropped characters shows part of it,
     which no mask by value finds. So the field is treated as a password field: its text is never reported.
     """
-    return any(secret in value for secret in maskable(getattr(ctx.sink, "secrets", ())))
+    return any(secret in value for secret in maskable(ctx.sink.secrets))
 
 
 def _hide(ctx: ActionContext, shown: str) -> None:
     """Tell the run's store to mask what a plain field shows of a secret typed into it, in every file from now on."""
-    hide = getattr(ctx.sink, "hide", None)
-    if hide is not None:
-        hide(shown)
+    ctx.sink.hide(shown)
 
 
 def _field_details(node: Node, secret: bool) -> ElementInfo:

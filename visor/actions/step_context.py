@@ -21,6 +21,13 @@ DEFAULT_POLL_US = 250_000
 class ArtifactSink(Protocol):
     """Stores files a step produces; returns the path to report (relative to the run's folder)."""
 
+    #: The run's `--secret` values: masked in everything stored.
+    secrets: tuple[str, ...]
+
+    def hide(self, text: str) -> None:
+        """Mask `text` too from now on (what a plain field shows of a secret typed into it)."""
+        ...
+
     def save(self, step_number: int, label: str, kind: str, data: bytes) -> str:
         """Store a screenshot (`kind="screenshot"`), a page source (`"source"`) or an agent's upload (`"upload"`)."""
         ...

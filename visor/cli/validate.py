@@ -42,10 +42,12 @@ def validate(env: CliEnvironment, /, paths: tuple[str, ...], upstream: bool, **v
     from visor.devices.sim.linked import validate_with_models
     from visor.report.validation import validation_outcome
 
-    given = parameter_values(values)["parameters"]
-    batch = validate_with_models(paths, stdin=env.input_stream(), parameters=given)
+    parameters = parameter_values(values)
+    batch = validate_with_models(paths, stdin=env.input_stream(), parameters=parameters["parameters"])
     if upstream:
         from visor.scenario.upstream import as_upstream
 
         batch = as_upstream(batch)
-    return emit(env, validation_outcome(batch), lambda console: console.validation(batch))
+    # An issue quotes the scenario's values as substituted: a --secret value is masked in what is printed.
+    outcome = validation_outcome(batch)
+    return emit(env, outcome, lambda console: console.validation(batch), secrets=parameters["secrets"])

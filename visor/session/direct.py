@@ -22,7 +22,7 @@ from visor.clock import Clock, IdSource
 from visor.engine.events import RunFinished
 from visor.engine.runner import RunContext, RunSettings, resolve_settings, run_scenario
 from visor.errors import InputError, VisorError
-from visor.files import write_atomic
+from visor.files import UnsafePath, write_atomic, write_confined
 from visor.report.action_data import action_outcome, whole
 from visor.report.envelope import Outcome
 from visor.scenario.commands import COMMANDS
@@ -235,21 +235,37 @@ def _worded(message: str) -> str:
 class DirectSink:
     """Where a direct action's captures go: --path, else OUTPUT/LABEL.png|xml; the paths are absolute."""
 
-    def __init__(self, output: str, path: str | None) -> None:
+    def __init__(self, output: str, path: str | None, secrets: tuple[str, ...] = ()) -> None:
         self.output = output
         self.path = path
+        self.secrets = secrets
         self.written: list[str] = []
+
+    def hide(self, text: str) -> None:
+        """Mask `text` in what this action reports too (a plain field's part of a secret)."""
+        if text not in self.secrets:
+            self.secrets += (text,)
 
     def save(self, step_number: int, label: str, kind: str, data: bytes) -> str:
         """Write a capture (or a failure's evidence); return its absolute path."""
         suffix = {"screenshot": ".png", "upload": ""}.get(kind, ".xml")
         chosen = self.path if self.path is not None and not label.endswith("-failure") and kind != "upload" else None
-        target = os.path.abspath(chosen or os.path.join(self.output, f"{label}{suffix}"))
         try:
-            write_atomic(target, data, make_folders=True)
+            if chosen is not None:  # the user's own --path
+                target = os.path.abspath(chosen)
+                write_atomic(target, data, make_folders=True)
+            else:  # a label names a file below --output, never a path out of it nor through a link
+                os.makedirs(self.output, exist_ok=True)
+                target = os.path.abspath(write_confined(self.output, f"{label}{suffix}", data))
+        except UnsafePath as exc:
+            raise InputError(
+                f"cannot write the capture {label!r}: {exc}",
+                likely_cause="The label names a path out of the output folder, or through a symbolic link.",
+                next_step="Give a plain --label (letters, digits, - and _), or --path for a file of your choice.",
+            ) from None
         except (OSError, ValueError) as exc:
             raise InputError(
-                f"cannot write {target}: {exc}",
+                f"cannot write the capture {label!r} in {self.output}: {exc}",
                 likely_cause="The folder cannot be created or written, or the name is not a valid file name.",
                 next_step="Give --path (or --output) a folder you can write to.",
             ) from None

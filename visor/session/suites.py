@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from visor.actions.secrets import redact
+from visor.actions.secrets import mask_text, redact
 from visor.clock import RandomIds, SystemClock
 from visor.engine.results import RunResult
 from visor.errors import ErrorInfo, ExitCode, NextAction, VisorError, stopping_signal
@@ -294,12 +294,16 @@ def _write(
     runs: list[tuple[str, RunResult | ErrorInfo | junit.Skipped, tuple[ErrorInfo, ...]]],
     secrets: Sequence[str],
 ) -> tuple[str, str]:
-    """Write the suite's JUnit file and index.html (secrets masked); return their paths."""
+    """Write the suite's JUnit file and index.html (secrets masked); return their paths.
+
+    Both are rendered from masked data (so they stay well formed), then masked once more as text: a run's
+    page source or message may quote a secret in a form the data did not hold.
+    """
     paths = (os.path.abspath(os.path.join(folder, "junit.xml")), os.path.abspath(os.path.join(folder, "index.html")))
-    pages = (junit.render_suite(runs), suite_html.render(entries, totals, folder))
+    pages = (junit.render_suite(redact(runs, secrets)), suite_html.render(redact(entries, secrets), totals, folder))
     try:
         for path, page in zip(paths, pages, strict=True):
-            write_atomic(path, str(redact(page, secrets)).encode("utf-8"), make_folders=True)
+            write_atomic(path, mask_text(page, secrets).encode("utf-8"), make_folders=True)
     except OSError as exc:
         raise OutputError(f"cannot write the suite's files in {folder}: {exc}",
                           next_step="Free space, or choose another --output.") from None  # fmt: skip
