@@ -254,6 +254,9 @@ def test_gestures_need_one_to_five_fingers_with_points() -> None:
         device.gesture([[PathPoint(1, 1, 0)], []])
     with pytest.raises(InputRejected, match="at most 5 fingers"):
         device.gesture([[PathPoint(100 * i, 300, 0)] for i in range(1, 7)])
+    with pytest.raises(InputRejected, match="at most 86,400,000 ms"):  # it overflowed the clock, then screenshots
+        device.gesture([[PathPoint(100, 300, 0), PathPoint(500, 300, 10**18)]])
+    device.observe()
 
 
 def test_a_modal_dialog_keeps_gestures_from_the_timeline(tmp_path: Path) -> None:

@@ -60,6 +60,7 @@ from visor.devices.sim.profile_model import Profile
 from visor.devices.sim.render import render_png
 from visor.devices.sim.state import AppState, Host, scale_var
 from visor.devices.sim.system_ui import layout_dialog, layout_shade
+from visor.limits import MAX_DURATION_MS
 from visor.ui.geometry import Point, Rect
 from visor.ui.tree import Node
 from visor.ui.utf16 import OffsetError, from_utf16
@@ -191,6 +192,9 @@ class SimDevice(Host):
             raise InputRejected("a gesture needs at least one finger with one point")
         if len(fingers) > MAX_FINGERS:
             raise InputRejected(f"a gesture has at most {MAX_FINGERS} fingers (got {len(fingers)})")
+        longest = max(point.at_ms for finger in fingers for point in finger)
+        if not 0 <= longest <= MAX_DURATION_MS:  # a phone's gesture lasts seconds; 10^18 ms overflowed the clock
+            raise InputRejected(f"a gesture lasts at most {MAX_DURATION_MS:,} ms (a day), not {longest:,} ms")
         if self.ios:
             fingers = [[_in_pixels(point) for point in finger] for finger in fingers]
         duration = max(max(point.at_ms for finger in fingers for point in finger), TOUCH_MS)
