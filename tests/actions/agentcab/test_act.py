@@ -308,3 +308,12 @@ def test_text_that_nothing_takes_a_press_for_is_said_to_be_there(link: str, text
     assert (
         "nothing there takes a long press" in result[1]["reason"] and "nothing on the screen" not in result[0]["reason"]
     )
+
+
+def test_a_dialogs_own_text_is_not_pressed_through_its_backdrop() -> None:
+    device = phone()
+    device.open_url("demo://feed")  # the promotion shows by chance on this phone: a dialog over the feed
+    assert any(item.node.text == "Special offer" for item in device.observe().tree.flat)
+    result, device = apply([{"type": "click_text", "text": "Special offer"}], device)
+    assert outcomes(result) == [("click_text", "failed")] and "nothing there takes a press" in result[0]["reason"]
+    assert any(item.node.text == "Special offer" for item in device.observe().tree.flat)  # not dismissed

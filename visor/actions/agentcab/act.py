@@ -39,7 +39,7 @@ from visor.scenario.agentcab.output_actions import (
     SetText,
     Swipe,
 )
-from visor.ui.hit import reaches
+from visor.ui.hit import reaches, seen
 from visor.ui.tree import Located, Node, UiTree
 
 Result = Literal["done", "declined", "refused", "failed"]
@@ -319,12 +319,16 @@ def _shown_text(node: Node) -> str:
 
 
 def _taker(tree: UiTree, item: Located, long: bool) -> Located | None:
-    """Return what takes a press on `item`: itself or its nearest ancestor that is clickable (or long-clickable)."""
+    """Return what takes a press on `item`: itself or its nearest ancestor that is clickable (or long-clickable).
+
+    A dialog's backdrop is not one: it fills the screen behind the dialog and dismisses it, and a press on the
+    dialog's own text (its title, its message) does not reach it.
+    """
     current: Located | None = item
     while current is not None:
         node = current.node
         if node.displayed and (node.clickable or (long and node.long_clickable)):
-            return current
+            return current if current is item or seen(tree, current) is current else None
         current = tree.flat[current.parent] if current.parent is not None else None
     return None
 
