@@ -182,3 +182,19 @@ def test_every_front_end_answers_hostile_files_clearly_and_in_bounded_time(
             assert not error or error[key], said
     assert _snapshot(outside) == before
     assert took < TIMEOUT_S
+
+
+@pytest.mark.parametrize("kind", HOSTILE)
+def test_visualagent_serve_answers_each_hostile_command_file_and_goes_on(kind: str, tmp_path: Path) -> None:
+    """A server answers a command it cannot read with an error result, archives it, and serves the next."""
+    from tests.session.test_visualagent_hostile import feed_command_file
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "host-file.txt").write_text("a host file visor must never change\n")
+    before = _snapshot(outside)
+    hostile = tmp_path / "poison.json"
+    make_hostile(kind, hostile, outside)
+    answer = feed_command_file(hostile, tmp_path / "served", timeout=TIMEOUT_S)
+    assert answer["error"]["code"] == "INVALID_COMMAND", answer
+    assert _snapshot(outside) == before
