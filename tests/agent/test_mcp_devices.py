@@ -19,7 +19,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from tests.agent.test_mcp import DEMO, PLAYER_APP, PNG, Agent, Answer
+from tests.agent.test_mcp import DEMO, PLAYER_APP, PNG, Agent, Answer, listed_tool, unlisted_keys
 from tests.conftest import ROOT
 
 PNG_URI = "visor://screen/last.png"
@@ -68,6 +68,7 @@ class Session:
 
     def __init__(self, tools: list[Any], resources: list[Any], instructions: str | None, agent: Recorder) -> None:
         self.tools = [tool.name for tool in tools]
+        self.listed = [listed_tool(tool) for tool in tools]
         self.resources = {resource.uri: resource for resource in resources}
         self.instructions = instructions
         self.answers = agent.answers
@@ -139,6 +140,14 @@ async def record(options: tuple[str, ...], path: Path, script: Any) -> Session:
 def bare(tmp_path_factory: pytest.TempPathFactory) -> Session:
     """`visor mcp` with no device option, on a host with neither adb nor xcrun."""
     return anyio.run(record, (), tmp_path_factory.mktemp("empty-path"), bare_script)
+
+
+def test_every_answer_matches_its_declared_output_schema(bare: Session, host: Session) -> None:
+    """The device tools' answers, and every tool's NO_DEVICE refusal, refused or not."""
+    for session in (bare, host):
+        for label, answer in session.answers.items():
+            if answer.tool in session.tools:
+                assert unlisted_keys(answer, session.listed) == [], label
 
 
 @pytest.fixture(scope="module")
