@@ -1,17 +1,52 @@
-"""`visor import maestro`: realistic flows converted, what cannot be reported with its line, the result valid."""
+"""`visor import maestro`: realistic flows converted, what cannot be reported with its file and line, every scenario
+written valid (checked by `visor validate` itself), written only below the output folder, never one over another.
+
+`import_flow_file` is the entry point for a cross-front-end test: hand it any hostile path standing for a flow.
+"""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 import yaml
 
-from tests.conftest import FIXTURES, Cli
+from tests.conftest import FIXTURES, Cli, check_envelope
+
+#: A hang is a failure, never a speed: generous.
+HANG_S = 60
+
+
+def copy_fixtures(tmp_path: Path) -> None:
+    """Copy the realistic flows (and their sub-flows) to `flows/`."""
+    shutil.copytree(FIXTURES / "maestro", tmp_path / "flows")
+
+
+def import_flow_file(hostile: Path, cwd: Path) -> dict[str, Any]:
+    """Import `hostile` (a FIFO, a folder, a link, a file of any content) as a flow; return its row's error.
+
+    Run in a process of its own, bounded: a hang fails the test instead of blocking it. Asserted: the import
+    answers INPUT_ERROR (exit 1) with that row's error naming the file, and writes nothing.
+    """
+    output = cwd / "hostile-out"
+    command = [sys.executable, "-m", "visor", "import", "maestro", str(hostile), "-o", str(output)]
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=HANG_S, check=False)
+    assert done.returncode == 1, done.stdout + done.stderr
+    envelope = check_envelope(done.stdout)
+    rows = envelope["data"].get("imported", [])
+    error: dict[str, Any] = rows[0]["error"] if rows else envelope["error"]
+    assert error["code"] == "INPUT_ERROR" and str(hostile) in error["message"], error
+    assert not output.exists() or not list(output.iterdir())
+    return error
 
 
 def test_flows_become_valid_scenarios_and_say_what_was_left_out(cli_runner: Cli, tmp_path: Path) -> None:
-    shutil.copytree(FIXTURES / "maestro", tmp_path / "flows")
+    copy_fixtures(tmp_path)
     result = cli_runner.run("import", "maestro", "flows", "--output", "scenarios")
     assert result.exit_code == 0, result.stdout
     rows = {Path(row["flow"]).name: row for row in result.data["imported"]}
@@ -30,20 +65,60 @@ def test_flows_become_valid_scenarios_and_say_what_was_left_out(cli_runner: Cli,
         ("screenshot", {"label": "signed-in"}),
     ]
     assert Path(rows["login.yaml"]["env_file"]).read_text() == "USERNAME=ada\nPASSWORD=lovelace\n"
+    assert rows["login.yaml"]["app_id"] == "com.visor.demo"
     settings = rows["settings.yaml"]
     assert [(item["line"], item["command"]) for item in settings["left_out"]] == [
         (13, "scrollUntilVisible"), (17, "runScript")]  # fmt: skip
     text = Path(settings["scenario"]).read_text()
-    assert "# Not converted (line 13, scrollUntilVisible)" in text
+    assert "# Left out (line 13, scrollUntilVisible)" in text
     steps = yaml.safe_load(text)["steps"]
     assert steps[0]["args"] == {"name": "reset"} and len(steps) == 9 + 6  # login inlined, then its own
-    feed = rows["feed.yaml"]
-    assert [item["command"] for item in feed["left_out"]] == ["launchApp"]  # another app
-    assert result.data["totals"] == {"flows": 3, "valid": 3, "left_out": 3}
+    feed = yaml.safe_load(Path(rows["feed.yaml"]["scenario"]).read_text())["steps"]
+    assert [(s["command"], s["args"]) for s in feed[-2:]] == [  # another app: stopped, then launched
+        ("manage_app", {"action": "stop", "app_name": "com.android.settings"}),
+        ("manage_app", {"action": "launch", "app_name": "com.android.settings"}),
+    ]
+    assert result.data["totals"] == {"flows": 6, "valid": 6, "left_out": 8}
+
+
+def test_every_imported_fixture_passes_visor_validate(cli_runner: Cli, tmp_path: Path) -> None:
+    copy_fixtures(tmp_path)
+    rows = cli_runner.run("import", "maestro", "flows", "-o", "scenarios").data["imported"]
+    assert len(rows) == 6
+    for row in rows:
+        extra = ["--env-file", row["env_file"]] if "env_file" in row else []
+        checked = cli_runner.run("validate", row["scenario"], *extra)
+        assert checked.exit_code == 0 and checked.data["valid"], (row["flow"], checked.data["issues"])
+
+
+def test_part_two_defects_are_converted_or_left_out_with_file_and_line(cli_runner: Cli, tmp_path: Path) -> None:
+    copy_fixtures(tmp_path)
+    rows = cli_runner.run("import", "maestro", "flows/checkout.yaml", "-o", "out").data["imported"]
+    (checkout,) = rows
+    steps = yaml.safe_load(Path(checkout["scenario"]).read_text())["steps"]
+    assert [(s["command"], s["args"]) for s in steps] == [
+        ("act", {"name": "reset"}),  # launchApp of the flow's own appId
+        ("tap", {"target": "id=com.visor.demo:id/search"}),
+        ("act", {"name": "type", "value": "desk lamp"}),  # the runFlow's own env, put in
+        ("press_key", {"key": "ENTER"}),  # was `act enter`, which validate refuses
+        ("wait", {"for": "text=Results", "timeout": 8000}),  # was a SYSTEM_ERROR
+        ("swipe", {"direction": "left", "target": "com.visor.demo:id/carousel"}),  # swipe.from, was dropped
+        ("swipe", {"start": [900, 500], "end": [100, 500], "duration": 1200, "target_description": "the screen"}),
+        ("tap", {"target": "text=Add to cart"}),
+    ]
+    assert [(Path(item["file"]).name, item["line"], item["command"]) for item in checkout["left_out"]] == [
+        ("checkout.yaml", 9, "launchApp"),  # permissions
+        ("checkout.yaml", 9, "launchApp"),  # clearState on a phone
+        ("checkout.yaml", 13, "runFlow"),  # when: never inlined unconditionally
+        ("search.yaml", 9, "copyTextFrom"),  # an included file's line names that file
+        ("checkout.yaml", 22, "extendedWaitUntil"),  # ${TIMEOUT} written as its value
+    ]
+    text = Path(checkout["scenario"]).read_text()
+    assert "# Left out (flows/subflows/search.yaml line 9, copyTextFrom)" in text
 
 
 def test_the_converted_sign_in_runs_on_the_simulated_phone(cli_runner: Cli, tmp_path: Path) -> None:
-    shutil.copytree(FIXTURES / "maestro", tmp_path / "flows")
+    copy_fixtures(tmp_path)
     cli_runner.run("import", "maestro", "flows/login.yaml", "-o", "scenarios")
     run = cli_runner.run("run", "scenarios/login.yaml", "--runtime", "sim", "--env-file", "scenarios/login.env",
                          "--output", "out")  # fmt: skip
@@ -54,9 +129,11 @@ def test_the_converted_sign_in_runs_on_the_simulated_phone(cli_runner: Cli, tmp_
 def test_a_file_that_is_no_flow_is_an_error_row(cli_runner: Cli, tmp_path: Path) -> None:
     (tmp_path / "flows").mkdir()
     (tmp_path / "flows" / "notes.yaml").write_text("just: a mapping\n")
+    (tmp_path / "flows" / "config.yaml").write_text("flows:\n  - '*'\n")  # Maestro's workspace file: skipped
     result = cli_runner.run("import", "maestro", "flows", "-o", "out")
     assert result.exit_code == 1
-    assert "is not a Maestro flow" in result.data["imported"][0]["error"]["message"]
+    (row,) = result.data["imported"]
+    assert "is not a Maestro flow" in row["error"]["message"]
 
 
 def test_what_would_mean_less_in_visor_is_left_out_not_changed(cli_runner: Cli, tmp_path: Path) -> None:
@@ -82,3 +159,84 @@ def test_what_would_mean_less_in_visor_is_left_out_not_changed(cli_runner: Cli, 
         ("act", {"name": "home"}),
         ("tap", {"target": "text=Log in"}),
     ]
+
+
+# --- hostile input and output ---------------------------------------------------------------------------------------
+
+
+def test_an_include_leaving_the_folder_is_never_read_nor_quoted(cli_runner: Cli, tmp_path: Path) -> None:
+    (tmp_path / "secret.yaml").write_text("appId: a\n---\n- inputText: TOPSECRET-1234\n")
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "flows" / "link.yaml").symlink_to(tmp_path / "secret.yaml")
+    (tmp_path / "flows" / "up.yaml").write_text("appId: a\n---\n- back\n- runFlow: ../secret.yaml\n")
+    (tmp_path / "flows" / "linked.yaml").write_text("appId: a\n---\n- runFlow: link.yaml\n")
+    result = cli_runner.run("import", "maestro", "flows/up.yaml", "flows/linked.yaml", "-o", "out")
+    assert result.exit_code == 1 and "TOPSECRET" not in result.stdout + result.stderr
+    up, linked = (row["error"]["message"] for row in result.data["imported"])
+    assert up.startswith("flows/up.yaml:4:3: runFlow '../secret.yaml' leads out of the flows' folder")
+    assert linked.startswith("flows/linked.yaml:3:3: runFlow 'link.yaml'") and "symbolic link" in linked
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "binary", "deep"])
+def test_a_hostile_flow_is_a_clear_error(tmp_path: Path, kind: str) -> None:
+    hostile = tmp_path / "hostile.yaml"
+    if kind == "fifo":
+        os.mkfifo(hostile)
+    elif kind == "folder":
+        hostile.mkdir()
+    else:
+        hostile.write_bytes(b"appId: a\n---\n- \x00\n" if kind == "binary" else b"- " + b"[" * 900 + b"]" * 900)
+    import_flow_file(hostile, tmp_path)
+
+
+def test_an_env_value_cannot_inject_keys_into_the_env_file(cli_runner: Cli, tmp_path: Path) -> None:
+    (tmp_path / "flows").mkdir()
+    header = "appId: a\nenv:\n  USER: 'ada # admin=1'\n  PASS: ' \"x\" '\n"
+    (tmp_path / "flows" / "ok.yaml").write_text(header + "---\n- inputText: ${USER}${PASS}\n")
+    (tmp_path / "flows" / "evil.yaml").write_text(
+        'appId: a\nenv:\n  USER: "ada\\nADMIN=1"\n---\n- inputText: ${USER}\n'
+    )
+    result = cli_runner.run("import", "maestro", "flows", "-o", "out")
+    ok, evil = sorted(result.data["imported"], key=lambda row: row["flow"], reverse=True)
+    assert "line break" in evil["error"]["message"] and evil["error"]["message"].startswith("flows/evil.yaml:3:")
+    assert not (tmp_path / "out" / "evil.env").exists()
+    from visor.scenario.parameters import read_env_file
+
+    assert read_env_file(ok["env_file"]) == {"USER": "ada # admin=1", "PASS": ' "x" '}
+
+
+def test_two_flows_converting_to_one_name_both_survive(cli_runner: Cli, tmp_path: Path) -> None:
+    for name, text in (("flows/a b.yaml", "A"), ("flows/a_b.yaml", "B"), ("one/login.yaml", "C"),
+                       ("two/login.yaml", "D"), ("two/Login.yml", "E")):  # fmt: skip
+        path = tmp_path / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(f"appId: a\n---\n- tapOn: {text}\n")
+    result = cli_runner.run("import", "maestro", "flows", "one/login.yaml", "two", "-o", "out")
+    assert result.exit_code == 0, result.stdout
+    written = {Path(row["scenario"]).name: row for row in result.data["imported"]}
+    assert sorted(written) == ["Login-2.yaml", "a_b-2.yaml", "a_b.yaml", "login-3.yaml", "login.yaml"]
+    taps = {name: yaml.safe_load(Path(row["scenario"]).read_text())["steps"][0]["args"]["target"]
+            for name, row in written.items()}  # fmt: skip
+    assert sorted(taps.values()) == [f"text={text}" for text in "ABCDE"]
+    assert written["a_b-2.yaml"]["flow"] == "flows/a b.yaml"  # the name that changed anyway changes again
+    assert written["a_b-2.yaml"]["renamed"] == "named a_b-2.yaml: flows/a_b.yaml converts to a_b.yaml"
+    assert (
+        "renamed" not in written["a_b.yaml"]
+        and "one/login.yaml converts to login.yaml" in written["Login-2.yaml"]["renamed"]
+    )
+
+
+def test_the_output_never_replaces_a_flow_nor_writes_through_a_link(cli_runner: Cli, tmp_path: Path) -> None:
+    copy_fixtures(tmp_path)
+    before = (tmp_path / "flows" / "login.yaml").read_bytes()
+    result = cli_runner.run("import", "maestro", "flows", "-o", "flows")
+    assert result.exit_code == 1
+    assert all("would replace a Maestro flow" in row["error"]["message"] for row in result.data["imported"][:3])
+    assert (tmp_path / "flows" / "login.yaml").read_bytes() == before
+    (tmp_path / "out").mkdir()
+    (tmp_path / "elsewhere.yaml").write_text("keep me\n")
+    (tmp_path / "out" / "login.yaml").symlink_to(tmp_path / "elsewhere.yaml")
+    row = cli_runner.run("import", "maestro", "flows/login.yaml", "-o", "out").data["imported"][0]
+    assert "symbolic link" in row["error"]["message"]
+    assert (tmp_path / "elsewhere.yaml").read_text() == "keep me\n"

@@ -1,61 +1,169 @@
-"""`visor import maestro FLOW|DIR... --output DIR`: write each Maestro flow as a visor scenario, checked."""
+"""`visor import maestro FLOW|DIR... --output DIR`: write each Maestro flow as a visor scenario, checked.
+
+Every flow is converted first, then written: a scenario never replaces a flow still to be read. Each flow's name
+becomes a file name (letters, digits, `.`, `_`, `-`); two flows that would get the same name (the same file name
+in two folders, `a b.yaml` beside `a_b.yaml`, names that differ only in case) get distinct ones, `-2`, `-3`…,
+and the row says so. Files are written below the output folder only, never through a link, and never over a
+file that was read as a flow.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
-from visor.errors import ErrorInfo, ExitCode, NextAction
-from visor.files import write_atomic
+from visor.errors import ErrorInfo, ExitCode, InputError, NextAction
+from visor.files import UnsafePath, write_confined
 from visor.report.envelope import Outcome
 from visor.scenario.discovery import expand_paths
-from visor.scenario.maestro import convert_flow
+from visor.scenario.document import Document
+from visor.scenario.maestro import Converted, convert_flow, env_text, scenario_text
+from visor.scenario.parameters import substitute
 from visor.scenario.validate import validate_document
+
+#: Characters kept in a scenario's file name; any other run of characters becomes `_`.
+_UNSAFE_NAME = re.compile(r"[^\w.-]+")
+#: Maestro's workspace configuration, beside the flows: not a flow (Maestro does not run it either).
+_WORKSPACE_CONFIG = ("config.yaml", "config.yml")
+_FLOW_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """A flow to import: its path, the folder its includes stay in, and its path below that folder."""
+
+    path: str
+    root: str
+    relative: str
 
 
 def import_maestro(patterns: Sequence[str], output: str) -> Outcome:
     """Convert every flow the patterns name into `output/<flow>.yaml` (and `<flow>.env`); return what was done.
 
     Raises:
-        InputError: a pattern names no file.
+        InputError: a pattern names no file; the output folder cannot be created.
     """
-    from visor.errors import InputError
-    from visor.scenario.document import Document
-    from visor.scenario.parameters import substitute
-
     rows: list[dict[str, Any]] = []
-    written: list[str] = []
-    for path in expand_paths(patterns):
+    converted: list[tuple[dict[str, Any], Converted]] = []
+    read: set[str] = set()
+    for source in _sources(patterns):
+        read.add(os.path.realpath(source.path))  # even one that does not convert: never written over
         try:
-            converted = convert_flow(path)
+            flow = convert_flow(source.path, source.root, source.relative)
         except InputError as exc:
-            rows.append({"flow": path, "error": exc.info().to_dict()})
+            rows.append({"flow": source.path, "error": exc.info().to_dict()})
             continue
-        stem = os.path.splitext(os.path.basename(path))[0]
-        target = os.path.abspath(os.path.join(output, f"{stem}.yaml"))
-        notes = [f"# Imported from the Maestro flow {path} by `visor import maestro`."]
-        notes += [f"# Not converted (line {item['line']}, {item['command']}): {item['reason']}"
-                  for item in converted.left_out]  # fmt: skip
-        text = "\n".join(notes) + "\n" + yaml.safe_dump(converted.scenario, sort_keys=False, allow_unicode=True)
-        row: dict[str, Any] = {"flow": path, "scenario": target, "steps": len(converted.scenario["steps"]),
-                               "left_out": converted.left_out}  # fmt: skip
-        if converted.env:
-            env_file = os.path.abspath(os.path.join(output, f"{stem}.env"))
-            env_text = "".join(f"{key}={value}\n" for key, value in converted.env.items())
-            write_atomic(env_file, env_text.encode("utf-8"), make_folders=True)
-            written.append(env_file)
-            row["env_file"] = env_file
-        write_atomic(target, text.encode("utf-8"), make_folders=True)
-        written.append(target)
-        document, unknown = substitute(Document(target, "yaml", converted.scenario, {}), converted.env)
-        issues = [issue.to_dict() for issue in [*unknown, *validate_document(document).issues] if issue.is_error]
-        row["valid"] = not issues
-        if issues:
-            row["issues"] = issues
+        read.update(os.path.realpath(path) for path in flow.files)
+        row: dict[str, Any] = {"flow": source.path}
         rows.append(row)
+        converted.append((row, flow))
+    if not rows:
+        raise InputError(
+            f"no Maestro flow to import in {', '.join(map(repr, patterns))}",
+            likely_cause="The folder holds no *.yaml or *.yml file besides Maestro's config.yaml.",
+            next_step="Pass the folder that holds the flows, or the flow files themselves.",
+        )
+    _make_folder(output)
+    written: list[str] = []
+    names = _names([row["flow"] for row, _ in converted])
+    for (row, flow), name in zip(converted, names, strict=True):
+        _write(row, flow, output, name, read, written)
+    return _outcome(rows, written)
+
+
+def _sources(patterns: Sequence[str]) -> Iterator[_Source]:
+    """Yield each flow once: a folder's flows (*.yaml, *.yml, not Maestro's config.yaml) with the folder as root."""
+    seen: set[str] = set()
+    for pattern in patterns:
+        folder = os.path.isdir(pattern)
+        for path in expand_paths([pattern]):
+            key = os.path.normpath(path)
+            relative = os.path.relpath(path, pattern).replace(os.sep, "/") if folder else os.path.basename(path)
+            if key in seen or (folder and (relative in _WORKSPACE_CONFIG or not path.lower().endswith(_FLOW_SUFFIXES))):
+                continue
+            seen.add(key)
+            yield _Source(path, pattern if folder else os.path.dirname(path) or ".", relative)
+
+
+def _make_folder(output: str) -> None:
+    try:
+        os.makedirs(output, exist_ok=True)
+    except (OSError, ValueError) as exc:
+        raise InputError(
+            f"cannot create the output folder {output!r}: {getattr(exc, 'strerror', None) or exc}",
+            likely_cause="A file has that name, or this user may not write there.",
+            next_step="Pass --output a folder this user can write.",
+        ) from None
+
+
+def _names(flows: list[str]) -> list[tuple[str, str | None]]:
+    """Return each flow's scenario file stem, and why it is not the flow's own name (another flow had it).
+
+    A flow whose name is a file name already keeps it; the others (`a b`) take theirs (`a_b`) after them, so a
+    clash renames the flow whose name changed anyway. A clash ignores case (macOS and Windows would).
+    """
+    stems = [os.path.splitext(os.path.basename(flow))[0] for flow in flows]
+    bases = [_UNSAFE_NAME.sub("_", stem).lstrip(".")[:100] or "flow" for stem in stems]
+    taken: dict[str, tuple[str, str]] = {}  # a name, folded: the flow that has it, and the name as written
+    names: list[tuple[str, str | None]] = [("", None)] * len(flows)
+    for index in sorted(range(len(flows)), key=lambda index: bases[index] != stems[index]):
+        base, name, number = bases[index], bases[index], 1
+        while name.casefold() in taken:
+            number += 1
+            name = f"{base}-{number}"
+        taken[name.casefold()] = (flows[index], name)
+        other, written = taken[base.casefold()]
+        names[index] = (name, None if name == base else f"named {name}.yaml: {other} converts to {written}.yaml")
+    return names
+
+
+def _write(
+    row: dict[str, Any], flow: Converted, output: str, name: tuple[str, str | None], read: set[str], written: list[str]
+) -> None:
+    """Write the scenario (and its env file), then check it; a write that cannot be done is the row's error."""
+    stem, renamed = name
+    files = [(f"{stem}.yaml", scenario_text(row["flow"], flow).encode("utf-8"))]
+    if flow.env:
+        files.append((f"{stem}.env", env_text(flow.env).encode("utf-8")))
+    targets = [os.path.abspath(os.path.join(output, file)) for file, _ in files]
+    clash = next((target for target in targets if os.path.realpath(target) in read), None)
+    if clash is not None:
+        row["error"] = _write_error(f"writing {clash} would replace a Maestro flow that was read")
+        return
+    for (file, data), target in zip(files, targets, strict=True):
+        try:
+            write_confined(output, file, data)
+        except (UnsafePath, OSError) as exc:
+            row["error"] = _write_error(f"cannot write {target}: {getattr(exc, 'strerror', None) or exc}")
+            return
+        written.append(target)
+    row.update({"scenario": targets[0], "steps": len(flow.scenario["steps"]), "left_out": flow.left_out})
+    if flow.env:
+        row["env_file"] = targets[1]
+    if renamed:
+        row["renamed"] = renamed
+    if flow.app_id:
+        row["app_id"] = flow.app_id
+    document, unknown = substitute(Document(targets[0], "yaml", flow.scenario, {}), flow.env)
+    issues = [issue.to_dict() for issue in [*unknown, *validate_document(document).issues] if issue.is_error]
+    row["valid"] = not issues
+    if issues:
+        row["issues"] = issues
+
+
+def _write_error(message: str) -> dict[str, Any]:
+    error = InputError(
+        message,
+        likely_cause="The output folder holds a symbolic link or a folder by that name, or is the flows' own folder.",
+        next_step="Pass --output an empty folder of its own (not the flows' folder).",
+    )
+    return error.info().to_dict()
+
+
+def _outcome(rows: list[dict[str, Any]], written: list[str]) -> Outcome:
     invalid = [row for row in rows if not row.get("valid")]
     data = {"imported": rows, "totals": {"flows": len(rows), "valid": len(rows) - len(invalid),
                                          "left_out": sum(len(row.get("left_out", [])) for row in rows)}}  # fmt: skip
@@ -64,7 +172,7 @@ def import_maestro(patterns: Sequence[str], output: str) -> Outcome:
     error = ErrorInfo(
         code="INPUT_ERROR",
         message=f"{len(invalid)} of {len(rows)} flows did not convert into a valid scenario",
-        likely_cause="The file is no Maestro flow, or a command converted into arguments visor refuses.",
-        next_step="See data.imported for each flow's issues; fix the flow or the scenario written.",
+        likely_cause="The file is no Maestro flow, an include cannot be read, or a parameter has no value.",
+        next_step="See data.imported for each flow's error or issues; fix the flow, or pass the values (-e).",
     )
     return Outcome("fail", NextAction.VALIDATE, data, ExitCode.ERROR, error, written)
