@@ -625,7 +625,13 @@ def unknown_argument(draw: st.DrawFn) -> tuple[str, dict[str, Any], str]:
 
 
 def not_a_target(value: Any) -> bool:
-    """Whether a value is neither an element index nor a list of integers."""
+    """Whether a value is neither an element index nor a list of integers (nor text holding one: a form's)."""
+    if isinstance(value, str):
+        try:
+            held = json.loads(value)
+        except ValueError:
+            return True
+        return isinstance(held, str) or not_a_target(held)
     if isinstance(value, bool) or value is None:
         return True
     if isinstance(value, int):
