@@ -90,7 +90,8 @@ class FlowReader:
             parts = confined_parts(posixpath.join(posixpath.dirname(including.relative), file.replace("\\", "/")))
         except UnsafePath:
             raise SourceError(
-                f"runFlow {_quoted(file)} leads out of the flows' folder {self.root}: visor reads no file there",
+                f"runFlow {_quoted(file)} is not a file in the flows' folder {self.root} ({_outside(file)}): "
+                "visor reads no file out of it",
                 path=including.shown,
                 line=where.line,
                 column=where.column,
@@ -207,6 +208,15 @@ def _not_a_flow(name: str, problem: str, line: int) -> SourceError:
         likely_cause="The file is some other YAML file (a Maestro config.yaml, a CI file) or a broken flow.",
         next_step="A flow is a header (appId: …), a line ---, then a list of commands.",
     )
+
+
+def _outside(file: str) -> str:
+    """Say why an include's path is not a file inside the flows' folder."""
+    if "\x00" in file:
+        return "it holds a NUL character"
+    if posixpath.isabs(file.replace("\\", "/")) or file[1:2] == ":":
+        return "it is an absolute path"
+    return "`..` leads out of the folder" if ".." in file else "it names no file"
 
 
 def _quoted(text: str, limit: int = 120) -> str:
