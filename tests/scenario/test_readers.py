@@ -279,6 +279,14 @@ def test_yaml_aliases_are_counted_by_what_they_expand_to() -> None:
     assert len(yaml_doc(text.replace("  - *b\n" * 1_001, "  - *b\n" * 990)).data["refs"]) == 990
 
 
+def test_yaml_aliases_of_a_long_text_are_counted_by_the_text_they_repeat() -> None:
+    """A 1 MiB string aliased 5,000 times is 5 GB of text to whatever writes the data out (an envelope, a report)."""
+    text = "a: &a '" + "x" * (1 << 20) + "'\nb: [" + ", ".join(["*a"] * 5_000) + "]\n"
+    with pytest.raises(SourceError, match="or 64 MB of text"):
+        yaml_doc(text)
+    assert len(yaml_doc("a: &a '" + "x" * 100 + "'\nb: [" + ", ".join(["*a"] * 5_000) + "]\n").data["b"]) == 5_000
+
+
 # -- integers too long to convert (Python refuses more than 4,300 decimal digits) ----------------------------------
 
 LONG = "1" * 5_000

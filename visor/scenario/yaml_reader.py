@@ -23,6 +23,9 @@ import yaml
 
 from visor.errors import SourceError
 from visor.scenario.document import MAX_DEPTH, MAX_NODES, Document, Path, Position
+
+#: Characters of a scalar counted as one node: aliases may repeat at most MAX_NODES x this much text.
+TEXT_PER_NODE = 64
 from visor.scenario.reading import SourceText, empty_source, integer_too_long
 
 _Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -102,25 +105,28 @@ class _Builder:
         self.expanded += nodes
         if self.expanded > MAX_NODES:
             raise self.error(
-                f"the aliases in the document expand to more than {MAX_NODES:,} nodes",
+                f"the aliases in the document expand to more than {MAX_NODES:,} nodes"
+                f" (or {MAX_NODES * TEXT_PER_NODE // 1_000_000:,} MB of text)",
                 where,
                 likely_cause="YAML aliases nest references to references (an alias bomb).",
                 next_step="Write the repeated parts out, or refer to smaller anchors.",
             )
 
     def scalar(self, event: yaml.ScalarEvent, where: Position) -> None:
-        self.nodes += 1
+        # A long text weighs as several nodes: an alias repeating it is bounded by the text it stands for too.
+        weight = 1 + len(event.value) // TEXT_PER_NODE
+        self.nodes += weight
         self.check_text(event.value, where)
         frame = self.stack[-1] if self.stack else None
         if frame is not None and isinstance(frame.value, dict) and frame.key is None:
             self.check_tag(event.tag, where)
             self.take_key(frame, event.value, where, plain=bool(event.implicit[0]))
             if event.anchor:
-                self.anchors[event.anchor] = (event.value, 1)
+                self.anchors[event.anchor] = (event.value, weight)
             return
         value = self.resolve(event, where)
         if event.anchor:
-            self.anchors[event.anchor] = (value, 1)
+            self.anchors[event.anchor] = (value, weight)
         self.attach(value, where)
 
     def alias(self, event: yaml.AliasEvent, where: Position) -> None:
