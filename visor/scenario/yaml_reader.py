@@ -23,10 +23,10 @@ import yaml
 
 from visor.errors import SourceError
 from visor.scenario.document import MAX_DEPTH, MAX_NODES, Document, Path, Position
+from visor.scenario.reading import SourceText, empty_source, integer_too_long
 
 #: Characters of a scalar counted as one node: aliases may repeat at most MAX_NODES x this much text.
 TEXT_PER_NODE = 64
-from visor.scenario.reading import SourceText, empty_source, integer_too_long
 
 _Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
