@@ -281,10 +281,12 @@ def test_capabilities_that_are_not_an_object_are_refused_unechoed(host: AgentHos
     assert not host.call("use_device", {"device": "sim"}).is_error
     refused = host.call("use_device", {"device": "sim", "runtime": "sim", "capabilities": value})
     assert refused.is_error and refused.image is None
+    message = f"use_device.capabilities must be an object of Appium capabilities, not {kind}"
     assert refused.result == {
         "tool": "use_device", "status": "refused", "dispatched": "none", "code": "VALIDATION_ERROR",
-        "message": f"use_device.capabilities must be an object of Appium capabilities, not {kind}",
-        "hint": agent_host.CAPABILITIES_HINT,
+        "message": message, "hint": agent_host.CAPABILITIES_HINT,
+        "problems": [{"path": "capabilities", "message": message, "code": "VALIDATION_ERROR",
+                      "hint": agent_host.CAPABILITIES_HINT}],
     }  # fmt: skip
     assert host.device_id == "sim" and host.session is not None, "nothing changed: the phone is still in use"
 

@@ -97,13 +97,20 @@ _TEXT = {"type": "string"}
 _SCREEN = {"screen": _OBJECT, "elements": {"type": "array", "items": _OBJECT}, "coordinates": _TEXT}
 #: The screen an action's result (or use_device's) carries after it, or why it could not be read.
 _AFTER = {"observation": {"type": ["object", "null"]}, "observation_error": _TEXT}
+#: What a refusal of arguments that break a rule lists (as the 16 tools' refusals do).
+_PROBLEMS = {"problems": {"type": "array", "items": _OBJECT}}
 #: The result data of the tools not made from the tools' shapes.
 _OWN_DATA: dict[str, dict[str, Any]] = {
-    "observe": _SCREEN,
-    "screenshot": {},
-    "list_apps": {"apps": {"type": "array", "items": _OBJECT}, "complete": {"type": "boolean"}},
-    "list_devices": {"devices": {"type": "array", "items": _OBJECT}, "in_use": {"type": ["string", "null"]}},
+    "observe": _SCREEN | _PROBLEMS,
+    "screenshot": _PROBLEMS,
+    "list_apps": {"apps": {"type": "array", "items": _OBJECT}, "complete": {"type": "boolean"}, **_PROBLEMS},
+    "list_devices": {
+        "devices": {"type": "array", "items": _OBJECT},
+        "in_use": {"type": ["string", "null"]},
+        **_PROBLEMS,
+    },
     "use_device": {
+        **_PROBLEMS,
         "device": _OBJECT,
         "closed": _TEXT,
         "close_error": _TEXT,

@@ -175,7 +175,10 @@ class AgentSession:
         wants_image = arguments.get("screenshot", True)
         if extra or not isinstance(wants_image, bool):
             message = f"{name} takes {'only screenshot (a boolean)' if name == 'observe' else 'no arguments'}"
-            return Reply(_answer(name, "refused", ToolCode.VALIDATION_ERROR, message), None, True)
+            found = {"path": min(extra) if extra else "screenshot", "message": message, "code": "VALIDATION_ERROR"}
+            return Reply(
+                _answer(name, "refused", ToolCode.VALIDATION_ERROR, message) | {"problems": [found]}, None, True
+            )
         try:
             if name == "screenshot":
                 return Reply(_answer(name, "ok", None, "screenshot"), self._shown(ctx.screenshot()))

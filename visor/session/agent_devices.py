@@ -152,7 +152,7 @@ class AppTools:
         if name != "list_apps":
             return None
         if arguments:
-            return reply(name, "refused", "VALIDATION_ERROR", f"list_apps takes no arguments, not {sorted(arguments)}")
+            return invalid_arguments(name, min(arguments), f"list_apps takes no arguments, not {sorted(arguments)}")
         try:
             apps = device.installed_apps()
         except VisorError as exc:
@@ -169,6 +169,12 @@ def openai_definitions() -> list[dict[str, Any]]:
     """Return the device tools in OpenAI's function-calling format (`visor tools`), in the order MCP lists them."""
     return [{"type": "function", "function": {"name": tool["name"], "description": tool["description"],
                                               "parameters": tool["inputSchema"]}} for tool in DEFINITIONS]  # fmt: skip
+
+
+def invalid_arguments(tool: str, path: str, message: str, *, hint: str | None = None) -> Reply:
+    """Refuse a call whose arguments break a rule: VALIDATION_ERROR, its problem listed as the tools list theirs."""
+    found = {"path": path, "message": message, "code": "VALIDATION_ERROR"} | ({"hint": hint} if hint else {})
+    return reply(tool, "refused", "VALIDATION_ERROR", message, hint=hint, problems=[found])
 
 
 def reply(

@@ -35,6 +35,7 @@ from visor.session.agent_devices import (
     SIMULATED,
     DeviceEntry,
     available_devices,
+    invalid_arguments,
     list_devices_reply,
     no_device,
     reply,
@@ -148,8 +149,8 @@ class AgentHost:
 
     def _list(self, arguments: dict[str, Any]) -> Reply:
         if arguments:
-            return reply("list_devices", "refused", "VALIDATION_ERROR",
-                         f"list_devices takes no arguments, not {sorted(arguments)}")  # fmt: skip
+            return invalid_arguments("list_devices", min(arguments),
+                                     f"list_devices takes no arguments, not {sorted(arguments)}")  # fmt: skip
         entries = available_devices()
         if self.device_id is not None and all(entry.id != self.device_id for entry in entries):
             # In use but not found by the host's programs (a device farm's, or one chosen by its runtime).
@@ -180,11 +181,13 @@ class AgentHost:
         """Return the options that open the device use_device asks for, or why it is refused (nothing changed)."""
         capabilities = arguments.get("capabilities", {})
         if not isinstance(capabilities, dict):
-            return reply("use_device", "refused", "VALIDATION_ERROR", "use_device.capabilities must be an object "
-                         f"of Appium capabilities, not {_json_type(capabilities)}", hint=CAPABILITIES_HINT)  # fmt: skip
+            message = (
+                f"use_device.capabilities must be an object of Appium capabilities, not {_json_type(capabilities)}"
+            )
+            return invalid_arguments("use_device", "capabilities", message, hint=CAPABILITIES_HINT)
         problem = _invalid(arguments)
         if problem is not None:
-            return reply("use_device", "refused", "VALIDATION_ERROR", problem, hint="Fix the arguments.")
+            return invalid_arguments("use_device", *problem, hint="Fix the arguments.")
         # Masked from now on, whatever happens to the call: an error may quote them.
         self.secrets |= secret_values(capabilities)
         device, runtime = arguments["device"], arguments.get("runtime")
@@ -243,8 +246,8 @@ class AgentHost:
         return Reply(answer.result, look.image)
 
 
-def _invalid(arguments: dict[str, Any]) -> str | None:
-    """Return what is wrong with use_device's arguments (None: they fit its schema)."""
+def _invalid(arguments: dict[str, Any]) -> tuple[str, str] | None:
+    """Return where and what is wrong with use_device's arguments (None: they fit its schema)."""
     from visor.scenario.document import dotted
     from visor.scenario.schema import schema_problem
 
@@ -253,7 +256,7 @@ def _invalid(arguments: dict[str, Any]) -> str | None:
     if problem is None:
         return None
     where, message = problem
-    return f"use_device{'.' + dotted(where) if where else ' arguments'}: {message}"
+    return dotted(where) or "(arguments)", f"use_device{'.' + dotted(where) if where else ' arguments'}: {message}"
 
 
 def _json_type(value: Any) -> str:
