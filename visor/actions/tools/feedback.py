@@ -60,9 +60,8 @@ class FeedbackReading:
 def read_once(ctx: ToolContext, feedback: ValueFeedback) -> float | None:
     """Read the readout now, or None when it cannot be read (used before input, to judge progress)."""
     try:
-        return read_value(
-            unique(ctx, feedback.selector, where="feedback.selector").item.node, feedback.value_format
-        ).value
+        readout = unique(ctx, feedback.selector, where="feedback.selector")
+        return read_value(readout.item.node, feedback.value_format).value
     except (ToolProblem, UnreadableValue):
         return None
 

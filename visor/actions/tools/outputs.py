@@ -81,7 +81,7 @@ def schema_of(hint: Any) -> dict[str, Any]:
     if hint is Any:
         return {}
     if hint in _SCALARS:
-        return {"type": _SCALARS[hint]} if hint is not float else {"type": "number"}
+        return {"type": _SCALARS[hint]}
     if origin in (typing.Union, types.UnionType):
         return _union([schema_of(arg) for arg in get_args(hint)])
     if origin is list:
