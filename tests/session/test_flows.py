@@ -167,3 +167,18 @@ def test_a_replay_keeps_what_a_flow_holds_literally() -> None:
     flow = {"name": "f", "steps": [{"id": "001-act", "command": "act", "args": {"value": "${X} {{value_1}}"}}]}
     data, values = flows.deferred(flow, {"value_1": "ada"})
     assert data["steps"][0]["args"]["value"] == "$${X} ${VISOR_REPLAY_1}" and values == {"VISOR_REPLAY_1": "ada"}
+
+
+def test_an_export_keeps_texts_that_look_like_numbers_as_texts(cli_runner: Cli, project: Path) -> None:
+    """PyYAML writes `1e3` plain (a text by YAML 1.1), which visor's reader (YAML 1.2) reads as a number."""
+    record_login(cli_runner)
+    cli_runner.run("stop")
+    exported = cli_runner.run("record", "login", "--export", "login.yaml", "--param", "value_1=1e3", "--param",
+                              "value_2=0o17\u2028x")  # fmt: skip
+    assert exported.exit_code == ExitCode.OK
+    checked = cli_runner.run("validate", "login.yaml")
+    assert checked.data["valid"] is True, checked.data
+    from visor.scenario.loader import read_data
+
+    steps = read_data(str(project / "login.yaml"), noun="scenario").data["steps"]
+    assert [step["args"].get("value") for step in steps[1:3]] == ["1e3", "0o17\u2028x"]

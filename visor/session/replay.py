@@ -14,8 +14,6 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-import yaml
-
 from visor.errors import InputError
 from visor.files import write_atomic
 from visor.report.envelope import Outcome, masked
@@ -23,6 +21,7 @@ from visor.report.outcomes import run_outcome
 from visor.scenario.document import Document
 from visor.scenario.scenario import Scenario
 from visor.scenario.validate import validate_document
+from visor.scenario.yaml_writer import dump_yaml
 from visor.session import client, flows
 from visor.session.runs import DEFAULT_OUTPUT, Environment, PreparedRun, RunOptions, attempt
 from visor.session.state_paths import DaemonPaths
@@ -104,10 +103,7 @@ def _on_daemon(
 def export(root: str, name: str, params: Mapping[str, str], target: str) -> dict[str, Any]:
     """Write a flow as a scenario file (YAML, or JSON for a .json name); return what the envelope says of it."""
     scenario, data = _scenario(root, name, _flow(root, name), params, exported=True)
-    if target.endswith(".json"):
-        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    else:
-        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n" if target.endswith(".json") else dump_yaml(data)
     path = os.path.abspath(target)
     try:
         write_atomic(path, text.encode("utf-8"), make_folders=True)

@@ -18,8 +18,6 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-import yaml
-
 from visor.devices.visualagent.mailbox import ARCHIVE, RESULT_BYTES, RESULTS
 from visor.errors import ExitCode, InputError, NextAction, SourceError
 from visor.files import UnsafePath, read_confined, write_atomic
@@ -27,6 +25,7 @@ from visor.report.envelope import Outcome
 from visor.scenario.document import Document
 from visor.scenario.loader import parse_data
 from visor.scenario.validate import validate_document
+from visor.scenario.yaml_writer import dump_yaml
 from visor.session.visualagent_folder import modified_us, names
 from visor.session.visualagent_protocol import COMMAND_BYTES, Folders
 
@@ -55,7 +54,7 @@ def export(root: str, target: str) -> Outcome:
     data["steps"], data["assertions"] = steps, []
     _valid(data, target)
     path = os.path.abspath(target)
-    write_atomic(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode("utf-8"), make_folders=True)
+    write_atomic(path, dump_yaml(data).encode("utf-8"), make_folders=True)
     summary = {"exported": path, "steps": len(steps), "skipped_failed": skipped, "dir": folders.root}
     summary["unreadable"] = reading.unreadable
     return Outcome("ok", NextAction.RUN, summary, ExitCode.OK, None, (path,))
