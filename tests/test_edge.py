@@ -87,6 +87,11 @@ def _suite_with_state(project: Path) -> None:
     _scenario(project / "suite")
 
 
+def _maestro_flow_including(project: Path) -> None:
+    (project / "flows").mkdir()
+    (project / "flows" / "main.yaml").write_text("appId: com.example\n---\n- launchApp\n- runFlow: sub.yaml\n")
+
+
 def _visor(*args: str) -> list[str]:
     return [sys.executable, "-m", "visor", *args]
 
@@ -125,6 +130,12 @@ FRONTS: dict[str, Front] = {
         lambda p, f: _visor("run", str(p / "suite"), "--shard", "1/1", "--runtime", "sim", "--output", "out"),
         cache=True,
         setup=lambda p: _suite_with_state(p),
+    ),
+    "import maestro FLOW": Front("flow.yaml", lambda p, f: _visor("import", "maestro", str(f), "--output", "out")),
+    "import maestro runFlow": Front(
+        "flows/sub.yaml",
+        lambda p, f: _visor("import", "maestro", str(p / "flows"), "--output", "out"),
+        setup=_maestro_flow_including,
     ),
 }
 
