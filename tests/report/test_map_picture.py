@@ -27,7 +27,7 @@ def edge(number: int, source: int, target: int, tap: str, **extra: Any) -> dict[
 
 
 #: Start -> A, B (two columns away: C); C goes back to start; a stale tap from A to B.
-DOCUMENT = {
+DOCUMENT: dict[str, Any] = {
     "identity": "android:com.example",
     "screens": [{"id": f"screen_{n}", "variant_ids": [f"variant_{n}"]} for n in range(1, 5)],
     "variants": [variant(1, 1, "Home"), variant(2, 2, "Alpha"), variant(3, 3, "Beta"), variant(4, 4, "Gamma")],
@@ -99,3 +99,37 @@ def test_the_picture_is_the_same_in_every_process() -> None:
         for seed in ("1", "2", "3", "4")
     }  # fmt: skip
     assert len(pictures) == 1
+
+
+def test_text_from_the_map_is_shown_escaped_and_the_svg_stays_well_formed() -> None:
+    """Labels an editor (or an app) wrote: no control character reaches the SVG, the PNG or a terminal."""
+    hostile = "\x1b[2J\x00<script>alert('x')</script>&\u202e\ud800"
+    document = {**DOCUMENT, "identity": f"android:{hostile}",
+                "screens": [{**DOCUMENT["screens"][0], "label": hostile}, *DOCUMENT["screens"][1:]],
+                "edges": [edge(1, 1, 2, f"text={hostile}"), *DOCUMENT["edges"][1:]]}  # fmt: skip
+    picture = scene(document, lambda _: None)
+    texts = [
+        picture.title,
+        *(card.caption for card in picture.cards),
+        *(line for a in picture.arrows for line in a.labels),
+    ]
+    assert not any(char in text for text in texts for char in "\x1b\x00\u202e\ud800")
+    assert "\\x1b[2J\\x00" in picture.cards[0].caption
+    svg = to_svg(picture)
+    root = etree.fromstring(svg.encode("utf-8"))  # well-formed: no control character, every markup escaped
+    assert not root.xpath("//*[local-name()='script']") and "&lt;script&gt;" in svg
+    to_png(picture)  # Pillow draws the escapes (a NUL would stop it)
+
+
+def test_a_map_too_large_to_draw_is_refused_not_drawn() -> None:
+    import pytest
+
+    from visor.errors import InputError
+    from visor.report.map_picture import MAX_CARDS
+
+    many = {**DOCUMENT, "screens": [], "variants": [variant(n, n, "x") for n in range(MAX_CARDS + 1)], "edges": []}
+    with pytest.raises(InputError, match="more than one picture shows"):
+        scene(many, lambda _: None)
+    wide = {**DOCUMENT, "screens": [], "variants": [variant(n, n, "x") for n in range(MAX_CARDS)], "edges": []}
+    with pytest.raises(InputError, match="too large for a PNG"):
+        to_png(scene(wide, lambda _: None))  # screens no tap leads to take a column each

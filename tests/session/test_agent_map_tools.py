@@ -147,3 +147,26 @@ def test_a_route_follow_without_its_input_variables_is_refused(maps: Path, monke
     )
     edges = json.loads(next(maps.glob("*.json")).read_text())["edges"]
     assert edges == json.loads(before)["edges"]
+
+
+def test_an_unknown_screen_is_not_found_and_a_shared_label_ambiguous_from_every_map_tool(maps: Path) -> None:
+    """The spec's vocabulary: a screen the map does not have is NOT_FOUND, whichever map tool is asked."""
+    from tests.session.test_route_plans import SIGN_IN
+
+    agent = session(maps)
+    plan = {"goal": "x", "paths": [{"id": "p", "steps": [{**SIGN_IN[2], "expect": {"screen": "Checkout",
+                                                                                 "selector": "text=Pay"}}]}]}  # fmt: skip
+    calls: list[tuple[str, dict[str, Any]]] = [("map_read", {"screen": "Checkout"}), ("route_plan", {"to": "Checkout"}),
+             ("route_follow", {"to": "Checkout"}), ("route_follow", {"plan": plan})]  # fmt: skip
+    for name, arguments in calls:
+        unknown = refused(agent.call(name, arguments))
+        assert unknown["code"] == "NOT_FOUND", (name, unknown)
+        assert unknown["message"] == "the app map has no screen 'Checkout'" and "screen_1 (Sign in)" in unknown["hint"]
+    path = next(maps.glob("*.json"))
+    document: dict[str, Any] = json.loads(path.read_text())
+    for screen in document["screens"][:2]:
+        screen["label"] = "Twice"
+    path.write_text(json.dumps(document))
+    for name, arguments in calls[:3]:
+        twice = refused(agent.call(name, {key: "Twice" for key in arguments}))
+        assert twice["code"] == "AMBIGUOUS" and twice["message"] == "'Twice' names 2 screens: screen_1, screen_2"

@@ -66,10 +66,15 @@ EDGE = {
 }
 
 
+SCREEN = {"id": "screen_1", "variant_ids": ["variant_1"]}
+VARIANT = {"id": "variant_1", "screen_id": "screen_1", "fingerprint": "f", "normalized_fingerprint": "n",
+           "elements": [], "element_keys": [], "auth_required": False, "observations": 1, "confidence": 0.6}  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("content", "says"),
     [
-        ("{not json", "not a readable JSON map"),
+        ("{not json", "JSON syntax error: Expecting property name enclosed in double quotes (line 1, column 2)"),
         ('{"schema_version": 2, "identity": "android:com.visor.demo"}', "newer than this visor's 1"),
         ('{"schema_version": 1, "identity": "ios:other"}', "is the map of 'ios:other'"),
         ('{"schema_version": 1, "identity": "android:com.visor.demo", "screens": {}}', "'app_id' is a required"),
@@ -85,6 +90,58 @@ EDGE = {
         (
             json.dumps({**HEAD, "screens": [], "variants": [], "edges": [{**EDGE, "confidence": 7}]}),
             "edges[0].confidence: 7 is greater than the maximum of 1",
+        ),
+        ("[" * 100_000 + "]" * 100_000, "the document nests deeper than 64 levels (line 1, column 65)"),
+        (
+            json.dumps({**HEAD, "screens": [SCREEN, SCREEN], "variants": [VARIANT], "edges": []}),
+            "screens: the id 'screen_1' is used twice",
+        ),
+        (
+            json.dumps(
+                {
+                    **HEAD,
+                    "screens": [{"id": "screen_1", "variant_ids": ["variant_9"]}],
+                    "variants": [VARIANT],
+                    "edges": [],
+                }
+            ),
+            "screen 'screen_1' lists a variant the map does not have ('variant_9')",
+        ),
+        (
+            json.dumps({**HEAD, "screens": [], "variants": [VARIANT], "edges": []}),
+            "variant 'variant_1' belongs to a screen the map does not have ('screen_1')",
+        ),
+        (
+            json.dumps(
+                {**HEAD, "screens": [SCREEN], "variants": [VARIANT], "edges": [{**EDGE, "id": "edge_" + "9" * 5000}]}
+            ),
+            "edges[0].id: 'edge_99999",
+        ),
+        (
+            json.dumps(
+                {
+                    **HEAD,
+                    "screens": [SCREEN],
+                    "variants": [VARIANT],
+                    "edges": [{**EDGE, "args": {"fill": {"username": "$(id)"}}}],
+                }
+            ),
+            "edges[0].args.fill.username: '$(id)' does not match",
+        ),
+        (
+            json.dumps({**HEAD, "inputs": {"A B": {}}, "screens": [], "variants": [], "edges": []}),
+            "inputs: 'A B' does not match",
+        ),
+        (
+            json.dumps(
+                {
+                    **HEAD,
+                    "screens": [SCREEN],
+                    "edges": [],
+                    "variants": [{**VARIANT, "exit_recipes": [{"to_variant_id": "variant_1", "x": 10**9, "y": 0}]}],
+                }
+            ),
+            "variants[0].exit_recipes[0].x: 1000000000 is greater than the maximum of 100000",
         ),
     ],
 )
@@ -148,6 +205,7 @@ def test_typed_values_and_transport_options_are_scrubbed_on_reading(tmp_path: Pa
                  "elements": [], "element_keys": [], "auth_required": False, "observations": 1, "confidence": 0.6}
                 for n in (1, 2)]  # fmt: skip
     edge = {**EDGE, "args": {"target": "x", "value": "hunter2", "server_url": "http://127.0.0.1:4723"}}
-    Path(place.path).write_text(json.dumps({**HEAD, "screens": [], "variants": variants, "edges": [edge]}))
+    screens = [{"id": f"screen_{n}", "variant_ids": [f"variant_{n}"]} for n in (1, 2)]
+    Path(place.path).write_text(json.dumps({**HEAD, "screens": screens, "variants": variants, "edges": [edge]}))
     app_map = read_map(place, VirtualClock())
     assert app_map.changed and app_map.document["edges"][0]["args"] == {"target": "x"}

@@ -23,15 +23,23 @@ def the_map(folder: Path) -> dict[str, Any]:
     return json.loads(next((folder / "maps").glob("*.json")).read_text())
 
 
+def counts(inserted: int = 0, updated: int = 0, merged: int = 0, unchanged: int = 0, screen: bool = False) -> Any:
+    return {"screen_applied": screen, "actions_inserted": inserted, "actions_updated": updated,
+            "actions_merged": merged, "actions_unchanged": unchanged}  # fmt: skip
+
+
 def test_actions_are_kept_once_by_identity(cli_runner: Cli, tmp_path: Path) -> None:
+    # The log-in button suggested an action of its own (the screen's default): the annotation's replaces it.
     first = discover(cli_runner, tmp_path, {"actions": [MARK]})
-    assert first.data["annotation"] == {"actions_inserted": 1, "actions_updated": 0, "actions_unchanged": 0}
+    assert first.data["annotation"] == counts(merged=1)
     same = discover(cli_runner, tmp_path, {"actions": [MARK]})
-    assert same.data["annotation"]["actions_unchanged"] == 1
+    assert same.data["annotation"] == counts(unchanged=1)
     typed = {"command": "act", "args": {"name": "type", "target": "id=com.visor.demo:id/username", "value": "ada"},
              "label": "User", "intent": "sign in as ada@example.com", "safety": "needs-input"}  # fmt: skip
     changed = discover(cli_runner, tmp_path, {"actions": [{**MARK, "label": "Sign in"}, typed]})
-    assert changed.data["annotation"] == {"actions_inserted": 1, "actions_updated": 1, "actions_unchanged": 0}
+    assert changed.data["annotation"] == counts(inserted=1, updated=1)
+    named = discover(cli_runner, tmp_path, {"screen": {"label": "Sign in", "purpose": "Authenticate"}})
+    assert named.data["annotation"] == counts(screen=True)
     actions = the_map(tmp_path)["variants"][0]["actions"]
     assert [action["label"] for action in actions] == ["Sign in", "User"]
     assert actions[1]["args"] == {"name": "type", "target": "id=com.visor.demo:id/username"}  # no typed value

@@ -127,3 +127,15 @@ def test_a_route_fills_ios_fields_by_their_plain_names(cli_runner: Cli, tmp_path
     assert result.exit_code == 0, result.stdout
     assert [leg["target"] for leg in result.data["route"]] == ["id=login", "id=open_settings"]
     assert all(leg["verified"] for leg in result.data["route"])
+
+
+def test_names_from_the_map_reach_a_message_with_their_control_characters_escaped(crawled: Path) -> None:
+    """A label an editor wrote (`\\x1b[2J` clears a terminal) is quoted escaped, as the console shows it."""
+    app_map = load(crawled)
+    app_map.document["screens"][0]["label"] = "\x1b[2J\x1b[HAll good\u202e"
+    with pytest.raises(InputError) as caught:
+        destination(app_map, "Check\x1bout")
+    refused = caught.value
+    assert refused.message == "the app map has no screen 'Check\\x1bout'"
+    assert "screen_1 (\\x1b[2J\\x1b[HAll good\\u202e)" in refused.next_step
+    assert not any(char in refused.message + refused.next_step for char in "\x1b\u202e")

@@ -5,6 +5,11 @@ columns by how many taps they are from the app's start (breadth first over forwa
 networkx's multipartite layout orders each column. Both formats are drawn from one scene, so they show the same
 picture. Arrows are labelled with what to tap (and "+ fill" when fields are filled first) and the edge's
 confidence; arrows that go back are dashed grey, stale ones red, and a route being shown thick blue.
+
+A map is data anyone may have edited: its texts (screen names, labels, targets) are shown with control
+characters as visible escapes (`visor.report.console.printable`) and escaped for XML in the SVG; a thumbnail
+that is not a picture of a sensible size is left out, and a map too large to draw is refused, not drawn into
+a picture no memory holds.
 """
 
 from __future__ import annotations
@@ -18,12 +23,17 @@ from html import escape
 from typing import Any
 
 from visor.errors import InputError
+from visor.report.console import printable
 from visor.ui.images import png_size
 
 #: Sizes in px: the card of a screen, its thumbnail, the gaps between columns (room for labels) and rows.
 CARD_W, THUMB_W, THUMB_H, CAPTION_H = 168, 152, 330, 40  # THUMB_H: when no thumbnail says otherwise
 COLUMN_GAP, ROW_GAP, MARGIN, TITLE_H = 170, 44, 24, 40
 COLOURS = {"forward": "#455a64", "back": "#9e9e9e", "stale": "#c62828", "route": "#1565c0"}
+#: The most screens (variants) one picture shows, and the most pixels a PNG has.
+MAX_CARDS, MAX_PIXELS = 400, 60_000_000
+#: The largest thumbnail read (bytes), and its largest sides (px): a 216 px wide screen of a tall phone fits.
+MAX_THUMBNAIL_BYTES, MAX_THUMBNAIL_SIDE = 4 * 1024 * 1024, 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +112,12 @@ def scene(document: Mapping[str, Any], thumbnails: Callable[[str], bytes | None]
             next_step="Install it: pip install 'visor-mobile[graph]' (from a checkout: pip install -e '.[graph]').",
         ) from None
     variants = list(document["variants"])
+    if len(variants) > MAX_CARDS:
+        raise InputError(
+            f"the app map has {len(variants):,} screen variants: more than one picture shows ({MAX_CARDS})",
+            likely_cause="The map was crawled very wide, or edited to hold that many.",
+            next_step="Draw a smaller map: crawl with --crawl-include or a lower --crawl-depth into another --map-dir.",
+        )
     edges = list(document["edges"])
     on_route = set(route)
     layers = _layers(nx, [v["id"] for v in variants], [e for e in edges if e.get("intent") != "back"])
@@ -129,17 +145,36 @@ def scene(document: Mapping[str, Any], thumbnails: Callable[[str], bytes | None]
         column, row = round((float(x) - min(xs)) / unit), (float(y) - min(ys)) / unit
         screen = screens.get(variant["screen_id"], {})
         cards[variant["id"]] = Card(
-            variant["id"], f"{variant['screen_id']} · {_name(screen, variant)}"[:34],
-            variant["id"] + (" (auth)" if variant.get("auth_required") else ""),
+            variant["id"], printable(f"{variant['screen_id']} · {_name(screen, variant)}")[:34],
+            printable(variant["id"])[:34] + (" (auth)" if variant.get("auth_required") else ""),
             MARGIN + column * (CARD_W + COLUMN_GAP), MARGIN + TITLE_H + round(row * row_h),
             looks[variant["id"]], variant["id"] in highlighted, thumb_h,
         )  # fmt: skip
     arrows = _arrows(cards, edges, on_route)
     width = max((card.x for card in cards.values()), default=MARGIN) + CARD_W + MARGIN
     height = max((card.y + card.height for card in cards.values()), default=MARGIN + TITLE_H) + MARGIN
-    title = f"{document.get('identity', 'app map')}: {len(document['screens'])} screens, {len(variants)} variants, "
-    title += f"{len(edges)} edges"
+    title = f"{printable(str(document.get('identity', 'app map')))[:80]}: {len(document['screens'])} screens, "
+    title += f"{len(variants)} variants, {len(edges)} edges"
     return Scene(title, width, height, tuple(cards.values()), tuple(arrows))
+
+
+def sound_thumbnail(png: bytes) -> bool:
+    """Return True when `png` is a whole PNG of a sensible size (at most `MAX_THUMBNAIL_SIDE` a side), decoded once.
+
+    A thumbnail is a file anyone may have replaced: a header claiming a picture a mile high, or data that does
+    not decode, would stop the drawing (or its memory) instead of being left out.
+    """
+    size = png_size(png[:24])
+    if size is None or not (0 < size.width <= MAX_THUMBNAIL_SIDE and 0 < size.height <= MAX_THUMBNAIL_SIDE):
+        return False
+    from PIL import Image
+
+    try:
+        with Image.open(io.BytesIO(png)) as image:
+            image.load()
+    except Exception:  # Pillow's decoders raise many kinds (OSError, ValueError, SyntaxError, zlib's…)
+        return False
+    return True
 
 
 def _scaled_height(png: bytes) -> int:
@@ -214,7 +249,7 @@ def _label(edge: Mapping[str, Any]) -> str:
     target = str(edge["target"])
     short = target.split(":id/", 1)[-1] if ":id/" in target else target.split("=", 1)[-1]
     fill = " + fill" if edge.get("args", {}).get("fill") else ""
-    return f"{edge['command']} {short[:22]}{fill} · {edge['confidence']:.2f}"
+    return f"{printable(str(edge['command']))[:12]} {printable(short)[:22]}{fill} · {edge['confidence']:.2f}"
 
 
 def to_svg(picture: Scene) -> str:
@@ -228,7 +263,7 @@ def to_svg(picture: Scene) -> str:
             for kind, colour in COLOURS.items()
         ) + "</defs>",
         f"<rect width='100%' height='100%' fill='#fafafa'/><text x='{MARGIN}' y='{MARGIN + 14}' font-size='16' "
-        f"font-weight='600' fill='#212121'>{escape(picture.title)}</text>",
+        f"font-weight='600' fill='#212121'>{_xml(picture.title)}</text>",
     ]  # fmt: skip
     for arrow in picture.arrows:  # under the cards: an arrow across the picture passes behind them
         colour = COLOURS[arrow.kind]
@@ -249,22 +284,38 @@ def to_svg(picture: Scene) -> str:
         else:
             parts.append(f"<rect x='{tx}' y='{ty}' width='{THUMB_W}' height='{card.thumb_h}' fill='#eceff1'/>")
         base = ty + card.thumb_h + 18
-        caption = escape(card.caption)
+        caption = _xml(card.caption)
         parts.append(f"<text x='{card.x + 8}' y='{base}' font-weight='600' fill='#212121'>{caption}</text>")
-        parts.append(f"<text x='{card.x + 8}' y='{base + 16}' fill='#757575'>{escape(card.detail)}</text></g>")
+        parts.append(f"<text x='{card.x + 8}' y='{base + 16}' fill='#757575'>{_xml(card.detail)}</text></g>")
     for arrow in picture.arrows:  # over everything: a label is never hidden
         lx, ly = arrow.label_at
         for number, line in enumerate(arrow.labels):
             y = ly - 6 + (number - (len(arrow.labels) - 1) / 2) * 15
             parts.append(f"<text x='{lx:.0f}' y='{y:.0f}' text-anchor='middle' fill='{COLOURS[arrow.kind]}' "
-                         f"stroke='#fafafa' stroke-width='4' paint-order='stroke'>{escape(line)}</text>")  # fmt: skip
+                         f"stroke='#fafafa' stroke-width='4' paint-order='stroke'>{_xml(line)}</text>")  # fmt: skip
     parts.append("</svg>\n")
     return "".join(parts)
 
 
+def _xml(text: str) -> str:
+    """Return text for an SVG element: control characters shown as escapes (XML has no place for most), escaped."""
+    return escape(printable(text))
+
+
 def to_png(picture: Scene) -> bytes:
-    """Return the picture as a PNG (drawn with Pillow)."""
+    """Return the picture as a PNG (drawn with Pillow).
+
+    Raises:
+        InputError: the picture would be larger than `MAX_PIXELS` (the SVG has no such bound).
+    """
     from PIL import Image, ImageDraw, ImageFont
+
+    if picture.width * picture.height > MAX_PIXELS:
+        raise InputError(
+            f"the app map's picture would be {picture.width:,} by {picture.height:,} px: too large for a PNG",
+            likely_cause="The map has many screens side by side (screens no tap leads to each take a column).",
+            next_step="Draw it as SVG (--format svg), or draw a smaller map.",
+        )
 
     image = Image.new("RGB", (picture.width, picture.height), "#fafafa")
     draw = ImageDraw.Draw(image)

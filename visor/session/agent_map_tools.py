@@ -11,17 +11,20 @@ learnt, in the compact, agent-safe form of the agent memory (`visor.agent-memory
   (a route plan, as `visor route PLAN`: checked first, every step verified and checkpointed).
 
 Results take the tools' shape (`tool, status, dispatched, code, message`) with the map's data beside it. A call
-the map cannot answer (no map yet, an unknown screen) is refused with a hint, having sent nothing.
+the map cannot answer (no map yet, an unknown screen) is refused with a hint, having sent nothing: a screen the
+map does not have is NOT_FOUND from all three tools, a label several screens share AMBIGUOUS. The text of the
+map's secret inputs (and of any secret given) is masked in every result.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from visor.actions.device import Device
+from visor.actions.secrets import redact
 from visor.agent.session import Reply
 from visor.clock import Clock, IdSource
 from visor.errors import InputError, VisorError
@@ -34,7 +37,7 @@ from visor.session.app_map import AppMap, MapPlace, map_lock, read_map
 from visor.session.devices import OpenedDevice
 from visor.session.direct import Environment
 from visor.session.route_plans import follow_plan_on
-from visor.session.routes import destination, plan, route_on
+from visor.session.routes import AMBIGUOUS_SCREEN, UNKNOWN_SCREEN, destination, plan, route_on
 from visor.ui.screens import observe_screen
 
 _SCREEN = {"type": "string", "minLength": 1, "maxLength": 200,
@@ -80,6 +83,22 @@ DEFINITIONS: list[dict[str, Any]] = [
 NAMES = frozenset(definition["name"] for definition in DEFINITIONS)
 
 
+class MaskedResult(dict[str, Any]):
+    """A map tool's result with the secrets masked, in what it holds and in whatever is added to it later.
+
+    The session adds the screen after a route to the result (`observation`): a secret a route typed into a plain
+    field shows in it, so what is set on the result is masked too.
+    """
+
+    def __init__(self, result: Mapping[str, Any], secrets: Collection[str]) -> None:
+        self._secrets = frozenset(secrets)
+        super().__init__(redact(dict(result), self._secrets))
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        """Set `key`, its value's secrets masked."""
+        super().__setitem__(key, redact(value, self._secrets))
+
+
 @dataclass(frozen=True, slots=True)
 class MapTools:
     """The map tools of one session: which map (app id, folder), and the wall clock and ids for its records."""
@@ -88,6 +107,8 @@ class MapTools:
     map_dir: str | None
     wall: Clock
     ids: IdSource
+    #: Texts never shown besides the map's secret inputs' values (the command line's secrets).
+    secrets: frozenset[str] = frozenset()
 
     def definitions(self) -> list[dict[str, Any]]:
         """Return the three tools' MCP definitions."""
@@ -101,20 +122,39 @@ class MapTools:
         if problem is not None:
             return reply(name, "refused", "VALIDATION_ERROR", problem)
         place = MapPlace.of_device(device.info, self.app_id, self.map_dir)
+        secrets = set(self.secrets)  # and each map read adds its own
         try:
             if name == "route_follow":
-                return self._follow(arguments, OpenedDevice(device, clock), place)
-            with map_lock(place, sleep=time.sleep, now=time.monotonic):
-                app_map = read_map(place, self.wall)
-            if not app_map.document["screens"]:
-                hint = "Map the app first: visor discover --crawl (or call observe and explore)."
-                return reply(name, "refused", "NOT_FOUND", f"no app map for {place.identity} yet", hint=hint)
-            current = _current(app_map, device)
-            if name == "map_read":
-                return self._read(arguments, app_map, current)
-            return self._plan(arguments["to"], app_map, current)
+                answer = self._follow(arguments, OpenedDevice(device, clock), place, secrets)
+            else:
+                answer = self._look(name, arguments, device, place, secrets)
         except InputError as exc:
-            return reply(name, "refused", "NOT_FOUND", exc.message, hint=exc.next_step)
+            answer = reply(name, "refused", _refusal_code(exc, "NOT_FOUND"), exc.message, hint=exc.next_step)
+        return Reply(MaskedResult(answer.result, secrets), answer.image, answer.is_error)
+
+    def _read_map(self, place: MapPlace, secrets: set[str]) -> AppMap:
+        """Read the map (under its lock), adding its secrets to `secrets`."""
+        with map_lock(place, sleep=time.sleep, now=time.monotonic):
+            app_map = read_map(place, self.wall, secrets=self.secrets)
+        secrets |= app_map.secrets()
+        return app_map
+
+    def _look(
+        self, name: str, arguments: Mapping[str, Any], device: Device, place: MapPlace, secrets: set[str]
+    ) -> Reply:
+        """Answer map_read or route_plan, which send nothing.
+
+        Raises:
+            InputError: the map cannot be read, or names no such screen.
+        """
+        app_map = self._read_map(place, secrets)
+        if not app_map.document["screens"]:
+            hint = "Map the app first: visor discover --crawl (or call observe and explore)."
+            return reply(name, "refused", "NOT_FOUND", f"no app map for {place.identity} yet", hint=hint)
+        current = _current(app_map, device)
+        if name == "map_read":
+            return self._read(arguments, app_map, current)
+        return self._plan(arguments["to"], app_map, current)
 
     def _read(self, arguments: Mapping[str, Any], app_map: AppMap, current: dict[str, Any] | None) -> Reply:
         memory = build_memory(app_map.document)
@@ -158,23 +198,32 @@ class MapTools:
             message = f"{len(legs)} steps" if legs else "already there"
         return reply("route_plan", "ok", None, message, **data)
 
-    def _follow(self, arguments: Mapping[str, Any], opened: OpenedDevice, place: MapPlace) -> Reply:
+    def _follow(self, arguments: Mapping[str, Any], opened: OpenedDevice, place: MapPlace, secrets: set[str]) -> Reply:
         env = Environment(self.wall, self.ids)
         try:
             if "to" in arguments:
-                outcome = route_on(opened, place, arguments["to"], self.wall)
-                with map_lock(place, sleep=time.sleep, now=time.monotonic):
-                    goals = destination(read_map(place, self.wall), arguments["to"])
+                outcome = route_on(opened, place, arguments["to"], self.wall, secrets=self.secrets)
+                goals = destination(self._read_map(place, secrets), arguments["to"])
                 return _followed(outcome, _route_dispatched(outcome.data["route"], goals))
             checked = checked_plan(Document("plan", "json", arguments["plan"], {}))
-            outcome = follow_plan_on(opened, place, checked, env)
+            outcome = follow_plan_on(opened, place, checked, env, secrets=self.secrets)
         except InputError as exc:
             # Refused before any input (an invalid plan, an unknown screen, a risky tap): nothing was sent.
-            return reply("route_follow", "refused", "VALIDATION_ERROR", exc.message, hint=exc.next_step)
+            code = _refusal_code(exc, "VALIDATION_ERROR")
+            return reply("route_follow", "refused", code, exc.message, hint=exc.next_step)
         except VisorError as exc:
             return reply("route_follow", "failed", "TRANSPORT_ERROR", exc.message, dispatched="unknown",
                           hint=exc.next_step)  # fmt: skip
         return _followed(outcome, _plan_dispatched(outcome.data))
+
+
+def _refusal_code(exc: InputError, otherwise: str) -> str:
+    """Return a refusal's code: NOT_FOUND for a screen the map does not have, AMBIGUOUS for one label of several."""
+    if UNKNOWN_SCREEN in exc.details:
+        return "NOT_FOUND"
+    if AMBIGUOUS_SCREEN in exc.details:
+        return "AMBIGUOUS"
+    return otherwise
 
 
 def openai_definitions() -> list[dict[str, Any]]:

@@ -9,6 +9,7 @@ in the map to begin with. `data.memory` is the slice around the current screen.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from visor.session.app_map import contract_targets
@@ -73,7 +74,7 @@ def build_memory(document: dict[str, Any]) -> dict[str, Any]:
     gaps = [{"screen_id": screen["id"], "reason": "needs_semantics"}
             for screen in document["screens"] if not (screen.get("label") and screen.get("purpose"))]  # fmt: skip
     return {"schema": SCHEMA, "identity": document["identity"], "app_id": document["app_id"],
-            "platform": document["platform"], "updated_at": document["updated_at"], "screens": screens,
+            "platform": document["platform"], "updated_at": document.get("updated_at"), "screens": screens,
             "routes": routes, "gaps": gaps}  # fmt: skip
 
 
@@ -106,12 +107,8 @@ def screen_actions(variants: list[dict[str, Any]]) -> list[dict[str, Any]]:
             found.append({**action, "source": "annotation"})
     for variant in variants:
         for element in variant["elements"]:
-            if not (element["safety"] == "safe" and element["stable"] and element["clickable"] and element["enabled"]):
-                continue
-            plain = sorted((t for t in element["targets"] if "=" not in t), key=len)
-            named = plain or sorted(element["labels"], key=len)
-            label = named[0].splitlines()[0] if named else ""
-            if not label or label.casefold() in ("navigate up", "back") or element["selector"] in seen:
+            label = suggested_label(element)
+            if label is None or element["selector"] in seen:
                 continue
             seen.add(element["selector"])
             words = re.findall(r"[a-z0-9]+", label.casefold())
@@ -120,6 +117,20 @@ def screen_actions(variants: list[dict[str, Any]]) -> list[dict[str, Any]]:
                           "safety": "safe", "source": "screen"})  # fmt: skip
     return [{key: action[key] for key in _FIELDS if action.get(key) is not None and agent_safe_text(str(action[key]))}
             for action in found]  # fmt: skip
+
+
+def suggested_label(element: Mapping[str, Any]) -> str | None:
+    """Return the label of the action a control suggests (upstream's source-derived action), None if it suggests none.
+
+    A control suggests one when it is safe, stable and tappable, and does not go back.
+    """
+    if not (element["safety"] == "safe" and element["stable"] and element["clickable"] and element["enabled"]):
+        return None
+    plain = sorted((t for t in element["targets"] if "=" not in t), key=len)
+    named = plain or sorted(element["labels"], key=len)
+    lines = named[0].splitlines() if named else []
+    label = lines[0] if lines else ""
+    return None if not label or label.casefold() in ("navigate up", "back") else label
 
 
 def _anchors(variant: dict[str, Any]) -> list[str]:

@@ -8,23 +8,37 @@ looks, identified by its normalized fingerprint) and the edges between variants.
 Unlike upstream, which silently starts over on a file it cannot read: a corrupt file, one of a newer schema or
 one of another app is an INPUT_ERROR saying so, and the file is left as it is. Two processes never write the map
 at once: a writer holds an exclusive lock on `<file>.lock`; another waits up to 10 s, then fails clearly.
+
+The map is data anyone may have edited, so it is read and written at visor's one edge: read with the bounded
+reader (a regular file only, never a FIFO; its size, nesting and numbers capped), checked against the app-map
+schema and for the references between its parts, then used by code that trusts nothing else of it; every file
+named after something in it (a screen's thumbnail) is written and read below the maps' folder only, never
+through a link. The environment variables its fields are filled from are only those it declares (`inputs`),
+and the text of a secret one never leaves visor in what an agent is shown.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping
+import re
+import stat
+from collections import Counter
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from visor.actions.device import Device, DeviceInfo, InputRejected
+from visor.actions.secrets import redact
 from visor.clock import Clock, isoformat
-from visor.errors import InputError, TargetError
-from visor.files import write_atomic
+from visor.errors import InputError, SourceError, TargetError
+from visor.files import UnsafePath, regular_file, write_confined
+from visor.report.console import printable
+from visor.scenario.loader import read_data
 from visor.ui.screens import ScreenObservation, observe_screen
 
 SCHEMA_VERSION = 1
@@ -35,6 +49,12 @@ LOCK_WAIT_S = 10.0
 MATCH, MATCH_SCROLLING = 0.45, 0.62
 #: Edges below this confidence are not followed.
 MIN_CONFIDENCE = 0.25
+#: The largest map file read (bytes): a crawl of a thousand screens is well under it.
+MAX_MAP_BYTES = 32 * 1024 * 1024
+#: A name visor may use as a file name as it is (a variant's id, for its thumbnail); any other is hashed.
+_FILE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+#: Variable names that read as secrets: their values are masked wherever an agent could see them.
+_SECRET_NAME = re.compile(r"PASS|SECRET|TOKEN|KEY|PIN|OTP|CREDENTIAL|AUTH", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,9 +99,13 @@ def maps_root(map_dir: str | None) -> str:
 def map_places(root: str) -> list[MapPlace]:
     """Return the maps in a folder, by the identity each file holds (files that are no map are left out)."""
     places = []
-    for name in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+    try:
+        names = sorted(os.listdir(root)) if os.path.isdir(root) else []
+    except OSError:
+        names = []  # an unreadable folder holds no map visor can use
+    for name in names:
         path = os.path.join(root, name)
-        if name.endswith(".json") and os.path.isfile(path):
+        if name.endswith(".json") and regular_file(path):
             with contextlib.suppress(InputError):
                 places.append(place_of_file(path))
     return places
@@ -93,15 +117,73 @@ def place_of_file(path: str) -> MapPlace:
     Raises:
         InputError: the file cannot be read as JSON, or holds no `platform:app` identity.
     """
-    try:
-        with open(path, encoding="utf-8") as file:
-            identity = json.load(file).get("identity")
-    except (OSError, ValueError, AttributeError) as exc:
-        raise InputError(f"{path} is not an app map: {exc}", next_step="Give the path of a map file.") from None
+    document = read_json(path, "app map", next_step="Give the path of a map file (visor discover writes them).")
+    identity = document.get("identity") if isinstance(document, dict) else None
     if not isinstance(identity, str) or ":" not in identity:
         raise InputError(f"{path} is not an app map (it has no identity)", next_step="Give a map file.")
     platform, app = identity.split(":", 1)
     return MapPlace(identity, app, platform, os.path.abspath(path))
+
+
+def read_json(path: str, noun: str, *, next_step: str) -> Any:
+    """Return the data of a JSON file visor did not necessarily write (a map, a checkpoint), read at the edge.
+
+    Raises:
+        InputError: the file is not a regular file, is too large, or is not well-formed JSON (naming it, and
+            the line and column of what is wrong).
+    """
+    try:
+        return read_data(path, noun=noun, limit=MAX_MAP_BYTES).data
+    except SourceError as exc:
+        where = "" if exc.line is None else f" (line {exc.line}, column {exc.column})"
+        raise InputError(
+            f"the {noun} {path} cannot be used: {exc.problem}{where}",
+            likely_cause=exc.likely_cause or "The file was edited by hand, cut short, or written by another tool.",
+            next_step=next_step,
+            details=exc.details,
+        ) from exc
+
+
+def write_below(root: str, relative: str, data: bytes, noun: str) -> str:
+    """Write `data` at `relative` below `root` (made when missing), never leaving it nor through a link.
+
+    For every file visor keeps beside a map (the map itself, thumbnails, the agent memory, checkpoints): a
+    name that comes from the map's content cannot lead the write elsewhere.
+
+    Raises:
+        InputError: the path leaves `root`, a link or a folder stands in the way, or the folder cannot be written.
+    """
+    shown = os.path.join(root, relative)
+    try:
+        os.makedirs(root, exist_ok=True)
+        return write_confined(root, relative, data)
+    except UnsafePath as exc:
+        raise InputError(
+            f"cannot write the {noun} {shown}: {exc}",
+            likely_cause="A symbolic link or a folder stands where visor writes it, or the name leaves its folder.",
+            next_step="Remove what stands there (visor never writes through a link), then run the command again.",
+        ) from None
+    except OSError as exc:
+        raise InputError(
+            f"cannot write the {noun} {shown}: {exc.strerror or exc}",
+            likely_cause="The folder is not writable by this user, or the disk is full.",
+            next_step="Check the folder's permissions and free space, or use another --map-dir.",
+        ) from None
+
+
+def secret_name(variable: str) -> bool:
+    """Return True for a variable named like a secret (a password, a token, a key, a PIN…)."""
+    return _SECRET_NAME.search(variable) is not None
+
+
+def file_name(text: str) -> str:
+    """Return `text` as one safe file name: as it is when plain (`variant_3`), else a digest of it.
+
+    A name from a map (a variant's id) may hold `/`, `..`, a NUL or anything else an editor typed.
+    """
+    if _FILE_NAME.fullmatch(text):
+        return text
+    return "x-" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def similarity(first: tuple[str, ...] | set[str], second: tuple[str, ...] | set[str]) -> float:
@@ -123,18 +205,72 @@ def similarity(first: tuple[str, ...] | set[str], second: tuple[str, ...] | set[
 class AppMap:
     """An app map in memory: its document, as the file holds it."""
 
-    def __init__(self, place: MapPlace, document: dict[str, Any]) -> None:
+    def __init__(self, place: MapPlace, document: dict[str, Any], secrets: Collection[str] = ()) -> None:
         self.place = place
         self.document = document
         self.changed = False
+        #: Texts never kept nor shown besides the declared secret inputs' values: the command line's `--secret`s.
+        self.extra_secrets = frozenset(secrets)
+
+    def inputs(self) -> dict[str, bool]:
+        """Return the environment variables the map declares its fields are filled from, each with if it is secret.
+
+        A declaration without `secret` is a secret: only what its author said is not is ever shown.
+        """
+        declared = self.document.get("inputs", {})
+        return {name: entry.get("secret", True) is not False for name, entry in declared.items()}
+
+    def declare_inputs(self, variables: Mapping[str, bool]) -> None:
+        """Declare variables the map's fields are filled from (variable -> secret), as a crawl's annotation says.
+
+        A variable declared secret stays so: a crawl never makes one shown.
+        """
+        known = self.inputs()
+        declared: dict[str, Any] = self.document.setdefault("inputs", {})
+        for name, secret in sorted(variables.items()):
+            entry = {"secret": secret or known.get(name, False)}
+            if declared.get(name) != entry:
+                declared[name] = entry
+                self.changed = True
+
+    def secrets(self) -> frozenset[str]:
+        """Return the texts never kept in the map nor shown to an agent: secret inputs' values and `--secret`s."""
+        values = {os.environ.get(name, "") for name, secret in self.inputs().items() if secret}
+        return frozenset(value for value in values | self.extra_secrets if value)
+
+    def masked(self, value: Any) -> Any:
+        """Return `value` (JSON-like) with every secret's text masked (`visor.actions.secrets.redact`)."""
+        return redact(value, self.secrets())
+
+    def fills(self, edge: Mapping[str, Any]) -> dict[str, str]:
+        """Return the fields an edge fills before its tap (field id -> variable), each variable declared.
+
+        Raises:
+            InputError: the edge fills a field from a variable the map does not declare among its `inputs`.
+        """
+        fill: dict[str, str] = edge["args"].get("fill") or {}
+        declared = self.inputs()
+        undeclared = {field: name for field, name in sorted(fill.items()) if name not in declared}
+        if undeclared:
+            listed = ", ".join(f"{field} from {name}" for field, name in undeclared.items())
+            raise InputError(
+                f"the app map's edge {edge['id']} fills {printable(listed)}, which the map does not declare among "
+                "its inputs",
+                likely_cause="The map was edited: an edge may type only the environment variables the map's "
+                "`inputs` declare (a crawl declares its annotation's).",
+                next_step="Crawl again with the annotation naming the inputs (visor discover --crawl "
+                '--annotate-current FILE), or declare them in the map: "inputs": {"NAME": {"secret": true}}.',
+                details={"undeclared_inputs": undeclared},
+            )
+        return dict(fill)
 
     @classmethod
-    def new(cls, place: MapPlace, now: str) -> AppMap:
+    def new(cls, place: MapPlace, now: str, secrets: Collection[str] = ()) -> AppMap:
         """Return an empty map."""
         document = {"schema_version": SCHEMA_VERSION, "identity": place.identity, "app_id": place.app_id,
                     "platform": place.platform, "created_at": now, "updated_at": now, "screens": [],
                     "variants": [], "edges": []}  # fmt: skip
-        made = cls(place, document)
+        made = cls(place, document, secrets)
         made.changed = True
         return made
 
@@ -146,9 +282,11 @@ class AppMap:
     def upsert(self, seen: ScreenObservation, now: str) -> tuple[dict[str, Any], bool]:
         """Record an observed screen: the variant it matches (updated), or a new one; return it and if it is new."""
         best = self.match(seen)
+        # A secret the app shows back (a name typed, echoed in a greeting) is never kept.
         fields = {"fingerprint": seen.fingerprint, "normalized_fingerprint": seen.normalized_fingerprint,
-                  "elements": [element.to_dict() for element in seen.elements],
-                  "element_keys": list(seen.element_keys), "control_keys": list(seen.control_keys),
+                  "elements": self.masked([element.to_dict() for element in seen.elements]),
+                  "element_keys": self.masked(list(seen.element_keys)),
+                  "control_keys": self.masked(list(seen.control_keys)),
                   "auth_required": seen.auth_required, "last_observed_at": now}  # fmt: skip
         self.changed = True
         if best is not None:
@@ -157,8 +295,8 @@ class AppMap:
             best["observations"] += 1
             best["confidence"] = round(min(1.0, best["confidence"] + 0.05), 2)
             return best, False
-        screen: dict[str, Any] = {"id": f"screen_{len(self.document['screens']) + 1}", "variant_ids": []}
-        variant = {"id": f"variant_{len(self.document['variants']) + 1}", "screen_id": screen["id"], **fields,
+        screen: dict[str, Any] = {"id": _next_id("screen", self.document["screens"]), "variant_ids": []}
+        variant = {"id": _next_id("variant", self.document["variants"]), "screen_id": screen["id"], **fields,
                    "items": [], "exit_recipes": [], "actions": [], "observations": 1, "confidence": 0.6}  # fmt: skip
         screen["variant_ids"].append(variant["id"])
         self.document["screens"].append(screen)
@@ -240,8 +378,17 @@ class AppMap:
             "variants": len(document["variants"]), "edges": len(document["edges"]),
             "actions": sum(len(variant["actions"]) for variant in document["variants"]),
             "auth_required_variants": sum(1 for variant in document["variants"] if variant["auth_required"]),
-            "updated_at": document["updated_at"],
+            "updated_at": document.get("updated_at"),
         }  # fmt: skip
+
+
+def _next_id(kind: str, items: list[dict[str, Any]]) -> str:
+    """Return the id of a new screen or variant: `<kind>_<n>`, one past the count (past any id an edit took)."""
+    taken = {item["id"] for item in items}
+    number = len(items) + 1
+    while f"{kind}_{number}" in taken:
+        number += 1
+    return f"{kind}_{number}"
 
 
 #: Width of the thumbnails kept of each variant (px): `visor map show` draws the map with them.
@@ -254,7 +401,8 @@ def record_screen(
     """Record the screen on the device (or `seen`, observed on it just now); keep its look the first time.
 
     Returns the variant and whether it is new. The thumbnail (`<root>/screens/<map digest>/<variant>.png`, named
-    relative to the root in the variant's `thumbnail`) costs one screenshot per variant, ever.
+    relative to the root in the variant's `thumbnail`) costs one screenshot per variant, ever. It is written below
+    the root only, under a file name of its own (a variant id an editor made `../../x` names no folder).
     """
     variant, created = app_map.upsert(seen or observe_screen(device.observe().tree), now)
     if not variant.get("thumbnail"):
@@ -263,11 +411,8 @@ def record_screen(
         except InputRejected:
             return variant, created  # a runtime that cannot take one: the picture shows the screen without it
         root, name = os.path.split(app_map.place.path)
-        relative = f"screens/{name.removesuffix('.json')}/{variant['id']}.png"
-        try:
-            write_atomic(os.path.join(root, relative), thumbnail(shot, THUMBNAIL_WIDTH), make_folders=True)
-        except OSError as exc:
-            raise InputError(f"cannot write a screen's thumbnail in {root}: {exc.strerror}") from None
+        relative = f"screens/{name.removesuffix('.json')}/{file_name(variant['id'])}.png"
+        write_below(root, relative, thumbnail(shot, THUMBNAIL_WIDTH), "screen's thumbnail")
         variant["thumbnail"] = relative
     return variant, created
 
@@ -320,7 +465,7 @@ def safety_marks(variant: Mapping[str, Any] | None) -> dict[str, str]:
     if variant is None:
         return {}
     return {action["target"]: action["safety"] for action in variant.get("actions", [])
-            if action.get("command") == "tap" and action.get("target")}  # fmt: skip
+            if action.get("command") == "tap" and action.get("target") and action.get("safety")}  # fmt: skip
 
 
 def apply_marks(variant: dict[str, Any]) -> None:
@@ -341,31 +486,37 @@ def contract_targets(variant: Mapping[str, Any]) -> list[str]:
     return list(dict.fromkeys(ordered))[:8]
 
 
-def read_map(place: MapPlace, clock: Clock) -> AppMap:
-    """Read the map file (a new map when there is none).
+def read_map(place: MapPlace, clock: Clock, *, secrets: Collection[str] = ()) -> AppMap:
+    """Read the map file (a new map when there is none); `secrets` are texts never kept in it (`--secret`s).
 
     Raises:
-        InputError: the file is corrupt, of a newer schema, or another app's map.
+        InputError: the file is not a regular file, too large, corrupt, of a newer schema, breaks the app-map
+            schema or its own references, or is another app's map.
     """
-    try:
-        with open(place.path, encoding="utf-8") as file:
-            document = json.load(file)
-    except FileNotFoundError:
-        return AppMap.new(place, isoformat(clock.now()))
-    except (OSError, ValueError) as exc:
-        raise _unreadable(place, f"it is not a readable JSON map ({exc})") from None
+    if not os.path.lexists(place.path):
+        return AppMap.new(place, isoformat(clock.now()), secrets)
+    document = read_json(place.path, "app map", next_step=_MOVE_AWAY)
     if not isinstance(document, dict) or not isinstance(document.get("schema_version"), int):
         raise _unreadable(place, "it has no schema_version")
     if document["schema_version"] > SCHEMA_VERSION:
         raise _unreadable(place, f"it is schema_version {document['schema_version']}, newer than this visor's 1")
     if document["schema_version"] != SCHEMA_VERSION or document.get("identity") != place.identity:
         raise _unreadable(place, f"it is the map of {document.get('identity')!r}, not {place.identity!r}")
-    problem = _shape_problem(document)
+    problem = _shape_problem(document) or _reference_problem(document)
     if problem is not None:
         raise _unreadable(place, problem)
-    app_map = AppMap(place, document)
+    for variant in document["variants"]:
+        for key in ("actions", "exit_recipes", "control_keys"):
+            variant.setdefault(key, [])  # what an older writer left out, as upstream's legacy enrichment does
+    app_map = AppMap(place, document, secrets)
     app_map.changed = _scrub(document)
     return app_map
+
+
+#: What a map that cannot be read suggests (visor never replaces it on its own).
+_MOVE_AWAY = "Move the file away to start a new map (visor leaves it as it is), or use another --map-dir."
+#: How much of a schema message is quoted: jsonschema quotes the value at fault, which may be a whole screen.
+_QUOTED = 300
 
 
 def _shape_problem(document: dict[str, Any]) -> str | None:
@@ -374,12 +525,32 @@ def _shape_problem(document: dict[str, Any]) -> str | None:
     from visor.scenario.schema import schema_problem, shipped_schema
 
     problem = schema_problem(shipped_schema("app-map"), document)
-    if problem is not None:
-        where, message = problem
-        return f"{dotted(where) if where else 'the document'}: {message}"
-    known = {variant["id"] for variant in document["variants"]}
-    lost = next((edge for edge in document["edges"] if {edge["from_variant_id"], edge["to_variant_id"]} - known), None)
-    return None if lost is None else f"edge {lost['id']} joins a variant the map does not have"
+    if problem is None:
+        return None
+    where, message = problem
+    shown = message if len(message) <= _QUOTED else message[:_QUOTED] + "…"
+    return f"{dotted(where) if where else 'the document'}: {shown}"
+
+
+def _reference_problem(document: dict[str, Any]) -> str | None:
+    """Say how a map's parts fail to refer to each other (ids twice, a screen or variant it does not have)."""
+    for kind in ("screens", "variants", "edges"):
+        counted = Counter(item["id"] for item in document[kind])
+        twice = next((item for item, count in counted.items() if count > 1), None)
+        if twice is not None:
+            return f"{kind}: the id {twice!r} is used twice"
+    screens = {screen["id"] for screen in document["screens"]}
+    variants = {variant["id"] for variant in document["variants"]}
+    for screen in document["screens"]:
+        lost = next((vid for vid in screen["variant_ids"] if vid not in variants), None)
+        if lost is not None:
+            return f"screen {screen['id']!r} lists a variant the map does not have ({lost!r})"
+    for variant in document["variants"]:
+        if variant["screen_id"] not in screens:
+            return f"variant {variant['id']!r} belongs to a screen the map does not have ({variant['screen_id']!r})"
+    lost_edge = next((edge for edge in document["edges"]
+                      if {edge["from_variant_id"], edge["to_variant_id"]} - variants), None)  # fmt: skip
+    return None if lost_edge is None else f"edge {lost_edge['id']} joins a variant the map does not have"
 
 
 #: What an edge's arguments never keep: typed values, and how a device was reached (an older writer kept them).
@@ -399,22 +570,23 @@ def _scrub(document: dict[str, Any]) -> bool:
 
 def _unreadable(place: MapPlace, why: str) -> InputError:
     return InputError(
-        f"the app map {place.path} cannot be used: {why}",
+        f"the app map {place.path} cannot be used: {printable(why)}",
         likely_cause="The file was edited by hand, cut short, or written by a newer visor or another tool.",
-        next_step="Move the file away to start a new map (visor leaves it as it is), or use another --map-dir.",
+        next_step=_MOVE_AWAY,
     )
 
 
 def write_map(app_map: AppMap, clock: Clock) -> bool:
-    """Write the map if it changed (atomically); return whether it was written."""
+    """Write the map if it changed (atomically, below its folder, never through a link); return whether it was.
+
+    A secret's text an older writer (or an edit) left in it is masked on the way.
+    """
     if not app_map.changed:
         return False
     app_map.document["updated_at"] = isoformat(clock.now())
-    text = json.dumps(app_map.document, indent=2, ensure_ascii=False) + "\n"
-    try:
-        write_atomic(app_map.place.path, text.encode("utf-8"), make_folders=True)
-    except OSError as exc:
-        raise InputError(f"cannot write the app map {app_map.place.path}: {exc.strerror}") from None
+    text = json.dumps(app_map.masked(app_map.document), indent=2, ensure_ascii=False) + "\n"
+    root, name = os.path.split(app_map.place.path)
+    write_below(root, name, text.encode("utf-8"), "app map")
     app_map.changed = False
     return True
 
@@ -428,8 +600,7 @@ def map_lock(
     Raises:
         TargetError: another process held it for `wait_s` seconds.
     """
-    os.makedirs(os.path.dirname(place.path), exist_ok=True)
-    handle = os.open(place.path + ".lock", os.O_RDWR | os.O_CREAT, 0o666)
+    handle = _open_lock(place.path + ".lock")
     try:
         deadline = now() + wait_s
         while True:
@@ -447,6 +618,37 @@ def map_lock(
         yield
     finally:
         os.close(handle)  # closing the file releases the lock
+
+
+#: The lock file is opened without following a link, without blocking (a FIFO planted there) and kept from children.
+_LOCK_FLAGS = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def _open_lock(path: str) -> int:
+    """Open (creating it) a map's lock file: a regular file of its own, never a link, a FIFO or a folder.
+
+    Raises:
+        InputError: the folder cannot be made, or something other than a regular file stands at `path`.
+    """
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        handle = os.open(path, _LOCK_FLAGS, 0o666)
+    except OSError as exc:
+        link = exc.errno in (errno.ELOOP, errno.EMLINK)
+        raise InputError(
+            f"cannot use the app map's lock file {path}: "
+            + ("it is a symbolic link, which visor never follows" if link else str(exc.strerror or exc)),
+            likely_cause="Something other than visor's lock file stands there, or the folder is not writable.",
+            next_step="Remove it (visor makes its own), or use another --map-dir.",
+        ) from None
+    if not stat.S_ISREG(os.fstat(handle).st_mode):
+        os.close(handle)
+        raise InputError(
+            f"cannot use the app map's lock file {path}: it is not a regular file",
+            likely_cause="A named pipe, a socket or a device stands where visor keeps the map's lock.",
+            next_step="Remove it (visor makes its own), or use another --map-dir.",
+        )
+    return handle
 
 
 def observation_token(app_map: AppMap, variant: dict[str, Any]) -> str:

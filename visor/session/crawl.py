@@ -26,7 +26,7 @@ from visor.actions.kernel.context import Kernel
 from visor.actions.step_targets import match_all
 from visor.clock import Clock, isoformat
 from visor.scenario.selectors import parse_selector
-from visor.session.app_map import AppMap, record_screen, safety_marks
+from visor.session.app_map import AppMap, record_screen, safety_marks, secret_name
 from visor.ui.geometry import Point
 from visor.ui.hit import IOS_MODAL, located, reaches
 from visor.ui.screens import ScreenElement, ScreenObservation, normalize, observe_screen
@@ -162,11 +162,14 @@ class Crawler:
         A form whose fields' variables are not all set is not submitted at all: typing "" would teach the map a
         sign-in that fails (or none), so its screen's taps are skipped and the report names the variables.
         """
-        fills = self._fills(self.device.observe().tree)
+        tree = self.device.observe().tree
+        fills = self._fills(tree)
         unset = sorted({variable for variable in fills.values() if not os.environ.get(variable)})
         if unset:
             self.report.missing_inputs[variant_id] = unset
             return False
+        # The edges will fill these fields: the map declares the variables, the only ones a route may type.
+        self.map.declare_inputs(secret_inputs(fills, fields_of(tree)))
         fill = (Step("fill"),) if fills else ()
         tapped: set[str] = set()
         rows: dict[str, list[str]] = {}  # a list's row key -> where its rows led
@@ -492,6 +495,18 @@ def fields_of(tree: UiTree) -> dict[str, Node]:
     for item in tree.flat:
         if item.node.editable and item.node.short_id():
             found.setdefault(item.node.short_id(), item.node)
+    return found
+
+
+def secret_inputs(fills: Mapping[str, str], fields: Mapping[str, Node]) -> dict[str, bool]:
+    """Return the variables a form's fields are filled from, each with whether it is a secret.
+
+    A secret fills a password field, or is named like one (`DEMO_PASSWORD`, `API_TOKEN`).
+    """
+    found: dict[str, bool] = {}
+    for field_id, variable in fills.items():
+        node = fields.get(field_id)
+        found[variable] = found.get(variable, False) or secret_name(variable) or bool(node and node.password)
     return found
 
 

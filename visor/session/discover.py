@@ -14,7 +14,6 @@ from typing import Any
 
 from visor.clock import Clock, isoformat
 from visor.errors import ExitCode, InputError, NextAction
-from visor.files import write_atomic
 from visor.report.envelope import Outcome
 from visor.session.action_options import ActionOptions
 from visor.session.agent_memory import build_memory, memory_slice
@@ -26,6 +25,7 @@ from visor.session.app_map import (
     observation_token,
     read_map,
     record_screen,
+    write_below,
     write_map,
 )
 from visor.session.crawl import Crawler, CrawlSettings
@@ -87,21 +87,17 @@ def _discover(
         data["crawl"] = report.to_dict()
     if annotated is not None:
         data["annotation"] = annotated
-    memory = build_memory(app_map.document)
+    memory = app_map.masked(build_memory(app_map.document))
     data["memory"] = memory_slice(memory, variant["id"])
     metadata["agent_path"] = write_memory(place, memory)
-    return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
+    return Outcome("ok", NextAction.RUN, app_map.masked(data), ExitCode.OK)
 
 
 def write_memory(place: MapPlace, memory: dict[str, Any]) -> str:
-    """Write the agent memory beside the map (`<root>/agent/<digest>.json`); return its path."""
+    """Write the agent memory beside the map (`<root>/agent/<digest>.json`, below the root only); return its path."""
     root, name = os.path.split(place.path)
-    path = os.path.join(root, "agent", name)
-    try:
-        write_atomic(path, (json.dumps(memory, indent=2, ensure_ascii=False) + "\n").encode("utf-8"), make_folders=True)
-    except OSError as exc:
-        raise InputError(f"cannot write the agent memory {path}: {exc.strerror}") from None
-    return path
+    text = json.dumps(memory, indent=2, ensure_ascii=False) + "\n"
+    return write_below(root, f"agent/{name}", text.encode("utf-8"), "agent memory")
 
 
 def annotate_observed(token: str, note: Mapping[str, Any], wall: Clock, *, map_dir: str | None) -> Outcome:
@@ -128,7 +124,7 @@ def annotate_observed(token: str, note: Mapping[str, Any], wall: Clock, *, map_d
                 )
             counts = annotate(app_map, variant, note)
             write_map(app_map, wall)
-        memory = build_memory(app_map.document)
+        memory = app_map.masked(build_memory(app_map.document))
         agent_path = write_memory(place, memory)
         metadata = place.metadata(used=False, updated=True, agent_path=agent_path, summary=app_map.summary())
         screen = {"variant_id": variant["id"], "screen_id": variant["screen_id"],

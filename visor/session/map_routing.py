@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import os
 import time
+from collections.abc import Collection
 from typing import Any
 
 from visor.actions.device import Device
@@ -84,8 +85,10 @@ class MapRouter:
         start, `REPAIR_LIMIT` taps in all).
         """
         wanted = normalize(selector)
+        declared = self.map.inputs()
+        # Only the variables the map declares: an edited edge cannot make the repair type another one.
         fills = {field: variable for edge in self.map.document["edges"]
-                 for field, variable in edge["args"].get("fill", {}).items()}  # fmt: skip
+                 for field, variable in (edge["args"].get("fill") or {}).items() if variable in declared}  # fmt: skip
 
         def shows(seen: ScreenObservation) -> bool:
             return any(normalize(target) == wanted for element in seen.elements for target in element.targets)
@@ -157,14 +160,24 @@ class MapRouter:
 
 
 def router_for(
-    opened: OpenedDevice, app_id: str | None, map_dir: str | None, *, wall: Clock, off: bool, repair: bool
+    opened: OpenedDevice,
+    app_id: str | None,
+    map_dir: str | None,
+    *,
+    wall: Clock,
+    off: bool,
+    repair: bool,
+    secrets: Collection[str] = (),
 ) -> MapRouter | None:
-    """Return the router of the app's map: when its file exists (or a repair may start one), unless turned off."""
+    """Return the router of the app's map: when its file exists (or a repair may start one), unless turned off.
+
+    `secrets` (the command line's `--secret` values) are never kept in the map, as its secret inputs' are not.
+    """
     if off:
         return None
     place = MapPlace.of_device(opened.device.info, app_id, map_dir)
-    if not repair and not os.path.exists(place.path):
+    if not repair and not os.path.lexists(place.path):
         return None
     with map_lock(place, sleep=time.sleep, now=time.monotonic):
-        app_map = read_map(place, wall)
+        app_map = read_map(place, wall, secrets=secrets)
     return MapRouter(app_map, opened.device, opened.clock, wall, repair=repair)

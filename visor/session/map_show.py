@@ -6,11 +6,11 @@ import os
 from typing import Any
 
 from visor.clock import Clock
-from visor.errors import ExitCode, InputError, NextAction
-from visor.files import write_atomic
+from visor.errors import ExitCode, InputError, NextAction, SourceError
+from visor.files import read_confined
 from visor.report.envelope import Outcome
-from visor.report.map_picture import Scene, scene, to_png, to_svg
-from visor.session.app_map import AppMap, MapPlace, map_places, maps_root, place_of_file, read_map
+from visor.report.map_picture import MAX_THUMBNAIL_BYTES, Scene, scene, sound_thumbnail, to_png, to_svg
+from visor.session.app_map import AppMap, MapPlace, map_places, maps_root, place_of_file, read_map, write_below
 from visor.ui.images import png_size
 
 FORMATS = ("svg", "png")
@@ -26,7 +26,7 @@ def find_map(source: str | None, app_id: str | None, platform: str, map_dir: str
         return read_map(place_of_file(source), wall)
     if app_id is not None:
         place = MapPlace.of(platform, app_id, map_dir)
-        if not os.path.isfile(place.path):
+        if not os.path.lexists(place.path):
             raise InputError(f"there is no app map of {place.identity} ({place.path})",
                              next_step="Map the app first: visor discover --crawl.")  # fmt: skip
         return read_map(place, wall)
@@ -45,15 +45,19 @@ def find_map(source: str | None, app_id: str | None, platform: str, map_dir: str
 
 
 def draw(app_map: AppMap, route: tuple[str, ...] = ()) -> Scene:
-    """Lay out a map, with the thumbnails kept beside it."""
+    """Lay out a map, with the thumbnails kept beside it.
+
+    A thumbnail is read below the maps' folder only (a variant's `thumbnail` naming `../../x`, or a link, is
+    not followed), and only when it is a picture of a sensible size: any other is left out of the picture.
+    """
     root = os.path.dirname(app_map.place.path)
 
     def thumbnail(relative: str) -> bytes | None:
         try:
-            with open(os.path.join(root, relative), "rb") as file:
-                return file.read()
-        except OSError:
+            png = read_confined(root, relative, noun="thumbnail", limit=MAX_THUMBNAIL_BYTES)
+        except SourceError:
             return None
+        return png if sound_thumbnail(png) else None
 
     return scene(app_map.document, thumbnail, route)
 
@@ -63,10 +67,7 @@ def show_map(app_map: AppMap, fmt: str, output: str) -> Outcome:
     picture = draw(app_map)
     data = to_svg(picture).encode("utf-8") if fmt == "svg" else to_png(picture)
     path = os.path.abspath(output)
-    try:
-        write_atomic(path, data, make_folders=True)
-    except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror}", next_step="Give -o a path you can write.") from None
+    write_below(os.path.dirname(path), os.path.basename(path), data, "picture")
     size = png_size(data[:24]) if fmt == "png" else None
     drawn: dict[str, Any] = {"path": path, "format": fmt, "bytes": len(data),
                              "width": size.width if size else picture.width,

@@ -24,15 +24,15 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from visor.actions.secrets import redact
 from visor.actions.step_targets import match_all
 from visor.clock import Clock, isoformat
 from visor.engine.events import RunFinished
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
-from visor.files import write_atomic
 from visor.report.envelope import Outcome
 from visor.scenario.document import Document
 from visor.scenario.route_plan import RoutePath, RoutePlan, RouteStep, checked_plan, plan_to_data
@@ -42,12 +42,15 @@ from visor.session.agent_memory import build_memory, memory_slice
 from visor.session.app_map import (
     AppMap,
     MapPlace,
+    file_name,
     learn,
     map_lock,
     observation_token,
+    read_json,
     read_map,
     record_screen,
     satisfied,
+    write_below,
     write_map,
 )
 from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
@@ -91,14 +94,16 @@ class Checkpoint:
 
     path: str
     plan: RoutePlan
+    #: The folder the checkpoint is written below (the maps' root for the default place; else its own folder).
+    root: str | None = None
     status: str = "running"
     selected_path: str | None = None
     current: dict[str, Any] | None = None
     resume: dict[str, Any] = field(default_factory=dict)
     attempts: list[dict[str, Any]] = field(default_factory=list)
 
-    def write(self, wall: Clock) -> None:
-        """Write it atomically.
+    def write(self, wall: Clock, secrets: Collection[str] = ()) -> None:
+        """Write it atomically, in its folder and never through a link, `secrets` masked.
 
         Raises:
             InputError: the file cannot be written.
@@ -108,10 +113,9 @@ class Checkpoint:
         data.update({key: value for key, value in (("selected_path", self.selected_path), ("current", self.current))
                      if value is not None})  # fmt: skip
         data.update({"resume": self.resume, "updated_at": isoformat(wall.now()), "attempts": self.attempts})
-        try:
-            write_atomic(self.path, (json.dumps(data, indent=2) + "\n").encode("utf-8"), make_folders=True)
-        except OSError as exc:
-            raise InputError(f"cannot write the route checkpoint {self.path}: {exc.strerror}") from None
+        text = json.dumps(redact(data, secrets), indent=2) + "\n"
+        root = self.root or os.path.dirname(self.path)
+        write_below(root, os.path.relpath(self.path, root), text.encode("utf-8"), "route checkpoint")
 
 
 def read_checkpoint(path: str) -> tuple[RoutePlan, Resume]:
@@ -120,12 +124,7 @@ def read_checkpoint(path: str) -> tuple[RoutePlan, Resume]:
     Raises:
         InputError: it cannot be read, is not a route checkpoint, or holds an invalid plan.
     """
-    try:
-        with open(path, encoding="utf-8") as file:
-            data = json.load(file)
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read the route checkpoint {path}: {exc}",
-                         next_step="Give the checkpoint_path a route reported.") from None  # fmt: skip
+    data = read_json(path, "route checkpoint", next_step="Give the checkpoint_path a route reported.")
     if not isinstance(data, dict) or data.get("schema") != CHECKPOINT_SCHEMA:
         raise InputError(f"{path} is not a route checkpoint (schema {CHECKPOINT_SCHEMA})",
                          next_step="Give the checkpoint_path a route reported.")  # fmt: skip
@@ -137,7 +136,7 @@ def read_checkpoint(path: str) -> tuple[RoutePlan, Resume]:
 def checkpoint_path(place: MapPlace, route_id: str) -> str:
     """Return where a route's checkpoint goes: `<map root>/checkpoints/<map digest>.<route id>.json`."""
     root, name = os.path.split(place.path)
-    return os.path.join(root, "checkpoints", f"{name.removesuffix('.json')}.{route_id}.json")
+    return os.path.join(root, "checkpoints", f"{name.removesuffix('.json')}.{file_name(route_id)}.json")
 
 
 def follow_plan(
@@ -177,23 +176,28 @@ def follow_plan_on(
     seed: int = 0,
     resume: Resume | None = None,
     checkpoint: str | None = None,
+    secrets: Collection[str] = (),
 ) -> Outcome:
-    """Follow a route plan on an open device (left open), through the map at `place`.
+    """Follow a route plan on an open device (left open), through the map at `place`; `secrets` are never shown.
 
     Raises:
         InputError: the plan names a screen the map does not know, or taps a risky control.
         TargetError: the map is locked by another process.
     """
     with map_lock(place, sleep=time.sleep, now=time.monotonic):
-        app_map = read_map(place, env.wall)
+        app_map = read_map(place, env.wall, secrets=secrets)
         screens = check_against_map(plan, app_map)
-        record = Checkpoint(os.path.abspath(checkpoint or checkpoint_path(place, env.ids.new_id("route"))), plan)
+        if checkpoint is not None:
+            record = Checkpoint(os.path.abspath(checkpoint), plan)
+        else:  # below the maps' root: a link planted at its checkpoints folder is not followed either
+            record = Checkpoint(checkpoint_path(place, env.ids.new_id("route")), plan, os.path.dirname(place.path))
         follower = _Follower(opened, env, app_map, record, seed)
         try:
             data = follower.follow(screens, resume or Resume())
         finally:
             write_map(app_map, env.wall)
-        memory = build_memory(app_map.document)
+        memory = app_map.masked(build_memory(app_map.document))
+        data = app_map.masked(data)
         variant = follower.variant
     agent_path = write_memory(place, memory)
     data["map"] = place.metadata(used=True, updated=True, agent_path=agent_path)
@@ -273,18 +277,18 @@ class _Follower:
             record.attempts.append(attempt)
             if attempt["status"] == "completed":
                 record.status, record.selected_path, record.resume = "completed", path.id, {"complete": True}
-                record.write(self.env.wall)
+                self._save()
                 return self._data("completed", None)
             following = paths[number + 1] if number + 1 < len(paths) else None
             record.resume = {"next_path_id": following.id} if following else {}
-            record.write(self.env.wall)
+            self._save()
         if record.plan.rediscover:
             record.status, record.resume = "needs_discovery", {"requires_discovery": True}
             reason = "No supplied route path matches the rediscovered current state"
         else:
             record.status, record.resume = "failed", {"exhausted": True}
             reason = "All supplied route paths failed or were skipped"
-        record.write(self.env.wall)
+        self._save()
         return self._data(record.status, reason)
 
     def _attempt(
@@ -305,7 +309,7 @@ class _Follower:
             if result["outcome"] != "success":
                 return {**attempt, "status": "failed", "reason": result["error"]}
             self.record.resume = {"path_id": path.id, "next_step_index": index + 1}
-            self.record.write(self.env.wall)
+            self._save()
         return attempt
 
     def _step(self, step: RouteStep, goals: set[str]) -> dict[str, Any]:
@@ -343,6 +347,10 @@ class _Follower:
             self.map.record_tap(before["id"], after, target, now, candidate=not held)
         elif known is not None and not (moved and satisfied(known["destination_contract"], after)):
             learn(known, False, now)  # no visible effect, or not where the edge leads
+
+    def _save(self) -> None:
+        """Write the checkpoint, the map's secrets masked."""
+        self.record.write(self.env.wall, self.map.secrets())
 
     def _observe(self) -> dict[str, Any]:
         self.variant, _ = record_screen(self.map, self.opened.device, isoformat(self.env.wall.now()))

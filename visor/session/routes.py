@@ -9,23 +9,27 @@ A destination is a screen id (`screen_3`), a variant id, or a screen's label; on
 screens, is refused with what there is. An edge whose control is risky is never followed.
 
 Following: each edge's control is found on the live screen by its target and tapped (after filling the fields
-the edge names from their environment variables), the app is let settle, and the screen reached must satisfy the
-edge's destination contract (the same variant, or at least 60% of its required targets). A satisfied edge gains
-confidence; a failed one is demoted (and stale after two failures) and the route stops, saying where.
+the edge names from their environment variables: only variables the map declares, all set, or the route is
+refused before any input), the app is let settle, and the screen reached must satisfy the edge's destination
+contract (the same variant, or at least 60% of its required targets). A satisfied edge gains confidence; a
+failed one is demoted (and stale after two failures) and the route stops, saying where.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
 import os
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
 from visor.actions.device import Device, InputRejected, Key
 from visor.clock import Clock, isoformat
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
+from visor.report.console import printable
 from visor.report.envelope import Outcome
 from visor.session.action_options import ActionOptions
 from visor.session.app_map import (
@@ -63,11 +67,15 @@ class Leg:
 HOP_COST = 0.15
 
 
+#: What a refusal of a destination says in its `details` (the map tools answer NOT_FOUND, AMBIGUOUS by it).
+UNKNOWN_SCREEN, AMBIGUOUS_SCREEN = "unknown_screen", "ambiguous_screen"
+
+
 def destination(app_map: AppMap, wanted: str) -> set[str]:
     """Return the variant ids a `--to` names (a screen id or label, or a variant id).
 
     Raises:
-        InputError: it names no screen, or several.
+        InputError: it names no screen (`details.unknown_screen`), or several (`details.ambiguous_screen`).
     """
     document = app_map.document
     folded = wanted.casefold()
@@ -78,16 +86,23 @@ def destination(app_map: AppMap, wanted: str) -> set[str]:
         if variant is not None:
             return {variant["id"]}
         known = ", ".join(f"{screen['id']}" + (f" ({screen['label']})" if screen.get("label") else "")
-                          for screen in document["screens"])  # fmt: skip
+                          for screen in document["screens"][:_LISTED])  # fmt: skip
+        more = f" and {len(document['screens']) - _LISTED} more" if len(document["screens"]) > _LISTED else ""
         raise InputError(
-            f"the app map has no screen {wanted!r}",
+            f"the app map has no screen {printable(repr(wanted))}",
             likely_cause="The screen was never discovered, or is named otherwise.",
-            next_step=f"Name one of: {known or 'none yet (run visor discover --crawl first)'}.",
+            next_step=f"Name one of: {printable(known) + more or 'none yet (run visor discover --crawl first)'}.",
+            details={UNKNOWN_SCREEN: wanted},
         )
     if len(screens) > 1:
-        raise InputError(f"{wanted!r} names {len(screens)} screens: {', '.join(s['id'] for s in screens)}",
-                         next_step="Name the screen by its id.")  # fmt: skip
+        named = ", ".join(screen["id"] for screen in screens[:_LISTED])
+        raise InputError(f"{printable(repr(wanted))} names {len(screens)} screens: {printable(named)}",
+                         next_step="Name the screen by its id.", details={AMBIGUOUS_SCREEN: wanted})  # fmt: skip
     return set(screens[0]["variant_ids"])
+
+
+#: How many screens a refusal lists (a map may have thousands).
+_LISTED = 40
 
 
 def plan(app_map: AppMap, start: str, goals: set[str]) -> list[dict[str, Any]] | None:
@@ -137,15 +152,17 @@ def route_to(wanted: str, options: ActionOptions, wall: Clock, *, map_dir: str |
         opened.device.close()
 
 
-def route_on(opened: OpenedDevice, place: MapPlace, wanted: str, wall: Clock) -> Outcome:
-    """Route to `wanted` on an open device (left open), through the map at `place`.
+def route_on(
+    opened: OpenedDevice, place: MapPlace, wanted: str, wall: Clock, *, secrets: Collection[str] = ()
+) -> Outcome:
+    """Route to `wanted` on an open device (left open), through the map at `place`; `secrets` are never shown.
 
     Raises:
         InputError: `wanted` names no screen, or several; there is no safe route.
         TargetError: the map is locked by another process.
     """
     with map_lock(place, sleep=time.sleep, now=time.monotonic):
-        app_map = read_map(place, wall)
+        app_map = read_map(place, wall, secrets=secrets)
         goals = destination(app_map, wanted)
         start, _ = record_screen(app_map, opened.device, isoformat(wall.now()))
         try:
@@ -154,7 +171,7 @@ def route_on(opened: OpenedDevice, place: MapPlace, wanted: str, wall: Clock) ->
             write_map(app_map, wall)
         if legs is None:
             raise InputError(
-                f"no safe route in the app map from {start['id']} ({start['screen_id']}) to {wanted!r}",
+                f"no safe route in the app map from {start['id']} ({start['screen_id']}) to {printable(repr(wanted))}",
                 likely_cause="The map knows no usable edges leading there, from this screen or from the app's "
                 "start (or only risky ones).",
                 next_step="Crawl from here (visor discover --crawl), or start from another screen.",
@@ -166,13 +183,16 @@ def route_on(opened: OpenedDevice, place: MapPlace, wanted: str, wall: Clock) ->
         failed = legs[-1]
         error = ErrorInfo(
             code=str(ErrorCode.ACTION_ERROR),
-            message=f"the route to {wanted!r} failed at {failed.edge['id']} ({failed.edge['target']}): expected "
-            f"{failed.edge['to_variant_id']}, reached {failed.reached}",
+            message=printable(
+                f"the route to {wanted!r} failed at {failed.edge['id']} ({failed.edge['target']}): "
+                f"expected {failed.edge['to_variant_id']}, reached {failed.reached}"
+            ),
             likely_cause="The app no longer goes where the map says (the edge was demoted), or an input is missing.",
             next_step="Crawl again from the screen reached (visor discover --crawl), then route again.",
         )
-        return Outcome("fail", NextAction.RUN, data, ExitCode.RUN_FAILED, error)
-    return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
+        error = dataclasses.replace(error, message=app_map.masked(error.message))
+        return Outcome("fail", NextAction.RUN, app_map.masked(data), ExitCode.RUN_FAILED, error)
+    return Outcome("ok", NextAction.RUN, app_map.masked(data), ExitCode.OK)
 
 
 def travel(app_map: AppMap, device: Device, clock: Clock, wall: Clock, start: str, goals: set[str]) -> list[Leg] | None:
@@ -183,7 +203,7 @@ def travel(app_map: AppMap, device: Device, clock: Clock, wall: Clock, start: st
     """
     route = plan(app_map, start, goals)
     if route is not None:
-        require_inputs(route)
+        require_inputs(app_map, route)
         return _follow(route, device, clock, wall, app_map)
     kernel = CrawlKernel(device, clock, POLL_US)
     kernel.reset_app()
@@ -193,29 +213,36 @@ def travel(app_map: AppMap, device: Device, clock: Clock, wall: Clock, start: st
     route = plan(app_map, root["id"], goals)
     if route is None:
         return None
-    require_inputs(route)
+    require_inputs(app_map, route)
     reset = {"id": "reset", "command": "reset", "target": "", "from_variant_id": start, "to_variant_id": root["id"],
              "confidence": 1.0}  # fmt: skip
     return [Leg(reset, True, root["id"]), *_follow(route, device, clock, wall, app_map)]
 
 
-def missing_inputs(route: list[dict[str, Any]]) -> dict[str, list[str]]:
-    """Return the unset (or empty) variables the route's fields are filled from, with those fields."""
+def missing_inputs(app_map: AppMap, route: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Return the unset (or empty) variables the route's fields are filled from, with those fields.
+
+    Raises:
+        InputError: an edge fills a field from a variable the map does not declare (`AppMap.fills`).
+    """
     missing: dict[str, list[str]] = {}
     for edge in route:
-        for field_id, variable in sorted(edge["args"].get("fill", {}).items()):
+        for field_id, variable in sorted(app_map.fills(edge).items()):
             if not os.environ.get(variable):
                 missing.setdefault(variable, []).append(field_id)
     return dict(sorted(missing.items()))
 
 
-def require_inputs(route: list[dict[str, Any]]) -> None:
-    """Refuse a route whose fields' variables are not all set, before any input: typing "" would fail the leg.
+def require_inputs(app_map: AppMap, route: list[dict[str, Any]]) -> None:
+    """Refuse a route whose fields' variables are not all declared and set, before any input.
+
+    An undeclared one would let an edited map type any environment variable; an unset one would type "" and fail
+    the leg.
 
     Raises:
-        InputError: a variable the route fills a field from is unset or empty (named, never its value).
+        InputError: a variable the route fills a field from is undeclared, unset or empty (named, never its value).
     """
-    missing = missing_inputs(route)
+    missing = missing_inputs(app_map, route)
     if not missing:
         return
     names = ", ".join(missing)
@@ -235,7 +262,7 @@ def _follow(route: list[dict[str, Any]], device: Device, clock: Clock, wall: Clo
     legs = []
     for edge in route:
         fields = fields_of(device.observe().tree)
-        for field_id, variable in sorted(edge["args"].get("fill", {}).items()):
+        for field_id, variable in sorted(app_map.fills(edge).items()):
             node = fields.get(field_id)
             if node is not None:
                 kernel.tap(node.bounds.center)
