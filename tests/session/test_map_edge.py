@@ -250,3 +250,16 @@ def test_a_thumbnail_a_map_names_is_read_below_its_folder_only_and_only_when_sou
         assert drawn.exit_code == 0, drawn.stdout
     svg = (tmp_path / "map.svg").read_text()
     assert "<image" not in svg  # every card drawn without its (refused) thumbnail
+
+
+@pytest.mark.parametrize("shot", [b"not a picture", b"\x89PNG\r\n\x1a\n" + bytes(8) + (10**6).to_bytes(4, "big") * 2])
+def test_a_screenshot_that_is_no_picture_makes_no_thumbnail(tmp_path: Path, shot: bytes) -> None:
+    """A screenshot comes from the device (a phone's folder, a driver): one that does not decode stops nothing."""
+    from visor.session.app_map import read_map, record_screen
+
+    clock = VirtualClock()
+    device = demo_device(seed=7, clock=clock)
+    device.screenshot = lambda: shot  # type: ignore[method-assign]
+    app_map = read_map(MapPlace.of("android", "com.visor.demo", str(tmp_path / "maps")), clock)
+    variant, created = record_screen(app_map, device, "2026-01-01T00:00:00.000Z")
+    assert created and "thumbnail" not in variant and not (tmp_path / "maps").exists()

@@ -39,6 +39,7 @@ from visor.errors import InputError, SourceError, TargetError
 from visor.files import UnsafePath, regular_file, write_confined
 from visor.report.console import printable
 from visor.scenario.loader import read_data
+from visor.ui.images import png_size
 from visor.ui.screens import ScreenObservation, observe_screen
 
 SCHEMA_VERSION = 1
@@ -410,22 +411,39 @@ def record_screen(
             shot = device.screenshot()
         except InputRejected:
             return variant, created  # a runtime that cannot take one: the picture shows the screen without it
+        small = thumbnail(shot, THUMBNAIL_WIDTH)
+        if small is None:
+            return variant, created  # a screenshot that is no picture: the screen is drawn without it
         root, name = os.path.split(app_map.place.path)
         relative = f"screens/{name.removesuffix('.json')}/{file_name(variant['id'])}.png"
-        write_below(root, relative, thumbnail(shot, THUMBNAIL_WIDTH), "screen's thumbnail")
+        write_below(root, relative, small, "screen's thumbnail")
         variant["thumbnail"] = relative
     return variant, created
 
 
-def thumbnail(png: bytes, width: int) -> bytes:
-    """Return a PNG scaled down to `width` (its aspect kept; a narrower one unchanged)."""
+#: The largest side of a screenshot a thumbnail is made of (px): a tablet's is a third of it.
+MAX_SHOT_SIDE = 16_384
+
+
+def thumbnail(png: bytes, width: int) -> bytes | None:
+    """Return a PNG scaled down to `width` (its aspect kept; a narrower one unchanged); None when it is no picture.
+
+    A screenshot comes from the device (a phone's folder, a driver): bytes that do not decode, or a header
+    claiming a picture no phone takes, make no thumbnail instead of stopping the command.
+    """
     import io
 
     from PIL import Image
 
-    with Image.open(io.BytesIO(png)) as image:
-        image.load()
-        picture = image.convert("RGB")
+    size = png_size(png[:24])
+    if size is not None and not (0 < size.width <= MAX_SHOT_SIDE and 0 < size.height <= MAX_SHOT_SIDE):
+        return None
+    try:
+        with Image.open(io.BytesIO(png)) as image:
+            image.load()
+            picture = image.convert("RGB")
+    except Exception:  # Pillow's decoders raise many kinds (OSError, ValueError, SyntaxError, zlib's…)
+        return None
     if picture.width > width:
         height = max(1, round(picture.height * width / picture.width))
         picture = picture.resize((width, height), Image.Resampling.LANCZOS)

@@ -14,6 +14,7 @@ from typing import Any
 
 from visor.clock import Clock, isoformat
 from visor.errors import ExitCode, InputError, NextAction
+from visor.report.console import printable
 from visor.report.envelope import Outcome
 from visor.session.action_options import ActionOptions
 from visor.session.agent_memory import build_memory, memory_slice
@@ -117,8 +118,10 @@ def annotate_observed(token: str, note: Mapping[str, Any], wall: Clock, *, map_d
                 continue
             if observation_token(app_map, variant) != token:
                 raise InputError(
-                    f"the observation token {token} is stale: {variant_id} of {place.identity} was observed again "
-                    "since",
+                    printable(
+                        f"the observation token {token} is stale: {variant_id} of {place.identity} was observed "
+                        "again since"
+                    ),
                     likely_cause="The screen changed, or another discover or route saw it after the token was given.",
                     next_step="Run visor discover again and annotate with the token it returns.",
                 )
@@ -134,6 +137,6 @@ def annotate_observed(token: str, note: Mapping[str, Any], wall: Clock, *, map_d
                 "annotation": counts, "memory": memory_slice(memory, variant["id"])}  # fmt: skip
         return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
     raise InputError(
-        f"no app map in {os.path.abspath(root)} has the screen of observation token {token}",
+        printable(f"no app map in {os.path.abspath(root)} has the screen of observation token {token}"),
         next_step="Give the --map-dir the discover used, or discover again.",
     )

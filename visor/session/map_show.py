@@ -8,6 +8,7 @@ from typing import Any
 from visor.clock import Clock
 from visor.errors import ExitCode, InputError, NextAction, SourceError
 from visor.files import read_confined
+from visor.report.console import printable
 from visor.report.envelope import Outcome
 from visor.report.map_picture import MAX_THUMBNAIL_BYTES, Scene, scene, sound_thumbnail, to_png, to_svg
 from visor.session.app_map import AppMap, MapPlace, map_places, maps_root, place_of_file, read_map, write_below
@@ -39,7 +40,7 @@ def find_map(source: str | None, app_id: str | None, platform: str, map_dir: str
             f"there is no app map in {os.path.abspath(root)}",
             next_step="Map an app first (visor discover --crawl), or name the folder with --map-dir.",
         )
-    named = ", ".join(place.identity for place in found)
+    named = printable(", ".join(place.identity for place in found))  # identities are the files' own
     raise InputError(f"{os.path.abspath(root)} holds {len(found)} maps: {named}",
                      next_step="Name one: --app-id (with --platform), or the map file's path.")  # fmt: skip
 

@@ -33,6 +33,7 @@ from visor.actions.step_targets import match_all
 from visor.clock import Clock, isoformat
 from visor.engine.events import RunFinished
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
+from visor.report.console import printable
 from visor.report.envelope import Outcome
 from visor.scenario.document import Document
 from visor.scenario.route_plan import RoutePath, RoutePlan, RouteStep, checked_plan, plan_to_data
@@ -244,7 +245,7 @@ def check_against_map(plan: RoutePlan, app_map: AppMap) -> dict[str, set[str]]:
             target = step.args.get("target")
             if step.command == "tap" and (target in risky or safety([str(target)], "", True) == "risky"):
                 raise InputError(
-                    f"route plan step {path.id}/{step.id} taps {target}, which is risky",
+                    printable(f"route plan step {path.id}/{step.id} taps {target}, which is risky"),
                     likely_cause="The control deletes, pays, sends, logs out or confirms something.",
                     next_step="Route around it; visor never follows a route through a risky control.",
                 )
@@ -329,7 +330,7 @@ class _Follower:
         if failure is not None and failure[0] == "action":
             return {**out, "outcome": "runtime_failure", "error": failure[1]}
         if failure is None and after["id"] not in goals:
-            reached = f"{after['screen_id']} ({after['id']})"
+            reached = printable(f"{after['screen_id']} ({after['id']})")
             failure = ("expect", f"expected screen '{step.expect.screen}', reached {reached}")
         target = step.args.get("target") if step.command == "tap" else None
         if isinstance(target, str):
