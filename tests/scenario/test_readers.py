@@ -329,3 +329,9 @@ def test_yaml_integers_too_long_to_read_are_refused_at_their_position(text: str,
 @pytest.mark.parametrize("text", [f"a: 0x{'f' * 5_000}\n", f"a: {LONG}.5\n", f"a: '{LONG}'\n"])
 def test_yaml_long_numbers_python_can_read_are_read(text: str) -> None:
     assert yaml_doc(text).data["a"] is not None
+
+
+def test_a_control_character_yaml_refuses_is_named_at_its_line_and_column() -> None:
+    with pytest.raises(SourceError) as caught:
+        yaml_doc('meta:\n  name: "a\x9b2Jb"\n')
+    assert (caught.value.line, caught.value.column) == (2, 11) and "U+009B" in caught.value.message

@@ -316,6 +316,8 @@ def parse_yaml(source: SourceText) -> Document:
             builder.feed(parser.get_event())
     except yaml.MarkedYAMLError as exc:
         raise _syntax_error(source.name, exc) from None
+    except yaml.reader.ReaderError as exc:
+        raise _character_error(source, exc) from None
     except yaml.YAMLError as exc:
         raise SourceError(f"YAML error: {exc}", path=source.name) from None
     except (ValueError, OverflowError):
@@ -334,6 +336,22 @@ def parse_yaml(source: SourceText) -> Document:
     if builder.documents == 0:
         raise empty_source(source.name, "it holds only comments")
     return Document(source.name, "yaml", builder.root, builder.positions)
+
+
+def _character_error(source: SourceText, exc: yaml.reader.ReaderError) -> SourceError:
+    """Word a character YAML does not allow in a file (a control character), at its line and column."""
+    offset = min(max(exc.position, 0), len(source.text))
+    line = source.text.count("\n", 0, offset) + 1
+    column = offset - (source.text.rfind("\n", 0, offset) + 1) + 1
+    code = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "\0")
+    return SourceError(
+        f"the character U+{code:04X} is not allowed in YAML (a control character)",
+        path=source.name,
+        line=line,
+        column=column,
+        likely_cause="The text was pasted from a terminal or a binary source, or the file is not text.",
+        next_step='Remove the character, or write it as an escape inside double quotes ("\\u009b").',
+    )
 
 
 def _syntax_error(name: str, exc: yaml.MarkedYAMLError) -> SourceError:
