@@ -170,3 +170,9 @@ def test_an_unknown_screen_is_not_found_and_a_shared_label_ambiguous_from_every_
     for name, arguments in calls[:3]:
         twice = refused(agent.call(name, {key: "Twice" for key in arguments}))
         assert twice["code"] == "AMBIGUOUS" and twice["message"] == "'Twice' names 2 screens: screen_1, screen_2"
+
+
+def test_a_refusal_quotes_a_long_argument_briefly(maps: Path) -> None:
+    long = refused(session(maps).call("map_read", {"screen": "x" * 100_000}))
+    assert long["code"] == "VALIDATION_ERROR" and len(long["message"]) < 400
+    assert long["message"].startswith("map_read.screen: 'xxx") and long["message"].endswith("' is too long")

@@ -33,7 +33,7 @@ from visor.scenario.document import Document
 from visor.scenario.route_plan import checked_plan
 from visor.session.agent_devices import reply
 from visor.session.agent_memory import build_memory, memory_slice
-from visor.session.app_map import AppMap, MapPlace, map_lock, read_map
+from visor.session.app_map import AppMap, MapPlace, map_lock, read_map, schema_issue
 from visor.session.devices import OpenedDevice
 from visor.session.direct import Environment
 from visor.session.route_plans import follow_plan_on
@@ -277,14 +277,11 @@ def _screen_of(app_map: AppMap, variant_id: str) -> str:
 
 def _invalid(name: str, arguments: Mapping[str, Any]) -> str | None:
     """Return what is wrong with a call's arguments (None: they fit the tool's schema)."""
-    from visor.scenario.document import dotted
-    from visor.scenario.schema import schema_problem
-
     if name == "route_follow" and ("to" in arguments) == ("plan" in arguments):
         return "route_follow takes exactly one of to (a screen) and plan (a route plan)"
     schema = next(definition["inputSchema"] for definition in DEFINITIONS if definition["name"] == name)
-    problem = schema_problem(schema, dict(arguments))
+    problem = schema_issue(schema, dict(arguments))
     if problem is None:
         return None
     where, message = problem
-    return f"{name}{'.' + dotted(where) if where else ' arguments'}: {message}"
+    return f"{name}{'.' + where if where else ' arguments'}: {message}"

@@ -539,15 +539,27 @@ _QUOTED = 300
 
 def _shape_problem(document: dict[str, Any]) -> str | None:
     """Say where a map breaks the app-map schema (visor/schemas/app-map.schema.json), and how; None if it fits."""
-    from visor.scenario.document import dotted
-    from visor.scenario.schema import schema_problem, shipped_schema
+    from visor.scenario.schema import shipped_schema
 
-    problem = schema_problem(shipped_schema("app-map"), document)
+    problem = schema_issue(shipped_schema("app-map"), document)
+    return None if problem is None else f"{problem[0] or 'the document'}: {problem[1]}"
+
+
+def schema_issue(schema: dict[str, Any], data: Any) -> tuple[str, str] | None:
+    """Return where `data` breaks `schema` (dotted, "" at the top) and how, the value quoted at most so long.
+
+    jsonschema's message quotes the value at fault, which may be a whole screen of a map or a long argument.
+    """
+    from visor.scenario.document import dotted
+    from visor.scenario.schema import schema_problem
+
+    problem = schema_problem(schema, data)
     if problem is None:
         return None
     where, message = problem
-    shown = message if len(message) <= _QUOTED else message[:_QUOTED] + "…"
-    return f"{dotted(where) if where else 'the document'}: {shown}"
+    if len(message) > _QUOTED:  # the value's beginning and what is wrong with it (the end) are kept
+        message = message[: _QUOTED - 80] + "…" + message[-80:]
+    return dotted(where) if where else "", message
 
 
 def _reference_problem(document: dict[str, Any]) -> str | None:

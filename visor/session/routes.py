@@ -22,7 +22,7 @@ import heapq
 import math
 import os
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,7 +109,8 @@ def plan(app_map: AppMap, start: str, goals: set[str]) -> list[dict[str, Any]] |
     """Return the most reliable route of usable, safe edges from `start` to a goal variant ([] when already there).
 
     Dijkstra over each edge's cost, -ln(confidence) plus a little per tap: the route most likely to hold end to
-    end wins (two sure taps beat one doubtful one), and among equals the shorter, then the older edges.
+    end wins (two sure taps beat one doubtful one), and among equals the shorter, then the older edges. Routes
+    being planned share their beginnings (`_Path`): a map of long chains costs no copy of a route per edge.
     """
     if start in goals:
         return []
@@ -118,24 +119,53 @@ def plan(app_map: AppMap, start: str, goals: set[str]) -> list[dict[str, Any]] |
               if not edge["stale"] and edge["confidence"] >= MIN_CONFIDENCE and edge.get("intent") != "back"
               and edge["target"] not in risky.get(edge["from_variant_id"], set())]  # fmt: skip
     leaving: dict[str, list[dict[str, Any]]] = {}
-    for edge in sorted(usable, key=lambda edge: int(edge["id"].split("_")[-1])):
+    for edge in sorted(usable, key=_number):
         leaving.setdefault(edge["from_variant_id"], []).append(edge)
-    frontier: list[tuple[float, int, tuple[int, ...], str, list[dict[str, Any]]]] = [(0.0, 0, (), start, [])]
+    frontier: list[tuple[float, int, _Path | None, str]] = [(0.0, 0, None, start)]
     done: set[str] = set()
     while frontier:
-        cost, hops, order, variant, route = heapq.heappop(frontier)
+        cost, hops, route, variant = heapq.heappop(frontier)
         if variant in goals:
-            return route
+            return route.edges() if route is not None else []
         if variant in done:
             continue
         done.add(variant)
         for edge in leaving.get(variant, []):
             if edge["to_variant_id"] not in done:
                 step = -math.log(max(edge["confidence"], 1e-6)) + HOP_COST
-                number = int(edge["id"].split("_")[-1])
-                heapq.heappush(frontier, (cost + step, hops + 1, (*order, number), edge["to_variant_id"],
-                                          [*route, edge]))  # fmt: skip
+                heapq.heappush(frontier, (cost + step, hops + 1, _Path(edge, route), edge["to_variant_id"]))
     return None
+
+
+def _number(edge: Mapping[str, Any]) -> int:
+    """Return an edge's number (`edge_12`: 12; the schema holds it to 9 digits): its age among the edges."""
+    return int(edge["id"].split("_")[-1])
+
+
+class _Path:
+    """A route being planned: its last edge, and the route before it (shared by every route it starts).
+
+    Routes compare by their edges' numbers, from the start: among routes as sure and as long, the older edges win.
+    """
+
+    __slots__ = ("before", "edge")
+
+    def __init__(self, edge: dict[str, Any], before: _Path | None) -> None:
+        self.edge = edge
+        self.before = before
+
+    def edges(self) -> list[dict[str, Any]]:
+        """Return the route's edges, from the start."""
+        found: list[dict[str, Any]] = []
+        node: _Path | None = self
+        while node is not None:
+            found.append(node.edge)
+            node = node.before
+        return found[::-1]
+
+    def __lt__(self, other: _Path) -> bool:
+        """Order routes by their edges' numbers from the start (compared only between routes equally sure and long)."""
+        return [_number(edge) for edge in self.edges()] < [_number(edge) for edge in other.edges()]
 
 
 def _risky_targets(app_map: AppMap) -> dict[str, set[str]]:
