@@ -209,3 +209,14 @@ def test_typed_values_and_transport_options_are_scrubbed_on_reading(tmp_path: Pa
     Path(place.path).write_text(json.dumps({**HEAD, "screens": screens, "variants": variants, "edges": [edge]}))
     app_map = read_map(place, VirtualClock())
     assert app_map.changed and app_map.document["edges"][0]["args"] == {"target": "x"}
+
+
+def test_a_map_past_the_size_cap_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    from visor.session.app_map import MAX_MAP_BYTES
+
+    where = place(tmp_path)
+    Path(where.path).parent.mkdir(parents=True)
+    with open(where.path, "wb") as handle:
+        handle.truncate(MAX_MAP_BYTES + 1)
+    with pytest.raises(InputError, match=f"the app map is too large \\({MAX_MAP_BYTES + 1:,} bytes"):
+        read_map(where, VirtualClock())

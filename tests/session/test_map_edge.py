@@ -1,12 +1,12 @@
 """The app map at visor's edge: every file a map command reads or writes, hostile.
 
-Reading: the map, a checkpoint, an annotation, a plan, a map file named on the command line, each replaced by a
-FIFO with no writer, a folder, a link to a device, JSON nested 100,000 deep, a file past the size cap, NUL bytes
-or bytes that are not UTF-8: each command answers a clear INPUT_ERROR naming the file, in bounded time (run in a
-process of its own, so a hang is caught by its timeout), and nothing outside the project changes. Writing: a
-name from the map's content (a variant's id in a thumbnail's file name) never leaves the maps' folder, and a
-link planted where visor writes (the thumbnails', the memory's, the checkpoints' folder) is refused, never
-followed. Thumbnails a map names are read below its folder only.
+Reading: the map, a checkpoint, an annotation, a plan, a map file named on the command line, each replaced by
+one of the hostile set of `tests/test_edge.py` (a FIFO with no writer, a folder, a link to a device, a link out,
+JSON nested 100,000 deep, a huge file, NUL bytes, bytes that are not UTF-8): each command answers a clear
+INPUT_ERROR naming the file, in bounded time (run in a process of its own, so a hang is caught by its timeout),
+and nothing outside the project changes. Writing: a name from the map's content (a variant's id in a thumbnail's
+file name) never leaves the maps' folder, and a link planted where visor writes (the thumbnails', the memory's,
+the checkpoints' folder) is refused, never followed. Thumbnails a map names are read below its folder only.
 """
 
 from __future__ import annotations
@@ -26,35 +26,13 @@ import pytest
 from tests.conftest import ROOT, Cli, check_envelope
 from tests.session.test_crawl import account, crawl_demo  # noqa: F401 (account: the demo's sign-in, for each test)
 from tests.simkit import demo_device
+from tests.test_edge import HOSTILE, TIMEOUT_S, _snapshot, make_hostile
 from visor.agent.session import AgentSession
 from visor.clock import CountingIds, VirtualClock
 from visor.session.agent_map_tools import MapTools
-from visor.session.app_map import MAX_MAP_BYTES, MapPlace
+from visor.session.app_map import MapPlace
 
-#: Generous: a loaded machine starts Python slowly; a hang never ends.
-TIMEOUT_S = 90
 DIGEST = os.path.basename(MapPlace.of("android", "com.visor.demo", "maps").path)
-HOSTILE = ("fifo", "folder", "device", "deep", "huge", "nul", "bad-encoding")
-
-
-def make_hostile(kind: str, path: Path) -> None:
-    """Put a hostile `kind` of file at `path` (its folder exists)."""
-    if kind == "fifo":
-        os.mkfifo(path)  # no writer: a blocking open would wait forever
-    elif kind == "folder":
-        path.mkdir()
-    elif kind == "device":
-        path.symlink_to("/dev/zero")  # endless
-    elif kind == "deep":
-        path.write_text("[" * 100_000 + "]" * 100_000)
-    elif kind == "huge":
-        with open(path, "wb") as handle:
-            handle.write(b'{"a": "')
-            handle.truncate(MAX_MAP_BYTES + 1)
-    elif kind == "nul":
-        path.write_bytes(b'{"schema_version": 1, "identity": "a\x00b", "screens": [\x00]}')
-    else:
-        path.write_bytes(b'{"schema_version": 1, "identity": "caf\xe9 \xff\xfe"}')
 
 
 def _visor(*args: str) -> list[str]:
@@ -89,15 +67,6 @@ FRONTS: dict[str, tuple[str, Callable[[Path], list[str]]]] = {
 }
 
 
-def _snapshot(folder: Path) -> dict[str, tuple[int, bytes]]:
-    found: dict[str, tuple[int, bytes]] = {}
-    for root, _dirs, names in os.walk(folder):
-        for name in names:
-            path = Path(root) / name
-            found[str(path.relative_to(folder))] = (path.lstat().st_mode, path.read_bytes())
-    return found
-
-
 @pytest.mark.parametrize("kind", HOSTILE)
 @pytest.mark.parametrize("front", sorted(FRONTS))
 def test_every_map_command_answers_a_hostile_file_clearly_in_bounded_time(
@@ -105,22 +74,20 @@ def test_every_map_command_answers_a_hostile_file_clearly_in_bounded_time(
 ) -> None:
     place, argv = FRONTS[front]
     project, outside = tmp_path / "project", tmp_path / "outside"
-    (outside / "host").mkdir(parents=True)
-    (outside / "host" / "file.txt").write_text("a host file visor must never change\n")
+    outside.mkdir()
+    (outside / "host-file.txt").write_text("a host file visor must never change\n")
     before = _snapshot(outside)
     hostile = project / place
     hostile.parent.mkdir(parents=True)
-    make_hostile(kind, hostile)
+    make_hostile(kind, hostile, outside)
     started = time.monotonic()
     done = subprocess.run(argv(hostile), cwd=project, capture_output=True, text=True, timeout=TIMEOUT_S,
                           stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)  # fmt: skip
-    assert time.monotonic() - started < TIMEOUT_S
-    assert "Traceback" not in done.stderr, done.stderr
+    assert time.monotonic() - started < TIMEOUT_S and "Traceback" not in done.stderr, done.stderr
     envelope = check_envelope(done.stdout)
-    said = json.dumps(envelope)
-    assert done.returncode == 1 and envelope["error"]["code"] == "INPUT_ERROR", said
-    assert hostile.name in envelope["error"]["message"], said
-    assert all(envelope["error"][key] for key in ("likely_cause", "next_step")), said
+    error = envelope["error"] or {}
+    assert done.returncode == 1 and error.get("code") == "INPUT_ERROR", envelope
+    assert hostile.name in error["message"] and error["likely_cause"] and error["next_step"], envelope
     assert _snapshot(outside) == before
 
 
