@@ -86,3 +86,17 @@ def test_the_report_shows_the_screen_failed_assertions_were_checked_on(project: 
     assert html.count("screenshots/002-assertions-failure.png'") == 2  # the link and the picture
     assert html.count("screenshots/001-shot.png'") == 2  # the step's own screenshot is its evidence: shown once
     assert "sources/002-assertions-failure.xml" in html and "page source" in html
+
+
+@pytest.mark.parametrize(
+    ("picked", "stored"),
+    [("photo.jpg", "001-photo.jpg"), ("x.p/n g", "001-x.png"), ("a.", "001-a.bin"), ("p.j\x1bpg", "001-p.jpg")],
+)
+def test_an_uploads_extension_from_the_phone_is_kept_only_as_a_plain_one(
+    tmp_path: Path, picked: str, stored: str
+) -> None:
+    from visor.report.artifacts import ArtifactStore
+
+    store = ArtifactStore(str(tmp_path), "run_1")
+    written = store.save(1, picked, "upload", b"x")
+    assert os.path.basename(written) == stored and os.path.dirname(written) == str(tmp_path / "run_1" / "uploads")

@@ -35,6 +35,7 @@ from visor.report import html, junit, summary
 from visor.scenario.project import in_project
 
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+_EXTENSION = re.compile(r"[^A-Za-z0-9]+")
 
 
 class OutputError(InputError):
@@ -84,6 +85,8 @@ class ArtifactStore:
         folder, suffix = {"screenshot": ("screenshots", "png"), "upload": ("uploads", "")}.get(kind, ("sources", "xml"))
         if kind == "upload":
             label, _, suffix = label.rpartition(".") if "." in label else (label, "", "bin")
+            # The extension comes from the phone's file name: kept only as a plain one (`png`, `tar`).
+            suffix = _EXTENSION.sub("", mask_text(suffix, self.secrets))[:16] or "bin"
         number = self._numbers.setdefault((step_number, label), len(self._numbers) + 1)
         # Masked before it is cut and slugged: a name must not hold even part of a secret.
         named = mask_text(label, self.secrets)
