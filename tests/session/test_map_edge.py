@@ -230,3 +230,13 @@ def test_a_screenshot_that_is_no_picture_makes_no_thumbnail(tmp_path: Path, shot
     app_map = read_map(MapPlace.of("android", "com.visor.demo", str(tmp_path / "maps")), clock)
     variant, created = record_screen(app_map, device, "2026-01-01T00:00:00.000Z")
     assert created and "thumbnail" not in variant and not (tmp_path / "maps").exists()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "file"])
+def test_a_map_dir_that_is_no_folder_is_named_as_such(cli_runner: Cli, tmp_path: Path, kind: str) -> None:
+    if kind == "fifo":
+        os.mkfifo(tmp_path / "maps")
+    else:
+        (tmp_path / "maps").write_text("not a folder")
+    result = cli_runner.run("discover", "--runtime", "sim", "--map-dir", "maps")
+    assert result.exit_code == 1 and "as the app maps' folder" in result.envelope["error"]["message"]

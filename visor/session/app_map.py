@@ -660,8 +660,17 @@ def _open_lock(path: str) -> int:
     Raises:
         InputError: the folder cannot be made, or something other than a regular file stands at `path`.
     """
+    folder = os.path.dirname(path)
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise InputError(
+            f"cannot use {folder} as the app maps' folder: "
+            + ("something other than a folder stands there" if os.path.lexists(folder) else str(exc.strerror or exc)),
+            likely_cause="--map-dir (or .visor/maps) names a file, a pipe or a link to one, or cannot be created.",
+            next_step="Give --map-dir a folder (visor makes it when it is missing).",
+        ) from None
+    try:
         handle = os.open(path, _LOCK_FLAGS, 0o666)
     except OSError as exc:
         link = exc.errno in (errno.ELOOP, errno.EMLINK)
