@@ -26,7 +26,6 @@ from visor.cli.options import (
     text_value,
 )
 from visor.errors import SourceError
-from visor.scenario.loader import parse_data, read_data
 
 F = TypeVar("F", bound=Callable[..., Any])
 SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -36,6 +35,8 @@ def capabilities_value(_ctx: click.Context, param: click.Parameter, value: str |
     """Read --capabilities: a JSON object, inline or in a file (as a scenario's `config.capabilities`)."""
     if value is None:
         return {}
+    from visor.scenario.loader import parse_data, read_data  # lazy: the command line starts without the readers
+
     try:
         if value.lstrip().startswith(("{", "[")):
             parsed = parse_data(value.encode("utf-8", "surrogateescape"), "--capabilities", format="json").data
