@@ -177,3 +177,26 @@ def test_emit_masks_secrets_in_the_envelope_and_every_summary_line(capsys: pytes
     emit(env, outcome, lambda console: console.note(said), secrets=[SPECIAL])
     out, err = capsys.readouterr()
     assert "Kx7Q" not in out + err and "•••" in json.loads(out)["error"]["message"] and err.count("•••") == 2
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        'app: "apps/${PW}.app.yaml"',  # the model cannot be read: the error quotes its path
+        'app: demo, artifactsDir: "art-${PW}"',  # a folder would be named after the secret
+    ],
+)
+def test_an_error_before_the_run_starts_never_shows_a_secret(
+    cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str
+) -> None:
+    monkeypatch.setenv("PW", SECRET)
+    (tmp_path / "a.yaml").write_text(
+        f'meta: {{name: a, version: "1"}}\nconfig: {{seed: 1, runtime: sim, {config}}}\n'
+        "steps:\n  - {id: s, command: screenshot, args: {label: l}}\n"
+    )
+    for command in ("run", "benchmark"):
+        result = cli_runner.run(command, "a.yaml", "--secret", "PW")
+        assert result.exit_code == 1 and result.envelope["error"]["code"] == "INPUT_ERROR"
+        assert "app" in result.envelope["error"]["message"] or "output folder" in result.envelope["error"]["message"]
+        assert SECRET not in result.stdout + result.stderr
+    assert [path.name for path in tmp_path.rglob("*") if "Hunter2" in path.name] == []

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import Cli
+from tests.conftest import ROOT, Cli, check_envelope
 
 
 def scenario(name: str, tags: list[str], ok: bool = True) -> str:
@@ -229,3 +232,21 @@ def test_a_key_visor_does_not_read_in_visor_toml_is_named_in_visors_words(
     (tmp_path / "visor.toml").unlink()
     error = cli_runner.run("run", "scenarios/a-login.yaml", "--output", "out").envelope["error"]
     assert error["message"] == f"{tmp_path / 'pyproject.toml'} [tool.visor]: runtim: visor reads no such key"
+
+
+def test_a_file_whose_name_is_not_utf8_is_that_scenarios_error_and_the_others_run(tmp_path: Path) -> None:
+    """The folder walk meets names the command line would refuse; they crashed the suite (SYSTEM_ERROR)."""
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    good = (ROOT / "scenarios" / "login.yaml").read_bytes()
+    (folder / "a.yaml").write_bytes(good)
+    with open(os.path.join(os.fsencode(folder), b"bad\xffname.yaml"), "wb") as handle:
+        handle.write(good)
+    done = subprocess.run([sys.executable, "-m", "visor", "run", str(folder), "--output", str(tmp_path / "out")],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)  # fmt: skip
+    envelope = check_envelope(done.stdout)
+    rows = {row["path"].rsplit("/", 1)[-1]: row for row in envelope["data"]["suite"]["scenarios"]}
+    assert done.returncode == 1 and "SYSTEM_ERROR" not in done.stdout
+    assert rows["a.yaml"]["status"] == "passed"
+    bad = next(row for name, row in rows.items() if name != "a.yaml")
+    assert bad["status"] == "error" and "not valid UTF-8" in bad["error"]["message"]

@@ -38,6 +38,7 @@ def emit(
     from visor.report.console import ConsoleReporter  # lazy: rich is not needed to start up
     from visor.report.envelope import Envelope, masked
 
+    secrets = (*secrets, *env.secrets)
     outcome = masked(outcome, secrets)
     envelope = Envelope(env.command_id, env.started_at, isoformat(env.clock.now()), outcome)
     if env.format == "text" and not err:

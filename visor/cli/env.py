@@ -30,6 +30,8 @@ class CliEnvironment:
     started_at: str = ""
     #: Set for commands whose stdout carries a protocol (`visor mcp`): their envelopes go to stderr.
     envelope_to_stderr: bool = False
+    #: The command's `--secret` values once read: masked in whatever it prints, an error raised anywhere included.
+    secrets: tuple[str, ...] = ()
 
     def begin(self) -> None:
         """Stamp the invocation with its command id and start time."""

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Protocol
 
 from visor.actions.device import DeviceInfo
+from visor.actions.secrets import maskable
 from visor.actions.tree_free import tree_uses
 from visor.clock import Clock, IdSource
 from visor.devices.factory import choose_runtime, in_process, scenario_folder
@@ -33,6 +34,7 @@ from visor.scenario.scenario import Scenario
 from visor.session.devices import DeviceOptions, OpenedDevice, ScenarioDevice, open_for
 from visor.session.map_routing import router_for
 from visor.session.workers import Slot
+from visor.ui.escapes import printable
 from visor.watchdog import WallWatchdog
 
 DEFAULT_OUTPUT = "artifacts"
@@ -107,6 +109,22 @@ def load_valid(path: str, env: Environment, parameters: Mapping[str, str] | None
     )
 
 
+def _refuse_undecodable(path: str) -> None:
+    """Refuse a path holding bytes that are not UTF-8 (a suite met it in a folder): reports are UTF-8 text.
+
+    Raises:
+        InputError: the path names the first byte that is not.
+    """
+    for index, char in enumerate(path):
+        if "\udc80" <= char <= "\udcff":
+            raise InputError(
+                f"{printable(path)}: the file's name is not valid UTF-8 text (byte 0x{ord(char) - 0xDC00:02x} at"
+                f" index {index}); visor writes it into UTF-8 reports",
+                likely_cause="The file was named on a system with another encoding, or by a program writing bytes.",
+                next_step="Rename the file (or its folder) in UTF-8, then run it again.",
+            )
+
+
 def _option_warning(message: str, hint: str) -> dict[str, Any]:
     """Return a warning about a command-line option, in the envelope's issue shape."""
     return {"severity": "warning", "code": "INPUT_ERROR", "message": message, "path": "$", "hint": hint}
@@ -122,9 +140,23 @@ class PreparedRun:
 
     @classmethod
     def load(cls, path: str, options: RunOptions, env: Environment) -> PreparedRun:
-        """Load the scenario (it must be valid) and choose the output folder."""
+        """Load the scenario (it must be valid) and choose the output folder.
+
+        Raises:
+            InputError: the path is not UTF-8 text (a suite found it in a folder), the scenario cannot be read
+                or is invalid, or its output folder's name holds a `--secret` value.
+        """
+        _refuse_undecodable(path)
         scenario = load_valid(path, env, options.parameters)
-        return cls(scenario, options.output or scenario.config.artifacts_dir or DEFAULT_OUTPUT, options)
+        output = options.output or scenario.config.artifacts_dir or DEFAULT_OUTPUT
+        if any(secret in output for secret in maskable(options.secrets)):
+            # A folder is named on disk as it is: a mask would name one that does not exist.
+            raise InputError(
+                "the output folder's name holds a --secret value",
+                likely_cause="config.artifactsDir (or --output) is built from a ${KEY} given as a secret.",
+                next_step="Name the output folder without the secret (a plain -e value, or a fixed name).",
+            )
+        return cls(scenario, output, options)
 
     def device(self) -> ScenarioDevice:
         """Return what the scenario says about its device."""
