@@ -1,7 +1,8 @@
 """adb as visor uses it to reach a folder on a phone: list, read, write atomically, move. One adb call each.
 
-The program is `adb` on the PATH, or the one `VISOR_ADB` names. Every call is bounded; a failure becomes a
-`TargetError` naming the command and what adb said. Paths on the phone are quoted for its shell.
+The program is `adb` on the PATH, or the one `VISOR_ADB` names. Every call is bounded (`visor.children.run`: on
+its timeout, adb and whatever it started are killed); a failure becomes a `TargetError` naming the command and
+what adb said. Paths on the phone are quoted for its shell.
 """
 
 from __future__ import annotations
@@ -9,10 +10,11 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import subprocess
 import tempfile
 
-from visor.errors import TargetError
+from visor import children
+from visor.errors import SourceError, TargetError
+from visor.files import read_regular
 
 #: The environment variable naming the adb program (default: `adb` on the PATH).
 ADB_VARIABLE = "VISOR_ADB"
@@ -33,18 +35,24 @@ class Adb:
                 next_step=f"Install the Android platform tools, or name the adb program in {ADB_VARIABLE}.",
             )
 
-    def _call(self, *words: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+    def _call(self, *words: str, check: bool = True) -> children.Completed:
         command = [self.program, "-s", self.serial, *words]
         try:
-            done = subprocess.run(command, capture_output=True, timeout=CALL_TIMEOUT_S, check=False)
-        except subprocess.TimeoutExpired:
+            done = children.run(command, timeout_s=CALL_TIMEOUT_S)
+        except children.TimedOut:
             raise TargetError(
                 f"adb did not answer within {CALL_TIMEOUT_S:g} s: {shlex.join(words)}",
                 likely_cause=f"The phone {self.serial} stopped responding, or its connection dropped.",
                 next_step="Check `adb devices`; reconnect the phone and start again.",
             ) from None
-        except OSError as exc:
-            raise TargetError(f"cannot run adb: {exc.strerror}", next_step="Check the adb installation.") from None
+        except children.CannotStart as exc:
+            raise TargetError(f"cannot run adb: {exc.reason}", next_step="Check the adb installation.") from None
+        except children.TooMuchOutput as exc:
+            raise TargetError(
+                f"adb wrote more than {exc.limit:,} bytes for: {shlex.join(words)}",
+                likely_cause="The command on the phone printed without end.",
+                next_step="Check the folder on the phone; its listing or file is not what visor expects.",
+            ) from None
         if check and done.returncode != 0:
             said = (done.stderr or done.stdout).decode("utf-8", "replace").strip()
             raise TargetError(
@@ -77,8 +85,14 @@ class Adb:
             local = os.path.join(folder, "file")
             if self._call("pull", path, local, check=False).returncode != 0 or not os.path.exists(local):
                 return None
-            with open(local, "rb") as file:
-                return file.read()
+            try:
+                return read_regular(local, noun="file pulled from the phone")
+            except SourceError as exc:
+                raise TargetError(
+                    f"the phone's file {path} cannot be read: {exc.message}",
+                    likely_cause="It is not a regular file on the phone, or it is larger than visor reads.",
+                    next_step="Check the folder on the phone: it must hold the protocol's files only.",
+                ) from None
 
     def push(self, local: str, path: str) -> None:
         """Copy a local file to the phone atomically: pushed beside its place, then renamed over it."""

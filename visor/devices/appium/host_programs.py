@@ -1,7 +1,8 @@
 """The host's tools around Appium: connected devices (adb, xcrun simctl), the Appium server, its drivers.
 
-Used by device selection, `visor devices` and `visor doctor`. Every tool runs with a timeout; a missing tool
-is reported as missing, never as a crash.
+Used by device selection, `visor devices` and `visor doctor`. Every tool runs with a timeout, in a process group
+of its own that is killed when the call ends (`visor.children.run`: nothing a tool started outlives its call);
+a missing tool is reported as missing, never as a crash.
 """
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from dataclasses import dataclass
 
+from visor import children
 from visor.errors import TargetError
 
 #: What to do about a device adb lists but cannot drive, by its adb state.
@@ -63,10 +64,10 @@ def run_tool(command: list[str], timeout: float = 15) -> str | None:
     if shutil.which(command[0]) is None and not os.path.exists(command[0]):
         return None
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
-    except (OSError, subprocess.SubprocessError):
+        done = children.run(command, timeout_s=timeout)
+    except children.ChildError:
         return None
-    return done.stdout if done.returncode == 0 else None
+    return done.text() if done.returncode == 0 else None
 
 
 def parse_adb_devices(output: str) -> list[Candidate]:

@@ -1,0 +1,182 @@
+"""Child processes: a call's whole group ends with the call, whichever way it ends; a pid is proved before a kill.
+
+Every test uses real processes (`sh`, `sleep`), each bounded by generous timeouts.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from visor import children
+from visor.devices.adb import Adb
+from visor.devices.appium import host_programs
+
+#: A program that leaves a child of its own running (its output elsewhere, so no pipe waits on it), says its pid
+#: in the file named by $PIDFILE, and then waits for it.
+LEAVES_A_CHILD = 'sleep 600 >/dev/null 2>&1 & echo $! > "$PIDFILE"; wait'
+
+
+def gone(pid: int, within_s: float = 10.0) -> bool:
+    """Say whether the process ended within the time (reaped by init, or a zombie of no one here)."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if children.identify(pid) is None:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def pid_in(path: Path, within_s: float = 10.0) -> int:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        text = path.read_text().strip() if path.exists() else ""
+        if text:
+            return int(text)
+        time.sleep(0.02)
+    raise AssertionError(f"{path} never got a pid")
+
+
+@pytest.fixture
+def pidfile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "pid"
+    monkeypatch.setenv("PIDFILE", str(path))
+    return path
+
+
+def test_a_timeout_kills_what_the_program_started_too(pidfile: Path) -> None:
+    began = time.monotonic()
+    with pytest.raises(children.TimedOut):
+        children.run(["sh", "-c", LEAVES_A_CHILD], timeout_s=1)
+    assert time.monotonic() - began < 10
+    assert gone(pid_in(pidfile))
+
+
+def test_a_program_that_ends_leaves_nothing_running(pidfile: Path) -> None:
+    done = children.run(["sh", "-c", 'sleep 600 >/dev/null 2>&1 & echo $! > "$PIDFILE"'], timeout_s=30)
+    assert done.returncode == 0
+    assert gone(pid_in(pidfile))
+
+
+def test_a_child_holding_the_output_open_does_not_hold_the_call() -> None:
+    """The program is done; its child keeps stdout open: the group is ended, the call returns at once."""
+    began = time.monotonic()
+    done = children.run(["sh", "-c", "sleep 600 & echo started"], timeout_s=30)
+    assert done.text().strip() == "started" and time.monotonic() - began < 10
+
+
+def test_input_and_both_outputs_are_exchanged_without_a_deadlock() -> None:
+    data = b"x" * (4 * 1024 * 1024)  # far more than a pipe holds: feeding and reading must interleave
+    done = children.run(["sh", "-c", "cat; echo said >&2"], timeout_s=60, input=data)
+    assert done.stdout == data and done.stderr == b"said\n"
+
+
+def test_endless_output_is_cut_at_the_limit() -> None:
+    with pytest.raises(children.TooMuchOutput, match="more than 100,000 bytes"):
+        children.run(["yes"], timeout_s=60, limit=100_000)
+
+
+def test_a_missing_program_cannot_start() -> None:
+    with pytest.raises(children.CannotStart, match="No such file"):
+        children.run(["/nonexistent/program"], timeout_s=5)
+
+
+def test_a_call_never_reads_the_callers_stdin() -> None:
+    done = children.run(["sh", "-c", "cat"], timeout_s=30)  # stdin is nothing: cat ends at once
+    assert done.stdout == b""
+
+
+def test_adb_on_its_timeout_leaves_nothing_of_it(
+    tmp_path: Path, pidfile: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    adb = tmp_path / "adb"
+    adb.write_text(f"#!/bin/sh\n{LEAVES_A_CHILD}\n")
+    adb.chmod(0o755)
+    monkeypatch.setattr("visor.devices.adb.CALL_TIMEOUT_S", 1.0)
+    with pytest.raises(Exception, match="adb did not answer within 1 s"):
+        Adb("phone", str(adb)).shell("ls")
+    assert gone(pid_in(pidfile))
+
+
+def test_a_host_tool_that_ends_leaves_nothing_of_it(pidfile: Path) -> None:
+    output = host_programs.run_tool(["sh", "-c", 'sleep 600 >/dev/null 2>&1 & echo $! > "$PIDFILE"; echo ok'])
+    assert output == "ok\n"
+    assert gone(pid_in(pidfile))
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_a_stopped_command_ends_the_host_tool_it_was_waiting_for(
+    tmp_path: Path, pidfile: Path, number: signal.Signals
+) -> None:
+    """`visor devices` waits on adb; Ctrl-C, SIGTERM or SIGHUP to visor alone ends adb and what adb started."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    (folder / "adb").write_text(f"#!/bin/sh\n{LEAVES_A_CHILD}\n")
+    (folder / "adb").chmod(0o755)
+    env = {**os.environ, "PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"}
+    visor = subprocess.Popen([sys.executable, "-m", "visor", "devices"], cwd=tmp_path, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        grandchild = pid_in(pidfile, 30)
+        visor.send_signal(number)
+        _out, err = visor.communicate(timeout=60)
+    finally:
+        visor.kill()
+    assert b"Traceback" not in err
+    assert gone(grandchild)
+
+
+def test_a_pid_is_signalled_only_once_proved_to_be_the_process_recorded() -> None:
+    other = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    try:
+        reused = children.Identity(other.pid, "linux:another-boot:1")  # what a record of a dead process says
+        assert not reused.proved() and not reused.running()
+        assert reused.end(0.5, force=True) is True  # the recorded process is gone: nothing to do
+        assert children.Identity(other.pid, None).end(0.5, force=True) is False  # unproved: left alone
+        assert other.poll() is None
+        me = children.identify(other.pid)
+        assert me is not None and me.proved()
+        assert me.end(5.0) is True
+        assert gone(other.pid)
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_a_detached_process_outlives_nothing_it_should_not(tmp_path: Path) -> None:
+    """`spawn_detached` records its start time at once; `end` stops it and its group."""
+    started = children.spawn_detached(["sh", "-c", "sleep 600 & wait"], str(tmp_path / "log"), search_path=True)
+    assert started.proved()
+    assert started.end(5.0)
+    assert gone(started.pid)
+
+
+def test_a_worker_whose_parent_dies_is_killed_with_it(tmp_path: Path) -> None:
+    """Linux: the kernel kills it at once; elsewhere `parent_gone` tells the worker's loop."""
+    if not children.die_with_parent():
+        pytest.skip("the kernel cannot kill a process with its parent here")
+    script = (
+        "import os, sys, time\n"
+        "from visor import children\n"
+        "if os.fork() == 0:\n"
+        "    children.die_with_parent()\n"
+        "    print(os.getpid(), flush=True)\n"
+        "    time.sleep(600)\n"
+        "time.sleep(600)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
+    try:
+        assert parent.stdout is not None
+        worker = int(parent.stdout.readline())
+        parent.kill()
+        parent.wait(timeout=10)
+        assert gone(worker)
+    finally:
+        parent.kill()
+        parent.communicate()

@@ -1,0 +1,494 @@
+"""Child processes: the one way visor starts a program, and ends it together with everything it started.
+
+Every child runs in a process group of its own (a new session: its group id is its pid), so ending it reaches
+the programs it started as well — a shell's `sleep`, a driver's helper — and a terminal's Ctrl-C reaches visor
+only, which then ends the child itself.
+
+- `run`: a call with a deadline (adb, xcrun, a host tool, an agent's worker). Its output is read as it comes,
+  capped; it never reads the caller's stdin. Whatever way the call ends — the program's own exit, its timeout, too
+  much output, an exception or Ctrl-C in the caller — its whole group is killed before the program is reaped (so
+  the group id cannot have been reused), and nothing it started outlives the call. At exit, visor also kills the
+  groups of calls still running in other threads.
+- `spawn_detached`: a process meant to outlive the command that starts it (the daemon, a managed Appium server).
+  It returns an `Identity`: its pid and its start time, which is what later proves that a pid still names that
+  process (a pid is reused once its process ends): `Identity.running` and `Identity.end` trust nothing else.
+- `die_with_parent` and `parent_gone`: a worker whose parent died stops (Linux: the kernel kills it at once;
+  elsewhere the worker's loop sees its parent change).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import functools
+import os
+import select
+import selectors
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from visor.errors import SourceError
+from visor.files import read_regular
+
+#: The most output `run` keeps of a stream unless told otherwise (a device's page source is far below it).
+MAX_OUTPUT = 64 * 1024 * 1024
+#: How long `Identity.end` lets a process stop on SIGTERM before it kills its group.
+GRACE_S = 5.0
+#: How often a wait for a process to exit looks again (s).
+_POLL_S = 0.02
+#: prctl's option naming the signal a process gets when its parent dies (linux/prctl.h).
+_PR_SET_PDEATHSIG = 1
+#: How long `ps` may take to say when a process started, where /proc cannot.
+_PS_TIMEOUT_S = 5.0
+
+#: The groups of `run` calls under way, ended at exit (a call in a thread the interpreter stops never ends them).
+_RUNNING: set[int] = set()
+_RUNNING_LOCK = threading.Lock()
+
+
+class ChildError(Exception):
+    """A child program gave no usable answer: it could not start, it timed out, or it wrote too much."""
+
+    def __init__(self, message: str, argv: Sequence[str], stdout: bytes = b"", stderr: bytes = b"") -> None:
+        super().__init__(message)
+        self.message = message
+        self.argv = list(argv)
+        self.stdout = stdout
+        self.stderr = stderr
+
+
+class CannotStart(ChildError):
+    """The program does not exist or cannot be executed (`reason` is the system's word, as `strerror`)."""
+
+    def __init__(self, argv: Sequence[str], reason: str) -> None:
+        super().__init__(f"cannot start {argv[0]!r}: {reason}", argv)
+        self.reason = reason
+
+
+class TimedOut(ChildError):
+    """The program did not end within its time; its whole group was killed."""
+
+    def __init__(self, argv: Sequence[str], timeout_s: float, stdout: bytes, stderr: bytes) -> None:
+        super().__init__(f"{argv[0]!r} did not end within {timeout_s:g} s", argv, stdout, stderr)
+        self.timeout_s = timeout_s
+
+
+class TooMuchOutput(ChildError):
+    """The program wrote more than the call keeps; its whole group was killed."""
+
+    def __init__(self, argv: Sequence[str], limit: int) -> None:
+        super().__init__(f"{argv[0]!r} wrote more than {limit:,} bytes", argv)
+        self.limit = limit
+
+
+@dataclass(frozen=True, slots=True)
+class Completed:
+    """A program that ended by itself: its exit status and what it wrote."""
+
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+
+    def text(self, stream: bytes | None = None) -> str:
+        """Return `stream` (stdout by default) as text, bad bytes replaced."""
+        return (self.stdout if stream is None else stream).decode("utf-8", "replace")
+
+
+def run(
+    argv: Sequence[str],
+    *,
+    timeout_s: float,
+    input: bytes | None = None,
+    cwd: str | None = None,
+    env: Mapping[str, str] | None = None,
+    limit: int = MAX_OUTPUT,
+) -> Completed:
+    """Run a program in a group of its own, feed it `input`, and return what it wrote once it ends.
+
+    stdin is `input` (or nothing: never the caller's own). Each of stdout and stderr is kept up to `limit` bytes.
+    The group is killed when the call returns or raises, so nothing the program started survives it.
+
+    Raises:
+        CannotStart: the program cannot be started.
+        TimedOut: it did not end within `timeout_s` (what it wrote so far is on the error).
+        TooMuchOutput: it wrote more than `limit` bytes on one stream.
+    """
+    argv = [str(word) for word in argv]
+    resume = _defer_stops()  # a Ctrl-C while the child starts would leave it unknown, so never ended
+    try:
+        try:
+            process = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                env=None if env is None else dict(env),
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise CannotStart(argv, exc.strerror or str(exc)) from exc
+        with _RUNNING_LOCK:
+            _RUNNING.add(process.pid)
+    except BaseException:
+        resume()
+        raise
+    try:
+        resume()  # a stop signal that came meanwhile is raised here, where the group is ended
+        stdout, stderr = _exchange(process, argv, input, time.monotonic() + timeout_s, timeout_s, limit)
+        return Completed(tuple(argv), _reaped(process), stdout, stderr)
+    finally:
+        _finish(process)
+
+
+def _exchange(
+    process: subprocess.Popen[bytes], argv: list[str], data: bytes | None, deadline: float, timeout_s: float, limit: int
+) -> tuple[bytes, bytes]:
+    """Feed stdin and read both outputs until they close and the program has exited, within the deadline."""
+    outputs: dict[int, list[bytes]] = {}
+    sizes: dict[int, int] = {}
+    pending = memoryview(data or b"")
+    with selectors.DefaultSelector() as selector:
+        for stream in (process.stdout, process.stderr):
+            assert stream is not None
+            selector.register(stream.fileno(), selectors.EVENT_READ)
+            outputs[stream.fileno()], sizes[stream.fileno()] = [], 0
+        if process.stdin is not None:
+            _feed_or_close(process, selector, pending)
+        group_ended = False
+        while selector.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimedOut(argv, timeout_s, *_joined(process, outputs))
+            for key, _events in selector.select(min(remaining, 0.1)):
+                if key.events & selectors.EVENT_WRITE:
+                    pending = _write_some(process, selector, pending)
+                    continue
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    selector.unregister(key.fd)
+                    continue
+                outputs[key.fd].append(chunk)
+                sizes[key.fd] += len(chunk)
+                if sizes[key.fd] > limit:
+                    raise TooMuchOutput(argv, limit)
+            if not group_ended and _exited(process):
+                # The program is done: what it left running in its group would hold the pipes open for ever.
+                _kill_group(process.pid)
+                group_ended = True
+    while not _exited(process):  # it closed its outputs but runs on
+        if time.monotonic() >= deadline:
+            raise TimedOut(argv, timeout_s, *_joined(process, outputs))
+        time.sleep(_POLL_S)
+    return _joined(process, outputs)
+
+
+def _feed_or_close(process: subprocess.Popen[bytes], selector: selectors.BaseSelector, pending: memoryview) -> None:
+    """Watch stdin for room to write, or close it at once when there is nothing to write."""
+    assert process.stdin is not None
+    if pending:
+        selector.register(process.stdin.fileno(), selectors.EVENT_WRITE)
+    else:
+        process.stdin.close()
+
+
+def _write_some(process: subprocess.Popen[bytes], selector: selectors.BaseSelector, pending: memoryview) -> memoryview:
+    """Write what the pipe takes now (it has room for at least PIPE_BUF); close stdin once all is written."""
+    assert process.stdin is not None
+    try:
+        pending = pending[os.write(process.stdin.fileno(), pending[: getattr(select, "PIPE_BUF", 512)]) :]
+    except BrokenPipeError:  # it stopped reading: what it wrote still counts
+        pending = pending[:0]
+    if not pending:
+        selector.unregister(process.stdin.fileno())
+        process.stdin.close()
+    return pending
+
+
+def _joined(process: subprocess.Popen[bytes], outputs: dict[int, list[bytes]]) -> tuple[bytes, bytes]:
+    assert process.stdout is not None and process.stderr is not None
+    return b"".join(outputs[process.stdout.fileno()]), b"".join(outputs[process.stderr.fileno()])
+
+
+def _exited(process: subprocess.Popen[bytes]) -> bool:
+    """Say whether the program has exited, without reaping it (its pid, the group's id, stays taken)."""
+    if process.returncode is not None:
+        return True
+    waitid = getattr(os, "waitid", None)
+    if waitid is None:  # no way to look without reaping: reap it (the group's id may then be reused)
+        return process.poll() is not None
+    try:
+        return waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+
+
+def _reaped(process: subprocess.Popen[bytes]) -> int:
+    _kill_group(process.pid)  # what it left behind, before its pid (the group's id) is released
+    return process.wait()
+
+
+def _finish(process: subprocess.Popen[bytes]) -> None:
+    """End the call whichever way it ended: kill the group if the program was not reaped yet, reap, close pipes."""
+    with _RUNNING_LOCK:
+        _RUNNING.discard(process.pid)
+    if process.returncode is None:
+        _kill_group(process.pid)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=GRACE_S)
+    for stream in (process.stdin, process.stdout, process.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+
+
+def _kill_group(group: int, number: int = signal.SIGKILL) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, number)
+
+
+#: The signals that stop visor by raising in its main thread (Ctrl-C; the command line's SIGTERM and SIGHUP).
+_STOPS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def _defer_stops() -> Callable[[], None]:
+    """Hold back the stop signals' handlers while a child starts; return what restores them and replays one.
+
+    Only the main thread runs signal handlers, so elsewhere nothing is needed. A signal whose handler is not
+    Python's (ignored, or the default that ends the process at once) is left as it is.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    came: list[int] = []
+    previous: dict[int, Any] = {}
+    for number in _STOPS:
+        handler = signal.getsignal(number)
+        if callable(handler):
+            previous[number] = signal.signal(number, lambda number, _frame: came.append(number))
+
+    def resume() -> None:
+        restored = dict(previous)
+        previous.clear()
+        for number, handler in restored.items():
+            signal.signal(number, handler)
+        if came:
+            first = came[0]
+            came.clear()
+            handler = restored[first]
+            assert callable(handler)
+            handler(first, None)  # raises as the signal would have (KeyboardInterrupt)
+
+    return resume
+
+
+@atexit.register
+def _end_running() -> None:
+    """At exit, kill the groups of calls still under way in threads that will never reach their own end."""
+    with _RUNNING_LOCK:
+        groups = list(_RUNNING)
+    for group in groups:
+        _kill_group(group)
+
+
+# -- processes that outlive the command ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """A process as visor recorded it: its pid and when it started (None where the system cannot say)."""
+
+    pid: int
+    started: str | None
+
+    def running(self) -> bool:
+        """Say whether this very process still runs (a pid now naming another process does not count).
+
+        Without a recorded start time, a live pid is taken as this process: nothing better can be known.
+        """
+        _reap(self.pid)
+        now = identify(self.pid)
+        if now is None:
+            _reap_exited(self.pid)  # a zombie of this process is not left behind
+            return False
+        return self.started is None or now.started == self.started
+
+    def proved(self) -> bool:
+        """Say whether the pid is proved to name this process still: its start time was recorded and matches."""
+        return self.started is not None and self.running()
+
+    def end(self, grace_s: float = GRACE_S, *, force: bool = False, vouched: bool = False) -> bool:
+        """End the process and its group: SIGTERM, then SIGKILL after `grace_s` (at once with `force`).
+
+        Nothing is sent unless the pid is proved to be this process (`proved`), or `vouched` for (the caller has
+        just proved it another way, where no start time could be recorded): a reused pid is never signalled.
+        Returns True when the process no longer runs.
+        """
+        if not (self.proved() or (vouched and self.running())):
+            return not self.running()
+        _kill_group(self.pid, signal.SIGKILL if force else signal.SIGTERM)
+        deadline = time.monotonic() + grace_s
+        while self.running() and time.monotonic() < deadline:
+            time.sleep(_POLL_S)
+        if self.proved() or (vouched and self.running()):
+            _kill_group(self.pid)
+            deadline = time.monotonic() + grace_s
+            while self.running() and time.monotonic() < deadline:
+                time.sleep(_POLL_S)
+        else:
+            _kill_group(self.pid)  # the leader is gone: what it left in its group goes with it
+        return not self.running()
+
+    def to_wire(self) -> dict[str, object]:
+        """Return the form kept in a metadata file."""
+        return {"pid": self.pid, "process_start": self.started}
+
+
+def spawn_detached(argv: Sequence[str], log_path: str, *, search_path: bool = False) -> Identity:
+    """Start `argv` in a new session, stdin from /dev/null, stdout and stderr to `log_path` (started afresh).
+
+    The process outlives the caller; end it with its `Identity` (`end`), which proves the pid first.
+
+    Raises:
+        CannotStart: the program cannot be started (or the log cannot be opened).
+    """
+    argv = [str(word) for word in argv]
+    try:
+        log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except OSError as exc:
+        raise CannotStart(argv, f"cannot open its log {log_path}: {exc.strerror or exc}") from exc
+    null = os.open(os.devnull, os.O_RDONLY)
+    resume = _defer_stops()  # a Ctrl-C between the start and the return would leave the process unknown
+    try:
+        actions = [(os.POSIX_SPAWN_DUP2, null, 0), (os.POSIX_SPAWN_DUP2, log, 1), (os.POSIX_SPAWN_DUP2, log, 2)]
+        spawn = os.posix_spawnp if search_path else os.posix_spawn
+        pid = spawn(argv[0], argv, dict(os.environ), file_actions=actions, setsid=True)
+        # Still this process's child, not yet reaped: its pid cannot name another process yet.
+        started = identify(pid) or Identity(pid, None)
+    except OSError as exc:
+        resume()
+        raise CannotStart(argv, exc.strerror or str(exc)) from exc
+    except BaseException:
+        resume()
+        raise
+    finally:
+        os.close(log)
+        os.close(null)
+    try:
+        resume()
+    except BaseException:
+        started.end(force=True)  # the command starting it is being stopped: it goes too
+        raise
+    return started
+
+
+def identify(pid: int) -> Identity | None:
+    """Return the process `pid` names now, with its start time; None when no such process runs (or a zombie)."""
+    if pid <= 0:
+        return None
+    if os.path.isdir("/proc/self"):
+        return _from_proc(pid)
+    return _from_ps(pid)
+
+
+def _from_proc(pid: int) -> Identity | None:
+    """Linux: field 22 of /proc/PID/stat is the start time in clock ticks since boot; the boot id makes it unique."""
+    try:
+        stat = read_regular(f"/proc/{pid}/stat", noun="process status", limit=4096).decode("ascii", "replace")
+    except SourceError:
+        return None
+    fields = stat[stat.rfind(")") + 2 :].split()  # the name, in parentheses, may hold spaces and parentheses
+    if len(fields) < 20 or fields[0] in ("Z", "X"):
+        return None
+    return Identity(pid, f"linux:{_boot_id()}:{fields[19]}")
+
+
+@functools.cache
+def _boot_id() -> str:
+    try:
+        return read_regular("/proc/sys/kernel/random/boot_id", noun="boot id", limit=256).decode().strip()
+    except (SourceError, UnicodeDecodeError):
+        return "?"
+
+
+def _from_ps(pid: int) -> Identity | None:
+    """Elsewhere (macOS, BSD): `ps` says when the process started, to the second."""
+    try:
+        done = run(["ps", "-o", "stat=", "-o", "lstart=", "-p", str(pid)], timeout_s=_PS_TIMEOUT_S, limit=4096)
+    except ChildError:
+        return None
+    line = done.text().strip()
+    if done.returncode != 0 or not line or line.startswith("Z"):
+        return None
+    return Identity(pid, "ps:" + " ".join(line.split()[1:]))
+
+
+def _reap(pid: int) -> None:
+    """Reap the process if it is this process's child and has exited (a zombie is not a running process)."""
+    with contextlib.suppress(ChildProcessError, OSError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+def _reap_exited(pid: int, within_s: float = 2.0) -> None:
+    """Reap a child of this process that has exited, waiting the little while its last threads take to end.
+
+    A zombie whose threads are still ending cannot be reaped yet; another process's pid returns at once.
+    """
+    deadline = time.monotonic() + within_s
+    while True:
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] != 0:
+                return
+        except (ChildProcessError, OSError):
+            return
+        if time.monotonic() >= deadline:
+            return
+        time.sleep(_POLL_S)
+
+
+# -- workers ------------------------------------------------------------------------------------------------
+
+
+def die_with_parent() -> bool:
+    """Ask the kernel to kill this process when its parent dies (Linux' PR_SET_PDEATHSIG); say whether it can.
+
+    Call it first thing in a worker, then check `parent_gone` (the parent may have died before the call). The
+    signal comes when the *thread* that started the worker ends: start workers from the main thread. Where the
+    kernel cannot do it, a worker's loop checks `parent_gone` between tasks.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def parent_gone(parent_pid: int) -> bool:
+    """Say whether the process that started this one has died (this one was handed to another parent)."""
+    return os.getppid() != parent_pid
+
+
+__all__ = [
+    "MAX_OUTPUT",
+    "CannotStart",
+    "ChildError",
+    "Completed",
+    "Identity",
+    "TimedOut",
+    "TooMuchOutput",
+    "die_with_parent",
+    "identify",
+    "parent_gone",
+    "run",
+    "spawn_detached",
+]
