@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 import threading
 from pathlib import Path
 
@@ -197,3 +198,306 @@ def test_a_scenario_declaring_ios_gets_an_iphone_from_a_daemon_warmed_on_android
     assert warm.data["run"]["determinism_signature"] == alone["determinism_signature"]
     sessions = cli_runner.run("status").data["daemon"]["sessions"]
     assert len(sessions) == 2
+
+
+# -- the edge: the socket's folder, proving a pid, one daemon, hostile records and connections ----------------
+
+
+def deep_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, DaemonPaths]:
+    """A project too deep for a socket path (its socket goes to the temporary folder), the current folder."""
+    import tempfile
+
+    root = tmp_path / ("p" * 80)
+    root.mkdir()
+    (root / "visor.toml").write_text("")
+    monkeypatch.chdir(root)
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # found again from TMPDIR, as the daemon will
+    paths = DaemonPaths(str(root.resolve()))
+    assert paths.socket.startswith(str(tmp_path / "tmp")), paths.socket
+    return root, paths
+
+
+class Impostor:
+    """Another user's socket where visor looks for its daemon: it records what it is sent and answers "ok"."""
+
+    def __init__(self, path: str) -> None:
+        import socket
+
+        self.received = b""
+        self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.server.bind(path)
+        self.server.listen(4)
+        self.server.settimeout(0.2)
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                connection, _ = self.server.accept()
+            except OSError:
+                continue
+            with connection:
+                self.received += connection.recv(65536)
+                status = {"running": True, "pid": 1, "sessions": []}
+                connection.sendall(json.dumps({"ok": True, "status": status}).encode() + b"\n")
+
+    def close(self) -> None:
+        self.stopping.set()
+        self.thread.join(10)
+        self.server.close()
+
+
+def test_an_impostor_socket_in_a_folder_open_to_others_is_never_talked_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, paths = deep_project(tmp_path, monkeypatch)
+    folder = os.path.dirname(paths.socket)
+    os.mkdir(folder)
+    os.chmod(folder, 0o777)  # made by someone else first, open to all
+    os.makedirs(paths.folder, mode=0o700)
+    Path(paths.metadata).write_text(json.dumps({"pid": os.getpid(), "token": "t"}))  # as a daemon leaves it
+    impostor = Impostor(paths.socket)
+    try:
+        for command in (("status",), ("tap", "--target", "text=Password"), ("stop",)):
+            answer = Cli(root).run(*command)
+            assert answer.exit_code == ExitCode.ERROR, (command, answer.stdout)
+            error = answer.envelope["error"]
+            assert error["code"] == "TARGET_ERROR" and "open to other users (mode 0777" in error["message"]
+            assert f"chmod 700 {folder}" in error["next_step"]
+    finally:
+        impostor.close()
+    assert impostor.received == b""
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o777  # refused, never changed
+
+
+@pytest.mark.parametrize("which", ["socket folder", "daemon folder"])
+def test_start_refuses_a_folder_open_to_others(which: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, paths = deep_project(tmp_path, monkeypatch)
+    folder = os.path.dirname(paths.socket) if which == "socket folder" else paths.folder
+    os.makedirs(folder)
+    os.chmod(folder, 0o755)
+    started = Cli(root).run("start", "--runtime", "sim")
+    assert started.exit_code == ExitCode.ERROR
+    assert started.envelope["error"]["code"] == "TARGET_ERROR"
+    assert f"{folder} is open to other users (mode 0755" in started.envelope["error"]["message"]
+    assert not os.path.exists(paths.metadata) and not os.path.exists(paths.socket)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can make a folder that belongs to another user")
+def test_a_socket_folder_of_another_user_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, paths = deep_project(tmp_path, monkeypatch)
+    folder = os.path.dirname(paths.socket)
+    os.mkdir(folder, 0o700)
+    os.chown(folder, 65534, 65534)
+    started = Cli(root).run("start", "--runtime", "sim")
+    assert started.exit_code == ExitCode.ERROR
+    message = started.envelope["error"]["message"]
+    assert "belongs to" in message and "uid 65534" in message
+    assert "TMPDIR" in started.envelope["error"]["next_step"]
+
+
+def test_a_deep_project_gets_its_socket_in_a_private_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, paths = deep_project(tmp_path, monkeypatch)
+    try:
+        assert Cli(root).run("start", "--runtime", "sim").exit_code == ExitCode.OK
+        assert stat.S_IMODE(os.stat(os.path.dirname(paths.socket)).st_mode) == 0o700
+        assert Cli(root).run("tap", "--target", "text=Log in").exit_code == ExitCode.OK
+    finally:
+        Cli(root).run("stop", "--force")
+
+
+def sleeper() -> subprocess.Popen[bytes]:
+    """A process of someone else's that took a dead daemon's pid."""
+    return subprocess.Popen(["sleep", "600"], start_new_session=True)
+
+
+def record(paths: DaemonPaths, **fields: object) -> None:
+    os.makedirs(paths.folder, mode=0o700, exist_ok=True)
+    Path(paths.metadata).write_text(json.dumps({"token": "t", "defaults": {}, **fields}))
+
+
+def test_stop_force_never_kills_a_pid_that_now_names_another_process(cli_runner: Cli, project: Path) -> None:
+    paths = DaemonPaths(str(project.resolve()))
+    other = sleeper()
+    try:
+        record(paths, pid=other.pid, process_start="linux:another-boot:12345")  # the daemon that had the pid
+        stopped = cli_runner.run("stop", "--force").data
+        assert stopped["stopped"] is True and stopped["was_running"] is False
+        assert not os.path.exists(paths.metadata)  # the dead daemon's files are cleaned up
+        assert other.poll() is None
+        record(paths, pid=other.pid)  # an older visor's record: no start time, so nothing proves the pid
+        stopped = cli_runner.run("stop", "--force").data
+        assert stopped["stopped"] is False and stopped["reason"] == "not_proved"
+        assert other.poll() is None
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_stop_force_kills_a_stuck_daemon_proved_by_its_start_time(cli_runner: Cli, project: Path) -> None:
+    import signal
+    import time
+
+    pid = cli_runner.run("start", "--runtime", "sim").data["daemon"]["pid"]
+    os.kill(pid, signal.SIGSTOP)  # stuck: it answers nothing
+    began = time.monotonic()
+    stopped = cli_runner.run("stop", "--force").data
+    assert stopped["stopped"] is True and stopped["pid"] == pid and time.monotonic() - began < 30
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def daemons_of(root: Path) -> list[int]:
+    """Return the pids of the daemon processes serving `root`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                words = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"__daemon" in words and str(root.resolve()).encode() in words:
+                found.append(int(entry))
+    return found
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="counts processes through /proc")
+def test_two_starts_at_once_leave_one_daemon_and_agree_on_it(project: Path) -> None:
+    import sys
+
+    command = [sys.executable, "-m", "visor", "start", "--runtime", "sim"]
+    starts = [subprocess.Popen(command, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in "ab"]
+    answers = [start.communicate(timeout=120) for start in starts]
+    assert [start.returncode for start in starts] == [0, 0], answers
+    daemons = [json.loads(out)["data"]["daemon"] for out, _err in answers]
+    assert daemons[0]["pid"] == daemons[1]["pid"]
+    assert sorted(daemon["already_running"] for daemon in daemons) == [False, True]
+    assert daemons_of(project) == [daemons[0]["pid"]]
+
+
+HOSTILE_RECORDS = {
+    "corrupt": b'{"pid": 12',
+    "deep": b"[" * 100_000,
+    "huge": b'{"pid": 2147483647, "padding": "' + b"x" * 400_000 + b'"}',
+    "not an object": b"[1, 2]",
+    "pid not a number": b'{"pid": "1; rm -rf ~"}',
+}
+
+
+def plant(path: str, kind: str) -> None:
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        os.mkdir(path)
+    else:
+        Path(path).write_bytes(HOSTILE_RECORDS[kind])
+
+
+def run_visor(cwd: Path, *args: str) -> tuple[int, dict[str, object], str]:
+    """Run visor in a process of its own, bounded: a hang fails the test instead of holding it."""
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "visor", *args], cwd=cwd, capture_output=True, timeout=60)
+    return done.returncode, json.loads(done.stdout), done.stderr.decode()
+
+
+@pytest.mark.parametrize("kind", [*HOSTILE_RECORDS, "fifo", "folder"])
+@pytest.mark.parametrize("command", ["status", "stop"])
+def test_a_hostile_daemon_record_is_a_clear_error(kind: str, command: str, project: Path) -> None:
+    paths = DaemonPaths(str(project.resolve()))
+    plant(paths.metadata, kind)
+    code, envelope, stderr = (
+        run_visor(project, command, "--force") if command == "stop" else run_visor(project, command)
+    )
+    assert code == 1 and "Traceback" not in stderr
+    error = envelope["error"]
+    assert isinstance(error, dict) and error["code"] == "INPUT_ERROR"
+    assert paths.metadata in error["message"] and paths.metadata in error["next_step"]
+    if os.path.isdir(paths.metadata):
+        os.rmdir(paths.metadata)
+    else:
+        os.unlink(paths.metadata)  # so that the fixture's own stop finds nothing
+
+
+@pytest.mark.parametrize("kind", ["fifo", "deep"])
+def test_a_hostile_appium_record_is_a_clear_error(kind: str, project: Path) -> None:
+    path = str(project / ".visor" / "appium" / "127.0.0.1_4723.json")
+    plant(path, kind)
+    code, envelope, stderr = run_visor(project, "stop")
+    assert code == 1 and "Traceback" not in stderr
+    assert isinstance(envelope["error"], dict) and path in envelope["error"]["message"]
+    os.unlink(path)
+
+
+def connect(paths: DaemonPaths) -> object:
+    import socket
+
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection.settimeout(30)
+    connection.connect(paths.socket)
+    return connection
+
+
+def answer_to(paths: DaemonPaths, line: bytes) -> dict[str, object]:
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        connection.settimeout(30)
+        connection.connect(paths.socket)
+        connection.sendall(line)
+        reply = b""
+        while not reply.endswith(b"\n"):
+            chunk = connection.recv(65536)
+            assert chunk, f"the daemon closed without an answer to {line[:40]!r}"
+            reply += chunk
+    value: dict[str, object] = json.loads(reply)
+    return value
+
+
+def test_garbage_silent_and_vanishing_clients_never_stop_the_daemon(cli_runner: Cli, project: Path) -> None:
+    import socket
+    import time
+
+    cli_runner.run("start", "--runtime", "sim")
+    paths = DaemonPaths(str(project.resolve()))
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    silent.settimeout(60)  # the daemon gives up within its READ_S (10 s)
+    silent.connect(paths.socket)
+    silent.sendall(b'{"id": "never ends", "ty')  # and nothing more
+    for line in (b"\xff\xfe not text\n", b"[" * 100_000 + b"\n", b"[1, 2]\n", b'{"a": 1, "a": 2}\n', b"\0\n"):
+        reply = answer_to(paths, line)
+        assert reply["ok"] is False and str(reply["error"]).startswith("bad request"), (line[:20], reply)
+    bad_field = answer_to(paths, b'{"id": "x", "type": "action", "command": 7}\n')
+    assert bad_field["ok"] is False and "'command' must be a str" in json.dumps(bad_field)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as vanishing:
+        vanishing.connect(paths.socket)
+    began = time.monotonic()
+    assert answer_to(paths, b'{"id": "s", "type": "status"}\n')["ok"] is True  # served while one is silent
+    assert time.monotonic() - began < 5
+    given_up = silent.recv(65536)  # the daemon gives up on the silent one in its time, and says so
+    assert time.monotonic() - began < 40
+    assert b"no whole line" in given_up
+    silent.close()
+    assert cli_runner.run("tap", "--target", "text=Log in").exit_code == ExitCode.OK
+    assert "Traceback" not in Path(paths.log).read_text()
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP", "SIGINT"])
+def test_a_stopping_signal_stops_the_daemon_cleanly(name: str, cli_runner: Cli, project: Path) -> None:
+    import signal
+    import time
+
+    pid = cli_runner.run("start", "--runtime", "sim").data["daemon"]["pid"]
+    paths = DaemonPaths(str(project.resolve()))
+    os.kill(pid, getattr(signal, name))
+    deadline = time.monotonic() + 30
+    while os.path.exists(paths.socket) or os.path.exists(paths.metadata):
+        assert time.monotonic() < deadline, "the daemon left its socket or metadata behind"
+        time.sleep(0.05)
+    os.waitpid(pid, 0)  # it ends (it is this test process's child: reap it)
+    assert cli_runner.run("status").data["daemon"]["running"] is False

@@ -2,8 +2,10 @@
 
 A server is alive when its HTTP `/status` says it is ready (upstream only tries a TCP connect, and refuses a
 server it did not start). A server visor starts runs in a session of its own, its output in
-`.visor/appium/HOST_PORT.log` and its pid in `HOST_PORT.json` under the project root; `visor stop` stops it
-(its whole process group), and a start that fails kills it, so no Appium outlives a failed `visor start`.
+`.visor/appium/HOST_PORT.log` and its pid and start time in `HOST_PORT.json` under the project root; `visor stop`
+stops it (its whole process group) once its start time proves the pid is still that server (a pid reused by
+another process is never signalled), and a start that fails kills it, so no Appium outlives a failed
+`visor start`.
 """
 
 from __future__ import annotations
@@ -12,17 +14,17 @@ import contextlib
 import json
 import os
 import shlex
-import signal
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from visor.children import CannotStart, Identity, spawn_detached
 from visor.clock import Clock, ms_to_us
 from visor.errors import InputError, TargetError
 from visor.files import write_atomic
-from visor.session.processes import alive, log_tail, spawn_detached
+from visor.session.processes import log_tail, read_record, recorded_identity
 
 DEFAULT_SERVER_URL = "http://127.0.0.1:4723"
 #: How long a started server may take to say it is ready, and to stop (ms).
@@ -63,14 +65,17 @@ class ManagedServer:
         """Return its log."""
         return os.path.join(self.root, ".visor", "appium", f"{self.stem}.log")
 
-    def pid(self) -> int | None:
-        """Return the pid of the server visor started, if it recorded one."""
-        try:
-            with open(self.metadata, encoding="utf-8") as file:
-                pid = json.load(file).get("pid")
-        except (OSError, ValueError):
+    def recorded(self) -> Identity | None:
+        """Return the server visor started, as it recorded it (None when it recorded none).
+
+        Raises:
+            SourceError: the record cannot be read, or is not what visor writes.
+        """
+        next_step = f"Stop the server yourself if it runs, remove {self.metadata}, and run the command again."
+        record = read_record(self.metadata, noun="Appium server record", next_step=next_step)
+        if record is None:
             return None
-        return pid if isinstance(pid, int) and pid > 0 else None
+        return recorded_identity(record, path=self.metadata, noun="Appium server record", next_step=next_step)
 
 
 def ensure(root: str, server_url: str | None, command: str | None, clock: Clock) -> dict[str, Any]:
@@ -83,21 +88,29 @@ def ensure(root: str, server_url: str | None, command: str | None, clock: Clock)
     url = server_url or DEFAULT_SERVER_URL
     managed = ManagedServer(root, url)
     if ready(url):
-        return {"server_url": url, "reachable": True, "managed": managed.pid() is not None, "started": False}
+        return {"server_url": url, "reachable": True, "managed": managed.recorded() is not None, "started": False}
     if command is None:
         return {"server_url": url, "reachable": False, "managed": False, "started": False}
-    pid = _launch(managed, _command(command, url))
+    server = _launch(managed, _command(command, url))
+    try:
+        _wait_ready(managed, server, clock)
+    except BaseException:
+        stop(managed, clock, force=True)  # failed, or given up (Ctrl-C): no Appium is left behind
+        raise
+    return {"server_url": url, "reachable": True, "managed": True, "started": True, "pid": server.pid,
+            "log": managed.log}  # fmt: skip
+
+
+def _wait_ready(managed: ManagedServer, server: Identity, clock: Clock) -> None:
     deadline = clock.monotonic_us() + ms_to_us(READY_MS)
-    while not ready(url):
-        if not alive(pid) or clock.monotonic_us() > deadline:
-            stop(managed, clock, force=True)
+    while not ready(managed.server_url):
+        if not server.running() or clock.monotonic_us() > deadline:
             raise TargetError(
-                f"Appium did not start at {url}: {log_tail(managed.log, 3)}",
+                f"Appium did not start at {managed.server_url}: {log_tail(managed.log, 3)}",
                 likely_cause="The command is wrong, the port is taken, or a driver is missing.",
                 next_step=f"Read {managed.log}, fix the command (--appium-cmd) and run `visor start` again.",
             )
         clock.sleep_us(250_000)
-    return {"server_url": url, "reachable": True, "managed": True, "started": True, "pid": pid, "log": managed.log}
 
 
 def _command(command: str, url: str) -> list[str]:
@@ -116,30 +129,32 @@ def _command(command: str, url: str) -> list[str]:
     return argv
 
 
-def _launch(managed: ManagedServer, argv: list[str]) -> int:
+def _launch(managed: ManagedServer, argv: list[str]) -> Identity:
     os.makedirs(os.path.dirname(managed.metadata), exist_ok=True)
     try:
-        pid = spawn_detached(argv, managed.log, search_path=True)
-    except OSError as exc:
+        server = spawn_detached(argv, managed.log, search_path=True)
+    except CannotStart as exc:
         raise InputError(f"--appium-cmd cannot run: {exc}", next_step="Give a command that exists.") from None
-    started = {"pid": pid, "command": argv, "server_url": managed.server_url}
+    started = {**server.to_wire(), "command": argv, "server_url": managed.server_url}
     write_atomic(managed.metadata, (json.dumps(started, indent=2) + "\n").encode("utf-8"))
-    return pid
+    return server
 
 
 def stop(managed: ManagedServer, clock: Clock, *, force: bool) -> dict[str, Any]:
-    """Stop a server visor started (SIGTERM to its group, SIGKILL after 5 s or at once with `force`)."""
-    pid = managed.pid()
-    if pid is None:
+    """Stop a server visor started (SIGTERM to its group, SIGKILL after 5 s or at once with `force`).
+
+    Only once its recorded start time proves the pid is still that server: a pid that now names another process
+    is left alone (the server is gone); a record without a start time (an older visor's) is not enough to kill.
+    """
+    server = managed.recorded()
+    if server is None:
         return {"server_url": managed.server_url, "managed": False, "stopped": False}
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL if force else signal.SIGTERM)
-    deadline = clock.monotonic_us() + ms_to_us(STOP_MS)
-    while alive(pid) and clock.monotonic_us() < deadline:
-        clock.sleep_us(100_000)
-    if alive(pid):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, signal.SIGKILL)
-    with contextlib.suppress(OSError):
-        os.unlink(managed.metadata)
-    return {"server_url": managed.server_url, "managed": True, "stopped": not alive(pid), "pid": pid}
+    proved = server.proved()
+    stopped = server.end(STOP_MS / 1000, force=force) if proved else not server.running()
+    if stopped:
+        with contextlib.suppress(OSError):
+            os.unlink(managed.metadata)
+    described = {"server_url": managed.server_url, "managed": True, "stopped": stopped, "pid": server.pid}
+    if not stopped:
+        described["reason"] = "did_not_stop" if proved else "not_proved"
+    return described

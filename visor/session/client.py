@@ -10,47 +10,55 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
 import socket
 import sys
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
+from visor.children import CannotStart, Identity, spawn_detached
 from visor.clock import Clock, IdSource, ms_to_us
-from visor.errors import ExitCode, NextAction, TargetError
+from visor.errors import ExitCode, NextAction, SourceError, TargetError
 from visor.report.envelope import Outcome
 from visor.session.action_options import ActionOptions, options_to_wire
-from visor.session.processes import alive, log_tail, spawn_detached
+from visor.session.processes import exclusive, log_tail, read_record, recorded_identity
 from visor.session.state_paths import DaemonPaths
-from visor.session.wire import outcome_from_wire, probe, read_line, send_line
+from visor.session.wire import BadLine, outcome_from_wire, probe, read_line, send_line
 
 #: How long `visor start` waits for a new daemon to answer, and `visor stop` for it to exit (ms).
 READY_MS = 5000
 EXIT_MS = 3000
+#: How long a `visor start` waits for another one under way (which may wait a minute for Appium) (s).
+START_LOCK_S = 120.0
 #: How long a direct action waits for the daemon's answer by default (ms), as upstream.
 ACTION_TIMEOUT_MS = 300_000
 
 
 def running(paths: DaemonPaths) -> bool:
-    """Return True when a daemon of this root answers (its metadata written and its socket responsive)."""
-    return os.path.exists(paths.metadata) and probe(paths.socket, 1.0)
+    """Return True when a daemon of this root answers (its metadata written and its socket responsive).
+
+    Raises:
+        TargetError: the socket's folder, or the socket, is not this user's private one (never connected to).
+    """
+    return os.path.exists(paths.metadata) and probe(paths.checked_socket(), 1.0)
 
 
 def ask(paths: DaemonPaths, request: Mapping[str, Any], timeout_s: float) -> dict[str, Any]:
     """Send one request and return the reply.
 
     Raises:
-        TargetError: no daemon listens, or it did not answer in time (a queued action is then cancelled).
+        TargetError: no daemon listens, or it did not answer in time (a queued action is then cancelled); the
+            socket is not this user's private one.
     """
+    path = paths.checked_socket()
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
             connection.settimeout(timeout_s)
-            connection.connect(paths.socket)
+            connection.connect(path)
             send_line(connection, request)
             return read_line(connection)
     except TimeoutError:
-        with contextlib.suppress(OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError, TargetError):
             ask(paths, {"id": f"cancel-{request.get('id')}", "type": "cancel", "target": request.get("id")}, 2.0)
         raise TargetError(
             f"the visor daemon did not answer {request.get('type')} within {timeout_s:g} s; the request was cancelled",
@@ -83,10 +91,21 @@ def send_action(
 
 
 def _outcome(reply: Mapping[str, Any]) -> Outcome:
-    """Return the outcome a daemon's reply carries."""
-    if "outcome" not in reply:
+    """Return the outcome a daemon's reply carries.
+
+    Raises:
+        TargetError: the daemon refused the request, or its reply is not an outcome (another version).
+    """
+    if not isinstance(reply.get("outcome"), Mapping):
         raise TargetError(f"the visor daemon refused the request: {reply.get('error')}")
-    return outcome_from_wire(reply["outcome"])
+    try:
+        return outcome_from_wire(reply["outcome"])
+    except BadLine as exc:
+        raise TargetError(
+            f"the visor daemon's answer cannot be read: {exc}",
+            likely_cause="The daemon runs another version of visor.",
+            next_step="Run `visor stop` and `visor start` with this version.",
+        ) from None
 
 
 def absolute(wire: dict[str, Any]) -> dict[str, Any]:
@@ -108,115 +127,173 @@ def start(paths: DaemonPaths, defaults: ActionOptions, clock: Clock, appium_cmd:
     """Start the root's daemon (and the Appium server it uses, with `appium_cmd`), or report the running one.
 
     A server named by --server-url that answers is adopted; with --appium-cmd, one that does not is started and
-    owned (stopped by `visor stop`, and at once when the daemon does not start, so none is leaked).
+    owned (stopped by `visor stop`, and at once when the daemon does not start, so none is leaked). Two starts at
+    once wait for each other (the root's start lock): one daemon starts, and both report it.
 
     Raises:
-        TargetError: the daemon (or the server) exited or did not answer in time (its log's end is said).
+        TargetError: the daemon (or the server) exited or did not answer in time (its log's end is said); the
+            daemon's folder is not private; another start held the lock too long.
     """
-    if running(paths):
-        return _started(paths, already=True)
-    appium: dict[str, Any] | None = None
-    if appium_cmd is not None or defaults.server_url is not None:
-        from visor.session import appium_server
-
-        appium = appium_server.ensure(paths.root, defaults.server_url, appium_cmd, clock)
-    try:
-        return _start_daemon(paths, defaults, clock, appium)
-    except BaseException:
-        if appium is not None and appium.get("started"):
+    paths.make_private()
+    with exclusive(paths.start_lock, START_LOCK_S, "another `visor start`"):
+        if running(paths):
+            return _started(paths, already=True)
+        appium: dict[str, Any] | None = None
+        if appium_cmd is not None or defaults.server_url is not None:
             from visor.session import appium_server
 
-            appium_server.stop(appium_server.ManagedServer(paths.root, appium["server_url"]), clock, force=True)
-        raise
+            appium = appium_server.ensure(paths.root, defaults.server_url, appium_cmd, clock)
+        try:
+            return _start_daemon(paths, defaults, clock, appium)
+        except BaseException:
+            if appium is not None and appium.get("started"):
+                from visor.session import appium_server
+
+                appium_server.stop(appium_server.ManagedServer(paths.root, appium["server_url"]), clock, force=True)
+            raise
 
 
 def _start_daemon(paths: DaemonPaths, defaults: ActionOptions, clock: Clock, appium: dict[str, Any] | None) -> Outcome:
-    os.makedirs(paths.folder, mode=0o700, exist_ok=True)
     command = [sys.executable, "-m", "visor", "__daemon", "--root", paths.root]
     command += ["--defaults", json.dumps(absolute(options_to_wire(defaults)))]
-    pid = spawn_detached(command, paths.log)
+    try:
+        daemon = spawn_detached(command, paths.log)
+    except CannotStart as exc:
+        raise TargetError(f"the visor daemon cannot be started: {exc}") from None
+    try:
+        _wait_ready(paths, daemon, clock)
+    except BaseException:
+        daemon.end(force=True)  # a daemon that failed, or whose start was given up (Ctrl-C), is not left behind
+        raise
+    started = _started(paths, already=False)
+    return started if appium is None else replace(started, data={**started.data, "appium": appium})
+
+
+def _wait_ready(paths: DaemonPaths, daemon: Identity, clock: Clock) -> None:
     deadline = clock.monotonic_us() + ms_to_us(READY_MS)
     while not running(paths):
-        if not alive(pid) or clock.monotonic_us() > deadline:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(pid, signal.SIGKILL)
+        if not daemon.running() or clock.monotonic_us() > deadline:
             raise TargetError(
                 f"the visor daemon did not start: {log_tail(paths.log)}",
                 likely_cause="The device options are wrong, or the daemon cannot bind its socket.",
                 next_step=f"Read {paths.log}, fix the cause and run `visor start` again.",
             )
         clock.sleep_us(50_000)
-    started = _started(paths, already=False)
-    return started if appium is None else replace(started, data={**started.data, "appium": appium})
 
 
 def _started(paths: DaemonPaths, *, already: bool) -> Outcome:
-    status = ask(paths, {"id": "start", "type": "status"}, 2.0)["status"]
+    status = _public(ask(paths, {"id": "start", "type": "status"}, 2.0)["status"])
     data = {"daemon": {**status, "already_running": already, "metadata": paths.metadata, "log": paths.log}}
     return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
 
 
 def status(paths: DaemonPaths) -> Outcome:
-    """Describe the root's daemon (always ok: not running is an answer)."""
-    pid = _pid(paths)
+    """Describe the root's daemon (always ok: not running is an answer).
+
+    Raises:
+        SourceError: its metadata cannot be read.
+        TargetError: its socket is not this user's private one.
+    """
+    recorded = _recorded(paths)
     if running(paths):
-        daemon = ask(paths, {"id": "status", "type": "status"}, 2.0)["status"]
+        daemon = _public(ask(paths, {"id": "status", "type": "status"}, 2.0)["status"])
         data = {"daemon": {**daemon, "responsive": True, "metadata": paths.metadata, "log": paths.log}}
         return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
-    lingering = pid is not None and alive(pid)
-    daemon = {"running": lingering, "responsive": False, "pid": pid if lingering else None, "root": paths.root}
+    lingering = recorded is not None and recorded.identity.running()
+    pid = recorded.identity.pid if recorded is not None and lingering else None
+    daemon = {"running": lingering, "responsive": False, "pid": pid, "root": paths.root}
     return Outcome("ok", NextAction.RETRY if lingering else NextAction.RUN, {"daemon": daemon}, ExitCode.OK)
 
 
 def stop(paths: DaemonPaths, clock: Clock, *, force: bool) -> Outcome:
-    """Stop the root's daemon: ask it, wait for it to exit (SIGKILL with `force`), remove its files.
+    """Stop the root's daemon: ask it, wait for it to exit (killed with `force`), remove its files.
 
+    Only a process proved to be the daemon is killed: one that answered with the token of the metadata, or whose
+    start time is the one recorded. A pid now naming another process is never signalled.
     An Appium server the daemon's `visor start` started is stopped too (one it adopted is left running).
+
+    Raises:
+        SourceError: its metadata cannot be read.
+        TargetError: its socket is not this user's private one.
     """
-    server_url = _defaults(paths).get("server_url")
-    pid = _pid(paths)
-    replied = False
-    with contextlib.suppress(TargetError):
-        replied = bool(ask(paths, {"id": "stop", "type": "stop"}, 5.0).get("ok"))
-    deadline = clock.monotonic_us() + ms_to_us(EXIT_MS)
-    while pid is not None and alive(pid) and clock.monotonic_us() < deadline:
-        clock.sleep_us(50_000)
-    if pid is not None and alive(pid) and force:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-    stopped = pid is None or not alive(pid)
-    if stopped:
+    paths.checked_socket()  # a socket that may not be this user's is refused, never sent `stop`
+    recorded = _recorded(paths)
+    vouched, replied = _ask_to_stop(paths, recorded)
+    data: dict[str, Any] = {"stopped": True, "was_running": replied, "pid": None, "root": paths.root}
+    if recorded is not None:
+        identity = recorded.identity
+        deadline = clock.monotonic_us() + ms_to_us(EXIT_MS)
+        while identity.running() and clock.monotonic_us() < deadline:
+            clock.sleep_us(50_000)
+        if identity.running() and force:
+            identity.end(EXIT_MS / 1000, force=True, vouched=vouched)
+        running_still = identity.running()
+        data.update(stopped=not running_still, was_running=replied or running_still, pid=identity.pid)
+        if running_still:
+            data["reason"] = "daemon_did_not_stop" if identity.proved() or vouched else "not_proved"
+    if data["stopped"]:
         for path in (paths.metadata, paths.socket):
             with contextlib.suppress(OSError):
                 os.unlink(path)
-    data: dict[str, Any] = {"stopped": stopped, "was_running": replied or pid is not None, "pid": pid}
-    data["root"] = paths.root
-    if not stopped:
-        data["reason"] = "daemon_did_not_stop"
     from visor.session import appium_server
 
+    server_url = recorded.defaults.get("server_url") if recorded is not None else None
     managed = appium_server.ManagedServer(paths.root, str(server_url or appium_server.DEFAULT_SERVER_URL))
-    if managed.pid() is not None:
+    if managed.recorded() is not None:
         data["appium"] = appium_server.stop(managed, clock, force=force)
     return Outcome("ok", NextAction.NONE, data, ExitCode.OK)
 
 
-def _defaults(paths: DaemonPaths) -> dict[str, Any]:
+def _ask_to_stop(paths: DaemonPaths, recorded: Recorded | None) -> tuple[bool, bool]:
+    """Ask the daemon that answers to stop; return whether it proved to be the recorded one, and whether it replied."""
     try:
-        with open(paths.metadata, encoding="utf-8") as file:
-            defaults = json.load(file).get("defaults", {})
-    except (OSError, ValueError):
-        return {}
-    return defaults if isinstance(defaults, dict) else {}
+        daemon = ask(paths, {"id": "stop-who", "type": "status"}, 2.0).get("status")
+        replied = bool(ask(paths, {"id": "stop", "type": "stop"}, 5.0).get("ok"))
+    except TargetError:
+        return False, False
+    vouched = (
+        recorded is not None
+        and isinstance(daemon, Mapping)
+        and bool(recorded.token)
+        and daemon.get("token") == recorded.token
+        and daemon.get("pid") == recorded.identity.pid
+    )
+    return vouched, replied
 
 
-def _pid(paths: DaemonPaths) -> int | None:
-    try:
-        with open(paths.metadata, encoding="utf-8") as file:
-            pid = json.load(file).get("pid")
-    except (OSError, ValueError):
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """What the daemon's metadata says of it: its process, the token it answers with, its defaults."""
+
+    identity: Identity
+    token: str | None
+    defaults: dict[str, Any]
+
+
+def _recorded(paths: DaemonPaths) -> Recorded | None:
+    """Read the daemon's metadata (None when there is none).
+
+    Raises:
+        SourceError: it cannot be read, or is not what a daemon writes.
+    """
+    next_step = (
+        f"Remove {paths.metadata} (`visor start` writes it again); a daemon of this project that still runs "
+        + "(`ps ax | grep __daemon`) must then be ended by hand."
+    )
+    record = read_record(paths.metadata, noun="daemon metadata", next_step=next_step)
+    if record is None:
         return None
-    return pid if isinstance(pid, int) and pid > 0 else None
+    identity = recorded_identity(record, path=paths.metadata, noun="daemon metadata", next_step=next_step)
+    token, defaults = record.get("token"), record.get("defaults", {})
+    if not isinstance(token, str | None) or not isinstance(defaults, dict):
+        raise SourceError("the daemon metadata's 'token' or 'defaults' is not what a daemon writes",
+                          path=paths.metadata, next_step=next_step)  # fmt: skip
+    return Recorded(identity, token, defaults)
+
+
+def _public(status: Mapping[str, Any]) -> dict[str, Any]:
+    """Return a daemon's status without its token (which proves it, and is no one's business to see)."""
+    return {key: value for key, value in status.items() if key != "token"}
 
 
 def send_run(paths: DaemonPaths, scenario: str, options: Mapping[str, Any], ids: IdSource) -> Outcome:

@@ -1,10 +1,15 @@
 """The daemon: warm device sessions behind a Unix socket, so a direct action costs no session start.
 
-`visor start` runs `serve` in a detached process. It listens on the root's socket (mode 0600, in a 0700 folder:
-only its user can talk to it; no TCP port is ever opened) and answers one request per connection
-(`visor.session.wire`). Each device — the runtime and options an action names, over the daemon's defaults —
-has a slot: its warm session and a lock, so actions on one device queue in arrival order while another device
-is served at the same time (upstream serialises every device through one queue).
+`visor start` runs `serve` in a detached process. It listens on the root's socket (mode 0600, in a folder it
+made 0700 or proved to be this user's and 0700: only its user can talk to it; no TCP port is ever opened) and
+answers one request per connection (`visor.session.wire`), each read within `READ_S`: a client that sends
+garbage, never ends its line or goes away costs its connection, never the daemon. One daemon serves a root: it
+holds the root's serve lock while it runs, and records in its metadata its pid, its start time and a token that
+it answers `status` with, which is how `visor stop --force` proves a pid is still this daemon.
+
+Each device — the runtime and options an action names, over the daemon's defaults — has a slot: its warm
+session and a lock, so actions on one device queue in arrival order while another device is served at the same
+time (upstream serialises every device through one queue).
 
 A request waits in its device's queue at most its `timeout_ms`; a client that gives up sends `cancel`: work
 still queued is then dropped, never run late, and the step running for it is stopped (`CancellableWatchdog`:
@@ -17,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import signal
 import socketserver
 import sys
@@ -26,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from visor import __version__
+from visor.children import identify
 from visor.clock import Clock, IdSource, isoformat
 from visor.devices.factory import choose_runtime, in_process
 from visor.errors import ErrorCode, InputError, TargetError, VisorError
@@ -35,15 +42,20 @@ from visor.report.outcomes import run_outcome
 from visor.session.action_options import DEVICE_FIELDS, MAP_FIELDS, ActionOptions, device_key, options_to_wire
 from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
 from visor.session.direct import Environment, perform, prepare
+from visor.session.processes import exclusive
 from visor.session.runs import Environment as RunEnvironment
 from visor.session.runs import PreparedRun, RunOptions, attempt
 from visor.session.state_paths import DaemonPaths
-from visor.session.wire import failure, outcome_to_wire, read_line, send_line
+from visor.session.wire import MAX_REQUEST, failure, outcome_to_wire, read_line, send_line
 from visor.watchdog import CancellableWatchdog, WallWatchdog
 
 #: How long Appium keeps a daemon's idle session (s), unless the capabilities say otherwise.
 IDLE_KEY = "appium:newCommandTimeout"
 IDLE_S = 3600
+#: How long a connection may take to send its request line, and to take its reply (s).
+READ_S = 10.0
+#: Signals that stop the daemon cleanly: its sessions closed, its socket and metadata removed.
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGINT") if hasattr(signal, name))
 
 
 @dataclass
@@ -75,8 +87,13 @@ class Slot:
 class Daemon:
     """The daemon's state: its defaults, its slots, the requests queued, and whether it is stopping."""
 
-    def __init__(self, paths: DaemonPaths, defaults: ActionOptions, wall: Clock, ids: IdSource) -> None:
+    def __init__(
+        self, paths: DaemonPaths, defaults: ActionOptions, wall: Clock, ids: IdSource, token: str = ""
+    ) -> None:
         self.paths = paths
+        #: What proves this daemon to its clients: written in its metadata (only its user can read it), answered
+        #: by `status`.
+        self.token = token
         self.defaults = defaults
         self.env = Environment(wall, ids)
         self.started_at = isoformat(wall.now())
@@ -107,6 +124,8 @@ class Daemon:
         kind = request.get("type")
         if kind == "status":
             return {"ok": True, "status": self.status()}
+        if kind == "stop":
+            return {"ok": True, "stopping": True}
         if kind == "cancel":
             target = str(request.get("target"))
             self.cancelled.add(target)
@@ -123,10 +142,10 @@ class Daemon:
     def _action(self, request: Mapping[str, Any]) -> Outcome:
         request_id = str(request.get("id", ""))
         try:
-            options = self.options_for(request.get("options") or {})
-            prepared = prepare(str(request["command"]), request.get("flags") or {}, options, self.env)
+            options = self.options_for(_field(request, "options", dict, {}))
+            prepared = prepare(_field(request, "command", str), _field(request, "flags", dict, {}), options, self.env)
             slot = self.slot(options)
-            return self._run_in(slot, request_id, prepared, float(request.get("timeout_ms", 300_000)))
+            return self._run_in(slot, request_id, prepared, _timeout(request, 300_000))
         except VisorError as exc:
             self.last_error = exc.message
             return failure(exc)
@@ -137,16 +156,16 @@ class Daemon:
         """Run a scenario file on the warm session of its device (`visor run` while the daemon runs)."""
         request_id = str(request.get("id", ""))
         try:
-            options = RunOptions(**request["options"])
+            options = _run_options(_field(request, "options", dict))
             env = RunEnvironment(self.env.wall, self.env.ids)
-            prepared = PreparedRun.load(str(request["path"]), options, env)
+            prepared = PreparedRun.load(_field(request, "path", str), options, env)
             config = prepared.device()
             device = {"runtime": options.runtime or config.runtime, "app": options.app or config.app}
             slot = self.slot(
                 self.options_for({**_device_fields(options), **device, "capabilities": config.capabilities}),
                 config.platform,
             )
-            with self._queued(slot, request_id, float(request.get("timeout_ms", 600_000)), "run"):
+            with self._queued(slot, request_id, _timeout(request, 600_000), "run"):
                 if in_process(choose_runtime(slot.options.runtime, None)):
                     # A simulated phone costs nothing to open: the run gets a fresh one, as without the daemon,
                     # and the warm one keeps what direct actions did to it.
@@ -234,6 +253,7 @@ class Daemon:
             "pid": os.getpid(),
             "version": __version__,
             "started_at": self.started_at,
+            "token": self.token,
             "root": self.paths.root,
             "socket": self.paths.socket,
             "served": self.served,
@@ -258,17 +278,24 @@ class Daemon:
 
 
 class _Handler(socketserver.StreamRequestHandler):
-    """One connection: one request line in, one reply line out."""
+    """One connection: one request line in (within `READ_S`), one reply line out."""
 
     server: _Server
+    #: Every read and write of the connection gives up after this long: a silent client frees its thread.
+    timeout = READ_S
 
     def handle(self) -> None:
         request: dict[str, Any] = {}
         try:
-            request = read_line(self.connection)
-            reply = self.server.daemon.handle(request)
-        except (ValueError, UnicodeDecodeError) as exc:
+            request = read_line(self.connection, MAX_REQUEST)
+        except TimeoutError:
+            reply: dict[str, Any] = {"ok": False, "error": f"bad request: no whole line within {READ_S:g} s"}
+        except OSError:
+            return  # the client went away: nobody to answer
+        except ValueError as exc:
             reply = {"ok": False, "error": f"bad request: {exc}"}
+        else:
+            reply = self.server.daemon.handle(request)
         with contextlib.suppress(OSError):
             send_line(self.connection, {"id": request.get("id"), **reply})
         if request.get("type") == "stop":
@@ -290,28 +317,34 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
 
 def serve(paths: DaemonPaths, defaults: ActionOptions, wall: Clock, ids: IdSource) -> int:
-    """Serve until a `stop` request or SIGTERM; then close every session and remove the socket and metadata."""
-    daemon = Daemon(paths, defaults, wall, ids)
-    with _listening(paths.socket, daemon) as server:
-        signal.signal(signal.SIGTERM, lambda *_: server.stop_soon())
-        _write_metadata(paths, daemon)
-        sys.stderr.write(f"visor daemon {os.getpid()} serving {paths.socket}\n")
-        sys.stderr.flush()
-        try:
-            server.serve_forever(poll_interval=0.2)
-        finally:
-            daemon.close()
-            with contextlib.suppress(OSError):
-                os.unlink(paths.metadata)
+    """Serve until a `stop` request or a stopping signal; then close every session, remove the socket and metadata.
+
+    Raises:
+        TargetError: the daemon's folder is not private, or another daemon of the root serves.
+    """
+    paths.make_private()
+    with exclusive(paths.serve_lock, 0.0, "another visor daemon of this project"):
+        daemon = Daemon(paths, defaults, wall, ids, secrets.token_hex(16))
+        with _listening(paths.socket, daemon) as server:
+            for number in STOP_SIGNALS:
+                signal.signal(number, lambda *_: server.stop_soon())
+            _write_metadata(paths, daemon)
+            sys.stderr.write(f"visor daemon {os.getpid()} serving {paths.socket}\n")
+            sys.stderr.flush()
+            try:
+                server.serve_forever(poll_interval=0.2)
+            finally:
+                daemon.close()
+                with contextlib.suppress(OSError):
+                    os.unlink(paths.metadata)
     return 0
 
 
 @contextlib.contextmanager
 def _listening(path: str, daemon: Daemon) -> Iterator[_Server]:
-    """Bind the socket so that only this user can connect (0600 from birth, in a 0700 folder)."""
-    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    """Bind the socket so that only this user can connect (0600 from birth, in a private folder)."""
     with contextlib.suppress(FileNotFoundError):
-        os.unlink(path)  # a stale socket of a daemon that died (the caller checked none answers)
+        os.unlink(path)  # a stale socket of a daemon that died (this one holds the serve lock: none else serves)
     previous = os.umask(0o177)
     try:
         server = _Server(path, daemon)
@@ -326,17 +359,64 @@ def _listening(path: str, daemon: Daemon) -> Iterator[_Server]:
 
 
 def _write_metadata(paths: DaemonPaths, daemon: Daemon) -> None:
+    me = identify(os.getpid())
     metadata = {
         "pid": os.getpid(),
+        "process_start": None if me is None else me.started,
+        "token": daemon.token,
         "socket": paths.socket,
         "root": paths.root,
         "version": __version__,
         "started_at": daemon.started_at,
         "defaults": options_to_wire(daemon.defaults),
     }
-    write_atomic(paths.metadata, (json.dumps(metadata, indent=2) + "\n").encode("utf-8"))
+    previous = os.umask(0o177)  # the token proves the daemon: the file is its user's only
+    try:
+        write_atomic(paths.metadata, (json.dumps(metadata, indent=2) + "\n").encode("utf-8"))
+    finally:
+        os.umask(previous)
 
 
 def _device_fields(options: RunOptions) -> dict[str, Any]:
     """Return the device options of a run's command line."""
     return {name: getattr(options, name) for name in DEVICE_FIELDS} | {"seed": options.seed}
+
+
+def _field(request: Mapping[str, Any], name: str, kind: type, default: Any = None) -> Any:
+    """Return a request's field, checked to be of its kind (absent: `default`, when there is one).
+
+    Raises:
+        InputError: the field is missing or of another kind (a client that is not visor's, or another version).
+    """
+    value = request.get(name, default)
+    if not isinstance(value, kind):
+        raise InputError(
+            f"bad request: {name!r} must be {'an object' if kind is dict else 'a ' + kind.__name__}",
+            likely_cause="The client is not this version of visor.",
+            next_step="Send requests with the visor command line of the daemon's version (`visor status`).",
+        )
+    return value
+
+
+def _timeout(request: Mapping[str, Any], default_ms: float) -> float:
+    """Return a request's `timeout_ms`, a number."""
+    value = request.get("timeout_ms", default_ms)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InputError("bad request: 'timeout_ms' must be a number", next_step="Send a number of milliseconds.")
+    return float(value)
+
+
+def _run_options(wire: Mapping[str, Any]) -> RunOptions:
+    """Rebuild the run options a client sent.
+
+    Raises:
+        InputError: they name an option this version does not know.
+    """
+    try:
+        return RunOptions(**wire)
+    except TypeError as exc:
+        raise InputError(
+            f"bad request: the run options are not this version's ({exc})",
+            likely_cause="The client is another version of visor than the daemon.",
+            next_step="Stop the daemon (`visor stop`) and start it again with this version.",
+        ) from None

@@ -1,50 +1,119 @@
-"""Processes visor starts and owns (the daemon, a managed Appium): detached in a session of their own.
+"""What the daemon's commands need of the processes they manage, above `visor.children`: records, locks, logs.
 
-A detached process survives the command that started it and a closed terminal; its output goes to a log, and
-whether it still runs is asked of its pid (reaping it first when this process started it, so that a child
-that exited is not mistaken for a live zombie).
+The processes themselves (the daemon, a managed Appium) are started with `visor.children.spawn_detached` and
+ended through their `Identity`, which proves a pid before anything is sent to it. What visor knows of one is
+in a small JSON record (`.visor/daemon/daemon.json`, `.visor/appium/HOST_PORT.json`), read back through the
+hardened reader: a damaged, deep, huge or planted record (a FIFO, a folder) is a clear error naming the file.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import os
+import time
+from collections.abc import Iterator
+from typing import Any
 
+from visor.children import Identity
+from visor.errors import SourceError, TargetError
+from visor.files import read_regular
+from visor.scenario.loader import read_data
 
-def spawn_detached(argv: list[str], log_path: str, *, search_path: bool = False) -> int:
-    """Start `argv` in a new session, stdin from /dev/null, stdout and stderr appended to `log_path`; return its pid.
-
-    Raises:
-        OSError: the program cannot be started.
-    """
-    log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    null = os.open(os.devnull, os.O_RDONLY)
-    try:
-        actions = [(os.POSIX_SPAWN_DUP2, null, 0), (os.POSIX_SPAWN_DUP2, log, 1), (os.POSIX_SPAWN_DUP2, log, 2)]
-        spawn = os.posix_spawnp if search_path else os.posix_spawn
-        return spawn(argv[0], argv, dict(os.environ), file_actions=actions, setsid=True)
-    finally:
-        os.close(log)
-        os.close(null)
-
-
-def alive(pid: int) -> bool:
-    """Return True while the process runs (a child of this process that exited is reaped, not counted)."""
-    with contextlib.suppress(ChildProcessError, OSError):
-        os.waitpid(pid, os.WNOHANG)
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+#: How much of a log's end `log_tail` reads.
+TAIL_BYTES = 64 * 1024
+#: The largest record visor reads back (what it writes is well under a kilobyte or two).
+MAX_RECORD = 256 * 1024
+#: How often a wait for a lock tries again (s).
+_POLL_S = 0.05
 
 
 def log_tail(path: str, lines: int = 5) -> str:
     """Return the last lines of a log on one line, for an error message."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as file:
-            return " | ".join(file.read().strip().splitlines()[-lines:]) or "(empty log)"
-    except OSError:
-        return "(no log)"
+        text = read_regular(path, noun="log", limit=TAIL_BYTES).decode("utf-8", "replace")
+    except SourceError as exc:
+        return "(no log)" if "no such file" in exc.message else f"(see the log: {exc.message})"
+    return " | ".join(text.strip().splitlines()[-lines:]) or "(empty log)"
+
+
+@contextlib.contextmanager
+def exclusive(path: str, timeout_s: float, what: str) -> Iterator[None]:
+    """Hold an exclusive lock on `path` (created 0600, never through a link) while the block runs.
+
+    The lock is the system's (`flock`): it is released when its holder exits, however it exits, so a killed
+    holder never leaves it taken. `what` says what holds it, for the error.
+
+    Raises:
+        TargetError: another process held it for `timeout_s`, or the lock file cannot be opened.
+    """
+    try:
+        handle = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        raise TargetError(
+            f"cannot open the lock file {path}: {exc.strerror or exc}",
+            likely_cause="The folder is not writable by this user, or the lock file was replaced by a link.",
+            next_step=f"Check the folder's permissions; remove {path} if it is a link.",
+        ) from None
+    try:
+        _acquire(handle, path, timeout_s, what)
+        yield
+    finally:
+        os.close(handle)  # closing releases the lock
+
+
+def _acquire(handle: int, path: str, timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                raise TargetError(f"cannot lock {path}: {exc.strerror or exc}") from None
+        if time.monotonic() >= deadline:
+            raise TargetError(
+                f"{what} held {path} for {timeout_s:g} s; gave up waiting",
+                likely_cause="Another visor command is starting or stopping the daemon and is stuck.",
+                next_step="Wait for it to end (or end it), then run the command again.",
+            )
+        time.sleep(_POLL_S)
+
+
+def read_record(path: str, *, noun: str, next_step: str) -> dict[str, Any] | None:
+    """Return the JSON object of a record visor wrote, or None when there is none.
+
+    Raises:
+        SourceError: the record cannot be read or is not a JSON object (`next_step` says how to recover).
+    """
+    if not os.path.lexists(path):
+        return None
+    try:
+        value = read_data(path, noun=noun, limit=MAX_RECORD).data
+    except SourceError as exc:
+        raise SourceError(
+            exc.problem,
+            path=exc.path,
+            line=exc.line,
+            column=exc.column,
+            likely_cause=f"The {noun} was damaged, or replaced by something visor did not write.",
+            next_step=next_step,
+        ) from None
+    if not isinstance(value, dict):
+        raise SourceError(f"the {noun} must be a JSON object", path=path, next_step=next_step)
+    return value
+
+
+def recorded_identity(record: dict[str, Any], *, path: str, noun: str, next_step: str) -> Identity:
+    """Return the process a record names: its `pid` and its `process_start` (None in a record of an older visor).
+
+    Raises:
+        SourceError: the pid is not a positive whole number, or the start time not text.
+    """
+    pid, started = record.get("pid"), record.get("process_start")
+    if isinstance(pid, bool) or not isinstance(pid, int) or pid <= 0:
+        raise SourceError(f"the {noun}'s 'pid' must be a positive whole number", path=path, next_step=next_step)
+    if started is not None and not isinstance(started, str):
+        raise SourceError(f"the {noun}'s 'process_start' must be text", path=path, next_step=next_step)
+    return Identity(pid, started)

@@ -12,11 +12,18 @@ import socket
 from collections.abc import Mapping
 from typing import Any
 
-from visor.errors import ErrorInfo, ExitCode, NextAction, VisorError
+from visor.errors import ErrorInfo, ExitCode, NextAction, SourceError, VisorError
 from visor.report.envelope import Outcome
+from visor.scenario.loader import parse_data
 
-#: The longest request or reply a peer reads (a page source in a reply stays well below it).
+#: The longest reply a client reads (a page source in a reply stays well below it).
 MAX_LINE = 32 * 1024 * 1024
+#: The longest request the daemon reads (a direct action's flags, a run's options: a few kilobytes).
+MAX_REQUEST = 1024 * 1024
+
+
+class BadLine(ValueError):
+    """A line on the wire that is not one whole, well-formed JSON object."""
 
 
 def outcome_to_wire(outcome: Outcome) -> dict[str, Any]:
@@ -32,16 +39,25 @@ def outcome_to_wire(outcome: Outcome) -> dict[str, Any]:
 
 
 def outcome_from_wire(value: Mapping[str, Any]) -> Outcome:
-    """Rebuild an outcome sent by `outcome_to_wire`."""
-    error = value.get("error")
-    return Outcome(
-        value["status"],
-        NextAction(value["next_action"]),
-        value["data"],
-        ExitCode(value["exit_code"]),
-        None if error is None else ErrorInfo(**error),
-        tuple(value["artifacts"]),
-    )
+    """Rebuild an outcome sent by `outcome_to_wire`.
+
+    Raises:
+        BadLine: the value is not an outcome (a daemon of another version, or not visor's).
+    """
+    try:
+        error, status = value.get("error"), value["status"]
+        if status not in ("ok", "fail"):
+            raise ValueError(f"status {status!r}")
+        return Outcome(
+            status,
+            NextAction(value["next_action"]),
+            dict(value["data"]),
+            ExitCode(value["exit_code"]),
+            None if error is None else ErrorInfo(**error),
+            tuple(value["artifacts"]),
+        )
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        raise BadLine(f"the reply is not an outcome visor reads ({type(exc).__name__}: {exc})") from None
 
 
 def failure(exc: VisorError, data: Mapping[str, Any] | None = None) -> Outcome:
@@ -54,28 +70,33 @@ def send_line(connection: socket.socket, value: Mapping[str, Any]) -> None:
     connection.sendall(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
 
 
-def read_line(connection: socket.socket) -> dict[str, Any]:
-    """Read one JSON object ended by a newline.
+def read_line(connection: socket.socket, limit: int = MAX_LINE) -> dict[str, Any]:
+    """Read one JSON object ended by a newline, at most `limit` bytes, through the hardened JSON reader.
 
     Raises:
-        ValueError: the peer closed early, sent more than `MAX_LINE` bytes or something that is not a JSON object.
+        BadLine: the peer closed early, sent more than `limit` bytes, or a line that is not one well-formed JSON
+            object (bad UTF-8, a NUL, nesting deeper than the readers allow, duplicate keys, NaN, a list...).
+        OSError: the connection failed or timed out (`TimeoutError`).
     """
     chunks: list[bytes] = []
     size = 0
     while True:
         chunk = connection.recv(65536)
         if not chunk:
-            raise ValueError("the peer closed the connection before a whole line")
+            raise BadLine("the peer closed the connection before a whole line")
         end = chunk.find(b"\n")
         chunks.append(chunk if end < 0 else chunk[:end])
         size += len(chunks[-1])
-        if size > MAX_LINE:
-            raise ValueError("the line is longer than visor reads")
+        if size > limit:
+            raise BadLine(f"the line is longer than visor reads ({limit:,} bytes)")
         if end >= 0:
             break
-    value = json.loads(b"".join(chunks).decode("utf-8"))
+    try:
+        value = parse_data(b"".join(chunks), "line", format="json").data
+    except SourceError as exc:
+        raise BadLine(f"not well-formed JSON: {exc.message}") from None
     if not isinstance(value, dict):
-        raise ValueError("a request or reply must be a JSON object")
+        raise BadLine("a request or reply must be a JSON object")
     return value
 
 
