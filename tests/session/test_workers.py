@@ -5,6 +5,7 @@ The pool's devices on real Appium servers (a lost one, spares, ports) are in tes
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -120,3 +121,107 @@ def test_a_signal_to_the_whole_job_stops_workers_and_parent_cleanly(tmp_path: Pa
     # two scenarios just stops).
     assert {row["status"] for row in suite["scenarios"]} <= {"passed", "interrupted"}
     assert Path(suite["report"]).is_file()
+
+
+def children_of(pid: int) -> list[int]:
+    """Return the pids of the processes whose parent is `pid` (Linux: through /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat[stat.rfind(")") + 2 :].split()[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def all_gone(pids: list[int], within_s: float) -> list[int]:
+    """Return the pids still running after the time (none: all gone)."""
+    import time
+
+    from visor.children import identify
+
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        left = [pid for pid in pids if identify(pid) is not None]
+        if not left:
+            return []
+        time.sleep(0.1)
+    return left
+
+
+def suite_with_workers(tmp_path: Path) -> tuple[subprocess.Popen[bytes], list[int]]:
+    """Start a suite of long scenarios on 2 workers; return it once a scenario is done, with its workers."""
+    suite_of(tmp_path / "scenarios", 40, steps=300)
+    suite = subprocess.Popen([sys.executable, "-m", "visor", "run", "scenarios", "--workers", "2", "--output", "out"],
+                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    assert suite.stderr is not None
+    suite.stderr.readline()  # a scenario is done: the workers run
+    workers = children_of(suite.pid)
+    assert workers, "no worker process found"
+    return suite, workers
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds the workers through /proc")
+def test_workers_of_a_killed_suite_stop_instead_of_running_on_alone(tmp_path: Path) -> None:
+    suite, workers = suite_with_workers(tmp_path)
+    try:
+        suite.kill()  # kill -9: the suite ends nothing itself
+        suite.communicate(timeout=60)
+        assert all_gone(workers, 30) == []
+    finally:
+        for pid in workers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds the workers through /proc")
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_a_signal_to_the_suite_alone_ends_its_workers(name: str, tmp_path: Path) -> None:
+    suite, workers = suite_with_workers(tmp_path)
+    try:
+        suite.send_signal(getattr(signal, name))  # not the whole job: the suite must end its workers itself
+        out, err = suite.communicate(timeout=120)
+        assert suite.returncode == 128 + getattr(signal, name), err.decode()
+        assert json.loads(out)["data"]["suite"]["totals"]["scenarios"] < 40
+        assert all_gone(workers, 30) == []
+    finally:
+        for pid in workers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_a_worker_whose_suite_is_gone_takes_no_more_scenarios() -> None:
+    """Where the kernel cannot kill it with its parent, the worker's loop sees its parent change and stops."""
+    import queue
+    import threading
+
+    from visor.session.runs import RunOptions
+    from visor.session.workers import Task, _serve
+
+    class Results:
+        cancelled = False
+
+        def put(self, _message: object) -> None:
+            raise AssertionError("no scenario may run for a suite that is gone")
+
+        def cancel_join_thread(self) -> None:
+            self.cancelled = True
+
+    tasks: queue.Queue[Task | None] = queue.Queue()
+    tasks.put(Task(0, "a.yaml"))
+    results = Results()
+
+    def run_one(*_args: object) -> Any:
+        raise AssertionError("no scenario may run for a suite that is gone")
+
+    gone_parent = 0  # no process has pid 0 as its parent: the suite that started this worker is gone
+    worker = threading.Thread(
+        target=_serve, args=(None, gone_parent, tasks, results, queue.Queue(), threading.Event(), RunOptions(), run_one)
+    )
+    worker.start()
+    worker.join(30)
+    assert not worker.is_alive() and results.cancelled
+    assert tasks.qsize() == 1  # left for no one, untouched

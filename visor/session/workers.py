@@ -9,6 +9,12 @@ A device that cannot be used (TARGET_ERROR: its server or the phone is gone) doe
 worker retires the device and runs the scenario again on a spare; without one, it hands the scenario back and
 stops, and a worker with a device that works runs it. The row says so (`moved`). Only when every device of the
 pool is lost does the scenario fail, with the error it last had. Rows keep the suite's order.
+
+Workers run in the suite's process group, so a terminal's Ctrl-C reaches them as it reaches the suite, and the
+suite ends them however it ends (its own end, an error, Ctrl-C, SIGTERM, SIGHUP: told to stop, then terminated,
+then killed). A worker whose suite died without ending it (kill -9) stops too: on Linux the kernel kills it at
+once (`visor.children.die_with_parent`); elsewhere it stops before its next scenario, as soon as it sees its
+parent change, instead of running the rest of the suite for no one and then waiting for ever.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from visor.children import die_with_parent, parent_gone
 from visor.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
@@ -32,8 +39,10 @@ if TYPE_CHECKING:
 PORT_BASES = {"appium:systemPort": 8200, "appium:wdaLocalPort": 8100}
 #: How long workers get, after Ctrl-C, to say what they finished before they are stopped.
 GRACE_S = 10.0
-#: How often the suite looks whether a worker died while it waits for results.
+#: How often the suite looks whether a worker died while it waits for results, and a worker whether its suite did.
 POLL_S = 0.5
+#: How long a worker that was terminated gets before it is killed.
+KILL_AFTER_S = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +124,8 @@ def run_at_once(
     # Each worker is handed its device; the queues are fed only once every worker is forked (a queue's feeding
     # thread must not be running while the suite forks).
     own = [options.pool[rank] if rank < len(options.pool) else None for rank in range(processes)]
-    workers = [_start(context, slot, tasks, results, spares, stop, options, run_one) for slot in own]
+    parent = os.getpid()
+    workers = [_start(context, slot, parent, tasks, results, spares, stop, options, run_one) for slot in own]
     for slot in options.pool[processes:]:
         spares.put(slot)
     for rank, path in enumerate(paths):
@@ -185,12 +195,15 @@ def _drain(finished: dict[int, Any], workers: Sequence[Any], results: Any, done:
 
 
 def _end(workers: Sequence[Any]) -> None:
-    """Let the workers end (they were sent their stop), and stop any that does not in time."""
+    """Let the workers end (they were sent their stop), terminate any that does not in time, then kill it."""
     for worker in workers:
         worker.join(timeout=GRACE_S)
         if worker.is_alive():
             worker.terminate()
-            worker.join()
+            worker.join(timeout=KILL_AFTER_S)
+        if worker.is_alive():
+            worker.kill()
+            worker.join(timeout=KILL_AFTER_S)
 
 
 def _drained(source: Any, timeout_s: float) -> Iterator[Any]:
@@ -226,20 +239,33 @@ def _left(path: str, task: Task | None) -> Any:
     return row, None, []
 
 
-def _work(slot: Slot | None, *args: Any) -> None:
-    """Run scenarios in a worker process until told to stop (Ctrl-C ends the run under way, then the worker)."""
+def _work(slot: Slot | None, parent: int, *args: Any) -> None:
+    """Run scenarios in a worker process until told to stop (Ctrl-C ends the run under way, then the worker).
+
+    The worker dies with the suite (`parent`): killed by the kernel where it can, else at its next scenario.
+    """
+    die_with_parent()
     with contextlib.suppress(KeyboardInterrupt):
-        _serve(slot, *args)
+        _serve(slot, parent, *args)
 
 
 def _serve(
-    slot: Slot | None, tasks: Any, results: Any, spares: Any, stop: Any, options: RunOptions, run_one: RunOne
+    slot: Slot | None,
+    parent: int,
+    tasks: Any,
+    results: Any,
+    spares: Any,
+    stop: Any,
+    options: RunOptions,
+    run_one: RunOne,
 ) -> None:
-    """Take scenarios until told to stop; move a scenario off a device that is lost."""
+    """Take scenarios until told to stop, or until the suite is gone; move a scenario off a device that is lost."""
     pooled = slot is not None
     while not stop.is_set():
-        task = tasks.get()
+        task = _next(tasks, parent)
         if task is None:
+            if parent_gone(parent):
+                results.cancel_join_thread()  # no one reads them: exiting must not wait to hand them over
             return
         ran = _run(task, slot, options, run_one)
         while pooled and _lost(ran[0]):
@@ -253,6 +279,17 @@ def _serve(
         results.put((task.rank, ran))
         if ran[0]["status"] == "interrupted":
             return
+
+
+def _next(tasks: Any, parent: int) -> Task | None:
+    """Return the next scenario; None when told to stop, or when the suite that started this worker is gone."""
+    while not parent_gone(parent):
+        try:
+            task: Task | None = tasks.get(timeout=POLL_S)
+        except queue.Empty:
+            continue
+        return task
+    return None
 
 
 def _spare(spares: Any) -> Slot | None:
