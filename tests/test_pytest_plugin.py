@@ -89,3 +89,25 @@ def test_scenario_parameters_are_given_as_visor_run_gives_them(pytester: pytest.
     unset = pytester.runpytest_subprocess("scenarios", "--visor-output", "out", "-p", "visor", "--visor-secret", "NOPE")
     unset.assert_outcomes(failed=1)
     unset.stdout.fnmatch_lines(["*--visor-secret NOPE: the environment variable NOPE is not set*"])
+
+
+def test_a_failure_shows_no_secret_and_no_control_sequence(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What pytest prints of a failed scenario (and writes into --junitxml) is masked and escaped as visor run's is."""
+    failing = (
+        'meta: {name: "bad\\e[2K\\rFAKE", version: "1"}\n'
+        "config: {seed: 1, runtime: sim, timeoutMs: 200}\n"
+        "steps:\n"
+        '  - {id: open, command: navigate, args: {to: "demo://login"}}\n'
+        '  - {id: "t\\e[31m", command: tap, args: {target: "text=${SEC}x"}}\n'
+    )
+    pytester.makefile(".yaml", **{"scenarios/s": failing})
+    monkeypatch.setenv("SEC", "hunter2-Secret")
+    done = pytester.runpytest_subprocess(
+        "scenarios", "--visor-output", "out", "-p", "visor", "--visor-secret", "SEC", "--junitxml", "j.xml"
+    )
+    done.assert_outcomes(failed=1)
+    shown = "\n".join(done.outlines + done.errlines) + (pytester.path / "j.xml").read_text()
+    assert "hunter2" not in shown and "•••" in shown
+    assert "\x1b" not in shown and "\\x1b[2K" in shown

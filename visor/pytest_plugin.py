@@ -84,6 +84,7 @@ class ScenarioFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         """Yield the scenario's item, named by its `meta.name` (else the file's stem)."""
         from visor.scenario.loader import read_document
+        from visor.ui.escapes import printable
 
         data = read_document(str(self.path)).data
         meta = data.get("meta") if isinstance(data, dict) else None
@@ -91,13 +92,21 @@ class ScenarioFile(pytest.File):
         tags = meta.get("tags") if isinstance(meta, dict) else None
         yield ScenarioItem.from_parent(
             self,
-            name=str(name) if isinstance(name, str) and name else self.path.stem,
+            # The name is printed by pytest as it is: control characters from the file are shown escaped.
+            name=printable(name) if isinstance(name, str) and name else self.path.stem,
             tags=[str(tag) for tag in tags] if isinstance(tags, list) else [],
         )
 
 
 class ScenarioFailed(Exception):
     """A scenario ran and failed (or could not run): the lines to show."""
+
+    def __init__(self, *lines: str, secrets: tuple[str, ...] = ()) -> None:
+        from visor.actions.secrets import mask_text
+        from visor.ui.escapes import printable
+
+        # pytest prints these on the terminal and into --junitxml: secrets masked, control characters escaped.
+        super().__init__(*(printable(mask_text(line, secrets)) for line in lines))
 
 
 def _parameters(config: pytest.Config) -> tuple[dict[str, str], tuple[str, ...]]:
@@ -130,6 +139,7 @@ class ScenarioItem(pytest.Item):
         output = config.getoption("visor_output") or config.getini("visor_output") or None
         fallback = config.getoption("visor_default_runtime") or config.getini("visor_default_runtime") or None
         env = Environment(SystemClock(), RandomIds(), None)
+        secrets: tuple[str, ...] = ()
         try:
             parameters, secrets = _parameters(config)
             options = RunOptions(runtime=runtime, output=output, parameters=parameters, secrets=secrets)
@@ -138,15 +148,19 @@ class ScenarioItem(pytest.Item):
                 prepared = replace(prepared, options=replace(prepared.options, runtime=fallback))
             done = attempt(prepared, env, ())
         except VisorError as exc:
-            raise ScenarioFailed(f"{exc.info().code}: {exc.message}", f"next: {exc.next_step}") from None
+            raise ScenarioFailed(
+                f"{exc.info().code}: {exc.message}", f"next: {exc.next_step}", secrets=secrets
+            ) from None
         result = done.final.result
         report = str(Path(prepared.output, result.run_id, "report.html").resolve())
         self.user_properties += [("run_id", result.run_id), ("signature", result.signature),
                                  ("seed", str(result.effective_seed)), ("report", report)]  # fmt: skip
         if done.final.reason is not None:
-            raise ScenarioFailed(f"{done.final.reason.info().code}: {done.final.reason.message}", f"report: {report}")
+            reason = done.final.reason
+            raise ScenarioFailed(f"{reason.info().code}: {reason.message}", f"report: {report}", secrets=done.secrets)
         if result.status != "ok":
-            raise ScenarioFailed(*_failures(result), *_seeded(prepared, result.effective_seed), f"report: {report}")
+            lines = (*_failures(result), *_seeded(prepared, result.effective_seed), f"report: {report}")
+            raise ScenarioFailed(*lines, secrets=done.secrets)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         """Show what failed, why, and what to do next, instead of a traceback into visor."""
