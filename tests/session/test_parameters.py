@@ -80,3 +80,12 @@ def test_a_secret_is_in_no_output_at_all(cli_runner: Cli, scenario: Path, tmp_pa
         assert SECRET.encode() not in path.read_bytes(), path
         assert b"lovelace" not in path.read_bytes(), path
     assert os.environ["USER_NAME"] == SECRET
+
+
+def test_a_bad_env_file_line_is_named_without_its_value(cli_runner: Cli, scenario: Path, tmp_path: Path) -> None:
+    """`API_TOKEN: sk-live-…` is a credential written the wrong way: the error names the line, not what it holds."""
+    (tmp_path / "ci.env").write_text("# ok\nAPI_TOKEN: sk-live-0123456789\n")
+    result = cli_runner.run("run", "login.yaml", "--env-file", "ci.env", "--output", "out")
+    error = result.envelope["error"]
+    assert result.exit_code == 1 and "ci.env:2: the line is not KEY=VALUE (it starts 'API_TOKEN')" in error["message"]
+    assert "sk-live" not in result.stdout + result.stderr

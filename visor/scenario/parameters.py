@@ -22,6 +22,7 @@ from visor.scenario.reading import decode
 
 _REFERENCE = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_KEY_START = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}")
 #: An env file larger than this is not one (a thousand long values fit in it).
 MAX_ENV_BYTES = 1024 * 1024
 
@@ -91,7 +92,14 @@ def read_env_file(path: str) -> dict[str, str]:
         try:
             key, value = parse_assignment(stripped.removeprefix("export ").strip())
         except InputError as exc:
-            raise InputError(f"{path}:{number}: {exc.message}", next_step=exc.next_step) from None
+            # The line is not quoted: it may hold a credential written the wrong way (`TOKEN: sk-…`).
+            start = _KEY_START.match(stripped.removeprefix("export ").strip())
+            named = f" (it starts {start.group()!r})" if start else ""
+            raise InputError(
+                f"{path}:{number}: the line is not KEY=VALUE{named}",
+                likely_cause="A `:` or a space instead of `=`, or a key that is not a name (letters, digits, _).",
+                next_step=exc.next_step,
+            ) from None
         value = value.strip()
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
             value = value[1:-1]
