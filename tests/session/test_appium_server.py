@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from visor.clock import SystemClock
 from visor.session.appium_server import ManagedServer, stop
 
 
@@ -20,11 +19,11 @@ def test_stop_never_kills_a_pid_that_now_names_another_process(tmp_path: Path) -
     other = subprocess.Popen(["sleep", "600"], start_new_session=True)  # took the dead server's pid
     try:
         Path(managed.metadata).write_text(json.dumps({"pid": other.pid, "process_start": "linux:another-boot:1"}))
-        stopped = stop(managed, SystemClock(), force=True)
+        stopped = stop(managed, force=True)
         assert stopped["stopped"] is True and not os.path.exists(managed.metadata)  # the server is gone
         assert other.poll() is None
         Path(managed.metadata).write_text(json.dumps({"pid": other.pid}))  # an older visor's: nothing proves it
-        stopped = stop(managed, SystemClock(), force=True)
+        stopped = stop(managed, force=True)
         assert stopped["stopped"] is False and stopped["reason"] == "not_proved"
         assert other.poll() is None
     finally:
@@ -37,7 +36,7 @@ def test_stop_ends_the_server_it_started_and_its_group(tmp_path: Path) -> None:
 
     managed = ManagedServer(str(tmp_path), "http://127.0.0.1:4723")
     server = _launch(managed, ["sh", "-c", "sleep 600 & wait"])
-    assert stop(managed, SystemClock(), force=False)["stopped"] is True
+    assert stop(managed, force=False)["stopped"] is True
     assert not server.running() and not os.path.exists(managed.metadata)
     deadline = time.monotonic() + 10
     with pytest.raises(ProcessLookupError):  # its `sleep` went with it

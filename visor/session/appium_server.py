@@ -95,7 +95,7 @@ def ensure(root: str, server_url: str | None, command: str | None, clock: Clock)
     try:
         _wait_ready(managed, server, clock)
     except BaseException:
-        stop(managed, clock, force=True)  # failed, or given up (Ctrl-C): no Appium is left behind
+        stop(managed, force=True)  # failed, or given up (Ctrl-C): no Appium is left behind
         raise
     return {"server_url": url, "reachable": True, "managed": True, "started": True, "pid": server.pid,
             "log": managed.log}  # fmt: skip
@@ -140,7 +140,7 @@ def _launch(managed: ManagedServer, argv: list[str]) -> Identity:
     return server
 
 
-def stop(managed: ManagedServer, clock: Clock, *, force: bool) -> dict[str, Any]:
+def stop(managed: ManagedServer, *, force: bool) -> dict[str, Any]:
     """Stop a server visor started (SIGTERM to its group, SIGKILL after 5 s or at once with `force`).
 
     Only once its recorded start time proves the pid is still that server: a pid that now names another process

@@ -149,7 +149,7 @@ def start(paths: DaemonPaths, defaults: ActionOptions, clock: Clock, appium_cmd:
             if appium is not None and appium.get("started"):
                 from visor.session import appium_server
 
-                appium_server.stop(appium_server.ManagedServer(paths.root, appium["server_url"]), clock, force=True)
+                appium_server.stop(appium_server.ManagedServer(paths.root, appium["server_url"]), force=True)
             raise
 
 
@@ -240,7 +240,7 @@ def stop(paths: DaemonPaths, clock: Clock, *, force: bool) -> Outcome:
     server_url = recorded.defaults.get("server_url") if recorded is not None else None
     managed = appium_server.ManagedServer(paths.root, str(server_url or appium_server.DEFAULT_SERVER_URL))
     if managed.recorded() is not None:
-        data["appium"] = appium_server.stop(managed, clock, force=force)
+        data["appium"] = appium_server.stop(managed, force=force)
     return Outcome("ok", NextAction.NONE, data, ExitCode.OK)
 
 
