@@ -49,7 +49,7 @@ class DaemonPaths:
 
     @property
     def log(self) -> str:
-        """Return the daemon's log (its stdout and stderr, appended)."""
+        """Return the daemon's log (its stdout and stderr, begun afresh by each start)."""
         return os.path.join(self.folder, "daemon.log")
 
     @property
