@@ -16,6 +16,7 @@ RANKS = {
     "watchdog": 0,
     "files": 0,
     "limits": 0,
+    "children": 0,
     "scenario": 1,
     "ui": 2,
     "actions": 3,
