@@ -76,7 +76,12 @@ def status(env: CliEnvironment, /) -> int:
 
 
 @click.command(context_settings=SETTINGS)
-@click.option("--force", is_flag=True, help="Kill the daemon if it does not stop within 3 s.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Kill the daemon if it does not stop within 3 s (only a process proved to be this project's daemon, by its"
+    " token or its start time).",
+)
 @output_options
 @click.pass_obj
 def stop(env: CliEnvironment, /, force: bool) -> int:
