@@ -258,7 +258,10 @@ def maestro(env: CliEnvironment, /, flows: tuple[str, ...], target: str) -> int:
     """Convert Maestro flows (YAML) into visor scenarios, reporting what could not be, with its line.
 
     Each flow becomes OUTPUT/NAME.yaml (its header's env as NAME.env, for --env-file), and is validated. Commands
-    visor has no equivalent for are listed in data.imported[].left_out and as comments atop the scenario.
+    visor has no equivalent for are listed in data.imported[].left_out and as comments atop the scenario. Two
+    flows with one name get NAME-2.yaml (data.imported[].renamed says so). A runFlow is read only inside the
+    folder named (or the flow's own folder); one leaving it, a cycle, or more than 10,000 inlined commands is
+    that flow's error.
 
     \b
     Examples:
