@@ -17,7 +17,7 @@ import pytest
 from tests.conftest import Cli
 from tests.session.test_crawl import account, crawl_demo  # noqa: F401 (account: the demo's sign-in, for each test)
 from tests.session.test_mapped_run import SCENARIO
-from tests.simkit import demo_device
+from tests.simkit import demo_device, sim_device
 from visor.actions.secrets import MASK
 from visor.agent.session import AgentSession
 from visor.clock import CountingIds, VirtualClock
@@ -109,3 +109,87 @@ def test_a_secret_the_map_holds_is_masked_in_its_memory_and_its_file(cli_runner:
     discovered = cli_runner.run("discover", "--runtime", "sim", "--seed", "7", "--map-dir", "maps")
     assert discovered.exit_code == 0 and SECRET not in discovered.stdout
     assert SECRET not in path.read_text() and SECRET not in Path(discovered.data["map"]["agent_path"]).read_text()
+
+
+# -- a secret the app shows back: masked before the screen is read, the part a field keeps too, in pictures too -----
+
+#: An app that shows back what was typed into its one field (cut to `max_length`, as a PIN field keeps six digits).
+ECHO_APP = """\
+app: {id: com.visor.echo, name: Echo, start: login}
+screens:
+  login:
+    title: Sign in
+    elements:
+      - {type: field, id: code, hint: Code%s}
+      - {type: button, id: go, text: Continue, on_tap: [{if: {filled: code}, then: [{go: home}]}]}
+  home:
+    title: Home
+    elements:
+      - {type: text, id: shown, text: "Your code {code}"}
+"""
+
+
+def crawl_echo(cli_runner: Cli, tmp_path: Path, folder: str, variable: str, *, max_length: int | None = None) -> Path:
+    """Crawl the echo app, its field filled from `variable` (a secret by its name); return the maps' folder."""
+    (tmp_path / "echo.app.yaml").write_text(ECHO_APP % (f", max_length: {max_length}" if max_length else ""))
+    (tmp_path / "echo.yaml").write_text(f"screen: {{label: Sign in, purpose: login}}\ninputs: {{code: {variable}}}\n")
+    result = cli_runner.run("discover", "--runtime", "sim", "--app", "echo.app.yaml", "--crawl",
+                            "--annotate-current", "echo.yaml", "--map-dir", folder)  # fmt: skip
+    assert result.exit_code == 0, result.stdout
+    assert "Your code" in (tmp_path / folder / next((tmp_path / folder).glob("*.json")).name).read_text()
+    return tmp_path / folder
+
+
+def everything_in(folder: Path) -> str:
+    """Return every text file of a maps' folder (the map, its agent memory), lower-cased."""
+    return "\n".join(path.read_text().lower() for path in sorted(folder.rglob("*.json")))
+
+
+def home(folder: Path) -> dict[str, Any]:
+    """Return the map's variant of the echo app's home screen (the one showing the code back)."""
+    variants = the_map(folder)[1]["variants"]
+    return next(v for v in variants if any(e["labels"][:1] == [f"Your code {MASK}"] for e in v["elements"]))
+
+
+def test_a_secret_shown_back_is_masked_before_the_screens_keys_are_normalized(
+    cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Keys are lower-cased: a secret masked after that was kept as `your code supersecrettok9`."""
+    monkeypatch.setenv("ECHO_TOKEN", "SuperSecretTok9")
+    first = crawl_echo(cli_runner, tmp_path, "one", "ECHO_TOKEN")
+    assert "supersecrettok9" not in everything_in(first)
+    assert f"your code {MASK}" in home(first)["element_keys"]
+    # The fingerprints are made of the masked keys: another secret gives the same screen, the same identity.
+    monkeypatch.setenv("ECHO_TOKEN", "AnotherTokenAltogether")
+    second = crawl_echo(cli_runner, tmp_path, "two", "ECHO_TOKEN")
+    for name in ("fingerprint", "normalized_fingerprint", "element_keys", "control_keys"):
+        assert home(first)[name] == home(second)[name], name
+
+
+def test_the_part_of_a_secret_a_field_keeps_is_masked_in_the_map_and_in_what_the_agent_sees(
+    cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A six-character field keeps `987654` of the PIN `98765432`: the masker alone knew only the whole PIN."""
+    monkeypatch.setenv("ECHO_PIN", "98765432")
+    folder = crawl_echo(cli_runner, tmp_path, "maps", "ECHO_PIN", max_length=6)
+    assert "987654" not in everything_in(folder) and f"your code {MASK}" in home(folder)["element_keys"]
+    clock = VirtualClock()
+    device = sim_device(str(tmp_path / "echo.app.yaml"), clock=clock)
+    session = AgentSession(device, clock, extra=MapTools(None, str(folder), VirtualClock(), CountingIds()))
+    followed = session.call("route_follow", {"to": home(folder)["screen_id"]})
+    assert followed.result["status"] == "ok" and followed.result["observation"] is not None
+    read = session.call("map_read", {"full": True})
+    shown = json.dumps([followed.result, read.result], ensure_ascii=False)
+    assert "987654" not in shown and f"Your code {MASK}" in shown
+
+
+def test_a_thumbnail_blanks_where_the_screen_shows_a_secret(
+    cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two crawls typing different secrets keep the same pictures: nothing of either is drawn in them."""
+    pictures = []
+    for number, pin in enumerate(("98765432", "12340000")):
+        monkeypatch.setenv("ECHO_PIN", pin)
+        folder = crawl_echo(cli_runner, tmp_path, f"maps{number}", "ECHO_PIN", max_length=6)
+        pictures.append((folder / home(folder)["thumbnail"]).read_bytes())
+    assert pictures[0] == pictures[1]

@@ -38,7 +38,6 @@ from visor.session.devices import OpenedDevice
 from visor.session.direct import Environment
 from visor.session.route_plans import follow_plan_on
 from visor.session.routes import AMBIGUOUS_SCREEN, UNKNOWN_SCREEN, destination, plan, route_on
-from visor.ui.screens import observe_screen
 
 _SCREEN = {"type": "string", "minLength": 1, "maxLength": 200,
            "description": "A screen: its id (screen_3), a variant id (variant_4) or its label."}  # fmt: skip
@@ -202,7 +201,7 @@ class MapTools:
         env = Environment(self.wall, self.ids)
         try:
             if "to" in arguments:
-                outcome = route_on(opened, place, arguments["to"], self.wall, secrets=self.secrets)
+                outcome = route_on(opened, place, arguments["to"], self.wall, secrets=self.secrets, kept=secrets)
                 goals = destination(self._read_map(place, secrets), arguments["to"])
                 return _followed(outcome, _route_dispatched(outcome.data["route"], goals))
             checked = checked_plan(Document("plan", "json", arguments["plan"], {}))
@@ -262,7 +261,7 @@ def _plan_dispatched(data: Mapping[str, Any]) -> str:
 
 def _current(app_map: AppMap, device: Device) -> dict[str, Any] | None:
     """Return the map's variant for the screen on the device, matched without recording anything."""
-    return app_map.match(observe_screen(device.observe().tree))
+    return app_map.match(app_map.observe(device.observe().tree))
 
 
 def _start(app_map: AppMap) -> str | None:

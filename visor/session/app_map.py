@@ -20,10 +20,12 @@ and the text of a secret one never leaves visor in what an agent is shown.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import fcntl
 import hashlib
 import json
+import math
 import os
 import re
 import stat
@@ -33,14 +35,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from visor.actions.device import Device, DeviceInfo, InputRejected
-from visor.actions.secrets import redact
+from visor.actions.secrets import mask_text, maskable, redact
 from visor.clock import Clock, isoformat
 from visor.errors import InputError, SourceError, TargetError
 from visor.files import UnsafePath, regular_file, write_confined
 from visor.report.console import printable
 from visor.scenario.loader import read_data
+from visor.ui.geometry import Rect, Size
 from visor.ui.images import png_size
 from visor.ui.screens import ScreenObservation, observe_screen
+from visor.ui.tree import Node, UiTree
 
 SCHEMA_VERSION = 1
 MAP_DIR_VARIABLE = "VISOR_APP_MAP_DIR"
@@ -212,6 +216,8 @@ class AppMap:
         self.changed = False
         #: Texts never kept nor shown besides the declared secret inputs' values: the command line's `--secret`s.
         self.extra_secrets = frozenset(secrets)
+        #: What fields showed of secrets typed into them (`keep_secret`): a part is no longer the secret's text.
+        self.kept: set[str] = set()
 
     def inputs(self) -> dict[str, bool]:
         """Return the environment variables the map declares its fields are filled from, each with if it is secret.
@@ -235,13 +241,33 @@ class AppMap:
                 self.changed = True
 
     def secrets(self) -> frozenset[str]:
-        """Return the texts never kept in the map nor shown to an agent: secret inputs' values and `--secret`s."""
+        """Return the texts never kept in the map nor shown to an agent.
+
+        The secret inputs' values, the command line's `--secret`s, and what fields showed of secrets typed into them.
+        """
         values = {os.environ.get(name, "") for name, secret in self.inputs().items() if secret}
-        return frozenset(value for value in values | self.extra_secrets if value)
+        return frozenset(value for value in values | self.extra_secrets | self.kept if value)
+
+    def keep_secret(self, shown: str) -> None:
+        """Hold `shown`, what a field shows of a secret typed into it, as a secret too (masked wherever it appears).
+
+        A field may keep only part of what is typed (six digits of an eight-digit PIN): that part is not the
+        secret's text, so masking the secret alone would leave it, in the field and wherever the app shows it back.
+        """
+        self.kept.add(shown)
 
     def masked(self, value: Any) -> Any:
         """Return `value` (JSON-like) with every secret's text masked (`visor.actions.secrets.redact`)."""
         return redact(value, self.secrets())
+
+    def observe(self, tree: UiTree) -> ScreenObservation:
+        """Read the screen a tree shows, every secret's text masked in it first.
+
+        Masked before the screen is read, not after: its keys are normalized (lower-cased, numbers replaced),
+        and a secret's text normalized so is no longer the secret's text the masker looks for; the keys'
+        fingerprints are made of the masked text too.
+        """
+        return observe_screen(masked_tree(tree, self.secrets()))
 
     def fills(self, edge: Mapping[str, Any]) -> dict[str, str]:
         """Return the fields an edge fills before its tap (field id -> variable), each variable declared.
@@ -403,15 +429,24 @@ def record_screen(
 
     Returns the variant and whether it is new. The thumbnail (`<root>/screens/<map digest>/<variant>.png`, named
     relative to the root in the variant's `thumbnail`) costs one screenshot per variant, ever. It is written below
-    the root only, under a file name of its own (a variant id an editor made `../../x` names no folder).
+    the root only, under a file name of its own (a variant id an editor made `../../x` names no folder). What the
+    screen shows of a secret is blanked in it, where the tree says that text is (`secret_areas`).
     """
-    variant, created = app_map.upsert(seen or observe_screen(device.observe().tree), now)
+    tree = None
+    if seen is None:
+        tree = device.observe().tree
+        seen = app_map.observe(tree)
+    variant, created = app_map.upsert(seen, now)
     if not variant.get("thumbnail"):
+        secrets = app_map.secrets()
+        if tree is None and secrets:
+            tree = device.observe().tree  # where the screen shows a secret (read as the screenshot is taken)
+        hidden = secret_areas(tree, secrets) if tree is not None else ()
         try:
             shot = device.screenshot()
         except InputRejected:
             return variant, created  # a runtime that cannot take one: the picture shows the screen without it
-        small = thumbnail(shot, THUMBNAIL_WIDTH)
+        small = thumbnail(shot, THUMBNAIL_WIDTH, hidden, tree.size if tree is not None else None)
         if small is None:
             return variant, created  # a screenshot that is no picture: the screen is drawn without it
         root, name = os.path.split(app_map.place.path)
@@ -425,8 +460,11 @@ def record_screen(
 MAX_SHOT_SIDE = 16_384
 
 
-def thumbnail(png: bytes, width: int) -> bytes | None:
+def thumbnail(png: bytes, width: int, hidden: Collection[Rect] = (), screen: Size | None = None) -> bytes | None:
     """Return a PNG scaled down to `width` (its aspect kept; a narrower one unchanged); None when it is no picture.
+
+    The areas `hidden` (in the coordinates of a screen of size `screen`: a tree's points, which may not be the
+    screenshot's pixels) are blanked first, before scaling, so that no trace of what they showed is left.
 
     A screenshot comes from the device (a phone's folder, a driver): bytes that do not decode, or a header
     claiming a picture no phone takes, make no thumbnail instead of stopping the command.
@@ -444,12 +482,73 @@ def thumbnail(png: bytes, width: int) -> bytes | None:
             picture = image.convert("RGB")
     except Exception:  # Pillow's decoders raise many kinds (OSError, ValueError, SyntaxError, zlib's…)
         return None
+    _blank(picture, hidden, screen)
     if picture.width > width:
         height = max(1, round(picture.height * width / picture.width))
         picture = picture.resize((width, height), Image.Resampling.LANCZOS)
     out = io.BytesIO()
     picture.save(out, format="PNG", optimize=True)
     return out.getvalue()
+
+
+#: What a blanked area of a thumbnail is filled with: a mid grey, plainly no part of the app.
+BLANK = (128, 128, 128)
+
+
+def _blank(picture: Any, hidden: Collection[Rect], screen: Size | None) -> None:
+    """Fill each area of a picture (a Pillow image) with `BLANK`, scaled from `screen`'s coordinates to its pixels."""
+    if not hidden:
+        return
+    from PIL import ImageDraw
+
+    across = picture.width / screen.width if screen is not None and screen.width > 0 else 1.0
+    down = picture.height / screen.height if screen is not None and screen.height > 0 else 1.0
+    draw = ImageDraw.Draw(picture)
+    for area in hidden:
+        # Rounded outwards: a pixel the area touches is blanked whole.
+        box = (math.floor(area.left * across), math.floor(area.top * down),
+               math.ceil(area.right * across) - 1, math.ceil(area.bottom * down) - 1)  # fmt: skip
+        if box[2] >= box[0] and box[3] >= box[1]:
+            draw.rectangle(box, fill=BLANK)
+
+
+def masked_tree(tree: UiTree, secrets: Collection[str]) -> UiTree:
+    """Return `tree` with every secret's text masked in what its nodes show (the same tree when none shows one)."""
+    if not maskable(secrets):
+        return tree
+    roots = tuple(_masked_node(root, secrets) for root in tree.roots)
+    if all(new is old for new, old in zip(roots, tree.roots, strict=True)):
+        return tree
+    return dataclasses.replace(tree, roots=roots)
+
+
+def _masked_node(node: Node, secrets: Collection[str]) -> Node:
+    children = tuple(_masked_node(child, secrets) for child in node.children)
+    shown = _shown(node)
+    text, content_desc, hint, label, value = (mask_text(item, secrets) for item in shown)
+    if (text, content_desc, hint, label, value) == shown and all(
+        new is old for new, old in zip(children, node.children, strict=True)
+    ):
+        return node
+    return dataclasses.replace(
+        node, children=children, text=text, content_desc=content_desc, hint=hint, label=label, value=value
+    )
+
+
+def _shown(node: Node) -> tuple[str, str, str, str, str]:
+    """Return the texts of a node that an app shows (or a reader reads out): where a secret may appear on screen."""
+    return node.text, node.content_desc, node.hint, node.label, node.value
+
+
+def secret_areas(tree: UiTree, secrets: Collection[str]) -> list[Rect]:
+    """Return where the screen shows a secret's text: the bounds of each node on it whose text holds one."""
+    if not maskable(secrets):
+        return []
+    return [
+        item.node.bounds.intersect(tree.screen)
+        for item in tree.flat
+        if tree.on_screen(item.node) and any(mask_text(text, secrets) != text for text in _shown(item.node))
+    ]
 
 
 def learn(edge: dict[str, Any], verified: bool, now: str) -> None:

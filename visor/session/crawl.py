@@ -29,7 +29,7 @@ from visor.scenario.selectors import parse_selector
 from visor.session.app_map import AppMap, record_screen, safety_marks, secret_name
 from visor.ui.geometry import Point
 from visor.ui.hit import IOS_MODAL, located, reaches
-from visor.ui.screens import ScreenElement, ScreenObservation, normalize, observe_screen
+from visor.ui.screens import ScreenElement, ScreenObservation, normalize
 from visor.ui.tree import Node, UiTree
 
 #: Fresh starts tried for a route that does not hold (an overlay that comes and goes).
@@ -244,7 +244,7 @@ class Crawler:
         for _ in range(swipes):
             if not scroll_list(self.kernel):
                 return None
-        return observe_screen(self.device.observe().tree)
+        return self.map.observe(self.device.observe().tree)
 
     def _found(self, seen: ScreenObservation) -> bool:
         """Say whether the crawl found what it looks for (`until`), and so stops."""
@@ -258,7 +258,7 @@ class Crawler:
     ) -> ScreenObservation | None:
         """Return the screen `variant_id`, as it is when the device shows it already, else by replaying its route."""
         if self.at == variant_id:
-            seen = observe_screen(self.device.observe().tree)
+            seen = self.map.observe(self.device.observe().tree)
             if wanted(seen):
                 return seen
         found = self._replay_until(route, wanted)
@@ -289,7 +289,7 @@ class Crawler:
             except InputRejected:
                 continue
             self._settle()
-            return observe_screen(self.device.observe().tree)
+            return self.map.observe(self.device.observe().tree)
         return None
 
     def _back_to(self, variant_id: str, here: dict[str, Any]) -> str | None:
@@ -314,7 +314,7 @@ class Crawler:
     def _back_control(self) -> dict[str, Any] | None:
         """Return the screen's back control as an exit recipe: one labelled so, else the top-left icon button."""
         tree = self.device.observe().tree
-        seen = observe_screen(tree)
+        seen = self.map.observe(tree)
         for element in seen.elements:
             if element.clickable and _intent(element) == "back":
                 return {"command": "tap", "target": element.selector, "x": element.x + element.width // 2,
@@ -348,7 +348,7 @@ class Crawler:
     def _arrived(self, variant_id: str, how: str) -> str | None:
         """Let the app settle and say whether it shows `variant_id` (counted as restored `how`)."""
         self._settle()
-        found = self.map.match(observe_screen(self.device.observe().tree))
+        found = self.map.match(self.map.observe(self.device.observe().tree))
         if found is not None and found["id"] == variant_id:
             self.report.restored[how] += 1
             return variant_id
@@ -363,7 +363,7 @@ class Crawler:
         crawl goes on from the screen shown, restoring by back navigation only.
         """
         if not self._restart():
-            return observe_screen(self.device.observe().tree) if not route else None
+            return self.map.observe(self.device.observe().tree) if not route else None
         for step in route:
             try:
                 if step.kind == "open":
@@ -375,7 +375,7 @@ class Crawler:
             except InputRejected:
                 return None
             self._settle()
-        return observe_screen(self.device.observe().tree)
+        return self.map.observe(self.device.observe().tree)
 
     def _restart(self) -> bool:
         """Restart the app; return False when it cannot be (said once, in the report)."""
@@ -432,10 +432,9 @@ class Crawler:
     def _fill(self) -> None:
         """Type each field's variable into it (a screen with an unset one is never filled: see `_explore`)."""
         for name, node in fields_of(self.device.observe().tree).items():
-            value = os.environ.get(self.settings.inputs.get(name, ""))
-            if value:
-                self.kernel.tap(node.bounds.center)
-                self.kernel.type_text(value, None)
+            variable = self.settings.inputs.get(name, "")
+            if os.environ.get(variable):
+                fill_field(self.kernel, self.map, name, node, variable)
 
     def _candidates(self, seen: ScreenObservation) -> list[ScreenElement]:
         """Return the controls worth a tap: safe (or risky, when allowed), stable, once per list and selector."""
@@ -496,6 +495,26 @@ def fields_of(tree: UiTree) -> dict[str, Node]:
         if item.node.editable and item.node.short_id():
             found.setdefault(item.node.short_id(), item.node)
     return found
+
+
+def fill_field(kernel: Kernel, app_map: AppMap, field_id: str, node: Node, variable: str) -> None:
+    """Type the value of `variable` into a field; what the field then shows of a secret becomes a secret too.
+
+    A field may keep only part of what is typed (a six-digit field keeps six of an eight-digit PIN), and the app
+    may show that part back: it is not the secret's text, so the map holds it as a secret of its own
+    (`AppMap.keep_secret`). One more look at the screen, for secrets only.
+    """
+    kernel.tap(node.bounds.center)
+    kernel.type_text(os.environ[variable], None)
+    if node.password or not app_map.inputs().get(variable, True):
+        return  # a password field shows dots, never the text; a variable declared not secret is shown as it is
+    after = fields_of(kernel.device.observe().tree).get(field_id)
+    if after is None or after.text == node.text:
+        return
+    # What was there before is not the secret's (a field visor did not clear keeps it, then the typed text).
+    typed = after.text.removeprefix(node.text) if node.text else after.text
+    if typed:
+        app_map.keep_secret(typed)
 
 
 def secret_inputs(fills: Mapping[str, str], fields: Mapping[str, Node]) -> dict[str, bool]:

@@ -32,7 +32,6 @@ from visor.session.app_map import (
 from visor.session.crawl import Crawler, CrawlSettings
 from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
 from visor.session.map_annotate import annotate
-from visor.ui.screens import observe_screen
 
 
 def discover(
@@ -63,7 +62,7 @@ def _discover(
     note: Mapping[str, Any] | None,
 ) -> Outcome:
     info = opened.device.info
-    seen = observe_screen(opened.device.observe().tree)
+    tree = opened.device.observe().tree
     place = MapPlace.of_device(info, options.app_id, map_dir)
     if no_map:
         data: dict[str, Any] = {"action": "discover", "map": place.disabled(), "screen": None}
@@ -71,6 +70,7 @@ def _discover(
     report = None
     with map_lock(place, sleep=time.sleep, now=time.monotonic):
         app_map = read_map(place, wall)
+        seen = app_map.observe(tree)
         variant, created = record_screen(app_map, opened.device, isoformat(wall.now()), seen)
         annotated = annotate(app_map, variant, note) if note else None
         try:

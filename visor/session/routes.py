@@ -43,7 +43,7 @@ from visor.session.app_map import (
     satisfied,
     write_map,
 )
-from visor.session.crawl import POLL_US, SETTLE_US, CrawlKernel, fields_of, tap_reachable
+from visor.session.crawl import POLL_US, SETTLE_US, CrawlKernel, fields_of, fill_field, tap_reachable
 from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
 
 
@@ -183,9 +183,18 @@ def route_to(wanted: str, options: ActionOptions, wall: Clock, *, map_dir: str |
 
 
 def route_on(
-    opened: OpenedDevice, place: MapPlace, wanted: str, wall: Clock, *, secrets: Collection[str] = ()
+    opened: OpenedDevice,
+    place: MapPlace,
+    wanted: str,
+    wall: Clock,
+    *,
+    secrets: Collection[str] = (),
+    kept: set[str] | None = None,
 ) -> Outcome:
     """Route to `wanted` on an open device (left open), through the map at `place`; `secrets` are never shown.
+
+    `kept`, when given, gains what the route's fields showed of the secrets typed into them (`AppMap.kept`): the
+    caller masks them too in what it shows of the screen afterwards.
 
     Raises:
         InputError: `wanted` names no screen, or several; there is no safe route.
@@ -199,6 +208,8 @@ def route_on(
             legs = travel(app_map, opened.device, opened.clock, wall, start["id"], goals)
         finally:
             write_map(app_map, wall)
+            if kept is not None:
+                kept |= app_map.kept
         if legs is None:
             raise InputError(
                 f"no safe route in the app map from {start['id']} ({start['screen_id']}) to {printable(repr(wanted))}",
@@ -295,8 +306,7 @@ def _follow(route: list[dict[str, Any]], device: Device, clock: Clock, wall: Clo
         for field_id, variable in sorted(app_map.fills(edge).items()):
             node = fields.get(field_id)
             if node is not None:
-                kernel.tap(node.bounds.center)
-                kernel.type_text(os.environ[variable], None)
+                fill_field(kernel, app_map, field_id, node, variable)
         try:
             if not tap_reachable(kernel, edge["target"]):
                 # Something the map has not seen covers the screen (a promotion that comes and goes): dismiss it
