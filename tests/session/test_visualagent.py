@@ -17,6 +17,7 @@ import pytest
 from tests.conftest import Cli
 from tests.simkit import DEMO, demo_device
 from visor.actions.observer import ObservingDevice
+from visor.actions.secrets import MASK
 from visor.clock import VirtualClock
 from visor.devices.sim.device import SimDevice
 from visor.devices.sim.load import load_app
@@ -218,11 +219,14 @@ def test_a_served_session_exports_to_a_scenario_that_runs_and_benchmarks_at_100(
     assert cli_runner.run("visualagent", "serve", "va", "--runtime", "sim", "--once").exit_code == ExitCode.OK
     exported = cli_runner.run("visualagent", "export", "va", "-o", "session.yaml")
     assert exported.data["steps"] == 5 and exported.data["skipped_failed"] == 1
+    # The archive keeps no typed text: it is the scenario's parameter, given at run time.
+    assert exported.data["typed"] == ["TYPED_1"]
     scenario = (tmp_path / "session.yaml").read_text()
-    assert "manage_app" in scenario and "name: type" in scenario and "value: ada" in scenario
-    ran = cli_runner.run("run", "session.yaml", "--runtime", "sim", "--output", "out")
+    assert "manage_app" in scenario and "name: type" in scenario and "value: ${TYPED_1}" in scenario
+    ran = cli_runner.run("run", "session.yaml", "--runtime", "sim", "--output", "out", "-e", "TYPED_1=ada")
     assert ran.exit_code == ExitCode.OK, ran.envelope.get("error")
-    bench = cli_runner.run("benchmark", "session.yaml", "--runtime", "sim", "--runs", "3", "--output", "out")
+    bench = cli_runner.run("benchmark", "session.yaml", "--runtime", "sim", "--runs", "3", "--output", "out",
+                           "-e", "TYPED_1=ada")  # fmt: skip
     assert bench.data["determinismScore"] == 100
 
 
@@ -315,3 +319,36 @@ def test_parameters_beside_type_are_missing_and_the_error_says_params(tmp_path: 
     assert found["flat"]["error"]["details"].startswith('parameters go under "params"')
     assert found["half"]["error"]["message"] == "tap needs params.y"
     assert found["text"]["error"]["message"] == "input needs params.text"
+
+
+def test_an_input_is_archived_with_its_text_masked_and_its_result_kept(tmp_path: Path) -> None:
+    """The archive is kept for good; the text typed (a password, maybe) is not in it, nor in the log."""
+    va = tmp_path / "va"
+    drop(va, "field", {"id": "field", "type": "tap", "params": {"x": 540, "y": 464}})
+    drop(va, "pw", {"id": "pw", "type": "input", "params": {"text": "hunter2-Secret"}, "priority": 1})
+    drop(va, "beside", {"id": "beside", "type": "input", "text": "hunter2-Secret"})  # refused: text beside type
+    (va / "results").mkdir(parents=True, exist_ok=True)
+    (va / "results" / "again_result.json").write_text("{}")
+    drop(va, "again", {"id": "again", "type": "input", "params": {"text": "hunter2-Secret"}})  # a duplicate
+    serve_once(va)
+    archived = {path.name: path.read_text() for path in (va / "commands" / "archive").iterdir()}
+    assert sorted(archived) == ["again.json", "beside.json", "field.json", "pw.json"]
+    assert not any("hunter2" in text for text in [*archived.values(), (va / "serve.log").read_text()])
+    assert json.loads(archived["pw.json"]) == {"id": "pw", "type": "input", "params": {"text": MASK}, "priority": 1}
+    assert json.loads(archived["beside.json"])["text"] == MASK
+    answered = results(va)
+    assert answered["pw"]["status"] == "success" and answered["pw"]["result"] == {"length": 14}
+    assert answered["beside"]["error"]["code"] == "MISSING_PARAM"
+
+
+def test_an_id_that_would_reorder_or_drive_a_terminal_names_no_file(tmp_path: Path) -> None:
+    """U+202E shows the rest of a name reversed in a listing, U+009B starts a terminal's control sequence."""
+    for name, odd in (("rlo", "\u202e"), ("csi", "\x9b"), ("separator", "\u2028")):
+        drop(tmp_path, name, {"id": f"evil{odd}gpj.json", "type": "tap", "params": {"x": 1, "y": 1}})
+    drop(tmp_path, "named\u202ecod", "not json")  # no id: answered under the file's name, made safe
+    assert serve_once(tmp_path).failed == 4
+    names = [path.name for path in (tmp_path / "results").iterdir()]
+    assert {"csi_result.json", "rlo_result.json", "separator_result.json"} <= set(names)
+    assert any(name.startswith("named_cod-") for name in names)
+    assert not any(char in name for name in names for char in "\u202e\x9b\u2028"), names
+    assert all(answer["error"]["code"] == "INVALID_COMMAND" for answer in results(tmp_path).values())

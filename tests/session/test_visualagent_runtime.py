@@ -19,6 +19,7 @@ import pytest
 
 from tests.conftest import Cli
 from tests.devices.visualagent import fake_adb
+from visor.actions.secrets import MASK
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIO = REPO / "scenarios" / "visualagent-login.yaml"
@@ -289,3 +290,38 @@ def test_hostile_entries_in_a_phones_queue_are_answered_and_archived_on_the_phon
     archived = sorted(path.name for path in on_phone(phone, "commands/archive").iterdir())
     assert archived == sorted(f"{name}.json" for name in answered)
     assert [path.name for path in commands.iterdir()] == ["archive"]
+
+
+def test_a_phones_input_is_archived_masked_there_too_and_the_mirror_keeps_no_text(
+    phone: dict[str, str], tmp_path: Path
+) -> None:
+    """The phone's archive gets the masked copy; its command, holding the text, is removed, never archived."""
+    drop_on_phone(phone, "pw", {"id": "pw", "type": "input", "params": {"text": "hunter2-Secret"}, "priority": 1})
+    drop_on_phone(phone, "tap", {"id": "tap", "type": "tap", "params": {"x": 540, "y": 464}})  # the field, first
+    mirror = tmp_path / "m"
+    code, envelope = visor(
+        "visualagent", "serve", str(mirror), "--adb-serial", fake_adb.SERIAL, "--runtime", "sim", "--once", env=phone
+    )
+    assert code == 0 and envelope["data"]["served"]["succeeded"] == 2, envelope
+    archived = {path.name: json.loads(path.read_text()) for path in on_phone(phone, "commands/archive").iterdir()}
+    assert archived["pw.json"]["params"] == {"text": MASK} and archived["tap.json"]["params"] == {"x": 540, "y": 464}
+    assert [path.name for path in on_phone(phone, "commands").iterdir()] == ["archive"]
+    assert "hunter2" not in "".join(path.read_text() for path in mirror.rglob("*.json"))
+
+
+def test_a_secret_typed_through_the_protocol_is_kept_by_no_file_of_the_folder(served: Path, tmp_path: Path) -> None:
+    """The command file must hold it (the protocol has no other way): 0600 while queued, masked when archived."""
+    (tmp_path / "typed.yaml").write_text(
+        'meta: {name: typed, version: "1"}\nconfig: {seed: 1}\nsteps:\n'
+        "  - {id: field, command: tap, args: {x: 540, y: 464}}\n"
+        '  - {id: type, command: act, args: {name: type, value: "${SEC}"}}\n'
+    )
+    code, envelope = visor(
+        "run", str(tmp_path / "typed.yaml"), "--runtime", "visualagent", "--secret", "SEC", "--visualagent-dir",
+        str(served), "--output", str(tmp_path / "out"), env={"SEC": "hunter2-Secret"},
+    )  # fmt: skip
+    assert code == 0, envelope
+    files = [path for path in served.rglob("*") if path.is_file()]
+    assert files and not any(b"hunter2" in path.read_bytes() for path in files)
+    typed = [path for path in (served / "commands" / "archive").iterdir() if MASK in path.read_text()]
+    assert len(typed) == 1

@@ -79,6 +79,10 @@ class Adb:
         """Rename a file on the phone (atomic within one filesystem)."""
         self.shell(f"mv -f {shlex.quote(source)} {shlex.quote(target)}")
 
+    def remove(self, path: str) -> None:
+        """Remove a file on the phone (none there is no error)."""
+        self.shell(f"rm -f {shlex.quote(path)}")
+
     def read(self, path: str) -> bytes | None:
         """Return a file's bytes, or None when it does not exist."""
         with tempfile.TemporaryDirectory(prefix="visor-adb-") as folder:

@@ -10,6 +10,11 @@ Every file is read through visor's bounded reader and JSON rules, never through 
 file (an archived FIFO or folder a served poison command left), too large, too deep or not JSON is left out and
 counted (`unreadable`), never a hang or a crash. Of several archived commands with one id (a duplicate is archived
 unrun), the one whose parameters agree with the result is the one that ran.
+
+The archive keeps no typed text (`visor visualagent serve` masks an input's text there: it may be a password), so
+a typed text becomes a parameter of the scenario, `${TYPED_1}`, `${TYPED_2}`, … in order, named in the envelope
+(`typed`): give each at run time (`-e TYPED_1=…`, or `--secret TYPED_1` for a password). An archive an agent left
+with its texts in it exports them as they are.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from visor.actions.secrets import MASK
 from visor.devices.visualagent.mailbox import ARCHIVE, RESULT_BYTES, RESULTS
 from visor.errors import ExitCode, InputError, NextAction, SourceError
 from visor.files import UnsafePath, read_confined, write_atomic
@@ -42,12 +48,16 @@ def export(root: str, target: str) -> Outcome:
     if not answered:
         raise InputError(f"no served command under {folders.root}", next_step="Serve some commands first.")
     steps: list[dict[str, Any]] = []
+    typed: list[str] = []
     skipped = 0
     for candidates, answer in answered:
         step = _ran(candidates, answer) if answer.get("status") == "success" else None
         if step is None:
             skipped += 1
             continue
+        if step["args"].get("value") == MASK:  # a text the archive does not keep: given at run time
+            typed.append(f"TYPED_{len(typed) + 1}")
+            step["args"]["value"] = f"${{{typed[-1]}}}"
         steps.append({"id": f"{len(steps) + 1:03d}-{answer['id']}", **step})
     name = os.path.basename(folders.root.rstrip("/")) or "session"
     data = {"meta": {"name": f"visualagent:{name}", "version": "1", "tags": ["visualagent"]}, "config": {"seed": 1}}
@@ -57,6 +67,7 @@ def export(root: str, target: str) -> Outcome:
     write_atomic(path, dump_yaml(data).encode("utf-8"), make_folders=True)
     summary = {"exported": path, "steps": len(steps), "skipped_failed": skipped, "dir": folders.root}
     summary["unreadable"] = reading.unreadable
+    summary["typed"] = typed
     return Outcome("ok", NextAction.RUN, summary, ExitCode.OK, None, (path,))
 
 
@@ -121,7 +132,7 @@ def _agrees(command: Mapping[str, Any], answer: Mapping[str, Any]) -> bool:
     if not isinstance(params, dict) or not isinstance(data, dict):
         return True
     if "length" in data and isinstance(params.get("text"), str):  # input answers the text's length
-        return bool(len(params["text"]) == data["length"])
+        return params["text"] == MASK or bool(len(params["text"]) == data["length"])
     shared = [key for key in data if key in params and key not in ("duration_ms", "path")]
     return all(params[key] == data[key] for key in shared)
 

@@ -27,7 +27,15 @@ import shlex
 from dataclasses import dataclass
 
 from visor.devices.adb import Adb
-from visor.devices.visualagent.mailbox import ARCHIVE, COMMANDS, RESULT_BYTES, RESULTS, id_problem, result_name
+from visor.devices.visualagent.mailbox import (
+    ARCHIVE,
+    COMMANDS,
+    RESULT_BYTES,
+    RESULTS,
+    id_problem,
+    owner_only,
+    result_name,
+)
 from visor.errors import SourceError
 from visor.files import UnsafePath, read_confined, write_confined
 from visor.scenario.loader import parse_data
@@ -105,7 +113,8 @@ class PhoneFolder:
                 and not os.path.lexists(self.folders.result(command_id))
             ):
                 write_confined(self.folders.root, posixpath.join(RESULTS, result_name(command_id)), answered)
-        write_confined(self.folders.root, relative, data)
+        with owner_only():  # it may hold what an input types: this user's only, as the runtime writes it
+            write_confined(self.folders.root, relative, data)
 
     def _read(self, path: str) -> bytes | None:
         """Pull a file, or None (gone; or it became a folder since it was listed: the next look sees what it is)."""
@@ -136,16 +145,25 @@ class PhoneFolder:
         finally:
             os.close(folder_fd)
 
-    def answered(self, name: str, archived_as: str, written: list[str]) -> None:
-        """Push what answering `name` wrote (files below the served folder), then archive it on the phone."""
+    def answered(self, name: str, archived_as: str, written: list[str], *, masked: bool) -> None:
+        """Push what answering `name` wrote (files below the served folder), then archive it on the phone.
+
+        With `masked` (an input's text masked in the local archive), the phone's archive gets the local copy and
+        the phone's command is removed: the text it typed is kept on neither.
+        """
         for path in written:
             relative = os.path.relpath(path, self.folders.root)
             base = os.path.basename(path)
             if relative.startswith(os.pardir) or (base.endswith("_result.json") and base in self.results):
                 continue  # outside the folder, or a result the phone has already (the first one stays)
             self.adb.push(path, self.remote + relative.replace(os.sep, "/"))
-        commands = self.remote + COMMANDS
-        self.adb.move(posixpath.join(commands, name), posixpath.join(self.remote + ARCHIVE, archived_as))
+        command = posixpath.join(self.remote + COMMANDS, name)
+        archived = posixpath.join(self.remote + ARCHIVE, archived_as)
+        if masked:
+            self.adb.push(os.path.join(self.folders.archive, archived_as), archived)
+            self.adb.remove(command)
+        else:
+            self.adb.move(command, archived)
 
 
 def _kind(said: str) -> str:

@@ -13,12 +13,14 @@ untouched; this is also how a restart after a crash never runs a command twice);
 retried until the file has been unchanged for 500 ms (it may still be being written), then answered
 INVALID_COMMAND under the file's name; a results folder that cannot be written stops the server with a clear
 error, the command put back for the next start. A path a command names is written below the served folder only,
-never through a link, and never into `commands/`.
+never through a link, and never into `commands/`. An `input` command is archived with its text masked
+(`archived_input`): it may be a password, and the archive is kept for good.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import posixpath
 from collections.abc import Callable, Mapping
@@ -27,6 +29,7 @@ from typing import Any
 
 from visor.actions.device import InputRejected
 from visor.actions.kernel.context import Kernel
+from visor.actions.secrets import MASK
 from visor.clock import Clock, isoformat, ms_to_us, us_to_ms
 from visor.devices.visualagent.mailbox import ARCHIVE, COMMANDS, DEVICE_ROOT, RESULTS, id_problem, result_name
 from visor.errors import InputError, SourceError, VisorError
@@ -214,6 +217,25 @@ def _command(name: str, stem: str, data: Mapping[str, Any]) -> Command | Refusal
         refusal.command_type = kind if isinstance(kind, str) else UNKNOWN
         return refusal
     return Command(name, command_id, str(kind), params, int(priority), None if timeout is None else int(timeout))
+
+
+def archived_input(raw: bytes) -> bytes | None:
+    """Return the copy of an `input` command file the archive keeps: its text replaced by `MASK` (None: none in it).
+
+    Only the text is replaced (under `params`, and beside `type` where an agent put it): the id, the other fields
+    and the result (which says the text's length) are kept, so the archive still tells what was done.
+    """
+    try:
+        data = parse_data(raw, "command.json", format="json").data
+    except SourceError:
+        return None
+    holders = [data, data.get("params")] if isinstance(data, dict) else []
+    found = [holder for holder in holders if isinstance(holder, dict) and "text" in holder]
+    if not found:
+        return None
+    for holder in found:
+        holder["text"] = MASK
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 #: The details of a missing parameter: agents often put them beside `type` instead of under `params`.

@@ -8,7 +8,8 @@ before it runs (`visualagent_claims`: renamed into this server's claim folder, s
 folder exactly one runs it), answered, and only then archived: a crash in between leaves it claimed, with or
 without its result, and the next server to look takes it over (one with a result is archived without running
 again, the duplicate rule). Whatever a command file holds, or whatever stands in its place (a folder, a FIFO, a
-link, a huge or endless file), it is answered and archived: nothing in the queue can stop the server.
+link, a huge or endless file), it is answered and archived: nothing in the queue can stop the server. An `input`
+command is archived with its text masked: the archive is kept, and the text may be a password.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from visor.session.visualagent_protocol import (
     Folders,
     Refusal,
     ServeKernel,
+    archived_input,
     layout_error,
     load,
     result,
@@ -61,8 +63,12 @@ class Mirror(Protocol):
         """Bring new command files into the local folder."""
         ...
 
-    def answered(self, name: str, archived_as: str, written: list[str]) -> None:
-        """Copy back what answering the command `name` wrote, and archive it there as `archived_as`."""
+    def answered(self, name: str, archived_as: str, written: list[str], *, masked: bool) -> None:
+        """Copy back what answering the command `name` wrote, and archive it there as `archived_as`.
+
+        With `masked`, the local archive holds a masked copy (an input's text): the mirrored folder's archive
+        gets that copy too, never the original.
+        """
         ...
 
 
@@ -231,24 +237,31 @@ class _Server:
             read = item.read  # the bytes read before the claim: already parsed
         if read is None:
             return  # gone from this server's own claim folder: nothing left to answer
-        archived_as, written = self._answer(name, read)
+        kind = read.type if isinstance(read, Command) else read.command_type
+        # An input's text (a password, maybe) is masked in the copy the archive keeps: replaced in the claim
+        # folder once its result is written (a crash after that archives it, never runs it again), then archived.
+        masked = archived_input(raw) if kind == "input" and raw is not None else None
+        archived_as, written = self._answer(name, read, masked)
         if self.mirror is not None:
-            self.mirror.answered(name, archived_as, written)
+            self.mirror.answered(name, archived_as, written, masked=masked is not None)
 
-    def _answer(self, name: str, read: Command | Refusal) -> tuple[str, list[str]]:
-        """Answer one command (or archive a duplicate); return the name it was archived as, and the files written."""
+    def _answer(self, name: str, read: Command | Refusal, masked: bytes | None) -> tuple[str, list[str]]:
+        """Answer one command (or archive a duplicate); return the name it was archived as, and the files written.
+
+        `masked` is what the archive keeps instead of the command file (an input's, its text masked).
+        """
         command_id = read.id if isinstance(read, Command) else read.command_id
         kind = read.type if isinstance(read, Command) else read.command_type
         if os.path.lexists(self.folders.result(command_id)):
             self.tally.duplicates += 1
             self.log(f"{name}: id {command_id!r} already has a result; archived, not run")
-            return self._archive(name), [self.folders.result(command_id)]
+            return self._archive(name, masked), [self.folders.result(command_id)]
         data, refusal = None, read if isinstance(read, Refusal) else None
         written: list[str] = []
         if isinstance(read, Command):
             data, refusal = self._run(read, written)
         self._write(command_id, result(command_id, kind, self.clock, data, refusal))
-        archived_as = self._archive(name)
+        archived_as = self._archive(name, masked)
         if refusal is None:
             self.tally.succeeded += 1
         else:
@@ -277,9 +290,15 @@ class _Server:
         except OSError as exc:
             raise _unwritable(f"write the result {self.folders.result(command_id)}", RESULTS, exc) from None
 
-    def _archive(self, name: str) -> str:
-        """Move a processed command into archive/ (a name already there gets a number); return its archived name."""
+    def _archive(self, name: str, masked: bytes | None) -> str:
+        """Move a processed command into archive/ (a name already there gets a number); return its archived name.
+
+        With `masked`, the claimed file is replaced by it first: the archive never holds the original.
+        """
         try:
+            claimed = f"{self.claims.folder}/{name}"
+            if masked is not None and os.path.lexists(os.path.join(self.folders.root, claimed)):
+                write_confined(self.folders.root, claimed, masked)
             return move(self.folders.root, self.claims.folder, name, ARCHIVE)
         except FileNotFoundError:
             return name  # gone already

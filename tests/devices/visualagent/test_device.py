@@ -15,6 +15,7 @@ import pytest
 from tests.simkit import demo_device
 from visor.actions.device import InputRejected, Key, NativeAction, NativeActionName, PathPoint, UnsupportedInput
 from visor.actions.observer import ObservingDevice
+from visor.actions.secrets import MASK
 from visor.clock import SystemClock, VirtualClock
 from visor.devices.visualagent.device import VisualAgentDevice
 from visor.devices.visualagent.mailbox import LocalMailbox
@@ -75,7 +76,7 @@ def test_inputs_become_the_protocols_commands(agent: Agent, tmp_path: Path) -> N
     sent = [(command["type"], command["params"]) for command in agent.commands()[1:]]
     assert sent == [
         ("tap", {"x": 540, "y": 464}),
-        ("input", {"text": "ada"}),
+        ("input", {"text": MASK}),  # as the archive keeps it: an input's text is masked there
         ("swipe", {"x1": 540, "y1": 1500, "x2": 540, "y2": 700, "duration_ms": 400}),
         ("start_app", {"package": "com.visor.demo"}),
     ]
@@ -213,3 +214,15 @@ def test_a_result_still_being_written_is_read_again_until_whole(tmp_path: Path) 
 
     device = _open_within(tmp_path / "va", slowly)
     assert isinstance(device, VisualAgentDevice) and device.info.size.width == 1080
+
+
+def test_a_command_file_is_this_users_only_from_its_creation(tmp_path: Path) -> None:
+    """An input's text (a password, maybe) is in its command file: never readable by another user, not even briefly."""
+    mailbox = LocalMailbox(str(tmp_path / "va"))
+    previous = os.umask(0o022)  # the usual umask: files 0644
+    try:
+        mailbox.send("c-1", json.dumps({"id": "c-1", "type": "input", "params": {"text": "hunter2"}}).encode())
+    finally:
+        os.umask(previous)
+    assert (tmp_path / "va" / "commands" / "c-1.json").stat().st_mode & 0o777 == 0o600
+    assert os.umask(previous) == previous  # the process's umask is left as it was

@@ -4,18 +4,25 @@ Both speak the spec's layout (`commands/`, `commands/archive/`, `results/{id}_re
 written atomically (a temporary name the agent ignores, then renamed), so an agent never reads half a command.
 Paths in commands are the spec's device paths (`/sdcard/VisualAgent/…`): the VisualAgent app understands them,
 and `visor visualagent serve` maps them onto its folder.
+
+An `input` command holds the text it types, a password too (the protocol has no other way to give it), so a
+command file in a local folder is this user's only (0600), from the moment it is created. On a phone, shared
+storage has no owner but the system: the agent app must keep it (docs/visualagent.md, "Secrets").
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import posixpath
 import re
+from collections.abc import Iterator
 from typing import Protocol
 
 from visor.devices.adb import Adb
 from visor.errors import SourceError, TargetError
 from visor.files import UnsafePath, read_confined, write_confined
+from visor.ui.escapes import UNPRINTABLE
 
 #: The spec's folder on an Android phone.
 DEVICE_ROOT = "/sdcard/VisualAgent/"
@@ -26,8 +33,9 @@ RESULT_BYTES = 1 << 20
 SCREENSHOT_BYTES = 64 << 20
 #: The longest id, in UTF-8 bytes: `{id}_result.json` must fit in a file name (255 bytes).
 ID_BYTES = 255 - len("_result.json")
-#: What no id may hold: a path separator, NUL, and control characters (a newline would break a listing of names).
-_ID_FORBIDDEN = re.compile(r"[/\\\x00-\x1f\x7f]")
+#: What no id may hold: a path separator, and what a terminal would act on instead of showing (C0 and C1
+#: controls, DEL, line separators, bidirectional controls): ids become file names, listed in terminals and logs.
+_ID_FORBIDDEN = re.compile(r"[/\\]|" + UNPRINTABLE.pattern)
 
 
 def result_name(command_id: str) -> str:
@@ -39,16 +47,32 @@ def id_problem(command_id: object) -> str | None:
     """Return why `command_id` cannot name a result file (None when it can): ids become file names."""
     if not isinstance(command_id, str) or not command_id.strip():
         return "the id must be a non-empty string"
-    forbidden = _ID_FORBIDDEN.search(command_id)
-    if forbidden is not None:
-        return f"the id holds {forbidden.group()!r}, which a file name cannot (a path separator or a control character)"
     try:
         size = len(command_id.encode("utf-8"))
     except UnicodeEncodeError:
         return "the id holds half a character (a lone surrogate)"
+    forbidden = _ID_FORBIDDEN.search(command_id)
+    if forbidden is not None:
+        return (
+            f"the id holds {forbidden.group()!r}, which a file name cannot (a path separator, a control character "
+            "or a bidirectional control)"
+        )
     if size > ID_BYTES:
         return f"the id is {size} bytes long; at most {ID_BYTES} fit in its result's file name"
     return None
+
+
+@contextlib.contextmanager
+def owner_only() -> Iterator[None]:
+    """Create files for this user only (0600; folders 0700) in the block: they hold what an input types.
+
+    The umask is the process's, so a file another thread creates meanwhile is private too (never less so).
+    """
+    previous = os.umask(0o077)
+    try:
+        yield
+    finally:
+        os.umask(previous)
 
 
 class Mailbox(Protocol):
@@ -102,13 +126,14 @@ class LocalMailbox:
         return DEVICE_ROOT + relative
 
     def send(self, command_id: str, document: bytes) -> None:
-        """Write `commands/{id}.json` through a temporary file renamed over it (never through a link).
+        """Write `commands/{id}.json` (0600) through a temporary file renamed over it (never through a link).
 
         Raises:
             TargetError: the commands folder cannot be written, or is a link.
         """
         try:
-            write_confined(self.root, posixpath.join(COMMANDS, f"{command_id}.json"), document)
+            with owner_only():
+                write_confined(self.root, posixpath.join(COMMANDS, f"{command_id}.json"), document)
         except (UnsafePath, OSError) as exc:
             raise TargetError(
                 f"cannot write a command into {self.root}/{COMMANDS}: {getattr(exc, 'strerror', None) or exc}",
