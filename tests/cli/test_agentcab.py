@@ -214,3 +214,25 @@ def test_ask_shows_an_agents_words_without_letting_them_act_on_the_terminal(
     assert "Allow these actions?" in prompt and "Allow?" in prompt
     assert "\x1b" not in prompt and "\r" not in prompt and "\x07" not in prompt
     assert "\\x1b[2J\\x1b[HNothing to delete.\\r\\x1b]0;title\\x07" in prompt
+
+
+def test_ask_lists_every_action_a_group_covers_with_what_it_touches(
+    cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One yes approves all of a group: its prompt showed the agent's words and the types only ("2 actions")."""
+    root = "/storage/emulated/0"
+    output = {"actions": [{"type": "confirm_actions", "message": "Remove 1 cached thumbnail", "actions": [
+        {"type": "delete_files", "paths": [f"{root}/Pictures/old.jpg", f"{root}/Music/song.mp3"]},
+        {"type": "move_file", "source": f"{root}/Documents/cv.pdf", "dest": f"{root}/Download/x\n- notify.pdf"},
+        {"type": "sequence", "delay_ms": 0, "actions": [{"type": "make_call", "number": "+1 555 0100"}]}]}]}  # fmt: skip
+    (tmp_path / "out.json").write_text(json.dumps(output))
+    monkeypatch.setattr("visor.cli.agentcab._terminal", lambda: True)
+    result = cli_runner.run("agentcab", "act", "out.json", "--runtime", "sim", "--confirm", "ask", input="n\n")
+    assert result.exit_code == 0 and result.data["actions"][0]["outcome"] == "declined"
+    prompt = result.stderr[result.stderr.index("Allow these actions?") :]
+    assert prompt.startswith(
+        "Allow these actions?\nRemove 1 cached thumbnail\n(3 actions: delete_files, move_file, sequence)\n"
+        f"- delete_files\n    paths:\n      - {root}/Pictures/old.jpg\n      - {root}/Music/song.mp3\n"
+        f"- move_file\n    source: {root}/Documents/cv.pdf\n    dest: {root}/Download/x\\n- notify.pdf\n"
+        "- sequence\n    delay_ms: 0\n  - make_call\n      number: +1 555 0100\nAllow?"
+    )

@@ -14,7 +14,6 @@ permissions nor the system's screens.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -39,6 +38,7 @@ from visor.scenario.agentcab.output_actions import (
     SetText,
     Swipe,
 )
+from visor.ui.escapes import printable
 from visor.ui.hit import reaches, seen
 from visor.ui.tree import Located, Node, UiTree
 
@@ -373,10 +373,12 @@ def _question(planned: Planned) -> Question:
         flat = tuple(item for group in inner for item in group)
         paths = tuple(path for _, found in flat for path in found)
         kinds = ", ".join(sorted({child.action.kind for child in planned.children}))
-        message = f"{action.message}\n({len(planned.children)} actions: {kinds})"
+        # Each action the one answer covers, with what it touches: a group's message is the agent's own words,
+        # which may say "1 cached thumbnail" of deletes and a move of a passport.
+        listed = "\n".join(line for child in planned.children for line in _listed(child, 0))
+        message = f"{action.message}\n({len(planned.children)} actions: {kinds})\n{listed}"
         return Question(planned.where, kind, _TITLES[kind], message, paths, flat)
-    details = _describe(action.model_dump(by_alias=True, exclude={"type"}, exclude_none=True))
-    return Question(planned.where, kind, _TITLES.get(kind, "Allow?"), details, action.paths())
+    return Question(planned.where, kind, _TITLES.get(kind, "Allow?"), "\n".join(_details(planned)), action.paths())
 
 
 def _needs(planned: Planned) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -385,6 +387,38 @@ def _needs(planned: Planned) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return own + tuple(item for child in planned.children for item in _needs(child))
 
 
-def _describe(params: dict[str, Any]) -> str:
-    text = "\n".join(f"{key}: {value}" for key, value in params.items() if key != "actions")
-    return re.sub(r"\s+\n", "\n", text)[:400]
+def _listed(planned: Planned, depth: int) -> list[str]:
+    """Return the lines listing one action of a group: `- type`, its details below it, then what it holds."""
+    indent = "  " * depth
+    lines = [f"{indent}- {planned.action.kind}", *(f"{indent}    {line}" for line in _details(planned))]
+    return lines + [line for child in planned.children for line in _listed(child, depth + 1)]
+
+
+#: The longest value of a text shown in a question (a message to send, a file's content), in characters.
+SHOWN_TEXT = 200
+
+
+def _details(planned: Planned) -> list[str]:
+    """Return an action's parameters as a question shows them: `key: value` lines, each list item on its own line.
+
+    Every path is shown whole, however many (an answer covers them all); another long text (a message, a file's
+    content) is cut, saying so. Each value is shown with its control characters escaped, so no value adds a
+    line or acts on a terminal.
+    """
+    params = planned.action.model_dump(by_alias=True, exclude={"type", "actions"}, exclude_none=True)
+    paths = set(planned.action.paths())
+    lines = []
+    for key, value in params.items():
+        if isinstance(value, list):
+            lines.append(f"{key}:")
+            lines.extend(f"  - {_shown(item, paths)}" for item in value)
+        else:
+            lines.append(f"{key}: {_shown(value, paths)}")
+    return lines
+
+
+def _shown(value: Any, paths: set[str]) -> str:
+    text = printable(str(value))
+    if len(text) <= SHOWN_TEXT or (isinstance(value, str) and value in paths):
+        return text
+    return f"{text[:SHOWN_TEXT]}… ({len(text):,} characters)"
