@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import sys
 import threading
@@ -17,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from visor import children
 from visor.actions.agentcab.worker import MAX_ANSWER_BYTES, WorkerFailed, ask_worker
 from visor.scenario.agentcab.agent_file import Worker
 
@@ -118,6 +120,31 @@ def test_a_failing_worker_is_quoted_from_the_end_of_its_stderr(tmp_path: Path) -
     worker = command(tmp_path, "import sys\nsys.stderr.write('x' * 100_000 + 'the real reason')\nsys.exit(3)\n")
     with pytest.raises(WorkerFailed, match=r"exit 3: x+the real reason$"):
         ask_worker(worker, {}, str(tmp_path))
+
+
+@pytest.mark.parametrize(
+    ("failure", "said"),
+    [
+        (children.CannotStart(["agent"], "Permission denied"), f"cannot start {sys.executable!r}: Permission denied"),
+        (children.TimedOut(["agent"], 20.0, b"", b""), "no answer within 20000 ms"),
+        (children.TooMuchOutput(["agent"], MAX_ANSWER_BYTES), f"larger than {MAX_ANSWER_BYTES:,} bytes"),
+    ],
+)
+def test_a_worker_runs_as_every_program_visor_starts_and_its_failures_are_the_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failure: children.ChildError, said: str
+) -> None:
+    """visor.children.run starts it (its group ended on every way out, at visor's exit too): each failure mapped."""
+    calls: list[dict[str, Any]] = []
+
+    def run(argv: list[str], **options: Any) -> children.Completed:
+        calls.append({"argv": argv, **options})
+        raise failure
+
+    monkeypatch.setattr(children, "run", run)
+    with pytest.raises(WorkerFailed, match=re.escape(said)):
+        ask_worker(command(tmp_path, "print('{}')\n"), {"x": 1}, str(tmp_path))
+    assert calls[0]["input"] == b'{"x": 1}' and calls[0]["cwd"] == str(tmp_path)
+    assert calls[0]["timeout_s"] == 20.0 and calls[0]["limit"] == MAX_ANSWER_BYTES
 
 
 # -- URL workers --------------------------------------------------------------------------------------------------
