@@ -20,6 +20,24 @@ from visor.files import read_regular
 ADB_VARIABLE = "VISOR_ADB"
 #: How long one adb call may take (s): a phone that stops answering must not hang visor.
 CALL_TIMEOUT_S = 30.0
+#: The most `read` takes of a file unless told otherwise (bytes): a file of the phone's storage that AgentCab
+#: reads (a photo it hashes, a file it picks and uploads whole), as large as the largest download an agent may
+#: make. The protocol's own files are read with their own limits (a command 1 MiB, a result 1 MiB, a screenshot
+#: 64 MiB). A larger file (a video of gigabytes) is refused, never read into memory.
+FILE_BYTES = 100_000_000
+
+
+class UnreadableFile(TargetError):
+    """What adb pulled is not a file visor reads: no regular file on the phone (a folder), or over the limit."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        super().__init__(
+            f"the phone's file {path} cannot be read: {problem}",
+            likely_cause="It is not a regular file on the phone, or it is larger than visor reads of such a file.",
+            next_step="Check the folder on the phone: it must hold the expected files only.",
+        )
+        #: What is wrong with it, without the path.
+        self.problem = problem
 
 
 class Adb:
@@ -83,20 +101,24 @@ class Adb:
         """Remove a file on the phone (none there is no error)."""
         self.shell(f"rm -f {shlex.quote(path)}")
 
-    def read(self, path: str) -> bytes | None:
-        """Return a file's bytes, or None when it does not exist."""
+    def read(self, path: str, *, limit: int = FILE_BYTES) -> bytes | None:
+        """Return a file's bytes (at most `limit`), or None when it does not exist.
+
+        It is pulled into a private temporary folder and read through the bounded reader: a folder (which adb
+        pulls as a folder) or a file over `limit` is refused, never read whole.
+
+        Raises:
+            UnreadableFile: what was pulled is not a regular file, or is larger than `limit` bytes.
+            TargetError: adb failed or did not answer.
+        """
         with tempfile.TemporaryDirectory(prefix="visor-adb-") as folder:
             local = os.path.join(folder, "file")
-            if self._call("pull", path, local, check=False).returncode != 0 or not os.path.exists(local):
+            if self._call("pull", path, local, check=False).returncode != 0 or not os.path.lexists(local):
                 return None
             try:
-                return read_regular(local, noun="file pulled from the phone")
+                return read_regular(local, noun="file pulled from the phone", limit=limit)
             except SourceError as exc:
-                raise TargetError(
-                    f"the phone's file {path} cannot be read: {exc.message}",
-                    likely_cause="It is not a regular file on the phone, or it is larger than visor reads.",
-                    next_step="Check the folder on the phone: it must hold the protocol's files only.",
-                ) from None
+                raise UnreadableFile(path, exc.problem) from None
 
     def push(self, local: str, path: str) -> None:
         """Copy a local file to the phone atomically: pushed beside its place, then renamed over it."""

@@ -26,7 +26,7 @@ import posixpath
 import shlex
 from dataclasses import dataclass
 
-from visor.devices.adb import Adb
+from visor.devices.adb import Adb, UnreadableFile
 from visor.devices.visualagent.mailbox import (
     ARCHIVE,
     COMMANDS,
@@ -98,29 +98,25 @@ class PhoneFolder:
         if entry.kind != "file" or entry.size > COMMAND_BYTES:
             self._stand_in(name, entry)
             return
-        data = self._read(self.remote + relative)
+        data = self._read(self.remote + relative, COMMAND_BYTES)
         if data is None or data == known:
-            return  # gone meanwhile, or unchanged: its local time keeps counting towards "settled"
-        if len(data) > COMMAND_BYTES:  # it grew since it was listed
-            self._stand_in(name, Entry("file", len(data)))
-            return
+            return  # gone meanwhile, grown past the limit or unchanged (the next listing tells which)
         command_id = _command_id(data)
         if command_id and id_problem(command_id) is None and result_name(command_id) in self.results:
-            answered = self._read(self.remote + posixpath.join(RESULTS, result_name(command_id)))
-            if (
-                answered is not None
-                and len(answered) <= RESULT_BYTES
-                and not os.path.lexists(self.folders.result(command_id))
-            ):
+            answered = self._read(self.remote + posixpath.join(RESULTS, result_name(command_id)), RESULT_BYTES)
+            if answered is not None and not os.path.lexists(self.folders.result(command_id)):
                 write_confined(self.folders.root, posixpath.join(RESULTS, result_name(command_id)), answered)
         with owner_only():  # it may hold what an input types: this user's only, as the runtime writes it
             write_confined(self.folders.root, relative, data)
 
-    def _read(self, path: str) -> bytes | None:
-        """Pull a file, or None (gone; or it became a folder since it was listed: the next look sees what it is)."""
+    def _read(self, path: str, limit: int) -> bytes | None:
+        """Pull a file of at most `limit` bytes, or None: it is gone, or became a folder or grew past the limit.
+
+        The next look's listing then sees what it is, and queues a stand-in of its kind.
+        """
         try:
-            return self.adb.read(path)
-        except OSError:  # adb pulls a folder as a folder
+            return self.adb.read(path, limit=limit)
+        except UnreadableFile:
             return None
 
     def _stand_in(self, name: str, entry: Entry) -> None:

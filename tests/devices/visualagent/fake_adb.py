@@ -1,8 +1,9 @@
 """A stand-in for `adb` with one phone, whose storage is a local folder: for tests on machines with no phone.
 
-It speaks the subset visor uses: `adb -s SERIAL shell CMD`, `pull REMOTE LOCAL`, `push LOCAL REMOTE`. The phone's
-shared storage (`/sdcard`, `/storage/emulated/0`) is `$FAKE_ADB_ROOT/sdcard`; shell commands run in the host's `sh`
-with those paths rewritten to it (and back in what they print). Android's own programs (`content`, `pm`,
+It speaks the subset visor uses: `adb -s SERIAL shell CMD`, `pull REMOTE LOCAL` (a folder as a folder, as adb
+does), `push LOCAL REMOTE`. The phone's shared storage (`/sdcard`, `/storage/emulated/0`) is
+`$FAKE_ADB_ROOT/sdcard`; shell commands run in the host's `sh` with those paths rewritten to it (and back in what
+they print). Android's own programs (`content`, `pm`,
 `dumpsys`…) are not there: only file commands work.
 An unknown serial fails as adb does. Every call is appended to `$FAKE_ADB_ROOT/calls.log`.
 """
@@ -48,6 +49,9 @@ def main(argv: list[str]) -> int:
         return done.returncode
     if command == "pull":
         source, target = local(rest[0]), rest[1]
+        if os.path.isdir(source):  # as adb does: a folder is pulled as a folder
+            shutil.copytree(source, target)
+            return 0
         if not os.path.isfile(source):
             sys.stderr.write(f"adb: error: failed to stat remote object '{rest[0]}': No such file or directory\n")
             return 1

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 from typing import Protocol
 
-from visor.devices.adb import Adb
+from visor.devices.adb import Adb, UnreadableFile
 from visor.errors import SourceError, TargetError
 from visor.files import UnsafePath, read_confined, write_confined
 from visor.ui.escapes import UNPRINTABLE
@@ -196,25 +196,18 @@ class PhoneMailbox:
         """Pull a file of the folder (at most `limit` bytes), or None.
 
         Raises:
-            SourceError: it is larger than `limit`. TargetError: what adb pulled is not a file (a folder).
+            SourceError: it is not a regular file (a folder), or larger than `limit`. TargetError: adb failed.
         """
         path = self.device_path(relative)
         try:
-            data = self.adb.read(path)
-        except OSError as exc:  # adb pulls a folder as a folder: the agent left one where a file belongs
-            raise TargetError(
-                f"{self.adb.serial}:{path} is not a file ({exc.strerror})",
-                likely_cause="The agent on the phone left a folder where its answer belongs.",
-                next_step="Remove it on the phone (adb shell rm -r), then run again.",
-            ) from None
-        if data is not None and len(data) > limit:
+            return self.adb.read(path, limit=limit)
+        except UnreadableFile as exc:  # a folder where a file belongs (adb pulls it as one), or a file too large
             raise SourceError(
-                f"the agent's file is too large ({len(data):,} bytes; the limit is {limit:,} bytes)",
+                exc.problem,
                 path=f"{self.adb.serial}:{path}",
-                likely_cause="The agent on the phone wrote something else than its answer there.",
-                next_step="Check the agent; remove the file on the phone, then run again.",
-            )
-        return data
+                likely_cause="The agent on the phone left something else than its answer there.",
+                next_step="Check the agent; remove it on the phone (adb shell rm -r), then run again.",
+            ) from None
 
     def answered(self) -> set[str]:
         """Return the ids with results on the phone."""
