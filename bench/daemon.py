@@ -35,6 +35,20 @@ def best_ms(command: list[str], cwd: str, repeat: int) -> float:
     return min(times)
 
 
+def running(pid: int) -> bool:
+    """Return True while a process runs (Linux): one that has exited but is not reaped yet (a zombie) does not.
+
+    The daemon is not this process's child: whoever reaps it may do so a moment after it exits, and until then
+    /proc/PID still exists, in state Z.
+    """
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    # The state follows the command's name, in parentheses (which may itself hold spaces and parentheses).
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
 def rss_kib(pid: int) -> int:
     """Return a process's resident memory in KiB (Linux)."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -78,7 +92,7 @@ def main() -> int:
             pid, early, late = memory(folder, options.actions)
         finally:
             subprocess.run([*VISOR, "stop", "-q"], cwd=folder, capture_output=True)
-        alive = Path(f"/proc/{pid}").exists()
+        alive = running(pid)
     growth = (late - early) / 1024
     print(f"visor tap via warm sim daemon   best {tap:6.1f} ms   (visor --version {version:5.1f} ms; goal < 60 ms)")
     print(f"daemon RSS after 100 actions {early / 1024:6.1f} MiB, after {options.actions}: {late / 1024:6.1f} MiB")
