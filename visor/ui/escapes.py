@@ -3,8 +3,14 @@
 Ids, names, paths and messages come from scenario files, apps, maps and agents, so any of them may hold control
 characters: an id like `ok\\x1b[2K\\r✓ passed` would erase its line and fake a green one in a CI log, and a
 U+202E would show the rest of a line reversed. Such characters are shown as visible escapes (`printable`):
-C0 and C1 controls, DEL, the line and paragraph separators, the bidirectional controls and lone surrogates
-(which cannot be encoded; one standing for an undecodable byte of a file name shows that byte, `\\xe9`).
+C0 and C1 controls, DEL, the line and paragraph separators, the bidirectional controls, lone surrogates
+(which cannot be encoded; one standing for an undecodable byte of a file name shows that byte, `\\xe9`), and
+the characters that show nothing: zero-width space, word joiner and the invisible operators, the byte order
+mark, the soft hyphen, the Mongolian vowel separator, the deprecated format controls, the interlinear
+annotation marks and the tag characters (U+E0000-U+E007F: an invisible copy of ASCII, able to carry a hidden
+message). Two ids differing only by one of these would look the same. Every other character, ordinary
+non-ASCII text included, is shown as it is (the zero-width joiner and non-joiner are kept: emoji and several
+scripts are written with them).
 
 XML 1.0 cannot carry most C0 controls at all, not even as character references (`xml_text`): junit.xml writes
 each as its Unicode control picture (U+2400 + code: BEL is `␇`, ESC `␛`, DEL `␡`), readable, valid in every
@@ -20,7 +26,10 @@ from __future__ import annotations
 import re
 
 #: What a terminal would act on instead of showing, or could not encode.
-UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
+UNPRINTABLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\xad\u061c\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f"
+    "\ud800-\udfff\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
+)
 #: What XML 1.0 cannot carry (C0 controls but tab, newline, carriage return; surrogates; U+FFFE, U+FFFF) or
 #: discourages (DEL, C1 controls).
 UNWRITABLE_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
@@ -35,13 +44,16 @@ _REPLACEMENT = "\ufffd"
 def shown(char: str) -> str:
     """Return the visible escape of a character that must not be printed as itself: `\\x1b`, `\\n`, `\\u202e`.
 
-    A lone surrogate standing for an undecodable byte (PEP 383) shows that byte (`\\xe9`).
+    A lone surrogate standing for an undecodable byte (PEP 383) shows that byte (`\\xe9`); a character beyond
+    U+FFFF has eight digits (`\\U000e0041`), as in Python.
     """
     code = ord(char)
     if code in _ESCAPED_BYTES:
         return f"\\x{code - 0xDC00:02x}"
     if char in _NAMED:
         return _NAMED[char]
+    if code > 0xFFFF:
+        return f"\\U{code:08x}"
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
