@@ -18,7 +18,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lxml import etree
 
-from visor.actions.secrets import MASK, char_forms, mask_text, maskable, redact
+from visor.actions.secrets import (
+    MASK,
+    WITHHELD_HINT,
+    KeptPart,
+    char_forms,
+    concealer,
+    holds,
+    mask_rendered,
+    mask_text,
+    maskable,
+    redact,
+)
+from visor.scenario.suggest import did_you_mean
 from visor.ui.escapes import printable, xml_text
 
 #: Characters each output escapes somehow, and the letters its escapes are made of (`\n`, `\u`, `&amp;`, `%2F`).
@@ -169,3 +181,64 @@ def test_a_long_text_is_masked_in_each_form_one_encoding_deep() -> None:
     assert len(prose) > 64
     for rendered in (json.dumps(prose), html.escape(prose), urllib.parse.quote(prose), repr(prose)):
         assert mask_text(rendered, [prose]).strip("\"'") == MASK, rendered
+
+
+def test_a_short_part_a_field_kept_is_masked_as_a_whole_word_only() -> None:
+    kept = KeptPart("Qz9")
+    assert maskable(["Qz9", kept, "ab"]) == ("Qz9",) and isinstance(maskable([kept])[0], KeptPart)
+    assert mask_text('text=Qz9 (EditText "Qz9") Qz9x aQz9 Qz9', [kept]) == 'text=••• (EditText "•••") Qz9x aQz9 •••'
+    assert redact({"text": "Qz9", "other": "Qz99"}, [kept]) == {"text": MASK, "other": "Qz99"}
+    # A kept part of punctuation would mask every quote or dash of a file: it is left (it says little).
+    assert maskable([KeptPart('"'), KeptPart("-x")]) == ()
+    # Long enough, it is masked everywhere, as any secret.
+    assert mask_text("xcorrectx", [KeptPart("correct")]) == f"x{MASK}x"
+    assert holds("a Qz9 b", [kept]) and not holds("Qz99", [kept])
+
+
+def test_a_rendered_report_is_masked_in_its_data_only() -> None:
+    """A secret that is a word of the markup leaves the markup whole; its data holds it nowhere."""
+    xml = '<testsuites failures="1"><testcase name="fail it"><failure message="it failed">fail</failure>'
+    xml += "<!-- fail --><![CDATA[fail]]></testcase></testsuites>"
+    masked = mask_rendered(xml, ["fail"], "markup")
+    assert masked == (
+        f'<testsuites failures="1"><testcase name="{MASK} it"><failure message="it {MASK}ed">{MASK}</failure>'
+        f"<!-- {MASK} --><![CDATA[{MASK}]]></testcase></testsuites>"
+    )
+    assert mask_rendered('{"fail": true, "a": [false, "not true"]}', ["true", "fail"], "json") == (
+        f'{{"{MASK}": true, "a": [false, "not {MASK}"]}}'
+    )
+
+
+def test_a_rendered_value_whose_escape_masking_would_cut_is_masked_whole() -> None:
+    """Masking `quot;b` in `a&quot;b` would leave `a&•••`, no longer XML: the whole value is masked instead."""
+    assert mask_rendered('<n text="a&quot;b">a&quot;b</n>', ["quot;b"], "markup") == f'<n text="{MASK}">{MASK}</n>'
+    # The secret ends with a backslash the JSON text holds as the start of `\"`: masked, the string would end early.
+    text = '["abcd\\"y"]'
+    assert mask_text(text, ["abcd\\"]) == f'["{MASK}"y"]'
+    assert mask_rendered(text, ["abcd\\"], "json") == f'["{MASK}"]'
+
+
+def test_redact_leaves_visors_vocabulary_so_a_result_still_renders() -> None:
+    """A secret `fail` must not make a failed step neither failed nor passed (summary.txt crashed on it)."""
+    from visor.engine.results import StepResult
+
+    step = redact(StepResult(0, "fail-1", "tap", "fail", 5, {"message": "it failed"}), ["fail"])
+    assert (step.id, step.command, step.status, step.details) == (
+        f"{MASK}-1",
+        "tap",
+        "fail",
+        {"message": f"it {MASK}ed"},
+    )
+
+
+def test_a_suggestion_for_a_value_holding_a_secret_is_withheld() -> None:
+    hint = did_you_mean("navigat3", ["navigate", "tap"])
+    assert hint == "did you mean 'navigate'?"
+    assert redact({"hint": hint}, ["navigat3"]) == {"hint": WITHHELD_HINT}
+    assert redact({"hint": hint}, ["unrelated"]) == {"hint": hint}
+
+
+def test_a_concealed_text_hashes_the_same_whatever_the_secret() -> None:
+    texts = [concealer([secret])(f"Hello {secret}!") for secret in ("summer2024", "winter2024", "pw12")]
+    assert texts == [f"Hello {MASK}!"] * 3
+    assert concealer([])("Hello summer2024!") == "Hello summer2024!"

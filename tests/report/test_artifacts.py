@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from lxml import etree
 
 from tests.conftest import Cli
+from tests.report.junit_schema import problems
+from visor.engine.events import RunFinished
+from visor.engine.results import AssertionResult, RunResult, StepResult
+from visor.errors import ErrorInfo
+from visor.report.artifacts import ArtifactStore, ReportWriter
+
+REPORTS = ("junit.xml", "report.html", "summary.json")
 
 SCENARIO = """\
 meta: {{name: copies, version: "1"}}
@@ -100,3 +110,93 @@ def test_an_uploads_extension_from_the_phone_is_kept_only_as_a_plain_one(
     store = ArtifactStore(str(tmp_path), "run_1")
     written = store.save(1, picked, "upload", b"x")
     assert os.path.basename(written) == stored and os.path.dirname(written) == str(tmp_path / "run_1" / "uploads")
+
+
+def _failed_run(text: str) -> RunResult:
+    """A failed run, interrupted, whose messages and names hold `text`."""
+    error = ErrorInfo(code="ACTION_ERROR", message=f"no {text}", likely_cause=f"cause {text}", next_step="fix it")
+    return RunResult(
+        run_id="run_000000000001",
+        scenario=f"scenario {text}",
+        platform="android",
+        device="visor-sim",
+        started_at="2026-01-01T09:00:00.000Z",
+        ended_at="2026-01-01T09:00:01.000Z",
+        status="fail",
+        steps=(StepResult(0, f"step-{text}", "tap", "fail", 12, {"target": f"text={text}"}, error),),
+        assertions=(AssertionResult("seen", "visible", f"text={text}", "failed", f"not seen: {text}"),),
+        artifacts=(),
+        signature="0" * 64,
+        seed=1,
+        effective_seed=1,
+        error=error,
+        interrupted=True,
+    )
+
+
+class _Markup(HTMLParser):
+    """Reads a page's tags in order, and the data it holds: its text and its attribute values."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[str] = []
+        self.data: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.data += [value or "" for _, value in attrs]
+
+    def handle_endtag(self, tag: str) -> None:
+        self.tags.append(f"/{tag}")
+
+    def handle_data(self, data: str) -> None:
+        self.data.append(data)
+
+
+def _page(text: str) -> _Markup:
+    parsed = _Markup()
+    parsed.feed(text)
+    parsed.close()
+    return parsed
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [*value, *(text for item in value.values() for text in _strings(item))]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []
+
+
+@pytest.mark.parametrize("secret", ["fail", "true", "failures", "testcase", "class", "html", "code"])
+def test_reports_stay_well_formed_when_a_secret_is_a_word_of_their_markup(tmp_path: Path, secret: str) -> None:
+    """junit.xml, report.html and summary.json keep their structure, and none of the data they hold shows it."""
+    written = {}
+    for secrets in ((), (secret,)):
+        store = ArtifactStore(str(tmp_path / f"out{len(secrets)}"), "run_000000000001", secrets=secrets)
+        ReportWriter(store).handle(RunFinished(_failed_run(f"a {secret}ing {secret}"), 1.0))
+        written[secrets] = {name: Path(store.root, name).read_text("utf-8") for name in REPORTS}
+    plain, masked = written[()], written[(secret,)]
+    assert problems(masked["junit.xml"]) == []
+    junit = etree.fromstring(masked["junit.xml"].encode("utf-8"))
+    held = [text for node in junit.iter() for text in (node.text or "", node.tail or "", *node.attrib.values())]
+    assert [node.tag for node in junit.iter()] == [
+        node.tag for node in etree.fromstring(plain["junit.xml"].encode()).iter()
+    ]
+    assert "•••" in "".join(held) and not [text for text in held if secret in text]
+    page = _page(masked["report.html"])
+    assert page.tags == _page(plain["report.html"]).tags
+    assert not [text for text in page.data if secret in text]
+    summary = json.loads(masked["summary.json"])
+    assert summary["status"] == "•••" if secret == "fail" else summary["status"] == "fail"
+    assert not [text for text in _strings(summary) if secret in text]
+
+
+def test_what_a_field_kept_of_a_secret_is_masked_however_short(tmp_path: Path) -> None:
+    """Three characters a field kept: masked where they stand as a word, never inside another word."""
+    store = ArtifactStore(str(tmp_path), "run_000000000001", secrets=("Qz9-secret",))
+    store.hide("Qz9")
+    path = store.write("sources/001-a.xml", '<node text="Qz9" hint="Qz9x" other="aQz9"/>\nshows Qz9.')
+    assert Path(path).read_text("utf-8") == '<node text="•••" hint="Qz9x" other="aQz9"/>\nshows •••.'

@@ -127,3 +127,30 @@ def test_the_verdict_says_what_failed() -> None:
         out = io.StringIO()
         ConsoleReporter(out, color=False).run_result(result)
         assert out.getvalue().startswith(verdict), out.getvalue()
+
+
+def test_a_step_id_holding_a_secret_is_padded_after_masking() -> None:
+    """Padded first, the spaces after the mask would give the secret's length."""
+    from visor.engine.events import StepFinished
+    from visor.engine.results import StepResult
+
+    lines = []
+    for secret in ("abcd", "abcdefghijklmnop"):
+        stream = io.StringIO()
+        ConsoleReporter(stream, secrets=[secret]).handle(StepFinished(StepResult(0, secret, "tap", "ok", 5, {}), 0.0))
+        lines.append(stream.getvalue())
+    assert lines[0] == lines[1] == f"  ✓ {'•••':<22} {'tap':<10} {5:>6} ms\n"
+
+
+def test_no_name_is_suggested_for_a_value_holding_a_secret() -> None:
+    from visor.scenario.issues import IssueCode, error
+    from visor.scenario.suggest import did_you_mean
+
+    stream = io.StringIO()
+    reporter = ConsoleReporter(stream, secrets=["navigat3"])
+    hint = did_you_mean("navigat3", ["navigate"])
+    reporter._issue("a.yaml", error(IssueCode.UNSUPPORTED_COMMAND, "Unsupported command 'navigat3'", (), hint))
+    assert stream.getvalue() == (
+        "  a.yaml:None:None: error UNSUPPORTED_COMMAND Unsupported command '•••' "
+        "(the value holds a --secret value: no name is suggested for it)\n"
+    )

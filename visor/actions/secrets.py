@@ -12,7 +12,15 @@ with `repr`), and as any of these inside another (the JSON of a step's details i
 such encoding maps each character on its own, so a secret's forms are found character by character: each
 character of the secret matches any of its encodings, up to `DEPTH` encodings deep (`mask_text`). Data is
 best masked before it is rendered (`redact`), which keeps the rendered file well formed; a text already
-rendered (a page source from a phone, a page) is masked with all its forms.
+rendered (a page source from a phone, a page) is masked with all its forms. A file visor rendered itself
+(junit.xml, report.html, summary.json) is masked again only where it holds data (`mask_rendered`): its text
+nodes and attribute values, its JSON strings; a secret that is also a word of its markup (`fail`, `true`)
+then leaves the markup whole.
+
+What a field kept of a secret typed into it (a field taking 15 characters, given 16) is a secret too
+(`KeptPart`): masked whatever its length, a short one (a field taking 1 to 3 characters) as a whole word.
+A secret's text also never reaches a hash visor publishes (the determinism signature, a screen's
+fingerprint): it is masked before hashing (`concealer`), or a dictionary would find it by hashing guesses.
 """
 
 from __future__ import annotations
@@ -22,10 +30,12 @@ import functools
 import html
 import json
 import re
+import types
 import urllib.parse
 from collections.abc import Callable, Collection, Mapping
-from typing import Any
+from typing import Any, Literal, TypeVar, cast
 
+from visor.scenario.suggest import Suggestion
 from visor.ui.escapes import printable, xml_text
 
 #: What a secret is shown as (the same mask `act type` uses for a password's value).
@@ -33,6 +43,7 @@ MASK = "•••"
 
 
 #: Texts shorter than this are never masked: they protect nothing, and masking every "x" would garble results.
+#: What a field kept of a secret is masked however short (`KeptPart`).
 MIN_SECRET = 4
 #: How many encodings deep a secret is looked for (report.html shows the JSON of a message quoting it: three).
 DEPTH = 3
@@ -45,6 +56,31 @@ _FIELD_TEXTS = frozenset({"text", "expected_text"})
 _SELECTORS = frozenset({"selector", "container", "target", "feedback"})
 #: Characters every encoding below keeps as they are: a secret's longest run of them is in each of its forms.
 _KEPT = re.compile(r"[A-Za-z0-9]+")
+#: The metadata of a dataclass field holding visor's own vocabulary (a status, a command's name, a platform):
+#: `redact` leaves it as it is, since the code rendering a result decides by it (a secret `fail` would make a
+#: failed step neither failed nor passed). The rendered file is masked again where it shows it (`mask_rendered`).
+PLAIN: Mapping[str, Any] = types.MappingProxyType({"secrets": "plain"})
+#: What a suggestion for a value holding a secret says instead ("did you mean …" would say how near it is).
+WITHHELD_HINT = "the value holds a --secret value: no name is suggested for it"
+#: How a file visor rendered holds its data: plain text, markup (XML, HTML) or JSON (`mask_rendered`).
+Rendered = Literal["text", "markup", "json"]
+
+
+class KeptPart(str):
+    """What a field shows of a secret typed into it, when it kept only part of it: masked as a secret is.
+
+    Masking by value cannot find part of a secret, so the step that typed it tells the run (`hide`). A kept
+    part of `MIN_SECRET` characters or more is masked everywhere, as a secret; a shorter one (a field taking
+    1 to 3 characters) is masked as a whole word only (`cor`, never the `cor` of `correct`, nor a lone `1` of
+    `12`), and only when it begins and ends with a letter or digit: a kept `"` or `-` masked wherever it
+    stands would garble every file, and a lone punctuation mark says little of a secret.
+    """
+
+    __slots__ = ()
+
+
+def _kept_short(text: str) -> bool:
+    return isinstance(text, KeptPart) and 0 < len(text) < MIN_SECRET and text[0].isalnum() and text[-1].isalnum()
 
 
 def field_texts(arguments: Any) -> set[str]:
@@ -63,11 +99,39 @@ def field_texts(arguments: Any) -> set[str]:
 
 
 def maskable(secrets: Collection[str]) -> tuple[str, ...]:
-    """Return the secrets long enough to be masked, each once, the longest first (a longer one holds a shorter)."""
-    return tuple(sorted({secret for secret in secrets if len(secret) >= MIN_SECRET}, key=lambda s: (-len(s), s)))
+    """Return the secrets to mask, each once, the longest first (a longer one holds a shorter).
+
+    Those of `MIN_SECRET` characters or more, and the shorter parts of a secret a field kept (`KeptPart`).
+    """
+    chosen = {secret for secret in secrets if len(secret) >= MIN_SECRET or _kept_short(secret)}
+    return tuple(sorted(chosen, key=lambda s: (-len(s), s)))
 
 
-def redact(value: Any, secrets: Collection[str]) -> Any:
+def holds(text: str, secrets: Collection[str]) -> bool:
+    """Say whether a text holds one of the secrets, in any of its forms (masking it would change it)."""
+    return mask_text(text, secrets) != text
+
+
+def concealer(secrets: Collection[str], mask: str = MASK) -> Callable[[str], str]:
+    """Return a function masking the secrets in a text: for the texts a fingerprint or a signature hashes.
+
+    A published hash of a text holding a secret is an oracle: hashing guesses finds the secret. Masked, the
+    hash is the same whatever the secret, and still changes with every other difference.
+    """
+    maskers = tuple(_masker(secret, mask) for secret in maskable(secrets))
+
+    def conceal(text: str) -> str:
+        for masked in maskers:
+            text = masked(text)
+        return text
+
+    return conceal
+
+
+T = TypeVar("T")
+
+
+def redact(value: T, secrets: Collection[str]) -> T:
     """Return `value` (JSON-like data, or frozen dataclasses of it) with every secret masked in every string.
 
     Each string is masked in all its forms (`mask_text`): a string in data may itself be a rendered text (a page
@@ -76,7 +140,7 @@ def redact(value: Any, secrets: Collection[str]) -> Any:
     ordered = maskable(secrets)
     if not ordered:
         return value
-    return _walk(value, ordered)
+    return cast(T, _walk(value, ordered))
 
 
 def mask_text(text: str, secrets: Collection[str], mask: str = MASK) -> str:
@@ -92,7 +156,67 @@ def mask_text(text: str, secrets: Collection[str], mask: str = MASK) -> str:
     return text
 
 
+def mask_rendered(text: str, secrets: Collection[str], form: Rendered) -> str:
+    """Return a file visor rendered from masked data with the secrets masked again where it holds data only.
+
+    Markup (junit.xml, report.html): in text, attribute values, comments and CDATA; JSON: in strings. Its
+    markup is left whole, so a secret that is also one of its words (`fail` of `failures=`, `true`) cannot
+    break it. Where masking would leave a value no longer well formed (a cut escape), the whole value is masked.
+    """
+    if not maskable(secrets):
+        return text
+    if form == "markup":
+        return _MARKUP.sub(lambda found: _markup_token(found[0], secrets), text)
+    if form == "json":
+        return _JSON_STRING.sub(lambda found: _json_string(found[0], secrets), text)
+    return mask_text(text, secrets)
+
+
+#: A JSON string, its quotes included.
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+#: Markup's pieces: comments, CDATA sections, tags; the text between them is data.
+_MARKUP = re.compile(r"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<[^<>]*>|[^<]+|<", re.DOTALL)
+#: An attribute's quoted value in a tag, its quotes included.
+_QUOTED = re.compile(r"\"[^\"]*\"|'[^']*'")
+#: What markup's data may not hold: a `<`, or a `&` that begins no character or entity reference.
+_BROKEN_MARKUP = re.compile(r"<|&(?!#[0-9]+;|#x[0-9A-Fa-f]+;|[A-Za-z][A-Za-z0-9]*;)")
+
+
+def _markup_token(token: str, secrets: Collection[str]) -> str:
+    for opening, closing in (("<!--", "-->"), ("<![CDATA[", "]]>")):
+        if token.startswith(opening) and token.endswith(closing) and len(token) >= len(opening) + len(closing):
+            inside = mask_text(token[len(opening) : -len(closing)], secrets)
+            return opening + (MASK if closing in inside else inside) + closing
+    if token.startswith("<"):
+        return _QUOTED.sub(lambda found: _quoted_value(found[0], secrets), token)
+    return _markup_data(token, secrets, "")
+
+
+def _quoted_value(quoted: str, secrets: Collection[str]) -> str:
+    quote = quoted[0]
+    return quote + _markup_data(quoted[1:-1], secrets, quote) + quote
+
+
+def _markup_data(data: str, secrets: Collection[str], quote: str) -> str:
+    masked = mask_text(data, secrets)
+    if masked == data:
+        return data
+    broken = _BROKEN_MARKUP.search(masked) is not None or (quote != "" and quote in masked)
+    return MASK if broken else masked
+
+
+def _json_string(literal: str, secrets: Collection[str]) -> str:
+    masked = mask_text(literal[1:-1], secrets)
+    try:
+        json.loads(f'"{masked}"')
+    except ValueError:
+        return f'"{MASK}"'
+    return f'"{masked}"'
+
+
 def _walk(value: Any, secrets: tuple[str, ...]) -> Any:
+    if isinstance(value, Suggestion) and holds(value.word, secrets):
+        return WITHHELD_HINT
     if isinstance(value, str):
         for secret in secrets:
             value = _masker(secret, MASK)(value)
@@ -104,20 +228,24 @@ def _walk(value: Any, secrets: tuple[str, ...]) -> Any:
     if isinstance(value, list):
         return [_walk(item, secrets) for item in value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = {field.name: _walk(getattr(value, field.name), secrets) for field in dataclasses.fields(value)}
-        return dataclasses.replace(value, **{name: item for name, item in fields.items() if _init(value, name)})
+        masked = {
+            field.name: _walk(getattr(value, field.name), secrets)
+            for field in dataclasses.fields(value)
+            if field.init and field.metadata.get("secrets") != PLAIN["secrets"]
+        }
+        return dataclasses.replace(value, **masked)
     return value
-
-
-def _init(value: Any, name: str) -> bool:
-    return next(field.init for field in dataclasses.fields(value) if field.name == name)
 
 
 @functools.lru_cache(maxsize=256)
 def _masker(secret: str, mask: str) -> Callable[[str], str]:
-    """Return a function putting `mask` for one secret, in all its forms, in a text (made once per secret)."""
+    """Return a function putting `mask` for one secret, in all its forms, in a text (made once per secret).
+
+    A secret shorter than `MIN_SECRET` (a short part a field kept, `KeptPart`) is masked as a whole word.
+    """
     depth = DEPTH if len(secret) <= LONG_SECRET else 1
-    pattern = re.compile("".join(_alternatives(char_forms(char, depth)) for char in secret))
+    body = "".join(_alternatives(char_forms(char, depth)) for char in secret)
+    pattern = re.compile(rf"(?<!\w){body}(?!\w)" if len(secret) < MIN_SECRET else body)
     # A text without the secret's longest letter-and-digit run cannot hold it: most texts are skipped at once.
     anchor = max(_KEPT.findall(secret), key=len, default="")
 

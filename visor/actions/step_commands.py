@@ -14,7 +14,7 @@ from visor.actions.device import ElementHandle, Key, PathPoint
 from visor.actions.element_handles import find_handle, handle_details, typed_text_landed
 from visor.actions.kernel.targets import refind
 from visor.actions.scroll_into_view import absorbed
-from visor.actions.secrets import maskable
+from visor.actions.secrets import holds
 from visor.actions.step_context import ActionContext, StepFailure
 from visor.actions.step_details import (
     ArgsOnly,
@@ -191,7 +191,7 @@ def _holds_secret(ctx: ActionContext, value: str) -> bool:
     A secret is masked by value wherever it is reported; but a field that dropped characters shows part of it,
     which no mask by value finds. So the field is treated as a password field: its text is never reported.
     """
-    return any(secret in value for secret in maskable(ctx.sink.secrets))
+    return holds(value, ctx.sink.secrets)
 
 
 def _hide(ctx: ActionContext, shown: str) -> None:

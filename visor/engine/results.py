@@ -1,4 +1,8 @@
-"""Results of a run, as values: what the envelope, the artifacts and the signature are made from."""
+"""Results of a run, as values: what the envelope, the artifacts and the signature are made from.
+
+The fields holding visor's own vocabulary (statuses, a command's name, an assertion's type, the platform) are
+marked `PLAIN`: masking the run's secrets in a result leaves them, as rendering decides by them.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from visor.actions.secrets import PLAIN
 from visor.errors import ErrorInfo
 
 StepStatus = Literal["ok", "fail", "skipped"]
@@ -17,8 +22,8 @@ class StepResult:
 
     index: int
     id: str
-    command: str
-    status: StepStatus
+    command: str = field(metadata=PLAIN)
+    status: StepStatus = field(metadata=PLAIN)
     duration_ms: int
     details: Mapping[str, Any]
     error: ErrorInfo | None = None
@@ -49,9 +54,9 @@ class AssertionResult:
     """One assertion's outcome; `observed` says what was seen (visor addition)."""
 
     id: str
-    type: str
+    type: str = field(metadata=PLAIN)
     target: str
-    status: Literal["passed", "failed"]
+    status: Literal["passed", "failed"] = field(metadata=PLAIN)
     details: str
     observed: Mapping[str, Any] = field(default_factory=dict)
 
@@ -80,15 +85,16 @@ class RunResult:
 
     run_id: str
     scenario: str
-    platform: str
+    platform: str = field(metadata=PLAIN)
     device: str
     started_at: str
     ended_at: str
-    status: Literal["ok", "fail"]
+    status: Literal["ok", "fail"] = field(metadata=PLAIN)
     steps: tuple[StepResult, ...]
     assertions: tuple[AssertionResult, ...]
     artifacts: tuple[str, ...]
-    signature: str
+    #: A hash: it holds no secret, and a secret's digits found in it would change it.
+    signature: str = field(metadata=PLAIN)
     seed: int | None
     effective_seed: int
     error: ErrorInfo | None = None

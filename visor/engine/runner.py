@@ -7,6 +7,11 @@ device) and timestamps from the injected wall clock; nothing here reads either d
 
 The engine owns the run's record: every run ends with one `RunFinished` carrying its result, also when a signal
 or an error stops it early (then marked `interrupted` or `errored`, with the steps and assertions done).
+
+The record holds no secret: each step's and assertion's result is masked with the run's secrets as it ends
+(the sink's `secrets`: the `--secret` values and what fields kept of them), so every consumer of the events
+shows the same masked texts, and the signature and screen fingerprints hash masked texts (a hash of a secret
+would be found by hashing guesses).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from visor.actions.catalogue import execute
 from visor.actions.device import Device, DeviceInfo, Observation, SessionRestarted
 from visor.actions.kernel.memory import AgentState
 from visor.actions.observer import ObservingDevice
+from visor.actions.secrets import concealer, redact
 from visor.actions.step_context import ActionContext, ArtifactSink, Router
 from visor.actions.step_targets import match_all
 from visor.clock import US_PER_MS, Clock, isoformat, ms_to_us, us_to_ms
@@ -188,7 +194,7 @@ class _Record:
         self, status: Literal["ok", "fail"], error: ErrorInfo | None, *, interrupted: bool = False
     ) -> RunResult:
         platform = self.info.platform
-        return RunResult(
+        result = RunResult(
             run_id=self.context.run_id,
             scenario=self.scenario.meta.name,
             platform=platform,
@@ -199,12 +205,17 @@ class _Record:
             steps=tuple(self.steps),
             assertions=tuple(self.checks),
             artifacts=tuple(self.artifacts),
-            signature=signature(platform, self.steps, self.checks),
+            signature="",
             seed=self.settings.seed,
             effective_seed=self.settings.effective_seed,
             error=error,
             interrupted=interrupted,
         )
+        # Masked again with every secret the run ended with (a field may have kept part of one in a later step),
+        # then signed as masked.
+        secrets = self.context.sink.secrets
+        result = redact(result, secrets)
+        return replace(result, signature=signature(platform, result.steps, result.assertions, secrets))
 
 
 #: How the INTERRUPTED error of a run a signal stopped goes on ("interrupted by SIGTERM during the run; …").
@@ -223,10 +234,11 @@ def _events(record: _Record) -> Iterator[Event]:
             yield StepStarted(step, record.at())
             outcome = _run_step(step, settings, context, last=step.index == len(scenario.steps) - 1)
             record.artifacts.extend(outcome.files())
+            outcome = redact(outcome, context.sink.secrets)
         failed = failed or outcome.status == "fail"
         record.steps.append(outcome)
         yield StepFinished(outcome, record.at())
-    checks = _check_assertions(scenario, settings, context)
+    checks = redact(_check_assertions(scenario, settings, context), context.sink.secrets)
     record.artifacts.extend(dict.fromkeys(path for check in checks for path in check.files()))
     record.checks.extend(checks)
     for check in checks:
@@ -363,7 +375,7 @@ def _look_after(
         # A device without a tree is seen through a screenshot: one, both fingerprinted and kept as evidence.
         shot = None if context.device.info.capabilities.ui_tree else context.device.screenshot()
         if signed:
-            details["screen"] = _screen(context.device, observation, settings.mask, shot)
+            details["screen"] = _screen(context, observation, settings.mask, shot)
         if settings.capture == "steps" or (failed and settings.capture == "failures"):
             details.update(_evidence(step, ctx, observation, details, failed=failed, shot=shot))
 
@@ -379,11 +391,15 @@ def _overrun(step: Step, budget_us: int, overrun: StepOverrun) -> ErrorInfo:
     )
 
 
-def _screen(device: Device, observation: Observation, mask: tuple[str, ...], shot: bytes | None) -> str:
-    """Return the fingerprint of the screen a step ended on: its tree's, else its screenshot's (see ui/images)."""
+def _screen(context: RunContext, observation: Observation, mask: tuple[str, ...], shot: bytes | None) -> str:
+    """Return the fingerprint of the screen a step ended on: its tree's, else its screenshot's (see ui/images).
+
+    The run's secrets are masked in the texts it hashes: it is published, and hashing guesses would find them.
+    """
     if shot is not None:
         return image_fingerprint(shot)
-    return fingerprint(observation.tree, _masked(observation, mask, device.info.platform))
+    hidden = _masked(observation, mask, context.device.info.platform)
+    return fingerprint(observation.tree, hidden, concealer(context.sink.secrets))
 
 
 def _masked(observation: Observation, mask: tuple[str, ...], platform: str) -> set[int]:

@@ -5,16 +5,21 @@ of a step's details counts is declared, not guessed from key names: each command
 its details (`visor.actions.step_details`, `visor.actions.tools.details`), where every key is signed, volatile
 (timings) or evidence (artifact paths), and only signed keys enter the signature, at every depth. Step details
 carry `screen`, the fingerprint of what the screen showed after the step. docs/determinism.md states the rules.
+
+The run's secrets are masked in the projection before it is hashed (the fingerprints mask them too): a signature
+is published, and over a secret's text it would tell the secret to whoever hashes guesses. Masked the same way
+in every run, the signature stays deterministic and changes with every difference not involving a secret.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from visor.actions.catalogue import detail_shapes
+from visor.actions.secrets import redact
 from visor.engine.projection import signed as projection_of
 from visor.engine.results import AssertionResult, StepResult
 
@@ -50,6 +55,9 @@ def canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
-def signature(platform: str, steps: Iterable[StepResult], assertions: Iterable[AssertionResult]) -> str:
-    """Return the hex SHA-256 signature of a run."""
-    return hashlib.sha256(canonical(projection(platform, steps, assertions)).encode("utf-8")).hexdigest()
+def signature(
+    platform: str, steps: Iterable[StepResult], assertions: Iterable[AssertionResult], secrets: Collection[str] = ()
+) -> str:
+    """Return the hex SHA-256 signature of a run, its `secrets` masked in what it hashes."""
+    signed = redact(projection(platform, steps, assertions), secrets)
+    return hashlib.sha256(canonical(signed).encode("utf-8")).hexdigest()

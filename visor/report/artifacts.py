@@ -12,9 +12,12 @@ the permissions the umask gives (see `visor.files`). A step's copy of its captur
 the scenario's project folder only, never through a symbolic link.
 
 `--secret` values are masked everywhere in the run's folder (`visor.actions.secrets`): the reports are
-rendered from the run's result with its secrets masked (so they stay well formed), every text file is masked
-again in all its forms as it is written (a page source comes rendered from the device), and a capture named
-after a step or label holding a secret is named with it masked, on disk and in every reference to it.
+rendered from the run's result with its secrets masked, and masked again as they are written where they hold
+data only (text and attribute values, JSON strings), so they stay well formed even when a secret is a word of
+their markup (`fail`); every other text file is masked again in all its forms as it is written (a page source
+comes rendered from the device), and a capture named after a step or label holding a secret is named with it
+masked, on disk and in every reference to it. What a field kept of a secret typed into it is masked too,
+however short (`hide`).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from collections.abc import Collection
 from typing import IO, Any, Protocol
 
 from visor import __version__
-from visor.actions.secrets import MIN_SECRET, mask_text, redact
+from visor.actions.secrets import KeptPart, Rendered, mask_rendered, mask_text, redact
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
 from visor.engine.results import RunResult
 from visor.errors import InputError
@@ -72,10 +75,11 @@ class ArtifactStore:
     def hide(self, text: str) -> None:
         """Mask `text` too from now on: what a field shows of a secret typed into it (a keyboard dropped some).
 
-        Masking by value cannot find part of a secret; the step that typed it knows the field's text.
+        Masking by value cannot find part of a secret; the step that typed it knows the field's text. However
+        short, it is masked (`KeptPart`: as a whole word under 4 characters).
         """
-        if len(text) >= MIN_SECRET and text not in self.secrets:
-            self.secrets += (text,)
+        if text and text not in self.secrets:
+            self.secrets += (KeptPart(text),)
 
     def save(self, step_number: int, label: str, kind: str, data: bytes) -> str:
         """Store a step's screenshot, page source or upload, numbered in the order they are written; return its path.
@@ -97,10 +101,17 @@ class ArtifactStore:
         self._names.add(f"{folder}/{name}")
         return self.write(os.path.join(folder, name), data)
 
-    def write(self, relative: str, data: bytes | str) -> str:
-        """Write a file below the run folder atomically; return its path."""
+    def write(self, relative: str, data: bytes | str, rendered: Rendered | None = None) -> str:
+        """Write a file below the run folder atomically; return its path.
+
+        `rendered`: the file is one visor rendered from masked data, as markup or JSON: it is masked again where
+        it holds data only (`mask_rendered`). Any other text file is masked everywhere in it.
+        """
         path = os.path.join(self.root, relative)
-        payload = self._masked(data.encode("utf-8") if isinstance(data, str) else data)
+        if rendered is not None and isinstance(data, str):
+            payload = mask_rendered(data, self.secrets, rendered).encode("utf-8")
+        else:
+            payload = self._masked(data.encode("utf-8") if isinstance(data, str) else data)
         try:
             self._make_folder(os.path.dirname(path))
             write_atomic(path, payload)
@@ -237,22 +248,23 @@ class ReportWriter:
         if not (isinstance(event, RunFinished) and event.reason is not None):
             self._line(event)
         if isinstance(event, RunStarted):
-            self.store.write("env/device.json", _json(_device(event)))
-            self.store.write("env/runtime.json", _json(_runtime(event)))
+            self.store.write("env/device.json", _json(_device(event)), "json")
+            self.store.write("env/runtime.json", _json(_runtime(event)), "json")
         elif isinstance(event, RunFinished):
             self._reports(event.result)
 
     def _reports(self, result: RunResult) -> None:
         """Write the reports of a finished (or stopped) run, and close the timeline.
 
-        They are rendered from the result with its secrets masked: masking the rendered files alone (which
-        `ArtifactStore.write` does too) could cut an escape in two where a secret meets the markup around it.
+        They are rendered from the result with its secrets masked: masking the rendered files alone could cut
+        an escape in two where a secret meets the markup around it, or mask a word of the markup itself. Each
+        is then masked again where it holds data (`ArtifactStore.write`).
         """
         result = redact(result, self.store.secrets)
-        self.store.write("summary.json", _json(result.to_dict()))
+        self.store.write("summary.json", _json(result.to_dict()), "json")
         self.store.write("summary.txt", summary.render(result))
-        self.store.write("junit.xml", junit.render(result, result.scenario))
-        self.store.write("report.html", html.render(result, result.scenario, self.store.root))
+        self.store.write("junit.xml", junit.render(result, result.scenario), "markup")
+        self.store.write("report.html", html.render(result, result.scenario, self.store.root), "markup")
         self.close()
 
     def close(self) -> None:

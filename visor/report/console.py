@@ -12,7 +12,10 @@ a CI log. Every part of every line is written with such characters shown as visi
 (which reorder what the reader sees) and lone surrogates (which cannot be encoded). `printable` is that one
 escape (`visor.ui.escapes`), for every other place where data reaches a terminal too (`--format text`, prompts).
 
-`--secret` values are masked in every line, in every form a text may hold them (`visor.actions.secrets`).
+`--secret` values are masked in every line, in every form a text may hold them (`visor.actions.secrets`), before
+a column is padded (padded first, the spacing would give a secret's length). What a field kept of a secret is
+masked too: a run's events come from the engine with the run's secrets masked, the kept parts included. No "did
+you mean" hint is shown for a value holding a secret (it would say how near the secret is to a name).
 """
 
 from __future__ import annotations
@@ -81,6 +84,10 @@ class ConsoleReporter:
 
         self._rich.print(Text.assemble(*((printable(text), style or "") for text, style in parts)))
 
+    def masked(self, text: str) -> str:
+        """Return `text` with the secrets masked: for a part padded to a column, masked before it is padded."""
+        return redact(text, self.secrets) if self.secrets else text
+
     def error(self, info: ErrorInfo) -> None:
         """Print an error with its likely cause and next step."""
         self.line((f"✗ {info.code}", "bold red"), (f" {info.message}", None))
@@ -96,7 +103,7 @@ class ConsoleReporter:
         for warning in listed:
             parts: Line = [("warning", _SEVERITY_STYLE["warning"]), (f" {warning.get('message')}", None)]
             if warning.get("hint"):
-                parts.append((f" ({warning['hint']})", "dim"))
+                parts.append((f" ({self.masked(warning['hint'])})", "dim"))
             self.line(*parts)
 
     def validation(self, batch: BatchResult) -> None:
@@ -131,7 +138,8 @@ class ConsoleReporter:
             (f" {issue.code} {issue.message}", None),
         ]
         if issue.hint:
-            parts.append((f" ({issue.hint})", "dim"))
+            # Masked as it is: a suggestion for a value holding a secret is replaced whole (`redact`).
+            parts.append((f" ({self.masked(issue.hint)})", "dim"))
         self.line(*parts)
 
     # -- runs -------------------------------------------------------------------------------------------------
@@ -153,7 +161,8 @@ class ConsoleReporter:
         elif isinstance(event, StepFinished):
             step = event.result
             mark, style = _STATUS[step.status]
-            self.line((f"  {mark} ", style), (f"{step.id:<22} {step.command:<10} {step.duration_ms:>6} ms", None))
+            shown = f"{self.masked(step.id):<22} {self.masked(step.command):<10} {step.duration_ms:>6} ms"
+            self.line((f"  {mark} ", style), (shown, None))
             if step.error is not None:
                 self.line(("      ", None), (step.error.message, "red"))
         elif isinstance(event, AssertionChecked):

@@ -1,8 +1,29 @@
-"""'Did you mean …?' hints for misspelt names."""
+"""'Did you mean …?' hints for misspelt names.
+
+A hint remembers the word it was made for (`Suggestion`): a word holding a `--secret` value (a scenario's
+`command: ${SECRET}`) is shown masked, and a hint naming the nearest command would say how near the secret is
+to it. Whatever masks an output's secrets knows them and drops such a hint (`visor.actions.secrets.redact`).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+
+
+class Suggestion(str):
+    """A "did you mean …?" hint, and the word it was made for (`word`), which the hint tells something about."""
+
+    word: str
+
+    def __new__(cls, text: str, word: str) -> Suggestion:
+        """Make the hint `text` for `word`."""
+        made = super().__new__(cls, text)
+        made.word = word
+        return made
+
+    def __reduce__(self) -> tuple[type[Suggestion], tuple[str, str]]:
+        """Pickle it with its word (a worker's issues reach the suite that prints them)."""
+        return Suggestion, (str(self), self.word)
 
 
 def closest(word: str, candidates: Iterable[str]) -> str | None:
@@ -17,7 +38,7 @@ def closest(word: str, candidates: Iterable[str]) -> str | None:
     return folded[found[0]] if found else None
 
 
-def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
-    """Return a hint such as "did you mean 'name'?", or None."""
+def did_you_mean(word: str, candidates: Iterable[str]) -> Suggestion | None:
+    """Return a hint such as "did you mean 'name'?" (which remembers `word`), or None."""
     match = closest(word, candidates)
-    return f"did you mean {match!r}?" if match is not None and match != word else None
+    return Suggestion(f"did you mean {match!r}?", word) if match is not None and match != word else None

@@ -4,25 +4,35 @@ The projection is each on-screen node's depth, class, resource id, text, content
 flags a user can see (checked, selected, enabled, focused) and its bounds, in page order. Elements matched by a
 mask selector keep their place and class but their text and description are replaced by `•`, so a clock or a
 random ad does not change the fingerprint while a different screen does.
+
+The fingerprint is published (every step's `screen`, the run's signature), so no secret's text may enter it:
+hashing guesses would find the secret that gives the published value. The run's secrets are masked in every
+text it hashes (`conceal`), and a password field's text counts as `•` however long (its bullets would give
+the password's length).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from visor.ui.tree import Node, UiTree
 
 MASKED = "•"
 
 
-def fingerprint(tree: UiTree, masked: Collection[int] = ()) -> str:
+def _as_it_is(text: str) -> str:
+    return text
+
+
+def fingerprint(tree: UiTree, masked: Collection[int] = (), conceal: Callable[[str], str] = _as_it_is) -> str:
     """Return 16 hex digits identifying what `tree` shows.
 
     Args:
         tree: the observed screen.
         masked: `id()`s of nodes whose text must not count (see `masked_nodes`).
+        conceal: masks the run's secrets in a text (`visor.actions.secrets.concealer`).
     """
     rows = []
     for item in tree.flat:
@@ -33,11 +43,11 @@ def fingerprint(tree: UiTree, masked: Collection[int] = ()) -> str:
         rows.append(
             [
                 item.depth,
-                node.class_name,
-                node.resource_id,
-                MASKED if hidden and node.text else node.text,
-                MASKED if hidden and node.content_desc else node.content_desc,
-                node.hint,
+                conceal(node.class_name),
+                conceal(node.resource_id),
+                MASKED if (hidden or node.password) and node.text else conceal(node.text),
+                MASKED if hidden and node.content_desc else conceal(node.content_desc),
+                conceal(node.hint),
                 _flags(node),
                 node.bounds.bounds_text(),
             ]
