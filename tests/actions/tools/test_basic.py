@@ -22,9 +22,11 @@ def test_input_text_can_append_and_keeps_new_lines() -> None:
 
 
 def test_input_text_into_a_password_field_is_checked_by_length_and_never_shown() -> None:
+    """Checked by its bullets, but neither the text nor its length is said: the mask is fixed."""
     login = agent(url=None)
     result = ok(login.call("input_text", target=[500, 330], target_description="password", text="lovelace"))
-    assert result["field_text"] == "•" * 8
+    assert result["field_text"] == "•••"
+    assert result["message"] == "typed the masked text into 'password'" and "8" not in result["message"]
 
 
 def test_input_text_needs_a_text_field() -> None:
@@ -97,3 +99,19 @@ def test_a_swipe_of_a_list_under_a_dialog_is_refused() -> None:
     assert "Special offer" in feed.texts()
     result = refused(feed.call("swipe", direction="up", target=rid("feed"), target_description="feed"), "NOT_VISIBLE")
     assert "covered by FrameLayout" in result["message"]
+
+
+def test_input_text_of_a_runs_secret_into_a_plain_field_reports_it_as_a_password() -> None:
+    """A scenario's --secret value: neither its text nor its length is said, and the field is remembered."""
+    from visor.actions.tools.call_context import ToolContext
+    from visor.actions.tools.dispatch import call_tool
+
+    login = agent(url=None)
+    user = login.index("username")
+    assert login.device is not None
+    context = ToolContext(login.device, login.clock, login.state, login.settings, withheld=["summer2024"])
+    result = call_tool("input_text", {"target": user, "text": "summer2024"}, context).to_dict()
+    assert (result["status"], result["field_text"]) == ("ok", "•••")
+    assert "summer2024" not in str(result) and "10" not in result["message"]
+    assert [node.resource_id for node in context.secret_fields] == [rid("username")]
+    assert login.text("username") == "summer2024"  # the field really holds it

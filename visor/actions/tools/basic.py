@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from visor.actions.device import Key, NativeAction, NativeActionName, PathPoint
+from visor.actions.secrets import MASK
 from visor.actions.tools.call_context import ToolContext
 from visor.actions.tools.call_targets import Resolved, by_index, by_resource_id, covered, describe
 from visor.actions.tools.plans import Area, check_point, point_in, to_device
@@ -48,7 +49,7 @@ _KEYS = {"ENTER": Key.ENTER, "BACK": Key.BACK, "HOME": Key.HOME, "APP_SWITCH": K
 
 def label(node: Node) -> str:
     """Name an element in messages."""
-    text = "•••" if node.password else node.text
+    text = MASK if node.password else node.text
     return repr(text or node.content_desc or node.short_id() or node.class_name.rsplit(".", 1)[-1])
 
 
@@ -139,6 +140,8 @@ def input_text(args: InputTextArgs, ctx: ToolContext) -> Reply:
             hint="Tap an input box (the observation flags it editable).",
         )
     ctx.disclose(field, args.text)
+    # A password, or a secret of the run typed into a plain field: neither its text nor its length is reported.
+    hidden = field.password or ctx.withholds(args.text)
     if args.clear_exist:
         ctx.perform(field, NativeAction(NativeActionName.SET_TEXT, text=args.text))
     else:
@@ -146,16 +149,19 @@ def input_text(args: InputTextArgs, ctx: ToolContext) -> Reply:
     after = _field(ctx, where)
     shown = "" if after is None else after.text
     landed = _landed(args, field, after)
-    data = {"target": where.target, "mode": "replace" if args.clear_exist else "append", "field_text": shown}
+    mode = "replace" if args.clear_exist else "append"
+    data = {"target": where.target, "mode": mode, "field_text": MASK if hidden and shown else shown}
     if not landed:
         raise ToolProblem(
             ToolCode.POSTCONDITION_FAILED,
-            f"the field shows {shown!r} after typing",
-            hint="The app or keyboard changed the text (input filters, autocorrect); observe before retyping.",
+            "the field does not show the text typed (its text is masked)" if hidden
+            else f"the field shows {shown!r} after typing",
+            hint="The app or keyboard changed the text (input filters, autocorrect, a length limit); observe before "
+            "retyping.",
             details=data,
             all_sent=True,
-        )
-    return f"typed {len(args.text)} characters into {name}", data
+        )  # fmt: skip
+    return f"typed {'the masked text' if hidden else f'{len(args.text)} characters'} into {name}", data
 
 
 def _field(ctx: ToolContext, where: Aim) -> Node | None:

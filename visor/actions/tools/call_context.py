@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
 from visor.actions.device import Device, InputRejected, Observation, UnsupportedInput
 from visor.actions.kernel.context import Kernel
 from visor.actions.kernel.memory import AgentState
+from visor.actions.secrets import holds
 from visor.actions.tools.result import ToolCode, ToolProblem
 from visor.clock import Clock, ms_to_us
 from visor.errors import InputError, VisorError
 from visor.ui.images import png_size
+from visor.ui.tree import Node
 
 T = TypeVar("T")
 
@@ -47,12 +49,33 @@ def digest(value: Any) -> str:
 class ToolContext(Kernel):
     """One tool call's view of the device: the kernel, the session's memory, and the tool codes of its faults."""
 
-    def __init__(self, device: Device, clock: Clock, state: AgentState, settings: ToolSettings) -> None:
+    def __init__(
+        self, device: Device, clock: Clock, state: AgentState, settings: ToolSettings, withheld: Collection[str] = ()
+    ) -> None:
         super().__init__(device, clock, ms_to_us(settings.poll_ms))
         self.state = state
         self.settings = settings
         #: The call's texts that may not be shown (set once the call ran; see `visor.actions.secrets`).
         self.secrets: frozenset[str] = frozenset()
+        #: The run's secrets (a scenario's `--secret` values; none for an agent, who typed its own texts): a text
+        #: holding one is a password wherever it goes, never shown, nor what its field then shows of it.
+        self.withheld = tuple(withheld)
+        #: The fields a text holding a secret went into: what they show of it is hidden from then on.
+        self.secret_fields: list[Node] = []
+
+    def withholds(self, text: str | None) -> bool:
+        """Say whether a text holds one of the run's secrets (`withheld`)."""
+        return bool(text) and holds(text or "", self.withheld)
+
+    def disclose(self, node: Node, *texts: str | None) -> None:
+        """Let results show texts that went into `node`, unless it is a password field or they hold a secret.
+
+        A field given a secret is remembered (`secret_fields`): a field that kept only part of it shows a text
+        no mask by value finds, and the run must be told to hide it.
+        """
+        if any(self.withholds(text) for text in texts) and node not in self.secret_fields:
+            self.secret_fields.append(node)
+        super().disclose(node, *(text for text in texts if not self.withholds(text)))
 
     def observe(self, *, fresh: bool = True) -> Observation:
         """Look at the screen (a new look unless `fresh` is False).

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from visor.actions.secrets import PLAIN
+
 Status = Literal["ok", "refused", "failed"]
 Dispatched = Literal["none", "partial", "all", "unknown"]
 
@@ -182,11 +184,12 @@ def invalid(
 class ToolResult:
     """The structured result of one tool call."""
 
-    tool: str
-    status: Status
-    dispatched: Dispatched
+    # The tool's name, status, dispatch and code are visor's vocabulary: masking a run's secrets leaves them.
+    tool: str = field(metadata=PLAIN)
+    status: Status = field(metadata=PLAIN)
+    dispatched: Dispatched = field(metadata=PLAIN)
     message: str
-    code: ToolCode | None = None
+    code: ToolCode | None = field(default=None, metadata=PLAIN)
     hint: str | None = None
     data: Mapping[str, Any] = field(default_factory=dict)
 
