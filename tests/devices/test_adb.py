@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.devices.visualagent import fake_adb
-from visor.devices.adb import FILE_BYTES, Adb, UnreadableFile
+from visor.devices.adb import FILE_BYTES, Adb
 from visor.devices.visualagent.mailbox import PhoneMailbox
 from visor.errors import SourceError, TargetError
 from visor.files import MAX_READ_BYTES
@@ -31,11 +31,12 @@ def test_a_file_over_its_uses_limit_is_refused_naming_the_phones_file_not_read_w
     (sdcard / "clip.mp4").write_bytes(b"v" * 3000)
     adb = Adb(fake_adb.SERIAL)
     assert adb.read("/sdcard/clip.mp4", limit=3000) == b"v" * 3000
-    with pytest.raises(UnreadableFile) as refused:
+    with pytest.raises(TargetError) as refused:
         adb.read("/sdcard/clip.mp4", limit=2999)
-    assert isinstance(refused.value, TargetError)
     assert refused.value.message.startswith("the phone's file /sdcard/clip.mp4 cannot be read: ")
     assert "too large" in refused.value.message and "visor-adb-" not in refused.value.message  # no host path
+    with pytest.raises(SourceError, match=f"^{fake_adb.SERIAL}:/sdcard/clip.mp4: the file pulled .* too large"):
+        adb.pull("/sdcard/clip.mp4", limit=2999)  # the protocol's files: a SourceError, named on the phone
     assert adb.read("/sdcard/none.mp4") is None
 
 
@@ -49,7 +50,7 @@ def test_a_photo_larger_than_visors_default_read_is_read_by_default(sdcard: Path
 def test_a_folder_where_a_file_belongs_is_refused_as_not_a_file(sdcard: Path) -> None:
     """adb pulls a folder as a folder: visor's read said IsADirectoryError (the VisualAgent mailbox: a SourceError)."""
     (sdcard / "VisualAgent" / "results" / "x_result.json").mkdir(parents=True)
-    with pytest.raises(UnreadableFile, match="this is a folder, not a regular file"):
+    with pytest.raises(TargetError, match=r"x_result\.json cannot be read: this is a folder, not a regular file"):
         Adb(fake_adb.SERIAL).read("/sdcard/VisualAgent/results/x_result.json")
     with pytest.raises(SourceError, match=f"{fake_adb.SERIAL}:/sdcard/VisualAgent/results/x_result.json: this is a"):
         PhoneMailbox(Adb(fake_adb.SERIAL)).answer("x")

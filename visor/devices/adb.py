@@ -27,19 +27,6 @@ CALL_TIMEOUT_S = 30.0
 FILE_BYTES = 100_000_000
 
 
-class UnreadableFile(TargetError):
-    """What adb pulled is not a file visor reads: no regular file on the phone (a folder), or over the limit."""
-
-    def __init__(self, path: str, problem: str) -> None:
-        super().__init__(
-            f"the phone's file {path} cannot be read: {problem}",
-            likely_cause="It is not a regular file on the phone, or it is larger than visor reads of such a file.",
-            next_step="Check the folder on the phone: it must hold the expected files only.",
-        )
-        #: What is wrong with it, without the path.
-        self.problem = problem
-
-
 class Adb:
     """One phone, reached through adb by its serial."""
 
@@ -101,14 +88,15 @@ class Adb:
         """Remove a file on the phone (none there is no error)."""
         self.shell(f"rm -f {shlex.quote(path)}")
 
-    def read(self, path: str, *, limit: int = FILE_BYTES) -> bytes | None:
+    def pull(self, path: str, *, limit: int) -> bytes | None:
         """Return a file's bytes (at most `limit`), or None when it does not exist.
 
         It is pulled into a private temporary folder and read through the bounded reader: a folder (which adb
         pulls as a folder) or a file over `limit` is refused, never read whole.
 
         Raises:
-            UnreadableFile: what was pulled is not a regular file, or is larger than `limit` bytes.
+            SourceError: what was pulled is not a regular file, or is larger than `limit` bytes (named by its
+                path on the phone, `SERIAL:PATH`).
             TargetError: adb failed or did not answer.
         """
         with tempfile.TemporaryDirectory(prefix="visor-adb-") as folder:
@@ -118,7 +106,27 @@ class Adb:
             try:
                 return read_regular(local, noun="file pulled from the phone", limit=limit)
             except SourceError as exc:
-                raise UnreadableFile(path, exc.problem) from None
+                raise SourceError(
+                    exc.problem,
+                    path=f"{self.serial}:{path}",
+                    likely_cause="The phone holds something else there than the file expected (a folder, a huge file).",
+                    next_step=f"Check it on the phone (adb shell ls -ld {shlex.quote(path)}), then run again.",
+                ) from None
+
+    def read(self, path: str, *, limit: int = FILE_BYTES) -> bytes | None:
+        """Return a file's bytes (at most `limit`, by default a phone's file's), or None when it does not exist.
+
+        Raises:
+            TargetError: it is not a regular file, or larger than `limit` bytes; adb failed or did not answer.
+        """
+        try:
+            return self.pull(path, limit=limit)
+        except SourceError as exc:
+            raise TargetError(
+                f"the phone's file {path} cannot be read: {exc.problem}",
+                likely_cause="It is not a regular file on the phone, or it is larger than visor reads of such a file.",
+                next_step="Check the folder on the phone: it must hold the expected files only.",
+            ) from None
 
     def push(self, local: str, path: str) -> None:
         """Copy a local file to the phone atomically: pushed beside its place, then renamed over it."""

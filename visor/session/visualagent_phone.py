@@ -26,7 +26,7 @@ import posixpath
 import shlex
 from dataclasses import dataclass
 
-from visor.devices.adb import Adb, UnreadableFile
+from visor.devices.adb import Adb
 from visor.devices.visualagent.mailbox import (
     ARCHIVE,
     COMMANDS,
@@ -115,8 +115,8 @@ class PhoneFolder:
         The next look's listing then sees what it is, and queues a stand-in of its kind.
         """
         try:
-            return self.adb.read(path, limit=limit)
-        except UnreadableFile:
+            return self.adb.pull(path, limit=limit)
+        except SourceError:
             return None
 
     def _stand_in(self, name: str, entry: Entry) -> None:

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 from typing import Protocol
 
-from visor.devices.adb import Adb, UnreadableFile
+from visor.devices.adb import Adb
 from visor.errors import SourceError, TargetError
 from visor.files import UnsafePath, read_confined, write_confined
 from visor.ui.escapes import UNPRINTABLE
@@ -198,16 +198,7 @@ class PhoneMailbox:
         Raises:
             SourceError: it is not a regular file (a folder), or larger than `limit`. TargetError: adb failed.
         """
-        path = self.device_path(relative)
-        try:
-            return self.adb.read(path, limit=limit)
-        except UnreadableFile as exc:  # a folder where a file belongs (adb pulls it as one), or a file too large
-            raise SourceError(
-                exc.problem,
-                path=f"{self.adb.serial}:{path}",
-                likely_cause="The agent on the phone left something else than its answer there.",
-                next_step="Check the agent; remove it on the phone (adb shell rm -r), then run again.",
-            ) from None
+        return self.adb.pull(self.device_path(relative), limit=limit)
 
     def answered(self) -> set[str]:
         """Return the ids with results on the phone."""
