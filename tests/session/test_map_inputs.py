@@ -193,3 +193,12 @@ def test_a_thumbnail_blanks_where_the_screen_shows_a_secret(
         folder = crawl_echo(cli_runner, tmp_path, f"maps{number}", "ECHO_PIN", max_length=6)
         pictures.append((folder / home(folder)["thumbnail"]).read_bytes())
     assert pictures[0] == pictures[1]
+
+
+def test_a_short_part_a_field_keeps_is_masked_as_a_word(
+    cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three digits kept of the PIN are masked where they stand alone, as the run masks a short kept part."""
+    monkeypatch.setenv("ECHO_PIN", "98765432")
+    folder = crawl_echo(cli_runner, tmp_path, "maps", "ECHO_PIN", max_length=3)
+    assert f"your code {MASK}" in home(folder)["element_keys"] and "your code 987" not in everything_in(folder)

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from visor.actions.device import Device, DeviceInfo, InputRejected
-from visor.actions.secrets import mask_text, maskable, redact
+from visor.actions.secrets import KeptPart, holds, mask_text, maskable, redact
 from visor.clock import Clock, isoformat
 from visor.errors import InputError, SourceError, TargetError
 from visor.files import UnsafePath, regular_file, write_confined
@@ -253,8 +253,9 @@ class AppMap:
 
         A field may keep only part of what is typed (six digits of an eight-digit PIN): that part is not the
         secret's text, so masking the secret alone would leave it, in the field and wherever the app shows it back.
+        It is masked as the run masks what a field kept (`KeptPart`: a part under 4 characters as a whole word).
         """
-        self.kept.add(shown)
+        self.kept.add(KeptPart(shown))
 
     def masked(self, value: Any) -> Any:
         """Return `value` (JSON-like) with every secret's text masked (`visor.actions.secrets.redact`)."""
@@ -547,7 +548,7 @@ def secret_areas(tree: UiTree, secrets: Collection[str]) -> list[Rect]:
     return [
         item.node.bounds.intersect(tree.screen)
         for item in tree.flat
-        if tree.on_screen(item.node) and any(mask_text(text, secrets) != text for text in _shown(item.node))
+        if tree.on_screen(item.node) and any(holds(text, secrets) for text in _shown(item.node))
     ]
 
 
