@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,15 +102,23 @@ def identity_token(tree: UiTree, item: Located) -> str:
     )
 
 
-def content_signature(tree: UiTree, item: Located) -> str:
-    """Return a 64-hex hash of what the element's visible subtree shows (texts, states, places)."""
+def _as_it_is(text: str) -> str:
+    return text
+
+
+def content_signature(tree: UiTree, item: Located, conceal: Callable[[str], str] = _as_it_is) -> str:
+    """Return a 64-hex hash of what the element's visible subtree shows (texts, states, places).
+
+    A result that reports it masks the run's secrets in its texts first (`conceal`), and a password counts as
+    one mask however long: a published hash of a secret is found by hashing guesses.
+    """
     rows = [
         [
             part.depth - item.depth,
             part.node.class_name,
             part.node.resource_id,
-            part.node.shown_text,
-            part.node.content_desc,
+            "•" if part.node.password and part.node.text else conceal(part.node.text),
+            conceal(part.node.content_desc),
             part.node.checked,
             part.node.selected,
             part.node.enabled,

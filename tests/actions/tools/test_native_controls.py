@@ -42,6 +42,26 @@ def test_read_control_reports_selections_in_utf16_units() -> None:
     assert control["selection"] == {"start": 4, "end": 4} and control["text_length_utf16"] == 4
 
 
+def test_read_control_of_a_field_holding_a_runs_secret_publishes_no_hash_or_length_of_it() -> None:
+    """Its content signature is the same whatever the secret (hashing guesses finds nothing), its length unsaid."""
+    from visor.actions.tools.call_context import ToolContext
+    from visor.actions.tools.dispatch import call_tool
+
+    seen = []
+    for secret in ("summer2024", "a-longer-secret-1"):
+        player = agent()
+        assert player.device is not None
+        context = ToolContext(player.device, player.clock, player.state, player.settings, withheld=[secret])
+        ok(call_tool("control_action", {"selector": COMMENT, "action": "set_text", "text": secret}, context).to_dict())
+        context = ToolContext(player.device, player.clock, player.state, player.settings, withheld=[secret])
+        control = ok(call_tool("read_control", {"selector": COMMENT}, context).to_dict())["control"]
+        assert player.text("comment") == secret and control["text_length_utf16"] is None
+        seen.append(control["content_signature"])
+    assert seen[0] == seen[1]
+    plain = ok(agent().call("read_control", selector=COMMENT))["control"]["content_signature"]
+    assert plain != seen[0]  # an empty field is another content
+
+
 def test_a_custom_canvas_exposes_no_native_actions() -> None:
     control = ok(agent().call("read_control", selector={"resource_id": rid("position")}))["control"]
     assert control["actions"] == [] and control["range"] is None

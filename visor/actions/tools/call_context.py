@@ -17,7 +17,7 @@ from typing import Any, NoReturn, TypeVar
 from visor.actions.device import Device, InputRejected, Observation, UnsupportedInput
 from visor.actions.kernel.context import Kernel
 from visor.actions.kernel.memory import AgentState
-from visor.actions.secrets import holds
+from visor.actions.secrets import concealer, holds
 from visor.actions.tools.result import ToolCode, ToolProblem
 from visor.clock import Clock, ms_to_us
 from visor.errors import InputError, VisorError
@@ -62,6 +62,10 @@ class ToolContext(Kernel):
         self.withheld = tuple(withheld)
         #: The fields a text holding a secret went into: what they show of it is hidden from then on.
         self.secret_fields: list[Node] = []
+
+    def conceal(self, text: str) -> str:
+        """Return `text` with the run's secrets masked: for what a reported hash is made of."""
+        return concealer(self.withheld)(text) if self.withheld else text
 
     def withholds(self, text: str | None) -> bool:
         """Say whether a text holds one of the run's secrets (`withheld`)."""

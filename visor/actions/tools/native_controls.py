@@ -67,9 +67,10 @@ def control_info(ctx: ToolContext, live: Resolved) -> dict[str, Any]:
         else {"min": node.range.min, "max": node.range.max, "current": node.range.current},
         "actions": list(supported(ctx, live)),
         "selection": None if node.selection is None else {"start": node.selection[0], "end": node.selection[1]},
-        "text_length_utf16": utf16_length(node.text),
+        # A run's secret in a plain field is a password: its length is not said either.
+        "text_length_utf16": None if ctx.withholds(node.text) else utf16_length(node.text),
         "token": identity_token(live.tree, live.item),
-        "content_signature": content_signature(live.tree, live.item),
+        "content_signature": content_signature(live.tree, live.item, ctx.conceal),
         "native_selector": native_selector(live.tree, live.item),
     }
     return info
@@ -403,7 +404,7 @@ def scroll_to(args: ScrollToArgs, ctx: ToolContext) -> Reply:
             raise _stop(ToolCode.MAX_SCROLLS, f"the target is not visible after {len(receipts)} scrolls", receipts)
         if ctx.now_us() - started >= ms_to_us(args.timeout_ms):
             raise _stop(ToolCode.TIMEOUT, f"the target is not visible within {args.timeout_ms} ms", receipts)
-        before = content_signature(container.tree, container.item)
+        before = content_signature(container.tree, container.item, ctx.conceal)
         receipt: dict[str, Any] = {"scroll": len(receipts) + 1, "action": str(action), "before": before[:16]}
         receipts.append(receipt)
         try:
@@ -413,7 +414,7 @@ def scroll_to(args: ScrollToArgs, ctx: ToolContext) -> Reply:
             problem.details |= {"scrolls": receipts}
             raise
         container = _settle(ctx, args, started, receipts)
-        after = content_signature(container.tree, container.item)
+        after = content_signature(container.tree, container.item, ctx.conceal)
         receipt |= {"status": "acknowledged", "after": after[:16], "progress": after != before}
         if after == before and _scoped_target(args, container) is None:
             raise _stop(ToolCode.NO_PROGRESS, "the container's content did not change: an end was reached", receipts)
