@@ -34,6 +34,8 @@ def _scenario(*steps: str) -> str:
 
 
 TYPE_PLAIN = '{id: t, command: act, args: {name: type, target: "id=plain", value: "${SEC}"}}'
+#: A tap that fails and lists what looks like its target ("closest: …"): the field typed into among them.
+MISS = '{id: x, command: tap, args: {target: "text=horse"}}'
 
 
 def _run(
@@ -90,8 +92,7 @@ def test_input_text_of_a_secret_into_a_short_field_reports_no_part_of_it(
 ) -> None:
     """The field keeps 15 of 16 characters: neither they nor the secret are in the envelope, stderr or a file."""
     typed = '{id: t, command: input_text, args: {target: 5, text: "${SEC}"}}'
-    miss = '{id: x, command: tap, args: {target: "text=horse"}}'  # its failure lists the field as a candidate
-    run, said = _run(cli_runner, tmp_path, monkeypatch, "correcthorse123!", typed, miss)
+    run, said = _run(cli_runner, tmp_path, monkeypatch, "correcthorse123!", typed, MISS)
     assert run["steps"][0]["status"] == "fail" and run["steps"][0]["details"]["field_text"] == "•••"
     assert "the field does not show the text typed" in run["steps"][0]["error"]["message"]
     assert "closest: text=•••" in run["steps"][1]["error"]["message"]
@@ -103,8 +104,7 @@ def test_act_type_of_a_secret_cut_by_the_field_shows_no_part_in_the_closest_cand
 ) -> None:
     """The console is told what the files are: the 15 characters the field kept are masked on stderr too."""
     typed = '{id: t, command: act, args: {name: type, target: "id=code", value: "${SEC}"}}'
-    miss = '{id: x, command: tap, args: {target: "text=horse"}}'
-    run, said = _run(cli_runner, tmp_path, monkeypatch, "correcthorse1234", typed, miss)
+    run, said = _run(cli_runner, tmp_path, monkeypatch, "correcthorse1234", typed, MISS)
     assert "closest: text=•••" in run["steps"][1]["error"]["message"]
     assert "correcthorse" not in said
 
