@@ -60,16 +60,17 @@ class ToolContext(Kernel):
         #: The run's secrets (a scenario's `--secret` values; none for an agent, who typed its own texts): a text
         #: holding one is a password wherever it goes, never shown, nor what its field then shows of it.
         self.withheld = tuple(withheld)
+        self._conceal = concealer(self.withheld)
         #: The fields a text holding a secret went into: what they show of it is hidden from then on.
         self.secret_fields: list[Node] = []
 
     def conceal(self, text: str) -> str:
         """Return `text` with the run's secrets masked: for what a reported hash is made of."""
-        return concealer(self.withheld)(text) if self.withheld else text
+        return self._conceal(text)
 
     def withholds(self, text: str | None) -> bool:
         """Say whether a text holds one of the run's secrets (`withheld`)."""
-        return bool(text) and holds(text or "", self.withheld)
+        return text is not None and text != "" and holds(text, self.withheld)
 
     def disclose(self, node: Node, *texts: str | None) -> None:
         """Let results show texts that went into `node`, unless it is a password field or they hold a secret.
