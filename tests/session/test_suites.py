@@ -250,3 +250,20 @@ def test_a_file_whose_name_is_not_utf8_is_that_scenarios_error_and_the_others_ru
     assert rows["a.yaml"]["status"] == "passed"
     bad = next(row for name, row in rows.items() if name != "a.yaml")
     assert bad["status"] == "error" and "not valid UTF-8" in bad["error"]["message"]
+
+
+def test_a_secret_that_is_a_word_of_the_markup_leaves_the_suites_files_well_formed(
+    cli_runner: Cli, suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`fail` as a secret: masked as plain text, junit.xml became `<testsuite •••ures=…`, no longer XML."""
+    from tests.report.junit_schema import problems
+
+    monkeypatch.setenv("SEC", "fail")
+    result = cli_runner.run("run", "scenarios", "--output", "out", "--secret", "SEC")
+    junit = Path(result.data["suite"]["junit"]).read_text("utf-8")
+    assert problems(junit) == [] and ET.fromstring(junit).get("failures") is not None
+    bench = cli_runner.run("benchmark", "scenarios/a-login.yaml", "--runs", "2", "--output", "out", "--secret", "SEC")
+    page = suite.parent / bench.data["report"]
+    from lxml import html
+
+    assert page.name.startswith("benchmark-") and html.fromstring(page.read_text("utf-8")).find(".//body") is not None

@@ -53,10 +53,22 @@ def masked(outcome: Outcome, secrets: Collection[str]) -> Outcome:
 
     return replace(
         outcome,
-        data=redact(dict(outcome.data), secrets),
+        data=_masked_data(dict(outcome.data), secrets),
         error=redact(outcome.error, secrets),
         artifacts=redact(tuple(outcome.artifacts), secrets),
     )
+
+
+def _masked_data(value: Any, secrets: Collection[str]) -> Any:
+    """Mask data as `redact` does, but leave visor's own words (a status, a code) where they stand."""
+    from visor.actions.secrets import redact
+    from visor.report.vocabulary import kept
+
+    if isinstance(value, Mapping):
+        return {key: item if kept(key, item) else _masked_data(item, secrets) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_masked_data(item, secrets) for item in value]
+    return redact(value, secrets)
 
 
 @dataclass(frozen=True, slots=True)

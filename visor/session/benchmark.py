@@ -14,7 +14,7 @@ import signal
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from visor.actions.secrets import mask_text, redact
+from visor.actions.secrets import mask_rendered, redact
 from visor.engine.determinism import BenchmarkSummary, summarize
 from visor.engine.events import RunFinished
 from visor.engine.results import RunResult
@@ -81,13 +81,13 @@ def _write_page(prepared: PreparedRun, summary: BenchmarkSummary, results: list[
     """Write the benchmark's page beside its runs' folders; return its path.
 
     The page is rendered from the runs with their secrets masked (so it stays well formed), then masked again in
-    every form (`mask_text`), as every text file of a run is.
+    every form where it holds data (`mask_rendered`), as every report of a run is.
     """
     secrets = prepared.options.secrets
     first = next((result.run_id for result in results if result is not None), "none")
     path = os.path.join(prepared.output, f"benchmark-{first}.html")
     shown_summary, shown_results, name = redact((summary, results, prepared.scenario.meta.name), secrets)
-    page = mask_text(benchmark_html.render(shown_summary, shown_results, name, prepared.output), secrets)
+    page = mask_rendered(benchmark_html.render(shown_summary, shown_results, name, prepared.output), secrets, "markup")
     try:
         write_atomic(path, page.encode("utf-8"))
     except OSError as exc:

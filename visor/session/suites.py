@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from visor.actions.secrets import mask_text, redact
+from visor.actions.secrets import mask_rendered, redact
 from visor.clock import RandomIds, SystemClock
 from visor.engine.results import RunResult
 from visor.errors import ErrorInfo, ExitCode, NextAction, VisorError, stopping_signal
@@ -303,7 +303,7 @@ def _write(
     pages = (junit.render_suite(redact(runs, secrets)), suite_html.render(redact(entries, secrets), totals, folder))
     try:
         for path, page in zip(paths, pages, strict=True):
-            write_atomic(path, mask_text(page, secrets).encode("utf-8"), make_folders=True)
+            write_atomic(path, mask_rendered(page, secrets, "markup").encode("utf-8"), make_folders=True)
     except OSError as exc:
         raise OutputError(f"cannot write the suite's files in {folder}: {exc}",
                           next_step="Free space, or choose another --output.") from None  # fmt: skip

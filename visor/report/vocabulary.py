@@ -1,0 +1,41 @@
+"""visor's own words in an output: statuses, codes, command names, platforms — never a secret's, whatever it is.
+
+Masking a `--secret` value masks every string of the data it appears in; but a status or a code is visor's
+word, not data: a secret `fail` must not make a failed step `•••ed` (clients read these fields against the
+envelope's schema). A field named for such a word keeps its value when it is exactly one of them; any other
+value (a user's text typed there, an unknown command that quotes the scenario) is masked as usual.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import get_args
+
+#: The fields whose values are visor's vocabulary.
+FIELDS = frozenset({"status", "code", "command", "type", "platform", "next_action", "severity", "runtime", "tool"})
+_STATUSES = ("ok", "fail", "failed", "passed", "flaky", "error", "skipped", "interrupted", "refused", "success")
+_PLATFORMS = ("android", "ios", "web")
+_RUNTIMES = ("sim", "appium", "local", "visualagent")
+
+
+@functools.cache
+def words() -> frozenset[str]:
+    """Return every word of visor's vocabulary (computed once, from the enums and tables that define them)."""
+    from visor.actions.tools.result import Status, ToolCode
+    from visor.engine.results import StepStatus
+    from visor.errors import ErrorCode, NextAction
+    from visor.scenario.assertions import ASSERTIONS
+    from visor.scenario.commands import COMMANDS
+    from visor.scenario.issues import IssueCode
+    from visor.scenario.tools.definitions import tool_names
+
+    found: set[str] = {*_STATUSES, *_PLATFORMS, *_RUNTIMES, "warning", *get_args(Status), *get_args(StepStatus)}
+    for codes in (ErrorCode, NextAction, ToolCode, IssueCode):
+        found.update(str(code) for code in codes)
+    found.update(COMMANDS, tool_names(), ASSERTIONS)
+    return frozenset(found)
+
+
+def kept(key: object, value: object) -> bool:
+    """Say whether `value`, held under `key`, is one of visor's words that masking leaves as it is."""
+    return key in FIELDS and isinstance(value, str) and value in words()
