@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -41,15 +42,22 @@ def visor(
 
 
 class Serving:
-    """A `visor visualagent serve` process, stopped (SIGTERM) when the test is done."""
+    """A `visor visualagent serve` process on `folder`, stopped (SIGTERM) when the test is done."""
 
-    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
-        command = [sys.executable, "-m", "visor", "visualagent", "serve", *args, "--runtime", "sim", "--cold-start"]
+    def __init__(self, folder: Path, *args: str, env: dict[str, str] | None = None) -> None:
+        self.folder = folder
+        command = [sys.executable, "-m", "visor", "visualagent", "serve", str(folder), *args, "--runtime", "sim",
+                   "--cold-start"]  # fmt: skip
         self.process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})}
         )
 
     def stop(self) -> dict[str, Any]:
+        # Stopped once it serves (its claim lock taken): a SIGTERM while Python still imports visor ends it unreported.
+        deadline = time.monotonic() + 60
+        while not list(self.folder.glob("commands/.claimed/*.lock")) and self.process.poll() is None:
+            assert time.monotonic() < deadline, "serve did not start within 60 s"
+            time.sleep(0.05)
         self.process.send_signal(signal.SIGTERM)
         stdout, stderr = self.process.communicate(timeout=60)
         assert self.process.returncode == 128 + signal.SIGTERM, stderr
@@ -59,7 +67,7 @@ class Serving:
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Path]:
     folder = tmp_path / "va"
-    server = Serving(str(folder))
+    server = Serving(folder)
     yield folder
     server.stop()
 
@@ -188,7 +196,7 @@ def test_serve_answers_a_phones_folder_through_adb(phone: dict[str, str], tmp_pa
 
 def test_the_closed_loop_over_adb(phone: dict[str, str], tmp_path: Path) -> None:
     """The run pushes commands to the phone and pulls its results; serve pulls them and pushes answers back."""
-    server = Serving("--adb-serial", fake_adb.SERIAL, str(tmp_path / "mirror"), env=phone)
+    server = Serving(tmp_path / "mirror", "--adb-serial", fake_adb.SERIAL, env=phone)
     try:
         code, envelope = visor(
             "run", str(SCENARIO), "--runtime", "visualagent", "--adb-serial", fake_adb.SERIAL,
