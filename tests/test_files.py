@@ -156,3 +156,28 @@ def test_a_confined_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "cmd.json")
     with pytest.raises(SourceError, match="FIFO"):
         read_confined(str(tmp_path), "cmd.json", noun="command")
+
+
+@pytest.mark.parametrize("kind", ["link", "fifo", "folder", "device-link"])
+def test_an_atomic_write_never_replaces_what_is_not_a_regular_file(tmp_path: Path, kind: str) -> None:
+    """Renaming over `/dev/stdout` (a link), a device node or a FIFO replaced it with a regular file."""
+    target = tmp_path / "out"
+    if kind == "link":
+        (tmp_path / "real").write_text("kept")
+        target.symlink_to(tmp_path / "real")
+    elif kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "folder":
+        target.mkdir()
+    else:
+        target.symlink_to("/dev/null")
+    before = os.lstat(target)
+    with pytest.raises(UnsafePath):
+        write_atomic(str(target), b"x")
+    after = os.lstat(target)
+    assert (after.st_mode, after.st_ino) == (before.st_mode, before.st_ino)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".tmp")] == []
+
+
+def test_an_unsafe_path_is_an_os_error_so_every_writer_words_it() -> None:
+    assert issubclass(UnsafePath, OSError)

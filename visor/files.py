@@ -41,8 +41,12 @@ _KINDS = {
 }
 
 
-class UnsafePath(Exception):
-    """A path that would leave its folder, pass through a symbolic link, or name a folder."""
+class UnsafePath(OSError):
+    """A path that would leave its folder, pass through a symbolic link, or replace what is not a regular file.
+
+    An `OSError`, so that every writer's handling of a failed write (a full disk, a folder it may not write)
+    words it too; writers that can say more catch it first.
+    """
 
 
 def read_regular(path: str, *, noun: str = "file", limit: int = MAX_READ_BYTES) -> bytes:
@@ -248,7 +252,11 @@ def _outside(path: str, noun: str, problem: str) -> SourceError:
 def write_atomic(path: str, data: bytes, *, make_folders: bool = False) -> None:
     """Write `data` to `path` through a temporary file renamed over it (creating its folders with `make_folders`).
 
+    What stands at `path` is replaced only when it is a regular file: a link, a device, a FIFO or a folder there is
+    refused (renaming over `/dev/stdout`, a link the user made or a device node would replace it with a file).
+
     Raises:
+        UnsafePath: something other than a regular file stands at `path`.
         OSError: the folder cannot be created or written (permissions, a full disk).
     """
     folder, name = os.path.split(path)
@@ -256,6 +264,7 @@ def write_atomic(path: str, data: bytes, *, make_folders: bool = False) -> None:
         os.makedirs(folder, exist_ok=True)
     folder_fd = os.open(folder or ".", _DIRECTORY)
     try:
+        _refuse_unlike_a_file(folder_fd, name, path)
         _replace_in(folder_fd, name, data)
     finally:
         os.close(folder_fd)
@@ -279,16 +288,8 @@ def write_confined(root: str, relative: str, data: bytes) -> str:
             child = _open_folder(folder_fd, part, "/".join(parts[: depth + 1]))
             os.close(folder_fd)
             folder_fd = child
-        name = parts[-1]
-        try:
-            found = os.lstat(name, dir_fd=folder_fd)
-        except FileNotFoundError:
-            found = None
-        if found is not None and stat.S_ISLNK(found.st_mode):
-            raise UnsafePath(f"{relative} is a symbolic link: visor never writes through one")
-        if found is not None and stat.S_ISDIR(found.st_mode):
-            raise UnsafePath(f"{relative} is a folder")
-        _replace_in(folder_fd, name, data)
+        _refuse_unlike_a_file(folder_fd, parts[-1], relative)
+        _replace_in(folder_fd, parts[-1], data)
     finally:
         os.close(folder_fd)
     return os.path.join(root, *parts)
@@ -315,6 +316,21 @@ def confined_parts(relative: str) -> list[str]:
     if not parts:
         raise UnsafePath(f"{relative} names no file")
     return parts
+
+
+def _refuse_unlike_a_file(folder_fd: int, name: str, shown: str) -> None:
+    """Refuse to replace what is not a regular file: a link, a folder, a device, a FIFO or a socket."""
+    try:
+        found = os.lstat(name, dir_fd=folder_fd)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(found.st_mode):
+        raise UnsafePath(f"{shown} is a symbolic link: visor never writes through one, nor replaces it")
+    if stat.S_ISDIR(found.st_mode):
+        raise UnsafePath(f"{shown} is a folder")
+    if not stat.S_ISREG(found.st_mode):
+        kind = _KINDS.get(stat.S_IFMT(found.st_mode), "not a regular file")
+        raise UnsafePath(f"{shown} is {kind}: visor writes only regular files")
 
 
 def _open_folder(folder_fd: int, part: str, shown: str) -> int:

@@ -258,6 +258,12 @@ class DirectSink:
                 os.makedirs(self.output, exist_ok=True)
                 target = os.path.abspath(write_confined(self.output, f"{label}{suffix}", data))
         except UnsafePath as exc:
+            if chosen is not None:
+                raise InputError(
+                    f"cannot write the capture to {chosen}: {exc}",
+                    likely_cause="--path names a link, a device, a pipe or a folder; visor writes only regular files.",
+                    next_step="Give --path a new file, or a regular file to replace.",
+                ) from None
             raise InputError(
                 f"cannot write the capture {label!r}: {exc}",
                 likely_cause="The label names a path out of the output folder, or through a symbolic link.",
