@@ -93,3 +93,37 @@ def test_merge_refuses_what_is_not_the_whole_suite(cli_runner: Cli, tmp_path: Pa
     suite_json.write_text(json.dumps(data | {"interrupted": 130}))
     stopped = cli_runner.run("report", "merge", "shard-1", "shard-2", "--output", "merged")
     assert stopped.exit_code == 1 and "stopped part way (exit 130)" in stopped.envelope["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    "junit",
+    [
+        "<testsuites><testsuite name='x'>" + "<a>" * 1000 + "</a>" * 1000 + "</testsuite></testsuites>",  # indent recursed
+        '<?xml version="1.0"?><!DOCTYPE t [<!ENTITY a "aaaa">]><testsuites>&a;</testsuites>',
+        "<testsuites><testsuite",  # cut short
+        "<html/>",
+    ],
+    ids=["deep", "entities", "truncated", "not-junit"],
+)
+def test_a_shards_junit_that_cannot_be_merged_is_left_out_with_a_warning(
+    cli_runner: Cli, suite: Path, tmp_path: Path, junit: str
+) -> None:
+    cli_runner.run("run", "scenarios", "--output", "one")
+    next((tmp_path / "one").glob("suite_*/junit.xml")).write_text(junit)
+    merged = cli_runner.run("report", "merge", "one", "--output", "merged")
+    assert merged.exit_code == 2 and merged.envelope["error"]["code"] != "SYSTEM_ERROR"  # the suite had a failure
+    warning = merged.data["warnings"][0]
+    assert "left out of the merged junit.xml" in warning["message"]
+    assert ET.parse(merged.data["suite"]["junit"]).getroot().tag == "testsuites"
+
+
+def test_a_row_whose_error_code_is_not_one_of_visors_is_refused(cli_runner: Cli, suite: Path, tmp_path: Path) -> None:
+    """A row's code becomes the merged envelope's error code: only the envelope's own codes are taken."""
+    cli_runner.run("run", "scenarios", "--output", "one")
+    suite_json = next((tmp_path / "one").rglob("suite.json"))
+    data = json.loads(suite_json.read_text())
+    failed = next(row for row in data["scenarios"] if row.get("error"))
+    failed["error"]["code"] = "</td><script>alert(1)</script>"
+    suite_json.write_text(json.dumps(data))
+    merged = cli_runner.run("report", "merge", "one", "--output", "merged")
+    assert merged.exit_code == 1 and "is not a suite's suite.json" in merged.envelope["error"]["message"]

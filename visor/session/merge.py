@@ -31,6 +31,8 @@ from visor.session.suites import SUITE_FILE, suite_code, suite_error, suite_tota
 _COUNTS = ("tests", "failures", "errors", "skipped")
 #: A suite.json or junit.xml larger than this is not one visor wrote (100,000 scenarios fit in 64 MiB).
 MAX_SUITE_BYTES = 64 * 1024 * 1024
+#: JUnit nests testsuites > testsuite > testcase > failure (or properties > property): deeper is no JUnit file.
+MAX_JUNIT_DEPTH = 8
 
 
 def merge_suites(folders: Sequence[str], output: str, ids: IdSource) -> Outcome:
@@ -54,9 +56,12 @@ def merge_suites(folders: Sequence[str], output: str, ids: IdSource) -> Outcome:
         junits.append(os.path.join(os.path.dirname(path), "junit.xml"))
     totals = suite_totals(entries)
     folder = os.path.join(output, ids.new_id("suite"))
-    files = _write(folder, entries, totals, junits)
-    data = {"suite": {"scenarios": entries, "totals": totals, "junit": files[0], "report": files[1],
-                      "merged": [os.path.abspath(path) for path in found]}}  # fmt: skip
+    warnings: list[dict[str, Any]] = []
+    files = _write(folder, entries, totals, junits, warnings)
+    data: dict[str, Any] = {"suite": {"scenarios": entries, "totals": totals, "junit": files[0], "report": files[1],
+                                      "merged": [os.path.abspath(path) for path in found]}}  # fmt: skip
+    if warnings:
+        data["warnings"] = warnings
     code = suite_code(entries)
     if code == ExitCode.OK:
         return Outcome("ok", NextAction.REPORT, data, code, None, list(files))
@@ -145,7 +150,7 @@ class _Error(pydantic.BaseModel):
 
     model_config = pydantic.ConfigDict(strict=True)
 
-    code: str
+    code: Literal["INPUT_ERROR", "TARGET_ERROR", "ACTION_ERROR", "ASSERTION_ERROR", "SYSTEM_ERROR", "INTERRUPTED"]
     message: str
     likely_cause: str
     next_step: str
@@ -203,23 +208,56 @@ def _seconds(suite: ET.Element) -> float:
     return value if 0 <= value < 1e9 else 0.0
 
 
-def _junit_root(path: str) -> ET.Element | None:
-    """Return a shard's JUnit root, or None when it is missing or not XML (its rows still count)."""
+def _junit_root(path: str) -> tuple[ET.Element | None, str | None]:
+    """Return a shard's JUnit root, or None and why it is left out (its rows still count in the index)."""
     try:
-        return ET.fromstring(read_regular(path, noun="JUnit file", limit=MAX_SUITE_BYTES))
-    except (SourceError, ET.ParseError):
-        return None
+        data = read_regular(path, noun="JUnit file", limit=MAX_SUITE_BYTES)
+    except SourceError as exc:
+        return None, exc.problem
+    if b"<!DOCTYPE" in data or b"<!ENTITY" in data:  # visor writes none: entities are how XML bombs expand
+        return None, "it declares a DOCTYPE or entities, which a JUnit file visor writes never holds"
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError as exc:
+        return None, f"it is not well-formed XML ({exc})"
+    if root.tag not in ("testsuites", "testsuite") or _depth(root) > MAX_JUNIT_DEPTH:
+        return None, f"it is not a JUnit file (its root is <{root.tag}>, or it nests deeper than JUnit does)"
+    return root, None
 
 
-def _write(folder: str, entries: list[dict[str, Any]], totals: dict[str, int], junits: list[str]) -> tuple[str, str]:
-    """Write the merged JUnit file (every suite's `<testsuite>`s) and the index; return their paths."""
+def _depth(root: ET.Element) -> int:
+    """Return how deep an element tree nests, without recursing."""
+    deepest, stack = 0, [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth <= MAX_JUNIT_DEPTH:
+            stack.extend((child, depth + 1) for child in node)
+    return deepest
+
+
+def _write(
+    folder: str,
+    entries: list[dict[str, Any]],
+    totals: dict[str, int],
+    junits: list[str],
+    warnings: list[dict[str, Any]],
+) -> tuple[str, str]:
+    """Write the merged JUnit file (every suite's `<testsuite>`s) and the index; return their paths.
+
+    A shard's JUnit file that cannot be merged is left out, with a warning naming it and why.
+    """
     merged = ET.Element("testsuites", {"name": "visor"})
     sums = dict.fromkeys(_COUNTS, 0)
     seconds = 0.0
     for path in junits:
-        root = _junit_root(path)
+        root, why = _junit_root(path)
         if root is None:
-            continue  # a shard whose JUnit file is missing still has its rows in the index and the envelope
+            # The shard's rows are still in the index and the envelope; the merged junit.xml lacks its cases.
+            warnings.append({"severity": "warning", "code": "INPUT_ERROR", "path": "$", "file": path,
+                             "message": f"{path} is left out of the merged junit.xml: {why}",
+                             "hint": "Merge the suite folders as the suites wrote them."})  # fmt: skip
+            continue
         for suite in root.iter("testsuite"):
             merged.append(suite)
             for key in _COUNTS:
