@@ -98,15 +98,19 @@ def test_merge_refuses_what_is_not_the_whole_suite(cli_runner: Cli, tmp_path: Pa
 @pytest.mark.parametrize(
     "junit",
     [
-        "<testsuites><testsuite name='x'>" + "<a>" * 1000 + "</a>" * 1000 + "</testsuite></testsuites>",  # indent recursed
+        "<testsuites><testsuite name='x'>"
+        + "<a>" * 1000
+        + "</a>" * 1000
+        + "</testsuite></testsuites>",  # indent recursed
         '<?xml version="1.0"?><!DOCTYPE t [<!ENTITY a "aaaa">]><testsuites>&a;</testsuites>',
         "<testsuites><testsuite",  # cut short
         "<html/>",
     ],
     ids=["deep", "entities", "truncated", "not-junit"],
 )
+@pytest.mark.usefixtures("suite")
 def test_a_shards_junit_that_cannot_be_merged_is_left_out_with_a_warning(
-    cli_runner: Cli, suite: Path, tmp_path: Path, junit: str
+    cli_runner: Cli, tmp_path: Path, junit: str
 ) -> None:
     cli_runner.run("run", "scenarios", "--output", "one")
     next((tmp_path / "one").glob("suite_*/junit.xml")).write_text(junit)
@@ -117,7 +121,8 @@ def test_a_shards_junit_that_cannot_be_merged_is_left_out_with_a_warning(
     assert ET.parse(merged.data["suite"]["junit"]).getroot().tag == "testsuites"
 
 
-def test_a_row_whose_error_code_is_not_one_of_visors_is_refused(cli_runner: Cli, suite: Path, tmp_path: Path) -> None:
+@pytest.mark.usefixtures("suite")
+def test_a_row_whose_error_code_is_not_one_of_visors_is_refused(cli_runner: Cli, tmp_path: Path) -> None:
     """A row's code becomes the merged envelope's error code: only the envelope's own codes are taken."""
     cli_runner.run("run", "scenarios", "--output", "one")
     suite_json = next((tmp_path / "one").rglob("suite.json"))
