@@ -394,3 +394,13 @@ def test_a_platform_in_capitals_is_hinted() -> None:
         "meta.platform must be ios|android",
         'did you mean "android"? platforms are lower case',
     )
+
+
+def test_an_app_holding_a_nul_is_refused_when_validating() -> None:
+    """It validated, then the run was a SYSTEM_ERROR (and a suite under --workers waited for good)."""
+    from tests.scenario.helpers import validate_data
+
+    doc = {"meta": {"name": "n", "version": "1"}, "config": {"seed": 1, "runtime": "sim", "app": "x\x00.app.yaml"},
+           "steps": [{"id": "w", "command": "wait", "args": {"ms": 1}}]}  # fmt: skip
+    result = validate_data(doc)
+    assert not result.valid and any("NUL" in issue.message for issue in result.issues)

@@ -267,3 +267,26 @@ def test_a_secret_that_is_a_word_of_the_markup_leaves_the_suites_files_well_form
     from lxml import html
 
     assert page.name.startswith("benchmark-") and html.fromstring(page.read_text("utf-8")).find(".//body") is not None
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_fault_inside_visor_in_one_scenario_is_its_error_and_the_suite_goes_on(
+    cli_runner: Cli, suite: Path, monkeypatch: pytest.MonkeyPatch, workers: str
+) -> None:
+    """A bug met by one scenario stopped a serial suite (its rows lost) and left --workers waiting for good."""
+    from visor.session import runs
+
+    real = runs.PreparedRun.load.__func__  # type: ignore[attr-defined]
+
+    def load(cls: type[runs.PreparedRun], path: str, *args: Any) -> runs.PreparedRun:
+        if "broken" in path:
+            raise TypeError("a bug")
+        return real(cls, path, *args)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(runs.PreparedRun, "load", classmethod(load))
+    (suite / "b-broken.yaml").write_text(scenario("broken", ["smoke"]))
+    result = cli_runner.run("run", "scenarios", "--output", "out", "--workers", workers)
+    statuses = {row["path"].rsplit("/", 1)[-1]: row["status"] for row in result.data["suite"]["scenarios"]}
+    assert statuses == {"a-login.yaml": "passed", "b-broken.yaml": "error", "c-other.yaml": "passed"}
+    broken = next(row for row in result.data["suite"]["scenarios"] if "broken" in row["path"])
+    assert broken["error"]["code"] == "SYSTEM_ERROR" and "TypeError: a bug" in broken["error"]["message"]

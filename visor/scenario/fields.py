@@ -146,6 +146,8 @@ Seed = Annotated[int, Field(ge=0), AfterValidator(_fits_64_bits)]
 
 #: A folder name (no file system accepts a NUL in one).
 FolderName = Annotated[str, Field(min_length=1, pattern=r"\S"), AfterValidator(_no_nul)]
+#: An app: a model file's path or a name, or an app id (neither a path nor an id holds a NUL).
+AppName = FolderName
 
 #: A relative file path (resolved against the scenario's folder; `validate` checks it stays in the project).
 RelativePath = Annotated[

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from visor.scenario.fields import (
+    AppName,
     FolderName,
     InputModel,
     NonEmptyStr,
@@ -55,7 +56,7 @@ class Config(InputModel):
         None, alias="artifactsDir", description="Where run artifacts go (default ./artifacts; --output wins)."
     )
     runtime: Runtime | None = Field(None, description="Which runtime runs the scenario: sim or appium.")
-    app: NonEmptyStr | None = Field(
+    app: AppName | None = Field(
         None, description="The app: an app-model file or name on sim; an app id (package or bundle id) on appium."
     )
     stop_on_failure: bool = Field(

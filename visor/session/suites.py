@@ -228,8 +228,30 @@ def _one(
     """Run one scenario of the suite (again, on failure, up to `chosen.retries` times).
 
     Returns its row, what its JUnit test suite shows (the last run, and the failures before it), and the files
-    written.
+    written. A fault inside visor while running it is that scenario's SYSTEM_ERROR: the suite goes on, and its
+    other rows (a worker's included) are kept.
     """
+    try:
+        return _tried(path, options, env, handlers, chosen, concurrent=concurrent)
+    except Exception as exc:  # a bug in visor, met by one scenario: the others still run and are reported
+        fault = VisorError(
+            f"internal error: {type(exc).__name__}: {exc}",
+            likely_cause="A bug in visor: this scenario should have produced a clear error instead.",
+            next_step=f"Run `visor run {path} --verbose` for the traceback, and report it with the scenario.",
+        )
+        return _errored({"path": path, "name": path, "tags": []}, fault, [])
+
+
+def _tried(
+    path: str,
+    options: RunOptions,
+    env: Environment,
+    handlers: Sequence[Handler],
+    chosen: Selection,
+    *,
+    concurrent: bool,
+) -> Ran:
+    """Run one scenario of the suite, as `_one` says, letting a fault inside visor through."""
     try:
         prepared = PreparedRun.load(path, options, env)
     except VisorError as exc:
