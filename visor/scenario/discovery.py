@@ -82,13 +82,72 @@ def _expand_one(pattern: str, models: bool) -> list[str]:
         return _nonempty(_scan_directory(pattern, models), f"no scenario files (*.yaml, *.yml, *.json) in {pattern!r}")
     if os.path.exists(pattern) or not _GLOB_CHARS & set(pattern):
         return [pattern]
-    import glob  # lazy: most calls name files, not patterns
-
-    matches = sorted(glob.glob(pattern, recursive=True))
+    matches = sorted(glob_paths(pattern))
     files: list[str] = []
     for match in matches:
         files.extend(_scan_directory(match, models) if os.path.isdir(match) else [match])
     return _nonempty(files, f"no files match {pattern!r}")
+
+
+def glob_paths(pattern: str) -> list[str]:
+    """Return the paths a glob pattern matches (`*`, `?`, `[...]`, and `**` for any folders), as the shell does.
+
+    Unlike Python's `glob`, symbolic links to folders are never followed: a link back to its own folder made
+    `**` walk without end. A name starting with a dot is matched only by a part that starts with one.
+    """
+    import re  # lazy: most calls name files, not patterns
+
+    parts = pattern.split("/")
+    fixed = next((index for index, part in enumerate(parts) if _GLOB_CHARS & set(part)), len(parts))
+    root = "/".join(parts[:fixed]) or ("/" if pattern.startswith("/") else ".")
+    rest = parts[fixed:]
+    if not rest:
+        return [pattern] if os.path.lexists(pattern) else []
+    segments = [_segment(part) for part in rest]
+    if rest[-1] == "**":  # a trailing `**` matches every path below
+        segments[-1] = ".+"
+    matcher = re.compile("".join(segments).removesuffix("/") + r"\Z", re.DOTALL)
+    deepest = None if "**" in rest else len(rest)
+    found: list[str] = []
+    for folder, subfolders, names in os.walk(root):  # os.walk never descends into a linked folder
+        relative = "" if folder == root else os.path.relpath(folder, root).replace(os.sep, "/") + "/"
+        subfolders[:] = sorted(name for name in subfolders if not os.path.islink(os.path.join(folder, name)))
+        for name in (*subfolders, *sorted(names)):
+            candidate = relative + name
+            if matcher.match(candidate) and _dots_asked(candidate, rest):
+                found.append(candidate if root == "." else os.path.join(root, candidate))
+        if deepest is not None and relative.count("/") + 1 >= deepest:
+            subfolders[:] = []  # the pattern names no path deeper than this
+    return found
+
+
+def _segment(part: str) -> str:
+    """Return the regular expression of one part of a glob pattern, followed by its `/`."""
+    import re
+
+    if part == "**":
+        return "(?:[^/]+/)*"
+    out, index = [], 0
+    while index < len(part):
+        char = part[index]
+        close = part.find("]", index + 2) if char == "[" else -1
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif close != -1:
+            inside = part[index + 1 : close]
+            out.append("[" + ("^" + inside[1:] if inside.startswith("!") else inside).replace("\\", "\\\\") + "]")
+            index = close
+        else:
+            out.append(re.escape(char))
+        index += 1
+    return "".join(out) + "/"
+
+
+def _dots_asked(candidate: str, rest: list[str]) -> bool:
+    """Say whether every dot-name in `candidate` was asked for by a pattern part starting with a dot."""
+    return any(part.startswith(".") for part in rest) or not any(name.startswith(".") for name in candidate.split("/"))
 
 
 def _nameable(path: str) -> bool:
