@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -335,3 +336,23 @@ def test_a_control_character_yaml_refuses_is_named_at_its_line_and_column() -> N
     with pytest.raises(SourceError) as caught:
         yaml_doc('meta:\n  name: "a\x9b2Jb"\n')
     assert (caught.value.line, caught.value.column) == (2, 11) and "U+009B" in caught.value.message
+
+
+def test_read_json_is_the_bounded_edge_for_files_visor_writes_itself(tmp_path: Path) -> None:
+    """Fast (no positions) but held to the same rules: depth, NaN, size, regular files only."""
+    from visor.scenario.loader import read_json
+
+    cases = {
+        "deep.json": "[" * 5000 + "]" * 5000,
+        "nan.json": '{"a": NaN}',
+        "bad.json": '{"a": 1,}',
+        "ok.json": '{"a": [1]}',
+    }
+    for name, text in cases.items():
+        (tmp_path / name).write_text(text)
+    for name, said in (("deep.json", "nests deeper"), ("nan.json", "NaN"), ("bad.json", "JSON syntax error")):
+        with pytest.raises(SourceError, match=said):
+            read_json(str(tmp_path / name), noun="record")
+    assert read_json(str(tmp_path / "ok.json"), noun="record") == {"a": [1]}
+    with pytest.raises(SourceError, match="too large"):
+        read_json(str(tmp_path / "ok.json"), noun="record", limit=3)

@@ -11,7 +11,7 @@ from typing import Any
 
 from visor.errors import ExitCode, InputError, NextAction, SourceError
 from visor.report.envelope import Outcome
-from visor.scenario.loader import read_data
+from visor.scenario.loader import read_json
 
 #: The reports a run folder holds, by the name `data.reports` gives them.
 REPORTS = {
@@ -50,7 +50,7 @@ def _ended(run: str) -> tuple[str, float]:
     """Order runs by when they ended (the summary says), then by when the summary was written."""
     summary = os.path.join(run, "summary.json")
     try:
-        data = read_data(summary, noun="run summary").data
+        data = read_json(summary, noun="run summary")
         ended = str(data.get("ended_at", "")) if isinstance(data, dict) else ""
         return ended, os.stat(summary).st_mtime
     except (SourceError, OSError):
@@ -64,7 +64,7 @@ def report(path: str, *, opened: bool = False) -> Outcome:
         InputError: no run is there, or its summary.json cannot be read.
     """
     folder = locate(path)
-    run: Any = read_data(os.path.join(folder, "summary.json"), noun="run summary").data
+    run: Any = read_json(os.path.join(folder, "summary.json"), noun="run summary")
     if not isinstance(run, dict):
         raise InputError(f"{folder}/summary.json is not a run's summary", next_step="Run the scenario again.")
     reports = {name: os.path.join(folder, file) for name, file in REPORTS.items()}

@@ -25,7 +25,7 @@ from visor.errors import ExitCode, InputError, NextAction, SourceError
 from visor.files import read_regular, write_atomic
 from visor.report import suite_html
 from visor.report.envelope import Outcome
-from visor.scenario.loader import read_data
+from visor.scenario.loader import read_json
 from visor.session.suites import SUITE_FILE, suite_code, suite_error, suite_totals
 
 _COUNTS = ("tests", "failures", "errors", "skipped")
@@ -131,7 +131,7 @@ def _read(path: str) -> dict[str, Any]:
         SourceError: the file cannot be read or is not JSON.
         InputError: it is not a suite's summary (its shape, named at the first wrong place).
     """
-    data = read_data(path, noun="suite summary", limit=MAX_SUITE_BYTES).data
+    data = read_json(path, noun="suite summary", limit=MAX_SUITE_BYTES)
     try:
         _SuiteFile.model_validate(data)
     except pydantic.ValidationError as exc:
