@@ -404,3 +404,22 @@ def test_an_app_holding_a_nul_is_refused_when_validating() -> None:
            "steps": [{"id": "w", "command": "wait", "args": {"ms": 1}}]}  # fmt: skip
     result = validate_data(doc)
     assert not result.valid and any("NUL" in issue.message for issue in result.issues)
+
+
+@pytest.mark.parametrize(
+    ("command", "path", "said"),
+    [
+        ("screenshot", "../src/main.py", "must end in .png"),
+        ("source", "src/app.py", "must end in .xml"),
+        ("source", ".git/HEAD.xml", "hidden folder"),
+        ("screenshot", "shots/.hidden.png", "hidden folder or file"),
+    ],
+)
+def test_a_capture_copy_never_names_another_kind_of_project_file(command: str, path: str, said: str) -> None:
+    """A scenario's `path` overwrote src/main.py with a PNG and .git/HEAD with a page source."""
+    from tests.scenario.helpers import validate_data
+
+    doc = {"meta": {"name": "n", "version": "1"}, "config": {"seed": 1, "runtime": "sim"},
+           "steps": [{"id": "c", "command": command, "args": {"path": path}}]}  # fmt: skip
+    result = validate_data(doc)
+    assert not result.valid and any(said in issue.message for issue in result.issues), result.issues

@@ -155,17 +155,43 @@ class CaptureArgs(Args):
     settle: bool = Field(False, description="Wait for the screen to settle first.")
     settle_ms: DurationMs | None = Field(None, alias="settleMs", description="How long to wait, in ms.")
 
+    #: What a copy's file name ends in: a scenario may write a capture, never a project's source or settings.
+    suffixes: ClassVar[tuple[str, ...]] = ()
+
+    @field_validator("path")
+    @classmethod
+    def _a_capture_file(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        parts = value.replace("\\", "/").split("/")
+        if not parts[-1].lower().endswith(cls.suffixes):
+            raise plain_error(
+                IssueCode.ARG_ERROR,
+                f"{cls.owner} args.path must end in {' or '.join(cls.suffixes)}: a copy of the capture, never"
+                " another kind of file",
+            )
+        hidden = next((part for part in parts[:-1] if part.startswith(".") and part not in (".", "..")), None)
+        if hidden is not None or parts[-1].startswith("."):
+            raise plain_error(
+                IssueCode.ARG_ERROR,
+                f"{cls.owner} args.path must not lead into a hidden folder or file ({hidden or parts[-1]}):"
+                " those hold a project's tools' state (.git, .visor)",
+            )
+        return value
+
 
 class ScreenshotArgs(CaptureArgs):
     """Capture a screenshot."""
 
     owner = "screenshot"
+    suffixes = (".png",)
 
 
 class SourceArgs(CaptureArgs):
     """Capture the page source."""
 
     owner = "source"
+    suffixes = (".xml",)
 
 
 class WaitArgs(Args):
