@@ -423,3 +423,15 @@ def test_a_capture_copy_never_names_another_kind_of_project_file(command: str, p
            "steps": [{"id": "c", "command": command, "args": {"path": path}}]}  # fmt: skip
     result = validate_data(doc)
     assert not result.valid and any(said in issue.message for issue in result.issues), result.issues
+
+
+@pytest.mark.parametrize("folder", ["../outside", "/tmp/x", "~/art"])
+def test_artifacts_dir_out_of_the_folder_is_warned_about(folder: str) -> None:
+    from tests.scenario.helpers import validate_data
+
+    doc = {"meta": {"name": "n", "version": "1"}, "config": {"seed": 1, "runtime": "sim", "artifactsDir": folder},
+           "steps": [{"id": "w", "command": "wait", "args": {"ms": 1}}]}  # fmt: skip
+    result = validate_data(doc)
+    assert result.valid and any("artifactsDir" in issue.message and not issue.is_error for issue in result.issues)
+    doc["config"]["artifactsDir"] = "reports/ui"
+    assert not [issue for issue in validate_data(doc).issues if "artifactsDir" in issue.message]

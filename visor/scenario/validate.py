@@ -72,6 +72,7 @@ def validate_document(document: Document) -> ValidationResult:
     assertions = _check_assertions(data.get("assertions"), issues)
     issues.extend(_duplicate_ids(data, document))
     issues.extend(_paths_outside_project(data, document))
+    issues.extend(_artifacts_elsewhere(data))
     issues.extend(platform_issues(data))
     issues.extend(_determinism_warnings(data))
     issues.extend(capability_issues(data))
@@ -271,6 +272,30 @@ def _paths_outside_project(data: Mapping[str, Any], document: Document) -> list[
                 )
             )
     return issues
+
+
+def _artifacts_elsewhere(data: Mapping[str, Any]) -> list[Issue]:
+    """Warn of `config.artifactsDir` naming a folder outside the one visor runs in (upstream allows it).
+
+    Run folders are new folders, written without following links; still, a scenario from elsewhere should not
+    choose unseen where they land: the warning says so, and `--output` wins over it.
+    """
+    config = data.get("config")
+    folder = config.get("artifactsDir") if isinstance(config, dict) else None
+    if not isinstance(folder, str) or "\x00" in folder:
+        return []
+    parts = folder.replace("\\", "/").split("/")
+    if not (os.path.isabs(folder) or folder.startswith("~") or ".." in parts):
+        return []
+    return [
+        warning(
+            IssueCode.ARG_ERROR,
+            f"config.artifactsDir {folder!r} leads out of the folder visor runs in: run folders are written there",
+            ("config", "artifactsDir"),
+            "Keep it relative and inside the project (artifacts/ by default), or give --output when running."
+            + (" `~` is not expanded: it names a folder called ~." if folder.startswith("~") else ""),
+        )
+    ]
 
 
 def _determinism_warnings(data: Mapping[str, Any]) -> list[Issue]:
