@@ -181,3 +181,10 @@ def test_an_atomic_write_never_replaces_what_is_not_a_regular_file(tmp_path: Pat
 
 def test_an_unsafe_path_is_an_os_error_so_every_writer_words_it() -> None:
     assert issubclass(UnsafePath, OSError)
+
+
+def test_a_name_near_the_file_systems_limit_is_written(tmp_path: Path) -> None:
+    """252 bytes of emoji: the temporary name once passed 255 bytes ("File name too long")."""
+    name = "😀" * 62 + ".png"
+    write_atomic(str(tmp_path / name), b"x")
+    assert write_confined(str(tmp_path), "sub/" + name, b"y").endswith(name)

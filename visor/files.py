@@ -344,7 +344,9 @@ def _open_folder(folder_fd: int, part: str, shown: str) -> int:
 
 
 def _replace_in(folder_fd: int, name: str, data: bytes) -> None:
-    temporary = f".tmp-{name[:80]}-{os.getpid()}-{next(_TEMPORARY)}"
+    # Bounded in bytes: a name of 252 bytes (62 emoji) made the temporary one longer than a file system takes.
+    stem = name.encode("utf-8", "surrogateescape")[:64].decode("utf-8", "ignore")
+    temporary = f".tmp-{stem}-{os.getpid()}-{next(_TEMPORARY)}"
     # 0o666: the umask takes away what it should, exactly as for a file opened with open().
     handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666, dir_fd=folder_fd)
     try:
