@@ -188,3 +188,14 @@ def test_a_name_near_the_file_systems_limit_is_written(tmp_path: Path) -> None:
     name = "😀" * 62 + ".png"
     write_atomic(str(tmp_path / name), b"x")
     assert write_confined(str(tmp_path), "sub/" + name, b"y").endswith(name)
+
+
+def test_a_missing_file_is_likened_only_to_files_of_its_kind(tmp_path: Path) -> None:
+    (tmp_path / "s.yaml").write_text("x")
+    (tmp_path / "login.app.yaml").write_text("x")
+    with pytest.raises(SourceError) as caught:
+        read_regular(str(tmp_path / "m.app.yaml"), noun="app model")
+    assert "s.yaml" not in caught.value.next_step
+    with pytest.raises(SourceError) as near:
+        read_regular(str(tmp_path / "logn.app.yaml"), noun="app model")
+    assert "login.app.yaml" in near.value.next_step

@@ -193,7 +193,10 @@ def _missing(path: str, noun: str) -> SourceError:
         siblings = []
     import difflib  # lazy: only a missing file needs it
 
-    close = difflib.get_close_matches(base, siblings, n=1, cutoff=0.6)
+    # Only a file of the same kind is offered: a missing `m.app.yaml` is not the scenario `s.yaml` beside it.
+    kind = base.partition(".")[2]
+    alike = [name for name in siblings if name.partition(".")[2].lower() == kind.lower()]
+    close = difflib.get_close_matches(base, alike, n=1, cutoff=0.6)
     hint = f" Did you mean {os.path.join(folder, close[0])!r}?" if close else ""
     return SourceError(
         "no such file",
