@@ -21,6 +21,30 @@ from visor.devices.appium import host_programs
 #: A program that leaves a child of its own running (its output elsewhere, so no pipe waits on it), says its pid
 #: in the file named by $PIDFILE, and then waits for it.
 LEAVES_A_CHILD = 'sleep 600 >/dev/null 2>&1 & echo $! > "$PIDFILE"; wait'
+#: Starts a process that leaves the program's group (a session of its own), its stdout the program's unless
+#: `quiet`, and says its pid in $PIDFILE; `double` starts it from a child that exits at once (a double fork).
+ESCAPES = """
+import os, subprocess, sys
+quiet, double, then = sys.argv[1:4]
+streams = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL} if quiet == "quiet" else {}
+if double == "double" and os.fork() != 0:
+    os.wait()
+else:
+    child = subprocess.Popen(["sleep", "600"], start_new_session=True, **streams)
+    open(os.environ["PIDFILE"], "w").write(str(child.pid))
+    if double == "double":
+        os._exit(0)
+print("answered", flush=True)
+if then == "wait":
+    import time
+    time.sleep(600)
+"""
+#: Where a program's descendant can leave its group, and the keeper ends it.
+KEEPS = pytest.mark.skipif(not children._keeper_works(), reason="no child subreaper here: only the group ends")
+
+
+def escapes(quiet: str = "quiet", double: str = "single", then: str = "exit") -> list[str]:
+    return [sys.executable, "-c", ESCAPES, quiet, double, then]
 
 
 def gone(pid: int, within_s: float = 10.0) -> bool:
@@ -69,6 +93,74 @@ def test_a_child_holding_the_output_open_does_not_hold_the_call() -> None:
     began = time.monotonic()
     done = children.run(["sh", "-c", "sleep 600 & echo started"], timeout_s=30)
     assert done.text().strip() == "started" and time.monotonic() - began < 10
+
+
+@KEEPS
+@pytest.mark.parametrize("double", ["single", "double"])
+def test_a_descendant_that_left_the_group_ends_with_the_call(pidfile: Path, double: str) -> None:
+    """`setsid` (or a double fork into a new session) left the group: the keeper, its subreaper, ends it."""
+    done = children.run(escapes(double=double), timeout_s=30)
+    assert done.returncode == 0 and done.text() == "answered\n"
+    assert gone(pid_in(pidfile))
+
+
+@KEEPS
+def test_a_descendant_that_left_the_group_holding_stdout_does_not_hold_the_answer(pidfile: Path) -> None:
+    """The program answered and exited 0; what it left holds the pipe: the answer is returned, the holder ended."""
+    began = time.monotonic()
+    done = children.run(escapes(quiet="loud"), timeout_s=20)
+    assert done.returncode == 0 and done.text() == "answered\n" and time.monotonic() - began < 15
+    assert gone(pid_in(pidfile))
+
+
+@KEEPS
+def test_a_timeout_ends_a_descendant_that_left_the_group(pidfile: Path) -> None:
+    with pytest.raises(children.TimedOut):
+        children.run(escapes(then="wait"), timeout_s=2)
+    assert gone(pid_in(pidfile))
+
+
+@KEEPS
+def test_visor_killed_outright_takes_the_programs_whole_tree_with_it(tmp_path: Path, pidfile: Path) -> None:
+    """kill -9 of visor runs no exit handler: the keeper sees its control pipe close and ends the tree."""
+    script = "import sys\nfrom visor import children\nchildren.run(sys.argv[1:], timeout_s=600)\n"
+    caller = subprocess.Popen([sys.executable, "-c", script, *escapes(then="wait")], stdout=subprocess.DEVNULL)
+    try:
+        escaped = pid_in(pidfile, 30)
+        caller.kill()
+        caller.wait(timeout=10)
+        assert gone(escaped)
+    finally:
+        caller.kill()
+        caller.wait()
+
+
+@KEEPS
+def test_what_visor_started_otherwise_is_never_touched(tmp_path: Path, pidfile: Path) -> None:
+    """The keeper ends only the program's tree: a child visor started beside the call runs on."""
+    beside = subprocess.Popen(["sleep", "600"])
+    try:
+        children.run(escapes(), timeout_s=30)
+        assert gone(pid_in(pidfile))
+        assert beside.poll() is None
+    finally:
+        beside.kill()
+        beside.wait()
+
+
+def test_a_program_may_leave_a_daemon_when_the_caller_says_so(pidfile: Path) -> None:
+    """adb's server is started by an adb call and outlives it: `leave_daemons` ends the group only."""
+    done = children.run(escapes(), timeout_s=30, leave_daemons=True)
+    daemon = pid_in(pidfile)
+    try:
+        assert done.returncode == 0 and not gone(daemon, within_s=0.5)
+    finally:
+        os.kill(daemon, signal.SIGKILL)
+
+
+@pytest.mark.parametrize(("script", "code"), [("exit 3", 3), ("kill -9 $$", -9), ("kill -15 $$", -15)])
+def test_the_programs_own_exit_status_is_the_calls(script: str, code: int) -> None:
+    assert children.run(["sh", "-c", script], timeout_s=30).returncode == code
 
 
 def test_input_and_both_outputs_are_exchanged_without_a_deadlock() -> None:

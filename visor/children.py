@@ -9,6 +9,19 @@ only, which then ends the child itself.
   much output, an exception or Ctrl-C in the caller — its whole group is killed before the program is reaped (so
   the group id cannot have been reused), and nothing it started outlives the call. At exit, visor also kills the
   groups of calls still running in other threads.
+
+  A group is not enough on its own: a descendant can leave it (`setsid`, a double fork into a new session). On
+  Linux the program therefore runs under a *keeper*: a small process of its own (`_KEEPER`, standard library only)
+  that is a child subreaper (`PR_SET_CHILD_SUBREAPER`), so every orphan of the program's tree is re-parented to the
+  keeper and to nothing else. Once the program has exited, or visor closes the keeper's control pipe (a timeout,
+  too much output, Ctrl-C, visor's exit — even a `kill -9`: the kernel closes the pipe, and the keeper's
+  `PR_SET_PDEATHSIG` tells it too), the keeper kills its children, waits for each, and does so again with those
+  re-parented to it meanwhile, until it has none: then it exits with the program's own status. Its tree holds
+  nothing but the program's descendants, so nothing else visor started (the daemon, a suite's workers, another
+  call's program) is ever touched, and no pid needs proving: a child is not reaped, so its pid cannot be reused,
+  until the keeper reaps it. `leave_daemons=True` runs the program directly (its group only): for a program whose
+  job is to start a server that must outlive the call (adb's server). Elsewhere (macOS, BSD: no subreaper) only
+  the group is ended: a descendant that left it, and whose stdout is not visor's pipe, outlives the call.
 - `spawn_detached`: a process meant to outlive the command that starts it (the daemon, a managed Appium server).
   It returns an `Identity`: its pid and its start time, which is what later proves that a pid still names that
   process (a pid is reused once its process ends): `Identity.running` and `Identity.end` trust nothing else.
@@ -47,8 +60,9 @@ _PR_SET_PDEATHSIG = 1
 #: How long `ps` may take to say when a process started, where /proc cannot.
 _PS_TIMEOUT_S = 5.0
 
-#: The groups of `run` calls under way, ended at exit (a call in a thread the interpreter stops never ends them).
-_RUNNING: set[int] = set()
+#: The groups of `run` calls under way, ended at exit (a call in a thread the interpreter stops never ends them),
+#: each with its keeper's control pipe (None: run directly), which whoever takes the entry closes, once.
+_RUNNING: dict[int, int | None] = {}
 _RUNNING_LOCK = threading.Lock()
 
 
@@ -109,11 +123,14 @@ def run(
     cwd: str | None = None,
     env: Mapping[str, str] | None = None,
     limit: int = MAX_OUTPUT,
+    leave_daemons: bool = False,
 ) -> Completed:
     """Run a program in a group of its own, feed it `input`, and return what it wrote once it ends.
 
     stdin is `input` (or nothing: never the caller's own). Each of stdout and stderr is kept up to `limit` bytes.
-    The group is killed when the call returns or raises, so nothing the program started survives it.
+    The group is killed when the call returns or raises, and on Linux every other descendant of the program too
+    (one that left the group: see the module's note), so nothing the program started survives it — unless
+    `leave_daemons`, for a program meant to start a server that outlives the call (then only its group ends).
 
     Raises:
         CannotStart: the program cannot be started.
@@ -121,31 +138,92 @@ def run(
         TooMuchOutput: it wrote more than `limit` bytes on one stream.
     """
     argv = [str(word) for word in argv]
+    deadline = time.monotonic() + timeout_s
+    kept = not leave_daemons and _keeper_works()
     resume = _defer_stops()  # a Ctrl-C while the child starts would leave it unknown, so never ended
     try:
-        try:
-            process = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=cwd,
-                env=None if env is None else dict(env),
-                start_new_session=True,
-            )
-        except OSError as exc:
-            raise CannotStart(argv, exc.strerror or str(exc)) from exc
-        with _RUNNING_LOCK:
-            _RUNNING.add(process.pid)
+        process, status = _start(argv, kept, input is not None, cwd, env)
     except BaseException:
         resume()
         raise
     try:
         resume()  # a stop signal that came meanwhile is raised here, where the group is ended
-        stdout, stderr = _exchange(process, argv, input, time.monotonic() + timeout_s, timeout_s, limit)
+        if status is not None:
+            _started(status, argv, deadline, timeout_s)
+        stdout, stderr = _exchange(process, argv, input, deadline, timeout_s, limit)
         return Completed(tuple(argv), _reaped(process), stdout, stderr)
     finally:
+        if status is not None:
+            os.close(status)
         _finish(process)
+
+
+def _start(
+    argv: list[str], kept: bool, feeds: bool, cwd: str | None, env: Mapping[str, str] | None
+) -> tuple[subprocess.Popen[bytes], int | None]:
+    """Start the program (under its keeper when `kept`) and register it; return it and the keeper's status pipe.
+
+    The keeper's control pipe is in the registry (`_RUNNING`), closed by `_finish` or at exit.
+
+    Raises:
+        CannotStart: the program (or, when kept, the keeper's Python) cannot be started.
+    """
+    control_read = control = status = status_write = None
+    if kept:
+        control_read, control = os.pipe()
+        status, status_write = os.pipe()
+    command = argv
+    if kept:
+        command = [sys.executable, "-I", "-S", "-c", _KEEPER, str(control_read), str(status_write), str(os.getpid())]
+        command += argv
+    try:
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE if feeds else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=None if env is None else dict(env),
+            start_new_session=True,
+            pass_fds=() if control_read is None or status_write is None else (control_read, status_write),
+        )
+    except OSError as exc:
+        for fd in (control, status):
+            if fd is not None:
+                os.close(fd)
+        raise CannotStart(argv, exc.strerror or str(exc)) from exc
+    finally:
+        for fd in (control_read, status_write):  # the keeper's ends: only the keeper holds them now
+            if fd is not None:
+                os.close(fd)
+    with _RUNNING_LOCK:
+        _RUNNING[process.pid] = control
+    return process, status
+
+
+def _started(status: int, argv: list[str], deadline: float, timeout_s: float) -> None:
+    """Wait for the keeper to say it started the program (b"S") or why it could not (b"E" and the errno).
+
+    Raises:
+        CannotStart: the program cannot be started (or the keeper ended before saying: it was killed).
+        TimedOut: the keeper said nothing within the call's time.
+    """
+    said = b""
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimedOut(argv, timeout_s, b"", b"")
+        if not select.select([status], [], [], min(remaining, 0.1))[0]:
+            continue
+        chunk = os.read(status, 64)
+        if chunk:
+            said += chunk
+            if said == b"S":
+                return
+            continue
+        if said.startswith(b"E") and said[1:].isdigit():
+            raise CannotStart(argv, os.strerror(int(said[1:])))
+        raise CannotStart(argv, "the process that keeps it ended before starting it")
 
 
 def _exchange(
@@ -236,10 +314,20 @@ def _reaped(process: subprocess.Popen[bytes]) -> int:
 
 
 def _finish(process: subprocess.Popen[bytes]) -> None:
-    """End the call whichever way it ended: kill the group if the program was not reaped yet, reap, close pipes."""
+    """End the call whichever way it ended: kill the group if the program was not reaped yet, reap, close pipes.
+
+    A keeper is told first (its control pipe closed), and given `GRACE_S` to end the program's whole tree, even
+    what left the group, before its own group is killed: killing the keeper first would orphan that tree.
+    """
     with _RUNNING_LOCK:
-        _RUNNING.discard(process.pid)
+        control = _RUNNING.pop(process.pid, None)
+    if control is not None:
+        os.close(control)
     if process.returncode is None:
+        if control is not None:
+            deadline = time.monotonic() + GRACE_S
+            while not _exited(process) and time.monotonic() < deadline:
+                time.sleep(_POLL_S)
         _kill_group(process.pid)
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=GRACE_S)
@@ -290,11 +378,155 @@ def _defer_stops() -> Callable[[], None]:
 
 @atexit.register
 def _end_running() -> None:
-    """At exit, kill the groups of calls still under way in threads that will never reach their own end."""
+    """At exit, end the calls still under way in threads that will never reach their own end.
+
+    A kept call's keeper is told (its control pipe closed: it ends the program's whole tree, then itself); the
+    others' groups are killed.
+    """
     with _RUNNING_LOCK:
-        groups = list(_RUNNING)
-    for group in groups:
-        _kill_group(group)
+        calls = dict(_RUNNING)
+        _RUNNING.clear()
+    for group, control in calls.items():
+        if control is None:
+            _kill_group(group)
+        else:
+            os.close(control)
+
+
+@functools.cache
+def _keeper_works() -> bool:
+    """Say whether a program can run under a keeper here: Linux (a child subreaper, /proc) and a Python to run it."""
+    return sys.platform.startswith("linux") and bool(sys.executable) and os.path.isdir("/proc/self/task")
+
+
+# -- the keeper ---------------------------------------------------------------------------------------------------
+
+#: The keeper of a `run` call on Linux (see the module's note), run as `python -I -S -c _KEEPER CONTROL STATUS
+#: PARENT PROGRAM...`: standard library only, so it starts in a few tens of milliseconds, in no visor package.
+#: CONTROL is the pipe whose end (EOF) says "end everything now"; STATUS gets b"S" once the program started, or
+#: b"E" and the errno; PARENT is visor's pid (a keeper whose parent changed is orphaned: it ends everything).
+_KEEPER = r"""
+import os, select, signal, sys
+
+control, status, parent = (int(word) for word in sys.argv[1:4])
+program = sys.argv[4:]
+me = os.getpid()
+asked = []
+
+
+def prctl(option, value):
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) == 0
+
+
+def stop(number, frame):
+    # Only visor's death (PR_SET_PDEATHSIG) ends the keeper this way; the program's own kill(0, ...) does not.
+    if os.getppid() != parent:
+        asked.append(number)
+
+
+def reap(pid):
+    # Reap every child that has exited (the program, orphans that ended); return the program's status if it did.
+    found = None
+    while True:
+        try:
+            ended, code = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return found
+        if ended == 0:
+            return found
+        if ended == pid:
+            found = code
+
+
+def children():
+    try:
+        with open(f"/proc/{me}/task/{me}/children", "rb") as listing:
+            return [int(word) for word in listing.read().split()]
+    except OSError:  # a kernel without CONFIG_PROC_CHILDREN: every process's parent, from its stat
+        pass
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/stat", "rb") as stat:
+                line = stat.read()
+        except (OSError, ValueError):
+            continue
+        if name.isdigit() and line[line.rfind(b")") + 2 :].split()[1:2] == [str(me).encode()]:
+            found.append(int(name))
+    return found
+
+
+def end_all():
+    # A child is never reaped by anyone but this process, so its pid names it until waited for: no pid is
+    # reused under a kill. Each child killed hands its own children to this keeper (the subreaper): next round.
+    for _ in range(10_000):
+        reap(None)
+        kids = children()
+        if not kids:
+            return
+        for kid in kids:
+            try:
+                os.kill(kid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for kid in kids:
+            try:
+                os.waitpid(kid, 0)
+            except ChildProcessError:
+                pass
+
+
+def leave(code):
+    # Exit as the program did: its code, or killed by its signal (without a core file of the keeper).
+    if code is not None and os.WIFSIGNALED(code):
+        import resource
+
+        number = os.WTERMSIG(code)
+        signal.set_wakeup_fd(-1)
+        if number != signal.SIGKILL:
+            signal.signal(number, signal.SIG_DFL)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
+        os.kill(me, number)
+        os._exit(128 + number)
+    os._exit(137 if code is None else os.waitstatus_to_exitcode(code))
+
+
+prctl(36, 1)  # PR_SET_CHILD_SUBREAPER: orphans of the program's tree come here
+prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG: visor's death, even by kill -9, says "end everything"
+wake_read, wake_write = os.pipe()
+os.set_blocking(wake_write, False)
+signal.set_wakeup_fd(wake_write, warn_on_full_buffer=False)
+signal.signal(signal.SIGCHLD, lambda number, frame: None)
+for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    signal.signal(number, stop)
+os.set_inheritable(control, False)
+os.set_inheritable(status, False)
+if os.getppid() != parent:
+    os._exit(137)
+try:
+    pid = os.posix_spawnp(program[0], program, os.environ, setsigdef=(signal.SIGPIPE, signal.SIGXFSZ))
+except OSError as exc:
+    os.write(status, b"E%d" % (exc.errno or 0))
+    os._exit(127)
+os.write(status, b"S")
+os.close(status)
+null = os.open(os.devnull, os.O_RDONLY)
+os.dup2(null, 0)  # only the program holds its stdin: one that stops reading makes visor's write fail at once
+os.close(null)
+code = None
+while code is None and not asked:
+    code = reap(pid)
+    if code is not None:
+        break
+    ready = select.select([control, wake_read], [], [])[0]
+    if control in ready:
+        break
+    os.read(wake_read, 4096)
+end_all()
+leave(code)
+"""
 
 
 # -- processes that outlive the command ---------------------------------------------------------------------

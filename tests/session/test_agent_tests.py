@@ -125,7 +125,7 @@ def test_a_broken_agent_file_is_located(cli_runner: Cli, tmp_path: Path) -> None
     assert result.exit_code == 1 and result.envelope["error"]["code"] == "INPUT_ERROR"
     assert (
         result.envelope["error"]["message"].startswith(f"{path}:3:")
-        and "on this machine" in result.envelope["error"]["message"]
+        and "on this machine (127.0.0.1, ::1 or localhost)" in result.envelope["error"]["message"]
     )
 
 

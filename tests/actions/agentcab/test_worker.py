@@ -91,6 +91,25 @@ def test_a_child_holding_the_workers_output_does_not_hold_visor(tmp_path: Path) 
     assert time.monotonic() - started < 20 and gone(grandchild(tmp_path))
 
 
+@pytest.mark.skipif(not children._keeper_works(), reason="no child subreaper here: only the worker's group ends")
+@pytest.mark.parametrize(
+    "streams", ["start_new_session=True", "stdout=subprocess.DEVNULL, start_new_session=True"], ids=["holds", "quiet"]
+)
+def test_a_child_that_left_the_workers_group_dies_when_it_answers(tmp_path: Path, streams: str) -> None:
+    """`Popen(..., start_new_session=True)`: a session of its own, out of the group. Holding stdout, it made visor
+    say "no answer within 3000 ms"; quiet, it outlived visor."""
+    then = f"print(json.dumps({ANSWER!r}), flush=True)"
+    worker = command(tmp_path, SPAWN.format(streams=streams, then=then), 10_000)
+    assert ask_worker(worker, {}, str(tmp_path)) == ANSWER
+    assert gone(grandchild(tmp_path)), "the worker's child outlived its answer"
+
+
+def test_a_worker_killed_by_a_signal_says_which(tmp_path: Path) -> None:
+    worker = command(tmp_path, "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    with pytest.raises(WorkerFailed, match=r"^killed by signal 9 \(SIGKILL\)$"):
+        ask_worker(worker, {}, str(tmp_path))
+
+
 def test_an_answer_too_large_is_refused_without_reading_it_all(tmp_path: Path) -> None:
     # 20 MB of spaces, then an object: JSON, but far more than an agent's output.
     worker = command(tmp_path, "import sys\nsys.stdout.write(' ' * 20_000_000 + '{}')\n")
@@ -244,6 +263,13 @@ def test_a_url_answer_too_large_without_its_length_is_refused(servers: Callable[
 
     with pytest.raises(WorkerFailed, match="larger than"):
         ask_worker(url_worker(f"{servers(endless).url}/run"), {}, ".")
+
+
+def test_a_url_worker_too_slow_says_what_a_command_worker_says(servers: Callable[..., Server]) -> None:
+    slow = servers(lambda handler: time.sleep(3))
+    worker = Worker.model_validate({"url": f"{slow.url}/run", "timeout_ms": 500})
+    with pytest.raises(WorkerFailed, match=rf"^{re.escape(slow.url)}/run: no answer within 500 ms$"):
+        ask_worker(worker, {}, ".")
 
 
 def test_a_url_worker_failing_says_its_status(servers: Callable[..., Server]) -> None:

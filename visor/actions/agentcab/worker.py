@@ -5,8 +5,9 @@ refused, never buffered whole), read within the worker's `timeout_ms`, and parse
 (`parse_data`: nesting, duplicate keys, numbers and encodings held to their rules).
 
 A command worker is run as visor runs every program (`visor.children.run`): in a process group of its own,
-killed whole on every way out (an answer, an exit, a timeout, an answer too large, Ctrl-C), so a worker's own
-children never outlive it; its error output is kept to the same bound as its answer. A URL worker is asked
+killed whole on every way out (an answer, an exit, a timeout, an answer too large, Ctrl-C), with every other
+descendant too, one that left the group included (on Linux), so a worker's own children never outlive it; its
+error output is kept to the same bound as its answer. A URL worker is asked
 directly, never through a proxy, and a redirect is refused, not followed: the worker must answer at the address
 on this machine that the agent file names.
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import time
 import urllib.error
 import urllib.request
@@ -51,7 +53,7 @@ def ask_worker(worker: Worker, payload: dict[str, Any], folder: str, *, limit: i
     body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
     seconds = worker.timeout_ms / 1000
     if worker.url is not None:
-        text = _post(worker.url, body, seconds, limit)
+        text = _post(worker.url, body, seconds, limit, worker.timeout_ms)
     else:
         assert worker.command is not None
         text = _run(worker.command, body, folder, seconds, limit, worker.timeout_ms)
@@ -59,6 +61,11 @@ def ask_worker(worker: Worker, payload: dict[str, Any], folder: str, *, limit: i
         return parse_data(text, "the worker's answer", format="json").data
     except SourceError as exc:
         raise WorkerFailed(f"its answer is not JSON: {exc.problem}") from None
+
+
+def _no_answer(timeout_ms: int) -> str:
+    """Word a worker's timeout, one way for a command and a URL (the URL's prefixed with it)."""
+    return f"no answer within {timeout_ms} ms"
 
 
 def _too_large(limit: int) -> WorkerFailed:
@@ -88,7 +95,7 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect())
 
 
-def _post(url: str, body: bytes, seconds: float, limit: int) -> bytes:
+def _post(url: str, body: bytes, seconds: float, limit: int, timeout_ms: int) -> bytes:
     request = urllib.request.Request(url, body, {"Content-Type": "application/json"}, method="POST")
     deadline = time.monotonic() + seconds
     try:
@@ -105,10 +112,16 @@ def _post(url: str, body: bytes, seconds: float, limit: int) -> bytes:
                 chunks.append(chunk)
                 # A worker dripping its answer is bounded too: each read waits `seconds` at most, and this the whole.
                 if time.monotonic() > deadline:
-                    raise WorkerFailed(f"{url}: no whole answer within {seconds * 1000:.0f} ms")
+                    raise WorkerFailed(f"{url}: {_no_answer(timeout_ms)}")
     except urllib.error.HTTPError as exc:
         raise WorkerFailed(f"{url}: HTTP {exc.code} {exc.reason}") from None
-    except (urllib.error.URLError, TimeoutError, OSError, ValueError) as exc:
+    except TimeoutError:
+        raise WorkerFailed(f"{url}: {_no_answer(timeout_ms)}") from None
+    except urllib.error.URLError as exc:
+        if isinstance(exc.reason, TimeoutError):
+            raise WorkerFailed(f"{url}: {_no_answer(timeout_ms)}") from None
+        raise WorkerFailed(f"{url}: {exc.reason}") from None
+    except (OSError, ValueError) as exc:
         raise WorkerFailed(f"{url}: {getattr(exc, 'reason', exc)}") from None
     return b"".join(chunks)
 
@@ -129,7 +142,7 @@ def _run(command: list[str], body: bytes, folder: str, seconds: float, limit: in
     except children.CannotStart as exc:
         raise WorkerFailed(f"cannot start {command[0]!r}: {exc.reason}") from None
     except children.TimedOut:
-        raise WorkerFailed(f"no answer within {timeout_ms} ms") from None
+        raise WorkerFailed(_no_answer(timeout_ms)) from None
     except children.TooMuchOutput:
         raise WorkerFailed(
             f"its answer (or its error output) is larger than {limit:,} bytes, the most visor reads of a worker's "
@@ -137,5 +150,16 @@ def _run(command: list[str], body: bytes, folder: str, seconds: float, limit: in
         ) from None
     if done.returncode != 0:
         tail = done.text(done.stderr)[-STDERR_TAIL:].strip()
-        raise WorkerFailed(f"exit {done.returncode}" + (f": {tail}" if tail else ""))
+        raise WorkerFailed(_ended(done.returncode) + (f": {tail}" if tail else ""))
     return done.stdout
+
+
+def _ended(returncode: int) -> str:
+    """Say how a worker ended without an answer: its exit code, or the signal that killed it (-9 is SIGKILL)."""
+    if returncode >= 0:
+        return f"exit {returncode}"
+    try:
+        name = signal.Signals(-returncode).name
+    except ValueError:
+        name = "an unknown signal"
+    return f"killed by signal {-returncode} ({name})"

@@ -35,7 +35,8 @@ def _loopback(value: str) -> str:
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or (parts.hostname or "") not in ("127.0.0.1", "::1", "localhost"):
         raise predicate_error(
-            IssueCode.TYPE_ERROR, f"must be an http URL on this machine (127.0.0.1), got {value[:80]!r}"
+            IssueCode.TYPE_ERROR,
+            f"must be an http URL on this machine (127.0.0.1, ::1 or localhost), got {value[:80]!r}",
         )
     return value
 
