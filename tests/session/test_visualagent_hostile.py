@@ -6,6 +6,7 @@ goes on, writes only below its folder, never through a link, and a restart never
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
@@ -293,3 +294,35 @@ def test_export_takes_the_command_that_ran_not_its_unrun_duplicate(tmp_path: Pat
     code, envelope = export_cli(va, tmp_path / "session.yaml")
     assert code == ExitCode.OK and envelope["data"]["steps"] == 1, envelope
     assert "x: 540" in (tmp_path / "session.yaml").read_text()
+
+
+def test_export_to_a_place_it_cannot_write_names_the_file(tmp_path: Path) -> None:
+    """A file where the output's folder goes (or a read-only, full file system): INPUT_ERROR naming the file."""
+    va = tmp_path / "va"
+    drop(va, "a", {"id": "tap", "type": "tap", "params": {"x": 540, "y": 464}})
+    serve_once(va)
+    (tmp_path / "plain").write_text("not a folder")
+    code, envelope = export_cli(va, tmp_path / "plain" / "e.yaml")
+    assert code == ExitCode.ERROR and envelope["error"]["code"] == "INPUT_ERROR", envelope
+    assert envelope["error"]["message"].startswith(
+        f"cannot write the exported scenario {tmp_path / 'plain' / 'e.yaml'}"
+    )
+
+
+def test_export_onto_a_read_only_file_system_names_the_file_not_its_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from visor.errors import InputError
+    from visor.session import visualagent_export
+
+    def read_only(path: str, data: bytes, make_folders: bool = False) -> None:
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), ".tmp-e.yaml-1-1")
+
+    va = tmp_path / "va"
+    drop(va, "a", {"id": "tap", "type": "tap", "params": {"x": 540, "y": 464}})
+    serve_once(va)
+    monkeypatch.setattr(visualagent_export, "write_atomic", read_only)
+    with pytest.raises(
+        InputError, match=r"^cannot write the exported scenario /\S+/ro/e\.yaml: Read-only file system$"
+    ):
+        visualagent_export.export(str(va), str(tmp_path / "ro" / "e.yaml"))

@@ -64,7 +64,7 @@ def export(root: str, target: str) -> Outcome:
     data["steps"], data["assertions"] = steps, []
     _valid(data, target)
     path = os.path.abspath(target)
-    write_atomic(path, dump_yaml(data).encode("utf-8"), make_folders=True)
+    _write(path, dump_yaml(data).encode("utf-8"))
     summary = {"exported": path, "steps": len(steps), "skipped_failed": skipped, "dir": folders.root}
     summary["unreadable"] = reading.unreadable
     summary["typed"] = typed
@@ -159,6 +159,25 @@ def _step(command: Mapping[str, Any], answer: Mapping[str, Any]) -> dict[str, An
 
 def _integers(params: Mapping[str, Any], *keys: str) -> bool:
     return all(isinstance(params.get(key), int) and not isinstance(params.get(key), bool) for key in keys)
+
+
+def _write(path: str, text: bytes) -> None:
+    """Write the scenario where the user said (`-o`), atomically.
+
+    Raises:
+        InputError: it cannot be written there (a read-only or full file system, a file where a folder goes, a
+            link or a device at the path), naming the file, not the temporary one the write went through.
+    """
+    try:
+        write_atomic(path, text, make_folders=True)
+    except OSError as exc:
+        why = str(exc) if isinstance(exc, UnsafePath) else (exc.strerror or str(exc))
+        raise InputError(
+            f"cannot write the exported scenario {path}: {why}",
+            likely_cause="The folder is read-only or its disk is full, a file stands where a folder of the path "
+            "goes, or what stands at the path is not a regular file.",
+            next_step="Choose another file with -o, in a folder you can write.",
+        ) from None
 
 
 def _valid(data: dict[str, Any], target: str) -> None:
