@@ -129,6 +129,15 @@ def test_a_broken_agent_file_is_located(cli_runner: Cli, tmp_path: Path) -> None
     )
 
 
+def test_an_agent_file_that_is_no_mapping_says_so(cli_runner: Cli, tmp_path: Path) -> None:
+    path = tmp_path / "agent.yaml"
+    path.write_text("- name: x\n")
+    result = cli_runner.run("agentcab", "test", str(path))
+    assert result.exit_code == 1 and result.envelope["error"]["message"] == (
+        f"{path}:1:1: agent test: must be a mapping (name, input_schema, worker, …), not a list"
+    )
+
+
 def test_a_worker_folder_that_does_not_exist_is_named(cli_runner: Cli, tmp_path: Path) -> None:
     path = agent_file(tmp_path, worker={"command": [sys.executable, str(SLIM / "worker.py")], "cwd": "nowhere"})
     result = cli_runner.run("agentcab", "test", str(path))

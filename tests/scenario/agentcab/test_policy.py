@@ -57,3 +57,20 @@ def test_a_scenario_steps_policy_with_an_unknown_type_is_refused_when_validating
     )
     result = validate_document(parse_yaml(SourceText("s.yaml", text, "yaml")))
     assert any("not an action type" in issue.message for issue in result.issues), result.issues
+
+
+@pytest.mark.parametrize(
+    ("text", "got"),
+    [
+        ("- {type: delete_file, decision: approve}\n", "a list"),
+        ("approve\n", "the text 'approve'"),
+        ("42\n", "the number 42"),
+        ("[1]\n", "a list"),
+    ],
+)
+def test_a_policy_that_is_no_mapping_is_refused_not_deny_everything(tmp_path: Path, text: str, got: str) -> None:
+    path = tmp_path / "policy.yaml"
+    path.write_text(text)
+    with pytest.raises(InputError) as raised:
+        read_policy(str(path))
+    assert raised.value.message == f"{path}:1:1: confirmation policy: must be a mapping (default, rules), not {got}"

@@ -103,11 +103,12 @@ def load_agent_file(path: str) -> AgentFile:
         SourceError: it cannot be read or parsed.
         InputError: it is not a valid agent test (its first problem with line and column; all in the details).
     """
-    from visor.scenario.agentcab.sources import AGENT_TEST, read_source
+    from visor.scenario.agentcab.sources import AGENT_TEST, read_mapping
     from visor.scenario.model_files import document_model
 
     next_step = "docs/agentcab.md describes agent tests (name, input_schema, worker, profile, confirm, assertions)."
-    return document_model(read_source(path, AGENT_TEST), AgentFile, AGENT_TEST, next_step)
+    document = read_mapping(path, AGENT_TEST, "name, input_schema, worker, …", next_step)
+    return document_model(document, AgentFile, AGENT_TEST, next_step)
 
 
 def beside(agent_path: str, relative: str) -> str:

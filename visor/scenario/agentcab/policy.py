@@ -117,14 +117,16 @@ def read_policy(value: str) -> Policy:
 
     Raises:
         SourceError: the file cannot be read or parsed.
-        InputError: the file is not a valid policy (its first problem, with line and column).
+        InputError: the file is not a valid policy (its first problem, with line and column), or no mapping at
+            all (a list of rules, a word): never "deny everything" by default.
     """
     modes: dict[str, Policy] = {"deny": Policy("deny"), "approve": Policy("approve"), "ask": Policy("ask")}
     if value in modes:
         return modes[value]
-    from visor.scenario.agentcab.sources import POLICY, read_source
+    from visor.scenario.agentcab.sources import POLICY, read_mapping
     from visor.scenario.model_files import document_model
 
     next_step = "A policy is {default: deny|approve, rules: [{type, paths, decision}]}; see docs/agentcab.md."
-    data = document_model(read_source(value, POLICY), PolicyFile, POLICY, next_step)
+    document = read_mapping(value, POLICY, "default, rules", next_step)
+    data = document_model(document, PolicyFile, POLICY, next_step)
     return Policy("rules", tuple(data.rules), data.default, value)

@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import BinaryIO
 
 from visor.scenario.document import Document
+from visor.scenario.issues import IssueCode, error
 from visor.scenario.loader import STDIN_PATH, parse_source, read_data
+from visor.scenario.model_files import refusal
 from visor.scenario.reading import read_stream
 
 #: What each AgentCab file is called in messages.
@@ -29,3 +31,34 @@ def read_source(path: str, noun: str, stdin: BinaryIO | None = None) -> Document
     if path == STDIN_PATH and stdin is not None:
         return parse_source(read_stream(stdin))
     return read_data(path, noun=noun)
+
+
+def read_mapping(path: str, noun: str, shape: str, next_step: str) -> Document:
+    """Read an AgentCab file that must be a mapping (a policy, an agent test); `shape` names its keys.
+
+    A list, a word or a number is refused as what it is, never read as an empty mapping: a policy `[...]` or
+    `approve` would otherwise be "deny everything, no rules", silently.
+
+    Raises:
+        SourceError: it cannot be read or parsed.
+        InputError: it is not a mapping (an empty file neither).
+    """
+    document = read_source(path, noun)
+    if isinstance(document.data, dict):
+        return document
+    got = _kind(document.data)
+    issue = error(IssueCode.TYPE_ERROR, f"must be a mapping ({shape}), not {got}", ())
+    raise refusal([issue], document, noun, next_step)
+
+
+def _kind(value: object) -> str:
+    """Name what a document holds instead of a mapping."""
+    if value is None:
+        return "an empty document"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, bool):
+        return f"the value {str(value).lower()}"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    return f"the text {str(value)[:40]!r}"
