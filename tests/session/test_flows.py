@@ -9,10 +9,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
+import pytest
 import yaml
 
 from tests.conftest import Cli
+from tests.test_edge import HOSTILE, make_hostile
 from visor.errors import ExitCode
 from visor.session import flows
 
@@ -182,3 +185,118 @@ def test_an_export_keeps_texts_that_look_like_numbers_as_texts(cli_runner: Cli, 
 
     steps = read_data(str(project / "login.yaml"), noun="scenario").data["steps"]
     assert [step["args"].get("value") for step in steps[1:3]] == ["1e3", "0o17\u2028x"]
+
+
+def run_visor(cwd: Path, *args: str) -> tuple[int, dict[str, Any], str]:
+    """Run visor in a process of its own, bounded: a hang (a FIFO read blocking) fails the test, never holds it."""
+    done = subprocess.run([sys.executable, "-m", "visor", *args], cwd=cwd, capture_output=True, timeout=60)
+    return done.returncode, json.loads(done.stdout), done.stderr.decode()
+
+
+#: Files of the right kind holding what is not a flow.
+NOT_FLOWS = {
+    "no name": '{"schema_version": 1, "active": true, "steps": []}',
+    "steps not a list": '{"schema_version": 1, "name": "x", "active": true, "steps": {"a": 1}}',
+}
+HOSTILE_FLOWS = [*HOSTILE, *NOT_FLOWS]
+
+
+@pytest.mark.parametrize("kind", HOSTILE_FLOWS)
+def test_a_flow_that_is_not_one_never_stops_direct_actions_nor_the_other_flows(
+    kind: str, project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A direct action still runs, records in the flows it can read, and warns, naming the file, of the others.
+
+    A FIFO there hung every direct action; a deep flow, one with no name, or a link to /dev/zero made each a
+    SYSTEM_ERROR (RecursionError, KeyError, MemoryError).
+    """
+    flows_dir = project / ".visor" / "flows"
+    flows_dir.mkdir(parents=True)
+    if kind in NOT_FLOWS:
+        (flows_dir / "x.json").write_text(NOT_FLOWS[kind])
+    else:
+        make_hostile(kind, flows_dir / "x.json", tmp_path_factory.mktemp("outside"))
+    assert Cli(project).run("record", "ok").exit_code == ExitCode.OK
+    code, envelope, stderr = run_visor(project, "navigate", "--runtime", "sim", "--to", "demo://login")
+    assert code == 0 and "Traceback" not in stderr, envelope
+    data = envelope["data"]
+    assert data["recording"] == [{"name": "ok", "path": str(flows_dir.resolve() / "ok.json"), "steps": 1}]
+    [warning] = data["warnings"]
+    assert "'x'" in warning["message"] and str(flows_dir.resolve() / "x.json") in warning["message"]
+    assert "x.json" in stderr  # the person at the terminal is told too
+    code, envelope, stderr = run_visor(project, "record", "x", "--stop")
+    assert code == 1 and envelope["error"]["code"] == "INPUT_ERROR" and "Traceback" not in stderr
+    assert str(flows_dir.resolve() / "x.json") in envelope["error"]["message"]
+
+
+def test_a_copied_flow_is_refused_and_never_saved_over_its_original(cli_runner: Cli, project: Path) -> None:
+    """`cp login.json login2.json`, both active: an action rewrote login.json with login2's steps (saved by `name`)."""
+    record_login(cli_runner)
+    original = (project / ".visor/flows/login.json").read_text()
+    copy = json.loads(original) | {"active": True}
+    (project / ".visor/flows/login2.json").write_text(json.dumps(copy))
+    done = cli_runner.run("navigate", "--runtime", "sim", "--to", "demo://login")
+    assert done.exit_code == ExitCode.OK
+    assert (project / ".visor/flows/login.json").read_text() == original
+    [warning] = done.data["warnings"]
+    assert "named 'login', not 'login2' as its file" in warning["message"] and '"name" to "login2"' in warning["hint"]
+    refused = cli_runner.run("replay", "login2", *VALUES, "--runtime", "sim").envelope["error"]
+    assert refused["code"] == "INPUT_ERROR" and "login2.json" in refused["message"]
+
+
+@pytest.mark.parametrize("target", [".visor/flows/login.json", ".visor/flows/other.yaml", ".visor/durations.json",
+                                    "link-to-the-flow.json"])  # fmt: skip
+def test_an_export_is_never_written_over_a_flow_or_into_the_state_folder(
+    target: str, cli_runner: Cli, project: Path
+) -> None:
+    """`record s --export .visor/flows/s.json` replaced the flow with its own export: it was 'not a flow' after."""
+    record_login(cli_runner)
+    flow = project / ".visor/flows/login.json"
+    (project / "link-to-the-flow.json").symlink_to(flow)
+    before = {path: path.read_bytes() for path in (project / ".visor").rglob("*") if path.is_file()}
+    refused = cli_runner.run("record", "login", "--export", target, *VALUES).envelope["error"]
+    assert refused["code"] == "INPUT_ERROR" and "state folder" in refused["message"]
+    assert {path: path.read_bytes() for path in (project / ".visor").rglob("*") if path.is_file()} == before
+    assert cli_runner.run("replay", "login", *VALUES, "--runtime", "sim", "--output", "out").exit_code == ExitCode.OK
+
+
+def test_a_lock_planted_as_a_link_or_a_fifo_is_refused_and_nothing_is_made_outside(
+    cli_runner: Cli, project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A `.visor/flows/.lock` link made visor create its target outside the project (O_CREAT followed it)."""
+    outside = tmp_path_factory.mktemp("victim") / "CREATED"
+    lock = project / ".visor/flows/.lock"
+    lock.parent.mkdir(parents=True)
+    lock.symlink_to(outside)
+    refused = cli_runner.run("record", "r").envelope["error"]
+    assert (
+        refused["code"] == "INPUT_ERROR" and str(lock) in refused["message"] and "symbolic link" in refused["message"]
+    )
+    assert not outside.exists() and not (project / ".visor/flows/r.json").exists()
+    lock.unlink()
+    os.mkfifo(lock)
+    refused = cli_runner.run("record", "r").envelope["error"]
+    assert refused["code"] == "INPUT_ERROR" and "not a regular file" in refused["message"]
+
+
+def test_an_action_that_ran_is_not_failed_for_a_lock_it_cannot_take(cli_runner: Cli, project: Path) -> None:
+    """The flows' lock is junk once the action has run: it reports its success, and that nothing was recorded."""
+    assert cli_runner.run("record", "f").exit_code == ExitCode.OK
+    lock = project / ".visor/flows/.lock"
+    lock.unlink()
+    os.mkfifo(lock)
+    done = cli_runner.run("navigate", "--runtime", "sim", "--to", "demo://login")
+    assert done.exit_code == ExitCode.OK and "recording" not in done.data
+    [warning] = done.data["warnings"]
+    assert "not recorded in flow 'f'" in warning["message"] and str(lock) in warning["message"]
+
+
+def test_a_direct_action_is_refused_before_it_runs_when_the_flows_folder_is_a_link(
+    cli_runner: Cli, project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (project / ".visor").mkdir()
+    (project / ".visor/flows").symlink_to(elsewhere)
+    refused = cli_runner.run("navigate", "--runtime", "sim", "--to", "demo://login").envelope
+    assert refused["error"]["code"] == "INPUT_ERROR" and "flows is a symbolic link" in refused["error"]["message"]
+    assert "run" not in refused["data"] and list(elsewhere.iterdir()) == []

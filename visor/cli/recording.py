@@ -26,7 +26,13 @@ def _root() -> str:
 @click.option("--stop", "stopping", is_flag=True, help="Stop recording the flow.")
 @click.option("--force", is_flag=True, help="Record again over a flow of that name.")
 @click.option("--record-values", is_flag=True, help="Keep typed text (default: {{value_N}} placeholders).")
-@click.option("--export", "export_to", metavar="FILE", callback=text_value, help="Write the flow as a scenario file.")
+@click.option(
+    "--export",
+    "export_to",
+    metavar="FILE",
+    callback=text_value,
+    help="Write the flow as a scenario file (not in .visor/).",
+)
 @click.option("--param", "params", multiple=True, metavar="KEY=VALUE", help="Fill {{KEY}} when exporting.")
 @output_options
 @click.pass_obj

@@ -36,7 +36,6 @@ from visor.children import identify
 from visor.clock import Clock, IdSource, isoformat
 from visor.devices.factory import choose_runtime, in_process
 from visor.errors import ErrorCode, InputError, TargetError, VisorError
-from visor.files import write_atomic
 from visor.report.envelope import Outcome
 from visor.report.outcomes import run_outcome
 from visor.session.action_options import DEVICE_FIELDS, MAP_FIELDS, ActionOptions, device_key, options_to_wire
@@ -45,7 +44,7 @@ from visor.session.direct import Environment, perform, prepare
 from visor.session.processes import exclusive
 from visor.session.runs import Environment as RunEnvironment
 from visor.session.runs import PreparedRun, RunOptions, attempt
-from visor.session.state_paths import DaemonPaths
+from visor.session.state_paths import METADATA, DaemonPaths, write_state
 from visor.session.wire import MAX_REQUEST, failure, outcome_to_wire, read_line, send_line
 from visor.watchdog import CancellableWatchdog, WallWatchdog
 
@@ -372,7 +371,7 @@ def _write_metadata(paths: DaemonPaths, daemon: Daemon) -> None:
     }
     previous = os.umask(0o177)  # the token proves the daemon: the file is its user's only
     try:
-        write_atomic(paths.metadata, (json.dumps(metadata, indent=2) + "\n").encode("utf-8"))
+        write_state(paths.root, METADATA, (json.dumps(metadata, indent=2) + "\n").encode("utf-8"))
     finally:
         os.umask(previous)
 

@@ -8,6 +8,14 @@ the placeholders (`{{key}}` anywhere in a string), validates the result as a sce
 does; `visor record NAME --export FILE` writes it as a scenario file, so a recorded session becomes a CI test.
 Flows are written atomically under a lock, so two actions never lose each other's steps.
 
+A flow is named by its file: it is read, checked and written back at `NAME.json` only, and a `name` inside it
+that is not NAME is refused (a copy, `cp login.json login2.json`, would otherwise be saved over the original).
+Every flow is read through the state's reader (`visor.session.state_paths.read_state`: a regular file, never a
+link, capped, the scenario parsers' limits) and checked against `Flow`: what is not a flow is an INPUT_ERROR
+naming its file. A direct action never fails for a flow it cannot read (the action has already run on the
+device: failing it would have an agent do it twice); it says so in its `data.warnings`, and records in the
+others.
+
 A flow filled with its values is never written (`--export` aside, which the user asks for): a replay keeps it in
 memory, and hands the daemon a scenario whose placeholders are `${KEY}` parameters (`deferred`), the values
 going over its socket, so that no end of the process, kill -9 included, leaves them on disk.
@@ -16,27 +24,52 @@ going over its socket, so that no end of the process, kill -9 included, leaves t
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from visor.clock import Clock, isoformat
-from visor.errors import ExitCode, InputError, NextAction
-from visor.files import write_atomic
+from visor.errors import ExitCode, InputError, NextAction, SourceError
 from visor.report.envelope import Outcome
+from visor.session.state_paths import FLOWS, read_state, state_folder, state_lock, write_state
 
 NAME = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$")
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}")
 SCHEMA_VERSION = 1
 
 
+class FlowStep(BaseModel):
+    """A recorded step: its id, command and arguments (the rest, and their content, the scenario's checks judge)."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    id: str
+    command: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class Flow(BaseModel):
+    """What a flow file holds (`.visor/flows/NAME.json`), as `start` writes it and `append` grows it."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    schema_version: Literal[1]
+    name: str = Field(pattern=NAME.pattern)
+    active: bool
+    record_values: bool = False
+    created_at: str | None = None
+    updated_at: str | None = None
+    steps: list[FlowStep]
+
+
 def flows_folder(root: str) -> str:
-    """Return the folder of a root's flows."""
-    return os.path.join(root, ".visor", "flows")
+    """Return the folder of a root's flows (refusing a link on its way: `state_paths.state_folder`)."""
+    return state_folder(root, FLOWS)
 
 
 def flow_path(root: str, name: str) -> str:
@@ -51,51 +84,54 @@ def flow_path(root: str, name: str) -> str:
             likely_cause="A flow name becomes a file name: letters, digits, '.', '_' and '-' only, 100 at most.",
             next_step="Pick a name such as login or checkout-2.",
         )
-    return os.path.join(flows_folder(root), f"{name}.json")
+    return os.path.join(state_folder(root), _file(name))
+
+
+def _file(name: str) -> str:
+    """Return a flow's file below the state folder."""
+    return f"{FLOWS}/{name}.json"
 
 
 @contextlib.contextmanager
 def locked(root: str) -> Iterator[None]:
     """Hold the flows' lock: a flow is read, changed and written by one process at a time."""
-    folder = flows_folder(root)
-    os.makedirs(folder, exist_ok=True)
-    descriptor = os.open(os.path.join(folder, ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
+    with state_lock(root, f"{FLOWS}/.lock"):
         yield
-    finally:
-        os.close(descriptor)
 
 
 def load(root: str, name: str) -> dict[str, Any]:
-    """Read a flow.
+    """Read a flow: the JSON object of its file, checked to be a flow named by its file.
 
     Raises:
-        InputError: no flow has that name, or its file is not a flow.
+        InputError: no flow has that name, or its file is not a flow (a link, a FIFO, too large, deep, of
+            another shape, named otherwise), the file named.
     """
     path = flow_path(root, name)
+    next_step = f"Fix {path} by hand, or remove it (`visor record {name}` then records it afresh)."
     try:
-        with open(path, encoding="utf-8") as file:
-            flow = json.load(file)
-    except FileNotFoundError:
+        document = read_state(root, _file(name), noun="flow")
+    except SourceError as exc:
+        if not os.path.lexists(path):
+            raise InputError(
+                f"no recorded flow named {name!r}", next_step=f"Start one with `visor record {name}`."
+            ) from None
+        raise SourceError(exc.problem, path=path, line=exc.line, column=exc.column, likely_cause=exc.likely_cause,
+                          next_step=next_step) from None  # fmt: skip
+    from visor.scenario.model_files import document_model  # lazy: only a recording reads a flow
+
+    flow = document_model(document, Flow, "flow", next_step)
+    if flow.name != name:
         raise InputError(
-            f"no recorded flow named {name!r}", next_step=f"Start one with `visor record {name}`."
-        ) from None
-    except (OSError, ValueError) as exc:
-        raise InputError(f"{path} is not a readable flow: {exc}", next_step="Record it again (--force).") from None
-    if (
-        not isinstance(flow, dict)
-        or flow.get("schema_version") != SCHEMA_VERSION
-        or not isinstance(flow.get("steps"), list)
-    ):
-        raise InputError(f"{path} is not a flow of schema version {SCHEMA_VERSION}", next_step="Record it again.")
-    return flow
+            f"{path}: the flow inside is named {flow.name!r}, not {name!r} as its file",
+            likely_cause="The file was copied or renamed from another flow's.",
+            next_step=f'Set "name" to "{name}" in it (or give the file its flow\'s name).',
+        )
+    return dict(document.data)  # checked: kept as the file holds it
 
 
-def _save(root: str, flow: Mapping[str, Any]) -> str:
-    path = flow_path(root, str(flow["name"]))
-    write_atomic(path, (json.dumps(flow, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
-    return path
+def _save(root: str, name: str, flow: Mapping[str, Any]) -> str:
+    """Write a flow back to its own file (`NAME.json`, whatever it holds), atomically."""
+    return write_state(root, _file(name), (json.dumps(flow, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
 def start(root: str, name: str, clock: Clock, *, force: bool, record_values: bool) -> Outcome:
@@ -107,14 +143,14 @@ def start(root: str, name: str, clock: Clock, *, force: bool, record_values: boo
         now = isoformat(clock.now())
         flow = {"schema_version": SCHEMA_VERSION, "name": name, "active": True, "record_values": record_values}
         flow |= {"created_at": now, "updated_at": now, "steps": []}
-        return _record_outcome(flow, _save(root, flow), NextAction.RUN)
+        return _record_outcome(flow, _save(root, name, flow), NextAction.RUN)
 
 
 def stop(root: str, name: str, clock: Clock) -> Outcome:
     """Stop recording a flow."""
     with locked(root):
         flow = load(root, name) | {"active": False, "updated_at": isoformat(clock.now())}
-        return _record_outcome(flow, _save(root, flow), NextAction.RUN)
+        return _record_outcome(flow, _save(root, name, flow), NextAction.RUN)
 
 
 def _record_outcome(flow: Mapping[str, Any], path: str, next_action: NextAction) -> Outcome:
@@ -124,32 +160,59 @@ def _record_outcome(flow: Mapping[str, Any], path: str, next_action: NextAction)
 
 
 def active(root: str) -> list[str]:
-    """Return the names of the flows being recorded (cheap: nothing else is read when none is)."""
+    """Return the names of the flows being recorded, and of those that cannot be read (which may be).
+
+    Cheap: nothing else is read when no flow is there. `append` says of each unreadable one why, as a warning.
+    """
     folder = flows_folder(root)
     if not os.path.isdir(folder):
         return []
     names = []
     for entry in sorted(os.listdir(folder)):
-        if entry.endswith(".json"):
-            with contextlib.suppress(InputError):
-                if load(root, entry[: -len(".json")]).get("active"):
-                    names.append(entry[: -len(".json")])
+        name = entry[: -len(".json")]
+        if entry.endswith(".json") and NAME.match(name):  # the lock, temporary and replay files are no flows
+            try:
+                recording = bool(load(root, name).get("active"))
+            except InputError:
+                recording = True  # unknown: `append` reads it again and warns
+            if recording:
+                names.append(name)
     return names
 
 
 def append(root: str, names: Sequence[str], steps: Sequence[Mapping[str, Any]], clock: Clock) -> list[dict[str, Any]]:
-    """Append a succeeded action's steps to the named active flows; return what each holds now (for `data`)."""
-    recorded = []
-    with locked(root):
-        for name in names:
-            flow = load(root, name)
-            if not flow.get("active"):
-                continue
-            for step in steps:
-                flow["steps"].append(_recorded(flow, step))
-            flow["updated_at"] = isoformat(clock.now())
-            recorded.append({"name": name, "path": _save(root, flow), "steps": len(flow["steps"])})
-    return recorded
+    """Append a succeeded action's steps to the named active flows; return what each holds now (for `data`).
+
+    A flow that cannot be read or written is left as it is, its entry a `warning` (`with_recording`): the others
+    record. The action has run: nothing here fails it, not even a lock that cannot be taken.
+    """
+    try:
+        with locked(root):
+            return [entry for name in names if (entry := _append_to(root, name, steps, clock)) is not None]
+    except InputError as exc:  # the lock: no flow is recorded in
+        return [{"name": name, "warning": _unrecorded(name, exc)} for name in names]
+
+
+def _append_to(
+    root: str, name: str, steps: Sequence[Mapping[str, Any]], clock: Clock
+) -> dict[str, Any] | None:  # fmt: skip
+    """Append steps to one flow, if it records; return its entry (a `warning` when it cannot be read or written)."""
+    try:
+        flow = load(root, name)
+        if not flow.get("active"):
+            return None
+        for step in steps:
+            flow["steps"].append(_recorded(flow, step))
+        flow["updated_at"] = isoformat(clock.now())
+        return {"name": name, "path": _save(root, name, flow), "steps": len(flow["steps"])}
+    except InputError as exc:
+        return {"name": name, "warning": _unrecorded(name, exc)}
+
+
+def _unrecorded(name: str, exc: InputError) -> dict[str, Any]:
+    """Return the warning saying that a flow was not recorded in, in the envelope's issue shape."""
+    message = f"the action was not recorded in flow {name!r}: {exc.message}"
+    return {"severity": "warning", "code": "INPUT_ERROR", "message": message, "path": "$", "hint": exc.next_step}
 
 
 def _recorded(flow: Mapping[str, Any], step: Mapping[str, Any]) -> dict[str, Any]:
@@ -163,8 +226,15 @@ def _recorded(flow: Mapping[str, Any], step: Mapping[str, Any]) -> dict[str, Any
 
 
 def with_recording(outcome: Outcome, recorded: list[dict[str, Any]]) -> Outcome:
-    """Add `data.recording` (upstream's shape) to a direct action's outcome."""
-    return replace(outcome, data={**outcome.data, "recording": recorded}) if recorded else outcome
+    """Add `data.recording` (upstream's shape) to a direct action's outcome, and a warning for each flow not read."""
+    data = dict(outcome.data)
+    kept = [entry for entry in recorded if "warning" not in entry]
+    warnings = [entry["warning"] for entry in recorded if "warning" in entry]
+    if kept:
+        data["recording"] = kept
+    if warnings:
+        data["warnings"] = [*data.get("warnings", []), *warnings]
+    return replace(outcome, data=data) if kept or warnings else outcome
 
 
 def scenario_data(flow: Mapping[str, Any], params: Mapping[str, str], *, exported: bool = False) -> dict[str, Any]:

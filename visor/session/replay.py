@@ -19,12 +19,13 @@ from visor.files import write_atomic
 from visor.report.envelope import Outcome, masked
 from visor.report.outcomes import run_outcome
 from visor.scenario.document import Document
+from visor.scenario.project import inside
 from visor.scenario.scenario import Scenario
 from visor.scenario.validate import validate_document
 from visor.scenario.yaml_writer import dump_yaml
 from visor.session import client, flows
 from visor.session.runs import DEFAULT_OUTPUT, Environment, PreparedRun, RunOptions, attempt
-from visor.session.state_paths import DaemonPaths
+from visor.session.state_paths import FLOWS, DaemonPaths, state_folder, write_state
 
 
 def _flow(root: str, name: str) -> dict[str, Any]:
@@ -69,7 +70,7 @@ def replay(root: str, name: str, params: Mapping[str, str], options: RunOptions,
     scenario, _ = _scenario(root, name, flow, params)
     paths = DaemonPaths(root)
     if client.running(paths):
-        outcome = _on_daemon(paths, flows.flow_path(root, name), flows.deferred(flow, params), options, env)
+        outcome = _on_daemon(paths, name, flows.deferred(flow, params), options, env)
     else:
         done = attempt(PreparedRun(scenario, options.output or DEFAULT_OUTPUT, options), env)
         outcome = run_outcome(done.final, [], done.written)
@@ -78,7 +79,7 @@ def replay(root: str, name: str, params: Mapping[str, str], options: RunOptions,
 
 
 def _on_daemon(
-    paths: DaemonPaths, flow: str, deferred: tuple[dict[str, Any], dict[str, str]], options: RunOptions,
+    paths: DaemonPaths, name: str, deferred: tuple[dict[str, Any], dict[str, str]], options: RunOptions,
     env: Environment,
 ) -> Outcome:  # fmt: skip
     """Run the flow's scenario through the daemon, its values as the run's parameters (never in a file).
@@ -88,9 +89,8 @@ def _on_daemon(
     no value.
     """
     data, values = deferred
-    folder, base = os.path.split(flow)
-    path = os.path.join(folder, f".{base}.replaying.json")
-    write_atomic(path, (json.dumps(data, ensure_ascii=False) + "\n").encode("utf-8"))
+    text = (json.dumps(data, ensure_ascii=False) + "\n").encode("utf-8")
+    path = write_state(paths.root, f"{FLOWS}/.{name}.json.replaying.json", text)
     try:
         wire = {field: getattr(options, field) for field in options.__dataclass_fields__}
         wire["parameters"] = {**options.parameters, **values}
@@ -101,12 +101,38 @@ def _on_daemon(
 
 
 def export(root: str, name: str, params: Mapping[str, str], target: str) -> dict[str, Any]:
-    """Write a flow as a scenario file (YAML, or JSON for a .json name); return what the envelope says of it."""
+    """Write a flow as a scenario file (YAML, or JSON for a .json name); return what the envelope says of it.
+
+    Raises:
+        InputError: the flow cannot be exported (`_scenario`), or `target` is in the state folder (`_outside_state`)
+            or cannot be written.
+    """
+    path = _outside_state(root, target)
     scenario, data = _scenario(root, name, _flow(root, name), params, exported=True)
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n" if target.endswith(".json") else dump_yaml(data)
-    path = os.path.abspath(target)
     try:
         write_atomic(path, text.encode("utf-8"), make_folders=True)
     except OSError as exc:
         raise InputError(f"cannot write {path}: {exc}", next_step="Export to a folder you can write to.") from None
     return {"exported": path, "steps": len(scenario.steps)}
+
+
+def _outside_state(root: str, target: str) -> str:
+    """Return an export's absolute path, once proved outside the state folder (links resolved).
+
+    An export written there would replace what visor keeps: a flow (the one read, or another), the durations,
+    the daemon's record. Refused before anything is read or written.
+
+    Raises:
+        InputError: `target` is, or resolves to, a path in the root's `.visor` folder.
+    """
+    path = os.path.abspath(target)
+    state = os.path.realpath(state_folder(root))
+    if inside(os.path.realpath(path), state):
+        raise InputError(
+            f"{path} is in visor's state folder {state} (or leads there through a link): an export there would "
+            + "replace what visor keeps, such as the recorded flows (this one among them)",
+            likely_cause="The export was given a flow's own file, or another path in .visor/.",
+            next_step="Export to a scenario file of the project, e.g. --export scenarios/NAME.yaml.",
+        )
+    return path

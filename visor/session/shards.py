@@ -17,15 +17,17 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from visor.errors import SourceError, UsageError
-from visor.files import write_atomic
+from visor.errors import InputError, SourceError, UsageError
 from visor.limits import MAX_DURATION_MS
-from visor.scenario.loader import read_data
+from visor.scenario.loader import read_json
+from visor.session.state_paths import STATE_FOLDER, write_state
 
 #: What a scenario with no recorded duration is taken to last, when no other was recorded either (ms).
 UNKNOWN_MS = 1000
-#: A record larger than this is not one visor wrote (a million scenarios fit in it).
-MAX_DURATIONS_BYTES = 64 * 1024 * 1024
+#: A record larger than this is not one visor wrote (200,000 scenarios fit in it).
+MAX_DURATIONS_BYTES = 16 * 1024 * 1024
+#: The record's file, in the state folder.
+DURATIONS = "durations.json"
 _SHARD = re.compile(r"^(\d+)/(\d+)$")
 
 
@@ -66,13 +68,13 @@ def split(paths: Sequence[str], shard: Shard, durations: Mapping[str, int]) -> l
 
 def durations_file(root: str) -> str:
     """Return where a project's scenario durations are kept."""
-    return os.path.join(root, ".visor", "durations.json")
+    return os.path.join(root, STATE_FOLDER, DURATIONS)
 
 
 def read_durations(root: str) -> dict[str, int]:
     """Return the recorded durations (a missing or unreadable file records none: it only balances shards)."""
     try:
-        data = read_data(durations_file(root), noun="durations record", limit=MAX_DURATIONS_BYTES).data
+        data = read_json(durations_file(root), noun="durations record", limit=MAX_DURATIONS_BYTES)
     except SourceError:
         return {}
     if not isinstance(data, dict):
@@ -81,13 +83,13 @@ def read_durations(root: str) -> dict[str, int]:
 
 
 def record_durations(root: str, measured: Mapping[str, int]) -> None:
-    """Add a suite's durations to the project's record (each scenario's latest)."""
+    """Add a suite's durations to the project's record (each scenario's latest), never through a link."""
     if not measured:
         return
     known = read_durations(root) | {_key(path): ms for path, ms in measured.items()}
     text = json.dumps(known, indent=1, sort_keys=True) + "\n"
-    with contextlib.suppress(OSError):  # the record only balances later shards: a suite never fails for it
-        write_atomic(durations_file(root), text.encode("utf-8"), make_folders=True)
+    with contextlib.suppress(OSError, InputError):  # the record only balances later shards: a suite never fails for it
+        write_state(root, DURATIONS, text.encode("utf-8"))
 
 
 def _key(path: str) -> str:

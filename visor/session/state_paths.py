@@ -9,26 +9,196 @@ socket path, are private: visor makes them 0700 for this user, and uses one that
 to this user with that mode (`private_folder`); a socket is connected to only when this user owns it
 (`DaemonPaths.checked_socket`). Anyone else could otherwise put a socket of theirs where visor looks for its
 daemon, and receive what visor sends it (a typed password).
+
+The state folder, `.visor` at the root, and every folder and file below it, is the project's own: never a
+symbolic link (a checked-out repository can hold one, and every write of visor's state would follow it out of
+the project). `state_root` refuses a root whose `.visor` is a link or no folder, and what is kept there is
+reached only through `state_folder`, `read_state`, `write_state` and `state_lock`, which never follow a link
+below the root: the flows (`.visor/flows`), the suites' durations (`.visor/durations.json`), the daemon's files
+(`.visor/daemon`) and, by default, the app maps (`.visor/maps`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from visor.errors import TargetError
+from visor.errors import InputError, TargetError
+from visor.files import MAX_READ_BYTES, UnsafePath, confined_parts, read_confined, write_confined
 from visor.scenario.project import nearest_holding
 
+if TYPE_CHECKING:
+    from visor.scenario.document import Document
+
+#: The folder at the root holding visor's state.
+STATE_FOLDER = ".visor"
 #: A folder holding one of these is the root of visor's state.
-STATE_MARKERS = (".visor", "visor.toml", "pyproject.toml")
+STATE_MARKERS = (STATE_FOLDER, "visor.toml", "pyproject.toml")
+#: The flows' folder, and the daemon's folder and its metadata, below the state folder.
+FLOWS = "flows"
+DAEMON = "daemon"
+METADATA = f"{DAEMON}/daemon.json"
+#: The folders of the state, each checked by `state_root`: the flows, the daemon's, the Appium records, the maps.
+STATE_PARTS = (FLOWS, DAEMON, "appium", "maps")
 #: A Unix socket's path must fit `sockaddr_un` (108 bytes on Linux, 104 on macOS), its NUL included.
 MAX_SOCKET_PATH = 100
 
 
+#: How a folder of the state is opened: never through a link, never leaked into a child process.
+_FOLDER = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+#: How a lock file is opened: never through a link, never blocking (a FIFO), never leaked into a child process.
+_LOCK = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | os.O_CLOEXEC
+
+
 def state_root(start: str) -> str:
-    """Return the project root of visor's state for a command run in `start` (symlinks resolved)."""
-    return nearest_holding(start, STATE_MARKERS)
+    """Return the project root of visor's state for a command run in `start` (symlinks resolved).
+
+    Raises:
+        InputError: the root's `.visor`, or a folder of it (`STATE_PARTS`), is a symbolic link or not a folder.
+    """
+    root = nearest_holding(start, STATE_MARKERS)
+    for part in STATE_PARTS:  # before any command acts: a direct action is never refused after it ran
+        state_folder(root, part)
+    return root
+
+
+def state_folder(root: str, *parts: str, make: bool = False) -> str:
+    """Return `.visor/PARTS…` under `root`, once each folder of it that is there is proved a folder, not a link.
+
+    With `make`, the folders missing are made (never through a link). The one rule for visor's state: every user
+    of a folder below `.visor` (an app map's default folder too) gets its path from here.
+
+    Raises:
+        InputError: `.visor`, or a folder below it, is a symbolic link or a file; a folder cannot be made.
+    """
+    with contextlib.suppress(FileNotFoundError):
+        os.close(_open_state(root, [STATE_FOLDER, *parts], make=make))
+    return os.path.join(root, STATE_FOLDER, *parts)
+
+
+def _open_state(root: str, parts: list[str], *, make: bool) -> int:
+    """Open the folder `parts` below `root`, walking down without following a link (and making what is missing).
+
+    Raises:
+        FileNotFoundError: a folder is missing (and not `make`).
+        InputError: a folder is a link or a file, or cannot be opened or made.
+    """
+    folder = _opened(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_CLOEXEC, root)
+    for depth, part in enumerate(parts):
+        shown = os.path.join(root, *parts[: depth + 1])
+        try:
+            if make:
+                _make(part, shown, folder)
+            child = _opened(part, _FOLDER, shown, folder)
+        finally:
+            os.close(folder)
+        folder = child
+    return folder
+
+
+def _make(name: str, shown: str, folder: int) -> None:
+    try:
+        os.mkdir(name, 0o777, dir_fd=folder)
+    except FileExistsError:
+        pass  # a folder is proved one when it is opened; anything else there is refused then
+    except OSError as exc:
+        raise _not_state(shown, f"cannot be made ({exc.strerror or exc})") from None
+
+
+def _opened(name: str, flags: int, shown: str, folder: int | None = None) -> int:
+    """Open `name` (in `folder`); a link, or a thing of the wrong kind, is refused naming `shown`.
+
+    Raises:
+        FileNotFoundError: it is missing.
+        InputError: it is a link or of the wrong kind, or cannot be opened.
+    """
+    try:
+        return os.open(name, flags, dir_fd=folder)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        kind = _KINDS.get(exc.errno or 0)
+        if kind is not None:
+            with contextlib.suppress(OSError):
+                if stat.S_ISLNK(os.lstat(name, dir_fd=folder).st_mode):
+                    kind = "a symbolic link"
+            raise _not_state(shown, f"is {kind}") from None
+        raise _not_state(shown, f"cannot be opened ({exc.strerror or exc})") from None
+
+
+#: What an error opening a folder or a lock of the state says the thing there is.
+_KINDS = {
+    errno.ELOOP: "a symbolic link",
+    errno.EMLINK: "a symbolic link",
+    errno.ENOTDIR: "a file, not a folder",
+    errno.EISDIR: "a folder, not a file",
+    errno.ENXIO: "a socket or a device, not a file",
+}
+
+
+def _not_state(path: str, problem: str) -> InputError:
+    return InputError(
+        f"{path} {problem}: visor keeps its state only in real folders and files of the project",
+        likely_cause="It was made by hand, or came with the checkout; visor following a link there would change "
+        + "files outside the project.",
+        next_step=f"Remove {path} (visor makes its folders and files itself); then run the command again.",
+    )
+
+
+def read_state(root: str, relative: str, *, noun: str, limit: int = MAX_READ_BYTES) -> Document:
+    """Read and parse the JSON file `.visor/RELATIVE` under `root`, never through a link (`read_confined`).
+
+    Raises:
+        SourceError: it is missing, a link, not a regular file, too large, or not well-formed JSON.
+    """
+    from visor.scenario.loader import parse_data  # lazy: a direct action reads no state unless it records
+
+    path = os.path.join(root, STATE_FOLDER, relative)
+    data = read_confined(root, os.path.join(STATE_FOLDER, relative), noun=noun, limit=limit)
+    return parse_data(data, path, format="json")
+
+
+def write_state(root: str, relative: str, data: bytes) -> str:
+    """Write `.visor/RELATIVE` under `root` atomically, never through a link (`write_confined`); return its path.
+
+    Raises:
+        InputError: the path passes through a link, or names a folder.
+        OSError: a folder cannot be made or written (permissions, a full disk).
+    """
+    try:
+        return write_confined(root, os.path.join(STATE_FOLDER, relative), data)
+    except UnsafePath as exc:
+        raise _not_state(os.path.join(root, STATE_FOLDER, relative), f"cannot be written ({exc})") from None
+
+
+@contextlib.contextmanager
+def state_lock(root: str, relative: str) -> Iterator[int]:
+    """Hold an exclusive lock on the file `.visor/RELATIVE` (made 0600, a regular file only) while the block runs.
+
+    Raises:
+        InputError: the lock, or a folder on its way, is a link, a folder, a FIFO or another thing than a file.
+    """
+    import fcntl  # lazy: only a command that changes the state locks it
+
+    *folders, name = confined_parts(relative)
+    path = os.path.join(root, STATE_FOLDER, relative)
+    folder = _open_state(root, [STATE_FOLDER, *folders], make=True)
+    try:
+        handle = _opened(name, _LOCK, path, folder)
+    finally:
+        os.close(folder)
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            raise _not_state(path, "is not a regular file (a named pipe, a socket or a device)")
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield handle
+    finally:
+        os.close(handle)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,12 +210,12 @@ class DaemonPaths:
     @property
     def folder(self) -> str:
         """Return `.visor/daemon` under the root."""
-        return os.path.join(self.root, ".visor", "daemon")
+        return os.path.join(self.root, STATE_FOLDER, DAEMON)
 
     @property
     def metadata(self) -> str:
         """Return the metadata file (`daemon.json`): pid, socket, start time, version, default device."""
-        return os.path.join(self.folder, "daemon.json")
+        return os.path.join(self.root, STATE_FOLDER, METADATA)
 
     @property
     def log(self) -> str:
@@ -80,6 +250,7 @@ class DaemonPaths:
         Raises:
             TargetError: one of them is there and is not private (`private_folder`).
         """
+        state_folder(self.root)
         private_folder(self.folder)
         private_folder(os.path.dirname(self.socket))
 
