@@ -385,6 +385,10 @@ HOSTILE_RECORDS = {
     "huge": b'{"pid": 2147483647, "padding": "' + b"x" * 400_000 + b'"}',
     "not an object": b"[1, 2]",
     "pid not a number": b'{"pid": "1; rm -rf ~"}',
+    "pid no process can have": b'{"pid": 99999999999999999999999, "socket": "x"}',  # was an OverflowError
+    "pid beyond a pid_t": b'{"pid": 2147483648}',
+    "pid a fraction": b'{"pid": 12.5}',
+    "token not text": b'{"pid": 12, "token": 12}',
 }
 
 
@@ -422,6 +426,16 @@ def test_a_hostile_daemon_record_is_a_clear_error(kind: str, command: str, proje
         os.rmdir(paths.metadata)
     else:
         os.unlink(paths.metadata)  # so that the fixture's own stop finds nothing
+
+
+def test_a_record_of_a_daemon_that_is_gone_is_stale(cli_runner: Cli, project: Path) -> None:
+    """The largest pid a system can give, naming no process: not running, and `stop` clears its record."""
+    paths = DaemonPaths(str(project.resolve()))
+    record(paths, pid=2**31 - 1, process_start="linux:boot:1")
+    daemon = cli_runner.run("status").data["daemon"]
+    assert daemon["running"] is False and daemon["pid"] is None
+    stopped = cli_runner.run("stop").data
+    assert stopped["stopped"] is True and stopped["was_running"] is False and not os.path.exists(paths.metadata)
 
 
 @pytest.mark.parametrize("kind", ["fifo", "deep"])

@@ -16,12 +16,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
 from visor.children import CannotStart, Identity, spawn_detached
 from visor.clock import Clock, IdSource, ms_to_us
 from visor.errors import ExitCode, NextAction, SourceError, TargetError
 from visor.report.envelope import Outcome
 from visor.session.action_options import ActionOptions, options_to_wire
-from visor.session.processes import exclusive, log_tail, read_record, recorded_identity
+from visor.session.processes import exclusive, log_tail, read_record
 from visor.session.state_paths import DaemonPaths
 from visor.session.wire import BadLine, outcome_from_wire, probe, read_line, send_line
 
@@ -270,11 +272,31 @@ class Recorded:
     defaults: dict[str, Any]
 
 
+#: The largest process id any system gives (a `pid_t` is a signed 32-bit integer): a larger one names no process.
+MAX_PID = 2**31 - 1
+
+
+class DaemonRecord(BaseModel):
+    """The daemon's metadata as `daemon._write_metadata` writes it, checked before anything is done with it."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    pid: int = Field(ge=1, le=MAX_PID)
+    process_start: str | None = None
+    token: str | None = None
+    defaults: dict[str, Any] = Field(default_factory=dict)
+    socket: str | None = None
+    root: str | None = None
+    version: str | None = None
+    started_at: str | None = None
+
+
 def _recorded(paths: DaemonPaths) -> Recorded | None:
     """Read the daemon's metadata (None when there is none).
 
     Raises:
-        SourceError: it cannot be read, or is not what a daemon writes.
+        SourceError: it cannot be read, or is not what a daemon writes (a field of another kind, a pid no
+            process can have).
     """
     next_step = (
         f"Remove {paths.metadata} (`visor start` writes it again); a daemon of this project that still runs "
@@ -283,12 +305,18 @@ def _recorded(paths: DaemonPaths) -> Recorded | None:
     record = read_record(paths.metadata, noun="daemon metadata", next_step=next_step)
     if record is None:
         return None
-    identity = recorded_identity(record, path=paths.metadata, noun="daemon metadata", next_step=next_step)
-    token, defaults = record.get("token"), record.get("defaults", {})
-    if not isinstance(token, str | None) or not isinstance(defaults, dict):
-        raise SourceError("the daemon metadata's 'token' or 'defaults' is not what a daemon writes",
-                          path=paths.metadata, next_step=next_step)  # fmt: skip
-    return Recorded(identity, token, defaults)
+    try:
+        checked = DaemonRecord.model_validate(record)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise SourceError(
+            f"the daemon metadata's {where!r} is not what a daemon writes ({first['msg']})",
+            path=paths.metadata,
+            likely_cause="The file was edited, damaged, or written by something else than a visor daemon.",
+            next_step=next_step,
+        ) from None
+    return Recorded(Identity(checked.pid, checked.process_start), checked.token, checked.defaults)
 
 
 def _public(status: Mapping[str, Any]) -> dict[str, Any]:
