@@ -11,6 +11,7 @@ import pytest
 
 from tests.conftest import Cli, Invocation
 from tests.test_edge import HOSTILE, make_hostile
+from visor.errors import InputError
 
 WEEKLY = {
     "input_schema": {
@@ -185,18 +186,70 @@ def test_uploads_never_go_through_a_link_out_of_their_folder(cli_runner: Cli, tm
     assert "symbolic link" in result.envelope["error"]["message"] and list(outside.iterdir()) == []
 
 
-def test_evidence_is_never_written_through_a_link(cli_runner: Cli, tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["001-actions_0_-confirm_actions.png", "002-after.png"])
+def test_evidence_is_never_written_through_a_link(cli_runner: Cli, tmp_path: Path, name: str) -> None:
+    """A link planted at a shot's name: the folder is not empty, so nothing runs (a delete ran, then it failed)."""
     (tmp_path / "out.json").write_text(json.dumps(SLIM_OUTPUT))
     host_file = tmp_path / "host.txt"
     host_file.write_text("the user's")
     (tmp_path / "shots").mkdir()
-    (tmp_path / "shots" / "001-actions_0_-confirm_actions.png").symlink_to(host_file)
-    result = cli_runner.run("agentcab", "act", "out.json", "--runtime", "sim", "--evidence", "shots")
-    assert result.exit_code == 1 and "symbolic link" in result.envelope["error"]["message"]
-    assert (
-        host_file.read_text() == "the user's"
-        and (tmp_path / "shots" / "001-actions_0_-confirm_actions.png").is_symlink()
+    (tmp_path / "shots" / name).symlink_to(host_file)
+    result = cli_runner.run("agentcab", "act", "out.json", "--runtime", "sim", "--confirm", "approve",
+                            "--evidence", "shots")  # fmt: skip
+    assert result.exit_code == 1 and result.envelope["error"]["message"] == (
+        f"the evidence folder shots is not empty (it holds {name!r}); nothing was run"
     )
+    assert "actions" not in result.data
+    assert host_file.read_text() == "the user's" and (tmp_path / "shots" / name).is_symlink()
+
+
+def test_a_second_run_into_one_evidence_folder_is_refused_before_it_runs(cli_runner: Cli, tmp_path: Path) -> None:
+    (tmp_path / "out.json").write_text(json.dumps(SLIM_OUTPUT))
+    first = cli_runner.run("agentcab", "act", "out.json", "--runtime", "sim", "--evidence", "shots")
+    assert first.exit_code == 0
+    kept = {path.name: path.read_bytes() for path in (tmp_path / "shots").iterdir()}
+    second = cli_runner.run("agentcab", "act", "out.json", "--runtime", "sim", "--confirm", "approve",
+                            "--evidence", "shots")  # fmt: skip
+    assert second.exit_code == 1 and "is not empty" in second.envelope["error"]["message"]
+    assert {path.name: path.read_bytes() for path in (tmp_path / "shots").iterdir()} == kept
+
+
+@pytest.mark.parametrize(
+    ("failing", "outcomes", "not_run", "said"),
+    [
+        ("after", ["done", "done", "done", "done"], 0, "every action had run"),
+        ("confirm_actions", [], 4, "the actions before it ran, 4 did not"),
+    ],
+)
+def test_evidence_that_cannot_be_kept_is_reported_with_what_ran(
+    cli_runner: Cli,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    failing: str,
+    outcomes: list[str],
+    not_run: int,
+    said: str,
+) -> None:
+    """A shot that cannot be written (a disk filling up, a link planted meanwhile) stops the run there: the
+    envelope still says what ran (a delete is not undone) beside the evidence's error."""
+    from visor.session import agentcab_calls
+
+    real = agentcab_calls.write_below
+
+    def full_disk(folder: str, files: dict[str, bytes], what: str, next_step: str) -> list[str]:
+        if failing in what:
+            raise InputError(f"cannot write {what} in {folder}: No space left on device", next_step=next_step)
+        return real(folder, files, what, next_step)
+
+    monkeypatch.setattr(agentcab_calls, "write_below", full_disk)
+    (tmp_path / "out.json").write_text(json.dumps(SLIM_OUTPUT))
+    result = cli_runner.run("agentcab", "act", "out.json", "--runtime", "sim", "--confirm", "approve",
+                            "--evidence", "shots")  # fmt: skip
+    assert result.exit_code == 1 and result.envelope["error"]["code"] == "INPUT_ERROR"
+    assert result.envelope["error"]["message"].endswith(f"No space left on device ({said}: see data.actions)")
+    assert [item["outcome"] for item in result.data["actions"]] == outcomes
+    assert result.data["not_run"] == not_run
+    assert len(result.data["evidence"]) == (1 if failing == "after" else 0)
 
 
 def test_ask_shows_an_agents_words_without_letting_them_act_on_the_terminal(

@@ -79,7 +79,11 @@ def collect(env: CliEnvironment, /, schema: str, uploads: str | None, **values: 
     show_default=True,
     help="Who answers the confirmations: deny or approve all, ask at the terminal, or a policy file.",
 )
-@click.option("--evidence", metavar="DIR", help="Save a screenshot of each confirmation dialog, and of the end.")
+@click.option(
+    "--evidence",
+    metavar="DIR",
+    help="Save a screenshot of each confirmation dialog, and of the end, in DIR (new or empty: one per run).",
+)
 @opened_device_options
 @output_options
 @click.pass_obj

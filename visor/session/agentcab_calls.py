@@ -14,7 +14,7 @@ import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from visor.clock import Clock
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
@@ -169,25 +169,38 @@ def act_file(
 
     policy = read_policy(confirm)
     plan = load_actions(path, stdin)
+    if evidence is not None:
+        fresh_evidence(evidence)
     written: list[str] = []
 
     def keep(label: str, png: bytes) -> None:
         if evidence is not None:
-            written.append(save_evidence(evidence, f"{len(written) + 1:03d}-{label}.png", png))
+            try:
+                written.append(save_evidence(evidence, f"{len(written) + 1:03d}-{label}.png", png))
+            except InputError as exc:
+                raise EvidenceLost(exc) from None
 
+    lost: EvidenceLost | None = None
     opened = open_for(options, options.seed or 0, wall, ScenarioDevice(capabilities=dict(options.capabilities)))
     try:
         applier = Applier(opened.device, opened.clock, policy_confirmer(policy, ask), keep)
-        applied = applier.apply(plan)
-        keep("after", opened.device.screenshot())
+        try:
+            applier.apply(plan)
+            keep("after", opened.device.screenshot())
+        except EvidenceLost as exc:  # what ran stays done: it is reported with the evidence's error
+            lost = exc
     finally:
         opened.device.close()
+    applied = applier.applied
     counts = {
         kind: sum(1 for item in applied if item.outcome == kind) for kind in ("done", "declined", "refused", "failed")
     }
-    data = {"actions": [item.to_dict() for item in applied], "counts": counts,
+    data: dict[str, Any] = {"actions": [item.to_dict() for item in applied], "counts": counts,
             "confirmations": applier.confirmations, "permissions": dict(applier.data.permissions_asked()),
             "evidence": written}  # fmt: skip
+    if lost is not None:
+        not_run = data["not_run"] = _planned_count(plan) - len(applied)
+        return Outcome("fail", NextAction.REPORT, data, ExitCode.ERROR, lost.stopped(not_run), written)
     if counts["failed"] or counts["refused"]:
         first = next(item for item in applied if item.outcome in ("failed", "refused"))
         error = ErrorInfo(
@@ -199,6 +212,60 @@ def act_file(
         )
         return Outcome("fail", NextAction.REPORT, data, ExitCode.RUN_FAILED, error, written)
     return Outcome("ok", NextAction.NONE, data, ExitCode.OK, artifacts=written)
+
+
+class EvidenceLost(Exception):
+    """A screenshot of `--evidence` could not be kept: the run stops there (no action runs without its proof)."""
+
+    def __init__(self, error: InputError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+    def stopped(self, not_run: int) -> ErrorInfo:
+        """Return the envelope's error: the evidence's problem, and what of the actions ran and did not."""
+        info = self.error.info()
+        ran = "every action had run" if not not_run else f"the actions before it ran, {not_run} did not"
+        return ErrorInfo(
+            code=info.code,
+            message=f"{info.message} ({ran}: see data.actions)",
+            likely_cause=info.likely_cause,
+            next_step=info.next_step,
+        )
+
+
+def fresh_evidence(folder: str) -> None:
+    """Refuse an `--evidence` folder that already holds something, before any action runs (a missing one is made).
+
+    Evidence proves one run: another run's screenshots beside it would mix with it, and the same names
+    (`001-…png`) would replace that run's proof.
+
+    Raises:
+        InputError: the folder is not empty, is not a folder, or cannot be read.
+    """
+    next_step = "Give --evidence a new or empty folder for each run (e.g. named after the run), or empty this one."
+    try:
+        with os.scandir(folder) as entries:
+            taken = next(entries, None)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise InputError(
+            f"cannot use {folder} for the evidence: {exc.strerror or exc}",
+            likely_cause="--evidence names a file, or a folder visor may not read.",
+            next_step=next_step,
+        ) from None
+    if taken is not None:
+        raise InputError(
+            f"the evidence folder {folder} is not empty (it holds {taken.name!r}); nothing was run",
+            likely_cause="It holds an earlier run's evidence: this run's screenshots would mix with it and replace "
+            "those of the same name.",
+            next_step=next_step,
+        )
+
+
+def _planned_count(plan: tuple[Planned, ...]) -> int:
+    """Count the actions of a plan as `data.actions` lists them: each, and each one a composite holds."""
+    return sum(1 + _planned_count(planned.children) for planned in plan)
 
 
 def save_evidence(folder: str, name: str, png: bytes) -> str:
