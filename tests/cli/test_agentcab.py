@@ -38,6 +38,29 @@ def test_profile_writes_the_same_file_for_the_same_seed(cli_runner: Cli, tmp_pat
     assert "visor agentcab profile --photos 50 --seed 3" in (tmp_path / "a.profile.yaml").read_text()
 
 
+def test_the_most_photos_a_profile_may_have_still_make_a_profile_visor_reads(cli_runner: Cli, tmp_path: Path) -> None:
+    """--photos 100,000 was allowed and wrote 25 MB that visor itself refused (8 MiB): the range fits the reader."""
+    from visor.cli.agentcab import MOST_PHOTOS
+    from visor.devices.sim.profile_load import load_profile
+    from visor.scenario.reading import MAX_SOURCE_BYTES
+
+    refused = cli_runner.run("agentcab", "profile", "--photos", str(MOST_PHOTOS + 1), "-o", "x.profile.yaml")
+    assert refused.exit_code != 0 and not (tmp_path / "x.profile.yaml").exists()
+    largest = cli_runner.run("agentcab", "profile", "--photos", str(MOST_PHOTOS), "--seed", str(2**63 - 1),
+                             "--name", "n" * 200, "-o", "big.profile.yaml")  # fmt: skip
+    assert largest.exit_code == 0 and largest.data["bytes"] <= MAX_SOURCE_BYTES
+    assert len(load_profile(str(tmp_path / "big.profile.yaml")).photos) == MOST_PHOTOS
+
+
+def test_a_profile_too_large_to_read_is_never_written(
+    cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("visor.session.agentcab_calls.MAX_SOURCE_BYTES", 10_000)
+    result = cli_runner.run("agentcab", "profile", "--photos", "5", "-o", "x.profile.yaml")
+    assert result.exit_code == 1 and "more than the 10,000 visor reads of one" in result.envelope["error"]["message"]
+    assert not (tmp_path / "x.profile.yaml").exists()
+
+
 def test_collect_the_seeds_weekly_report_on_the_demo_profile(cli_runner: Cli, tmp_path: Path) -> None:
     (tmp_path / "weekly.json").write_text(json.dumps(WEEKLY))
     result = cli_runner.run("agentcab", "collect", "weekly.json", "--runtime", "sim")

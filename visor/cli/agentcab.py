@@ -11,6 +11,10 @@ from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import device_options, device_values, output_options, seed_value, text_value
 
+#: The most photos a generated profile holds: about 260 bytes each, 30,000 make 7.8 MB, under the 8 MiB that
+#: visor reads of a profile (100,000 wrote 25 MB that visor itself then refused).
+MOST_PHOTOS = 30_000
+
 SETTINGS = {"help_option_names": ["-h", "--help"]}
 
 
@@ -26,7 +30,13 @@ def agentcab() -> None:
 
 
 @agentcab.command(context_settings=SETTINGS)
-@click.option("--photos", type=click.IntRange(0, 100_000), default=200, show_default=True, help="How many photos.")
+@click.option(
+    "--photos",
+    type=click.IntRange(0, MOST_PHOTOS),
+    default=200,
+    show_default=True,
+    help="How many photos (at most, the profile still fits what visor reads of one: 8 MiB).",
+)
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of everything drawn.")
 @click.option("--name", metavar="NAME", callback=text_value, help="The profile's name (default generated-SEED).")
 @click.option("-o", "--output", "target", metavar="FILE", required=True, help="Where to write the profile.")

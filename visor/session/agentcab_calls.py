@@ -26,6 +26,7 @@ from visor.scenario.agentcab.policy import read_policy
 from visor.scenario.agentcab.sources import AGENT_OUTPUT, INPUT_SCHEMA, read_source
 from visor.scenario.document import Document
 from visor.scenario.issues import Issue, locate
+from visor.scenario.reading import MAX_SOURCE_BYTES
 from visor.session.action_options import ActionOptions
 from visor.session.devices import ScenarioDevice, open_for
 
@@ -90,6 +91,11 @@ def make_profile(target: str, *, photos: int, seed: int, name: str | None) -> Ou
 
     data = generate(photos=photos, seed=seed, now=VirtualClock().now(), name=name)
     text = profile_yaml(data, photos=photos, seed=seed).encode("utf-8")
+    if len(text) > MAX_SOURCE_BYTES:  # a long name, far more photos: a file visor would then refuse to read
+        raise InputError(
+            f"the profile would be {len(text):,} bytes, more than the {MAX_SOURCE_BYTES:,} visor reads of one",
+            next_step="Generate fewer photos, or give a shorter --name.",
+        )
     try:
         write_atomic(target, text, make_folders=True)
     except OSError as exc:
