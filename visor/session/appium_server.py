@@ -23,8 +23,8 @@ from urllib.parse import urlsplit
 from visor.children import CannotStart, Identity, spawn_detached
 from visor.clock import Clock, ms_to_us
 from visor.errors import InputError, TargetError
-from visor.files import write_atomic
 from visor.session.processes import log_tail, read_record, recorded_identity
+from visor.session.state_paths import state_folder, write_state
 
 DEFAULT_SERVER_URL = "http://127.0.0.1:4723"
 #: How long a started server may take to say it is ready, and to stop (ms).
@@ -130,13 +130,13 @@ def _command(command: str, url: str) -> list[str]:
 
 
 def _launch(managed: ManagedServer, argv: list[str]) -> Identity:
-    os.makedirs(os.path.dirname(managed.metadata), exist_ok=True)
+    state_folder(managed.root, "appium", make=True)  # a folder of its own, not a link planted in the project
     try:
         server = spawn_detached(argv, managed.log, search_path=True)
     except CannotStart as exc:
         raise InputError(f"--appium-cmd cannot run: {exc}", next_step="Give a command that exists.") from None
     started = {**server.to_wire(), "command": argv, "server_url": managed.server_url}
-    write_atomic(managed.metadata, (json.dumps(started, indent=2) + "\n").encode("utf-8"))
+    write_state(managed.root, f"appium/{managed.stem}.json", (json.dumps(started, indent=2) + "\n").encode("utf-8"))
     return server
 
 

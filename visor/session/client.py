@@ -23,7 +23,7 @@ from visor.clock import Clock, IdSource, ms_to_us
 from visor.errors import ExitCode, NextAction, SourceError, TargetError
 from visor.report.envelope import Outcome
 from visor.session.action_options import ActionOptions, options_to_wire
-from visor.session.processes import exclusive, log_tail, read_record
+from visor.session.processes import MAX_PID, exclusive, log_tail, read_record
 from visor.session.state_paths import DaemonPaths
 from visor.session.wire import BadLine, outcome_from_wire, probe, read_line, send_line
 
@@ -270,10 +270,6 @@ class Recorded:
     identity: Identity
     token: str | None
     defaults: dict[str, Any]
-
-
-#: The largest process id any system gives (a `pid_t` is a signed 32-bit integer): a larger one names no process.
-MAX_PID = 2**31 - 1
 
 
 class DaemonRecord(BaseModel):

@@ -12,6 +12,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import stat
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -38,6 +39,12 @@ def log_tail(path: str, lines: int = 5) -> str:
     return " | ".join(text.strip().splitlines()[-lines:]) or "(empty log)"
 
 
+#: A lock file is opened without following a link, without blocking (a FIFO there) and kept from children.
+_LOCK_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK | os.O_CLOEXEC
+#: The largest process id any system gives (a `pid_t` is a signed 32-bit integer): a larger one names no process.
+MAX_PID = 2**31 - 1
+
+
 @contextlib.contextmanager
 def exclusive(path: str, timeout_s: float, what: str) -> Iterator[None]:
     """Hold an exclusive lock on `path` (created 0600, never through a link) while the block runs.
@@ -49,7 +56,10 @@ def exclusive(path: str, timeout_s: float, what: str) -> Iterator[None]:
         TargetError: another process held it for `timeout_s`, or the lock file cannot be opened.
     """
     try:
-        handle = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC, 0o600)
+        handle = os.open(path, _LOCK_FLAGS, 0o600)
+        if not stat.S_ISREG(os.fstat(handle).st_mode):  # a FIFO or a device planted where the lock goes
+            os.close(handle)
+            raise OSError(errno.EINVAL, "it is not a regular file")
     except OSError as exc:
         raise TargetError(
             f"cannot open the lock file {path}: {exc.strerror or exc}",
@@ -112,8 +122,9 @@ def recorded_identity(record: dict[str, Any], *, path: str, noun: str, next_step
         SourceError: the pid is not a positive whole number, or the start time not text.
     """
     pid, started = record.get("pid"), record.get("process_start")
-    if isinstance(pid, bool) or not isinstance(pid, int) or pid <= 0:
-        raise SourceError(f"the {noun}'s 'pid' must be a positive whole number", path=path, next_step=next_step)
+    if isinstance(pid, bool) or not isinstance(pid, int) or not 0 < pid <= MAX_PID:
+        # An OverflowError once signalled: a pid is a pid_t, at most 2^31 - 1.
+        raise SourceError(f"the {noun}'s 'pid' must be a process id (1 to {MAX_PID})", path=path, next_step=next_step)
     if started is not None and not isinstance(started, str):
         raise SourceError(f"the {noun}'s 'process_start' must be text", path=path, next_step=next_step)
     return Identity(pid, started)
