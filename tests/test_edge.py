@@ -92,6 +92,17 @@ def _maestro_flow_including(project: Path) -> None:
     (project / "flows" / "main.yaml").write_text("appId: com.example\n---\n- launchApp\n- runFlow: sub.yaml\n")
 
 
+def _recording(project: Path) -> None:
+    (project / "visor.toml").write_text("")
+    (project / ".visor" / "flows").mkdir(parents=True)
+
+
+def _daemon_folder(project: Path) -> None:
+    (project / "visor.toml").write_text("")
+    (project / ".visor" / "daemon").mkdir(parents=True, mode=0o700)
+    (project / ".visor" / "daemon").chmod(0o700)
+
+
 def _visor(*args: str) -> list[str]:
     return [sys.executable, "-m", "visor", *args]
 
@@ -130,6 +141,15 @@ FRONTS: dict[str, Front] = {
         lambda p, f: _visor("run", str(p / "suite"), "--shard", "1/1", "--runtime", "sim", "--output", "out"),
         cache=True,
         setup=lambda p: _suite_with_state(p),
+    ),
+    "direct action (a recorded flow)": Front(
+        ".visor/flows/x.json",
+        lambda p, f: _visor("tap", "--runtime", "sim", "--target", "text=Log in"),
+        cache=True,  # the action ran: a broken flow is passed over with a warning, the others still record
+        setup=_recording,
+    ),
+    "status (the daemon's record)": Front(
+        ".visor/daemon/daemon.json", lambda p, f: _visor("status"), setup=_daemon_folder
     ),
     "import maestro FLOW": Front("flow.yaml", lambda p, f: _visor("import", "maestro", str(f), "--output", "out")),
     "import maestro runFlow": Front(
