@@ -326,3 +326,34 @@ def test_export_onto_a_read_only_file_system_names_the_file_not_its_temporary(
         InputError, match=r"^cannot write the exported scenario /\S+/ro/e\.yaml: Read-only file system$"
     ):
         visualagent_export.export(str(va), str(tmp_path / "ro" / "e.yaml"))
+
+
+def test_a_file_rewritten_in_place_for_ever_is_answered_within_the_writing_bound(tmp_path: Path) -> None:
+    """A writer rewriting commands/churn.json with broken JSON every 0.1 s (0.3 s found it) kept `serve --once` from ever exiting
+    (its "unchanged for 500 ms" never came): now it is waited for 5 s at most, then answered INVALID_COMMAND."""
+    commands = tmp_path / "commands"
+    commands.mkdir()
+    handle = os.open(commands / "churn.json", os.O_RDWR | os.O_CREAT, 0o600)
+    stop = threading.Event()
+
+    def churn() -> None:
+        count = 0
+        while not stop.is_set():
+            count += 1
+            os.ftruncate(handle, 0)
+            os.pwrite(handle, b'{"id": "churn", "type": "tap", "params": {' + str(count).encode(), 0)
+            # Its time always ahead (a writer's clock skewed, too): never "unchanged for 500 ms", however slow a look.
+            future = time.time_ns() + 3600 * 10**9
+            os.utime(handle, ns=(future, future))
+            stop.wait(0.1)
+
+    writer = threading.Thread(target=churn, daemon=True)
+    writer.start()
+    try:
+        code, envelope, stderr = serve_cli(tmp_path, timeout=60)
+    finally:
+        stop.set()
+        writer.join()
+        os.close(handle)
+    assert code == ExitCode.OK, (envelope, stderr)
+    assert results(tmp_path)["churn"]["error"]["code"] == "INVALID_COMMAND"

@@ -10,11 +10,11 @@ never through a link, 1 MiB at most) and parsed by its JSON rules (nesting depth
 whatever it holds, it is answered (INVALID_COMMAND for what cannot be read), never a stop of the server. A
 command whose id already has a result is archived unexecuted (a line in `DIR/serve.log`, the first result
 untouched; this is also how a restart after a crash never runs a command twice); JSON that does not parse is
-retried until the file has been unchanged for 500 ms (it may still be being written), then answered
-INVALID_COMMAND under the file's name; a results folder that cannot be written stops the server with a clear
-error, the command put back for the next start. A path a command names is written below the served folder only,
-never through a link, and never into `commands/`. An `input` command is archived with its text masked
-(`archived_input`): it may be a password, and the archive is kept for good.
+retried until the file has been unchanged for 500 ms (it may still be being written), or for 5 s at most
+however often it changes, then answered INVALID_COMMAND under the file's name; a results folder that cannot be
+written stops the server with a clear error, the command put back for the next start. A path a command names
+is written below the served folder only, never through a link, and never into `commands/`. An `input` command
+is archived with its text masked (`archived_input`): it may be a password, and the archive is kept for good.
 """
 
 from __future__ import annotations
@@ -48,6 +48,9 @@ COMMAND_BYTES = 1 << 20
 UNKNOWN = "unknown"
 #: How long a file that does not parse must stay unchanged before it is answered as malformed (µs).
 SETTLED_US = 500_000
+#: The longest a file that does not parse is waited for, however often it changes (µs): a writer rewriting it in
+#: place for ever (or a file that keeps changing) is not a command being written, and would hold `--once` for good.
+WRITING_US = 5_000_000
 DEFAULT_SWIPE_MS = 300
 #: The longest swipe: the spec sets no bound, and a swipe of years would hold the phone (and the server) for good.
 MAX_SWIPE_MS = 60_000

@@ -39,6 +39,7 @@ from visor.session.visualagent_protocol import (
     CLAIMED,
     COMMAND_BYTES,
     SETTLED_US,
+    WRITING_US,
     Command,
     Executor,
     Folders,
@@ -180,15 +181,29 @@ def _files(folders: Folders) -> list[str]:
     return [name for name in names(folders.root, COMMANDS) if name.endswith(".json")]
 
 
-def _queued(folders: Folders, now_us: Callable[[], int]) -> list[Queued]:
+def _queued(folders: Folders, now_us: Callable[[], int], unparsed: dict[str, int]) -> list[Queued]:
+    """Read the queue: each command file, with what it says (None while it does not parse and is being written).
+
+    `unparsed` keeps when each file was first seen not parsing (this server's time): one still not parsing
+    `WRITING_US` later is answered however recently it changed (a writer churning it in place).
+    """
     found = []
+    seen: set[str] = set()
     for name in _files(folders):
         modified = modified_us(folders.root, COMMANDS, name)
         if modified is None:
             continue  # taken away meanwhile
-        raw, read = _read(folders, f"{COMMANDS}/{name}", name, settled=now_us() - modified >= SETTLED_US)
+        now = now_us()
+        since = unparsed.get(name, now)
+        settled = now - modified >= SETTLED_US or now - since >= WRITING_US
+        raw, read = _read(folders, f"{COMMANDS}/{name}", name, settled=settled)
+        if raw is not None and read is None:  # not parseable yet: waited for, up to WRITING_US
+            unparsed[name] = since
+            seen.add(name)
         if raw is not None or read is not None:
             found.append(Queued(name, modified, raw, read))
+    for name in set(unparsed) - seen:  # parsed, answered or gone: a file of that name later starts afresh
+        del unparsed[name]
     return found
 
 
@@ -216,6 +231,8 @@ class _Server:
         self.folders, self.executor, self.clock, self.tally = folders, executor, clock, tally
         self.mirror, self.say = mirror, say
         self._log_failed = False
+        #: When each queued file that does not parse yet was first seen so (`_queued`).
+        self.unparsed: dict[str, int] = {}
 
     def look(self, now_us: Callable[[], int]) -> None:
         """Answer what this server holds (taken over from a server that stopped), then the queue, in order."""
@@ -224,7 +241,8 @@ class _Server:
         for name in self.claims.held():
             with _command_in_flight():
                 self._answer_claimed(name, None)
-        queue = sorted((item for item in _queued(self.folders, now_us) if item.read is not None), key=Queued.order)
+        queued = _queued(self.folders, now_us, self.unparsed)
+        queue = sorted((item for item in queued if item.read is not None), key=Queued.order)
         for item in queue:
             with _command_in_flight():
                 if self.claims.take(item.name):  # else another server has it
