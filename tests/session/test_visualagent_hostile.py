@@ -357,3 +357,43 @@ def test_a_file_rewritten_in_place_for_ever_is_answered_within_the_writing_bound
         os.close(handle)
     assert code == ExitCode.OK, (envelope, stderr)
     assert results(tmp_path)["churn"]["error"]["code"] == "INVALID_COMMAND"
+
+
+def _plant_link(path: Path) -> None:
+    elsewhere = path.parent.parent.parent / "elsewhere_result.json"
+    elsewhere.write_text(json.dumps({"id": "pl1", "status": "success", "result": {"faked": True}}))
+    path.symlink_to(elsewhere)
+
+
+@pytest.mark.parametrize("planter", [_plant_link, os.mkdir, os.mkfifo], ids=["link", "empty folder", "fifo"])
+def test_only_a_regular_file_is_a_result_what_else_stands_there_is_replaced_by_the_answer(
+    tmp_path: Path, planter: Callable[[Path], None]
+) -> None:
+    """A link, a folder or a FIFO planted at results/pl1_result.json made pl1 "already has a result; archived,
+    not run": the agent never got a readable answer. Now it is removed (a link itself, never what it names) and
+    pl1 answered."""
+    served = tmp_path / "va"
+    (served / "results").mkdir(parents=True)
+    planter(served / "results" / "pl1_result.json")
+    drop(served, "pl1", {"id": "pl1", "type": "tap", "params": {"x": 540, "y": 800}})
+    tally = serve_once(served)
+    answer = served / "results" / "pl1_result.json"
+    assert tally.succeeded == 1 and tally.duplicates == 0
+    assert answer.is_file() and not answer.is_symlink() and json.loads(answer.read_text())["status"] == "success"
+    if planter is _plant_link:
+        assert json.loads((tmp_path / "elsewhere_result.json").read_text())["result"] == {"faked": True}
+    assert (
+        "was " in (served / "serve.log").read_text() and "not a result: removed" in (served / "serve.log").read_text()
+    )
+
+
+def test_a_folder_holding_files_at_a_result_name_is_never_emptied(tmp_path: Path) -> None:
+    served = tmp_path / "va"
+    kept = served / "results" / "pl1_result.json" / "keep.txt"
+    kept.parent.mkdir(parents=True)
+    kept.write_text("the user's")
+    drop(served, "pl1", {"id": "pl1", "type": "tap", "params": {"x": 540, "y": 800}})
+    tally = serve_once(served)
+    assert tally.succeeded == 0 and tally.duplicates == 0 and tally.failed == 1
+    assert kept.read_text() == "the user's" and (served / "commands" / "archive" / "pl1.json").is_file()
+    assert "a folder, not a result, and cannot be removed" in (served / "serve.log").read_text()

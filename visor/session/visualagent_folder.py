@@ -76,6 +76,57 @@ def modified_us(root: str, relative: str, name: str) -> int | None:
         os.close(folder_fd)
 
 
+#: What an entry that is not a regular file is, in words (a link is looked at itself, never followed).
+_NOT_A_FILE = {stat.S_IFLNK: "a symbolic link", stat.S_IFDIR: "a folder", stat.S_IFIFO: "a named pipe (FIFO)",
+               stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device"}  # fmt: skip
+
+
+def not_a_file(root: str, relative: str, name: str) -> str | None:
+    """Say what the entry `name` of the folder `relative` is when it exists and is not a regular file, else None.
+
+    Raises:
+        UnsafePath: a folder on the way is a link or a file.
+    """
+    try:
+        folder_fd = open_below(root, relative)
+    except FileNotFoundError:
+        return None
+    try:
+        mode = os.stat(name, dir_fd=folder_fd, follow_symlinks=False).st_mode
+    except FileNotFoundError:
+        return None
+    finally:
+        os.close(folder_fd)
+    return None if stat.S_ISREG(mode) else _NOT_A_FILE.get(stat.S_IFMT(mode), "not a regular file")
+
+
+def clear(root: str, relative: str, name: str) -> bool:
+    """Remove the entry `name` of the folder `relative` that is not a regular file; say whether it is gone.
+
+    A link is removed itself (what it names is never touched), as is a FIFO, a socket or a device node; a folder
+    only when empty (what it holds is never deleted).
+
+    Raises:
+        UnsafePath: a folder on the way is a link or a file.
+    """
+    folder_fd = open_below(root, relative)
+    try:
+        mode = os.stat(name, dir_fd=folder_fd, follow_symlinks=False).st_mode
+        if stat.S_ISREG(mode):
+            return False
+        if stat.S_ISDIR(mode):
+            os.rmdir(name, dir_fd=folder_fd)
+        else:
+            os.unlink(name, dir_fd=folder_fd)
+    except FileNotFoundError:
+        return True
+    except OSError:  # a folder that holds something, an entry this user may not remove
+        return False
+    finally:
+        os.close(folder_fd)
+    return True
+
+
 def move(root: str, source: str, name: str, target: str, *, numbered: bool = True) -> str:
     """Move the entry `name` (a file, a link, a folder, a FIFO: whatever it is) from `source` into `target`.
 

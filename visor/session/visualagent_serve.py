@@ -34,7 +34,7 @@ from visor.report.envelope import Outcome
 from visor.session.action_options import ActionOptions
 from visor.session.devices import ScenarioDevice, open_for
 from visor.session.visualagent_claims import Claims, owner_name
-from visor.session.visualagent_folder import append, modified_us, move, names
+from visor.session.visualagent_folder import append, clear, modified_us, move, names, not_a_file
 from visor.session.visualagent_protocol import (
     CLAIMED,
     COMMAND_BYTES,
@@ -270,7 +270,11 @@ class _Server:
         """
         command_id = read.id if isinstance(read, Command) else read.command_id
         kind = read.type if isinstance(read, Command) else read.command_type
-        if os.path.lexists(self.folders.result(command_id)):
+        planted = not_a_file(self.folders.root, RESULTS, result_name(command_id))
+        if planted is not None and not self._cleared(name, command_id, planted):
+            self.tally.failed += 1
+            return self._archive(name, masked), []
+        if planted is None and os.path.lexists(self.folders.result(command_id)):  # a regular file: its result
             self.tally.duplicates += 1
             self.log(f"{name}: id {command_id!r} already has a result; archived, not run")
             return self._archive(name, masked), [self.folders.result(command_id)]
@@ -287,6 +291,23 @@ class _Server:
             self.tally.codes[refusal.code] = self.tally.codes.get(refusal.code, 0) + 1
             self.log(f"{name}: answered {refusal.code} as {command_id!r}: {refusal.message}")
         return archived_as, [*written, self.folders.result(command_id)]
+
+    def _cleared(self, name: str, command_id: str, planted: str) -> bool:
+        """Clear what stands at a command's result name and is no result (a link, a folder, a FIFO); say if it went.
+
+        Only a regular file is a result (a link to one elsewhere is not): anything else would leave the agent no
+        readable answer, so it is removed (a link itself, never what it names; a folder only when empty) and the
+        command answered. What cannot be removed is logged, and the command archived unrun.
+        """
+        where = f"{RESULTS}/{result_name(command_id)}"
+        if clear(self.folders.root, RESULTS, result_name(command_id)):
+            self.log(f"{name}: {where} was {planted}, not a result: removed, and the command answered")
+            return True
+        self.log(
+            f"{name}: {where} is {planted}, not a result, and cannot be removed (a folder holding files): the "
+            "command cannot be answered, so it was archived, not run (remove it and send the command again)"
+        )
+        return False
 
     def _run(self, command: Command, written: list[str]) -> tuple[dict[str, Any] | None, Refusal | None]:
         try:
