@@ -139,3 +139,22 @@ def test_what_an_agent_plants_among_the_claims_never_stops_a_server(tmp_path: Pa
         assert code == ExitCode.OK, (envelope, stderr)
     assert results(folder)["c"]["status"] == "success" and results(folder)["pipe"]["error"]["code"] == "INVALID_COMMAND"
     assert sorted(path.name for path in elsewhere.iterdir()) == ["keep.json"]
+
+
+def test_a_dead_servers_half_written_results_are_removed_when_it_is_taken_over(tmp_path: Path) -> None:
+    """A server killed while writing a result left `.tmp-<id>_result.json-<pid>-<n>` in results/ for good."""
+    folder = tmp_path / "va"
+    claimed, answers = folder / "commands" / ".claimed", folder / "results"
+    (claimed / "deadhost-424242-1").mkdir(parents=True)
+    (claimed / "deadhost-424242-1" / "c.json").write_text(json.dumps({"id": "c", "type": "tap", "params": {}}))
+    (claimed / "deadhost-424242-1.lock").write_text("")  # nobody holds it: its server is gone
+    answers.mkdir()
+    (answers / ".tmp-c_result.json-424242-3").write_text('{"id": "c", "sta')
+    (claimed / "livehost-55555-1").mkdir()
+    (answers / ".tmp-d_result.json-55555-1").write_text('{"id": "d"')  # a live server's write in flight
+    with open(claimed / "livehost-55555-1.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        code, _envelope, stderr = serve_cli(folder)
+    assert code == ExitCode.OK, stderr
+    assert not (answers / ".tmp-c_result.json-424242-3").exists()
+    assert (answers / ".tmp-d_result.json-55555-1").exists() and (answers / "c_result.json").is_file()

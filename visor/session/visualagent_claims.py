@@ -23,7 +23,7 @@ import os
 import re
 import socket
 
-from visor.devices.visualagent.mailbox import COMMANDS
+from visor.devices.visualagent.mailbox import COMMANDS, RESULTS
 from visor.files import UnsafePath
 from visor.session.visualagent_folder import move, names, open_below
 from visor.session.visualagent_protocol import CLAIMED
@@ -35,6 +35,12 @@ def owner_name(started_us: int) -> str:
     """Return a claim folder's name for this process: host, process id and start time (never reused)."""
     host = re.sub(r"[^A-Za-z0-9.-]", "_", socket.gethostname())[:64] or "host"
     return f"{host}-{os.getpid()}-{started_us}"
+
+
+def _pid(owner: str) -> int | None:
+    """Return the process id an owner's name holds (`<host>-<pid>-<start>`), None when it is not such a name."""
+    parts = owner.rsplit("-", 2)
+    return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
 
 
 class Claims:
@@ -91,11 +97,37 @@ class Claims:
                 continue  # its server still runs
             try:
                 taken += self._take_over(entry)
+                self._sweep(entry)
             finally:
                 if lock is not None:
                     self._remove(entry + _LOCK)
                     os.close(lock)
         return taken
+
+    def _sweep(self, entry: str) -> None:
+        """Remove the temporary results a dead owner left half written (`.tmp-<name>-<pid>-<n>` in results/).
+
+        A temporary name carries a process id only, so nothing is removed while another server here has the same
+        id (a reused pid, or a server on another host): its writes in flight are its own.
+        """
+        pid = _pid(entry)
+        if pid is None or self._shares_pid(entry, pid):
+            return
+        left = re.compile(rf"\.tmp-.+-{pid}-[0-9]+")
+        with contextlib.suppress(UnsafePath, OSError):
+            results_fd = open_below(self.root, RESULTS)
+            try:
+                for name in os.listdir(results_fd):
+                    if left.fullmatch(name):
+                        with contextlib.suppress(OSError):
+                            os.unlink(name, dir_fd=results_fd)  # the entry itself: a link there is never followed
+            finally:
+                os.close(results_fd)
+
+    def _shares_pid(self, entry: str, pid: int) -> bool:
+        """Say whether an owner other than `entry` (this server excluded) has the process id `pid`."""
+        owners = {name.removesuffix(_LOCK) for name in names(self.root, CLAIMED) if not name.startswith(".")}
+        return any(_pid(owner) == pid for owner in owners - {entry, self.owner})
 
     def _dead(self, entry: str) -> tuple[bool, int | None]:
         """Say whether the owner `entry` is gone, with its lock (taken; None when it has none left)."""
