@@ -21,8 +21,9 @@ from visor.actions.secrets import MASK
 from visor.clock import VirtualClock
 from visor.devices.sim.device import SimDevice
 from visor.devices.sim.load import load_app
+from visor.devices.visualagent.mailbox import id_problem
 from visor.errors import ExitCode, InputError
-from visor.session.visualagent_protocol import Executor, Folders, ServeKernel
+from visor.session.visualagent_protocol import Executor, Folders, Refusal, ServeKernel
 from visor.session.visualagent_serve import RealTime, serve
 
 
@@ -339,6 +340,20 @@ def test_an_input_is_archived_with_its_text_masked_and_its_result_kept(tmp_path:
     answered = results(va)
     assert answered["pw"]["status"] == "success" and answered["pw"]["result"] == {"length": 14}
     assert answered["beside"]["error"]["code"] == "MISSING_PARAM"
+
+
+def test_a_screenshot_path_with_a_nul_says_so() -> None:
+    """`results/a\\u0000.png` is no path: it was "outside the served folder"."""
+    with pytest.raises(Refusal) as refused:
+        Folders("/tmp/va").relative("results/a\x00.png")
+    assert refused.value.code == "PERMISSION_DENIED"
+    assert str(refused.value) == "results/a\\x00.png contains a NUL character, which no file name can hold"
+
+
+@pytest.mark.parametrize("code", [*range(0x202A, 0x202F), *range(0x2066, 0x206A)], ids=hex)
+def test_every_bidirectional_format_character_is_refused_in_an_id(code: int) -> None:
+    """An embedding, override or isolate would show the rest of a listed result's name reordered."""
+    assert "bidirectional control" in (id_problem(f"shot{chr(code)}gnp.json") or "")
 
 
 def test_an_id_that_would_reorder_or_drive_a_terminal_names_no_file(tmp_path: Path) -> None:

@@ -129,6 +129,11 @@ class Folders:
         try:
             parts = confined_parts(relative)
         except UnsafePath as exc:
+            if "\x00" in relative:  # not a place at all: no file name holds a NUL
+                shown = path.replace("\x00", "\\x00")
+                raise Refusal(
+                    "PERMISSION_DENIED", f"{shown} contains a NUL character, which no file name can hold"
+                ) from None
             raise Refusal("PERMISSION_DENIED", f"{path} is outside the served folder {self.root}", str(exc)) from None
         if parts[0] == COMMANDS:
             # A file written there would be taken for a command, or replace one the archive keeps.
