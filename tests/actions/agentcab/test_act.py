@@ -317,3 +317,25 @@ def test_a_dialogs_own_text_is_not_pressed_through_its_backdrop() -> None:
     result, device = apply([{"type": "click_text", "text": "Special offer"}], device)
     assert outcomes(result) == [("click_text", "failed")] and "nothing there takes a press" in result[0]["reason"]
     assert any(item.node.text == "Special offer" for item in device.observe().tree.flat)  # not dismissed
+
+
+def test_shared_storage_ignores_case_as_androids_does() -> None:
+    """`Download/NOTES.txt` beside `notes.txt` was a second file; Android's shared storage holds one name, any case."""
+    result, device = apply([
+        {"type": "write_file", "path": f"{ROOT}/Download/NOTES.txt", "content": "a second file"},
+        {"type": "copy_file", "source": f"{ROOT}/download/notes.TXT", "dest": f"{ROOT}/DOCUMENTS/copy.txt"},
+        {"type": "delete_file", "path": f"{ROOT}/documents/CV.PDF"},
+    ])  # fmt: skip
+    assert outcomes(result) == [("write_file", "failed"), ("copy_file", "done"), ("delete_file", "done")]
+    assert "already exists" in result[0]["reason"]
+    assert device.data.read_file(f"{ROOT}/Download/notes.txt") == b"notes"
+    assert device.data.read_file(f"{ROOT}/Documents/copy.txt") == b"notes"  # in the folder as it is spelled
+    names = [entry["path"] for entry in device.data.files(f"{ROOT}/Documents", False)]
+    assert f"{ROOT}/Documents/cv.pdf" not in names and f"{ROOT}/DOCUMENTS/copy.txt" not in names
+
+
+def test_a_policy_rule_matches_a_path_in_any_case() -> None:
+    """A rule denying Download/* is not passed by an agent writing download/…, the same folder on a phone."""
+    rule = Rule.model_validate({"type": "delete_file", "paths": [f"{ROOT}/Download/*"], "decision": "deny"})
+    policy = Policy("rules", (rule,), "approve")
+    assert policy.decide("delete_file", (f"{ROOT}/download/notes.txt",)) == "deny"

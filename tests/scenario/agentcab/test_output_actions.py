@@ -98,3 +98,19 @@ def test_an_output_holds_at_most_2000_actions_in_all() -> None:
     assert issues[0].message == "the output holds more than 2,000 actions (composites and what they hold counted)"
     few = {"actions": [{"type": "sequence", "actions": [{"type": "press_back"}] * 499}] * 4}
     assert read_actions(few)[0] is not None  # 4 + 1,996
+
+
+def test_a_bare_array_output_names_its_actions_from_their_index() -> None:
+    """A bare array's path starts at an index: messages said "0].path must be…" (the `$[` cut off)."""
+    _plan, issues = read_actions([{"type": "notify", "title": "t", "body": "b"}, {"type": "delete_file", "path": "/x"}])
+    assert issues[0].message.startswith("[1].path must be a path in the phone's shared storage")
+
+
+def test_an_empty_list_of_paths_says_it_is_empty(tmp_path: Path) -> None:
+    assert problems([{"type": "delete_files", "paths": []}]) == [
+        ("actions.0.paths", "actions[0].paths must not be empty: give at least one")
+    ]
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("rules:\n  - {type: delete_file, paths: [], decision: approve}\n")
+    with pytest.raises(InputError, match=r"rules\[0\]\.paths must not be empty: give at least one$"):
+        read_policy(str(policy))

@@ -81,6 +81,8 @@ class PhoneData:
         self.lists: dict[RecordKind, list[Record]] = {kind: list(items) for kind, items in _records(profile).items()}
         self.stored: dict[str, StoredFile] = {}
         self.folders: set[str] = {STORAGE_ROOT, *(f"{STORAGE_ROOT}/{name}" for name in STANDARD_FOLDERS)}
+        #: Every file's and folder's path by its case-folded form: shared storage ignores case.
+        self._spellings: dict[str, str] = {folder.casefold(): folder for folder in self.folders}
         for entry in profile.files:
             content = entry.content.encode("utf-8") if entry.content is not None else None
             self.add_file(entry.path, StoredFile(entry.size, entry.last_modified, content))
@@ -144,7 +146,7 @@ class PhoneData:
         Raises:
             InputRejected: the folder does not exist or is outside shared storage.
         """
-        folder = self.confined(folder).rstrip("/")
+        folder = self.spelled(self.confined(folder).rstrip("/"))
         if folder not in self.folders:
             raise InputRejected(f"no folder {folder} on the device", likely_cause="The folder does not exist.")
         entries = []
@@ -169,7 +171,7 @@ class PhoneData:
         Raises:
             InputRejected: no such file.
         """
-        stored = self.stored.get(self.confined(path))
+        stored = self.stored.get(self.spelled(self.confined(path)))
         if stored is None:
             raise InputRejected(f"no file {path} on the device", likely_cause="The file does not exist (any more).")
         if stored.photo is not None:
@@ -203,7 +205,8 @@ class PhoneData:
         handler = getattr(self, f"_{action}", None)
         if handler is None:
             raise InputRejected(f"the simulated phone has no data action {action!r}")
-        return str(handler(**params))
+        spelled = {key: self._spelled_all(value) if key in _PATH_PARAMS else value for key, value in params.items()}
+        return str(handler(**spelled))
 
     def show_dialog(self, title: str, message: str, buttons: tuple[str, ...]) -> bool:
         """Show a system dialog; a tap on one of its buttons answers it."""
@@ -226,19 +229,20 @@ class PhoneData:
 
     def _delete_file(self, path: str) -> str:
         self._existing(path)
-        del self.stored[path]
+        self._forget(path)
         return f"deleted {path}"
 
     def _delete_files(self, paths: list[str]) -> str:
         for path in paths:
             self._existing(path)
-        for path in paths:
-            del self.stored[path]
-        return f"deleted {len(paths)} files"
+        distinct = list(dict.fromkeys(paths))  # one file named twice (in two spellings, too) is deleted once
+        for path in distinct:
+            self._forget(path)
+        return f"deleted {len(distinct)} files"
 
     def _move_file(self, source: str, dest: str) -> str:
         self._copy_file(source, dest)
-        del self.stored[source]
+        self._forget(source)
         return f"moved {source} to {dest}"
 
     def _copy_file(self, source: str, dest: str) -> str:
@@ -252,7 +256,7 @@ class PhoneData:
             raise InputRejected(f"{path} is a file", likely_cause="A file already has that name.")
         existed = path in self.folders
         self.add_file(path + "/.", StoredFile(0, ""))  # makes the folder and its parents
-        del self.stored[path + "/."]
+        self._forget(path + "/.")
         return f"{path} already exists" if existed else f"created {path}"
 
     def _write_file(self, path: str, content: str) -> str:
@@ -373,7 +377,7 @@ class PhoneData:
         """Return `path`, or `name (1).ext`… when it is taken (as Android's downloads do)."""
         stem, dot, extension = path.rpartition(".") if "." in posixpath.basename(path) else (path, "", "")
         number, found = 1, path
-        while found in self.stored:
+        while self.spelled(found) in self.stored:
             found = f"{stem} ({number}){dot}{extension}"
             number += 1
         return found
@@ -397,10 +401,39 @@ class PhoneData:
     def add_file(self, path: str, stored: StoredFile) -> None:
         """Put a file in storage, making its folders."""
         self.stored[path] = stored
+        self._spellings[path.casefold()] = path
         folder = posixpath.dirname(path)
         while folder.startswith(STORAGE_ROOT) and folder not in self.folders:
             self.folders.add(folder)
+            self._spellings[folder.casefold()] = folder
             folder = posixpath.dirname(folder)
+
+    def _forget(self, path: str) -> None:
+        """Remove a file from storage (its folders stay)."""
+        del self.stored[path]
+        del self._spellings[path.casefold()]
+
+    def spelled(self, path: str) -> str:
+        """Return `path` as storage spells it: shared storage ignores case (and keeps it), as Android's does.
+
+        A file or folder that exists in another case is named as it exists (`documents/TODO.txt` is
+        `Documents/todo.txt`); a new name keeps its own case below the folders that exist.
+        """
+        found = self._spellings.get(path.casefold())
+        if found is not None:
+            return found
+        parent = posixpath.dirname(path)
+        if parent == path or not parent.startswith(STORAGE_ROOT):
+            return path
+        return posixpath.join(self.spelled(parent), posixpath.basename(path))
+
+    def _spelled_all(self, value: Any) -> Any:
+        """Spell a path parameter (a path, or a list of them) as storage does."""
+        if isinstance(value, str):
+            return self.spelled(value)
+        if isinstance(value, list):
+            return [self._spelled_all(item) for item in value]
+        return value
 
     def _storage(self) -> dict[str, Any]:
         total = self.profile.storage.total_bytes
@@ -411,6 +444,9 @@ class PhoneData:
         times = [stored.modified for path, stored in self.stored.items() if path.startswith(folder + "/")]
         return max(times) if times else isoformat(self.clock.now())
 
+
+#: The parameters of data actions that name paths in shared storage.
+_PATH_PARAMS = frozenset({"path", "paths", "source", "dest"})
 
 #: The records of the profiles read so far, by the profile's identity (kept alive with it, so it is not reused).
 _RECORDS: dict[int, tuple[Profile, dict[RecordKind, tuple[Record, ...]]]] = {}

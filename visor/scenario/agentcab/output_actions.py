@@ -19,11 +19,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
-from pydantic import AfterValidator, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, model_validator
 
 from visor.clock import parse_instant
 from visor.scenario.agentcab.storage import STORAGE_ROOT, in_storage
-from visor.scenario.document import Path
+from visor.scenario.document import Path, format_path
 from visor.scenario.fields import InputModel, Owner, predicate_error
 from visor.scenario.issues import Issue, IssueCode, error
 from visor.scenario.suggest import did_you_mean
@@ -82,6 +82,15 @@ def _instant(value: str) -> str:
     return value
 
 
+def _not_empty(value: Any) -> Any:
+    """Refuse an empty list as such (pydantic's length error reads "must be a list of strings")."""
+    if isinstance(value, list) and not value:
+        raise predicate_error(IssueCode.ARG_ERROR, "must not be empty: give at least one")
+    return value
+
+
+#: Placed after a list's `Field(min_length=1)`: the schema keeps `minItems`, the message says what is wrong.
+NOT_EMPTY = BeforeValidator(_not_empty)
 Text = Annotated[str, Field(min_length=1, max_length=10_000)]
 StoredPath = Annotated[str, Field(max_length=1024), AfterValidator(_stored)]
 WebUrl = Annotated[str, Field(max_length=4096), AfterValidator(_web)]
@@ -140,7 +149,7 @@ class DeleteFiles(Action):
     """Delete files."""
 
     type: Literal["delete_files"]
-    paths_: list[StoredPath] = Field(alias="paths", min_length=1, max_length=MAX_ACTIONS)
+    paths_: Annotated[list[StoredPath], Field(min_length=1, max_length=MAX_ACTIONS), NOT_EMPTY] = Field(alias="paths")
     confirm, category = True, "file"
 
 
@@ -479,7 +488,8 @@ def _plan(actions: list[Any], base: Path, depth: int, issues: list[Issue]) -> tu
         except ValidationError as exc:
             from visor.scenario.translate import translate  # lazy: only broken outputs need it
 
-            issues.extend(translate(exc, Owner(model, at), raw))
+            owner = _InArray(model, at) if isinstance(at[0], int) else Owner(model, at)
+            issues.extend(translate(exc, owner, raw))
             continue
         children: tuple[Planned, ...] = ()
         if isinstance(action, ConfirmActions | Sequence):
@@ -489,6 +499,15 @@ def _plan(actions: list[Any], base: Path, depth: int, issues: list[Issue]) -> tu
             children = _plan(action.actions, (*at, "actions"), depth + 1, issues)
         planned.append(Planned(where, action, children))
     return tuple(planned)
+
+
+@dataclass(frozen=True, slots=True)
+class _InArray(Owner):
+    """Where an action of a bare array output sits: its messages start at its index (`[0].path must be…`)."""
+
+    def label(self, loc: Path) -> str:
+        """Name the field as `[0].path`: the path without its root sign (`dotted` would cut `$[` off)."""
+        return format_path(self.base + loc)[1:]
 
 
 def _where(path: Path) -> str:

@@ -10,10 +10,11 @@ rules:
   - {type: send_sms, decision: deny}
 ```
 
-The first rule whose `type` (if given) and `paths` (if given: glob patterns, `*` also crossing `/`) match
-decides; an action with several paths (`delete_files`, a `confirm_actions` group) is approved only when every
-path is. A `confirm_actions` group is asked once: a rule for `confirm_actions` decides it, else it is approved
-only when every action in it that needs a confirmation would be.
+The first rule whose `type` (if given) and `paths` (if given: glob patterns, `*` also crossing `/`, matched
+without case as shared storage names files) match decides; an action with several paths (`delete_files`, a
+`confirm_actions` group) is approved only when every path is. A `confirm_actions` group is asked once: a rule
+for `confirm_actions` decides it, else it is approved only when every action in it that needs a confirmation
+would be.
 
 A rule that could never decide anything is refused, never kept: a `type` that is no action (`delete_flie`), one
 that never asks (`copy_file` runs without a confirmation: a rule denying it would deny nothing), or `paths` on a
@@ -28,7 +29,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from visor.scenario.agentcab.output_actions import ACTIONS
+from visor.scenario.agentcab.output_actions import ACTIONS, NOT_EMPTY
 from visor.scenario.fields import InputModel, predicate_error
 from visor.scenario.issues import IssueCode
 from visor.scenario.suggest import did_you_mean
@@ -59,7 +60,9 @@ class Rule(InputModel):
     """One rule of a policy."""
 
     type: Annotated[str, Field(min_length=1, max_length=64), AfterValidator(_asking)] | None = None
-    paths: list[Annotated[str, Field(min_length=1, max_length=1024)]] | None = Field(None, min_length=1)
+    paths: Annotated[list[Annotated[str, Field(min_length=1, max_length=1024)]] | None, NOT_EMPTY] = Field(
+        None, min_length=1
+    )
     decision: Decision
 
     @model_validator(mode="after")
@@ -109,7 +112,8 @@ class Policy:
 
 
 def _matches(path: str, patterns: list[str]) -> bool:
-    return any(fnmatch.fnmatchcase(path, pattern) for pattern in patterns)
+    """Match a path against glob patterns without case: shared storage ignores it (`download/x` is `Download/x`)."""
+    return any(fnmatch.fnmatchcase(path.casefold(), pattern.casefold()) for pattern in patterns)
 
 
 def read_policy(value: str) -> Policy:
