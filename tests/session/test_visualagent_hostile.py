@@ -216,9 +216,11 @@ def test_a_result_or_log_that_is_a_link_is_never_written_through(tmp_path: Path)
     drop(va, "y", {"id": "y", "type": "fly", "params": {}})
     code, envelope, stderr = serve_cli(va)
     assert code == ExitCode.OK, stderr
-    # The planted result counts as one (the command archived, not run); the log is refused, and said so.
+    # The planted result is no result: the link itself is replaced by x's answer; the log is refused, and said so.
     answer = json.loads((va / "results" / "y_result.json").read_text())
-    assert envelope["data"]["served"]["duplicates"] == 1 and answer["error"]["code"] == "INVALID_COMMAND"
+    assert envelope["data"]["served"]["duplicates"] == 0 and answer["error"]["code"] == "INVALID_COMMAND"
+    assert not (va / "results" / "x_result.json").is_symlink()
+    assert json.loads((va / "results" / "x_result.json").read_text())["status"] == "success"
     assert host.read_text() == "a host file"
     assert "cannot write" in stderr and "serve.log" in stderr
 
