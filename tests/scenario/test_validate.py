@@ -435,3 +435,9 @@ def test_artifacts_dir_out_of_the_folder_is_warned_about(folder: str) -> None:
     assert result.valid and any("artifactsDir" in issue.message and not issue.is_error for issue in result.issues)
     doc["config"]["artifactsDir"] = "reports/ui"
     assert not [issue for issue in validate_data(doc).issues if "artifactsDir" in issue.message]
+
+
+def test_a_path_into_a_list_at_the_top_is_named_whole() -> None:
+    from visor.scenario.document import dotted
+
+    assert (dotted((0, "path")), dotted(("steps", 0, "args"))) == ("[0].path", "steps[0].args")

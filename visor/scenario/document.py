@@ -55,5 +55,8 @@ def format_path(path: Path) -> str:
 
 
 def dotted(path: Path) -> str:
-    """Render a path for messages, without the root: `steps[0].args.x`."""
-    return format_path(path)[2:] if path else "scenario root"
+    """Render a path for messages, without the root: `steps[0].args.x`, `[0].path` for a list at the top."""
+    if not path:
+        return "scenario root"
+    shown = format_path(path)
+    return shown[2:] if shown.startswith("$.") else shown[1:]

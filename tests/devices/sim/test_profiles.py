@@ -94,3 +94,15 @@ def test_deleting_a_photo_file_takes_it_out_of_the_library_and_frees_its_space()
     del data.stored[photo["path"]]
     assert photo["path"] not in [p["path"] for p in data.records(RecordKind.PHOTOS)]
     assert data.value(ValueKind.STORAGE)["freeBytes"] == free + photo["size"]
+
+
+@pytest.mark.parametrize("text", ["hello\n", "[1, 2]\n", "42\n"])
+def test_a_profile_that_is_no_mapping_is_refused(tmp_path: Path, text: str) -> None:
+    """It was read as an empty profile."""
+    from visor.devices.sim.profile_load import load_profile
+    from visor.errors import InputError
+
+    path = tmp_path / "p.profile.yaml"
+    path.write_text(text)
+    with pytest.raises(InputError, match="mapping"):
+        load_profile(str(path))

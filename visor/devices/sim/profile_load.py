@@ -59,15 +59,15 @@ def resolve_profile(reference: str) -> str:
 @functools.lru_cache(maxsize=8)
 def _load_cached(path: str, mtime: float) -> Profile:
     document = read_data(path, noun="device profile")
+    if not isinstance(document.data, dict):  # `hello` or `[1, 2]` was read as an empty profile
+        issues = [error(IssueCode.TYPE_ERROR, "a device profile is a mapping (name, photos, calendar, …)", ())]
+        raise ProfileError(path, locate(issues, document))
     try:
-        return Profile.model_validate(document.data if isinstance(document.data, dict) else {})
+        return Profile.model_validate(document.data)
     except ValidationError as exc:
         from visor.scenario.translate import translate  # lazy: only broken profiles need it
 
-        issues = translate(exc, Owner(Profile, ()), document.data)
-        if not isinstance(document.data, dict):
-            issues = [error(IssueCode.TYPE_ERROR, "a device profile is a mapping (name, photos, calendar, …)", ())]
-        raise ProfileError(path, locate(issues, document)) from None
+        raise ProfileError(path, locate(translate(exc, Owner(Profile, ()), document.data), document)) from None
 
 
 def load_profile(reference: str | None) -> Profile:
