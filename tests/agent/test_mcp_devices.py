@@ -119,8 +119,12 @@ async def host_script(agent: Recorder) -> None:
     await agent.call("listed", "list_devices", {})
     await agent.call("use_emulator", "use_device", {"device": "emulator-5554"})
     await agent.call("after_failure", "observe", {})
-    await agent.call("use_farm_device", "use_device", {"device": "farm-17", "runtime": "appium"})
+    farm = {"device": "farm-17", "runtime": "appium", "capabilities": {"platformName": "Android"}}
+    await agent.call("use_farm_device", "use_device", farm)
     await agent.call("use_sim", "use_device", {"device": "sim"})
+    # A farm's device with no platform said anywhere: refused before the device in use is closed.
+    await agent.call("farm_without_platform", "use_device", {"device": "farm-18", "runtime": "appium"})
+    await agent.call("after_farm_refused", "observe", {"screenshot": False})
     await agent.call("listed_in_use", "list_devices", {})
     await agent.call("use_sim_ios", "use_device", {"device": "sim-ios"})
     await agent.read("xml_ios", XML_URI)
@@ -305,6 +309,14 @@ def test_a_device_that_cannot_be_opened_is_a_tool_error_with_the_next_step(host:
     assert refused(host["after_failure"], "NO_DEVICE")
     farm = host["use_farm_device"]
     assert farm.is_error and farm.code == "TRANSPORT_ERROR", "an unlisted id is tried when its runtime is given"
+
+
+def test_a_farm_device_without_a_platform_is_refused_keeping_the_device_in_use(host: Session) -> None:
+    refusal = refused(host["farm_without_platform"], "VALIDATION_ERROR")
+    assert "platform" in refusal["message"] and "platformName" in refusal["hint"]
+    assert refusal["problems"][0]["path"] == "capabilities.platformName"
+    assert refusal["in_use"] == "sim" and "closed" not in refusal, "the device in use was not touched"
+    assert not host["after_farm_refused"].is_error, "and is still in use"
 
 
 def test_the_command_lines_options_are_use_devices_defaults(host: Session) -> None:

@@ -245,6 +245,9 @@ class Named:
     def call(self, name: str, arguments: dict[str, Any], device: Any, clock: Any) -> Reply | None:
         return Reply({"tool": name, "answer": self.answer}) if name == self.name else None
 
+    def secrets(self) -> frozenset[str]:
+        return frozenset()
+
 
 def test_a_chain_lists_its_members_tools_and_asks_each_in_turn(phone: Unreliable) -> None:
     chain = ToolChain((Named("first", "a"), Named("second", "b"), Named("first", "c")))

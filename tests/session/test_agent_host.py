@@ -214,7 +214,7 @@ def test_the_calls_capabilities_are_merged_over_the_command_lines(quoting: Quoti
 
 
 def test_no_answer_shows_a_secret_capability_and_every_term_is_the_agents(quoting: Quoting) -> None:
-    host = host_of(capabilities=CLI_SECRETS)
+    host = host_of(capabilities=CLI_SECRETS, platform="android")
     failed = host.call("use_device", {"device": "farm-1", "runtime": "appium", "capabilities": CALL_SECRETS})
     assert failed.is_error and (failed.result["status"], failed.result["code"]) == ("failed", "TRANSPORT_ERROR")
     assert failed.result["message"] == (

@@ -10,6 +10,10 @@ import pytest
 from tests.conftest import Cli
 from tests.session.test_crawl import account, crawl_demo  # noqa: F401 (account: the demo's sign-in, for each test)
 from tests.session.test_mapped_run import SCENARIO
+from tests.simkit import demo_device
+from visor.clock import VirtualClock
+from visor.session.devices import OpenedDevice
+from visor.session.map_routing import router_for
 
 
 @pytest.fixture
@@ -57,3 +61,18 @@ def test_the_map_metadata_says_updated_when_the_file_was_written(cli_runner: Cli
     tapped = cli_runner.run("tap", "--target", "text=Dark mode", "--runtime", "sim", "--seed", "7")
     assert tapped.exit_code == 0 and path.read_bytes() != written
     assert tapped.data["map"]["updated"] is True
+
+
+def test_a_routers_secrets_are_told_to_the_run_that_masks_them(
+    cli_runner: Cli, mapped: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run's detour typed the map's secret inputs; the run masked them only when they were also --secrets."""
+    clock = VirtualClock()
+    told: list[str] = []
+    monkeypatch.chdir(mapped)
+    opened = OpenedDevice(demo_device(seed=7, clock=clock), clock)
+    router = router_for(opened, None, None, wall=VirtualClock(), off=False, repair=False, hide=told.append)
+    assert router is not None and told == ["lovelace"], "the map's secret input, at once"
+    assert router.secrets() == frozenset({"lovelace"})
+    router.map.keep_secret("love")  # a field that kept part of it, as a detour types it
+    assert told == ["lovelace", "love"] and "love" in router.secrets()

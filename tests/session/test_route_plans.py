@@ -204,3 +204,37 @@ def test_a_route_needs_one_of_a_plan_to_or_resume(cli_runner: Cli) -> None:
     assert none.exit_code == 1 and "Route requires a plan file path or - for standard input" in none.stdout
     both = cli_runner.run("route", "plan.json", "--to", "Feed", "--runtime", "sim")
     assert both.exit_code == 1 and "not PLAN and --to" in both.envelope["error"]["message"]
+
+
+def many(paths: int, steps: int = 1, **expect: Any) -> dict[str, Any]:
+    """A plan of `paths` paths of `steps` sign-in taps each, every step expecting what `expect` says."""
+    tap = step("login", "tap", {"target": DEMO + "login"}, "screen_4", "text=Feed", **expect)
+    return {"goal": "g", "rediscover": False,
+            "paths": [{"id": f"p{n}", "steps": [{**tap, "id": f"s{k}"} for k in range(steps)]} for n in range(paths)]}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("plan", "message"),
+    [
+        (many(1000, timeout_ms=300_000), "the plan is 188,931 bytes, over the bound of 64 KiB"),
+        (many(1, 51, timeout_ms=1000), "a path of 51 steps is over the bound of 50"),
+        (many(6, 10, timeout_ms=1000), "the plan's paths hold 60 steps in all, over the bound of 50"),
+        (many(3, timeout_ms=300_000), "may wait 900,000 ms in all for their expectations"),
+        (many(21), "21 paths are over the bound of 20"),
+        ({"goal": "g", "paths": []}, "paths must not be empty"),
+        ({"goal": "g", "paths": [{"id": "p", "steps": []}]}, "steps must not be empty"),
+        ({**many(1), "goal": "x" * 70_000}, "over the bound of 64 KiB"),
+    ],
+    ids=["1000-paths", "51-steps", "60-steps-in-all", "900-s-wait", "21-paths", "no-paths", "no-steps", "70-kb"],
+)
+def test_a_plan_past_its_bounds_is_refused_saying_them(
+    cli_runner: Cli, tmp_path: Path, plan: dict[str, Any], message: str
+) -> None:
+    """1,000 paths whose steps wait 5 minutes each held the device for hours; their checkpoint grew quadratically."""
+    (tmp_path / "plan.json").write_text(json.dumps(plan))
+    result = cli_runner.run("route", "plan.json", "--runtime", "sim", "--seed", "7", "--map-dir", "maps")
+    assert result.exit_code == 1 and result.envelope["error"]["code"] == "INPUT_ERROR"
+    assert message in result.envelope["error"]["message"], result.envelope["error"]["message"]
+    if "bound" in message:
+        assert "at most 20 paths and 50 steps" in result.envelope["error"]["next_step"]
+    assert not (tmp_path / "maps").exists(), "refused before the device and the map"

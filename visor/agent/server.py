@@ -6,7 +6,11 @@ of its structured result (`visor.agent.catalog`); each call returns its structur
 and, after actions and on `observe`, a PNG screenshot. A refused or
 failed call is a tool error (`isError`), so the agent sees why. Device work runs in a worker thread, one call
 at a time. SIGINT, SIGTERM and SIGHUP stop the server at once (the CLI turns them into KeyboardInterrupt), also
-in the middle of a call.
+in the middle of a call. A call the client cancels (`notifications/cancelled`) is told to stop: a route stops
+at its next wait, so the calls after it are served.
+
+Every line the client sends is read by visor's bounded reader before the SDK sees it (`visor.agent.mcp_lines`): one
+the SDK could not parse is answered with a JSON-RPC error, never dropped unanswered.
 
 Two resources show the last screen: `visor://screen/last.png` (the last screenshot a call returned) and
 `visor://screen/last.xml` (the page source of the last observation). Both are always listed; reading one before
@@ -16,13 +20,16 @@ there is anything to show is a resource-not-found error that says what to call f
 from __future__ import annotations
 
 import base64
+import functools
 import json
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from visor import DISTRIBUTION, __version__
-from visor.agent.session import Reply
+from visor.agent.mcp_lines import GuardedInput, LineReader, claimed_stdin
+from visor.agent.session import Reply, refusal
 from visor.errors import InputError
 
 INSTRUCTIONS = (
@@ -43,8 +50,8 @@ class Served(Protocol):
         """Return the tools as MCP definitions."""
         ...
 
-    def call(self, name: str, arguments: Mapping[str, Any] | None) -> Reply:
-        """Run one call."""
+    def call(self, name: str, arguments: Mapping[str, Any] | None, stop: threading.Event | None = None) -> Reply:
+        """Run one call (`stop`, once set, ends it at its next wait: the client cancelled it)."""
         ...
 
     def last_screenshot(self) -> bytes | None:
@@ -107,9 +114,16 @@ def serve_stdio(served: Served) -> None:
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(_ctx: Any, params: Any) -> Any:
-        # Abandoned on cancellation (a signal stops the server): waiting for a call stuck on a slow device
-        # would hold the exit up to the request's deadline. The process ends right after, with the thread.
-        reply = await anyio.to_thread.run_sync(served.call, params.name, params.arguments, abandon_on_cancel=True)
+        # Abandoned on cancellation: waiting for a call stuck on a slow device would hold a signal's exit up to
+        # the request's deadline (the process ends right after, with the thread). A client's cancel also tells
+        # the call to stop, so that it frees the device for the next call at its next wait.
+        stop = threading.Event()
+        call = functools.partial(served.call, params.name, params.arguments, stop)
+        try:
+            reply = await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            stop.set()
+            raise
         return result_of(reply, types)
 
     async def list_resources(_ctx: Any, _params: Any) -> Any:
@@ -129,9 +143,25 @@ def serve_stdio(served: Served) -> None:
         on_read_resource=read_resource,
     )
 
+    def refuse(name: str, code: str, message: str, problems: list[dict[str, Any]]) -> dict[str, Any]:
+        reply = Reply(refusal(name, code, message, problems), None, True)
+        answer: dict[str, Any] = result_of(reply, types).model_dump(by_alias=True, exclude_none=True, mode="json")
+        return answer
+
     async def main() -> None:
-        async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+        from mcp.shared.message import SessionMessage
+
+        validate = functools.partial(types.jsonrpc_message_adapter.validate_json, by_name=False)
+        with claimed_stdin() as wire:
+            lines = GuardedInput(LineReader(wire), validate=validate, refuse=refuse)
+            async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]  # iterated only
+
+                async def send(message: dict[str, Any]) -> None:
+                    answer = types.jsonrpc_message_adapter.validate_python(message, by_name=False)
+                    await write.send(SessionMessage(answer))
+
+                lines.answer_with(send)
+                await server.run(read, write, server.create_initialization_options())
 
     anyio.run(main)
 

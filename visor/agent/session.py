@@ -8,10 +8,18 @@ may be gone in the next. The same calls in the same order on the same seed give 
 
 It also keeps the last screen the agent was shown (the page source of the last observation, and the last
 screenshot a call returned): `visor mcp` serves them as resources.
+
+What a front end's tools typed from a secret (the app map's secret inputs, and what a field kept of one) is
+masked in everything the agent is shown for the rest of the session (`ExtraTools.secrets`): every result, the
+page source kept, and the screenshots, blanked where the screen shows one.
+
+A call the client cancelled stops at its next wait (its clock raises `CallStopped`), so that the next call is
+served; only the front ends' own tools (a route) wait that long.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,9 +28,11 @@ from typing import Any, Protocol
 from visor.actions.device import Device, Observation
 from visor.actions.kernel.memory import AgentState
 from visor.actions.observer import ObservingDevice
+from visor.actions.secrets import mask_text, maskable, redact
 from visor.actions.tools.call_context import ToolContext, ToolSettings
 from visor.actions.tools.dispatch import call_tool, observation
 from visor.actions.tools.result import GUIDANCE, ToolCode, ToolProblem
+from visor.actions.tools.shown_secrets import blanked_screenshot
 from visor.agent.catalog import described
 from visor.clock import Clock, ms_to_us
 from visor.errors import VisorError
@@ -39,6 +49,10 @@ class ExtraTools(Protocol):
 
     def call(self, name: str, arguments: dict[str, Any], device: Device, clock: Clock) -> Reply | None:
         """Answer a call to one of them on the session's device (None: the name is not theirs)."""
+        ...
+
+    def secrets(self) -> frozenset[str]:
+        """Return the texts their calls typed that the agent must never see (masked for the rest of the session)."""
         ...
 
 
@@ -59,6 +73,45 @@ class ToolChain:
             if reply is not None:
                 return reply
         return None
+
+    def secrets(self) -> frozenset[str]:
+        """Return every member's secrets."""
+        return frozenset().union(*(member.secrets() for member in self.members))
+
+
+class CallStopped(BaseException):
+    """The client cancelled the call: raised at its next wait, so that it ends and frees the device.
+
+    A BaseException, as KeyboardInterrupt is: no handler of a call's own failures may take it for the app's.
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class StoppableClock:
+    """A call's clock: the session's, whose waits end the call once `stop` is set (`CallStopped`)."""
+
+    clock: Clock
+    stop: threading.Event
+
+    def now(self) -> dt.datetime:
+        """Return the session clock's time."""
+        return self.clock.now()
+
+    def monotonic_us(self) -> int:
+        """Return the session clock's monotonic time."""
+        return self.clock.monotonic_us()
+
+    def sleep_us(self, micros: int) -> None:
+        """Wait as the session clock does, unless the call was cancelled (before or meanwhile).
+
+        Raises:
+            CallStopped: the call was cancelled.
+        """
+        if self.stop.is_set():
+            raise CallStopped
+        self.clock.sleep_us(micros)
+        if self.stop.is_set():
+            raise CallStopped
 
 
 def tool_definitions(extra: ExtraTools | None, *, seed_descriptions: bool = False) -> list[dict[str, Any]]:
@@ -119,27 +172,44 @@ class AgentSession:
         return self._png
 
     def last_source(self) -> str | None:
-        """Return the page source of the last screen the agent observed (None before the first observation)."""
-        seen = self._source
-        return None if seen is None else seen.xml
+        """Return the page source of the last screen the agent observed (None before the first observation).
 
-    def call(self, name: str, arguments: Mapping[str, Any] | None) -> Reply:
-        """Run one call (one at a time)."""
+        Every secret the session knows of is masked in it, in each form XML may give it.
+        """
+        seen = self._source
+        return None if seen is None else mask_text(seen.xml, self.secrets())
+
+    def secrets(self) -> frozenset[str]:
+        """Return the texts the agent is never shown: what the front end's tools typed from a secret."""
+        return self.extra.secrets() if self.extra is not None else frozenset()
+
+    def call(self, name: str, arguments: Mapping[str, Any] | None, stop: threading.Event | None = None) -> Reply:
+        """Run one call (one at a time); `stop`, once set, ends it at its next wait (the client cancelled it)."""
         with self._lock:
             if self.calls and self.turn_ms:
                 self.clock.sleep_us(ms_to_us(self.turn_ms))
             self.calls += 1
             try:
-                return self._call(name, dict(arguments or {}))
+                reply = self._call(name, dict(arguments or {}), stop or threading.Event())
             except VisorError as exc:
                 failed = _answer(name, "failed", ToolCode.TRANSPORT_ERROR, exc.message, dispatched="unknown")
-                return Reply(failed | {"hint": exc.next_step}, None, True)
+                reply = Reply(failed | {"hint": exc.next_step}, None, True)
+            except CallStopped:
+                # Nobody reads it (a cancelled request is never answered); the session is free for the next call.
+                message = "the client cancelled the call: it stopped at its next wait; observe to see where it left off"
+                reply = Reply(
+                    _answer(name, "failed", ToolCode.UNKNOWN_OUTCOME, message, dispatched="unknown"), None, True
+                )
+            secrets = self.secrets()
+            return reply if not maskable(secrets) else Reply(redact(reply.result, secrets), reply.image, reply.is_error)
 
-    def _call(self, name: str, arguments: dict[str, Any]) -> Reply:
+    def _call(self, name: str, arguments: dict[str, Any], stop: threading.Event) -> Reply:
         ctx = _ScreenContext(self.device, self.clock, self.state, self.settings)
         if name in OBSERVATION_TOOLS:
             return self._observe(name, arguments, ctx)
-        extra = self.extra.call(name, arguments, self.device, self.clock) if self.extra is not None else None
+        extra = None
+        if self.extra is not None:
+            extra = self.extra.call(name, arguments, self.device, StoppableClock(self.clock, stop))
         if extra is not None:
             moved = extra.result.get("dispatched") not in ("none", None)
             image = self._attach_observation(extra.result, ctx) if self.observe_after and moved else None
@@ -162,7 +232,7 @@ class AgentSession:
         try:
             result["observation"], _ = observation(ctx)
             self._saw(ctx.seen)
-            return self._shown(ctx.screenshot())
+            return self._shown(ctx)
         except ToolProblem as problem:
             # The call's own result stands: input went out, and losing that receipt could make the agent
             # resend it. An unread screen also leaves an unknown write pending (nobody has seen its effect).
@@ -181,11 +251,11 @@ class AgentSession:
             )
         try:
             if name == "screenshot":
-                return Reply(_answer(name, "ok", None, "screenshot"), self._shown(ctx.screenshot()))
+                return self._screenshot(ctx)
             described, elements = observation(ctx)
             self._saw(ctx.seen)
             answer = _answer(name, "ok", None, f"{len(elements)} elements") | described
-            return Reply(answer, self._shown(ctx.screenshot()) if wants_image else None)
+            return Reply(answer, self._shown(ctx) if wants_image else None)
         except ToolProblem as problem:
             # An unreadable screen is the agent's to see (a tool error), not a protocol failure; nothing was
             # sent, so it is refused, as a failed read_control is.
@@ -197,8 +267,28 @@ class AgentSession:
         if seen is not None:
             self._source = seen
 
-    def _shown(self, png: bytes) -> bytes:
-        """Keep the screenshot the agent is given, and return it."""
+    def _screenshot(self, ctx: _ScreenContext) -> Reply:
+        """Answer `screenshot`: the picture alone (or, when it cannot be shown without a secret, why not)."""
+        png = self._shown(ctx)
+        if png is None:
+            message = "the screen shows a secret a route typed, and cannot be blanked: observe reads it, masked"
+            return Reply(_answer("screenshot", "refused", ToolCode.STATE_UNREADABLE, message), None, True)
+        return Reply(_answer("screenshot", "ok", None, "screenshot"), png)
+
+    def _shown(self, ctx: _ScreenContext) -> bytes | None:
+        """Take the screenshot the agent is given (blanked where it shows a secret), keep it, and return it.
+
+        None: it shows a secret that cannot be blanked (the picture does not decode); the last one kept stays.
+        """
+        png = ctx.screenshot()
+        secrets = self.secrets()
+        if maskable(secrets):
+            # Where each text is drawn: the screen just observed, else the one on the device as it is taken.
+            tree = ctx.seen.tree if ctx.seen is not None else ctx.observe().tree
+            blanked = blanked_screenshot(png, tree, secrets)
+            if blanked is None:
+                return None
+            png = blanked
         self._png = png
         return png
 
@@ -217,6 +307,13 @@ class _ScreenContext(ToolContext):
         seen = super().observe(fresh=fresh)
         self.seen = seen
         return seen
+
+
+def refusal(tool: str, code: str, message: str, problems: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return the result of a call refused before it reached a tool (arguments the wire could not take whole)."""
+    return {"tool": tool, "status": "refused", "dispatched": "none", "code": code, "message": message,
+            "hint": problems[0].get("hint", "Fix the arguments.") if problems else "Fix the arguments.",
+            "problems": problems}  # fmt: skip
 
 
 def _answer(tool: str, status: str, code: ToolCode | None, message: str, dispatched: str = "none") -> dict[str, Any]:

@@ -198,6 +198,19 @@ def open_visualagent(request: DeviceRequest) -> Device:
     return VisualAgentDevice(mailbox, request.wall, platform=request.appium.platform or "android")
 
 
+def platform_untold(runtime: str | None, platform: str | None, capabilities: Mapping[str, Any]) -> bool:
+    """Say whether a device on `runtime` needs a platform that neither `platform` nor the capabilities tell.
+
+    Only Appium's do; it still finds a device's platform where this host lists the device (adb, xcrun), which
+    the caller asks (`visor.devices.appium.host_programs`). Asked before anything closes the device in use.
+    """
+    if runtime != "appium" or platform:
+        return False
+    from visor.devices.appium.capabilities import platform_of
+
+    return platform_of(capabilities) is None
+
+
 def open_appium(request: DeviceRequest) -> Device:
     """Start an Appium session on the device the request (or the host's only device) names."""
     from visor.devices.appium.capabilities import settings_from

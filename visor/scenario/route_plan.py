@@ -16,10 +16,12 @@ their path. Every problem is reported with its line and column.
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, BinaryIO, Literal
 
-from pydantic import Field, field_serializer, model_validator
+from pydantic import Field, field_serializer, field_validator, model_validator
 
+from visor.errors import InputError
 from visor.scenario.document import Document
 from visor.scenario.fields import InputModel, NonEmptyStr, SelectorStr, plain_error
 from visor.scenario.issues import IssueCode
@@ -30,6 +32,19 @@ NEXT_STEP = "Fix the route-plan JSON before contacting the device."
 PREFIX = "Invalid route plan: "
 #: Upstream's bounds of `expect.timeout_ms`.
 DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS = 30_000, 300_000
+#: visor's bounds of a whole plan (upstream has none): its paths, its steps in all, and the time its steps may wait
+#: for their expectations in all (10 minutes, as long as `wait_for_delay` may wait). A route follows its plan on
+#: the device alone, and is checkpointed after every step: unbounded, one plan held an agent's server for minutes
+#: and grew its checkpoint with the square of its steps.
+MAX_PATHS, MAX_STEPS, MAX_WAIT_MS = 20, 50, 600_000
+#: The largest plan (UTF-8 bytes of its compact JSON): with the bounds above, what bounds its checkpoint.
+MAX_PLAN_BYTES = 64 * 1024
+#: What a refusal of a plan past its bounds suggests.
+BOUNDS_HINT = (
+    f"A route plan takes at most {MAX_PATHS} paths and {MAX_STEPS} steps in all, whose expect.timeout_ms add up to "
+    f"at most {MAX_WAIT_MS:,} ms, in {MAX_PLAN_BYTES // 1024} KiB: give the likeliest paths first, shorter "
+    "timeouts, or route in several plans."
+)
 
 
 class Expectation(InputModel):
@@ -66,9 +81,20 @@ class RoutePath(InputModel):
 
     id: NonEmptyStr
     from_: Start | None = Field(default=None, alias="from")
-    steps: Annotated[list[RouteStep], Field(min_length=1)]
+    steps: list[RouteStep]
 
     model_config = InputModel.model_config | {"populate_by_name": False}
+
+    @field_validator("steps", mode="before")
+    @classmethod
+    def _some_steps(cls, steps: Any) -> Any:
+        # Counted before each step is read, as the paths are.
+        if isinstance(steps, list) and not steps:
+            raise plain_error(IssueCode.TYPE_ERROR, "steps must not be empty: a path takes at least one step")
+        if isinstance(steps, list) and len(steps) > MAX_STEPS:
+            raise plain_error(IssueCode.TYPE_ERROR, f"a path of {len(steps)} steps is over the bound of {MAX_STEPS}",
+                              BOUNDS_HINT)  # fmt: skip
+        return steps
 
     @model_validator(mode="after")
     def _unique_steps(self) -> RoutePath:
@@ -86,13 +112,39 @@ class RoutePlan(InputModel):
 
     goal: NonEmptyStr
     rediscover: bool = True
-    paths: Annotated[list[RoutePath], Field(min_length=1)]
+    paths: list[RoutePath]
+
+    @field_validator("paths", mode="before")
+    @classmethod
+    def _some_paths(cls, paths: Any) -> Any:
+        # Counted before each path is read: a plan of thousands of paths is refused without reading them.
+        if isinstance(paths, list) and not paths:
+            raise plain_error(IssueCode.TYPE_ERROR, "paths must not be empty: a route plan takes at least one path")
+        if isinstance(paths, list) and len(paths) > MAX_PATHS:
+            raise plain_error(IssueCode.TYPE_ERROR, f"{len(paths)} paths are over the bound of {MAX_PATHS}",
+                              BOUNDS_HINT)  # fmt: skip
+        return paths
 
     @model_validator(mode="after")
     def _unique_paths(self) -> RoutePlan:
         ids = [path.id for path in self.paths]
         if len(set(ids)) != len(ids):
             raise plain_error(IssueCode.DUPLICATE_ID, "route plan path ids must be unique")
+        return self
+
+    @model_validator(mode="after")
+    def _bounded(self) -> RoutePlan:
+        steps = [step for path in self.paths for step in path.steps]
+        if len(steps) > MAX_STEPS:
+            message = f"the plan's paths hold {len(steps)} steps in all, over the bound of {MAX_STEPS}"
+            raise plain_error(IssueCode.TYPE_ERROR, message, BOUNDS_HINT)
+        waits = sum(step.expect.timeout_ms for step in steps)
+        if waits > MAX_WAIT_MS:
+            message = (
+                f"the plan's steps may wait {waits:,.0f} ms in all for their expectations (expect.timeout_ms, "
+                f"{DEFAULT_TIMEOUT_MS:,} ms unless given), over the bound of {MAX_WAIT_MS:,} ms"
+            )
+            raise plain_error(IssueCode.TYPE_ERROR, message, BOUNDS_HINT)
         return self
 
 
@@ -116,7 +168,17 @@ def checked_plan(document: Document) -> RoutePlan:
     """
     from visor.scenario.model_files import document_model, refusal
 
-    plan = document_model(document, RoutePlan, "route plan", NEXT_STEP, prefix=PREFIX)
+    size = len(json.dumps(document.data, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "replace"))
+    if size > MAX_PLAN_BYTES:
+        raise InputError(f"{PREFIX}{document.name}: the plan is {size:,} bytes, over the bound of "
+                         f"{MAX_PLAN_BYTES // 1024} KiB (its compact JSON)", next_step=BOUNDS_HINT)  # fmt: skip
+    try:
+        plan = document_model(document, RoutePlan, "route plan", NEXT_STEP, prefix=PREFIX)
+    except InputError as exc:
+        # A plan past visor's bounds says them, and how to keep within them, as its next step.
+        if any(issue.get("hint") == BOUNDS_HINT for issue in exc.details.get("issues", [])):
+            exc.next_step = BOUNDS_HINT
+        raise
     problems = []
     for number, path in enumerate(plan.paths):
         steps = [{"id": step.id, "command": step.command, "args": step.args} for step in path.steps]

@@ -164,6 +164,10 @@ class AppTools:
         counted = f"{len(listed)} app{'' if len(listed) == 1 else 's'}"
         return reply(name, "ok", None, counted, hint=hint, apps=listed, complete=complete)
 
+    def secrets(self) -> frozenset[str]:
+        """Return what its calls typed from a secret: nothing (it types nothing)."""
+        return frozenset()
+
 
 def openai_definitions() -> list[dict[str, Any]]:
     """Return the device tools in OpenAI's function-calling format (`visor tools`), in the order MCP lists them."""

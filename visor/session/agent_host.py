@@ -27,7 +27,11 @@ from visor.agent.catalog import described
 from visor.agent.session import AgentSession, Reply, tool_definitions
 from visor.clock import Clock, IdSource
 from visor.devices.appium.capabilities import secret_values
+from visor.devices.factory import platform_untold
 from visor.errors import InputError, TargetError, VisorError
+from visor.report.console import printable
+from visor.scenario.tools.bounds import CALL_BOUND_BYTES
+from visor.scenario.tools.check import encoded_size
 from visor.session.agent_device import AgentOptions, open_session, session_tools
 from visor.session.agent_devices import (
     DEFINITIONS,
@@ -41,9 +45,12 @@ from visor.session.agent_devices import (
     reply,
     simulated,
 )
+from visor.session.app_map import schema_issue
 
 #: What an observation result holds beside the tools' shape: `use_device` attaches these.
 _SCREEN_KEYS = ("screen", "elements", "coordinates")
+#: The longest tool name an unknown tool's refusal quotes whole.
+_NAME_CHARS = 80
 #: What a refusal's text is made of: the fields the scenario terms are translated in.
 _TEXT_KEYS = ("message", "hint", "likely_cause")
 #: The scenario's terms in the shared errors of opening a device, and what an agent acts on instead. Without a
@@ -106,29 +113,37 @@ class AgentHost:
         own = tool_definitions(tools, seed_descriptions=self.options.seed_descriptions)
         return own + [described(dict(definition)) for definition in DEFINITIONS if definition["name"] in HOST_TOOLS]
 
-    def call(self, name: str, arguments: Mapping[str, Any] | None) -> Reply:
+    def call(self, name: str, arguments: Mapping[str, Any] | None, stop: threading.Event | None = None) -> Reply:
         """Run one call: a device tool here, any other on the device in use (refused while there is none).
 
-        The answer comes in the agent's terms, secret capabilities masked (see the module's docstring).
+        The answer comes in the agent's terms, secret capabilities masked (see the module's docstring). `stop`, once
+        set, ends a call on the device at its next wait (the client cancelled it).
         """
         with self._lock:
-            answer = self._answer(name, dict(arguments or {}))
+            answer = self._answer(name, dict(arguments or {}), stop)
             result = redact(answer.result, self.secrets)
         if answer.is_error:
             result = {key: _told(value, AGENT_TERMS) if key in _TEXT_KEYS else value for key, value in result.items()}
         return Reply(result, answer.image, answer.is_error)
 
-    def _answer(self, name: str, given: dict[str, Any]) -> Reply:
+    def _answer(self, name: str, given: dict[str, Any], stop: threading.Event | None) -> Reply:
         if name not in self.tool_names:
             # Here, not in the session: its own list leaves out the host's tools.
-            known = ", ".join(self.tool_names)
-            return reply(name, "refused", "VALIDATION_ERROR", f"unknown tool {name!r}; tools: {known}")
+            known, shown = ", ".join(self.tool_names), name if len(name) <= _NAME_CHARS else name[:_NAME_CHARS] + "…"
+            return reply(shown, "refused", "VALIDATION_ERROR", f"unknown tool {printable(repr(shown))}; tools: {known}")
+        size = encoded_size(given)
+        if size > CALL_BOUND_BYTES:
+            # Before anything reads them: a rule quoting a 10 MB text would answer with it, several times.
+            message = f"the arguments are {size:,} bytes (compact JSON), over the bound of {CALL_BOUND_BYTES:,} bytes"
+            found = {"path": "(arguments)", "message": message, "code": "ARGUMENT_TOO_LARGE"}
+            hint = "Send shorter values: a description of a few words, a text of at most 65,536 characters."
+            return reply(name, "refused", "ARGUMENT_TOO_LARGE", message, hint=hint, problems=[found])
         if name == "list_devices":
             return self._list(given)
         if name == "use_device":
             return self._use(given)
         if self.session is not None:
-            return self.session.call(name, given)
+            return self.session.call(name, given, stop)
         return no_device(name)
 
     def last_screenshot(self) -> bytes | None:
@@ -192,7 +207,8 @@ class AgentHost:
         self.secrets |= secret_values(capabilities)
         device, runtime = arguments["device"], arguments.get("runtime")
         if runtime is not None:
-            return self._options(arguments, replace(self.options, runtime=runtime))
+            chosen = self._options(arguments, replace(self.options, runtime=runtime))
+            return chosen if _platform_known(chosen) else self._no_platform(device)
         flavour = simulated(device)
         entries = [flavour] if flavour is not None else available_devices()
         entry = next((entry for entry in entries if entry.id == device), None)
@@ -203,6 +219,17 @@ class AgentHost:
                          hint=hint, in_use=self.device_id)  # fmt: skip
         # The listed platform too: it picks the simulated phone's flavour, and a listed phone's is known.
         return self._options(arguments, replace(self.options, runtime=entry.runtime, platform=entry.platform))
+
+    def _no_platform(self, device: str) -> Reply:
+        """Refuse an Appium device whose platform nothing tells (nothing changed: the device in use stays)."""
+        message = (
+            f"cannot use {device} on Appium: its platform is unknown (this host does not list it, and neither "
+            "the capabilities' platformName nor visor mcp's --platform says it)"
+        )
+        hint = 'Give its platform: "capabilities": {"platformName": "Android"} (or "iOS").'
+        found = {"path": "capabilities.platformName", "message": message, "code": "VALIDATION_ERROR", "hint": hint}
+        return reply("use_device", "refused", "VALIDATION_ERROR", message, hint=hint, problems=[found],
+                     in_use=self.device_id)  # fmt: skip
 
     def _options(self, arguments: dict[str, Any], chosen: AgentOptions) -> AgentOptions:
         """Return the options with the call's device, app and capabilities over the command line's."""
@@ -246,17 +273,21 @@ class AgentHost:
         return Reply(answer.result, look.image)
 
 
-def _invalid(arguments: dict[str, Any]) -> tuple[str, str] | None:
-    """Return where and what is wrong with use_device's arguments (None: they fit its schema)."""
-    from visor.scenario.document import dotted
-    from visor.scenario.schema import schema_problem
+def _platform_known(options: AgentOptions) -> bool:
+    """Say whether opening the device will know its platform: it needs none, one is said, or this host lists it."""
+    if not platform_untold(options.runtime, options.platform, options.capabilities):
+        return True
+    return any(entry.id == options.device and entry.platform for entry in available_devices())
 
+
+def _invalid(arguments: dict[str, Any]) -> tuple[str, str] | None:
+    """Return where and what is wrong with use_device's arguments (None: they fit its schema), values shortened."""
     schema = next(definition["inputSchema"] for definition in DEFINITIONS if definition["name"] == "use_device")
-    problem = schema_problem(schema, arguments)
+    problem = schema_issue(schema, arguments)
     if problem is None:
         return None
     where, message = problem
-    return dotted(where) or "(arguments)", f"use_device{'.' + dotted(where) if where else ' arguments'}: {message}"
+    return where or "(arguments)", f"use_device{'.' + where if where else ' arguments'}: {message}"
 
 
 def _json_type(value: Any) -> str:

@@ -19,8 +19,8 @@ map's secret inputs (and of any secret given) is masked in every result.
 from __future__ import annotations
 
 import time
-from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from visor.actions.device import Device
@@ -28,6 +28,7 @@ from visor.actions.secrets import redact
 from visor.agent.session import Reply
 from visor.clock import Clock, IdSource
 from visor.errors import InputError, VisorError
+from visor.report.console import printable
 from visor.report.envelope import Outcome
 from visor.scenario.document import Document
 from visor.scenario.route_plan import checked_plan
@@ -37,7 +38,15 @@ from visor.session.app_map import AppMap, MapPlace, map_lock, read_map, schema_i
 from visor.session.devices import OpenedDevice
 from visor.session.direct import Environment
 from visor.session.route_plans import follow_plan_on
-from visor.session.routes import AMBIGUOUS_SCREEN, UNKNOWN_SCREEN, destination, plan, route_on
+from visor.session.routes import (
+    AMBIGUOUS_SCREEN,
+    NO_ROUTE,
+    UNKNOWN_SCREEN,
+    destination,
+    plan,
+    require_inputs,
+    route_on,
+)
 
 _SCREEN = {"type": "string", "minLength": 1, "maxLength": 200,
            "description": "A screen: its id (screen_3), a variant id (variant_4) or its label."}  # fmt: skip
@@ -82,22 +91,6 @@ DEFINITIONS: list[dict[str, Any]] = [
 NAMES = frozenset(definition["name"] for definition in DEFINITIONS)
 
 
-class MaskedResult(dict[str, Any]):
-    """A map tool's result with the secrets masked, in what it holds and in whatever is added to it later.
-
-    The session adds the screen after a route to the result (`observation`): a secret a route typed into a plain
-    field shows in it, so what is set on the result is masked too.
-    """
-
-    def __init__(self, result: Mapping[str, Any], secrets: Collection[str]) -> None:
-        self._secrets = frozenset(secrets)
-        super().__init__(redact(dict(result), self._secrets))
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        """Set `key`, its value's secrets masked."""
-        super().__setitem__(key, redact(value, self._secrets))
-
-
 @dataclass(frozen=True, slots=True)
 class MapTools:
     """The map tools of one session: which map (app id, folder), and the wall clock and ids for its records."""
@@ -107,11 +100,18 @@ class MapTools:
     wall: Clock
     ids: IdSource
     #: Texts never shown besides the map's secret inputs' values (the command line's secrets).
-    secrets: frozenset[str] = frozenset()
+    given: frozenset[str] = frozenset()
+    #: What the session must mask from now on: every secret a map read so far held (its secret inputs' values)
+    #: and what fields kept of those a route typed. Grows; the frozen tools hold the one set.
+    known: set[str] = field(default_factory=set)
 
     def definitions(self) -> list[dict[str, Any]]:
         """Return the three tools' MCP definitions."""
         return [dict(definition) for definition in DEFINITIONS]
+
+    def secrets(self) -> frozenset[str]:
+        """Return the texts the agent is never shown: the given ones, the map's secret inputs', what fields kept."""
+        return self.given | frozenset(self.known)
 
     def call(self, name: str, arguments: dict[str, Any], device: Device, clock: Clock) -> Reply | None:
         """Answer a call to a map tool (None: not one)."""
@@ -121,32 +121,31 @@ class MapTools:
         if problem is not None:
             return reply(name, "refused", "VALIDATION_ERROR", problem)
         place = MapPlace.of_device(device.info, self.app_id, self.map_dir)
-        secrets = set(self.secrets)  # and each map read adds its own
         try:
             if name == "route_follow":
-                answer = self._follow(arguments, OpenedDevice(device, clock), place, secrets)
+                answer = self._follow(arguments, OpenedDevice(device, clock), place)
             else:
-                answer = self._look(name, arguments, device, place, secrets)
+                answer = self._look(name, arguments, device, place)
         except InputError as exc:
             answer = reply(name, "refused", _refusal_code(exc, "NOT_FOUND"), exc.message, hint=exc.next_step)
-        return Reply(MaskedResult(answer.result, secrets), answer.image, answer.is_error)
+        # The session masks them in all it shows (the screen after a route included); masked here too, at the source.
+        return Reply(redact(answer.result, self.secrets()), answer.image, answer.is_error)
 
-    def _read_map(self, place: MapPlace, secrets: set[str]) -> AppMap:
-        """Read the map (under its lock), adding its secrets to `secrets`."""
+    def _read_map(self, place: MapPlace) -> AppMap:
+        """Read the map (under its lock); its secrets are known from now on."""
         with map_lock(place, sleep=time.sleep, now=time.monotonic):
-            app_map = read_map(place, self.wall, secrets=self.secrets)
-        secrets |= app_map.secrets()
+            app_map = read_map(place, self.wall, secrets=self.given)
+        self.known.update(app_map.secrets())
         return app_map
 
-    def _look(
-        self, name: str, arguments: Mapping[str, Any], device: Device, place: MapPlace, secrets: set[str]
-    ) -> Reply:
+    def _look(self, name: str, arguments: Mapping[str, Any], device: Device, place: MapPlace) -> Reply:
         """Answer map_read or route_plan, which send nothing.
 
         Raises:
-            InputError: the map cannot be read, or names no such screen.
+            InputError: the map cannot be read, or names no such screen; a route_plan's route fills a field from a
+                variable that is undeclared or unset (as route_follow would refuse it).
         """
-        app_map = self._read_map(place, secrets)
+        app_map = self._read_map(place)
         if not app_map.document["screens"]:
             hint = "Map the app first: visor discover --crawl (or call observe and explore)."
             return reply(name, "refused", "NOT_FOUND", f"no app map for {place.identity} yet", hint=hint)
@@ -184,9 +183,11 @@ class MapTools:
             start = _start(app_map)
             route = plan(app_map, start, goals) if start is not None else None
             if route is None:
-                message = f"no safe route in the app map to {wanted!r}, from here or from the app's start"
+                to = printable(repr(wanted))
+                message = f"no safe route in the app map to {to}, from here or from the app's start"
                 hint = "Crawl from here (visor discover --crawl), or start from another screen."
                 return reply("route_plan", "refused", "NOT_FOUND", message, hint=hint)
+        require_inputs(app_map, route)  # refused as route_follow refuses it: what it offers, route_follow takes
         legs = [{"edge": edge["id"], "command": edge["command"], "target": edge["target"],
                  "to_screen": _screen_of(app_map, edge["to_variant_id"]),
                  "confidence": round(edge["confidence"], 2)} for edge in route]  # fmt: skip
@@ -197,15 +198,16 @@ class MapTools:
             message = f"{len(legs)} steps" if legs else "already there"
         return reply("route_plan", "ok", None, message, **data)
 
-    def _follow(self, arguments: Mapping[str, Any], opened: OpenedDevice, place: MapPlace, secrets: set[str]) -> Reply:
+    def _follow(self, arguments: Mapping[str, Any], opened: OpenedDevice, place: MapPlace) -> Reply:
         env = Environment(self.wall, self.ids)
         try:
             if "to" in arguments:
-                outcome = route_on(opened, place, arguments["to"], self.wall, secrets=self.secrets, kept=secrets)
-                goals = destination(self._read_map(place, secrets), arguments["to"])
+                outcome = route_on(opened, place, arguments["to"], self.wall, secrets=self.given, kept=self.known)
+                goals = destination(self._read_map(place), arguments["to"])
                 return _followed(outcome, _route_dispatched(outcome.data["route"], goals))
             checked = checked_plan(Document("plan", "json", arguments["plan"], {}))
-            outcome = follow_plan_on(opened, place, checked, env, secrets=self.secrets)
+            self._read_map(place)  # its secrets, masked in what the route shows
+            outcome = follow_plan_on(opened, place, checked, env, secrets=self.given, kept=self.known)
         except InputError as exc:
             # Refused before any input (an invalid plan, an unknown screen, a risky tap): nothing was sent.
             code = _refusal_code(exc, "VALIDATION_ERROR")
@@ -217,11 +219,17 @@ class MapTools:
 
 
 def _refusal_code(exc: InputError, otherwise: str) -> str:
-    """Return a refusal's code: NOT_FOUND for a screen the map does not have, AMBIGUOUS for one label of several."""
-    if UNKNOWN_SCREEN in exc.details:
+    """Return a refusal's code, the same from every map tool.
+
+    NOT_FOUND for a screen the map does not have or no route to it, AMBIGUOUS for a label several screens share,
+    VALIDATION_ERROR for a route filling fields from variables undeclared or unset; else `otherwise`.
+    """
+    if UNKNOWN_SCREEN in exc.details or NO_ROUTE in exc.details:
         return "NOT_FOUND"
     if AMBIGUOUS_SCREEN in exc.details:
         return "AMBIGUOUS"
+    if "undeclared_inputs" in exc.details or "missing_inputs" in exc.details:
+        return "VALIDATION_ERROR"
     return otherwise
 
 

@@ -25,7 +25,6 @@ import errno
 import fcntl
 import hashlib
 import json
-import math
 import os
 import re
 import stat
@@ -35,14 +34,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from visor.actions.device import Device, DeviceInfo, InputRejected
-from visor.actions.secrets import KeptPart, holds, mask_text, maskable, redact
+from visor.actions.secrets import KeptPart, mask_text, maskable, redact
+from visor.actions.tools.shown_secrets import blank, decoded, encoded, secret_areas, shown_texts
 from visor.clock import Clock, isoformat
 from visor.errors import InputError, SourceError, TargetError
 from visor.files import UnsafePath, regular_file, write_confined
 from visor.report.console import printable
 from visor.scenario.loader import read_data
 from visor.ui.geometry import Rect, Size
-from visor.ui.images import png_size
 from visor.ui.screens import ScreenObservation, observe_screen
 from visor.ui.tree import Node, UiTree
 
@@ -218,14 +217,18 @@ class AppMap:
         self.extra_secrets = frozenset(secrets)
         #: What fields showed of secrets typed into them (`keep_secret`): a part is no longer the secret's text.
         self.kept: set[str] = set()
+        #: Told of each text to mask from now on, as it becomes one (`listen`): a run's artifacts.
+        self._listeners: list[Callable[[str], None]] = []
 
     def inputs(self) -> dict[str, bool]:
         """Return the environment variables the map declares its fields are filled from, each with if it is secret.
 
-        A declaration without `secret` is a secret: only what its author said is not is ever shown.
+        A declaration without `secret` is a secret: only what its author said is not is ever shown. A variable
+        named like a secret (`AWS_SECRET_ACCESS_KEY`, `API_TOKEN`) is one whatever the map says, as a crawl
+        declares it: an edited `"secret": false` would show its value to an agent.
         """
         declared = self.document.get("inputs", {})
-        return {name: entry.get("secret", True) is not False for name, entry in declared.items()}
+        return {name: entry.get("secret", True) is not False or secret_name(name) for name, entry in declared.items()}
 
     def declare_inputs(self, variables: Mapping[str, bool]) -> None:
         """Declare variables the map's fields are filled from (variable -> secret), as a crawl's annotation says.
@@ -256,6 +259,18 @@ class AppMap:
         It is masked as the run masks what a field kept (`KeptPart`: a part under 4 characters as a whole word).
         """
         self.kept.add(KeptPart(shown))
+        for listener in self._listeners:
+            listener(shown)
+
+    def listen(self, hide: Callable[[str], None]) -> None:
+        """Tell `hide` every text to mask: the map's secrets now, and each part a field keeps from now on.
+
+        A run masks its artifacts by what it is told (`ArtifactStore.hide`): the map's secret inputs a detour types
+        are not the run's `--secret`s, and would be shown in its screenshots' page sources and its envelope.
+        """
+        self._listeners.append(hide)
+        for secret in sorted(self.secrets()):
+            hide(secret)
 
     def masked(self, value: Any) -> Any:
         """Return `value` (JSON-like) with every secret's text masked (`visor.actions.secrets.redact`)."""
@@ -457,10 +472,6 @@ def record_screen(
     return variant, created
 
 
-#: The largest side of a screenshot a thumbnail is made of (px): a tablet's is a third of it.
-MAX_SHOT_SIDE = 16_384
-
-
 def thumbnail(png: bytes, width: int, hidden: Collection[Rect] = (), screen: Size | None = None) -> bytes | None:
     """Return a PNG scaled down to `width` (its aspect kept; a narrower one unchanged); None when it is no picture.
 
@@ -470,47 +481,16 @@ def thumbnail(png: bytes, width: int, hidden: Collection[Rect] = (), screen: Siz
     A screenshot comes from the device (a phone's folder, a driver): bytes that do not decode, or a header
     claiming a picture no phone takes, make no thumbnail instead of stopping the command.
     """
-    import io
-
     from PIL import Image
 
-    size = png_size(png[:24])
-    if size is not None and not (0 < size.width <= MAX_SHOT_SIDE and 0 < size.height <= MAX_SHOT_SIDE):
+    picture = decoded(png)
+    if picture is None:
         return None
-    try:
-        with Image.open(io.BytesIO(png)) as image:
-            image.load()
-            picture = image.convert("RGB")
-    except Exception:  # Pillow's decoders raise many kinds (OSError, ValueError, SyntaxError, zlib's…)
-        return None
-    _blank(picture, hidden, screen)
+    blank(picture, hidden, screen)
     if picture.width > width:
         height = max(1, round(picture.height * width / picture.width))
         picture = picture.resize((width, height), Image.Resampling.LANCZOS)
-    out = io.BytesIO()
-    picture.save(out, format="PNG", optimize=True)
-    return out.getvalue()
-
-
-#: What a blanked area of a thumbnail is filled with: a mid grey, plainly no part of the app.
-BLANK = (128, 128, 128)
-
-
-def _blank(picture: Any, hidden: Collection[Rect], screen: Size | None) -> None:
-    """Fill each area of a picture (a Pillow image) with `BLANK`, scaled from `screen`'s coordinates to its pixels."""
-    if not hidden:
-        return
-    from PIL import ImageDraw
-
-    across = picture.width / screen.width if screen is not None and screen.width > 0 else 1.0
-    down = picture.height / screen.height if screen is not None and screen.height > 0 else 1.0
-    draw = ImageDraw.Draw(picture)
-    for area in hidden:
-        # Rounded outwards: a pixel the area touches is blanked whole.
-        box = (math.floor(area.left * across), math.floor(area.top * down),
-               math.ceil(area.right * across) - 1, math.ceil(area.bottom * down) - 1)  # fmt: skip
-        if box[2] >= box[0] and box[3] >= box[1]:
-            draw.rectangle(box, fill=BLANK)
+    return encoded(picture)
 
 
 def masked_tree(tree: UiTree, secrets: Collection[str]) -> UiTree:
@@ -525,7 +505,7 @@ def masked_tree(tree: UiTree, secrets: Collection[str]) -> UiTree:
 
 def _masked_node(node: Node, secrets: Collection[str]) -> Node:
     children = tuple(_masked_node(child, secrets) for child in node.children)
-    shown = _shown(node)
+    shown = shown_texts(node)
     text, content_desc, hint, label, value = (mask_text(item, secrets) for item in shown)
     if (text, content_desc, hint, label, value) == shown and all(
         new is old for new, old in zip(children, node.children, strict=True)
@@ -534,22 +514,6 @@ def _masked_node(node: Node, secrets: Collection[str]) -> Node:
     return dataclasses.replace(
         node, children=children, text=text, content_desc=content_desc, hint=hint, label=label, value=value
     )
-
-
-def _shown(node: Node) -> tuple[str, str, str, str, str]:
-    """Return the texts of a node that an app shows (or a reader reads out): where a secret may appear on screen."""
-    return node.text, node.content_desc, node.hint, node.label, node.value
-
-
-def secret_areas(tree: UiTree, secrets: Collection[str]) -> list[Rect]:
-    """Return where the screen shows a secret's text: the bounds of each node on it whose text holds one."""
-    if not maskable(secrets):
-        return []
-    return [
-        item.node.bounds.intersect(tree.screen)
-        for item in tree.flat
-        if tree.on_screen(item.node) and any(holds(text, secrets) for text in _shown(item.node))
-    ]
 
 
 def learn(edge: dict[str, Any], verified: bool, now: str) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import os
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Any
 
 from visor.actions.device import Device
@@ -153,6 +153,10 @@ class MapRouter:
         except InputError:
             return None  # the picture is an extra: a run never fails for want of it
 
+    def secrets(self) -> frozenset[str]:
+        """Return the texts a detour may type or show that are never shown: the map's secrets (`AppMap.secrets`)."""
+        return self.map.secrets()
+
     def save(self) -> None:
         """Write what the run learnt (under the map's lock)."""
         with map_lock(self.map.place, sleep=time.sleep, now=time.monotonic):
@@ -168,10 +172,13 @@ def router_for(
     off: bool,
     repair: bool,
     secrets: Collection[str] = (),
+    hide: Callable[[str], None] | None = None,
 ) -> MapRouter | None:
     """Return the router of the app's map: when its file exists (or a repair may start one), unless turned off.
 
     `secrets` (the command line's `--secret` values) are never kept in the map, as its secret inputs' are not.
+    `hide` is told every text the map's detours may type or show that must be masked: the map's secret inputs'
+    values at once, what a field kept of one as it is typed (a run's `ArtifactStore.hide`).
     """
     if off:
         return None
@@ -180,4 +187,6 @@ def router_for(
         return None
     with map_lock(place, sleep=time.sleep, now=time.monotonic):
         app_map = read_map(place, wall, secrets=secrets)
+    if hide is not None:
+        app_map.listen(hide)
     return MapRouter(app_map, opened.device, opened.clock, wall, repair=repair)

@@ -178,8 +178,12 @@ def follow_plan_on(
     resume: Resume | None = None,
     checkpoint: str | None = None,
     secrets: Collection[str] = (),
+    kept: set[str] | None = None,
 ) -> Outcome:
     """Follow a route plan on an open device (left open), through the map at `place`; `secrets` are never shown.
+
+    `kept`, when given, gains what the route's fields showed of the secrets typed into them (`AppMap.kept`), as
+    `visor.session.routes.route_on`'s does.
 
     Raises:
         InputError: the plan names a screen the map does not know, or taps a risky control.
@@ -197,6 +201,8 @@ def follow_plan_on(
             data = follower.follow(screens, resume or Resume())
         finally:
             write_map(app_map, env.wall)
+            if kept is not None:
+                kept |= app_map.kept
         memory = app_map.masked(build_memory(app_map.document))
         data = app_map.masked(data)
         variant = follower.variant

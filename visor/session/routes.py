@@ -67,8 +67,9 @@ class Leg:
 HOP_COST = 0.15
 
 
-#: What a refusal of a destination says in its `details` (the map tools answer NOT_FOUND, AMBIGUOUS by it).
-UNKNOWN_SCREEN, AMBIGUOUS_SCREEN = "unknown_screen", "ambiguous_screen"
+#: What a refusal of a destination says in its `details` (the map tools answer NOT_FOUND, AMBIGUOUS by it), and
+#: of a destination no route leads to (NOT_FOUND, as route_plan answers it).
+UNKNOWN_SCREEN, AMBIGUOUS_SCREEN, NO_ROUTE = "unknown_screen", "ambiguous_screen", "no_route"
 
 
 def destination(app_map: AppMap, wanted: str) -> set[str]:
@@ -216,6 +217,7 @@ def route_on(
                 likely_cause="The map knows no usable edges leading there, from this screen or from the app's "
                 "start (or only risky ones).",
                 next_step="Crawl from here (visor discover --crawl), or start from another screen.",
+                details={NO_ROUTE: wanted},
             )
     reached = legs[-1].reached if legs else start["id"]
     data = {"action": "route", "to": wanted, "from": start["id"], "route": [leg.to_dict() for leg in legs],

@@ -257,9 +257,8 @@ def attempt(
     try:
         choice = prepared.options
         off, repair = choice.no_map, choice.repair
-        router = router_for(
-            opened, choice.app_id, choice.map_dir, wall=env.wall, off=off, repair=repair, secrets=choice.secrets
-        )
+        router = router_for(opened, choice.app_id, choice.map_dir, wall=env.wall, off=off, repair=repair,
+                            secrets=choice.secrets, hide=store.hide)  # fmt: skip
         context = RunContext(opened.device, opened.clock, env.wall, store, run_id, watchdog=watchdog, router=router)
         final = drive(run_scenario(prepared.scenario, settings, context), (writer, *handlers))
         if router is not None and router.map.changed:

@@ -95,7 +95,8 @@ Swipe = TypedDict(
         "to": list[float],
         "duration_ms": int,
         "area": list[float],
-        "scope": Receipt,
+        #: The container a directional swipe scrolled; null when it swiped the whole screen.
+        "scope": Receipt | None,
     },
     total=False,
 )

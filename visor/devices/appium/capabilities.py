@@ -81,7 +81,7 @@ def settings_from(
     url = (server_url or env.get("VISOR_SERVER_URL") or DEFAULT_SERVER_URL).strip()
     username, password = check_server_url(url)
     caps = dict(capabilities or {})
-    chosen = platform or _platform_of(caps)
+    chosen = platform or platform_of(caps)
     ios = chosen == "ios"
     app = app_id or (env.get("VISOR_IOS_BUNDLE_ID") if ios else env.get("VISOR_ANDROID_APP_PACKAGE"))
     return AppiumSettings(
@@ -161,7 +161,8 @@ def _int(env: Mapping[str, str], name: str, default: int) -> int:
         raise InputError(f"{name}={value!r} is not a whole number", next_step=f"Set {name} to a number.") from None
 
 
-def _platform_of(capabilities: Mapping[str, Any]) -> str | None:
+def platform_of(capabilities: Mapping[str, Any]) -> str | None:
+    """Return the platform the capabilities' platformName names (`fake`: the fake driver's Android), if any."""
     name = str(capabilities.get("platformName", "")).lower()
     return {"android": "android", "ios": "ios", "fake": "android"}.get(name)
 

@@ -18,3 +18,6 @@ MAX_DELAY_WAIT_MS = 600_000
 MAX_TEXT = 65_536
 #: The "16KiB argument safety bound" of action_sequence: UTF-8 bytes of the compact JSON encoding.
 ARGUMENT_BOUND_BYTES = 16_384
+#: Any call's arguments, measured so: room for the longest text (`MAX_TEXT` characters of 4 UTF-8 bytes each)
+#: and 16 KiB more. Past it a call is refused before its arguments are read (a 10 MB description, 10,000 frames).
+CALL_BOUND_BYTES = 4 * MAX_TEXT + ARGUMENT_BOUND_BYTES

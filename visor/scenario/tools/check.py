@@ -168,8 +168,38 @@ def _explain(error: ValidationError) -> list[Issue]:
         expected = ", ".join(_describe(option) for option in options)
         return [problem(path, f"expected {expected}; got {_json_type(error.instance)}")]
     if error.validator == "additionalProperties":
-        return [problem(path, error.message.replace("Additional properties are not allowed", "unknown field(s)"))]
-    return [problem(path, error.message)]
+        return [problem(path, _said(error).replace("Additional properties are not allowed", "unknown field(s)"))]
+    return [problem(path, _said(error))]
+
+
+#: The longest value a problem's message quotes as it is (jsonschema's quotes it whole: a 10 MB text, 10,000 frames).
+QUOTED_CHARS = 80
+
+
+def _said(error: ValidationError) -> str:
+    """Return a schema error's message, the value it quotes shortened to what says which value it is."""
+    message = error.message
+    quoted = repr(error.instance)
+    if len(quoted) <= QUOTED_CHARS or quoted not in message:
+        return message
+    return message.replace(quoted, _shortened(error.instance))
+
+
+def _shortened_repr(value: object) -> str:
+    """Quote a value as `repr` does, shortened when long."""
+    quoted = repr(value)
+    return quoted if len(quoted) <= QUOTED_CHARS else _shortened(value)
+
+
+def _shortened(value: object) -> str:
+    """Say which value it is, briefly: a text's beginning and length, a list's or an object's size."""
+    if isinstance(value, str):
+        return f"{value[: QUOTED_CHARS // 2]!r}… ({len(value):,} characters)"
+    if isinstance(value, list):
+        return f"an array of {len(value):,} items"
+    if isinstance(value, dict):
+        return f"an object of {len(value):,} keys"
+    return repr(value)[:QUOTED_CHARS] + "…"
 
 
 def _is_sequence_index(path: Path, instance: object) -> bool:
@@ -180,12 +210,15 @@ def _branch(error: ValidationError) -> int | str | None:
     """Return the index of the `anyOf` branch the value was written for, a message, or None when unclear."""
     options: list[dict[str, Any]] = list(error.schema.get("anyOf", [])) if isinstance(error.schema, dict) else []
     instance = error.instance
+    consts = [option.get("properties", {}).get("action", {}).get("const") for option in options]
+    known = ", ".join(str(const) for const in consts if const)
     if isinstance(instance, dict) and "action" in instance:
-        consts = [option.get("properties", {}).get("action", {}).get("const") for option in options]
         if instance["action"] in consts:
             return consts.index(instance["action"])
-        known = ", ".join(str(const) for const in consts if const)
-        return f"unknown member action '{instance['action']}' (one of: {known})"
+        return f"unknown member action {_shortened_repr(instance['action'])} (one of: {known})"
+    if isinstance(instance, dict) and any(consts):
+        # A member kind is told by its action: without one, every kind's schema fails alike.
+        return f"the member has no action: it needs one of {known}"
     kind = _json_type(instance)
     matching = [i for i, option in enumerate(options) if _type_matches(option.get("type"), kind)]
     return matching[0] if len(matching) == 1 else None

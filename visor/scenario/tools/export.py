@@ -30,6 +30,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from visor.errors import SourceError
 from visor.scenario.tools.definitions import is_tool, parameters
 
 #: The longest description OpenAI-compatible endpoints take.
@@ -147,14 +148,21 @@ _NOT_JSON = object()
 
 
 def _json(text: str) -> Any:
+    """Return the JSON a text holds, read as visor reads any JSON from outside (`_NOT_JSON`: it holds none).
+
+    The bounded reader: text nested thousands deep, an integer of thousands of digits, NaN, a lone surrogate or
+    a key given twice holds no JSON here, and the call is then checked with the text as it came (and refused).
+    """
+    from visor.scenario.loader import parse_data
+
     try:
-        return json.loads(text, parse_constant=_no_constant)
-    except ValueError:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: no text to read
         return _NOT_JSON
-
-
-def _no_constant(word: str) -> Any:
-    raise ValueError(f"{word} is not JSON")
+    try:
+        return parse_data(data, "the argument", format="json").data
+    except SourceError:
+        return _NOT_JSON
 
 
 def _accepts(name: str, key: str, value: Any) -> bool:
