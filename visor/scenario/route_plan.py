@@ -47,6 +47,18 @@ BOUNDS_HINT = (
 )
 
 
+def counted(items: Any, empty: str, most: int, over: str) -> Any:
+    """Refuse a list with no items, or more than `most`, before any item is read (`over`: its count, `most`).
+
+    A plan of thousands of paths is refused without reading them.
+    """
+    if isinstance(items, list) and not items:
+        raise plain_error(IssueCode.TYPE_ERROR, empty)
+    if isinstance(items, list) and len(items) > most:
+        raise plain_error(IssueCode.TYPE_ERROR, over.format(len(items), most), BOUNDS_HINT)
+    return items
+
+
 class Expectation(InputModel):
     """What must be true after a step: the screen the app map knows, and a selector that matches on it."""
 
@@ -88,13 +100,8 @@ class RoutePath(InputModel):
     @field_validator("steps", mode="before")
     @classmethod
     def _some_steps(cls, steps: Any) -> Any:
-        # Counted before each step is read, as the paths are.
-        if isinstance(steps, list) and not steps:
-            raise plain_error(IssueCode.TYPE_ERROR, "steps must not be empty: a path takes at least one step")
-        if isinstance(steps, list) and len(steps) > MAX_STEPS:
-            raise plain_error(IssueCode.TYPE_ERROR, f"a path of {len(steps)} steps is over the bound of {MAX_STEPS}",
-                              BOUNDS_HINT)  # fmt: skip
-        return steps
+        return counted(steps, "steps must not be empty: a path takes at least one step", MAX_STEPS,
+                       "a path of {} steps is over the bound of {}")  # fmt: skip
 
     @model_validator(mode="after")
     def _unique_steps(self) -> RoutePath:
@@ -117,13 +124,8 @@ class RoutePlan(InputModel):
     @field_validator("paths", mode="before")
     @classmethod
     def _some_paths(cls, paths: Any) -> Any:
-        # Counted before each path is read: a plan of thousands of paths is refused without reading them.
-        if isinstance(paths, list) and not paths:
-            raise plain_error(IssueCode.TYPE_ERROR, "paths must not be empty: a route plan takes at least one path")
-        if isinstance(paths, list) and len(paths) > MAX_PATHS:
-            raise plain_error(IssueCode.TYPE_ERROR, f"{len(paths)} paths are over the bound of {MAX_PATHS}",
-                              BOUNDS_HINT)  # fmt: skip
-        return paths
+        return counted(paths, "paths must not be empty: a route plan takes at least one path", MAX_PATHS,
+                       "{} paths are over the bound of {}")  # fmt: skip
 
     @model_validator(mode="after")
     def _unique_paths(self) -> RoutePlan:
