@@ -111,3 +111,26 @@ def test_a_failure_shows_no_secret_and_no_control_sequence(
     shown = "\n".join(done.outlines + done.errlines) + (pytester.path / "j.xml").read_text()
     assert "hunter2" not in shown and "•••" in shown
     assert "\x1b" not in shown and "\\x1b[2K" in shown
+
+
+def test_an_unparseable_scenario_fails_saying_where_never_vanishes(pytester: pytest.Pytester) -> None:
+    """A scenario with a syntax error is a failing item naming file:line:col; other broken YAML is left alone."""
+    broken_yaml = PASSES.replace("timeout: 500}}", "timeout: 500}") + "  - {id: x\n"
+    pytester.makefile(".yaml", **{"scenarios/a": PASSES, "scenarios/typo": broken_yaml,
+                                  "scenarios/template": "image: {{ .Values.image }}\n"})  # fmt: skip
+    pytester.makefile(".json", **{"scenarios/j": '{"meta": {"name": "j"}, "steps": [1,]}'})
+    done = pytester.runpytest_subprocess("scenarios", "--visor-output", "out", "-p", "visor", "--junitxml", "j.xml")
+    done.assert_outcomes(passed=1, failed=2)
+    done.stdout.fnmatch_lines_random([
+        "*INPUT_ERROR: *scenarios/typo.yaml:5:3: YAML syntax error*",
+        "*INPUT_ERROR: *scenarios/j.json:1:37: JSON syntax error*",
+        "next: Fix the YAML at that position*",
+        "FAILED scenarios/typo.yaml::typo - INPUT_ERROR*",
+    ])  # fmt: skip
+    assert "Traceback" not in done.stdout.str() and "template" not in done.stdout.str()
+    names = sorted(case.get("name") or "" for case in ET.parse(pytester.path / "j.xml").getroot().iter("testcase"))
+    assert names == ["j", "signs-in", "typo"]
+    # Named on the command line, any file that does not parse fails as such.
+    named = pytester.runpytest_subprocess("scenarios/template.yaml", "-p", "visor")
+    named.assert_outcomes(failed=1)
+    named.stdout.fnmatch_lines(["INPUT_ERROR: *template.yaml:1:9: *"])

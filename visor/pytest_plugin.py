@@ -6,6 +6,9 @@ mapping with `meta` and `steps`; app models left out) becomes one test item, nam
 - The item runs the scenario as `visor run FILE` does (its own artifacts folder and report.html); a failed step
   or assertion fails the item, showing each failure with its likely cause and next step, and where the report is.
 - A scenario that does not validate fails with its issues; one whose device cannot be had errors.
+- A file that cannot be read or parsed is never skipped silently when it is a scenario by its look (its text
+  names the keys `meta` and `steps`) or was named on the command line: it is one failing item, named by the file's
+  stem, saying what is wrong and where (`file:line:col`), as `visor validate` says it.
 - `meta.tags` are keywords (`pytest -k smoke`); a scenario tagged `expected-failure` is `xfail` (strict: one that
   passes is reported as such).
 - The run id, the signature, the seed and the report's path are the item's `user_properties`, so `--junitxml`
@@ -61,32 +64,58 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
     if file_path.name.lower().endswith(MODEL_SUFFIXES):
         return None
-    if not _looks_like_a_scenario(file_path):
+    if not _looks_like_a_scenario(file_path, named=parent.session.isinitpath(file_path)):
         return None
     collected: pytest.Collector = ScenarioFile.from_parent(parent, path=file_path)
     return collected
 
 
-def _looks_like_a_scenario(path: Path) -> bool:
+def _looks_like_a_scenario(path: Path, *, named: bool) -> bool:
+    """Say whether a file is a scenario; one that cannot be read counts when named or when its text says so."""
     from visor.errors import VisorError
     from visor.scenario.loader import read_document
 
     try:
         data = read_document(str(path)).data
     except VisorError:
-        return False
+        # Collected to fail with the reason: a scenario with a typo must never vanish from the run.
+        return named or _reads_like_a_scenario(path)
     return isinstance(data, dict) and "steps" in data and "meta" in data
+
+
+#: The keys `meta` and `steps` written as keys (YAML or JSON, quoted or not), in text that does not parse.
+_SCENARIO_KEY = r"""(?:^|[\s{,])["']?KEY["']?\s*:"""
+
+
+def _reads_like_a_scenario(path: Path) -> bool:
+    """Say whether the text of a file that does not parse names both keys a scenario has."""
+    import re
+
+    from visor.errors import VisorError
+    from visor.files import read_regular
+    from visor.scenario.reading import MAX_SOURCE_BYTES
+
+    try:
+        text = read_regular(str(path), noun="scenario file", limit=MAX_SOURCE_BYTES).decode("utf-8", "replace")
+    except VisorError:
+        return False  # not a regular file, or too large: taken for a scenario only when named
+    return all(re.search(_SCENARIO_KEY.replace("KEY", key), text, re.MULTILINE) for key in ("meta", "steps"))
 
 
 class ScenarioFile(pytest.File):
     """A scenario file: one item."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        """Yield the scenario's item, named by its `meta.name` (else the file's stem)."""
+        """Yield the scenario's item, named by its `meta.name` (else the file's stem); one failing if unreadable."""
+        from visor.errors import VisorError
         from visor.scenario.loader import read_document
         from visor.ui.escapes import printable
 
-        data = read_document(str(self.path)).data
+        try:
+            data = read_document(str(self.path)).data
+        except VisorError as exc:
+            yield UnreadableScenario.from_parent(self, name=printable(self.path.stem), error=exc)
+            return
         meta = data.get("meta") if isinstance(data, dict) else None
         name = meta.get("name") if isinstance(meta, dict) else None
         tags = meta.get("tags") if isinstance(meta, dict) else None
@@ -96,6 +125,34 @@ class ScenarioFile(pytest.File):
             name=printable(name) if isinstance(name, str) and name else self.path.stem,
             tags=[str(tag) for tag in tags] if isinstance(tags, list) else [],
         )
+
+
+class UnreadableScenario(pytest.Item):
+    """A scenario file that cannot be read or parsed: an item that fails with the reason and its position."""
+
+    def __init__(self, *, error: Exception, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.error = error
+
+    def runtest(self) -> None:
+        """Fail with what is wrong with the file (`file:line:col: ...`), its likely cause and the next step."""
+        from visor.errors import VisorError
+
+        exc = self.error
+        if not isinstance(exc, VisorError):  # pragma: no cover - collect() only hands visor errors
+            raise exc
+        raise ScenarioFailed(f"{exc.info().code}: {exc.message}", f"cause: {exc.likely_cause}",
+                             f"next: {exc.next_step}")  # fmt: skip
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        """Show the file's problem, never a traceback into visor."""
+        if isinstance(excinfo.value, ScenarioFailed):
+            return "\n".join(str(line) for line in excinfo.value.args)
+        return str(super().repr_failure(excinfo, style))
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        """Name the item in reports by its file."""
+        return self.path, None, f"scenario file: {self.path.name}"
 
 
 class ScenarioFailed(Exception):
