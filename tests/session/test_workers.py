@@ -225,3 +225,57 @@ def test_a_worker_whose_suite_is_gone_takes_no_more_scenarios() -> None:
     worker.join(30)
     assert not worker.is_alive() and results.cancelled
     assert tasks.qsize() == 1  # left for no one, untouched
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds the workers through /proc")
+def test_a_worker_killed_under_a_scenario_makes_it_an_error_row_and_the_suite_ends(tmp_path: Path) -> None:
+    """kill -9 of one worker: its scenario is a SYSTEM_ERROR row naming the signal; the other worker runs the rest.
+
+    The suite waited for ever: the scenario the dead worker had never got a result, and the worker left idled.
+    """
+    import time
+
+    suite_of(tmp_path / "scenarios", 4, steps=2000)
+    suite = subprocess.Popen([sys.executable, "-m", "visor", "run", "scenarios", "--workers", "2", "--output", "out"],
+                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    assert suite.stderr is not None
+    try:
+        suite.stderr.readline()  # a scenario is done: both workers run one each (in a moment: the next taken)
+        time.sleep(1.0)  # both are well into their second scenario (each takes a few seconds)
+        victim = children_of(suite.pid)[0]
+        os.kill(victim, signal.SIGKILL)
+        out, err = suite.communicate(timeout=300)
+    finally:
+        if suite.poll() is None:
+            suite.kill()
+    assert suite.returncode == 1, err.decode()
+    rows = json.loads(out)["data"]["suite"]["scenarios"]
+    assert len(rows) == 4
+    errors = [row for row in rows if row["status"] == "error"]
+    assert len(errors) == 1 and {row["status"] for row in rows} == {"passed", "error"}
+    assert errors[0]["error"]["code"] == "SYSTEM_ERROR"
+    assert f"(pid {victim}) was killed by SIGKILL" in errors[0]["error"]["message"]
+    junit = (tmp_path / json.loads(out)["data"]["suite"]["junit"]).read_text()
+    assert "was killed by SIGKILL" in junit  # CI lists it as an error, not as nothing
+
+
+def test_a_scenario_taken_by_a_worker_killed_before_it_noted_it_is_counted_lost() -> None:
+    """The narrow window: a worker killed between taking a scenario and noting it. Once every worker left is idle
+    with nothing queued for a while, what has no result is reported lost, never waited for."""
+    import queue
+
+    from visor.session.workers import LOST_AFTER_S, NONE_TAKEN, POLL_S, Crew
+
+    class Worker:
+        def __init__(self, alive: bool, exitcode: int | None) -> None:
+            self.alive, self.exitcode, self.pid = alive, exitcode, 4242
+
+        def is_alive(self) -> bool:
+            return self.alive
+
+    crew = Crew([Worker(False, -9), Worker(True, None)], [NONE_TAKEN, 0], queue.Queue())
+    finished = {0: "done", 1: "done"}
+    polls = [crew.lost(finished, 3) for _ in range(int(LOST_AFTER_S / POLL_S) + 1)]
+    assert polls[0] == {} and list(polls[-1]) == [2]
+    busy = Crew([Worker(False, -9), Worker(True, None)], [NONE_TAKEN, 2], queue.Queue())
+    assert all(busy.lost(finished, 3) == {} for _ in range(int(LOST_AFTER_S / POLL_S) + 1))  # it runs it

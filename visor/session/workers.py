@@ -10,6 +10,10 @@ worker retires the device and runs the scenario again on a spare; without one, i
 stops, and a worker with a device that works runs it. The row says so (`moved`). Only when every device of the
 pool is lost does the scenario fail, with the error it last had. Rows keep the suite's order.
 
+A worker that dies under a scenario (killed, out of memory: any end but its own) does not hang the suite: each
+worker notes in shared memory the scenario it took, so the suite sees which one it was running and reports it
+as a SYSTEM_ERROR row naming how the worker ended; the other workers take the rest.
+
 Workers run in the suite's process group, so a terminal's Ctrl-C reaches them as it reaches the suite, and the
 suite ends them however it ends (its own end, an error, Ctrl-C, SIGTERM, SIGHUP: told to stop, then terminated,
 then killed). A worker whose suite died without ending it (kill -9) stops too: on Linux the kernel kills it at
@@ -27,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from visor.children import die_with_parent, parent_gone
-from visor.errors import ExitCode, UsageError
+from visor.errors import ErrorCode, ErrorInfo, ExitCode, UsageError
 
 if TYPE_CHECKING:
     from multiprocessing.context import ForkContext, ForkProcess
@@ -43,6 +47,11 @@ GRACE_S = 10.0
 POLL_S = 0.5
 #: How long a worker that was terminated gets before it is killed.
 KILL_AFTER_S = 5.0
+#: How long the suite waits, once a worker died, with every other worker idle and nothing queued, before it
+#: counts the scenarios still without a result as lost with that worker (taken, but not yet noted as taken).
+LOST_AFTER_S = 5.0
+#: What a worker's entry in the shared table holds before it takes its first scenario.
+NONE_TAKEN = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +134,12 @@ def run_at_once(
     # thread must not be running while the suite forks).
     own = [options.pool[rank] if rank < len(options.pool) else None for rank in range(processes)]
     parent = os.getpid()
-    workers = [_start(context, slot, parent, tasks, results, spares, stop, options, run_one) for slot in own]
+    # Each worker's entry: the rank of the scenario it took last (written before it runs it: no feeder thread).
+    taken = context.Array("q", [NONE_TAKEN] * processes, lock=False)
+    workers = [
+        _start(context, (index, taken), slot, parent, tasks, results, spares, stop, options, run_one)
+        for index, slot in enumerate(own)
+    ]
     for slot in options.pool[processes:]:
         spares.put(slot)
     for rank, path in enumerate(paths):
@@ -134,7 +148,7 @@ def run_at_once(
     finished: dict[int, Any] = {}
     interrupted: KeyboardInterrupt | None = None
     try:
-        _collect(finished, len(paths), workers, results, done)
+        _collect(finished, paths, Crew(workers, taken, tasks), results, done)
     except KeyboardInterrupt as exc:
         interrupted = exc
         stop.set()
@@ -157,24 +171,95 @@ def _start(context: ForkContext, *args: Any) -> ForkProcess:
     return process
 
 
+@dataclass
+class Crew:
+    """The workers as the suite watches them: their processes, the scenario each took last, the queue they take from."""
+
+    workers: Sequence[Any]
+    taken: Any
+    tasks: Any
+    #: How long every worker left has been idle with nothing queued, since one died (s).
+    idle_s: float = 0.0
+
+    def alive(self) -> bool:
+        """Say whether any worker still runs."""
+        return any(worker.is_alive() for worker in self.workers)
+
+    def died(self) -> list[tuple[int, Any]]:
+        """Return each worker that ended other than by itself (a signal, a crash), with its index."""
+        return [(index, w) for index, w in enumerate(self.workers) if not w.is_alive() and w.exitcode not in (0, None)]
+
+    def lost(self, finished: Mapping[int, Any], total: int) -> dict[int, Any]:
+        """Return the scenarios lost with a worker that died, by rank, each with the worker that had it.
+
+        A dead worker's last scenario without a result is lost. One taken but not yet noted (a worker killed as it
+        took it) is counted lost once every worker left has been idle, nothing queued, for `LOST_AFTER_S`.
+        """
+        dead = self.died()
+        lost = {self.taken[index]: worker for index, worker in dead if self.taken[index] not in (NONE_TAKEN, *finished)}
+        if not dead:
+            return lost
+        busy = any(
+            worker.is_alive() and self.taken[index] not in (NONE_TAKEN, *finished)
+            for index, worker in enumerate(self.workers)
+        )
+        self.idle_s = 0.0 if busy or lost or not self.tasks.empty() else self.idle_s + POLL_S
+        if self.idle_s >= LOST_AFTER_S:
+            lost |= {rank: dead[0][1] for rank in range(total) if rank not in finished}
+        return lost
+
+
 def _collect(
-    finished: dict[int, Any], total: int, workers: Sequence[Any], results: Any, done: Callable[[int, Any], None]
+    finished: dict[int, Any], paths: Sequence[str], crew: Crew, results: Any, done: Callable[[int, Any], None]
 ) -> None:
-    """Take results until every scenario has one, or no worker is left to run what remains."""
-    while len(finished) < total:
+    """Take results until every scenario has one, or no worker is left to run what remains.
+
+    A scenario whose worker died under it gets a SYSTEM_ERROR row (once what that worker sent is taken).
+    """
+    while len(finished) < len(paths):
         try:
             message = results.get(timeout=POLL_S)
         except queue.Empty:
-            if not any(worker.is_alive() for worker in workers):
-                for message in _drained(results, POLL_S):  # what a worker sent just before it ended
+            for message in _drained(results, 0.0):  # what a worker sent just before it ended
+                _take(finished, message, done)
+            for rank, worker in crew.lost(finished, len(paths)).items():
+                _take(finished, (rank, _died(paths[rank], worker)), done)
+            if not crew.alive():
+                for message in _drained(results, POLL_S):
                     _take(finished, message, done)
                 return
             continue
         _take(finished, message, done)
 
 
+def _died(path: str, worker: Any) -> Any:
+    """Return the row of a scenario whose worker process died while running it."""
+    code = worker.exitcode
+    how = f"was killed by {_signal_name(-code)}" if code is not None and code < 0 else f"exited with status {code}"
+    error = ErrorInfo(
+        code=str(ErrorCode.SYSTEM_ERROR),
+        message=f"the worker process running it (pid {worker.pid}) {how}; the scenario did not finish",
+        likely_cause="Something outside the suite ended the worker (kill -9, the out-of-memory killer), or it crashed.",
+        next_step=f"Run it again on its own (`visor run {path}`); the other scenarios ran on the workers left.",
+    )
+    row = {"path": path, "name": path, "tags": [], "status": "error", "exit_code": int(ExitCode.ERROR),
+           "error": error.to_dict()}  # fmt: skip
+    return row, (error, ()), []
+
+
+def _signal_name(number: int) -> str:
+    import signal
+
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
 def _take(finished: dict[int, Any], message: Done, done: Callable[[int, Any], None]) -> None:
     rank, ran = message
+    if rank in finished:  # a row already given (a worker's late result after it was counted as lost)
+        return
     finished[rank] = ran
     done(len(finished), ran[0])
 
@@ -239,14 +324,15 @@ def _left(path: str, task: Task | None) -> Any:
     return row, None, []
 
 
-def _work(slot: Slot | None, parent: int, *args: Any) -> None:
+def _work(place: tuple[int, Any], slot: Slot | None, parent: int, *queues_and_run: Any) -> None:
     """Run scenarios in a worker process until told to stop (Ctrl-C ends the run under way, then the worker).
 
     The worker dies with the suite (`parent`): killed by the kernel where it can, else at its next scenario.
     """
     die_with_parent()
     with contextlib.suppress(KeyboardInterrupt):
-        _serve(slot, parent, *args)
+        tasks, results, spares, stop, options, run_one = queues_and_run
+        _serve(slot, parent, tasks, results, spares, stop, options, run_one, place)
 
 
 def _serve(
@@ -258,8 +344,12 @@ def _serve(
     stop: Any,
     options: RunOptions,
     run_one: RunOne,
+    place: tuple[int, Any] | None = None,
 ) -> None:
-    """Take scenarios until told to stop, or until the suite is gone; move a scenario off a device that is lost."""
+    """Take scenarios until told to stop, or until the suite is gone; move a scenario off a device that is lost.
+
+    `place` is the worker's entry in the suite's table, where it notes the scenario it takes before it runs it.
+    """
     pooled = slot is not None
     while not stop.is_set():
         task = _next(tasks, parent)
@@ -267,18 +357,27 @@ def _serve(
             if parent_gone(parent):
                 results.cancel_join_thread()  # no one reads them: exiting must not wait to hand them over
             return
+        _note(place, task.rank)
         ran = _run(task, slot, options, run_one)
         while pooled and _lost(ran[0]):
             assert slot is not None
             task = replace(task, moved=(*task.moved, {"from": slot.name(), "error": ran[0]["error"]}))
             slot = _spare(spares)
             if slot is None:  # no spare: another worker, whose device works, takes it
+                _note(place, NONE_TAKEN)
                 tasks.put(task)
                 return
             ran = _run(task, slot, options, run_one)
         results.put((task.rank, ran))
         if ran[0]["status"] == "interrupted":
             return
+
+
+def _note(place: tuple[int, Any] | None, rank: int) -> None:
+    """Note in the suite's table the scenario this worker runs (shared memory: seen at once, even if it dies)."""
+    if place is not None:
+        index, table = place
+        table[index] = rank
 
 
 def _next(tasks: Any, parent: int) -> Task | None:
