@@ -33,7 +33,7 @@ def test_a_coordinate_tap_takes_both_option_spellings_and_options_before_the_com
 @pytest.mark.parametrize(
     ("args", "said"),
     [
-        (("tap", "--x", "nan", "--y", "3"), "tap --x must be a finite number"),
+        (("tap", "--x", "nan", "--y", "3"), "'--x': nan is not a coordinate"),
         (("tap", "--target", "text=A", "--x", "3", "--y", "4"), "tap cannot mix --target with --x/--y"),
         (("tap",), "tap requires --target or --x/--y"),
         (("wait", "--ms", "-5"), "--ms"),
@@ -41,8 +41,22 @@ def test_a_coordinate_tap_takes_both_option_spellings_and_options_before_the_com
         (("act", "--name", "fly"), "act --name 'fly' is not supported"),
         (("scroll", "--direction", "left"), "--direction"),
         (("tap", "--target", "text=Log in", "--poll-ms", "5"), "no --wait-for was given"),
+        # Values no action can use: refused before any device, never a SYSTEM_ERROR (a negative --timeout was a
+        # ValueError) nor a wait that never pauses (--poll-ms 0) nor a 300-digit point off the screen.
+        (("tap", "--target", "text=X", "--timeout", "-1"), "'--timeout': -1 is not a duration in milliseconds in the "
+         "range 0<=x<=86400000"),
+        (("tap", "--target", "text=X", "--timeout", "1e300"), "'--timeout': 1e+300 is not a duration"),
+        (("tap", "--target", "text=X", "--wait-for", "text=Y", "--poll-ms", "0"), "'--poll-ms': 0 is not an interval "
+         "in milliseconds in the range 1<=x<=86400000"),
+        (("wait", "--for", "text=X", "--poll-ms", "1e-300"), "'--poll-ms': 1e-300 is not an interval"),
+        (("wait", "--stable", "--poll-ms", "-5"), "'--poll-ms': -5 is not an interval"),
+        (("wait", "--ms", "1e300"), "'--ms': 1e+300 is not a duration"),
+        (("tap", "--x", "1e308", "--y", "3"), "'--x': 1e+308 is not a coordinate in the range -1000000<=x<=1000000"),
+        (("act", "--name", "drag", "--start-x", "1", "--start-y", "1", "--end-x", "-1e300", "--end-y", "1"),
+         "'--end-x': -1e+300 is not a coordinate"),
+        (("screenshot", "--settle-ms", "-1"), "'--settle-ms': -1 is not a duration"),
     ],
-)
+)  # fmt: skip
 def test_bad_flags_are_input_errors_before_any_device_is_opened(
     cli_runner: Cli, args: tuple[str, ...], said: str
 ) -> None:

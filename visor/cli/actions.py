@@ -16,9 +16,11 @@ import click
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import (
+    coordinate_value,
     device_options,
     device_values,
     duration_value,
+    interval_value,
     map_options,
     map_values,
     output_options,
@@ -93,10 +95,14 @@ def _number(name: str, help_text: str) -> Callable[[F], F]:
     return click.option(name, type=float, metavar="N", help=help_text)
 
 
+def _coordinate(name: str, help_text: str) -> Callable[[F], F]:
+    return click.option(name, type=float, metavar="N", callback=coordinate_value, help=help_text)
+
+
 def _wait_for(function: F) -> F:
-    function = click.option("--poll-ms", type=float, metavar="MS", help="How often --wait-for looks (default 250).")(
-        function
-    )
+    function = click.option(
+        "--poll-ms", type=float, metavar="MS", callback=interval_value, help="How often --wait-for looks (default 250)."
+    )(function)
     return click.option("--wait-for", metavar="SELECTOR", help="After the action, wait for this element.")(function)
 
 
@@ -105,7 +111,9 @@ def _capture_options(function: F) -> F:
         click.option("--label", metavar="NAME", help="The capture's name (its file is LABEL.png or LABEL.xml)."),
         click.option("--path", metavar="FILE", callback=text_value, help="Write the capture to this file instead."),
         click.option("--settle", is_flag=True, help="Wait 250 ms before capturing."),
-        click.option("--settle-ms", type=float, metavar="MS", help="Wait this long before capturing."),
+        click.option(
+            "--settle-ms", type=float, metavar="MS", callback=duration_value, help="Wait this long before capturing."
+        ),
     )
     for decorator in reversed(decorators):
         function = decorator(function)
@@ -148,8 +156,8 @@ def _recorded(env: CliEnvironment, root: str, command: str, flags: dict[str, Any
 
 @click.command(context_settings=SETTINGS)
 @click.option("--target", metavar="SELECTOR", help="The element to tap.")
-@_number("--x", "X in pixels, or 0..1 of the width with --normalized.")
-@_number("--y", "Y in pixels, or 0..1 of the height with --normalized.")
+@_coordinate("--x", "X in pixels, or 0..1 of the width with --normalized.")
+@_coordinate("--y", "Y in pixels, or 0..1 of the height with --normalized.")
 @click.option("--normalized", is_flag=True, help="Read --x and --y as fractions of the screen.")
 @_wait_for
 @common_options
@@ -183,10 +191,10 @@ def navigate(env: CliEnvironment, /, **values: Any) -> int:
 @click.option("--name", metavar="NAME", help="type, back, home, app_switch, reset, drag or slider.")
 @click.option("--target", metavar="SELECTOR", help="type: the field; slider: the slider.")
 @click.option("--value", metavar="VALUE", help="type: the text; slider: where to, 0..1.")
-@_number("--start-x", "drag: where it starts (x).")
-@_number("--start-y", "drag: where it starts (y).")
-@_number("--end-x", "drag: where it ends (x).")
-@_number("--end-y", "drag: where it ends (y).")
+@_coordinate("--start-x", "drag: where it starts (x).")
+@_coordinate("--start-y", "drag: where it starts (y).")
+@_coordinate("--end-x", "drag: where it ends (x).")
+@_coordinate("--end-y", "drag: where it ends (y).")
 @click.option("--normalized", is_flag=True, help="drag: read the points as fractions of the screen.")
 @_number("--start-value", "slider: where its thumb is now, 0..1 (default 0.5).")
 @_wait_for
@@ -260,10 +268,10 @@ def source(env: CliEnvironment, /, **values: Any) -> int:
 
 
 @click.command(context_settings=SETTINGS)
-@_number("--ms", "Wait this many milliseconds.")
+@click.option("--ms", type=float, metavar="N", callback=duration_value, help="Wait this many milliseconds.")
 @click.option("--for", "for_", metavar="SELECTOR", help="Wait until this element is on screen.")
 @click.option("--stable", is_flag=True, help="Wait until the screen stops changing.")
-@click.option("--poll-ms", type=float, metavar="MS", help="How often to look (default 250).")
+@click.option("--poll-ms", type=float, metavar="MS", callback=interval_value, help="How often to look (default 250).")
 @common_options
 @click.pass_obj
 def wait(env: CliEnvironment, /, **values: Any) -> int:

@@ -26,6 +26,8 @@ from visor.session.devices import DEFAULT_RUNTIME, RUNTIMES
 F = TypeVar("F", bound=Callable[..., Any])
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+#: The largest coordinate, in pixels either way, that a direct action takes (no screen comes near it).
+MAX_COORDINATE = 1_000_000
 
 
 def text_value(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -89,11 +91,33 @@ def finite_value(_ctx: click.Context, param: click.Parameter, value: float | Non
 
 
 def duration_value(_ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
-    """Refuse a duration in ms (a timeout, a turn) that is not finite or longer than a day."""
-    if value is None or (math.isfinite(value) and value <= MAX_DURATION_MS):
+    """Refuse a duration in ms (a timeout, a turn) that is negative, not finite or longer than a day."""
+    if value is None or (math.isfinite(value) and 0 <= value <= MAX_DURATION_MS):
         return value
     raise click.BadParameter(
-        f"{value:g} is not a duration in milliseconds {_range(param, MAX_DURATION_MS)} (a day at most).",
+        f"{value:g} is not a duration in milliseconds {_range(param, MAX_DURATION_MS, 0)} (a day at most).",
+        param=param,
+    )
+
+
+def interval_value(_ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """Refuse a polling interval in ms below 1 (0 would look without pause, hammering the device) or over a day."""
+    if value is None or (math.isfinite(value) and 1 <= value <= MAX_DURATION_MS):
+        return value
+    raise click.BadParameter(
+        f"{value:g} is not an interval in milliseconds {_range(param, MAX_DURATION_MS, 1)} (how often to look; "
+        "0 would never pause).",
+        param=param,
+    )
+
+
+def coordinate_value(_ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """Refuse a coordinate that is not finite or that no screen has (beyond a million pixels either way)."""
+    if value is None or (math.isfinite(value) and abs(value) <= MAX_COORDINATE):
+        return value
+    raise click.BadParameter(
+        f"{value:g} is not a coordinate in the range {-MAX_COORDINATE}<=x<={MAX_COORDINATE} (pixels, or 0..1 with "
+        "--normalized).",
         param=param,
     )
 
@@ -107,9 +131,10 @@ def seed_value(_ctx: click.Context, param: click.Parameter, value: int | None) -
     return value
 
 
-def _range(param: click.Parameter, high: float | None = None) -> str:
-    """Describe the range of a numeric option: its type's bounds, or `high` for an upper end set here."""
-    low = getattr(param.type, "min", None)
+def _range(param: click.Parameter, high: float | None = None, low: float | None = None) -> str:
+    """Describe the range of a numeric option: its type's bounds, or `high` and `low` for ends set here."""
+    own_low = getattr(param.type, "min", None)
+    low = own_low if low is None or (own_low is not None and own_low > low) else low
     high = high if high is not None else getattr(param.type, "max", None)
     if low is None and high is None:
         return "(any finite number)"
