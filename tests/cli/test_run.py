@@ -352,3 +352,68 @@ def test_device_options_the_simulated_phone_ignores_are_warned_about(cli_runner:
     assert "warning --server-url is ignored" in result.stderr
     plain = cli_runner.run("run", ios, "--output", "o")
     assert plain.exit_code == ExitCode.OK and plain.envelope["data"]["warnings"] == []
+
+
+def _two_long_scenarios(tmp_path: Path) -> Path:
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    for name in ("a", "b"):
+        text = _long_scenario(tmp_path).read_text().replace("name: long", f"name: {name}")
+        (folder / f"{name}.yaml").write_text(text)
+    return folder
+
+
+@pytest.mark.parametrize("suite", [False, True], ids=["scenario", "suite"])
+@pytest.mark.parametrize("gap_s", [0.0, 0.001, 0.005], ids=["at-once", "1ms", "5ms"])
+def test_ctrl_c_twice_still_writes_every_report(tmp_path: Path, suite: bool, gap_s: float) -> None:
+    """A double Ctrl-C: the second signal waits for the reports, the suite's files and the envelope; exit 130.
+
+    It used to land while they were written: summary.json, junit.xml and report.html were missing, or the
+    envelope was cut; a second signal in the engine's own ending made `drive` spin, eating memory.
+    """
+    target = _two_long_scenarios(tmp_path) if suite else _long_scenario(tmp_path)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "visor", "run", str(target), "--output", "out", "--capture", "steps"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    _await_screenshots(tmp_path, process, 5)
+    process.send_signal(signal.SIGINT)
+    time.sleep(gap_s)
+    process.send_signal(signal.SIGINT)
+    if not suite:
+        _assert_interrupted(tmp_path, process, signal.SIGINT)
+        return
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130 and "Traceback" not in stderr, stderr[-2000:]
+    envelope = check_envelope(stdout)
+    assert envelope["error"]["code"] == "INTERRUPTED"
+    rows = envelope["data"]["suite"]["scenarios"]
+    assert [row["status"] for row in rows] == ["interrupted"]
+    folder = tmp_path / "out" / rows[0]["run_id"]
+    assert {"summary.json", "junit.xml", "report.html", "summary.txt"} <= {path.name for path in folder.iterdir()}
+    assert json.loads((folder / "summary.json").read_text())["interrupted"] is True
+    suite_folder = Path(envelope["data"]["suite"]["junit"]).parent
+    assert {"junit.xml", "index.html", "suite.json"} <= {path.name for path in suite_folder.iterdir()}
+    assert json.loads((suite_folder / "suite.json").read_text())["interrupted"] == 130
+
+
+def test_after_the_held_second_signal_a_third_stops_at_once() -> None:
+    """For a device whose close would still take too long: Ctrl-C a third time is not held."""
+    import threading
+
+    from visor.cli.run import reports_kept
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers are set from the main thread only")
+    before = signal.getsignal(signal.SIGINT)
+    arrived = []
+    with reports_kept():
+        for _ in range(3):
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.2)  # the handler runs at the next instruction; bounded generously
+                arrived.append("held")
+            except KeyboardInterrupt:
+                arrived.append("raised")
+    assert arrived == ["raised", "held", "raised"]
+    assert signal.getsignal(signal.SIGINT) is before

@@ -55,6 +55,35 @@ def test_interrupt_mid_run_keeps_what_was_written(tmp_path: Path) -> None:
     assert "INTERRUPTED" in (folder / "summary.txt").read_text()
 
 
+def test_a_run_that_lets_the_interruption_out_ends_drive() -> None:
+    """A second signal in the engine's own ending leaves the event stream: drive raises it, never spins.
+
+    It threw the interruption into the closed stream again and again, each time adding to its traceback.
+    """
+    import threading
+
+    def events() -> Any:
+        yield "started"
+        yield "never"
+
+    class CtrlC:
+        def handle(self, event: object) -> None:
+            raise KeyboardInterrupt
+
+    ended: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            runs.drive(events(), (CtrlC(),))
+        except KeyboardInterrupt as exc:
+            ended.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(60)
+    assert not thread.is_alive() and len(ended) == 1
+
+
 class Fail:
     """A handler whose handling of the `nth` StepFinished raises `error` (a full disk, a signal)."""
 

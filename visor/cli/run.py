@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from types import FrameType
 from typing import Any, TypeVar
 
 import click
@@ -172,9 +176,10 @@ def run(
         from visor.session.suites import Selection, run_suite
 
         chosen = Selection(include, exclude, retries, Shard.parse(shard) if shard else None, workers)
-        outcome = run_suite(given, options, _environment(env), (progress,), chosen, progress)
-        report = outcome.data.get("suite", {}).get("report")
-        return emit(env, outcome, (lambda console: console.note(f"suite report: {report}")) if report else None)
+        with reports_kept():
+            outcome = run_suite(given, options, _environment(env), (progress,), chosen, progress)
+            report = outcome.data.get("suite", {}).get("report")
+            return emit(env, outcome, (lambda console: console.note(f"suite report: {report}")) if report else None)
     scenario = given[0]
     from visor.report.envelope import masked
     from visor.session.runs import run_file
@@ -185,7 +190,47 @@ def run(
         wire = {name: getattr(options, name) for name in options.__dataclass_fields__}
         outcome = client.send_run(paths, scenario, wire, env.ids)
         return emit(env, masked(outcome, options.secrets))
-    return emit(env, run_file(scenario, options, _environment(env), (progress,)))
+    with reports_kept():
+        return emit(env, run_file(scenario, options, _environment(env), (progress,)))
+
+
+#: Signals that stop a run; the CLI raises each as a KeyboardInterrupt (`visor.cli.app.Signals`).
+_STOPS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+@contextlib.contextmanager
+def reports_kept() -> Iterator[None]:
+    """Once a signal stopped the run, let the next one not cut its reports and envelope short; a third stops at once.
+
+    Ctrl-C twice in quick succession (or SIGTERM just after Ctrl-C) used to land in the middle of writing
+    summary.json, junit.xml, the suite's files or the envelope, and lost them. What follows the first signal is
+    bounded (the engine stops at once, a device's close and the workers' grace have deadlines), so the second
+    signal waits for it; a third is let through, for a close that would still take too long. Signals visor
+    inherited ignored (`nohup`) stay ignored. Handlers can only be set from the main thread; elsewhere nothing
+    changes.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {number: signal.getsignal(number) for number in _STOPS}
+    seen = 0
+
+    def held(number: int, frame: FrameType | None) -> None:
+        nonlocal seen
+        seen += 1
+        handler = previous[signal.Signals(number)]
+        if seen != 2 and callable(handler):  # the first stops the run, a third stops visor; the second waits
+            handler(number, frame)
+
+    for number, handler in previous.items():
+        if callable(handler):
+            signal.signal(number, held)
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            if callable(handler):
+                signal.signal(number, handler)
 
 
 def _is_suite(given: tuple[str, ...], tagged: tuple[str, ...]) -> bool:

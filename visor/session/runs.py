@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import inspect
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Protocol
@@ -333,6 +334,8 @@ def drive(events: Generator[Event, None, None], handlers: Sequence[Handler]) -> 
             if isinstance(event, RunFinished):
                 return event
         except (KeyboardInterrupt, VisorError) as exc:
+            if inspect.getgeneratorstate(events) == inspect.GEN_CLOSED:
+                raise  # it left the run itself (a second signal in its own ending): throwing it in again would spin
             if not isinstance(event, RunFinished) or event.reason is None:
                 failure = exc
                 continue
