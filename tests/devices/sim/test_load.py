@@ -300,3 +300,11 @@ def test_the_flavour_is_the_option_then_the_scenario_then_the_models_first(tmp_p
 def test_app_platforms_are_checked(tmp_path: Path, platforms: str, message: str) -> None:
     issues = validate_app_file(write(tmp_path, GOOD.replace("start: home}", f"start: home, platforms: {platforms}}}")))
     assert issues and message in issues[0].message, [issue.message for issue in issues]
+
+
+@pytest.mark.parametrize("spelling", ["dismissable", "dismissible"])
+def test_a_dialog_takes_either_spelling_of_dismissable(tmp_path: Path, spelling: str) -> None:
+    """Authors type the dictionary's `dismissible`; it was an unknown field."""
+    dialog = f"    overlays:\n      d: {{type: dialog, title: Hi, buttons: [{{text: OK}}], {spelling}: false}}\n"
+    model = load_app(write(tmp_path, GOOD.replace("  next:\n", dialog + "  next:\n")))
+    assert model.screens["home"].overlays["d"].dismissable is False

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BeforeValidator, Field, PrivateAttr, field_validator, model_validator
+from pydantic import AliasChoices, BeforeValidator, Field, PrivateAttr, field_validator, model_validator
 
 from visor.limits import MAX_DURATION_MS
 from visor.scenario.fields import Fraction, InputModel, plain_error, predicate_error
@@ -410,7 +410,8 @@ class DialogOverlay(InputModel):
     title: Text = ""
     message: Text = ""
     buttons: list[DialogButton] = Field(min_length=1, max_length=3)
-    dismissable: bool = True
+    #: Also spelt `dismissible` (the dictionary's spelling, which authors type).
+    dismissable: bool = Field(True, validation_alias=AliasChoices("dismissable", "dismissible"))
 
 
 class PanelOverlay(InputModel):
