@@ -272,3 +272,42 @@ def test_a_worker_whose_parent_dies_is_killed_with_it(tmp_path: Path) -> None:
     finally:
         parent.kill()
         parent.communicate()
+
+
+def plant_log(path: Path, kind: str, tmp_path: Path) -> None:
+    """Put something other than a log of its own where a detached process's log goes."""
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "link":
+        path.symlink_to(tmp_path / "elsewhere")
+    elif kind == "folder":
+        path.mkdir()
+    else:  # a second name of a file that must not be emptied
+        (tmp_path / "precious").write_text("keep me")
+        os.link(tmp_path / "precious", path)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link", "folder", "hard link"])
+def test_a_detached_log_that_is_no_regular_file_of_its_own_is_refused_at_once(kind: str, tmp_path: Path) -> None:
+    """A FIFO planted at the log held `visor start` for ever (its open waited for a reader)."""
+    log = tmp_path / "daemon.log"
+    plant_log(log, kind, tmp_path)
+    began = time.monotonic()
+    with pytest.raises(children.UnusableLog) as raised:
+        children.spawn_detached(["sleep", "600"], str(log), search_path=True)
+    assert time.monotonic() - began < 5
+    assert raised.value.path == str(log)
+    assert not (tmp_path / "elsewhere").exists()
+    if kind == "hard link":
+        assert (tmp_path / "precious").read_text() == "keep me"
+
+
+def test_a_detached_log_fifo_that_has_a_reader_is_refused_too(tmp_path: Path) -> None:
+    log = tmp_path / "daemon.log"
+    os.mkfifo(log)
+    reader = os.open(log, os.O_RDONLY | os.O_NONBLOCK)  # someone listens on it
+    try:
+        with pytest.raises(children.UnusableLog, match="named pipe"):
+            children.spawn_detached(["sleep", "600"], str(log), search_path=True)
+    finally:
+        os.close(reader)

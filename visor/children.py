@@ -33,11 +33,13 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import functools
 import os
 import select
 import selectors
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -83,6 +85,15 @@ class CannotStart(ChildError):
     def __init__(self, argv: Sequence[str], reason: str) -> None:
         super().__init__(f"cannot start {argv[0]!r}: {reason}", argv)
         self.reason = reason
+
+
+class UnusableLog(CannotStart):
+    """The log a detached process was to write is not a regular file of its own (a FIFO, a link, a folder...)."""
+
+    def __init__(self, argv: Sequence[str], path: str, problem: str) -> None:
+        super().__init__(argv, f"its log {path} {problem}")
+        self.path = path
+        self.problem = problem
 
 
 class TimedOut(ChildError):
@@ -585,16 +596,15 @@ class Identity:
 def spawn_detached(argv: Sequence[str], log_path: str, *, search_path: bool = False) -> Identity:
     """Start `argv` in a new session, stdin from /dev/null, stdout and stderr to `log_path` (started afresh).
 
-    The process outlives the caller; end it with its `Identity` (`end`), which proves the pid first.
+    The process outlives the caller; end it with its `Identity` (`end`), which proves the pid first. The log is
+    only ever a regular file of its own (`_open_log`): something else planted there never blocks the start.
 
     Raises:
-        CannotStart: the program cannot be started (or the log cannot be opened).
+        UnusableLog: the log is a FIFO, a socket, a device, a folder, a link or a second name of another file.
+        CannotStart: the program cannot be started.
     """
     argv = [str(word) for word in argv]
-    try:
-        log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    except OSError as exc:
-        raise CannotStart(argv, f"cannot open its log {log_path}: {exc.strerror or exc}") from exc
+    log = _open_log(argv, log_path)
     null = os.open(os.devnull, os.O_RDONLY)
     resume = _defer_stops()  # a Ctrl-C between the start and the return would leave the process unknown
     try:
@@ -620,6 +630,47 @@ def spawn_detached(argv: Sequence[str], log_path: str, *, search_path: bool = Fa
     return started
 
 
+#: How a detached process's log is opened: never through a link, never blocking (a FIFO with no reader would
+#: hold the start for ever), kept from other children; truncated only once it is proved a regular file.
+_LOG_FLAGS = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+#: What an error opening a log says is there.
+_LOG_ERRORS = {
+    errno.ELOOP: "is a symbolic link",
+    errno.EMLINK: "is a symbolic link",
+    errno.EISDIR: "is a folder",
+    errno.ENXIO: "is a named pipe or a socket",
+    errno.ENOTDIR: "is below something that is not a folder",
+}
+
+
+def _open_log(argv: Sequence[str], path: str) -> int:
+    """Open (and empty) a detached process's log: a regular file with no other name, opened without blocking.
+
+    Raises:
+        UnusableLog: anything else is there (a FIFO, a socket, a device, a folder, a link, a hard link), or the
+            file cannot be opened.
+    """
+    try:
+        log = os.open(path, _LOG_FLAGS, 0o600)
+    except OSError as exc:
+        problem = _LOG_ERRORS.get(exc.errno or 0, f"cannot be opened ({exc.strerror or exc})")
+        raise UnusableLog(argv, path, problem) from None
+    try:
+        info = os.fstat(log)
+        if not stat.S_ISREG(info.st_mode):
+            problem = "is a named pipe, a socket or a device"
+        elif info.st_nlink != 1:  # emptying it would empty the other file too
+            problem = "is a second name (a hard link) of another file"
+        else:
+            os.ftruncate(log, 0)
+            os.set_blocking(log, True)
+            return log
+    except OSError as exc:
+        problem = f"cannot be written ({exc.strerror or exc})"
+    os.close(log)
+    raise UnusableLog(argv, path, problem)
+
+
 def identify(pid: int) -> Identity | None:
     """Return the process `pid` names now, with its start time; None when no such process runs (or a zombie)."""
     if pid <= 0:
@@ -632,10 +683,10 @@ def identify(pid: int) -> Identity | None:
 def _from_proc(pid: int) -> Identity | None:
     """Linux: field 22 of /proc/PID/stat is the start time in clock ticks since boot; the boot id makes it unique."""
     try:
-        stat = read_regular(f"/proc/{pid}/stat", noun="process status", limit=4096).decode("ascii", "replace")
+        line = read_regular(f"/proc/{pid}/stat", noun="process status", limit=4096).decode("ascii", "replace")
     except SourceError:
         return None
-    fields = stat[stat.rfind(")") + 2 :].split()  # the name, in parentheses, may hold spaces and parentheses
+    fields = line[line.rfind(")") + 2 :].split()  # the name, in parentheses, may hold spaces and parentheses
     if len(fields) < 20 or fields[0] in ("Z", "X"):
         return None
     return Identity(pid, f"linux:{_boot_id()}:{fields[19]}")
@@ -718,6 +769,7 @@ __all__ = [
     "Identity",
     "TimedOut",
     "TooMuchOutput",
+    "UnusableLog",
     "die_with_parent",
     "identify",
     "parent_gone",

@@ -515,3 +515,24 @@ def test_a_stopping_signal_stops_the_daemon_cleanly(name: str, cli_runner: Cli, 
         time.sleep(0.05)
     os.waitpid(pid, 0)  # it ends (it is this test process's child: reap it)
     assert cli_runner.run("status").data["daemon"]["running"] is False
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link", "folder"])
+@pytest.mark.parametrize("whose", ["daemon", "appium"])
+def test_a_log_planted_where_start_writes_one_is_refused_without_blocking(
+    kind: str, whose: str, project: Path
+) -> None:
+    """A FIFO at .visor/daemon/daemon.log (or the Appium server's log) held `visor start` for ever."""
+    paths = DaemonPaths(str(project.resolve()))
+    log = paths.log if whose == "daemon" else str(project.resolve() / ".visor" / "appium" / "127.0.0.1_4799.log")
+    os.makedirs(os.path.dirname(log), mode=0o700, exist_ok=True)
+    {"fifo": os.mkfifo, "folder": os.mkdir, "link": lambda path: os.symlink(str(project / "elsewhere"), path)}[kind](
+        log
+    )
+    appium = ("--server-url", "http://127.0.0.1:4799", "--appium-cmd", "sleep 600") if whose == "appium" else ()
+    code, envelope, stderr = run_visor(project, "start", "--runtime", "sim", *appium)
+    assert code == 1 and "Traceback" not in stderr
+    error = envelope["error"]
+    assert isinstance(error, dict) and error["code"] == "INPUT_ERROR"
+    assert f"log {log} is a" in error["message"] and f"Remove {log}" in error["next_step"]
+    assert not os.path.exists(paths.metadata) and not (project / "elsewhere").exists()

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from visor.children import CannotStart, Identity, spawn_detached
+from visor.children import CannotStart, Identity, UnusableLog, spawn_detached
 from visor.clock import Clock, ms_to_us
 from visor.errors import InputError, TargetError
-from visor.session.processes import log_tail, read_record, recorded_identity
+from visor.session.processes import log_tail, read_record, recorded_identity, unusable_log
 from visor.session.state_paths import state_folder, write_state
 
 DEFAULT_SERVER_URL = "http://127.0.0.1:4723"
@@ -133,6 +133,8 @@ def _launch(managed: ManagedServer, argv: list[str]) -> Identity:
     state_folder(managed.root, "appium", make=True)  # a folder of its own, not a link planted in the project
     try:
         server = spawn_detached(argv, managed.log, search_path=True)
+    except UnusableLog as exc:
+        raise unusable_log(exc, "the Appium server's", "visor start") from None
     except CannotStart as exc:
         raise InputError(f"--appium-cmd cannot run: {exc}", next_step="Give a command that exists.") from None
     started = {**server.to_wire(), "command": argv, "server_url": managed.server_url}

@@ -18,12 +18,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from visor.children import CannotStart, Identity, spawn_detached
+from visor.children import CannotStart, Identity, UnusableLog, spawn_detached
 from visor.clock import Clock, IdSource, ms_to_us
 from visor.errors import ExitCode, NextAction, SourceError, TargetError
 from visor.report.envelope import Outcome
 from visor.session.action_options import ActionOptions, options_to_wire
-from visor.session.processes import MAX_PID, exclusive, log_tail, read_record
+from visor.session.processes import MAX_PID, exclusive, log_tail, read_record, unusable_log
 from visor.session.state_paths import DaemonPaths
 from visor.session.wire import BadLine, outcome_from_wire, probe, read_line, send_line
 
@@ -160,6 +160,8 @@ def _start_daemon(paths: DaemonPaths, defaults: ActionOptions, clock: Clock, app
     command += ["--defaults", json.dumps(absolute(options_to_wire(defaults)))]
     try:
         daemon = spawn_detached(command, paths.log)
+    except UnusableLog as exc:
+        raise unusable_log(exc, "the daemon's", "visor start") from None
     except CannotStart as exc:
         raise TargetError(f"the visor daemon cannot be started: {exc}") from None
     try:

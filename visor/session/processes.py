@@ -17,8 +17,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from visor.children import Identity
-from visor.errors import SourceError, TargetError
+from visor.children import Identity, UnusableLog
+from visor.errors import InputError, SourceError, TargetError
 from visor.files import read_regular
 from visor.scenario.loader import read_data
 
@@ -28,6 +28,16 @@ TAIL_BYTES = 64 * 1024
 MAX_RECORD = 256 * 1024
 #: How often a wait for a lock tries again (s).
 _POLL_S = 0.05
+
+
+def unusable_log(exc: UnusableLog, whose: str, command: str) -> InputError:
+    """Word a log that a detached process cannot be given (something planted where visor writes it)."""
+    return InputError(
+        f"{whose} log {exc.path} {exc.problem}: visor writes it only to a regular file of its own",
+        likely_cause="It was put there by hand or came with the checkout; writing to it could block visor or change "
+        + "another file.",
+        next_step=f"Remove {exc.path} (visor makes it again), then run `{command}` again.",
+    )
 
 
 def log_tail(path: str, lines: int = 5) -> str:
