@@ -59,6 +59,24 @@ def test_a_route_between_any_two_screens_runs_and_is_verified(crawled: Path) -> 
     assert restarts == 12
 
 
+def test_a_screen_without_a_label_is_routed_to_by_the_name_map_show_draws(crawled: Path) -> None:
+    """`map show` drew "screen_1 · Sign in" for a screen with no label; `route --to "Sign in"` refused it."""
+    from visor.report.map_picture import screen_name
+
+    app_map = load(crawled)
+    for screen in app_map.document["screens"]:
+        screen.pop("label", None)
+    names = {screen["id"]: screen_name(app_map.document, screen) for screen in app_map.document["screens"]}
+    assert names["screen_1"] == "Sign in"
+    for screen_id, name in names.items():
+        if list(names.values()).count(name) == 1:
+            assert destination(app_map, name.upper()) == set(next(
+                screen["variant_ids"] for screen in app_map.document["screens"] if screen["id"] == screen_id))  # fmt: skip
+    with pytest.raises(InputError) as caught:
+        destination(app_map, "Checkout")
+    assert "screen_1 (Sign in)" in caught.value.next_step, "the refusal lists the names drawn"
+
+
 def test_unknown_screens_are_refused_with_what_there_is(crawled: Path) -> None:
     with pytest.raises(InputError, match="no screen 'Checkout'") as caught:
         destination(load(crawled), "Checkout")

@@ -134,7 +134,7 @@ def scene(document: Mapping[str, Any], thumbnails: Callable[[str], bytes | None]
     # The layout is scaled alike on both axes: one column apart is the unit, and a column's screens are spread
     # by the same unit (half units when centred), so rows keep networkx's centring.
     unit = _unit(xs) if len(set(xs)) > 1 else _unit(ys)
-    screens = {screen["id"]: screen for screen in document["screens"]}
+    names = {screen["id"]: screen_name(document, screen) for screen in document["screens"]}
     highlighted = {e[key] for e in edges if e["id"] in on_route for key in ("from_variant_id", "to_variant_id")}
     looks = {v["id"]: thumbnails(v["thumbnail"]) if v.get("thumbnail") else None for v in variants}
     thumb_h = max((_scaled_height(look) for look in looks.values() if look is not None), default=THUMB_H)
@@ -143,9 +143,8 @@ def scene(document: Mapping[str, Any], thumbnails: Callable[[str], bytes | None]
     for variant in variants:
         x, y = place[variant["id"]]
         column, row = round((float(x) - min(xs)) / unit), (float(y) - min(ys)) / unit
-        screen = screens.get(variant["screen_id"], {})
         cards[variant["id"]] = Card(
-            variant["id"], printable(f"{variant['screen_id']} · {_name(screen, variant)}")[:34],
+            variant["id"], printable(f"{variant['screen_id']} · {names.get(variant['screen_id'], '')}")[:34],
             printable(variant["id"])[:34] + (" (auth)" if variant.get("auth_required") else ""),
             MARGIN + column * (CARD_W + COLUMN_GAP), MARGIN + TITLE_H + round(row * row_h),
             looks[variant["id"]], variant["id"] in highlighted, thumb_h,
@@ -206,11 +205,18 @@ def _unit(values: list[float]) -> float:
     return min(gaps) if gaps else 1.0
 
 
-def _name(screen: Mapping[str, Any], variant: Mapping[str, Any]) -> str:
-    """Return what to call a screen: its label, else its first words on screen."""
+def screen_name(document: Mapping[str, Any], screen: Mapping[str, Any]) -> str:
+    """Return what to call a screen, the one name everywhere: `map show` draws it, `route --to` and the map tools take it.
+
+    Its label (given by an annotation), else the first words its first variant shows ("" when it shows none).
+    """
     if screen.get("label"):
         return str(screen["label"])
-    for element in variant["elements"]:
+    first = next(iter(screen.get("variant_ids", [])), None)
+    variant = next((item for item in document.get("variants", []) if item.get("id") == first), None)
+    if variant is None:
+        return ""
+    for element in variant.get("elements", []):
         for label in element.get("labels", []):
             if label and label.casefold() != "navigate up":
                 return str(label)

@@ -30,6 +30,7 @@ from visor.actions.device import Device, InputRejected, Key
 from visor.clock import Clock, isoformat
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
 from visor.report.console import printable
+from visor.report.map_picture import screen_name
 from visor.report.envelope import Outcome
 from visor.session.action_options import ActionOptions
 from visor.session.app_map import (
@@ -73,20 +74,23 @@ UNKNOWN_SCREEN, AMBIGUOUS_SCREEN, NO_ROUTE = "unknown_screen", "ambiguous_screen
 
 
 def destination(app_map: AppMap, wanted: str) -> set[str]:
-    """Return the variant ids a `--to` names (a screen id or label, or a variant id).
+    """Return the variant ids a `--to` names (a screen id, a variant id, or its name as `map show` draws it).
+
+    A name is the screen's label, else the first words it shows (`screen_name`), in any case.
 
     Raises:
         InputError: it names no screen (`details.unknown_screen`), or several (`details.ambiguous_screen`).
     """
     document = app_map.document
     folded = wanted.casefold()
-    screens = [screen for screen in document["screens"]
-               if wanted == screen["id"] or folded == str(screen.get("label", "")).casefold()]  # fmt: skip
+    names = {screen["id"]: screen_name(document, screen) for screen in document["screens"]}
+    screens = [screen for screen in document["screens"] if wanted == screen["id"]]
+    variant = next((item for item in document["variants"] if item["id"] == wanted), None)
+    if not screens and variant is not None:
+        return {variant["id"]}
+    screens = screens or [screen for screen in document["screens"] if folded == names[screen["id"]].casefold() != ""]
     if not screens:
-        variant = next((item for item in document["variants"] if item["id"] == wanted), None)
-        if variant is not None:
-            return {variant["id"]}
-        known = ", ".join(f"{screen['id']}" + (f" ({screen['label']})" if screen.get("label") else "")
+        known = ", ".join(f"{screen['id']}" + (f" ({names[screen['id']]})" if names[screen["id"]] else "")
                           for screen in document["screens"][:_LISTED])  # fmt: skip
         more = f" and {len(document['screens']) - _LISTED} more" if len(document["screens"]) > _LISTED else ""
         raise InputError(
