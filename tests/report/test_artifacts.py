@@ -200,3 +200,40 @@ def test_what_a_field_kept_of_a_secret_is_masked_however_short(tmp_path: Path) -
     store.hide("Qz9")
     path = store.write("sources/001-a.xml", '<node text="Qz9" hint="Qz9x" other="aQz9"/>\nshows Qz9.')
     assert Path(path).read_text("utf-8") == '<node text="•••" hint="Qz9x" other="aQz9"/>\nshows •••.'
+
+
+def _on_full_device(writer: ReportWriter) -> None:
+    """Point the run's timeline at /dev/full: every flush of it fails with ENOSPC, as on a full disk."""
+    writer._timeline.close()
+    writer._timeline = open("/dev/full", "a", encoding="utf-8")  # noqa: SIM115
+
+
+FULL = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+
+
+@FULL
+def test_a_timeline_that_cannot_be_closed_is_an_output_error_naming_it(tmp_path: Path) -> None:
+    """What the timeline still held, lost at close on a full disk, was an OSError (SYSTEM_ERROR) out of the run."""
+    from visor.report.artifacts import OutputError
+
+    writer = ReportWriter(ArtifactStore(str(tmp_path), "run_000000000001"))
+    _on_full_device(writer)
+    writer._timeline.write("a line not yet flushed\n")
+    with pytest.raises(OutputError) as raised:
+        writer.close()
+    timeline = str(tmp_path / "run_000000000001" / "timeline.log")
+    assert raised.value.message == f"cannot write {timeline!r}: No space left on device"
+    assert raised.value.info().code == "INPUT_ERROR" and "full disk" in raised.value.likely_cause
+    writer.close()  # closed all the same: a second close says nothing
+
+
+@FULL
+def test_the_reports_are_written_when_the_timelines_last_line_is_not(tmp_path: Path) -> None:
+    from visor.report.artifacts import OutputError
+
+    store = ArtifactStore(str(tmp_path), "run_000000000001")
+    writer = ReportWriter(store)
+    _on_full_device(writer)
+    with pytest.raises(OutputError, match=r"timeline\.log'?: No space left on device"):
+        writer.handle(RunFinished(_failed_run("a failure"), 1.0))
+    assert {*REPORTS, "summary.txt"} <= {path.name for path in Path(store.root).iterdir()}

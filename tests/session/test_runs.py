@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +115,78 @@ def test_a_report_that_cannot_be_written_stops_the_run_and_reports_what_ran(tmp_
     assert {"junit.xml", "report.html", "summary.txt"} <= {path.name for path in folder.iterdir()}
     # The timeline shows where the run stopped: its last line is the last step it reported.
     assert " step type-username (act) ok in " in (folder / "timeline.log").read_text().splitlines()[-1]
+
+
+def test_a_full_disk_as_the_timeline_is_closed_is_the_runs_input_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write-back error reported at close (NFS, a quota): the run's INPUT_ERROR with its steps, not SYSTEM_ERROR."""
+    import errno
+
+    from visor.report.artifacts import ArtifactStore
+
+    class Deferred(io.TextIOWrapper):
+        def close(self) -> None:
+            super().close()
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def append(store: ArtifactStore, relative: str) -> Any:
+        store.written.append(os.path.join(store.root, relative))
+        return Deferred(open(os.path.join(store.root, relative), "ab"), encoding="utf-8")
+
+    monkeypatch.setattr(ArtifactStore, "append", append)
+    outcome = _run(tmp_path)
+    run = outcome.data["run"]
+    timeline = str(tmp_path / "out" / run["run_id"] / "timeline.log")
+    assert outcome.exit_code == ExitCode.ERROR and outcome.error is not None
+    assert (outcome.error.code, outcome.error.message) == (
+        "INPUT_ERROR", f"cannot write {timeline!r}: No space left on device"
+    )  # fmt: skip
+    assert run["status"] == "fail" and len(run["steps"]) == 6
+    assert json.loads(Path(timeline).with_name("summary.json").read_text())["status"] == "ok"
+
+
+def _tmpfs(folder: Path, size_kib: int) -> bool:
+    """Mount a small tmpfs at `folder` (root only); say whether it could be."""
+    import subprocess
+
+    folder.mkdir(exist_ok=True)
+    if os.geteuid() != 0:
+        return False
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kib}k", "tmpfs", str(folder)],
+                          capture_output=True, check=False)  # fmt: skip
+    return done.returncode == 0
+
+
+def test_a_full_file_system_at_any_point_of_a_run_is_an_input_error_naming_the_file(tmp_path: Path) -> None:
+    """A real full tmpfs, filled to stop the run at every stage: never SYSTEM_ERROR, always the file and ENOSPC."""
+    import subprocess
+    import sys
+
+    mount = tmp_path / "full"
+    if not _tmpfs(mount, 128):
+        pytest.skip("needs root to mount a tmpfs")
+    steps = "".join(f'  - {{id: s{n}, command: tap, args: {{target: "id=username"}}}}\n' for n in range(400))
+    scenario = tmp_path / "many.yaml"
+    scenario.write_text(f"meta: {{name: many, version: '1'}}\nconfig: {{seed: 1, runtime: sim}}\nsteps:\n{steps}")
+    try:
+        seen = set()
+        for fill_kib in range(60, 124, 6):
+            for old in mount.iterdir():
+                subprocess.run(["rm", "-rf", str(old)], check=True)
+            (mount / "pad").write_bytes(b"\0" * fill_kib * 1024)
+            done = subprocess.run(
+                [sys.executable, "-m", "visor", "run", str(scenario), "--output", str(mount / "out"), "-q"],
+                capture_output=True, text=True, cwd=tmp_path, check=False, timeout=120,
+            )  # fmt: skip
+            error = json.loads(done.stdout)["error"]
+            assert done.returncode == 1 and error["code"] == "INPUT_ERROR", (fill_kib, error)
+            assert error["message"].startswith(f"cannot write '{mount}/out/run_"), error["message"]
+            assert error["message"].endswith("': No space left on device") and "Traceback" not in done.stderr
+            seen.add(error["message"].rsplit("/", 1)[1].split("'")[0])
+        assert "timeline.log" in seen  # the stage this used to fail at
+    finally:
+        subprocess.run(["umount", str(mount)], check=False)
 
 
 def test_a_stopped_run_gets_no_verdict_line_of_its_own(tmp_path: Path) -> None:

@@ -245,13 +245,21 @@ class ReportWriter:
         A run that stopped early gets no timeline line for its end (its last line shows where it stopped); its
         reports are written all the same.
         """
+        lost: OutputError | None = None
         if not (isinstance(event, RunFinished) and event.reason is not None):
-            self._line(event)
+            try:
+                self._line(event)
+            except OutputError as exc:
+                if not isinstance(event, RunFinished):
+                    raise
+                lost = exc  # the timeline's last line: the reports are written all the same, then it is said
         if isinstance(event, RunStarted):
             self.store.write("env/device.json", _json(_device(event)), "json")
             self.store.write("env/runtime.json", _json(_runtime(event)), "json")
         elif isinstance(event, RunFinished):
             self._reports(event.result)
+        if lost is not None:
+            raise lost
 
     def _reports(self, result: RunResult) -> None:
         """Write the reports of a finished (or stopped) run, and close the timeline.
@@ -268,9 +276,16 @@ class ReportWriter:
         self.close()
 
     def close(self) -> None:
-        """Close the timeline."""
+        """Close the timeline.
+
+        Raises:
+            OutputError: what it still held could not be written (a full disk), naming timeline.log and why.
+        """
         if not self._timeline.closed:
-            self._timeline.close()
+            try:
+                self._timeline.close()  # closed all the same when its last flush fails
+            except (OSError, ValueError) as exc:
+                raise _output_error(os.path.join(self.store.root, "timeline.log"), exc) from None
 
     def _line(self, event: Event) -> None:
         try:

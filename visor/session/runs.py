@@ -272,7 +272,11 @@ def attempt(
             # A device opened here is closed, unless it is kept for the next run (which needs a run that ended).
             if shared is None and (final is None or not held):
                 opened.device.close()
-            writer.close()
+            try:
+                writer.close()
+            except OutputError as exc:  # a full disk: the run's error, unless it already has one (or is raising)
+                if final is not None and final.reason is None:
+                    final = unreported(final, exc)
     states = (router.initial, copy.deepcopy(router.map.document)) if router is not None else None
     summary = router.summary() if router else None
     return Attempt(final, store.written, opened if held else None, summary, states, store.secrets)
@@ -336,12 +340,27 @@ def drive(events: Generator[Event, None, None], handlers: Sequence[Handler]) -> 
         except (KeyboardInterrupt, VisorError) as exc:
             if inspect.getgeneratorstate(events) == inspect.GEN_CLOSED:
                 raise  # it left the run itself (a second signal in its own ending): throwing it in again would spin
-            if not isinstance(event, RunFinished) or event.reason is None:
+            if not isinstance(event, RunFinished):
+                failure = exc
+                continue
+            if event.reason is None and isinstance(exc, OutputError):
+                return unreported(event, exc)  # the run ended, its reports (or their last part) not written
+            if event.reason is None:
                 failure = exc
                 continue
             if isinstance(exc, OutputError) or (event.interrupted and isinstance(exc, KeyboardInterrupt)):
                 return event
             raise
+
+
+def unreported(final: RunFinished, exc: OutputError) -> RunFinished:
+    """Return the end of a run that ran to its end but whose reports could not all be written: failed, saying why.
+
+    A full disk as the timeline is closed used to be a SYSTEM_ERROR without the run; it is the run's INPUT_ERROR,
+    naming the file and the cause, with the steps done.
+    """
+    result = dataclasses.replace(final.result, status="fail", error=exc.info())
+    return dataclasses.replace(final, result=result, reason=exc)
 
 
 def run_file(path: str, options: RunOptions, env: Environment, handlers: Sequence[Handler] = ()) -> Outcome:
