@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -290,3 +291,23 @@ def test_a_fault_inside_visor_in_one_scenario_is_its_error_and_the_suite_goes_on
     assert statuses == {"a-login.yaml": "passed", "b-broken.yaml": "error", "c-other.yaml": "passed"}
     broken = next(row for row in result.data["suite"]["scenarios"] if "broken" in row["path"])
     assert broken["error"]["code"] == "SYSTEM_ERROR" and "TypeError: a bug" in broken["error"]["message"]
+
+
+def test_a_full_file_system_names_the_suite_file_it_could_not_write(suite: Path, tmp_path: Path) -> None:
+    """On a real full tmpfs the suite's INPUT_ERROR names the file and the cause, as a run's does."""
+    mount = tmp_path / "full"
+    mount.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)],
+                                           capture_output=True, check=False).returncode:  # fmt: skip
+        pytest.skip("needs root to mount a tmpfs")
+    try:
+        with contextlib.suppress(OSError):  # filled to the last byte
+            (mount / "pad").write_bytes(b"\0" * 128 * 1024)
+        done = subprocess.run([sys.executable, "-m", "visor", "run", str(suite), "--output", str(mount / "out")],
+                              capture_output=True, text=True, cwd=tmp_path, check=False, timeout=120)  # fmt: skip
+        error = check_envelope(done.stdout)["error"]
+        assert done.returncode == 1 and error["code"] == "INPUT_ERROR" and "Traceback" not in done.stderr
+        assert error["message"].startswith(f"cannot write '{mount}/out/suite_"), error["message"]
+        assert error["message"].endswith("/junit.xml': No space left on device"), error["message"]
+    finally:
+        subprocess.run(["umount", str(mount)], check=False)

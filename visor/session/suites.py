@@ -323,13 +323,19 @@ def _write(
     """
     paths = (os.path.abspath(os.path.join(folder, "junit.xml")), os.path.abspath(os.path.join(folder, "index.html")))
     pages = (junit.render_suite(redact(runs, secrets)), suite_html.render(redact(entries, secrets), totals, folder))
-    try:
-        for path, page in zip(paths, pages, strict=True):
+    for path, page in zip(paths, pages, strict=True):
+        try:
             write_atomic(path, mask_rendered(page, secrets, "markup").encode("utf-8"), make_folders=True)
-    except OSError as exc:
-        raise OutputError(f"cannot write the suite's files in {folder}: {exc}",
-                          next_step="Free space, or choose another --output.") from None  # fmt: skip
+        except OSError as exc:
+            raise _unwritten(path, exc) from None
     return paths
+
+
+def _unwritten(path: str, exc: OSError) -> OutputError:
+    """Name the suite's file that could not be written and why (`No space left on device`), as a run's are named."""
+    return OutputError(
+        f"cannot write {path!r}: {exc.strerror or exc}", next_step="Free space, or choose another --output."
+    )
 
 
 def _keep(folder: str, suite: dict[str, Any], secrets: Sequence[str]) -> str:
@@ -338,7 +344,7 @@ def _keep(folder: str, suite: dict[str, Any], secrets: Sequence[str]) -> str:
     try:
         write_atomic(path, (json.dumps(redact(suite, secrets), indent=1) + "\n").encode("utf-8"), make_folders=True)
     except OSError as exc:
-        raise OutputError(f"cannot write {path}: {exc}", next_step="Free space, or choose another --output.") from None
+        raise _unwritten(path, exc) from None
     return path
 
 
