@@ -92,7 +92,7 @@ def require_sdk() -> None:
     except ImportError:
         raise InputError(
             "visor mcp needs the MCP SDK, which is not installed",
-            likely_cause="The optional extra `mcp` was not installed.",
+            likely_cause="visor was installed without its dependencies (pip --no-deps), or the SDK was removed.",
             next_step=f"Install it: pip install '{DISTRIBUTION}[mcp]' (from a checkout: pip install -e '.[mcp]').",
         ) from None
 

@@ -152,7 +152,7 @@ def mcp(env: CliEnvironment, /, **values: Any) -> int:
     use_device can still switch. With --no-device the options only set use_device's defaults.
 
     stdout carries the MCP protocol, so this command prints no envelope there; if the device cannot be
-    opened, the error envelope goes to stderr (exit 1). Needs the `mcp` extra: pip install 'visor-mobile[mcp]'.
+    opened, the error envelope goes to stderr (exit 1).
 
     \b
     Examples:

@@ -214,8 +214,7 @@ def show(
     """Draw an app map: its screens as thumbnails, the taps between them as labelled arrows (SVG or PNG).
 
     The map is MAP_FILE, else the map of --app-id, else the only map in --map-dir. Arrows that go back are
-    dashed, stale ones red; each label says what is tapped and the edge's confidence. Needs networkx
-    (pip install 'visor-mobile[graph]').
+    dashed, stale ones red; each label says what is tapped and the edge's confidence.
 
     \b
     Examples:

@@ -1,6 +1,6 @@
 """Pictures of an app map: screens as thumbnails, the taps between them as labelled arrows (SVG or PNG).
 
-networkx lays the graph out (an optional extra, `pip install 'visor-mobile[graph]'`): screens are placed in
+networkx lays the graph out (imported only to draw): screens are placed in
 columns by how many taps they are from the app's start (breadth first over forward edges), left to right, and
 networkx's multipartite layout orders each column. Both formats are drawn from one scene, so they show the same
 picture. Arrows are labelled with what to tap (and "+ fill" when fields are filled first) and the edge's
@@ -108,7 +108,7 @@ def scene(document: Mapping[str, Any], thumbnails: Callable[[str], bytes | None]
     except ImportError:
         raise InputError(
             "drawing the app map needs networkx, which is not installed",
-            likely_cause="The optional extra `graph` was not installed.",
+            likely_cause="visor was installed without its dependencies (pip --no-deps), or networkx was removed.",
             next_step="Install it: pip install 'visor-mobile[graph]' (from a checkout: pip install -e '.[graph]').",
         ) from None
     variants = list(document["variants"])
@@ -206,7 +206,7 @@ def _unit(values: list[float]) -> float:
 
 
 def screen_name(document: Mapping[str, Any], screen: Mapping[str, Any]) -> str:
-    """Return what to call a screen, the one name everywhere: `map show` draws it, `route --to` and the map tools take it.
+    """Return what to call a screen, one name everywhere: `map show` draws it, `route --to` and the map tools take it.
 
     Its label (given by an annotation), else the first words its first variant shows ("" when it shows none).
     """

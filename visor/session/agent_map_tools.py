@@ -49,7 +49,8 @@ from visor.session.routes import (
 )
 
 _SCREEN = {"type": "string", "minLength": 1, "maxLength": 200,
-           "description": "A screen: its id (screen_3), a variant id (variant_4) or its name (its label, else the first words it shows, as map show draws it)."}  # fmt: skip
+           "description": "A screen: its id (screen_3), a variant id (variant_4) or its name (its label, else the "
+                          "first words it shows, as map show draws it)."}  # fmt: skip
 DEFINITIONS: list[dict[str, Any]] = [
     {
         "name": "map_read",

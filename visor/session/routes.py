@@ -30,8 +30,8 @@ from visor.actions.device import Device, InputRejected, Key
 from visor.clock import Clock, isoformat
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
 from visor.report.console import printable
-from visor.report.map_picture import screen_name
 from visor.report.envelope import Outcome
+from visor.report.map_picture import screen_name
 from visor.session.action_options import ActionOptions
 from visor.session.app_map import (
     MIN_CONFIDENCE,

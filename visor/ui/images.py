@@ -27,7 +27,7 @@ def png_size(head: bytes) -> Size | None:
 
 
 def _imaging() -> tuple[Any, Any]:
-    """Import ImageHash and Pillow (ImageHash is in the `images` extra: it brings numpy and scipy).
+    """Import ImageHash and Pillow (ImageHash brings numpy and scipy: imported only when a hash is needed).
 
     Raises:
         TargetError: ImageHash is not installed.
@@ -38,7 +38,7 @@ def _imaging() -> tuple[Any, Any]:
     except ImportError:
         raise TargetError(
             "perceptual hashes (of screens without a UI tree, of photos) need ImageHash, which is not installed",
-            likely_cause="visor was installed without its images extra.",
+            likely_cause="visor was installed without its dependencies (pip --no-deps), or ImageHash was removed.",
             next_step="pip install 'visor-mobile[images]'",
         ) from None
     return imagehash, PIL
