@@ -519,9 +519,7 @@ def test_a_stopping_signal_stops_the_daemon_cleanly(name: str, cli_runner: Cli, 
 
 @pytest.mark.parametrize("kind", ["fifo", "link", "folder"])
 @pytest.mark.parametrize("whose", ["daemon", "appium"])
-def test_a_log_planted_where_start_writes_one_is_refused_without_blocking(
-    kind: str, whose: str, project: Path
-) -> None:
+def test_a_log_planted_where_start_writes_one_is_refused_without_blocking(kind: str, whose: str, project: Path) -> None:
     """A FIFO at .visor/daemon/daemon.log (or the Appium server's log) held `visor start` for ever."""
     paths = DaemonPaths(str(project.resolve()))
     log = paths.log if whose == "daemon" else str(project.resolve() / ".visor" / "appium" / "127.0.0.1_4799.log")
@@ -536,3 +534,68 @@ def test_a_log_planted_where_start_writes_one_is_refused_without_blocking(
     assert isinstance(error, dict) and error["code"] == "INPUT_ERROR"
     assert f"log {log} is a" in error["message"] and f"Remove {log}" in error["next_step"]
     assert not os.path.exists(paths.metadata) and not (project / "elsewhere").exists()
+
+
+def test_a_state_folder_every_user_may_write_to_is_refused_before_anything_is_sent(project: Path) -> None:
+    """A shared root: with `.visor` writable by all, anyone could swap `.visor/daemon` (its socket, its record)."""
+    state = project.resolve() / ".visor"
+    state.mkdir()
+    os.chmod(state, 0o777)
+    for command in (("start", "--runtime", "sim"), ("status",), ("tap", "--runtime", "sim", "--target", "text=A")):
+        answer = Cli(project).run(*command)
+        assert answer.exit_code == ExitCode.ERROR, (command, answer.stdout)
+        error = answer.envelope["error"]
+        assert error["code"] == "TARGET_ERROR" and f"{state} is writable by every user (mode 0777)" in error["message"]
+        assert f"chmod o-w {state}" in error["next_step"]
+    assert not (state / "daemon").exists() and stat.S_IMODE(os.stat(state).st_mode) == 0o777  # never changed
+    os.chmod(state, 0o1777)  # sticky, as /tmp: no one may replace what is not theirs
+    assert Cli(project).run("start", "--runtime", "sim").exit_code == ExitCode.OK
+    os.chmod(state, 0o755)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can make a folder that belongs to another user")
+def test_a_state_folder_of_another_user_is_refused(project: Path) -> None:
+    state = project.resolve() / ".visor"
+    state.mkdir()
+    os.chown(state, 65534, 65534)
+    started = Cli(project).run("start", "--runtime", "sim")
+    assert started.exit_code == ExitCode.ERROR
+    assert (
+        f"{state} belongs to" in started.envelope["error"]["message"]
+        and "uid 65534" in started.envelope["error"]["message"]
+    )
+    os.chown(state, 0, 0)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="connects through /proc/self/fd")
+def test_a_daemon_folder_swapped_after_its_check_cannot_redirect_the_connection(cli_runner: Cli, project: Path) -> None:
+    """The client connects through the folder it opened and checked, never by its path again."""
+    import socket
+
+    cli_runner.run("start", "--runtime", "sim")
+    paths = DaemonPaths(str(project.resolve()))
+    moved = project / ".visor" / "daemon-real"
+    with paths.socket_address() as address:
+        assert address.startswith("/proc/self/fd/")
+        os.rename(paths.folder, moved)  # swapped between the check and the connect
+        os.mkdir(paths.folder, 0o700)
+        impostor = Impostor(paths.socket)
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+                connection.settimeout(30)
+                connection.connect(address)
+                connection.sendall(b'{"id": "s", "type": "status"}\n')
+                reply = json.loads(connection.makefile("rb").readline())
+        finally:
+            impostor.close()
+    assert impostor.received == b""
+    assert reply["status"]["token"] == json.loads((moved / "daemon.json").read_text())["token"]  # the real one
+    shutil_move_back(moved, Path(paths.folder))
+
+
+def shutil_move_back(moved: Path, folder: Path) -> None:
+    """Put the real daemon folder back, so that the fixture's `stop` finds and stops the daemon."""
+    import shutil
+
+    shutil.rmtree(folder)
+    os.rename(moved, folder)

@@ -42,7 +42,8 @@ def running(paths: DaemonPaths) -> bool:
     Raises:
         TargetError: the socket's folder, or the socket, is not this user's private one (never connected to).
     """
-    return os.path.exists(paths.metadata) and probe(paths.checked_socket(), 1.0)
+    with paths.socket_address() as address:
+        return os.path.exists(paths.metadata) and probe(address, 1.0)
 
 
 def ask(paths: DaemonPaths, request: Mapping[str, Any], timeout_s: float) -> dict[str, Any]:
@@ -52,11 +53,11 @@ def ask(paths: DaemonPaths, request: Mapping[str, Any], timeout_s: float) -> dic
         TargetError: no daemon listens, or it did not answer in time (a queued action is then cancelled); the
             socket is not this user's private one.
     """
-    path = paths.checked_socket()
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
             connection.settimeout(timeout_s)
-            connection.connect(path)
+            with paths.socket_address() as address:  # the folder checked, held open while connecting
+                connection.connect(address)
             send_line(connection, request)
             return read_line(connection)
     except TimeoutError:

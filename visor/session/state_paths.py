@@ -6,9 +6,11 @@ files never depend on the caller's current folder (upstream resolves them agains
 
 The daemon's folder, and the one in the temporary folder holding its socket when the root is too deep for a
 socket path, are private: visor makes them 0700 for this user, and uses one that is there only when it belongs
-to this user with that mode (`private_folder`); a socket is connected to only when this user owns it
-(`DaemonPaths.checked_socket`). Anyone else could otherwise put a socket of theirs where visor looks for its
-daemon, and receive what visor sends it (a typed password).
+to this user with that mode (`private_folder`), below a `.visor` that is this user's and not writable by all; a
+socket is connected to only when this user owns it, through the folder visor opened and checked
+(`DaemonPaths.socket_address`: `/proc/self/fd/N/visor.sock` on Linux), so a folder swapped after the check
+cannot redirect it. Anyone else could otherwise put a socket of theirs where visor looks for its daemon, and
+receive what visor sends it (a typed password).
 
 The state folder, `.visor` at the root, and every folder and file below it, is the project's own: never a
 symbolic link (a checked-out repository can hold one, and every write of visor's state would follow it out of
@@ -248,28 +250,89 @@ class DaemonPaths:
         """Make the daemon's folder, and the socket's when it is another, private to this user (or check them).
 
         Raises:
-            TargetError: one of them is there and is not private (`private_folder`).
+            InputError: `.visor` is a link or no folder.
+            TargetError: `.visor` is another user's or open to others, or a folder is there and is not private
+                (`private_folder`).
         """
         state_folder(self.root)
+        self._check_state_folder()
         private_folder(self.folder)
         private_folder(os.path.dirname(self.socket))
+
+    def _check_state_folder(self) -> None:
+        """Refuse a `.visor` of another user's, or one every user may write to.
+
+        Either could swap the daemon's folder, and with it its socket or the record `stop --force` trusts.
+        """
+        path = os.path.join(self.root, STATE_FOLDER)
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise _refused(path, f"cannot be examined ({exc.strerror or exc})", "Check its permissions.") from None
+        _check_shared(path, info)
+
+    @contextlib.contextmanager
+    def socket_address(self) -> Iterator[str]:
+        """Yield the address to connect to the daemon by, once its folder is opened and proved private.
+
+        The folder is opened (never through a link) and checked on its descriptor, and the socket is reached
+        through that descriptor (`/proc/self/fd/N/visor.sock` on Linux), so a folder swapped between the check
+        and the connect cannot redirect it; elsewhere the checked path. A folder not there yet is no daemon: the
+        plain path is yielded and connecting fails as "not running".
+
+        Raises:
+            TargetError: `.visor`, the folder or the socket belongs to another user, is open to others, or is a
+                link or of the wrong kind.
+        """
+        folder = self._open_socket_folder()
+        if folder is None:
+            yield self.socket
+            return
+        try:
+            self._check_socket(folder)
+            yield _through(folder, self.socket)
+        finally:
+            os.close(folder)
 
     def checked_socket(self) -> str:
         """Return the socket's path once its folder is proved private and the socket (if there) this user's own.
 
-        A folder not there yet is no daemon: the path is returned and connecting to it fails as "not running".
-
         Raises:
-            TargetError: the folder or the socket belongs to another user, is open to others, or is a link.
+            TargetError: as `socket_address` says.
         """
-        path = self.socket
-        folder = os.path.dirname(path)
-        if os.path.lexists(folder):
-            _check_private(folder)
+        with self.socket_address():
+            return self.socket
+
+    def _open_socket_folder(self) -> int | None:
+        """Open the socket's folder, walking down from the root's `.visor` without following a link; check it.
+
+        Returns None when it is not there.
+        """
+        folder = os.path.dirname(self.socket)
+        self._check_state_folder()
+        if folder != self.folder:  # the temporary folder's: its parent is the system's (a link on macOS)
+            return _open_private(folder, None, folder)
         try:
-            info = os.lstat(path)
+            state = os.open(os.path.join(self.root, STATE_FOLDER), _FOLDER)
         except FileNotFoundError:
-            return path
+            return None
+        except OSError as exc:
+            raise _refused(os.path.join(self.root, STATE_FOLDER), _open_problem(exc), "Remove it.") from None
+        try:
+            _check_shared(os.path.join(self.root, STATE_FOLDER), os.fstat(state))
+            return _open_private(DAEMON, state, folder)
+        finally:
+            os.close(state)
+
+    def _check_socket(self, folder: int) -> None:
+        """Check that the socket in the opened folder, if there, is a socket of this user's."""
+        path = self.socket
+        try:
+            info = os.stat(os.path.basename(path), dir_fd=folder, follow_symlinks=False)
+        except FileNotFoundError:
+            return
         except OSError as exc:
             problem = f"cannot be examined ({exc.strerror or exc})"
             raise _refused(path, problem, "Check the folder's permissions.", noun="socket") from None
@@ -277,7 +340,65 @@ class DaemonPaths:
             what = "is not a socket" if not stat.S_ISSOCK(info.st_mode) else f"belongs to {_user(info.st_uid)}"
             next_step = f"Remove {path} if it is yours; then run `visor start` again."
             raise _refused(path, what, next_step, noun="socket")
-        return path
+
+
+def _open_private(name: str, parent: int | None, shown: str) -> int | None:
+    """Open a folder of the daemon's (never through a link) and check on its descriptor that it is private.
+
+    Returns None when it is not there.
+
+    Raises:
+        TargetError: it is a link or no folder, another user's, or open to others.
+    """
+    try:
+        handle = os.open(name, _FOLDER, dir_fd=parent)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise _refused(shown, _open_problem(exc), f"Remove {shown}; visor makes the folder itself.") from None
+    try:
+        _check_private_info(shown, os.fstat(handle))
+    except BaseException:
+        os.close(handle)
+        raise
+    return handle
+
+
+def _open_problem(exc: OSError) -> str:
+    if exc.errno in (errno.ELOOP, errno.EMLINK):
+        return "is a symbolic link"
+    if exc.errno == errno.ENOTDIR:
+        return "is not a folder"
+    return f"cannot be opened ({exc.strerror or exc})"
+
+
+def _through(folder: int, socket_path: str) -> str:
+    """Return the socket's address through its opened folder where the system gives one (Linux' /proc)."""
+    through = f"/proc/self/fd/{folder}"
+    return os.path.join(through, os.path.basename(socket_path)) if os.path.isdir(through) else socket_path
+
+
+def _check_shared(path: str, info: os.stat_result) -> None:
+    """Refuse the state folder holding the daemon's when another user owns it or may replace what is in it.
+
+    Group-writable is allowed (a user's own group, with umask 002); writable by all only with the sticky bit.
+    """
+    if info.st_uid != os.getuid():
+        raise _refused(
+            path,
+            f"belongs to {_user(info.st_uid)}, not to you",
+            "Work in a checkout of your own (a shared project's daemon state cannot be trusted), or remove it if "
+            + "it should be yours.",
+            noun="state folder",
+        )
+    mode = stat.S_IMODE(info.st_mode)
+    if mode & stat.S_IWOTH and not mode & stat.S_ISVTX:
+        raise _refused(
+            path,
+            f"is writable by every user (mode {mode:04o}): anyone could swap the daemon's folder in it",
+            f"Run `chmod o-w {path}`.",
+            noun="state folder",
+        )
 
 
 def private_folder(path: str) -> str:
@@ -311,6 +432,11 @@ def _check_private(path: str) -> None:
         info = os.lstat(path)
     except OSError as exc:
         raise _refused(path, f"cannot be examined ({exc.strerror or exc})", "Check its parent's permissions.") from None
+    _check_private_info(path, info)
+
+
+def _check_private_info(path: str, info: os.stat_result) -> None:
+    """Refuse a folder of the daemon's that is a link, no folder, another user's, or open to others."""
     if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
         kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a folder"
         raise _refused(path, f"is {kind}", f"Remove {path}; visor makes the folder itself.")
