@@ -6,6 +6,7 @@ written valid (checked by `visor validate` itself), written only below the outpu
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -240,3 +241,57 @@ def test_the_output_never_replaces_a_flow_nor_writes_through_a_link(cli_runner: 
     row = cli_runner.run("import", "maestro", "flows/login.yaml", "-o", "out").data["imported"][0]
     assert "symbolic link" in row["error"]["message"]
     assert (tmp_path / "elsewhere.yaml").read_text() == "keep me\n"
+
+
+def test_a_file_already_in_the_output_is_kept_unless_force(cli_runner: Cli, tmp_path: Path) -> None:
+    """A scenario of one's own named as a flow was replaced without a word; now it is kept, unless --force."""
+    copy_fixtures(tmp_path)
+    (tmp_path / "scenarios").mkdir()
+    mine = tmp_path / "scenarios" / "login.yaml"
+    mine.write_text("my own scenario\n")
+    refused = cli_runner.run("import", "maestro", "flows/login.yaml", "-o", "scenarios")
+    assert refused.exit_code == 1 and refused.envelope["artifacts"] == []
+    error = refused.data["imported"][0]["error"]
+    assert error["code"] == "INPUT_ERROR" and error["message"] == f"{mine} exists already: nothing was replaced"
+    assert "--force" in error["next_step"] and refused.envelope["error"]["message"].startswith("1 of 1 flows could")
+    assert mine.read_text() == "my own scenario\n" and not (tmp_path / "scenarios" / "login.env").exists()
+    forced = cli_runner.run("import", "maestro", "flows/login.yaml", "-o", "scenarios", "--force")
+    assert forced.exit_code == 0 and forced.data["imported"][0]["replaced"] == [str(mine)]
+    assert yaml.safe_load(mine.read_text())["meta"]["name"] == "Sign in"
+    again = cli_runner.run("import", "maestro", "flows/login.yaml", "-o", "scenarios")  # an earlier import's too
+    assert again.exit_code == 1 and "login.yaml and " in again.data["imported"][0]["error"]["message"]
+
+
+def test_an_env_file_that_cannot_be_written_names_it_and_leaves_no_scenario(cli_runner: Cli, tmp_path: Path) -> None:
+    """The env file is written first: a scenario is never left naming ${KEY}s whose values were not written."""
+    copy_fixtures(tmp_path)
+    (tmp_path / "out" / "login.env").mkdir(parents=True)
+    result = cli_runner.run("import", "maestro", "flows/login.yaml", "-o", "out")
+    env_file = tmp_path / "out" / "login.env"
+    assert result.exit_code == 1 and result.envelope["error"]["code"] == "INPUT_ERROR"
+    assert result.envelope["error"]["message"] == f"1 of 1 flows could not be written: cannot write {env_file}: " + (
+        "login.env is a folder"
+    )
+    assert not (tmp_path / "out" / "login.yaml").exists()
+
+
+def test_a_full_disk_during_the_import_is_an_input_error_naming_the_file(tmp_path: Path) -> None:
+    """On a real full tmpfs: INPUT_ERROR naming the .env file and the cause, nothing half written."""
+    copy_fixtures(tmp_path)
+    mount = tmp_path / "full"
+    mount.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", str(mount)],
+                                           capture_output=True, check=False).returncode:  # fmt: skip
+        pytest.skip("needs root to mount a tmpfs")
+    try:
+        (mount / "out").mkdir()
+        with contextlib.suppress(OSError):  # filled to the last byte
+            (mount / "pad").write_bytes(b"\0" * 32 * 1024)
+        command = [sys.executable, "-m", "visor", "import", "maestro", "flows/login.yaml", "-o", str(mount / "out")]
+        done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=HANG_S, check=False)
+        error = check_envelope(done.stdout)["error"]
+        assert done.returncode == 1 and error["code"] == "INPUT_ERROR", error
+        assert error["message"].endswith(f"cannot write {mount}/out/login.env: No space left on device")
+        assert "disk is full" in error["likely_cause"] and list((mount / "out").iterdir()) == []
+    finally:
+        subprocess.run(["umount", str(mount)], check=False)

@@ -251,22 +251,25 @@ def import_group() -> None:
     callback=text_value,
     help="Where the scenarios (and .env files) are written.",
 )
+@click.option("--force", is_flag=True, help="Replace scenario and .env files already in the output folder.")
 @output_options
 @click.pass_obj
-def maestro(env: CliEnvironment, /, flows: tuple[str, ...], target: str) -> int:
+def maestro(env: CliEnvironment, /, flows: tuple[str, ...], target: str, force: bool) -> int:
     """Convert Maestro flows (YAML) into visor scenarios, reporting what could not be, with its line.
 
     Each flow becomes OUTPUT/NAME.yaml (its header's env as NAME.env, for --env-file), and is validated. Commands
     visor has no equivalent for are listed in data.imported[].left_out and as comments atop the scenario. Two
-    flows with one name get NAME-2.yaml (data.imported[].renamed says so). A runFlow is read only inside the
-    folder named (or the flow's own folder); one leaving it, a cycle, or more than 10,000 inlined commands is
-    that flow's error.
+    flows with one name get NAME-2.yaml (data.imported[].renamed says so). A file already there (an earlier
+    import, a scenario of yours) is kept and is that flow's error, unless --force replaces it. A runFlow is read
+    only inside the folder named (or the flow's own folder); one leaving it, a cycle, or more than 10,000
+    inlined commands is that flow's error.
 
     \b
     Examples:
       visor import maestro flows/login.yaml --output scenarios/
       visor import maestro flows/ -o scenarios/
+      visor import maestro flows/ -o scenarios/ --force     (import again over the earlier import)
     """
     from visor.session.maestro_import import import_maestro
 
-    return emit(env, import_maestro(flows, target))
+    return emit(env, import_maestro(flows, target, force=force))

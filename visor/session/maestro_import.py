@@ -4,7 +4,9 @@ Every flow is converted first, then written: a scenario never replaces a flow st
 becomes a file name (letters, digits, `.`, `_`, `-`); two flows that would get the same name (the same file name
 in two folders, `a b.yaml` beside `a_b.yaml`, names that differ only in case) get distinct ones, `-2`, `-3`…,
 and the row says so. Files are written below the output folder only, never through a link, and never over a
-file that was read as a flow.
+file that was read as a flow. A scenario or `.env` file already in the output folder (an earlier import, or a
+scenario of your own) is replaced only with `force`, and the row then says which it replaced (`replaced`); each
+flow's `.env` is written before its scenario, so a scenario is never left without the values it names.
 """
 
 from __future__ import annotations
@@ -40,8 +42,10 @@ class _Source:
     relative: str
 
 
-def import_maestro(patterns: Sequence[str], output: str) -> Outcome:
+def import_maestro(patterns: Sequence[str], output: str, *, force: bool = False) -> Outcome:
     """Convert every flow the patterns name into `output/<flow>.yaml` (and `<flow>.env`); return what was done.
+
+    With `force`, files already there are replaced; without it, a flow whose file exists is that row's error.
 
     Raises:
         InputError: a pattern names no file; the output folder cannot be created.
@@ -68,10 +72,12 @@ def import_maestro(patterns: Sequence[str], output: str) -> Outcome:
         )
     _make_folder(output)
     written: list[str] = []
+    unwritten: list[dict[str, Any]] = []
     names = _names([row["flow"] for row, _ in converted])
     for (row, flow), name in zip(converted, names, strict=True):
-        _write(row, flow, output, name, read, written)
-    return _outcome(rows, written)
+        if not _write(row, flow, output, name, (read, force), written):
+            unwritten.append(row["error"])
+    return _outcome(rows, written, unwritten)
 
 
 def _sources(patterns: Sequence[str]) -> Iterator[_Source]:
@@ -121,10 +127,20 @@ def _names(flows: list[str]) -> list[tuple[str, str | None]]:
 
 
 def _write(
-    row: dict[str, Any], flow: Converted, output: str, name: tuple[str, str | None], read: set[str], written: list[str]
-) -> None:
-    """Write the scenario (and its env file), then check it; a write that cannot be done is the row's error."""
+    row: dict[str, Any],
+    flow: Converted,
+    output: str,
+    name: tuple[str, str | None],
+    refusing: tuple[set[str], bool],
+    written: list[str],
+) -> bool:
+    """Write the env file (if any) and the scenario, then check it; say whether both were written.
+
+    A write that cannot be done, or would replace a flow read (or, without `force`, a file already there), is the
+    row's error, and nothing of that flow is written after it.
+    """
     stem, renamed = name
+    read, force = refusing
     files = [(f"{stem}.yaml", scenario_text(row["flow"], flow).encode("utf-8"))]
     if flow.env:
         files.append((f"{stem}.env", env_text(flow.env).encode("utf-8")))
@@ -132,17 +148,27 @@ def _write(
     clash = next((target for target in targets if os.path.realpath(target) in read), None)
     if clash is not None:
         row["error"] = _write_error(f"writing {clash} would replace a Maestro flow that was read")
-        return
-    for (file, data), target in zip(files, targets, strict=True):
+        return False
+    # A link, a folder or a FIFO there is refused by the confined writer itself, with what it is.
+    there = [target for target in targets if os.path.isfile(target) and not os.path.islink(target)]
+    if there and not force:
+        row["error"] = _exists_error(there)
+        return False
+    for (file, data), target in reversed(list(zip(files, targets, strict=True))):
         try:
             write_confined(output, file, data)
-        except (UnsafePath, OSError) as exc:
-            row["error"] = _write_error(f"cannot write {target}: {getattr(exc, 'strerror', None) or exc}")
-            return
+        except UnsafePath as exc:
+            row["error"] = _write_error(f"cannot write {target}: {exc}")
+            return False
+        except OSError as exc:  # a full disk, a read-only file system, no permission
+            row["error"] = _os_error(target, exc)
+            return False
         written.append(target)
     row.update({"scenario": targets[0], "steps": len(flow.scenario["steps"]), "left_out": flow.left_out})
     if flow.env:
         row["env_file"] = targets[1]
+    if there:
+        row["replaced"] = there
     if renamed:
         row["renamed"] = renamed
     if flow.app_id:
@@ -152,6 +178,25 @@ def _write(
     row["valid"] = not issues
     if issues:
         row["issues"] = issues
+    return True
+
+
+def _exists_error(there: list[str]) -> dict[str, Any]:
+    error = InputError(
+        f"{' and '.join(there)} {'exist' if len(there) > 1 else 'exists'} already: nothing was replaced",
+        likely_cause="An earlier import wrote it, or a scenario of yours has the flow's name.",
+        next_step="Pass --force to replace it, or --output another folder.",
+    )
+    return error.info().to_dict()
+
+
+def _os_error(target: str, exc: OSError) -> dict[str, Any]:
+    error = InputError(
+        f"cannot write {target}: {exc.strerror or exc}",
+        likely_cause="The disk is full, the file system is read-only, or this user may not write there.",
+        next_step="Free some space, or pass --output a folder this user can write.",
+    )
+    return error.info().to_dict()
 
 
 def _write_error(message: str) -> dict[str, Any]:
@@ -163,15 +208,25 @@ def _write_error(message: str) -> dict[str, Any]:
     return error.info().to_dict()
 
 
-def _outcome(rows: list[dict[str, Any]], written: list[str]) -> Outcome:
+def _outcome(rows: list[dict[str, Any]], written: list[str], unwritten: list[dict[str, Any]]) -> Outcome:
     invalid = [row for row in rows if not row.get("valid")]
     data = {"imported": rows, "totals": {"flows": len(rows), "valid": len(rows) - len(invalid),
                                          "left_out": sum(len(row.get("left_out", [])) for row in rows)}}  # fmt: skip
     if not invalid:
         return Outcome("ok", NextAction.RUN, data, ExitCode.OK, None, written)
+    if len(unwritten) == len(invalid):  # every failure a file not written: the first one says which and why
+        first = unwritten[0]
+        error = ErrorInfo(
+            code="INPUT_ERROR",
+            message=f"{len(invalid)} of {len(rows)} flows could not be written: {first['message']}",
+            likely_cause=first["likely_cause"],
+            next_step=first["next_step"],
+        )
+        return Outcome("fail", NextAction.RUN, data, ExitCode.ERROR, error, written)
+    also = f"; {len(unwritten)} could not be written: {unwritten[0]['message']}" if unwritten else ""
     error = ErrorInfo(
         code="INPUT_ERROR",
-        message=f"{len(invalid)} of {len(rows)} flows did not convert into a valid scenario",
+        message=f"{len(invalid)} of {len(rows)} flows did not convert into a valid scenario{also}",
         likely_cause="The file is no Maestro flow, an include cannot be read, or a parameter has no value.",
         next_step="See data.imported for each flow's error or issues; fix the flow, or pass the values (-e).",
     )
