@@ -22,6 +22,16 @@ if TYPE_CHECKING:
 Summary = Callable[["ConsoleReporter"], None]
 
 
+def _tell(reporter: ConsoleReporter, outcome: Outcome) -> None:
+    """Say in a line or two what the command did (`visor.report.told`), for a command that has no summary of its own."""
+    from visor.report.told import told
+
+    context = click.get_current_context(silent=True)
+    command = " ".join(context.command_path.split()[1:]) if context is not None else ""
+    for number, line in enumerate(told(command, outcome)):
+        reporter.line(("✓ " if number == 0 else "  ", "green"), (line, None))
+
+
 def emit(
     env: CliEnvironment,
     outcome: Outcome,
@@ -51,6 +61,8 @@ def emit(
         reporter = ConsoleReporter(sys.stderr, color=env.color, secrets=secrets)
         if summary is not None:
             summary(reporter)
+        else:
+            _tell(reporter, outcome)
         listed = outcome.data.get("warnings")
         if isinstance(listed, list) and listed:
             reporter.warnings(listed)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from visor.clock import Clock, IdSource
@@ -63,6 +63,8 @@ class Environment:
 def run_action(command: str, flags: Mapping[str, Any], options: ActionOptions, env: Environment) -> Outcome:
     """Run one direct action on a device opened for it (and closed after); return its outcome.
 
+    Its data says `device_session: fresh`: the device started for it and is gone (a daemon keeps one warm).
+
     Raises:
         InputError: a flag is invalid or does not apply; the runtime or app is unknown.
         TargetError: the device cannot be reached.
@@ -70,9 +72,10 @@ def run_action(command: str, flags: Mapping[str, Any], options: ActionOptions, e
     prepared = prepare(command, flags, options, env)
     opened = open_for(options, prepared.seed, env.wall, ScenarioDevice(capabilities=dict(options.capabilities)))
     try:
-        return perform(prepared, opened, env)
+        outcome = perform(prepared, opened, env)
     finally:
         opened.device.close()
+    return replace(outcome, data={**outcome.data, "device_session": "fresh"})
 
 
 @dataclass(frozen=True, slots=True)
