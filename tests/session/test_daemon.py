@@ -599,3 +599,131 @@ def shutil_move_back(moved: Path, folder: Path) -> None:
 
     shutil.rmtree(folder)
     os.rename(moved, folder)
+
+
+def test_the_wait_for_a_busy_device_is_bounded_by_the_actions_own_timeout(tmp_path: Path) -> None:
+    """`visor tap --timeout 200` behind a busy device: the client allows 300 s more, the queue only the 200 ms."""
+    import time
+
+    served = daemon(tmp_path)
+    slot = served.slot(served.options_for({}))
+    with slot.lock:
+        began = time.monotonic()
+        reply = served.handle(request("r1", options={"timeout_ms": 200}, timeout_ms=300_200))
+    assert time.monotonic() - began < 30
+    assert reply["ok"] is False and "stayed busy for 200 ms" in reply["outcome"]["error"]["message"]  # type: ignore[index]
+
+
+def test_the_device_queue_serves_requests_in_the_order_they_came(tmp_path: Path) -> None:
+    import time
+
+    served = daemon(tmp_path)
+    slot = served.slot(served.options_for({}))
+    order: list[str] = []
+    threads = []
+    with slot.lock:
+        for name in "abcde":
+            thread = threading.Thread(
+                target=lambda name=name: order.append(f"{served.handle(request(name))['ok']}{name}")
+            )
+            threads.append(thread)
+            thread.start()
+            while len(served_waiting(slot)) < len(threads):
+                time.sleep(0.01)
+    for thread in threads:
+        thread.join(30)
+    assert order == ["Truea", "Trueb", "Truec", "Trued", "Truee"]
+
+
+def served_waiting(slot: object) -> list[object]:
+    return list(slot.lock._waiting)  # type: ignore[attr-defined]
+
+
+class Served:
+    """A daemon serving a real socket in this process, on a device whose tap takes 20 s (a slow phone)."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        from tests.simkit import Passthrough, demo_device
+        from visor.clock import VirtualClock
+        from visor.session.daemon import _Server
+        from visor.session.devices import OpenedDevice
+        from visor.ui.geometry import Point
+
+        class Slow(Passthrough):
+            def tap(self, point: Point) -> None:
+                import time
+
+                deadline = time.monotonic() + 20
+                while time.monotonic() < deadline:
+                    time.sleep(0.01)
+
+        self.daemon = daemon(tmp_path)
+        self.slot = self.daemon.slot(self.daemon.options_for({}))
+        clock = VirtualClock()
+        self.slot.opened = OpenedDevice(Slow(demo_device(clock=clock)), clock)
+        self.path = str(tmp_path / "d.sock")
+        self.server = _Server(self.path, self.daemon)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self.thread.start()
+
+    def client_that_dies(self, request_id: str) -> subprocess.Popen[bytes]:
+        """Start a client process that sends a tap and waits for its answer; the test kills it."""
+        import sys
+
+        line = json.dumps({"id": request_id, "type": "action", "command": "tap", "flags": {"target": "text=Log in"},
+                           "options": {}, "timeout_ms": 600_000})  # fmt: skip
+        script = (
+            "import socket, sys, time\n"
+            "c = socket.socket(socket.AF_UNIX)\n"
+            f"c.connect({self.path!r})\n"
+            f"c.sendall({line!r}.encode() + b'\\n')\n"
+            "print('sent', flush=True)\n"
+            "time.sleep(600)\n"
+        )
+        client = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
+        assert client.stdout is not None and client.stdout.readline() == b"sent\n"
+        return client
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def wait_until(check: object, within_s: float) -> bool:
+    import time
+
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if check():  # type: ignore[operator]
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_a_client_killed_while_its_step_runs_stops_that_step(tmp_path: Path) -> None:
+    """kill -9 of `visor tap` on a slow phone: the daemon stopped working for it at once (it tapped on for 20 s)."""
+    served = Served(tmp_path)
+    try:
+        client = served.client_that_dies("running")
+        assert wait_until(lambda: "running" in served.daemon.watchdogs, 10)
+        client.kill()
+        client.communicate()
+        assert wait_until(lambda: not served.daemon.active, 10)  # well within the tap's 20 s
+        assert "running" not in served.daemon.watchdogs
+    finally:
+        served.close()
+
+
+def test_a_client_killed_while_it_waits_for_the_device_is_dropped_from_the_queue(tmp_path: Path) -> None:
+    """Its action is never run late, and it leaves the queue at once (it held its place until the device freed)."""
+    served = Served(tmp_path)
+    try:
+        with served.slot.lock:  # the device is busy
+            client = served.client_that_dies("queued")
+            assert wait_until(lambda: len(served_waiting(served.slot)) == 1, 10)
+            client.kill()
+            client.communicate()
+            assert wait_until(lambda: not served_waiting(served.slot), 10)
+        assert served.slot.actions == 0 and not served.daemon.active
+    finally:
+        served.close()

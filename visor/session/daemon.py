@@ -11,23 +11,30 @@ Each device — the runtime and options an action names, over the daemon's defau
 session and a lock, so actions on one device queue in arrival order while another device is served at the same
 time (upstream serialises every device through one queue).
 
-A request waits in its device's queue at most its `timeout_ms`; a client that gives up sends `cancel`: work
-still queued is then dropped, never run late, and the step running for it is stopped (`CancellableWatchdog`:
-it fails as cancelled, and no further step of it starts). A session that the device lost (a target error) is
-closed and opened afresh for the next action.
+A request waits in its device's queue (`Turns`: first come, first served) at most its `timeout_ms`, and an
+action at most its own --timeout. A client that gives up sends `cancel`; one that goes away without a word
+(killed, its terminal closed) is seen by its connection closing (`_watching`). Either way work still queued
+is dropped at once, never run late, and the step running for it is stopped (`CancellableWatchdog`: it fails
+as cancelled, and no further step of it starts); a session being opened for it finishes opening, and the
+action is not sent. A session that the device lost (a target error) is closed and opened afresh for the next
+action.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import os
 import secrets
+import select
 import signal
+import socket
 import socketserver
 import sys
 import threading
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -57,15 +64,74 @@ READ_S = 10.0
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGINT") if hasattr(signal, name))
 
 
+class Turns:
+    """A device's queue: requests take the device one at a time, in the order they came (a plain lock does not).
+
+    A request waits at most its time, and stops waiting at once when it is cancelled (`wake`): its client gave up
+    or went away, and the work is dropped, never run late. `with turns:` holds the device with no time limit.
+    """
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._waiting: collections.deque[object] = collections.deque()
+        self._busy = False
+
+    def take(self, timeout_s: float, cancelled: Callable[[], bool]) -> bool:
+        """Wait for the device's turn; return True once it is this caller's, False when the time ran out.
+
+        Raises:
+            Cancelled: `cancelled()` said so while waiting.
+        """
+        me = object()
+        deadline = time.monotonic() + timeout_s
+        with self._changed:
+            self._waiting.append(me)
+            try:
+                while self._busy or self._waiting[0] is not me:
+                    if cancelled():
+                        raise Cancelled()
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        return False
+                    self._changed.wait(min(remaining, 1.0))
+                self._busy = True
+                return True
+            finally:
+                self._waiting.remove(me)
+                self._changed.notify_all()
+
+    def give_back(self) -> None:
+        """End this caller's turn: the next request in the queue takes the device."""
+        with self._changed:
+            self._busy = False
+            self._changed.notify_all()
+
+    def wake(self) -> None:
+        """Wake every request waiting, so that a cancelled one stops waiting now."""
+        with self._changed:
+            self._changed.notify_all()
+
+    def __enter__(self) -> Turns:
+        self.take(float("inf"), lambda: False)
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.give_back()
+
+
+class Cancelled(Exception):
+    """A request's client cancelled it, or went away, while it waited for the device."""
+
+
 @dataclass
 class Slot:
-    """One device's warm session and the lock that queues its actions."""
+    """One device's warm session and the queue of its actions."""
 
     key: str
     options: ActionOptions
     #: The platform its scenarios declare (`meta.platform`): the simulated phone's flavour unless --platform says.
     platform: str | None = None
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    lock: Turns = field(default_factory=Turns)
     opened: OpenedDevice | None = None
     created_at: str = ""
     actions: int = 0
@@ -126,17 +192,27 @@ class Daemon:
         if kind == "stop":
             return {"ok": True, "stopping": True}
         if kind == "cancel":
-            target = str(request.get("target"))
-            self.cancelled.add(target)
-            running = self.watchdogs.get(target)
-            if running is not None:
-                running.cancel()  # the step running for it stops now
-            return {"ok": True, "running": running is not None}
+            return {"ok": True, "running": self.cancel(str(request.get("target")))}
         if kind in ("action", "scenario"):
             outcome = self._action(request) if kind == "action" else self._scenario(request)
             self.served += 1
             return {"ok": outcome.status == "ok", "outcome": outcome_to_wire(outcome)}
         return {"ok": False, "error": f"unknown request type {kind!r}"}
+
+    def cancel(self, request_id: str) -> bool:
+        """Cancel a request: dropped if it waits for its device, its step stopped if it runs; say if it ran.
+
+        Its client asked (`cancel`), or went away (`_Handler` sees its connection close).
+        """
+        self.cancelled.add(request_id)
+        with self._slots_lock:
+            slots = list(self.slots.values())
+        for slot in slots:
+            slot.lock.wake()
+        running = self.watchdogs.get(request_id)
+        if running is not None:
+            running.cancel()  # the step running for it stops now
+        return running is not None
 
     def _action(self, request: Mapping[str, Any]) -> Outcome:
         request_id = str(request.get("id", ""))
@@ -144,7 +220,10 @@ class Daemon:
             options = self.options_for(_field(request, "options", dict, {}))
             prepared = prepare(_field(request, "command", str), _field(request, "flags", dict, {}), options, self.env)
             slot = self.slot(options)
-            return self._run_in(slot, request_id, prepared, _timeout(request, 300_000))
+            # The wait for the device is bounded by the action's own --timeout, when it has one.
+            waits = _timeout(request, 300_000)
+            own = options.timeout_ms
+            return self._run_in(slot, request_id, prepared, waits if own is None else min(waits, own))
         except VisorError as exc:
             self.last_error = exc.message
             return failure(exc)
@@ -182,11 +261,18 @@ class Daemon:
 
     @contextlib.contextmanager
     def _queued(self, slot: Slot, request_id: str, timeout_ms: float, what: str) -> Iterator[None]:
-        """Hold the device's lock for a request: wait in its queue at most `timeout_ms`; never run a cancelled one."""
-        if not slot.lock.acquire(timeout=max(0.0, timeout_ms / 1000)):
+        """Hold the device for a request: wait in its queue at most `timeout_ms`; never run a cancelled one."""
+        try:
+            taken = slot.lock.take(max(0.0, timeout_ms / 1000), lambda: request_id in self.cancelled)
+        except Cancelled:
+            taken = False
+        if not taken:
+            if request_id in self.cancelled:
+                raise TargetError("the action was cancelled by its client before it started; nothing was sent")
             raise TargetError(
                 f"the device stayed busy for {timeout_ms:g} ms with earlier actions; this one was not run",
-                next_step="Retry, or give --timeout more time.",
+                likely_cause="Another action (or a run) on the same device is still going on.",
+                next_step="Retry, or give --timeout more time (`visor status` lists what the daemon is doing).",
             )
         try:
             if request_id in self.cancelled:
@@ -195,11 +281,13 @@ class Daemon:
             yield
         finally:
             self.active.pop(request_id, None)
-            slot.lock.release()
+            slot.lock.give_back()
 
     def _run_in(self, slot: Slot, request_id: str, prepared: Any, timeout_ms: float) -> Outcome:
         with self._queued(slot, request_id, timeout_ms, prepared.command):
             opened = self._opened(slot, prepared.seed)
+            if request_id in self.cancelled:  # its client went while the session opened: nothing is sent
+                raise TargetError("the action was cancelled by its client before it started; nothing was sent")
             watchdog = CancellableWatchdog(WallWatchdog.from_environment())
             self.watchdogs[request_id] = watchdog
             try:
@@ -294,11 +382,54 @@ class _Handler(socketserver.StreamRequestHandler):
         except ValueError as exc:
             reply = {"ok": False, "error": f"bad request: {exc}"}
         else:
-            reply = self.server.daemon.handle(request)
+            with _watching(self.connection, request, self.server.daemon):
+                reply = self.server.daemon.handle(request)
         with contextlib.suppress(OSError):
             send_line(self.connection, {"id": request.get("id"), **reply})
         if request.get("type") == "stop":
             self.server.stop_soon()
+
+
+#: How often a request's connection is looked at while its work runs (s).
+WATCH_S = 0.2
+
+
+@contextlib.contextmanager
+def _watching(connection: socket.socket, request: Mapping[str, Any], daemon: Daemon) -> Iterator[None]:
+    """While an action or a run is served, cancel it as soon as its client goes away (its connection closes).
+
+    A client killed (kill -9, a terminal closed) sends no `cancel`: its queued work would run late, for no one,
+    and its running step hold the device. The kernel closes its end, which this sees.
+    """
+    if request.get("type") not in ("action", "scenario") or not isinstance(request.get("id"), str):
+        yield
+        return
+    done = threading.Event()
+    watcher = threading.Thread(target=_watch, args=(connection, request["id"], daemon, done), daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
+
+
+def _watch(connection: socket.socket, request_id: str, daemon: Daemon, done: threading.Event) -> None:
+    """Wait for the client's end to close (or the work to be done); then cancel its request."""
+    poller = select.poll()
+    poller.register(connection.fileno(), select.POLLIN | getattr(select, "POLLRDHUP", 0))
+    while not done.is_set():
+        if not poller.poll(WATCH_S * 1000):
+            continue
+        try:
+            more = connection.recv(65536, socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            continue
+        except OSError:
+            more = b""
+        if not more:  # the client closed its end: it is gone
+            daemon.cancel(request_id)
+            return
 
 
 class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
