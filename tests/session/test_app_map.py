@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -220,3 +221,70 @@ def test_a_map_past_the_size_cap_is_refused_before_it_is_read(tmp_path: Path) ->
         handle.truncate(MAX_MAP_BYTES + 1)
     with pytest.raises(InputError, match=f"the app map is too large \\({MAX_MAP_BYTES + 1:,} bytes"):
         read_map(where, VirtualClock())
+
+
+def _big_map(where: MapPlace, variants: int, keys: int) -> Any:
+    from visor.session.app_map import AppMap
+
+    document: dict[str, Any] = {**HEAD, "screens": [], "variants": [], "edges": []}
+    for n in range(1, variants + 1):
+        document["screens"].append({"id": f"screen_{n}", "variant_ids": [f"variant_{n}"]})
+        document["variants"].append({"id": f"variant_{n}", "screen_id": f"screen_{n}", "fingerprint": "f",
+                                     "normalized_fingerprint": "n", "elements": [], "auth_required": False,
+                                     "element_keys": [f"text:label {i}" for i in range(keys)], "observations": 1,
+                                     "confidence": 0.6})  # fmt: skip
+    app_map = AppMap(where, document, ())
+    app_map.changed = True
+    return app_map
+
+
+def test_a_map_visor_could_not_read_back_is_never_written(tmp_path: Path) -> None:
+    """A map grown past the 32 MiB visor reads was written, and from then on every command refused it."""
+    from visor.session.app_map import MAX_MAP_BYTES
+
+    where = place(tmp_path)
+    Path(where.path).parent.mkdir(parents=True)
+    Path(where.path).write_text("the map as it was\n")
+    app_map = _big_map(where, 2200, 1000)  # 2,200 screens of 1,000 texts: over 32 MiB even without indentation
+    with pytest.raises(InputError) as refused:
+        write_map(app_map, VirtualClock())
+    message = refused.value.message
+    assert message.startswith(f"the app map {where.path} was not written: it would be ")
+    assert f"bytes, past the {MAX_MAP_BYTES:,} bytes visor reads back" in message
+    assert "2,200 screens" in refused.value.likely_cause and "--no-map" in refused.value.next_step
+    assert Path(where.path).read_text() == "the map as it was\n"
+
+
+def test_a_map_too_large_indented_is_written_compact_and_reads_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from visor.session import app_map as maps
+
+    where = place(tmp_path)
+    indented = len(json.dumps(_big_map(where, 3, 20).document, indent=2, ensure_ascii=False)) + 1
+    monkeypatch.setattr(maps, "MAX_MAP_BYTES", indented - 100)  # read and write alike: a cap just under it
+    assert write_map(_big_map(where, 3, 20), VirtualClock())
+    assert Path(where.path).stat().st_size <= indented - 100 and b"\n  " not in Path(where.path).read_bytes()
+    assert [screen["id"] for screen in read_map(where, VirtualClock()).document["screens"]] == [
+        "screen_1", "screen_2", "screen_3"
+    ]  # fmt: skip
+
+
+def test_a_run_whose_map_cannot_be_saved_says_so_with_the_run(
+    cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The map's refusal was an INPUT_ERROR without the run (its steps lost from the envelope); now it is the run's."""
+    from tests.session.test_mapped_run import SCENARIO
+    from visor.session import app_map as maps
+
+    monkeypatch.setattr(maps, "MAX_MAP_BYTES", 200)
+    (tmp_path / "dark.yaml").write_text(SCENARIO)
+    result = cli_runner.run("run", "dark.yaml", "--output", "out", "--repair")
+    error = result.envelope["error"]
+    assert result.exit_code == 1 and error["code"] == "INPUT_ERROR"
+    assert "was not written" in error["message"] and "past the 200 bytes visor reads back" in error["message"]
+    assert result.data["run"]["steps"][0]["id"] == "dark" and result.data["run"]["status"] == "fail"
+    assert not list((tmp_path / ".visor" / "maps").glob("*.json"))
+    discovered = cli_runner.run("discover", "--runtime", "sim", "--map-dir", "maps")
+    assert discovered.exit_code == 1 and "was not written" in discovered.envelope["error"]["message"]
+    assert not list((tmp_path / "maps").glob("*.json"))

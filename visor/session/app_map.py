@@ -678,11 +678,35 @@ def write_map(app_map: AppMap, clock: Clock) -> bool:
     if not app_map.changed:
         return False
     app_map.document["updated_at"] = isoformat(clock.now())
-    text = json.dumps(app_map.masked(app_map.document), indent=2, ensure_ascii=False) + "\n"
+    data = map_bytes(app_map.place, app_map.masked(app_map.document))
     root, name = os.path.split(app_map.place.path)
-    write_below(root, name, text.encode("utf-8"), "app map")
+    write_below(root, name, data, "app map")
     app_map.changed = False
     return True
+
+
+def map_bytes(place: MapPlace, document: Mapping[str, Any]) -> bytes:
+    """Return a map's file: indented JSON, or compact JSON when indented it would be past what visor reads back.
+
+    Raises:
+        InputError: even compact, the map is larger than `MAX_MAP_BYTES`, which visor could not read again; the
+            file on disk is left as it was.
+    """
+    data = (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    if len(data) <= MAX_MAP_BYTES:
+        return data
+    # The indentation is a third of a large map: without it, one that grew past the cap is still one visor reads.
+    data = (json.dumps(document, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
+    if len(data) <= MAX_MAP_BYTES:
+        return data
+    raise InputError(
+        f"the app map {place.path} was not written: it would be {len(data):,} bytes, past the {MAX_MAP_BYTES:,}"
+        " bytes visor reads back (the file keeps the map as it was before this command)",
+        likely_cause=f"The map holds {len(document.get('screens', ())):,} screens and "
+        f"{len(document.get('variants', ())):,} variants, or very long texts: an app whose screens never match"
+        " one another (a clock, a counter, a feed) grows one without end.",
+        next_step="Move the map away (or use another --map-dir) to start a new one, or run with --no-map.",
+    )
 
 
 @contextlib.contextmanager

@@ -263,7 +263,11 @@ def attempt(
         context = RunContext(opened.device, opened.clock, env.wall, store, run_id, watchdog=watchdog, router=router)
         final = drive(run_scenario(prepared.scenario, settings, context), (writer, *handlers))
         if router is not None and router.map.changed:
-            router.save()
+            try:
+                router.save()
+            except InputError as exc:  # the map not saved (too large to read back, a full disk): said, with the run
+                if final.reason is None:
+                    final = unreported(final, exc)
         if router is not None and router.used and (picture := router.picture()) is not None:
             store.write(MAP_PICTURE, picture)
     finally:
@@ -353,11 +357,12 @@ def drive(events: Generator[Event, None, None], handlers: Sequence[Handler]) -> 
             raise
 
 
-def unreported(final: RunFinished, exc: OutputError) -> RunFinished:
-    """Return the end of a run that ran to its end but whose reports could not all be written: failed, saying why.
+def unreported(final: RunFinished, exc: InputError) -> RunFinished:
+    """Return the end of a run that ran to its end but whose files could not all be written: failed, saying why.
 
-    A full disk as the timeline is closed used to be a SYSTEM_ERROR without the run; it is the run's INPUT_ERROR,
-    naming the file and the cause, with the steps done.
+    A full disk as the timeline is closed used to be a SYSTEM_ERROR without the run, and an app map that could
+    not be saved an INPUT_ERROR without it; each is the run's INPUT_ERROR, naming the file and the cause, with
+    the steps done.
     """
     result = dataclasses.replace(final.result, status="fail", error=exc.info())
     return dataclasses.replace(final, result=result, reason=exc)
