@@ -367,3 +367,30 @@ def test_an_id_that_would_reorder_or_drive_a_terminal_names_no_file(tmp_path: Pa
     assert any(name.startswith("named_cod-") for name in names)
     assert not any(char in name for name in names for char in "\u202e\x9b\u2028"), names
     assert all(answer["error"]["code"] == "INVALID_COMMAND" for answer in results(tmp_path).values())
+
+
+def test_export_takes_the_last_session_without_visors_own_screenshots(cli_runner: Cli, tmp_path: Path) -> None:
+    """Six benchmark runs on a folder exported as one scenario of six runs, each with visor's screenshots in it."""
+    va = tmp_path / "va"
+    first, second = "visor-20261202T065000123456", "visor-20261202T065100123456.2"
+    session = [
+        {"id": f"{first}-00001", "type": "screenshot", "params": {}},
+        {"id": f"{first}-00002", "type": "tap", "params": {"x": 540, "y": 464}},
+        {"id": f"{second}-00001", "type": "screenshot", "params": {}},
+        {"id": f"{second}-00002", "type": "tap", "params": {"x": 540, "y": 600}},
+        {"id": f"{second}-00003", "type": "screenshot", "params": {}},
+    ]
+    for number, command in enumerate(session):
+        path = drop(va, command["id"], command)
+        os.utime(path, ns=((number + 1) * 10**9, (number + 1) * 10**9))
+    assert cli_runner.run("visualagent", "serve", "va", "--runtime", "sim", "--once").exit_code == ExitCode.OK
+    last = cli_runner.run("visualagent", "export", "va", "-o", "last.yaml")
+    assert (last.data["session"], last.data["sessions"], last.data["steps"]) == (second, 2, 1)
+    assert last.data["visor_screenshots"] == 2
+    text = (tmp_path / "last.yaml").read_text()
+    assert text.startswith("# Exported by visor visualagent export.") and "--runtime sim --app demo" in text
+    assert "'y': 600" in text and "'y': 464" not in text and "screenshot" not in text and "001-tap" in text
+    every = cli_runner.run("visualagent", "export", "va", "-o", "all.yaml", "--all")
+    assert (every.data["session"], every.data["steps"], every.data["visor_screenshots"]) == ("all", 2, 3)
+    ran = cli_runner.run("run", "last.yaml", "--runtime", "sim", "--output", "out")
+    assert ran.exit_code == ExitCode.OK, ran.envelope.get("error")

@@ -70,10 +70,16 @@ def serve(env: CliEnvironment, /, folder: str | None, once: bool, locked: bool, 
 @visualagent.command(context_settings=SETTINGS)
 @click.argument("folder", metavar="DIR", callback=text_value)
 @click.option("-o", "--output", "target", metavar="FILE", default="visualagent-session.yaml", show_default=True)
+@click.option(
+    "--all", "every", is_flag=True, help="Export every session the folder holds, in order (default: the last)."
+)
 @output_options
 @click.pass_obj
-def export(env: CliEnvironment, /, folder: str, target: str) -> int:
+def export(env: CliEnvironment, /, folder: str, target: str, every: bool) -> int:
     """Turn a served session (DIR's archived commands and their results) into a scenario file CI can replay.
+
+    The last session is exported: each `visor run --runtime visualagent` on DIR is one (its screenshots, visor's
+    own looks at the screen, are left out), and the agent's own commands are another.
 
     \b
     Examples:
@@ -82,4 +88,4 @@ def export(env: CliEnvironment, /, folder: str, target: str) -> int:
     """
     from visor.session.visualagent_export import export as write
 
-    return emit(env, write(folder, target))
+    return emit(env, write(folder, target, every=every))

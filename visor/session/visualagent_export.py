@@ -15,11 +15,17 @@ The archive keeps no typed text (`visor visualagent serve` masks an input's text
 a typed text becomes a parameter of the scenario, `${TYPED_1}`, `${TYPED_2}`, … in order, named in the envelope
 (`typed`): give each at run time (`-e TYPED_1=…`, or `--secret TYPED_1` for a password). An archive an agent left
 with its texts in it exports them as they are.
+
+A folder may hold several sessions: each `visor run --runtime visualagent` on it is one (its command ids start
+`visor-<its start time>`), and an agent's own commands are another. The last one served is exported, unless
+`every`; a run's screenshots are visor's own looks at the screen, not the session's evidence, and are left out. The
+file says in its first lines what it cannot know: the runtime and app to run it on, and the typed parameters.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,9 +41,22 @@ from visor.scenario.yaml_writer import dump_yaml
 from visor.session.visualagent_folder import modified_us, names
 from visor.session.visualagent_protocol import COMMAND_BYTES, Folders
 
+#: The ids of the commands a `visor run --runtime visualagent` sends: `visor-<start time>[.<n>]-<count>`.
+_VISOR_ID = re.compile(r"(visor-\d{8}T\d{12}(?:\.\d+)?)-\d{5}")
+#: The session of an agent's own commands (ids of its own making).
+AGENT_SESSION = "agent"
 
-def export(root: str, target: str) -> Outcome:
-    """Write the served session as a scenario file; the envelope says how many steps and what was left out.
+
+def session_of(command_id: str) -> str:
+    """Return the session a command belongs to: a visor run's id prefix, else the agent's own (`AGENT_SESSION`)."""
+    found = _VISOR_ID.fullmatch(command_id)
+    return found.group(1) if found else AGENT_SESSION
+
+
+def export(root: str, target: str, *, every: bool = False) -> Outcome:
+    """Write the last served session (`every`: all of them, in order) as a scenario file.
+
+    The envelope says how many steps, which session, and what was left out.
 
     Raises:
         InputError: nothing was served there, or the scenario cannot be written.
@@ -47,10 +66,18 @@ def export(root: str, target: str) -> Outcome:
     answered = reading.answered()
     if not answered:
         raise InputError(f"no served command under {folders.root}", next_step="Serve some commands first.")
+    sessions = list(dict.fromkeys(session_of(answer["id"]) for _, answer in answered))
+    chosen = sessions[-1] if not every else None
     steps: list[dict[str, Any]] = []
     typed: list[str] = []
-    skipped = 0
+    skipped = looks = 0
     for candidates, answer in answered:
+        session = session_of(answer["id"])
+        if chosen is not None and session != chosen:
+            continue
+        if session != AGENT_SESSION and (candidates[0].get("type") or candidates[0].get("command")) == "screenshot":
+            looks += 1  # visor's own look at the screen, not a step of the session
+            continue
         step = _ran(candidates, answer) if answer.get("status") == "success" else None
         if step is None:
             skipped += 1
@@ -58,17 +85,33 @@ def export(root: str, target: str) -> Outcome:
         if step["args"].get("value") == MASK:  # a text the archive does not keep: given at run time
             typed.append(f"TYPED_{len(typed) + 1}")
             step["args"]["value"] = f"${{{typed[-1]}}}"
-        steps.append({"id": f"{len(steps) + 1:03d}-{answer['id']}", **step})
+        # A run's ids say only when it started: its steps are named by what they do.
+        named = answer["id"] if session == AGENT_SESSION else step["command"]
+        steps.append({"id": f"{len(steps) + 1:03d}-{named}", **step})
     name = os.path.basename(folders.root.rstrip("/")) or "session"
     data = {"meta": {"name": f"visualagent:{name}", "version": "1", "tags": ["visualagent"]}, "config": {"seed": 1}}
     data["steps"], data["assertions"] = steps, []
     _valid(data, target)
     path = os.path.abspath(target)
-    _write(path, dump_yaml(data).encode("utf-8"))
+    _write(path, (_header(typed) + dump_yaml(data)).encode("utf-8"))
     summary = {"exported": path, "steps": len(steps), "skipped_failed": skipped, "dir": folders.root}
+    summary |= {"session": chosen or "all", "sessions": len(sessions), "visor_screenshots": looks}
     summary["unreadable"] = reading.unreadable
     summary["typed"] = typed
     return Outcome("ok", NextAction.RUN, summary, ExitCode.OK, None, (path,))
+
+
+def _header(typed: list[str]) -> str:
+    """Return the comment that opens the file: what it needs to run that the archive does not say."""
+    lines = [
+        "# Exported by visor visualagent export. The served folder does not say which device served it: give the",
+        "# runtime and app when you run it (visor run FILE --runtime sim --app demo, or --runtime appium --app-id",
+        "# ID), or set config.runtime and config.app below.",
+    ]
+    if typed:
+        names = ", ".join(typed)
+        lines.append(f"# The texts typed are parameters ({names}): -e NAME=TEXT, or --secret NAME for a password.")
+    return "\n".join(lines) + "\n"
 
 
 class _Reading:
