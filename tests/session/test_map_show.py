@@ -55,3 +55,26 @@ def test_no_map_several_maps_and_other_files_are_refused(cli_runner: Cli, crawle
     (tmp_path / "list.json").write_text("[1, 2]")
     not_a_map = cli_runner.run("map", "show", "list.json")
     assert not_a_map.exit_code == 1 and "is not an app map" in not_a_map.envelope["error"]["message"]
+
+
+def test_a_fifo_where_the_map_is_is_refused_at_once_naming_it(tmp_path: Path) -> None:
+    """A named pipe as MAP_FILE, at --app-id's map or alone in --map-dir: INPUT_ERROR naming it, never a hang."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import check_envelope
+
+    (tmp_path / "maps").mkdir()
+    fifo = tmp_path / "maps" / "34e6f756e0804baf.json"  # where the demo app's map lives
+    os.mkfifo(fifo)
+    said = []
+    for how in ([str(fifo)], ["--app-id", "com.visor.demo", "--map-dir", "maps"], ["--map-dir", "maps"]):
+        done = subprocess.run([sys.executable, "-m", "visor", "map", "show", *how, "-q"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+        error = check_envelope(done.stdout)["error"]
+        assert done.returncode == 1 and error["code"] == "INPUT_ERROR", error
+        said.append(error["message"])
+    pipe = "cannot be used: this is a named pipe (FIFO), not a regular file"
+    assert said[0] == f"the app map {fifo} {pipe}" and said[1] == f"the app map {fifo} {pipe}"
+    assert said[2] == f"there is no app map in {tmp_path / 'maps'} (left out: the app map maps/{fifo.name} {pipe})"

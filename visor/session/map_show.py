@@ -37,12 +37,28 @@ def find_map(source: str | None, app_id: str | None, platform: str, map_dir: str
         return read_map(found[0], wall)
     if not found:
         raise InputError(
-            f"there is no app map in {os.path.abspath(root)}",
+            f"there is no app map in {os.path.abspath(root)}{_left_out(root)}",
             next_step="Map an app first (visor discover --crawl), or name the folder with --map-dir.",
         )
     named = printable(", ".join(place.identity for place in found))  # identities are the files' own
     raise InputError(f"{os.path.abspath(root)} holds {len(found)} maps: {named}",
                      next_step="Name one: --app-id (with --platform), or the map file's path.")  # fmt: skip
+
+
+def _left_out(root: str) -> str:
+    """Say which `.json` entries of a maps' folder are no map and why (a FIFO, a folder, no JSON): up to 3."""
+    try:
+        names = sorted(name for name in os.listdir(root) if name.endswith(".json"))
+    except OSError:
+        return ""
+    reasons = []
+    for name in names[:3]:
+        try:
+            place_of_file(os.path.join(root, name))  # the bounded reader: a FIFO is refused at once, never waited on
+        except InputError as exc:
+            reasons.append(exc.message)
+    more = f"; and {len(names) - 3} more" if len(names) > 3 else ""
+    return f" (left out: {'; '.join(reasons)}{more})" if reasons else ""
 
 
 def draw(app_map: AppMap, route: tuple[str, ...] = ()) -> Scene:
