@@ -63,8 +63,10 @@ def test_export_run_and_benchmark_score_100(cli_runner: Cli, project: Path) -> N
     assert exported.data["exported"] == str(project.resolve() / "login.yaml")
     scenario = yaml.safe_load((project / "login.yaml").read_text())
     assert scenario["meta"] == {"name": "login", "version": "1", "tags": ["recorded"]}
+    # The device the actions ran on: the export runs as it is (it named no runtime, and ran on Appium's default).
+    assert scenario["config"] == {"seed": 1, "runtime": "sim"}
     assert cli_runner.run("validate", "login.yaml").data["valid"] is True
-    ran = cli_runner.run("run", "login.yaml", "--runtime", "sim", "--output", "out")
+    ran = cli_runner.run("run", "login.yaml", "--output", "out")
     assert ran.exit_code == ExitCode.OK and ran.data["run"]["status"] == "ok"
     bench = cli_runner.run("benchmark", "login.yaml", "--runtime", "sim", "--runs", "5", "--output", "out")
     assert bench.exit_code == ExitCode.OK and bench.data["determinismScore"] == 100

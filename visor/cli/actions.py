@@ -151,7 +151,8 @@ def _recorded(env: CliEnvironment, root: str, command: str, flags: dict[str, Any
     from visor.session.direct import build_steps
 
     steps, _ = build_steps(command, flags, options)
-    return flows.with_recording(outcome, flows.append(root, names, steps, env.clock))
+    device = flows.device_of(outcome.data.get("runtime"), options.app or options.app_id)
+    return flows.with_recording(outcome, flows.append(root, names, steps, env.clock, device))
 
 
 @click.command(context_settings=SETTINGS)

@@ -48,7 +48,8 @@ def action_outcome(
     """
     steps = final.result.steps
     shown = dict(map_summary) if map_summary is not None else dict(NO_MAP)
-    data: dict[str, Any] = {"action": command, "platform": info.platform, "args": {}, "map": shown}
+    data: dict[str, Any] = {"action": command, "platform": info.platform, "runtime": info.runtime, "args": {},
+                            "map": shown}  # fmt: skip
     if steps:
         data["args"] = _plain(ARGS[command](steps[0], requested[0]))
         data["step"] = steps[0].to_dict()

@@ -53,6 +53,16 @@ class FlowStep(BaseModel):
     args: dict[str, Any] = Field(default_factory=dict)
 
 
+class FlowDevice(BaseModel):
+    """The device a flow's actions ran on: what its export needs to run as it is."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    runtime: str = Field(min_length=1, max_length=40)
+    #: The app model (simulated phone) or app id (Appium) the actions named, if they named one.
+    app: str | None = Field(default=None, min_length=1, max_length=500)
+
+
 class Flow(BaseModel):
     """What a flow file holds (`.visor/flows/NAME.json`), as `start` writes it and `append` grows it."""
 
@@ -64,6 +74,8 @@ class Flow(BaseModel):
     record_values: bool = False
     created_at: str | None = None
     updated_at: str | None = None
+    #: Set by the first action recorded.
+    device: FlowDevice | None = None
     steps: list[FlowStep]
 
 
@@ -180,27 +192,38 @@ def active(root: str) -> list[str]:
     return names
 
 
-def append(root: str, names: Sequence[str], steps: Sequence[Mapping[str, Any]], clock: Clock) -> list[dict[str, Any]]:
+def device_of(runtime: str | None, app: str | None) -> dict[str, str]:
+    """Return the device record of an action that ran on `runtime` (its device's) naming `app` (or none)."""
+    return {"runtime": runtime} | ({"app": app} if app else {}) if runtime else {}
+
+
+def append(
+    root: str, names: Sequence[str], steps: Sequence[Mapping[str, Any]], clock: Clock, device: Mapping[str, str] = {}
+) -> list[dict[str, Any]]:  # fmt: skip
     """Append a succeeded action's steps to the named active flows; return what each holds now (for `data`).
+
+    `device` (`device_of`) is kept by a flow's first action: its export runs on that runtime and app.
 
     A flow that cannot be read or written is left as it is, its entry a `warning` (`with_recording`): the others
     record. The action has run: nothing here fails it, not even a lock that cannot be taken.
     """
     try:
         with locked(root):
-            return [entry for name in names if (entry := _append_to(root, name, steps, clock)) is not None]
+            return [entry for name in names if (entry := _append_to(root, name, steps, clock, device)) is not None]
     except InputError as exc:  # the lock: no flow is recorded in
         return [{"name": name, "warning": _unrecorded(name, exc)} for name in names]
 
 
 def _append_to(
-    root: str, name: str, steps: Sequence[Mapping[str, Any]], clock: Clock
+    root: str, name: str, steps: Sequence[Mapping[str, Any]], clock: Clock, device: Mapping[str, str]
 ) -> dict[str, Any] | None:  # fmt: skip
     """Append steps to one flow, if it records; return its entry (a `warning` when it cannot be read or written)."""
     try:
         flow = load(root, name)
         if not flow.get("active"):
             return None
+        if device and not flow.get("device"):
+            flow["device"] = dict(device)
         for step in steps:
             flow["steps"].append(_recorded(flow, step))
         flow["updated_at"] = isoformat(clock.now())
@@ -254,7 +277,10 @@ def scenario_data(flow: Mapping[str, Any], params: Mapping[str, str], *, exporte
         )
     name, tag = (flow["name"], "recorded") if exported else (f"replay:{flow['name']}", "replay")
     meta = {"name": name, "version": "1", "tags": [tag]}
-    return {"meta": meta, "config": {"seed": 1}, "steps": steps, "assertions": []}
+    # The device its actions ran on, so that the scenario runs as it is (--runtime still chooses another).
+    device = flow.get("device") or {}
+    config = {"seed": 1} | {key: device[key] for key in ("runtime", "app") if device.get(key)}
+    return {"meta": meta, "config": config, "steps": steps, "assertions": []}
 
 
 def deferred(flow: Mapping[str, Any], params: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
