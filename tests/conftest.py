@@ -13,6 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, settings
 
 from visor.cli import cli
 from visor.cli.env import CliEnvironment
@@ -24,6 +25,11 @@ from visor.scenario.schema import shipped_schema
 pytest_plugins = ["pytester"]
 #: Scenario files kept as test data, not tests (visor's pytest plugin would collect them).
 collect_ignore = ["fixtures"]
+
+# A test may bound a hang, never a speed: on a loaded CI machine an example may take seconds. No property test has
+# a deadline, and none fails for generating its data slowly.
+settings.register_profile("visor", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("visor")
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

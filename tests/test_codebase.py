@@ -22,3 +22,19 @@ def test_ruff_lint_and_format() -> None:
 def test_mypy_strict() -> None:
     result = _run(sys.executable, "-m", "mypy", "visor")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_no_property_test_has_a_deadline() -> None:
+    """A deadline times a speed: on a loaded 2-core CI machine it failed tests that were right."""
+    import re
+
+    timed = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if re.search(r"\bdeadline=(?!None)", line) and path.name != "test_codebase.py"
+    ]
+    assert not timed, timed
+    from hypothesis import settings
+
+    assert settings.default.deadline is None, "the visor profile (tests/conftest.py) is loaded"
