@@ -84,6 +84,12 @@ def test_replay_fills_parameters_and_reports_like_run(cli_runner: Cli, project: 
         ["value_1", "value_2"],
     )
     assert data["run"]["status"] == "ok" and data["run"]["scenario"] == "replay:login"
+    # A --param value is a secret (upstream's own test forbids echoing one): in no output, in no artifact.
+    named = cli_runner.run("replay", "login", "--param", "value_1=grace.hopper", "--param", "value_2=lovelace",
+                           "--runtime", "sim", "--output", "named")  # fmt: skip
+    shown = [named.stdout, named.stderr, *(path.read_bytes().decode("utf-8", "replace")
+                                           for path in (project / "named").rglob("*") if path.is_file())]  # fmt: skip
+    assert not [text for text in shown if "grace.hopper" in text]
     wrong = cli_runner.run("replay", "login", "--param", "value_1=ada", "--param", "value_2=nope", "--runtime", "sim")
     assert wrong.exit_code == ExitCode.RUN_FAILED  # the wrong password never reaches the feed
 

@@ -64,8 +64,10 @@ def _scenario(
 def replay(root: str, name: str, params: Mapping[str, str], options: RunOptions, env: Environment) -> Outcome:
     """Run a flow as `visor run` runs a scenario; the envelope says which flow and which parameters.
 
-    While the daemon runs, the flow runs on its warm device, as `visor run` does.
+    While the daemon runs, the flow runs on its warm device, as `visor run` does. Each `--param` value is a secret
+    (upstream never echoes one): masked in the envelope and every artifact, as a `--secret` is.
     """
+    options = replace(options, secrets=(*options.secrets, *params.values()))
     flow = _flow(root, name)
     scenario, _ = _scenario(root, name, flow, params)
     paths = DaemonPaths(root)
