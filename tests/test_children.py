@@ -5,6 +5,7 @@ Every test uses real processes (`sh`, `sleep`), each bounded by generous timeout
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -311,3 +312,29 @@ def test_a_detached_log_fifo_that_has_a_reader_is_refused_too(tmp_path: Path) ->
             children.spawn_detached(["sleep", "600"], str(log), search_path=True)
     finally:
         os.close(reader)
+
+
+def test_a_tethered_process_released_outlives_its_starter_and_an_unreleased_one_does_not(tmp_path: Path) -> None:
+    script = (
+        "import sys\n"
+        "from visor import children\n"
+        "server = children.spawn_tethered(['sleep', '600'], sys.argv[1], search_path=True)\n"
+        "if sys.argv[2] == 'release':\n"
+        "    server.release()\n"
+        "print(server.identity.pid, flush=True)\n"
+        "import time; time.sleep(600)\n"
+    )
+    pids = {}
+    for how in ("release", "keep"):
+        starter = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / f"{how}.log"), how],
+                                   stdout=subprocess.PIPE)  # fmt: skip
+        assert starter.stdout is not None
+        pids[how] = int(starter.stdout.readline())
+        starter.kill()  # kill -9: it ends nothing itself
+        starter.communicate()
+    try:
+        assert gone(pids["keep"])
+        assert children.identify(pids["release"]) is not None
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pids["release"], signal.SIGKILL)

@@ -34,10 +34,12 @@ from __future__ import annotations
 import atexit
 import contextlib
 import errno
+import fcntl
 import functools
 import os
 import select
 import selectors
+import shutil
 import signal
 import stat
 import subprocess
@@ -586,16 +588,22 @@ class Identity:
                 time.sleep(_POLL_S)
         else:
             _kill_group(self.pid)  # the leader is gone: what it left in its group goes with it
-        return not self.running()
+        if self.running():
+            return False
+        _until_released(self.pid, grace_s)
+        return True
 
     def to_wire(self) -> dict[str, object]:
         """Return the form kept in a metadata file."""
         return {"pid": self.pid, "process_start": self.started}
 
 
-def spawn_detached(argv: Sequence[str], log_path: str, *, search_path: bool = False) -> Identity:
+def spawn_detached(
+    argv: Sequence[str], log_path: str, *, search_path: bool = False, keep_fds: Sequence[tuple[int, int]] = ()
+) -> Identity:
     """Start `argv` in a new session, stdin from /dev/null, stdout and stderr to `log_path` (started afresh).
 
+    `keep_fds` hands the child some of this process's descriptors, as (descriptor, number in the child).
     The process outlives the caller; end it with its `Identity` (`end`), which proves the pid first. The log is
     only ever a regular file of its own (`_open_log`): something else planted there never blocks the start.
 
@@ -606,9 +614,14 @@ def spawn_detached(argv: Sequence[str], log_path: str, *, search_path: bool = Fa
     argv = [str(word) for word in argv]
     log = _open_log(argv, log_path)
     null = os.open(os.devnull, os.O_RDONLY)
+    copies: list[tuple[int, int]] = []
     resume = _defer_stops()  # a Ctrl-C between the start and the return would leave the process unknown
     try:
         actions = [(os.POSIX_SPAWN_DUP2, null, 0), (os.POSIX_SPAWN_DUP2, log, 1), (os.POSIX_SPAWN_DUP2, log, 2)]
+        # Each handed on from a copy above every number handed to: no copy is overwritten before it is handed on.
+        above = max((target for _fd, target in keep_fds), default=2) + 1
+        copies += [(fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, above), target) for fd, target in keep_fds]
+        actions += [(os.POSIX_SPAWN_DUP2, copy, target) for copy, target in copies]
         spawn = os.posix_spawnp if search_path else os.posix_spawn
         pid = spawn(argv[0], argv, dict(os.environ), file_actions=actions, setsid=True)
         # Still this process's child, not yet reaped: its pid cannot name another process yet.
@@ -622,12 +635,154 @@ def spawn_detached(argv: Sequence[str], log_path: str, *, search_path: bool = Fa
     finally:
         os.close(log)
         os.close(null)
+        for copy, _target in copies:
+            os.close(copy)
     try:
         resume()
     except BaseException:
         started.end(force=True)  # the command starting it is being stopped: it goes too
         raise
     return started
+
+
+@dataclass
+class Tethered:
+    """A detached process still tied to the command that starts it, until that command `release`s it.
+
+    Until then a small tether process (`_TETHER`) is its parent: if the command dies (even by `kill -9`: the
+    kernel closes its end of the tether's pipe), or `close`s without releasing it, the tether ends the process's
+    whole group. Released, the process lives on on its own, as `spawn_detached` leaves one.
+    """
+
+    identity: Identity
+    _control: int | None
+    _tether: int
+
+    def release(self) -> None:
+        """Let the process outlive the command: the tether lets go of it and exits."""
+        if self._control is not None:
+            with contextlib.suppress(OSError):
+                os.write(self._control, b"K")
+        self.close()
+
+    def close(self) -> None:
+        """End the tie: an unreleased process is ended by its tether (SIGTERM, then SIGKILL); reap the tether."""
+        control, self._control = self._control, None
+        if control is not None:
+            os.close(control)
+        deadline = time.monotonic() + 2 * GRACE_S
+        while time.monotonic() < deadline:
+            try:
+                if os.waitpid(self._tether, os.WNOHANG)[0] != 0:
+                    return
+            except ChildProcessError:
+                return
+            time.sleep(_POLL_S)
+
+
+def spawn_tethered(argv: Sequence[str], log_path: str, *, search_path: bool = False) -> Tethered:
+    """Start `argv` detached, as `spawn_detached` does, but ended if this process dies before it `release`s it.
+
+    For a server a command starts and waits for (a managed Appium): the command killed while it waits must not
+    leave the server running, unknown to anyone.
+
+    Raises:
+        UnusableLog: the log is not a regular file of its own.
+        CannotStart: the program (or the tether's Python) cannot be started.
+    """
+    argv = [str(word) for word in argv]
+    program = argv[0] if not search_path else (shutil.which(argv[0]) or argv[0])
+    control_read, control = os.pipe()
+    status, status_write = os.pipe()
+    try:
+        tether = spawn_detached(
+            [sys.executable, "-I", "-S", "-c", _TETHER, program, *argv[1:]],
+            log_path,
+            keep_fds=((control_read, 3), (status_write, 4)),
+        )
+    except BaseException:
+        os.close(control)
+        raise
+    finally:
+        os.close(control_read)
+        os.close(status_write)
+    try:
+        said = _read_all(status, 10.0)
+    finally:
+        os.close(status)
+    if not said.startswith(b"P") or not said[1:].isdigit():
+        os.close(control)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(tether.pid, 0)
+        reason = os.strerror(int(said[1:])) if said.startswith(b"E") and said[1:].isdigit() else "it did not start"
+        raise CannotStart(argv, reason)
+    pid = int(said[1:])
+    # Still the tether's child, not yet reaped: its pid cannot name another process yet.
+    return Tethered(identify(pid) or Identity(pid, None), control, tether.pid)
+
+
+def _read_all(fd: int, timeout_s: float) -> bytes:
+    """Read a pipe until its writer closes it (at most `timeout_s`)."""
+    said = b""
+    deadline = time.monotonic() + timeout_s
+    while (remaining := deadline - time.monotonic()) > 0:
+        if not select.select([fd], [], [], remaining)[0]:
+            break
+        chunk = os.read(fd, 64)
+        if not chunk:
+            break
+        said += chunk
+    return said
+
+
+#: The tether of `spawn_tethered`, run as `python -I -S -c _TETHER PROGRAM...` with its control pipe's read end
+#: on fd 3 and its status pipe's write end on fd 4: it starts the program in a session of its own, says b"P" and
+#: its pid (or b"E" and the errno), and waits. b"K" on the control pipe: it lets the program be and exits. The
+#: pipe closed without it (the command died or gave up): it ends the program's group (SIGTERM, SIGKILL after 5 s)
+#: and exits. The program exiting first: it reaps it and exits.
+_TETHER = r"""
+import os, select, signal, sys, time
+
+os.set_inheritable(3, False)
+os.set_inheritable(4, False)
+for number in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+    signal.signal(number, signal.SIG_IGN)  # only the pipe says what to do
+try:
+    pid = os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ, setsid=True,
+                         setsigdef=(signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGPIPE))
+except OSError as exc:
+    os.write(4, b"E%d" % (exc.errno or 0))
+    os._exit(127)
+os.write(4, b"P%d" % pid)
+os.close(4)
+
+
+def exited(wait_s):
+    deadline = time.monotonic() + wait_s
+    while True:
+        if os.waitpid(pid, os.WNOHANG)[0] != 0:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+
+
+while True:
+    if exited(0):
+        os._exit(0)
+    if not select.select([3], [], [], 0.2)[0]:
+        continue
+    if os.read(3, 16).startswith(b"K"):
+        os._exit(0)
+    for number in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(pid, number)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if exited(5.0):
+            os._exit(0)
+    os._exit(1)
+"""
 
 
 #: How a detached process's log is opened: never through a link, never blocking (a FIFO with no reader would
@@ -718,6 +873,22 @@ def _reap(pid: int) -> None:
         os.waitpid(pid, os.WNOHANG)
 
 
+def _until_released(pid: int, within_s: float) -> None:
+    """Wait, a bounded while, for an ended process's pid to be released by whoever reaps it (its zombie gone).
+
+    A detached process's parent is the system's init (or a subreaper), which reaps it in its own time: until
+    then the pid still answers a signal, as if the process ran.
+    """
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        _reap(pid)
+        try:
+            os.kill(pid, 0)
+        except (ProcessLookupError, PermissionError):  # gone (or already another user's process)
+            return
+        time.sleep(_POLL_S)
+
+
 def _reap_exited(pid: int, within_s: float = 2.0) -> None:
     """Reap a child of this process that has exited, waiting the little while its last threads take to end.
 
@@ -767,6 +938,7 @@ __all__ = [
     "ChildError",
     "Completed",
     "Identity",
+    "Tethered",
     "TimedOut",
     "TooMuchOutput",
     "UnusableLog",
@@ -775,4 +947,5 @@ __all__ = [
     "parent_gone",
     "run",
     "spawn_detached",
+    "spawn_tethered",
 ]

@@ -35,7 +35,9 @@ def test_stop_ends_the_server_it_started_and_its_group(tmp_path: Path) -> None:
     from visor.session.appium_server import _launch
 
     managed = ManagedServer(str(tmp_path), "http://127.0.0.1:4723")
-    server = _launch(managed, ["sh", "-c", "sleep 600 & wait"])
+    tethered = _launch(managed, ["sh", "-c", "sleep 600 & wait"])
+    tethered.release()
+    server = tethered.identity
     assert stop(managed, force=False)["stopped"] is True
     assert not server.running() and not os.path.exists(managed.metadata)
     deadline = time.monotonic() + 10
@@ -43,3 +45,66 @@ def test_stop_ends_the_server_it_started_and_its_group(tmp_path: Path) -> None:
         while time.monotonic() < deadline:
             os.killpg(server.pid, 0)
             time.sleep(0.05)
+
+
+def gone(pid: int, within_s: float = 15.0) -> bool:
+    from visor.children import identify
+
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if identify(pid) is None:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_start_killed_while_it_waits_for_its_server_takes_the_server_with_it(tmp_path: Path) -> None:
+    """kill -9 of `visor start --appium-cmd …` before the server answered left that server running, unknown."""
+    import signal
+    import sys
+
+    (tmp_path / "visor.toml").write_text("")
+    command = [sys.executable, "-m", "visor", "start", "--runtime", "sim", "--server-url", "http://127.0.0.1:4799",
+               "--appium-cmd", "sh -c 'sleep 600'"]  # fmt: skip
+    start = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    record = tmp_path / ".visor" / "appium" / "127.0.0.1_4799.json"
+    try:
+        deadline = time.monotonic() + 30
+        while not record.exists():  # the server runs: the start waits for it to answer
+            assert time.monotonic() < deadline and start.poll() is None
+            time.sleep(0.05)
+        pid = json.loads(record.read_text())["pid"]
+        start.send_signal(signal.SIGKILL)
+        start.wait(timeout=30)
+        assert gone(pid), "the server outlived the start that was killed"
+        deadline = time.monotonic() + 15
+        with pytest.raises(ProcessLookupError):  # and its group: the shell's sleep too
+            while time.monotonic() < deadline:
+                os.killpg(pid, 0)
+                time.sleep(0.05)
+    finally:
+        start.kill()
+        start.wait()
+
+
+def test_stop_and_status_read_every_server_record_not_only_the_daemons(tmp_path: Path) -> None:
+    """A server started for another --server-url (or whose daemon's metadata is gone) was never stopped."""
+    from tests.conftest import Cli
+    from visor.session.appium_server import _launch
+
+    (tmp_path / "visor.toml").write_text("")
+    servers = []
+    for url in ("http://127.0.0.1:4798", "http://127.0.0.1:4799"):
+        tethered = _launch(ManagedServer(str(tmp_path), url), ["sh", "-c", "sleep 600 & wait"])
+        tethered.release()
+        servers.append(tethered.identity)
+    listed = Cli(tmp_path).run("status").data["appium_servers"]
+    assert [(server["server_url"], server["running"]) for server in listed] == [
+        ("http://127.0.0.1:4798", True),
+        ("http://127.0.0.1:4799", True),
+    ]
+    stopped = Cli(tmp_path).run("stop").data
+    assert [server["stopped"] for server in stopped["appium_servers"]] == [True, True]
+    assert all(gone(server.pid) for server in servers)
+    assert not list((tmp_path / ".visor" / "appium").glob("*.json"))
+    assert "appium_servers" not in Cli(tmp_path).run("status").data

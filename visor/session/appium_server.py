@@ -3,9 +3,11 @@
 A server is alive when its HTTP `/status` says it is ready (upstream only tries a TCP connect, and refuses a
 server it did not start). A server visor starts runs in a session of its own, its output in
 `.visor/appium/HOST_PORT.log` and its pid and start time in `HOST_PORT.json` under the project root; `visor stop`
-stops it (its whole process group) once its start time proves the pid is still that server (a pid reused by
-another process is never signalled), and a start that fails kills it, so no Appium outlives a failed
-`visor start`.
+stops every server so recorded (its whole process group; `visor status` lists them), each once its start time
+proves the pid is still that server (a pid reused by another process is never signalled). A start that fails
+kills it, and one that is killed itself while it waits for the server (kill -9) takes the server with it: the
+server stays tied to the start (`visor.children.spawn_tethered`) until it answers, so no Appium outlives a
+failed `visor start`.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from visor.children import CannotStart, Identity, UnusableLog, spawn_detached
+from visor.children import CannotStart, Identity, Tethered, UnusableLog, spawn_tethered
 from visor.clock import Clock, ms_to_us
 from visor.errors import InputError, TargetError
 from visor.session.processes import log_tail, read_record, recorded_identity, unusable_log
@@ -48,10 +50,14 @@ class ManagedServer:
 
     root: str
     server_url: str
+    #: The name of its files when known from them (`HOST_PORT`); else made from the URL.
+    name: str = ""
 
     @property
     def stem(self) -> str:
         """Return `HOST_PORT`, the name of its files."""
+        if self.name:
+            return self.name
         parts = urlsplit(self.server_url)
         return f"{(parts.hostname or 'localhost').replace(':', '_')}_{parts.port or 4723}"
 
@@ -71,11 +77,21 @@ class ManagedServer:
         Raises:
             SourceError: the record cannot be read, or is not what visor writes.
         """
+        return self.record()[0]
+
+    def record(self) -> tuple[Identity | None, str]:
+        """Return the server visor recorded (None: none) and the URL it was started for.
+
+        Raises:
+            SourceError: the record cannot be read, or is not what visor writes.
+        """
         next_step = f"Stop the server yourself if it runs, remove {self.metadata}, and run the command again."
         record = read_record(self.metadata, noun="Appium server record", next_step=next_step)
         if record is None:
-            return None
-        return recorded_identity(record, path=self.metadata, noun="Appium server record", next_step=next_step)
+            return None, self.server_url
+        url = record.get("server_url")
+        identity = recorded_identity(record, path=self.metadata, noun="Appium server record", next_step=next_step)
+        return identity, url if isinstance(url, str) and len(url) <= 2048 else self.server_url
 
 
 def ensure(root: str, server_url: str | None, command: str | None, clock: Clock) -> dict[str, Any]:
@@ -93,11 +109,14 @@ def ensure(root: str, server_url: str | None, command: str | None, clock: Clock)
         return {"server_url": url, "reachable": False, "managed": False, "started": False}
     server = _launch(managed, _command(command, url))
     try:
-        _wait_ready(managed, server, clock)
+        _wait_ready(managed, server.identity, clock)
+        server.release()  # it answers: it is the project's now, stopped by `visor stop`
     except BaseException:
         stop(managed, force=True)  # failed, or given up (Ctrl-C): no Appium is left behind
         raise
-    return {"server_url": url, "reachable": True, "managed": True, "started": True, "pid": server.pid,
+    finally:
+        server.close()
+    return {"server_url": url, "reachable": True, "managed": True, "started": True, "pid": server.identity.pid,
             "log": managed.log}  # fmt: skip
 
 
@@ -129,17 +148,57 @@ def _command(command: str, url: str) -> list[str]:
     return argv
 
 
-def _launch(managed: ManagedServer, argv: list[str]) -> Identity:
+def _launch(managed: ManagedServer, argv: list[str]) -> Tethered:
     state_folder(managed.root, "appium", make=True)  # a folder of its own, not a link planted in the project
     try:
-        server = spawn_detached(argv, managed.log, search_path=True)
+        server = spawn_tethered(argv, managed.log, search_path=True)
     except UnusableLog as exc:
         raise unusable_log(exc, "the Appium server's", "visor start") from None
     except CannotStart as exc:
         raise InputError(f"--appium-cmd cannot run: {exc}", next_step="Give a command that exists.") from None
-    started = {**server.to_wire(), "command": argv, "server_url": managed.server_url}
-    write_state(managed.root, f"appium/{managed.stem}.json", (json.dumps(started, indent=2) + "\n").encode("utf-8"))
+    started = {**server.identity.to_wire(), "command": argv, "server_url": managed.server_url}
+    try:
+        write_state(managed.root, f"appium/{managed.stem}.json", (json.dumps(started, indent=2) + "\n").encode())
+    except BaseException:
+        server.close()  # not recorded: nothing could ever stop it
+        raise
     return server
+
+
+#: The most server records `visor stop` and `visor status` read (a project starts one per server URL it uses).
+MAX_RECORDS = 256
+
+
+def managed_servers(root: str) -> list[ManagedServer]:
+    """Return every server visor recorded starting for the project (`.visor/appium/*.json`), by name.
+
+    Raises:
+        InputError: `.visor/appium` is a link or no folder.
+    """
+    folder = state_folder(root, "appium")
+    try:
+        names = sorted(name for name in os.listdir(folder) if name.endswith(".json"))[:MAX_RECORDS]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    servers = []
+    for name in names:
+        stem = name.removesuffix(".json")
+        host, _, port = stem.rpartition("_")
+        servers.append(ManagedServer(root, f"http://{host or stem}:{port or 4723}", stem))
+    return servers
+
+
+def describe(managed: ManagedServer) -> dict[str, Any]:
+    """Describe a recorded server for `visor status`: its process and whether it still runs.
+
+    Raises:
+        SourceError: the record cannot be read, or is not what visor writes.
+    """
+    server, url = managed.record()
+    if server is None:
+        return {"server_url": url, "managed": False, "running": False}
+    return {"server_url": url, "managed": True, "pid": server.pid, "running": server.running(),
+            "metadata": managed.metadata, "log": managed.log}  # fmt: skip
 
 
 def stop(managed: ManagedServer, *, force: bool) -> dict[str, Any]:
@@ -148,15 +207,15 @@ def stop(managed: ManagedServer, *, force: bool) -> dict[str, Any]:
     Only once its recorded start time proves the pid is still that server: a pid that now names another process
     is left alone (the server is gone); a record without a start time (an older visor's) is not enough to kill.
     """
-    server = managed.recorded()
+    server, url = managed.record()
     if server is None:
-        return {"server_url": managed.server_url, "managed": False, "stopped": False}
+        return {"server_url": url, "managed": False, "stopped": False}
     proved = server.proved()
     stopped = server.end(STOP_MS / 1000, force=force) if proved else not server.running()
     if stopped:
         with contextlib.suppress(OSError):
             os.unlink(managed.metadata)
-    described = {"server_url": managed.server_url, "managed": True, "stopped": stopped, "pid": server.pid}
+    described = {"server_url": url, "managed": True, "stopped": stopped, "pid": server.pid}
     if not stopped:
         described["reason"] = "did_not_stop" if proved else "not_proved"
     return described

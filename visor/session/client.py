@@ -200,14 +200,29 @@ def status(paths: DaemonPaths) -> Outcome:
         TargetError: its socket is not this user's private one.
     """
     recorded = _recorded(paths)
+    servers = _servers(paths)
     if running(paths):
         daemon = _public(ask(paths, {"id": "status", "type": "status"}, 2.0)["status"])
         data = {"daemon": {**daemon, "responsive": True, "metadata": paths.metadata, "log": paths.log}}
-        return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
+        return Outcome("ok", NextAction.RUN, data | servers, ExitCode.OK)
     lingering = recorded is not None and recorded.identity.running()
     pid = recorded.identity.pid if recorded is not None and lingering else None
     daemon = {"running": lingering, "responsive": False, "pid": pid, "root": paths.root}
-    return Outcome("ok", NextAction.RETRY if lingering else NextAction.RUN, {"daemon": daemon}, ExitCode.OK)
+    next_action = NextAction.RETRY if lingering else NextAction.RUN
+    return Outcome("ok", next_action, {"daemon": daemon} | servers, ExitCode.OK)
+
+
+def _servers(paths: DaemonPaths) -> dict[str, Any]:
+    """Describe every Appium server a `visor start` of the project started (`appium_servers`; none: nothing).
+
+    Raises:
+        SourceError: a record cannot be read, or is not what visor writes.
+    """
+    from visor.session import appium_server
+
+    described = [appium_server.describe(server) for server in appium_server.managed_servers(paths.root)]
+    listed = [server for server in described if server["managed"]]
+    return {"appium_servers": listed} if listed else {}
 
 
 def stop(paths: DaemonPaths, clock: Clock, *, force: bool) -> Outcome:
@@ -240,13 +255,41 @@ def stop(paths: DaemonPaths, clock: Clock, *, force: bool) -> Outcome:
         for path in (paths.metadata, paths.socket):
             with contextlib.suppress(OSError):
                 os.unlink(path)
+    servers = _stop_servers(paths, recorded, force=force)
+    if servers:
+        data["appium"] = servers[0]
+        data["appium_servers"] = servers
+    return Outcome("ok", NextAction.NONE, data, ExitCode.OK)
+
+
+def _stop_servers(paths: DaemonPaths, recorded: Recorded | None, *, force: bool) -> list[dict[str, Any]]:
+    """Stop every Appium server a `visor start` of the project started (its record in `.visor/appium`).
+
+    Every record counts, not only the daemon's server's: a start given another --server-url, or a daemon whose
+    metadata is gone, left servers no one else stops. The daemon's own comes first. A record that cannot be read
+    is an error once the others are stopped.
+
+    Raises:
+        SourceError: a record cannot be read, or is not what visor writes.
+    """
     from visor.session import appium_server
 
-    server_url = recorded.defaults.get("server_url") if recorded is not None else None
-    managed = appium_server.ManagedServer(paths.root, str(server_url or appium_server.DEFAULT_SERVER_URL))
-    if managed.recorded() is not None:
-        data["appium"] = appium_server.stop(managed, force=force)
-    return Outcome("ok", NextAction.NONE, data, ExitCode.OK)
+    ours = recorded.defaults.get("server_url") if recorded is not None else None
+    managed = appium_server.ManagedServer(paths.root, str(ours or appium_server.DEFAULT_SERVER_URL))
+    servers = sorted(appium_server.managed_servers(paths.root), key=lambda server: server.stem != managed.stem)
+    stopped: list[dict[str, Any]] = []
+    unreadable: SourceError | None = None
+    for server in servers:
+        try:
+            described = appium_server.stop(server, force=force)
+        except SourceError as exc:
+            unreadable = unreadable or exc
+            continue
+        if described.get("managed"):
+            stopped.append(described)
+    if unreadable is not None:
+        raise unreadable
+    return stopped
 
 
 def _ask_to_stop(paths: DaemonPaths, recorded: Recorded | None) -> tuple[bool, bool]:
