@@ -727,3 +727,60 @@ def test_a_client_killed_while_it_waits_for_the_device_is_dropped_from_the_queue
         assert served.slot.actions == 0 and not served.daemon.active
     finally:
         served.close()
+
+
+def exits(pid: int, within_s: float = 30.0) -> bool:
+    """Wait for a daemon started by this test process to exit (and reap it)."""
+    import time
+
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("how", ["folder deleted", "socket deleted", "socket replaced", "folder replaced"])
+def test_a_daemon_whose_folder_or_socket_is_gone_stops_and_removes_only_its_own(
+    how: str, cli_runner: Cli, project: Path
+) -> None:
+    """It served on for ever, unreachable: a new `start` could then not start (the serve lock was held)."""
+    import shutil
+    import socket
+
+    pid = cli_runner.run("start", "--runtime", "sim").data["daemon"]["pid"]
+    paths = DaemonPaths(str(project.resolve()))
+    other = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    if how == "folder deleted":
+        shutil.rmtree(paths.folder)
+    elif how == "folder replaced":
+        os.rename(paths.folder, project / "old-daemon")
+        os.mkdir(paths.folder, 0o700)
+        other.bind(paths.socket)
+    else:
+        os.unlink(paths.socket)
+        if how == "socket replaced":
+            other.bind(paths.socket)
+    try:
+        assert exits(pid), f"the daemon ran on after its {how}"
+        if how.endswith("replaced"):
+            assert stat.S_ISSOCK(os.lstat(paths.socket).st_mode)  # not its own: left alone
+    finally:
+        other.close()
+    assert not os.path.exists(paths.metadata)
+    assert cli_runner.run("start", "--runtime", "sim").exit_code == ExitCode.OK  # a new daemon starts
+
+
+def test_a_daemons_metadata_deleted_while_it_runs_is_written_again(cli_runner: Cli, project: Path) -> None:
+    """Without it, clients took the daemon for gone: actions ran without it, `start` failed on its lock."""
+    import time
+
+    pid = cli_runner.run("start", "--runtime", "sim").data["daemon"]["pid"]
+    paths = DaemonPaths(str(project.resolve()))
+    os.unlink(paths.metadata)
+    deadline = time.monotonic() + 30
+    while not os.path.exists(paths.metadata):
+        assert time.monotonic() < deadline, "the metadata was never written again"
+        time.sleep(0.05)
+    assert cli_runner.run("status").data["daemon"]["pid"] == pid

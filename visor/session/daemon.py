@@ -5,7 +5,9 @@ made 0700 or proved to be this user's and 0700: only its user can talk to it; no
 answers one request per connection (`visor.session.wire`), each read within `READ_S`: a client that sends
 garbage, never ends its line or goes away costs its connection, never the daemon. One daemon serves a root: it
 holds the root's serve lock while it runs, and records in its metadata its pid, its start time and a token that
-it answers `status` with, which is how `visor stop --force` proves a pid is still this daemon.
+it answers `status` with, which is how `visor stop --force` proves a pid is still this daemon. It keeps what it
+made in view (`Guard`): its folder or socket deleted or replaced, no client can reach it, so it stops, removing
+only what is still its own; its metadata deleted, it writes it again.
 
 Each device — the runtime and options an action names, over the daemon's defaults — has a slot: its warm
 session and a lock, so actions on one device queue in arrival order while another device is served at the same
@@ -439,15 +441,91 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
     def __init__(self, path: str, daemon: Daemon) -> None:
         self.daemon = daemon
+        self.guard: Guard | None = None
         super().__init__(path, _Handler)
 
     def stop_soon(self) -> None:
         """Stop serving (from a handler's thread: `shutdown` waits for the serving loop)."""
         threading.Thread(target=self.shutdown, daemon=True).start()
 
+    def service_actions(self) -> None:
+        """Between requests: stop once the daemon's socket or folder is no longer its own (`Guard`)."""
+        if self.guard is not None and self.guard.lost():
+            self.guard = None
+            self.stop_soon()
+
+
+#: How often the daemon looks whether its socket and folder are still the ones it made (s).
+GUARD_S = 1.0
+
+
+def _file_id(path: str) -> tuple[int, int] | None:
+    """Return what names a file whatever its path (device and inode), None when nothing is there."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+@dataclass
+class Guard:
+    """What the daemon made and owns: its folder, its socket and its metadata, each known by device and inode.
+
+    Its folder or socket deleted, moved or replaced: no client can reach it any more (a new `start` would start
+    another), so it stops, removing only what is still its own. Its metadata deleted or replaced while it runs:
+    it writes it again (clients find a daemon by it).
+    """
+
+    paths: DaemonPaths
+    daemon: Daemon
+    folder: tuple[int, int] | None = None
+    socket: tuple[int, int] | None = None
+    metadata: tuple[int, int] | None = None
+    _next: float = 0.0
+
+    @classmethod
+    def made(cls, paths: DaemonPaths, daemon: Daemon) -> Guard:
+        """Note the folder and socket the daemon just made, and write its metadata."""
+        guard = cls(paths, daemon, _file_id(paths.folder), _file_id(paths.socket))
+        guard.write_metadata()
+        return guard
+
+    def write_metadata(self) -> None:
+        """Write the daemon's metadata and note it as the daemon's own."""
+        _write_metadata(self.paths, self.daemon)
+        self.metadata = _file_id(self.paths.metadata)
+
+    def lost(self) -> bool:
+        """Say (every `GUARD_S` at most) whether the daemon's folder or socket is gone; rewrite lost metadata."""
+        now = time.monotonic()
+        if now < self._next:
+            return False
+        self._next = now + GUARD_S
+        gone = [name for name in ("folder", "socket") if _file_id(getattr(self.paths, name)) != getattr(self, name)]
+        if gone:
+            sys.stderr.write(
+                f"visor daemon {os.getpid()}: its {' and '.join(gone)} was removed or replaced; stopping\n"
+            )
+            sys.stderr.flush()
+            return True
+        if _file_id(self.paths.metadata) != self.metadata:
+            with contextlib.suppress(OSError, VisorError):
+                self.write_metadata()
+        return False
+
+    def remove(self) -> None:
+        """Remove the socket and the metadata, each only while it is still the daemon's own."""
+        for path, mine in ((self.paths.socket, self.socket), (self.paths.metadata, self.metadata)):
+            if mine is not None and _file_id(path) == mine:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+
 
 def serve(paths: DaemonPaths, defaults: ActionOptions, wall: Clock, ids: IdSource) -> int:
-    """Serve until a `stop` request or a stopping signal; then close every session, remove the socket and metadata.
+    """Serve until a `stop` request, a stopping signal, or the loss of its folder or socket; then clean up.
+
+    Every session is closed, and the socket and metadata are removed while they are still its own.
 
     Raises:
         TargetError: the daemon's folder is not private, or another daemon of the root serves.
@@ -458,15 +536,14 @@ def serve(paths: DaemonPaths, defaults: ActionOptions, wall: Clock, ids: IdSourc
         with _listening(paths.socket, daemon) as server:
             for number in STOP_SIGNALS:
                 signal.signal(number, lambda *_: server.stop_soon())
-            _write_metadata(paths, daemon)
+            guard = server.guard = Guard.made(paths, daemon)
             sys.stderr.write(f"visor daemon {os.getpid()} serving {paths.socket}\n")
             sys.stderr.flush()
             try:
                 server.serve_forever(poll_interval=0.2)
             finally:
                 daemon.close()
-                with contextlib.suppress(OSError):
-                    os.unlink(paths.metadata)
+                guard.remove()
     return 0
 
 
@@ -484,8 +561,6 @@ def _listening(path: str, daemon: Daemon) -> Iterator[_Server]:
         yield server
     finally:
         server.server_close()
-        with contextlib.suppress(OSError):
-            os.unlink(path)
 
 
 def _write_metadata(paths: DaemonPaths, daemon: Daemon) -> None:
