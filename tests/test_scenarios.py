@@ -100,3 +100,17 @@ def test_an_android_scenario_asked_to_run_on_ios_fails_where_an_iphone_would(cli
     failed = next(step for step in result.data["run"]["steps"] if step.get("error"))
     assert failed["id"] == "back-to-feed" and failed["error"]["message"].endswith("failed: iOS has no back key")
     assert "navigation bar's Back button" in failed["error"]["next_step"]
+
+
+def test_upstreams_own_local_smoke_passes_on_the_local_runtime(cli_runner: Cli) -> None:
+    """Upstream's counter smoke taps a bare `Increment` (an accessibility id) and asserts `text=1`; both failed."""
+    result = cli_runner.run("run", str(ROOT / "tests/fixtures/upstream/smoke.json"), "--runtime", "local")
+    assert result.exit_code == ExitCode.OK, result.envelope.get("error")
+    assert result.data["run"]["device"] == "local"
+
+
+def test_a_scenario_written_for_local_runs_on_its_app_when_the_suite_forces_sim(cli_runner: Cli) -> None:
+    """`visor run scenarios/ --runtime sim` ran local-smoke on the demo app, which has no counter."""
+    result = cli_runner.run("run", str(ROOT / "scenarios" / "local-smoke.yaml"), "--runtime", "sim", "--output", "o")
+    assert result.exit_code == ExitCode.OK, result.envelope.get("error")
+    assert result.data["run"]["device"] == "visor-sim"

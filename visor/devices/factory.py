@@ -62,6 +62,9 @@ class DeviceRequest:
     profile: str | None = None
     #: The platform the scenario declares (`meta.platform`): the simulated phone's flavour unless --platform says.
     scenario_platform: str | None = None
+    #: The runtime the scenario declares (`config.runtime`), when --runtime chose another: a scenario written for
+    #: `local` runs on the simulated phone on the app `local` means (upstream's counter app).
+    scenario_runtime: str | None = None
 
 
 def choose_runtime(option: str | None, config: str | None) -> str:
@@ -105,7 +108,9 @@ def share_work(folder: str | None) -> None:
     share_pictures(folder)
 
 
-def preload(runtime: str, app: str | None, scenario_dir: str, profile: str | None = None) -> None:
+def preload(
+    runtime: str, app: str | None, scenario_dir: str, profile: str | None = None, declared: str | None = None
+) -> None:
     """Do once what opening any device of this runtime does first: import its modules, read its app models.
 
     `visor run --workers` calls it before forking its worker processes, so each starts warm instead of paying
@@ -121,7 +126,7 @@ def preload(runtime: str, app: str | None, scenario_dir: str, profile: str | Non
         from visor.devices.sim.profile_load import load_profile
         from visor.devices.sim.render import load_fonts
 
-        _sim_apps(runtime, app, scenario_dir)
+        _sim_apps(runtime, app, scenario_dir, declared)
         load_profile(profile)
         load_fonts()
     elif runtime == "visualagent":
@@ -141,7 +146,7 @@ def open_sim(request: DeviceRequest) -> Device:
     from visor.devices.sim.load import choose_platform
     from visor.devices.sim.profile_load import load_profile
 
-    model, installed = _sim_apps(request.runtime, request.app, request.scenario_dir)
+    model, installed = _sim_apps(request.runtime, request.app, request.scenario_dir, request.scenario_runtime)
     name = "local" if request.runtime == "local" else "visor-sim"
     profile = load_profile(request.profile)
     platform = choose_platform(model, request.appium.platform, request.scenario_platform)
@@ -156,8 +161,12 @@ def open_sim(request: DeviceRequest) -> Device:
     )
 
 
-def _sim_apps(runtime: str, app: str | None, scenario_dir: str) -> tuple[AppModel, list[AppModel]]:
+def _sim_apps(
+    runtime: str, app: str | None, scenario_dir: str, declared: str | None = None
+) -> tuple[AppModel, list[AppModel]]:
     """Load the simulated phone's app under test and the other apps it has installed (cached while unchanged).
+
+    With no app named, `local`'s is its counter app, also for a scenario written for `local` run with --runtime sim.
 
     Raises:
         InputError: an app model is missing or invalid.
@@ -166,7 +175,7 @@ def _sim_apps(runtime: str, app: str | None, scenario_dir: str) -> tuple[AppMode
 
     from visor.devices.sim.load import DEFAULT_APP, builtin_apps, load_app, resolve_app
 
-    if runtime == "local" and app is None:  # upstream's offline runtime: its counter app
+    if app is None and "local" in (runtime, declared):  # upstream's offline runtime: its counter app
         model = load_app(str(resources.files("visor.devices.sim").joinpath("local", "counter.app.yaml")))
     else:
         model = load_app(resolve_app(app or DEFAULT_APP, scenario_dir))

@@ -116,6 +116,7 @@ def open_for(options: DeviceOptions, seed: int, wall: Clock, scenario: ScenarioD
         profile=options.profile,
         wall=wall,
         scenario_platform=scenario.platform,
+        scenario_runtime=scenario.runtime,
     )
     device = open_device(request)
     return OpenedDevice(device, virtual if device.info.capabilities.virtual_time else wall)
@@ -128,4 +129,4 @@ def preload_for(options: DeviceOptions, scenario: ScenarioDevice) -> None:
         VisorError: the runtime is unknown, or its app model or profile cannot be loaded.
     """
     runtime = choose_runtime(options.runtime, scenario.runtime)
-    preload(runtime, options.app or options.app_id or scenario.app, scenario.folder, options.profile)
+    preload(runtime, options.app or options.app_id or scenario.app, scenario.folder, options.profile, scenario.runtime)

@@ -47,6 +47,7 @@ def build_button(element: ButtonElement, place: Place) -> list[Box]:
         place.bounds,
         resource_id=place.rid(element.id),
         text=place.text(element.text),
+        content_desc=place.text(element.description) if element.description is not None else "",
         clickable=enabled,
         focusable=True,
         enabled=enabled,

@@ -255,6 +255,8 @@ class ButtonElement(_Element):
 
     type: Literal["button"]
     text: Label
+    #: What a screen reader says of it (Android's content-desc, iOS's accessibility id): a bare selector's match.
+    description: Text | None = None
     style: Literal["primary", "secondary", "danger"] = "primary"
     enabled: bool | Cond = True
     selected: bool | Cond = Field(False, description="Shown as the chosen one of a group (a segmented control).")
