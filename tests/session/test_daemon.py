@@ -487,7 +487,7 @@ def test_garbage_silent_and_vanishing_clients_never_stop_the_daemon(cli_runner: 
         reply = answer_to(paths, line)
         assert reply["ok"] is False and str(reply["error"]).startswith("bad request"), (line[:20], reply)
     bad_field = answer_to(paths, b'{"id": "x", "type": "action", "command": 7}\n')
-    assert bad_field["ok"] is False and "'command' must be a str" in json.dumps(bad_field)
+    assert bad_field["ok"] is False and "'command': Input should be a valid string" in json.dumps(bad_field)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as vanishing:
         vanishing.connect(paths.socket)
     began = time.monotonic()
@@ -784,3 +784,52 @@ def test_a_daemons_metadata_deleted_while_it_runs_is_written_again(cli_runner: C
         assert time.monotonic() < deadline, "the metadata was never written again"
         time.sleep(0.05)
     assert cli_runner.run("status").data["daemon"]["pid"] == pid
+
+
+WAIT = {"id": "h", "type": "action", "command": "wait", "flags": {"ms": 1}}
+#: Requests no visor client sends: each was a SYSTEM_ERROR (a TypeError, an OverflowError…) or silently taken.
+HOSTILE_REQUESTS = {
+    "capabilities a list": {**WAIT, "options": {"capabilities": [1, 2]}},
+    "capabilities text": {**WAIT, "options": {"capabilities": "abc"}},
+    "app a list": {**WAIT, "options": {"app": [1]}},
+    "map_dir a number": {**WAIT, "options": {"map_dir": 5}},
+    "seed text": {**WAIT, "options": {"seed": "x"}},
+    "seed beyond 64 bits": {**WAIT, "options": {"seed": 2**70}},
+    "attach text": {**WAIT, "options": {"attach": "yes"}},
+    "timeout_ms negative": {**WAIT, "options": {"timeout_ms": -1}},
+    "request timeout negative": {**WAIT, "timeout_ms": -1},
+    "request timeout of 10**400": {**WAIT, "timeout_ms": 10**400},
+    "request timeout beyond two days": {**WAIT, "timeout_ms": 1e308},
+    "option unknown": {**WAIT, "options": {"zzz": 1}},
+    "id a list": {**WAIT, "id": [1]},
+    "run options of the wrong kind": {"id": "r", "type": "scenario", "path": "/x.yaml", "options": {"pool": 5}},
+    "run path relative": {"id": "r", "type": "scenario", "path": "x.yaml", "options": {}},
+    "cancel target a list": {"id": "c", "type": "cancel", "target": [1]},
+    "type unknown": {"id": "t", "type": "exec"},
+}
+
+
+def test_a_hostile_request_is_an_error_reply_never_a_system_error(cli_runner: Cli, project: Path) -> None:
+    cli_runner.run("start", "--runtime", "sim")
+    paths = DaemonPaths(str(project.resolve()))
+    for name, hostile in HOSTILE_REQUESTS.items():
+        reply = answer_to(paths, json.dumps(hostile).encode() + b"\n")
+        assert reply["ok"] is False, name
+        error = reply.get("outcome", {}).get("error") if isinstance(reply.get("outcome"), dict) else None  # type: ignore[union-attr]
+        if error is not None:
+            assert error["code"] == "INPUT_ERROR" and "bad request" in error["message"], (name, error)
+        else:
+            assert str(reply["error"]).startswith("bad request"), (name, reply)
+    assert answer_to(paths, b'{"id": "s", "type": "status"}\n')["ok"] is True
+    assert "Traceback" not in Path(paths.log).read_text()
+
+
+def test_a_run_with_a_pool_goes_through_the_daemon(cli_runner: Cli, project: Path) -> None:
+    """Its pool's devices were not JSON: `visor run x.yaml --server-url a --server-url b` was a SYSTEM_ERROR."""
+    from tests.conftest import ROOT
+
+    cli_runner.run("start", "--runtime", "sim")
+    login = str(ROOT / "scenarios" / "login.yaml")
+    ran = cli_runner.run("run", login, "--runtime", "sim", "--server-url", "http://a", "--server-url", "http://b")
+    assert ran.exit_code == ExitCode.OK, ran.envelope.get("error")
+    assert cli_runner.run("status").data["daemon"]["served"] == 1

@@ -369,5 +369,12 @@ def _public(status: Mapping[str, Any]) -> dict[str, Any]:
 def send_run(paths: DaemonPaths, scenario: str, options: Mapping[str, Any], ids: IdSource) -> Outcome:
     """Run a scenario file through the daemon (on its warm session where sessions are expensive to start)."""
     wire = absolute(dict(options) | {"output": options.get("output") or "artifacts"})
+    # As JSON: a pool's devices (`workers.Slot`) as objects, mappings as plain ones.
+    wire["pool"] = [
+        {"server_url": slot.server_url, "device": slot.device, "capabilities": dict(slot.capabilities)}
+        for slot in wire.get("pool") or ()
+    ]
+    for name in ("capabilities", "parameters"):
+        wire[name] = dict(wire.get(name) or {})
     request = {"id": ids.new_id("req"), "type": "scenario", "path": os.path.abspath(scenario), "options": wire}
     return _outcome(ask(paths, request | {"timeout_ms": 3_600_000}, 3600.0))

@@ -38,13 +38,16 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from visor import __version__
 from visor.children import identify
 from visor.clock import Clock, IdSource, isoformat
 from visor.devices.factory import choose_runtime, in_process
 from visor.errors import ErrorCode, InputError, TargetError, VisorError
+from visor.limits import MAX_DURATION_MS, MAX_SEED
 from visor.report.envelope import Outcome
 from visor.report.outcomes import run_outcome
 from visor.session.action_options import DEVICE_FIELDS, MAP_FIELDS, ActionOptions, device_key, options_to_wire
@@ -187,19 +190,23 @@ class Daemon:
             )
             return {"ok": False, "outcome": outcome_to_wire(failure(bug))}
 
-    def _handle(self, request: Mapping[str, Any]) -> dict[str, Any]:
-        kind = request.get("type")
-        if kind == "status":
+    def _handle(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        try:
+            request = WireRequest.model_validate(raw)
+        except ValidationError as exc:
+            problem = f"bad request: {_problem(exc)}"
+            if raw.get("type") in ("action", "scenario"):  # the client shows it as the action's error
+                return {"ok": False, "outcome": outcome_to_wire(failure(_refused(problem)))}
+            return {"ok": False, "error": problem}
+        if request.type == "status":
             return {"ok": True, "status": self.status()}
-        if kind == "stop":
+        if request.type == "stop":
             return {"ok": True, "stopping": True}
-        if kind == "cancel":
-            return {"ok": True, "running": self.cancel(str(request.get("target")))}
-        if kind in ("action", "scenario"):
-            outcome = self._action(request) if kind == "action" else self._scenario(request)
-            self.served += 1
-            return {"ok": outcome.status == "ok", "outcome": outcome_to_wire(outcome)}
-        return {"ok": False, "error": f"unknown request type {kind!r}"}
+        if request.type == "cancel":
+            return {"ok": True, "running": self.cancel(request.target or "")}
+        outcome = self._action(request) if request.type == "action" else self._scenario(request)
+        self.served += 1
+        return {"ok": outcome.status == "ok", "outcome": outcome_to_wire(outcome)}
 
     def cancel(self, request_id: str) -> bool:
         """Cancel a request: dropped if it waits for its device, its step stopped if it runs; say if it ran.
@@ -216,14 +223,14 @@ class Daemon:
             running.cancel()  # the step running for it stops now
         return running is not None
 
-    def _action(self, request: Mapping[str, Any]) -> Outcome:
-        request_id = str(request.get("id", ""))
+    def _action(self, request: WireRequest) -> Outcome:
+        request_id = request.id
         try:
-            options = self.options_for(_field(request, "options", dict, {}))
-            prepared = prepare(_field(request, "command", str), _field(request, "flags", dict, {}), options, self.env)
+            options = self.options_for(request.options)
+            prepared = prepare(request.command or "", request.flags, options, self.env)
             slot = self.slot(options)
             # The wait for the device is bounded by the action's own --timeout, when it has one.
-            waits = _timeout(request, 300_000)
+            waits = ACTION_WAIT_MS if request.timeout_ms is None else request.timeout_ms
             own = options.timeout_ms
             return self._run_in(slot, request_id, prepared, waits if own is None else min(waits, own))
         except VisorError as exc:
@@ -232,20 +239,23 @@ class Daemon:
         finally:
             self.cancelled.discard(request_id)
 
-    def _scenario(self, request: Mapping[str, Any]) -> Outcome:
+    def _scenario(self, request: WireRequest) -> Outcome:
         """Run a scenario file on the warm session of its device (`visor run` while the daemon runs)."""
-        request_id = str(request.get("id", ""))
+        request_id = request.id
         try:
-            options = _run_options(_field(request, "options", dict))
+            options = _run_options(request.options)
+            if not os.path.isabs(request.path or ""):
+                raise _refused("bad request: 'path' must be an absolute path (the client resolves it)")
             env = RunEnvironment(self.env.wall, self.env.ids)
-            prepared = PreparedRun.load(_field(request, "path", str), options, env)
+            prepared = PreparedRun.load(request.path or "", options, env)
             config = prepared.device()
             device = {"runtime": options.runtime or config.runtime, "app": options.app or config.app}
             slot = self.slot(
-                self.options_for({**_device_fields(options), **device, "capabilities": config.capabilities}),
+                self.options_for({**_device_fields(options), **device, "capabilities": dict(config.capabilities)}),
                 config.platform,
             )
-            with self._queued(slot, request_id, _timeout(request, 600_000), "run"):
+            waits = RUN_WAIT_MS if request.timeout_ms is None else request.timeout_ms
+            with self._queued(slot, request_id, waits, "run"):
                 if in_process(choose_runtime(slot.options.runtime, None)):
                     # A simulated phone costs nothing to open: the run gets a fresh one, as without the daemon,
                     # and the warm one keeps what direct actions did to it.
@@ -315,14 +325,20 @@ class Daemon:
     # -- slots -------------------------------------------------------------------------------------------------
 
     def options_for(self, given: Mapping[str, Any]) -> ActionOptions:
-        """Return an action's options over the daemon's defaults: a device option not given is the default's."""
+        """Return an action's options over the daemon's defaults: a device option not given is the default's.
+
+        Raises:
+            InputError: an option is not what visor sends (`WireOptions`), or --output is not absolute.
+        """
+        try:
+            checked = WireOptions.model_validate(given)
+        except ValidationError as exc:
+            raise _refused(f"bad request: options: {_problem(exc)}") from None
         names = (*DEVICE_FIELDS, "seed", "timeout_ms", "output", *MAP_FIELDS)
-        known = {name: given[name] for name in names if name in given}
-        if given.get("capabilities"):
-            known["capabilities"] = dict(given["capabilities"])
-        unset = {name: value for name, value in known.items() if value is None or value is False}
-        for name in unset:
-            known.pop(name)
+        known = {name: getattr(checked, name) for name in names}
+        if checked.capabilities:
+            known["capabilities"] = dict(checked.capabilities)
+        known = {name: value for name, value in known.items() if value is not None and value is not False}
         if "output" in known and not os.path.isabs(str(known["output"])):
             raise InputError("a daemon's --output must be absolute (the client resolves it)")
         return replace(self.defaults, **known)
@@ -587,41 +603,118 @@ def _device_fields(options: RunOptions) -> dict[str, Any]:
     return {name: getattr(options, name) for name in DEVICE_FIELDS} | {"seed": options.seed}
 
 
-def _field(request: Mapping[str, Any], name: str, kind: type, default: Any = None) -> Any:
-    """Return a request's field, checked to be of its kind (absent: `default`, when there is one).
-
-    Raises:
-        InputError: the field is missing or of another kind (a client that is not visor's, or another version).
-    """
-    value = request.get(name, default)
-    if not isinstance(value, kind):
-        raise InputError(
-            f"bad request: {name!r} must be {'an object' if kind is dict else 'a ' + kind.__name__}",
-            likely_cause="The client is not this version of visor.",
-            next_step="Send requests with the visor command line of the daemon's version (`visor status`).",
-        )
-    return value
+def _problem(exc: ValidationError) -> str:
+    """Word the first problem pydantic found in a request: where, and what it should be."""
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "the request"
+    return f"{where!r}: {first['msg']}"
 
 
-def _timeout(request: Mapping[str, Any], default_ms: float) -> float:
-    """Return a request's `timeout_ms`, a number."""
-    value = request.get("timeout_ms", default_ms)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InputError("bad request: 'timeout_ms' must be a number", next_step="Send a number of milliseconds.")
-    return float(value)
+def _refused(problem: str) -> InputError:
+    return InputError(
+        problem,
+        likely_cause="The client is not this version of visor (or not visor).",
+        next_step="Send requests with the visor command line of the daemon's version (`visor status`).",
+    )
 
 
 def _run_options(wire: Mapping[str, Any]) -> RunOptions:
-    """Rebuild the run options a client sent.
+    """Rebuild the run options a client sent, checked (`WireRunOptions`).
 
     Raises:
-        InputError: they name an option this version does not know.
+        InputError: they name an option this version does not know, or one is not of its kind or range.
     """
     try:
-        return RunOptions(**wire)
-    except TypeError as exc:
+        checked = WireRunOptions.model_validate(wire)
+    except ValidationError as exc:
         raise InputError(
-            f"bad request: the run options are not this version's ({exc})",
+            f"bad request: the run options are not this version's ({_problem(exc)})",
             likely_cause="The client is another version of visor than the daemon.",
             next_step="Stop the daemon (`visor stop`) and start it again with this version.",
         ) from None
+    return checked.run_options()
+
+
+# -- the wire's types: every request is checked against these before anything is done with it ---------------
+
+#: The longest text a request's field may hold (a path, a URL, an id), in characters.
+MAX_TEXT = 8192
+#: How long an action waits for its device unless it says (ms), and a run.
+ACTION_WAIT_MS = 300_000
+RUN_WAIT_MS = 600_000
+#: The longest a request may ask the daemon to work for it (ms): a day's --timeout and the client's margin.
+MAX_REQUEST_MS = 2 * MAX_DURATION_MS
+
+_Text = Annotated[str, StringConstraints(max_length=MAX_TEXT)]
+_Ms = Annotated[float, Field(ge=0, le=MAX_DURATION_MS, allow_inf_nan=False)]
+
+
+class _Wire(BaseModel):
+    """A part of a request: its fields of their JSON kind exactly (no "5" for 5), none unknown."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+class WireOptions(_Wire):
+    """A direct action's options as the client sends them (`options_to_wire`)."""
+
+    runtime: _Text | None = None
+    app: _Text | None = None
+    server_url: _Text | None = None
+    device: _Text | None = None
+    app_id: _Text | None = None
+    attach: bool = False
+    platform: _Text | None = None
+    profile: _Text | None = None
+    visualagent_dir: _Text | None = None
+    adb_serial: _Text | None = None
+    seed: Annotated[int, Field(ge=0, le=MAX_SEED)] | None = None
+    timeout_ms: _Ms | None = None
+    output: _Text | None = None
+    no_map: bool = False
+    map_dir: _Text | None = None
+    repair: bool = False
+    capabilities: dict[_Text, Any] = Field(default_factory=dict)
+
+
+class WireSlot(_Wire):
+    """A device of a run's pool (`visor.session.workers.Slot`)."""
+
+    server_url: _Text | None = None
+    device: _Text | None = None
+    capabilities: dict[_Text, Any] = Field(default_factory=dict)
+
+
+class WireRunOptions(WireOptions):
+    """A run's options as `client.send_run` sends them (`visor.session.runs.RunOptions`, field by field)."""
+
+    capture: Literal["none", "failures", "steps"] = "failures"
+    observe: Literal["each-step", "on-demand"] | None = None
+    fresh_session: bool = False
+    parameters: dict[_Text, _Text] = Field(default_factory=dict)
+    secrets: list[_Text] = Field(default_factory=list)
+    pool: list[WireSlot] = Field(default_factory=list)
+
+    def run_options(self) -> RunOptions:
+        """Return them as the run's options."""
+        from visor.session.workers import Slot as PoolSlot
+
+        fields = {name: getattr(self, name) for name in type(self).model_fields}
+        fields |= {"secrets": tuple(self.secrets), "capabilities": dict(self.capabilities)}
+        fields["pool"] = tuple(PoolSlot(slot.server_url, slot.device, dict(slot.capabilities)) for slot in self.pool)
+        return RunOptions(**fields)
+
+
+class WireRequest(BaseModel):
+    """One request (`visor.session.wire`): its kind and what that kind takes; anything else is refused."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+    id: Annotated[str, StringConstraints(max_length=256)] = ""
+    type: Literal["status", "stop", "cancel", "action", "scenario"]
+    target: Annotated[str, StringConstraints(max_length=256)] | None = None
+    command: _Text | None = None
+    flags: dict[_Text, Any] = Field(default_factory=dict)
+    options: dict[_Text, Any] = Field(default_factory=dict)
+    path: _Text | None = None
+    timeout_ms: Annotated[float, Field(ge=0, le=MAX_REQUEST_MS, allow_inf_nan=False)] | None = None

@@ -1,8 +1,12 @@
 """The daemon's wire: one JSON object per line, one request and one reply per connection, outcomes as JSON.
 
 Requests carry an `id` (the client's, for cancellation and the log) and a `type`: `status`, `stop`, `cancel`
-(`target`: the id to cancel) or `action` (`command`, `flags`, `options`, `timeout_ms`). Every reply is
-`{id, ok, outcome}`: the outcome is what the command prints, so the client emits it as if it ran the action.
+(`target`: the id to cancel), `action` (`command`, `flags`, `options`, `timeout_ms`) or `scenario` (`path`,
+`options`, `timeout_ms`). The daemon checks each against its types before anything is done with it
+(`visor.session.daemon.WireRequest`, `WireOptions`, `WireRunOptions`: strict JSON kinds, no unknown field,
+`timeout_ms` 0 to two days, a seed of 64 bits): anything else is an INPUT_ERROR reply, never a SYSTEM_ERROR.
+Every reply is `{id, ok, outcome}`: the outcome is what the command prints, so the client emits it as if it
+ran the action.
 """
 
 from __future__ import annotations
