@@ -338,3 +338,35 @@ def test_a_tethered_process_released_outlives_its_starter_and_an_unreleased_one_
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pids["release"], signal.SIGKILL)
+
+
+#: A fake adb whose call starts "adb's server" as adb fork-server does (a session of its own, stdio closed),
+#: saying its pid in $PIDFILE, then answers.
+STARTS_A_SERVER = (
+    '#!/bin/sh\n"$PYTHON" -c "\n'
+    "import os, subprocess\n"
+    "p = subprocess.Popen(['sleep', '600'], start_new_session=True, stdin=subprocess.DEVNULL,"
+    " stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+    "open(os.environ['PIDFILE'], 'w').write(str(p.pid))\n"
+    '"\necho "List of devices attached"\n'
+)
+
+
+@pytest.mark.parametrize("via", ["Adb", "run_tool"])
+def test_the_adb_server_a_first_adb_call_starts_outlives_the_call(
+    via: str, tmp_path: Path, pidfile: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The keeper ended it with the call: every adb call started a server again, and phones dropped."""
+    adb = tmp_path / "adb"
+    adb.write_text(STARTS_A_SERVER)
+    adb.chmod(0o755)
+    monkeypatch.setenv("PYTHON", sys.executable)
+    if via == "Adb":
+        Adb("phone", str(adb)).shell("ls")
+    else:
+        assert host_programs.run_tool([str(adb), "devices", "-l"]) == "List of devices attached\n"
+    server = pid_in(pidfile)
+    try:
+        assert not gone(server, within_s=1.0)
+    finally:
+        os.kill(server, signal.SIGKILL)

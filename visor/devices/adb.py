@@ -1,8 +1,9 @@
 """adb as visor uses it to reach a folder on a phone: list, read, write atomically, move. One adb call each.
 
 The program is `adb` on the PATH, or the one `VISOR_ADB` names. Every call is bounded (`visor.children.run`: on
-its timeout, adb and whatever it started are killed); a failure becomes a `TargetError` naming the command and
-what adb said. Paths on the phone are quoted for its shell.
+its timeout, adb and whatever it started in its group are killed), but leaves adb's server running
+(`leave_daemons`: the server a first call starts is a daemon of its own, shared by every adb client); a failure
+becomes a `TargetError` naming the command and what adb said. Paths on the phone are quoted for its shell.
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ class Adb:
     def _call(self, *words: str, check: bool = True) -> children.Completed:
         command = [self.program, "-s", self.serial, *words]
         try:
-            done = children.run(command, timeout_s=CALL_TIMEOUT_S)
+            # The first adb call of a boot starts adb's server, which must outlive it (a session of its own):
+            # ended, every later call would start one again, and a phone's connection would drop with it.
+            done = children.run(command, timeout_s=CALL_TIMEOUT_S, leave_daemons=True)
         except children.TimedOut:
             raise TargetError(
                 f"adb did not answer within {CALL_TIMEOUT_S:g} s: {shlex.join(words)}",

@@ -1,8 +1,9 @@
 """The host's tools around Appium: connected devices (adb, xcrun simctl), the Appium server, its drivers.
 
 Used by device selection, `visor devices` and `visor doctor`. Every tool runs with a timeout, in a process group
-of its own that is killed when the call ends (`visor.children.run`: nothing a tool started outlives its call);
-a missing tool is reported as missing, never as a crash.
+of its own that is killed when the call ends (`visor.children.run`: nothing a tool started in its group outlives
+its call), except a daemon it starts in a session of its own (`leave_daemons`: the adb server a first `adb
+devices` starts); a missing tool is reported as missing, never as a crash.
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ def run_tool(command: list[str], timeout: float = 15) -> str | None:
     if shutil.which(command[0]) is None and not os.path.exists(command[0]):
         return None
     try:
-        done = children.run(command, timeout_s=timeout)
+        # `adb devices` starts adb's server when none runs: a daemon that must outlive the call (the group ends).
+        done = children.run(command, timeout_s=timeout, leave_daemons=True)
     except children.ChildError:
         return None
     return done.text() if done.returncode == 0 else None
