@@ -29,8 +29,7 @@ from typing import Any
 
 import pytest
 
-#: The tag that marks a scenario expected to fail.
-EXPECTED_FAILURE = "expected-failure"
+from visor.scenario.tags import EXPECTED_FAILURE
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

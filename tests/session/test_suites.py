@@ -41,8 +41,8 @@ def test_a_folder_runs_every_scenario_and_reports_them_as_one(cli_runner: Cli, s
     assert result.exit_code == 2
     assert rows(result) == [("login", "passed"), ("broken", "failed"), ("other", "passed")]
     found = result.data["suite"]
-    assert found["totals"] == {"scenarios": 3, "passed": 2, "flaky": 0, "failed": 1, "error": 0, "skipped": 0,
-                               "interrupted": 0}  # fmt: skip
+    assert found["totals"] == {"scenarios": 3, "passed": 2, "flaky": 0, "xfailed": 0, "failed": 1, "error": 0,
+                               "skipped": 0, "interrupted": 0}  # fmt: skip
     assert result.envelope["error"]["message"] == "1 failed of 3 scenarios"
     for row in found["scenarios"]:
         assert Path(row["report"]).is_file() and row["run_id"] in row["report"] and len(row["signature"]) == 64
@@ -311,3 +311,23 @@ def test_a_full_file_system_names_the_suite_file_it_could_not_write(suite: Path,
         assert error["message"].endswith("/junit.xml': No space left on device"), error["message"]
     finally:
         subprocess.run(["umount", str(mount)], check=False)
+
+
+def test_a_scenario_tagged_expected_failure_is_xfailed_and_strict(cli_runner: Cli, suite: Path) -> None:
+    """As pytest's plugin has it: `visor run scenarios/` exited 2 for the demo that fails on purpose."""
+    from tests.report.junit_schema import problems
+
+    (suite / "b-broken.yaml").write_text(scenario("broken", ["expected-failure"], ok=False))
+    result = cli_runner.run("run", "scenarios", "--output", "out")
+    assert result.exit_code == 0 and rows(result)[1] == ("broken", "xfailed")
+    assert result.data["suite"]["totals"]["xfailed"] == 1
+    junit = Path(result.data["suite"]["junit"]).read_text("utf-8")
+    assert problems(junit) == []
+    skipped = ET.fromstring(junit).find(".//testsuite[@name='broken']//skipped")
+    assert skipped is not None and skipped.get("message", "").startswith("expected failure: ")
+    (suite / "b-broken.yaml").write_text(scenario("broken", ["expected-failure"]))
+    passed = cli_runner.run("run", "scenarios", "--output", "out")
+    assert passed.exit_code == 2 and rows(passed)[1] == ("broken", "failed"), "strict: one that passes fails"
+    error = passed.data["suite"]["scenarios"][1]["error"]
+    assert "passed, though tagged expected-failure" in error["message"]
+    assert ET.parse(passed.data["suite"]["junit"]).getroot().get("errors") == "1"

@@ -47,6 +47,7 @@ _STATUS = {
     "passed": ("✓", "green"),
     "failed": ("✗", "bold red"),
     "flaky": ("~", "yellow"),
+    "xfailed": ("x", "yellow"),
     "error": ("✗", "bold red"),
     "interrupted": ("✗", "bold red"),
 }

@@ -23,7 +23,7 @@ def render(entries: Sequence[Mapping[str, Any]], totals: Mapping[str, int], fold
     )
 
 
-_CSS = {"passed": "ok", "flaky": "flaky", "failed": "fail", "error": "fail", "interrupted": "fail"}
+_CSS = {"passed": "ok", "flaky": "flaky", "xfailed": "flaky", "failed": "fail", "error": "fail", "interrupted": "fail"}
 
 
 def _row(entry: Mapping[str, Any], folder: str) -> str:

@@ -121,7 +121,8 @@ def _merge(data: Mapping[str, Any], _artifacts: Sequence[str]) -> Lines:
 
 
 def _totals(totals: Mapping[str, Any]) -> str:
-    shown = [f"{totals[key]} {key}" for key in ("passed", "flaky", "failed", "error", "skipped") if totals.get(key)]
+    keys = ("passed", "flaky", "xfailed", "failed", "error", "skipped")
+    shown = [f"{totals[key]} {key}" for key in keys if totals.get(key)]
     return f"{_plural(int(totals.get('scenarios', 0)), 'scenario')}" + (f" ({', '.join(shown)})" if shown else "")
 
 

@@ -13,7 +13,8 @@ from typing import get_args
 
 #: The fields whose values are visor's vocabulary.
 FIELDS = frozenset({"status", "code", "command", "type", "platform", "next_action", "severity", "runtime", "tool"})
-_STATUSES = ("ok", "fail", "failed", "passed", "flaky", "error", "skipped", "interrupted", "refused", "success")
+_STATUSES = ("ok", "fail", "failed", "passed", "flaky", "xfailed", "error", "skipped", "interrupted", "refused",
+             "success")  # fmt: skip
 _PLATFORMS = ("android", "ios", "web")
 _RUNTIMES = ("sim", "appium", "local", "visualagent")
 

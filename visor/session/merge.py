@@ -163,7 +163,7 @@ class _Row(pydantic.BaseModel):
 
     path: str
     name: str
-    status: Literal["passed", "flaky", "failed", "error", "skipped", "interrupted"]
+    status: Literal["passed", "flaky", "xfailed", "failed", "error", "skipped", "interrupted"]
     exit_code: Literal[0, 1, 2, 3, 129, 130, 143]
     tags: list[str] = []
     run_id: str | None = None

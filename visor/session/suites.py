@@ -23,13 +23,14 @@ from typing import Any, Protocol
 from visor.actions.secrets import mask_rendered, redact
 from visor.clock import RandomIds, SystemClock
 from visor.engine.results import RunResult
-from visor.errors import ErrorInfo, ExitCode, NextAction, VisorError, stopping_signal
+from visor.errors import ErrorCode, ErrorInfo, ExitCode, NextAction, VisorError, stopping_signal
 from visor.files import write_atomic
 from visor.report import junit, suite_html
 from visor.report.artifacts import OutputError
 from visor.report.envelope import Outcome, masked
 from visor.report.outcomes import run_outcome
 from visor.scenario.discovery import expand_paths
+from visor.scenario.tags import EXPECTED_FAILURE
 from visor.session.runs import DEFAULT_OUTPUT, Environment, Handler, PreparedRun, RunOptions, attempt
 from visor.session.shards import Shard, read_durations, record_durations, split
 from visor.session.state_paths import state_root
@@ -97,7 +98,9 @@ def run_suite(
     for entry, result, files in runs:
         entries.append(entry)
         written.extend(files)
-        if result is not None:
+        if entry["status"] == "xfailed":  # as pytest reports an xfail in its JUnit file: skipped, saying why
+            junit_runs.append((entry["name"], junit.Skipped(f"expected failure: {entry['error']['message']}"), ()))
+        elif result is not None:
             junit_runs.append((entry["name"], *result))
         elif entry["status"] == "skipped":  # CI lists what the tags left out, as skipped, not as nothing
             junit_runs.append((entry["name"], junit.Skipped(entry.get("reason", "left out by its tags")), ()))
@@ -291,7 +294,26 @@ def _tried(
     if outcome.error is not None:
         entry["error"] = outcome.error.to_dict()
     earlier = tuple(ErrorInfo(**failure["error"]) for failure in failures if failure["error"])
+    if EXPECTED_FAILURE in meta.tags and status in ("passed", "flaky", "failed"):
+        return _as_expected(entry, (result, earlier), written)
     return entry, (result, earlier), written
+
+
+#: What a scenario tagged expected-failure that passed says: strict, as pytest's xfail is.
+UNEXPECTED_PASS = ErrorInfo(
+    code=str(ErrorCode.ASSERTION_ERROR),
+    message=f"passed, though tagged {EXPECTED_FAILURE}: the failure it was kept for is gone",
+    likely_cause="The bug it shows was fixed, or the scenario no longer reaches it.",
+    next_step=f"Take {EXPECTED_FAILURE} out of its meta.tags if it should pass now, or make it fail as meant.",
+)
+
+
+def _as_expected(entry: dict[str, Any], shown: tuple[RunResult, tuple[ErrorInfo, ...]], written: list[str]) -> Ran:
+    """Turn the row of a scenario expected to fail: a failure is `xfailed` (the suite passes), a pass fails."""
+    if entry["status"] == "failed":
+        return {**entry, "status": "xfailed", "exit_code": int(ExitCode.OK)}, shown, written
+    failed = {**entry, "status": "failed", "exit_code": int(ExitCode.RUN_FAILED), "error": UNEXPECTED_PASS.to_dict()}
+    return failed, (UNEXPECTED_PASS, ()), written
 
 
 def _errored(entry: dict[str, Any], exc: VisorError, written: list[str]) -> Ran:
@@ -302,8 +324,8 @@ def _errored(entry: dict[str, Any], exc: VisorError, written: list[str]) -> Ran:
 
 def suite_totals(entries: Sequence[dict[str, Any]]) -> dict[str, int]:
     """Count a suite's rows by status."""
-    counts = {"scenarios": len(entries), "passed": 0, "flaky": 0, "failed": 0, "error": 0, "skipped": 0,
-              "interrupted": 0}  # fmt: skip
+    counts = {"scenarios": len(entries), "passed": 0, "flaky": 0, "xfailed": 0, "failed": 0, "error": 0,
+              "skipped": 0, "interrupted": 0}  # fmt: skip
     for entry in entries:
         counts[entry["status"]] += 1
     return counts
