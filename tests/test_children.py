@@ -370,3 +370,24 @@ def test_the_adb_server_a_first_adb_call_starts_outlives_the_call(
         assert not gone(server, within_s=1.0)
     finally:
         os.kill(server, signal.SIGKILL)
+
+
+def test_a_detached_process_holds_no_descriptor_its_starter_inherited(tmp_path: Path) -> None:
+    """A CI runner waits for its step's pipe to close: a daemon started by the step held it open for its life."""
+    import select
+
+    read, write = os.pipe()
+    os.set_inheritable(write, True)  # as a descriptor visor itself inherited (a runner's pipe, a shell's 3>file)
+    try:
+        started = children.spawn_detached(["sleep", "600"], str(tmp_path / "log"), search_path=True)
+        try:
+            os.close(write)
+            write = -1
+            assert select.select([read], [], [], 10)[0], "the detached process holds the pipe open"
+            assert os.read(read, 1) == b""
+        finally:
+            started.end(5.0, force=True)
+    finally:
+        os.close(read)
+        if write >= 0:
+            os.close(write)

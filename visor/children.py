@@ -603,7 +603,8 @@ def spawn_detached(
 ) -> Identity:
     """Start `argv` in a new session, stdin from /dev/null, stdout and stderr to `log_path` (started afresh).
 
-    `keep_fds` hands the child some of this process's descriptors, as (descriptor, number in the child).
+    `keep_fds` hands the child some of this process's descriptors, as (descriptor, number in the child); no other
+    is handed on, not even one this process inherited.
     The process outlives the caller; end it with its `Identity` (`end`), which proves the pid first. The log is
     only ever a regular file of its own (`_open_log`): something else planted there never blocks the start.
 
@@ -617,7 +618,10 @@ def spawn_detached(
     copies: list[tuple[int, int]] = []
     resume = _defer_stops()  # a Ctrl-C between the start and the return would leave the process unknown
     try:
-        actions = [(os.POSIX_SPAWN_DUP2, null, 0), (os.POSIX_SPAWN_DUP2, log, 1), (os.POSIX_SPAWN_DUP2, log, 2)]
+        # What this process inherited (a CI runner's pipe, a shell's 3>file) is closed: a daemon holding it
+        # would keep whoever waits for its end waiting for the daemon's whole life.
+        actions: list[tuple[int, ...]] = [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited()]
+        actions += [(os.POSIX_SPAWN_DUP2, null, 0), (os.POSIX_SPAWN_DUP2, log, 1), (os.POSIX_SPAWN_DUP2, log, 2)]
         # Each handed on from a copy above every number handed to: no copy is overwritten before it is handed on.
         above = max((target for _fd, target in keep_fds), default=2) + 1
         copies += [(fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, above), target) for fd, target in keep_fds]
@@ -871,6 +875,22 @@ def _reap(pid: int) -> None:
     """Reap the process if it is this process's child and has exited (a zombie is not a running process)."""
     with contextlib.suppress(ChildProcessError, OSError):
         os.waitpid(pid, os.WNOHANG)
+
+
+def _inherited() -> list[int]:
+    """Return this process's descriptors above stderr that a child would inherit (none where none can be listed)."""
+    for listing in ("/proc/self/fd", "/dev/fd"):
+        try:
+            numbers = [int(name) for name in os.listdir(listing) if name.isdigit()]
+        except OSError:
+            continue
+        found = []
+        for fd in numbers:
+            with contextlib.suppress(OSError):  # the listing's own descriptor, closed by now
+                if fd > 2 and os.get_inheritable(fd):
+                    found.append(fd)
+        return found
+    return []
 
 
 def _until_released(pid: int, within_s: float) -> None:
