@@ -330,9 +330,16 @@ def test_stop_force_never_kills_a_pid_that_now_names_another_process(cli_runner:
         assert not os.path.exists(paths.metadata)  # the dead daemon's files are cleaned up
         assert other.poll() is None
         record(paths, pid=other.pid)  # an older visor's record: no start time, so nothing proves the pid
-        stopped = cli_runner.run("stop", "--force").data
+        answer = cli_runner.run("stop", "--force")
+        stopped = answer.data
         assert stopped["stopped"] is False and stopped["reason"] == "not_proved"
         assert other.poll() is None
+        # It still runs: an error saying why and what to do (it was exit 0, "ok").
+        assert answer.exit_code == ExitCode.ERROR and answer.envelope["error"]["code"] == "TARGET_ERROR"
+        assert f"pid {other.pid} is not proved" in answer.envelope["error"]["message"]
+        assert f"ps -p {other.pid}" in answer.envelope["error"]["next_step"]
+        os.unlink(paths.metadata)
+        assert cli_runner.run("stop").exit_code == ExitCode.OK  # nothing runs: stopping nothing is fine
     finally:
         other.kill()
         other.wait()
@@ -833,3 +840,17 @@ def test_a_run_with_a_pool_goes_through_the_daemon(cli_runner: Cli, project: Pat
     ran = cli_runner.run("run", login, "--runtime", "sim", "--server-url", "http://a", "--server-url", "http://b")
     assert ran.exit_code == ExitCode.OK, ran.envelope.get("error")
     assert cli_runner.run("status").data["daemon"]["served"] == 1
+
+
+def test_stop_says_when_the_daemon_did_not_stop(cli_runner: Cli, project: Path) -> None:
+    import signal
+
+    pid = cli_runner.run("start", "--runtime", "sim").data["daemon"]["pid"]
+    os.kill(pid, signal.SIGSTOP)  # stuck: it answers nothing
+    try:
+        answer = cli_runner.run("stop")
+        assert answer.exit_code == ExitCode.ERROR and answer.data["stopped"] is False
+        assert f"the visor daemon (pid {pid}) did not stop within 3 s" in answer.envelope["error"]["message"]
+        assert answer.envelope["error"]["next_step"] == "Run `visor stop --force`."
+    finally:
+        assert cli_runner.run("stop", "--force").exit_code == ExitCode.OK

@@ -64,7 +64,10 @@ def start(env: CliEnvironment, /, appium_cmd: str | None, **values: Any) -> int:
 @output_options
 @click.pass_obj
 def status(env: CliEnvironment, /) -> int:
-    """Say whether the project's daemon runs, and describe its sessions (always exit 0).
+    """Say whether the project's daemon runs, its sessions, and the Appium servers `visor start` started.
+
+    Exit 0 whether the daemon runs or not (data.daemon.running says); 1 when its files cannot be read or
+    trusted (a damaged record, a folder open to other users).
 
     \b
     Examples:
@@ -85,7 +88,10 @@ def status(env: CliEnvironment, /) -> int:
 @output_options
 @click.pass_obj
 def stop(env: CliEnvironment, /, force: bool) -> int:
-    """Stop the project's daemon, closing its sessions.
+    """Stop the project's daemon, closing its sessions, and the Appium servers `visor start` started.
+
+    Exit 0 once nothing of it runs (also when nothing ran); 1 when something still runs (it did not stop in
+    time, or its pid is not proved to be the daemon's: nothing is sent to it), saying what to do.
 
     \b
     Examples:

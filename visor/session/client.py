@@ -25,7 +25,7 @@ from visor.report.envelope import Outcome
 from visor.session.action_options import ActionOptions, options_to_wire
 from visor.session.processes import MAX_PID, exclusive, log_tail, read_record, unusable_log
 from visor.session.state_paths import DaemonPaths
-from visor.session.wire import BadLine, outcome_from_wire, probe, read_line, send_line
+from visor.session.wire import BadLine, failure, outcome_from_wire, probe, read_line, send_line
 
 #: How long `visor start` waits for a new daemon to answer, and `visor stop` for it to exit (ms).
 READY_MS = 5000
@@ -228,6 +228,9 @@ def _servers(paths: DaemonPaths) -> dict[str, Any]:
 def stop(paths: DaemonPaths, clock: Clock, *, force: bool) -> Outcome:
     """Stop the root's daemon: ask it, wait for it to exit (killed with `force`), remove its files.
 
+    Exit 0 when nothing runs any more (also when nothing ran); a daemon or server that still runs is a
+    TARGET_ERROR (exit 1) saying why and what to do, its `data` as on success.
+
     Only a process proved to be the daemon is killed: one that answered with the token of the metadata, or whose
     start time is the one recorded. A pid now naming another process is never signalled.
     An Appium server the daemon's `visor start` started is stopped too (one it adopted is left running).
@@ -259,7 +262,42 @@ def stop(paths: DaemonPaths, clock: Clock, *, force: bool) -> Outcome:
     if servers:
         data["appium"] = servers[0]
         data["appium_servers"] = servers
+    left = _still_running(paths, data, servers, force=force)
+    if left is not None:
+        return failure(left, data)
     return Outcome("ok", NextAction.NONE, data, ExitCode.OK)
+
+
+def _still_running(
+    paths: DaemonPaths, data: Mapping[str, Any], servers: list[dict[str, Any]], *, force: bool
+) -> TargetError | None:
+    """Word what `stop` could not stop (None: everything it was to stop is stopped, or nothing ran)."""
+    if not data["stopped"]:
+        pid = data["pid"]
+        if data.get("reason") == "not_proved":
+            return TargetError(
+                f"pid {pid} is not proved to be this project's daemon (its record holds no start time): nothing "
+                + "was sent to it, and it still runs",
+                likely_cause="The daemon's record was written by an older visor, or the pid now names another "
+                + "process.",
+                next_step=f"Check `ps -p {pid} -o args`: if it is this project's `visor __daemon`, end it with "
+                + f"`kill {pid}`; then remove {paths.metadata}.",
+            )
+        return TargetError(
+            f"the visor daemon (pid {pid}) did not stop within {EXIT_MS / 1000:g} s",
+            likely_cause="It is stuck in an action on a device that does not answer.",
+            next_step="Run `visor stop --force`." if not force else f"End it with `kill -9 {pid}`.",
+        )
+    stuck = [server for server in servers if not server.get("stopped")]
+    if stuck:
+        first = stuck[0]
+        return TargetError(
+            f"the Appium server at {first['server_url']} (pid {first['pid']}) that `visor start` started still runs"
+            + ("" if len(stuck) == 1 else f", and {len(stuck) - 1} more"),
+            likely_cause="It did not stop within 5 s, or its pid is not proved to be that server any more.",
+            next_step="Run `visor stop --force`." if not force else f"End it yourself (`kill {first['pid']}`).",
+        )
+    return None
 
 
 def _stop_servers(paths: DaemonPaths, recorded: Recorded | None, *, force: bool) -> list[dict[str, Any]]:
