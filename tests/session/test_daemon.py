@@ -854,3 +854,68 @@ def test_stop_says_when_the_daemon_did_not_stop(cli_runner: Cli, project: Path) 
         assert answer.envelope["error"]["next_step"] == "Run `visor stop --force`."
     finally:
         assert cli_runner.run("stop", "--force").exit_code == ExitCode.OK
+
+
+def test_a_client_dribbling_its_request_is_cut_off_at_the_whole_lines_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A byte every little while reset each read's timeout: one client held its connection (a thread) for ever."""
+    import socket
+    import time
+
+    monkeypatch.setattr("visor.session.daemon.READ_S", 1.0)
+    served = Served(tmp_path)
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+            connection.settimeout(30)
+            connection.connect(served.path)
+            began = time.monotonic()
+            answer = b""
+            for byte in b'{"id": "slow", "type": "status"' * 10:
+                connection.sendall(bytes([byte]))
+                time.sleep(0.2)
+                if select_readable(connection):
+                    answer = connection.recv(65536)
+                    break
+            assert b"no whole line within 1 s" in answer
+            assert time.monotonic() - began < 10
+    finally:
+        served.close()
+
+
+def select_readable(connection: object) -> bool:
+    import select
+
+    return bool(select.select([connection], [], [], 0)[0])
+
+
+def test_connections_over_the_cap_are_refused_at_once_and_the_daemon_serves_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    monkeypatch.setattr("visor.session.daemon.MAX_CONNECTIONS", 4)
+    served = Served(tmp_path)
+    silent = []
+    try:
+        for _ in range(4):
+            connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            connection.connect(served.path)
+            silent.append(connection)
+        assert wait_until(lambda: served.server.connections._value == 0, 10)  # type: ignore[attr-defined]
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as extra:
+            extra.settimeout(30)
+            extra.connect(served.path)
+            assert b"busy: the daemon serves 4 connections already" in extra.recv(65536)
+        for connection in silent:
+            connection.close()
+        assert wait_until(lambda: served.server.connections._value == 4, 10)  # type: ignore[attr-defined]
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.settimeout(30)
+            client.connect(served.path)
+            client.sendall(b'{"id": "s", "type": "status"}\n')
+            assert json.loads(client.makefile("rb").readline())["ok"] is True
+    finally:
+        for connection in silent:
+            connection.close()
+        served.close()

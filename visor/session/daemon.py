@@ -63,8 +63,10 @@ from visor.watchdog import CancellableWatchdog, WallWatchdog
 #: How long Appium keeps a daemon's idle session (s), unless the capabilities say otherwise.
 IDLE_KEY = "appium:newCommandTimeout"
 IDLE_S = 3600
-#: How long a connection may take to send its request line, and to take its reply (s).
+#: How long a connection may take to send its whole request line, and each part of its reply (s).
 READ_S = 10.0
+#: How many connections the daemon serves at once (each is a thread; queued actions hold theirs).
+MAX_CONNECTIONS = 128
 #: Signals that stop the daemon cleanly: its sessions closed, its socket and metadata removed.
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGINT") if hasattr(signal, name))
 
@@ -392,7 +394,8 @@ class _Handler(socketserver.StreamRequestHandler):
     def handle(self) -> None:
         request: dict[str, Any] = {}
         try:
-            request = read_line(self.connection, MAX_REQUEST)
+            request = read_line(self.connection, MAX_REQUEST, within_s=READ_S)  # the whole line, not each read
+            self.connection.settimeout(READ_S)
         except TimeoutError:
             reply: dict[str, Any] = {"ok": False, "error": f"bad request: no whole line within {READ_S:g} s"}
         except OSError:
@@ -458,7 +461,34 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     def __init__(self, path: str, daemon: Daemon) -> None:
         self.daemon = daemon
         self.guard: Guard | None = None
+        self.connections = threading.BoundedSemaphore(MAX_CONNECTIONS)
         super().__init__(path, _Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Serve a connection in a thread of its own, unless `MAX_CONNECTIONS` are served already.
+
+        One over the cap is answered at once that the daemon is busy, and closed: a client opening connections
+        without end costs a refusal each, never a thread each.
+        """
+        if not self.connections.acquire(blocking=False):
+            with contextlib.suppress(OSError):
+                request.settimeout(1.0)
+                busy = f"busy: the daemon serves {MAX_CONNECTIONS} connections already; try again"
+                send_line(request, {"id": None, "ok": False, "error": busy})
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.connections.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        """Serve one connection (in its thread), then free its place."""
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.connections.release()
 
     def stop_soon(self) -> None:
         """Stop serving (from a handler's thread: `shutdown` waits for the serving loop)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -74,8 +75,11 @@ def send_line(connection: socket.socket, value: Mapping[str, Any]) -> None:
     connection.sendall(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
 
 
-def read_line(connection: socket.socket, limit: int = MAX_LINE) -> dict[str, Any]:
+def read_line(connection: socket.socket, limit: int = MAX_LINE, within_s: float | None = None) -> dict[str, Any]:
     """Read one JSON object ended by a newline, at most `limit` bytes, through the hardened JSON reader.
+
+    `within_s` bounds the whole line (else each read is bounded by the connection's timeout alone, and a peer
+    sending a byte now and then would hold it for ever); the connection's timeout is left changed.
 
     Raises:
         BadLine: the peer closed early, sent more than `limit` bytes, or a line that is not one well-formed JSON
@@ -84,7 +88,13 @@ def read_line(connection: socket.socket, limit: int = MAX_LINE) -> dict[str, Any
     """
     chunks: list[bytes] = []
     size = 0
+    deadline = None if within_s is None else time.monotonic() + within_s
     while True:
+        if deadline is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(f"no whole line within {within_s:g} s")
+            connection.settimeout(remaining)
         chunk = connection.recv(65536)
         if not chunk:
             raise BadLine("the peer closed the connection before a whole line")
