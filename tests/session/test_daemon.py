@@ -919,3 +919,25 @@ def test_connections_over_the_cap_are_refused_at_once_and_the_daemon_serves_on(
         for connection in silent:
             connection.close()
         served.close()
+
+
+def test_start_beside_a_stuck_daemon_says_so_and_keeps_its_log(cli_runner: Cli, project: Path) -> None:
+    """It started a second daemon, which emptied the stuck one's log and failed on its lock, worded as a bad
+    device option ('another visor daemon … held daemon.lock for 0 s')."""
+    import signal
+
+    pid = cli_runner.run("start", "--runtime", "sim").data["daemon"]["pid"]
+    paths = DaemonPaths(str(project.resolve()))
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        again = cli_runner.run("start", "--runtime", "sim")
+        assert again.exit_code == ExitCode.ERROR
+        error = again.envelope["error"]
+        assert f"a visor daemon of this project (pid {pid}) still runs but does not answer" in error["message"]
+        assert "visor stop --force" in error["next_step"]
+        assert f"visor daemon {pid} serving" in Path(paths.log).read_text()  # its log is kept
+        status = cli_runner.run("status").data["daemon"]
+        assert status["running"] is True and status["responsive"] is False
+        assert "does not answer" in status["problem"]
+    finally:
+        assert cli_runner.run("stop", "--force").exit_code == ExitCode.OK

@@ -141,6 +141,7 @@ def start(paths: DaemonPaths, defaults: ActionOptions, clock: Clock, appium_cmd:
     with exclusive(paths.start_lock, START_LOCK_S, "another `visor start`"):
         if running(paths):
             return _started(paths, already=True)
+        _refuse_a_stuck_daemon(paths)
         appium: dict[str, Any] | None = None
         if appium_cmd is not None or defaults.server_url is not None:
             from visor.session import appium_server
@@ -154,6 +155,29 @@ def start(paths: DaemonPaths, defaults: ActionOptions, clock: Clock, appium_cmd:
 
                 appium_server.stop(appium_server.ManagedServer(paths.root, appium["server_url"]), force=True)
             raise
+
+
+def _refuse_a_stuck_daemon(paths: DaemonPaths) -> None:
+    """Refuse to start while a daemon of the root still holds its serve lock without answering.
+
+    A new one would fail on that lock, after emptying the stuck one's log (which says why it is stuck).
+
+    Raises:
+        TargetError: a daemon process holds the lock (stuck, or still closing); SourceError: its record is damaged.
+    """
+    try:
+        with exclusive(paths.serve_lock, 0.0, "a visor daemon of this project"):
+            return
+    except TargetError:
+        pass
+    recorded = _recorded(paths)
+    pid = recorded.identity.pid if recorded is not None and recorded.identity.running() else None
+    which = f"a visor daemon of this project (pid {pid})" if pid else "a visor daemon of this project"
+    raise TargetError(
+        f"{which} still runs but does not answer on {paths.socket}; no second one was started",
+        likely_cause="It is stuck (an action on a device that never answers, a stopped process), or still stopping.",
+        next_step=f"Read {paths.log}; `visor stop --force` ends it, then run `visor start` again.",
+    )
 
 
 def _start_daemon(paths: DaemonPaths, defaults: ActionOptions, clock: Clock, appium: dict[str, Any] | None) -> Outcome:
@@ -207,9 +231,14 @@ def status(paths: DaemonPaths) -> Outcome:
         return Outcome("ok", NextAction.RUN, data | servers, ExitCode.OK)
     lingering = recorded is not None and recorded.identity.running()
     pid = recorded.identity.pid if recorded is not None and lingering else None
-    daemon = {"running": lingering, "responsive": False, "pid": pid, "root": paths.root}
+    stale: dict[str, Any] = {"running": lingering, "responsive": False, "pid": pid, "root": paths.root}
+    if lingering:
+        stale["problem"] = (
+            f"the daemon (pid {pid}) runs but does not answer on its socket; direct actions run without it. "
+            + f"Read {paths.log}; `visor stop --force` ends it."
+        )
     next_action = NextAction.RETRY if lingering else NextAction.RUN
-    return Outcome("ok", next_action, {"daemon": daemon} | servers, ExitCode.OK)
+    return Outcome("ok", next_action, {"daemon": stale} | servers, ExitCode.OK)
 
 
 def _servers(paths: DaemonPaths) -> dict[str, Any]:
