@@ -941,3 +941,21 @@ def test_start_beside_a_stuck_daemon_says_so_and_keeps_its_log(cli_runner: Cli, 
         assert "does not answer" in status["problem"]
     finally:
         assert cli_runner.run("stop", "--force").exit_code == ExitCode.OK
+
+
+@pytest.mark.parametrize("kind", ["folder", "file", "fifo", "link"])
+def test_something_planted_at_the_socket_is_refused_naming_it_and_left_alone(kind: str, project: Path) -> None:
+    paths = DaemonPaths(str(project.resolve()))
+    os.makedirs(paths.folder, mode=0o700)
+    planted = Path(paths.socket)
+    {"folder": planted.mkdir, "file": planted.touch, "fifo": lambda: os.mkfifo(planted),
+     "link": lambda: planted.symlink_to(project / "elsewhere")}[kind]()  # fmt: skip
+    for command in (("start", "--runtime", "sim"), ("status",), ("tap", "--runtime", "sim", "--target", "text=A")):
+        code, envelope, stderr = run_visor(project, *command)
+        assert code == 1 and "Traceback" not in stderr
+        error = envelope["error"]
+        assert isinstance(error, dict) and error["code"] == "TARGET_ERROR", (command, error)
+        named = {"folder": "a folder", "file": "a file", "fifo": "a named pipe", "link": "a symbolic link"}[kind]
+        assert f"{paths.socket} is {named}, not a socket" in error["message"]
+    assert os.path.lexists(planted) and not (project / "elsewhere").exists()
+    planted.rmdir() if kind == "folder" else planted.unlink()

@@ -337,9 +337,17 @@ class DaemonPaths:
             problem = f"cannot be examined ({exc.strerror or exc})"
             raise _refused(path, problem, "Check the folder's permissions.", noun="socket") from None
         if not stat.S_ISSOCK(info.st_mode) or info.st_uid != os.getuid():
-            what = "is not a socket" if not stat.S_ISSOCK(info.st_mode) else f"belongs to {_user(info.st_uid)}"
-            next_step = f"Remove {path} if it is yours; then run `visor start` again."
+            what = f"belongs to {_user(info.st_uid)}"
+            if not stat.S_ISSOCK(info.st_mode):
+                what = f"is {_kind(info.st_mode)}, not a socket"
+            next_step = f"Remove {path} if it is yours (visor makes the socket itself); then run `visor start` again."
             raise _refused(path, what, next_step, noun="socket")
+
+
+def _kind(mode: int) -> str:
+    """Name the kind of file a mode says."""
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a named pipe"))
+    return next((name for test, name in kinds if test(mode)), "a file")
 
 
 def _open_private(name: str, parent: int | None, shown: str) -> int | None:
