@@ -32,15 +32,21 @@ def devices(env: CliEnvironment) -> int:
     from visor.errors import ExitCode, NextAction
     from visor.report.envelope import Outcome
 
-    found = list_devices()
-    data = {"devices": [device.to_dict() for device in found]}
+    problems: list[str] = []
+    found = list_devices(problems)
+    data: dict[str, object] = {"devices": [device.to_dict() for device in found]}
+    if problems:  # a tool that hung or failed: "no devices" would blame the phone
+        data["problems"] = problems
     outcome = Outcome("ok", NextAction.RUN, data, ExitCode.OK)
     lines = [
         f"{d.platform:<8} {d.id:<28} {d.name}" + ("" if d.ready else f"  ({d.state}: {d.advice()})") for d in found
     ]
-    lines = lines or [
-        "no devices: connect one (adb devices), start an emulator or boot a simulator; --runtime sim needs none"
-    ]
+    lines = lines or (
+        []
+        if problems
+        else ["no devices: connect one (adb devices), start an emulator or boot a simulator; --runtime sim needs none"]
+    )
+    lines += [f"could not list devices: {problem}" for problem in problems]
 
     def summary(console: ConsoleReporter) -> None:
         for line in lines:

@@ -51,7 +51,8 @@ class Adb:
             raise TargetError(
                 f"adb did not answer within {CALL_TIMEOUT_S:g} s: {shlex.join(words)}",
                 likely_cause=f"The phone {self.serial} stopped responding, or its connection dropped.",
-                next_step="Check `adb devices`; reconnect the phone and start again.",
+                next_step="Check `adb devices` (if it hangs too, adb's server is stuck: `adb kill-server`); reconnect "
+                + "the phone and start again.",
             ) from None
         except children.CannotStart as exc:
             raise TargetError(f"cannot run adb: {exc.reason}", next_step="Check the adb installation.") from None

@@ -60,16 +60,43 @@ class Candidate:
         return f"{self.name} ({self.id}, {self.platform})" + ("" if self.ready else f" is {self.state}")
 
 
-def run_tool(command: list[str], timeout: float = 15) -> str | None:
-    """Run a host tool; return its stdout, or None when it is missing, fails or hangs."""
+#: How long a host tool may take unless told otherwise (s).
+TOOL_TIMEOUT_S = 15.0
+
+
+def run_tool(command: list[str], timeout: float | None = None, problems: list[str] | None = None) -> str | None:
+    """Run a host tool; return its stdout, or None when it is missing, fails or hangs.
+
+    Why it gave nothing, when it is there but failed or hung, is added to `problems` (a missing tool is not one).
+    """
     if shutil.which(command[0]) is None and not os.path.exists(command[0]):
         return None
+    timeout = TOOL_TIMEOUT_S if timeout is None else timeout
+    called = " ".join(command)
     try:
         # `adb devices` starts adb's server when none runs: a daemon that must outlive the call (the group ends).
         done = children.run(command, timeout_s=timeout, leave_daemons=True)
-    except children.ChildError:
+    except children.TimedOut:
+        advice = " (adb's server may be stuck: run `adb kill-server`, then try again)" if _is_adb(command) else ""
+        _note(problems, f"`{called}` did not answer within {timeout:g} s and was stopped{advice}")
         return None
-    return done.text() if done.returncode == 0 else None
+    except children.ChildError as exc:
+        _note(problems, f"`{called}` could not run: {exc.message}")
+        return None
+    if done.returncode != 0:
+        said = done.text(done.stderr).strip().splitlines()
+        _note(problems, f"`{called}` failed (exit {done.returncode})" + (f": {said[0][:200]}" if said else ""))
+        return None
+    return done.text()
+
+
+def _is_adb(command: list[str]) -> bool:
+    return os.path.basename(command[0]) in ("adb", "adb.exe")
+
+
+def _note(problems: list[str] | None, problem: str) -> None:
+    if problems is not None:
+        problems.append(problem)
 
 
 def parse_adb_devices(output: str) -> list[Candidate]:
@@ -100,13 +127,16 @@ def parse_simctl_devices(output: str) -> list[Candidate]:
     return found
 
 
-def list_devices() -> list[Candidate]:
-    """Return the Android devices adb sees (in any state) and the booted iOS simulators."""
+def list_devices(problems: list[str] | None = None) -> list[Candidate]:
+    """Return the Android devices adb sees (in any state) and the booted iOS simulators.
+
+    Why a tool that is there listed nothing (it hung, it failed) is added to `problems`.
+    """
     found: list[Candidate] = []
-    adb = run_tool(["adb", "devices", "-l"])
+    adb = run_tool(["adb", "devices", "-l"], problems=problems)
     if adb:
         found.extend(parse_adb_devices(adb))
-    simctl = run_tool(["xcrun", "simctl", "list", "devices", "booted", "-j"])
+    simctl = run_tool(["xcrun", "simctl", "list", "devices", "booted", "-j"], problems=problems)
     if simctl:
         found.extend(parse_simctl_devices(simctl))
     return found
