@@ -308,3 +308,16 @@ def test_a_direct_action_is_refused_before_it_runs_when_the_flows_folder_is_a_li
     refused = cli_runner.run("navigate", "--runtime", "sim", "--to", "demo://login").envelope
     assert refused["error"]["code"] == "INPUT_ERROR" and "flows is a symbolic link" in refused["error"]["message"]
     assert "run" not in refused["data"] and list(elsewhere.iterdir()) == []
+
+
+def test_likely_cause_holds_upstreams_own_sentence_which_scripts_read(cli_runner: Cli, project: Path) -> None:
+    missing = cli_runner.run("record", "nope", "--stop").envelope["error"]
+    assert missing["likely_cause"] == "No recorded flow named 'nope'"
+    assert cli_runner.run("record", "twice").exit_code == ExitCode.OK
+    again = cli_runner.run("record", "twice").envelope["error"]
+    assert again["likely_cause"] == "Flow 'twice' already exists; use --force to overwrite it"
+    waited = cli_runner.run("wait", "--for", "text=Nope", "--timeout", "300", "--runtime", "sim").envelope["error"]
+    assert waited["likely_cause"].startswith("wait predicate timed out for 'text=Nope' (matched:false): ")
+    after = cli_runner.run("tap", "--target", "text=Sign in", "--wait-for", "text=Nope", "--timeout", "300",
+                           "--runtime", "sim").envelope["error"]  # fmt: skip
+    assert after["likely_cause"].startswith("post-action wait predicate timed out for 'text=Nope' (matched:false)")

@@ -61,10 +61,11 @@ def action_outcome(
     failed = next((step for step in steps if step.status == "fail"), None)
     if failed is None:
         return Outcome("ok", NextAction.RUN, data, ExitCode.OK, None, written)
-    return Outcome("fail", NextAction.RETRY, data, ExitCode.ERROR, _error(command, failed), written)
+    asked = requested[steps.index(failed)] if steps.index(failed) < len(requested) else {}
+    return Outcome("fail", NextAction.RETRY, data, ExitCode.ERROR, _error(command, failed, asked), written)
 
 
-def _error(command: str, step: StepResult) -> ErrorInfo:
+def _error(command: str, step: StepResult, asked: Mapping[str, Any]) -> ErrorInfo:
     """Word a failed step as the direct action's failure (`tap failed: …`, `tap --wait-for failed: …`)."""
     error = step.error
     what = command if step.id == command else f"{command} --wait-for"
@@ -76,9 +77,12 @@ def _error(command: str, step: StepResult) -> ErrorInfo:
             next_step="Look at the screen (visor screenshot) and run it again.",
         )
     reason = error.message.split(" failed: ", 1)[-1]
-    return ErrorInfo(
-        code=error.code, message=f"{what} failed: {reason}", likely_cause=error.likely_cause, next_step=error.next_step
-    )
+    likely = error.likely_cause
+    if step.command == "wait":  # upstream's sentence first, which scripts read; visor's cause after it
+        wanted = asked.get("for")
+        kind = f"wait predicate timed out for '{wanted}'" if wanted else "wait stable timed out"
+        likely = f"{'post-action ' if step.id != command else ''}{kind} (matched:false): {likely}"
+    return ErrorInfo(code=error.code, message=f"{what} failed: {reason}", likely_cause=likely, next_step=error.next_step)
 
 
 def whole(value: Any) -> Any:

@@ -125,7 +125,10 @@ def load(root: str, name: str) -> dict[str, Any]:
     except SourceError as exc:
         if not os.path.lexists(path):
             raise InputError(
-                f"no recorded flow named {name!r}", next_step=f"Start one with `visor record {name}`."
+                f"no recorded flow named {name!r}",
+                # Upstream's own sentence, which scripts read: visor's words are in the message.
+                likely_cause=f"No recorded flow named '{name}'",
+                next_step=f"Start one with `visor record {name}`.",
             ) from None
         raise SourceError(exc.problem, path=path, line=exc.line, column=exc.column, likely_cause=exc.likely_cause,
                           next_step=next_step) from None  # fmt: skip
@@ -151,7 +154,11 @@ def start(root: str, name: str, clock: Clock, *, force: bool, record_values: boo
     with locked(root):
         path = flow_path(root, name)
         if os.path.exists(path) and not force:
-            raise InputError(f"a flow named {name!r} already exists", next_step="Use --force to record it again.")
+            raise InputError(
+                f"a flow named {name!r} already exists",
+                likely_cause=f"Flow '{name}' already exists; use --force to overwrite it",  # upstream's words
+                next_step="Use --force to record it again.",
+            )
         now = isoformat(clock.now())
         flow = {"schema_version": SCHEMA_VERSION, "name": name, "active": True, "record_values": record_values}
         flow |= {"created_at": now, "updated_at": now, "steps": []}
