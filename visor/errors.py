@@ -77,6 +77,9 @@ class NextAction(enum.StrEnum):
     HELP = "help"
     RETRY = "retry"
     NONE = "none"
+    #: Upstream's words after `record NAME` (act: tap) and `record NAME --stop` (replay it).
+    TAP = "tap"
+    REPLAY = "replay"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -311,6 +311,9 @@ def test_a_direct_action_is_refused_before_it_runs_when_the_flows_folder_is_a_li
 
 
 def test_likely_cause_holds_upstreams_own_sentence_which_scripts_read(cli_runner: Cli, project: Path) -> None:
+    started = cli_runner.run("record", "words")
+    assert started.envelope["next_action"] == "tap", "upstream's next actions"
+    assert cli_runner.run("record", "words", "--stop").envelope["next_action"] == "replay"
     missing = cli_runner.run("record", "nope", "--stop").envelope["error"]
     assert missing["likely_cause"] == "No recorded flow named 'nope'"
     assert cli_runner.run("record", "twice").exit_code == ExitCode.OK

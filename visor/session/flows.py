@@ -162,14 +162,14 @@ def start(root: str, name: str, clock: Clock, *, force: bool, record_values: boo
         now = isoformat(clock.now())
         flow = {"schema_version": SCHEMA_VERSION, "name": name, "active": True, "record_values": record_values}
         flow |= {"created_at": now, "updated_at": now, "steps": []}
-        return _record_outcome(flow, _save(root, name, flow), NextAction.RUN)
+        return _record_outcome(flow, _save(root, name, flow), NextAction.TAP)
 
 
 def stop(root: str, name: str, clock: Clock) -> Outcome:
     """Stop recording a flow."""
     with locked(root):
         flow = load(root, name) | {"active": False, "updated_at": isoformat(clock.now())}
-        return _record_outcome(flow, _save(root, name, flow), NextAction.RUN)
+        return _record_outcome(flow, _save(root, name, flow), NextAction.REPLAY)
 
 
 def _record_outcome(flow: Mapping[str, Any], path: str, next_action: NextAction) -> Outcome:
