@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import signal
 import threading
@@ -213,13 +214,15 @@ def reports_kept() -> Iterator[None]:
         yield
         return
     previous = {number: signal.getsignal(number) for number in _STOPS}
-    seen = 0
+    arrivals = itertools.count(1)
 
     def held(number: int, frame: FrameType | None) -> None:
-        nonlocal seen
-        seen += 1
+        # Each signal takes its place at once, in one C call: a second one can run this handler again inside the
+        # first call, between any two of its instructions. With a shared count read later, a second Ctrl-C just
+        # after the first made both calls see 2 and hold: neither stopped the run, which went on to its end.
+        place = next(arrivals)
         handler = previous[signal.Signals(number)]
-        if seen != 2 and callable(handler):  # the first stops the run, a third stops visor; the second waits
+        if place != 2 and callable(handler):  # the first stops the run, a third stops visor; the second waits
             handler(number, frame)
 
     for number, handler in previous.items():
