@@ -82,7 +82,9 @@ def _error(command: str, step: StepResult, asked: Mapping[str, Any]) -> ErrorInf
         wanted = asked.get("for")
         kind = f"wait predicate timed out for '{wanted}'" if wanted else "wait stable timed out"
         likely = f"{'post-action ' if step.id != command else ''}{kind} (matched:false): {likely}"
-    return ErrorInfo(code=error.code, message=f"{what} failed: {reason}", likely_cause=likely, next_step=error.next_step)
+    return ErrorInfo(
+        code=error.code, message=f"{what} failed: {reason}", likely_cause=likely, next_step=error.next_step
+    )
 
 
 def whole(value: Any) -> Any:
