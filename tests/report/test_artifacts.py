@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from tests.conftest import Cli
+from tests.conftest import ROOT, Cli
 from tests.report.junit_schema import problems
 from visor.engine.events import RunFinished
 from visor.engine.results import AssertionResult, RunResult, StepResult
@@ -237,3 +237,16 @@ def test_the_reports_are_written_when_the_timelines_last_line_is_not(tmp_path: P
     with pytest.raises(OutputError, match=r"timeline\.log'?: No space left on device"):
         writer.handle(RunFinished(_failed_run("a failure"), 1.0))
     assert {*REPORTS, "summary.txt"} <= {path.name for path in Path(store.root).iterdir()}
+
+
+def test_summary_txt_and_device_json_open_with_upstreams_keys(cli_runner: Cli) -> None:
+    """Scripts written for upstream read summary.txt's six `key: value` lines and env/device.json's `device`."""
+    result = cli_runner.run("run", str(ROOT / "scenarios" / "login.yaml"), "--output", "out")
+    folder = Path(cli_runner.cwd / "out" / result.data["run"]["run_id"])
+    head = (folder / "summary.txt").read_text().splitlines()[:7]
+    keys = [line.split(": ", 1)[0] for line in head[:6]]
+    assert keys == ["run_id", "platform", "device", "status", "determinism_signature", "artifact_count"]
+    assert head[3] == "status: ok" and head[6] == "" and head[2] == "device: visor-sim"
+    assert head[4] == f"determinism_signature: {result.data['run']['determinism_signature']}"
+    device = json.loads((folder / "env" / "device.json").read_text())
+    assert device["device"] == device["name"] == "visor-sim"

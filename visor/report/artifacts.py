@@ -318,6 +318,7 @@ def _device(event: RunStarted) -> dict[str, Any]:
     info = event.device
     return {
         "platform": info.platform,
+        "device": info.name,  # upstream's key, which scripts read
         "name": info.name,
         "runtime": info.runtime,
         "model": info.model,

@@ -1,4 +1,8 @@
-"""summary.txt: a run in plain text, for people reading CI logs or artifact folders."""
+"""summary.txt: a run in plain text, for people reading CI logs or artifact folders.
+
+It opens with upstream's six `key: value` lines (run_id, platform, device, status, determinism_signature,
+artifact_count), which scripts read; visor's account of the run follows, below an empty line.
+"""
 
 from __future__ import annotations
 
@@ -11,13 +15,18 @@ def render(result: RunResult) -> str:
     """Return the text summary of a run."""
     state = "INTERRUPTED" if result.interrupted else result.status.upper()
     lines = [
+        f"run_id: {result.run_id}",
+        f"platform: {result.platform}",
+        f"device: {result.device}",
+        f"status: {result.status}",
+        f"determinism_signature: {result.signature}",
+        f"artifact_count: {len(result.artifacts)}",
+        "",
         f"visor run {result.run_id}: {state}",
         f"scenario:  {result.scenario}",
-        f"device:    {result.device} ({result.platform})",
         f"started:   {result.started_at}",
         f"ended:     {result.ended_at}",
         f"seed:      {result.effective_seed}" + ("" if result.seed is not None else " (not fixed by the scenario)"),
-        f"signature: {result.signature}",
         "",
         "steps:",
     ]
