@@ -31,6 +31,18 @@ collect_ignore = ["fixtures"]
 settings.register_profile("visor", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("visor")
 
+
+def from_a_terminal() -> None:
+    """Start a child as a terminal's command would, SIGHUP not ignored (a suite run under `nohup` inherits it so).
+
+    For `preexec_fn`: the tests of a closed terminal need visor to hear SIGHUP, which it rightly keeps ignored when
+    it was started ignoring it.
+    """
+    import signal
+
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 

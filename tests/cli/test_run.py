@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, Cli, check_envelope
+from tests.conftest import ROOT, Cli, check_envelope, from_a_terminal
 from visor.errors import ExitCode
 
 SCENARIOS = ROOT / "scenarios"
@@ -232,7 +232,7 @@ STOPS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
 @pytest.mark.parametrize("stop", STOPS, ids=[stop.name for stop in STOPS])
 def test_a_signal_to_a_real_process_stops_it_cleanly(tmp_path: Path, stop: signal.Signals) -> None:
     """Ctrl-C, a cancelled CI job (SIGTERM) or a closed terminal (SIGHUP): reports written, exit 130, 143, 129."""
-    process = _start_long_run(tmp_path)
+    process = _start_long_run(tmp_path, preexec=from_a_terminal)
     process.send_signal(stop)
     _assert_interrupted(tmp_path, process, stop)
 

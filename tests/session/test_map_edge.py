@@ -62,7 +62,7 @@ FRONTS: dict[str, tuple[str, Callable[[Path], list[str]]]] = {
     ),
     "run: the map": (
         f".visor/maps/{DIGEST}",
-        lambda f: _visor("run", str(ROOT / "scenarios" / "local-smoke.yaml"), "--runtime", "sim", "--output", "out"),
+        lambda f: _visor("run", str(ROOT / "scenarios" / "settings.yaml"), "--runtime", "sim", "--output", "out"),
     ),
 }
 

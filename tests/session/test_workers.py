@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Cli
+from tests.conftest import Cli, from_a_terminal
 from visor.devices.factory import in_process
 from visor.errors import UsageError
 from visor.session.workers import Slot, pool_of, processes_for
@@ -156,7 +156,8 @@ def suite_with_workers(tmp_path: Path) -> tuple[subprocess.Popen[bytes], list[in
     """Start a suite of long scenarios on 2 workers; return it once a scenario is done, with its workers."""
     suite_of(tmp_path / "scenarios", 40, steps=300)
     suite = subprocess.Popen([sys.executable, "-m", "visor", "run", "scenarios", "--workers", "2", "--output", "out"],
-                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             preexec_fn=from_a_terminal)  # fmt: skip
     assert suite.stderr is not None
     suite.stderr.readline()  # a scenario is done: the workers run
     workers = children_of(suite.pid)
@@ -237,7 +238,8 @@ def test_a_worker_killed_under_a_scenario_makes_it_an_error_row_and_the_suite_en
 
     suite_of(tmp_path / "scenarios", 4, steps=2000)
     suite = subprocess.Popen([sys.executable, "-m", "visor", "run", "scenarios", "--workers", "2", "--output", "out"],
-                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             preexec_fn=from_a_terminal)  # fmt: skip
     assert suite.stderr is not None
     try:
         suite.stderr.readline()  # a scenario is done: both workers run one each (in a moment: the next taken)
