@@ -89,3 +89,19 @@ def test_a_bad_env_file_line_is_named_without_its_value(cli_runner: Cli, scenari
     error = result.envelope["error"]
     assert result.exit_code == 1 and "ci.env:2: the line is not KEY=VALUE (it starts 'API_TOKEN')" in error["message"]
     assert "sk-live" not in result.stdout + result.stderr
+
+
+def test_a_value_that_is_not_utf8_is_refused_at_its_place_never_a_system_error(cli_runner: Cli) -> None:
+    """`-e T=$'\\xff'` (a byte no UTF-8 decodes, as a shell passes it): validate said valid, run was a SYSTEM_ERROR."""
+    (cli_runner.cwd / "e.yaml").write_text(
+        "meta: {name: e, version: '1'}\nconfig: {runtime: sim, seed: 1}\n"
+        "steps:\n  - {id: t, command: tap, args: {target: 'text=${T}'}}\n"
+    )
+    byte = "\udcff"  # how Python reads the byte 0xff of a command line
+    checked = cli_runner.run("validate", "e.yaml", "-e", f"T={byte}")
+    assert checked.exit_code == 1 and checked.data["valid"] is False
+    assert checked.data["issues"][0]["message"] == "steps[0].args.target holds \\xff, which is not UTF-8 text"
+    ran = cli_runner.run("run", "e.yaml", "-e", f"T={byte}", "--output", "o")
+    assert ran.exit_code == 1 and ran.envelope["error"]["code"] == "INPUT_ERROR"
+    tapped = cli_runner.run("tap", "--target", f"text={byte}", "--runtime", "sim")
+    assert tapped.envelope["error"]["code"] == "INPUT_ERROR" and "not UTF-8 text" in tapped.envelope["error"]["message"]

@@ -9,6 +9,7 @@ warnings (no seed, unlabelled screenshots, unknown argument fields, capabilities
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
@@ -63,7 +64,7 @@ def validate_document(document: Document) -> ValidationResult:
     if not isinstance(data, dict):
         issue = error(IssueCode.TYPE_ERROR, "Scenario root must be object", ())
         return ValidationResult(document, tuple(locate([issue], document)), None)
-    too_many = _too_many(data)
+    too_many = _too_many(data) or _not_text(data)
     if too_many:
         return ValidationResult(document, tuple(locate(too_many, document)), None)
     issues: list[Issue] = []
@@ -271,6 +272,33 @@ def _paths_outside_project(data: Mapping[str, Any], document: Document) -> list[
                     "The project is the nearest folder above the scenario with visor.toml, pyproject.toml or .git",
                 )
             )
+    return issues
+
+
+#: A lone surrogate: what Python makes of a byte that is no UTF-8 (a command line's, an environment's `\xff`).
+_UNDECODED = re.compile("[\ud800-\udfff]")
+
+
+def _not_text(data: Mapping[str, Any]) -> list[Issue]:
+    """Refuse values that are not text: bytes no UTF-8 decodes.
+
+    A parameter (`-e T=$'\\xff'`), a secret or a direct action's flag brings them in (a file's own text is decoded
+    strictly). Nothing could show or type them: the run failed inside visor (SYSTEM_ERROR). Iterative: the data
+    may be deep.
+    """
+    issues: list[Issue] = []
+    pending: list[tuple[Path, Any]] = [((), data)]
+    while pending and len(issues) < MAX_ISSUES:
+        path, value = pending.pop()
+        if isinstance(value, str) and (found := _UNDECODED.search(value)):
+            byte = f"\\x{ord(found.group()) - 0xDC00:02x}" if 0xDC80 <= ord(found.group()) <= 0xDCFF else "a surrogate"
+            issues.append(error(IssueCode.TYPE_ERROR, f"{dotted(path)} holds {byte}, which is not UTF-8 text",
+                                path, hint="Give the value as UTF-8 text (a parameter, a secret or a flag "
+                                "holding other bytes cannot be shown or typed)."))  # fmt: skip
+        elif isinstance(value, dict):
+            pending += [((*path, key), item) for key, item in reversed(value.items())]
+        elif isinstance(value, list):
+            pending += [((*path, number), item) for number, item in reversed(list(enumerate(value)))]
     return issues
 
 
