@@ -209,6 +209,21 @@ def test_uploads_never_go_through_a_link_out_of_their_folder(cli_runner: Cli, tm
     assert "symbolic link" in result.envelope["error"]["message"] and list(outside.iterdir()) == []
 
 
+def test_visors_own_uploads_folder_is_never_a_link(cli_runner: Cli, tmp_path: Path) -> None:
+    """.visor/agentcab/uploads planted as a link: collect wrote every picked file where it led."""
+    (tmp_path / "schema.json").write_text(json.dumps({"properties": {"shot": {"format": "device:screenshot"}}}))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / ".visor" / "agentcab").mkdir(parents=True)
+    (tmp_path / ".visor" / "agentcab" / "uploads").symlink_to(outside)
+    result = cli_runner.run("agentcab", "collect", "schema.json", "--runtime", "sim")
+    assert result.exit_code == 1 and "is a symbolic link" in result.envelope["error"]["message"]
+    assert list(outside.iterdir()) == []
+    (tmp_path / ".visor" / "agentcab" / "uploads").unlink()
+    made = cli_runner.run("agentcab", "collect", "schema.json", "--runtime", "sim")
+    assert made.exit_code == 0 and made.data["uploads"] == str(tmp_path / ".visor" / "agentcab" / "uploads")
+
+
 @pytest.mark.parametrize("name", ["001-actions_0_-confirm_actions.png", "002-after.png"])
 def test_evidence_is_never_written_through_a_link(cli_runner: Cli, tmp_path: Path, name: str) -> None:
     """A link planted at a shot's name: the folder is not empty, so nothing runs (a delete ran, then it failed)."""

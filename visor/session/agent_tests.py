@@ -26,7 +26,7 @@ from visor.scenario.agentcab.formats import InputSchema, read_input_schema
 from visor.scenario.agentcab.output_actions import read_actions
 from visor.scenario.agentcab.policy import Policy, read_policy
 from visor.session.action_options import ActionOptions
-from visor.session.agentcab_calls import DEFAULT_UPLOADS, UploadStore, load_schema
+from visor.session.agentcab_calls import UploadStore, load_schema, uploads_folder
 from visor.session.devices import ScenarioDevice, open_for
 
 
@@ -65,7 +65,7 @@ def run_agent_test(path: str, options: ActionOptions, wall: Clock, *, runs: int,
     # Named as the file names it: a run's signature must not depend on where the test is checked out.
     policy = dataclasses.replace(policy, source=agent.confirm if policy.source else "")
     profile = options.profile or _profile(agent, path)
-    store = UploadStore(os.path.abspath(uploads or DEFAULT_UPLOADS))
+    store = UploadStore(uploads_folder(uploads))
     done = [_run(agent, path, schema, policy, options, profile, wall, store) for _ in range(runs)]
     signatures = [run.signature() for run in done]
     same = sum(1 for signature in signatures if signature == signatures[0])

@@ -29,12 +29,27 @@ from visor.scenario.issues import Issue, locate
 from visor.scenario.reading import MAX_SOURCE_BYTES
 from visor.session.action_options import ActionOptions
 from visor.session.devices import ScenarioDevice, open_for
+from visor.session.state_paths import state_folder
 
 if TYPE_CHECKING:
     from visor.actions.agentcab.act import Question
 
 #: Where uploads go unless told otherwise.
 DEFAULT_UPLOADS = os.path.join(".visor", "agentcab", "uploads")
+
+
+def uploads_folder(uploads: str | None) -> str:
+    """Return the folder uploads go to: `--uploads`, else visor's own `DEFAULT_UPLOADS` below the current folder.
+
+    visor's own is its state's, proved (and made) no link as all of `.visor` is; a folder the user names is theirs,
+    and may lead elsewhere through a link of theirs (its files are still never written through one).
+
+    Raises:
+        InputError: `.visor` or a folder of the default is a link or a file.
+    """
+    if uploads is not None:
+        return os.path.abspath(uploads)
+    return os.path.abspath(state_folder(os.getcwd(), "agentcab", "uploads", make=True))
 
 
 class SchemaInvalid(InputError):
@@ -145,7 +160,7 @@ def collect_file(
     from visor.ui.images import photo_hash
 
     schema = load_schema(path, stdin)
-    store = UploadStore(os.path.abspath(uploads or DEFAULT_UPLOADS))
+    store = UploadStore(uploads_folder(uploads))
     opened = open_for(options, options.seed or 0, wall, ScenarioDevice(capabilities=dict(options.capabilities)))
     try:
         collected = Collector(opened.device, store.put, photo_hash).collect(schema)
