@@ -134,3 +134,12 @@ def test_an_unparseable_scenario_fails_saying_where_never_vanishes(pytester: pyt
     named = pytester.runpytest_subprocess("scenarios/template.yaml", "-p", "visor")
     named.assert_outcomes(failed=1)
     named.stdout.fnmatch_lines(["INPUT_ERROR: *template.yaml:1:9: *"])
+
+
+def test_a_scenario_too_large_to_read_fails_saying_so(pytester: pytest.Pytester) -> None:
+    """A 9 MB scenario (over the 8 MiB visor reads) vanished: 'no tests ran', exit 5."""
+    steps = "".join(f"  - {{id: s{n}, command: wait, args: {{ms: 1}}}}\n" for n in range(200_000))
+    pytester.makefile(".yaml", **{"scenarios/huge": "meta: {name: huge, version: '1'}\nsteps:\n" + steps})
+    done = pytester.runpytest_subprocess("scenarios", "--visor-output", "out", "-p", "visor")
+    done.assert_outcomes(failed=1)
+    done.stdout.fnmatch_lines(["*INPUT_ERROR*too large*"])

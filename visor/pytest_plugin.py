@@ -86,18 +86,28 @@ def _looks_like_a_scenario(path: Path, *, named: bool) -> bool:
 _SCENARIO_KEY = r"""(?:^|[\s{,])["']?KEY["']?\s*:"""
 
 
+#: How much of a file that does not parse is looked at for the keys (a scenario too large to read says them early).
+_HEAD_BYTES = 64 * 1024
+
+
 def _reads_like_a_scenario(path: Path) -> bool:
-    """Say whether the text of a file that does not parse names both keys a scenario has."""
+    """Say whether the start of a file that does not parse names both keys a scenario has."""
+    import os
     import re
+    import stat
 
-    from visor.errors import VisorError
-    from visor.files import read_regular
-    from visor.scenario.reading import MAX_SOURCE_BYTES
-
+    try:  # non-blocking, and only a regular file: a FIFO named like a scenario must not hang collection
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False
     try:
-        text = read_regular(str(path), noun="scenario file", limit=MAX_SOURCE_BYTES).decode("utf-8", "replace")
-    except VisorError:
-        return False  # not a regular file, or too large: taken for a scenario only when named
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            return False
+        text = os.read(handle, _HEAD_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return False
+    finally:
+        os.close(handle)
     return all(re.search(_SCENARIO_KEY.replace("KEY", key), text, re.MULTILINE) for key in ("meta", "steps"))
 
 
