@@ -167,3 +167,20 @@ def test_format_text_leads_with_a_validations_verdict(cli_runner: Cli, tmp_path:
     assert invalid[:2] == ["✗ invalid   next: validate", "valid: no (2 errors, 1 warnings or notes)"]
     valid = cli_runner.run("validate", str(ROOT / "scenarios" / "login.yaml"), "--format", "text", envelope=False)
     assert valid.stdout.splitlines()[:2] == ["✓ ok   next: run", "valid: yes (0 errors, 0 warnings or notes)"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("run", "scenario.yaml", "--output", ""),
+        ("screenshot", "--runtime", "sim", "--label", "a", "--output", ""),
+        ("tap", "--target", "text=Sign in", "--runtime", "sim", "--map-dir", " "),
+        ("screenshot", "--runtime", "sim", "--label", ""),
+    ],
+    ids=["run-output", "action-output", "map-dir", "label"],
+)
+def test_an_empty_name_or_path_is_refused(cli_runner: Cli, argv: tuple[str, ...]) -> None:
+    """`--output ''` wrote to the current folder, `--map-dir ''` used it: both exited 0."""
+    result = cli_runner.run(*argv)
+    assert result.exit_code == 1 and result.envelope["error"]["code"] == "INPUT_ERROR"
+    assert "is empty" in result.envelope["error"]["message"]

@@ -108,7 +108,12 @@ def _wait_for(function: F) -> F:
 
 def _capture_options(function: F) -> F:
     decorators = (
-        click.option("--label", metavar="NAME", help="The capture's name (its file is LABEL.png or LABEL.xml)."),
+        click.option(
+            "--label",
+            metavar="NAME",
+            callback=text_value,
+            help="The capture's name (its file is LABEL.png or LABEL.xml).",
+        ),
         click.option("--path", metavar="FILE", callback=text_value, help="Write the capture to this file instead."),
         click.option("--settle", is_flag=True, help="Wait 250 ms before capturing."),
         click.option(

@@ -31,7 +31,7 @@ MAX_COORDINATE = 1_000_000
 
 
 def text_value(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """Refuse a name or path that no file can have (a NUL) or that is not text (bytes not valid UTF-8).
+    """Refuse a name or path that is empty, that no file can have (a NUL) or that is not text (not valid UTF-8).
 
     Such a value would end up in the run's reports, which are UTF-8 text; the operating system hands visor
     bytes it cannot decode as lone surrogates (PEP 383).
@@ -50,6 +50,8 @@ def texts_value(_ctx: click.Context, param: click.Parameter, value: tuple[str, .
 
 
 def _text(param: click.Parameter, value: str) -> str:
+    if not value.strip():  # `--output ''` wrote to the current folder, `--map-dir ''` read the current folder's maps
+        raise click.BadParameter("is empty: give a name or a path (leave the option out for its default).", param=param)
     if "\x00" in value:
         raise click.BadParameter(f"{value!r} holds a NUL character, which no name or path can contain.", param=param)
     lone = _SURROGATE.search(value)
