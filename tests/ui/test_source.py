@@ -9,7 +9,7 @@ from visor.ui.geometry import Rect, Size
 from visor.ui.source import PageSourceError, parse_xml, to_xml, xcui_node
 from visor.ui.tree import Node, RangeInfo, UiTree
 
-texts = st.text(st.characters(exclude_categories=("Cs", "Cc")), max_size=12)
+texts = st.text(st.characters(exclude_categories=("Cs", "Cc"), exclude_characters="\ufffe\uffff"), max_size=12)
 rects = st.builds(
     lambda left, top, w, h: Rect(left, top, left + w, top + h),
     st.integers(0, 900),
@@ -213,3 +213,15 @@ def test_xcuitest_slider_and_progress_values_are_normalized_ranges() -> None:
     assert progress.range == RangeInfo(0.0, 1.0, 0.08) and progress.text == "Progress"
     assert (worded.range, over.range, label.range) == (None, None, None)
     assert slider.selection is None
+
+
+@pytest.mark.parametrize("platform", ["android", "ios"])
+def test_an_apps_control_characters_leave_the_page_source_well_formed(platform: str) -> None:
+    """An app showing ESC[2J: sources/*.xml was no XML (`not well-formed (invalid token)`)."""
+    from lxml import etree
+
+    shown = "\x1b[2J\x07red\x00"
+    node = Node("android.widget.TextView", Rect(0, 0, 100, 50), text=shown, content_desc=shown, hint=shown)
+    xml = to_xml(UiTree(Size(1080, 1920), (node,), platform=platform))
+    etree.fromstring(xml.encode("utf-8"))  # raises when not well-formed
+    assert "␛[2J␇red␀" in xml

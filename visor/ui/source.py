@@ -24,6 +24,7 @@ import re
 from typing import TYPE_CHECKING
 from xml.sax.saxutils import quoteattr
 
+from visor.ui.escapes import xml_text
 from visor.ui.geometry import Rect, Size
 from visor.ui.tree import Node, RangeInfo, UiTree
 
@@ -83,6 +84,14 @@ class PageSourceError(ValueError):
     """The page source is not XML visor can read."""
 
 
+def _attr(value: str) -> str:
+    """Quote an attribute's value, each character XML 1.0 cannot carry (an app's ESC) as its control picture.
+
+    An app's text may hold any character; the page source must stay XML that every tool reads.
+    """
+    return quoteattr(xml_text(value))
+
+
 def to_xml(tree: UiTree) -> str:
     """Serialise a tree as the page source of its platform: UiAutomator2's, or XCUITest's for an iOS tree."""
     if tree.platform == "ios":
@@ -102,15 +111,15 @@ def _write(node: Node, index: int, depth: int, out: list[str]) -> None:
     pad = "  " * depth
     attrs = [
         f'index="{index}"',
-        f"package={quoteattr(node.package)}",
-        f"class={quoteattr(node.class_name)}",
-        f"text={quoteattr(node.text)}",
-        f"content-desc={quoteattr(node.content_desc)}",
-        f"resource-id={quoteattr(node.resource_id)}",
+        f"package={_attr(node.package)}",
+        f"class={_attr(node.class_name)}",
+        f"text={_attr(node.text)}",
+        f"content-desc={_attr(node.content_desc)}",
+        f"resource-id={_attr(node.resource_id)}",
         *(f'{name}="{str(getattr(node, attr)).lower()}"' for name, attr in _FLAGS),
         f'bounds="{node.bounds.bounds_text()}"',
         f'displayed="{str(node.displayed).lower()}"',
-        f"hint={quoteattr(node.hint)}",
+        f"hint={_attr(node.hint)}",
     ]
     if node.selection is not None and node.selection[0] != node.selection[1]:
         # As UiAutomator2 does: a selection (not a bare cursor), in UTF-16 offsets.
@@ -141,8 +150,8 @@ def _write_xcui(node: Node, index: int, depth: int, out: list[str]) -> None:
     bounds = node.bounds
     texts = (("name", node.content_desc), ("label", node.label), ("value", node.value), ("placeholderValue", node.hint))
     attrs = [
-        f"type={quoteattr(node.class_name)}",
-        *(f"{name}={quoteattr(text)}" for name, text in texts if text),
+        f"type={_attr(node.class_name)}",
+        *(f"{name}={_attr(text)}" for name, text in texts if text),
         f'enabled="{str(node.enabled).lower()}"',
         f'visible="{str(node.displayed).lower()}"',
         f'accessible="{str(node.class_name in IOS_ACCESSIBLE).lower()}"',
