@@ -315,7 +315,10 @@ def _still_running(
         return TargetError(
             f"the visor daemon (pid {pid}) did not stop within {EXIT_MS / 1000:g} s",
             likely_cause="It is stuck in an action on a device that does not answer.",
-            next_step="Run `visor stop --force`." if not force else f"End it with `kill -9 {pid}`.",
+            # The record may have been edited to name another process: a kill is advised only once checked.
+            next_step="Run `visor stop --force`."
+            if not force
+            else f"Check `ps -p {pid} -o args`: if it is this project's `visor __daemon`, end it with `kill -9 {pid}`.",
         )
     stuck = [server for server in servers if not server.get("stopped")]
     if stuck:
