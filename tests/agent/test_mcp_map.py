@@ -28,6 +28,7 @@ from tests.agent.test_mcp import DEMO, Agent, Answer
 from tests.agent.test_mcp_results import ACCOUNT, crawled, screen_showing
 from tests.agent.test_mcp_wire import RawClient
 from tests.conftest import ROOT
+from tests.session.test_map_inputs import ECHO_APP as MAP_INPUTS_ECHO_APP
 from visor.actions.secrets import MASK
 
 #: A generous bound on a whole session: a hang fails, a speed never does.
@@ -130,19 +131,7 @@ def test_a_variable_named_like_a_secret_is_one_whatever_the_map_says(map_file: P
     assert SECRET not in shown(*answers) and SECRET not in source
 
 
-ECHO_APP = """\
-app: {id: com.visor.echo, name: Echo, start: login}
-screens:
-  login:
-    title: Sign in
-    elements:
-      - {type: field, id: code, hint: Code, max_length: 6}
-      - {type: button, id: go, text: Continue, on_tap: [{if: {filled: code}, then: [{go: home}]}]}
-  home:
-    title: Home
-    elements:
-      - {type: text, id: shown, text: "Your code {code}"}
-"""
+ECHO_APP = MAP_INPUTS_ECHO_APP % ", max_length: 6"
 
 
 def test_what_a_field_kept_of_a_secret_is_masked_in_every_later_observation(tmp_path: Path) -> None:
