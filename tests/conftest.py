@@ -43,6 +43,22 @@ def from_a_terminal() -> None:
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
+@pytest.fixture
+def ctrl_c_heard() -> Iterator[None]:
+    """Let Ctrl-C raise in this process, as in a terminal, for tests that send it to themselves.
+
+    A suite started in the background (`pytest … &`) inherits SIGINT ignored, and visor rightly keeps an ignored
+    signal ignored.
+    """
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 

@@ -439,6 +439,7 @@ def _second_sigint_at_line(line: int) -> str | None:
     return outcome if lines > line else None
 
 
+@pytest.mark.usefixtures("ctrl_c_heard")
 def test_a_second_ctrl_c_landing_inside_the_first_ones_handling_still_stops_the_run() -> None:
     """The second SIGINT of a double Ctrl-C runs the handler again inside the first call: the first still raises.
 
@@ -464,6 +465,7 @@ def test_a_second_ctrl_c_landing_inside_the_first_ones_handling_still_stops_the_
     assert signal.getsignal(signal.SIGINT) is before
 
 
+@pytest.mark.usefixtures("ctrl_c_heard")
 def test_after_the_held_second_signal_a_third_stops_at_once() -> None:
     """For a device whose close would still take too long: Ctrl-C a third time is not held."""
     import threading

@@ -272,6 +272,7 @@ def test_a_signal_stops_serving_between_commands_never_in_one(tmp_path: Path, st
     assert answered == archived and not answered & queued and len(answered | queued) == 3000
 
 
+@pytest.mark.usefixtures("ctrl_c_heard")
 def test_a_stop_signal_waits_for_the_command_in_flight() -> None:
     from visor.session.visualagent_serve import _command_in_flight
 
