@@ -80,6 +80,9 @@ class NextAction(enum.StrEnum):
     #: Upstream's words after `record NAME` (act: tap) and `record NAME --stop` (replay it).
     TAP = "tap"
     REPLAY = "replay"
+    #: Upstream's words after `status`: start a daemon (none runs), stop one (it runs but does not answer).
+    START = "start"
+    STOP = "stop"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -77,3 +77,18 @@ def test_text_lines_show_every_control_as_a_visible_escape() -> None:
     data = {"valid": False, "issues": [{"severity": "error", "code": "X", "path": "$", "message": f"m{HOSTILE}"}]}
     lines = render(Outcome("ok", "validate", data, ExitCode.ERROR))  # type: ignore[arg-type]
     assert raw_in(lines) == [] and "m\\x1b[2J\\r\\x9b1m\\u202e" in lines
+
+
+def test_an_assertion_line_says_what_it_checked(cli_runner: Cli) -> None:
+    """`--format text` printed `✓ assert feed-shown: None`: which target, and what kind of check, were not said."""
+    from tests.conftest import ROOT
+
+    result = cli_runner.run("run", str(ROOT / "scenarios" / "login.yaml"), "--output", "o", "--format", "text",
+                            envelope=False)  # fmt: skip
+    checks = [line for line in result.stdout.splitlines() if " assert " in line]
+    assert checks and all("(" in line for line in checks)
+    assert any("(visible text=Item 1)" in line for line in checks), checks
+
+
+def test_status_says_upstreams_next_action(cli_runner: Cli) -> None:
+    assert cli_runner.run("status").envelope["next_action"] == "start", "no daemon: start one"

@@ -936,9 +936,10 @@ def test_start_beside_a_stuck_daemon_says_so_and_keeps_its_log(cli_runner: Cli, 
         assert f"a visor daemon of this project (pid {pid}) still runs but does not answer" in error["message"]
         assert "visor stop --force" in error["next_step"]
         assert f"visor daemon {pid} serving" in Path(paths.log).read_text()  # its log is kept
-        status = cli_runner.run("status").data["daemon"]
+        told = cli_runner.run("status")
+        status = told.data["daemon"]
         assert status["running"] is True and status["responsive"] is False
-        assert "does not answer" in status["problem"]
+        assert "does not answer" in status["problem"] and told.envelope["next_action"] == "stop"
     finally:
         assert cli_runner.run("stop", "--force").exit_code == ExitCode.OK
 

@@ -43,7 +43,10 @@ def _data(data: Mapping[str, Any]) -> list[str]:
             mark = MARKS.get(step.get("status"), "?")
             lines.append(f"  {mark} {step.get('id')}  {step.get('command')}  {step.get('duration_ms')} ms")
         for check in run.get("assertions", []):
-            lines.append(f"  {MARKS.get(check.get('status'), '?')} assert {check.get('id')}: {check.get('details')}")
+            aimed = f"{check.get('type')} {check.get('target')}" if check.get("target") else str(check.get("type"))
+            lines.append(
+                f"  {MARKS.get(check.get('status'), '?')} assert {check.get('id')} ({aimed}): {check.get('details')}"
+            )
         lines.append(f"  signature {run.get('determinism_signature')}")
     if "determinismScore" in data:
         lines.append(f"determinism {data['determinismScore']}% over {data.get('runs')} runs: {data.get('verdict', '')}")

@@ -237,7 +237,8 @@ def status(paths: DaemonPaths) -> Outcome:
             f"the daemon (pid {pid}) runs but does not answer on its socket; direct actions run without it. "
             + f"Read {paths.log}; `visor stop --force` ends it."
         )
-    next_action = NextAction.RETRY if lingering else NextAction.RUN
+    # Upstream's words: stop a daemon that does not answer, start one when none runs.
+    next_action = NextAction.STOP if lingering else NextAction.START
     return Outcome("ok", next_action, {"daemon": stale} | servers, ExitCode.OK)
 
 
