@@ -174,3 +174,13 @@ def test_a_capture_label_never_writes_out_of_the_output_folder(cli_runner: Cli, 
     assert not (tmp_path / "escaped.png").exists() and list((tmp_path / "elsewhere").iterdir()) == []
     fine = cli_runner.run("screenshot", "--runtime", "sim", "--label", "home", "--output", "out")
     assert fine.exit_code == ExitCode.OK and (tmp_path / "out" / "home.png").is_file()
+
+
+def test_a_failed_action_keeps_the_screen_its_error_names(cli_runner: Cli) -> None:
+    """Its next step said to check the failure screenshot, which no action without --output had saved."""
+    failed = cli_runner.run("tap", "--target", "text=Nope", "--timeout", "300", "--runtime", "sim")
+    shot = cli_runner.cwd / "artifacts" / "actions" / "tap-failure.png"
+    assert failed.exit_code == 1 and shot.is_file() and str(shot) in failed.envelope["artifacts"]
+    assert failed.envelope["error"]["next_step"].endswith(f"It is {shot}.")
+    kept = cli_runner.run("tap", "--target", "text=Nope", "--timeout", "300", "--runtime", "sim", "--output", "o")
+    assert str(cli_runner.cwd / "o" / "tap-failure.png") in kept.envelope["artifacts"]

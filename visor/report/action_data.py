@@ -62,10 +62,10 @@ def action_outcome(
     if failed is None:
         return Outcome("ok", NextAction.RUN, data, ExitCode.OK, None, written)
     asked = requested[steps.index(failed)] if steps.index(failed) < len(requested) else {}
-    return Outcome("fail", NextAction.RETRY, data, ExitCode.ERROR, _error(command, failed, asked), written)
+    return Outcome("fail", NextAction.RETRY, data, ExitCode.ERROR, _error(command, failed, asked, written), written)
 
 
-def _error(command: str, step: StepResult, asked: Mapping[str, Any]) -> ErrorInfo:
+def _error(command: str, step: StepResult, asked: Mapping[str, Any], written: Sequence[str] = ()) -> ErrorInfo:
     """Word a failed step as the direct action's failure (`tap failed: …`, `tap --wait-for failed: …`)."""
     error = step.error
     what = command if step.id == command else f"{command} --wait-for"
@@ -82,9 +82,11 @@ def _error(command: str, step: StepResult, asked: Mapping[str, Any]) -> ErrorInf
         wanted = asked.get("for")
         kind = f"wait predicate timed out for '{wanted}'" if wanted else "wait stable timed out"
         likely = f"{'post-action ' if step.id != command else ''}{kind} (matched:false): {likely}"
-    return ErrorInfo(
-        code=error.code, message=f"{what} failed: {reason}", likely_cause=likely, next_step=error.next_step
-    )
+    shot = next((path for path in written if path.endswith("-failure.png")), None)
+    next_step = error.next_step
+    if shot is not None and "failure screenshot" in next_step:  # the screen it names, where it was kept
+        next_step += f" It is {shot}."
+    return ErrorInfo(code=error.code, message=f"{what} failed: {reason}", likely_cause=likely, next_step=next_step)
 
 
 def whole(value: Any) -> Any:

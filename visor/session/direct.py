@@ -110,7 +110,8 @@ def prepare(command: str, flags: Mapping[str, Any], options: ActionOptions, env:
         timeout_ms=options.timeout_ms,
         seed=options.seed,
         fresh_seed=env.ids.new_seed(),
-        capture="failures" if options.output else "none",
+        # A failed action keeps its screen (its error says to look at it): below --output, else `FAILURES`.
+        capture="failures",
     )
     return Prepared(command, steps, scenario, settings, path, options.output, options)
 
@@ -120,7 +121,7 @@ def perform(prepared: Prepared, opened: OpenedDevice, env: Environment, watchdog
 
     `watchdog` bounds each step (a daemon passes one it can cancel); by default, the step watchdog.
     """
-    sink = DirectSink(prepared.output or ".", prepared.path)
+    sink = DirectSink(prepared.output or ".", prepared.path, failures=prepared.output or FAILURES)
     guard = watchdog if watchdog is not None else WallWatchdog.from_environment()
     choice = prepared.options
     router = router_for(opened, choice.app_id, choice.map_dir, wall=env.wall, off=choice.no_map, repair=choice.repair)
@@ -235,13 +236,21 @@ def _worded(message: str) -> str:
     return _ARGUMENT.sub(lambda found: FLAG_OF.get(found[1], "--" + _flag(found[1])), message)
 
 
-class DirectSink:
-    """Where a direct action's captures go: --path, else OUTPUT/LABEL.png|xml; the paths are absolute."""
+#: Where a failed direct action keeps its screen when no --output is given (relative to where it runs).
+FAILURES = os.path.join("artifacts", "actions")
 
-    def __init__(self, output: str, path: str | None, secrets: tuple[str, ...] = ()) -> None:
+
+class DirectSink:
+    """Where a direct action's captures go: --path, else OUTPUT/LABEL.png|xml; the paths are absolute.
+
+    A failure's screenshot and page source go to `failures` (--output, else `FAILURES`), each action's latest kept.
+    """
+
+    def __init__(self, output: str, path: str | None, secrets: tuple[str, ...] = (), failures: str = FAILURES) -> None:
         self.output = output
         self.path = path
         self.secrets = secrets
+        self.failures = failures
         self.written: list[str] = []
 
     def hide(self, text: str) -> None:
@@ -258,8 +267,9 @@ class DirectSink:
                 target = os.path.abspath(chosen)
                 write_atomic(target, data, make_folders=True)
             else:  # a label names a file below --output, never a path out of it nor through a link
-                os.makedirs(self.output, exist_ok=True)
-                target = os.path.abspath(write_confined(self.output, f"{label}{suffix}", data))
+                folder = self.failures if label.endswith("-failure") else self.output
+                os.makedirs(folder, exist_ok=True)
+                target = os.path.abspath(write_confined(folder, f"{label}{suffix}", data))
         except UnsafePath as exc:
             if chosen is not None:
                 raise InputError(
