@@ -31,9 +31,16 @@ def test_report_reads_the_latest_run_and_lists_its_reports(cli_runner: Cli, tmp_
     assert by_summary.data["path"] == str(tmp_path / "out" / first["run_id"])
 
 
-def test_report_without_a_run_is_an_input_error(cli_runner: Cli) -> None:
+def test_report_without_a_run_answers_as_upstream_does(cli_runner: Cli, tmp_path: Path) -> None:
+    """Upstream's `report` is ok where nothing ran yet, saying where reports will be; scripts call it so."""
     result = cli_runner.run("report", "nowhere")
-    assert result.exit_code == ExitCode.ERROR and "no run found under nowhere" in result.envelope["error"]["message"]
+    assert result.exit_code == ExitCode.OK and result.envelope["next_action"] == "run"
+    assert result.data == {"message": "Use output under nowhere/<run-id>/summary.txt|summary.json|junit.xml|"
+                           "report.html", "path": "nowhere", "found": 0}  # fmt: skip
+    assert "no run under nowhere yet" in result.stderr
+    (tmp_path / "a-file.txt").write_text("not a run")
+    wrong = cli_runner.run("report", "a-file.txt")
+    assert wrong.exit_code == ExitCode.ERROR and "no run found under a-file.txt" in wrong.envelope["error"]["message"]
 
 
 def test_open_asks_the_browser_for_the_html_report(

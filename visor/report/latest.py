@@ -2,6 +2,7 @@
 
 Upstream's `report` prints where reports would be and reads nothing; visor reads the run's `summary.json` and
 lists every report file that exists, so a CI script or an agent gets the result of the last run in one call.
+Where no run is yet, it answers as upstream does (ok, exit 0, `data.message` saying where reports will be).
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ REPORTS = {
 }
 
 
+class NoRun(InputError):
+    """No run's summary is where `visor report` looked."""
+
+
 def locate(path: str) -> str:
     """Return the run folder `path` names: a run folder, its summary.json, or an output folder (its latest run).
 
@@ -38,7 +43,7 @@ def locate(path: str) -> str:
         runs = [os.path.join(path, entry) for entry in os.listdir(path) if entry.startswith("run_")]
     runs = [run for run in runs if os.path.isfile(os.path.join(run, "summary.json"))]
     if not runs:
-        raise InputError(
+        raise NoRun(
             f"no run found under {path}",
             likely_cause="Nothing has run with this output folder yet, or the path names something else.",
             next_step="Give the run folder (OUTPUT/RUN_ID) or the output folder of `visor run --output`.",
@@ -77,7 +82,14 @@ def report(path: str, *, opened: bool = False) -> Outcome:
     Raises:
         InputError: no run is there, or its summary.json cannot be read.
     """
-    folder = locate(path)
+    try:
+        folder = locate(path)
+    except NoRun:
+        if os.path.exists(path) and not os.path.isdir(path):
+            raise  # a file that is no run's summary: a mistake, not an empty folder
+        layout = "summary.txt|summary.json|junit.xml|report.html"
+        message = f"Use output under {path}/<run-id>/{layout}"  # upstream's words, which scripts read
+        return Outcome("ok", NextAction.RUN, {"message": message, "path": path, "found": 0}, ExitCode.OK)
     run: Any = read_json(os.path.join(folder, "summary.json"), noun="run summary")
     if not isinstance(run, dict):
         raise InputError(f"{folder}/summary.json is not a run's summary", next_step="Run the scenario again.")

@@ -98,6 +98,8 @@ def _replay(data: Mapping[str, Any], artifacts: Sequence[str]) -> Lines:
 def _report(data: Mapping[str, Any], artifacts: Sequence[str]) -> Lines:
     if "suite" in data:
         return _merge(data, artifacts)
+    if data.get("found") == 0:
+        return [f"no run under {data.get('path')} yet: `visor run SCENARIO` writes its reports there"]
     run = data.get("run") or {}
     steps, assertions = len(run.get("steps") or []), len(run.get("assertions") or [])
     verdict = "passed" if run.get("status") == "ok" else str(run.get("status", "?"))
