@@ -960,3 +960,21 @@ def test_something_planted_at_the_socket_is_refused_naming_it_and_left_alone(kin
         assert f"{paths.socket} is {named}, not a socket" in error["message"]
     assert os.path.lexists(planted) and not (project / "elsewhere").exists()
     planted.rmdir() if kind == "folder" else planted.unlink()
+
+
+def test_start_and_status_carry_upstreams_camel_case_names_beside_visors(cli_runner: Cli) -> None:
+    """Scripts written for upstream read daemon.alreadyRunning, socketPath, stale, currentPackageVersion."""
+    from visor import __version__
+
+    assert cli_runner.run("status").data["daemon"]["currentPackageVersion"] == __version__
+    started = cli_runner.run("start", "--runtime", "sim")
+    try:
+        daemon = started.data["daemon"]
+        assert daemon["alreadyRunning"] is False and daemon["socketPath"] == daemon["socket"]
+        assert (daemon["stale"], daemon["packageVersion"]) == (False, __version__)
+        again = cli_runner.run("start", "--runtime", "sim").data["daemon"]
+        assert again["alreadyRunning"] is True and again["already_running"] is True
+        status = cli_runner.run("status").data["daemon"]
+        assert status["unresponsive"] is False and status["logPath"] == status["log"]
+    finally:
+        cli_runner.run("stop")

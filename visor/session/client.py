@@ -212,8 +212,36 @@ def _wait_ready(paths: DaemonPaths, daemon: Identity, clock: Clock) -> None:
 
 def _started(paths: DaemonPaths, *, already: bool) -> Outcome:
     status = _public(ask(paths, {"id": "start", "type": "status"}, 2.0)["status"])
-    data = {"daemon": {**status, "already_running": already, "metadata": paths.metadata, "log": paths.log}}
-    return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
+    daemon = {**status, "already_running": already, "metadata": paths.metadata, "log": paths.log}
+    return Outcome("ok", NextAction.RUN, {"daemon": upstream_names(daemon)}, ExitCode.OK)
+
+
+#: Upstream's names of a daemon's fields, and visor's.
+_UPSTREAM_NAMES = {
+    "alreadyRunning": "already_running",
+    "socketPath": "socket",
+    "metadataPath": "metadata",
+    "logPath": "log",
+    "packageVersion": "version",
+    "activeOperation": "active",
+    "lastError": "last_error",
+}
+
+
+def upstream_names(daemon: Mapping[str, Any]) -> dict[str, Any]:
+    """Return a daemon's description with upstream's camelCase fields beside visor's, which scripts read.
+
+    `stale` says the daemon runs another visor than this command's (`currentPackageVersion`): restart it.
+    """
+    from visor import __version__
+
+    named = dict(daemon)
+    named |= {upstream: daemon[ours] for upstream, ours in _UPSTREAM_NAMES.items() if ours in daemon}
+    if "responsive" in daemon:
+        named["unresponsive"] = bool(daemon.get("running")) and not daemon["responsive"]
+    named["currentPackageVersion"] = __version__
+    named["stale"] = daemon.get("version") not in (None, __version__)
+    return named
 
 
 def status(paths: DaemonPaths) -> Outcome:
@@ -227,7 +255,7 @@ def status(paths: DaemonPaths) -> Outcome:
     servers = _servers(paths)
     if running(paths):
         daemon = _public(ask(paths, {"id": "status", "type": "status"}, 2.0)["status"])
-        data = {"daemon": {**daemon, "responsive": True, "metadata": paths.metadata, "log": paths.log}}
+        data = {"daemon": upstream_names({**daemon, "responsive": True, "metadata": paths.metadata, "log": paths.log})}
         return Outcome("ok", NextAction.RUN, data | servers, ExitCode.OK)
     lingering = recorded is not None and recorded.identity.running()
     pid = recorded.identity.pid if recorded is not None and lingering else None
@@ -239,7 +267,7 @@ def status(paths: DaemonPaths) -> Outcome:
         )
     # Upstream's words: stop a daemon that does not answer, start one when none runs.
     next_action = NextAction.STOP if lingering else NextAction.START
-    return Outcome("ok", next_action, {"daemon": stale} | servers, ExitCode.OK)
+    return Outcome("ok", next_action, {"daemon": upstream_names(stale)} | servers, ExitCode.OK)
 
 
 def _servers(paths: DaemonPaths) -> dict[str, Any]:
