@@ -24,8 +24,8 @@ REPORTS = {
 }
 
 
-class NoRun(InputError):
-    """No run's summary is where `visor report` looked."""
+#: What `locate`'s refusal says in its details when no run is there (`report` then answers as upstream).
+NO_RUN = "no_run"
 
 
 def locate(path: str) -> str:
@@ -36,17 +36,18 @@ def locate(path: str) -> str:
     """
     if os.path.isfile(path) and os.path.basename(path) == "summary.json":
         return os.path.dirname(os.path.abspath(path))
-    if os.path.isfile(os.path.join(path, "summary.json")):
+    if os.path.lexists(os.path.join(path, "summary.json")):  # a FIFO or a link there: the reader says what it is
         return os.path.abspath(path)
     runs = []
     if os.path.isdir(path):
         runs = [os.path.join(path, entry) for entry in os.listdir(path) if entry.startswith("run_")]
     runs = [run for run in runs if os.path.isfile(os.path.join(run, "summary.json"))]
     if not runs:
-        raise NoRun(
+        raise InputError(
             f"no run found under {path}",
             likely_cause="Nothing has run with this output folder yet, or the path names something else.",
             next_step="Give the run folder (OUTPUT/RUN_ID) or the output folder of `visor run --output`.",
+            details={NO_RUN: path},
         )
     # The summaries written last hold the run that ended last: only they are read (5,000 runs took 8.5 s).
     recent = sorted(runs, key=_written, reverse=True)[:_CANDIDATES]
@@ -84,8 +85,8 @@ def report(path: str, *, opened: bool = False) -> Outcome:
     """
     try:
         folder = locate(path)
-    except NoRun:
-        if os.path.exists(path) and not os.path.isdir(path):
+    except InputError as exc:
+        if NO_RUN not in exc.details or (os.path.lexists(path) and not os.path.isdir(path)):
             raise  # a file that is no run's summary: a mistake, not an empty folder
         layout = "summary.txt|summary.json|junit.xml|report.html"
         message = f"Use output under {path}/<run-id>/{layout}"  # upstream's words, which scripts read
