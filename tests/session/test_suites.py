@@ -320,6 +320,7 @@ def test_a_scenario_tagged_expected_failure_is_xfailed_and_strict(cli_runner: Cl
     (suite / "b-broken.yaml").write_text(scenario("broken", ["expected-failure"], ok=False))
     result = cli_runner.run("run", "scenarios", "--output", "out")
     assert result.exit_code == 0 and rows(result)[1] == ("broken", "xfailed")
+    assert "3 scenarios (2 passed, 1 xfailed)" in result.stderr
     assert result.data["suite"]["totals"]["xfailed"] == 1
     junit = Path(result.data["suite"]["junit"]).read_text("utf-8")
     assert problems(junit) == []

@@ -179,8 +179,16 @@ def run(
         chosen = Selection(include, exclude, retries, Shard.parse(shard) if shard else None, workers)
         with reports_kept():
             outcome = run_suite(given, options, _environment(env), (progress,), chosen, progress)
-            report = outcome.data.get("suite", {}).get("report")
-            return emit(env, outcome, (lambda console: console.note(f"suite report: {report}")) if report else None)
+            suite = outcome.data.get("suite", {})
+            report = suite.get("report")
+
+            def said(console: ConsoleReporter) -> None:
+                from visor.report.told import totals_line
+
+                console.note(totals_line(suite.get("totals") or {}))
+                console.note(f"suite report: {report}")
+
+            return emit(env, outcome, said if report else None)
     scenario = given[0]
     from visor.report.envelope import masked
     from visor.session.runs import run_file

@@ -119,10 +119,11 @@ def _merge(data: Mapping[str, Any], _artifacts: Sequence[str]) -> Lines:
     suite = data.get("suite") or {}
     totals = suite.get("totals") or {}
     merged = len(suite.get("merged") or [])
-    return [f"merged {_plural(merged, 'suite')}: {_totals(totals)}", f"suite report: {suite.get('report')}"]
+    return [f"merged {_plural(merged, 'suite')}: {totals_line(totals)}", f"suite report: {suite.get('report')}"]
 
 
-def _totals(totals: Mapping[str, Any]) -> str:
+def totals_line(totals: Mapping[str, Any]) -> str:
+    """Return a suite's totals as a person reads them: `17 scenarios (16 passed, 1 xfailed)`."""
     keys = ("passed", "flaky", "xfailed", "failed", "error", "skipped")
     shown = [f"{totals[key]} {key}" for key in keys if totals.get(key)]
     return f"{_plural(int(totals.get('scenarios', 0)), 'scenario')}" + (f" ({', '.join(shown)})" if shown else "")
