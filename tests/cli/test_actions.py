@@ -184,3 +184,12 @@ def test_a_failed_action_keeps_the_screen_its_error_names(cli_runner: Cli) -> No
     assert failed.envelope["error"]["next_step"].endswith(f"It is {shot}.")
     kept = cli_runner.run("tap", "--target", "text=Nope", "--timeout", "300", "--runtime", "sim", "--output", "o")
     assert str(cli_runner.cwd / "o" / "tap-failure.png") in kept.envelope["artifacts"]
+
+
+def test_a_failure_screen_it_cannot_keep_never_replaces_the_actions_error(cli_runner: Cli) -> None:
+    """A file named artifacts where the folder goes: the tap's own failure is what it says, not a write error."""
+    (cli_runner.cwd / "artifacts").write_text("not a folder")
+    failed = cli_runner.run("tap", "--target", "text=Nope", "--timeout", "300", "--runtime", "sim")
+    assert failed.envelope["error"]["code"] == "ACTION_ERROR" and failed.envelope["artifacts"] == []
+    done = cli_runner.run("navigate", "--to", "demo://settings", "--runtime", "sim")
+    assert done.exit_code == 0 and (cli_runner.cwd / "artifacts").is_file(), "nothing is made for a success"

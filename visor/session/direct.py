@@ -127,7 +127,11 @@ def perform(prepared: Prepared, opened: OpenedDevice, env: Environment, watchdog
     router = router_for(opened, choice.app_id, choice.map_dir, wall=env.wall, off=choice.no_map, repair=choice.repair)
     context = RunContext(opened.device, opened.clock, env.wall, sink, env.ids.new_id("run"), watchdog=guard,
                          router=router)  # fmt: skip
-    final = drive(run_scenario(prepared.scenario, prepared.settings, context), ())
+    settings = prepared.settings
+    if prepared.output is None and not _can_keep(FAILURES):
+        # Unasked for, a failure's screen is an extra: a folder it cannot go to never replaces the action's error.
+        settings = replace(settings, capture="none")
+    final = drive(run_scenario(prepared.scenario, settings, context), ())
     if router is not None and router.map.changed:
         router.save()
     requested = [step["args"] for step in prepared.steps]
@@ -238,6 +242,14 @@ def _worded(message: str) -> str:
 
 #: Where a failed direct action keeps its screen when no --output is given (relative to where it runs).
 FAILURES = os.path.join("artifacts", "actions")
+
+
+def _can_keep(folder: str) -> bool:
+    """Say whether a folder is there, or could be made, to keep a failure's screen in (nothing is made here)."""
+    path = os.path.abspath(folder)
+    while not os.path.lexists(path):
+        path = os.path.dirname(path)
+    return os.path.isdir(path) and os.access(path, os.W_OK)
 
 
 class DirectSink:
