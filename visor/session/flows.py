@@ -201,12 +201,18 @@ def active(root: str) -> list[str]:
 
 def device_of(runtime: str | None, app: str | None) -> dict[str, str]:
     """Return the device record of an action that ran on `runtime` (its device's) naming `app` (or none)."""
-    return {"runtime": runtime} | ({"app": app} if app else {}) if runtime else {}
+    if not runtime:
+        return {}
+    return {"runtime": runtime} | ({"app": app} if app else {})
 
 
 def append(
-    root: str, names: Sequence[str], steps: Sequence[Mapping[str, Any]], clock: Clock, device: Mapping[str, str] = {}
-) -> list[dict[str, Any]]:  # fmt: skip
+    root: str,
+    names: Sequence[str],
+    steps: Sequence[Mapping[str, Any]],
+    clock: Clock,
+    device: Mapping[str, str] | None = None,
+) -> list[dict[str, Any]]:
     """Append a succeeded action's steps to the named active flows; return what each holds now (for `data`).
 
     `device` (`device_of`) is kept by a flow's first action: its export runs on that runtime and app.
@@ -216,7 +222,9 @@ def append(
     """
     try:
         with locked(root):
-            return [entry for name in names if (entry := _append_to(root, name, steps, clock, device)) is not None]
+            return [
+                entry for name in names if (entry := _append_to(root, name, steps, clock, device or {})) is not None
+            ]
     except InputError as exc:  # the lock: no flow is recorded in
         return [{"name": name, "warning": _unrecorded(name, exc)} for name in names]
 
