@@ -43,6 +43,24 @@ def from_a_terminal() -> None:
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
+@contextlib.contextmanager
+def small_tmpfs(folder: Path, size_kib: int) -> Iterator[Path]:
+    """Mount a tmpfs of `size_kib` at `folder` for a full-disk test, and unmount it after; skip where it cannot be.
+
+    Mounting needs root; elsewhere the test is skipped, saying so.
+    """
+    import subprocess
+
+    folder.mkdir(exist_ok=True)
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kib}k", "tmpfs", str(folder)],
+                                           capture_output=True, check=False).returncode:  # fmt: skip
+        pytest.skip("needs root to mount a tmpfs")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=False)
+
+
 @pytest.fixture
 def ctrl_c_heard() -> Iterator[None]:
     """Let Ctrl-C raise in this process, as in a terminal, for tests that send it to themselves.

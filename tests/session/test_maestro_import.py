@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import FIXTURES, Cli, check_envelope
+from tests.conftest import FIXTURES, Cli, check_envelope, small_tmpfs
 
 #: A hang is a failure, never a speed: generous.
 HANG_S = 60
@@ -278,12 +278,7 @@ def test_an_env_file_that_cannot_be_written_names_it_and_leaves_no_scenario(cli_
 def test_a_full_disk_during_the_import_is_an_input_error_naming_the_file(tmp_path: Path) -> None:
     """On a real full tmpfs: INPUT_ERROR naming the .env file and the cause, nothing half written."""
     copy_fixtures(tmp_path)
-    mount = tmp_path / "full"
-    mount.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", str(mount)],
-                                           capture_output=True, check=False).returncode:  # fmt: skip
-        pytest.skip("needs root to mount a tmpfs")
-    try:
+    with small_tmpfs(tmp_path / "full", 16) as mount:
         (mount / "out").mkdir()
         with contextlib.suppress(OSError):  # filled to the last byte
             (mount / "pad").write_bytes(b"\0" * 32 * 1024)
@@ -293,5 +288,3 @@ def test_a_full_disk_during_the_import_is_an_input_error_naming_the_file(tmp_pat
         assert done.returncode == 1 and error["code"] == "INPUT_ERROR", error
         assert error["message"].endswith(f"cannot write {mount}/out/login.env: No space left on device")
         assert "disk is full" in error["likely_cause"] and list((mount / "out").iterdir()) == []
-    finally:
-        subprocess.run(["umount", str(mount)], check=False)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, small_tmpfs
 from tests.simkit import Passthrough
 from visor.clock import CountingIds, SystemClock
 from visor.devices.sim.device import SimDevice
@@ -146,30 +146,15 @@ def test_a_full_disk_as_the_timeline_is_closed_is_the_runs_input_error(
     assert json.loads(Path(timeline).with_name("summary.json").read_text())["status"] == "ok"
 
 
-def _tmpfs(folder: Path, size_kib: int) -> bool:
-    """Mount a small tmpfs at `folder` (root only); say whether it could be."""
-    import subprocess
-
-    folder.mkdir(exist_ok=True)
-    if os.geteuid() != 0:
-        return False
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kib}k", "tmpfs", str(folder)],
-                          capture_output=True, check=False)  # fmt: skip
-    return done.returncode == 0
-
-
 def test_a_full_file_system_at_any_point_of_a_run_is_an_input_error_naming_the_file(tmp_path: Path) -> None:
     """A real full tmpfs, filled to stop the run at every stage: never SYSTEM_ERROR, always the file and ENOSPC."""
     import subprocess
     import sys
 
-    mount = tmp_path / "full"
-    if not _tmpfs(mount, 128):
-        pytest.skip("needs root to mount a tmpfs")
     steps = "".join(f'  - {{id: s{n}, command: tap, args: {{target: "id=username"}}}}\n' for n in range(400))
     scenario = tmp_path / "many.yaml"
     scenario.write_text(f"meta: {{name: many, version: '1'}}\nconfig: {{seed: 1, runtime: sim}}\nsteps:\n{steps}")
-    try:
+    with small_tmpfs(tmp_path / "full", 128) as mount:
         seen = set()
         for fill_kib in range(60, 124, 6):
             for old in mount.iterdir():
@@ -185,8 +170,6 @@ def test_a_full_file_system_at_any_point_of_a_run_is_an_input_error_naming_the_f
             assert error["message"].endswith("': No space left on device") and "Traceback" not in done.stderr
             seen.add(error["message"].rsplit("/", 1)[1].split("'")[0])
         assert "timeline.log" in seen  # the stage this used to fail at
-    finally:
-        subprocess.run(["umount", str(mount)], check=False)
 
 
 def test_a_stopped_run_gets_no_verdict_line_of_its_own(tmp_path: Path) -> None:

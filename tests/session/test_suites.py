@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, Cli, check_envelope
+from tests.conftest import ROOT, Cli, check_envelope, small_tmpfs
 
 
 def scenario(name: str, tags: list[str], ok: bool = True) -> str:
@@ -295,12 +295,7 @@ def test_a_fault_inside_visor_in_one_scenario_is_its_error_and_the_suite_goes_on
 
 def test_a_full_file_system_names_the_suite_file_it_could_not_write(suite: Path, tmp_path: Path) -> None:
     """On a real full tmpfs the suite's INPUT_ERROR names the file and the cause, as a run's does."""
-    mount = tmp_path / "full"
-    mount.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)],
-                                           capture_output=True, check=False).returncode:  # fmt: skip
-        pytest.skip("needs root to mount a tmpfs")
-    try:
+    with small_tmpfs(tmp_path / "full", 64) as mount:
         with contextlib.suppress(OSError):  # filled to the last byte
             (mount / "pad").write_bytes(b"\0" * 128 * 1024)
         done = subprocess.run([sys.executable, "-m", "visor", "run", str(suite), "--output", str(mount / "out")],
@@ -309,8 +304,6 @@ def test_a_full_file_system_names_the_suite_file_it_could_not_write(suite: Path,
         assert done.returncode == 1 and error["code"] == "INPUT_ERROR" and "Traceback" not in done.stderr
         assert error["message"].startswith(f"cannot write '{mount}/out/suite_"), error["message"]
         assert error["message"].endswith("/junit.xml': No space left on device"), error["message"]
-    finally:
-        subprocess.run(["umount", str(mount)], check=False)
 
 
 def test_a_scenario_tagged_expected_failure_is_xfailed_and_strict(cli_runner: Cli, suite: Path) -> None:
