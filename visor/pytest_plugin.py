@@ -136,7 +136,17 @@ class ScenarioFile(pytest.File):
         )
 
 
-class UnreadableScenario(pytest.Item):
+class _ToldItem(pytest.Item):
+    """An item whose failure shows what failed, why and what to do next, never a traceback into visor."""
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        """Show a `ScenarioFailed`'s lines; anything else as pytest shows it."""
+        if isinstance(excinfo.value, ScenarioFailed):
+            return "\n".join(str(line) for line in excinfo.value.args)
+        return str(super().repr_failure(excinfo, style))
+
+
+class UnreadableScenario(_ToldItem):
     """A scenario file that cannot be read or parsed: an item that fails with the reason and its position."""
 
     def __init__(self, *, error: Exception, **kwargs: Any) -> None:
@@ -152,12 +162,6 @@ class UnreadableScenario(pytest.Item):
             raise exc
         raise ScenarioFailed(f"{exc.info().code}: {exc.message}", f"cause: {exc.likely_cause}",
                              f"next: {exc.next_step}")  # fmt: skip
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        """Show the file's problem, never a traceback into visor."""
-        if isinstance(excinfo.value, ScenarioFailed):
-            return "\n".join(str(line) for line in excinfo.value.args)
-        return str(super().repr_failure(excinfo, style))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         """Name the item in reports by its file."""
@@ -184,7 +188,7 @@ def _parameters(config: pytest.Config) -> tuple[dict[str, str], tuple[str, ...]]
     return gather(config.getoption("visor_env_file"), assignments, secrets, secret_flag="--visor-secret")
 
 
-class ScenarioItem(pytest.Item):
+class ScenarioItem(_ToldItem):
     """One scenario, run as a test."""
 
     def __init__(self, *, tags: list[str], **kwargs: Any) -> None:
@@ -227,12 +231,6 @@ class ScenarioItem(pytest.Item):
         if result.status != "ok":
             lines = (*_failures(result), *_seeded(prepared, result.effective_seed), f"report: {report}")
             raise ScenarioFailed(*lines, secrets=done.secrets)
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        """Show what failed, why, and what to do next, instead of a traceback into visor."""
-        if isinstance(excinfo.value, ScenarioFailed):
-            return "\n".join(str(line) for line in excinfo.value.args)
-        return str(super().repr_failure(excinfo, style))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         """Name the item in reports by its file and scenario name."""
