@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import re
 import sys
 from dataclasses import dataclass
 from typing import BinaryIO, Literal
@@ -21,6 +22,9 @@ MAX_SOURCE_BYTES = MAX_READ_BYTES
 Format = Literal["json", "yaml"]
 FORMATS_BY_SUFFIX: dict[str, Format] = {".json": "json", ".yaml": "yaml", ".yml": "yaml"}
 STDIN_NAME = "<stdin>"
+#: A lone UTF-16 surrogate: no character (an escape `\ud800` in a file), or a byte no UTF-8 decodes that Python
+#: keeps as one (PEP 383: a command line's, an environment's `\xff`).
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),

@@ -9,7 +9,6 @@ warnings (no seed, unlabelled screenshots, unknown argument fields, capabilities
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
@@ -25,6 +24,7 @@ from visor.scenario.fields import Owner
 from visor.scenario.issues import Issue, IssueCode, Severity, error, locate, warning
 from visor.scenario.models import Output, ScenarioDocument, StepHead
 from visor.scenario.project import in_project
+from visor.scenario.reading import LONE_SURROGATE
 from visor.scenario.scenario import Assertion, Scenario, Step
 from visor.scenario.selector_platforms import platform_issues
 from visor.scenario.suggest import did_you_mean
@@ -275,10 +275,6 @@ def _paths_outside_project(data: Mapping[str, Any], document: Document) -> list[
     return issues
 
 
-#: A lone surrogate: what Python makes of a byte that is no UTF-8 (a command line's, an environment's `\xff`).
-_UNDECODED = re.compile("[\ud800-\udfff]")
-
-
 def _not_text(data: Mapping[str, Any]) -> list[Issue]:
     """Refuse values that are not text: bytes no UTF-8 decodes.
 
@@ -290,7 +286,7 @@ def _not_text(data: Mapping[str, Any]) -> list[Issue]:
     pending: list[tuple[Path, Any]] = [((), data)]
     while pending and len(issues) < MAX_ISSUES:
         path, value = pending.pop()
-        if isinstance(value, str) and (found := _UNDECODED.search(value)):
+        if isinstance(value, str) and (found := LONE_SURROGATE.search(value)):
             byte = f"\\x{ord(found.group()) - 0xDC00:02x}" if 0xDC80 <= ord(found.group()) <= 0xDCFF else "a surrogate"
             issues.append(error(IssueCode.TYPE_ERROR, f"{dotted(path)} holds {byte}, which is not UTF-8 text",
                                 path, hint="Give the value as UTF-8 text (a parameter, a secret or a flag "

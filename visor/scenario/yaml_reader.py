@@ -23,7 +23,7 @@ import yaml
 
 from visor.errors import SourceError
 from visor.scenario.document import MAX_DEPTH, MAX_NODES, Document, Path, Position
-from visor.scenario.reading import SourceText, empty_source, integer_too_long
+from visor.scenario.reading import LONE_SURROGATE, SourceText, empty_source, integer_too_long
 
 #: Characters of a scalar counted as one node: aliases may repeat at most MAX_NODES x this much text.
 TEXT_PER_NODE = 64
@@ -39,7 +39,6 @@ _HEX = re.compile(r"^0x[0-9a-fA-F]+$")
 _FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
 _INF = re.compile(r"^[-+]?\.(?:inf|Inf|INF)$")
 _NAN = re.compile(r"^\.(?:nan|NaN|NAN)$")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _BAD_ESCAPE = "the string holds an escape of a lone UTF-16 surrogate (\\uD800-\\uDFFF) or beyond U+10FFFF: no character"
 _SURROGATE_CAUSE = (
     "A \\uD800-\\uDFFF escape is half of a UTF-16 surrogate pair, which is not a character on its own"
@@ -238,7 +237,7 @@ class _Builder:
     def check_text(self, text: str, where: Position) -> None:
         # libyaml refuses surrogate escapes while scanning; PyYAML's own scanner (used without libyaml) decodes
         # them into strings that are not Unicode text.
-        lone = _SURROGATE.search(text)
+        lone = LONE_SURROGATE.search(text)
         if lone is not None:
             raise self.error(
                 f"the string holds a lone UTF-16 surrogate (U+{ord(lone.group()):04X}), not a character",
