@@ -144,3 +144,14 @@ def test_a_scenario_too_large_to_read_fails_saying_so(pytester: pytest.Pytester)
     done = pytester.runpytest_subprocess("scenarios", "--visor-output", "out", "-p", "visor")
     done.assert_outcomes(failed=2)  # a link to one is one, as pytest collects it
     done.stdout.fnmatch_lines(["*INPUT_ERROR*too large*"])
+
+
+def test_a_scenario_this_install_cannot_run_is_skipped_saying_what_to_add(pytester: pytest.Pytester) -> None:
+    """As `visor run DIR` does: a runtime whose extra is not installed skips its scenario, naming the install."""
+    pytester.makeconftest("import sys\nsys.modules['appium'] = None  # an install without the appium extra\n")
+    phone = "meta: {name: on-a-phone, version: '1'}\nconfig: {runtime: appium, capabilities: {platformName: Android}}\n"
+    pytester.makefile(".yaml", **{"scenarios/a": PASSES, "scenarios/phone": phone + "steps: [{id: w, command: wait, "
+                                  "args: {ms: 10}}]\n"})  # fmt: skip
+    done = pytester.runpytest_subprocess("scenarios", "--visor-output", "out", "-p", "visor", "-rs")
+    done.assert_outcomes(passed=1, skipped=1)
+    done.stdout.fnmatch_lines(["*SKIPPED*not runnable on this install: the Appium runtime needs Appium-Python-Client*"])

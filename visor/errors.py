@@ -16,6 +16,7 @@ code and exit code where they differ from its parent's, says when it is raised, 
     │   ├── AppRuntimeError                              an app model loops or outgrows a limit [devices.sim.state]
     │   └── OutputError                                  the output cannot be written (full disk) [report.artifacts]
     ├── TargetError              TARGET_ERROR  exit 1    the device, the runtime or the server is unusable
+    │   ├── NotInstalled                                 a part this install lacks (an extra): a suite skips it
     │   └── SessionRestarted                             a lost session was renewed: the step reruns [actions.device]
     ├── ActionError              ACTION_ERROR  exit 1    a step or a direct action failed
     │   ├── StepFailure                                  a step failed; the run goes on [actions.step_context]
@@ -186,6 +187,16 @@ class TargetError(VisorError):
     next_action = NextAction.RETRY
     default_cause = "The device or runtime is not reachable or not set up."
     default_next_step = "Check the device and runtime set-up, then retry."
+
+
+class NotInstalled(TargetError):
+    """A part of visor this install lacks (a library of an extra), which the runtime or the step needs.
+
+    A suite, and the pytest plugin, skip a scenario that meets it, saying why: it is a choice of the install,
+    not a fault of the scenario or the device (a device that is gone stays an error, so CI stays red).
+    """
+
+    default_cause = "visor was installed without the extra this needs."
 
 
 class ActionError(VisorError):

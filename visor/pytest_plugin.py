@@ -201,8 +201,9 @@ class ScenarioItem(_ToldItem):
     def runtest(self) -> None:
         """Run the scenario; raise `ScenarioFailed` when it fails or cannot run."""
         from visor.clock import RandomIds, SystemClock
-        from visor.errors import VisorError
+        from visor.errors import NotInstalled, VisorError
         from visor.session.runs import Environment, PreparedRun, RunOptions, attempt
+        from visor.session.suites import not_here
 
         config = self.config
         runtime = config.getoption("visor_runtime") or config.getini("visor_runtime") or None
@@ -217,6 +218,8 @@ class ScenarioItem(_ToldItem):
             if runtime is None and fallback and prepared.scenario.config.runtime is None:
                 prepared = replace(prepared, options=replace(prepared.options, runtime=fallback))
             done = attempt(prepared, env, ())
+        except NotInstalled as exc:  # a choice of the install, as in `visor run DIR`: skipped, saying what to add
+            pytest.skip(not_here(exc))
         except VisorError as exc:
             raise ScenarioFailed(
                 f"{exc.info().code}: {exc.message}", f"next: {exc.next_step}", secrets=secrets

@@ -21,6 +21,13 @@ def scenario(name: str, tags: list[str], ok: bool = True) -> str:
             f"steps:\n  - {{id: look, command: wait, args: {{for: '{target}', timeout: 200}}}}\n")  # fmt: skip
 
 
+#: A scenario for a phone through Appium.
+APPIUM = (
+    "meta: {name: on-a-phone, version: '1'}\nconfig: {runtime: appium, capabilities: {platformName: Android}}\n"
+    "steps:\n  - {id: look, command: wait, args: {ms: 10}}\n"
+)
+
+
 @pytest.fixture
 def suite(tmp_path: Path) -> Path:
     folder = tmp_path / "scenarios"
@@ -166,10 +173,7 @@ def test_workers_run_scenarios_at_once_with_the_results_of_a_serial_run(cli_runn
 
 
 def test_a_device_that_cannot_be_had_is_an_error_row_and_the_suite_goes_on(cli_runner: Cli, suite: Path) -> None:
-    (suite / "z-appium.yaml").write_text(
-        "meta: {name: on-a-phone, version: '1'}\nconfig: {runtime: appium, capabilities: {platformName: Android}}\n"
-        "steps:\n  - {id: look, command: wait, args: {ms: 10}}\n"
-    )
+    (suite / "z-appium.yaml").write_text(APPIUM)
     result = cli_runner.run("run", "scenarios", "--output", "out", "--workers", "2", "--server-url",
                             "http://127.0.0.1:9")  # fmt: skip
     row = next(r for r in result.data["suite"]["scenarios"] if r["name"] == "on-a-phone")
@@ -177,6 +181,34 @@ def test_a_device_that_cannot_be_had_is_an_error_row_and_the_suite_goes_on(cli_r
     assert [r["status"] for r in result.data["suite"]["scenarios"] if r["name"] != "on-a-phone"] == [
         "passed", "failed", "passed"]  # fmt: skip
     assert result.exit_code == 1
+
+
+def test_a_scenario_this_install_cannot_run_is_skipped_saying_what_to_add(
+    cli_runner: Cli, suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "appium", None)  # an install without the appium extra
+    (suite / "z-appium.yaml").write_text(APPIUM)
+    result = cli_runner.run("run", "scenarios", "--output", "out", "--server-url", "http://127.0.0.1:9")
+    row = next(r for r in result.data["suite"]["scenarios"] if r["name"] == "on-a-phone")
+    assert row["status"] == "skipped" and row["exit_code"] == 0
+    assert row["reason"].startswith("not runnable on this install: the Appium runtime needs Appium-Python-Client")
+    assert "pip install 'visor-mobile[appium]'" in row["reason"]
+    assert result.exit_code == 2 and result.data["suite"]["totals"]["skipped"] == 1  # the others ran as before
+    assert "not runnable on this install" in result.stderr
+    junit = ET.parse(result.data["suite"]["junit"]).getroot()
+    skipped = next(case for case in junit.iter("testcase") if case.get("name") == "not runnable on this install")
+    assert "Appium-Python-Client" in skipped.find("skipped").get("message")  # type: ignore[union-attr]
+
+
+def test_a_suite_nothing_of_which_this_install_can_run_is_an_error_not_a_pass(
+    cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "appium", None)
+    (tmp_path / "phone").mkdir()
+    (tmp_path / "phone" / "a.yaml").write_text(APPIUM)
+    result = cli_runner.run("run", "phone", "--output", "out", "--server-url", "http://127.0.0.1:9")
+    assert result.exit_code == 1 and result.envelope["error"]["code"] == "TARGET_ERROR"
+    assert result.envelope["error"]["message"].startswith("no scenario ran: 1 of 1 cannot run on this install (")
 
 
 def test_benchmarking_a_folder_ranks_the_least_deterministic_first(cli_runner: Cli, suite: Path) -> None:

@@ -208,6 +208,8 @@ class ConsoleReporter:
         error = row.get("error")
         if status != "passed" and isinstance(error, Mapping):
             self.line(("      ", None), (str(error.get("message", "")), "red"))
+        elif status == "skipped" and row.get("reason"):
+            self.line(("      ", None), (str(row["reason"]), "dim"))
         for move in row.get("moved", ()):
             self.line(("      ", None), (f"moved off {move['from']}: {move['error']['message']}", "yellow"))
 

@@ -30,9 +30,14 @@ _SUITES_COUNTS = ("tests", "failures", "errors")
 
 @dataclass(frozen=True, slots=True)
 class Skipped:
-    """A suite's scenario that did not run, and why (its tags left it out)."""
+    """A suite's scenario that did not run, and why.
+
+    Its tags left it out, it is an expected failure, or the install lacks what it needs; `case` names its test
+    case (what was not done).
+    """
 
     reason: str
+    case: str = "left out by its tags"
 
 
 def render(result: RunResult, name: str) -> str:
@@ -60,7 +65,7 @@ def render_suite(runs: Sequence[tuple[str, RunResult | ErrorInfo | Skipped, Sequ
             if earlier:
                 _mark_flaky(suite, earlier)
         elif isinstance(outcome, Skipped):
-            case, totals = _one_case(suites, name, "skipped", "left out by its tags")
+            case, totals = _one_case(suites, name, "skipped", outcome.case)
             ET.SubElement(case, "skipped", message=outcome.reason)
         else:
             case, totals = _one_case(suites, name, "errors", "load and run")

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from visor.actions.secrets import mask_rendered, redact
 from visor.clock import RandomIds, SystemClock
 from visor.engine.results import RunResult
-from visor.errors import ErrorCode, ErrorInfo, ExitCode, NextAction, VisorError, stopping_signal
+from visor.errors import ErrorCode, ErrorInfo, ExitCode, NextAction, NotInstalled, VisorError, stopping_signal
 from visor.files import write_atomic
 from visor.report import junit, suite_html
 from visor.report.artifacts import OutputError
@@ -99,11 +99,15 @@ def run_suite(
         entries.append(entry)
         written.extend(files)
         if entry["status"] == "xfailed":  # as pytest reports an xfail in its JUnit file: skipped, saying why
-            junit_runs.append((entry["name"], junit.Skipped(f"expected failure: {entry['error']['message']}"), ()))
+            junit_runs.append(
+                (entry["name"], junit.Skipped(f"expected failure: {entry['error']['message']}", "expected failure"), ())
+            )
         elif result is not None:
             junit_runs.append((entry["name"], *result))
         elif entry["status"] == "skipped":  # CI lists what the tags left out, as skipped, not as nothing
-            junit_runs.append((entry["name"], junit.Skipped(entry.get("reason", "left out by its tags")), ()))
+            reason = str(entry.get("reason", ""))
+            case = "not runnable on this install" if reason.startswith(NOT_HERE) else "left out by its tags"
+            junit_runs.append((entry["name"], junit.Skipped(reason, case), ()))
     record_durations(root, {e["path"]: e["duration_ms"] for e in entries if e.get("duration_ms") is not None})
     totals = suite_totals(entries)
     folder = os.path.join(options.output or DEFAULT_OUTPUT, env.ids.new_id("suite"))
@@ -119,7 +123,7 @@ def run_suite(
     code = stop if stop is not None else suite_code(entries)
     if code == ExitCode.OK and entries and totals["skipped"] == totals["scenarios"]:
         # A mistyped tag would otherwise keep a CI job green for ever.
-        return masked(Outcome("fail", NextAction.RUN, data, ExitCode.ERROR, _nothing_ran(totals, chosen),
+        return masked(Outcome("fail", NextAction.RUN, data, ExitCode.ERROR, _nothing_ran(entries, chosen),
                               [*written, *pages]), options.secrets)  # fmt: skip
     if code == ExitCode.OK:
         return masked(Outcome("ok", NextAction.REPORT, data, code, None, [*written, *pages]), options.secrets)
@@ -269,6 +273,8 @@ def _tried(
     for _ in range(chosen.retries + 1):
         try:
             done = attempt(prepared, env, handlers, concurrent=concurrent)
+        except NotInstalled as exc:  # what the install lacks is not the scenario's fault: skipped, saying what
+            return {**entry, "status": "skipped", "exit_code": 0, "reason": not_here(exc)}, None, written
         except VisorError as exc:  # refused before any step (a shared device under --workers), or unreachable
             return _errored(entry, exc, written)
         written.extend(done.written)
@@ -314,6 +320,15 @@ def _as_expected(entry: dict[str, Any], shown: tuple[RunResult, tuple[ErrorInfo,
         return {**entry, "status": "xfailed", "exit_code": int(ExitCode.OK)}, shown, written
     failed = {**entry, "status": "failed", "exit_code": int(ExitCode.RUN_FAILED), "error": UNEXPECTED_PASS.to_dict()}
     return failed, (UNEXPECTED_PASS, ()), written
+
+
+#: How the reason of a scenario skipped for what the install lacks begins.
+NOT_HERE = "not runnable on this install: "
+
+
+def not_here(exc: NotInstalled) -> str:
+    """Say why a scenario is skipped on this install: what is missing, and how to add it."""
+    return f"{NOT_HERE}{exc.message}. {exc.next_step}"
 
 
 def _errored(entry: dict[str, Any], exc: VisorError, written: list[str]) -> Ran:
@@ -375,13 +390,22 @@ def suite_code(entries: Sequence[dict[str, Any]]) -> ExitCode:
     return max((ExitCode(e["exit_code"]) for e in entries), key=lambda c: _SEVERITY.get(c, 3), default=ExitCode.OK)
 
 
-def _nothing_ran(totals: dict[str, int], chosen: Selection) -> ErrorInfo:
-    """Word a suite whose every scenario was left out by the tags."""
+def _nothing_ran(entries: Sequence[dict[str, Any]], chosen: Selection) -> ErrorInfo:
+    """Word a suite whose every scenario was left out: by the tags, or by what this install lacks."""
+    lacking = [entry for entry in entries if str(entry.get("reason", "")).startswith(NOT_HERE)]
+    if lacking:
+        return ErrorInfo(
+            code="TARGET_ERROR",
+            message=f"no scenario ran: {len(lacking)} of {len(entries)} cannot run on this install "
+            f"({lacking[0]['path']}: {lacking[0]['reason'][len(NOT_HERE) :]})",
+            likely_cause="visor was installed without the extra these scenarios' runtime needs.",
+            next_step="Install what the reason names, or run them on the simulated device with --runtime sim.",
+        )
     asked = [f"--include-tags {','.join(chosen.include)}"] if chosen.include else []
     asked += [f"--exclude-tags {','.join(chosen.exclude)}"] if chosen.exclude else []
     return ErrorInfo(
         code="INPUT_ERROR",
-        message=f"no scenario ran: the tags left out all {totals['scenarios']} ({' '.join(asked)})",
+        message=f"no scenario ran: the tags left out all {len(entries)} ({' '.join(asked)})",
         likely_cause="A tag is misspelt, or none of these scenarios carries it (meta.tags).",
         next_step="Check the tags against the scenarios' meta.tags (data.suite.scenarios lists each one's).",
     )

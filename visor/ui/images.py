@@ -6,7 +6,7 @@ import hashlib
 import io
 from typing import Any
 
-from visor.errors import TargetError
+from visor.errors import NotInstalled, TargetError
 from visor.ui.geometry import Size
 
 _SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -30,13 +30,13 @@ def _imaging() -> tuple[Any, Any]:
     """Import ImageHash and Pillow (ImageHash brings numpy and scipy: imported only when a hash is needed).
 
     Raises:
-        TargetError: ImageHash is not installed.
+        NotInstalled: ImageHash is not installed.
     """
     try:
         import imagehash
         import PIL.Image
     except ImportError:
-        raise TargetError(
+        raise NotInstalled(
             "perceptual hashes (of screens without a UI tree, of photos) need ImageHash, which is not installed",
             likely_cause="visor was installed without its dependencies (pip --no-deps), or ImageHash was removed.",
             next_step="pip install 'visor-mobile[images]'",
@@ -54,7 +54,7 @@ def image_fingerprint(png: bytes) -> str:
     (a hash of the bytes is not), and flat tiles are kept out of pHash, whose bits on an empty area are noise.
 
     Raises:
-        TargetError: ImageHash is not installed, or the bytes are not an image.
+        NotInstalled: ImageHash is not installed, or the bytes are not an image.
     """
     imagehash, pil = _imaging()
     from PIL import ImageStat
@@ -84,7 +84,7 @@ def photo_hash(image: bytes) -> str:
     Near-duplicates (a burst shot, a re-saved copy) differ in a few bits; different photos in about half.
 
     Raises:
-        TargetError: ImageHash is not installed, or the bytes are not an image.
+        NotInstalled: ImageHash is not installed, or the bytes are not an image.
     """
     imagehash, pil = _imaging()
     try:

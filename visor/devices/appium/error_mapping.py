@@ -26,7 +26,7 @@ from visor import DISTRIBUTION
 from visor.actions.device import InputRejected, UnsupportedInput
 from visor.devices.appium.capabilities import scrub
 from visor.devices.appium.deadline import RequestTimeout
-from visor.errors import ActionError, TargetError, VisorError
+from visor.errors import ActionError, NotInstalled, TargetError, VisorError
 
 _LOST = ("invalid session id", "session is either terminated or not started", "a session is either terminated")
 _UNSUPPORTED = ("not yet been implemented", "unsupported execute method", "unknown command", "unknown method")
@@ -46,9 +46,9 @@ class SessionLost(Exception):
     """The server no longer knows the session."""
 
 
-def client_missing(exc: ImportError) -> TargetError:
+def client_missing(exc: ImportError) -> NotInstalled:
     """Return the error for a machine without the Appium client library."""
-    return TargetError(
+    return NotInstalled(
         f"the Appium runtime needs Appium-Python-Client, which is not installed ({exc})",
         likely_cause="visor was installed without its `appium` extra (the plain install has only the simulated "
         "device).",
