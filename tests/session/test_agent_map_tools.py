@@ -154,14 +154,20 @@ def test_an_unknown_screen_is_not_found_and_a_shared_label_ambiguous_from_every_
     from tests.session.test_route_plans import SIGN_IN
 
     agent = session(maps)
-    plan = {"goal": "x", "paths": [{"id": "p", "steps": [{**SIGN_IN[2], "expect": {"screen": "Checkout",
-                                                                                 "selector": "text=Pay"}}]}]}  # fmt: skip
+    plan = {"goal": "x", "paths": [{"id": "p", "steps": [{**SIGN_IN[0], "expect": {"screen": "Checkout",
+                                                                                 "selector": SIGN_IN[0]["expect"]["selector"]}}]}]}  # fmt: skip
     calls: list[tuple[str, dict[str, Any]]] = [("map_read", {"screen": "Checkout"}), ("route_plan", {"to": "Checkout"}),
-             ("route_follow", {"to": "Checkout"}), ("route_follow", {"plan": plan})]  # fmt: skip
+             ("route_follow", {"to": "Checkout"})]  # fmt: skip
     for name, arguments in calls:
         unknown = refused(agent.call(name, arguments))
         assert unknown["code"] == "NOT_FOUND", (name, unknown)
         assert unknown["message"] == "the app map has no screen 'Checkout'" and "screen_1 (Sign in)" in unknown["hint"]
+    # A plan expecting it runs, as `visor route PLAN` does, and ends needing discovery of the screen it reached.
+    followed = agent.call("route_follow", {"plan": plan})
+    result = followed.result
+    assert followed.is_error and result["status"] == "failed" and result["route_status"] == "needs_discovery"
+    assert result["message"].startswith("Route needs discovery: Step p/user reached screen_1")
+    assert result["rediscovery"]["observation_token"] == result["current_screen"]["observation_token"]
     path = next(maps.glob("*.json"))
     document: dict[str, Any] = json.loads(path.read_text())
     for screen in document["screens"][:2]:

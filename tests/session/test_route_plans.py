@@ -165,15 +165,55 @@ def test_resume_goes_on_from_the_checkpoint(cli_runner: Cli, crawled: Path, tmp_
     assert [s["id"] for s in midway.data["attempts"][0]["steps"]] == ["password", "login"]
 
 
+def test_a_step_expecting_a_screen_not_yet_discovered_ends_the_route_needing_discovery(
+    cli_runner: Cli, crawled: Path, tmp_path: Path
+) -> None:
+    """Upstream runs such a plan (it never checks the screen); visor refused it up front, as if a typo."""
+    unknown = {**SIGN_IN[2], "expect": {"screen": "Home feed", "selector": "text=Feed"}}
+    plan = {"goal": "Settings", "rediscover": False, "paths": [{"id": "p", "steps": [*SIGN_IN[:2], unknown,
+                                                                                    SIGN_IN[3]]}]}  # fmt: skip
+    result = route(cli_runner, crawled, plan)
+    assert result.exit_code == 2 and result.envelope["error"]["code"] == "ACTION_ERROR"
+    message = result.envelope["error"]["message"]
+    assert message.startswith("Route needs discovery: Step p/login reached screen_4 (variant_4), expecting screen "
+                              "'Home feed', which the app map does not know yet"), message  # fmt: skip
+    assert result.data["status"] == "needs_discovery"
+    assert outcomes(result.data) == [("p", "needs_discovery", ["success", "success", "needs_discovery"])]
+    token = result.data["rediscovery"]["observation_token"]
+    assert token == result.data["current_screen"]["observation_token"] and token.startswith("variant_4.")
+    assert f"--observation-token {token}" in result.envelope["error"]["next_step"]
+    checkpoint = json.loads(Path(result.data["checkpoint_path"]).read_text())
+    assert checkpoint["status"] == "needs_discovery"
+    assert checkpoint["resume"] == {"path_id": "p", "next_step_index": 3, "requires_discovery": True}
+    # Annotated with the plan's name (the token the route gave), the screen is known: the plan gets there.
+    (tmp_path / "note.json").write_text(json.dumps({"screen": {"label": "Home feed", "purpose": "Read the feed"}}))
+    noted = cli_runner.run("discover", "--observation-token", token, "--annotate-current", "note.json",
+                           "--map-dir", "maps")  # fmt: skip
+    assert noted.exit_code == 0, noted.stdout
+    again = route(cli_runner, crawled, plan)
+    assert again.exit_code == 0, again.stdout
+    assert outcomes(again.data) == [("p", "completed", ["success"] * 4)]
+
+
+def test_a_plan_of_screens_none_discovered_runs_on_an_empty_map(cli_runner: Cli, tmp_path: Path) -> None:
+    """A map with no screens yet refused every plan; the first step now runs, and the route asks for discovery."""
+    plan = {"goal": "Sign in", "paths": [{"id": "p", "steps": [{**SIGN_IN[0], "expect": {
+        "screen": "Login", "selector": DEMO + "password"}}]}]}  # fmt: skip
+    (tmp_path / "plan.json").write_text(json.dumps(plan))
+    result = cli_runner.run("route", "plan.json", "--runtime", "sim", "--seed", "7", "--map-dir", "fresh")
+    assert result.exit_code == 2, result.stdout
+    assert result.envelope["error"]["message"].startswith("Route needs discovery: Step p/user reached screen_1")
+    assert result.data["rediscovery"]["current_screen"]["id"] == "screen_1"
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"expect": {"screen": "Checkout", "selector": "text=Pay"}}, "the app map has no screen 'Checkout'"),
         ({"args": {"target": DEMO + "logout"}}, f"taps {DEMO}logout, which is risky"),
         ({"args": {"target": "text=Delete account"}}, "which is risky"),
     ],
 )
-def test_unknown_screens_and_risky_taps_are_refused_before_any_action(
+def test_risky_taps_are_refused_before_any_action(
     cli_runner: Cli, crawled: Path, change: dict[str, Any], message: str
 ) -> None:
     bad = {**SIGN_IN[2], **change}

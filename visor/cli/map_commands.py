@@ -124,10 +124,11 @@ def route(
     """Follow a route plan (PLAN, or - for standard input), or go to a screen the app map knows (--to).
 
     A plan lists paths to a goal, tried in order; each step says the screen and a selector that must be there
-    after it. The plan is checked before the device is touched, then against the map (unknown screens and risky
-    taps are refused); every step is verified and checkpointed. With --to, visor plans the shortest safe route
-    itself. Fields an edge needs filled are filled from the environment variables the crawl's annotation named.
-    Exit 2 when the route does not get there (docs/app-map.md).
+    after it. The plan is checked before the device is touched, then against the map (risky taps are refused);
+    every step is verified and checkpointed. A step expecting a screen the map does not know yet ends the route
+    needs_discovery on the screen it reached (annotate it, then route again). With --to, visor plans the
+    shortest safe route itself. Fields an edge needs filled are filled from the environment variables the
+    crawl's annotation named. Exit 2 when the route does not get there (docs/app-map.md).
 
     \b
     Examples:

@@ -12,8 +12,11 @@ learnt, in the compact, agent-safe form of the agent memory (`visor.agent-memory
 
 Results take the tools' shape (`tool, status, dispatched, code, message`) with the map's data beside it. A call
 the map cannot answer (no map yet, an unknown screen) is refused with a hint, having sent nothing: a screen the
-map does not have is NOT_FOUND from all three tools, a label several screens share AMBIGUOUS. The text of the
-map's secret inputs (and of any secret given) is masked in every result.
+map does not have is NOT_FOUND from all three tools, a label several screens share AMBIGUOUS. A route plan is the
+exception, as `visor route PLAN` is: a step expecting a screen the map does not know yet is a screen not yet
+discovered, so the plan runs and ends `needs_discovery` there (`route_status`, and the observation token to
+annotate in `rediscovery`). The text of the map's secret inputs (and of any secret given) is masked in every
+result.
 """
 
 from __future__ import annotations
@@ -210,7 +213,7 @@ class MapTools:
             self._read_map(place)  # its secrets, masked in what the route shows
             outcome = follow_plan_on(opened, place, checked, env, secrets=self.given, kept=self.known)
         except InputError as exc:
-            # Refused before any input (an invalid plan, an unknown screen, a risky tap): nothing was sent.
+            # Refused before any input (an invalid plan, a shared screen name, a risky tap): nothing was sent.
             code = _refusal_code(exc, "VALIDATION_ERROR")
             return reply("route_follow", "refused", code, exc.message, hint=exc.next_step)
         except VisorError as exc:
@@ -264,7 +267,7 @@ def _route_dispatched(legs: list[dict[str, Any]], goals: set[str]) -> str:
 def _plan_dispatched(data: Mapping[str, Any]) -> str:
     """Say what a failed route plan sent: `none` when no step's action went out, else `partial` (it stopped)."""
     steps = [step for attempt in data.get("attempts", []) for step in attempt.get("steps", [])]
-    sent = any(step.get("outcome") in ("success", "verification_failure") for step in steps)
+    sent = any(step.get("outcome") in ("success", "verification_failure", "needs_discovery") for step in steps)
     return "partial" if sent else "none"
 
 

@@ -2,9 +2,11 @@
 
 Upstream's execution (docs/app-map.md), made strict where upstream is loose:
 
-- Before the first action, the plan is checked against the app map: every `expect.screen` must name a screen
-  the map knows (an id, a variant id or a label), and no step may tap a control the map marks risky (the plan's
-  `safety: safe` is a claim; the map's safety rules decide). A plan that fails this is refused, saying why.
+- Before the first action, the plan is checked against the app map: no step may tap a control the map marks
+  risky (the plan's `safety: safe` is a claim; the map's safety rules decide), and an `expect.screen` naming
+  several screens is refused, saying why. An `expect.screen` the map does not know yet is no typo to fix up
+  front (upstream runs such a plan): it is a screen not yet discovered, and the route runs until a step expecting
+  it is reached, then ends `needs_discovery` on the screen that step reached (see below).
 - Paths are tried in order. A path's `from.selector` must match on the current screen, or the path is skipped.
 - Each step runs through the action kernel (the effect is verified, as in `visor run`), then `expect.selector` is
   waited for (`expect.timeout_ms`), and the screen reached must be `expect.screen` (upstream never checks it).
@@ -15,6 +17,9 @@ Upstream's execution (docs/app-map.md), made strict where upstream is loose:
   whose contract the screen reached does not satisfy.
 - After every step a checkpoint (`visor.route-checkpoint.v1`, one file per route, written atomically) holds the
   plan, the current screen and where to resume; `visor route --resume CHECKPOINT` continues from there.
+- A step whose `expect.screen` the map does not know runs (action, then `expect.selector` waited for); when both
+  held, the route stops there, `needs_discovery`, its checkpoint resuming at the next step: annotate the screen
+  reached (`data.rediscovery.observation_token`) with that name, then `--resume`.
 - When no path completes: `needs_discovery` (with `rediscover`, the default) and what an agent needs to annotate
   the screen it is on, else `failed`. Both exit 2 (ACTION_ERROR); a completed route exits 0.
 """
@@ -57,7 +62,7 @@ from visor.session.app_map import (
 from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
 from visor.session.direct import Environment, run_steps
 from visor.session.discover import write_memory
-from visor.session.routes import destination
+from visor.session.routes import UNKNOWN_SCREEN, destination
 from visor.ui.screens import safety
 
 CHECKPOINT_SCHEMA = "visor.route-checkpoint.v1"
@@ -153,7 +158,7 @@ def follow_plan(
     """Follow a route plan on the device the options open; return the route's outcome.
 
     Raises:
-        InputError: the plan names a screen the map does not know, or taps a risky control.
+        InputError: the plan names a screen several screens share, or taps a risky control.
         TargetError: the device cannot be reached, or the map is locked.
     """
     if no_map:
@@ -186,7 +191,7 @@ def follow_plan_on(
     `visor.session.routes.route_on`'s does.
 
     Raises:
-        InputError: the plan names a screen the map does not know, or taps a risky control.
+        InputError: the plan names a screen several screens share, or taps a risky control.
         TargetError: the map is locked by another process.
     """
     with map_lock(place, sleep=time.sleep, now=time.monotonic):
@@ -217,35 +222,43 @@ def follow_plan_on(
                                "agent_path": agent_path, "schema": sliced["schema"],
                                "current_screen": sliced["current_screen"], "routes": sliced["routes"],
                                "gaps": sliced["gaps"]}  # fmt: skip
+        if data["attempts"] and data["attempts"][-1]["status"] == "needs_discovery":
+            token, resume = data["current_screen"]["observation_token"], data["checkpoint_path"]
+            return _failed(
+                data,
+                "Route needs discovery",
+                data["reason"],
+                likely_cause="The plan expects a screen the app map has not learnt yet (no screen of that name).",
+                next_step=f"Annotate the screen reached with that name (visor discover --observation-token {token} "
+                f"--annotate-current NOTE), then go on: visor route --resume {resume}.",
+            )
         return _failed(data, "Route needs discovery", data["reason"])
     return _failed(data, "Route failed", data["reason"])
 
 
-def _failed(data: dict[str, Any], title: str, reason: str) -> Outcome:
-    error = ErrorInfo(
-        code=str(ErrorCode.ACTION_ERROR),
-        message=f"{title}: {reason}",
-        likely_cause="The app no longer goes where the plan says, or the plan starts from another screen.",
-        next_step="Look at data.attempts for the step that failed; annotate or crawl the current screen "
-        "(visor discover --crawl), then route again (or --resume the checkpoint).",
-    )
+def _failed(
+    data: dict[str, Any],
+    title: str,
+    reason: str,
+    *,
+    likely_cause: str = "The app no longer goes where the plan says, or the plan starts from another screen.",
+    next_step: str = "Look at data.attempts for the step that failed; annotate or crawl the current screen "
+    "(visor discover --crawl), then route again (or --resume the checkpoint).",
+) -> Outcome:
+    error = ErrorInfo(code=str(ErrorCode.ACTION_ERROR), message=f"{title}: {reason}", likely_cause=likely_cause,
+                      next_step=printable(next_step))  # fmt: skip
     return Outcome("fail", NextAction.RUN, data, ExitCode.RUN_FAILED, error)
 
 
-def check_against_map(plan: RoutePlan, app_map: AppMap) -> dict[str, set[str]]:
-    """Return the variants each `expect.screen` names; refuse a plan the map cannot check or that taps a risky control.
+def check_against_map(plan: RoutePlan, app_map: AppMap) -> dict[str, set[str] | None]:
+    """Return the variants each `expect.screen` names (None: a screen the map does not know yet); refuse risky taps.
 
     Raises:
-        InputError: the map is empty, a screen is unknown or ambiguous, or a step taps a risky control.
+        InputError: a screen's name is shared by several screens, or a step taps a risky control.
     """
-    if not app_map.document["screens"]:
-        raise InputError(
-            f"the app map {app_map.place.path} knows no screens: a route plan cannot be checked against it",
-            next_step="Map the app first (visor discover --crawl), then route.",
-        )
     risky = {element["selector"] for variant in app_map.document["variants"] for element in variant["elements"]
              if element["safety"] == "risky"}  # fmt: skip
-    screens: dict[str, set[str]] = {}
+    screens: dict[str, set[str] | None] = {}
     for path in plan.paths:
         for step in path.steps:
             target = step.args.get("target")
@@ -256,8 +269,22 @@ def check_against_map(plan: RoutePlan, app_map: AppMap) -> dict[str, set[str]]:
                     next_step="Route around it; visor never follows a route through a risky control.",
                 )
             if step.expect.screen not in screens:
-                screens[step.expect.screen] = destination(app_map, step.expect.screen)
+                screens[step.expect.screen] = _known(app_map, step.expect.screen)
     return screens
+
+
+def _known(app_map: AppMap, screen: str) -> set[str] | None:
+    """Return the variants a screen's name names, None when the map does not know it yet (not yet discovered).
+
+    Raises:
+        InputError: the name is shared by several screens (the plan must say which).
+    """
+    try:
+        return destination(app_map, screen)
+    except InputError as exc:
+        if UNKNOWN_SCREEN in exc.details:
+            return None
+        raise
 
 
 class _Follower:
@@ -271,7 +298,7 @@ class _Follower:
         self.seed = seed
         self.variant: dict[str, Any] = {}
 
-    def follow(self, screens: Mapping[str, set[str]], resume: Resume) -> dict[str, Any]:
+    def follow(self, screens: Mapping[str, set[str] | None], resume: Resume) -> dict[str, Any]:
         """Try the paths in order (from where `resume` says); return `data` (the map's part still to add)."""
         record = self.record
         self._observe()
@@ -286,6 +313,11 @@ class _Follower:
                 record.status, record.selected_path, record.resume = "completed", path.id, {"complete": True}
                 self._save()
                 return self._data("completed", None)
+            if attempt["status"] == "needs_discovery":
+                # The step's resume (the next step of this path) is kept: annotated, the route goes on from there.
+                record.status, record.resume = "needs_discovery", {**record.resume, "requires_discovery": True}
+                self._save()
+                return self._data(record.status, attempt["reason"])
             following = paths[number + 1] if number + 1 < len(paths) else None
             record.resume = {"next_path_id": following.id} if following else {}
             self._save()
@@ -299,9 +331,9 @@ class _Follower:
         return self._data(record.status, reason)
 
     def _attempt(
-        self, path: RoutePath, screens: Mapping[str, set[str]], first: int, skip_start: bool
+        self, path: RoutePath, screens: Mapping[str, set[str] | None], first: int, skip_start: bool
     ) -> dict[str, Any]:
-        """Follow one path; return its attempt record."""
+        """Follow one path; return its attempt record (`needs_discovery`: it reached a screen the map lacks)."""
         steps: list[dict[str, Any]] = []
         attempt: dict[str, Any] = {"path_id": path.id, "status": "completed", "steps": steps}
         if path.from_ is not None and not skip_start:
@@ -313,14 +345,21 @@ class _Follower:
         for index, step in enumerate(path.steps[first:], start=first):
             result = self._step(step, screens[step.expect.screen])
             steps.append(result)
-            if result["outcome"] != "success":
+            if result["outcome"] not in ("success", "needs_discovery"):
                 return {**attempt, "status": "failed", "reason": result["error"]}
             self.record.resume = {"path_id": path.id, "next_step_index": index + 1}
+            if result["outcome"] == "needs_discovery":
+                reason = f"Step {path.id}/{step.id} reached {result['error']}"
+                return {**attempt, "status": "needs_discovery", "reason": printable(reason)}
             self._save()
         return attempt
 
-    def _step(self, step: RouteStep, goals: set[str]) -> dict[str, Any]:
-        """Run one step and check where it led; return its record."""
+    def _step(self, step: RouteStep, goals: set[str] | None) -> dict[str, Any]:
+        """Run one step and check where it led; return its record.
+
+        `goals` None: the map does not know the screen expected yet. A step whose action and selector held is then
+        `needs_discovery` (the screen reached may be it: only an annotation can say), and its tap a candidate edge.
+        """
         before = self.variant
         wait = {"for": step.expect.selector, "timeout": step.expect.timeout_ms}
         steps = [{"id": step.id, "command": step.command, "args": step.args},
@@ -335,12 +374,15 @@ class _Follower:
         failure = _failure(final)
         if failure is not None and failure[0] == "action":
             return {**out, "outcome": "runtime_failure", "error": failure[1]}
-        if failure is None and after["id"] not in goals:
-            reached = printable(f"{after['screen_id']} ({after['id']})")
+        reached = printable(f"{after['screen_id']} ({after['id']})")
+        if failure is None and goals is not None and after["id"] not in goals:
             failure = ("expect", f"expected screen '{step.expect.screen}', reached {reached}")
         target = step.args.get("target") if step.command == "tap" else None
         if isinstance(target, str):
-            self._learn(before, after, target, held=failure is None)
+            self._learn(before, after, target, held=failure is None and goals is not None)
+        if failure is None and goals is None:
+            unknown = f"{reached}, expecting screen {step.expect.screen!r}, which the app map does not know yet"
+            return {**out, "outcome": "needs_discovery", "error": printable(unknown)}
         return out if failure is None else {**out, "outcome": "verification_failure", "error": failure[1]}
 
     def _learn(self, before: dict[str, Any], after: dict[str, Any], target: str, *, held: bool) -> None:
