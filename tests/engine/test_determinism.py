@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from tests.simkit import run, steps_yaml
-from visor.engine.determinism import divergence, durations, score, summarize
+from visor.engine.determinism import agreement, divergence, durations, score, summarize
 
 
 def test_score_is_the_share_equal_to_the_first_with_two_decimals() -> None:
@@ -39,3 +39,12 @@ def test_a_run_that_raised_is_a_failure_without_a_signature() -> None:
 def test_duration_percentiles_per_step() -> None:
     results = [run(steps_yaml(f"{{id: w, command: wait, args: {{ms: {ms}}}}}"))[0] for ms in (10, 20, 30, 40, 100)]
     assert durations(results) == [{"id": "w", "command": "wait", "p50_ms": 30.0, "p95_ms": 100.0}]
+
+
+def test_agreement_is_the_share_of_the_most_common_outcome_and_runs_that_raised_alike_agree() -> None:
+    assert agreement(["b", "a", "a", "a"]) == 75.0
+    assert agreement([]) == 0.0
+    result = run(steps_yaml("{id: a, command: wait, args: {ms: 10}}"))[0]
+    summary = summarize([None, None, None], 95)
+    assert (summary.score, summary.agreement, summary.failures) == (0.0, 100.0, 3)  # broken alike: deterministic
+    assert summarize([result, None], 95, ["x", "raised TARGET_ERROR y"]).agreement == 50.0

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, Cli
 from tests.simkit import Passthrough
 from visor.actions.device import DeviceInfo
 from visor.clock import CountingIds, SystemClock
@@ -99,3 +99,61 @@ def test_a_device_whose_sessions_are_expensive_serves_every_run(
     # (A simulated phone kept across runs keeps its screen: only a fresh one passes each time.)
     assert outcome.data["runs"] == 4 and outcome.data["pass"] is fresh
     assert len(opened) == sessions and [device.closed for device in opened] == [1] * sessions
+
+
+#: An app whose back stack only grows: every run of a scenario waiting on it stops with the same error.
+GROWING = """\
+app: {id: com.example.deep, name: Deep, start: a}
+screens:
+  a:
+    on_show: [{after: {ms: 10, do: [{go: a}]}}]
+"""
+DEEP = """\
+meta: {name: deep, version: "1"}
+config: {runtime: sim, seed: 1, app: apps/deep.app.yaml}
+steps:
+  - {id: grow, command: wait, args: {ms: 60000}}
+"""
+
+
+def _suite(tmp_path: Path, *names: str) -> Path:
+    """A folder of scenarios: `deep` (every run raises alike) and copies of the named demo scenarios."""
+    folder = tmp_path / "suite"
+    (folder / "apps").mkdir(parents=True)
+    (folder / "apps" / "deep.app.yaml").write_text(GROWING)
+    (folder / "deep.yaml").write_text(DEEP)
+    for name in names:
+        (folder / name).write_text((SCENARIOS / name).read_text())
+    return folder
+
+
+@pytest.mark.parametrize("threshold", ["95", "10"], ids=["promo-below", "promo-above"])
+def test_a_suite_blames_the_least_deterministic_not_one_failing_alike_every_run(
+    cli_runner: Cli, tmp_path: Path, threshold: str
+) -> None:
+    """`deep` raises in every run (score 0, as upstream) and fails-on-purpose fails alike: both deterministic."""
+    _suite(tmp_path, "promo-unseeded.yaml", "fails-on-purpose.yaml")
+    result = cli_runner.run("benchmark", "suite", "--runs", "8", "--threshold", threshold, "--output", "out")
+    assert result.exit_code == ExitCode.BELOW_THRESHOLD
+    rows = {row["name"]: row for row in result.data["benchmarks"]}
+    assert (rows["deep"]["determinismScore"], rows["deep"]["agreement"], rows["deep"]["failures"]) == (0.0, 100.0, 8)
+    assert (rows["fails-on-purpose"]["determinismScore"], rows["fails-on-purpose"]["agreement"]) == (100.0, 100.0)
+    assert rows["promo-unseeded"]["agreement"] < 100 and rows["promo-unseeded"]["failures"] == 0
+    message = result.envelope["error"]["message"]
+    assert "the least deterministic: promo-unseeded" in message
+    assert message.endswith("; failing alike in every run: deep, fails-on-purpose")
+    if threshold == "95":  # what does not pass, the least deterministic first
+        assert [row["name"] for row in result.data["benchmarks"]] == ["promo-unseeded", "deep", "fails-on-purpose"]
+
+
+def test_a_suite_whose_failing_scenarios_all_fail_alike_says_they_are_broken_not_flaky(
+    cli_runner: Cli, tmp_path: Path
+) -> None:
+    _suite(tmp_path, "fails-on-purpose.yaml", "login.yaml")
+    result = cli_runner.run("benchmark", "suite", "--runs", "3", "--output", "out")
+    error = result.envelope["error"]
+    assert result.exit_code == ExitCode.BELOW_THRESHOLD and "least deterministic" not in error["message"]
+    assert error["message"] == (
+        "2 of 3 scenarios are below 95% or failed a run; failing alike in every run: deep, fails-on-purpose"
+    )
+    assert error["likely_cause"].startswith("Every run of each scenario did the same")

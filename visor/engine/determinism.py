@@ -3,7 +3,9 @@
 Upstream's rule: the score is the percentage of runs whose signature equals the first run's (2 decimals);
 an iteration that raised counts as a failure with no signature; `pass = score >= threshold and failures == 0`.
 visor adds `divergence` (the first step, or assertion, whose projection differs between runs, with each
-variant and how many runs had it) and per-step duration percentiles.
+variant and how many runs had it), per-step duration percentiles, and `agreement`: the share of runs that did
+what most runs did, where runs that raised alike agree (a scenario broken the same way every run is
+deterministic; upstream's score, compared with a first run that raised, is 0).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ class BenchmarkSummary:
     runs: int
     threshold: float
     score: float
+    #: Percent of runs that had the most common outcome (runs that raised alike agree): how deterministic.
+    agreement: float
     passed: bool
     failures: int
     run_ids: tuple[str, ...]
@@ -38,6 +42,7 @@ class BenchmarkSummary:
             "runs": self.runs,
             "threshold": self.threshold,
             "determinismScore": self.score,
+            "agreement": self.agreement,
             "pass": self.passed,
             "failures": self.failures,
             "runIds": list(self.run_ids),
@@ -55,16 +60,31 @@ def score(signatures: Sequence[str | None]) -> float:
     return round(same * 100 / len(signatures), 2)
 
 
-def summarize(results: Sequence[RunResult | None], threshold: float) -> BenchmarkSummary:
-    """Summarize the runs of a benchmark; `None` stands for an iteration that raised."""
+def agreement(outcomes: Sequence[str]) -> float:
+    """Percentage of runs whose outcome is the most common one, rounded to 2 decimals."""
+    if not outcomes:
+        return 0.0
+    return round(Counter(outcomes).most_common(1)[0][1] * 100 / len(outcomes), 2)
+
+
+def summarize(
+    results: Sequence[RunResult | None], threshold: float, outcomes: Sequence[str] | None = None
+) -> BenchmarkSummary:
+    """Summarize the runs of a benchmark; `None` stands for an iteration that raised.
+
+    `outcomes` tells the runs apart for `agreement`, one per run (by default its signature, and `raised` for
+    every run that raised).
+    """
     signatures = [result.signature if result else None for result in results]
     value = score(signatures)
+    told = outcomes if outcomes is not None else [item if item is not None else "raised" for item in signatures]
     failures = sum(1 for result in results if result is None or result.status != "ok")
     finished = [result for result in results if result is not None]
     return BenchmarkSummary(
         runs=len(results),
         threshold=threshold,
         score=value,
+        agreement=agreement(told),
         passed=value >= threshold and failures == 0,
         failures=failures,
         run_ids=tuple(result.run_id for result in finished),

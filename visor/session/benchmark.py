@@ -49,6 +49,7 @@ def benchmark_file(
     finals: list[RunFinished] = []
     written: list[str] = []
     states: list[tuple[dict[str, Any], dict[str, Any]] | None] = []
+    outcomes: list[str] = []
     kept: OpenedDevice | None = None
     try:
         for iteration in range(runs):
@@ -60,6 +61,7 @@ def benchmark_file(
             if done.final.stop_signal is not None:
                 return _interrupted(prepared, finals, results, runs, threshold, done.final.stop_signal, written)
             results.append(done.final.result if done.final.reason is None else None)
+            outcomes.append(_outcome(done.final))
             if on_run is not None:
                 on_run(iteration, results[-1])
     except KeyboardInterrupt as exc:
@@ -69,12 +71,19 @@ def benchmark_file(
         if kept is not None:
             with contextlib.suppress(KeyboardInterrupt):  # a second signal may cut closing short
                 kept.device.close()
-    summary = summarize(results, threshold)
+    summary = summarize(results, threshold, outcomes)
     page = _write_page(prepared, summary, results)
     outcome = benchmark_outcome(summary, prepared.warnings(), [*written, page], page)
     if compare_map:
         outcome = dataclasses.replace(outcome, data={**outcome.data, "map_drift": map_drift(states, results)})
     return masked(outcome, options.secrets)
+
+
+def _outcome(final: RunFinished) -> str:
+    """Return what a run did, to tell runs apart: its signature; one that raised, by its error and steps done."""
+    if final.reason is None:
+        return final.result.signature
+    return f"raised {final.reason.info().code} {final.result.signature}"
 
 
 def _write_page(prepared: PreparedRun, summary: BenchmarkSummary, results: list[RunResult | None]) -> str:
@@ -121,8 +130,10 @@ def benchmark_suite(
 ) -> Outcome:
     """Benchmark every scenario found; rank them, the least deterministic first, each with where it diverges.
 
-    `data.benchmarks` lists `{path, name, determinismScore, pass, failures, divergence, report}` (a scenario that
-    cannot load: `error`). Exit 3 when a scenario scores below `threshold` or fails a run, 1 when one cannot run.
+    `data.benchmarks` lists `{path, name, determinismScore, agreement, pass, failures, divergence, report}` (a
+    scenario that cannot load: `error`). Exit 3 when a scenario scores below `threshold` or fails a run, 1 when one
+    cannot run. The error names the least deterministic (the lowest `agreement`), never one that fails alike in
+    every run: that one is named as failing alike.
 
     Raises:
         InputError: a pattern names no scenario file.
@@ -140,7 +151,8 @@ def benchmark_suite(
             return masked(outcome, options.secrets)
         written.extend(outcome.artifacts)
         rows.append({"path": path, "name": _name(path), "determinismScore": data.get("determinismScore", 0.0),
-                     "pass": data.get("pass", False), "failures": data.get("failures", 0),
+                     "agreement": data.get("agreement", 0.0), "pass": data.get("pass", False),
+                     "failures": data.get("failures", 0),
                      "divergence": data.get("divergence"), "report": data.get("report"),
                      "exit_code": int(outcome.exit_code)})  # fmt: skip
     ranked = sorted(rows, key=_rank)
@@ -151,24 +163,45 @@ def benchmark_suite(
                         "below_threshold": len(below), "error": len(broken)}}  # fmt: skip
     if not below and not broken:
         return masked(Outcome("ok", NextAction.REPORT, data, ExitCode.OK, None, written), options.secrets)
-    worst = (broken or below)[0]
-    error = ErrorInfo(
-        code="INPUT_ERROR" if broken else "ACTION_ERROR",
-        message=f"{len(below)} of {len(ranked)} scenarios are below {threshold:g}% or failed a run"
-        + (f", {len(broken)} could not run" if broken else "")
-        + f"; the least deterministic: {worst['name']}",
-        likely_cause="Unseeded randomness, timing, or a screen that changes on its own (data.benchmarks names "
-        "each scenario's diverging step).",
-        next_step="Fix the scenarios at the top of data.benchmarks first: seed them, wait for what they need.",
-    )
+    error = _suite_error(ranked, below, broken, threshold)
     code = ExitCode.ERROR if broken else ExitCode.BELOW_THRESHOLD
     return masked(Outcome("fail", NextAction.REPORT, data, code, error, written), options.secrets)
 
 
-def _rank(row: dict[str, Any]) -> tuple[int, float, str]:
-    """Order the worst first: cannot run, then failing or below threshold, then by score (lowest first)."""
+def _suite_error(
+    ranked: list[dict[str, Any]], below: list[dict[str, Any]], broken: list[dict[str, Any]], threshold: float
+) -> ErrorInfo:
+    """Say what is wrong with a suite: the least deterministic scenario, and those failing alike every run."""
+    flaky = [row for row in ranked if "error" not in row and row["agreement"] < 100]
+    alike = [row["name"] for row in below if row["agreement"] >= 100]
+    message = f"{len(below)} of {len(ranked)} scenarios are below {threshold:g}% or failed a run" + (
+        f", {len(broken)} could not run" if broken else ""
+    )
+    if flaky:
+        message += f"; the least deterministic: {min(flaky, key=_flakiness)['name']}"
+        cause = "Unseeded randomness, timing, or a screen that changes on its own (data.benchmarks names each "
+        cause += "scenario's diverging step)."
+        step = "Fix the scenarios at the top of data.benchmarks first: seed them, wait for what they need."
+    else:
+        cause = "Every run of each scenario did the same: they are deterministic, and broken (or cannot run)."
+        step = "Fix the scenarios or the app: each one's first run's report says where it failed."
+    if alike:
+        message += f"; failing alike in every run: {', '.join(alike[:3])}" + (" …" if len(alike) > 3 else "")
+    code = "INPUT_ERROR" if broken else "ACTION_ERROR"
+    return ErrorInfo(code=code, message=message, likely_cause=cause, next_step=step)
+
+
+def _flakiness(row: dict[str, Any]) -> tuple[float, float, str]:
+    return row["agreement"], row["determinismScore"], row["path"]
+
+
+def _rank(row: dict[str, Any]) -> tuple[int, float, float, str]:
+    """Order the worst first: cannot run, then failing or below threshold, each the least deterministic first.
+
+    The least deterministic has the lowest agreement (runs that failed alike agree), then the lowest score.
+    """
     standing = 0 if "error" in row else (1 if not row["pass"] else 2)
-    return standing, row.get("determinismScore", 0.0), row["path"]
+    return standing, row.get("agreement", 0.0), row.get("determinismScore", 0.0), row["path"]
 
 
 def _name(path: str) -> str:
