@@ -95,7 +95,7 @@ def detail_shapes(command: str) -> tuple[type, ...]:
     spec = COMMANDS.get(command)
     if spec is not None:
         own = tuple(dict.fromkeys(BY_ARGS[model].details for model in spec.variants.values()))
-        return (*own, shapes.FailureDetails, shapes.EngineDetails)
+        return (*own, shapes.UpstreamKeys, shapes.FailureDetails, shapes.EngineDetails)
     if not is_tool(command):
         return (shapes.EngineDetails,)
     from visor.actions.tools.details import ToolFailure, ToolStep  # lazy: as the tools themselves
@@ -105,7 +105,7 @@ def detail_shapes(command: str) -> tuple[type, ...]:
 
 
 def execute(step: Step, ctx: ActionContext) -> Details:
-    """Run one step; return its details.
+    """Run one step; return its details (an upstream command's led by upstream's `action` and `platform`).
 
     Raises:
         StepFailure: the step could not do what it was asked.
@@ -115,4 +115,8 @@ def execute(step: Step, ctx: ActionContext) -> Details:
         from visor.actions.tools.step import run_tool_step  # lazy: runs without tool steps never load the tools
 
         return run_tool_step(step.args, ctx)
-    return BY_ARGS[type(step.args)].run(step.args, ctx)
+    details = BY_ARGS[type(step.args)].run(step.args, ctx)
+    if step.command not in shapes.UPSTREAM_ACTIONS:
+        return details
+    upstream: shapes.UpstreamKeys = {"action": step.command, "platform": ctx.platform}
+    return {**upstream, **details}

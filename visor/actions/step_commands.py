@@ -7,6 +7,7 @@ a `--secret` value, whatever field it went into: that field's text is then repor
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -26,11 +27,13 @@ from visor.actions.step_details import (
     SliderDetails,
     TapDetails,
     TypeDetails,
+    WaitArgsInfo,
     WaitDetails,
 )
 from visor.actions.step_targets import Target, element_details, locate, match_all
 from visor.clock import ms_to_us, us_to_ms
 from visor.errors import ActionError, VisorError
+from visor.files import regular_file
 from visor.scenario.commands import (
     ActDragArgs,
     ActResetArgs,
@@ -52,6 +55,7 @@ from visor.ui.description import MASK, ElementInfo
 from visor.ui.fingerprint import fingerprint
 from visor.ui.geometry import Point
 from visor.ui.hit import descends, located, reaches, topmost
+from visor.ui.images import png_size
 from visor.ui.query import selector_for
 from visor.ui.tree import Located, Node, UiTree
 
@@ -428,15 +432,23 @@ def source(args: SourceArgs, ctx: ActionContext) -> CaptureDetails:
     return _capture("source", args, ctx, ctx.observe().xml.encode("utf-8"))
 
 
+def _settle_ms(args: CaptureArgs) -> int:
+    """Return how long a capture lets the screen settle first (0: it does not)."""
+    if args.settle_ms is not None:
+        return round(args.settle_ms)
+    return SETTLE_MS if args.settle else 0
+
+
 def _settle(args: CaptureArgs, ctx: ActionContext) -> None:
     if args.settle or args.settle_ms is not None:
-        ctx.clock.sleep_us(ms_to_us(args.settle_ms if args.settle_ms is not None else SETTLE_MS))
+        ctx.clock.sleep_us(ms_to_us(_settle_ms(args)))
 
 
 def _capture(kind: str, args: CaptureArgs, ctx: ActionContext, data: bytes) -> CaptureDetails:
     label = args.label or ctx.step_id
     path = ctx.sink.save(ctx.step_number, label, kind, data)
-    details: CaptureDetails = {"args": cast(CaptureArgsInfo, _raw(args)), "label": label, "path": path}
+    given = cast(CaptureArgsInfo, _raw(args))
+    details: CaptureDetails = {"args": given | _upstream_capture(kind, args, path, data), "label": label, "path": path}
     if args.path is not None:
         try:
             details["copy"] = ctx.sink.copy(args.path, data)
@@ -445,9 +457,45 @@ def _capture(kind: str, args: CaptureArgs, ctx: ActionContext, data: bytes) -> C
     return details
 
 
+def _upstream_capture(kind: str, args: CaptureArgs, path: str, data: bytes) -> CaptureArgsInfo:
+    """Return upstream Visor's result fields of a capture, for its scripts (none is signed).
+
+    Upstream names the file it wrote by its absolute path; a path the step gave is kept as it was written.
+    """
+    where = args.path if args.path is not None else os.path.abspath(path)
+    shown: CaptureArgsInfo = {"file": os.path.basename(where), "path": where}
+    if kind == "screenshot":
+        pixels = png_size(data[:24])
+        shown |= {"width": pixels.width if pixels else None, "height": pixels.height if pixels else None}
+    shown |= {"format": "png" if kind == "screenshot" else "xml", "bytes": _stored_size(path, data)}
+    if settle := _settle_ms(args):
+        shown["settle_ms"] = settle
+    if args.path is not None:
+        del shown["path"]  # visor's own: the copy's place as the step wrote it
+    return shown
+
+
+def _stored_size(path: str, data: bytes) -> int:
+    """Return the size of a capture as stored (a secret in a page source is masked there: its size may differ)."""
+    try:
+        return os.path.getsize(path) if regular_file(path) else len(data)
+    except OSError:  # gone since it was written: what was written
+        return len(data)
+
+
+def _upstream_wait(ctx: ActionContext, budget_us: int) -> WaitArgsInfo:
+    """Return upstream Visor's result fields of a wait for an element or a stable screen (none is signed)."""
+    return {
+        "timeout_ms": us_to_ms(budget_us),
+        "poll_interval_ms": us_to_ms(ctx.poll_us),
+        "matched": True,
+        "elapsed_ms": ctx.elapsed_ms(),
+    }
+
+
 def wait(args: WaitArgs, ctx: ActionContext) -> WaitDetails:
     """Wait a fixed time, for an element, or for the screen to stop changing."""
-    raw = _raw(args)
+    raw = cast(WaitArgsInfo, _raw(args))
     if args.ms is not None:
         ctx.clock.sleep_us(ms_to_us(args.ms))
         return {"args": raw, "waited_ms": args.ms}
@@ -455,7 +503,8 @@ def wait(args: WaitArgs, ctx: ActionContext) -> WaitDetails:
     if args.poll_ms is not None:
         ctx.poll_us = ms_to_us(args.poll_ms)
     if args.for_ is not None and (handle := find_handle(ctx, args.for_, budget)) is not None:
-        return {"args": raw, "target": handle_details(handle, args.for_), "waited_ms": ctx.elapsed_ms()}
+        found = handle_details(handle, args.for_)
+        return {"args": raw | _upstream_wait(ctx, budget), "target": found, "waited_ms": ctx.elapsed_ms()}
     if args.for_ is not None:
         try:
             target = locate(ctx, args.for_, budget_us=budget)
@@ -468,16 +517,17 @@ def wait(args: WaitArgs, ctx: ActionContext) -> WaitDetails:
                 next_step=failure.next_step,
                 details=failure.details,
             ) from None
-        return {"args": raw, "target": target.details(args.for_), "waited_ms": ctx.elapsed_ms()}
+        shown = target.details(args.for_)
+        return {"args": raw | _upstream_wait(ctx, budget), "target": shown, "waited_ms": ctx.elapsed_ms()}
     return _wait_stable(raw, ctx, budget)
 
 
-def _wait_stable(raw: dict[str, Any], ctx: ActionContext, budget_us: int) -> WaitDetails:
+def _wait_stable(raw: WaitArgsInfo, ctx: ActionContext, budget_us: int) -> WaitDetails:
     previous = fingerprint(ctx.observe().tree)
     while ctx.pause(budget_us):
         current = fingerprint(ctx.observe().tree)
         if current == previous:
-            return {"args": raw, "screen": current, "waited_ms": ctx.elapsed_ms()}
+            return {"args": raw | _upstream_wait(ctx, budget_us), "screen": current, "waited_ms": ctx.elapsed_ms()}
         previous = current
     raise StepFailure(
         f"the screen did not stop changing within {us_to_ms(budget_us)} ms",

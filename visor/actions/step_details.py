@@ -6,7 +6,13 @@ and each key says what it is to the determinism signature (`visor.engine.signatu
 - a plain key is *signed*: it describes what the step did and must be equal between identical runs;
 - `Volatile[...]` is left out: a duration, a wait, or a place outside the run's folder, which may differ;
 - `Evidence[...]` is left out and names an artifact the run wrote in its folder (a screenshot, a page source):
-  the run's artifact list and the HTML report's pictures are read from these keys.
+  the run's artifact list and the HTML report's pictures are read from these keys;
+- `Copy[...]` is left out: another name for what the signature already has (upstream Visor's `action` is the
+  step's command, its `platform` the run's). Signing it again would add nothing and change every signature.
+
+Upstream Visor's own keys (`action`, `platform`, and its result fields inside `args`: a capture's `file`,
+`bytes`…, a wait's `matched`, `elapsed_ms`…) are reported beside visor's, for scripts written against upstream;
+each is a `Copy` or `Volatile` key, so the signature of a run is the same as before they were reported.
 
 A key a step reports that its shape does not declare is signed (the safe side) and is an error in the test
 suite (`tests/engine/test_projection.py`), so a new key must be classified when it is added.
@@ -28,12 +34,25 @@ class Role(enum.Enum):
     SIGNED = "signed"
     VOLATILE = "volatile"
     EVIDENCE = "evidence"
+    COPY = "copy"
 
 
-#: Left out of the signature: a duration, a wait or a place, which may differ between identical runs.
+#: Left out of the signature: a duration, a wait, a size or a place, which may differ between identical runs.
 Volatile = Annotated[T, Role.VOLATILE]
 #: Left out of the signature, and listed as an artifact: the path of a file the run wrote in its folder.
 Evidence = Annotated[T, Role.EVIDENCE]
+#: Left out of the signature: a value it already has under another name (upstream's name for it).
+Copy = Annotated[T, Role.COPY]
+
+#: The commands whose steps report upstream Visor's `action` and `platform` (its adapter's commands).
+UPSTREAM_ACTIONS = frozenset({"tap", "navigate", "act", "scroll", "screenshot", "wait", "source"})
+
+
+class UpstreamKeys(TypedDict, total=False):
+    """Upstream Visor's keys on a step that went well: `action` (the command), `platform` (the run's)."""
+
+    action: Copy[str]
+    platform: Copy[str]
 
 
 class ScrollInfo(TypedDict):
@@ -152,12 +171,28 @@ ScrollDetails = TypedDict(
 
 
 class CaptureArgsInfo(TypedDict, total=False):
-    """A capture's arguments: where a copy goes is a place, which upstream leaves out of the signature too."""
+    """A capture's arguments as given, and upstream's result fields beside them (none of which is signed).
+
+    Where a copy goes is a place, which upstream leaves out of the signature too. `path` given, it is kept as
+    written; else it is upstream's: the absolute path of the file written. Upstream signs `file`, `bytes` and a
+    screenshot's pixels; visor does not (the screen's fingerprint signs what it shows).
+    """
 
     label: str
     path: Volatile[str]
     settle: bool
     settleMs: int
+    #: The file's name (upstream's).
+    file: Volatile[str]
+    #: A screenshot's size in pixels, from its PNG header (upstream's).
+    width: Volatile[int | None]
+    height: Volatile[int | None]
+    #: `png` or `xml` (upstream's for a source; visor's for a screenshot too).
+    format: Copy[str]
+    #: The file's size (upstream's for a source; visor's for a screenshot too).
+    bytes: Volatile[int]
+    #: How long the screen was let settle first, when it was (upstream's; from `settle`/`settleMs`).
+    settle_ms: Copy[int]
 
 
 class CaptureDetails(TypedDict, total=False):
@@ -170,10 +205,29 @@ class CaptureDetails(TypedDict, total=False):
     copy: Volatile[str]
 
 
+#: A wait's arguments as given (signed), and upstream's result fields beside them for a wait `for` or `stable`.
+WaitArgsInfo = TypedDict(
+    "WaitArgsInfo",
+    {
+        "ms": float,
+        "for": str,
+        "stable": bool,
+        "timeout": float,
+        "pollMs": float,
+        "timeout_ms": Volatile[int],
+        "poll_interval_ms": Volatile[int],
+        #: Always true on a step that went well (a wait that did not match fails): its status is signed.
+        "matched": Copy[bool],
+        "elapsed_ms": Volatile[int],
+    },
+    total=False,
+)
+
+
 class WaitDetails(TypedDict, total=False):
     """A wait: for a time, for an element (`target`), or until the screen stopped changing (`screen`)."""
 
-    args: dict[str, Any]
+    args: WaitArgsInfo
     target: TargetInfo
     screen: str
     waited_ms: Volatile[float]
