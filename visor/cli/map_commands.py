@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
@@ -13,6 +15,36 @@ from visor.cli.env import CliEnvironment
 from visor.cli.options import device_values, output_options, paths_value, summary_options, text_value
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
+F = TypeVar("F", bound=Callable[..., Any])
+#: Upstream's per-action timeout (ms), for discover and route as for a run's steps.
+DEFAULT_TIMEOUT_MS = 2500
+
+
+def _timeout_value(_ctx: click.Context, param: click.Parameter, value: float) -> float:
+    """Refuse a per-action timeout that is not more than 0 ms (0 would give every action up at once) or over a day."""
+    from visor.limits import MAX_DURATION_MS
+
+    if math.isfinite(value) and 0 < value <= MAX_DURATION_MS:
+        return value
+    raise click.BadParameter(
+        f"{value:g} is not a timeout: give how long each action may wait, in milliseconds, more than 0 and at most "
+        f"{MAX_DURATION_MS} (a day).",
+        param=param,
+    )
+
+
+def _timeout_option(what: str) -> Callable[[F], F]:
+    """Return the `--timeout MS` option of discover and route (upstream's, default 2500, more than 0)."""
+    return click.option(
+        "--timeout",
+        "timeout_ms",
+        type=float,
+        default=DEFAULT_TIMEOUT_MS,
+        show_default=True,
+        callback=_timeout_value,
+        metavar="MS",
+        help=what,
+    )
 
 
 @click.command(context_settings=SETTINGS)
@@ -24,6 +56,12 @@ SETTINGS = {"help_option_names": ["-h", "--help"]}
 @click.option("--crawl-include", metavar="A,B", help="Tap only controls whose labels or targets hold one of these.")
 @click.option("--crawl-allow-risky", is_flag=True, help="Tap risky controls too (delete, pay, log out, send…).")
 @click.option("--annotate-current", metavar="FILE|-", help="Name the screen; inputs and entries for the crawl.")
+@click.option(
+    "--repair",
+    is_flag=True,
+    help="Accepted for upstream's scripts: discover repairs nothing (it says so on stderr and in data.repair).",
+)
+@_timeout_option("How long the app may stay busy (loading) before its screen is recorded.")
 @click.option(
     "--observation-token",
     metavar="TOKEN",
@@ -45,12 +83,15 @@ def discover(
     crawl_allow_risky: bool,
     annotate_current: str | None,
     observation_token: str | None,
+    repair: bool,
     **values: Any,
 ) -> int:
     """Record the current screen in the app map; with --crawl, every screen the app's safe controls lead to.
 
     The annotation (--annotate-current) names the screen, and gives the crawl its inputs (field id -> an
     environment variable) and extra entry points (deep links). docs/app-map.md describes the map.
+    --repair (upstream accepts it and ignores it) changes nothing here: repairing a route is what
+    run, benchmark and direct actions do with it; discover says so instead of ignoring it silently.
 
     \b
     Examples:
@@ -73,7 +114,8 @@ def discover(
         from visor.session.discover import annotate_observed
 
         semantics = note.model_dump(exclude_none=True, exclude={"inputs", "entries"})
-        return emit(env, annotate_observed(observation_token, semantics, env.clock, map_dir=map_dir))
+        return emit(env, _told(env, annotate_observed(observation_token, semantics, env.clock, map_dir=map_dir),
+                               repair))  # fmt: skip
     options = ActionOptions(**device_values(values), **values)
     settings = None
     if crawl:
@@ -81,7 +123,30 @@ def discover(
         inputs, entries = (dict(note.inputs), tuple(note.entries)) if note else ({}, ())
         settings = CrawlSettings(crawl_depth, crawl_limit, include, crawl_allow_risky, inputs, entries)
     noted = note.model_dump(exclude_none=True, exclude={"inputs", "entries"}) if note else None
-    return emit(env, record(options, env.clock, map_dir=map_dir, no_map=no_map, crawl=settings, note=noted or None))
+    outcome = record(options, env.clock, map_dir=map_dir, no_map=no_map, crawl=settings, note=noted or None)
+    return emit(env, _told(env, outcome, repair))
+
+
+#: What `discover --repair` says it did (upstream accepts the flag and does nothing with it, silently).
+REPAIR_NOT_APPLIED = (
+    "discover --repair repairs nothing: discover records the screen (and, with --crawl, explores); repairing a "
+    "failed route is what visor run, benchmark and direct actions do with --repair"
+)
+
+
+def _told(env: CliEnvironment, outcome: Any, repair: bool) -> Any:
+    """Add `data.repair` to a discover given --repair, and say on stderr that it did nothing (unless --quiet)."""
+    if not repair:
+        return outcome
+    import dataclasses
+    import sys
+
+    if not env.quiet:
+        from visor.report.console import ConsoleReporter
+
+        ConsoleReporter(sys.stderr, color=env.color).note(f"note: {REPAIR_NOT_APPLIED}.")
+    told = {"requested": True, "applied": False, "reason": REPAIR_NOT_APPLIED}
+    return dataclasses.replace(outcome, data={**outcome.data, "repair": told})
 
 
 @click.command(context_settings=SETTINGS)
@@ -107,6 +172,10 @@ def discover(
 )
 @click.option("--map-dir", metavar="DIR", callback=text_value, help="Where app maps live (default .visor/maps).")
 @click.option("--no-map", is_flag=True, help="Use no map: a route plan then fails (routes need the map).")
+@_timeout_option(
+    "How long each action may take (a plan step's; its expect.timeout_ms bounds the wait after it), and how long"
+    " a busy app is waited for before and after each tap."
+)
 @opened_device_options
 @output_options
 @click.pass_obj

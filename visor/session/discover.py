@@ -1,7 +1,8 @@
 """`visor discover`: look at the current screen and record it in the app map (its screen, its variant).
 
 The map is read and written under its lock; the response carries the map's metadata (upstream's shape), its
-path-free summary, the screen recorded and its observation token.
+path-free summary, the screen recorded and its observation token. Before the screen is read, a busy (loading) app
+is waited for, up to `--timeout` (upstream's 2500 ms): `data.settle` says how long, and whether it settled.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from visor.clock import Clock, isoformat
+from visor.clock import Clock, isoformat, ms_to_us
 from visor.errors import ExitCode, InputError, NextAction
 from visor.report.console import printable
 from visor.report.envelope import Outcome
@@ -62,10 +63,11 @@ def _discover(
     note: Mapping[str, Any] | None,
 ) -> Outcome:
     info = opened.device.info
+    settled = settle(opened, options.timeout_ms)
     tree = opened.device.observe().tree
     place = MapPlace.of_device(info, options.app_id, map_dir)
     if no_map:
-        data: dict[str, Any] = {"action": "discover", "map": place.disabled(), "screen": None}
+        data: dict[str, Any] = {"action": "discover", "map": place.disabled(), "screen": None, "settle": settled}
         return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
     report = None
     with map_lock(place, sleep=time.sleep, now=time.monotonic):
@@ -83,7 +85,7 @@ def _discover(
     screen = {"variant_id": variant["id"], "screen_id": variant["screen_id"], "element_count": len(seen.elements),
               "auth_required": seen.auth_required, "created": created}  # fmt: skip
     data = {"action": "discover", "map": metadata, "screen": screen,
-            "observation_token": observation_token(app_map, variant)}  # fmt: skip
+            "observation_token": observation_token(app_map, variant), "settle": settled}  # fmt: skip
     if report is not None:
         data["crawl"] = report.to_dict()
     if annotated is not None:
@@ -92,6 +94,29 @@ def _discover(
     data["memory"] = memory_slice(memory, variant["id"])
     metadata["agent_path"] = write_memory(place, memory)
     return Outcome("ok", NextAction.RUN, app_map.masked(data), ExitCode.OK)
+
+
+#: How long a busy app is waited for before its screen is recorded, unless --timeout says (ms; upstream's default).
+SETTLE_TIMEOUT_MS = 2500
+
+
+def settle(opened: OpenedDevice, timeout_ms: float | None) -> dict[str, Any]:
+    """Wait for a busy (loading) app to accept input, at most `timeout_ms`; return `data.settle`.
+
+    A screen read while its app is busy is often one being drawn: the map would learn a screen nobody sees. One
+    still busy after the timeout is recorded all the same (it is what the screen shows), `settled: false`.
+    """
+    limit = SETTLE_TIMEOUT_MS if timeout_ms is None else timeout_ms
+    busy = opened.device.busy_ms()
+    waited = min(busy, limit)
+    if waited > 0:
+        opened.clock.sleep_us(ms_to_us(waited))
+    return {"timeout_ms": _whole(limit), "waited_ms": _whole(waited), "settled": busy <= limit}
+
+
+def _whole(ms: float) -> float | int:
+    """Return a whole number of ms as an int (JSON `2500`, not `2500.0`)."""
+    return int(ms) if float(ms).is_integer() else ms
 
 
 def write_memory(place: MapPlace, memory: dict[str, Any]) -> str:

@@ -37,12 +37,14 @@ from visor.actions.secrets import redact
 from visor.actions.step_targets import match_all
 from visor.clock import Clock, isoformat
 from visor.engine.events import RunFinished
+from visor.engine.runner import RunContext, resolve_settings, run_scenario
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
 from visor.report.console import printable
 from visor.report.envelope import Outcome
 from visor.scenario.document import Document
 from visor.scenario.route_plan import RoutePath, RoutePlan, RouteStep, checked_plan, plan_to_data
 from visor.scenario.selectors import parse_selector
+from visor.scenario.validate import validate_document
 from visor.session.action_options import ActionOptions
 from visor.session.agent_memory import build_memory, memory_slice
 from visor.session.app_map import (
@@ -60,10 +62,12 @@ from visor.session.app_map import (
     write_map,
 )
 from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
-from visor.session.direct import Environment, run_steps
+from visor.session.direct import DirectSink, Environment, run_steps
 from visor.session.discover import write_memory
 from visor.session.routes import UNKNOWN_SCREEN, destination
+from visor.session.runs import drive
 from visor.ui.screens import safety
+from visor.watchdog import WallWatchdog
 
 CHECKPOINT_SCHEMA = "visor.route-checkpoint.v1"
 NO_MAP_REASON = "Deterministic routes require app-map persistence"
@@ -168,7 +172,8 @@ def follow_plan(
     opened = open_for(options, options.seed or 0, env.wall, ScenarioDevice(capabilities=dict(options.capabilities)))
     try:
         place = MapPlace.of_device(opened.device.info, options.app_id, map_dir)
-        return follow_plan_on(opened, place, plan, env, seed=options.seed or 0, resume=resume, checkpoint=checkpoint)
+        return follow_plan_on(opened, place, plan, env, seed=options.seed or 0, resume=resume, checkpoint=checkpoint,
+                              timeout_ms=options.timeout_ms)  # fmt: skip
     finally:
         opened.device.close()
 
@@ -184,11 +189,13 @@ def follow_plan_on(
     checkpoint: str | None = None,
     secrets: Collection[str] = (),
     kept: set[str] | None = None,
+    timeout_ms: float | None = None,
 ) -> Outcome:
     """Follow a route plan on an open device (left open), through the map at `place`; `secrets` are never shown.
 
     `kept`, when given, gains what the route's fields showed of the secrets typed into them (`AppMap.kept`), as
-    `visor.session.routes.route_on`'s does.
+    `visor.session.routes.route_on`'s does. `timeout_ms` is each step's action timeout (`--timeout`; None:
+    upstream's 2500 ms); the wait after it keeps its `expect.timeout_ms`.
 
     Raises:
         InputError: the plan names a screen several screens share, or taps a risky control.
@@ -201,7 +208,7 @@ def follow_plan_on(
             record = Checkpoint(os.path.abspath(checkpoint), plan)
         else:  # below the maps' root: a link planted at its checkpoints folder is not followed either
             record = Checkpoint(checkpoint_path(place, env.ids.new_id("route")), plan, os.path.dirname(place.path))
-        follower = _Follower(opened, env, app_map, record, seed)
+        follower = _Follower(opened, env, app_map, record, seed, timeout_ms)
         try:
             data = follower.follow(screens, resume or Resume())
         finally:
@@ -290,12 +297,21 @@ def _known(app_map: AppMap, screen: str) -> set[str] | None:
 class _Follower:
     """Follows one plan on one device, recording into the map and the checkpoint."""
 
-    def __init__(self, opened: OpenedDevice, env: Environment, app_map: AppMap, record: Checkpoint, seed: int):
+    def __init__(
+        self,
+        opened: OpenedDevice,
+        env: Environment,
+        app_map: AppMap,
+        record: Checkpoint,
+        seed: int,
+        timeout_ms: float | None = None,
+    ) -> None:
         self.opened = opened
         self.env = env
         self.map = app_map
         self.record = record
         self.seed = seed
+        self.timeout_ms = timeout_ms
         self.variant: dict[str, Any] = {}
 
     def follow(self, screens: Mapping[str, set[str] | None], resume: Resume) -> dict[str, Any]:
@@ -364,7 +380,7 @@ class _Follower:
         wait = {"for": step.expect.selector, "timeout": step.expect.timeout_ms}
         steps = [{"id": step.id, "command": step.command, "args": step.args},
                  {"id": f"{step.id}-expect", "command": "wait", "args": wait}]  # fmt: skip
-        final = run_steps(f"route step {step.id}", steps, self.opened, self.env, self.seed)
+        final = _run_steps(f"route step {step.id}", steps, self.opened, self.env, self.seed, self.timeout_ms)
         after = self._observe()
         out: dict[str, Any] = {"id": step.id, "command": step.command, "outcome": "success",
                                "duration_ms": sum(result.duration_ms for result in final.result.steps),
@@ -420,6 +436,28 @@ class _Follower:
             data["reason"] = reason
         data.update({"attempts": record.attempts, "checkpoint_path": record.path, "current_screen": self._current()})
         return data
+
+
+def _run_steps(
+    name: str, steps: list[dict[str, Any]], opened: OpenedDevice, env: Environment, seed: int, timeout_ms: float | None
+) -> RunFinished:
+    """Run a route step (its action, then its expectation's wait) with the action timeout `--timeout` gave.
+
+    `visor.session.direct.run_steps` with the step timeout set (it takes none); None runs it as that does.
+
+    Raises:
+        InputError: the steps do not validate (they were checked with the plan, so only a bug gets here).
+    """
+    if timeout_ms is None:
+        return run_steps(name, steps, opened, env, seed)
+    data = {"meta": {"name": f"visor {name}", "version": "1"}, "config": {"stopOnFailure": True}, "steps": steps}
+    scenario = validate_document(Document(f"visor {name}", "yaml", data, {})).scenario
+    if scenario is None:
+        raise InputError(f"{name} does not validate as scenario steps", next_step="Check the route plan's steps.")
+    settings = resolve_settings(scenario, timeout_ms=timeout_ms, seed=seed, fresh_seed=seed, capture="none")
+    context = RunContext(opened.device, opened.clock, env.wall, DirectSink(".", None), env.ids.new_id("run"),
+                         watchdog=WallWatchdog.from_environment())  # fmt: skip
+    return drive(run_scenario(scenario, settings, context), ())
 
 
 def _failure(final: RunFinished) -> tuple[str, str] | None:

@@ -12,7 +12,8 @@ Following: each edge's control is found on the live screen by its target and tap
 the edge names from their environment variables: only variables the map declares, all set, or the route is
 refused before any input), the app is let settle, and the screen reached must satisfy the edge's destination
 contract (the same variant, or at least 60% of its required targets). A satisfied edge gains confidence; a
-failed one is demoted (and stale after two failures) and the route stops, saying where.
+failed one is demoted (and stale after two failures) and the route stops, saying where. `visor route --timeout MS`
+bounds how long a busy app is waited for before and after each tap (a run's routes keep the crawl's 5 s).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from visor.actions.device import Device, InputRejected, Key
-from visor.clock import Clock, isoformat
+from visor.clock import Clock, isoformat, ms_to_us
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
 from visor.report.console import printable
 from visor.report.envelope import Outcome
@@ -179,10 +180,14 @@ def _risky_targets(app_map: AppMap) -> dict[str, set[str]]:
 
 
 def route_to(wanted: str, options: ActionOptions, wall: Clock, *, map_dir: str | None) -> Outcome:
-    """Plan a route to `wanted` from the current screen and follow it, checking every leg."""
+    """Plan a route to `wanted` from the current screen and follow it, checking every leg.
+
+    `options.timeout_ms` bounds how long a busy app is waited for before and after each tap (`--timeout`).
+    """
     opened = open_for(options, options.seed or 0, wall, ScenarioDevice(capabilities=dict(options.capabilities)))
     try:
-        return route_on(opened, MapPlace.of_device(opened.device.info, options.app_id, map_dir), wanted, wall)
+        place = MapPlace.of_device(opened.device.info, options.app_id, map_dir)
+        return route_on(opened, place, wanted, wall, timeout_ms=options.timeout_ms)
     finally:
         opened.device.close()
 
@@ -195,11 +200,13 @@ def route_on(
     *,
     secrets: Collection[str] = (),
     kept: set[str] | None = None,
+    timeout_ms: float | None = None,
 ) -> Outcome:
     """Route to `wanted` on an open device (left open), through the map at `place`; `secrets` are never shown.
 
     `kept`, when given, gains what the route's fields showed of the secrets typed into them (`AppMap.kept`): the
-    caller masks them too in what it shows of the screen afterwards.
+    caller masks them too in what it shows of the screen afterwards. `timeout_ms` bounds each wait for a busy app
+    (None: the crawl's 5 s).
 
     Raises:
         InputError: `wanted` names no screen, or several; there is no safe route.
@@ -210,7 +217,7 @@ def route_on(
         goals = destination(app_map, wanted)
         start, _ = record_screen(app_map, opened.device, isoformat(wall.now()))
         try:
-            legs = travel(app_map, opened.device, opened.clock, wall, start["id"], goals)
+            legs = travel(app_map, opened.device, opened.clock, wall, start["id"], goals, timeout_ms=timeout_ms)
         finally:
             write_map(app_map, wall)
             if kept is not None:
@@ -242,17 +249,26 @@ def route_on(
     return Outcome("ok", NextAction.RUN, app_map.masked(data), ExitCode.OK)
 
 
-def travel(app_map: AppMap, device: Device, clock: Clock, wall: Clock, start: str, goals: set[str]) -> list[Leg] | None:
+def travel(
+    app_map: AppMap,
+    device: Device,
+    clock: Clock,
+    wall: Clock,
+    start: str,
+    goals: set[str],
+    *,
+    timeout_ms: float | None = None,
+) -> list[Leg] | None:
     """Go from `start` to a goal; return the legs followed (None: there is no route at all).
 
     Forward through the map when it can; else from the app's start after a reset, a visible first leg (going
-    back is not planned, restarting is).
+    back is not planned, restarting is). `timeout_ms` bounds each wait for a busy app (None: the crawl's 5 s).
     """
     route = plan(app_map, start, goals)
+    kernel = _kernel(device, clock, timeout_ms)
     if route is not None:
         require_inputs(app_map, route)
-        return _follow(route, device, clock, wall, app_map)
-    kernel = CrawlKernel(device, clock, POLL_US)
+        return _follow(route, kernel, wall, app_map)
     kernel.reset_app()
     clock.sleep_us(SETTLE_US)
     kernel.wait_idle()
@@ -263,7 +279,24 @@ def travel(app_map: AppMap, device: Device, clock: Clock, wall: Clock, start: st
     require_inputs(app_map, route)
     reset = {"id": "reset", "command": "reset", "target": "", "from_variant_id": start, "to_variant_id": root["id"],
              "confidence": 1.0}  # fmt: skip
-    return [Leg(reset, True, root["id"]), *_follow(route, device, clock, wall, app_map)]
+    return [Leg(reset, True, root["id"]), *_follow(route, kernel, wall, app_map)]
+
+
+class _TimedKernel(CrawlKernel):
+    """The crawl's kernel, a busy app waited for as long as `visor route --timeout` says (not the crawl's 5 s)."""
+
+    def __init__(self, device: Device, clock: Clock, budget_us: int) -> None:
+        super().__init__(device, clock, POLL_US)
+        self.budget_us = budget_us
+
+    def _idle_budget_us(self) -> int:
+        return self.budget_us
+
+
+def _kernel(device: Device, clock: Clock, timeout_ms: float | None) -> CrawlKernel:
+    if timeout_ms is None:
+        return CrawlKernel(device, clock, POLL_US)
+    return _TimedKernel(device, clock, ms_to_us(timeout_ms))
 
 
 def missing_inputs(app_map: AppMap, route: list[dict[str, Any]]) -> dict[str, list[str]]:
@@ -304,8 +337,8 @@ def require_inputs(app_map: AppMap, route: list[dict[str, Any]]) -> None:
     )
 
 
-def _follow(route: list[dict[str, Any]], device: Device, clock: Clock, wall: Clock, app_map: AppMap) -> list[Leg]:
-    kernel = CrawlKernel(device, clock, POLL_US)
+def _follow(route: list[dict[str, Any]], kernel: CrawlKernel, wall: Clock, app_map: AppMap) -> list[Leg]:
+    device, clock = kernel.device, kernel.clock
     legs = []
     for edge in route:
         fields = fields_of(device.observe().tree)
