@@ -173,3 +173,12 @@ def test_the_moving_from_upstream_page_covers_every_upstream_command() -> None:
     assert not missing, missing
     implemented = [name for name in UPSTREAM_COMMANDS if name not in ("discover", "route")]
     assert all(name in cli.commands for name in implemented)  # every upstream command but the app map's exists
+
+
+def test_the_runtimes_page_lists_every_runtime() -> None:
+    from visor.devices.factory import RUNTIMES
+
+    page = (ROOT / "docs" / "runtimes.md").read_text(encoding="utf-8")
+    rows = page.split("| runtime |", 1)[1].split("\n\n", 1)[0].splitlines()  # the page's first table
+    table = {row.split("|")[1].strip(" `") for row in rows if row.startswith("| `")}
+    assert table == set(RUNTIMES)
