@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+import json
+import os
 import signal
 from collections.abc import Callable
 from dataclasses import replace
@@ -9,16 +12,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from tests.conftest import ROOT, Cli
-from tests.simkit import Passthrough
+from tests.simkit import Passthrough, demo_device
 from visor.actions.device import DeviceInfo
+from visor.actions.tools.shown_secrets import BLANK
 from visor.clock import CountingIds, SystemClock
 from visor.devices.sim.device import SimDevice
 from visor.errors import ExitCode
 from visor.report.envelope import Outcome
-from visor.session import benchmark, devices, runs
+from visor.session import benchmark, devices
 from visor.session.benchmark import benchmark_file
+from visor.session.benchmark_screens import take_screen
 from visor.session.devices import OpenedDevice
 from visor.session.runs import Environment, RunOptions
 
@@ -92,7 +98,7 @@ def test_a_device_whose_sessions_are_expensive_serves_every_run(
         opened.append(Expensive(found.device))
         return OpenedDevice(opened[-1], found.clock)
 
-    monkeypatch.setattr(runs, "open_for", open_expensive)
+    monkeypatch.setattr(benchmark, "open_for", open_expensive)
     options = RunOptions(output=str(tmp_path / "out"), fresh_session=fresh)
     env = Environment(SystemClock(), CountingIds())
     outcome = benchmark_file(str(SCENARIOS / "login.yaml"), options, env, runs=4, threshold=95)
@@ -157,3 +163,69 @@ def test_a_suite_whose_failing_scenarios_all_fail_alike_says_they_are_broken_not
         "2 of 3 scenarios are below 95% or failed a run; failing alike in every run: deep, fails-on-purpose"
     )
     assert error["likely_cause"].startswith("Every run of each scenario did the same")
+
+
+def _png_size(path: str) -> tuple[int, int]:
+    with Image.open(path) as picture:
+        return picture.size
+
+
+def test_the_benchmark_page_shows_the_screens_of_the_runs_that_disagree(cli_runner: Cli, tmp_path: Path) -> None:
+    """Each variant of the diverging step has the screen it ended on, small, written beside the page."""
+    result = cli_runner.run("benchmark", str(SCENARIOS / "promo-unseeded.yaml"), "--runs", "20", "--output", "o")
+    divergence = result.data["divergence"]
+    screens = [str(tmp_path / variant["thumbnail"]) for variant in divergence["variants"]]
+    assert len(screens) == 2 and all(os.path.dirname(path).endswith("-screens") for path in screens)
+    assert all("thumbnail" not in variant["result"] for variant in divergence["variants"])  # not what runs did
+    assert [_png_size(path)[0] for path in screens] == [180, 180]  # the 1080 px screen, a sixth
+    assert all(os.path.getsize(path) < 16_000 for path in screens)
+    assert Path(screens[0]).read_bytes() != Path(screens[1]).read_bytes()  # with and without the dialog
+    assert {variant["thumbnail"] for variant in divergence["variants"]} <= set(result.envelope["artifacts"])
+    page = (tmp_path / result.data["report"]).read_text()
+    for path in screens:
+        assert f"<img class='thumb' src='{os.path.relpath(path, tmp_path / 'o')}'" in page
+    assert page.count("<figcaption>the screen at the end of step open-feed") == 2
+    # Only the diverging step's screens are written: nothing of the steps after it, nor of the other runs.
+    assert len(os.listdir(os.path.dirname(screens[0]))) == 2
+
+
+def test_a_benchmark_run_is_the_run_visor_run_repeats_with_its_seed(cli_runner: Cli, tmp_path: Path) -> None:
+    """Watching the screens changes no run: the device has the run's seed, and the signature is visor run's."""
+    result = cli_runner.run("benchmark", str(SCENARIOS / "promo-unseeded.yaml"), "--runs", "20", "--output", "o")
+    assert result.data["divergence"] is not None
+    for variant in result.data["divergence"]["variants"]:  # a run with the dialog, and one without
+        summary = json.loads((tmp_path / "o" / variant["run_ids"][0] / "summary.json").read_text())
+        again = cli_runner.run("run", str(SCENARIOS / "promo-unseeded.yaml"), "--seed",
+                               str(summary["effective_seed"]), "--output", "again")  # fmt: skip
+        assert again.data["run"]["determinism_signature"] == summary["determinism_signature"]
+
+
+def test_a_deterministic_benchmark_writes_no_screens(cli_runner: Cli, tmp_path: Path) -> None:
+    result = cli_runner.run("benchmark", str(SCENARIOS / "login.yaml"), "--runs", "3", "--output", "o")
+    assert result.data["divergence"] is None and not list((tmp_path / "o").glob("*-screens"))
+
+
+def test_a_kept_screen_is_blanked_where_it_shows_a_secret_or_the_part_of_one_a_field_kept() -> None:
+    device = demo_device()
+    device.open_url("demo://login")
+    field = next(item.node for item in device.observe().tree.flat if item.node.resource_id.endswith("username"))
+    device.type_text("adal", into=field)
+    middle = field.bounds.center
+    for secret in ("adal", "adalovelace"):  # the field shows the secret; it kept only part of it
+        screen = take_screen(device, (secret,))
+        assert screen is not None and len(screen.hidden) == 1 and screen.hidden[0].contains(middle)
+        small = screen.thumbnail()
+        assert small is not None and screen.size is not None
+        with Image.open(io.BytesIO(small)) as picture:
+            scale = picture.width / screen.size.width
+            assert picture.convert("RGB").getpixel((int(middle.x * scale), int(middle.y * scale))) == BLANK
+    unrelated = take_screen(device, ("nothing-shown",))
+    assert unrelated is not None and unrelated.hidden == ()
+
+
+def test_with_capture_steps_the_small_screen_links_to_the_full_screenshot(cli_runner: Cli, tmp_path: Path) -> None:
+    args = ("--runs", "20", "--capture", "steps", "--output", "o")
+    result = cli_runner.run("benchmark", str(SCENARIOS / "promo-unseeded.yaml"), *args)
+    page = (tmp_path / result.data["report"]).read_text()
+    first = result.data["divergence"]["variants"][0]["run_ids"][0]
+    assert f"<a href='{first}/screenshots/001-open-feed.png'>full size</a></figcaption>" in page

@@ -1,8 +1,9 @@
 """benchmark-RUN_ID.html: a benchmark's runs, its score, and where it diverged, with both screens side by side.
 
 The page sits in the output folder beside the runs' folders: each run links to its own report.html, and the
-diverging step (or assertion) shows what each variant of it did, with the screen of the first run of each
-variant next to the other when the runs kept their screens (`--capture steps`; a failed step keeps its own).
+diverging step (or assertion) shows what each variant of it did, side by side, each with the screen it ended on:
+the benchmark's small copy (`variant.thumbnail`, kept for every run, see `visor.session.benchmark_screens`), linked
+to the full screenshots its first run kept (`--capture steps`; a failed step keeps its own).
 """
 
 from __future__ import annotations
@@ -17,7 +18,11 @@ from visor.engine.determinism import BenchmarkSummary
 from visor.engine.results import RunResult
 from visor.report.html import STYLE, visible
 
-_SIDE_BY_SIDE = ".variants{display:flex;gap:2rem;flex-wrap:wrap}.variant{flex:1;min-width:18rem}"
+_SIDE_BY_SIDE = (
+    ".variants{display:flex;gap:2rem;flex-wrap:wrap}.variant{flex:1;min-width:14rem;max-width:28rem}"
+    "figure{margin:.5rem 0}img.thumb{max-height:none;max-width:200px;display:block}"
+    "figcaption{font-size:13px;color:#757575}"
+)
 
 
 def render(summary: BenchmarkSummary, results: Sequence[RunResult | None], name: str, folder: str) -> str:
@@ -61,7 +66,7 @@ def _divergence(divergence: dict[str, Any] | None, results: Sequence[RunResult |
 
 def _variant(variant: dict[str, Any], divergence: dict[str, Any], runs: dict[str, RunResult], folder: str) -> str:
     first = runs.get(variant["run_ids"][0]) if variant["run_ids"] else None
-    screens = _screens(first, divergence, folder) if first is not None else ""
+    screens = _screens(first, variant, divergence, folder)
     shown = json.dumps(variant["result"], indent=2, ensure_ascii=False)
     ids = ", ".join(variant["run_ids"][:5]) + (" …" if len(variant["run_ids"]) > 5 else "")
     return (
@@ -70,19 +75,37 @@ def _variant(variant: dict[str, Any], divergence: dict[str, Any], runs: dict[str
     )
 
 
-def _screens(result: RunResult, divergence: dict[str, Any], folder: str) -> str:
-    """Return the screen this run kept for the diverging step (or for its assertions), or say how to keep it."""
-    index = divergence["index"]
-    if divergence["kind"] == "step" and index < len(result.steps):
-        files = result.steps[index].files()
-    else:
-        files = next((found for check in result.assertions if (found := check.files())), [])
-    pictures = [_relative(path, folder) for path in files if path.endswith(".png")]
-    if not pictures:
-        return "<p class='muted'>No screen kept for it: benchmark with --capture steps to see it.</p>"
-    return "".join(
-        f"<a href='{escape(p)}'><img src='{escape(p)}' alt='{visible(result.run_id)}'></a>" for p in pictures
+def _screens(result: RunResult | None, variant: dict[str, Any], divergence: dict[str, Any], folder: str) -> str:
+    """Return the screen this variant ended on: the benchmark's small copy, and the full ones its first run kept."""
+    kept = [_relative(path, folder) for path in _kept(result, divergence) if path.endswith(".png")]
+    small = variant.get("thumbnail")
+    if not isinstance(small, str):
+        if not kept:
+            return (
+                "<p class='muted'>No screen kept for it: the device gave none, or it shows a secret where it "
+                "cannot be blanked.</p>"
+            )
+        alt = visible(result.run_id) if result is not None else ""
+        return "".join(f"<a href='{escape(p)}'><img src='{escape(p)}' alt='{alt}'></a>" for p in kept)
+    step = f"step {divergence['id']}"
+    where = f"at the end of {step}" if divergence["kind"] == "step" else "the assertions were checked on"
+    picture = escape(_relative(small, folder))
+    full = " ".join(f"<a href='{escape(p)}'>full size</a>" for p in kept)
+    return (
+        f"<figure><a href='{picture}'><img class='thumb' src='{picture}' alt='the screen {visible(where)}'></a>"
+        f"<figcaption>the screen {visible(where)}{' · ' + full if full else ''}</figcaption></figure>"
     )
+
+
+def _kept(result: RunResult | None, divergence: dict[str, Any]) -> list[str]:
+    """Return the files a run kept of the diverging step's screen (or of its assertions')."""
+    if result is None:
+        return []
+    index = int(divergence["index"])
+    if divergence["kind"] == "step" and index < len(result.steps):
+        return result.steps[index].files()
+    found: list[str] = next((files for check in result.assertions if (files := check.files())), [])
+    return found
 
 
 def _relative(path: str, folder: str) -> str:

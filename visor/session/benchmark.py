@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from visor.actions.secrets import mask_rendered, redact
+from visor.clock import IdSource
 from visor.engine.determinism import BenchmarkSummary, summarize
 from visor.engine.events import RunFinished
 from visor.engine.results import RunResult
@@ -25,9 +26,11 @@ from visor.report.artifacts import OutputError
 from visor.report.envelope import Outcome, masked
 from visor.report.outcomes import benchmark_outcome, interrupted_benchmark_outcome
 from visor.scenario.discovery import expand_paths
-from visor.session.devices import OpenedDevice
+from visor.session.benchmark_screens import ScreenKeeper
+from visor.session.devices import OpenedDevice, open_for
 from visor.session.map_drift import map_drift
-from visor.session.runs import Environment, PreparedRun, RunOptions, attempt
+from visor.session.map_learning import MapFreeze
+from visor.session.runs import Attempt, Environment, PreparedRun, RunOptions, attempt
 
 
 def benchmark_file(
@@ -44,16 +47,19 @@ def benchmark_file(
 
     With `compare_map`, `data.map_drift` says how the app map changed from run to run (`visor.session.map_drift`).
     """
-    prepared = PreparedRun.load(path, options, env)
+    # Every run starts from the app map as the benchmark found it (runs stay independent of each other), and what
+    # they learnt is written once, at the end (`visor.session.map_learning.MapFreeze`).
+    prepared = dataclasses.replace(PreparedRun.load(path, options, env), freeze=MapFreeze())
     results: list[RunResult | None] = []
     finals: list[RunFinished] = []
     written: list[str] = []
     states: list[tuple[dict[str, Any], dict[str, Any]] | None] = []
     outcomes: list[str] = []
+    keeper = ScreenKeeper(options.secrets)
     kept: OpenedDevice | None = None
     try:
         for iteration in range(runs):
-            done = attempt(prepared, env, (), kept, keep=not options.fresh_session)
+            done = _attempt(prepared, env, kept, keeper, keep=not options.fresh_session)
             kept = done.kept
             written.extend(done.written)
             finals.append(done.final)
@@ -62,6 +68,8 @@ def benchmark_file(
                 return _interrupted(prepared, finals, results, runs, threshold, done.final.stop_signal, written)
             results.append(done.final.result if done.final.reason is None else None)
             outcomes.append(_outcome(done.final))
+            if results[-1] is not None:
+                keeper.finished(results[-1])
             if on_run is not None:
                 on_run(iteration, results[-1])
     except KeyboardInterrupt as exc:
@@ -71,12 +79,61 @@ def benchmark_file(
         if kept is not None:
             with contextlib.suppress(KeyboardInterrupt):  # a second signal may cut closing short
                 kept.device.close()
+    assert prepared.freeze is not None
+    prepared.freeze.write(env.wall)
     summary = summarize(results, threshold, outcomes)
+    shown, screens = keeper.write(prepared.output, _stem(results), summary.divergence, results)
+    summary = dataclasses.replace(summary, divergence=shown)
     page = _write_page(prepared, summary, results)
-    outcome = benchmark_outcome(summary, prepared.warnings(), [*written, page], page)
+    outcome = benchmark_outcome(summary, prepared.warnings(), [*written, *screens, page], page)
     if compare_map:
         outcome = dataclasses.replace(outcome, data={**outcome.data, "map_drift": map_drift(states, results)})
     return masked(outcome, options.secrets)
+
+
+class _OneSeed:
+    """The ids of a run, and the one seed it draws, however often it is asked (see `_attempt`)."""
+
+    def __init__(self, ids: IdSource) -> None:
+        self._ids = ids
+        self._seed: int | None = None
+
+    def new_id(self, prefix: str) -> str:
+        """Return the next id."""
+        return self._ids.new_id(prefix)
+
+    def new_seed(self) -> int:
+        """Return the run's seed: drawn the first time, the same after."""
+        if self._seed is None:
+            self._seed = self._ids.new_seed()
+        return self._seed
+
+
+def _attempt(
+    prepared: PreparedRun, env: Environment, kept: OpenedDevice | None, keeper: ScreenKeeper, *, keep: bool
+) -> Attempt:
+    """Run once, on the device kept from the last run or a new one, `keeper` keeping the screens of its steps.
+
+    The device is opened here, for the keeper to look at it, with the seed the run then draws (`_OneSeed`): the
+    run's effective seed is its device's, as in `visor run`. It is closed after the run, unless `keep` and its
+    sessions are expensive (Appium): then it is the next run's.
+    """
+    run_env = Environment(env.wall, _OneSeed(env.ids), env.stdin)
+    seed = prepared.settings(run_env).effective_seed
+    opened = kept or open_for(prepared.options, seed, env.wall, prepared.device())
+    try:
+        done = attempt(prepared, run_env, (keeper.watch(opened.device),), opened)
+    except BaseException:  # a refusal, an unwritable folder, a signal: the session must not outlive the command
+        if kept is None:
+            with contextlib.suppress(KeyboardInterrupt):
+                opened.device.close()
+        raise
+    if keep and opened.device.info.capabilities.expensive_sessions:
+        return dataclasses.replace(done, kept=opened)
+    # After an interruption, a second signal may cut closing the session short (it is bounded anyway).
+    with contextlib.suppress(*((KeyboardInterrupt,) if done.final.interrupted else ())):
+        opened.device.close()
+    return dataclasses.replace(done, kept=None)
 
 
 def _outcome(final: RunFinished) -> str:
@@ -93,8 +150,7 @@ def _write_page(prepared: PreparedRun, summary: BenchmarkSummary, results: list[
     every form where it holds data (`mask_rendered`), as every report of a run is.
     """
     secrets = prepared.options.secrets
-    first = next((result.run_id for result in results if result is not None), "none")
-    path = os.path.join(prepared.output, f"benchmark-{first}.html")
+    path = os.path.join(prepared.output, f"{_stem(results)}.html")
     shown_summary, shown_results, name = redact((summary, results, prepared.scenario.meta.name), secrets)
     page = mask_rendered(benchmark_html.render(shown_summary, shown_results, name, prepared.output), secrets, "markup")
     try:
@@ -102,6 +158,12 @@ def _write_page(prepared: PreparedRun, summary: BenchmarkSummary, results: list[
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc}", next_step="Free space, or choose another --output.") from None
     return path
+
+
+def _stem(results: list[RunResult | None]) -> str:
+    """Return the name of the benchmark's page (and of the folder of its screens): its first run's."""
+    first = next((result.run_id for result in results if result is not None), "none")
+    return f"benchmark-{first}"
 
 
 def _interrupted(
