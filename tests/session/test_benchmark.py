@@ -15,16 +15,18 @@ import pytest
 from PIL import Image
 
 from tests.conftest import ROOT, Cli
-from tests.simkit import Passthrough, demo_device
+from tests.simkit import Passthrough, demo_device, run, steps_yaml
 from visor.actions.device import DeviceInfo
 from visor.actions.tools.shown_secrets import BLANK
 from visor.clock import CountingIds, SystemClock
 from visor.devices.sim.device import SimDevice
+from visor.engine.determinism import summarize
 from visor.errors import ExitCode
+from visor.report import benchmark_html
 from visor.report.envelope import Outcome
 from visor.session import benchmark, devices
 from visor.session.benchmark import benchmark_file
-from visor.session.benchmark_screens import take_screen
+from visor.session.benchmark_screens import ScreenKeeper, take_screen
 from visor.session.devices import OpenedDevice
 from visor.session.runs import Environment, RunOptions
 
@@ -229,3 +231,26 @@ def test_with_capture_steps_the_small_screen_links_to_the_full_screenshot(cli_ru
     page = (tmp_path / result.data["report"]).read_text()
     first = result.data["divergence"]["variants"][0]["run_ids"][0]
     assert f"<a href='{first}/screenshots/001-open-feed.png'>full size</a></figcaption>" in page
+
+
+def test_an_assertion_that_diverges_shows_the_screen_the_assertions_were_checked_on(tmp_path: Path) -> None:
+    """The runs agree on every step: each variant of the assertion shows its first run's last screen."""
+    result = run(steps_yaml('{id: open, command: navigate, args: {to: "demo://feed"}}'))[0]
+    other = replace(result, run_id="run_000000000002")
+    keeper, device = ScreenKeeper(), demo_device()
+    device.open_url("demo://feed")
+    for finished in (result, other):
+        for index, step in enumerate(finished.steps):
+            keeper.keep(device, index, step)
+        keeper.finished(finished)
+    variants = [{"runs": 1, "run_ids": [one.run_id], "result": {"status": status}}
+                for one, status in ((result, "passed"), (other, "failed"))]  # fmt: skip
+    divergence = {"kind": "assertion", "index": 0, "id": "on-feed", "type": "visible", "variants": variants}
+    shown, written = keeper.write(str(tmp_path), "benchmark-run_000000000001", divergence, [result, other])
+    assert shown is not None and [variant["thumbnail"] for variant in shown["variants"]] == written
+    assert [os.path.basename(path) for path in written] == ["assertion-1-variant-1.png", "assertion-1-variant-2.png"]
+    page = benchmark_html.render(summarize([result, other], 95), [result, other], "t", str(tmp_path))
+    assert "the screen the assertions were checked on" not in page  # the summary's own divergence: none
+    summary = replace(summarize([result, other], 95), divergence=shown)
+    page = benchmark_html.render(summary, [result, other], "t", str(tmp_path))
+    assert page.count("<figcaption>the screen the assertions were checked on") == 2
