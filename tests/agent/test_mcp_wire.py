@@ -272,3 +272,20 @@ def test_a_sequence_member_without_an_action_is_told_so(client: RawClient) -> No
     assert refusal["problems"][0]["message"].startswith("the member has no action: it needs one of click, drag")
     long = client.call("action_sequence", {"steps": [{"action": "x" * 5000}]})
     assert "(5,000 characters)" in long["message"] and len(long["message"]) < 400
+
+
+def test_a_client_that_closes_its_end_after_its_calls_gets_every_answer(tmp_path: Path) -> None:
+    """A script pipes its calls and closes stdin: each call still runs and is answered, none 'Connection closed'."""
+    calls = [{"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "observe", "arguments": {}}}
+             for n in range(2, 6)]  # fmt: skip
+    cancelled = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99}}
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE},
+             {"jsonrpc": "2.0", "method": "notifications/initialized"}, *calls, cancelled]  # fmt: skip
+    done = subprocess.run([sys.executable, "-m", "visor", "mcp", "--runtime", "sim", "--seed", "7"], cwd=ROOT,
+                          input="".join(json.dumps(line) + "\n" for line in lines), capture_output=True, text=True,
+                          timeout=ANSWER_S * 4, check=False)  # fmt: skip
+    answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.splitlines())}
+    assert done.returncode == 0 and sorted(answers) == [1, 2, 3, 4, 5]
+    for n in range(2, 6):
+        assert "error" not in answers[n], answers[n]
+        assert answers[n]["result"]["structuredContent"]["status"] == "ok"

@@ -67,10 +67,16 @@ Validate = Callable[[str], object]
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """What to do with one line: pass `text` on to the SDK, or send `answer` back (neither: skip it)."""
+    """What to do with one line: pass `text` on to the SDK, or send `answer` back (neither: skip it).
+
+    A request passed on names its `awaited` id (the client waits for its answer); a cancellation names the id
+    it `cancels` (the client waits no more).
+    """
 
     text: str | None = None
     answer: dict[str, Any] | None = None
+    awaited: str | int | None = None
+    cancels: str | int | None = None
 
 
 def check_line(line: bytes, overlong: bool, *, validate: Validate, refuse: Refuse) -> Verdict:
@@ -98,7 +104,16 @@ def check_line(line: bytes, overlong: bool, *, validate: Validate, refuse: Refus
     except Exception as exc:  # the SDK's model error (pydantic's): any refusal of its message check
         said = str(exc).splitlines()[0][:200]
         return Verdict(answer=error(_id_of(data), INVALID_REQUEST, f"Invalid request: not a JSON-RPC message ({said})"))
-    return Verdict(text=text)
+    return Verdict(text=text, awaited=_id_of(data) if "method" in data else None, cancels=_cancelled(data))
+
+
+def _cancelled(data: dict[str, Any]) -> str | int | None:
+    """Return the id a `notifications/cancelled` names (None for any other message)."""
+    params = data.get("params")
+    if data.get("method") != "notifications/cancelled" or not isinstance(params, dict):
+        return None
+    named: str | int | None = _id_of({"id": params.get("requestId")})
+    return named
 
 
 def error(request_id: Any, code: int, message: str) -> dict[str, Any]:
@@ -299,6 +314,10 @@ class GuardedInput:
 
     The SDK iterates it as it iterates its standard input (`async for line in stdin`). Answers go through `send`,
     given once the transport is up (`answer_with`): the same stream the SDK writes its own answers to.
+
+    At the end of the input the lines end only once every request passed on is answered (`answered`) or
+    cancelled: a client that writes its calls and closes its end (a pipe, a script) gets every answer, where the
+    SDK, its input ended, would answer the calls still running "Connection closed".
     """
 
     def __init__(self, reader: LineReader, *, validate: Validate, refuse: Refuse) -> None:
@@ -309,11 +328,19 @@ class GuardedInput:
         self.refuse = refuse
         self._send: Send | None = None
         self._ready = anyio.Event()
+        self._awaited: set[str | int] = set()
+        self._changed = anyio.Event()
 
     def answer_with(self, send: Send) -> None:
         """Send answers through `send` from now on."""
         self._send = send
         self._ready.set()
+
+    def answered(self, request_id: object) -> None:
+        """Hear that the request `request_id` was answered (or cancelled)."""
+        if isinstance(request_id, str | int):
+            self._awaited.discard(request_id)
+            self._changed.set()
 
     def __aiter__(self) -> GuardedInput:
         """Iterate the lines that pass."""
@@ -324,14 +351,28 @@ class GuardedInput:
         while True:
             read = await self.reader.next_line()
             if read is None:
+                await self._drained()
                 raise StopAsyncIteration
             verdict = check_line(*read, validate=self.validate, refuse=self.refuse)
+            if verdict.awaited is not None:
+                self._awaited.add(verdict.awaited)
+            if verdict.cancels is not None:
+                self.answered(verdict.cancels)
             if verdict.text is not None:
                 return verdict.text
             if verdict.answer is not None:
                 await self._ready.wait()
                 assert self._send is not None, "set with the event"
                 await self._send(verdict.answer)
+
+
+    async def _drained(self) -> None:
+        """Wait until every request passed on is answered: each call has its own bounds, so this ends."""
+        import anyio
+
+        while self._awaited:
+            await self._changed.wait()
+            self._changed = anyio.Event()
 
 
 @contextlib.contextmanager

@@ -23,7 +23,7 @@ import base64
 import functools
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -161,9 +161,36 @@ def serve_stdio(served: Served) -> None:
                     await write.send(SessionMessage(answer))
 
                 lines.answer_with(send)
-                await server.run(read, write, server.create_initialization_options())
+                told = Answers(write, lines.answered, (types.JSONRPCResponse, types.JSONRPCError))
+                await server.run(read, told, server.create_initialization_options())
 
     anyio.run(main)
+
+
+class Answers:
+    """The SDK's output stream, telling the input of each answer sent (so the input ends only once all are)."""
+
+    def __init__(self, stream: Any, answered: Callable[[object], None], kinds: tuple[type, ...]) -> None:
+        self._stream = stream
+        self._answered = answered
+        self._kinds = kinds
+
+    async def send(self, message: Any) -> None:
+        """Send one message; an answer to a request is told once it is on its way."""
+        await self._stream.send(message)
+        if isinstance(message.message, self._kinds):
+            self._answered(getattr(message.message, "id", None))
+
+    async def __aenter__(self) -> Answers:
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> bool | None:
+        result: bool | None = await self._stream.__aexit__(*exc)
+        return result
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def tool_of(definition: Mapping[str, Any], types: Any) -> Any:
