@@ -7,6 +7,7 @@ written valid (checked by `visor validate` itself), written only below the outpu
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import subprocess
@@ -121,10 +122,90 @@ def test_part_two_defects_are_converted_or_left_out_with_file_and_line(cli_runne
 def test_the_converted_sign_in_runs_on_the_simulated_phone(cli_runner: Cli, tmp_path: Path) -> None:
     copy_fixtures(tmp_path)
     cli_runner.run("import", "maestro", "flows/login.yaml", "-o", "scenarios")
-    run = cli_runner.run("run", "scenarios/login.yaml", "--runtime", "sim", "--env-file", "scenarios/login.env",
-                         "--output", "out")  # fmt: skip
+    # config.app is the flow's appId (a phone's app); the simulated phone is told its app model.
+    run = cli_runner.run("run", "scenarios/login.yaml", "--runtime", "sim", "--app", "demo", "--env-file",
+                         "scenarios/login.env", "--output", "out")  # fmt: skip
     steps = run.data["run"]["steps"]
     assert [s["status"] for s in steps[:7]] == ["ok"] * 7, [s.get("error") for s in steps]
+
+
+#: A Maestro flow as Maestro's docs write one: a header with the app, `---`, then its commands.
+MAESTRO_FLOW = """\
+appId: {app}
+name: Sign in
+tags:
+  - smoke
+---
+- launchApp
+- tapOn:
+    id: "username"
+- inputText: "ada"
+- tapOn:
+    id: "password"
+- inputText: "lovelace"
+- tapOn: "Log in"
+- assertVisible: "Item 1"
+- takeScreenshot: signed-in
+"""
+
+
+def test_the_flows_app_id_is_kept_as_config_app_and_the_scenario_validates(cli_runner: Cli, tmp_path: Path) -> None:
+    # Before: the appId was only named in a comment; `visor run` on a phone started no app, and `act reset`
+    # (the converted launchApp) failed for want of an app id.
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "flows" / "login.yaml").write_text(MAESTRO_FLOW.format(app="com.example.app"))
+    row = cli_runner.run("import", "maestro", "flows", "-o", "scenarios").data["imported"][0]
+    assert row["valid"] and row["app_id"] == "com.example.app" and not row["left_out"]
+    text = Path(row["scenario"]).read_text()
+    assert yaml.safe_load(text)["config"] == {"app": "com.example.app"}
+    assert "# config.app is the flow's appId, com.example.app" in text
+    validated = cli_runner.run("validate", "scenarios/login.yaml")
+    assert validated.exit_code == 0 and validated.data["valid"], validated.data
+
+
+def test_an_imported_flow_runs_as_it_is_on_a_phone_with_its_app(cli_runner: Cli, tmp_path: Path) -> None:
+    from tests.devices.appium.fakeserver import DEFAULT_SESSION, fake_server
+
+    (tmp_path / "flows").mkdir()
+    # The scripted server's page shows one button, Log in (and answers no focused field to type into).
+    flow = "appId: com.example.app\n---\n- launchApp\n- tapOn: Log in\n- takeScreenshot: signed-in\n"
+    (tmp_path / "flows" / "login.yaml").write_text(flow)
+    cli_runner.run("import", "maestro", "flows", "-o", "scenarios")
+    with fake_server() as server:
+        run = cli_runner.run("run", "scenarios/login.yaml", "--runtime", "appium", "--server-url", server.url,
+                             "--platform", "android", "--device", "emulator-5554", "--output", "out")  # fmt: skip
+    created = next(request for request in server.requests if request.method == "POST" and request.path == "/session")
+    always = json.loads(created.body)["capabilities"]["alwaysMatch"]
+    assert always["appium:appPackage"] == "com.example.app"
+    assert run.exit_code == 0, run.envelope.get("error")
+    assert run.data["run"]["steps"][0]["id"] == "01-launch"  # act reset: the app restarted by its id
+    restarted = [request for request in server.requests if request.path.startswith(f"/session/{DEFAULT_SESSION}/")
+                 and b"com.example.app" in request.body]  # fmt: skip
+    assert restarted, "the app was not restarted by its id"
+
+
+def test_an_imported_flow_for_an_app_the_simulated_phone_has_runs_there(cli_runner: Cli, tmp_path: Path) -> None:
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "flows" / "login.yaml").write_text(MAESTRO_FLOW.format(app="com.visor.demo"))
+    row = cli_runner.run("import", "maestro", "flows", "-o", "scenarios").data["imported"][0]
+    assert row["valid"] and "app: com.visor.demo" in Path(row["scenario"]).read_text()
+    assert cli_runner.run("validate", "scenarios/login.yaml").exit_code == 0
+    run = cli_runner.run("run", "scenarios/login.yaml", "--runtime", "sim", "--app", "demo", "--output", "out")
+    assert run.exit_code == 0, run.envelope.get("error")
+    assert [step["status"] for step in run.data["run"]["steps"]] == ["ok"] * 8
+
+
+def test_an_app_id_that_is_no_text_is_left_out_and_said(cli_runner: Cli, tmp_path: Path) -> None:
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "flows" / "odd.yaml").write_text("appId: [a, b]\n---\n- back\n")
+    (tmp_path / "flows" / "none.yaml").write_text("- back\n")
+    rows = {
+        Path(row["flow"]).name: row for row in cli_runner.run("import", "maestro", "flows", "-o", "s").data["imported"]
+    }
+    assert [item["command"] for item in rows["odd.yaml"]["left_out"]] == ["appId"]
+    assert rows["odd.yaml"]["valid"] and rows["none.yaml"]["valid"]
+    assert not yaml.safe_load(Path(rows["odd.yaml"]["scenario"]).read_text())["config"]
+    assert "# The flow names no appId: on a phone" in Path(rows["none.yaml"]["scenario"]).read_text()
 
 
 def test_a_file_that_is_no_flow_is_an_error_row(cli_runner: Cli, tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ A flow is a YAML header (`appId`, `name`, `tags`, `env`) then `---` then a list 
 
 | Maestro | visor |
 |---|---|
+| header `appId` | `config.app` (the app id a phone runs; the simulated phone is given its model with `--app`) |
 | `launchApp` of the flow's app, `clearState` | `act reset` (the app under test, restarted); `stopApp: false`: launch |
 | `launchApp` of another app, `stopApp`, `killApp` | `manage_app` stop and launch, or stop |
 | `tapOn` text, `id`, `point` (px or %) | `tap` on `text=`, `id=`, or a point (fractions for %): one plain text or id |
@@ -192,8 +193,29 @@ def convert_flow(path: str, root: str | None = None, relative: str | None = None
     _run(state, flow, flow.commands, (), frame)
     scenario = _scenario(flow)
     scenario["steps"] = _valid_steps(state)
+    _keep_app(state, flow, scenario)
     left_out = [item for _, item in sorted(state.left_out, key=lambda pair: pair[0])]
     return Converted(scenario, state.env, left_out, state.app_id, reader.paths())
+
+
+def _keep_app(state: _State, flow: FlowFile, scenario: dict[str, Any]) -> None:
+    """Keep the flow's appId as `config.app`: the app a phone runs (on appium, `config.app` is the app id).
+
+    One the validator refuses is left out (with its words), as is an appId that is no text.
+    """
+    given = flow.header.get("appId")
+    where = _Where(flow, flow.position(("appId",)) if "appId" in flow.header else Position(1, 1))
+    if state.app_id is None:
+        if given is not None:
+            state.leave_out(where, "appId", f"appId {shown(given)} is not an app id: the scenario names no app")
+        return
+    scenario["config"]["app"] = state.app_id
+    document = Document("<import>", "yaml", scenario, {})
+    for issue in validate_document(substitute(document, state.env)[0]).issues:
+        if issue.is_error and issue.path[:2] == ("config", "app"):
+            del scenario["config"]["app"]
+            state.leave_out(where, "appId", f"appId is not kept as config.app: {issue.message}")
+            return
 
 
 def env_text(env: dict[str, str]) -> str:
@@ -217,8 +239,14 @@ def comment(text: str) -> str:
 def scenario_text(path: str, flow: Converted) -> str:
     """Return the scenario's YAML, what was left out as comments above it (one line each, never more)."""
     notes = [comment(f"Imported from the Maestro flow {path} by `visor import maestro`.")]
-    if flow.app_id:
-        notes.append(comment(f"The flow's app: {flow.app_id} (on a phone: visor run --app-id {flow.app_id})."))
+    app = flow.scenario["config"].get("app")
+    if app is not None:
+        notes.append(comment(f"config.app is the flow's appId, {app}: the app a phone runs (--runtime appium)."))
+        notes.append(comment("The simulated phone runs an app model instead: visor run … --runtime sim --app MODEL."))
+    elif flow.app_id:
+        notes.append(comment(f"The flow's app: {flow.app_id}, not kept (below); on a phone: --app-id {flow.app_id}."))
+    else:
+        notes.append(comment("The flow names no appId: on a phone, pass the app with --app-id (or set config.app)."))
     for item in flow.left_out:
         where = f"line {item['line']}" if item["file"] == path else f"{item['file']} line {item['line']}"
         notes.append(comment(f"Left out ({where}, {item['command']}): {item['reason']}"))
