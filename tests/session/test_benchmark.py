@@ -6,6 +6,7 @@ import io
 import json
 import os
 import signal
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -254,3 +255,29 @@ def test_an_assertion_that_diverges_shows_the_screen_the_assertions_were_checked
     summary = replace(summarize([result, other], 95), divergence=shown)
     page = benchmark_html.render(summary, [result, other], "t", str(tmp_path))
     assert page.count("<figcaption>the screen the assertions were checked on") == 2
+
+
+class Hanging(Passthrough):
+    """The simulated phone, with a screenshot that never comes back (a device that stopped answering)."""
+
+    def screenshot(self) -> bytes:
+        time.sleep(60)
+        return super().screenshot()
+
+
+def test_a_screenshot_that_hangs_is_stopped_and_the_benchmark_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def open_hanging(*args: Any) -> OpenedDevice:
+        found = devices.open_for(*args)
+        assert isinstance(found.device, SimDevice)
+        return OpenedDevice(Hanging(found.device), found.clock)
+
+    monkeypatch.setattr(benchmark, "open_for", open_hanging)
+    monkeypatch.setenv("VISOR_WATCHDOG_GRACE_MS", "200")
+    options = RunOptions(output=str(tmp_path / "out"))
+    env = Environment(SystemClock(), CountingIds())
+    started = time.monotonic()
+    outcome = benchmark_file(str(SCENARIOS / "promo-unseeded.yaml"), options, env, runs=2, threshold=0)
+    assert outcome.data["runs"] == 2 and outcome.data["failures"] == 0
+    assert time.monotonic() - started < 30  # each look stopped after 0.2 s, not a minute (a hang's bound)

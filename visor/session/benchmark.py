@@ -31,6 +31,7 @@ from visor.session.devices import OpenedDevice, open_for
 from visor.session.map_drift import map_drift
 from visor.session.map_learning import MapFreeze
 from visor.session.runs import Attempt, Environment, PreparedRun, RunOptions, attempt
+from visor.watchdog import WallWatchdog
 
 
 def benchmark_file(
@@ -55,7 +56,7 @@ def benchmark_file(
     written: list[str] = []
     states: list[tuple[dict[str, Any], dict[str, Any]] | None] = []
     outcomes: list[str] = []
-    keeper = ScreenKeeper(options.secrets)
+    keeper = ScreenKeeper(options.secrets, watchdog=WallWatchdog.from_environment())
     kept: OpenedDevice | None = None
     try:
         for iteration in range(runs):

@@ -34,6 +34,7 @@ from visor.files import write_confined
 from visor.report.artifacts import OutputError
 from visor.ui.geometry import Rect, Size
 from visor.ui.tree import UiTree
+from visor.watchdog import NoWatchdog, StepOverrun, Watchdog
 
 #: How wide a kept screen is (px): a phone's screen shrinks to a fifth or a sixth, enough to tell two apart.
 THUMBNAIL_WIDTH = 200
@@ -68,6 +69,8 @@ class ScreenKeeper:
     secrets: tuple[str, ...] = ()
     #: The screens, by step and variant.
     pictures: dict[Key, Screen] = field(default_factory=dict)
+    #: Stops a look at the screen that hangs (a device that stopped answering), as it stops a step.
+    watchdog: Watchdog = field(default_factory=NoWatchdog)
     #: The first step the finished runs differ at: later steps are not kept.
     limit: int | None = None
     _seen: dict[int, set[str]] = field(default_factory=dict)
@@ -92,8 +95,9 @@ class ScreenKeeper:
         if key in self.pictures:
             return
         try:
-            screen = take_screen(device, self.secrets)
-        except VisorError:  # a screen that cannot be taken (a lost device): the page says none was kept
+            with self.watchdog.guard(0):  # the watchdog's grace only: a screenshot takes well under a second
+                screen = take_screen(device, self.secrets)
+        except (VisorError, StepOverrun):  # a screen not taken (a lost device, a hang): the page says none was kept
             return
         if screen is not None and sum(len(kept.png) for kept in self.pictures.values()) + len(screen.png) > RAW_BUDGET:
             small = screen.thumbnail()
