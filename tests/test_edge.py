@@ -66,6 +66,8 @@ class Front:
     cache: bool = False
     #: Set up the project before the hostile file is put in place.
     setup: Callable[[Path], None] | None = None
+    #: A query that answers about the file (exit 0) and says in its data that the file is damaged.
+    answers: bool = False
 
 
 def _scenario(project: Path, name: str = "ok.yaml") -> Path:
@@ -149,7 +151,7 @@ FRONTS: dict[str, Front] = {
         setup=_recording,
     ),
     "status (the daemon's record)": Front(
-        ".visor/daemon/daemon.json", lambda p, f: _visor("status"), setup=_daemon_folder
+        ".visor/daemon/daemon.json", lambda p, f: _visor("status"), setup=_daemon_folder, answers=True
     ),
     "import maestro FLOW": Front("flow.yaml", lambda p, f: _visor("import", "maestro", str(f), "--output", "out")),
     "import maestro runFlow": Front(
@@ -204,6 +206,8 @@ def test_every_front_end_answers_hostile_files_clearly_and_in_bounded_time(
     assert "SYSTEM_ERROR" not in said, said
     if spec.cache:
         assert done.returncode == 0, said
+    elif spec.answers:
+        assert done.returncode == 0 and '"state": "damaged"' in said, said
     else:
         assert done.returncode == 1, said
         error = envelope.get("error") or {}

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Cli
+from visor.children import identify
 from visor.clock import CountingIds, SystemClock
 from visor.errors import ExitCode
 from visor.session.action_options import ActionOptions
@@ -418,21 +419,55 @@ def run_visor(cwd: Path, *args: str) -> tuple[int, dict[str, object], str]:
 
 
 @pytest.mark.parametrize("kind", [*HOSTILE_RECORDS, "fifo", "folder"])
-@pytest.mark.parametrize("command", ["status", "stop"])
-def test_a_hostile_daemon_record_is_a_clear_error(kind: str, command: str, project: Path) -> None:
+def test_status_answers_a_damaged_daemon_record_saying_so_and_what_to_do(kind: str, project: Path) -> None:
+    """A truncated or garbage daemon.json made `visor status` exit 1: a query that answers now says it, exit 0."""
     paths = DaemonPaths(str(project.resolve()))
     plant(paths.metadata, kind)
-    code, envelope, stderr = (
-        run_visor(project, command, "--force") if command == "stop" else run_visor(project, command)
-    )
-    assert code == 1 and "Traceback" not in stderr
-    error = envelope["error"]
-    assert isinstance(error, dict) and error["code"] == "INPUT_ERROR"
-    assert paths.metadata in error["message"] and paths.metadata in error["next_step"]
+    code, envelope, stderr = run_visor(project, "status")
+    assert code == 0 and envelope["status"] == "ok" and "Traceback" not in stderr
+    data = envelope["data"]
+    assert isinstance(data, dict) and envelope["next_action"] == "start"
+    daemon = data["daemon"]
+    assert daemon["running"] is False and daemon["record"]["state"] == "damaged"
+    assert daemon["record"]["path"] == paths.metadata and paths.metadata in daemon["record"]["problem"]
+    assert paths.metadata in daemon["record"]["next_step"] and paths.metadata in daemon["problem"]
+    assert data["appium"]["server_url"] == "http://127.0.0.1:4723"
     if os.path.isdir(paths.metadata):
         os.rmdir(paths.metadata)
     else:
-        os.unlink(paths.metadata)  # so that the fixture's own stop finds nothing
+        os.unlink(paths.metadata)
+
+
+@pytest.mark.parametrize("kind", [*HOSTILE_RECORDS, "fifo", "folder"])
+def test_stop_copes_with_a_damaged_daemon_record(kind: str, project: Path) -> None:
+    """No daemon holds the root's lock: the damaged record is removed (a folder there is not, and it says so)."""
+    paths = DaemonPaths(str(project.resolve()))
+    plant(paths.metadata, kind)
+    code, envelope, stderr = run_visor(project, "stop", "--force")
+    assert "Traceback" not in stderr
+    data = envelope["data"]
+    assert isinstance(data, dict) and data["record"]["state"] == "damaged"
+    if kind == "folder":
+        assert code == 1 and isinstance(envelope["error"], dict) and envelope["error"]["code"] == "TARGET_ERROR"
+        assert "could not be removed" in envelope["error"]["message"] and data["record"]["removed"] is False
+        os.rmdir(paths.metadata)
+    else:
+        assert code == 0 and data["stopped"] is True and data["record"]["removed"] is True
+        assert not os.path.lexists(paths.metadata)
+
+
+def test_a_running_daemon_whose_record_is_damaged_is_described_and_stopped(cli_runner: Cli, project: Path) -> None:
+    paths = DaemonPaths(str(project.resolve()))
+    pid = cli_runner.run("start", "--runtime", "sim").data["daemon"]["pid"]
+    Path(paths.metadata).write_bytes(b'{"pid": ')  # truncated (a full disk, an editor)
+    status = cli_runner.run("status")
+    assert status.exit_code == 0 and status.envelope["next_action"] == "run"
+    daemon = status.data["daemon"]
+    assert daemon["running"] is True and daemon["pid"] == pid and daemon["record"]["state"] == "damaged"
+    stopped = cli_runner.run("stop")
+    assert stopped.exit_code == 0, stopped.stdout
+    assert stopped.data["stopped"] is True and stopped.data["pid"] == pid and stopped.data["record"]["removed"]
+    assert identify(pid) is None and not os.path.lexists(paths.metadata)
 
 
 def test_a_record_of_a_daemon_that_is_gone_is_stale(cli_runner: Cli, project: Path) -> None:
@@ -978,3 +1013,42 @@ def test_start_and_status_carry_upstreams_camel_case_names_beside_visors(cli_run
         assert status["unresponsive"] is False and status["logPath"] == status["log"]
     finally:
         cli_runner.run("stop")
+
+
+def test_status_and_stop_take_upstreams_server_url_and_stop_only_what_is_there(
+    cli_runner: Cli, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both refused --server-url. Now status says whether an Appium answers there and whether it is the daemon's;
+    stop stops the daemon only when its Appium is there, and the server there that `visor start` started."""
+    from tests.devices.appium.conftest import APPIUM, APPIUM_HOME, _free_port
+
+    if not APPIUM.exists():
+        pytest.fail("Appium is not installed for the tests: run `npm ci --prefix tests/appium` (see README)")
+    monkeypatch.setenv("APPIUM_HOME", str(APPIUM_HOME))
+    url, elsewhere = f"http://127.0.0.1:{_free_port()}", f"http://127.0.0.1:{_free_port()}"
+    started = cli_runner.run("start", "--runtime", "sim", "--server-url", url, "--appium-cmd", f"{APPIUM} server")
+    assert started.exit_code == 0, started.stdout
+    assert started.data["appium"]["started"] is True
+    pid, server = started.data["daemon"]["pid"], started.data["appium"]["pid"]
+    try:
+        there = cli_runner.run("status", "--server-url", url).data["appium"]
+        assert (there["reachable"], there["managed"], there["daemon"], there["pid"]) == (True, True, True, server)
+        assert there["serverUrl"] == url and there["command"][0] == str(APPIUM)
+        assert cli_runner.run("status").data["appium"]["server_url"] == url  # the daemon's, by default
+        nothing = cli_runner.run("status", "--server-url", elsewhere).data["appium"]
+        assert (nothing["reachable"], nothing["managed"], nothing["daemon"]) == (False, False, False)
+        left = cli_runner.run("stop", "--server-url", elsewhere)
+        assert left.exit_code == 0 and left.data["stopped"] is False and left.data["reason"] == "other_server"
+        assert left.data["daemon_server_url"] == url and url in left.data["message"]
+        assert cli_runner.run("status").data["daemon"]["running"] is True
+        from visor.session.appium_server import ready
+
+        assert ready(url)  # not stopped either
+        stopped = cli_runner.run("stop", "--server-url", url)
+        assert stopped.exit_code == 0, stopped.stdout
+        assert stopped.data["stopped"] is True and stopped.data["appium"]["stopped"] is True
+        assert identify(pid) is None and not ready(url)
+    finally:
+        cli_runner.run("stop", "--force")
+    bad = cli_runner.run("status", "--server-url", "127.0.0.1:4723")
+    assert bad.exit_code == 1 and "is not an Appium server URL" in bad.envelope["error"]["message"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
@@ -14,6 +15,7 @@ from visor.cli.env import CliEnvironment
 from visor.cli.options import device_values, output_options
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _process_clock() -> Any:
@@ -27,6 +29,27 @@ def _paths() -> Any:
     from visor.session.state_paths import DaemonPaths, state_root
 
     return DaemonPaths(state_root(os.getcwd()))
+
+
+def _server_url_value(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Refuse a --server-url that names no HTTP server (`127.0.0.1:4723` without its scheme, a path, an empty text)."""
+    from urllib.parse import urlsplit
+
+    if value is None:
+        return None
+    try:
+        parts = urlsplit(value)
+        _ = parts.port  # a port that is no number raises here
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or len(value) > 2048:
+        raise click.BadParameter(f"{value!r} is not an Appium server URL, such as http://127.0.0.1:4723.", param=param)
+    return value
+
+
+def _server_url_option(what: str) -> Callable[[F], F]:
+    """Return the `--server-url URL` option of status and stop (checked to be an HTTP URL)."""
+    return click.option("--server-url", metavar="URL", callback=_server_url_value, help=what)
 
 
 @click.command(context_settings=SETTINGS)
@@ -61,21 +84,25 @@ def start(env: CliEnvironment, /, appium_cmd: str | None, **values: Any) -> int:
 
 
 @click.command(context_settings=SETTINGS)
+@_server_url_option("The Appium server to describe in data.appium (default: the daemon's, else http://127.0.0.1:4723).")
 @output_options
 @click.pass_obj
-def status(env: CliEnvironment, /) -> int:
+def status(env: CliEnvironment, /, server_url: str | None) -> int:
     """Say whether the project's daemon runs, its sessions, and the Appium servers `visor start` started.
 
-    Exit 0 whether the daemon runs or not (data.daemon.running says); 1 when its files cannot be read or
-    trusted (a damaged record, a folder open to other users).
+    data.appium says whether an Appium server answers at --server-url, whether `visor start` started it,
+    and whether it is the daemon's. Exit 0 whether the daemon runs or not (data.daemon.running says), also
+    when its record is damaged (data.daemon.record says so and what to do); 1 when its files cannot be
+    trusted (a folder open to other users).
 
     \b
     Examples:
       visor status
+      visor status --server-url http://127.0.0.1:4724
     """
     from visor.session import client
 
-    return emit(env, client.status(_paths()))
+    return emit(env, client.status(_paths(), server_url))
 
 
 @click.command(context_settings=SETTINGS)
@@ -85,22 +112,29 @@ def status(env: CliEnvironment, /) -> int:
     help="Kill the daemon if it does not stop within 3 s (only a process proved to be this project's daemon, by its"
     " token or its start time).",
 )
+@_server_url_option(
+    "Stop only what is at this Appium server: the daemon if its Appium is there (else it is left running,"
+    " data.reason other_server), and the server if `visor start` started it."
+)
 @output_options
 @click.pass_obj
-def stop(env: CliEnvironment, /, force: bool) -> int:
+def stop(env: CliEnvironment, /, force: bool, server_url: str | None) -> int:
     """Stop the project's daemon, closing its sessions, and the Appium servers `visor start` started.
 
-    Exit 0 once nothing of it runs (also when nothing ran); 1 when something still runs (it did not stop in
-    time, or its pid is not proved to be the daemon's: nothing is sent to it), saying what to do.
+    Exit 0 once nothing of it runs (also when nothing ran, and when --server-url names another server than
+    the daemon's: data.reason says it was left running); 1 when something still runs (it did not stop in
+    time, or its pid is not proved to be the daemon's: nothing is sent to it), saying what to do. A damaged
+    daemon record is removed once no daemon runs (data.record says so).
 
     \b
     Examples:
       visor stop
       visor stop --force      (kill it if it does not stop within 3 s)
+      visor stop --server-url http://127.0.0.1:4724
     """
     from visor.session import client
 
-    return emit(env, client.stop(_paths(), _process_clock(), force=force))
+    return emit(env, client.stop(_paths(), _process_clock(), force=force, server_url=server_url))
 
 
 @click.command("__daemon", hidden=True, context_settings=SETTINGS)

@@ -93,6 +93,24 @@ class ManagedServer:
         identity = recorded_identity(record, path=self.metadata, noun="Appium server record", next_step=next_step)
         return identity, url if isinstance(url, str) and len(url) <= 2048 else self.server_url
 
+    def command(self) -> list[str] | None:
+        """Return the command the server was started with, as recorded (None: none recorded, or not a command).
+
+        Raises:
+            SourceError: the record cannot be read.
+        """
+        next_step = f"Stop the server yourself if it runs, remove {self.metadata}, and run the command again."
+        record = read_record(self.metadata, noun="Appium server record", next_step=next_step)
+        argv = record.get("command") if record is not None else None
+        if isinstance(argv, list) and all(isinstance(part, str) for part in argv):
+            return [str(part) for part in argv]
+        return None
+
+
+def same_server(one: str, other: str) -> bool:
+    """Return True when two URLs name one server: the same host and port (`http://127.0.0.1:4723/` is `…:4723`)."""
+    return ManagedServer("", one).stem == ManagedServer("", other).stem
+
 
 def ensure(root: str, server_url: str | None, command: str | None, clock: Clock) -> dict[str, Any]:
     """Adopt the server that answers at the URL, or start it with `command`; describe it for `visor start`.
@@ -198,7 +216,7 @@ def describe(managed: ManagedServer) -> dict[str, Any]:
     if server is None:
         return {"server_url": url, "managed": False, "running": False}
     return {"server_url": url, "managed": True, "pid": server.pid, "running": server.running(),
-            "metadata": managed.metadata, "log": managed.log}  # fmt: skip
+            "command": managed.command(), "metadata": managed.metadata, "log": managed.log}  # fmt: skip
 
 
 def stop(managed: ManagedServer, *, force: bool) -> dict[str, Any]:

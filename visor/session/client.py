@@ -244,30 +244,95 @@ def upstream_names(daemon: Mapping[str, Any]) -> dict[str, Any]:
     return named
 
 
-def status(paths: DaemonPaths) -> Outcome:
-    """Describe the root's daemon (always ok: not running is an answer).
+def status(paths: DaemonPaths, server_url: str | None = None) -> Outcome:
+    """Describe the root's daemon and the Appium server at `server_url` (always ok: not running is an answer).
+
+    `data.appium` (upstream's) says whether a server answers at the URL (its `/status`), whether a `visor start` of
+    the project started it, and whether it is the daemon's (`daemon`); the URL is `server_url`, else the daemon's,
+    else the default. A daemon record that cannot be read is an answer too, not an error: `data.daemon.record`
+    says it is damaged and what to do (the daemon, if one answers on the socket, is described all the same).
 
     Raises:
-        SourceError: its metadata cannot be read.
-        TargetError: its socket is not this user's private one.
+        SourceError: an Appium server record cannot be read.
+        TargetError: the daemon's socket is not this user's private one.
     """
-    recorded = _recorded(paths)
+    recorded, damaged = _read_recorded(paths)
     servers = _servers(paths)
+    extra = {"record": damaged.to_dict()} if damaged is not None else {}
     if running(paths):
         daemon = _public(ask(paths, {"id": "status", "type": "status"}, 2.0)["status"])
-        data = {"daemon": upstream_names({**daemon, "responsive": True, "metadata": paths.metadata, "log": paths.log})}
+        described = {**daemon, "responsive": True, "metadata": paths.metadata, "log": paths.log, **extra}
+        appium = _appium(paths, server_url, _server_of(daemon.get("defaults")))
+        data = {"daemon": upstream_names(described), "appium": appium}
         return Outcome("ok", NextAction.RUN, data | servers, ExitCode.OK)
     lingering = recorded is not None and recorded.identity.running()
     pid = recorded.identity.pid if recorded is not None and lingering else None
-    stale: dict[str, Any] = {"running": lingering, "responsive": False, "pid": pid, "root": paths.root}
+    stale: dict[str, Any] = {"running": lingering, "responsive": False, "pid": pid, "root": paths.root, **extra}
     if lingering:
         stale["problem"] = (
             f"the daemon (pid {pid}) runs but does not answer on its socket; direct actions run without it. "
             + f"Read {paths.log}; `visor stop --force` ends it."
         )
+    elif damaged is not None:
+        stale["problem"] = f"{damaged.problem}; no daemon answers on its socket. {damaged.next_step}"
+    appium = _appium(paths, server_url, _server_of(recorded.defaults) if lingering and recorded else None)
     # Upstream's words: stop a daemon that does not answer, start one when none runs.
     next_action = NextAction.STOP if lingering else NextAction.START
-    return Outcome("ok", next_action, {"daemon": upstream_names(stale)} | servers, ExitCode.OK)
+    return Outcome("ok", next_action, {"daemon": upstream_names(stale), "appium": appium} | servers, ExitCode.OK)
+
+
+@dataclass(frozen=True, slots=True)
+class Damaged:
+    """A daemon record that cannot be read or trusted: where, what is wrong with it, and what to do."""
+
+    path: str
+    problem: str
+    next_step: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return `data.daemon.record`."""
+        return {"state": "damaged", "path": self.path, "problem": self.problem, "next_step": self.next_step}
+
+
+def _read_recorded(paths: DaemonPaths) -> tuple[Recorded | None, Damaged | None]:
+    """Read the daemon's record; a damaged one (truncated, garbage, not a file) is said, not raised."""
+    try:
+        return _recorded(paths), None
+    except SourceError as exc:
+        return None, Damaged(paths.metadata, exc.message, exc.next_step)
+
+
+def _server_of(defaults: object) -> str:
+    """Return the Appium server a daemon's defaults name (its `visor start --server-url`), else the default one.
+
+    A daemon started without --server-url uses the default server for Appium sessions (as `stop` has always
+    counted it).
+    """
+    from visor.session.appium_server import DEFAULT_SERVER_URL
+
+    url = defaults.get("server_url") if isinstance(defaults, Mapping) else None
+    return url if isinstance(url, str) and url else DEFAULT_SERVER_URL
+
+
+def _appium(paths: DaemonPaths, server_url: str | None, daemons: str | None) -> dict[str, Any]:
+    """Describe the Appium server at `server_url` (else the daemon's, else the default) for `data.appium`.
+
+    `reachable`: its `/status` answers ready; `managed`: a `visor start` of the project started it (its record);
+    `daemon`: the running daemon's sessions use it.
+
+    Raises:
+        SourceError: the server's record cannot be read.
+    """
+    from visor.session import appium_server
+
+    url = server_url or daemons or appium_server.DEFAULT_SERVER_URL
+    managed = appium_server.ManagedServer(paths.root, url)
+    described = {"server_url": url, "reachable": appium_server.ready(url), "pid": None, "command": None,
+                 "running": False, **appium_server.describe(managed),
+                 "daemon": daemons is not None and appium_server.same_server(daemons, url)}  # fmt: skip
+    described["server_url"] = url
+    return described | {"serverUrl": url, "metadataPath": described.get("metadata"),
+                        "logPath": described.get("log")}  # fmt: skip
 
 
 def _servers(paths: DaemonPaths) -> dict[str, Any]:
@@ -283,26 +348,40 @@ def _servers(paths: DaemonPaths) -> dict[str, Any]:
     return {"appium_servers": listed} if listed else {}
 
 
-def stop(paths: DaemonPaths, clock: Clock, *, force: bool) -> Outcome:
+def stop(paths: DaemonPaths, clock: Clock, *, force: bool, server_url: str | None = None) -> Outcome:
     """Stop the root's daemon: ask it, wait for it to exit (killed with `force`), remove its files.
 
     Exit 0 when nothing runs any more (also when nothing ran); a daemon or server that still runs is a
     TARGET_ERROR (exit 1) saying why and what to do, its `data` as on success.
 
     Only a process proved to be the daemon is killed: one that answered with the token of the metadata, or whose
-    start time is the one recorded. A pid now naming another process is never signalled.
-    An Appium server the daemon's `visor start` started is stopped too (one it adopted is left running).
+    start time is the one recorded (or, its record damaged, the process that answered on its private socket). A
+    pid now naming another process is never signalled. An Appium server a `visor start` of the project started is
+    stopped too (one it adopted is left running). With `server_url`, only what is at that server is stopped: the
+    daemon when its Appium is there (else it is left running, `reason: other_server`, saying whose it is), and the
+    server there if a start started it.
+    A damaged record (truncated, garbage) is coped with: the daemon answering on the socket is stopped all the same,
+    and the record is removed once no daemon holds the root's serve lock.
 
     Raises:
-        SourceError: its metadata cannot be read.
-        TargetError: its socket is not this user's private one.
+        SourceError: an Appium server record cannot be read.
+        TargetError: the socket is not this user's private one.
     """
     paths.checked_socket()  # a socket that may not be this user's is refused, never sent `stop`
-    recorded = _recorded(paths)
-    vouched, replied = _ask_to_stop(paths, recorded)
+    recorded, damaged = _read_recorded(paths)
+    answered = _answering(paths)
+    if server_url is not None:
+        theirs = _server_of(answered.get("defaults") if answered else recorded.defaults if recorded else None)
+        from visor.session.appium_server import same_server
+
+        if (answered is not None or _lingers(recorded)) and not same_server(theirs, server_url):
+            return _left_running(paths, answered, recorded, theirs, server_url, force=force)
+    # Its record damaged, the daemon is the process that answers on the private socket, taken before it stops.
+    answering = _identity_of(answered.get("pid")) if recorded is None and answered is not None else None
+    vouched, replied = _ask_to_stop(paths, recorded, answered)
     data: dict[str, Any] = {"stopped": True, "was_running": replied, "pid": None, "root": paths.root}
-    if recorded is not None:
-        identity = recorded.identity
+    identity = recorded.identity if recorded is not None else answering
+    if identity is not None:
         deadline = clock.monotonic_us() + ms_to_us(EXIT_MS)
         while identity.running() and clock.monotonic_us() < deadline:
             clock.sleep_us(50_000)
@@ -312,15 +391,97 @@ def stop(paths: DaemonPaths, clock: Clock, *, force: bool) -> Outcome:
         data.update(stopped=not running_still, was_running=replied or running_still, pid=identity.pid)
         if running_still:
             data["reason"] = "daemon_did_not_stop" if identity.proved() or vouched else "not_proved"
+    if damaged is not None:
+        data["record"] = damaged.to_dict()
+        if data["stopped"] and not _serve_lock_free(paths):
+            return failure(_stuck_with_damaged_record(paths, damaged), data)
     if data["stopped"]:
         for path in (paths.metadata, paths.socket):
             with contextlib.suppress(OSError):
                 os.unlink(path)
-    servers = _stop_servers(paths, recorded, force=force)
+        if damaged is not None:
+            data["record"]["removed"] = not os.path.lexists(paths.metadata)
+    servers = _stop_servers(paths, recorded, force=force, only=server_url)
     if servers:
         data["appium"] = servers[0]
         data["appium_servers"] = servers
     left = _still_running(paths, data, servers, force=force)
+    if left is None and damaged is not None and not data["record"].get("removed"):
+        left = TargetError(
+            f"the damaged daemon record {paths.metadata} could not be removed (it is not a file)",
+            likely_cause=damaged.problem,
+            next_step=f"Remove {paths.metadata} yourself (`visor start` writes it again).",
+        )
+    if left is not None:
+        return failure(left, data)
+    return Outcome("ok", NextAction.NONE, data, ExitCode.OK)
+
+
+def _answering(paths: DaemonPaths) -> dict[str, Any] | None:
+    """Return the status of the daemon answering on the root's socket (None: none answers)."""
+    try:
+        status = ask(paths, {"id": "stop-who", "type": "status"}, 2.0).get("status")
+    except TargetError:
+        return None
+    return status if isinstance(status, dict) else None
+
+
+def _lingers(recorded: Recorded | None) -> bool:
+    return recorded is not None and recorded.identity.running()
+
+
+def _identity_of(pid: object) -> Identity | None:
+    """Return the process a daemon said it is (its pid, answered on its private socket), proved by its start time."""
+    from visor.children import identify
+
+    return identify(pid) if isinstance(pid, int) and not isinstance(pid, bool) and 0 < pid <= MAX_PID else None
+
+
+def _serve_lock_free(paths: DaemonPaths) -> bool:
+    """Say whether no daemon of the root holds its serve lock (so nothing a damaged record named still serves)."""
+    if not os.path.isdir(paths.folder):
+        return True
+    try:
+        with exclusive(paths.serve_lock, 0.0, "a visor daemon of this project"):
+            return True
+    except TargetError:
+        return False
+
+
+def _stuck_with_damaged_record(paths: DaemonPaths, damaged: Damaged) -> TargetError:
+    return TargetError(
+        f"a visor daemon of this project still holds its lock, does not answer, and its record {paths.metadata} "
+        "is damaged: which process it is cannot be told, so nothing was signalled",
+        likely_cause=damaged.problem,
+        next_step=f"Find it (`ps ax | grep '__daemon --root {paths.root}'`), end it with `kill PID`, then run "
+        "`visor stop` again (it removes the damaged record).",
+    )
+
+
+def _left_running(
+    paths: DaemonPaths,
+    answered: Mapping[str, Any] | None,
+    recorded: Recorded | None,
+    theirs: str,
+    server_url: str,
+    *,
+    force: bool,
+) -> Outcome:
+    """`stop --server-url URL` when the daemon's Appium is elsewhere: leave it, stop only a server started at URL.
+
+    Raises:
+        SourceError: the server's record cannot be read.
+    """
+    pid = answered.get("pid") if answered is not None else recorded.identity.pid if recorded is not None else None
+    data: dict[str, Any] = {"stopped": False, "was_running": True, "pid": pid, "root": paths.root,
+                            "reason": "other_server", "daemon_server_url": theirs,
+                            "message": f"the visor daemon (pid {pid}) uses the Appium server at {theirs}, not "
+                            f"{server_url}: it was left running (`visor stop` stops it)"}  # fmt: skip
+    servers = _stop_servers(paths, recorded, force=force, only=server_url)
+    if servers:
+        data["appium"] = servers[0]
+        data["appium_servers"] = servers
+    left = _still_running(paths, {**data, "stopped": True}, servers, force=force)
     if left is not None:
         return failure(left, data)
     return Outcome("ok", NextAction.NONE, data, ExitCode.OK)
@@ -361,12 +522,14 @@ def _still_running(
     return None
 
 
-def _stop_servers(paths: DaemonPaths, recorded: Recorded | None, *, force: bool) -> list[dict[str, Any]]:
+def _stop_servers(
+    paths: DaemonPaths, recorded: Recorded | None, *, force: bool, only: str | None = None
+) -> list[dict[str, Any]]:
     """Stop every Appium server a `visor start` of the project started (its record in `.visor/appium`).
 
     Every record counts, not only the daemon's server's: a start given another --server-url, or a daemon whose
     metadata is gone, left servers no one else stops. The daemon's own comes first. A record that cannot be read
-    is an error once the others are stopped.
+    is an error once the others are stopped. `only`: the server at that URL alone (`stop --server-url`).
 
     Raises:
         SourceError: a record cannot be read, or is not what visor writes.
@@ -376,6 +539,9 @@ def _stop_servers(paths: DaemonPaths, recorded: Recorded | None, *, force: bool)
     ours = recorded.defaults.get("server_url") if recorded is not None else None
     managed = appium_server.ManagedServer(paths.root, str(ours or appium_server.DEFAULT_SERVER_URL))
     servers = sorted(appium_server.managed_servers(paths.root), key=lambda server: server.stem != managed.stem)
+    if only is not None:
+        wanted = appium_server.ManagedServer(paths.root, only).stem
+        servers = [server for server in servers if server.stem == wanted]
     stopped: list[dict[str, Any]] = []
     unreadable: SourceError | None = None
     for server in servers:
@@ -391,16 +557,19 @@ def _stop_servers(paths: DaemonPaths, recorded: Recorded | None, *, force: bool)
     return stopped
 
 
-def _ask_to_stop(paths: DaemonPaths, recorded: Recorded | None) -> tuple[bool, bool]:
-    """Ask the daemon that answers to stop; return whether it proved to be the recorded one, and whether it replied."""
+def _ask_to_stop(paths: DaemonPaths, recorded: Recorded | None, daemon: Mapping[str, Any] | None) -> tuple[bool, bool]:
+    """Ask the daemon that answered (`daemon`, its status) to stop.
+
+    Return whether it proved to be the recorded one, and whether it replied.
+    """
+    if daemon is None:
+        return False, False
     try:
-        daemon = ask(paths, {"id": "stop-who", "type": "status"}, 2.0).get("status")
         replied = bool(ask(paths, {"id": "stop", "type": "stop"}, 5.0).get("ok"))
     except TargetError:
         return False, False
     vouched = (
         recorded is not None
-        and isinstance(daemon, Mapping)
         and bool(recorded.token)
         and daemon.get("token") == recorded.token
         and daemon.get("pid") == recorded.identity.pid
