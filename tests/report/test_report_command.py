@@ -130,3 +130,45 @@ def test_the_benchmark_page_shows_the_diverging_step_side_by_side(cli_runner: Cl
     assert len(runs) == 1 + 8
     for target in {*page.images, *page.links}:
         assert (page_path.parent / target).is_file(), target
+
+
+def test_on_a_terminal_report_shows_the_summary_and_piped_the_envelope(cli_runner: Cli, tmp_path: Path) -> None:
+    """A person at a terminal reads the summary; a script's pipe (and `--format json`) still gets the envelope."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    cli_runner.run("run", str(SCENARIOS / "login.yaml"), "--output", "out")
+
+    def shown(*options: str) -> str:
+        leader, follower = pty.openpty()
+        with open(os.devnull, "wb") as quiet:
+            subprocess.run([sys.executable, "-m", "visor", "report", "out", *options], cwd=tmp_path, stdout=follower,
+                           stderr=quiet, timeout=120, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})  # fmt: skip
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the terminal's other end is closed: all is read
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.close(leader)
+        return b"".join(chunks).decode("utf-8")
+
+    on_a_terminal = shown()
+    assert "run run_" in on_a_terminal and "(login) on visor-sim: ok" in on_a_terminal
+    assert "✓ assert on-feed (text_equals id=toolbar_title)\r\n" in on_a_terminal and '"status"' not in on_a_terminal
+    assert json.loads(shown("--format", "json"))["status"] == "ok"
+    piped = subprocess.run([sys.executable, "-m", "visor", "report", "out"], cwd=tmp_path, capture_output=True,
+                           timeout=120, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})  # fmt: skip
+    assert json.loads(piped.stdout)["data"]["run"]["scenario"] == "login"
+
+
+def test_report_output_without_merge_says_to_give_the_folder_as_path(cli_runner: Cli) -> None:
+    result = cli_runner.run("report", "--output", "out")
+    assert result.exit_code == ExitCode.ERROR
+    assert result.envelope["error"]["message"].endswith("the runs to show are PATH: visor report out")

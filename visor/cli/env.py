@@ -24,6 +24,8 @@ class CliEnvironment:
     color: bool | None = None
     #: What stdout carries: the JSON envelope, or (`--format text`) lines a person reads.
     format: str = "json"
+    #: Whether `--format` was given (a command may choose another default where a person is reading).
+    format_chosen: bool = False
     #: False in tests: an unexpected exception propagates instead of becoming a SYSTEM_ERROR envelope.
     catch_crashes: bool = True
     command_id: str = ""
@@ -41,3 +43,10 @@ class CliEnvironment:
     def input_stream(self) -> BinaryIO:
         """Return the stream `-` reads from."""
         return self.stdin if self.stdin is not None else sys.stdin.buffer
+
+    def stdout_is_terminal(self) -> bool:
+        """Say whether stdout is a terminal (a person reads it), not a pipe or a file a program reads."""
+        try:
+            return sys.stdout.isatty()
+        except (AttributeError, ValueError):  # a replaced or closed stream
+            return False

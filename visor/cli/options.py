@@ -171,6 +171,7 @@ def _set_verbose(ctx: click.Context, _param: click.Parameter, value: bool) -> No
 def _set_format(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
     if value is not None:
         _env(ctx).format = value
+        _env(ctx).format_chosen = True
 
 
 def _set_color(ctx: click.Context, _param: click.Parameter, value: bool | None) -> None:

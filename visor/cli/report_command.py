@@ -20,6 +20,9 @@ SETTINGS = {"help_option_names": ["-h", "--help"]}
 def report(env: CliEnvironment, /, paths: tuple[str, ...], open_html: bool, output: str | None) -> int:
     """Show a run's summary and reports (the latest under PATH, default artifacts); or merge suites' reports.
 
+    On a terminal stdout shows the summary a person reads (`--format json` for the envelope); piped, it carries
+    the JSON envelope, as every command's does.
+
     `visor report merge DIR... --output DIR` combines the suites below the DIRs (a CI matrix's shards, their
     outputs downloaded side by side) into one: one envelope, one junit.xml, one index.html (docs/suites.md).
 
@@ -29,6 +32,8 @@ def report(env: CliEnvironment, /, paths: tuple[str, ...], open_html: bool, outp
       visor report out/run_1a2b3c4d5e6f --open
       visor report merge shard-1/ shard-2/ --output merged/
     """
+    from shlex import quote as quoted
+
     from visor.errors import UsageError
     from visor.report.latest import locate
     from visor.report.latest import report as read
@@ -39,10 +44,17 @@ def report(env: CliEnvironment, /, paths: tuple[str, ...], open_html: bool, outp
         from visor.session.merge import merge_suites
 
         return emit(env, merge_suites(paths[1:], output or "artifacts", env.ids))
-    if len(paths) > 1 or output is not None:
+    if output is not None and len(paths) <= 1:  # as `run --output` names where runs are: said, not refused blindly
+        where = paths[0] if paths else output
+        raise UsageError(f"visor report --output is where `report merge` writes; the runs to show are PATH: "
+                         f"visor report {quoted(where)}",
+                         next_step=f"Run `visor report {quoted(where)}` to show the latest run under it.")  # fmt: skip
+    if len(paths) > 1:
         raise UsageError("visor report takes one PATH (or: visor report merge DIR... --output DIR)",
                          next_step="Give one run's folder, or merge suites.")  # fmt: skip
     path = paths[0] if paths else "artifacts"
+    if not env.format_chosen and env.stdout_is_terminal():  # a person reads it: the summary, not the envelope
+        env.format = "text"
 
     opened = False
     if open_html:

@@ -44,9 +44,8 @@ def _data(data: Mapping[str, Any]) -> list[str]:
             lines.append(f"  {mark} {step.get('id')}  {step.get('command')}  {step.get('duration_ms')} ms")
         for check in run.get("assertions", []):
             aimed = f"{check.get('type')} {check.get('target')}" if check.get("target") else str(check.get("type"))
-            lines.append(
-                f"  {MARKS.get(check.get('status'), '?')} assert {check.get('id')} ({aimed}): {check.get('details')}"
-            )
+            said = f": {check.get('details')}" if check.get("details") else ""
+            lines.append(f"  {MARKS.get(check.get('status'), '?')} assert {check.get('id')} ({aimed}){said}")
         lines.append(f"  signature {run.get('determinism_signature')}")
     if "determinismScore" in data:
         lines.append(f"determinism {data['determinismScore']}% over {data.get('runs')} runs: {data.get('verdict', '')}")
