@@ -110,8 +110,9 @@ def verdict(summary: BenchmarkSummary) -> str:
         div = summary.divergence
         counts = " vs ".join(str(variant["runs"]) for variant in div["variants"])
         parts.append(f"first divergence at {div['kind']} '{div['id']}' ({counts} runs)")
-    if summary.divergence is None and summary.score >= summary.threshold:
-        # Deterministic, and failing every time alike: no seed or wait makes a broken scenario pass.
+    if summary.divergence is None and (summary.score >= summary.threshold or summary.agreement == 100):
+        # Deterministic, failing every time alike (stopped by one error in every run included, which upstream's
+        # score counts as 0): no seed or wait makes a broken scenario pass.
         advice = "The runs agree but fail: fix the scenario or the app (the first run's report says where)."
         return "; ".join(parts) + f": fail. {advice}"
     return "; ".join(parts) + ": fail. Set config.seed, wait for what the step needs, or mask volatile elements."
