@@ -21,8 +21,8 @@ from visor.clock import CountingIds, VirtualClock
 from visor.engine import projection
 from visor.scenario.schema import shipped_schema
 
-#: pytester runs pytest inside a test (the visor pytest plugin is tried that way).
-pytest_plugins = ["pytester"]
+#: pytester runs pytest inside a test (the visor pytest plugin is tried that way); the `slow` mark is measured.
+pytest_plugins = ["pytester", "tests.slow_marks"]
 #: Scenario files kept as test data, not tests (visor's pytest plugin would collect them).
 collect_ignore = ["fixtures"]
 
@@ -187,3 +187,15 @@ def every_detail_key_is_classified(monkeypatch: pytest.MonkeyPatch) -> None:
         )
 
     monkeypatch.setattr(projection, "on_unclassified", refuse)
+
+
+@pytest.fixture(autouse=True)
+def maps_in_the_test_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep the app maps a test's own process learns in the test's folder (`.visor/maps`), never the checkout's.
+
+    Runs learn the map by default: a run from the checkout would leave edges a later test's run would follow. A
+    child process keeps the default, below its own working folder.
+    """
+    from visor.session import app_map
+
+    monkeypatch.setattr(app_map, "DEFAULT_ROOT", str(tmp_path / ".visor" / "maps"))

@@ -19,7 +19,9 @@ def test_a_tap_on_a_target_reports_upstreams_args_and_what_visor_checked(cli_run
     data = result.data
     assert (data["action"], data["platform"]) == ("tap", "android")
     assert data["args"] == {"target": "text=Log in", "tap_method": "coordinate", "x": 540, "y": 800}
-    assert data["map"] == {"enabled": False, "used": False, "updated": False, "repaired": False, "repairs": 0}
+    # The map is on by default: the tap left the sign-in as it was (an error under the form), so nothing is learnt.
+    assert {key: data["map"][key] for key in ("enabled", "used", "updated", "repaired", "repairs")} == {
+        "enabled": True, "used": False, "updated": False, "repaired": False, "repairs": 0}  # fmt: skip
     assert data["step"]["details"]["target"]["element"]["resource_id"] == "com.visor.demo:id/login"
 
 

@@ -47,6 +47,9 @@ from visor.ui.tree import Node, UiTree
 
 SCHEMA_VERSION = 1
 MAP_DIR_VARIABLE = "VISOR_APP_MAP_DIR"
+#: Environment variables that turn the map off as `--no-map` does (upstream's), and the values that do.
+NO_MAP_VARIABLES = ("VISOR_NO_MAP", "VISOR_DISABLE_MAP")
+_TRUE = frozenset({"1", "true", "yes", "on"})
 #: How long a second writer waits for the map's lock (s).
 LOCK_WAIT_S = 10.0
 #: Similarity at or above which an observation is a known variant (upstream's thresholds).
@@ -95,9 +98,18 @@ class MapPlace:
         return cls.of(info.platform, app_id or info.app_id or None, map_dir)
 
 
+#: Where maps live when neither `--map-dir` nor VISOR_APP_MAP_DIR says (relative to the current folder).
+DEFAULT_ROOT = os.path.join(os.curdir, ".visor", "maps")
+
+
 def maps_root(map_dir: str | None) -> str:
     """Return the folder maps live in: `map_dir`, else VISOR_APP_MAP_DIR, else `./.visor/maps`."""
-    return map_dir or os.environ.get(MAP_DIR_VARIABLE) or os.path.join(os.curdir, ".visor", "maps")
+    return map_dir or os.environ.get(MAP_DIR_VARIABLE) or DEFAULT_ROOT
+
+
+def map_disabled(no_map: bool) -> bool:
+    """Say whether the map is off: `--no-map`, or VISOR_NO_MAP (or VISOR_DISABLE_MAP) set to 1, true, yes or on."""
+    return no_map or any(os.environ.get(name, "").strip().lower() in _TRUE for name in NO_MAP_VARIABLES)
 
 
 def map_places(root: str) -> list[MapPlace]:
@@ -219,6 +231,8 @@ class AppMap:
         self.kept: set[str] = set()
         #: Told of each text to mask from now on, as it becomes one (`listen`): a run's artifacts.
         self._listeners: list[Callable[[str], None]] = []
+        #: The file as it was read (`file_stamp`; None: there was none): a writer tells if another wrote it since.
+        self.stamp: tuple[int, int, int] | None = None
 
     def inputs(self) -> dict[str, bool]:
         """Return the environment variables the map declares its fields are filled from, each with if it is secret.
@@ -592,7 +606,20 @@ def read_map(place: MapPlace, clock: Clock, *, secrets: Collection[str] = ()) ->
             variant.setdefault(key, [])  # what an older writer left out, as upstream's legacy enrichment does
     app_map = AppMap(place, document, secrets)
     app_map.changed = _scrub(document)
+    app_map.stamp = file_stamp(place.path)
     return app_map
+
+
+def file_stamp(path: str) -> tuple[int, int, int] | None:
+    """Return a file's inode, size and modification time in ns (None: it is not there): it changes when it is written.
+
+    Every write of a map replaces the file (a new inode), so a stamp seen again is the file read before.
+    """
+    try:
+        found = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return found.st_ino, found.st_size, found.st_mtime_ns
 
 
 #: What a map that cannot be read suggests (visor never replaces it on its own).

@@ -32,7 +32,7 @@ from visor.scenario.validate import validate_document
 from visor.session.action_options import ActionOptions
 from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
 from visor.session.map_routing import router_for
-from visor.session.runs import drive
+from visor.session.runs import drive, keep_learnt, learner_for
 from visor.watchdog import WallWatchdog, Watchdog
 
 #: Flags by the argument each fills (upstream's camelCase names), for messages that name the flag typed.
@@ -124,16 +124,18 @@ def perform(prepared: Prepared, opened: OpenedDevice, env: Environment, watchdog
     sink = DirectSink(prepared.output or ".", prepared.path, failures=prepared.output or FAILURES)
     guard = watchdog if watchdog is not None else WallWatchdog.from_environment()
     choice = prepared.options
-    router = router_for(opened, choice.app_id, choice.map_dir, wall=env.wall, off=choice.no_map, repair=choice.repair)
+    router = router_for(opened, choice.app_id, choice.map_dir, wall=env.wall, off=choice.no_map, repair=choice.repair,
+                        learn=True)  # fmt: skip
     context = RunContext(opened.device, opened.clock, env.wall, sink, env.ids.new_id("run"), watchdog=guard,
                          router=router)  # fmt: skip
     settings = prepared.settings
     if prepared.output is None and not _can_keep(FAILURES):
         # Unasked for, a failure's screen is an extra: a folder it cannot go to never replaces the action's error.
         settings = replace(settings, capture="none")
-    final = drive(run_scenario(prepared.scenario, settings, context), ())
-    if router is not None and router.map.changed:
-        router.save()
+    # The action's tap teaches the map, as a run's do (the screen after it is seen settle once the action is done).
+    learner = learner_for(router, opened, env.wall, settings.timeout_us, lambda: sink.secrets)
+    final = drive(run_scenario(prepared.scenario, settings, context), learner)
+    keep_learnt(router, learner, env.wall, None)
     requested = [step["args"] for step in prepared.steps]
     summary = router.summary() if router is not None else None
     return action_outcome(prepared.command, requested, final, sink.written, opened.device.info, summary)

@@ -19,9 +19,10 @@ from typing import Any
 from visor.actions.device import Device
 from visor.clock import Clock, isoformat
 from visor.errors import InputError
-from visor.session.app_map import AppMap, MapPlace, map_lock, read_map, record_screen, write_map
+from visor.session.app_map import AppMap, MapPlace, map_disabled, map_lock, read_map, record_screen, write_map
 from visor.session.crawl import Crawler, CrawlSettings
 from visor.session.devices import OpenedDevice
+from visor.session.map_learning import MapFreeze
 from visor.session.routes import Leg, travel
 from visor.ui.screens import ScreenObservation, normalize
 
@@ -46,6 +47,8 @@ class MapRouter:
         self.initial = copy.deepcopy(app_map.document)
         #: The edges followed, in order (a picture of the map shows them).
         self.followed: list[str] = []
+        #: The map's file existed when the run read it (`map_learning.persist` tells a new map from a lost one).
+        self.existed = True
 
     def __call__(self, selector: str) -> dict[str, Any] | None:
         """Go to a screen showing `selector` (None: the map knows none, and no repair was asked for)."""
@@ -173,20 +176,34 @@ def router_for(
     repair: bool,
     secrets: Collection[str] = (),
     hide: Callable[[str], None] | None = None,
+    learn: bool = False,
+    freeze: MapFreeze | None = None,
 ) -> MapRouter | None:
-    """Return the router of the app's map: when its file exists (or a repair may start one), unless turned off.
+    """Return the router of the app's map, unless turned off (`--no-map`, or VISOR_NO_MAP=1).
 
-    `secrets` (the command line's `--secret` values) are never kept in the map, as its secret inputs' are not.
-    `hide` is told every text the map's detours may type or show that must be masked: the map's secret inputs'
-    values at once, what a field kept of one as it is typed (a run's `ArtifactStore.hide`).
+    Without a map file there is a router only where a repair may start one, or where the run `learn`s from its taps
+    on a device that shows its UI tree (`visor.session.map_learning`). `secrets` (the command line's `--secret`
+    values) are never kept in the map, as its secret inputs' are not. `hide` is told every text the map's
+    detours may type or show that must be masked: the map's secret inputs' values at once, what a field kept of
+    one as it is typed (a run's `ArtifactStore.hide`). A benchmark's runs take their map from its `freeze`: the
+    map as the benchmark found it.
     """
-    if off:
+    if map_disabled(off):
         return None
     place = MapPlace.of_device(opened.device.info, app_id, map_dir)
-    if not repair and not os.path.lexists(place.path):
+    existed = os.path.lexists(place.path)
+    if not repair and not existed and not (learn and opened.device.info.capabilities.ui_tree):
         return None
-    with map_lock(place, sleep=time.sleep, now=time.monotonic):
-        app_map = read_map(place, wall, secrets=secrets)
+
+    def read() -> AppMap:
+        if not existed:  # a new map: nothing to read, and no folder made until something is learnt
+            return read_map(place, wall, secrets=secrets)
+        with map_lock(place, sleep=time.sleep, now=time.monotonic):
+            return read_map(place, wall, secrets=secrets)
+
+    app_map, existed = freeze.start(read, existed, secrets) if freeze is not None else (read(), existed)
     if hide is not None:
         app_map.listen(hide)
-    return MapRouter(app_map, opened.device, opened.clock, wall, repair=repair)
+    router = MapRouter(app_map, opened.device, opened.clock, wall, repair=repair)
+    router.existed = existed
+    return router

@@ -14,7 +14,7 @@ import contextlib
 import copy
 import dataclasses
 import inspect
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Callable, Collection, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Protocol
 
@@ -32,8 +32,10 @@ from visor.report.html import MAP_PICTURE
 from visor.report.outcomes import run_outcome
 from visor.scenario.loader import load_scenario
 from visor.scenario.scenario import Scenario
+from visor.session import map_learning
 from visor.session.devices import DeviceOptions, OpenedDevice, ScenarioDevice, open_for
-from visor.session.map_routing import router_for
+from visor.session.map_learning import Learner, MapFreeze
+from visor.session.map_routing import MapRouter, router_for
 from visor.session.workers import Slot
 from visor.ui.escapes import printable
 from visor.watchdog import WallWatchdog
@@ -138,6 +140,8 @@ class PreparedRun:
     scenario: Scenario
     output: str
     options: RunOptions
+    #: The app map every attempt starts from, when attempts must not learn from each other (`visor benchmark`).
+    freeze: MapFreeze | None = None
 
     @classmethod
     def load(cls, path: str, options: RunOptions, env: Environment) -> PreparedRun:
@@ -234,7 +238,9 @@ def attempt(
     """Run once, on `shared` (left open) or on a device opened for this run.
 
     With `keep`, a device whose sessions are expensive to start is left open too, and returned in `Attempt.kept`
-    for the next run; any other device is closed after the run.
+    for the next run; any other device is closed after the run. The run learns the app map from its taps
+    (`visor.session.map_learning`) and writes it when it ends; a benchmark's run takes the map from the
+    prepared run's `freeze` instead, and leaves what it learnt there (the benchmark writes it once).
     """
     settings = prepared.settings(env)
     watchdog = WallWatchdog.from_environment()
@@ -255,19 +261,20 @@ def attempt(
         raise
     final: RunFinished | None = None
     router = None
+    freeze = prepared.freeze
     try:
         choice = prepared.options
         off, repair = choice.no_map, choice.repair
         router = router_for(opened, choice.app_id, choice.map_dir, wall=env.wall, off=off, repair=repair,
-                            secrets=choice.secrets, hide=store.hide)  # fmt: skip
+                            secrets=choice.secrets, hide=store.hide, learn=True, freeze=freeze)  # fmt: skip
+        learner = learner_for(router, opened, env.wall, settings.timeout_us, lambda: store.secrets)
         context = RunContext(opened.device, opened.clock, env.wall, store, run_id, watchdog=watchdog, router=router)
-        final = drive(run_scenario(prepared.scenario, settings, context), (writer, *handlers))
-        if router is not None and router.map.changed:
-            try:
-                router.save()
-            except InputError as exc:  # the map not saved (too large to read back, a full disk): said, with the run
-                if final.reason is None:
-                    final = unreported(final, exc)
+        final = drive(run_scenario(prepared.scenario, settings, context), (writer, *handlers, *learner))
+        try:
+            keep_learnt(router, learner, env.wall, freeze)
+        except InputError as exc:  # the map not saved (too large to read back, a full disk): said, with the run
+            if final.reason is None:
+                final = unreported(final, exc)
         if router is not None and router.used and (picture := router.picture()) is not None:
             store.write(MAP_PICTURE, picture)
     finally:
@@ -284,6 +291,35 @@ def attempt(
     states = (router.initial, copy.deepcopy(router.map.document)) if router is not None else None
     summary = router.summary() if router else None
     return Attempt(final, store.written, opened if held else None, summary, states, store.secrets)
+
+
+def learner_for(
+    router: MapRouter | None, opened: OpenedDevice, wall: Clock, timeout_us: int, secrets: Callable[[], Collection[str]]
+) -> tuple[Learner, ...]:
+    """Return the handler that learns the map from a run's taps (none without a map, or a screen to read)."""
+    if router is None or not opened.device.info.capabilities.ui_tree:
+        return ()
+    return (Learner(router.map, opened.device, opened.clock, wall, timeout_us, secrets),)
+
+
+def keep_learnt(router: MapRouter | None, learner: Sequence[Learner], wall: Clock, freeze: MapFreeze | None) -> None:
+    """Write what a run (or a direct action) learnt into its map file, or keep it in a benchmark's `freeze`.
+
+    A map that did not exist is written only once it holds something: a run that learnt nothing leaves no file.
+
+    Raises:
+        InputError: the map would be too large to read back, or cannot be written.
+    """
+    if router is None:
+        return
+    lessons = [lesson for each in learner for lesson in each.lessons]
+    if freeze is not None:
+        freeze.keep(router.map, lessons, router.existed)
+        return
+    if router.map.changed and (router.existed or router.map.document["variants"]):
+        initial = router.initial if router.existed else None
+        router.written = map_learning.persist(router.map, initial, [lessons], wall) or router.written
+    router.map.changed = False
 
 
 def refuse_shared(info: DeviceInfo) -> None:
