@@ -266,7 +266,12 @@ def _tags(given: tuple[str, ...]) -> tuple[str, ...]:
     help="How many times to run the scenario.",
 )
 @click.option("--fresh-session", is_flag=True, help="Start a new Appium session for every run (slower).")
-@click.option("--compare-map", is_flag=True, help="Say how the app map changed from run to run (data.map_drift).")
+@click.option(
+    "--compare-map",
+    is_flag=True,
+    help="Benchmark it without the app map first, as upstream (data.variants), and say how the map changed from"
+    " run to run (data.map_drift).",
+)
 @click.option(
     "--threshold",
     type=click.FloatRange(min=0, max=100),

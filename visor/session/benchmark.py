@@ -28,7 +28,7 @@ from visor.report.outcomes import benchmark_outcome, interrupted_benchmark_outco
 from visor.scenario.discovery import expand_paths
 from visor.session.benchmark_screens import ScreenKeeper
 from visor.session.devices import OpenedDevice, open_for
-from visor.session.map_drift import map_drift
+from visor.session.map_drift import compared
 from visor.session.map_learning import MapFreeze
 from visor.session.runs import Attempt, Environment, PreparedRun, RunOptions, attempt
 from visor.watchdog import WallWatchdog
@@ -46,8 +46,15 @@ def benchmark_file(
 ) -> Outcome:
     """Run a scenario `runs` times and report how deterministic it is (exit 3 below `threshold`).
 
-    With `compare_map`, `data.map_drift` says how the app map changed from run to run (`visor.session.map_drift`).
+    With `compare_map`, `data.map_drift` says how the app map changed from run to run, and `data.variants` (as
+    upstream) scores the scenario run as often without the map, first (`visor.session.map_drift`).
     """
+    unmapped = None
+    if compare_map and not options.no_map:
+        without = dataclasses.replace(options, no_map=True, repair=False)
+        unmapped = benchmark_file(path, without, env, runs=runs, threshold=threshold, on_run=on_run)
+        if unmapped.exit_code in (ExitCode.INTERRUPTED, ExitCode.TERMINATED, ExitCode.HANGUP):
+            return unmapped
     # Every run starts from the app map as the benchmark found it (runs stay independent of each other), and what
     # they learnt is written once, at the end (`visor.session.map_learning.MapFreeze`).
     prepared = dataclasses.replace(PreparedRun.load(path, options, env), freeze=MapFreeze())
@@ -88,7 +95,7 @@ def benchmark_file(
     page = _write_page(prepared, summary, results)
     outcome = benchmark_outcome(summary, prepared.warnings(), [*written, *screens, page], page)
     if compare_map:
-        outcome = dataclasses.replace(outcome, data={**outcome.data, "map_drift": map_drift(states, results)})
+        outcome = compared(outcome, unmapped, states, results, map_enabled=not options.no_map)
     return masked(outcome, options.secrets)
 
 

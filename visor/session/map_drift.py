@@ -1,17 +1,53 @@
-"""`visor benchmark --compare-map`: how the app map changed from run to run (`data.map_drift`).
+"""`visor benchmark --compare-map`: how the app map changed from run to run (`data.map_drift`), and `data.variants`.
+
+`data.variants` is upstream's A/B of the scenario run without the map and with it.
 
 A deterministic scenario on a settled map leaves the map as it found it, up to confidence growing on the edges
 it followed (that is learning, not drift). Drift is anything else: a screen or an edge the map had not seen, an
 edge that now leads elsewhere or was demoted, or a run whose detours (the routes taken before its steps) differ
 from the first run's. Each run's map is compared with the map as that run found it.
+
+`data.variants` is upstream's: `[{name: "no-map", mapEnabled: false, ...}, {name: "map", mapEnabled: true, ...}]`,
+each `{name, mapEnabled, runs, threshold, determinismScore, pass, failures, runIds}` (plus visor's `verdict` and
+`report`). The benchmark's own fields, its exit code included, stay the map runs' (what `visor run` runs).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from visor.engine.results import RunResult
+from visor.report.envelope import Outcome
+
+#: Upstream's fields of a variant, read from a benchmark's data; visor's `verdict` and `report` go with them.
+_VARIANT_FIELDS = ("runs", "threshold", "determinismScore", "pass", "failures", "runIds", "verdict", "report")
+
+
+def compared(
+    mapped: Outcome,
+    unmapped: Outcome | None,
+    states: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]] | None],
+    results: Sequence[RunResult | None],
+    *,
+    map_enabled: bool = True,
+) -> Outcome:
+    """Return the map runs' benchmark with `data.map_drift` and `data.variants` (the no-map runs' first, as upstream).
+
+    `unmapped` is the benchmark of the same scenario with no map (None: `mapped` ran with --no-map, and is the
+    no-map variant itself). Its reports are listed among the artifacts too.
+    """
+    variants = [variant("no-map", False, unmapped.data)] if unmapped is not None else []
+    variants.append(variant("map" if map_enabled else "no-map", map_enabled, mapped.data))
+    data = {**mapped.data, "map_drift": map_drift(states, results), "variants": variants}
+    artifacts = [*(unmapped.artifacts if unmapped is not None else ()), *mapped.artifacts]
+    return dataclasses.replace(mapped, data=data, artifacts=artifacts)
+
+
+def variant(name: str, map_enabled: bool, data: Mapping[str, Any]) -> dict[str, Any]:
+    """Return one entry of `data.variants` from a benchmark's data (upstream's shape, and visor's verdict, report)."""
+    return {"name": name, "mapEnabled": map_enabled} | {key: data[key] for key in _VARIANT_FIELDS if key in data}
 
 
 def map_drift(
