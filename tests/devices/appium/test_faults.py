@@ -471,3 +471,13 @@ def test_mcp_stops_on_sigterm_during_a_call_stuck_on_the_server() -> None:
         deletes = server.deletes
     assert process.returncode == 143, stderr
     assert deletes == 1 and "Traceback" not in stderr
+
+
+def test_typing_with_no_focused_element_says_to_tap_the_field_first(cli_runner: Cli, tmp_path: Path) -> None:
+    """A server answering no active element (nothing has the focus) made typing crash on None."""
+    with fake_server(answering("/element/active", Reply(body={"value": None}))) as server:
+        result = run(cli_runner, server, scenario(tmp_path, "{id: t, command: act, args: {name: type, value: ada}}"))
+    error = result.envelope["data"]["run"]["steps"][0]["error"]
+    assert result.exit_code == ExitCode.RUN_FAILED and error["code"] == "ACTION_ERROR", error
+    assert error["message"].endswith("no element has the focus: there is nothing to type into")
+    assert "Tap the field first" in error["next_step"] and "internal error" not in json.dumps(result.envelope)

@@ -276,7 +276,7 @@ class AppiumDevice:
         self._typed = None
 
         def send(driver: WebDriver) -> None:
-            element: Any = self._element(driver, into) if into is not None else driver.switch_to.active_element
+            element: Any = self._element(driver, into) if into is not None else _focused(driver, "type into")
             element.send_keys(text)
             self._typed = element
 
@@ -337,7 +337,7 @@ class AppiumDevice:
             if key is Key.HOME:
                 self._call("press home", lambda d: d.execute_script("mobile: pressButton", {"name": "home"}))
             elif key is Key.ENTER:
-                self._call("press enter", lambda d: d.switch_to.active_element.send_keys("\n"))
+                self._call("press enter", lambda d: _focused(d, "press enter in").send_keys("\n"))
             else:
                 raise UnsupportedInput(
                     f"iOS has no {key.value} key",
@@ -501,6 +501,22 @@ def _finger(name: str, path: Sequence[PathPoint]) -> dict[str, Any]:
         previous = point.at_ms
     actions.append({"type": "pointerUp", "button": 0})
     return {"type": "pointer", "id": name, "parameters": {"pointerType": "touch"}, "actions": actions}
+
+
+def _focused(driver: WebDriver, doing: str) -> Any:
+    """Return the element that has the focus.
+
+    Raises:
+        InputRejected: none has it (the server answers no active element): there is nothing to type into.
+    """
+    element: Any = driver.switch_to.active_element
+    if element is None:
+        raise InputRejected(
+            f"no element has the focus: there is nothing to {doing}",
+            likely_cause="No text field was tapped first, or the app took the focus away (a keyboard closed).",
+            next_step="Tap the field first, or give the typing step a target (act type with target: id=...).",
+        )
+    return element
 
 
 def _run(driver: WebDriver, element: WebElement, step: native.Step) -> None:
