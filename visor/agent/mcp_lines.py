@@ -365,7 +365,6 @@ class GuardedInput:
                 assert self._send is not None, "set with the event"
                 await self._send(verdict.answer)
 
-
     async def _drained(self) -> None:
         """Wait until every request passed on is answered: each call has its own bounds, so this ends."""
         import anyio
