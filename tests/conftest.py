@@ -21,8 +21,8 @@ from visor.clock import CountingIds, VirtualClock
 from visor.engine import projection
 from visor.scenario.schema import shipped_schema
 
-#: pytester runs pytest inside a test (the visor pytest plugin is tried that way).
-pytest_plugins = ["pytester"]
+#: pytester runs pytest inside a test (the visor pytest plugin is tried that way); the `slow` mark is measured.
+pytest_plugins = ["pytester", "tests.slow_marks"]
 #: Scenario files kept as test data, not tests (visor's pytest plugin would collect them).
 collect_ignore = ["fixtures"]
 
