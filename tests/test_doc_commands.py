@@ -68,7 +68,9 @@ NOT_RUN: dict[str, str] = {
     "pytest -n 8 scenarios/": "eight workers on a 2-core CI machine cost more than they prove: "
     "tests/test_pytest_plugin.py runs `pytest -n 2 scenarios/` from the checkout",
     "visor import maestro flows/": OWN + " (Maestro flows; tests/session/test_maestro_import.py imports real ones)",
-    "visor run scenarios/login.yaml --runtime sim --env-file scenarios/login.env": OWN + " (a dotenv file)",
+    "visor run scenarios/login.yaml --runtime appium --env-file scenarios/login.env": PHONE,
+    "visor run scenarios/login.yaml --runtime sim --app demo --env-file scenarios/login.env": OWN
+    + " (a scenario imported from the reader's Maestro flows, and its dotenv file)",
     "visor visualagent serve ./va --runtime appium": PHONE,
     "visor visualagent serve --adb-serial emulator-5554": "needs a phone with the VisualAgent app, over adb",
     "visor run flow.yaml --runtime visualagent --visualagent-dir ./va": OWN,

@@ -190,9 +190,21 @@ def test_an_imported_flow_for_an_app_the_simulated_phone_has_runs_there(cli_runn
     row = cli_runner.run("import", "maestro", "flows", "-o", "scenarios").data["imported"][0]
     assert row["valid"] and "app: com.visor.demo" in Path(row["scenario"]).read_text()
     assert cli_runner.run("validate", "scenarios/login.yaml").exit_code == 0
-    run = cli_runner.run("run", "scenarios/login.yaml", "--runtime", "sim", "--app", "demo", "--output", "out")
+    run = cli_runner.run("run", "scenarios/login.yaml", "--runtime", "sim", "--output", "out")  # the demo's id
     assert run.exit_code == 0, run.envelope.get("error")
     assert [step["status"] for step in run.data["run"]["steps"]] == ["ok"] * 8
+
+
+def test_an_imported_flow_for_another_app_says_how_to_run_it_on_the_simulated_phone(
+    cli_runner: Cli, tmp_path: Path
+) -> None:
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "flows" / "login.yaml").write_text(MAESTRO_FLOW.format(app="com.example.app"))
+    cli_runner.run("import", "maestro", "flows", "-o", "scenarios")
+    run = cli_runner.run("run", "scenarios/login.yaml", "--runtime", "sim", "--output", "out")
+    error = run.envelope["error"]
+    assert error["message"] == "config.app 'com.example.app' is an app id, and the simulated phone has no such app"
+    assert "--runtime appium" in error["next_step"] and "--app demo" in error["next_step"]
 
 
 def test_an_app_id_that_is_no_text_is_left_out_and_said(cli_runner: Cli, tmp_path: Path) -> None:

@@ -242,7 +242,12 @@ def scenario_text(path: str, flow: Converted) -> str:
     app = flow.scenario["config"].get("app")
     if app is not None:
         notes.append(comment(f"config.app is the flow's appId, {app}: the app a phone runs (--runtime appium)."))
-        notes.append(comment("The simulated phone runs an app model instead: visor run … --runtime sim --app MODEL."))
+        notes.append(
+            comment(
+                "The simulated phone runs app models (its demo is com.visor.demo); for another app id "
+                "give one: visor run … --runtime sim --app MODEL."
+            )
+        )
     elif flow.app_id:
         notes.append(comment(f"The flow's app: {flow.app_id}, not kept (below); on a phone: --app-id {flow.app_id}."))
     else:

@@ -93,6 +93,9 @@ def resolve_app(reference: str, base_dir: str) -> str:
     Raises:
         InputError: it names no shipped app, or a path breaking these rules.
     """
+    by_id = shipped_app_ids().get(reference)
+    if by_id is not None:  # an app id, as a phone's scenario names it (an imported Maestro flow's appId)
+        reference = by_id
     if "/" not in reference and os.sep not in reference and "." not in reference:
         if reference in builtin_apps():
             return str(resources.files("visor.devices.sim").joinpath("apps", f"{reference}.app.yaml"))
@@ -104,6 +107,8 @@ def resolve_app(reference: str, base_dir: str) -> str:
             + f"Shipped apps: {', '.join(builtin_apps())}; or give a path to your own <name>.app.yaml.",
         )
     if not reference.lower().endswith(APP_SUFFIXES):
+        if APP_ID.fullmatch(reference):
+            raise _an_app_id(reference)
         raise _not_a_model_path(f"config.app {excerpt(reference, 80)!r}")
     path = os.path.normpath(os.path.join(base_dir, reference))
     real = os.path.realpath(path)
@@ -120,6 +125,34 @@ def resolve_app(reference: str, base_dir: str) -> str:
     if not real.lower().endswith(APP_SUFFIXES):
         raise _not_a_model_path(f"config.app {excerpt(reference, 80)!r} leads to {excerpt(real, 80)!r}, which")
     return path
+
+
+#: What an app's id looks like (a package or bundle id): dotted words.
+APP_ID = re.compile(r"[A-Za-z][\w-]*(?:\.[A-Za-z0-9_][\w-]*)+")
+
+
+@functools.lru_cache(maxsize=1)
+def shipped_app_ids() -> dict[str, str]:
+    """Map the app id of each shipped app model (`app.id`, e.g. com.visor.demo) to its name (demo)."""
+    found: dict[str, str] = {}
+    for name in builtin_apps():
+        shipped = resources.files("visor.devices.sim").joinpath("apps", f"{name}.app.yaml")
+        document = read_data(str(shipped), noun="app model").data
+        app = document.get("app") if isinstance(document, dict) else None
+        if isinstance(app, dict) and isinstance(app.get("id"), str):
+            found[app["id"]] = name
+    return found
+
+
+def _an_app_id(reference: str) -> InputError:
+    shipped = ", ".join(f"{name} ({app_id})" for app_id, name in sorted(shipped_app_ids().items()))
+    return InputError(
+        f"config.app {excerpt(reference, 80)!r} is an app id, and the simulated phone has no such app",
+        likely_cause="The scenario was written for a phone (an imported Maestro flow keeps its appId); the "
+        f"simulated phone runs app models: {shipped}.",
+        next_step=f"Run it on a phone (--runtime appium), or give the simulated phone a model: --app "
+        f"{builtin_apps()[0]} (or a path to your own <name>.app.yaml).",
+    )
 
 
 def _not_a_model_path(subject: str) -> InputError:
