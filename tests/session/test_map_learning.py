@@ -183,3 +183,15 @@ def test_two_runs_at_once_keep_each_others_edges(tmp_path: Path) -> None:
         assert child.returncode == 0, out
     targets = sorted(target for target, _, _ in _edges(_map(tmp_path)))
     assert targets == ["id=open_settings", "text=Log in"]
+
+
+def test_runs_learn_where_a_look_is_cheap_never_through_a_phones_round_trips() -> None:
+    """The simulated phone learns; a device that reads its screen by a round trip (Appium) is not looked at."""
+    from visor.actions.device import Capabilities, DeviceInfo
+    from visor.session.map_learning import learns_on
+    from visor.ui.geometry import Size
+
+    def info(**capabilities: bool) -> DeviceInfo:
+        return DeviceInfo("android", "d", "r", Size(1080, 1920), capabilities=Capabilities(**capabilities))
+
+    assert learns_on(info()) and not learns_on(info(element_handles=True)) and not learns_on(info(ui_tree=False))

@@ -56,7 +56,7 @@ from visor.ui.fingerprint import fingerprint
 from visor.ui.geometry import Point
 from visor.ui.hit import descends, located, reaches, topmost
 from visor.ui.images import png_size
-from visor.ui.query import selector_for
+from visor.ui.query import QueryError, selector_for
 from visor.ui.tree import Located, Node, UiTree
 
 SETTLE_MS = 250
@@ -114,7 +114,7 @@ def _route_to(ctx: ActionContext, selector: str) -> dict[str, Any] | None:
     try:
         present = any(observation.tree.on_screen(node)
                       for node in match_all(observation, parse_selector(selector), ctx.platform))  # fmt: skip
-    except VisorError:
+    except (VisorError, QueryError):
         return None  # a selector this platform cannot use: locate says so
     if present:
         return None

@@ -31,6 +31,7 @@ from visor.scenario.scenario import Scenario
 from visor.scenario.validate import validate_document
 from visor.session.action_options import ActionOptions
 from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
+from visor.session.map_learning import learns_on
 from visor.session.map_routing import router_for
 from visor.session.runs import drive, keep_learnt, learner_for
 from visor.watchdog import WallWatchdog, Watchdog
@@ -124,8 +125,9 @@ def perform(prepared: Prepared, opened: OpenedDevice, env: Environment, watchdog
     sink = DirectSink(prepared.output or ".", prepared.path, failures=prepared.output or FAILURES)
     guard = watchdog if watchdog is not None else WallWatchdog.from_environment()
     choice = prepared.options
+    learns = learns_on(opened.device.info)
     router = router_for(opened, choice.app_id, choice.map_dir, wall=env.wall, off=choice.no_map, repair=choice.repair,
-                        learn=True)  # fmt: skip
+                        learn=learns)  # fmt: skip
     context = RunContext(opened.device, opened.clock, env.wall, sink, env.ids.new_id("run"), watchdog=guard,
                          router=router)  # fmt: skip
     settings = prepared.settings
@@ -133,7 +135,7 @@ def perform(prepared: Prepared, opened: OpenedDevice, env: Environment, watchdog
         # Unasked for, a failure's screen is an extra: a folder it cannot go to never replaces the action's error.
         settings = replace(settings, capture="none")
     # The action's tap teaches the map, as a run's do (the screen after it is seen settle once the action is done).
-    learner = learner_for(router, opened, env.wall, settings.timeout_us, lambda: sink.secrets)
+    learner = learner_for(router, opened, env.wall, settings.timeout_us, lambda: sink.secrets) if learns else ()
     final = drive(run_scenario(prepared.scenario, settings, context), learner)
     keep_learnt(router, learner, env.wall, None)
     requested = [step["args"] for step in prepared.steps]

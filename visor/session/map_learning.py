@@ -31,7 +31,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from visor.actions.device import Device, Observation
+from visor.actions.device import Device, DeviceInfo, Observation
 from visor.actions.step_targets import match_all
 from visor.clock import Clock, isoformat, pause
 from visor.engine.events import Event, RunFinished, StepFinished, StepStarted
@@ -48,6 +48,7 @@ from visor.session.app_map import (
     write_map,
 )
 from visor.ui.fingerprint import fingerprint
+from visor.ui.query import QueryError
 from visor.ui.screens import ScreenObservation, observe_screen
 from visor.ui.tree import UiTree
 
@@ -78,6 +79,17 @@ class _Pending:
     before: UiTree
     fingerprint: str
     target: str
+
+
+def learns_on(info: DeviceInfo) -> bool:
+    """Say whether runs and direct actions on this device learn the map from their taps.
+
+    Only where looking at the screen is cheap (the simulated phone): on a phone through Appium every look is a
+    page source's round trip, two or more per tap, and a look that met a lost session would renew it unseen by
+    the step it came before (the step reports a renewal it meets itself). There discover, routes and repairs
+    teach the map.
+    """
+    return info.capabilities.ui_tree and not info.capabilities.element_handles
 
 
 def settle(device: Device, clock: Clock, budget_us: int) -> UiTree | None:
@@ -141,11 +153,12 @@ class Learner:
 
     def _starting(self, command: str, args: dict[str, Any]) -> None:
         self._before = None
-        if command in QUIET:
-            return
+        targeted = command == "tap" and isinstance(args.get("target"), str)
+        if command in QUIET or (self._pending is None and not targeted):
+            return  # the screen is looked at around taps only: on a phone each look is a round trip
         settled = settle(self.device, self.clock, self.timeout_us)
         self._resolve(settled)
-        if command == "tap" and isinstance(args.get("target"), str) and settled is not None:
+        if targeted and settled is not None:
             self._before = (settled, fingerprint(settled))
 
     def _finished(self, command: str, status: str, details: Mapping[str, Any]) -> None:
@@ -164,7 +177,7 @@ class Learner:
         """Say whether the settled screen before showed the target: the tap was sent on it, not on a later one."""
         try:
             nodes = match_all(Observation(tree), parse_selector(target), self.device.info.platform)
-        except VisorError:
+        except (VisorError, QueryError):
             return False
         return any(tree.on_screen(node) for node in nodes)
 

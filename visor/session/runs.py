@@ -34,7 +34,7 @@ from visor.scenario.loader import load_scenario
 from visor.scenario.scenario import Scenario
 from visor.session import map_learning
 from visor.session.devices import DeviceOptions, OpenedDevice, ScenarioDevice, open_for
-from visor.session.map_learning import Learner, MapFreeze
+from visor.session.map_learning import Learner, MapFreeze, learns_on
 from visor.session.map_routing import MapRouter, router_for
 from visor.session.workers import Slot
 from visor.ui.escapes import printable
@@ -265,9 +265,10 @@ def attempt(
     try:
         choice = prepared.options
         off, repair = choice.no_map, choice.repair
+        learns = learns_on(opened.device.info)
         router = router_for(opened, choice.app_id, choice.map_dir, wall=env.wall, off=off, repair=repair,
-                            secrets=choice.secrets, hide=store.hide, learn=True, freeze=freeze)  # fmt: skip
-        learner = learner_for(router, opened, env.wall, settings.timeout_us, lambda: store.secrets)
+                            secrets=choice.secrets, hide=store.hide, learn=learns, freeze=freeze)  # fmt: skip
+        learner = learner_for(router, opened, env.wall, settings.timeout_us, lambda: store.secrets) if learns else ()
         context = RunContext(opened.device, opened.clock, env.wall, store, run_id, watchdog=watchdog, router=router)
         final = drive(run_scenario(prepared.scenario, settings, context), (writer, *handlers, *learner))
         try:

@@ -128,7 +128,7 @@ def resolve_app(reference: str, base_dir: str) -> str:
 
 
 #: What an app's id looks like (a package or bundle id): dotted words.
-APP_ID = re.compile(r"[A-Za-z][\w-]*(?:\.[A-Za-z0-9_][\w-]*)+")
+APP_ID = re.compile(r"[A-Za-z][\w-]*(?:\.[A-Za-z0-9_][\w-]*){2,}")
 
 
 @functools.lru_cache(maxsize=1)
