@@ -195,3 +195,16 @@ def test_runs_learn_where_a_look_is_cheap_never_through_a_phones_round_trips() -
         return DeviceInfo("android", "d", "r", Size(1080, 1920), capabilities=Capabilities(**capabilities))
 
     assert learns_on(info()) and not learns_on(info(element_handles=True)) and not learns_on(info(ui_tree=False))
+
+
+def test_a_tap_whose_selector_this_platform_cannot_use_fails_the_step_with_the_map_on(
+    cli_runner: Cli, tmp_path: Path
+) -> None:
+    """The map's check for a detour met the selector first, and crashed on it; the step says what is wrong."""
+    (tmp_path / "pred.yaml").write_text("meta: {name: pred, version: '1'}\nconfig: {runtime: sim, seed: 1, app: demo, "
+                                        "timeoutMs: 300}\nsteps:\n  - {id: ios, command: tap, args: {target: "
+                                        "\"predicate=label == 'x'\"}}\n")  # fmt: skip
+    result = cli_runner.run("run", "pred.yaml", "--output", "out")
+    step = result.data["run"]["steps"][0]
+    assert result.exit_code == 2 and step["error"]["message"].endswith("predicate= selectors are iOS only; this "
+                                                                       "device is android")  # fmt: skip
