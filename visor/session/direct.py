@@ -143,10 +143,20 @@ def perform(prepared: Prepared, opened: OpenedDevice, env: Environment, watchdog
     return action_outcome(prepared.command, requested, final, sink.written, opened.device.info, summary)
 
 
-def run_steps(name: str, steps: list[dict[str, Any]], opened: OpenedDevice, env: Environment, seed: int) -> RunFinished:
-    """Run steps already checked (a route plan's) on an open device, as a direct action runs its one; no captures."""
+def run_steps(
+    name: str,
+    steps: list[dict[str, Any]],
+    opened: OpenedDevice,
+    env: Environment,
+    seed: int,
+    timeout_ms: float | None = None,
+) -> RunFinished:
+    """Run steps already checked (a route plan's) on an open device, as a direct action runs its one; no captures.
+
+    `timeout_ms` is each step's timeout (None: the default).
+    """
     scenario = _scenario(name, steps)
-    settings = resolve_settings(scenario, timeout_ms=None, seed=seed, fresh_seed=seed, capture="none")
+    settings = resolve_settings(scenario, timeout_ms=timeout_ms, seed=seed, fresh_seed=seed, capture="none")
     context = RunContext(opened.device, opened.clock, env.wall, DirectSink(".", None), env.ids.new_id("run"),
                          watchdog=WallWatchdog.from_environment())  # fmt: skip
     return drive(run_scenario(scenario, settings, context), ())

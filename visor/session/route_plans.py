@@ -37,14 +37,12 @@ from visor.actions.secrets import redact
 from visor.actions.step_targets import match_all
 from visor.clock import Clock, isoformat
 from visor.engine.events import RunFinished
-from visor.engine.runner import RunContext, resolve_settings, run_scenario
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
 from visor.report.console import printable
 from visor.report.envelope import Outcome
 from visor.scenario.document import Document
 from visor.scenario.route_plan import RoutePath, RoutePlan, RouteStep, checked_plan, plan_to_data
 from visor.scenario.selectors import parse_selector
-from visor.scenario.validate import validate_document
 from visor.session.action_options import ActionOptions
 from visor.session.agent_memory import build_memory, memory_slice
 from visor.session.app_map import (
@@ -62,12 +60,10 @@ from visor.session.app_map import (
     write_map,
 )
 from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
-from visor.session.direct import DirectSink, Environment, run_steps
+from visor.session.direct import Environment, run_steps
 from visor.session.discover import write_memory
 from visor.session.routes import UNKNOWN_SCREEN, destination
-from visor.session.runs import drive
 from visor.ui.screens import safety
-from visor.watchdog import WallWatchdog
 
 CHECKPOINT_SCHEMA = "visor.route-checkpoint.v1"
 NO_MAP_REASON = "Deterministic routes require app-map persistence"
@@ -380,7 +376,7 @@ class _Follower:
         wait = {"for": step.expect.selector, "timeout": step.expect.timeout_ms}
         steps = [{"id": step.id, "command": step.command, "args": step.args},
                  {"id": f"{step.id}-expect", "command": "wait", "args": wait}]  # fmt: skip
-        final = _run_steps(f"route step {step.id}", steps, self.opened, self.env, self.seed, self.timeout_ms)
+        final = run_steps(f"route step {step.id}", steps, self.opened, self.env, self.seed, self.timeout_ms)
         after = self._observe()
         out: dict[str, Any] = {"id": step.id, "command": step.command, "outcome": "success",
                                "duration_ms": sum(result.duration_ms for result in final.result.steps),
@@ -436,28 +432,6 @@ class _Follower:
             data["reason"] = reason
         data.update({"attempts": record.attempts, "checkpoint_path": record.path, "current_screen": self._current()})
         return data
-
-
-def _run_steps(
-    name: str, steps: list[dict[str, Any]], opened: OpenedDevice, env: Environment, seed: int, timeout_ms: float | None
-) -> RunFinished:
-    """Run a route step (its action, then its expectation's wait) with the action timeout `--timeout` gave.
-
-    `visor.session.direct.run_steps` with the step timeout set (it takes none); None runs it as that does.
-
-    Raises:
-        InputError: the steps do not validate (they were checked with the plan, so only a bug gets here).
-    """
-    if timeout_ms is None:
-        return run_steps(name, steps, opened, env, seed)
-    data = {"meta": {"name": f"visor {name}", "version": "1"}, "config": {"stopOnFailure": True}, "steps": steps}
-    scenario = validate_document(Document(f"visor {name}", "yaml", data, {})).scenario
-    if scenario is None:
-        raise InputError(f"{name} does not validate as scenario steps", next_step="Check the route plan's steps.")
-    settings = resolve_settings(scenario, timeout_ms=timeout_ms, seed=seed, fresh_seed=seed, capture="none")
-    context = RunContext(opened.device, opened.clock, env.wall, DirectSink(".", None), env.ids.new_id("run"),
-                         watchdog=WallWatchdog.from_environment())  # fmt: skip
-    return drive(run_scenario(scenario, settings, context), ())
 
 
 def _failure(final: RunFinished) -> tuple[str, str] | None:
