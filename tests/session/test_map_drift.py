@@ -7,16 +7,8 @@ from pathlib import Path
 
 from tests.conftest import ROOT, Cli
 from tests.session.test_crawl import account, crawl_demo  # noqa: F401 (account: the demo's sign-in, for each test)
+from tests.session.test_mapped_run import SCENARIO as DARK  # a tap on a control two screens from the start
 
-#: A tap on a control two screens from the demo's start: only the map gets there.
-DARK = """\
-meta: {name: dark-mode, version: "1"}
-config: {seed: 7, runtime: sim, app: demo, timeoutMs: 3000}
-steps:
-  - {id: dark, command: tap, args: {target: "text=Dark mode"}}
-assertions:
-  - {id: on, type: checked, target: "id=dark_mode"}
-"""
 UPSTREAM = ("name", "mapEnabled", "runs", "threshold", "determinismScore", "pass", "failures", "runIds")
 
 
