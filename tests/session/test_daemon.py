@@ -346,7 +346,19 @@ def test_stop_force_never_kills_a_pid_that_now_names_another_process(cli_runner:
         other.wait()
 
 
-def test_stop_force_kills_a_stuck_daemon_proved_by_its_start_time(cli_runner: Cli, project: Path) -> None:
+@pytest.fixture
+def short_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Wait for a stuck daemon's answers a short while: what is said of one is the same, sooner."""
+    from visor.session import client
+
+    monkeypatch.setattr(client, "STATUS_S", 0.5)
+    monkeypatch.setattr(client, "STOP_S", 0.5)
+    monkeypatch.setattr(client, "CANCEL_S", 0.5)
+
+
+def test_stop_force_kills_a_stuck_daemon_proved_by_its_start_time(
+    cli_runner: Cli, project: Path, short_waits: None
+) -> None:
     import signal
     import time
 
@@ -877,7 +889,7 @@ def test_a_run_with_a_pool_goes_through_the_daemon(cli_runner: Cli, project: Pat
     assert cli_runner.run("status").data["daemon"]["served"] == 1
 
 
-def test_stop_says_when_the_daemon_did_not_stop(cli_runner: Cli, project: Path) -> None:
+def test_stop_says_when_the_daemon_did_not_stop(cli_runner: Cli, project: Path, short_waits: None) -> None:
     import signal
 
     pid = cli_runner.run("start", "--runtime", "sim").data["daemon"]["pid"]
@@ -956,7 +968,9 @@ def test_connections_over_the_cap_are_refused_at_once_and_the_daemon_serves_on(
         served.close()
 
 
-def test_start_beside_a_stuck_daemon_says_so_and_keeps_its_log(cli_runner: Cli, project: Path) -> None:
+def test_start_beside_a_stuck_daemon_says_so_and_keeps_its_log(
+    cli_runner: Cli, project: Path, short_waits: None
+) -> None:
     """It started a second daemon, which emptied the stuck one's log and failed on its lock, worded as a bad
     device option ('another visor daemon … held daemon.lock for 0 s')."""
     import signal

@@ -34,6 +34,12 @@ EXIT_MS = 3000
 START_LOCK_S = 120.0
 #: How long a direct action waits for the daemon's answer by default (ms), as upstream.
 ACTION_TIMEOUT_MS = 300_000
+#: How long a status request is waited for (s): a daemon that answers, answers at once.
+STATUS_S = 2.0
+#: How long a stop request is waited for (s): the daemon answers once its action in flight is cancelled.
+STOP_S = 5.0
+#: How long the cancel of a request not answered in time is waited for (s).
+CANCEL_S = 2.0
 
 
 def running(paths: DaemonPaths) -> bool:
@@ -62,7 +68,7 @@ def ask(paths: DaemonPaths, request: Mapping[str, Any], timeout_s: float) -> dic
             return read_line(connection)
     except TimeoutError:
         with contextlib.suppress(OSError, ValueError, TargetError):
-            ask(paths, {"id": f"cancel-{request.get('id')}", "type": "cancel", "target": request.get("id")}, 2.0)
+            ask(paths, {"id": f"cancel-{request.get('id')}", "type": "cancel", "target": request.get("id")}, CANCEL_S)
         raise TargetError(
             f"the visor daemon did not answer {request.get('type')} within {timeout_s:g} s; the request was cancelled",
             likely_cause="The device is busy with long actions, or the daemon is stuck.",
@@ -211,7 +217,7 @@ def _wait_ready(paths: DaemonPaths, daemon: Identity, clock: Clock) -> None:
 
 
 def _started(paths: DaemonPaths, *, already: bool) -> Outcome:
-    status = _public(ask(paths, {"id": "start", "type": "status"}, 2.0)["status"])
+    status = _public(ask(paths, {"id": "start", "type": "status"}, STATUS_S)["status"])
     daemon = {**status, "already_running": already, "metadata": paths.metadata, "log": paths.log}
     return Outcome("ok", NextAction.RUN, {"daemon": upstream_names(daemon)}, ExitCode.OK)
 
@@ -260,7 +266,7 @@ def status(paths: DaemonPaths, server_url: str | None = None) -> Outcome:
     servers = _servers(paths)
     extra = {"record": damaged.to_dict()} if damaged is not None else {}
     if running(paths):
-        daemon = _public(ask(paths, {"id": "status", "type": "status"}, 2.0)["status"])
+        daemon = _public(ask(paths, {"id": "status", "type": "status"}, STATUS_S)["status"])
         described = {**daemon, "responsive": True, "metadata": paths.metadata, "log": paths.log, **extra}
         appium = _appium(paths, server_url, _server_of(daemon.get("defaults")))
         data = {"daemon": upstream_names(described), "appium": appium}
@@ -420,7 +426,7 @@ def stop(paths: DaemonPaths, clock: Clock, *, force: bool, server_url: str | Non
 def _answering(paths: DaemonPaths) -> dict[str, Any] | None:
     """Return the status of the daemon answering on the root's socket (None: none answers)."""
     try:
-        status = ask(paths, {"id": "stop-who", "type": "status"}, 2.0).get("status")
+        status = ask(paths, {"id": "stop-who", "type": "status"}, STATUS_S).get("status")
     except TargetError:
         return None
     return status if isinstance(status, dict) else None
@@ -565,7 +571,7 @@ def _ask_to_stop(paths: DaemonPaths, recorded: Recorded | None, daemon: Mapping[
     if daemon is None:
         return False, False
     try:
-        replied = bool(ask(paths, {"id": "stop", "type": "stop"}, 5.0).get("ok"))
+        replied = bool(ask(paths, {"id": "stop", "type": "stop"}, STOP_S).get("ok"))
     except TargetError:
         return False, False
     vouched = (
