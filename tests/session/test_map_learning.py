@@ -124,6 +124,8 @@ def test_no_map_writes_nothing(cli_runner: Cli, tmp_path: Path, monkeypatch: pyt
     assert result.exit_code == 0 and result.data["run"].get("map", {"enabled": False})["enabled"] is False
     tapped = cli_runner.run("tap", "--runtime", "sim", "--target", "text=Log in", *extra)
     assert tapped.data["map"]["enabled"] is False
+    discovered = cli_runner.run("discover", "--runtime", "sim", *extra)  # the variable reaches every map command
+    assert discovered.exit_code == 0 and discovered.data["map"]["enabled"] is False
     assert not (tmp_path / ".visor").exists()
 
 

@@ -21,6 +21,7 @@ from visor.session.action_options import ActionOptions
 from visor.session.agent_memory import build_memory, memory_slice
 from visor.session.app_map import (
     MapPlace,
+    map_disabled,
     map_lock,
     map_places,
     maps_root,
@@ -66,7 +67,7 @@ def _discover(
     settled = settle(opened, options.timeout_ms)
     tree = opened.device.observe().tree
     place = MapPlace.of_device(info, options.app_id, map_dir)
-    if no_map:
+    if map_disabled(no_map):
         data: dict[str, Any] = {"action": "discover", "map": place.disabled(), "screen": None, "settle": settled}
         return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
     report = None

@@ -50,6 +50,7 @@ from visor.session.app_map import (
     MapPlace,
     file_name,
     learn,
+    map_disabled,
     map_lock,
     observation_token,
     read_json,
@@ -161,7 +162,7 @@ def follow_plan(
         InputError: the plan names a screen several screens share, or taps a risky control.
         TargetError: the device cannot be reached, or the map is locked.
     """
-    if no_map:
+    if map_disabled(no_map):
         data: dict[str, Any] = {"action": "route", "status": "failed", "goal": plan.goal, "reason": NO_MAP_REASON}
         data["attempts"] = []
         return _failed(data, "Route failed", NO_MAP_REASON)
