@@ -38,13 +38,18 @@ assertions:
 """
 
 
-def _loading(tmp_path: Path, target: str, timeout_ms: int) -> str:
-    """Write a scenario tapping `target` on the loading fixture (a screen still changing for 1.5 s after Open)."""
+def _loading(tmp_path: Path, target: str, timeout_ms: int, *more: str) -> str:
+    """Write a scenario tapping `target` on the loading fixture (a screen still changing for 1.5 s after Open).
+
+    `more` are further steps, as YAML flow mappings.
+    """
     shutil.copy(FIXTURES / "apps" / "loading.app.yaml", tmp_path / "loading.app.yaml")
+    tap = f'{{id: tap, command: tap, args: {{target: "{target}"}}}}'
+    steps = "".join(f"  - {step}\n" for step in (tap, *more))
     (tmp_path / "loading.yaml").write_text(
         'meta: {name: loading, version: "1"}\n'
         f"config: {{seed: 1, runtime: sim, app: loading.app.yaml, timeoutMs: {timeout_ms}}}\n"
-        f'steps:\n  - {{id: tap, command: tap, args: {{target: "{target}"}}}}\n'
+        f"steps:\n{steps}"
     )
     return "loading.yaml"
 
@@ -95,23 +100,51 @@ def test_a_tap_that_changed_nothing_teaches_nothing(cli_runner: Cli, tmp_path: P
 
 
 def test_no_edge_is_learnt_while_the_screen_after_still_changes(cli_runner: Cli, tmp_path: Path) -> None:
-    # At the step's end the screen shows "Loading 1"; it changes every 50 ms until 1.5 s after the tap.
-    short = cli_runner.run("run", _loading(tmp_path, "text=Open", 1000), "--output", "out")
-    assert short.exit_code == 0 and short.data["run"]["map"]["updated"] is False
-    assert not (tmp_path / ".visor" / "maps").exists()  # never settled within the step's timeout
-    settled = cli_runner.run("run", _loading(tmp_path, "text=Open", 3000), "--output", "out")
+    # At the run's end the screen shows "Loading 1"; it changes every 50 ms until 1.5 s after the tap. The
+    # learner does not wait for it (on the simulated phone that would move the app's time on): nothing is learnt.
+    moving = cli_runner.run("run", _loading(tmp_path, "text=Open", 3000), "--output", "out")
+    assert moving.exit_code == 0 and moving.data["run"]["map"]["updated"] is False
+    assert not (tmp_path / ".visor" / "maps").exists()
+    waited = '{id: done, command: wait, args: {for: "text=All loaded", timeout: 3000}}'
+    settled = cli_runner.run("run", _loading(tmp_path, "text=Open", 3000, waited), "--output", "out")
     assert settled.exit_code == 0 and settled.data["run"]["map"]["updated"] is True
     ((target, _, reached),) = _edges(_map(tmp_path))
-    assert target == "text=Open" and "all loaded" in reached  # the screen it settled on, never the loading one
+    assert target == "text=Open" and "all loaded" in reached  # the screen the run saw settled, never the loading one
     assert not any(key.startswith("loading") for key in reached)
 
 
+def test_learning_moves_no_time_on_the_simulated_phone(cli_runner: Cli, tmp_path: Path) -> None:
+    # A Cancel button on the loading screen: tapped before the load ends, it goes home. A learner that waited for
+    # the screen to settle after Open would let the load end first, and the run would fail with the map only.
+    app = (FIXTURES / "apps" / "loading.app.yaml").read_text()
+    cancel = "      - {type: button, id: cancel, text: Cancel, on_tap: [{go: home}]}\n"
+    marker = '      - {type: text, id: progress, text: "Loading {p}", style: title}\n'
+    assert marker in app
+    scenario = _loading(tmp_path, "text=Open", 3000, '{id: cancel, command: tap, args: {target: "text=Cancel"}}')
+    (tmp_path / "loading.app.yaml").write_text(app.replace(marker, marker + cancel))
+    runs = [cli_runner.run("run", scenario, "--output", "out", *extra) for extra in (("--no-map",), ())]
+    assert [run.exit_code for run in runs] == [0, 0], runs[1].stdout
+    assert len({run.data["run"]["determinism_signature"] for run in runs}) == 1
+
+
+TWO_SCREENS = """\
+app: {id: com.visor.two, name: Two, start: first}
+screens:
+  first:
+    title: First
+    elements: [{type: button, id: next, text: Next, on_tap: [{go: second}]}]
+  second:
+    title: Second
+    elements: [{type: text, id: here, text: Second screen, style: title}]
+"""
+
+
 def test_a_direct_action_teaches_the_map(cli_runner: Cli, tmp_path: Path) -> None:
-    _loading(tmp_path, "text=Open", 3000)
-    tapped = cli_runner.run("tap", "--runtime", "sim", "--app", "loading.app.yaml", "--target", "text=Open")
+    (tmp_path / "two.app.yaml").write_text(TWO_SCREENS)
+    tapped = cli_runner.run("tap", "--runtime", "sim", "--app", "two.app.yaml", "--target", "text=Next")
     assert tapped.exit_code == 0 and tapped.data["map"]["updated"] is True, tapped.stdout
     ((target, _, reached),) = _edges(_map(tmp_path))
-    assert target == "text=Open" and "all loaded" in reached
+    assert target == "text=Next" and "second screen" in reached
 
 
 @pytest.mark.parametrize("off", ["--no-map", "VISOR_NO_MAP=1", "VISOR_NO_MAP=yes"])
@@ -126,6 +159,13 @@ def test_no_map_writes_nothing(cli_runner: Cli, tmp_path: Path, monkeypatch: pyt
     assert tapped.data["map"]["enabled"] is False
     discovered = cli_runner.run("discover", "--runtime", "sim", *extra)  # the variable reaches every map command
     assert discovered.exit_code == 0 and discovered.data["map"]["enabled"] is False
+    if not extra:  # --to and --observation-token refuse --no-map as a flag; the variable they heed
+        routed = cli_runner.run("route", "--to", "Settings", "--runtime", "sim")
+        assert routed.exit_code == 2 and routed.data["reason"] == "Deterministic routes require app-map persistence"
+        (tmp_path / "note.json").write_text('{"screen": {"label": "Sign in", "purpose": "Sign in"}}')
+        noted = cli_runner.run("discover", "--observation-token", "variant_1.0123456789abcdef",
+                               "--annotate-current", "note.json")  # fmt: skip
+        assert noted.exit_code == 1 and "VISOR_NO_MAP" in noted.envelope["error"]["message"]
     assert not (tmp_path / ".visor").exists()
 
 

@@ -224,6 +224,9 @@ class Observation:
 
     tree: UiTree
     _xml: str | None = field(default=None, repr=False)
+    #: How long the device knows this screen stays as it is without input, in µs (None: it cannot tell). A
+    #: device on virtual time knows its timers: a look needs no wait, which would move the app's time on.
+    still_us: int | None = None
 
     @property
     def xml(self) -> str:

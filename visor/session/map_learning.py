@@ -8,12 +8,14 @@ screen's fingerprint (`visor.ui.fingerprint`, as `wait: {stable: true}` judges i
 end is no proof: the demo's sign-in shows its spinner for 800 ms before the feed, and a learner at step
 boundaries records a tap that "leads" to the spinner.
 
-So that learning does not change what a run does, the screen after a tap is not waited for where the run goes
-on: it is looked at settling just before the run's next input (a step that sends none, a wait or a screenshot,
-is left to see the screen as it would have), or once the run is over (its record already made). The screen
-before a tap is looked at settling just before the tap's step: one poll (100 ms of the device's time) per
-targeted tap. A tap that changed nothing (the same fingerprint settled) demotes the edge the map knew for it; a
-tap that stayed on its screen (another look of the same variant) teaches nothing.
+So that learning does not change what a run does, it never waits on a device whose time is the run's: the
+simulated phone knows its timers (`Observation.still_us`), so one look tells whether its screen is settled (no
+timer due within two polls, no spinner), and time is not moved on. Elsewhere a look settles by polling
+(`settle`), which takes time the app spends anyway. The screen after a tap is looked at just before the run's
+next input (a step that sends none, a wait or a screenshot, is left to see the screen as it would have), or once
+the run is over (its record already made); the screen before a tap just before the tap's step. A tap that
+changed nothing (the same fingerprint, settled) demotes the edge the map knew for it; a tap that stayed on its
+screen (another look of the same variant) teaches nothing.
 
 What a tap taught is kept as a `Lesson` (the screens before and after, masked, and the target), applied to the
 run's map at once (a later detour of the run may use it) and again when the map is written: a run whose map file
@@ -146,8 +148,8 @@ class Learner:
                 self._starting(event.step.command, event.step.raw_args())
             elif isinstance(event, StepFinished):
                 self._finished(event.result.command, event.result.status, event.result.details)
-            elif isinstance(event, RunFinished):
-                self._resolve(None)
+            elif isinstance(event, RunFinished) and self._pending is not None:
+                self._resolve(self._look())
         except VisorError:
             self.broken = True  # the device went away, or a look failed: what was learnt so far stays
 
@@ -156,10 +158,19 @@ class Learner:
         targeted = command == "tap" and isinstance(args.get("target"), str)
         if command in QUIET or (self._pending is None and not targeted):
             return  # the screen is looked at around taps only: on a phone each look is a round trip
-        settled = settle(self.device, self.clock, self.timeout_us)
+        settled = self._look()
         self._resolve(settled)
         if targeted and settled is not None:
             self._before = (settled, fingerprint(settled))
+
+    def _look(self) -> UiTree | None:
+        """Return the screen if it is settled (None: it is still changing, or a spinner says the app works)."""
+        observation = self.device.observe()
+        if observation.still_us is None:
+            return settle(self.device, self.clock, self.timeout_us)  # waiting takes time the app spends anyway
+        if observation.still_us < 2 * POLL_US or working(observation.tree):
+            return None
+        return observation.tree
 
     def _finished(self, command: str, status: str, details: Mapping[str, Any]) -> None:
         before, self._before = self._before, None
@@ -181,14 +192,11 @@ class Learner:
             return False
         return any(tree.on_screen(node) for node in nodes)
 
-    def _resolve(self, settled: UiTree | None) -> None:
-        """Learn the pending tap from the screen seen settle after it (looked at now when `settled` is None)."""
+    def _resolve(self, after: UiTree | None) -> None:
+        """Learn the pending tap from the screen after it, seen settled (None: it was not, nothing is learnt)."""
         pending, self._pending = self._pending, None
-        if pending is None:
+        if pending is None or after is None:
             return
-        after = settled if settled is not None else settle(self.device, self.clock, self.timeout_us)
-        if after is None:
-            return  # still changing within the step timeout: nothing is learnt
         hidden = frozenset(self.secrets()) | self.map.secrets()
         before = observe_screen(masked_tree(pending.before, hidden))
         changed = fingerprint(after) != pending.fingerprint

@@ -77,6 +77,8 @@ RECENTS = "recents"
 LONG_PRESS_MS = 500
 #: A finger that stays closer than this (|dx| + |dy|) to where it landed has not moved: a tap or a long press.
 TOUCH_SLOP = 24
+#: A screen with no timer waiting stays as it is until the next input (`Observation.still_us`).
+STILL_FOREVER_US = 2**62
 MAX_FINGERS = 5
 SIZE_RECT = Rect(0, 0, SIZE.width, SIZE.height)
 _PARAM = re.compile(r"\\\{([A-Za-z_][A-Za-z0-9_]*)\\\}")
@@ -154,7 +156,13 @@ class SimDevice(Host):
     def observe(self) -> Observation:
         """Return the current screen (as XCUITest shows it, in points, on iOS)."""
         frame = self.frame()
-        return Observation(self.ios_screen(frame).tree if self.ios else frame.tree)
+        return Observation(self.ios_screen(frame).tree if self.ios else frame.tree, still_us=self._still_us())
+
+    def _still_us(self) -> int:
+        """Return how long the screen stays as it is without input: until the foreground app's next timer."""
+        app = self._app()
+        due = app.due() if app is not None else None
+        return STILL_FOREVER_US if due is None else max(0, due - self.now())
 
     def screenshot(self) -> bytes:
         """Render the current screen as a PNG (1080 x 1920 px on both flavours: 3 px a point on iOS)."""
