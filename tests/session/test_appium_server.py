@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from visor.session.appium_server import ManagedServer, stop
+from visor.session.appium_server import ManagedServer, ready, stop
 
 
 def test_stop_never_kills_a_pid_that_now_names_another_process(tmp_path: Path) -> None:
@@ -108,3 +110,28 @@ def test_stop_and_status_read_every_server_record_not_only_the_daemons(tmp_path:
     assert all(gone(server.pid) for server in servers)
     assert not list((tmp_path / ".visor" / "appium").glob("*.json"))
     assert "appium_servers" not in Cli(tmp_path).run("status").data
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [b"SSH-2.0-OpenSSH_9.6\r\n", b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n[1,2]", b"HTTP/1.1 200 OK\r\n\r\n{bad"],
+    ids=["no-http", "a-json-list", "no-json"],
+)
+def test_a_server_that_is_no_appium_is_not_ready(answer: bytes) -> None:
+    """`status --server-url` at an SSH port, or a server answering a JSON list, was a SYSTEM_ERROR."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def serve() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(4096)
+            connection.sendall(answer)
+
+    server = threading.Thread(target=serve, daemon=True)
+    server.start()
+    try:
+        assert ready(f"http://127.0.0.1:{port}", timeout_s=10) is False
+    finally:
+        server.join(timeout=10)
+        listener.close()

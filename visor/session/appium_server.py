@@ -13,10 +13,10 @@ failed `visor start`.
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import os
 import shlex
-import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from typing import Any
@@ -38,9 +38,10 @@ def ready(server_url: str, timeout_s: float = 1.0) -> bool:
     """Return True when the server's `/status` answers that it is ready."""
     try:
         with urllib.request.urlopen(server_url.rstrip("/") + "/status", timeout=timeout_s) as response:
-            value = json.load(response).get("value", {})
-    except (OSError, ValueError, urllib.error.URLError):
+            answer = json.load(response)
+    except (OSError, ValueError, http.client.HTTPException):  # no server, or one speaking no HTTP or no JSON
         return False
+    value = answer.get("value", {}) if isinstance(answer, dict) else None
     return isinstance(value, dict) and value.get("ready", True) is not False
 
 

@@ -134,6 +134,9 @@ def annotate_observed(token: str, note: Mapping[str, Any], wall: Clock, *, map_d
         InputError: no map in the folder holds the token's variant, or the screen was observed again since (the
             token is stale: it names the screen as it looked then).
     """
+    if map_disabled(False):
+        raise InputError("--observation-token annotates a screen of the app map, and VISOR_NO_MAP turns the map off",
+                         next_step="Unset VISOR_NO_MAP to annotate the map.")  # fmt: skip
     root = maps_root(map_dir)
     variant_id = token.split(".", 1)[0]
     for place in map_places(root):

@@ -63,11 +63,10 @@ from visor.session.app_map import (
 from visor.session.devices import OpenedDevice, ScenarioDevice, open_for
 from visor.session.direct import Environment, run_steps
 from visor.session.discover import write_memory
-from visor.session.routes import UNKNOWN_SCREEN, destination
+from visor.session.routes import UNKNOWN_SCREEN, destination, no_map_outcome
 from visor.ui.screens import safety
 
 CHECKPOINT_SCHEMA = "visor.route-checkpoint.v1"
-NO_MAP_REASON = "Deterministic routes require app-map persistence"
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,9 +162,7 @@ def follow_plan(
         TargetError: the device cannot be reached, or the map is locked.
     """
     if map_disabled(no_map):
-        data: dict[str, Any] = {"action": "route", "status": "failed", "goal": plan.goal, "reason": NO_MAP_REASON}
-        data["attempts"] = []
-        return _failed(data, "Route failed", NO_MAP_REASON)
+        return no_map_outcome(plan.goal)
     opened = open_for(options, options.seed or 0, env.wall, ScenarioDevice(capabilities=dict(options.capabilities)))
     try:
         place = MapPlace.of_device(opened.device.info, options.app_id, map_dir)

@@ -39,6 +39,7 @@ from visor.session.app_map import (
     AppMap,
     MapPlace,
     learn,
+    map_disabled,
     map_lock,
     read_map,
     record_screen,
@@ -179,11 +180,26 @@ def _risky_targets(app_map: AppMap) -> dict[str, set[str]]:
             for variant in app_map.document["variants"]}  # fmt: skip
 
 
+NO_MAP_REASON = "Deterministic routes require app-map persistence"
+
+
+def no_map_outcome(goal: str) -> Outcome:
+    """Return the failed route of a map turned off (`--no-map`, VISOR_NO_MAP), in upstream's words."""
+    data: dict[str, Any] = {"action": "route", "status": "failed", "goal": goal, "reason": NO_MAP_REASON}
+    data["attempts"] = []
+    error = ErrorInfo(code=str(ErrorCode.ACTION_ERROR), message=f"Route failed: {NO_MAP_REASON}",
+                      likely_cause="The app map is off: --no-map, or VISOR_NO_MAP set in the environment.",
+                      next_step="Route with the map on (drop --no-map, unset VISOR_NO_MAP).")  # fmt: skip
+    return Outcome("fail", NextAction.RUN, data, ExitCode.RUN_FAILED, error)
+
+
 def route_to(wanted: str, options: ActionOptions, wall: Clock, *, map_dir: str | None) -> Outcome:
     """Plan a route to `wanted` from the current screen and follow it, checking every leg.
 
     `options.timeout_ms` bounds how long a busy app is waited for before and after each tap (`--timeout`).
     """
+    if map_disabled(False):
+        return no_map_outcome(wanted)  # VISOR_NO_MAP: a route is planned on the map, which is off
     opened = open_for(options, options.seed or 0, wall, ScenarioDevice(capabilities=dict(options.capabilities)))
     try:
         place = MapPlace.of_device(opened.device.info, options.app_id, map_dir)
