@@ -195,8 +195,8 @@ def run_page(page: str, folder: Path) -> list[str]:
             if done.returncode not in command.expected:
                 wrong.append(f"{page}:{command.line}: `{command.text}` exited {done.returncode}, the page says "
                              f"{sorted(command.expected)}: {(done.stderr or done.stdout)[-800:]}")  # fmt: skip
-            if "Traceback" in done.stderr:
-                wrong.append(f"{page}:{command.line}: `{command.text}` printed a traceback: {done.stderr[-800:]}")
+            if crashed(done.stdout, done.stderr):
+                wrong.append(f"{page}:{command.line}: `{command.text}` crashed: {done.stderr[-800:]}")
     finally:
         for process in background:
             if process.poll() is None:
@@ -207,6 +207,17 @@ def run_page(page: str, folder: Path) -> list[str]:
     if littered:
         wrong.append(f"{page}: its commands left files git does not ignore and no command asked for: {littered[:8]}")
     return wrong
+
+
+def crashed(stdout: str, stderr: str) -> bool:
+    """Say whether visor crashed: a traceback (--verbose), or the envelope of an internal error (without it)."""
+    return "Traceback" in stderr or "internal error" in stderr or '"code": "SYSTEM_ERROR"' in stdout
+
+
+def test_the_crash_check_sees_a_crash_without_a_traceback() -> None:
+    assert crashed('{"error": {"code": "SYSTEM_ERROR", "message": "internal error: KeyError"}}', "")
+    assert crashed("", "error: internal error: BadStatusLine")
+    assert not crashed('{"enum": ["SYSTEM_ERROR"]}', "")
 
 
 @pytest.mark.slow

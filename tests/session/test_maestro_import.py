@@ -205,6 +205,10 @@ def test_an_imported_flow_for_another_app_says_how_to_run_it_on_the_simulated_ph
     error = run.envelope["error"]
     assert error["message"] == "config.app 'com.example.app' is an app id, and the simulated phone has no such app"
     assert "--runtime appium" in error["next_step"] and "--app demo" in error["next_step"]
+    # A file name with dots is no app id: it is told its suffix.
+    (tmp_path / "shop.model.yaml").write_text("app: {id: com.example.shop, name: Shop, start: a}\n")
+    named = cli_runner.run("run", "scenarios/login.yaml", "--runtime", "sim", "--app", "shop.model.yaml")
+    assert "app id" not in named.envelope["error"]["message"] and ".app.yaml" in str(named.envelope["error"])
 
 
 def test_an_app_id_that_is_no_text_is_left_out_and_said(cli_runner: Cli, tmp_path: Path) -> None:

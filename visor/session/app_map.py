@@ -35,13 +35,12 @@ from typing import Any
 
 from visor.actions.device import Device, DeviceInfo, InputRejected
 from visor.actions.secrets import KeptPart, mask_text, maskable, redact
-from visor.actions.tools.shown_secrets import blank, decoded, encoded, secret_areas, shown_texts
+from visor.actions.tools.shown_secrets import secret_areas, shown_texts, thumbnail
 from visor.clock import Clock, isoformat
 from visor.errors import InputError, SourceError, TargetError
 from visor.files import UnsafePath, regular_file, write_confined
 from visor.report.console import printable
 from visor.scenario.loader import read_data
-from visor.ui.geometry import Rect, Size
 from visor.ui.screens import ScreenObservation, observe_screen
 from visor.ui.tree import Node, UiTree
 
@@ -484,27 +483,6 @@ def record_screen(
         write_below(root, relative, small, "screen's thumbnail")
         variant["thumbnail"] = relative
     return variant, created
-
-
-def thumbnail(png: bytes, width: int, hidden: Collection[Rect] = (), screen: Size | None = None) -> bytes | None:
-    """Return a PNG scaled down to `width` (its aspect kept; a narrower one unchanged); None when it is no picture.
-
-    The areas `hidden` (in the coordinates of a screen of size `screen`: a tree's points, which may not be the
-    screenshot's pixels) are blanked first, before scaling, so that no trace of what they showed is left.
-
-    A screenshot comes from the device (a phone's folder, a driver): bytes that do not decode, or a header
-    claiming a picture no phone takes, make no thumbnail instead of stopping the command.
-    """
-    from PIL import Image
-
-    picture = decoded(png)
-    if picture is None:
-        return None
-    blank(picture, hidden, screen)
-    if picture.width > width:
-        height = max(1, round(picture.height * width / picture.width))
-        picture = picture.resize((width, height), Image.Resampling.LANCZOS)
-    return encoded(picture)
 
 
 def masked_tree(tree: UiTree, secrets: Collection[str]) -> UiTree:

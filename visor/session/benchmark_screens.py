@@ -17,7 +17,6 @@ a screen that cannot be blanked (a device without a tree, while the run has secr
 
 from __future__ import annotations
 
-import io
 import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +24,7 @@ from typing import Any
 
 from visor.actions.device import Device
 from visor.actions.secrets import maskable
-from visor.actions.tools.shown_secrets import blank, decoded, secret_areas, shown_texts
+from visor.actions.tools.shown_secrets import secret_areas, shown_texts, thumbnail
 from visor.engine.events import Event, StepFinished
 from visor.engine.results import RunResult, StepResult
 from visor.engine.signature import canonical, step_projection
@@ -58,7 +57,7 @@ class Screen:
 
     def thumbnail(self) -> bytes | None:
         """Return the screen as a thumbnail, blanked where it shows a secret; None when it is no picture."""
-        return self.png if self.small else shrink(self.png, self.hidden, self.size)
+        return self.png if self.small else thumbnail(self.png, THUMBNAIL_WIDTH, self.hidden, self.size, fast=True)
 
 
 @dataclass
@@ -165,19 +164,6 @@ def take_screen(device: Device, secrets: Collection[str]) -> Screen | None:
     if tree is None:
         return Screen(device.screenshot())
     return Screen(device.screenshot(), tuple(shown_secret_areas(tree, shown)), tree.size)
-
-
-def shrink(png: bytes, hidden: Collection[Rect] = (), size: Size | None = None) -> bytes | None:
-    """Return a screenshot blanked at `hidden` (in a screen of size `size`), then scaled to `THUMBNAIL_WIDTH`."""
-    picture = decoded(png)
-    if picture is None:
-        return None
-    blank(picture, hidden, size)
-    factor = -(-picture.width // THUMBNAIL_WIDTH)  # a whole factor: box filtering, fast and sharp
-    small = picture.reduce(factor) if factor > 1 else picture
-    out = io.BytesIO()
-    small.save(out, format="PNG", compress_level=6)
-    return out.getvalue()
 
 
 def shown_secret_areas(tree: UiTree, secrets: Collection[str]) -> list[Rect]:

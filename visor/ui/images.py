@@ -54,7 +54,8 @@ def image_fingerprint(png: bytes) -> str:
     (a hash of the bytes is not), and flat tiles are kept out of pHash, whose bits on an empty area are noise.
 
     Raises:
-        NotInstalled: ImageHash is not installed, or the bytes are not an image.
+        NotInstalled: ImageHash is not installed.
+        TargetError: the bytes are not an image.
     """
     imagehash, pil = _imaging()
     from PIL import ImageStat
@@ -84,7 +85,8 @@ def photo_hash(image: bytes) -> str:
     Near-duplicates (a burst shot, a re-saved copy) differ in a few bits; different photos in about half.
 
     Raises:
-        NotInstalled: ImageHash is not installed, or the bytes are not an image.
+        NotInstalled: ImageHash is not installed.
+        TargetError: the bytes are not an image.
     """
     imagehash, pil = _imaging()
     try:

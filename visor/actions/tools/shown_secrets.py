@@ -81,10 +81,10 @@ def blank(picture: Any, hidden: Collection[Rect], screen: Size | None) -> None:
             draw.rectangle(box, fill=BLANK)
 
 
-def encoded(picture: Any) -> bytes:
-    """Return a Pillow image as PNG bytes."""
+def encoded(picture: Any, *, fast: bool = False) -> bytes:
+    """Return a Pillow image as PNG bytes (`fast`: compressed less hard, at once)."""
     out = io.BytesIO()
-    picture.save(out, format="PNG", optimize=True)
+    picture.save(out, format="PNG", **({"compress_level": 6} if fast else {"optimize": True}))
     return out.getvalue()
 
 
@@ -106,3 +106,30 @@ def blanked_screenshot(png: bytes, tree: UiTree | None, secrets: Collection[str]
         return None
     blank(picture, hidden, tree.size)
     return encoded(picture)
+
+
+def thumbnail(
+    png: bytes, width: int, hidden: Collection[Rect] = (), screen: Size | None = None, *, fast: bool = False
+) -> bytes | None:
+    """Return a PNG scaled down to `width` at most (its aspect kept); None when it is no picture.
+
+    The areas `hidden` (in the coordinates of a screen of size `screen`: a tree's points, which may not be the
+    screenshot's pixels) are blanked first, before scaling, so that no trace of what they showed is left. `fast`
+    scales by a whole factor (box filtering: a benchmark keeps one per step) instead of to the exact width.
+
+    A screenshot comes from the device (a phone's folder, a driver): bytes that do not decode, or a header
+    claiming a picture no phone takes, make no thumbnail instead of stopping the command.
+    """
+    from PIL import Image
+
+    picture = decoded(png)
+    if picture is None:
+        return None
+    blank(picture, hidden, screen)
+    if fast:
+        factor = -(-picture.width // width)
+        picture = picture.reduce(factor) if factor > 1 else picture
+    elif picture.width > width:
+        height = max(1, round(picture.height * width / picture.width))
+        picture = picture.resize((width, height), Image.Resampling.LANCZOS)
+    return encoded(picture, fast=fast)

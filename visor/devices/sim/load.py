@@ -107,8 +107,8 @@ def resolve_app(reference: str, base_dir: str) -> str:
             + f"Shipped apps: {', '.join(builtin_apps())}; or give a path to your own <name>.app.yaml.",
         )
     if not reference.lower().endswith(APP_SUFFIXES):
-        if APP_ID.fullmatch(reference):
-            raise _an_app_id(reference)
+        if APP_ID.fullmatch(reference) and not reference.lower().endswith(DATA_SUFFIXES):
+            raise _an_app_id(reference)  # a file name (shop.model.yaml) is told about its suffix instead
         raise _not_a_model_path(f"config.app {excerpt(reference, 80)!r}")
     path = os.path.normpath(os.path.join(base_dir, reference))
     real = os.path.realpath(path)
@@ -127,6 +127,8 @@ def resolve_app(reference: str, base_dir: str) -> str:
     return path
 
 
+#: What ends a data file's name: a dotted name ending so is a file, never an app id.
+DATA_SUFFIXES = (".yaml", ".yml", ".json")
 #: What an app's id looks like (a package or bundle id): dotted words.
 APP_ID = re.compile(r"[A-Za-z][\w-]*(?:\.[A-Za-z0-9_][\w-]*){2,}")
 
