@@ -22,13 +22,13 @@ import statistics
 import time
 from collections.abc import Callable
 
-from visor.actions.kernel.memory import AgentState
-from visor.actions.observer import ObservingDevice
-from visor.actions.tools.call_context import ToolContext, ToolSettings
-from visor.actions.tools.dispatch import call_tool, observation
 from visor.clock import VirtualClock
-from visor.devices.sim.device import SimDevice
-from visor.devices.sim.load import load_app, resolve_app
+from visor.device.memory import AgentState
+from visor.device.observer import ObservingDevice
+from visor.ext.tools.call_context import ToolContext, ToolSettings
+from visor.ext.tools.dispatch import call_tool, observation
+from visor.runtimes.sim.device import SimDevice
+from visor.runtimes.sim.load import load_app, resolve_app
 from visor.ui.elements import index_elements
 from visor.ui.fingerprint import fingerprint
 from visor.ui.geometry import Point, Rect, Size

@@ -17,12 +17,12 @@ from pathlib import Path
 
 def collect(profile: str, photos: int, hashes: bool) -> tuple[float, int]:
     """Load the profile and collect; return the seconds and the photos collected."""
-    from visor.actions.agentcab.collect import Collector
     from visor.clock import VirtualClock
-    from visor.devices.sim.device import SimDevice
-    from visor.devices.sim.load import DEFAULT_APP, load_app, resolve_app
-    from visor.devices.sim.profile_load import _load_cached
-    from visor.scenario.agentcab.formats import read_input_schema
+    from visor.ext.agentcab.collect import Collector
+    from visor.ext.agentcab.spec.formats import read_input_schema
+    from visor.runtimes.sim.device import SimDevice
+    from visor.runtimes.sim.load import DEFAULT_APP, load_app, resolve_app
+    from visor.runtimes.sim.profile_load import _load_cached
     from visor.ui.images import photo_hash
 
     _load_cached.cache_clear()
@@ -33,7 +33,7 @@ def collect(profile: str, photos: int, hashes: bool) -> tuple[float, int]:
     schema, _ = read_input_schema({"properties": properties})
     assert schema is not None
     started = time.perf_counter()
-    from visor.devices.sim.profile_load import load_profile
+    from visor.runtimes.sim.profile_load import load_profile
 
     device = SimDevice(load_app(resolve_app(DEFAULT_APP, ".")), clock=VirtualClock(), seed=1,
                        profile=load_profile(profile))  # fmt: skip
@@ -48,8 +48,8 @@ def main() -> int:
     parser.add_argument("--photos", type=int, default=5000)
     count = parser.parse_args().photos
     from visor.clock import VirtualClock
-    from visor.devices.sim.pictures import picture
-    from visor.devices.sim.profile_generator import generate, profile_yaml
+    from visor.runtimes.sim.pictures import picture
+    from visor.runtimes.sim.profile_generator import generate, profile_yaml
 
     with tempfile.TemporaryDirectory() as folder:
         path = str(Path(folder) / "big.profile.yaml")

@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Literal
 
 from visor.clock import VirtualClock
-from visor.devices.sim.device import SimDevice
-from visor.devices.sim.load import load_app
-from visor.session.app_map import AppMap, MapPlace, write_map
-from visor.session.crawl import Crawler, CrawlSettings
-from visor.session.routes import travel
+from visor.ext.appmap.crawl import Crawler, CrawlSettings
+from visor.ext.appmap.model import AppMap, MapPlace, write_map
+from visor.ext.appmap.routes import travel
+from visor.runtimes.sim.device import SimDevice
+from visor.runtimes.sim.load import load_app
 from visor.ui.screens import observe_screen
 
 DEMO = str(Path(__file__).resolve().parent.parent / "visor" / "devices" / "sim" / "apps" / "demo.app.yaml")
@@ -51,7 +51,7 @@ def crawl(folder: str, restore: Literal["back", "restart", "fresh"]) -> dict[str
 
 def route_everywhere(folder: str) -> float:
     """Route from a fresh start to every variant of the map; return the seconds it took."""
-    from visor.session.app_map import read_map
+    from visor.ext.appmap.model import read_map
 
     clock = VirtualClock()
     app_map = read_map(MapPlace.of("android", "com.visor.demo", folder), clock)

@@ -60,9 +60,9 @@ def rss_kib(pid: int) -> int:
 def memory(folder: str, actions: int) -> tuple[int, int, int]:
     """Send `actions` direct actions to the daemon; return its pid and its RSS after 100 and after all."""
     from visor.clock import RandomIds
-    from visor.session.action_options import ActionOptions
-    from visor.session.client import send_action
-    from visor.session.state_paths import DaemonPaths
+    from visor.daemon.client import send_action
+    from visor.run.action_options import ActionOptions
+    from visor.run.state_paths import DaemonPaths
 
     paths = DaemonPaths(os.path.realpath(folder))
     pid = json.loads(Path(paths.metadata).read_text())["pid"]

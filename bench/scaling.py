@@ -13,7 +13,7 @@ each of a state not drawn before (its renderer keeps recent pictures). Only rati
 absolute times depend on the machine. Run: python bench/scaling.py [--repeat 3] [--max-steps 10000]
 
 `--png` instead compares PNG encoder settings on typical demo screens (encode time as a ratio to the settings
-the renderer uses, and sizes): how `PNG_OPTIONS` in visor/devices/sim/render.py was chosen.
+the renderer uses, and sizes): how `PNG_OPTIONS` in visor/runtimes/sim/render.py was chosen.
 """
 
 from __future__ import annotations
@@ -54,10 +54,10 @@ def per_step_costs(work: Path, counts: tuple[int, ...], repeat: int) -> dict[int
 
 def screenshot_seconds(length: int, repeat: int) -> float:
     """Return the median time of one screenshot of the login screen with `length` characters in its username."""
-    from visor.actions.device import NativeAction, NativeActionName
     from visor.clock import VirtualClock
-    from visor.devices.sim.device import SimDevice
-    from visor.devices.sim.load import load_app, resolve_app
+    from visor.device.protocol import NativeAction, NativeActionName
+    from visor.runtimes.sim.device import SimDevice
+    from visor.runtimes.sim.load import load_app, resolve_app
 
     device = SimDevice(load_app(resolve_app("demo", ".")), clock=VirtualClock(), seed=1)
     times = []
@@ -116,9 +116,9 @@ def encode_figures(image: Any, options: dict[str, int], repeat: int) -> tuple[fl
 def png_table(repeat: int) -> None:
     """Print encode time (as a ratio to the renderer's settings) and size of each setting on the demo screens."""
     from visor.clock import VirtualClock
-    from visor.devices.sim.device import SimDevice
-    from visor.devices.sim.load import load_app, resolve_app
-    from visor.devices.sim.render import PNG_OPTIONS, draw_screen
+    from visor.runtimes.sim.device import SimDevice
+    from visor.runtimes.sim.load import load_app, resolve_app
+    from visor.runtimes.sim.render import PNG_OPTIONS, draw_screen
 
     device = SimDevice(load_app(resolve_app("demo", ".")), clock=VirtualClock(), seed=1)
     images, draw_times = {}, []

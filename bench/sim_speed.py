@@ -37,7 +37,7 @@ def tap_type_scenario(steps: int) -> str:
 def in_process(path: Path, output: Path) -> tuple[float, int]:
     """Run once in this process (modules already imported); return wall seconds and steps run."""
     from visor.clock import CountingIds, SystemClock
-    from visor.session.runs import Environment, RunOptions, run_file
+    from visor.run.runs import Environment, RunOptions, run_file
 
     started = time.perf_counter()
     outcome = run_file(

@@ -39,8 +39,8 @@ def queue(folder: Path, count: int) -> None:
 def serve_on_sim(folder: Path) -> float:
     """Serve the folder once on the simulated phone; return the seconds it took."""
     from visor.clock import SystemClock
-    from visor.session.action_options import ActionOptions
-    from visor.session.visualagent_serve import RealTime, serve_folder
+    from visor.ext.visualagent.serve import RealTime, serve_folder
+    from visor.run.action_options import ActionOptions
 
     real = RealTime(lambda: time.time_ns() // 1000, lambda us: time.sleep(us / 1_000_000))
     started = time.perf_counter()

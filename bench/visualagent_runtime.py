@@ -39,13 +39,13 @@ def inputs(device: object, count: int) -> list[float]:
 
 def through_the_protocol(folder: Path, count: int) -> list[float]:
     from tests.simkit import demo_device
-    from visor.actions.observer import ObservingDevice
     from visor.clock import SystemClock, VirtualClock
-    from visor.devices.visualagent.device import VisualAgentDevice
-    from visor.devices.visualagent.mailbox import LocalMailbox
-    from visor.session.visualagent_protocol import Executor, Folders, ServeKernel
-    from visor.session.visualagent_serve import RealTime, serve
-    from visor.session.visualagent_watch import Watching
+    from visor.device.observer import ObservingDevice
+    from visor.ext.visualagent.protocol import Executor, Folders, ServeKernel
+    from visor.ext.visualagent.serve import RealTime, serve
+    from visor.ext.visualagent.watch import Watching
+    from visor.runtimes.visualagent.device import VisualAgentDevice
+    from visor.runtimes.visualagent.mailbox import LocalMailbox
 
     clock = VirtualClock()
     folders = Folders(str(folder))

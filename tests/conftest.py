@@ -179,12 +179,10 @@ def umask_022() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def every_detail_key_is_classified(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A step detail that no shape declares fails the test that produced it (see visor.actions.step_details)."""
+    """A step detail that no shape declares fails the test that produced it (see visor.steps.details)."""
 
     def refuse(where: str) -> None:
-        raise AssertionError(
-            f"{where} is not declared in its shape (visor/actions/step_details.py or tools/details.py)"
-        )
+        raise AssertionError(f"{where} is not declared in its shape (visor/steps/details.py or tools/details.py)")
 
     monkeypatch.setattr(projection, "on_unclassified", refuse)
 
@@ -196,6 +194,15 @@ def maps_in_the_test_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     Runs learn the map by default: a run from the checkout would leave edges a later test's run would follow. A
     child process keeps the default, below its own working folder.
     """
-    from visor.session import app_map
+    from visor.ext.appmap import model as app_map
 
     monkeypatch.setattr(app_map, "DEFAULT_ROOT", str(tmp_path / ".visor" / "maps"))
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A project folder (it holds visor.toml), the current folder while the test runs; its daemon stopped after."""
+    (tmp_path / "visor.toml").write_text("")
+    monkeypatch.chdir(tmp_path)
+    yield tmp_path
+    Cli(tmp_path).run("stop", "--force")

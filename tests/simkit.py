@@ -8,17 +8,17 @@ from typing import Any
 
 import yaml
 
-from visor.actions.device import DeviceInfo, Key, NativeAction, Observation, PathPoint
 from visor.clock import VirtualClock
-from visor.devices.sim.device import SimDevice
-from visor.devices.sim.load import load_app, resolve_app
+from visor.device.protocol import DeviceInfo, Key, NativeAction, Observation, PathPoint
 from visor.engine.events import Event, RunFinished
 from visor.engine.results import RunResult
 from visor.engine.runner import RunContext, resolve_settings, run_scenario
-from visor.scenario.document import Document
+from visor.inputs.document import Document
+from visor.runtimes.sim.device import SimDevice
+from visor.runtimes.sim.load import load_app, resolve_app
 from visor.scenario.scenario import Scenario
-from visor.scenario.selectors import parse_selector
 from visor.scenario.validate import validate_document
+from visor.selectors.parse import parse_selector
 from visor.ui.geometry import Point
 from visor.ui.query import find
 from visor.ui.tree import Node

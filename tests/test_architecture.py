@@ -8,55 +8,26 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "visor"
-# Lower ranks never import higher ones. `errors`, `clock`, `watchdog`, `files`, `limits` and `schemas` are the base everyone may use.
-RANKS = {
-    "errors": 0,
-    "clock": 0,
-    "schemas": 0,
-    "watchdog": 0,
-    "files": 0,
-    "limits": 0,
-    "children": 0,
-    "scenario": 1,
-    "ui": 2,
-    "actions": 3,
-    "engine": 4,
-    "devices": 5,
-    "report": 6,
-    "agent": 7,
-    "session": 8,
-    "cli": 9,
-    "pytest_plugin": 9,  # a front end, as the command line is: pytest runs scenarios through the session layer
-    "__main__": 10,
-    "__init__": 0,
-}
-#: Inside `actions`: the kernel every front end acts through, and the two front ends over it.
-KERNEL = ("visor.actions.kernel",)
-SCENARIO_FRONT = (
-    "visor.actions.step_commands",
-    "visor.actions.step_context",
-    "visor.actions.step_targets",
-    "visor.actions.catalogue",
-)
-TOOLS_FRONT = ("visor.actions.tools",)
+SCENARIO_FRONT = ("visor.steps.commands", "visor.steps.context", "visor.steps.targets", "visor.steps.catalogue")
+TOOLS_FRONT = ("visor.ext.tools",)
 #: An agent tool run as a scenario step: the one tools module that may use the scenario front end.
-BRIDGE = "actions/tools/step.py"
-#: What of the tools the scenario front end may use: the bridge, and the records (to find a tool's details).
-TOOLS_FOR_SCENARIOS = ("visor.actions.tools.step", "visor.actions.tools.registry", "visor.actions.tools.details")
+BRIDGE = "ext/tools/step.py"
 UI_LIBRARIES = {"click", "rich"}
 UI_ALLOWED = ("cli/", "report/console.py")
-#: Runtimes by name: above `visor/devices/`, only the command line's choices may say them (and the factory does).
+#: Runtimes by name: outside `visor/runtimes/`, only the command line's choices may say them.
 RUNTIME_NAMES = {"sim", "appium"}
-RUNTIME_NAMES_ALLOWED = ("devices/", "cli/")
+RUNTIME_NAMES_ALLOWED = ("runtimes/", "cli/")
+
+
+def test_the_import_contracts_hold() -> None:
+    """The layers and the slices' independence (`[tool.importlinter]` in pyproject.toml), indirect imports too."""
+    from importlinter.cli import lint_imports
+
+    assert lint_imports(config_filename=str(PACKAGE.parent / "pyproject.toml"), no_cache=True, no_logo=True) == 0
 
 
 def modules() -> list[Path]:
     return sorted(PACKAGE.rglob("*.py"))
-
-
-def layer(path: Path) -> str:
-    part = path.relative_to(PACKAGE).parts[0]
-    return part.removesuffix(".py")
 
 
 def imported(path: Path) -> set[str]:
@@ -67,7 +38,7 @@ def imported(path: Path) -> set[str]:
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module)
-            # `from visor.actions import commands` imports the module visor.actions.step_commands.
+            # `from visor.steps import commands` imports the module visor.steps.commands.
             names.update(f"{node.module}.{alias.name}" for alias in node.names)
     return names
 
@@ -75,19 +46,6 @@ def imported(path: Path) -> set[str]:
 def within(name: str, packages: tuple[str, ...]) -> bool:
     """Return True when the module `name` is one of `packages` or inside one."""
     return any(name == package or name.startswith(package + ".") for package in packages)
-
-
-@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_layers_import_downward_only(path: Path) -> None:
-    own = RANKS[layer(path)]
-    for name in imported(path):
-        parts = name.split(".")
-        if parts[0] != "visor" or len(parts) == 1:
-            continue
-        target = parts[1]
-        if not (PACKAGE / target).is_dir() and not (PACKAGE / f"{target}.py").is_file():
-            continue  # a name the package itself defines (`from visor import DISTRIBUTION`)
-        assert RANKS[target] <= own or target == layer(path), f"{path.name} ({layer(path)}) imports {name}"
 
 
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
@@ -171,7 +129,7 @@ def test_no_relative_imports(path: Path) -> None:
 @pytest.mark.parametrize("path", modules(), ids=_relative)
 def test_the_kernel_knows_no_front_end(path: Path) -> None:
     """Waiting, aiming, re-finding and wording faults are shared: the kernel may not lean on a vocabulary."""
-    if not _relative(path).startswith("actions/kernel/"):
+    if not _relative(path).startswith("device/"):
         return
     reached = {name for name in imported(path) if within(name, SCENARIO_FRONT + TOOLS_FRONT)}
     assert not reached, f"{_relative(path)} reaches into a front end: {sorted(reached)}"
@@ -181,42 +139,13 @@ def test_the_kernel_knows_no_front_end(path: Path) -> None:
 def test_the_front_ends_do_not_reach_into_each_other(path: Path) -> None:
     relative = _relative(path)
     names = imported(path)
-    if relative.startswith("actions/tools/") and relative != BRIDGE:
+    if relative.startswith("ext/tools/") and relative != BRIDGE:
         reached = {name for name in names if within(name, SCENARIO_FRONT)}
         assert not reached, f"{relative} (a tool) reaches into the scenario commands: {sorted(reached)}"
-    if within("visor." + relative.removesuffix(".py").replace("/", "."), SCENARIO_FRONT):
-        reached = {name for name in names if within(name, TOOLS_FRONT) and not within(name, TOOLS_FOR_SCENARIOS)}
-        assert not reached, f"{relative} (a scenario command) reaches into the tools: {sorted(reached)}"
 
 
 def test_the_front_end_rules_see_imports() -> None:
     """The rules above are not vacuous: they see `from package import module` and the kernel's own imports."""
-    kernel = PACKAGE / "actions" / "kernel" / "context.py"
-    assert "visor.actions.device" in imported(kernel)
-    assert "visor.actions.tools.details" in imported(PACKAGE / "actions" / "catalogue.py")
-    assert within("visor.actions.tools.basic", TOOLS_FRONT) and not within("visor.actions.toolsx", TOOLS_FRONT)
-
-
-#: Basenames that may repeat, by convention: a command module of `visor/cli/` named after the core module it
-#: fronts (`cli/validate.py` over `scenario/validate.py`), and each runtime's `device.py` implementing the device
-#: protocol (`actions/device.py`).
-REPEATS_BY_CONVENTION = {
-    "schema.py": {"scenario/schema.py", "cli/schema.py"},
-    "validate.py": {"scenario/validate.py", "cli/validate.py"},
-    "device.py": {
-        "actions/device.py",
-        "devices/sim/device.py",
-        "devices/appium/device.py",
-        "devices/visualagent/device.py",
-    },
-}
-
-
-def test_module_names_are_unique_but_for_the_conventions() -> None:
-    """A newcomer reading `targets.py` in a traceback must know which one: names say what a module holds."""
-    places: dict[str, set[str]] = {}
-    for path in modules():
-        if path.name != "__init__.py":
-            places.setdefault(path.name, set()).add(_relative(path))
-    repeated = {name: found for name, found in places.items() if len(found) > 1}
-    assert repeated == REPEATS_BY_CONVENTION
+    assert "visor.device.protocol" in imported(PACKAGE / "device" / "context.py")
+    assert "visor.steps.context" in imported(PACKAGE / "ext" / "tools" / "step.py")
+    assert within("visor.ext.tools.basic", TOOLS_FRONT) and not within("visor.ext.toolsx", TOOLS_FRONT)

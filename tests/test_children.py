@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from visor import children
-from visor.devices.adb import Adb
-from visor.devices.appium import host_programs
+from visor.runtimes.adb import Adb
+from visor.runtimes.appium import host_programs
 
 #: A program that leaves a child of its own running (its output elsewhere, so no pipe waits on it), says its pid
 #: in the file named by $PIDFILE, and then waits for it.
@@ -191,7 +191,7 @@ def test_adb_on_its_timeout_leaves_nothing_of_it(
     adb = tmp_path / "adb"
     adb.write_text(f"#!/bin/sh\n{LEAVES_A_CHILD}\n")
     adb.chmod(0o755)
-    monkeypatch.setattr("visor.devices.adb.CALL_TIMEOUT_S", 1.0)
+    monkeypatch.setattr("visor.runtimes.adb.CALL_TIMEOUT_S", 1.0)
     with pytest.raises(Exception, match="adb did not answer within 1 s"):
         Adb("phone", str(adb)).shell("ls")
     assert gone(pid_in(pidfile))

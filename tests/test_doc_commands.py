@@ -67,7 +67,7 @@ NOT_RUN: dict[str, str] = {
     'visor run "flows/**/*.yaml" checkout.yaml': OWN,
     "pytest -n 8 scenarios/": "eight workers on a 2-core CI machine cost more than they prove: "
     "tests/test_pytest_plugin.py runs `pytest -n 2 scenarios/` from the checkout",
-    "visor import maestro flows/": OWN + " (Maestro flows; tests/session/test_maestro_import.py imports real ones)",
+    "visor import maestro flows/": OWN + " (Maestro flows; tests/ext/maestro/test_importer.py imports real ones)",
     "visor run scenarios/login.yaml --runtime appium --env-file scenarios/login.env": PHONE,
     "visor run scenarios/login.yaml --runtime sim --app demo --env-file scenarios/login.env": OWN
     + " (a scenario imported from the reader's Maestro flows, and its dotenv file)",

@@ -68,10 +68,10 @@ def test_docs_exist_and_are_linked_from_the_readme(doc: str) -> None:
 
 
 def test_scenario_format_doc_covers_every_command_assertion_and_code() -> None:
+    from visor.inputs.issues import IssueCode
     from visor.scenario.assertions import ASSERTIONS
     from visor.scenario.commands import COMMANDS as STEP_COMMANDS
-    from visor.scenario.issues import IssueCode
-    from visor.scenario.selectors import SelectorKind
+    from visor.selectors.parse import SelectorKind
 
     text = (ROOT / "docs" / "scenario-format.md").read_text(encoding="utf-8")
     for word in [
@@ -108,11 +108,11 @@ def test_the_envelope_glossary_documents_every_status_code_and_keyword() -> None
     from collections.abc import Iterable
     from typing import Any, get_args, get_type_hints
 
-    from visor.actions.tools.result import Dispatched, Status, ToolCode
     from visor.engine.results import AssertionResult, RunResult, StepStatus
     from visor.errors import ErrorCode, ExitCode, NextAction
+    from visor.ext.tools.result import Dispatched, Status, ToolCode
+    from visor.inputs.issues import ArgumentCode, IssueCode, Severity
     from visor.report import envelope
-    from visor.scenario.issues import ArgumentCode, IssueCode, Severity
 
     assert set(get_args(envelope.Status)) == set(get_args(get_type_hints(RunResult)["status"]))
     vocabularies: dict[str, Iterable[Any]] = {
@@ -176,7 +176,7 @@ def test_the_moving_from_upstream_page_covers_every_upstream_command() -> None:
 
 
 def test_the_runtimes_page_lists_every_runtime() -> None:
-    from visor.devices.factory import RUNTIMES
+    from visor.runtimes.registry import RUNTIMES
 
     page = (ROOT / "docs" / "runtimes.md").read_text(encoding="utf-8")
     rows = page.split("| runtime |", 1)[1].split("\n\n", 1)[0].splitlines()  # the page's first table

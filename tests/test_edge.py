@@ -222,7 +222,7 @@ def test_every_front_end_answers_hostile_files_clearly_and_in_bounded_time(
 @pytest.mark.parametrize("kind", HOSTILE)
 def test_visualagent_serve_answers_each_hostile_command_file_and_goes_on(kind: str, tmp_path: Path) -> None:
     """A server answers a command it cannot read with an error result, archives it, and serves the next."""
-    from tests.session.test_visualagent_hostile import feed_command_file
+    from tests.ext.visualagent.test_hostile import feed_command_file
 
     outside = tmp_path / "outside"
     outside.mkdir()

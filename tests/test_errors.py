@@ -102,7 +102,7 @@ REAL = real_classes()
 
 
 def test_every_module_of_the_package_imports() -> None:
-    assert "visor.devices.appium.device" in import_every_module()
+    assert "visor.runtimes.appium.device" in import_every_module()
 
 
 def test_the_tree_parser_reads_parents_codes_exits_and_modules() -> None:

@@ -40,7 +40,7 @@ def test_at_least_eight_scenarios_cover_every_command_and_assertion() -> None:
 
 
 def test_shipped_scenarios_use_every_agent_tool() -> None:
-    from visor.scenario.tools.definitions import tool_names
+    from visor.ext.tools.spec.definitions import tool_names
 
     scenarios = [load_scenario(path).scenario for path in SHIPPED]
     used = {step.command for sc in scenarios if sc for step in sc.steps}

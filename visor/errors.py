@@ -9,19 +9,19 @@ code and exit code where they differ from its parent's, says when it is raised, 
     ├── InputError               INPUT_ERROR   exit 1    a file, an option or an argument is wrong
     │   ├── SourceError                                  a file cannot be read or parsed (path, line, column)
     │   ├── UsageError                                   the command line is wrong (unknown command or option)
-    │   ├── ScenarioInvalid                              `run` on a scenario that does not validate [session.runs]
-    │   ├── SchemaInvalid                                an agent's input_schema has errors [session.agentcab_calls]
-    │   ├── AppModelError                                a simulated app's model file has errors [devices.sim.load]
-    │   │   └── ProfileError                             a device profile has errors [devices.sim.profile_load]
-    │   ├── AppRuntimeError                              an app model loops or outgrows a limit [devices.sim.state]
+    │   ├── ScenarioInvalid                              `run` on a scenario that does not validate [run.runs]
+    │   ├── SchemaInvalid                                an agent's input_schema has errors [ext.agentcab.calls]
+    │   ├── AppModelError                                a simulated app's model file has errors [runtimes.sim.load]
+    │   │   └── ProfileError                             a device profile has errors [runtimes.sim.profile_load]
+    │   ├── AppRuntimeError                              an app model loops or outgrows a limit [runtimes.sim.state]
     │   └── OutputError                                  the output cannot be written (full disk) [report.artifacts]
     ├── TargetError              TARGET_ERROR  exit 1    the device, the runtime or the server is unusable
     │   ├── NotInstalled                                 a part this install lacks (an extra): a suite skips it
-    │   └── SessionRestarted                             a lost session was renewed: the step reruns [actions.device]
+    │   └── SessionRestarted                             a lost session was renewed: the step reruns [device.protocol]
     ├── ActionError              ACTION_ERROR  exit 1    a step or a direct action failed
-    │   ├── StepFailure                                  a step failed; the run goes on [actions.step_context]
-    │   └── InputRejected                                the device refuses this input here [actions.device]
-    │       └── UnsupportedInput                         the platform or runtime has no such input [actions.device]
+    │   ├── StepFailure                                  a step failed; the run goes on [steps.context]
+    │   └── InputRejected                                the device refuses this input here [device.protocol]
+    │       └── UnsupportedInput                         the platform or runtime has no such input [device.protocol]
     └── Interrupted              INTERRUPTED   exit 130  the user pressed Ctrl-C (SIGINT)
         ├── HungUp                             exit 129  SIGHUP: the terminal was closed
         └── Terminated                         exit 143  SIGTERM: a cancelled CI job, `timeout`, `kill`

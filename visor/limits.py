@@ -12,3 +12,6 @@ MAX_STEPS = 100_000
 MAX_ASSERTIONS = 10_000
 #: Issues `validate` lists for one file; past it, one more issue says how many were left out.
 MAX_ISSUES = 1_000
+#: Any gesture's duration (long press, swipe, drag) in ms: the agent tools' sequence members bound it so, and a
+#: Maestro flow's swipe is converted within it.
+MAX_GESTURE_MS = 10_000

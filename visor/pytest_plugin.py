@@ -55,7 +55,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     """Collect a scenario file as one test item."""
     # Imported here, not with the plugin: pytest loads the plugin in every session of a project visor is in, and
     # the scenario models are only needed once a scenario-like file turns up.
-    from visor.scenario.reading import FORMATS_BY_SUFFIX
+    from visor.inputs.reading import FORMATS_BY_SUFFIX
 
     if file_path.suffix.lower() not in FORMATS_BY_SUFFIX:
         return None
@@ -72,7 +72,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 def _looks_like_a_scenario(path: Path, *, named: bool) -> bool:
     """Say whether a file is a scenario; one that cannot be read counts when named or when its text says so."""
     from visor.errors import VisorError
-    from visor.scenario.loader import read_document
+    from visor.inputs.data import read_document
 
     try:
         data = read_document(str(path)).data
@@ -117,7 +117,7 @@ class ScenarioFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         """Yield the scenario's item, named by its `meta.name` (else the file's stem); one failing if unreadable."""
         from visor.errors import VisorError
-        from visor.scenario.loader import read_document
+        from visor.inputs.data import read_document
         from visor.ui.escapes import printable
 
         try:
@@ -172,16 +172,16 @@ class ScenarioFailed(Exception):
     """A scenario ran and failed (or could not run): the lines to show."""
 
     def __init__(self, *lines: str, secrets: tuple[str, ...] = ()) -> None:
-        from visor.actions.secrets import mask_text
         from visor.ui.escapes import printable
+        from visor.ui.secrets import mask_text
 
         # pytest prints these on the terminal and into --junitxml: secrets masked, control characters escaped.
         super().__init__(*(printable(mask_text(line, secrets)) for line in lines))
 
 
 def _parameters(config: pytest.Config) -> tuple[dict[str, str], tuple[str, ...]]:
-    """Return the scenarios' `${KEY}` values and the values to mask (see `visor.scenario.parameters.gather`)."""
-    from visor.scenario.parameters import gather
+    """Return the scenarios' `${KEY}` values and the values to mask (see `visor.inputs.parameters.gather`)."""
+    from visor.inputs.parameters import gather
 
     secrets = config.getoption("visor_secret")
     assignments = config.getoption("visor_env")
@@ -202,8 +202,8 @@ class ScenarioItem(_ToldItem):
         """Run the scenario; raise `ScenarioFailed` when it fails or cannot run."""
         from visor.clock import RandomIds, SystemClock
         from visor.errors import NotInstalled, VisorError
-        from visor.session.runs import Environment, PreparedRun, RunOptions, attempt
-        from visor.session.suites import not_here
+        from visor.run.runs import Environment, PreparedRun, RunOptions, attempt
+        from visor.run.suites import not_here
 
         config = self.config
         runtime = config.getoption("visor_runtime") or config.getini("visor_runtime") or None

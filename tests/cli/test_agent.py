@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import FIXTURES, ROOT, Cli, check_envelope
 from visor.errors import ExitCode
-from visor.scenario.tools.export import generic_schema
+from visor.ext.tools.spec.export import generic_schema
 
 SEED: dict[str, dict[str, Any]] = json.loads((FIXTURES / "seed-001-agent-tools.json").read_text("utf-8"))
 SEED_ENTRIES = list(SEED.values())
@@ -165,8 +165,8 @@ def test_the_start_up_line_shows_the_devices_name_as_text(cli_runner: Cli, monke
     """A device names itself (an Appium server's answer): its name reaches the terminal escaped, never as codes."""
     from types import SimpleNamespace
 
-    from visor.agent import server
-    from visor.session.agent_host import AgentHost
+    from visor.ext.tools.mcp import server
+    from visor.ext.tools.mcp.host import AgentHost
 
     name = "phone\x1b[2J\x1b]0;owned\x07\x9b1m"
     info = SimpleNamespace(name=name, capabilities=SimpleNamespace(seeded=False))

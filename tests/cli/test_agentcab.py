@@ -41,8 +41,8 @@ def test_profile_writes_the_same_file_for_the_same_seed(cli_runner: Cli, tmp_pat
 def test_the_most_photos_a_profile_may_have_still_make_a_profile_visor_reads(cli_runner: Cli, tmp_path: Path) -> None:
     """--photos 100,000 was allowed and wrote 25 MB that visor itself refused (8 MiB): the range fits the reader."""
     from visor.cli.agentcab import MOST_PHOTOS
-    from visor.devices.sim.profile_load import load_profile
-    from visor.scenario.reading import MAX_SOURCE_BYTES
+    from visor.inputs.reading import MAX_SOURCE_BYTES
+    from visor.runtimes.sim.profile_load import load_profile
 
     refused = cli_runner.run("agentcab", "profile", "--photos", str(MOST_PHOTOS + 1), "-o", "x.profile.yaml")
     assert refused.exit_code != 0 and not (tmp_path / "x.profile.yaml").exists()
@@ -55,7 +55,7 @@ def test_the_most_photos_a_profile_may_have_still_make_a_profile_visor_reads(cli
 def test_a_profile_too_large_to_read_is_never_written(
     cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("visor.session.agentcab_calls.MAX_SOURCE_BYTES", 10_000)
+    monkeypatch.setattr("visor.ext.agentcab.calls.MAX_SOURCE_BYTES", 10_000)
     result = cli_runner.run("agentcab", "profile", "--photos", "5", "-o", "x.profile.yaml")
     assert result.exit_code == 1 and "more than the 10,000 visor reads of one" in result.envelope["error"]["message"]
     assert not (tmp_path / "x.profile.yaml").exists()
@@ -270,7 +270,7 @@ def test_evidence_that_cannot_be_kept_is_reported_with_what_ran(
 ) -> None:
     """A shot that cannot be written (a disk filling up, a link planted meanwhile) stops the run there: the
     envelope still says what ran (a delete is not undone) beside the evidence's error."""
-    from visor.session import agentcab_calls
+    from visor.ext.agentcab import calls as agentcab_calls
 
     real = agentcab_calls.write_below
 

@@ -23,7 +23,7 @@ def test_an_adb_that_hangs_is_said_not_no_devices(
 ) -> None:
     """It said 'no devices: connect one', after 15 s, while the phone was there and adb's server stuck."""
     fake_adb(tmp_path / "bin", "sleep 600", monkeypatch)
-    monkeypatch.setattr("visor.devices.appium.host_programs.TOOL_TIMEOUT_S", 1.0)
+    monkeypatch.setattr("visor.runtimes.appium.host_programs.TOOL_TIMEOUT_S", 1.0)
     listed = cli_runner.run("devices")
     assert listed.exit_code == 0 and listed.data["devices"] == []
     [problem] = [p for p in listed.data["problems"] if "adb" in p]

@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import Cli
 from tests.simkit import demo_device
-from visor.actions.device import NativeAction, NativeActionName
+from visor.device.protocol import NativeAction, NativeActionName
 
 SECRET = "Hunter2-S3cret!"
 PASSWORD = "com.visor.demo:id/password"

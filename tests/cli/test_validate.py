@@ -292,7 +292,7 @@ def test_plain_yaml_just_under_the_size_limit_is_validated(
     The alias limit is lowered so that a file quick to parse holds more nodes than it (4 million short scalars
     take seconds to parse, and say nothing more).
     """
-    from visor.scenario import yaml_reader
+    from visor.inputs import yaml_reader
 
     monkeypatch.setattr(yaml_reader, "MAX_NODES", 10_000)
     line = "  - " + "lorem ipsum " * 20 + "\n"

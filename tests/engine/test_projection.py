@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from visor.actions.catalogue import detail_shapes
-from visor.actions.step_details import Observed, TypeDetails
 from visor.engine.projection import evidence, signed
 from visor.engine.results import AssertionResult, StepResult
+from visor.steps.catalogue import detail_shapes
+from visor.steps.details import Observed, TypeDetails
 
 KEPT = {"screenshot": {"path": "run/screenshots/003-failure.png"}, "source": {"path": "run/sources/003.xml"}}
 

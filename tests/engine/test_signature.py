@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 from tests.conftest import FIXTURES
 from tests.simkit import run, steps_yaml
-from visor.actions.catalogue import detail_shapes
 from visor.engine import projection as projection_module
 from visor.engine.projection import signed as project
 from visor.engine.signature import canonical, projection, signature
+from visor.steps.catalogue import detail_shapes
 
 LOGIN = (
     '{id: user, command: act, args: {name: type, target: "id=username", value: "%s"}}',

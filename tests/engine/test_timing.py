@@ -12,15 +12,15 @@ from dataclasses import dataclass
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.devices.sim.guards import deadline
+from tests.runtimes.sim.guards import deadline
 from tests.simkit import DEMO, MemorySink, Passthrough, scenario_from
-from visor.actions.device import Observation
 from visor.clock import MIN_POLL_US, VirtualClock
-from visor.devices.sim.device import SimDevice
-from visor.devices.sim.load import load_app
+from visor.device.protocol import Observation
 from visor.engine.events import RunFinished
 from visor.engine.results import RunResult
 from visor.engine.runner import RunContext, resolve_settings, run_scenario
+from visor.runtimes.sim.device import SimDevice
+from visor.runtimes.sim.load import load_app
 
 
 class LoopedForever(AssertionError):

@@ -10,12 +10,12 @@ import pytest
 
 from tests.simkit import DEMO, MemorySink, scenario_from, steps_yaml
 from visor.clock import VirtualClock
-from visor.devices.sim.device import SimDevice
-from visor.devices.sim.load import load_app
 from visor.engine.events import RunFinished
 from visor.engine.results import RunResult
 from visor.engine.runner import RunContext, resolve_settings, run_scenario, step_budget_us
 from visor.errors import InputError
+from visor.runtimes.sim.device import SimDevice
+from visor.runtimes.sim.load import load_app
 from visor.ui.geometry import Point
 from visor.watchdog import GRACE_VARIABLE, StepOverrun, WallWatchdog
 

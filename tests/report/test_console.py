@@ -52,7 +52,7 @@ SHOWN = "ok\\x1b[2K\\r\\x1b[32m✓ passed\\x1b[0m\\x07\\x9b2J\\u202egnp.\\x00"
 def everything(reporter: ConsoleReporter, text: str) -> None:
     """Make `reporter` print every kind of line it has, each holding `text` wherever user text goes."""
     from tests.scenario.helpers import scenario, validate_data
-    from visor.actions.device import DeviceInfo
+    from visor.device.protocol import DeviceInfo
     from visor.engine.events import AssertionChecked, RunFinished, RunStarted, StepFinished
     from visor.engine.results import AssertionResult, RunResult, StepResult
     from visor.errors import SourceError
@@ -143,8 +143,8 @@ def test_a_step_id_holding_a_secret_is_padded_after_masking() -> None:
 
 
 def test_no_name_is_suggested_for_a_value_holding_a_secret() -> None:
-    from visor.scenario.issues import IssueCode, error
-    from visor.scenario.suggest import did_you_mean
+    from visor.inputs.issues import IssueCode, error
+    from visor.inputs.suggest import did_you_mean
 
     stream = io.StringIO()
     reporter = ConsoleReporter(stream, secrets=["navigat3"])

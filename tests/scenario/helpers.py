@@ -7,9 +7,9 @@ from typing import Any
 
 import yaml
 
-from visor.scenario.document import Document
-from visor.scenario.loader import parse_source
-from visor.scenario.reading import SourceText
+from visor.inputs.data import parse_source
+from visor.inputs.document import Document
+from visor.inputs.reading import SourceText
 from visor.scenario.validate import ValidationResult, validate_document
 
 BASE: dict[str, Any] = {

@@ -9,8 +9,8 @@ import pytest
 
 from tests.conftest import Cli
 from tests.scenario.helpers import scenario, triples, validate
-from visor.devices.appium.capabilities import AppiumSettings, build_capabilities
 from visor.errors import ExitCode
+from visor.runtimes.appium.capabilities import AppiumSettings, build_capabilities
 from visor.scenario.capability_check import APPIUM_CAPABILITIES, W3C_CAPABILITIES
 
 PREFIX_HINT = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.scenario.helpers import validate, with_step
-from visor.scenario.selectors import PLATFORM_ONLY, SelectorKind, SelectorSyntaxError, parse_selector
+from visor.selectors.parse import PLATFORM_ONLY, SelectorKind, SelectorSyntaxError, parse_selector
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 
 from tests.scenario.helpers import validate_data
 from tests.strategies import scenarios
+from visor.ext.tools.spec.definitions import tool_names
 from visor.scenario.schema import scenario_schema, schema_json, shipped_schema
-from visor.scenario.tools.definitions import tool_names
 
 SCHEMA = scenario_schema()
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)

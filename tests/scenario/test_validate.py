@@ -438,6 +438,6 @@ def test_artifacts_dir_out_of_the_folder_is_warned_about(folder: str) -> None:
 
 
 def test_a_path_into_a_list_at_the_top_is_named_whole() -> None:
-    from visor.scenario.document import dotted
+    from visor.inputs.document import dotted
 
     assert (dotted((0, "path")), dotted(("steps", 0, "args"))) == ("[0].path", "steps[0].args")

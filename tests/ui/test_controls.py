@@ -12,12 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.simkit import demo_device, the_node
-from visor.actions.device import NativeAction, NativeActionName
-from visor.devices.sim.device import SimDevice
-from visor.scenario.tools.arguments import ReadControlArgs
-from visor.scenario.tools.call import ToolCall
-from visor.scenario.tools.check import check_call
-from visor.scenario.tools.selector import ControlSelector
+from visor.device.protocol import NativeAction, NativeActionName
+from visor.ext.tools.spec.arguments import ReadControlArgs
+from visor.ext.tools.spec.call import ToolCall
+from visor.ext.tools.spec.check import check_call
+from visor.runtimes.sim.device import SimDevice
+from visor.selectors.control import ControlSelector
 from visor.ui.controls import (
     ACTION_ORDER,
     UnreadableValue,

@@ -9,7 +9,7 @@ from hypothesis import given
 
 from tests.simkit import demo_device, the_node
 from tests.ui.test_coords import rects
-from visor.scenario.tools.selector import ControlSelector
+from visor.selectors.control import ControlSelector
 from visor.ui.controls import find_controls, native_selector
 from visor.ui.coords import NORMALIZED, Screen
 from visor.ui.elements import IndexedElement, flags, index_elements

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.simkit import demo_device, the_node
-from visor.actions.secrets import concealer
 from visor.ui.fingerprint import fingerprint
+from visor.ui.secrets import concealer
 from visor.ui.tree import UiTree
 
 

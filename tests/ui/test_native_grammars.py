@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from visor.scenario.selectors import parse_selector
+from visor.selectors.parse import parse_selector
 from visor.ui.query import QueryError, find
 from visor.ui.source import parse_xml
 from visor.ui.tree import Node, UiTree

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from tests.simkit import demo_device, the_node
-from visor.scenario.selectors import parse_selector
+from visor.selectors.parse import parse_selector
 from visor.ui.query import QueryError, closest, find
 from visor.ui.source import parse_xml
 
@@ -99,7 +99,7 @@ def test_an_ios_element_with_only_a_value_reads_it_as_its_text() -> None:
 
 
 def test_closest_on_the_iphone_is_the_field_not_the_app_nor_a_key() -> None:
-    from tests.devices.sim.test_ios import iphone, node
+    from tests.runtimes.sim.test_ios import iphone, node
 
     phone = iphone()
     phone.open_url("demo://login")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.simkit import demo_device
-from visor.actions.device import PathPoint
+from visor.device.protocol import PathPoint
 from visor.ui.geometry import Point
 from visor.ui.screens import normalize, observe_screen, redact, safety
 

@@ -2,7 +2,7 @@
 
 Each command has upstream's flags for what it does, and only those (a flag that does not apply is an
 INPUT_ERROR, not silently ignored); the device options, --timeout, --output, --seed and --capabilities are
-common to all. The flags are validated by the scenario format's own argument models (`visor.session.direct`).
+common to all. The flags are validated by the scenario format's own argument models (`visor.run.direct`).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def capabilities_value(_ctx: click.Context, param: click.Parameter, value: str |
     """Read --capabilities: a JSON object, inline or in a file (as a scenario's `config.capabilities`)."""
     if value is None:
         return {}
-    from visor.scenario.loader import parse_data, read_data  # lazy: the command line starts without the readers
+    from visor.inputs.data import parse_data, read_data  # lazy: the command line starts without the readers
 
     try:
         if value.lstrip().startswith(("{", "[")):
@@ -127,9 +127,9 @@ def _capture_options(function: F) -> F:
 
 def _act(env: CliEnvironment, command: str, values: dict[str, Any]) -> int:
     """Run the action on the project's daemon when one runs, else on a device opened for it."""
-    from visor.session import client
-    from visor.session.action_options import ActionOptions
-    from visor.session.state_paths import DaemonPaths, state_root
+    from visor.daemon import client
+    from visor.run.action_options import ActionOptions
+    from visor.run.state_paths import DaemonPaths, state_root
 
     device = device_values(values)
     common = {name: values.pop(name) for name in ("capabilities", "timeout_ms", "output", "seed")}
@@ -140,7 +140,7 @@ def _act(env: CliEnvironment, command: str, values: dict[str, Any]) -> int:
     if client.running(paths):
         outcome = client.send_action(paths, command, flags, options, env.ids)
     else:
-        from visor.session.direct import Environment, run_action  # the engine: only when no daemon runs it
+        from visor.run.direct import Environment, run_action  # the engine: only when no daemon runs it
 
         outcome = run_action(command, flags, options, Environment(env.clock, env.ids))
     return emit(env, _recorded(env, paths.root, command, flags, options, outcome))
@@ -148,12 +148,12 @@ def _act(env: CliEnvironment, command: str, values: dict[str, Any]) -> int:
 
 def _recorded(env: CliEnvironment, root: str, command: str, flags: dict[str, Any], options: Any, outcome: Any) -> Any:
     """Append a succeeded action to the flows being recorded (`visor record`), and say so in its envelope."""
-    from visor.session import flows
+    from visor.daemon import flows
 
     names = flows.active(root) if outcome.status == "ok" else []
     if not names:
         return outcome
-    from visor.session.direct import build_steps
+    from visor.run.direct import build_steps
 
     steps, _ = build_steps(command, flags, options)
     device = flows.device_of(outcome.data.get("runtime"), options.app or options.app_id)

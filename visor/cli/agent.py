@@ -82,17 +82,18 @@ def tools(env: CliEnvironment, /, style: str, raw: bool) -> int:
       visor tools --format mcp --raw
       visor tools --format seed --raw
     """
+    from visor.ext.appmap import tools as agent_map_tools
+    from visor.ext.tools.mcp import devices as agent_devices
+    from visor.ext.tools.spec.definitions import all_definitions
+    from visor.ext.tools.spec.export import exported
     from visor.report.envelope import Outcome
-    from visor.scenario.tools.definitions import all_definitions
-    from visor.scenario.tools.export import exported
-    from visor.session import agent_devices, agent_map_tools
 
     listed = all_definitions() + agent_map_tools.openai_definitions() + agent_devices.openai_definitions()
     if style != "seed":
         listed = [exported(definition) for definition in listed]
     if style == "mcp":
-        from visor.agent.catalog import described
-        from visor.scenario.tools.definitions import mcp_definition
+        from visor.ext.tools.mcp.catalog import described
+        from visor.ext.tools.spec.definitions import mcp_definition
 
         listed = [described(mcp_definition(definition)) for definition in listed]
     if raw:
@@ -162,10 +163,10 @@ def mcp(env: CliEnvironment, /, **values: Any) -> int:
       visor mcp --no-device --server-url http://127.0.0.1:4723 --app-id com.example.app
       visor mcp --no-device --server-url https://hub.example.com/wd/hub --capabilities farm.json
     """
-    from visor.agent.server import require_sdk, serve_stdio
+    from visor.ext.tools.mcp.device import AgentOptions
+    from visor.ext.tools.mcp.host import AgentHost
+    from visor.ext.tools.mcp.server import require_sdk, serve_stdio
     from visor.report.console import printable
-    from visor.session.agent_device import AgentOptions
-    from visor.session.agent_host import AgentHost
 
     require_sdk()
     seed = values["seed"] if values["seed"] is not None else env.ids.new_seed()

@@ -51,7 +51,7 @@ def profile(env: CliEnvironment, /, photos: int, seed: int, name: str | None, ta
     Examples:
       visor agentcab profile --photos 5000 --seed 7 -o big.profile.yaml
     """
-    from visor.session.agentcab_calls import make_profile
+    from visor.ext.agentcab.calls import make_profile
 
     return emit(env, make_profile(target, photos=photos, seed=seed, name=name))
 
@@ -73,8 +73,8 @@ def collect(env: CliEnvironment, /, schema: str, uploads: str | None, **values: 
       visor agentcab collect weekly-report.json --runtime sim
       visor agentcab collect slim-coach.json --runtime sim --profile big.profile.yaml
     """
-    from visor.session.action_options import ActionOptions
-    from visor.session.agentcab_calls import collect_file
+    from visor.ext.agentcab.calls import collect_file
+    from visor.run.action_options import ActionOptions
 
     options = ActionOptions(**device_values(values), **values)
     return emit(env, collect_file(schema, options, env.clock, uploads=uploads, stdin=env.input_stream()))
@@ -110,8 +110,8 @@ def act(env: CliEnvironment, /, output: str, confirm: str, evidence: str | None,
       visor agentcab act output.json --runtime sim --confirm approve
       visor agentcab act output.json --runtime sim --confirm cleanup-policy.yaml --evidence shots/
     """
-    from visor.session.action_options import ActionOptions
-    from visor.session.agentcab_calls import act_file
+    from visor.ext.agentcab.calls import act_file
+    from visor.run.action_options import ActionOptions
 
     options = ActionOptions(**device_values(values), **values)
     ask = None
@@ -166,8 +166,8 @@ def test_agent(env: CliEnvironment, /, agent_file: str, runs: int, uploads: str 
       visor agentcab test examples/agentcab/phone-slim-coach/agent.yaml
       visor agentcab test examples/agentcab/life-weekly-report/agent.yaml --runs 20
     """
-    from visor.session.action_options import ActionOptions
-    from visor.session.agent_tests import run_agent_test
+    from visor.ext.agentcab.agent_tests import run_agent_test
+    from visor.run.action_options import ActionOptions
 
     options = ActionOptions(**device_values(values), **values)
     return emit(env, run_agent_test(agent_file, options, env.clock, runs=runs, uploads=uploads))

@@ -115,7 +115,7 @@ class VisorGroup(click.Group):
             env = CliEnvironment()
             extra["obj"] = env
         env.begin()
-        from visor.devices.appium.deadline import notes_to  # light: the standard library only
+        from visor.runtimes.appium.deadline import notes_to  # light: the standard library only
 
         with Signals() as signals, notes_to(lambda text: _note(env, text)):
             code = signals.exit_code(self._run(env, signals, args, prog_name or "visor", complete_var, **extra))

@@ -26,7 +26,7 @@ def _process_clock() -> Any:
 
 
 def _paths() -> Any:
-    from visor.session.state_paths import DaemonPaths, state_root
+    from visor.run.state_paths import DaemonPaths, state_root
 
     return DaemonPaths(state_root(os.getcwd()))
 
@@ -76,8 +76,8 @@ def start(env: CliEnvironment, /, appium_cmd: str | None, **values: Any) -> int:
       visor stop
       visor start --runtime appium --appium-cmd "npx appium"   (starts and owns Appium on 127.0.0.1:4723)
     """
-    from visor.session import client
-    from visor.session.action_options import ActionOptions
+    from visor.daemon import client
+    from visor.run.action_options import ActionOptions
 
     defaults = ActionOptions(**device_values(values), **values)
     return emit(env, client.start(_paths(), defaults, _process_clock(), appium_cmd))
@@ -100,7 +100,7 @@ def status(env: CliEnvironment, /, server_url: str | None) -> int:
       visor status
       visor status --server-url http://127.0.0.1:4724
     """
-    from visor.session import client
+    from visor.daemon import client
 
     return emit(env, client.status(_paths(), server_url))
 
@@ -132,7 +132,7 @@ def stop(env: CliEnvironment, /, force: bool, server_url: str | None) -> int:
       visor stop --force      (kill it if it does not stop within 3 s)
       visor stop --server-url http://127.0.0.1:4724
     """
-    from visor.session import client
+    from visor.daemon import client
 
     return emit(env, client.stop(_paths(), _process_clock(), force=force, server_url=server_url))
 
@@ -143,9 +143,9 @@ def stop(env: CliEnvironment, /, force: bool, server_url: str | None) -> int:
 @click.pass_obj
 def serve(env: CliEnvironment, /, root: str, defaults: str) -> int:
     """Serve as the daemon (started by `visor start`; not for direct use)."""
-    from visor.session.action_options import ActionOptions
-    from visor.session.daemon import serve as serve_forever
-    from visor.session.state_paths import DaemonPaths
+    from visor.daemon.server import serve as serve_forever
+    from visor.run.action_options import ActionOptions
+    from visor.run.state_paths import DaemonPaths
 
     return serve_forever(DaemonPaths(root), ActionOptions(**json.loads(defaults)), env.clock, env.ids)
 

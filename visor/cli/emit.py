@@ -1,6 +1,6 @@
 """Print a command's outcome: one JSON envelope on stdout, a short summary on stderr.
 
-`secrets` (`--secret` values) are masked in both, in every form (`visor.actions.secrets`): in the outcome, and
+`secrets` (`--secret` values) are masked in both, in every form (`visor.ui.secrets`): in the outcome, and
 in every line the summary prints (`visor validate` prints issues that quote the scenario's values).
 """
 

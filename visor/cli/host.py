@@ -9,7 +9,7 @@ import click
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import output_options
-from visor.session.devices import DEFAULT_RUNTIME, RUNTIMES
+from visor.runtimes.opening import DEFAULT_RUNTIME, RUNTIMES
 
 if TYPE_CHECKING:
     from visor.report.console import ConsoleReporter
@@ -28,9 +28,9 @@ def devices(env: CliEnvironment) -> int:
       visor devices
       visor run scenario.yaml --runtime appium --device emulator-5554
     """
-    from visor.devices.appium.host_programs import list_devices
     from visor.errors import ExitCode, NextAction
     from visor.report.envelope import Outcome
+    from visor.runtimes.appium.host_programs import list_devices
 
     problems: list[str] = []
     found = list_devices(problems)
@@ -79,10 +79,10 @@ def doctor(env: CliEnvironment, /, runtime: str, server_url: str | None) -> int:
     """
     import os
 
-    from visor.devices.appium.capabilities import DEFAULT_SERVER_URL
-    from visor.devices.doctor import examine
     from visor.errors import ExitCode, NextAction
     from visor.report.envelope import Outcome
+    from visor.runtimes.appium.capabilities import DEFAULT_SERVER_URL
+    from visor.runtimes.doctor import examine
 
     checks = examine(server_url or os.environ.get("VISOR_SERVER_URL") or DEFAULT_SERVER_URL, runtime)
     healthy = all(check.ok for check in checks if check.required)

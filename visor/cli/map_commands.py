@@ -101,17 +101,17 @@ def discover(
       visor discover --observation-token variant_2.1f0c3a9be4d27a61 --annotate-current - < note.json
     """
     from visor.errors import UsageError
-    from visor.scenario.map_annotation import read_annotation
-    from visor.session.action_options import ActionOptions
-    from visor.session.crawl import CrawlSettings
-    from visor.session.discover import discover as record
+    from visor.ext.appmap.annotation_file import read_annotation
+    from visor.ext.appmap.crawl import CrawlSettings
+    from visor.ext.appmap.discover import discover as record
+    from visor.run.action_options import ActionOptions
 
     note = read_annotation(annotate_current, env.input_stream()) if annotate_current else None
     if observation_token is not None:
         if note is None or crawl or no_map:
             raise UsageError("--observation-token annotates a screen seen before: it takes --annotate-current, "
                              "and neither --crawl nor --no-map", next_step="Add --annotate-current FILE.")  # fmt: skip
-        from visor.session.discover import annotate_observed
+        from visor.ext.appmap.discover import annotate_observed
 
         semantics = note.model_dump(exclude_none=True, exclude={"inputs", "entries"})
         return emit(env, _told(env, annotate_observed(observation_token, semantics, env.clock, map_dir=map_dir),
@@ -206,7 +206,7 @@ def route(
       visor route --to Settings --runtime appium --app-id com.example.app
     """
     from visor.errors import UsageError
-    from visor.session.action_options import ActionOptions
+    from visor.run.action_options import ActionOptions
 
     given = [name for name, value in (("PLAN", plan), ("--to", wanted), ("--resume", resume)) if value is not None]
     if len(given) != 1:
@@ -220,17 +220,17 @@ def route(
         raise UsageError(f"{flag} goes with a route plan, not with --to", next_step=f"Drop {flag}.")
     options = ActionOptions(**device_values(values), **values)
     if wanted is not None:
-        from visor.session.routes import route_to
+        from visor.ext.appmap.routes import route_to
 
         return emit(env, route_to(wanted, options, env.clock, map_dir=map_dir))
-    from visor.session.direct import Environment
-    from visor.session.route_plans import Resume, follow_plan, read_checkpoint
+    from visor.ext.appmap.route_plans import Resume, follow_plan, read_checkpoint
+    from visor.run.direct import Environment
 
     if resume is not None:
         checked, start = read_checkpoint(resume)
         checkpoint = checkpoint or resume
     else:
-        from visor.scenario.route_plan import read_plan
+        from visor.ext.appmap.plan_file import read_plan
 
         checked, start = read_plan(str(plan), env.input_stream()), Resume()
     outcome = follow_plan(checked, options, Environment(env.clock, env.ids), map_dir=map_dir, no_map=no_map,
@@ -292,7 +292,7 @@ def show(
       visor map show --app-id com.example.app --format png -o map.png
       visor map show .visor/maps/0a1b2c3d4e5f6a7b.json -o map.svg
     """
-    from visor.session.map_show import find_map, show_map
+    from visor.ext.appmap.show import find_map, show_map
 
     suffix = os.path.splitext(target or "")[1].lower().lstrip(".")
     chosen = fmt or (suffix if suffix in ("svg", "png") else "svg")
@@ -340,6 +340,6 @@ def maestro(env: CliEnvironment, /, flows: tuple[str, ...], target: str, force: 
       visor import maestro flows/ -o scenarios/
       visor import maestro flows/ -o scenarios/ --force     (import again over the earlier import)
     """
-    from visor.session.maestro_import import import_maestro
+    from visor.ext.maestro.importer import import_maestro
 
     return emit(env, import_maestro(flows, target, force=force))

@@ -21,7 +21,7 @@ import click
 from visor.cli.env import CliEnvironment
 from visor.errors import InputError, UsageError
 from visor.limits import MAX_DURATION_MS, MAX_SEED
-from visor.session.devices import DEFAULT_RUNTIME, RUNTIMES
+from visor.runtimes.opening import DEFAULT_RUNTIME, RUNTIMES
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -227,7 +227,7 @@ def device_options(*, scenario: bool) -> Callable[[F], F]:
     """Add the options that choose and open the device, for run and benchmark (`scenario`) and for mcp.
 
     With `scenario`, the help names the scenario's config as the next source. No option gives a runtime of its
-    own: `visor.session.devices` applies the one default.
+    own: `visor.runtimes.opening` applies the one default.
     """
     config = "config.runtime, else " if scenario else ""
     decorators = (
@@ -310,7 +310,7 @@ def device_values(values: dict[str, Any]) -> dict[str, Any]:
     urls, devices = taken["server_url"], taken["device"]
     if isinstance(urls, tuple) and isinstance(devices, tuple):
         # run and benchmark take them repeated: the first ones open a device, all of them form the pool
-        from visor.session.workers import pool_of
+        from visor.run.workers import pool_of
 
         taken["server_url"], taken["device"] = urls[0] if urls else None, devices[0] if devices else None
         values["pool"] = pool_of(urls, devices)
@@ -380,7 +380,7 @@ def parameter_values(values: dict[str, Any]) -> dict[str, Any]:
     Raises:
         UsageError: a `-e` is not KEY=VALUE, or a secret's environment variable is not set.
     """
-    from visor.scenario.parameters import gather
+    from visor.inputs.parameters import gather
 
     try:
         given, hidden = gather(values.pop("env_file", None), values.pop("assignments", ()), values.pop("secrets", ()))

@@ -16,7 +16,7 @@ SETTINGS = {"help_option_names": ["-h", "--help"]}
 
 
 def _root() -> str:
-    from visor.session.state_paths import state_root
+    from visor.run.state_paths import state_root
 
     return state_root(os.getcwd())
 
@@ -49,13 +49,13 @@ def record(env: CliEnvironment, /, name: str, stopping: bool, force: bool, recor
       visor record login --stop
       visor record login --export scenarios/login.yaml --param value_1=ada
     """
+    from visor.daemon import flows
     from visor.errors import ExitCode, NextAction
     from visor.report.envelope import Outcome
-    from visor.session import flows
 
     root = _root()
     if values["export_to"] is not None:
-        from visor.session.replay import export
+        from visor.daemon.replay import export
 
         params = flows.parse_params(values["params"])
         data = {"action": "record", "name": name, **export(root, name, params, values["export_to"])}
@@ -78,8 +78,8 @@ def replay(env: CliEnvironment, /, name: str, params: tuple[str, ...], **values:
     Examples:
       visor replay login --param value_1=ada --param value_2=lovelace --runtime sim
     """
-    from visor.session import flows
-    from visor.session.replay import replay as run_flow
+    from visor.daemon import flows
+    from visor.daemon.replay import replay as run_flow
 
     outcome = run_flow(_root(), name, flows.parse_params(params), _options(**values), _environment(env))
     return emit(env, outcome)

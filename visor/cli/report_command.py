@@ -41,7 +41,7 @@ def report(env: CliEnvironment, /, paths: tuple[str, ...], open_html: bool, outp
     if paths[:1] == ("merge",):
         if len(paths) < 2:
             raise UsageError("visor report merge needs the suites' folders", next_step="visor report merge A/ B/")
-        from visor.session.merge import merge_suites
+        from visor.run.merge import merge_suites
 
         return emit(env, merge_suites(paths[1:], output or "artifacts", env.ids))
     if output is not None and len(paths) <= 1:  # as `run --output` names where runs are: said, not refused blindly

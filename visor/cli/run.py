@@ -82,13 +82,13 @@ def run_options(function: F) -> F:
 
 
 def _options(**values: Any) -> Any:
-    from visor.session.runs import RunOptions
+    from visor.run.runs import RunOptions
 
     return RunOptions(**device_values(values), **map_values(values), **parameter_values(values), **values)
 
 
 def _environment(env: CliEnvironment) -> Any:
-    from visor.session.runs import Environment
+    from visor.run.runs import Environment
 
     return Environment(env.clock, env.ids, env.input_stream())
 
@@ -149,10 +149,10 @@ def run(
       visor run scenarios/login.yaml --runtime sim --capture steps --output out
       visor run upstream.json --runtime sim --seed 7 --timeout 5000
     """
+    from visor.daemon import client
     from visor.report.console import ConsoleReporter
+    from visor.run.state_paths import DaemonPaths, state_root
     from visor.scenario.project_config import load_project_config
-    from visor.session import client
-    from visor.session.state_paths import DaemonPaths, state_root
 
     config = load_project_config(os.getcwd())
     values["runtime"] = values["runtime"] or config.runtime
@@ -173,8 +173,8 @@ def run(
         )
     progress = ConsoleReporter(_stderr(), quiet=env.quiet, color=env.color, secrets=options.secrets)
     if _is_suite(given, include or exclude) or retries or shard or workers > 1:
-        from visor.session.shards import Shard
-        from visor.session.suites import Selection, run_suite
+        from visor.run.shards import Shard
+        from visor.run.suites import Selection, run_suite
 
         chosen = Selection(include, exclude, retries, Shard.parse(shard) if shard else None, workers)
         with reports_kept():
@@ -191,7 +191,7 @@ def run(
             return emit(env, outcome, said if report else None)
     scenario = given[0]
     from visor.report.envelope import masked
-    from visor.session.runs import run_file
+    from visor.run.runs import run_file
 
     paths = DaemonPaths(state_root(os.getcwd()))
     if scenario != "-" and client.running(paths):
@@ -301,7 +301,7 @@ def benchmark(
       visor benchmark scenarios/ --runtime sim --runs 20
     """
     from visor.report.console import ConsoleReporter
-    from visor.session.benchmark import benchmark_file, benchmark_suite
+    from visor.run.benchmark import benchmark_file, benchmark_suite
 
     options = _options(**values)
     if options.pool:

@@ -39,8 +39,8 @@ def validate(env: CliEnvironment, /, paths: tuple[str, ...], upstream: bool, **v
       visor validate --upstream upstream-scenarios/     (moving from upstream Visor)
       visor validate checkout.yaml -e USER_EMAIL=ada@example.com --secret USER_PASSWORD
     """
-    from visor.devices.sim.linked import validate_with_models
     from visor.report.validation import validation_outcome
+    from visor.runtimes.sim.linked import validate_with_models
 
     parameters = parameter_values(values)
     batch = validate_with_models(paths, stdin=env.input_stream(), parameters=parameters["parameters"])

@@ -53,9 +53,9 @@ def serve(env: CliEnvironment, /, folder: str | None, once: bool, locked: bool, 
       visor visualagent serve ./va --runtime appium --app-id com.example.app
       visor visualagent serve --adb-serial emulator-5554 --runtime appium
     """
+    from visor.ext.visualagent.serve import RealTime, serve_folder
     from visor.report.console import ConsoleReporter
-    from visor.session.action_options import ActionOptions
-    from visor.session.visualagent_serve import RealTime, serve_folder
+    from visor.run.action_options import ActionOptions
 
     options = ActionOptions(**device_values(values), **values)
     # Files are written and modified in real time: whether one is still being written, and how long to wait for
@@ -86,6 +86,6 @@ def export(env: CliEnvironment, /, folder: str, target: str, every: bool) -> int
       visor visualagent export ./va -o scenarios/agent-session.yaml
       visor run scenarios/agent-session.yaml --runtime sim
     """
-    from visor.session.visualagent_export import export as write
+    from visor.ext.visualagent.export import export as write
 
     return emit(env, write(folder, target, every=every))

@@ -11,14 +11,14 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from visor.actions.device import InputRejected, Observation
-from visor.actions.device_data import DeviceData, RecordKind, ValueKind
-from visor.actions.step_targets import element_details, match_all
+from visor.device.data import DeviceData, RecordKind, ValueKind
+from visor.device.protocol import InputRejected, Observation
 from visor.engine.results import AssertionResult
 from visor.errors import VisorError
 from visor.scenario.assertions import CountAssertion, DeviceAssertion, TextAssertion, ValueAssertion
 from visor.scenario.scenario import Assertion
-from visor.scenario.selectors import parse_selector
+from visor.selectors.parse import parse_selector
+from visor.steps.targets import element_details, match_all
 from visor.ui.query import QueryError
 from visor.ui.tree import Node
 

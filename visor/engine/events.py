@@ -5,7 +5,7 @@ from __future__ import annotations
 import signal
 from dataclasses import dataclass
 
-from visor.actions.device import DeviceInfo
+from visor.device.protocol import DeviceInfo
 from visor.engine.results import AssertionResult, RunResult, StepResult
 from visor.errors import VisorError
 from visor.scenario.scenario import Scenario, Step

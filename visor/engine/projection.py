@@ -1,6 +1,6 @@
 """Read details by their declared shapes: the part the signature signs, and the artifacts they name.
 
-Shapes are the `TypedDict`s of `visor.actions.step_details` and `visor.actions.tools.details`; a key's role is its
+Shapes are the `TypedDict`s of `visor.steps.details` and `visor.ext.tools.details`; a key's role is its
 `Annotated` mark (`Volatile`, `Evidence`), signed when unmarked. Both readers follow the declarations into nested
 shapes and lists of them, so a key's role is decided where it is declared, never by its name.
 """
@@ -22,7 +22,7 @@ from typing import (
     is_typeddict,
 )
 
-from visor.actions.step_details import Role
+from visor.steps.details import Role
 
 
 def _sign_undeclared(where: str) -> None:

@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from visor.actions.secrets import PLAIN
 from visor.errors import ErrorInfo
+from visor.ui.secrets import PLAIN
 
 StepStatus = Literal["ok", "fail", "skipped"]
 
@@ -43,8 +43,8 @@ class StepResult:
 
     def files(self) -> list[str]:
         """Return the artifacts the step names (its details' `Evidence` keys), each once."""
-        from visor.actions.catalogue import detail_shapes  # lazy: reading results needs no executors
         from visor.engine.projection import evidence
+        from visor.steps.catalogue import detail_shapes  # lazy: reading results needs no executors
 
         return evidence(self.details, detail_shapes(self.command))
 
@@ -73,8 +73,8 @@ class AssertionResult:
 
     def files(self) -> list[str]:
         """Return the artifacts the assertion names (the screen kept when it failed), each once."""
-        from visor.actions.step_details import Observed
         from visor.engine.projection import evidence
+        from visor.steps.details import Observed
 
         return evidence(self.observed, (Observed,))
 

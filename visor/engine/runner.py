@@ -21,14 +21,10 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from visor.actions.catalogue import execute
-from visor.actions.device import Device, DeviceInfo, Observation, SessionRestarted
-from visor.actions.kernel.memory import AgentState
-from visor.actions.observer import ObservingDevice
-from visor.actions.secrets import concealer, redact
-from visor.actions.step_context import ActionContext, ArtifactSink, Router
-from visor.actions.step_targets import match_all
 from visor.clock import US_PER_MS, Clock, isoformat, ms_to_us, us_to_ms
+from visor.device.memory import AgentState
+from visor.device.observer import ObservingDevice
+from visor.device.protocol import Device, DeviceInfo, Observation, SessionRestarted
 from visor.engine import checks as assertion_checks
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
 from visor.engine.results import AssertionResult, RunResult, StepResult
@@ -43,13 +39,17 @@ from visor.errors import (
     interruption,
     stopping_signal,
 )
+from visor.ext.tools.spec.definitions import is_tool
 from visor.scenario.assertions import ASSERTIONS, DeviceAssertion
 from visor.scenario.scenario import Scenario, Step
-from visor.scenario.selectors import parse_selector
-from visor.scenario.tools.definitions import is_tool
+from visor.selectors.parse import parse_selector
+from visor.steps.catalogue import execute
+from visor.steps.context import ActionContext, ArtifactSink, Router
+from visor.steps.targets import match_all
 from visor.ui.fingerprint import fingerprint
 from visor.ui.images import image_fingerprint
 from visor.ui.query import QueryError
+from visor.ui.secrets import concealer, redact
 from visor.watchdog import GRACE_VARIABLE, NoWatchdog, StepOverrun, Watchdog
 
 DEFAULT_TIMEOUT_MS = 2500
@@ -143,7 +143,7 @@ class _Record:
 
     scenario: Scenario
     settings: RunSettings
-    #: The run's context, its device wrapped to reuse observations (see visor.actions.observer).
+    #: The run's context, its device wrapped to reuse observations (see visor.device.observer).
     context: RunContext
     info: DeviceInfo
     started_at: str
@@ -157,7 +157,7 @@ class _Record:
         """Start a run's record: when it started, on which device."""
         started_at = isoformat(context.wall.now())
         origin = context.clock.monotonic_us()
-        # Reuse the screen a step ended on as the next step's first look (see visor.actions.observer).
+        # Reuse the screen a step ended on as the next step's first look (see visor.device.observer).
         observed = ObservingDevice.wrap(context.device, context.clock)
         own = replace(context, device=observed, agent=AgentState())
         return cls(scenario, settings, own, context.device.info, started_at, origin)

@@ -2,7 +2,7 @@
 
 Upstream's projection is kept: `{platform, steps: [{id, command, status, details}], assertions: [...]}`. What
 of a step's details counts is declared, not guessed from key names: each command and tool declares the shape of
-its details (`visor.actions.step_details`, `visor.actions.tools.details`), where every key is signed, volatile
+its details (`visor.steps.details`, `visor.ext.tools.details`), where every key is signed, volatile
 (timings) or evidence (artifact paths), and only signed keys enter the signature, at every depth. Step details
 carry `screen`, the fingerprint of what the screen showed after the step. docs/determinism.md states the rules.
 
@@ -18,10 +18,10 @@ import json
 from collections.abc import Collection, Iterable
 from typing import Any
 
-from visor.actions.catalogue import detail_shapes
-from visor.actions.secrets import redact
 from visor.engine.projection import signed as projection_of
 from visor.engine.results import AssertionResult, StepResult
+from visor.steps.catalogue import detail_shapes
+from visor.ui.secrets import redact
 
 
 def step_projection(step: StepResult) -> dict[str, Any]:

@@ -13,10 +13,8 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from visor.actions.device import DeviceInfo
-from visor.actions.step_commands import SLIDER_START_VALUE
-from visor.actions.step_context import DEFAULT_POLL_US
 from visor.clock import us_to_ms
+from visor.device.protocol import DeviceInfo
 from visor.engine.events import RunFinished
 from visor.engine.results import StepResult
 from visor.engine.runner import DEFAULT_WAIT_TIMEOUT_MS
@@ -24,6 +22,8 @@ from visor.errors import ErrorCode, ErrorInfo, ExitCode, NextAction
 from visor.files import regular_file
 from visor.report.envelope import Outcome
 from visor.scenario.commands import ScrollArgs
+from visor.steps.commands import SLIDER_START_VALUE
+from visor.steps.context import DEFAULT_POLL_US
 from visor.ui.images import png_size
 
 #: The app map's part of `data` when no map is used (none exists for the app, or --no-map).

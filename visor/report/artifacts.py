@@ -11,7 +11,7 @@ Files are written atomically (a temporary file renamed into place), so a reader 
 the permissions the umask gives (see `visor.files`). A step's copy of its capture (`path`) is written inside
 the scenario's project folder only, never through a symbolic link.
 
-`--secret` values are masked everywhere in the run's folder (`visor.actions.secrets`): the reports are
+`--secret` values are masked everywhere in the run's folder (`visor.ui.secrets`): the reports are
 rendered from the run's result with its secrets masked, and masked again as they are written where they hold
 data only (text and attribute values, JSON strings), so they stay well formed even when a secret is a word of
 their markup (`fail`); every other text file is masked again in all its forms as it is written (a page source
@@ -29,13 +29,13 @@ from collections.abc import Collection
 from typing import IO, Any, Protocol
 
 from visor import __version__
-from visor.actions.secrets import KeptPart, Rendered, mask_rendered, mask_text, redact
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
 from visor.engine.results import RunResult
 from visor.errors import InputError
 from visor.files import UnsafePath, write_atomic, write_confined
 from visor.report import html, junit, summary
 from visor.scenario.project import in_project
+from visor.ui.secrets import KeptPart, Rendered, mask_rendered, mask_text, redact
 
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 _EXTENSION = re.compile(r"[^A-Za-z0-9]+")

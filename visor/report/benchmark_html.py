@@ -2,7 +2,7 @@
 
 The page sits in the output folder beside the runs' folders: each run links to its own report.html, and the
 diverging step (or assertion) shows what each variant of it did, side by side, each with the screen it ended on:
-the benchmark's small copy (`variant.thumbnail`, kept for every run, see `visor.session.benchmark_screens`), linked
+the benchmark's small copy (`variant.thumbnail`, kept for every run, see `visor.run.benchmark_screens`), linked
 to the full screenshots its first run kept (`--capture steps`; a failed step keeps its own).
 """
 

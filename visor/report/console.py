@@ -12,7 +12,7 @@ a CI log. Every part of every line is written with such characters shown as visi
 (which reorder what the reader sees) and lone surrogates (which cannot be encoded). `printable` is that one
 escape (`visor.ui.escapes`), for every other place where data reaches a terminal too (`--format text`, prompts).
 
-`--secret` values are masked in every line, in every form a text may hold them (`visor.actions.secrets`), before
+`--secret` values are masked in every line, in every form a text may hold them (`visor.ui.secrets`), before
 a column is padded (padded first, the spacing would give a secret's length). What a field kept of a secret is
 masked too: a run's events come from the engine with the run's secrets masked, the kept parts included. No "did
 you mean" hint is shown for a value holding a secret (it would say how near the secret is to a name).
@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from visor.actions.secrets import redact
 from visor.ui.escapes import printable as printable  # the one console escape, for every caller
+from visor.ui.secrets import redact
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from visor.engine.events import Event
     from visor.engine.results import RunResult
     from visor.errors import ErrorInfo
+    from visor.inputs.issues import Issue
     from visor.scenario.discovery import BatchResult, FileResult
-    from visor.scenario.issues import Issue
 
 #: A line: text parts, each with a rich style or None.
 Line = list[tuple[str, str | None]]

@@ -12,7 +12,7 @@ the other characters a terminal acts on (DEL, C1 controls such as CSI, the bidir
 separators) are written as JSON escapes too (`\\u202e`): the parsed value is the same, the screen is safe.
 
 `--secret` values are masked in an outcome's data before it is rendered (`masked`), in every form a string of
-it may hold (`visor.actions.secrets`).
+it may hold (`visor.ui.secrets`).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def masked(outcome: Outcome, secrets: Collection[str]) -> Outcome:
     """Return an outcome with every secret masked, in every form, wherever it appears (`--secret`: never shown)."""
     if not secrets:
         return outcome
-    from visor.actions.secrets import redact
+    from visor.ui.secrets import redact
 
     return replace(
         outcome,
@@ -61,8 +61,8 @@ def masked(outcome: Outcome, secrets: Collection[str]) -> Outcome:
 
 def _masked_data(value: Any, secrets: Collection[str]) -> Any:
     """Mask data as `redact` does, but leave visor's own words (a status, a code) where they stand."""
-    from visor.actions.secrets import redact
     from visor.report.vocabulary import kept
+    from visor.ui.secrets import redact
 
     if isinstance(value, Mapping):
         return {key: item if kept(key, item) else _masked_data(item, secrets) for key, item in value.items()}

@@ -11,8 +11,8 @@ import os
 from typing import Any
 
 from visor.errors import ExitCode, InputError, NextAction, SourceError
+from visor.inputs.data import read_json
 from visor.report.envelope import Outcome
-from visor.scenario.loader import read_json
 
 #: The reports a run folder holds, by the name `data.reports` gives them.
 REPORTS = {

@@ -22,13 +22,13 @@ _RUNTIMES = ("sim", "appium", "local", "visualagent")
 @functools.cache
 def words() -> frozenset[str]:
     """Return every word of visor's vocabulary (computed once, from the enums and tables that define them)."""
-    from visor.actions.tools.result import Status, ToolCode
     from visor.engine.results import StepStatus
     from visor.errors import ErrorCode, NextAction
+    from visor.ext.tools.result import Status, ToolCode
+    from visor.ext.tools.spec.definitions import tool_names
+    from visor.inputs.issues import IssueCode
     from visor.scenario.assertions import ASSERTIONS
     from visor.scenario.commands import COMMANDS
-    from visor.scenario.issues import IssueCode
-    from visor.scenario.tools.definitions import tool_names
 
     found: set[str] = {*_STATUSES, *_PLATFORMS, *_RUNTIMES, "warning", *get_args(Status), *get_args(StepStatus)}
     for codes in (ErrorCode, NextAction, ToolCode, IssueCode):

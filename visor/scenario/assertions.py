@@ -14,9 +14,9 @@ from typing import Any, Literal, get_args
 
 from pydantic import ConfigDict, Field, field_validator
 
+from visor.inputs.issues import IssueCode
+from visor.inputs.suggest import did_you_mean
 from visor.scenario.fields import FiniteNumber, InputModel, NonEmptyStr, NonNegativeNumber, SelectorStr, plain_error
-from visor.scenario.issues import IssueCode
-from visor.scenario.suggest import did_you_mean
 
 
 class AssertionModel(InputModel):

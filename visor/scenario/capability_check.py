@@ -1,6 +1,6 @@
 """Warnings for `config.capabilities` keys that look misspelt, before a session request fails on them.
 
-The rule follows what the Appium runtime does with the keys (visor/devices/appium/capabilities.py): a W3C standard
+The rule follows what the Appium runtime does with the keys (visor/runtimes/appium/capabilities.py): a W3C standard
 capability is sent as written, a key with a vendor prefix (`appium:`, `bstack:`, …) too, and any other key gets
 `appium:` put in front of it. So an unprefixed Appium capability (`deviceName`) is fine; warned about are:
 
@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from visor.scenario.issues import Issue, IssueCode, warning
-from visor.scenario.suggest import closest
+from visor.inputs.issues import Issue, IssueCode, warning
+from visor.inputs.suggest import closest
 
 #: The capabilities the W3C WebDriver spec defines; every other one needs a vendor prefix. The Appium runtime sends
 #: these as written (its `W3C_KEYS` is this list).

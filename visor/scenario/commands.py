@@ -14,6 +14,8 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AliasChoices, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
+from visor.inputs.issues import IssueCode
+from visor.inputs.suggest import did_you_mean
 from visor.scenario.fields import (
     DurationMs,
     FiniteNumber,
@@ -24,8 +26,6 @@ from visor.scenario.fields import (
     SelectorStr,
     plain_error,
 )
-from visor.scenario.issues import IssueCode
-from visor.scenario.suggest import did_you_mean
 
 
 class Args(InputModel):
@@ -322,7 +322,7 @@ class AgentcabCollectArgs(Args):
     @classmethod
     def rules(cls, raw: Mapping[str, Any]) -> list[str]:
         """Refuse formats and options the schema uses that are not known."""
-        from visor.scenario.agentcab.formats import read_input_schema
+        from visor.ext.agentcab.spec.formats import read_input_schema
 
         schema = raw.get("input_schema")
         if not isinstance(schema, dict):
@@ -348,9 +348,9 @@ class AgentcabApplyArgs(Args):
         """Ask for exactly one of output and worker, each valid, and a valid confirmation policy."""
         from pydantic import ValidationError
 
-        from visor.scenario.agentcab.agent_file import Worker
-        from visor.scenario.agentcab.output_actions import read_actions
-        from visor.scenario.agentcab.policy import PolicyFile
+        from visor.ext.agentcab.spec.agent_file import Worker
+        from visor.ext.agentcab.spec.output_actions import read_actions
+        from visor.ext.agentcab.spec.policy import PolicyFile
 
         if ("output" in raw) == ("worker" in raw):
             return ["agentcab_apply requires exactly one of args.output and args.worker"]

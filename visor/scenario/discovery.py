@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from visor.errors import InputError, SourceError
-from visor.scenario.document import Document
-from visor.scenario.loader import STDIN_PATH, load_scenario, read_document
-from visor.scenario.reading import FORMATS_BY_SUFFIX
+from visor.inputs.data import STDIN_PATH, read_document
+from visor.inputs.document import Document
+from visor.inputs.reading import FORMATS_BY_SUFFIX
+from visor.scenario.loader import load_scenario
 from visor.scenario.validate import ValidationResult
 
 #: Simulated-device app models live beside scenarios as `<name>.app.yaml`; they are not scenarios.

@@ -13,10 +13,10 @@ from typing import Annotated, Any, ClassVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 
+from visor.inputs.document import Path, dotted
+from visor.inputs.issues import IssueCode
 from visor.limits import MAX_DURATION_MS, MAX_SEED
-from visor.scenario.document import Path, dotted
-from visor.scenario.issues import IssueCode
-from visor.scenario.selectors import SelectorSyntaxError, parse_selector
+from visor.selectors.parse import SelectorSyntaxError, parse_selector
 
 
 class _Null:

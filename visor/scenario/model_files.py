@@ -8,10 +8,10 @@ from typing import Any, BinaryIO, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from visor.errors import InputError
-from visor.scenario.document import Document
+from visor.inputs.data import read_document
+from visor.inputs.document import Document
+from visor.inputs.issues import Issue, locate
 from visor.scenario.fields import Owner
-from visor.scenario.issues import Issue, locate
-from visor.scenario.loader import read_document
 
 M = TypeVar("M", bound=BaseModel)
 

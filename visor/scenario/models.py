@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from visor.inputs.issues import IssueCode
 from visor.scenario.fields import (
     AppName,
     FolderName,
@@ -21,7 +22,6 @@ from visor.scenario.fields import (
     SelectorStr,
     predicate_error,
 )
-from visor.scenario.issues import IssueCode
 
 Platform = Literal["android", "ios"]
 Runtime = Literal["sim", "appium", "local"]

@@ -24,9 +24,9 @@ from pydantic import Field, ValidationError
 
 from visor.errors import InputError
 from visor.files import read_regular
+from visor.inputs.reading import decode
 from visor.scenario.fields import InputModel
 from visor.scenario.project import nearest_holding
-from visor.scenario.reading import decode
 
 Name = Annotated[str, Field(min_length=1, max_length=4096, pattern=r"\S")]
 

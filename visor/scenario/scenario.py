@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from visor.ext.tools.spec.call import ToolCall
+from visor.inputs.issues import Issue
 from visor.scenario.assertions import AssertionModel
 from visor.scenario.commands import Args
-from visor.scenario.issues import Issue
 from visor.scenario.models import Config, Meta, Output
-from visor.scenario.tools.call import ToolCall
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,11 +17,11 @@ from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
+from visor.ext.tools.spec.definitions import parameters, tool_names
+from visor.inputs.document import Path
 from visor.scenario.assertions import ASSERTIONS
 from visor.scenario.commands import COMMANDS
-from visor.scenario.document import Path
 from visor.scenario.models import ScenarioDocument
-from visor.scenario.tools.definitions import parameters, tool_names
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_FILES = {
@@ -112,7 +112,7 @@ def _step_schema(defs: dict[str, Any]) -> dict[str, Any]:
 
 #: The attributes of a tool's selector: one of them at least must be given (an empty selector matches everything).
 _SELECTOR_KEYS = ("resource_id", "text", "content_desc", "class_name", "package_name", "bounds")
-#: drag takes exactly one of these (visor.scenario.tools.rules).
+#: drag takes exactly one of these (visor.ext.tools.spec.rules).
 _DRAG_ENDS = ("end", "calibration")
 
 

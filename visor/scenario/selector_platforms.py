@@ -17,13 +17,13 @@ from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel
 
+from visor.inputs.document import Path
+from visor.inputs.issues import Issue, IssueCode, error
 from visor.scenario.assertions import assertion_model
 from visor.scenario.commands import COMMANDS
-from visor.scenario.document import Path
 from visor.scenario.fields import Owner, SelectorStr
-from visor.scenario.issues import Issue, IssueCode, error
 from visor.scenario.models import Config
-from visor.scenario.selectors import PLATFORM_HINT, PLATFORM_NAMES, SelectorSyntaxError, parse_selector
+from visor.selectors.parse import PLATFORM_HINT, PLATFORM_NAMES, SelectorSyntaxError, parse_selector
 
 
 def platform_issues(data: Mapping[str, Any]) -> list[Issue]:

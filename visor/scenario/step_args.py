@@ -9,8 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from visor.scenario.document import Document, Path
-from visor.scenario.issues import Issue, IssueCode, Severity
+from visor.inputs.document import Document, Path
+from visor.inputs.issues import Issue, IssueCode, Severity
 
 
 def argument_issues(steps: Sequence[Mapping[str, Any]], at: Path) -> list[Issue]:

@@ -17,11 +17,11 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from visor.scenario.document import Path
+from visor.inputs.document import Path
+from visor.inputs.issues import Issue, IssueCode, error
+from visor.inputs.suggest import did_you_mean
 from visor.scenario.fields import Owner
-from visor.scenario.issues import Issue, IssueCode, error
 from visor.scenario.schema import model_schema
-from visor.scenario.suggest import did_you_mean
 
 _CUSTOM = frozenset(code.value for code in IssueCode)
 _OBJECT_TYPES = frozenset({"dict_type", "model_type", "model_attributes_type"})

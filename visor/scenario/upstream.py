@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from visor.inputs.issues import Issue, IssueCode, Severity
 from visor.scenario.discovery import BatchResult
-from visor.scenario.issues import Issue, IssueCode, Severity
 
 #: Issue codes of checks upstream does not make.
 STRICTER_THAN_UPSTREAM = frozenset(

@@ -15,21 +15,21 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from visor.ext.tools.spec.call import ToolCall
+from visor.ext.tools.spec.definitions import is_tool, tool_names
+from visor.inputs.document import Document, Path, dotted
+from visor.inputs.issues import Issue, IssueCode, Severity, error, locate, warning
+from visor.inputs.reading import LONE_SURROGATE
+from visor.inputs.suggest import did_you_mean
 from visor.limits import MAX_ASSERTIONS, MAX_ISSUES, MAX_STEPS
 from visor.scenario.assertions import AssertionModel, assertion_model
 from visor.scenario.capability_check import capability_issues
 from visor.scenario.commands import COMMANDS, Args, CommandSpec
-from visor.scenario.document import Document, Path, dotted
 from visor.scenario.fields import Owner
-from visor.scenario.issues import Issue, IssueCode, Severity, error, locate, warning
 from visor.scenario.models import Output, ScenarioDocument, StepHead
 from visor.scenario.project import in_project
-from visor.scenario.reading import LONE_SURROGATE
 from visor.scenario.scenario import Assertion, Scenario, Step
 from visor.scenario.selector_platforms import platform_issues
-from visor.scenario.suggest import did_you_mean
-from visor.scenario.tools.call import ToolCall
-from visor.scenario.tools.definitions import is_tool, tool_names
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -167,7 +167,7 @@ def _check_steps(raw_steps: Any, issues: list[Issue]) -> tuple[Step, ...] | None
 
 def _check_tool(name: str, raw: dict[str, Any], path: Path, issues: list[Issue]) -> ToolCall | None:
     """Check an agent tool's arguments with the tool's own schema and rules (docs/agent-tools.md)."""
-    from visor.scenario.tools.check import check_call  # lazy: jsonschema is only needed for tool steps
+    from visor.ext.tools.spec.check import check_call  # lazy: jsonschema is only needed for tool steps
 
     checked = check_call(name, raw)
     if isinstance(checked, ToolCall):

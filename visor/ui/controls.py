@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from visor.scenario.tools.selector import ControlSelector
+from visor.selectors.control import ControlSelector
 from visor.ui.tree import Located, Node, UiTree
 
 #: The native actions, in the order results list them.

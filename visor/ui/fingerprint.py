@@ -32,7 +32,7 @@ def fingerprint(tree: UiTree, masked: Collection[int] = (), conceal: Callable[[s
     Args:
         tree: the observed screen.
         masked: `id()`s of nodes whose text must not count (see `masked_nodes`).
-        conceal: masks the run's secrets in a text (`visor.actions.secrets.concealer`).
+        conceal: masks the run's secrets in a text (`visor.ui.secrets.concealer`).
     """
     rows = []
     for item in tree.flat:

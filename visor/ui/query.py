@@ -6,7 +6,7 @@ the first one that is on screen and report how many matched (`matches` in the st
 
 The native grammars are evaluated here too, on the tree, as their drivers define them: `uiautomator=` (UiSelector
 with `childSelector`/`fromParent`/`instance`, and UiScrollable, whose target is returned when the tree holds it:
-bringing it into view is the action layer's, `visor.actions.scroll_into_view`), `predicate=` (NSPredicate on each
+bringing it into view is the action layer's, `visor.steps.scroll_into_view`), `predicate=` (NSPredicate on each
 element's attributes) and `classchain=` (steps from the application down). Their parsers are in `visor.scenario`.
 """
 
@@ -17,16 +17,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from visor.scenario.classchain import ClassChain, Having, Index, Where, parse_classchain
-from visor.scenario.patterns import PatternError, PatternTimeout, full_match
-from visor.scenario.predicate import ELEMENT_TYPES, AttributeValue, GrammarError, Predicate, evaluate, parse_predicate
-from visor.scenario.selectors import Selector, SelectorKind
-from visor.scenario.uiselector import (
-    ScrollableSpec,
-    UiExpression,
-    UiSelectorSpec,
-    parse_uiselector,
-)
+from visor.selectors.classchain import ClassChain, Having, Index, Where, parse_classchain
+from visor.selectors.parse import Selector, SelectorKind
+from visor.selectors.patterns import PatternError, PatternTimeout, full_match
+from visor.selectors.predicate import ELEMENT_TYPES, AttributeValue, GrammarError, Predicate, evaluate, parse_predicate
+from visor.selectors.uiselector import ScrollableSpec, UiExpression, UiSelectorSpec, parse_uiselector
 from visor.ui.source import parse_document, to_xml
 from visor.ui.tree import Located, Node, UiTree
 

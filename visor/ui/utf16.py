@@ -17,7 +17,7 @@ from bisect import bisect_left
 from itertools import accumulate
 from operator import methodcaller
 
-from visor.scenario.patterns import compile_pattern
+from visor.selectors.patterns import compile_pattern
 
 #: Lone surrogates (which JSON input can carry) encode as one unit each instead of failing, as Java counts them.
 _ENCODE = methodcaller("encode", "utf-16-le", "surrogatepass")

@@ -1,0 +1,387 @@
+"""`visor import maestro`: realistic flows converted, what cannot be reported with its file and line, every scenario
+written valid (checked by `visor validate` itself), written only below the output folder, never one over another.
+
+`import_flow_file` is the entry point for a cross-front-end test: hand it any hostile path standing for a flow.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.conftest import FIXTURES, Cli, check_envelope, small_tmpfs
+
+#: A hang is a failure, never a speed: generous.
+HANG_S = 60
+
+
+def copy_fixtures(tmp_path: Path) -> None:
+    """Copy the realistic flows (and their sub-flows) to `flows/`."""
+    shutil.copytree(FIXTURES / "maestro", tmp_path / "flows")
+
+
+def import_flow_file(hostile: Path, cwd: Path) -> dict[str, Any]:
+    """Import `hostile` (a FIFO, a folder, a link, a file of any content) as a flow; return its row's error.
+
+    Run in a process of its own, bounded: a hang fails the test instead of blocking it. Asserted: the import
+    answers INPUT_ERROR (exit 1) with that row's error naming the file, and writes nothing.
+    """
+    output = cwd / "hostile-out"
+    command = [sys.executable, "-m", "visor", "import", "maestro", str(hostile), "-o", str(output)]
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=HANG_S, check=False)
+    assert done.returncode == 1, done.stdout + done.stderr
+    envelope = check_envelope(done.stdout)
+    rows = envelope["data"].get("imported", [])
+    error: dict[str, Any] = rows[0]["error"] if rows else envelope["error"]
+    assert error["code"] == "INPUT_ERROR" and str(hostile) in error["message"], error
+    assert not output.exists() or not list(output.iterdir())
+    return error
+
+
+def test_flows_become_valid_scenarios_and_say_what_was_left_out(cli_runner: Cli, tmp_path: Path) -> None:
+    copy_fixtures(tmp_path)
+    result = cli_runner.run("import", "maestro", "flows", "--output", "scenarios")
+    assert result.exit_code == 0, result.stdout
+    rows = {Path(row["flow"]).name: row for row in result.data["imported"]}
+    assert all(row["valid"] for row in rows.values())
+    login = yaml.safe_load(Path(rows["login.yaml"]["scenario"]).read_text())
+    assert login["meta"] == {"name": "Sign in", "version": "1", "tags": ["smoke", "login"]}
+    assert [(s["command"], s["args"]) for s in login["steps"]] == [
+        ("act", {"name": "reset"}),
+        ("tap", {"target": "id=com.visor.demo:id/username"}),
+        ("act", {"name": "type", "value": "${USERNAME}"}),
+        ("tap", {"target": "id=com.visor.demo:id/password"}),
+        ("act", {"name": "type", "value": "${PASSWORD}"}),
+        ("tap", {"target": "text=Log in"}),
+        ("wait", {"for": "text=Feed", "timeout": 5000}),
+        ("wait_until", {"selector": {"text": "Welcome back"}, "state": "absent", "timeout_ms": 5000}),
+        ("screenshot", {"label": "signed-in"}),
+    ]
+    assert Path(rows["login.yaml"]["env_file"]).read_text() == "USERNAME=ada\nPASSWORD=lovelace\n"
+    assert rows["login.yaml"]["app_id"] == "com.visor.demo"
+    settings = rows["settings.yaml"]
+    assert [(item["line"], item["command"]) for item in settings["left_out"]] == [
+        (13, "scrollUntilVisible"), (17, "runScript")]  # fmt: skip
+    text = Path(settings["scenario"]).read_text()
+    assert "# Left out (line 13, scrollUntilVisible)" in text
+    steps = yaml.safe_load(text)["steps"]
+    assert steps[0]["args"] == {"name": "reset"} and len(steps) == 9 + 6  # login inlined, then its own
+    feed = yaml.safe_load(Path(rows["feed.yaml"]["scenario"]).read_text())["steps"]
+    assert [(s["command"], s["args"]) for s in feed[-2:]] == [  # another app: stopped, then launched
+        ("manage_app", {"action": "stop", "app_name": "com.android.settings"}),
+        ("manage_app", {"action": "launch", "app_name": "com.android.settings"}),
+    ]
+    assert result.data["totals"] == {"flows": 6, "valid": 6, "left_out": 8}
+
+
+def test_every_imported_fixture_passes_visor_validate(cli_runner: Cli, tmp_path: Path) -> None:
+    copy_fixtures(tmp_path)
+    rows = cli_runner.run("import", "maestro", "flows", "-o", "scenarios").data["imported"]
+    assert len(rows) == 6
+    for row in rows:
+        extra = ["--env-file", row["env_file"]] if "env_file" in row else []
+        checked = cli_runner.run("validate", row["scenario"], *extra)
+        assert checked.exit_code == 0 and checked.data["valid"], (row["flow"], checked.data["issues"])
+
+
+def test_part_two_defects_are_converted_or_left_out_with_file_and_line(cli_runner: Cli, tmp_path: Path) -> None:
+    copy_fixtures(tmp_path)
+    rows = cli_runner.run("import", "maestro", "flows/checkout.yaml", "-o", "out").data["imported"]
+    (checkout,) = rows
+    steps = yaml.safe_load(Path(checkout["scenario"]).read_text())["steps"]
+    assert [(s["command"], s["args"]) for s in steps] == [
+        ("act", {"name": "reset"}),  # launchApp of the flow's own appId
+        ("tap", {"target": "id=com.visor.demo:id/search"}),
+        ("act", {"name": "type", "value": "desk lamp"}),  # the runFlow's own env, put in
+        ("press_key", {"key": "ENTER"}),  # was `act enter`, which validate refuses
+        ("wait", {"for": "text=Results", "timeout": 8000}),  # was a SYSTEM_ERROR
+        ("swipe", {"direction": "left", "target": "com.visor.demo:id/carousel"}),  # swipe.from, was dropped
+        ("swipe", {"start": [900, 500], "end": [100, 500], "duration": 1200, "target_description": "the screen"}),
+        ("tap", {"target": "text=Add to cart"}),
+    ]
+    assert [(Path(item["file"]).name, item["line"], item["command"]) for item in checkout["left_out"]] == [
+        ("checkout.yaml", 9, "launchApp"),  # permissions
+        ("checkout.yaml", 9, "launchApp"),  # clearState on a phone
+        ("checkout.yaml", 13, "runFlow"),  # when: never inlined unconditionally
+        ("search.yaml", 9, "copyTextFrom"),  # an included file's line names that file
+        ("checkout.yaml", 22, "extendedWaitUntil"),  # ${TIMEOUT} written as its value
+    ]
+    text = Path(checkout["scenario"]).read_text()
+    assert "# Left out (flows/subflows/search.yaml line 9, copyTextFrom)" in text
+
+
+def test_the_converted_sign_in_runs_on_the_simulated_phone(cli_runner: Cli, tmp_path: Path) -> None:
+    copy_fixtures(tmp_path)
+    cli_runner.run("import", "maestro", "flows/login.yaml", "-o", "scenarios")
+    # config.app is the flow's appId (a phone's app); the simulated phone is told its app model.
+    run = cli_runner.run("run", "scenarios/login.yaml", "--runtime", "sim", "--app", "demo", "--env-file",
+                         "scenarios/login.env", "--output", "out")  # fmt: skip
+    steps = run.data["run"]["steps"]
+    assert [s["status"] for s in steps[:7]] == ["ok"] * 7, [s.get("error") for s in steps]
+
+
+#: A Maestro flow as Maestro's docs write one: a header with the app, `---`, then its commands.
+MAESTRO_FLOW = """\
+appId: {app}
+name: Sign in
+tags:
+  - smoke
+---
+- launchApp
+- tapOn:
+    id: "username"
+- inputText: "ada"
+- tapOn:
+    id: "password"
+- inputText: "lovelace"
+- tapOn: "Log in"
+- assertVisible: "Item 1"
+- takeScreenshot: signed-in
+"""
+
+
+def test_the_flows_app_id_is_kept_as_config_app_and_the_scenario_validates(cli_runner: Cli, tmp_path: Path) -> None:
+    # Before: the appId was only named in a comment; `visor run` on a phone started no app, and `act reset`
+    # (the converted launchApp) failed for want of an app id.
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "flows" / "login.yaml").write_text(MAESTRO_FLOW.format(app="com.example.app"))
+    row = cli_runner.run("import", "maestro", "flows", "-o", "scenarios").data["imported"][0]
+    assert row["valid"] and row["app_id"] == "com.example.app" and not row["left_out"]
+    text = Path(row["scenario"]).read_text()
+    assert yaml.safe_load(text)["config"] == {"app": "com.example.app"}
+    assert "# config.app is the flow's appId, com.example.app" in text
+    validated = cli_runner.run("validate", "scenarios/login.yaml")
+    assert validated.exit_code == 0 and validated.data["valid"], validated.data
+
+
+def test_an_imported_flow_runs_as_it_is_on_a_phone_with_its_app(cli_runner: Cli, tmp_path: Path) -> None:
+    from tests.runtimes.appium.fakeserver import DEFAULT_SESSION, fake_server
+
+    (tmp_path / "flows").mkdir()
+    # The scripted server's page shows one button, Log in (and answers no focused field to type into).
+    flow = "appId: com.example.app\n---\n- launchApp\n- tapOn: Log in\n- takeScreenshot: signed-in\n"
+    (tmp_path / "flows" / "login.yaml").write_text(flow)
+    cli_runner.run("import", "maestro", "flows", "-o", "scenarios")
+    with fake_server() as server:
+        run = cli_runner.run("run", "scenarios/login.yaml", "--runtime", "appium", "--server-url", server.url,
+                             "--platform", "android", "--device", "emulator-5554", "--output", "out")  # fmt: skip
+    created = next(request for request in server.requests if request.method == "POST" and request.path == "/session")
+    always = json.loads(created.body)["capabilities"]["alwaysMatch"]
+    assert always["appium:appPackage"] == "com.example.app"
+    assert run.exit_code == 0, run.envelope.get("error")
+    assert run.data["run"]["steps"][0]["id"] == "01-launch"  # act reset: the app restarted by its id
+    restarted = [request for request in server.requests if request.path.startswith(f"/session/{DEFAULT_SESSION}/")
+                 and b"com.example.app" in request.body]  # fmt: skip
+    assert restarted, "the app was not restarted by its id"
+
+
+def test_an_imported_flow_for_an_app_the_simulated_phone_has_runs_there(cli_runner: Cli, tmp_path: Path) -> None:
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "flows" / "login.yaml").write_text(MAESTRO_FLOW.format(app="com.visor.demo"))
+    row = cli_runner.run("import", "maestro", "flows", "-o", "scenarios").data["imported"][0]
+    assert row["valid"] and "app: com.visor.demo" in Path(row["scenario"]).read_text()
+    assert cli_runner.run("validate", "scenarios/login.yaml").exit_code == 0
+    run = cli_runner.run("run", "scenarios/login.yaml", "--runtime", "sim", "--output", "out")  # the demo's id
+    assert run.exit_code == 0, run.envelope.get("error")
+    assert [step["status"] for step in run.data["run"]["steps"]] == ["ok"] * 8
+
+
+def test_an_imported_flow_for_another_app_says_how_to_run_it_on_the_simulated_phone(
+    cli_runner: Cli, tmp_path: Path
+) -> None:
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "flows" / "login.yaml").write_text(MAESTRO_FLOW.format(app="com.example.app"))
+    cli_runner.run("import", "maestro", "flows", "-o", "scenarios")
+    run = cli_runner.run("run", "scenarios/login.yaml", "--runtime", "sim", "--output", "out")
+    error = run.envelope["error"]
+    assert error["message"] == "config.app 'com.example.app' is an app id, and the simulated phone has no such app"
+    assert "--runtime appium" in error["next_step"] and "--app demo" in error["next_step"]
+    # A file name with dots is no app id: it is told its suffix.
+    (tmp_path / "shop.model.yaml").write_text("app: {id: com.example.shop, name: Shop, start: a}\n")
+    named = cli_runner.run("run", "scenarios/login.yaml", "--runtime", "sim", "--app", "shop.model.yaml")
+    assert "app id" not in named.envelope["error"]["message"] and ".app.yaml" in str(named.envelope["error"])
+
+
+def test_an_app_id_that_is_no_text_is_left_out_and_said(cli_runner: Cli, tmp_path: Path) -> None:
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "flows" / "odd.yaml").write_text("appId: [a, b]\n---\n- back\n")
+    (tmp_path / "flows" / "none.yaml").write_text("- back\n")
+    rows = {
+        Path(row["flow"]).name: row for row in cli_runner.run("import", "maestro", "flows", "-o", "s").data["imported"]
+    }
+    assert [item["command"] for item in rows["odd.yaml"]["left_out"]] == ["appId"]
+    assert rows["odd.yaml"]["valid"] and rows["none.yaml"]["valid"]
+    assert not yaml.safe_load(Path(rows["odd.yaml"]["scenario"]).read_text())["config"]
+    assert "# The flow names no appId: on a phone" in Path(rows["none.yaml"]["scenario"]).read_text()
+
+
+def test_a_file_that_is_no_flow_is_an_error_row(cli_runner: Cli, tmp_path: Path) -> None:
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "flows" / "notes.yaml").write_text("just: a mapping\n")
+    (tmp_path / "flows" / "config.yaml").write_text("flows:\n  - '*'\n")  # Maestro's workspace file: skipped
+    result = cli_runner.run("import", "maestro", "flows", "-o", "out")
+    assert result.exit_code == 1
+    (row,) = result.data["imported"]
+    assert "is not a Maestro flow" in row["error"]["message"]
+
+
+def test_what_would_mean_less_in_visor_is_left_out_not_changed(cli_runner: Cli, tmp_path: Path) -> None:
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "flows" / "f.yaml").write_text(
+        "appId: com.visor.demo\n---\n"
+        "- tapOn: {text: Maybe later, optional: true}\n"  # a step must succeed in visor: it would mean more
+        "- tapOn: 'Item \\\\d+'\n"  # a regular expression in Maestro; text= is exact
+        "- assertVisible: {id: toolbar_title, text: Feed}\n"  # both would shrink to one
+        "- assertNotVisible: {text: Welcome, enabled: true}\n"
+        "- waitForAnimationToEnd: {timeout: 3000}\n"
+        "- openLink: demo://settings\n"
+        "- pressKey: Home\n"
+        "- tapOn: Log in\n"
+    )
+    row = cli_runner.run("import", "maestro", "flows", "-o", "out").data["imported"][0]
+    assert [item["line"] for item in row["left_out"]] == [3, 4, 5, 6]
+    assert "regular expression" in row["left_out"][1]["reason"]
+    steps = yaml.safe_load(Path(row["scenario"]).read_text())["steps"]
+    assert [(s["command"], s["args"]) for s in steps] == [
+        ("wait", {"stable": True, "timeout": 3000}),
+        ("navigate", {"to": "demo://settings"}),
+        ("act", {"name": "home"}),
+        ("tap", {"target": "text=Log in"}),
+    ]
+
+
+# --- hostile input and output ---------------------------------------------------------------------------------------
+
+
+def test_an_include_leaving_the_folder_is_never_read_nor_quoted(cli_runner: Cli, tmp_path: Path) -> None:
+    (tmp_path / "secret.yaml").write_text("appId: a\n---\n- inputText: TOPSECRET-1234\n")
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "flows" / "link.yaml").symlink_to(tmp_path / "secret.yaml")
+    (tmp_path / "flows" / "up.yaml").write_text("appId: a\n---\n- back\n- runFlow: ../secret.yaml\n")
+    (tmp_path / "flows" / "linked.yaml").write_text("appId: a\n---\n- runFlow: link.yaml\n")
+    result = cli_runner.run("import", "maestro", "flows/up.yaml", "flows/linked.yaml", "-o", "out")
+    assert result.exit_code == 1 and "TOPSECRET" not in result.stdout + result.stderr
+    up, linked = (row["error"]["message"] for row in result.data["imported"])
+    assert up.startswith("flows/up.yaml:4:3: runFlow '../secret.yaml' is not a file in the flows' folder flows (`..`")
+    assert linked.startswith("flows/linked.yaml:3:3: runFlow 'link.yaml'") and "symbolic link" in linked
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "binary", "deep"])
+def test_a_hostile_flow_is_a_clear_error(tmp_path: Path, kind: str) -> None:
+    hostile = tmp_path / "hostile.yaml"
+    if kind == "fifo":
+        os.mkfifo(hostile)
+    elif kind == "folder":
+        hostile.mkdir()
+    else:
+        hostile.write_bytes(b"appId: a\n---\n- \x00\n" if kind == "binary" else b"- " + b"[" * 900 + b"]" * 900)
+    import_flow_file(hostile, tmp_path)
+
+
+def test_an_env_value_cannot_inject_keys_into_the_env_file(cli_runner: Cli, tmp_path: Path) -> None:
+    (tmp_path / "flows").mkdir()
+    header = "appId: a\nenv:\n  USER: 'ada # admin=1'\n  PASS: ' \"x\" '\n"
+    (tmp_path / "flows" / "ok.yaml").write_text(header + "---\n- inputText: ${USER}${PASS}\n")
+    (tmp_path / "flows" / "evil.yaml").write_text(
+        'appId: a\nenv:\n  USER: "ada\\nADMIN=1"\n---\n- inputText: ${USER}\n'
+    )
+    result = cli_runner.run("import", "maestro", "flows", "-o", "out")
+    ok, evil = sorted(result.data["imported"], key=lambda row: row["flow"], reverse=True)
+    assert "line break" in evil["error"]["message"] and evil["error"]["message"].startswith("flows/evil.yaml:3:")
+    assert not (tmp_path / "out" / "evil.env").exists()
+    from visor.inputs.parameters import read_env_file
+
+    assert read_env_file(ok["env_file"]) == {"USER": "ada # admin=1", "PASS": ' "x" '}
+
+
+def test_two_flows_converting_to_one_name_both_survive(cli_runner: Cli, tmp_path: Path) -> None:
+    for name, text in (("flows/a b.yaml", "A"), ("flows/a_b.yaml", "B"), ("one/login.yaml", "C"),
+                       ("two/login.yaml", "D"), ("two/Login.yml", "E")):  # fmt: skip
+        path = tmp_path / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(f"appId: a\n---\n- tapOn: {text}\n")
+    result = cli_runner.run("import", "maestro", "flows", "one/login.yaml", "two", "-o", "out")
+    assert result.exit_code == 0, result.stdout
+    written = {Path(row["scenario"]).name: row for row in result.data["imported"]}
+    assert sorted(written) == ["Login-2.yaml", "a_b-2.yaml", "a_b.yaml", "login-3.yaml", "login.yaml"]
+    taps = {name: yaml.safe_load(Path(row["scenario"]).read_text())["steps"][0]["args"]["target"]
+            for name, row in written.items()}  # fmt: skip
+    assert sorted(taps.values()) == [f"text={text}" for text in "ABCDE"]
+    assert written["a_b-2.yaml"]["flow"] == "flows/a b.yaml"  # the name that changed anyway changes again
+    assert written["a_b-2.yaml"]["renamed"] == "named a_b-2.yaml: flows/a_b.yaml converts to a_b.yaml"
+    assert (
+        "renamed" not in written["a_b.yaml"]
+        and "one/login.yaml converts to login.yaml" in written["Login-2.yaml"]["renamed"]
+    )
+
+
+def test_the_output_never_replaces_a_flow_nor_writes_through_a_link(cli_runner: Cli, tmp_path: Path) -> None:
+    copy_fixtures(tmp_path)
+    before = (tmp_path / "flows" / "login.yaml").read_bytes()
+    result = cli_runner.run("import", "maestro", "flows", "-o", "flows")
+    assert result.exit_code == 1
+    assert all("would replace a Maestro flow" in row["error"]["message"] for row in result.data["imported"][:3])
+    assert (tmp_path / "flows" / "login.yaml").read_bytes() == before
+    (tmp_path / "out").mkdir()
+    (tmp_path / "elsewhere.yaml").write_text("keep me\n")
+    (tmp_path / "out" / "login.yaml").symlink_to(tmp_path / "elsewhere.yaml")
+    row = cli_runner.run("import", "maestro", "flows/login.yaml", "-o", "out").data["imported"][0]
+    assert "symbolic link" in row["error"]["message"]
+    assert (tmp_path / "elsewhere.yaml").read_text() == "keep me\n"
+
+
+def test_a_file_already_in_the_output_is_kept_unless_force(cli_runner: Cli, tmp_path: Path) -> None:
+    """A scenario of one's own named as a flow was replaced without a word; now it is kept, unless --force."""
+    copy_fixtures(tmp_path)
+    (tmp_path / "scenarios").mkdir()
+    mine = tmp_path / "scenarios" / "login.yaml"
+    mine.write_text("my own scenario\n")
+    refused = cli_runner.run("import", "maestro", "flows/login.yaml", "-o", "scenarios")
+    assert refused.exit_code == 1 and refused.envelope["artifacts"] == []
+    error = refused.data["imported"][0]["error"]
+    assert error["code"] == "INPUT_ERROR" and error["message"] == f"{mine} exists already: nothing was replaced"
+    assert "--force" in error["next_step"] and refused.envelope["error"]["message"].startswith("1 of 1 flows could")
+    assert mine.read_text() == "my own scenario\n" and not (tmp_path / "scenarios" / "login.env").exists()
+    forced = cli_runner.run("import", "maestro", "flows/login.yaml", "-o", "scenarios", "--force")
+    assert forced.exit_code == 0 and forced.data["imported"][0]["replaced"] == [str(mine)]
+    assert yaml.safe_load(mine.read_text())["meta"]["name"] == "Sign in"
+    again = cli_runner.run("import", "maestro", "flows/login.yaml", "-o", "scenarios")  # an earlier import's too
+    assert again.exit_code == 1 and "login.yaml and " in again.data["imported"][0]["error"]["message"]
+
+
+def test_an_env_file_that_cannot_be_written_names_it_and_leaves_no_scenario(cli_runner: Cli, tmp_path: Path) -> None:
+    """The env file is written first: a scenario is never left naming ${KEY}s whose values were not written."""
+    copy_fixtures(tmp_path)
+    (tmp_path / "out" / "login.env").mkdir(parents=True)
+    result = cli_runner.run("import", "maestro", "flows/login.yaml", "-o", "out")
+    env_file = tmp_path / "out" / "login.env"
+    assert result.exit_code == 1 and result.envelope["error"]["code"] == "INPUT_ERROR"
+    assert result.envelope["error"]["message"] == f"1 of 1 flows could not be written: cannot write {env_file}: " + (
+        "login.env is a folder"
+    )
+    assert not (tmp_path / "out" / "login.yaml").exists()
+
+
+def test_a_full_disk_during_the_import_is_an_input_error_naming_the_file(tmp_path: Path) -> None:
+    """On a real full tmpfs: INPUT_ERROR naming the .env file and the cause, nothing half written."""
+    copy_fixtures(tmp_path)
+    with small_tmpfs(tmp_path / "full", 16) as mount:
+        (mount / "out").mkdir()
+        with contextlib.suppress(OSError):  # filled to the last byte
+            (mount / "pad").write_bytes(b"\0" * 32 * 1024)
+        command = [sys.executable, "-m", "visor", "import", "maestro", "flows/login.yaml", "-o", str(mount / "out")]
+        done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=HANG_S, check=False)
+        error = check_envelope(done.stdout)["error"]
+        assert done.returncode == 1 and error["code"] == "INPUT_ERROR", error
+        assert error["message"].endswith(f"cannot write {mount}/out/login.env: No space left on device")
+        assert "disk is full" in error["likely_cause"] and list((mount / "out").iterdir()) == []

@@ -1,0 +1,62 @@
+"""The executors' registry: one tool per spec, each executor taking its spec's argument type."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, get_type_hints, is_typeddict
+
+import pytest
+
+from visor.ext.tools import registry
+from visor.ext.tools.details import Tap
+from visor.ext.tools.registry import TOOLS, Tool, find, tool
+from visor.ext.tools.spec.arguments import ClickArgs, SwipeArgs
+from visor.ext.tools.spec.definitions import all_definitions, mcp_definition
+from visor.ext.tools.spec.specs import CLICK, SPECS
+
+NAMES = [entry.name for entry in TOOLS]
+
+
+def test_there_is_one_tool_per_spec_in_the_specs_order() -> None:
+    assert [spec.name for spec in SPECS] == NAMES
+    assert all(entry.spec is spec for entry, spec in zip(TOOLS, SPECS, strict=True))
+    assert all(find(entry.name) is entry for entry in TOOLS)
+
+
+@pytest.mark.parametrize("entry", TOOLS, ids=NAMES)
+def test_every_executor_takes_its_specs_argument_type(entry: Tool[Any]) -> None:
+    """The runtime mirror of what `tool()` makes mypy check."""
+    first = next(iter(inspect.signature(entry.execute).parameters))
+    assert get_type_hints(entry.execute)[first] is entry.spec.args_type
+
+
+def test_the_mcp_tools_are_the_registry_then_the_observation_tools() -> None:
+    listed = [mcp_definition(definition) for definition in all_definitions()]
+    assert [item["name"] for item in listed] == [*NAMES, "observe", "screenshot"]
+    assert [item["inputSchema"] for item in listed[: len(TOOLS)]] == [entry.spec.parameters for entry in TOOLS]
+
+
+def test_a_tool_refuses_arguments_another_spec_built() -> None:
+    swipe = SwipeArgs(direction="up")
+    with pytest.raises(TypeError, match="click takes ClickArgs, got SwipeArgs"):
+        find("click").run(swipe, None)  # type: ignore[arg-type]  # never reaches the context
+
+
+def test_tool_pairs_a_spec_with_its_executor() -> None:
+    calls: list[ClickArgs] = []
+
+    def execute(args: ClickArgs, _ctx: Any) -> tuple[str, dict[str, Any]]:
+        calls.append(args)
+        return "clicked", {}
+
+    made = tool(CLICK, execute, Tap)
+    args = ClickArgs(target=3)
+    assert made.name == "click" and made.run(args, None) == ("clicked", {})  # type: ignore[arg-type]
+    assert calls == [args]
+    assert registry.find("click").spec is CLICK and registry.find("click").details is Tap
+
+
+def test_every_tool_declares_the_shape_of_its_data() -> None:
+    """The shape decides what of a tool step enters the determinism signature (visor.ext.tools.details)."""
+    for entry in registry.TOOLS:
+        assert is_typeddict(entry.details), entry.name

@@ -1,0 +1,1 @@
+"""Tests of visor's ext.visualagent package."""

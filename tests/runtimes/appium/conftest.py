@@ -1,0 +1,171 @@
+"""A real Appium server with the fake driver, started on a free loopback port and stopped after the tests.
+
+`npm ci --prefix tests/appium` (part of the README's test command) installs the pinned server and driver
+into tests/appium/node_modules; the tests refuse to run without them rather than skip.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT
+from visor.runtimes.appium.capabilities import settings_from
+from visor.runtimes.appium.device import AppiumDevice
+
+APPIUM_HOME = ROOT / "tests" / "appium"
+APPIUM = APPIUM_HOME / "node_modules" / ".bin" / "appium"
+FAKE_APP = APPIUM_HOME / "login.fake.xml"
+#: A session with the fake driver on the demo's sign-in screen.
+FAKE_CAPABILITIES: dict[str, Any] = {
+    "platformName": "Fake",
+    "appium:automationName": "Fake",
+    "appium:app": str(FAKE_APP),
+}
+
+
+@dataclass
+class AppiumServer:
+    """A running server: its URL, its log file and its process."""
+
+    url: str
+    log: Path
+    process: subprocess.Popen[bytes]
+
+    def requests(self) -> list[str]:
+        """Return every HTTP request the server logged so far ("POST /session/…/actions")."""
+        lines = self.log.read_text(errors="replace").splitlines()
+        return [line.split("-->", 1)[1].strip() for line in lines if "[HTTP] -->" in line]
+
+    def commands(self, device: AppiumDevice) -> list[str]:
+        """Return what `device`'s session sent so far ("POST /element/2/click {}"), once the log has it all.
+
+        The server writes its log as it goes: a marker request, awaited in the log, shows nothing is missing.
+        """
+        session = f"/session/{device.session_id}"
+        marker = f"GET {session}/window/rect"
+        seen = self.requests().count(marker)
+        device.driver.get_window_rect()
+        deadline = time.monotonic() + 10
+        while (lines := self.requests()).count(marker) <= seen:
+            if time.monotonic() > deadline:
+                pytest.fail(f"the marker request never reached the Appium log {self.log}")
+            time.sleep(0.02)
+        return [line.replace(session, "") for line in lines if session + "/" in line and line != marker]
+
+    def sessions(self) -> list[str]:
+        """Return the ids of the sessions the server has open."""
+        with urllib.request.urlopen(f"{self.url}/appium/sessions", timeout=10) as response:
+            return [item["id"] for item in json.load(response)["value"]]
+
+    def delete_session(self, session_id: str) -> None:
+        """End a session behind the client's back."""
+        request = urllib.request.Request(f"{self.url}/session/{session_id}", method="DELETE")
+        urllib.request.urlopen(request, timeout=10).read()
+
+    def stop(self) -> None:
+        """Kill the server (the way a crash would)."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=30)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def start_server(log: Path) -> AppiumServer:
+    """Start Appium on 127.0.0.1 and wait until it says it is ready."""
+    if not APPIUM.exists():
+        pytest.fail("Appium is not installed for the tests: run `npm ci --prefix tests/appium` (see README)")
+    port = _free_port()
+    env = {**os.environ, "APPIUM_HOME": str(APPIUM_HOME)}
+    process = subprocess.Popen(
+        [
+            str(APPIUM),
+            "server",
+            "--address",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-no-colors",
+            "--log-timestamp",
+            "--log",
+            str(log),
+            "--allow-insecure",
+            "*:session_discovery",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"Appium exited at start (code {process.returncode}); see {log}")
+        try:
+            with urllib.request.urlopen(f"{url}/status", timeout=2) as response:
+                if json.load(response)["value"].get("ready"):
+                    return AppiumServer(url, log, process)
+        except OSError:
+            time.sleep(0.2)
+    process.kill()
+    pytest.fail(f"Appium did not become ready within 90 s; see {log}")
+
+
+@pytest.fixture(scope="session")
+def appium_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppiumServer]:
+    """One server for the session's tests."""
+    server = start_server(tmp_path_factory.mktemp("appium") / "appium.log")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def own_appium_server(tmp_path: Path) -> Iterator[AppiumServer]:
+    """A server a test may kill."""
+    server = start_server(tmp_path / "appium.log")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def fake_device(appium_server: AppiumServer) -> Iterator[Callable[..., AppiumDevice]]:
+    """Open AppiumDevices on the fake app (`platform="ios"` maps actions as on iOS); all closed afterwards."""
+    opened: list[AppiumDevice] = []
+
+    def open_device(platform: str | None = None, app_id: str | None = None) -> AppiumDevice:
+        settings = settings_from(
+            server_url=appium_server.url,
+            device=None,
+            app_id=app_id,
+            attach=False,
+            platform=platform,
+            capabilities=FAKE_CAPABILITIES,
+        )
+        opened.append(AppiumDevice(settings))
+        return opened[-1]
+
+    yield open_device
+    for device in opened:
+        device.close()
+
+
+@pytest.fixture(autouse=True)
+def _appium_cli(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Let visor ask the project-local Appium which drivers it has."""
+    monkeypatch.setenv("VISOR_APPIUM_CMD", str(APPIUM))
+    monkeypatch.setenv("APPIUM_HOME", str(APPIUM_HOME))

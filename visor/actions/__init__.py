@@ -1,1 +1,0 @@
-"""The action catalogue: what each step command does, on any device that speaks the device protocol."""

@@ -1,0 +1,258 @@
+"""The one context every front end acts through: it waits for an idle app, sends input, counts it and observes.
+
+Time is whole microseconds (see `visor.clock`). Every wait is bounded by a deadline and every poll sleeps at
+least `visor.clock.MIN_POLL_US`, so a wait ends after a bounded number of looks at the screen.
+
+What differs between front ends is only how they word two facts, so those are the two hooks a front end
+overrides: what to do when the app stays busy (`_busy`), and what a device error while sending means
+(`_send_failed`). A scenario step fails with a step failure; an agent tool answers with a tool code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import NoReturn, TypeVar, cast
+
+from visor.clock import Clock, ms_to_us, pause, us_to_ms
+from visor.device.observer import ObservingDevice
+from visor.device.protocol import (
+    Device,
+    DeviceInfo,
+    ElementDriver,
+    ElementHandle,
+    Key,
+    NativeAction,
+    NativeActionName,
+    NativeFinder,
+    NativeFound,
+    Observation,
+    PathPoint,
+)
+from visor.errors import VisorError
+from visor.ui.coords import Screen, Space
+from visor.ui.geometry import Point, Size
+from visor.ui.tree import Node
+
+T = TypeVar("T")
+#: How many of the elements a device's own locator engine found are described (and matched to the tree): the
+#: first on screen is nearly always among them, and each costs the device a round trip or two.
+NATIVE_LIMIT = 3
+
+
+class Kernel:
+    """A device, a clock and a start time; every input sent through it is waited for, counted and checked."""
+
+    def __init__(self, device: Device, clock: Clock, poll_us: int) -> None:
+        self.device = device
+        self.clock = clock
+        self.poll_us = poll_us
+        self.started_us = clock.monotonic_us()
+        #: Inputs sent, and whether one of them may have applied without an answer (its outcome is unknown).
+        self.sent = 0
+        self.unknown = False
+        #: Texts put into (or expected of) fields known not to be password fields: results may show them.
+        self.disclosed: set[str] = set()
+
+    # -- the device and time -----------------------------------------------------------------------------------
+
+    @property
+    def info(self) -> DeviceInfo:
+        """Describe the device."""
+        return self.device.info
+
+    @property
+    def platform(self) -> str:
+        """Return the device's platform."""
+        return self.device.info.platform
+
+    @property
+    def size(self) -> Size:
+        """Return the screen size in device coordinates."""
+        return self.device.info.size
+
+    def screen(self, space: Space = Space.DEVICE) -> Screen:
+        """Return the coordinate model of the screen, able to convert from `space`."""
+        return Screen(self.size, self.pixel_scale() if space == Space.PIXEL else 1.0)
+
+    def pixel_scale(self) -> float:
+        """Return screenshot pixels per device coordinate (1 unless a front end measures it)."""
+        return 1.0
+
+    def now_us(self) -> int:
+        """Return the clock in µs."""
+        return self.clock.monotonic_us()
+
+    def restart(self) -> None:
+        """Start the time again (the action runs again after its session was recreated)."""
+        self.started_us = self.clock.monotonic_us()
+
+    def elapsed_us(self) -> int:
+        """Return how long the action has run."""
+        return self.clock.monotonic_us() - self.started_us
+
+    def elapsed_ms(self) -> int:
+        """Return how long the action has run, in whole ms."""
+        return us_to_ms(self.elapsed_us())
+
+    def since_ms(self, started_us: int) -> int:
+        """Return the whole ms elapsed since `started_us` (a reading of `now_us`)."""
+        return us_to_ms(self.clock.monotonic_us() - started_us)
+
+    def sleep_ms(self, ms: int) -> None:
+        """Let `ms` milliseconds pass."""
+        if ms > 0:
+            self.clock.sleep_us(ms_to_us(ms))
+
+    def pause_until(self, deadline_us: int, poll_us: int | None = None) -> bool:
+        """Sleep one poll interval, or until the deadline if sooner; False once it has passed (`visor.clock.pause`)."""
+        return pause(self.clock, deadline_us, self.poll_us if poll_us is None else poll_us)
+
+    # -- observing ---------------------------------------------------------------------------------------------
+
+    def observe(self, *, fresh: bool = False) -> Observation:
+        """Look at the screen: a new look with `fresh`, else the last one while nothing can have changed it."""
+        if fresh and isinstance(self.device, ObservingDevice):
+            self.device.forget()
+        return self._read(self.device.observe)
+
+    def screenshot(self) -> bytes:
+        """Take a screenshot."""
+        return self._read(self.device.screenshot)
+
+    def find_element(self, kind: str, value: str) -> ElementHandle | None:
+        """Find an element with the device's own locators (where `info.capabilities.element_handles`).
+
+        Raises:
+            UnsupportedInput: the selector has no equivalent locator on the device.
+        """
+        driver = cast(ElementDriver, self.device)
+        return self._read(lambda: driver.find_element(kind, value))
+
+    def click_element(self, handle: ElementHandle) -> None:
+        """Click an element the device found (an input: waited for, counted)."""
+        driver = cast(ElementDriver, self.device)
+        self._send(lambda: driver.click_element(handle))
+
+    def type_into_element(self, handle: ElementHandle, text: str) -> None:
+        """Type into an element the device found (an input: waited for, counted)."""
+        driver = cast(ElementDriver, self.device)
+        self._send(lambda: driver.type_into_element(handle, text))
+
+    def element_text(self, handle: ElementHandle) -> str:
+        """Read the text of an element the device found."""
+        driver = cast(ElementDriver, self.device)
+        return self._read(lambda: driver.element_text(handle))
+
+    def typed_text(self) -> str | None:
+        """Read back the field the last `type_text` went into, where the device reads elements itself.
+
+        None elsewhere, or when the field is gone: the screen's tree is then the check.
+        """
+        if not self.info.capabilities.element_handles:
+            return None
+        driver = cast(ElementDriver, self.device)
+        return self._read(driver.typed_text)
+
+    def find_native(self, kind: str, expression: str) -> NativeFound:
+        """Find with the device's own locator engine: only for the kinds `info.capabilities.native_locators` lists.
+
+        Raises:
+            UnsupportedInput: the device's driver does not know the strategy.
+            InputRejected: the device refused the expression.
+        """
+        finder = cast(NativeFinder, self.device)
+        return self._read(lambda: finder.find_native(kind, expression, NATIVE_LIMIT))
+
+    def installed_apps(self) -> Mapping[str, str]:
+        """Return the apps the device knows."""
+        return self._read(self.device.installed_apps)
+
+    def native_actions(self) -> frozenset[NativeActionName]:
+        """Return the native actions the runtime can perform."""
+        return self.info.native_actions
+
+    def _read(self, read: Callable[[], T]) -> T:
+        """Read from the device (a front end may word a failed read its own way)."""
+        return read()
+
+    # -- input -------------------------------------------------------------------------------------------------
+
+    def disclose(self, node: Node, *texts: str | None) -> None:
+        """Let results show texts that went into (or are expected of) `node`, unless it is a password field."""
+        if not node.password:
+            self.disclosed.update(text for text in texts if text)
+
+    def tap(self, point: Point) -> None:
+        """Tap a point."""
+        self._send(lambda: self.device.tap(point))
+
+    def gesture(self, fingers: Sequence[Sequence[PathPoint]]) -> None:
+        """Move one to five fingers."""
+        self._send(lambda: self.device.gesture(fingers))
+
+    def type_text(self, text: str, into: Node | None) -> None:
+        """Type text (into `into`, else the focused field)."""
+        if into is not None:
+            self.disclose(into, text)
+        self._send(lambda: self.device.type_text(text, into))
+
+    def press_key(self, key: Key) -> None:
+        """Press a key."""
+        self._send(lambda: self.device.press_key(key))
+
+    def open_url(self, url: str) -> None:
+        """Open a URL (a deep link)."""
+        self._send(lambda: self.device.open_url(url))
+
+    def perform(self, node: Node, action: NativeAction) -> None:
+        """Perform a native action on an element."""
+        self.disclose(node, action.text)
+        self._send(lambda: self.device.perform(node, action))
+
+    def launch_app(self, app_id: str) -> None:
+        """Start an app."""
+        self._send(lambda: self.device.launch_app(app_id))
+
+    def stop_app(self, app_id: str) -> None:
+        """Force-stop an app."""
+        self._send(lambda: self.device.stop_app(app_id))
+
+    def reset_app(self) -> None:
+        """Restart the app under test (no idle wait: a reset is how a stuck app is left)."""
+        self._deliver(self.device.reset_app)
+
+    def _send(self, send: Callable[[], None]) -> None:
+        self.wait_idle()
+        self._deliver(send)
+
+    def _deliver(self, send: Callable[[], None]) -> None:
+        try:
+            send()
+        except VisorError as exc:
+            self._send_failed(exc)
+        self.sent += 1
+
+    # -- what a front end words its own way --------------------------------------------------------------------
+
+    def wait_idle(self) -> None:
+        """Wait until the app accepts input, within what the front end allows (`_idle_budget_us`)."""
+        busy_us = ms_to_us(self.device.busy_ms())
+        if busy_us <= 0:
+            return
+        budget = self._idle_budget_us()
+        if busy_us > budget:
+            self.clock.sleep_us(max(0, budget))
+            self._busy(budget)
+        self.clock.sleep_us(busy_us)
+
+    def _idle_budget_us(self) -> int:
+        """Return how long a busy app may be waited for before input is refused."""
+        raise NotImplementedError
+
+    def _busy(self, waited_us: int) -> NoReturn:
+        """Refuse input: the app stayed busy for `waited_us`."""
+        raise NotImplementedError
+
+    def _send_failed(self, exc: VisorError) -> NoReturn:
+        """Report a device error raised while sending an input (by default, as it is)."""
+        raise exc

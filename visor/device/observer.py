@@ -1,0 +1,179 @@
+"""A device wrapper that remembers its last observation until something could have changed the screen.
+
+Reading the screen is the costly part of a step on a real device (a page-source round trip). The screen a
+step ends on is the one the next step starts from, so an observation is reused while no input was sent and
+the clock moved at most `max_age_us`, which the device's capabilities give: 0.1 s on real devices (a fresh page
+source takes longer than that to arrive anyway), 0 on the simulated device, whose clock only moves when something
+takes time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, cast
+
+from visor.clock import Clock
+from visor.device.data import DeviceData
+from visor.device.protocol import (
+    OBSERVATION_REUSE_US,
+    Device,
+    DeviceInfo,
+    ElementDriver,
+    ElementHandle,
+    Key,
+    NativeAction,
+    NativeFinder,
+    NativeFound,
+    Observation,
+    PathPoint,
+)
+from visor.ui.geometry import Point
+from visor.ui.tree import Node
+
+
+class ObservingDevice:
+    """Wraps a device; `observe()` returns the last observation while it is still current."""
+
+    def __init__(self, device: Device, clock: Clock, max_age_us: int = OBSERVATION_REUSE_US) -> None:
+        self.device = device
+        self.clock = clock
+        self.max_age_us = max_age_us
+        self._last: Observation | None = None
+        self._taken = 0
+
+    @classmethod
+    def wrap(cls, device: Device, clock: Clock) -> ObservingDevice:
+        """Wrap a device with the reuse window its capabilities allow (none on the simulated device)."""
+        return cls(device, clock, device.info.capabilities.observation_reuse_us)
+
+    @property
+    def info(self) -> DeviceInfo:
+        """Describe the device."""
+        return self.device.info
+
+    def observe(self) -> Observation:
+        """Return the current screen, from memory when nothing can have changed it."""
+        now = self.clock.monotonic_us()
+        if self._last is None or now - self._taken > self.max_age_us:
+            self._last = self.device.observe()
+            self._taken = self.clock.monotonic_us()
+        return self._last
+
+    def forget(self) -> None:
+        """Drop the remembered observation (something may have changed the screen)."""
+        self._last = None
+
+    def screenshot(self) -> bytes:
+        """Return a PNG of the current screen."""
+        return self.device.screenshot()
+
+    def find_element(self, kind: str, value: str) -> ElementHandle | None:
+        """Find an element with the device's own locators (only where `capabilities.element_handles`)."""
+        return cast(ElementDriver, self.device).find_element(kind, value)
+
+    def click_element(self, handle: ElementHandle) -> None:
+        """Click an element found by the device, and forget the screen."""
+        self.forget()
+        cast(ElementDriver, self.device).click_element(handle)
+
+    def type_into_element(self, handle: ElementHandle, text: str) -> None:
+        """Send text to an element found by the device, and forget the screen."""
+        self.forget()
+        cast(ElementDriver, self.device).type_into_element(handle, text)
+
+    def element_text(self, handle: ElementHandle) -> str:
+        """Read an element's text."""
+        return cast(ElementDriver, self.device).element_text(handle)
+
+    def typed_text(self) -> str | None:
+        """Read the text of the element the last typing went into."""
+        return cast(ElementDriver, self.device).typed_text()
+
+    def find_native(self, kind: str, expression: str, limit: int) -> NativeFound:
+        """Find with the device's own locator engine (only for kinds its capabilities list)."""
+        return cast(NativeFinder, self.device).find_native(kind, expression, limit)
+
+    def busy_ms(self) -> int:
+        """Return how long until the app accepts input."""
+        return self.device.busy_ms()
+
+    def tap(self, point: Point) -> None:
+        """Tap, and forget the screen."""
+        self.forget()
+        self.device.tap(point)
+
+    def gesture(self, fingers: Sequence[Sequence[PathPoint]]) -> None:
+        """Perform a gesture, and forget the screen."""
+        self.forget()
+        self.device.gesture(fingers)
+
+    def type_text(self, text: str, into: Node | None = None) -> None:
+        """Type, and forget the screen."""
+        self.forget()
+        self.device.type_text(text, into)
+
+    def press_key(self, key: Key) -> None:
+        """Press a key, and forget the screen."""
+        self.forget()
+        self.device.press_key(key)
+
+    def open_url(self, url: str) -> None:
+        """Open a URL, and forget the screen."""
+        self.forget()
+        self.device.open_url(url)
+
+    def perform(self, node: Node, action: NativeAction) -> None:
+        """Perform a native action, and forget the screen."""
+        self.forget()
+        self.device.perform(node, action)
+
+    def installed_apps(self) -> Mapping[str, str]:
+        """Return the apps the device knows."""
+        return self.device.installed_apps()
+
+    def launch_app(self, app_id: str) -> None:
+        """Start an app, and forget the screen."""
+        self.forget()
+        self.device.launch_app(app_id)
+
+    def stop_app(self, app_id: str) -> None:
+        """Stop an app, and forget the screen."""
+        self.forget()
+        self.device.stop_app(app_id)
+
+    def reset_app(self) -> None:
+        """Restart the app, and forget the screen."""
+        self.forget()
+        self.device.reset_app()
+
+    def device_data(self) -> DeviceData:
+        """Return the phone's personal data; a change to it forgets the screen (a dialog, the shade may show)."""
+        # The proxy forwards every member of DeviceData (by __getattr__), so it is one.
+        return cast(DeviceData, _ForgettingData(self.device.device_data(), self.forget))
+
+    def close(self) -> None:
+        """Release the device."""
+        self.device.close()
+
+
+class _ForgettingData:
+    """The phone's data, seen through the observer: what can change the screen makes it look again."""
+
+    _CHANGES = frozenset({"change", "show_dialog", "open_shade", "take_photo"})
+
+    def __init__(self, data: DeviceData, forget: Callable[[], None]) -> None:
+        self._data = data
+        self._forget = forget
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._data, name)
+        if name not in self._CHANGES:
+            return found
+
+        def changing(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return found(*args, **kwargs)
+            finally:
+                self._forget()
+
+        return changing

@@ -1,1 +1,0 @@
-"""Runtimes: the simulated device (`sim`) and Appium (`appium`), behind the device protocol."""

@@ -1,0 +1,1 @@
+"""AgentCab: collecting an agent's input, applying its actions under confirmation, its workers and its steps."""

@@ -1,0 +1,1 @@
+"""Maestro flows read and converted into visor scenarios (`visor import maestro`)."""

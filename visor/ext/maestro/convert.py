@@ -1,0 +1,529 @@
+"""`visor import maestro`: Maestro flows converted into visor scenarios, and what could not be, with its file and line.
+
+A flow is a YAML header (`appId`, `name`, `tags`, `env`) then `---` then a list of commands (read by
+`visor.ext.maestro.flow`, with its caps). Converted:
+
+| Maestro | visor |
+|---|---|
+| header `appId` | `config.app` (the app id a phone runs; the simulated phone is given its model with `--app`) |
+| `launchApp` of the flow's app, `clearState` | `act reset` (the app under test, restarted); `stopApp: false`: launch |
+| `launchApp` of another app, `stopApp`, `killApp` | `manage_app` stop and launch, or stop |
+| `tapOn` text, `id`, `point` (px or %) | `tap` on `text=`, `id=`, or a point (fractions for %): one plain text or id |
+| `inputText` | `act type` into the focused field |
+| `assertVisible` text / `id` | `wait` for it (5 s) |
+| `assertNotVisible`, `extendedWaitUntil.notVisible` | `wait_until` state `absent` |
+| `extendedWaitUntil.visible` | `wait` for it, its `timeout` kept |
+| `scroll` | `scroll` down |
+| `swipe` direction or start/end | `act drag` (fractions of the screen, or pixels); with a `duration`: `swipe` |
+| `swipe` from an id, in a direction | the `swipe` tool, scoped to that element |
+| `back` | `act back` |
+| `waitForAnimationToEnd` | `wait` until the screen is stable, its `timeout` kept |
+| `openLink` | `navigate` to the link |
+| `pressKey` Home, Back, Enter, Lock | `act home`, `back`, `press_key` ENTER, `act lock` |
+| `takeScreenshot` | `screenshot` with its name as label |
+| `runFlow` file or commands, `repeat` times | their commands, inlined (a file relative to the flow that includes it) |
+| `${KEY}` and header `env` | `${KEY}` kept; `env` written as a dotenv file to pass with `--env-file` |
+| a `runFlow`'s own `env` | its values put into the commands it inlines |
+| header `onFlowStart` | its commands, first |
+
+Anything else (`scrollUntilVisible` without a list to scroll, `runScript`, a `runFlow` or `repeat` with a
+condition, JavaScript in `${…}`, an option visor cannot honour…) is reported with its file, line and why; the
+rest of the flow is still converted, and validates: a converted step visor's validator refuses is left out too,
+with the validator's words. So is a selector that would mean less in visor: a text that is a regular expression
+(Maestro's are; visor's `text=` is exact), id and text together, or options such as `optional` or `index`.
+
+Bounds: a flow inlines at most `MAX_COMMANDS` commands (includes and repeats counted), nests `runFlow` and
+`repeat` at most `MAX_NESTING` deep, and includes no file twice in one chain (a cycle): each an INPUT_ERROR at the
+file and line that went over.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from visor.errors import SourceError
+from visor.ext.maestro.commands import PARAMETER, Known, convert_command, number, option_names, scalar_text, shown
+from visor.ext.maestro.flow import FlowFile, FlowReader
+from visor.inputs.document import Document, Path, Position
+from visor.inputs.parameters import substitute
+from visor.inputs.yaml_writer import dump_yaml
+from visor.scenario.validate import validate_document
+
+#: Commands one flow may inline in all (its own, its includes', repeated ones): beyond, it is generated or a bomb.
+MAX_COMMANDS = 10_000
+#: How deep `runFlow` and `repeat` may nest.
+MAX_NESTING = 32
+#: A command's own arguments hold at most this many values (a Maestro command holds a handful)…
+MAX_COMMAND_NODES = 1_000
+#: … and this many characters.
+MAX_COMMAND_TEXT = 64 * 1024
+#: A value a runFlow's env gives its commands is at most this long (it is put into each of them).
+MAX_CALL_VALUE = 4096
+#: The characters one converted flow may hold in all: YAML aliases and includes repeat text without copying it.
+MAX_VOLUME = 16 * 1024 * 1024
+#: `${` that does not open a plain `${NAME}`: JavaScript, which visor does not run.
+_EXPRESSION = re.compile(r"\$\{(?![A-Za-z_][A-Za-z0-9_]*\})")
+_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: What `str.splitlines` (the env-file reader) and YAML break lines at, and the NUL no text file holds.
+_LINE_BREAKS = re.compile("[\x00\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+_TOP_HEADER = {"appId", "name", "tags", "env", "onFlowStart", "onFlowComplete"}
+
+
+@dataclass
+class Converted:
+    """One flow, converted: the scenario's data, its env values, what was left out, the files read."""
+
+    scenario: dict[str, Any]
+    env: dict[str, str] = field(default_factory=dict)
+    #: {file, line, command, reason} of each command (or option) left out.
+    left_out: list[dict[str, Any]] = field(default_factory=list)
+    #: The flow's appId, when its header names one.
+    app_id: str | None = None
+    #: Every file read: the flow and its includes.
+    files: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class _Where:
+    """Where a command was written."""
+
+    flow: FlowFile
+    at: Position
+    #: How many commands were met before it: what was left out is listed in this order.
+    order: int = 0
+
+    @property
+    def line(self) -> int:
+        """The line it starts on."""
+        return self.at.line
+
+    def error(self, message: str, *, likely_cause: str, next_step: str) -> SourceError:
+        """Return an INPUT_ERROR at this command."""
+        return SourceError(
+            message,
+            path=self.flow.shown,
+            line=self.at.line,
+            column=self.at.column,
+            likely_cause=likely_cause,
+            next_step=next_step,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Frame:
+    """The include chain, the values a `runFlow` gave its commands, and the nesting depth."""
+
+    chain: tuple[str, ...]
+    scope: dict[str, str]
+    depth: int
+
+
+@dataclass
+class _State:
+    """A conversion in progress."""
+
+    reader: FlowReader
+    app_id: str | None
+    env: dict[str, str] = field(default_factory=dict)
+    steps: list[tuple[dict[str, Any], _Where, str]] = field(default_factory=list)
+    left_out: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    #: The files whose header was read (an included flow's, once however often it is included).
+    headers: set[str] = field(default_factory=set)
+    commands: int = 0
+    volume: int = 0
+
+    def leave_out(self, where: _Where, command: str, reason: str) -> None:
+        cut = command if len(command) <= 80 else command[:80] + "…"
+        item = {"file": where.flow.shown, "line": where.line, "command": cut, "reason": reason}
+        self.left_out.append((where.order, item))
+
+    def spend(self, where: _Where, characters: int) -> None:
+        self.volume += characters
+        if self.volume > MAX_VOLUME:
+            raise where.error(
+                f"the converted flow would hold more than {MAX_VOLUME:,} characters",
+                likely_cause="YAML aliases or includes repeat long texts many times over.",
+                next_step="Write the flow without aliases of long texts; a real flow is a few KiB.",
+            )
+
+    def count(self, where: _Where) -> None:
+        self.commands += 1
+        if self.commands > MAX_COMMANDS:
+            raise where.error(
+                f"the flow inlines more than {MAX_COMMANDS:,} commands (its runFlow and repeat included)",
+                likely_cause="Includes or repeats multiply: a flow that runs another twice, which runs another "
+                "twice… grows exponentially.",
+                next_step="Include each shared flow once, or split the flow; a real flow has a few hundred commands.",
+            )
+
+
+def convert_flow(path: str, root: str | None = None, relative: str | None = None) -> Converted:
+    """Convert the Maestro flow at `path`; its includes are read below `root` (default: the flow's folder).
+
+    `relative` is the flow's path below `root` (default: its file name).
+
+    Raises:
+        SourceError: the flow or an include cannot be read or is no Maestro flow; an include leaves the flows'
+            folder, forms a cycle, nests too deep; the flow inlines too many commands; an env value cannot be
+            written to an env file.
+    """
+    reader = FlowReader(root if root is not None else os.path.dirname(path) or ".")
+    flow = reader.top(path, relative if relative is not None else os.path.basename(path))
+    app_id = flow.header.get("appId")
+    state = _State(reader, app_id if isinstance(app_id, str) and app_id.strip() else None)
+    frame = _Frame((flow.relative,), {}, 0)
+    _header(state, flow, top=True)
+    hooks = flow.header.get("onFlowStart", [])
+    if isinstance(hooks, list):
+        _run(state, flow, hooks, ("onFlowStart",), frame)
+    else:
+        state.leave_out(_Where(flow, flow.position(("onFlowStart",))), "onFlowStart", "onFlowStart is not a list")
+    _run(state, flow, flow.commands, (), frame)
+    scenario = _scenario(flow)
+    scenario["steps"] = _valid_steps(state)
+    _keep_app(state, flow, scenario)
+    left_out = [item for _, item in sorted(state.left_out, key=lambda pair: pair[0])]
+    return Converted(scenario, state.env, left_out, state.app_id, reader.paths())
+
+
+def _keep_app(state: _State, flow: FlowFile, scenario: dict[str, Any]) -> None:
+    """Keep the flow's appId as `config.app`: the app a phone runs (on appium, `config.app` is the app id).
+
+    One the validator refuses is left out (with its words), as is an appId that is no text.
+    """
+    given = flow.header.get("appId")
+    where = _Where(flow, flow.position(("appId",)) if "appId" in flow.header else Position(1, 1))
+    if state.app_id is None:
+        if given is not None:
+            state.leave_out(where, "appId", f"appId {shown(given)} is not an app id: the scenario names no app")
+        return
+    scenario["config"]["app"] = state.app_id
+    document = Document("<import>", "yaml", scenario, {})
+    for issue in validate_document(substitute(document, state.env)[0]).issues:
+        if issue.is_error and issue.path[:2] == ("config", "app"):
+            del scenario["config"]["app"]
+            state.leave_out(where, "appId", f"appId is not kept as config.app: {issue.message}")
+            return
+
+
+def env_text(env: dict[str, str]) -> str:
+    """Return `env` as a dotenv file that `--env-file` reads back as exactly these values.
+
+    A value with surrounding spaces, or wrapped in quotes, is written in double quotes (the reader strips one
+    pair); `convert_flow` has refused values no line can hold (line breaks, NUL) and keys that are not names.
+    """
+    lines = []
+    for key, value in env.items():
+        quoted = value != value.strip() or (len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"")
+        lines.append(f'{key}="{value}"\n' if quoted else f"{key}={value}\n")
+    return "".join(lines)
+
+
+def comment(text: str) -> str:
+    """Return `text` as one YAML comment line: line breaks and control characters escaped, never a new line."""
+    return "# " + "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+
+
+def scenario_text(path: str, flow: Converted) -> str:
+    """Return the scenario's YAML, what was left out as comments above it (one line each, never more)."""
+    notes = [comment(f"Imported from the Maestro flow {path} by `visor import maestro`.")]
+    app = flow.scenario["config"].get("app")
+    if app is not None:
+        notes.append(comment(f"config.app is the flow's appId, {app}: the app a phone runs (--runtime appium)."))
+        notes.append(
+            comment(
+                "The simulated phone runs app models (its demo is com.visor.demo); for another app id "
+                "give one: visor run … --runtime sim --app MODEL."
+            )
+        )
+    elif flow.app_id:
+        notes.append(comment(f"The flow's app: {flow.app_id}, not kept (below); on a phone: --app-id {flow.app_id}."))
+    else:
+        notes.append(comment("The flow names no appId: on a phone, pass the app with --app-id (or set config.app)."))
+    for item in flow.left_out:
+        where = f"line {item['line']}" if item["file"] == path else f"{item['file']} line {item['line']}"
+        notes.append(comment(f"Left out ({where}, {item['command']}): {item['reason']}"))
+    return "\n".join(notes) + "\n" + dump_yaml(flow.scenario)
+
+
+def _scenario(flow: FlowFile) -> dict[str, Any]:
+    """Return the scenario's meta and config from the flow's header."""
+    name = flow.header.get("name")
+    if not (isinstance(name, str | int | float) and not isinstance(name, bool) and str(name).strip()):
+        name = os.path.splitext(os.path.basename(flow.shown))[0]
+    meta: dict[str, Any] = {"name": str(name), "version": "1"}
+    tags = flow.header.get("tags")
+    kept = [text for text in map(scalar_text, tags) if text] if isinstance(tags, list) else []
+    if kept:
+        meta["tags"] = kept
+    return {"meta": meta, "config": {}, "steps": []}
+
+
+def _header(state: _State, flow: FlowFile, *, top: bool) -> None:
+    """Take the header's env (once per file); report what of the header is not converted."""
+    if flow.relative in state.headers:
+        return
+    state.headers.add(flow.relative)
+    state.spend(_Where(flow, Position(1, 1)), _size(flow.header)[1])
+    order = state.commands
+    env = flow.header.get("env")
+    if isinstance(env, dict):
+        for key, value in env.items():
+            _env_value(state, flow, key, value)
+    elif env is not None:
+        state.leave_out(_Where(flow, flow.position(("env",)), order), "env", "env is not a mapping of names to values")
+    known = _TOP_HEADER if top else {"appId", "name", "tags", "env"}
+    for key in flow.header:
+        if key not in known:
+            whose = "" if top else " (of an included flow: only its env is used)"
+            message = f"the header key {shown(key)} is not converted{whose}"
+            state.leave_out(_Where(flow, flow.position((key,)), order), key, message)
+    if top and "onFlowComplete" in flow.header:
+        state.leave_out(
+            _Where(flow, flow.position(("onFlowComplete",)), order),
+            "onFlowComplete",
+            "onFlowComplete is not converted: Maestro runs it even when the flow fails, and a visor scenario has "
+            "no step that runs after a failure",
+        )
+
+
+def _env_value(state: _State, flow: FlowFile, key: str, value: Any) -> None:
+    """Keep one header env value (the first definition of a key wins, as Maestro's env are defaults)."""
+    where = _Where(flow, flow.position(("env", key)), state.commands)
+    if not _KEY.match(key):
+        state.leave_out(where, "env", f"env key {shown(key)} is not a parameter name (letters, digits, _)")
+        return
+    text = scalar_text(value)
+    if text is None:
+        state.leave_out(where, "env", f"env {key} is not a single value")
+        return
+    if key in state.env:
+        return
+    if _LINE_BREAKS.search(text):
+        raise where.error(
+            f"the env value of {key} holds a line break or a NUL character, which an env file cannot hold",
+            likely_cause="A multi-line value (a block scalar, or \\n in quotes) in the flow's env.",
+            next_step=f"Write {key}'s value on one line, or pass it at run time with -e {key}=VALUE.",
+        )
+    state.env[key] = text
+
+
+def _run(state: _State, flow: FlowFile, commands: list[Any], path: Path, frame: _Frame) -> None:
+    """Convert a list of commands (a file's, a hook's, or a runFlow's or repeat's own), in order."""
+    for index, value in enumerate(commands):
+        item = (*path, index)
+        where = _Where(flow, flow.position(item), state.commands + 1)
+        state.count(where)
+        _command(state, flow, value, item, where, frame)
+
+
+def _command(state: _State, flow: FlowFile, value: Any, path: Path, where: _Where, frame: _Frame) -> None:
+    """Convert one command (inlining what runFlow and repeat name), or say why it is left out."""
+    name, arg, problem = _split(value)
+    if problem is not None:
+        state.leave_out(where, name, problem)
+        return
+    nodes, characters = _size(arg, skip="commands")
+    if nodes > MAX_COMMAND_NODES or characters > MAX_COMMAND_TEXT:
+        state.leave_out(where, name, "its options are far larger than any Maestro command's")
+        return
+    if name in ("runFlow", "repeat"):
+        inline = _run_flow if name == "runFlow" else _repeat
+        inline(state, flow, arg, (*path, name), where, frame)
+        return
+    arg = _scoped(arg, frame.scope)
+    state.spend(where, len(name) + _size(arg)[1])
+    expression = _expression(arg)
+    if expression is not None:
+        state.leave_out(where, name, f"{expression} is JavaScript, which visor does not run (only ${{NAME}} is kept)")
+        return
+    steps, notes = convert_command(name, arg, Known(state.app_id, state.env))
+    for note in notes:
+        state.leave_out(where, name, note)
+    state.steps.extend((step, where, name) for step in steps)
+
+
+def _split(value: Any) -> tuple[str, Any, str | None]:
+    """Return a command's name and options (without the cosmetic `label`), or why it is no command."""
+    if isinstance(value, str):
+        return value, None, None
+    if not isinstance(value, dict) or len(value) != 1:
+        keys = f" (it has {len(value)} keys)" if isinstance(value, dict) else ""
+        return "?", None, f"{shown(value)} is not a command: a name, or a mapping of one name to options{keys}"
+    name, arg = next(iter(value.items()))
+    if isinstance(arg, dict) and "label" in arg:
+        arg = {key: item for key, item in arg.items() if key != "label"}  # a report label: nothing to run
+    return name, arg, None
+
+
+def _size(value: Any, *, skip: str | None = None) -> tuple[int, int]:
+    """Count the values and characters in `value` (its own `skip` key left out); stop past `MAX_COMMAND_NODES`.
+
+    A header is counted whole (its size is bounded by the nodes its YAML may expand to).
+    """
+    stack, nodes, characters = [value], 0, 0
+    limit = MAX_COMMAND_NODES if skip is not None else None
+    while stack and (limit is None or nodes <= limit):
+        item = stack.pop()
+        nodes += 1
+        if isinstance(item, str):
+            characters += len(item)
+        elif isinstance(item, dict):
+            characters += sum(len(key) for key in item)
+            stack.extend(child for key, child in item.items() if not (key == skip and item is value))
+        elif isinstance(item, list):
+            stack.extend(item)
+    return nodes, characters
+
+
+def _scoped(value: Any, scope: dict[str, str]) -> Any:
+    """Return `value` with every `${KEY}` a runFlow's env gives replaced by its value."""
+    if not scope:
+        return value
+    if isinstance(value, str):
+        return PARAMETER.sub(lambda found: scope.get(found.group(1), found.group(0)), value)
+    if isinstance(value, dict):
+        return {key: _scoped(item, scope) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_scoped(item, scope) for item in value]
+    return value
+
+
+def _expression(value: Any) -> str | None:
+    """Return the first `${…}` in `value` that is not a plain `${NAME}` (JavaScript), shown; None if none."""
+    for text in _strings(value):
+        found = _EXPRESSION.search(text)
+        if found is not None:
+            return shown(text[found.start() : found.start() + 40])
+    return None
+
+
+def _strings(value: Any) -> Iterator[str]:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def _run_flow(state: _State, flow: FlowFile, arg: Any, path: Path, where: _Where, frame: _Frame) -> None:
+    """Inline a runFlow's file or commands, its env put into them; leave out one with a condition."""
+    options = {"file": arg} if isinstance(arg, str) else arg if isinstance(arg, dict) else None
+    if options is None or ("file" in options) == ("commands" in options):
+        state.leave_out(where, "runFlow", "runFlow needs a file or a list of commands")
+        return
+    if "when" in options:
+        state.leave_out(
+            where,
+            "runFlow",
+            f"runFlow with when {shown(options['when'])} is not converted: a visor scenario runs every step, "
+            "with no condition; write the steps into a scenario of their own for the case they are meant for",
+        )
+        return
+    unknown = set(options) - {"file", "commands", "env"}
+    if unknown:
+        state.leave_out(where, "runFlow", f"runFlow options {option_names(unknown)} are not converted")
+        return
+    scope = _call_env(state, options.get("env"), frame, where)
+    if scope is None:
+        return
+    inner = _Frame(frame.chain, scope, frame.depth + 1)
+    _deeper(inner, where)
+    if "commands" in options:
+        if not isinstance(options["commands"], list):
+            state.leave_out(where, "runFlow", "runFlow commands must be a list of commands")
+            return
+        _run(state, flow, options["commands"], (*path, "commands"), inner)
+        return
+    file = _scoped(options["file"], frame.scope)
+    if not isinstance(file, str) or not file.strip() or PARAMETER.search(file) or _expression(file):
+        state.leave_out(where, "runFlow", f"runFlow file {shown(file)} is not a file name visor can read")
+        return
+    included = state.reader.include(flow, file, where.at)
+    if included.relative in frame.chain:
+        raise where.error(
+            f"runFlow {shown(file)} includes a flow that is already being included: "
+            + " -> ".join([*frame.chain, included.relative]),
+            likely_cause="Two flows include each other (or a flow includes itself): it would never end.",
+            next_step="Break the cycle: move the shared commands into a flow that includes neither.",
+        )
+    _header(state, included, top=False)
+    _run(state, included, included.commands, (), _Frame((*frame.chain, included.relative), scope, inner.depth))
+
+
+def _call_env(state: _State, env: Any, frame: _Frame, where: _Where) -> dict[str, str] | None:
+    """Return the values a runFlow gives its commands (over those its caller was given); None: left out."""
+    if env is None:
+        return frame.scope
+    if not isinstance(env, dict):
+        state.leave_out(where, "runFlow", "runFlow env is not a mapping of names to values")
+        return None
+    scope = dict(frame.scope)
+    for key, value in env.items():
+        text = scalar_text(value)
+        if not _KEY.match(key) or text is None or len(text) > MAX_CALL_VALUE:
+            why = f"is not a name with a single value of at most {MAX_CALL_VALUE:,} characters"
+            state.leave_out(where, "runFlow", f"runFlow env {shown(key)} {why}")
+            return None
+        scope[key] = _scoped(text, frame.scope)
+    return scope
+
+
+def _deeper(frame: _Frame, where: _Where) -> None:
+    if frame.depth > MAX_NESTING:
+        raise where.error(
+            f"runFlow and repeat nest more than {MAX_NESTING} levels deep here",
+            likely_cause="A chain of flows that include one another, generated or by mistake.",
+            next_step="Flatten the includes; real flows nest a few levels.",
+        )
+
+
+def _repeat(state: _State, flow: FlowFile, arg: Any, path: Path, where: _Where, frame: _Frame) -> None:
+    """Unroll a repeat with a number of times; leave out one with a condition (while)."""
+    if not isinstance(arg, dict) or not isinstance(arg.get("commands"), list):
+        state.leave_out(where, "repeat", "repeat needs a list of commands")
+        return
+    if set(arg) != {"times", "commands"}:
+        state.leave_out(where, "repeat", "only repeat with times is converted (a while condition cannot be said)")
+        return
+    times = number(_scoped(arg["times"], frame.scope), state.env)
+    if times is None or times != int(times) or times < 0:
+        state.leave_out(where, "repeat", f"repeat times {shown(arg['times'])} is not a number of times")
+        return
+    inner = _Frame(frame.chain, frame.scope, frame.depth + 1)
+    _deeper(inner, where)
+    if not arg["commands"]:
+        return
+    for _ in range(int(times)):
+        _run(state, flow, arg["commands"], (*path, "commands"), inner)
+
+
+def _valid_steps(state: _State) -> list[dict[str, Any]]:
+    """Return the steps with ids, leaving out (with the validator's words) each one visor's validator refuses."""
+    steps = _with_ids([step for step, _, _ in state.steps])
+    document = Document("<import>", "yaml", {"meta": {"name": "x", "version": "1"}, "config": {}, "steps": steps}, {})
+    refused: dict[int, str] = {}
+    for issue in validate_document(substitute(document, state.env)[0]).issues:
+        if issue.is_error and issue.path[:1] == ("steps",) and len(issue.path) > 1 and isinstance(issue.path[1], int):
+            refused.setdefault(issue.path[1], issue.message)
+    kept = []
+    for index, (step, where, name) in enumerate(state.steps):
+        if index in refused:
+            state.leave_out(where, name, f"it converts into a step visor refuses: {refused[index]}")
+        else:
+            kept.append(step)
+    return _with_ids(kept) or [{"id": "01-nothing", "command": "wait", "args": {"ms": 0}}]
+
+
+def _with_ids(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return the steps as a scenario writes them: `{id, command, args}`, ids numbered in order (`03-tap`)."""
+    return [{"id": f"{index:02d}-{step['kind']}", "command": step["command"], "args": step["args"]}
+            for index, step in enumerate(steps, start=1)]  # fmt: skip

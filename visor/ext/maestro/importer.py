@@ -1,0 +1,233 @@
+"""`visor import maestro FLOW|DIR... --output DIR`: write each Maestro flow as a visor scenario, checked.
+
+Every flow is converted first, then written: a scenario never replaces a flow still to be read. Each flow's name
+becomes a file name (letters, digits, `.`, `_`, `-`); two flows that would get the same name (the same file name
+in two folders, `a b.yaml` beside `a_b.yaml`, names that differ only in case) get distinct ones, `-2`, `-3`…,
+and the row says so. Files are written below the output folder only, never through a link, and never over a
+file that was read as a flow. A scenario or `.env` file already in the output folder (an earlier import, or a
+scenario of your own) is replaced only with `force`, and the row then says which it replaced (`replaced`); each
+flow's `.env` is written before its scenario, so a scenario is never left without the values it names.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from visor.errors import ErrorInfo, ExitCode, InputError, NextAction
+from visor.ext.maestro.convert import Converted, convert_flow, env_text, scenario_text
+from visor.files import UnsafePath, write_confined
+from visor.inputs.document import Document
+from visor.inputs.parameters import substitute
+from visor.report.envelope import Outcome
+from visor.scenario.discovery import expand_paths
+from visor.scenario.validate import validate_document
+
+#: Characters kept in a scenario's file name; any other run of characters becomes `_`.
+_UNSAFE_NAME = re.compile(r"[^\w.-]+")
+#: Maestro's workspace configuration, beside the flows: not a flow (Maestro does not run it either).
+_WORKSPACE_CONFIG = ("config.yaml", "config.yml")
+_FLOW_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """A flow to import: its path, the folder its includes stay in, and its path below that folder."""
+
+    path: str
+    root: str
+    relative: str
+
+
+def import_maestro(patterns: Sequence[str], output: str, *, force: bool = False) -> Outcome:
+    """Convert every flow the patterns name into `output/<flow>.yaml` (and `<flow>.env`); return what was done.
+
+    With `force`, files already there are replaced; without it, a flow whose file exists is that row's error.
+
+    Raises:
+        InputError: a pattern names no file; the output folder cannot be created.
+    """
+    rows: list[dict[str, Any]] = []
+    converted: list[tuple[dict[str, Any], Converted]] = []
+    read: set[str] = set()
+    for source in _sources(patterns):
+        read.add(os.path.realpath(source.path))  # even one that does not convert: never written over
+        try:
+            flow = convert_flow(source.path, source.root, source.relative)
+        except InputError as exc:
+            rows.append({"flow": source.path, "error": exc.info().to_dict()})
+            continue
+        read.update(os.path.realpath(path) for path in flow.files)
+        row: dict[str, Any] = {"flow": source.path}
+        rows.append(row)
+        converted.append((row, flow))
+    if not rows:
+        raise InputError(
+            f"no Maestro flow to import in {', '.join(map(repr, patterns))}",
+            likely_cause="The folder holds no *.yaml or *.yml file besides Maestro's config.yaml.",
+            next_step="Pass the folder that holds the flows, or the flow files themselves.",
+        )
+    _make_folder(output)
+    written: list[str] = []
+    unwritten: list[dict[str, Any]] = []
+    names = _names([row["flow"] for row, _ in converted])
+    for (row, flow), name in zip(converted, names, strict=True):
+        if not _write(row, flow, output, name, (read, force), written):
+            unwritten.append(row["error"])
+    return _outcome(rows, written, unwritten)
+
+
+def _sources(patterns: Sequence[str]) -> Iterator[_Source]:
+    """Yield each flow once: a folder's flows (*.yaml, *.yml, not Maestro's config.yaml) with the folder as root."""
+    seen: set[str] = set()
+    for pattern in patterns:
+        folder = os.path.isdir(pattern)
+        for path in expand_paths([pattern]):
+            key = os.path.normpath(path)
+            relative = os.path.relpath(path, pattern).replace(os.sep, "/") if folder else os.path.basename(path)
+            if key in seen or (folder and (relative in _WORKSPACE_CONFIG or not path.lower().endswith(_FLOW_SUFFIXES))):
+                continue
+            seen.add(key)
+            yield _Source(path, pattern if folder else os.path.dirname(path) or ".", relative)
+
+
+def _make_folder(output: str) -> None:
+    try:
+        os.makedirs(output, exist_ok=True)
+    except (OSError, ValueError) as exc:
+        raise InputError(
+            f"cannot create the output folder {output!r}: {getattr(exc, 'strerror', None) or exc}",
+            likely_cause="A file has that name, or this user may not write there.",
+            next_step="Pass --output a folder this user can write.",
+        ) from None
+
+
+def _names(flows: list[str]) -> list[tuple[str, str | None]]:
+    """Return each flow's scenario file stem, and why it is not the flow's own name (another flow had it).
+
+    A flow whose name is a file name already keeps it; the others (`a b`) take theirs (`a_b`) after them, so a
+    clash renames the flow whose name changed anyway. A clash ignores case (macOS and Windows would).
+    """
+    stems = [os.path.splitext(os.path.basename(flow))[0] for flow in flows]
+    bases = [_UNSAFE_NAME.sub("_", stem).lstrip(".")[:100] or "flow" for stem in stems]
+    taken: dict[str, tuple[str, str]] = {}  # a name, folded: the flow that has it, and the name as written
+    names: list[tuple[str, str | None]] = [("", None)] * len(flows)
+    for index in sorted(range(len(flows)), key=lambda index: bases[index] != stems[index]):
+        base, name, number = bases[index], bases[index], 1
+        while name.casefold() in taken:
+            number += 1
+            name = f"{base}-{number}"
+        taken[name.casefold()] = (flows[index], name)
+        other, written = taken[base.casefold()]
+        names[index] = (name, None if name == base else f"named {name}.yaml: {other} converts to {written}.yaml")
+    return names
+
+
+def _write(
+    row: dict[str, Any],
+    flow: Converted,
+    output: str,
+    name: tuple[str, str | None],
+    refusing: tuple[set[str], bool],
+    written: list[str],
+) -> bool:
+    """Write the env file (if any) and the scenario, then check it; say whether both were written.
+
+    A write that cannot be done, or would replace a flow read (or, without `force`, a file already there), is the
+    row's error, and nothing of that flow is written after it.
+    """
+    stem, renamed = name
+    read, force = refusing
+    files = [(f"{stem}.yaml", scenario_text(row["flow"], flow).encode("utf-8"))]
+    if flow.env:
+        files.append((f"{stem}.env", env_text(flow.env).encode("utf-8")))
+    targets = [os.path.abspath(os.path.join(output, file)) for file, _ in files]
+    clash = next((target for target in targets if os.path.realpath(target) in read), None)
+    if clash is not None:
+        row["error"] = _write_error(f"writing {clash} would replace a Maestro flow that was read")
+        return False
+    # A link, a folder or a FIFO there is refused by the confined writer itself, with what it is.
+    there = [target for target in targets if os.path.isfile(target) and not os.path.islink(target)]
+    if there and not force:
+        row["error"] = _exists_error(there)
+        return False
+    for (file, data), target in reversed(list(zip(files, targets, strict=True))):
+        try:
+            write_confined(output, file, data)
+        except UnsafePath as exc:
+            row["error"] = _write_error(f"cannot write {target}: {exc}")
+            return False
+        except OSError as exc:  # a full disk, a read-only file system, no permission
+            row["error"] = _os_error(target, exc)
+            return False
+        written.append(target)
+    row.update({"scenario": targets[0], "steps": len(flow.scenario["steps"]), "left_out": flow.left_out})
+    if flow.env:
+        row["env_file"] = targets[1]
+    if there:
+        row["replaced"] = there
+    if renamed:
+        row["renamed"] = renamed
+    if flow.app_id:
+        row["app_id"] = flow.app_id
+    document, unknown = substitute(Document(targets[0], "yaml", flow.scenario, {}), flow.env)
+    issues = [issue.to_dict() for issue in [*unknown, *validate_document(document).issues] if issue.is_error]
+    row["valid"] = not issues
+    if issues:
+        row["issues"] = issues
+    return True
+
+
+def _exists_error(there: list[str]) -> dict[str, Any]:
+    error = InputError(
+        f"{' and '.join(there)} {'exist' if len(there) > 1 else 'exists'} already: nothing was replaced",
+        likely_cause="An earlier import wrote it, or a scenario of yours has the flow's name.",
+        next_step="Pass --force to replace it, or --output another folder.",
+    )
+    return error.info().to_dict()
+
+
+def _os_error(target: str, exc: OSError) -> dict[str, Any]:
+    error = InputError(
+        f"cannot write {target}: {exc.strerror or exc}",
+        likely_cause="The disk is full, the file system is read-only, or this user may not write there.",
+        next_step="Free some space, or pass --output a folder this user can write.",
+    )
+    return error.info().to_dict()
+
+
+def _write_error(message: str) -> dict[str, Any]:
+    error = InputError(
+        message,
+        likely_cause="The output folder holds a symbolic link or a folder by that name, or is the flows' own folder.",
+        next_step="Pass --output an empty folder of its own (not the flows' folder).",
+    )
+    return error.info().to_dict()
+
+
+def _outcome(rows: list[dict[str, Any]], written: list[str], unwritten: list[dict[str, Any]]) -> Outcome:
+    invalid = [row for row in rows if not row.get("valid")]
+    data = {"imported": rows, "totals": {"flows": len(rows), "valid": len(rows) - len(invalid),
+                                         "left_out": sum(len(row.get("left_out", [])) for row in rows)}}  # fmt: skip
+    if not invalid:
+        return Outcome("ok", NextAction.RUN, data, ExitCode.OK, None, written)
+    if len(unwritten) == len(invalid):  # every failure a file not written: the first one says which and why
+        first = unwritten[0]
+        error = ErrorInfo(
+            code="INPUT_ERROR",
+            message=f"{len(invalid)} of {len(rows)} flows could not be written: {first['message']}",
+            likely_cause=first["likely_cause"],
+            next_step=first["next_step"],
+        )
+        return Outcome("fail", NextAction.RUN, data, ExitCode.ERROR, error, written)
+    also = f"; {len(unwritten)} could not be written: {unwritten[0]['message']}" if unwritten else ""
+    error = ErrorInfo(
+        code="INPUT_ERROR",
+        message=f"{len(invalid)} of {len(rows)} flows did not convert into a valid scenario{also}",
+        likely_cause="The file is no Maestro flow, an include cannot be read, or a parameter has no value.",
+        next_step="See data.imported for each flow's error or issues; fix the flow, or pass the values (-e).",
+    )
+    return Outcome("fail", NextAction.VALIDATE, data, ExitCode.ERROR, error, written)

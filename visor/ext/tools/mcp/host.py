@@ -1,0 +1,319 @@
+"""What `visor mcp` serves: the agent's tools on the device in use, which the agent chooses (or the command line).
+
+The host starts with no device unless the command line opened one. `list_devices` and `use_device` work
+either way; every other tool needs a device and, while there is none, is refused with `NO_DEVICE` and the next
+step (list_devices, then use_device), nothing sent. `use_device` closes the session in use, then opens one on
+the chosen device with the command line's options (its runtime, app, server, capabilities, seed…) under the
+call's own. The tool list never changes, so an agent sees every tool from the start; a name not on it is refused
+with the whole list.
+
+Two things happen at this edge to every answer. The values of secret-looking capabilities (an access key, a
+token: `redact_capabilities`'s rule, at any depth), the command line's and every call's, are masked wherever they
+appear, so a server that quotes its capabilities in an error cannot leak one. And the errors of opening a
+device, shared with `visor run`, speak of a scenario (`config.app`, `config.capabilities`) that an agent does
+not have: their terms become the ones it acts on (use_device's arguments), or, for a device opened at start,
+the command line's options.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from visor.clock import Clock, IdSource
+from visor.errors import InputError, TargetError, VisorError
+from visor.ext.appmap.model import schema_issue
+from visor.ext.tools.mcp.catalog import described
+from visor.ext.tools.mcp.device import AgentOptions, open_session, session_tools
+from visor.ext.tools.mcp.devices import (
+    DEFINITIONS,
+    HOST_TOOLS,
+    SIMULATED,
+    DeviceEntry,
+    available_devices,
+    invalid_arguments,
+    list_devices_reply,
+    no_device,
+    reply,
+    simulated,
+)
+from visor.ext.tools.mcp.session import AgentSession, Reply, tool_definitions
+from visor.ext.tools.spec.bounds import CALL_BOUND_BYTES
+from visor.ext.tools.spec.check import encoded_size
+from visor.report.console import printable
+from visor.runtimes.appium.capabilities import secret_values
+from visor.runtimes.registry import platform_untold
+from visor.ui.secrets import redact
+
+#: What an observation result holds beside the tools' shape: `use_device` attaches these.
+_SCREEN_KEYS = ("screen", "elements", "coordinates")
+#: The longest tool name an unknown tool's refusal quotes whole.
+_NAME_CHARS = 80
+#: What a refusal's text is made of: the fields the scenario terms are translated in.
+_TEXT_KEYS = ("message", "hint", "likely_cause")
+#: The scenario's terms in the shared errors of opening a device, and what an agent acts on instead. Without a
+#: scenario, app models load from the project of the folder visor mcp runs in.
+AGENT_TERMS = (
+    ("config.capabilities", 'use_device\'s "capabilities"'),
+    ("config.app", 'use_device\'s "app"'),
+    ("the scenario's project", "visor mcp's project"),
+    ("the nearest folder above the scenario", "the nearest folder, from the one visor mcp runs in up,"),
+    ("the scenario's own folder", "that folder"),
+    ("`visor devices`", "list_devices"),
+)
+#: The same, for the person starting `visor mcp` with a device: the command line's options.
+COMMAND_TERMS = (("config.capabilities", "--capabilities"), ("config.app", "--app"), *AGENT_TERMS[2:-1])
+#: use_device's hint when its capabilities are not an object (their value is never echoed: it may hold a key).
+CAPABILITIES_HINT = (
+    'Give an object, not a string holding JSON: {"device": ID, "runtime": "appium", "capabilities": '
+    '{"platformName": "Android", "appium:deviceName": "Pixel 7"}}.'
+)
+
+
+class AgentHost:
+    """The agent's tools over whichever device is in use; one call at a time."""
+
+    def __init__(self, options: AgentOptions, wall: Clock, ids: IdSource) -> None:
+        self.options = options
+        self.wall = wall
+        self.ids = ids
+        self.session: AgentSession | None = None
+        #: The id of the device in use, as list_devices shows it.
+        self.device_id: str | None = None
+        #: Every tool's name (the list never changes): what an unknown name's refusal lists.
+        self.tool_names = tuple(definition["name"] for definition in self.definitions())
+        #: Texts never shown: secret-looking capabilities, the command line's and every use_device call's.
+        self.secrets = secret_values(options.capabilities)
+        self._lock = threading.Lock()
+
+    def start(self) -> AgentSession:
+        """Open the device the command line names, before any call.
+
+        Raises:
+            InputError: the app model is missing or invalid, or the runtime is unknown.
+            TargetError: the device cannot be reached.
+            (Both in the command line's terms, secret capabilities masked.)
+        """
+        try:
+            session = open_session(self.options, self.wall, self.ids)
+        except (InputError, TargetError) as exc:
+            raise retold(exc, COMMAND_TERMS, self.secrets) from None
+        info = session.device.info
+        # Named as list_devices names it: the simulated phone (a phone of its own in this process) by its flavour.
+        flavour = next((entry.id for entry in SIMULATED if entry.platform == info.platform), info.name)
+        self.device_id = self.options.device or (flavour if info.capabilities.independent else info.name)
+        self.session = session
+        return session
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """Return every tool as an MCP definition: a session's, then list_devices and use_device."""
+        tools = session_tools(self.options, self.wall, self.ids)
+        own = tool_definitions(tools, seed_descriptions=self.options.seed_descriptions)
+        return own + [described(dict(definition)) for definition in DEFINITIONS if definition["name"] in HOST_TOOLS]
+
+    def call(self, name: str, arguments: Mapping[str, Any] | None, stop: threading.Event | None = None) -> Reply:
+        """Run one call: a device tool here, any other on the device in use (refused while there is none).
+
+        The answer comes in the agent's terms, secret capabilities masked (see the module's docstring). `stop`, once
+        set, ends a call on the device at its next wait (the client cancelled it).
+        """
+        with self._lock:
+            answer = self._answer(name, dict(arguments or {}), stop)
+            result = redact(answer.result, self.secrets)
+        if answer.is_error:
+            result = {key: _told(value, AGENT_TERMS) if key in _TEXT_KEYS else value for key, value in result.items()}
+        return Reply(result, answer.image, answer.is_error)
+
+    def _answer(self, name: str, given: dict[str, Any], stop: threading.Event | None) -> Reply:
+        if name not in self.tool_names:
+            # Here, not in the session: its own list leaves out the host's tools.
+            known, shown = ", ".join(self.tool_names), name if len(name) <= _NAME_CHARS else name[:_NAME_CHARS] + "…"
+            return reply(shown, "refused", "VALIDATION_ERROR", f"unknown tool {printable(repr(shown))}; tools: {known}")
+        size = encoded_size(given)
+        if size > CALL_BOUND_BYTES:
+            # Before anything reads them: a rule quoting a 10 MB text would answer with it, several times.
+            message = f"the arguments are {size:,} bytes (compact JSON), over the bound of {CALL_BOUND_BYTES:,} bytes"
+            found = {"path": "(arguments)", "message": message, "code": "ARGUMENT_TOO_LARGE"}
+            hint = "Send shorter values: a description of a few words, a text of at most 65,536 characters."
+            return reply(name, "refused", "ARGUMENT_TOO_LARGE", message, hint=hint, problems=[found])
+        if name == "list_devices":
+            return self._list(given)
+        if name == "use_device":
+            return self._use(given)
+        if self.session is not None:
+            return self.session.call(name, given, stop)
+        return no_device(name)
+
+    def last_screenshot(self) -> bytes | None:
+        """Return the last screenshot a call returned on the device in use (None before one)."""
+        session = self.session
+        return None if session is None else session.last_screenshot()
+
+    def last_source(self) -> str | None:
+        """Return the page source of the last screen observed on the device in use (None before one)."""
+        session = self.session
+        return None if session is None else session.last_source()
+
+    def close(self) -> None:
+        """Release the device in use, if any."""
+        session, self.session, self.device_id = self.session, None, None
+        if session is not None:
+            session.close()
+
+    def _list(self, arguments: dict[str, Any]) -> Reply:
+        if arguments:
+            return invalid_arguments("list_devices", min(arguments),
+                                     f"list_devices takes no arguments, not {sorted(arguments)}")  # fmt: skip
+        entries = available_devices()
+        if self.device_id is not None and all(entry.id != self.device_id for entry in entries):
+            # In use but not found by the host's programs (a device farm's, or one chosen by its runtime).
+            info = self.session.device.info if self.session is not None else None
+            platform, runtime = (info.platform, info.runtime) if info is not None else ("", "")
+            entries.append(DeviceEntry(self.device_id, self.device_id, platform, runtime))
+        return list_devices_reply(entries, self.device_id)
+
+    def _use(self, arguments: dict[str, Any]) -> Reply:
+        chosen = self._choose(arguments)
+        if isinstance(chosen, Reply):
+            return chosen
+        device = arguments["device"]
+        closed = self._close_for()
+        try:
+            session = open_session(chosen, self.wall, self.ids)
+        except VisorError as exc:
+            status, code = (
+                ("refused", "VALIDATION_ERROR") if isinstance(exc, InputError) else ("failed", "TRANSPORT_ERROR")
+            )
+            now = f"; {closed['closed']} was closed: no device is in use now" if closed else ""
+            return reply("use_device", status, code, f"cannot use {device}: {exc.message}{now}", hint=exc.next_step,
+                         likely_cause=exc.likely_cause, in_use=None, **closed)  # fmt: skip
+        self.session, self.device_id = session, device
+        return self._opened(session, device, chosen, closed)
+
+    def _choose(self, arguments: dict[str, Any]) -> AgentOptions | Reply:
+        """Return the options that open the device use_device asks for, or why it is refused (nothing changed)."""
+        capabilities = arguments.get("capabilities", {})
+        if not isinstance(capabilities, dict):
+            message = (
+                f"use_device.capabilities must be an object of Appium capabilities, not {_json_type(capabilities)}"
+            )
+            return invalid_arguments("use_device", "capabilities", message, hint=CAPABILITIES_HINT)
+        problem = _invalid(arguments)
+        if problem is not None:
+            return invalid_arguments("use_device", *problem, hint="Fix the arguments.")
+        # Masked from now on, whatever happens to the call: an error may quote them.
+        self.secrets |= secret_values(capabilities)
+        device, runtime = arguments["device"], arguments.get("runtime")
+        if runtime is not None:
+            chosen = self._options(arguments, replace(self.options, runtime=runtime))
+            return chosen if _platform_known(chosen) else self._no_platform(device)
+        flavour = simulated(device)
+        entries = [flavour] if flavour is not None else available_devices()
+        entry = next((entry for entry in entries if entry.id == device), None)
+        if entry is None:
+            known = ", ".join(entry.id for entry in entries)
+            hint = "Use an id list_devices gives; for a device it cannot see (a device farm's), give its runtime."
+            return reply("use_device", "refused", "NOT_FOUND", f"no device {device!r} here (devices: {known})",
+                         hint=hint, in_use=self.device_id)  # fmt: skip
+        # The listed platform too: it picks the simulated phone's flavour, and a listed phone's is known.
+        return self._options(arguments, replace(self.options, runtime=entry.runtime, platform=entry.platform))
+
+    def _no_platform(self, device: str) -> Reply:
+        """Refuse an Appium device whose platform nothing tells (nothing changed: the device in use stays)."""
+        message = (
+            f"cannot use {device} on Appium: its platform is unknown (this host does not list it, and neither "
+            "the capabilities' platformName nor visor mcp's --platform says it)"
+        )
+        hint = 'Give its platform: "capabilities": {"platformName": "Android"} (or "iOS").'
+        found = {"path": "capabilities.platformName", "message": message, "code": "VALIDATION_ERROR", "hint": hint}
+        return reply("use_device", "refused", "VALIDATION_ERROR", message, hint=hint, problems=[found],
+                     in_use=self.device_id)  # fmt: skip
+
+    def _options(self, arguments: dict[str, Any], chosen: AgentOptions) -> AgentOptions:
+        """Return the options with the call's device, app and capabilities over the command line's."""
+        options = replace(chosen, device=arguments["device"])
+        if "app" in arguments:
+            # The call's app is the one to start, on either kind of device: the command line's app id yields.
+            options = replace(options, app=arguments["app"], app_id=None)
+        if "capabilities" in arguments:
+            options = replace(options, capabilities={**options.capabilities, **arguments["capabilities"]})
+        return options
+
+    def _close_for(self) -> dict[str, Any]:
+        """Close the session in use before opening another (a phone takes one session at a time)."""
+        session, previous = self.session, self.device_id
+        self.session, self.device_id = None, None
+        if session is None:
+            return {}
+        try:
+            session.close()
+        except VisorError as exc:
+            return {"closed": previous, "close_error": exc.message}
+        return {"closed": previous}
+
+    def _opened(self, session: AgentSession, device: str, options: AgentOptions, closed: dict[str, Any]) -> Reply:
+        """Describe the device now in use and, unless the server does not attach screens, what it shows."""
+        info = session.device.info
+        described: dict[str, Any] = {"id": device, "name": info.name, "model": info.model, "platform": info.platform,
+                                     "runtime": info.runtime, "app_id": info.app_id, "width": info.size.width,
+                                     "height": info.size.height}  # fmt: skip
+        if info.capabilities.seeded:
+            described["seed"] = options.seed
+        message = f"using {device} ({info.name}, {info.platform})"
+        answer = reply("use_device", "ok", None, message, device=described, **closed)
+        if not options.observe_after:
+            return answer
+        look = session.call("observe", {})
+        if look.is_error:
+            answer.result.update(observation=None, observation_error=look.result["message"])
+            return answer
+        answer.result["observation"] = {key: look.result[key] for key in _SCREEN_KEYS if key in look.result}
+        return Reply(answer.result, look.image)
+
+
+def _platform_known(options: AgentOptions) -> bool:
+    """Say whether opening the device will know its platform: it needs none, one is said, or this host lists it."""
+    if not platform_untold(options.runtime, options.platform, options.capabilities):
+        return True
+    return any(entry.id == options.device and entry.platform for entry in available_devices())
+
+
+def _invalid(arguments: dict[str, Any]) -> tuple[str, str] | None:
+    """Return where and what is wrong with use_device's arguments (None: they fit its schema), values shortened."""
+    schema = next(definition["inputSchema"] for definition in DEFINITIONS if definition["name"] == "use_device")
+    problem = schema_issue(schema, arguments)
+    if problem is None:
+        return None
+    where, message = problem
+    return where or "(arguments)", f"use_device{'.' + where if where else ' arguments'}: {message}"
+
+
+def _json_type(value: Any) -> str:
+    """Name the JSON type of a value the tool's arguments hold (a boolean is not a number)."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "null" if value is None else "an object"
+
+
+def _told(text: Any, terms: tuple[tuple[str, str], ...]) -> Any:
+    """Return a text with the scenario's terms replaced (anything else as it is)."""
+    if not isinstance(text, str):
+        return text
+    for term, instead in terms:
+        text = text.replace(term, instead)
+    return text
+
+
+def retold(exc: VisorError, terms: tuple[tuple[str, str], ...], secrets: frozenset[str]) -> VisorError:
+    """Return the error of opening a device with its texts in `terms`, `secrets` masked (the same error, retold)."""
+    exc.message, exc.likely_cause, exc.next_step = (
+        redact(_told(text, terms), secrets) for text in (exc.message, exc.likely_cause, exc.next_step)
+    )
+    exc.args = (exc.message,)
+    return exc

@@ -1,0 +1,252 @@
+"""`visor mcp`: the agent's tools served over MCP (stdio), on the official `mcp` SDK (an optional extra).
+
+Tools are listed as visor exports them (the tools spec's input schemas with a type on every property, descriptions
+within 1,024 characters; plus `observe` and `screenshot`), each with a title, behaviour annotations and the schema
+of its structured result (`visor.ext.tools.mcp.catalog`); each call returns its structured result (also as JSON text)
+and, after actions and on `observe`, a PNG screenshot. A refused or
+failed call is a tool error (`isError`), so the agent sees why. Device work runs in a worker thread, one call
+at a time. SIGINT, SIGTERM and SIGHUP stop the server at once (the CLI turns them into KeyboardInterrupt), also
+in the middle of a call. A call the client cancels (`notifications/cancelled`) is told to stop: a route stops
+at its next wait, so the calls after it are served.
+
+Every line the client sends is read by visor's bounded reader before the SDK sees it (`visor.ext.tools.mcp.lines`): one
+the SDK could not parse is answered with a JSON-RPC error, never dropped unanswered.
+
+Two resources show the last screen: `visor://screen/last.png` (the last screenshot a call returned) and
+`visor://screen/last.xml` (the page source of the last observation). Both are always listed; reading one before
+there is anything to show is a resource-not-found error that says what to call first.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from visor import DISTRIBUTION, __version__
+from visor.errors import InputError
+from visor.ext.tools.mcp.lines import GuardedInput, LineReader, claimed_stdin
+from visor.ext.tools.mcp.session import Reply, refusal
+
+INSTRUCTIONS = (
+    "visor drives one phone. If no device is in use (a NO_DEVICE error), call list_devices, then use_device. "
+    "Call observe first: it lists the screen's elements with 1-based indices, normalized "
+    "0..1000 bounds and native selectors, and returns a screenshot. Action results include the screen after the "
+    "action. Calls are validated before any input; a refused call sent nothing. Never replay a partial result."
+)
+#: JSON-RPC's code for a resource that cannot be read (the MCP specification's "resource not found").
+RESOURCE_NOT_FOUND = -32002
+FIRST_STEP = "call observe (with no device in use: list_devices, then use_device, first)"
+
+
+class Served(Protocol):
+    """What the server serves: tools, and the last screen they showed (`visor.ext.tools.mcp.host.AgentHost`)."""
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """Return the tools as MCP definitions."""
+        ...
+
+    def call(self, name: str, arguments: Mapping[str, Any] | None, stop: threading.Event | None = None) -> Reply:
+        """Run one call (`stop`, once set, ends it at its next wait: the client cancelled it)."""
+        ...
+
+    def last_screenshot(self) -> bytes | None:
+        """Return the last screenshot a call returned (None: none yet)."""
+        ...
+
+    def last_source(self) -> str | None:
+        """Return the page source of the last observed screen (None: none yet)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenResource:
+    """A resource showing the last screen: its URI, name, description and MIME type."""
+
+    uri: str
+    name: str
+    description: str
+    mime_type: str
+
+
+SCREENSHOT = ScreenResource(
+    "visor://screen/last.png", "last-screenshot", "The last screenshot a tool call returned (PNG).", "image/png"
+)
+PAGE_SOURCE = ScreenResource(
+    "visor://screen/last.xml",
+    "last-page-source",
+    "The page source of the last screen observed (observe, or the screen attached to an action's result).",
+    "application/xml",
+)
+RESOURCES = (SCREENSHOT, PAGE_SOURCE)
+
+
+def require_sdk() -> None:
+    """Fail clearly when the MCP SDK is not installed."""
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        raise InputError(
+            "visor mcp needs the MCP SDK, which is not installed",
+            likely_cause="visor was installed without its dependencies (pip --no-deps), or the SDK was removed.",
+            next_step=f"Install it: pip install '{DISTRIBUTION}[mcp]' (from a checkout: pip install -e '.[mcp]').",
+        ) from None
+
+
+def serve_stdio(served: Served) -> None:
+    """Serve the tools over stdin/stdout until the client disconnects."""
+    import anyio
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+    from mcp.server.stdio import stdio_server
+
+    tools = [tool_of(definition, types) for definition in served.definitions()]
+    resources = [
+        types.Resource(uri=shown.uri, name=shown.name, description=shown.description, mime_type=shown.mime_type)
+        for shown in RESOURCES
+    ]
+
+    async def list_tools(_ctx: Any, _params: Any) -> Any:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(_ctx: Any, params: Any) -> Any:
+        # Abandoned on cancellation: waiting for a call stuck on a slow device would hold a signal's exit up to
+        # the request's deadline (the process ends right after, with the thread). A client's cancel also tells
+        # the call to stop, so that it frees the device for the next call at its next wait.
+        stop = threading.Event()
+        call = functools.partial(served.call, params.name, params.arguments, stop)
+        try:
+            reply = await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            stop.set()
+            raise
+        return result_of(reply, types)
+
+    async def list_resources(_ctx: Any, _params: Any) -> Any:
+        return types.ListResourcesResult(resources=resources)
+
+    async def read_resource(_ctx: Any, params: Any) -> Any:
+        # A page source is made on demand (the simulated phone's from its tree): off the event loop.
+        return await anyio.to_thread.run_sync(read_screen, served, str(params.uri), types, abandon_on_cancel=True)
+
+    server: Any = Server(
+        "visor",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+    )
+
+    def refuse(name: str, code: str, message: str, problems: list[dict[str, Any]]) -> dict[str, Any]:
+        reply = Reply(refusal(name, code, message, problems), None, True)
+        answer: dict[str, Any] = result_of(reply, types).model_dump(by_alias=True, exclude_none=True, mode="json")
+        return answer
+
+    async def main() -> None:
+        from mcp.shared.message import SessionMessage
+
+        validate = functools.partial(types.jsonrpc_message_adapter.validate_json, by_name=False)
+        with claimed_stdin() as wire:
+            lines = GuardedInput(LineReader(wire), validate=validate, refuse=refuse)
+            async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]  # iterated only
+
+                async def send(message: dict[str, Any]) -> None:
+                    answer = types.jsonrpc_message_adapter.validate_python(message, by_name=False)
+                    await write.send(SessionMessage(answer))
+
+                lines.answer_with(send)
+                told = Answers(write, lines.answered, (types.JSONRPCResponse, types.JSONRPCError))
+                await server.run(read, told, server.create_initialization_options())
+
+    anyio.run(main)
+
+
+class Answers:
+    """The SDK's output stream, telling the input of each answer sent (so the input ends only once all are)."""
+
+    def __init__(self, stream: Any, answered: Callable[[object], None], kinds: tuple[type, ...]) -> None:
+        self._stream = stream
+        self._answered = answered
+        self._kinds = kinds
+
+    async def send(self, message: Any) -> None:
+        """Send one message; an answer to a request is told once it is on its way."""
+        await self._stream.send(message)
+        if isinstance(message.message, self._kinds):
+            self._answered(getattr(message.message, "id", None))
+
+    async def __aenter__(self) -> Answers:
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> bool | None:
+        result: bool | None = await self._stream.__aexit__(*exc)
+        return result
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def tool_of(definition: Mapping[str, Any], types: Any) -> Any:
+    """Build the MCP tool of a definition: name, title, description, input and output schemas, annotations."""
+    hints = definition.get("annotations")
+    annotations = None
+    if hints is not None:
+        annotations = types.ToolAnnotations(
+            title=hints["title"],
+            read_only_hint=hints["readOnlyHint"],
+            destructive_hint=hints["destructiveHint"],
+            idempotent_hint=hints["idempotentHint"],
+            open_world_hint=hints["openWorldHint"],
+        )
+    return types.Tool(
+        name=definition["name"],
+        title=definition.get("title"),
+        description=definition["description"],
+        input_schema=definition["inputSchema"],
+        output_schema=definition.get("outputSchema"),
+        annotations=annotations,
+    )
+
+
+def result_of(reply: Reply, types: Any) -> Any:
+    """Build the MCP result of a reply: JSON text, the structured result, and the screenshot if any."""
+    content: list[Any] = [types.TextContent(type="text", text=json.dumps(reply.result, ensure_ascii=False))]
+    if reply.image is not None:
+        data = base64.b64encode(reply.image).decode("ascii")
+        content.append(types.ImageContent(type="image", data=data, mime_type="image/png"))
+    return types.CallToolResult(content=content, structured_content=reply.result, is_error=reply.is_error)
+
+
+def read_screen(served: Served, uri: str, types: Any) -> Any:
+    """Read one of the screen resources.
+
+    Raises:
+        MCPError: RESOURCE_NOT_FOUND, for an unknown URI or a screen not shown yet (the message says what to call).
+    """
+    from mcp.shared.exceptions import MCPError
+
+    if uri == SCREENSHOT.uri:
+        png = served.last_screenshot()
+        if png is not None:
+            blob = base64.b64encode(png).decode("ascii")
+            return types.ReadResourceResult(
+                contents=[types.BlobResourceContents(uri=uri, mime_type=SCREENSHOT.mime_type, blob=blob)]
+            )
+        missing = "no screenshot yet"
+    elif uri == PAGE_SOURCE.uri:
+        source = served.last_source()
+        if source is not None:
+            text = types.TextResourceContents(uri=uri, mime_type=PAGE_SOURCE.mime_type, text=source)
+            return types.ReadResourceResult(contents=[text])
+        missing = "no screen observed yet"
+    else:
+        known = ", ".join(shown.uri for shown in RESOURCES)
+        raise MCPError(RESOURCE_NOT_FOUND, f"unknown resource {uri!r}; resources: {known}", {"uri": uri})
+    raise MCPError(RESOURCE_NOT_FOUND, f"{uri}: {missing}: {FIRST_STEP}", {"uri": uri, "next_step": FIRST_STEP})

@@ -1,0 +1,1 @@
+"""The VisualAgent command-file protocol, served on any device, and its sessions exported as scenarios."""

@@ -1,0 +1,62 @@
+"""A parsed document: plain data plus the source position of every node.
+
+Both readers (YAML and JSON) produce a `Document`, so validation can point at `line:column` for any JSON path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from visor.inputs.reading import Format
+
+#: A path into a document: mapping keys and sequence indexes, from the root.
+Path = tuple[str | int, ...]
+
+#: Deeper nesting is refused: real scenarios nest about six levels; parsers recurse.
+MAX_DEPTH = 64
+#: Documents whose nodes (after expanding YAML aliases) outnumber this are refused (alias bombs).
+MAX_NODES = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A 1-based line and column in a source file."""
+
+    line: int
+    column: int
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """The data of one file and where each node came from."""
+
+    name: str
+    format: Format
+    data: Any
+    positions: Mapping[Path, Position]
+
+    def position(self, path: Path) -> Position:
+        """Return the position of `path`, or of its nearest ancestor that has one."""
+        for end in range(len(path), -1, -1):
+            found = self.positions.get(path[:end])
+            if found is not None:
+                return found
+        return Position(1, 1)
+
+
+def format_path(path: Path) -> str:
+    """Render a path in the upstream form: `$.steps[0].args`."""
+    parts = ["$"]
+    for part in path:
+        parts.append(f"[{part}]" if isinstance(part, int) else f".{part}")
+    return "".join(parts)
+
+
+def dotted(path: Path) -> str:
+    """Render a path for messages, without the root: `steps[0].args.x`, `[0].path` for a list at the top."""
+    if not path:
+        return "scenario root"
+    shown = format_path(path)
+    return shown[2:] if shown.startswith("$.") else shown[1:]

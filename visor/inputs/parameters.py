@@ -1,0 +1,131 @@
+"""Parameters in scenarios: `${KEY}` in any text value, given with `-e KEY=VALUE`, `--env-file` or `--secret KEY`.
+
+A scenario says `value: ${USER_EMAIL}`; the run says `-e USER_EMAIL=ada@example.com` (or reads a dotenv file, or
+takes a secret from the environment). Every `${KEY}` of a scenario must be given: one that is not is an error
+of `visor validate` and of the run, at the value's line and column, never an empty string typed into a field.
+`$${` writes a literal `${`. Keys are letters, digits and underscores, not starting with a digit.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from visor.errors import InputError
+from visor.files import read_regular
+from visor.inputs.document import Document, Path
+from visor.inputs.issues import Issue, IssueCode, error
+from visor.inputs.reading import decode
+
+_REFERENCE = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_KEY_START = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}")
+#: An env file larger than this is not one (a thousand long values fit in it).
+MAX_ENV_BYTES = 1024 * 1024
+
+
+def substitute(document: Document, values: Mapping[str, str]) -> tuple[Document, list[Issue]]:
+    """Return the document with every `${KEY}` replaced by its value, and an issue per key not given."""
+    issues: list[Issue] = []
+
+    def walk(value: Any, path: Path) -> Any:
+        if isinstance(value, str):
+            return _text(value, path, values, issues)
+        if isinstance(value, dict):
+            return {key: walk(item, (*path, key)) for key, item in value.items()}
+        if isinstance(value, list):
+            return [walk(item, (*path, number)) for number, item in enumerate(value)]
+        return value
+
+    data = walk(document.data, ())
+    return (replace(document, data=data) if data is not document.data else document), issues
+
+
+def _text(text: str, path: Path, values: Mapping[str, str], issues: list[Issue]) -> str:
+    if "$" not in text:
+        return text
+
+    def one(found: re.Match[str]) -> str:
+        key = found.group(1)
+        if key is None:
+            return "${"
+        if key in values:
+            return values[key]
+        hint = f"give it: -e {key}=VALUE, a line {key}=VALUE in --env-file, or --secret {key}"
+        issues.append(error(IssueCode.UNKNOWN_REFERENCE, f"${{{key}}} is not given", path, hint=hint))
+        return found.group(0)
+
+    return _REFERENCE.sub(one, text)
+
+
+def parse_assignment(text: str) -> tuple[str, str]:
+    """Read `KEY=VALUE` (`-e`, or a line of an env file).
+
+    Raises:
+        InputError: no `=`, or a key that is not a name.
+    """
+    key, sep, value = text.partition("=")
+    key = key.strip()
+    if not sep or not _KEY.match(key):
+        raise InputError(
+            f"{text!r} is not KEY=VALUE (a key is letters, digits and _, not starting with a digit)",
+            next_step="Write it as KEY=VALUE, e.g. -e USER_EMAIL=ada@example.com.",
+        )
+    return key, value
+
+
+def read_env_file(path: str) -> dict[str, str]:
+    """Read a dotenv file: `KEY=VALUE` lines, `#` comments, blank lines, optional `export `, quotes stripped.
+
+    Raises:
+        InputError: the file cannot be read (`SourceError`), or a line is not KEY=VALUE.
+    """
+    lines = decode(read_regular(path, noun="env file", limit=MAX_ENV_BYTES), path).splitlines()
+    found: dict[str, str] = {}
+    for number, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        try:
+            key, value = parse_assignment(stripped.removeprefix("export ").strip())
+        except InputError as exc:
+            # The line is not quoted: it may hold a credential written the wrong way (`TOKEN: sk-…`).
+            start = _KEY_START.match(stripped.removeprefix("export ").strip())
+            named = f" (it starts {start.group()!r})" if start else ""
+            raise InputError(
+                f"{path}:{number}: the line is not KEY=VALUE{named}",
+                likely_cause="A `:` or a space instead of `=`, or a key that is not a name (letters, digits, _).",
+                next_step=exc.next_step,
+            ) from None
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        found[key] = value
+    return found
+
+
+def gather(
+    env_file: str | None, assignments: Sequence[str], secret_keys: Sequence[str], *, secret_flag: str = "--secret"
+) -> tuple[dict[str, str], tuple[str, ...]]:
+    """Return the `${KEY}` values a command line gives, and those to mask.
+
+    The env file comes first, then each `KEY=VALUE`, then the secrets (read from the environment).
+
+    Raises:
+        InputError: a value is not KEY=VALUE, the file cannot be read, or a secret's variable is not set.
+    """
+    given: dict[str, str] = read_env_file(env_file) if env_file is not None else {}
+    given |= dict(parse_assignment(text) for text in assignments)
+    hidden = []
+    for key in secret_keys:
+        if key not in os.environ:
+            raise InputError(
+                f"{secret_flag} {key}: the environment variable {key} is not set",
+                next_step=f"Set it (export {key}=…, or your CI's secret store), then run again.",
+            )
+        given[key] = os.environ[key]
+        hidden.append(os.environ[key])
+    return given, tuple(hidden)

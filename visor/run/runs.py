@@ -1,0 +1,415 @@
+"""Run a scenario file: load it, open the device, run the engine, feed its events to the reports, give the outcome.
+
+This is the one core call of `visor run`; `visor benchmark` (`visor.run.benchmark`) makes the same attempt
+run after run. The engine ends every run with `RunFinished`, also when it stopped early, so the reports are
+written as events arrive and from that last event: on Ctrl-C (or SIGTERM, SIGHUP: the CLI turns them into the
+same KeyboardInterrupt, the signal as its argument) the steps finished so far are reported (`summary.json` and
+the other reports are still written) and the envelope says INTERRUPTED. A handler that fails (a report that
+cannot be written) stops the run the same way: its failure is thrown into the engine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import dataclasses
+import inspect
+from collections.abc import Callable, Collection, Generator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO, Protocol
+
+from visor.clock import Clock, IdSource
+from visor.device.protocol import DeviceInfo
+from visor.engine.events import Event, RunFinished
+from visor.engine.runner import Capture, Observe, RunContext, RunSettings, resolve_settings, run_scenario
+from visor.errors import InputError, VisorError
+from visor.ext.appmap import learning as map_learning
+from visor.ext.appmap.learning import Learner, MapFreeze, learns_on
+from visor.ext.appmap.routing import MapRouter, router_for
+from visor.report.artifacts import ArtifactStore, OutputError, ReportWriter
+from visor.report.envelope import Outcome, masked
+from visor.report.html import MAP_PICTURE
+from visor.report.outcomes import run_outcome
+from visor.run.workers import Slot
+from visor.runtimes.opening import DeviceOptions, OpenedDevice, ScenarioDevice, open_for
+from visor.runtimes.registry import choose_runtime, in_process, scenario_folder
+from visor.scenario.loader import load_scenario
+from visor.scenario.scenario import Scenario
+from visor.steps.tree_free import tree_uses
+from visor.ui.escapes import printable
+from visor.ui.secrets import maskable
+from visor.watchdog import WallWatchdog
+
+DEFAULT_OUTPUT = "artifacts"
+
+
+class Handler(Protocol):
+    """Consumes engine events (the console progress, for instance)."""
+
+    def handle(self, event: Event) -> None:
+        """Take one event."""
+        ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunOptions(DeviceOptions):
+    """What the command line says about a run: the device (`DeviceOptions`), then the run itself."""
+
+    timeout_ms: float | None = None
+    output: str | None = None
+    seed: int | None = None
+    capture: Capture = "failures"
+    #: When the screen is read (`--observe`; None: `config.observe`, else after each step).
+    observe: Observe | None = None
+    #: A benchmark starts a new session for every run even where sessions are expensive.
+    fresh_session: bool = False
+    #: Use no app map (steps are never routed to another screen).
+    no_map: bool = False
+    #: Where app maps live (default: VISOR_APP_MAP_DIR, else .visor/maps).
+    map_dir: str | None = None
+    #: When a step's route fails or is unknown, explore for its target (and learn the map) before giving up.
+    repair: bool = False
+    #: The values of the scenarios' `${KEY}` parameters.
+    parameters: Mapping[str, str] = field(default_factory=dict)
+    #: Values that never appear in any output (`--secret`): masked in the envelope, artifacts and console.
+    secrets: tuple[str, ...] = ()
+    #: The devices `--workers` share out, one per worker process, the rest spares (`--server-url` or `--device`
+    #: repeated; see `visor.run.workers.pool_of`).
+    pool: tuple[Slot, ...] = ()
+
+
+@dataclass
+class Environment:
+    """Where runs take time, ids and standard input from."""
+
+    wall: Clock
+    ids: IdSource
+    stdin: BinaryIO | None = None
+
+
+class ScenarioInvalid(InputError):
+    """The scenario has errors; `visor validate` would list them."""
+
+
+def load_valid(path: str, env: Environment, parameters: Mapping[str, str] | None = None) -> Scenario:
+    """Load a scenario that must be valid to run.
+
+    Raises:
+        SourceError: the file cannot be read or parsed.
+        ScenarioInvalid: the scenario has errors (all of them in the error details).
+    """
+    result = load_scenario(path, env.stdin, parameters)
+    if result.scenario is not None:
+        return result.scenario
+    errors = [issue for issue in result.issues if issue.is_error]
+    first = errors[0]
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    raise ScenarioInvalid(
+        f"{result.document.name}:{first.line}:{first.column}: {first.code} {first.message}{more}",
+        likely_cause="The scenario does not validate, so it cannot run.",
+        next_step=f"Run `visor validate {path}` and fix every error it lists.",
+        details={"issues": [{**issue.to_dict(), "file": result.document.name} for issue in result.issues]},
+    )
+
+
+def _refuse_undecodable(path: str) -> None:
+    """Refuse a path holding bytes that are not UTF-8 (a suite met it in a folder): reports are UTF-8 text.
+
+    Raises:
+        InputError: the path names the first byte that is not.
+    """
+    for index, char in enumerate(path):
+        if "\udc80" <= char <= "\udcff":
+            raise InputError(
+                f"{printable(path)}: the file's name is not valid UTF-8 text (byte 0x{ord(char) - 0xDC00:02x} at"
+                f" index {index}); visor writes it into UTF-8 reports",
+                likely_cause="The file was named on a system with another encoding, or by a program writing bytes.",
+                next_step="Rename the file (or its folder) in UTF-8, then run it again.",
+            )
+
+
+def _option_warning(message: str, hint: str) -> dict[str, Any]:
+    """Return a warning about a command-line option, in the envelope's issue shape."""
+    return {"severity": "warning", "code": "INPUT_ERROR", "message": message, "path": "$", "hint": hint}
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedRun:
+    """A loaded scenario with the options to run it: what every attempt at it shares."""
+
+    scenario: Scenario
+    output: str
+    options: RunOptions
+    #: The app map every attempt starts from, when attempts must not learn from each other (`visor benchmark`).
+    freeze: MapFreeze | None = None
+
+    @classmethod
+    def load(cls, path: str, options: RunOptions, env: Environment) -> PreparedRun:
+        """Load the scenario (it must be valid) and choose the output folder.
+
+        Raises:
+            InputError: the path is not UTF-8 text (a suite found it in a folder), the scenario cannot be read
+                or is invalid, or its output folder's name holds a `--secret` value.
+        """
+        _refuse_undecodable(path)
+        scenario = load_valid(path, env, options.parameters)
+        output = options.output or scenario.config.artifacts_dir or DEFAULT_OUTPUT
+        if any(secret in output for secret in maskable(options.secrets)):
+            # A folder is named on disk as it is: a mask would name one that does not exist.
+            raise InputError(
+                "the output folder's name holds a --secret value",
+                likely_cause="config.artifactsDir (or --output) is built from a ${KEY} given as a secret.",
+                next_step="Name the output folder without the secret (a plain -e value, or a fixed name).",
+            )
+        return cls(scenario, output, options)
+
+    def device(self) -> ScenarioDevice:
+        """Return what the scenario says about its device."""
+        config = self.scenario.config
+        return ScenarioDevice(
+            config.runtime,
+            config.app,
+            config.capabilities or {},
+            scenario_folder(self.scenario.source),
+            self.scenario.meta.platform,
+        )
+
+    def warnings(self) -> list[dict[str, Any]]:
+        """Return the scenario's validation warnings as the envelope lists them (each with its file).
+
+        The command line's options this run does not use are warned about too.
+        """
+        found = [{**issue.to_dict(), "file": self.scenario.source} for issue in self.scenario.warnings]
+        return found + [{**warning, "file": self.scenario.source} for warning in self._unused_options()]
+
+    def _unused_options(self) -> list[dict[str, Any]]:
+        """Say which device options the simulated phone ignores, and a --platform against meta.platform."""
+        options, found = self.options, []
+        if in_process(choose_runtime(options.runtime, self.scenario.config.runtime)):
+            for flag, value in (("--server-url", options.server_url), ("--device", options.device)):
+                if value:
+                    message = f"{flag} is ignored: the scenario runs on the simulated phone"
+                    found.append(_option_warning(message, "Drop it, or pass --runtime appium to use it."))
+        declared = self.scenario.meta.platform
+        if options.platform and declared and options.platform != declared:
+            found.append(_option_warning(f"--platform {options.platform} overrides meta.platform ({declared})",
+                                         "The scenario says it is written for the other platform: expect its "
+                                         "selectors and keys to differ."))  # fmt: skip
+        return found
+
+    def settings(self, env: Environment) -> RunSettings:
+        """Resolve one attempt's settings (an unseeded scenario draws a fresh seed each time)."""
+        options = self.options
+        return resolve_settings(
+            self.scenario,
+            timeout_ms=options.timeout_ms,
+            seed=options.seed,
+            fresh_seed=env.ids.new_seed(),
+            capture=options.capture,
+            observe=options.observe,
+        )
+
+
+@dataclass
+class Attempt:
+    """One run of a scenario: its final event (a partial result when it stopped early) and the files it wrote."""
+
+    final: RunFinished
+    written: list[str]
+    #: The device the run used, left open for the next run (see `attempt`'s `keep`).
+    kept: OpenedDevice | None = None
+    #: The app map the run used (`data.run.map`), when it used one.
+    map: dict[str, Any] | None = None
+    #: The map's document as the run found it and as it left it (`benchmark --compare-map`).
+    map_states: tuple[dict[str, Any], dict[str, Any]] | None = None
+    #: What the run masked: `--secret` values, and what fields showed of them (`ArtifactStore.hide`).
+    secrets: tuple[str, ...] = ()
+
+
+def attempt(
+    prepared: PreparedRun,
+    env: Environment,
+    handlers: Sequence[Handler] = (),
+    shared: OpenedDevice | None = None,
+    *,
+    keep: bool = False,
+    concurrent: bool = False,
+) -> Attempt:
+    """Run once, on `shared` (left open) or on a device opened for this run.
+
+    With `keep`, a device whose sessions are expensive to start is left open too, and returned in `Attempt.kept`
+    for the next run; any other device is closed after the run. The run learns the app map from its taps
+    (`visor.ext.appmap.learning`) and writes it when it ends; a benchmark's run takes the map from the
+    prepared run's `freeze` instead, and leaves what it learnt there (the benchmark writes it once).
+    """
+    settings = prepared.settings(env)
+    watchdog = WallWatchdog.from_environment()
+    run_id = env.ids.new_id("run")
+    opened = shared or open_for(prepared.options, settings.effective_seed, env.wall, prepared.device())
+    held = shared is not None or (keep and opened.device.info.capabilities.expensive_sessions)
+    try:
+        refuse_tree_uses(prepared.scenario, opened.device.info)
+        if concurrent:
+            refuse_shared(opened.device.info)
+        folder = scenario_folder(prepared.scenario.source)
+        store = ArtifactStore(prepared.output, run_id, folder, secrets=prepared.options.secrets)
+        writer = ReportWriter(store)
+    except BaseException:  # a refusal, an unwritable folder, a signal: the session must not outlive the command
+        if shared is None:
+            with contextlib.suppress(KeyboardInterrupt):
+                opened.device.close()
+        raise
+    final: RunFinished | None = None
+    router = None
+    freeze = prepared.freeze
+    try:
+        choice = prepared.options
+        off, repair = choice.no_map, choice.repair
+        learns = learns_on(opened.device.info)
+        router = router_for(opened, choice.app_id, choice.map_dir, wall=env.wall, off=off, repair=repair,
+                            secrets=choice.secrets, hide=store.hide, learn=learns, freeze=freeze)  # fmt: skip
+        learner = learner_for(router, opened, env.wall, settings.timeout_us, lambda: store.secrets) if learns else ()
+        context = RunContext(opened.device, opened.clock, env.wall, store, run_id, watchdog=watchdog, router=router)
+        final = drive(run_scenario(prepared.scenario, settings, context), (writer, *handlers, *learner))
+        try:
+            keep_learnt(router, learner, env.wall, freeze)
+        except InputError as exc:  # the map not saved (too large to read back, a full disk): said, with the run
+            if final.reason is None:
+                final = unreported(final, exc)
+        if router is not None and router.used and (picture := router.picture()) is not None:
+            store.write(MAP_PICTURE, picture)
+    finally:
+        # After an interruption, a second signal may cut closing the session short (it is bounded anyway).
+        with contextlib.suppress(*((KeyboardInterrupt,) if final is None or final.interrupted else ())):
+            # A device opened here is closed, unless it is kept for the next run (which needs a run that ended).
+            if shared is None and (final is None or not held):
+                opened.device.close()
+            try:
+                writer.close()
+            except OutputError as exc:  # a full disk: the run's error, unless it already has one (or is raising)
+                if final is not None and final.reason is None:
+                    final = unreported(final, exc)
+    states = (router.initial, copy.deepcopy(router.map.document)) if router is not None else None
+    summary = router.summary() if router else None
+    return Attempt(final, store.written, opened if held else None, summary, states, store.secrets)
+
+
+def learner_for(
+    router: MapRouter | None, opened: OpenedDevice, wall: Clock, timeout_us: int, secrets: Callable[[], Collection[str]]
+) -> tuple[Learner, ...]:
+    """Return the handler that learns the map from a run's taps (none without a map, or a screen to read)."""
+    if router is None or not opened.device.info.capabilities.ui_tree:
+        return ()
+    return (Learner(router.map, opened.device, opened.clock, wall, timeout_us, secrets),)
+
+
+def keep_learnt(router: MapRouter | None, learner: Sequence[Learner], wall: Clock, freeze: MapFreeze | None) -> None:
+    """Write what a run (or a direct action) learnt into its map file, or keep it in a benchmark's `freeze`.
+
+    A map that did not exist is written only once it holds something: a run that learnt nothing leaves no file.
+
+    Raises:
+        InputError: the map would be too large to read back, or cannot be written.
+    """
+    if router is None:
+        return
+    lessons = [lesson for each in learner for lesson in each.lessons]
+    if freeze is not None:
+        freeze.keep(router.map, lessons, router.existed)
+        return
+    if router.map.changed and (router.existed or router.map.document["variants"]):
+        initial = router.initial if router.existed else None
+        router.written = map_learning.persist(router.map, initial, [lessons], wall) or router.written
+    router.map.changed = False
+
+
+def refuse_shared(info: DeviceInfo) -> None:
+    """Refuse to run scenarios at once on a device others would drive too (`--workers`).
+
+    Raises:
+        InputError: the device is not one of its own (a phone, an Appium server, an agent's folder).
+    """
+    if not info.capabilities.independent:
+        raise InputError(
+            f"--workers runs scenarios at once on devices of their own; the {info.runtime} runtime's device is shared",
+            likely_cause="Scenarios at once on one phone or one Appium server would drive the same device.",
+            next_step="Run it without --workers, or on --runtime sim.",
+        )
+
+
+def refuse_tree_uses(scenario: Scenario, info: DeviceInfo) -> None:
+    """Refuse, before any step runs, a scenario that needs a UI tree the device does not show.
+
+    Raises:
+        InputError: naming every step and assertion that needs the tree.
+    """
+    if info.capabilities.ui_tree:
+        return
+    needs = tree_uses(scenario)
+    if needs:
+        raise InputError(
+            f"{len(needs)} part(s) of the scenario need a UI tree, which the {info.runtime} runtime does not show: "
+            + "; ".join(needs),
+            likely_cause=f"The {info.runtime} runtime can only tap and drag at points, type into the focused "
+            "field, start apps, wait and take screenshots.",
+            next_step="Use coordinates (tap x/y, act drag) and waits in ms, and drop assertions on elements; or "
+            "run the scenario on a runtime that reads the page source (sim, appium).",
+            details={"needs_ui_tree": needs},
+        )
+
+
+def drive(events: Generator[Event, None, None], handlers: Sequence[Handler]) -> RunFinished:
+    """Feed each event to every handler in turn; return the run's final event.
+
+    When handling an event fails (a report cannot be written, Ctrl-C arrives), the failure is thrown into the
+    run, which stops and ends with its `RunFinished`, marked interrupted or errored. Should handling that last
+    event fail too, its reports are cut short but the outcome still comes: a full disk must not hide the
+    original error, and a second signal while the reports of an interrupted run are written stops writing them.
+    """
+    failure: BaseException | None = None
+    event: Event | None = None
+    while True:
+        # One try for the whole turn: a signal lands between any two instructions, also while no handler runs
+        # (just after the engine yielded), and must then reach the engine all the same.
+        try:
+            event = next(events) if failure is None else events.throw(failure)
+            failure = None
+            for handler in handlers:
+                handler.handle(event)
+            if isinstance(event, RunFinished):
+                return event
+        except (KeyboardInterrupt, VisorError) as exc:
+            if inspect.getgeneratorstate(events) == inspect.GEN_CLOSED:
+                raise  # it left the run itself (a second signal in its own ending): throwing it in again would spin
+            if not isinstance(event, RunFinished):
+                failure = exc
+                continue
+            if event.reason is None and isinstance(exc, OutputError):
+                return unreported(event, exc)  # the run ended, its reports (or their last part) not written
+            if event.reason is None:
+                failure = exc
+                continue
+            if isinstance(exc, OutputError) or (event.interrupted and isinstance(exc, KeyboardInterrupt)):
+                return event
+            raise
+
+
+def unreported(final: RunFinished, exc: InputError) -> RunFinished:
+    """Return the end of a run that ran to its end but whose files could not all be written: failed, saying why.
+
+    A full disk as the timeline is closed used to be a SYSTEM_ERROR without the run, and an app map that could
+    not be saved an INPUT_ERROR without it; each is the run's INPUT_ERROR, naming the file and the cause, with
+    the steps done.
+    """
+    result = dataclasses.replace(final.result, status="fail", error=exc.info())
+    return dataclasses.replace(final, result=result, reason=exc)
+
+
+def run_file(path: str, options: RunOptions, env: Environment, handlers: Sequence[Handler] = ()) -> Outcome:
+    """Run one scenario file and return the outcome for the envelope."""
+    prepared = PreparedRun.load(path, options, env)
+    done = attempt(prepared, env, handlers)
+    outcome = run_outcome(done.final, prepared.warnings(), done.written)
+    if done.map is not None and "run" in outcome.data:
+        outcome = dataclasses.replace(outcome, data={**outcome.data, "run": {**outcome.data["run"], "map": done.map}})
+    return masked(outcome, done.secrets)

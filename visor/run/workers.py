@@ -1,0 +1,428 @@
+"""Scenarios at once (`visor run --workers N`): worker processes, each driving a device of its own.
+
+A worker is a process forked from the suite's (it starts with visor imported and warm) that takes scenarios
+from a shared queue until there are none left. Without a pool, each scenario opens a device of its own (the
+simulated phone: one per run); with a pool (`--server-url` or `--device` repeated), a worker takes one device
+of the pool for its life, and the pool's other devices wait as spares.
+
+A device that cannot be used (TARGET_ERROR: its server or the phone is gone) does not fail its scenario: the
+worker retires the device and runs the scenario again on a spare; without one, it hands the scenario back and
+stops, and a worker with a device that works runs it. The row says so (`moved`). Only when every device of the
+pool is lost does the scenario fail, with the error it last had. Rows keep the suite's order.
+
+A worker that dies under a scenario (killed, out of memory: any end but its own) does not hang the suite: each
+worker notes in shared memory the scenario it took, so the suite sees which one it was running and reports it
+as a SYSTEM_ERROR row naming how the worker ended; the other workers take the rest.
+
+Workers run in the suite's process group, so a terminal's Ctrl-C reaches them as it reaches the suite, and the
+suite ends them however it ends (its own end, an error, Ctrl-C, SIGTERM, SIGHUP: told to stop, then terminated,
+then killed). A worker whose suite died without ending it (kill -9) stops too: on Linux the kernel kills it at
+once (`visor.children.die_with_parent`); elsewhere it stops before its next scenario, as soon as it sees its
+parent change, instead of running the rest of the suite for no one and then waiting for ever.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from visor.children import die_with_parent, parent_gone
+from visor.errors import ErrorCode, ErrorInfo, ExitCode, UsageError
+
+if TYPE_CHECKING:
+    from multiprocessing.context import ForkContext, ForkProcess
+
+    from visor.run.runs import RunOptions
+
+#: Ports a driver opens on the host for each device it drives: devices sharing one Appium server each need their
+#: own (UiAutomator2's `systemPort`, XCUITest's `wdaLocalPort`), else their sessions take each other's.
+PORT_BASES = {"appium:systemPort": 8200, "appium:wdaLocalPort": 8100}
+#: How long workers get, after Ctrl-C, to say what they finished before they are stopped.
+GRACE_S = 10.0
+#: How often the suite looks whether a worker died while it waits for results, and a worker whether its suite did.
+POLL_S = 0.5
+#: How long a worker that was terminated gets before it is killed.
+KILL_AFTER_S = 5.0
+#: How long the suite waits, once a worker died, with every other worker idle and nothing queued, before it
+#: counts the scenarios still without a result as lost with that worker (taken, but not yet noted as taken).
+LOST_AFTER_S = 5.0
+#: What a worker's entry in the shared table holds before it takes its first scenario.
+NONE_TAKEN = -1
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One device of a pool: the Appium server and the device a worker drives (None: the command's own)."""
+
+    server_url: str | None = None
+    device: str | None = None
+    #: Capabilities this device needs apart from the others (its own host ports), below the scenario's.
+    capabilities: Mapping[str, Any] = field(default_factory=dict)
+
+    def name(self) -> str:
+        """Say which device this is, as a row reports it."""
+        parts = [f"device {self.device}" if self.device else "", f"server {self.server_url}" if self.server_url else ""]
+        return " on ".join(part for part in parts if part)
+
+
+def pool_of(servers: Sequence[str], devices: Sequence[str]) -> tuple[Slot, ...]:
+    """Pair the servers and devices given (`--server-url`, `--device` repeated) into a pool.
+
+    One of each is no pool. Several servers: one slot each (with the device, if one was given). Several devices:
+    one slot each, on the one server (each with its own host ports), or on the server of the same rank.
+
+    Raises:
+        UsageError: several servers and several devices, in different numbers.
+    """
+    if len(servers) <= 1 and len(devices) <= 1:
+        return ()
+    if len(servers) > 1 and len(devices) > 1 and len(servers) != len(devices):
+        raise UsageError(
+            f"{len(servers)} --server-url and {len(devices)} --device cannot be paired",
+            next_step="Give one server for all devices, one device per server, or as many of each (paired by rank).",
+        )
+    if len(devices) <= 1:
+        return tuple(Slot(server, devices[0] if devices else None) for server in servers)
+    shared = len(servers) <= 1
+    return tuple(
+        Slot(
+            servers[rank] if len(servers) > 1 else (servers[0] if servers else None),
+            device,
+            {name: base + rank for name, base in PORT_BASES.items()} if shared else {},
+        )
+        for rank, device in enumerate(devices)
+    )
+
+
+#: What a worker sends back for a scenario: its rank in the suite and what `run_one` returned for it.
+Done = tuple[int, Any]
+#: Runs one scenario (path, options, concurrent) and returns its row first; a worker calls it.
+RunOne = Callable[[str, "RunOptions", bool], tuple[dict[str, Any], Any, list[str]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """A scenario for a worker: its rank in the suite, its file, and the devices it was moved off."""
+
+    rank: int
+    path: str
+    moved: tuple[dict[str, Any], ...] = ()
+
+
+def run_at_once(
+    paths: Sequence[str],
+    options: RunOptions,
+    processes: int,
+    run_one: RunOne,
+    done: Callable[[int, dict[str, Any]], None] = lambda _rank, _row: None,
+) -> tuple[list[Any], KeyboardInterrupt | None]:
+    """Run the scenarios in `processes` worker processes; return what `run_one` returned for each, in order.
+
+    `done` is told of each scenario as it finishes: how many have, and its row. Returns too the Ctrl-C (or other
+    stopping signal) that stopped the suite, if one did; then only the scenarios that finished are returned.
+    """
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    tasks, results, spares = context.Queue(), context.Queue(), context.Queue()
+    stop = context.Event()
+    # Each worker is handed its device; the queues are fed only once every worker is forked (a queue's feeding
+    # thread must not be running while the suite forks).
+    own = [options.pool[rank] if rank < len(options.pool) else None for rank in range(processes)]
+    parent = os.getpid()
+    # Each worker's entry: the rank of the scenario it took last (written before it runs it: no feeder thread).
+    taken = context.Array("q", [NONE_TAKEN] * processes, lock=False)
+    workers = [
+        _start(context, (index, taken), slot, parent, tasks, results, spares, stop, options, run_one)
+        for index, slot in enumerate(own)
+    ]
+    for slot in options.pool[processes:]:
+        spares.put(slot)
+    for rank, path in enumerate(paths):
+        tasks.put(Task(rank, path))
+    tasks.cancel_join_thread()  # scenarios no worker took (after Ctrl-C) must not hold the suite's exit
+    finished: dict[int, Any] = {}
+    interrupted: KeyboardInterrupt | None = None
+    try:
+        _collect(finished, paths, Crew(workers, taken, tasks), results, done)
+    except KeyboardInterrupt as exc:
+        interrupted = exc
+        stop.set()
+        _drain(finished, workers, results, done)
+    finally:
+        for _ in workers:
+            tasks.put(None)
+        _end(workers)
+    if interrupted is None and len(finished) < len(paths):
+        handed_back = _handed_back(tasks)
+        for rank, path in enumerate(paths):  # every device was lost: what is left says what it last met
+            if rank not in finished:
+                finished[rank] = _left(path, handed_back.get(rank))
+    return [finished[rank] for rank in sorted(finished)], interrupted
+
+
+def _start(context: ForkContext, *args: Any) -> ForkProcess:
+    process = context.Process(target=_work, args=args, daemon=True)
+    process.start()
+    return process
+
+
+@dataclass
+class Crew:
+    """The workers as the suite watches them: their processes, the scenario each took last, the queue they take from."""
+
+    workers: Sequence[Any]
+    taken: Any
+    tasks: Any
+    #: How long every worker left has been idle with nothing queued, since one died (s).
+    idle_s: float = 0.0
+
+    def alive(self) -> bool:
+        """Say whether any worker still runs."""
+        return any(worker.is_alive() for worker in self.workers)
+
+    def died(self) -> list[tuple[int, Any]]:
+        """Return each worker that ended other than by itself (a signal, a crash), with its index."""
+        return [(index, w) for index, w in enumerate(self.workers) if not w.is_alive() and w.exitcode not in (0, None)]
+
+    def lost(self, finished: Mapping[int, Any], total: int) -> dict[int, Any]:
+        """Return the scenarios lost with a worker that died, by rank, each with the worker that had it.
+
+        A dead worker's last scenario without a result is lost. One taken but not yet noted (a worker killed as it
+        took it) is counted lost once every worker left has been idle, nothing queued, for `LOST_AFTER_S`.
+        """
+        dead = self.died()
+        lost = {self.taken[index]: worker for index, worker in dead if self.taken[index] not in (NONE_TAKEN, *finished)}
+        if not dead:
+            return lost
+        busy = any(
+            worker.is_alive() and self.taken[index] not in (NONE_TAKEN, *finished)
+            for index, worker in enumerate(self.workers)
+        )
+        self.idle_s = 0.0 if busy or lost or not self.tasks.empty() else self.idle_s + POLL_S
+        if self.idle_s >= LOST_AFTER_S:
+            lost |= {rank: dead[0][1] for rank in range(total) if rank not in finished}
+        return lost
+
+
+def _collect(
+    finished: dict[int, Any], paths: Sequence[str], crew: Crew, results: Any, done: Callable[[int, Any], None]
+) -> None:
+    """Take results until every scenario has one, or no worker is left to run what remains.
+
+    A scenario whose worker died under it gets a SYSTEM_ERROR row (once what that worker sent is taken).
+    """
+    while len(finished) < len(paths):
+        try:
+            message = results.get(timeout=POLL_S)
+        except queue.Empty:
+            for message in _drained(results, 0.0):  # what a worker sent just before it ended
+                _take(finished, message, done)
+            for rank, worker in crew.lost(finished, len(paths)).items():
+                _take(finished, (rank, _died(paths[rank], worker)), done)
+            if not crew.alive():
+                for message in _drained(results, POLL_S):
+                    _take(finished, message, done)
+                return
+            continue
+        _take(finished, message, done)
+
+
+def _died(path: str, worker: Any) -> Any:
+    """Return the row of a scenario whose worker process died while running it."""
+    code = worker.exitcode
+    how = f"was killed by {_signal_name(-code)}" if code is not None and code < 0 else f"exited with status {code}"
+    error = ErrorInfo(
+        code=str(ErrorCode.SYSTEM_ERROR),
+        message=f"the worker process running it (pid {worker.pid}) {how}; the scenario did not finish",
+        likely_cause="Something outside the suite ended the worker (kill -9, the out-of-memory killer), or it crashed.",
+        next_step=f"Run it again on its own (`visor run {path}`); the other scenarios ran on the workers left.",
+    )
+    row = {"path": path, "name": path, "tags": [], "status": "error", "exit_code": int(ExitCode.ERROR),
+           "error": error.to_dict()}  # fmt: skip
+    return row, (error, ()), []
+
+
+def _signal_name(number: int) -> str:
+    import signal
+
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _take(finished: dict[int, Any], message: Done, done: Callable[[int, Any], None]) -> None:
+    rank, ran = message
+    if rank in finished:  # a row already given (a worker's late result after it was counted as lost)
+        return
+    finished[rank] = ran
+    done(len(finished), ran[0])
+
+
+def _drain(finished: dict[int, Any], workers: Sequence[Any], results: Any, done: Callable[[int, Any], None]) -> None:
+    """After Ctrl-C: take what the workers still report (their runs end as interrupted), for a bounded time."""
+    waited = 0.0
+    while waited < GRACE_S and any(worker.is_alive() for worker in workers):
+        try:
+            with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C: keep collecting, bounded all the same
+                _take(finished, results.get(timeout=POLL_S), done)
+                continue
+        except queue.Empty:
+            pass
+        waited += POLL_S
+    for message in _drained(results, 0.0):
+        _take(finished, message, done)
+
+
+def _end(workers: Sequence[Any]) -> None:
+    """Let the workers end (they were sent their stop), terminate any that does not in time, then kill it."""
+    for worker in workers:
+        worker.join(timeout=GRACE_S)
+        if worker.is_alive():
+            worker.terminate()
+            worker.join(timeout=KILL_AFTER_S)
+        if worker.is_alive():
+            worker.kill()
+            worker.join(timeout=KILL_AFTER_S)
+
+
+def _drained(source: Any, timeout_s: float) -> Iterator[Any]:
+    """Yield what a queue holds until it has been empty for `timeout_s` (0: until it is empty now)."""
+    while True:
+        try:
+            yield source.get(timeout=timeout_s) if timeout_s else source.get_nowait()
+        except queue.Empty:
+            return
+
+
+def _handed_back(tasks: Any) -> dict[int, Task]:
+    """Return the scenarios left in the queue (handed back by workers whose device was lost), by rank."""
+    return {task.rank: task for task in _drained(tasks, POLL_S) if task is not None}
+
+
+def _left(path: str, task: Task | None) -> Any:
+    """Return the row of a scenario no device was left to run."""
+    moved = task.moved if task is not None else ()
+    error = {
+        "code": "TARGET_ERROR",
+        "message": "no worker was left to run it",
+        "likely_cause": "Every worker process ended early.",
+        "next_step": "Run the suite again; if it happens again, run it without --workers.",
+    }
+    if moved:
+        last = moved[-1]["error"]
+        error = {**last, "message": f"every device of the pool was lost; the last said: {last['message']}"}
+    row = {"path": path, "name": path, "tags": [], "status": "error", "exit_code": int(ExitCode.ERROR),
+           "error": error}  # fmt: skip
+    if moved:
+        row["moved"] = list(moved)
+    return row, None, []
+
+
+def _work(place: tuple[int, Any], slot: Slot | None, parent: int, *queues_and_run: Any) -> None:
+    """Run scenarios in a worker process until told to stop (Ctrl-C ends the run under way, then the worker).
+
+    The worker dies with the suite (`parent`): killed by the kernel where it can, else at its next scenario.
+    """
+    die_with_parent()
+    with contextlib.suppress(KeyboardInterrupt):
+        tasks, results, spares, stop, options, run_one = queues_and_run
+        _serve(slot, parent, tasks, results, spares, stop, options, run_one, place)
+
+
+def _serve(
+    slot: Slot | None,
+    parent: int,
+    tasks: Any,
+    results: Any,
+    spares: Any,
+    stop: Any,
+    options: RunOptions,
+    run_one: RunOne,
+    place: tuple[int, Any] | None = None,
+) -> None:
+    """Take scenarios until told to stop, or until the suite is gone; move a scenario off a device that is lost.
+
+    `place` is the worker's entry in the suite's table, where it notes the scenario it takes before it runs it.
+    """
+    pooled = slot is not None
+    while not stop.is_set():
+        task = _next(tasks, parent)
+        if task is None:
+            if parent_gone(parent):
+                results.cancel_join_thread()  # no one reads them: exiting must not wait to hand them over
+            return
+        _note(place, task.rank)
+        ran = _run(task, slot, options, run_one)
+        while pooled and _lost(ran[0]):
+            assert slot is not None
+            task = replace(task, moved=(*task.moved, {"from": slot.name(), "error": ran[0]["error"]}))
+            slot = _spare(spares)
+            if slot is None:  # no spare: another worker, whose device works, takes it
+                _note(place, NONE_TAKEN)
+                tasks.put(task)
+                return
+            ran = _run(task, slot, options, run_one)
+        results.put((task.rank, ran))
+        if ran[0]["status"] == "interrupted":
+            return
+
+
+def _note(place: tuple[int, Any] | None, rank: int) -> None:
+    """Note in the suite's table the scenario this worker runs (shared memory: seen at once, even if it dies)."""
+    if place is not None:
+        index, table = place
+        table[index] = rank
+
+
+def _next(tasks: Any, parent: int) -> Task | None:
+    """Return the next scenario; None when told to stop, or when the suite that started this worker is gone."""
+    while not parent_gone(parent):
+        try:
+            task: Task | None = tasks.get(timeout=POLL_S)
+        except queue.Empty:
+            continue
+        return task
+    return None
+
+
+def _spare(spares: Any) -> Slot | None:
+    try:  # waits a little: the suite feeds the spares just after forking the workers
+        slot: Slot = spares.get(timeout=1.0)
+    except queue.Empty:
+        return None
+    return slot
+
+
+def _run(task: Task, slot: Slot | None, options: RunOptions, run_one: RunOne) -> tuple[dict[str, Any], Any, list[str]]:
+    """Run a task's scenario on the worker's device (its own clock and ids); say where it was moved from."""
+    if slot is not None:
+        options = replace(
+            options,
+            server_url=slot.server_url or options.server_url,
+            device=slot.device or options.device,
+            capabilities={**options.capabilities, **slot.capabilities},
+        )
+    row, result, written = run_one(task.path, options, slot is None)
+    if task.moved:
+        row = {**row, "moved": list(task.moved)}
+    return row, result, written
+
+
+def _lost(row: Mapping[str, Any]) -> bool:
+    """Say whether a scenario ended because its device cannot be used (not because of the scenario)."""
+    error = row.get("error")
+    return row["status"] == "error" and isinstance(error, Mapping) and error.get("code") == "TARGET_ERROR"
+
+
+def processes_for(workers: int, on_this_cpu: bool) -> int:
+    """Return how many worker processes to start: devices run on this machine's CPU get no more than its cores."""
+    return max(1, min(workers, os.cpu_count() or 1)) if on_this_cpu else workers
+
+
+__all__ = ["PORT_BASES", "Slot", "Task", "pool_of", "processes_for", "run_at_once"]

@@ -1,0 +1,553 @@
+"""The Appium runtime: the device protocol over a WebDriver session with an Appium 2/3 server.
+
+One session per run (a benchmark keeps it for every run unless told otherwise); it is always closed, also on
+errors and Ctrl-C. A lost session is recreated once and the step runs again. Taps and gestures are W3C pointer
+actions (one to five fingers); text goes to the target element (found natively by its resource id,
+accessibility id, or XPath) or to the focused one; keys are Android key codes or iOS buttons. Native actions
+run the driver command `native.py` maps them to, on the element found natively; apps are launched and stopped
+with the drivers' `mobile:` app commands.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+from visor.device.data import DeviceData
+from visor.device.protocol import (
+    Capabilities,
+    DeviceInfo,
+    ElementHandle,
+    InputRejected,
+    Key,
+    NativeAction,
+    NativeElement,
+    NativeFound,
+    Observation,
+    PathPoint,
+    SessionRestarted,
+    UnsupportedInput,
+)
+from visor.errors import ActionError, TargetError
+from visor.runtimes.appium import native
+from visor.runtimes.appium.capabilities import AppiumSettings, build_capabilities
+from visor.runtimes.appium.described import described, find_described, settings_for
+from visor.runtimes.appium.error_mapping import START, SessionLost, client_missing, mapped
+from visor.runtimes.appium.locators import NATIVE_STRATEGIES, exact_locator, locator, selector_locator
+from visor.ui.geometry import Point, Rect, Size
+from visor.ui.source import PageSourceError, parse_xml
+from visor.ui.tree import Node
+
+if TYPE_CHECKING:
+    from appium.webdriver.webdriver import WebDriver
+    from appium.webdriver.webelement import WebElement
+
+    from visor.runtimes.appium.transport import DeadlineConnection
+
+#: Android key codes (android.view.KeyEvent).
+ANDROID_KEYS = {Key.BACK: 4, Key.HOME: 3, Key.APP_SWITCH: 187, Key.ENTER: 66}
+TAP_MS = 60
+#: A real device: wall time, page sources reused for 0.1 s, apps it may not list (launchable by id all the same),
+#: and a session that takes seconds to start.
+CAPABILITIES = Capabilities(expensive_sessions=True, element_handles=True)
+#: The attribute naming an element's class, by platform (UiAutomator2's `class`, XCUITest's `type`).
+_CLASS_ATTRIBUTE = {"android": "class", "ios": "type"}
+
+
+class AppiumDevice:
+    """A phone, emulator or simulator behind an Appium server."""
+
+    def __init__(self, settings: AppiumSettings, *, installed_drivers: Any = None) -> None:
+        self.settings = settings
+        self.capabilities = build_capabilities(settings)
+        self._installed_drivers = installed_drivers
+        self._driver: WebDriver | None = None
+        self._info: DeviceInfo | None = None
+        #: The phone's data through adb, made when first asked for.
+        self._data: DeviceData | None = None
+        #: Native strategies the driver answered "unknown" to, with what it said.
+        self._refused: dict[str, str] = {}
+        #: The element the last `type_text` typed into (read back by `typed_text`).
+        self._typed: WebElement | None = None
+        #: The elements found for `find_element`, by reference (the last find's only).
+        self._handles: dict[str, WebElement] = {}
+        #: The app's package as the last page source showed it (completes short resource ids).
+        self._package = settings.app_id or ""
+        self.sessions = 0
+        self._start()
+
+    # -- session -------------------------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        """Create a session and read the device's size; on any failure, delete the session the server created."""
+        client = appium_client()
+        settings = self.settings
+        config = client.config(
+            remote_server_addr=settings.server_url,
+            keep_alive=True,
+            timeout=settings.connection_timeout_s,
+            username=settings.username,
+            password=settings.password,
+        )
+        executor = client.connection(
+            config,
+            request_s=settings.connection_timeout_s,
+            connect_s=settings.connect_timeout_s,
+            shown=settings.public_url,
+        )
+        options = client.options().load_capabilities(self.capabilities)
+        try:
+            with self._mapped(START):
+                driver = client.remote(executor, options=options)
+                size = _window_size(driver.get_window_rect())
+                returned = driver.capabilities if isinstance(driver.capabilities, dict) else {}
+                platform = self.settings.platform or _platform(returned)
+                _describe_finds(driver, platform, returned)
+        except BaseException:
+            # The server may have created the session before the failure (or Ctrl-C): a device farm would keep
+            # the phone until the session's newCommandTimeout, so it is deleted here, within its deadline.
+            _discard(executor)
+            raise
+        self._driver = driver
+        self.sessions += 1
+        name = str(returned.get("deviceName") or returned.get("appium:deviceName") or settings.device or "appium")
+        self._package = self._package or str(returned.get("appPackage") or returned.get("appium:appPackage") or "")
+        self._info = DeviceInfo(
+            platform=platform,
+            name=name,
+            runtime="appium",
+            size=size,
+            model=str(returned.get("deviceModel") or returned.get("automationName") or ""),
+            app_id=settings.app_id or "",
+            native_actions=native.native_actions(platform),
+            capabilities=replace(CAPABILITIES, native_locators=frozenset(NATIVE_STRATEGIES.get(platform, {}))),
+        )
+
+    def _mapped(self, operation: str) -> contextlib.AbstractContextManager[None]:
+        """Translate the client's exceptions while doing `operation` (errors.py), secrets scrubbed."""
+        settings = self.settings
+        return mapped(operation, settings.public_url, self._installed_drivers, secrets=settings.secrets)
+
+    def _call(self, operation: str, action: Any) -> Any:
+        """Run one WebDriver command; on a lost session start a new one and ask for the step to run again."""
+        try:
+            with self._mapped(operation):
+                return action(self.driver)
+        except SessionLost as lost:
+            self._quit()
+            self._start()
+            raise SessionRestarted(
+                f"the Appium session was lost while trying to {operation} and was recreated ({lost})",
+                next_step="If this repeats, raise appium:newCommandTimeout or check the device's connection.",
+            ) from None
+
+    @property
+    def driver(self) -> WebDriver:
+        """Return the live session."""
+        if self._driver is None:
+            raise TargetError("the Appium session is closed", next_step="Run the scenario again.")
+        return self._driver
+
+    @property
+    def session_id(self) -> str:
+        """Return the current session's id."""
+        return str(self.driver.session_id)
+
+    # -- observe --------------------------------------------------------------------------------------------
+
+    @property
+    def info(self) -> DeviceInfo:
+        """Describe the device (read once, when the session started)."""
+        assert self._info is not None
+        return self._info
+
+    def observe(self) -> Observation:
+        """Read the page source and parse it."""
+        xml = str(self._call("read the page source", lambda d: d.page_source))
+        try:
+            tree = parse_xml(xml)
+        except PageSourceError as exc:
+            raise ActionError(str(exc), likely_cause="The driver returned a page source visor cannot read.") from None
+        self._package = tree.package or self._package
+        return Observation(tree, xml)
+
+    def screenshot(self) -> bytes:
+        """Take a screenshot."""
+        return bytes(self._call("take a screenshot", lambda d: d.get_screenshot_as_png()))
+
+    def busy_ms(self) -> int:
+        """Real devices report no busy time: the drivers wait for the app to idle themselves."""
+        return 0
+
+    def find_element(self, kind: str, value: str) -> ElementHandle | None:
+        """Find a selector's elements with the driver's locators; return the first, by reference (None: none).
+
+        Raises:
+            UnsupportedInput: the selector has no driver locator (it needs the tree), or the driver lacks it.
+        """
+        found = selector_locator(self.info.platform, kind, value, self._package)
+        if found is None:
+            raise UnsupportedInput(f"{kind}= needs the screen's tree")
+        strategy, expression = found
+        elements = self._find_all(strategy, expression)
+        if not elements:
+            return None
+        first = elements[0][0]
+        self._handles = {str(first.id): first}
+        return ElementHandle(str(first.id), len(elements), strategy, expression)
+
+    def click_element(self, handle: ElementHandle) -> None:
+        """Click an element found by `find_element`."""
+        self._call("click the element", lambda d: self._handle(handle).click())
+
+    def type_into_element(self, handle: ElementHandle, text: str) -> None:
+        """Send keys to an element found by `find_element`."""
+        self._call("type into the element", lambda d: self._handle(handle).send_keys(text))
+
+    def element_text(self, handle: ElementHandle) -> str:
+        """Read the text of an element found by `find_element`."""
+        return str(self._call("read the element's text", lambda d: self._handle(handle).text) or "")
+
+    def _find_all(self, strategy: str, expression: str) -> list[tuple[WebElement, Mapping[str, Any]]]:
+        """Find elements by a driver strategy, each with its answer (one refused as unknown is not asked again).
+
+        Raises:
+            UnsupportedInput: the driver does not know the strategy (now, or earlier in this session).
+            InputRejected: the driver refused the expression.
+        """
+        refused = self._refused.get(strategy)
+        if refused is not None:
+            raise UnsupportedInput(refused)
+        try:
+            found: list[tuple[WebElement, Mapping[str, Any]]] = self._call(
+                f"find elements by {strategy}", lambda d: find_described(d, strategy, expression)
+            )
+        except UnsupportedInput as exc:
+            self._refused[strategy] = f"the driver does not know the {strategy!r} strategy ({exc.message})"
+            raise UnsupportedInput(self._refused[strategy]) from None
+        return found
+
+    def _handle(self, handle: ElementHandle) -> WebElement:
+        element = self._handles.get(handle.ref)
+        if element is None:
+            raise InputRejected("the element found is no longer known", next_step="Find the element again.")
+        return element
+
+    def find_native(self, kind: str, expression: str, limit: int) -> NativeFound:
+        """Find elements with the driver's own strategy for `kind`; read the box and class of the first `limit`.
+
+        A strategy the driver answered "unknown" to is not asked again in this session.
+
+        Raises:
+            UnsupportedInput: the driver does not know the strategy.
+            InputRejected: the driver refused the expression.
+        """
+        strategy = NATIVE_STRATEGIES.get(self.info.platform, {}).get(kind)
+        if strategy is None:
+            raise UnsupportedInput(f"{kind}= is not resolved natively on {self.info.platform}")
+        elements = self._find_all(strategy, expression)
+        platform = self.info.platform
+        attribute = _CLASS_ATTRIBUTE.get(platform, "class")
+
+        def describe(driver: WebDriver) -> tuple[NativeElement, ...]:
+            # The find's answer carries box and class where the driver honours the session's settings.
+            first = elements[:limit]
+            return tuple(described(raw, platform) or _native_element(found, attribute) for found, raw in first)
+
+        return NativeFound(len(elements), self._call(f"read the elements found by {strategy}", describe), strategy)
+
+    # -- input -------------------------------------------------------------------------------------------------
+
+    def tap(self, point: Point) -> None:
+        """Tap with one finger (W3C pointer actions)."""
+        self.gesture([[PathPoint(point.x, point.y, 0), PathPoint(point.x, point.y, TAP_MS)]])
+
+    def gesture(self, fingers: Sequence[Sequence[PathPoint]]) -> None:
+        """Move one to five fingers along their paths, in one W3C actions request."""
+        if not 1 <= len(fingers) <= 5 or any(not path for path in fingers):
+            raise InputRejected("a gesture needs one to five fingers, each with at least one point")
+        payload = {"actions": [_finger(f"finger{index + 1}", path) for index, path in enumerate(fingers)]}
+        self._call("perform pointer actions", lambda d: d.execute("actions", payload))
+
+    def type_text(self, text: str, into: Node | None = None) -> None:
+        """Send text to `into` (found natively) or to the focused element."""
+        self._typed = None
+
+        def send(driver: WebDriver) -> None:
+            element: Any = self._element(driver, into) if into is not None else _focused(driver, "type into")
+            element.send_keys(text)
+            self._typed = element
+
+        self._call("type into the element" if into is not None else "type into the focused element", send)
+
+    def typed_text(self) -> str | None:
+        """Read the text of the element the last `type_text` typed into (None: it is gone, or none is known)."""
+        element = self._typed
+        if element is None:
+            return None
+        try:
+            return str(self._call("read the typed field's text", lambda d: element.text) or "")
+        except InputRejected:  # gone: typing submitted the form, or the screen changed
+            return None
+
+    def perform(self, node: Node, action: NativeAction) -> None:
+        """Run the driver command mapped to `action` (native.py) on the element observed as `node`.
+
+        Raises:
+            UnsupportedInput: the platform has no command for the action (nothing was sent).
+            InputRejected: a wrong argument or element (nothing was sent), or the element is gone or refuses.
+        """
+        platform = self.info.platform
+        if action.name not in self.info.native_actions:
+            raise native.unsupported(platform, action.name)
+        native.check(platform, action, node)
+
+        def run(driver: WebDriver) -> None:
+            element = self._element(driver, node)
+            for step in native.native_command(platform, action, str(element.id), node):
+                _run(driver, element, step)
+
+        self._call(f"perform {action.name.value} on {node.describe()}", run)
+
+    def _element(self, driver: WebDriver, node: Node) -> WebElement:
+        """Find `node` natively: by its id when that is unique on the screen, else by its exact place."""
+        platform = self.info.platform
+        found: list[WebElement] = []
+        for by, value in dict.fromkeys((locator(platform, node), exact_locator(platform, node))):
+            found = driver.find_elements(by, value)
+            if len(found) == 1:
+                return found[0]
+        raise InputRejected(
+            f"{node.describe()} is {'not' if not found else 'no longer uniquely'} on the screen",
+            likely_cause="The screen changed since it was last read.",
+            next_step="Read the screen again and retarget the element.",
+        )
+
+    def press_key(self, key: Key) -> None:
+        """Press a key: Android key codes; on iOS only home and enter exist; lock and unlock on both."""
+        if key is Key.LOCK:
+            self._call("lock the screen", lambda d: d.lock())
+            return
+        if key is Key.UNLOCK:
+            self._call("unlock the screen", lambda d: d.unlock())
+            return
+        if self.info.platform == "ios":
+            if key is Key.HOME:
+                self._call("press home", lambda d: d.execute_script("mobile: pressButton", {"name": "home"}))
+            elif key is Key.ENTER:
+                self._call("press enter", lambda d: _focused(d, "press enter in").send_keys("\n"))
+            else:
+                raise UnsupportedInput(
+                    f"iOS has no {key.value} key",
+                    likely_cause="iOS devices have no back or app-switch button.",
+                    next_step=(
+                        "Tap the app's own back button instead (e.g. accessibility=Back); "
+                        "to switch apps, use manage_app (launch)."
+                    ),
+                )
+            return
+        code = ANDROID_KEYS[key]
+        self._call(f"press {key.value}", lambda d: d.press_keycode(code))
+
+    def open_url(self, url: str) -> None:
+        """Open a deep link in the app under test (or let the system choose the app)."""
+        app = self.settings.app_id
+        if app:
+            name = "bundleId" if self.info.platform == "ios" else "package"
+            self._call("open a deep link", lambda d: d.execute_script("mobile: deepLink", {"url": url, name: app}))
+        else:
+            self._call("open a URL", lambda d: d.get(url))
+
+    def installed_apps(self) -> Mapping[str, str]:
+        """Return the app under test (id -> id): listing every app is neither cheap nor the same everywhere."""
+        app = self.settings.app_id
+        return {app: app} if app else {}
+
+    def launch_app(self, app_id: str) -> None:
+        """Start an app, or bring it to the front when it runs."""
+        self._app_command("start", "launch", app_id)
+
+    def stop_app(self, app_id: str) -> None:
+        """Stop an app (Android: force-stop; iOS: XCTest's terminate)."""
+        self._app_command("stop", "stop", app_id)
+
+    def reset_app(self) -> None:
+        """Terminate and start the app under test again."""
+        app = self.settings.app_id
+        if not app:
+            raise InputRejected(
+                "resetting the app needs its id",
+                likely_cause="No --app-id, config.app or VISOR_ANDROID_APP_PACKAGE / VISOR_IOS_BUNDLE_ID was given.",
+                next_step="Pass --app-id com.example.app.",
+            )
+        self.stop_app(app)
+        self.launch_app(app)
+
+    def device_data(self) -> DeviceData:
+        """Return an Android phone's data, through adb (its serial is the session's device).
+
+        Raises:
+            UnsupportedInput: not an Android phone that adb reaches (an iOS device, a remote farm).
+        """
+        serial = self.settings.device
+        if self.settings.platform != "android" or not serial:
+            raise UnsupportedInput(
+                "the phone's personal data (photos, calendar, files…) is read through adb, on Android phones only",
+                next_step="Pass --device SERIAL for an Android phone adb lists, or use the simulated phone "
+                "(--runtime sim, with --profile).",
+            )
+        if self._data is None:
+            from visor.runtimes.adb import Adb
+            from visor.runtimes.appium.android_data import AndroidData
+
+            self._data = AndroidData(Adb(serial))
+        return self._data
+
+    def _app_command(self, operation: str, verb: Literal["launch", "stop"], app_id: str) -> None:
+        if not app_id:
+            raise InputRejected(f"to {operation} an app visor needs its id", next_step="Give its package or bundle id.")
+        step = native.app_command(self.info.platform, verb, app_id)
+        self._call(f"{operation} the app {app_id}", lambda d: d.execute_script(step.script, dict(step.args)))
+
+    def close(self) -> None:
+        """End the session (quietly: a session already gone is not an error)."""
+        self._quit()
+
+    def _quit(self) -> None:
+        driver, self._driver = self._driver, None
+        if driver is not None:
+            with contextlib.suppress(Exception):  # closing must never hide the run's own outcome
+                driver.quit()
+
+
+@dataclass(frozen=True, slots=True)
+class AppiumClient:
+    """The parts of Appium-Python-Client a session is made of (imported when the first session starts)."""
+
+    config: Any
+    connection: Any
+    options: Any
+    remote: Any
+
+
+def appium_client() -> AppiumClient:
+    """Import the Appium client library.
+
+    Raises:
+        TargetError: it is not installed (visor's plain install has only the simulated device).
+    """
+    try:
+        from appium import webdriver
+        from appium.options.common import AppiumOptions
+        from appium.webdriver.client_config import AppiumClientConfig
+
+        from visor.runtimes.appium.transport import DeadlineConnection
+    except ImportError as exc:
+        raise client_missing(exc) from None
+    return AppiumClient(AppiumClientConfig, DeadlineConnection, AppiumOptions, webdriver.Remote)
+
+
+def _discard(executor: DeadlineConnection) -> None:
+    """Delete the session the server created, if it did; never raises (but lets Ctrl-C through)."""
+    session = executor.created_session
+    untyped: Any = executor  # selenium's methods are untyped
+    with contextlib.suppress(Exception):
+        if session is not None:
+            untyped.execute("quit", {"sessionId": session})
+    with contextlib.suppress(Exception):
+        untyped.close()
+
+
+#: The largest screen side visor believes, in pixels (a reply beyond it is not a screen size).
+MAX_SIDE = 100_000
+
+
+def _window_size(rect: Any) -> Size:
+    """Read the window rect the server returned.
+
+    Raises:
+        BadReply: not an object with a positive width and height.
+    """
+    from visor.runtimes.appium.transport import BadReply
+
+    sides: list[int] = []
+    for key in ("width", "height"):
+        value = rect.get(key) if isinstance(rect, dict) else None
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_SIDE:
+            raise BadReply(f"the window rect {str(rect)[:120]!r} has no usable {key}")
+        sides.append(round(value))
+    return Size(max(1, sides[0]), max(1, sides[1]))
+
+
+def _finger(name: str, path: Sequence[PathPoint]) -> dict[str, Any]:
+    first = path[0]
+    actions: list[dict[str, Any]] = [
+        {"type": "pointerMove", "duration": 0, "x": first.x, "y": first.y, "origin": "viewport"},
+        {"type": "pointerDown", "button": 0},
+    ]
+    previous = first.at_ms
+    for point in path[1:]:
+        actions.append(
+            {
+                "type": "pointerMove",
+                "duration": max(0, point.at_ms - previous),
+                "x": point.x,
+                "y": point.y,
+                "origin": "viewport",
+            }
+        )
+        previous = point.at_ms
+    actions.append({"type": "pointerUp", "button": 0})
+    return {"type": "pointer", "id": name, "parameters": {"pointerType": "touch"}, "actions": actions}
+
+
+def _focused(driver: WebDriver, doing: str) -> Any:
+    """Return the element that has the focus.
+
+    Raises:
+        InputRejected: none has it (the server answers no active element): there is nothing to type into.
+    """
+    element: Any = driver.switch_to.active_element
+    if element is None:
+        raise InputRejected(
+            f"no element has the focus: there is nothing to {doing}",
+            likely_cause="No text field was tapped first, or the app took the focus away (a keyboard closed).",
+            next_step="Tap the field first, or give the typing step a target (act type with target: id=...).",
+        )
+    return element
+
+
+def _run(driver: WebDriver, element: WebElement, step: native.Step) -> None:
+    if isinstance(step, native.ScriptCall):
+        driver.execute_script(step.script, dict(step.args))
+    elif step.method == "click":
+        element.click()
+    elif step.method == "clear":
+        element.clear()
+    else:
+        element.send_keys(step.text)
+
+
+def _native_element(element: WebElement, class_attribute: str) -> NativeElement:
+    """Describe an element found natively: its box (a round trip) and its class (another)."""
+    rect = element.rect
+    left, top = round(float(rect["x"])), round(float(rect["y"]))
+    bounds = Rect(left, top, left + round(float(rect["width"])), top + round(float(rect["height"])))
+    return NativeElement(bounds, str(element.get_attribute(class_attribute) or ""))
+
+
+def _describe_finds(driver: WebDriver, platform: str, returned: dict[str, Any]) -> None:
+    """Ask a driver that can for finds that describe their elements (described.py); a refusal changes nothing."""
+    from selenium.common.exceptions import WebDriverException
+
+    wanted = settings_for(platform, str(returned.get("automationName") or returned.get("appium:automationName") or ""))
+    if wanted is not None:
+        with contextlib.suppress(WebDriverException):  # the finds then answer as before; nothing depends on it
+            driver.update_settings(wanted)
+
+
+def _platform(capabilities: dict[str, Any]) -> str:
+    name = str(capabilities.get("platformName", "")).lower()
+    return "ios" if name == "ios" else "android"

@@ -1,0 +1,108 @@
+"""Validate scenarios together with the app models they run on, as `visor validate` does.
+
+A scenario for the simulated device is only as good as its app model: a scenario whose `config.app` names a
+broken (or missing, or out-of-project) model is invalid too, with an issue at `config.app`, and the model's
+own problems are listed as one more file. A directory's app models (`*.app.yaml`) are validated with its
+scenarios. A scenario's app is its model when the scenario runs on `sim` or names a `*.app.yaml` file; on
+Appium `config.app` is an app id, and nothing is read.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
+from typing import BinaryIO
+
+from visor.errors import InputError, SourceError
+from visor.inputs.data import read_document
+from visor.inputs.document import Document
+from visor.inputs.issues import IssueCode, error, locate
+from visor.scenario.discovery import MODEL_SUFFIXES, BatchResult, FileResult, validate_paths
+from visor.scenario.validate import ValidationResult
+
+
+def validate_with_models(
+    patterns: Sequence[str], stdin: BinaryIO | None = None, parameters: Mapping[str, str] | None = None
+) -> BatchResult:
+    """Validate every file the patterns name, app models included, and each scenario's app model with it.
+
+    Raises:
+        InputError: a pattern or directory yields no file at all.
+    """
+    checkers = dict.fromkeys(MODEL_SUFFIXES, _validate_model)
+    batch = validate_paths(patterns, stdin=stdin, checkers=checkers, parameters=parameters)
+    listed = {_real(item.path) for item in batch.files}
+    return BatchResult(tuple(_with_models(batch.files, listed)))
+
+
+def _with_models(files: Sequence[FileResult], listed: set[str]) -> Iterator[FileResult]:
+    for item in files:
+        result = item.result
+        model = _model_of(result) if result is not None and not item.path.lower().endswith(MODEL_SUFFIXES) else None
+        if result is None or model is None:
+            yield item
+            continue
+        path, problem, hint = model
+        checked = None
+        if path is not None:
+            try:
+                checked = _validate_model(read_document(path))
+            except SourceError as exc:
+                problem, hint = f"config.app: {exc.message}", exc.next_step
+        if problem is None and checked is not None and not checked.valid:
+            first = next(issue for issue in checked.issues if issue.is_error)
+            more = f" (and {checked.errors - 1} more)" if checked.errors > 1 else ""
+            problem = f"config.app: the app model {path} is invalid: {first.line}:{first.column} {first.message}{more}"
+            hint = "Every problem of the app model is listed under its own file name."
+        yield item if problem is None else replace(item, result=_invalid(result, problem, hint))
+        if checked is not None and path is not None and _real(path) not in listed and not checked.valid:
+            listed.add(_real(path))
+            yield FileResult(path, result=checked)
+
+
+def _validate_model(document: Document) -> ValidationResult:
+    # Imported when an app model is met: validating scenarios alone stays as light as it was.
+    from visor.runtimes.sim.load import validate_app_document
+
+    return validate_app_document(document)
+
+
+def _model_of(result: ValidationResult) -> tuple[str | None, str | None, str | None] | None:
+    """Return the app-model file a scenario runs on, or why it has none (and a hint); None: it names none."""
+    config = result.document.data.get("config") if isinstance(result.document.data, dict) else None
+    if not isinstance(config, dict):
+        return None
+    app, runtime = config.get("app"), config.get("runtime")
+    if not isinstance(app, str) or not app.strip() or "\x00" in app:
+        return None
+    if runtime != "sim" and not app.lower().endswith(MODEL_SUFFIXES):
+        return None  # an app id for Appium
+    from visor.runtimes.registry import scenario_folder
+    from visor.runtimes.sim.load import builtin_apps, resolve_app
+
+    if app in builtin_apps():
+        return None  # shipped with visor, and tested with it
+    try:
+        return _shown(resolve_app(app, scenario_folder(result.document.name))), None, None
+    except InputError as exc:
+        return None, f"config.app: {exc.message}", exc.next_step
+
+
+def _invalid(result: ValidationResult, problem: str, hint: str | None) -> ValidationResult:
+    issue = error(IssueCode.INPUT_ERROR, problem, ("config", "app"), hint)
+    issues = locate([*result.issues, issue], result.document)
+    return replace(result, issues=tuple(issues), scenario=None)
+
+
+def _shown(path: str) -> str:
+    """Return a path as messages show it: relative to the working folder when it lies below it."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
+
+
+def _real(path: str) -> str:
+    try:
+        return os.path.realpath(path)
+    except (ValueError, OSError):
+        return path

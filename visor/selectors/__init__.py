@@ -1,0 +1,1 @@
+"""Selectors: `text=`, `id=`, XPath, UiSelector and class chains, parsed and checked before any device is touched."""

@@ -1,0 +1,319 @@
+"""What each scenario command reports in its step's details, typed, with each key's part in the signature declared.
+
+Details are JSON objects in the envelope. Here each shape is a `TypedDict`, so executors are checked by mypy,
+and each key says what it is to the determinism signature (`visor.engine.signature` reads these declarations):
+
+- a plain key is *signed*: it describes what the step did and must be equal between identical runs;
+- `Volatile[...]` is left out: a duration, a wait, or a place outside the run's folder, which may differ;
+- `Evidence[...]` is left out and names an artifact the run wrote in its folder (a screenshot, a page source):
+  the run's artifact list and the HTML report's pictures are read from these keys;
+- `Copy[...]` is left out: another name for what the signature already has (upstream Visor's `action` is the
+  step's command, its `platform` the run's). Signing it again would add nothing and change every signature.
+
+Upstream Visor's own keys (`action`, `platform`, and its result fields inside `args`: a capture's `file`,
+`bytes`…, a wait's `matched`, `elapsed_ms`…) are reported beside visor's, for scripts written against upstream;
+each is a `Copy` or `Volatile` key, so the signature of a run is the same as before they were reported.
+
+A key a step reports that its shape does not declare is signed (the safe side) and is an error in the test
+suite (`tests/engine/test_projection.py`), so a new key must be classified when it is added.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Annotated, Any, NotRequired, TypedDict, TypeVar
+
+from visor.ui.description import ElementInfo
+
+T = TypeVar("T")
+
+
+class Role(enum.Enum):
+    """What a detail key is to the determinism signature."""
+
+    SIGNED = "signed"
+    VOLATILE = "volatile"
+    EVIDENCE = "evidence"
+    COPY = "copy"
+
+
+#: Left out of the signature: a duration, a wait, a size or a place, which may differ between identical runs.
+Volatile = Annotated[T, Role.VOLATILE]
+#: Left out of the signature, and listed as an artifact: the path of a file the run wrote in its folder.
+Evidence = Annotated[T, Role.EVIDENCE]
+#: Left out of the signature: a value it already has under another name (upstream's name for it).
+Copy = Annotated[T, Role.COPY]
+
+#: The commands whose steps report upstream Visor's `action` and `platform` (its adapter's commands).
+UPSTREAM_ACTIONS = frozenset({"tap", "navigate", "act", "scroll", "screenshot", "wait", "source"})
+
+
+class UpstreamKeys(TypedDict, total=False):
+    """Upstream Visor's keys on a step that went well: `action` (the command), `platform` (the run's)."""
+
+    action: Copy[str]
+    platform: Copy[str]
+
+
+class ScrollInfo(TypedDict):
+    """A UiScrollable's search (`visor.steps.scroll_into_view`): the container, its axis, the swipes, the end."""
+
+    container: ElementInfo
+    direction: str
+    max_swipes: int
+    backward: int
+    forward: int
+    outcome: str
+
+
+class NativeInfo(TypedDict, total=False):
+    """How a device's own locator engine resolved a selector (`target.native`).
+
+    What it found is signed; how visor asked is not: the expression a selector translates to may differ between
+    identical runs (a short id is completed once the app's package is known), and a driver's refusal words are
+    its own.
+    """
+
+    strategy: Volatile[str]
+    expression: Volatile[str]
+    found: int
+    #: How many of those were described (box and class) to be matched; the first few only.
+    described: int
+    matched: int
+    ties: int
+    unmatched: int
+    used: bool
+    reason: Volatile[str]
+
+
+class TargetInfo(TypedDict):
+    """The element a selector resolved to: the selector, how many matched, and the element used."""
+
+    selector: str
+    matches: int
+    #: The element used, as the screen showed it (absent when the device found it without the screen being read).
+    element: NotRequired[ElementInfo]
+    #: How the device's own locator engine resolved it (strategy, found, matched…), when it owns the grammar.
+    native: NotRequired[NativeInfo]
+    #: How a UiScrollable's container was swiped to bring the element into view, when it was.
+    scrolled: NotRequired[ScrollInfo]
+
+
+class Candidate(TypedDict):
+    """An element on screen like the one a selector asked for."""
+
+    selector: str
+    element: str
+
+
+class TapDetails(TypedDict, total=False):
+    """A tap: on an element (`target`) or a point (`hit`, what took the touch); `map`, the route taken to it.
+
+    The map's confidence in each leg is left out of the signature: it grows as the map learns.
+    """
+
+    args: dict[str, Any]
+    target: TargetInfo
+    point: list[int]
+    hit: ElementInfo | None
+    map: dict[str, Any]
+    map_confidence: Volatile[list[float]]
+
+
+class NavigateDetails(TypedDict):
+    """A deep link opened."""
+
+    args: dict[str, Any]
+    url: str
+
+
+class TypeDetails(TypedDict, total=False):
+    """Text typed: into which field, and the field after it."""
+
+    args: dict[str, Any]
+    target: TargetInfo
+    field: ElementInfo | None
+    #: Why the text could not be read back to check it arrived (the step is ok, unchecked).
+    unverified: str
+
+
+class ArgsOnly(TypedDict):
+    """A command whose details are its arguments (keys, reset)."""
+
+    args: dict[str, Any]
+
+
+#: A one-finger drag between two points, and what it started on.
+DragDetails = TypedDict(
+    "DragDetails", {"args": dict[str, Any], "from": list[int], "to": list[int], "started_on": ElementInfo | None}
+)
+
+#: A slider dragged: from where to where, and the value it reached (verified where the slider reports it).
+SliderDetails = TypedDict(
+    "SliderDetails",
+    {
+        "args": dict[str, Any],
+        "target": TargetInfo,
+        "from": list[int],
+        "to": list[int],
+        "value_text": str | None,
+        "verified": bool,
+        "value": float,
+    },
+    total=False,
+)
+
+#: A scroll: the container swiped (None: the screen), the swipe, and whether the content moved.
+ScrollDetails = TypedDict(
+    "ScrollDetails",
+    {"args": dict[str, Any], "container": ElementInfo | None, "from": list[int], "to": list[int], "moved": bool},
+)
+
+
+class CaptureArgsInfo(TypedDict, total=False):
+    """A capture's arguments as given, and upstream's result fields beside them (none of which is signed).
+
+    Where a copy goes is a place, which upstream leaves out of the signature too. `path` given, it is kept as
+    written; else it is upstream's: the absolute path of the file written. Upstream signs `file`, `bytes` and a
+    screenshot's pixels; visor does not (the screen's fingerprint signs what it shows).
+    """
+
+    label: str
+    path: Volatile[str]
+    settle: bool
+    settleMs: int
+    #: The file's name (upstream's).
+    file: Volatile[str]
+    #: A screenshot's size in pixels, from its PNG header (upstream's).
+    width: Volatile[int | None]
+    height: Volatile[int | None]
+    #: `png` or `xml` (upstream's for a source; visor's for a screenshot too).
+    format: Copy[str]
+    #: The file's size (upstream's for a source; visor's for a screenshot too).
+    bytes: Volatile[int]
+    #: How long the screen was let settle first, when it was (upstream's; from `settle`/`settleMs`).
+    settle_ms: Copy[int]
+
+
+class CaptureDetails(TypedDict, total=False):
+    """A screenshot or page source saved: its label, its file, and its copy."""
+
+    args: CaptureArgsInfo
+    label: str
+    path: Evidence[str]
+    #: Where the copy went (in the project, outside the run's folder).
+    copy: Volatile[str]
+
+
+#: A wait's arguments as given (signed), and upstream's result fields beside them for a wait `for` or `stable`.
+WaitArgsInfo = TypedDict(
+    "WaitArgsInfo",
+    {
+        "ms": float,
+        "for": str,
+        "stable": bool,
+        "timeout": float,
+        "pollMs": float,
+        "timeout_ms": Volatile[int],
+        "poll_interval_ms": Volatile[int],
+        #: Always true on a step that went well (a wait that did not match fails): its status is signed.
+        "matched": Copy[bool],
+        "elapsed_ms": Volatile[int],
+    },
+    total=False,
+)
+
+
+class WaitDetails(TypedDict, total=False):
+    """A wait: for a time, for an element (`target`), or until the screen stopped changing (`screen`)."""
+
+    args: WaitArgsInfo
+    target: TargetInfo
+    screen: str
+    waited_ms: Volatile[float]
+
+
+#: What a failed step reports, whichever command failed (every key any step failure names).
+FailureDetails = TypedDict(
+    "FailureDetails",
+    {
+        "args": dict[str, Any],
+        "selector": str,
+        "matches": int,
+        "on_screen": int,
+        "candidates": list[Candidate],
+        "element": ElementInfo,
+        "covered_by": ElementInfo,
+        "scrolled": ScrollInfo,
+        "text_fields": list[ElementInfo],
+        "slider": ElementInfo | None,
+        "field": ElementInfo,
+        "container": ElementInfo | None,
+        "target": TargetInfo,
+        "point": list[int],
+        "screen": Any,
+        "from": list[int],
+        "to": list[int],
+        "moved": bool,
+        "value_text": str | None,
+        "verified": bool,
+        "value": float,
+        "timeout_ms": Volatile[int],
+    },
+    total=False,
+)
+
+
+class Recovery(TypedDict):
+    """A step that ran again after its session was recreated."""
+
+    session_restarted: bool
+    reason: str
+
+
+class Kept(TypedDict):
+    """An artifact kept as evidence."""
+
+    path: Evidence[str]
+
+
+class KeptScreen(TypedDict, total=False):
+    """The screen kept as evidence of a failed step or assertion."""
+
+    screenshot: Kept
+    source: Kept
+
+
+class EngineDetails(TypedDict, total=False):
+    """What the engine adds to every step's details: the screen after it, a recovery, kept evidence, a skip."""
+
+    screen: str
+    recovery: Volatile[Recovery]
+    evidence: Evidence[KeptScreen]
+    reason: str
+
+
+class Observed(TypedDict, total=False):
+    """What a failed assertion keeps besides what it saw: the screen it was checked on."""
+
+    evidence: Evidence[KeptScreen]
+
+
+class AgentcabCollectDetails(TypedDict):
+    """An agent's input collected: the payload, each permission, what was picked, the files uploaded."""
+
+    args: dict[str, Any]
+    payload: dict[str, Any]
+    permissions: dict[str, str]
+    picks: dict[str, dict[str, Any]]
+    uploads: Evidence[list[str]]
+
+
+class AgentcabApplyDetails(TypedDict, total=False):
+    """An agent's actions applied: its output, each action's outcome, each confirmation, the dialogs shown."""
+
+    args: dict[str, Any]
+    output: Any
+    actions: list[dict[str, Any]]
+    confirmations: list[dict[str, Any]]
+    dialogs: Evidence[list[str]]

@@ -1,0 +1,56 @@
+"""What of a scenario a device that shows no UI tree can run (`capabilities.ui_tree` False).
+
+Such a device (the `visualagent` runtime) taps and drags at points, types into the focused field, starts apps,
+waits and takes screenshots. Anything that finds an element, reads the page source or compares screens by their
+elements needs the tree: it is refused before the run starts, every such part named at once.
+"""
+
+from __future__ import annotations
+
+from visor.ext.tools.spec.call import ToolCall
+from visor.scenario.assertions import DeviceAssertion
+from visor.scenario.commands import (
+    ActSliderArgs,
+    ActTypeArgs,
+    AgentcabApplyArgs,
+    AgentcabCollectArgs,
+    ScrollArgs,
+    SourceArgs,
+    TapArgs,
+    WaitArgs,
+)
+from visor.scenario.scenario import Scenario, Step
+
+#: Agent tools that need no element: they start an app, or let time pass.
+TREE_FREE_TOOLS = frozenset({"manage_app", "wait_for_delay"})
+
+
+def tree_uses(scenario: Scenario) -> list[str]:
+    """Return each part of `scenario` that needs the UI tree, with why (none: a tree-free device can run it)."""
+    found = [f"steps[{step.index}] ({step.id}): {why}" for step in scenario.steps if (why := _step_need(step))]
+    found += [
+        f"assertions[{check.index}] ({check.id}): {check.type} reads "
+        + ("the phone's data" if isinstance(check.spec, DeviceAssertion) else "the page source")
+        for check in scenario.assertions
+    ]
+    if scenario.config.mask:
+        found.append("config.mask: masking elements needs the page source (screens are compared as images)")
+    return found
+
+
+def _step_need(step: Step) -> str | None:
+    args = step.args
+    if isinstance(args, ToolCall):
+        return None if step.command in TREE_FREE_TOOLS else f"the agent tool {step.command} works on elements"
+    if isinstance(args, TapArgs | ActTypeArgs) and args.target is not None:
+        return f"targets an element ({args.target}); use x and y (tap) or type into the focused field"
+    if isinstance(args, WaitArgs) and (args.for_ is not None or args.stable):
+        return "waits for elements; use ms"
+    needs: dict[type, str] = {
+        SourceArgs: "saves the page source",
+        ScrollArgs: "finds what scrolls, and checks it moved; use act drag",
+        ActSliderArgs: "finds a slider",
+        AgentcabCollectArgs: "reads the phone's data and screen (AgentCab)",
+        AgentcabApplyArgs: "changes the phone's data and acts on its screen (AgentCab)",
+    }
+    return needs.get(type(args))
