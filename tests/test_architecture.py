@@ -149,3 +149,19 @@ def test_the_front_end_rules_see_imports() -> None:
     assert "visor.device.protocol" in imported(PACKAGE / "device" / "context.py")
     assert "visor.steps.context" in imported(PACKAGE / "ext" / "tools" / "step.py")
     assert within("visor.ext.tools.basic", TOOLS_FRONT) and not within("visor.ext.toolsx", TOOLS_FRONT)
+
+
+def _catalogued(package: Path) -> set[str]:
+    """Return the names a package's docstring lists as `- \\`name\\`:` (a subpackage as `name/`)."""
+    doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text(encoding="utf-8"))) or ""
+    return {line.split("`")[1] for line in doc.splitlines() if line.startswith("- `")}
+
+
+@pytest.mark.parametrize(
+    "package", sorted(p.parent for p in PACKAGE.rglob("__init__.py") if p.parent != PACKAGE), ids=_relative
+)
+def test_each_package_lists_its_modules(package: Path) -> None:
+    """The file catalogue lives next to the code: a package's docstring names each module and subpackage once."""
+    held = {p.stem for p in package.glob("*.py") if p.name != "__init__.py"}
+    held |= {f"{d.name}/" for d in package.iterdir() if (d / "__init__.py").is_file()}
+    assert _catalogued(package) == held

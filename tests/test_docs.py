@@ -182,3 +182,8 @@ def test_the_runtimes_page_lists_every_runtime() -> None:
     rows = page.split("| runtime |", 1)[1].split("\n\n", 1)[0].splitlines()  # the page's first table
     table = {row.split("|")[1].strip(" `") for row in rows if row.startswith("| `")}
     assert table == set(RUNTIMES)
+
+
+def test_the_architecture_reads_in_ten_minutes() -> None:
+    """Layers, concepts and rules in under 600 words; the contracts inside are docs/internals.md's."""
+    assert len((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8").split()) < 600

@@ -1,1 +1,13 @@
-"""The device protocol and the kernel every front end acts through (one context, one resolver, one re-find)."""
+"""The device protocol and the kernel every front end acts through (one context, one resolver, one re-find).
+
+- `context`: The one context every front end acts through: it waits for an idle app, sends input, counts it and
+  observes
+- `data`: The phone's personal data, as an agent marketplace app reads it (AgentCab, seed 003): a runtime's
+  `device_data()`
+- `memory`: What the agent tools remember between the calls of one session: an MCP connection, or one scenario run
+- `observer`: A device wrapper that remembers its last observation until something could have changed the screen
+- `protocol`: The device protocol: the primitives a runtime provides. Everything smarter lives above it
+- `storage`: A phone's shared storage: the one place agents may read and change files (`/storage/emulated/0`)
+- `targets`: The one target resolver: which match an action uses, where a touch reaches it, and how it is found
+  again
+"""

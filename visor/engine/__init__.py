@@ -1,1 +1,10 @@
-"""The engine: runs steps and assertions on a device and emits events; computes signatures and benchmarks."""
+"""The engine: runs steps and assertions on a device and emits events; computes signatures and benchmarks.
+
+- `checks`: Evaluate assertions against the screen after the last step
+- `determinism`: Benchmark statistics: is a scenario deterministic, and where does it first diverge if not
+- `events`: Events the engine emits while running; the envelope, the artifacts writer and the console consume them
+- `projection`: Read details by their declared shapes: the part the signature signs, and the artifacts they name
+- `results`: Results of a run, as values: what the envelope, the artifacts and the signature are made from
+- `runner`: Run a scenario on a device: steps in order, then assertions, emitting events as it goes
+- `signature`: The determinism signature: SHA-256 of canonical JSON over a documented projection of a run
+"""

@@ -1,1 +1,21 @@
-"""What visor tells its users: the JSON envelope, artifacts, and the human console."""
+"""What visor tells its users: the JSON envelope, artifacts, and the human console.
+
+- `action_data`: The envelope of a direct action: upstream's `data` shape, and visor's verified step beside it
+- `artifacts`: Write a run's artifacts as the run goes: nothing already written is lost when a run fails or is
+  interrupted
+- `benchmark_html`: benchmark-RUN_ID.html: a benchmark's runs, its score, and where it diverged, with both screens
+  side by side
+- `console`: Human output on stderr. The only module outside `visor.cli` that imports rich
+- `envelope`: The JSON envelope: the one thing visor prints on stdout (spec 002, upstream-compatible)
+- `html`: report.html: a self-contained page showing each step, its screenshots and errors, and the assertions
+- `junit`: JUnit XML for CI: one test case per step and per assertion, so a failed assertion is never green
+- `latest`: `visor report`: find a run's reports (the latest, or the one named) and say what they hold
+- `outcomes`: The outcomes of `visor run` and `visor benchmark`: their envelope data, status, exit code and verdict
+- `suite_html`: index.html of a suite: one row per scenario, linking each run's own report.html
+- `summary`: summary.txt: a run in plain text, for people reading CI logs or artifact folders
+- `text`: `--format text`: the outcome as lines a person reads on stdout, instead of the JSON envelope
+- `told`: What a command tells a person on stderr when it succeeded: one or two lines saying what happened
+- `validation`: The outcome of `visor validate`: its envelope data, status and exit code
+- `vocabulary`: visor's own words in an output: statuses, codes, command names, platforms — never a secret's,
+  whatever it is
+"""

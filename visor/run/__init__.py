@@ -1,1 +1,20 @@
-"""Runs: a scenario on a device with its reports, a benchmark, a suite of scenarios on workers, direct actions."""
+"""Runs: a scenario on a device with its reports, a benchmark, a suite of scenarios on workers, direct actions.
+
+- `action_options`: The options of a direct action, and their JSON form: light to import (the client of a daemon
+  needs nothing else)
+- `benchmark`: Benchmark a scenario file: run it again and again (`visor benchmark`), and say how deterministic it
+  is
+- `benchmark_screens`: The screens a benchmark keeps: each step's end, small, so that its page shows how runs differ
+  without a re-run
+- `direct`: Direct actions: one command, one step, on the device (`visor
+  tap|navigate|act|scroll|screenshot|wait|source`)
+- `merge`: `visor report merge DIR... --output DIR`: the shards of a suite (or any suites) combined into one report
+- `runs`: Run a scenario file: load it, open the device, run the engine, feed its events to the reports, give the
+  outcome
+- `shards`: `--shard i/n`: a suite split across CI jobs, the same way in every job, balanced by how long scenarios
+  took
+- `state_paths`: Where visor keeps its state: one project root, found from the folder a command runs in, and
+  absolute paths
+- `suites`: Suites: `visor run DIR|FILE...` runs every scenario found, one after another, and reports them as one
+- `workers`: Scenarios at once (`visor run --workers N`): worker processes, each driving a device of its own
+"""

@@ -1,1 +1,25 @@
-"""The scenario format: reading files, the models, validation into issues, and the JSON Schema."""
+"""The scenario format: reading files, the models, validation into issues, and the JSON Schema.
+
+- `assertions`: Assertion types and their models
+- `capability_check`: Warnings for `config.capabilities` keys that look misspelt, before a session request fails on
+  them
+- `commands`: Step commands and their argument models: the one place a command's arguments are defined
+- `discovery`: Find scenario files from what the user typed (files, directories, globs, `-`) and validate them all
+- `fields`: Field types shared by the input models, and the custom errors they raise
+- `loader`: Load a scenario: read the file (or standard input), parse it, fill its parameters, validate it
+- `model_files`: Small documents read into one model (a policy, an agent test, an annotation): one way to read and
+  refuse them
+- `models`: The scenario format's top level: `meta`, `config`, `steps`, `assertions`, `output`
+- `project`: A scenario's project: the folder its relative paths may reach
+- `project_config`: A project's visor settings: `visor.toml`, or `[tool.visor]` in `pyproject.toml`, the nearest one
+  up from here
+- `scenario`: A validated scenario: typed, immutable, ready to run
+- `schema`: The JSON Schema of the scenario format, generated from the input models
+- `selector_platforms`: Platform-only selectors checked against the platform a scenario declares (`meta.platform`)
+- `step_args`: Steps' arguments inside other documents (a route plan's steps, an annotation's actions), checked as
+  in a scenario
+- `tags`: The tags visor itself gives meaning to in `meta.tags` (every other tag only chooses scenarios)
+- `translate`: Turn pydantic validation errors into visor issues, worded as upstream words them
+- `upstream`: `visor validate --upstream`: what visor refuses and upstream Visor accepts, reported as warnings
+- `validate`: Validate a scenario document: every issue in one pass, located and in a stable order
+"""

@@ -2,7 +2,7 @@
 
 `entry(TapArgs, commands.tap)` is checked by mypy: an executor must take exactly the model it is bound to.
 Adding a command is its argument model (`visor.scenario.commands`, with its `COMMANDS` line) and one entry
-here; docs/architecture.md shows the edit.
+here; docs/internals.md shows the edit.
 """
 
 from __future__ import annotations

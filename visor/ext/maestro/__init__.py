@@ -1,1 +1,9 @@
-"""Maestro flows read and converted into visor scenarios (`visor import maestro`)."""
+"""Maestro flows read and converted into visor scenarios (`visor import maestro`).
+
+- `commands`: Each Maestro command, converted into visor steps: its steps, and notes on what of it is left out, and
+  why
+- `convert`: `visor import maestro`: Maestro flows converted into visor scenarios, and what could not be, with its
+  file and line
+- `flow`: Read Maestro flows and their `runFlow` includes: the one bounded reader, the hardened YAML parser, caps
+- `importer`: `visor import maestro FLOW|DIR... --output DIR`: write each Maestro flow as a visor scenario, checked
+"""

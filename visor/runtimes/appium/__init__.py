@@ -1,1 +1,17 @@
-"""The Appium runtime: real Android and iOS devices through an Appium 2/3 server."""
+"""The Appium runtime: real Android and iOS devices through an Appium 2/3 server.
+
+- `android_data`: A real Android phone's personal data, through adb (the AgentCab protocol on a phone:
+  `device_data()` on Appium)
+- `capabilities`: W3C capabilities for UiAutomator2 (Android) and XCUITest (iOS), from options, environment and the
+  scenario
+- `deadline`: One total deadline per request to an Appium server, enforced, and a note while a request is slow
+- `described`: Finds that describe their elements: Appium's element response attributes
+- `device`: The Appium runtime: the device protocol over a WebDriver session with an Appium 2/3 server
+- `error_mapping`: Where selenium's and Appium's exceptions become visor's: nowhere else in visor catches them
+- `host_programs`: The host's tools around Appium: connected devices (adb, xcrun simctl), the Appium server, its
+  drivers
+- `locators`: How the Appium runtime finds an observed element natively: a fast locator, and an exact one. Pure
+- `native`: Native actions over Appium: which driver command performs each one, per platform. Pure data, no I/O
+- `transport`: The HTTP connection to the Appium server: selenium's, with a total deadline per request and bounded
+  retries
+"""

@@ -1,1 +1,5 @@
-"""The `visualagent` runtime: a device driven through the VisualAgent command-file protocol (spec 000)."""
+"""The `visualagent` runtime: a device driven through the VisualAgent command-file protocol (spec 000).
+
+- `device`: A device driven through the VisualAgent command-file protocol (spec 000): `--runtime visualagent`
+- `mailbox`: Where a VisualAgent agent reads its commands and writes its results: a local folder, or one on a phone
+"""
