@@ -29,6 +29,7 @@ from typing import Any
 
 import pytest
 
+import visor.api  # noqa: F401  -- plugs the features into the core's hooks, as every front end does
 from visor.scenario.tags import EXPECTED_FAILURE
 
 

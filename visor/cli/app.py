@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 
 import click
 
+import visor.api  # noqa: F401  -- plugs the features into the core's hooks, as every front end does
 from visor import __version__
 from visor.cli.env import CliEnvironment
 from visor.cli.options import output_options

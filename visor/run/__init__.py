@@ -2,12 +2,14 @@
 
 - `action_options`: The options of a direct action, and their JSON form: light to import (the client of a daemon
   needs nothing else)
-- `benchmark`: Benchmark a scenario file: run it again and again (`visor benchmark`), and say how deterministic it
-  is
 - `benchmark_screens`: The screens a benchmark keeps: each step's end, small, so that its page shows how runs differ
   without a re-run
+- `benchmark`: Benchmark a scenario file: run it again and again (`visor benchmark`), and say how deterministic it
+  is
 - `direct`: Direct actions: one command, one step, on the device (`visor
   tap|navigate|act|scroll|screenshot|wait|source`)
+- `hooks`: The hook a map plugs into runs: runs, direct actions and benchmarks call it, and never know what a map
+  is
 - `merge`: `visor report merge DIR... --output DIR`: the shards of a suite (or any suites) combined into one report
 - `runs`: Run a scenario file: load it, open the device, run the engine, feed its events to the reports, give the
   outcome

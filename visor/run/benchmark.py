@@ -19,14 +19,13 @@ from visor.engine.determinism import BenchmarkSummary, summarize
 from visor.engine.events import RunFinished
 from visor.engine.results import RunResult
 from visor.errors import ErrorInfo, ExitCode, NextAction, VisorError, stopping_signal
-from visor.ext.appmap.drift import compared
-from visor.ext.appmap.learning import MapFreeze
 from visor.files import write_atomic
 from visor.report import benchmark_html
 from visor.report.artifacts import OutputError
 from visor.report.envelope import Outcome, masked
 from visor.report.outcomes import benchmark_outcome, interrupted_benchmark_outcome
 from visor.run.benchmark_screens import ScreenKeeper
+from visor.run.hooks import MapStates, compare_map_hook, map_hook
 from visor.run.runs import Attempt, Environment, PreparedRun, RunOptions, attempt
 from visor.runtimes.opening import OpenedDevice, open_for
 from visor.scenario.discovery import expand_paths
@@ -47,8 +46,12 @@ def benchmark_file(
     """Run a scenario `runs` times and report how deterministic it is (exit 3 below `threshold`).
 
     With `compare_map`, `data.map_drift` says how the app map changed from run to run, and `data.variants` (as
-    upstream) scores the scenario run as often without the map, first (`visor.ext.appmap.drift`).
+    upstream) scores the scenario run as often without the map, first (the map plugged in: `visor.run.hooks`).
+
+    Raises:
+        InputError: `compare_map` with no map plugged into runs.
     """
+    comparing = compare_map_hook() if compare_map else None
     unmapped = None
     if compare_map and not options.no_map:
         without = dataclasses.replace(options, no_map=True, repair=False)
@@ -56,12 +59,13 @@ def benchmark_file(
         if unmapped.exit_code in (ExitCode.INTERRUPTED, ExitCode.TERMINATED, ExitCode.HANGUP):
             return unmapped
     # Every run starts from the app map as the benchmark found it (runs stay independent of each other), and what
-    # they learnt is written once, at the end (`visor.ext.appmap.learning.MapFreeze`).
-    prepared = dataclasses.replace(PreparedRun.load(path, options, env), freeze=MapFreeze())
+    # they learnt is written once, at the end (the map's freeze).
+    hook = map_hook()
+    prepared = dataclasses.replace(PreparedRun.load(path, options, env), freeze=hook.freeze() if hook else None)
     results: list[RunResult | None] = []
     finals: list[RunFinished] = []
     written: list[str] = []
-    states: list[tuple[dict[str, Any], dict[str, Any]] | None] = []
+    states: list[MapStates | None] = []
     outcomes: list[str] = []
     keeper = ScreenKeeper(options.secrets, watchdog=WallWatchdog.from_environment())
     kept: OpenedDevice | None = None
@@ -87,15 +91,15 @@ def benchmark_file(
         if kept is not None:
             with contextlib.suppress(KeyboardInterrupt):  # a second signal may cut closing short
                 kept.device.close()
-    assert prepared.freeze is not None
-    prepared.freeze.write(env.wall)
+    if prepared.freeze is not None:
+        prepared.freeze.write(env.wall)
     summary = summarize(results, threshold, outcomes)
     shown, screens = keeper.write(prepared.output, _stem(results), summary.divergence, results)
     summary = dataclasses.replace(summary, divergence=shown)
     page = _write_page(prepared, summary, results)
     outcome = benchmark_outcome(summary, prepared.warnings(), [*written, *screens, page], page)
-    if compare_map:
-        outcome = compared(outcome, unmapped, states, results, map_enabled=not options.no_map)
+    if comparing is not None:
+        outcome = comparing.compared(outcome, unmapped, states, results, map_enabled=not options.no_map)
     return masked(outcome, options.secrets)
 
 

@@ -22,14 +22,13 @@ from visor.clock import Clock, IdSource
 from visor.engine.events import RunFinished
 from visor.engine.runner import RunContext, RunSettings, resolve_settings, run_scenario
 from visor.errors import InputError, VisorError
-from visor.ext.appmap.learning import learns_on
-from visor.ext.appmap.routing import router_for
 from visor.files import UnsafePath, write_atomic, write_confined
 from visor.inputs.document import Document
 from visor.report.action_data import action_outcome, whole
 from visor.report.envelope import Outcome
 from visor.run.action_options import ActionOptions
-from visor.run.runs import drive, keep_learnt, learner_for
+from visor.run.hooks import MapAsk, map_hook
+from visor.run.runs import drive
 from visor.runtimes.opening import OpenedDevice, ScenarioDevice, open_for
 from visor.scenario.commands import COMMANDS
 from visor.scenario.scenario import Scenario
@@ -125,21 +124,23 @@ def perform(prepared: Prepared, opened: OpenedDevice, env: Environment, watchdog
     sink = DirectSink(prepared.output or ".", prepared.path, failures=prepared.output or FAILURES)
     guard = watchdog if watchdog is not None else WallWatchdog.from_environment()
     choice = prepared.options
-    learns = learns_on(opened.device.info)
-    router = router_for(opened, choice.app_id, choice.map_dir, wall=env.wall, off=choice.no_map, repair=choice.repair,
-                        learn=learns)  # fmt: skip
-    context = RunContext(opened.device, opened.clock, env.wall, sink, env.ids.new_id("run"), watchdog=guard,
-                         router=router)  # fmt: skip
     settings = prepared.settings
+    hook = map_hook()
+    mapped = None
+    if hook is not None:
+        # The action's tap teaches the map, as a run's do (the screen after it is looked at once it is done).
+        mapped = hook.open(MapAsk(opened, choice.app_id, choice.map_dir, env.wall, choice.no_map, choice.repair,
+                                  settings.timeout_us, shown=lambda: sink.secrets))  # fmt: skip
+    context = RunContext(opened.device, opened.clock, env.wall, sink, env.ids.new_id("run"), watchdog=guard,
+                         router=mapped.router if mapped is not None else None)  # fmt: skip
     if prepared.output is None and not _can_keep(FAILURES):
         # Unasked for, a failure's screen is an extra: a folder it cannot go to never replaces the action's error.
         settings = replace(settings, capture="none")
-    # The action's tap teaches the map, as a run's do (the screen after it is seen settle once the action is done).
-    learner = learner_for(router, opened, env.wall, settings.timeout_us, lambda: sink.secrets) if learns else ()
-    final = drive(run_scenario(prepared.scenario, settings, context), learner)
-    keep_learnt(router, learner, env.wall, None)
+    final = drive(run_scenario(prepared.scenario, settings, context), mapped.handlers if mapped is not None else ())
+    if mapped is not None:
+        mapped.keep()
     requested = [step["args"] for step in prepared.steps]
-    summary = router.summary() if router is not None else None
+    summary = mapped.summary() if mapped is not None else None
     return action_outcome(prepared.command, requested, final, sink.written, opened.device.info, summary)
 
 

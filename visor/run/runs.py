@@ -11,25 +11,22 @@ cannot be written) stops the run the same way: its failure is thrown into the en
 from __future__ import annotations
 
 import contextlib
-import copy
 import dataclasses
 import inspect
-from collections.abc import Callable, Collection, Generator, Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Protocol
+from typing import Any, BinaryIO
 
 from visor.clock import Clock, IdSource
 from visor.device.protocol import DeviceInfo
 from visor.engine.events import Event, RunFinished
 from visor.engine.runner import Capture, Observe, RunContext, RunSettings, resolve_settings, run_scenario
 from visor.errors import InputError, VisorError
-from visor.ext.appmap import learning as map_learning
-from visor.ext.appmap.learning import Learner, MapFreeze, learns_on
-from visor.ext.appmap.routing import MapRouter, router_for
 from visor.report.artifacts import ArtifactStore, OutputError, ReportWriter
 from visor.report.envelope import Outcome, masked
 from visor.report.html import MAP_PICTURE
 from visor.report.outcomes import run_outcome
+from visor.run.hooks import Freeze, Handler, MapAsk, MapStates, map_hook
 from visor.run.workers import Slot
 from visor.runtimes.opening import DeviceOptions, OpenedDevice, ScenarioDevice, open_for
 from visor.runtimes.registry import choose_runtime, in_process, scenario_folder
@@ -41,14 +38,6 @@ from visor.ui.secrets import maskable
 from visor.watchdog import WallWatchdog
 
 DEFAULT_OUTPUT = "artifacts"
-
-
-class Handler(Protocol):
-    """Consumes engine events (the console progress, for instance)."""
-
-    def handle(self, event: Event) -> None:
-        """Take one event."""
-        ...
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -141,7 +130,7 @@ class PreparedRun:
     output: str
     options: RunOptions
     #: The app map every attempt starts from, when attempts must not learn from each other (`visor benchmark`).
-    freeze: MapFreeze | None = None
+    freeze: Freeze | None = None
 
     @classmethod
     def load(cls, path: str, options: RunOptions, env: Environment) -> PreparedRun:
@@ -221,7 +210,7 @@ class Attempt:
     #: The app map the run used (`data.run.map`), when it used one.
     map: dict[str, Any] | None = None
     #: The map's document as the run found it and as it left it (`benchmark --compare-map`).
-    map_states: tuple[dict[str, Any], dict[str, Any]] | None = None
+    map_states: MapStates | None = None
     #: What the run masked: `--secret` values, and what fields showed of them (`ArtifactStore.hide`).
     secrets: tuple[str, ...] = ()
 
@@ -238,9 +227,9 @@ def attempt(
     """Run once, on `shared` (left open) or on a device opened for this run.
 
     With `keep`, a device whose sessions are expensive to start is left open too, and returned in `Attempt.kept`
-    for the next run; any other device is closed after the run. The run learns the app map from its taps
-    (`visor.ext.appmap.learning`) and writes it when it ends; a benchmark's run takes the map from the
-    prepared run's `freeze` instead, and leaves what it learnt there (the benchmark writes it once).
+    for the next run; any other device is closed after the run. The map plugged into runs (`visor.run.hooks`)
+    routes its detours and learns from its taps, and is written when the run ends; a benchmark's run takes the map
+    from the prepared run's `freeze` instead, and leaves what it learnt there (the benchmark writes it once).
     """
     settings = prepared.settings(env)
     watchdog = WallWatchdog.from_environment()
@@ -260,23 +249,26 @@ def attempt(
                 opened.device.close()
         raise
     final: RunFinished | None = None
-    router = None
-    freeze = prepared.freeze
+    mapped = None
     try:
         choice = prepared.options
-        off, repair = choice.no_map, choice.repair
-        learns = learns_on(opened.device.info)
-        router = router_for(opened, choice.app_id, choice.map_dir, wall=env.wall, off=off, repair=repair,
-                            secrets=choice.secrets, hide=store.hide, learn=learns, freeze=freeze)  # fmt: skip
-        learner = learner_for(router, opened, env.wall, settings.timeout_us, lambda: store.secrets) if learns else ()
+        hook = map_hook()
+        if hook is not None:
+            ask = MapAsk(opened, choice.app_id, choice.map_dir, env.wall, choice.no_map, choice.repair,
+                         settings.timeout_us, choice.secrets, store.hide, lambda: store.secrets,
+                         prepared.freeze)  # fmt: skip
+            mapped = hook.open(ask)
+        router = mapped.router if mapped is not None else None
         context = RunContext(opened.device, opened.clock, env.wall, store, run_id, watchdog=watchdog, router=router)
-        final = drive(run_scenario(prepared.scenario, settings, context), (writer, *handlers, *learner))
+        learners = mapped.handlers if mapped is not None else ()
+        final = drive(run_scenario(prepared.scenario, settings, context), (writer, *handlers, *learners))
         try:
-            keep_learnt(router, learner, env.wall, freeze)
+            if mapped is not None:
+                mapped.keep()
         except InputError as exc:  # the map not saved (too large to read back, a full disk): said, with the run
             if final.reason is None:
                 final = unreported(final, exc)
-        if router is not None and router.used and (picture := router.picture()) is not None:
+        if mapped is not None and (picture := mapped.picture()) is not None:
             store.write(MAP_PICTURE, picture)
     finally:
         # After an interruption, a second signal may cut closing the session short (it is bounded anyway).
@@ -289,38 +281,9 @@ def attempt(
             except OutputError as exc:  # a full disk: the run's error, unless it already has one (or is raising)
                 if final is not None and final.reason is None:
                     final = unreported(final, exc)
-    states = (router.initial, copy.deepcopy(router.map.document)) if router is not None else None
-    summary = router.summary() if router else None
+    states = mapped.states() if mapped is not None else None
+    summary = mapped.summary() if mapped is not None else None
     return Attempt(final, store.written, opened if held else None, summary, states, store.secrets)
-
-
-def learner_for(
-    router: MapRouter | None, opened: OpenedDevice, wall: Clock, timeout_us: int, secrets: Callable[[], Collection[str]]
-) -> tuple[Learner, ...]:
-    """Return the handler that learns the map from a run's taps (none without a map, or a screen to read)."""
-    if router is None or not opened.device.info.capabilities.ui_tree:
-        return ()
-    return (Learner(router.map, opened.device, opened.clock, wall, timeout_us, secrets),)
-
-
-def keep_learnt(router: MapRouter | None, learner: Sequence[Learner], wall: Clock, freeze: MapFreeze | None) -> None:
-    """Write what a run (or a direct action) learnt into its map file, or keep it in a benchmark's `freeze`.
-
-    A map that did not exist is written only once it holds something: a run that learnt nothing leaves no file.
-
-    Raises:
-        InputError: the map would be too large to read back, or cannot be written.
-    """
-    if router is None:
-        return
-    lessons = [lesson for each in learner for lesson in each.lessons]
-    if freeze is not None:
-        freeze.keep(router.map, lessons, router.existed)
-        return
-    if router.map.changed and (router.existed or router.map.document["variants"]):
-        initial = router.initial if router.existed else None
-        router.written = map_learning.persist(router.map, initial, [lessons], wall) or router.written
-    router.map.changed = False
 
 
 def refuse_shared(info: DeviceInfo) -> None:

@@ -28,7 +28,8 @@ from visor.report import junit, suite_html
 from visor.report.artifacts import OutputError
 from visor.report.envelope import Outcome, masked
 from visor.report.outcomes import run_outcome
-from visor.run.runs import DEFAULT_OUTPUT, Environment, Handler, PreparedRun, RunOptions, attempt
+from visor.run.hooks import Handler
+from visor.run.runs import DEFAULT_OUTPUT, Environment, PreparedRun, RunOptions, attempt
 from visor.run.shards import Shard, read_durations, record_durations, split
 from visor.run.state_paths import state_root
 from visor.scenario.discovery import expand_paths

@@ -7,6 +7,8 @@
 - `discover`: `visor discover`: look at the current screen and record it in the app map (its screen, its variant)
 - `drift`: `visor benchmark --compare-map`: how the app map changed from run to run (`data.map_drift`), and
   `data.variants`
+- `hook`: The app map plugged into runs (`visor.run.hooks`): detours before taps, learning from taps, drift in
+  benchmarks
 - `learning`: The app map learns from the taps of runs and direct actions, on screens seen settled, never on a
   moving one
 - `memory`: The app map's compact agent memory (upstream's `visor.agent-memory.v1`): what an agent needs, nothing

@@ -1,0 +1,82 @@
+"""The front door: what the command line, the pytest plugin and programs using visor call.
+
+Importing it plugs the features into the core's hooks (the app map into runs), so a program that imports it gets
+visor as the command line runs it. The heavy parts load on first use: importing it costs next to nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from visor.run.hooks import MapAsk, MapHook, MapStates, plug_map
+
+if TYPE_CHECKING:
+    from visor.engine.results import RunResult
+    from visor.ext.appmap.hook import MappedRun
+    from visor.report.envelope import Outcome
+    from visor.run.hooks import Freeze
+    from visor.runtimes.opening import OpenedDevice
+    from visor.scenario.validate import ValidationResult
+
+__all__ = ["load", "open_device", "plug_map", "run", "validate"]
+
+
+class _AppMap:
+    """The app map as runs ask for it, loaded the first time a run asks (`visor.ext.appmap.hook`)."""
+
+    def __init__(self) -> None:
+        self._hook: MapHook | None = None
+
+    def _loaded(self) -> MapHook:
+        if self._hook is None:
+            from visor.ext.appmap.hook import AppMapHook
+
+            self._hook = AppMapHook()
+        return self._hook
+
+    def open(self, ask: MapAsk) -> MappedRun | None:
+        """Return the run's map (None: off, or nothing to route or learn)."""
+        return self._loaded().open(ask)  # type: ignore[return-value]
+
+    def freeze(self) -> Freeze:
+        """Return a frozen map for a benchmark's runs."""
+        return self._loaded().freeze()
+
+    def compared(
+        self, outcome: Outcome, unmapped: Outcome | None, states: Sequence[MapStates | None],
+        results: Sequence[RunResult | None], *, map_enabled: bool,
+    ) -> Outcome:  # fmt: skip
+        """Return a benchmark's outcome with the map's drift over its runs."""
+        return self._loaded().compared(outcome, unmapped, states, results, map_enabled=map_enabled)
+
+
+plug_map(_AppMap())
+
+
+def load(path: str, parameters: dict[str, str] | None = None) -> ValidationResult:
+    """Read, parse and validate a scenario file; return its `ValidationResult` (`.scenario` is None if invalid)."""
+    from visor.scenario.loader import load_scenario
+
+    return load_scenario(path, parameters=parameters)
+
+
+def validate(path: str) -> ValidationResult:
+    """Return the problems of a scenario file as `visor validate` reports them (a `ValidationResult`)."""
+    return load(path)
+
+
+def run(path: str, **options: Any) -> Outcome:
+    """Run a scenario file as `visor run` does (`options` are `RunOptions` fields); return its outcome."""
+    from visor.clock import RandomIds, SystemClock
+    from visor.run.runs import Environment, RunOptions, run_file
+
+    return run_file(path, RunOptions(**options), Environment(SystemClock(), RandomIds()))
+
+
+def open_device(**options: Any) -> OpenedDevice:
+    """Open a device as a run opens it (`options` are `DeviceOptions` fields); return the `OpenedDevice`."""
+    from visor.clock import SystemClock
+    from visor.runtimes.opening import DeviceOptions, open_for
+
+    return open_for(DeviceOptions(**options), 0, SystemClock())
