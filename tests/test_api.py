@@ -1,0 +1,33 @@
+"""The front door, `visor.api`: what it exports is pinned, and each member does what the command line does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import visor.api
+from visor.run.hooks import map_hook
+
+SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
+
+
+def test_the_exported_members_are_pinned() -> None:
+    assert visor.api.__all__ == ["load", "open_device", "plug_map", "run", "validate"]
+    for name in visor.api.__all__:
+        assert getattr(visor.api, name).__doc__, name
+
+
+def test_importing_it_plugs_the_app_map_into_runs() -> None:
+    assert map_hook() is not None
+
+
+def test_load_validate_run_and_open_a_device(tmp_path: Path) -> None:
+    loaded = visor.api.load(str(SCENARIOS / "login.yaml"))
+    assert loaded.scenario is not None and not loaded.issues
+    assert visor.api.validate(str(SCENARIOS / "login.yaml")).scenario is not None
+    outcome = visor.api.run(str(SCENARIOS / "login.yaml"), runtime="sim", output=str(tmp_path / "out"), no_map=True)
+    assert outcome.status == "ok", outcome.error
+    opened = visor.api.open_device(runtime="sim")
+    try:
+        assert opened.device.info.runtime == "sim"
+    finally:
+        opened.device.close()
