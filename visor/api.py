@@ -1,7 +1,8 @@
 """The front door: what the command line, the pytest plugin and programs using visor call.
 
-Importing it plugs the features into the core's hooks (the app map into runs), so a program that imports it gets
-visor as the command line runs it. The heavy parts load on first use: importing it costs next to nothing.
+Importing it plugs the features into the core's hooks (the app map into runs, its tools into agents' sessions),
+so a program that imports it gets visor as the command line runs it. The heavy parts load on first use:
+importing it costs next to nothing.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from visor.report.session_tools import ExtraTools, SessionAsk, plug_session_tools
 from visor.run.hooks import MapAsk, MapHook, MapStates, plug_map
 
 if TYPE_CHECKING:
@@ -51,7 +53,17 @@ class _AppMap:
         return self._loaded().compared(outcome, unmapped, states, results, map_enabled=map_enabled)
 
 
+def _map_tools(ask: SessionAsk) -> ExtraTools | None:
+    """Return the app map's tools for an agent's session (`map_read`, `route_plan`, `route_follow`), unless off."""
+    if ask.no_map:
+        return None
+    from visor.ext.appmap.tools import MapTools
+
+    return MapTools(ask.app_id, ask.map_dir, ask.wall, ask.ids)
+
+
 plug_map(_AppMap())
+plug_session_tools(_map_tools)
 
 
 def load(path: str, parameters: dict[str, str] | None = None) -> ValidationResult:

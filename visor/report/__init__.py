@@ -11,6 +11,8 @@
 - `junit`: JUnit XML for CI: one test case per step and per assertion, so a failed assertion is never green
 - `latest`: `visor report`: find a run's reports (the latest, or the one named) and say what they hold
 - `outcomes`: The outcomes of `visor run` and `visor benchmark`: their envelope data, status, exit code and verdict
+- `session_tools`: Tools a feature adds to an agent's session (`visor mcp`): the shape of their answers, and the
+  hook they plug into
 - `suite_html`: index.html of a suite: one row per scenario, linking each run's own report.html
 - `summary`: summary.txt: a run in plain text, for people reading CI logs or artifact folders
 - `text`: `--format text`: the outcome as lines a person reads on stdout, instead of the JSON envelope

@@ -18,7 +18,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
 from visor.ext.tools.spec.definitions import parameters, tool_names
-from visor.inputs.document import Path
+from visor.inputs.document import Path, dotted
 from visor.scenario.assertions import ASSERTIONS
 from visor.scenario.commands import COMMANDS
 from visor.scenario.models import ScenarioDocument
@@ -187,6 +187,24 @@ def shipped_schema(kind: str) -> dict[str, Any]:
 def schema_json(schema: dict[str, Any]) -> str:
     """Serialise a schema the way the shipped files are written."""
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+#: How much of a schema message is quoted: jsonschema quotes the value at fault, which may be a whole screen.
+_QUOTED = 300
+
+
+def schema_issue(schema: dict[str, Any], data: Any) -> tuple[str, str] | None:
+    """Return where `data` breaks `schema` (dotted, "" at the top) and how, the value quoted at most so long.
+
+    jsonschema's message quotes the value at fault, which may be a whole screen of a map or a long argument.
+    """
+    problem = schema_problem(schema, data)
+    if problem is None:
+        return None
+    where, message = problem
+    if len(message) > _QUOTED:  # the value's beginning and what is wrong with it (the end) are kept
+        message = message[: _QUOTED - 80] + "…" + message[-80:]
+    return dotted(where) if where else "", message
 
 
 def schema_problem(schema: dict[str, Any], data: Any) -> tuple[Path, str] | None:

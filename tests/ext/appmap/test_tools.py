@@ -14,7 +14,8 @@ from tests.ext.appmap.test_route_plans import SIGN_IN
 from tests.simkit import demo_device
 from visor.clock import CountingIds, VirtualClock
 from visor.ext.appmap.tools import MapTools
-from visor.ext.tools.mcp.session import AgentSession, Reply
+from visor.ext.tools.mcp.session import AgentSession
+from visor.report.session_tools import Reply
 
 
 @pytest.fixture

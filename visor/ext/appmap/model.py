@@ -602,33 +602,14 @@ def file_stamp(path: str) -> tuple[int, int, int] | None:
 
 #: What a map that cannot be read suggests (visor never replaces it on its own).
 _MOVE_AWAY = "Move the file away to start a new map (visor leaves it as it is), or use another --map-dir."
-#: How much of a schema message is quoted: jsonschema quotes the value at fault, which may be a whole screen.
-_QUOTED = 300
 
 
 def _shape_problem(document: dict[str, Any]) -> str | None:
     """Say where a map breaks the app-map schema (visor/schemas/app-map.schema.json), and how; None if it fits."""
-    from visor.scenario.schema import shipped_schema
+    from visor.scenario.schema import schema_issue, shipped_schema
 
     problem = schema_issue(shipped_schema("app-map"), document)
     return None if problem is None else f"{problem[0] or 'the document'}: {problem[1]}"
-
-
-def schema_issue(schema: dict[str, Any], data: Any) -> tuple[str, str] | None:
-    """Return where `data` breaks `schema` (dotted, "" at the top) and how, the value quoted at most so long.
-
-    jsonschema's message quotes the value at fault, which may be a whole screen of a map or a long argument.
-    """
-    from visor.inputs.document import dotted
-    from visor.scenario.schema import schema_problem
-
-    problem = schema_problem(schema, data)
-    if problem is None:
-        return None
-    where, message = problem
-    if len(message) > _QUOTED:  # the value's beginning and what is wrong with it (the end) are kept
-        message = message[: _QUOTED - 80] + "…" + message[-80:]
-    return dotted(where) if where else "", message
 
 
 def _reference_problem(document: dict[str, Any]) -> str | None:

@@ -30,7 +30,7 @@ from visor.clock import Clock, IdSource
 from visor.device.protocol import Device
 from visor.errors import InputError, VisorError
 from visor.ext.appmap.memory import build_memory, memory_slice
-from visor.ext.appmap.model import AppMap, MapPlace, map_lock, read_map, schema_issue
+from visor.ext.appmap.model import AppMap, MapPlace, map_lock, read_map
 from visor.ext.appmap.plan_file import checked_plan
 from visor.ext.appmap.route_plans import follow_plan_on
 from visor.ext.appmap.routes import (
@@ -42,13 +42,13 @@ from visor.ext.appmap.routes import (
     require_inputs,
     route_on,
 )
-from visor.ext.tools.mcp.devices import reply
-from visor.ext.tools.mcp.session import Reply
 from visor.inputs.document import Document
 from visor.report.console import printable
 from visor.report.envelope import Outcome
+from visor.report.session_tools import Reply, reply
 from visor.run.direct import Environment
 from visor.runtimes.opening import OpenedDevice
+from visor.scenario.schema import schema_issue
 from visor.ui.secrets import redact
 
 _SCREEN = {"type": "string", "minLength": 1, "maxLength": 200,

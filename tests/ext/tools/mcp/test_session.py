@@ -11,7 +11,8 @@ from tests.conftest import FIXTURES
 from visor.clock import VirtualClock
 from visor.device.protocol import DeviceInfo, Key, NativeAction, Observation, PathPoint
 from visor.errors import TargetError
-from visor.ext.tools.mcp.session import AgentSession, Reply, ToolChain
+from visor.ext.tools.mcp.session import AgentSession, ToolChain
+from visor.report.session_tools import Reply
 from visor.runtimes.sim.device import SimDevice
 from visor.runtimes.sim.load import load_app
 from visor.ui.geometry import Point

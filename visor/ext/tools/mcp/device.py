@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from visor.clock import Clock, IdSource
-from visor.ext.appmap.tools import MapTools
 from visor.ext.tools.mcp.devices import AppTools
 from visor.ext.tools.mcp.session import AgentSession, ToolChain
+from visor.report.session_tools import SessionAsk, plugged_tools
 from visor.runtimes.opening import DeviceOptions, open_for
 
 
@@ -29,9 +29,9 @@ class AgentOptions(DeviceOptions):
 
 
 def session_tools(options: AgentOptions, wall: Clock, ids: IdSource) -> ToolChain:
-    """Return the tools a session adds to the 16 and observation: the app map's (unless `no_map`), then list_apps."""
-    maps = () if options.no_map else (MapTools(options.app_id, options.map_dir, wall, ids),)
-    return ToolChain((*maps, AppTools()))
+    """Return the tools a session adds to the 16 and observation: the plugged features' (the map's), then list_apps."""
+    plugged = plugged_tools(SessionAsk(options.app_id, options.map_dir, options.no_map, wall, ids))
+    return ToolChain((*plugged, AppTools()))
 
 
 def open_session(options: AgentOptions, wall: Clock, ids: IdSource) -> AgentSession:

@@ -17,7 +17,7 @@ from typing import Any
 from visor.clock import Clock
 from visor.device.protocol import Device
 from visor.errors import VisorError
-from visor.ext.tools.mcp.session import Reply
+from visor.report.session_tools import Reply, reply
 from visor.runtimes.opening import RUNTIMES
 
 #: Why a device tool refused a call before any device work (beside the tools' own codes).
@@ -179,16 +179,3 @@ def invalid_arguments(tool: str, path: str, message: str, *, hint: str | None = 
     """Refuse a call whose arguments break a rule: VALIDATION_ERROR, its problem listed as the tools list theirs."""
     found = {"path": path, "message": message, "code": "VALIDATION_ERROR"} | ({"hint": hint} if hint else {})
     return reply(tool, "refused", "VALIDATION_ERROR", message, hint=hint, problems=[found])
-
-
-def reply(
-    tool: str, status: str, code: str | None, message: str, *, dispatched: str = "none", hint: str | None = None,
-    **data: Any,
-) -> Reply:  # fmt: skip
-    """Build a device tool's result in the tools' shape; it is a tool error unless `status` is ok."""
-    result: dict[str, Any] = {"tool": tool, "status": status, "dispatched": dispatched, "code": code,
-                              "message": message}  # fmt: skip
-    if hint is not None:
-        result["hint"] = hint
-    result.update(data)
-    return Reply(result, None, status != "ok")

@@ -24,7 +24,6 @@ from typing import Any
 
 from visor.clock import Clock, IdSource
 from visor.errors import InputError, TargetError, VisorError
-from visor.ext.appmap.model import schema_issue
 from visor.ext.tools.mcp.catalog import described
 from visor.ext.tools.mcp.device import AgentOptions, open_session, session_tools
 from visor.ext.tools.mcp.devices import (
@@ -36,15 +35,16 @@ from visor.ext.tools.mcp.devices import (
     invalid_arguments,
     list_devices_reply,
     no_device,
-    reply,
     simulated,
 )
-from visor.ext.tools.mcp.session import AgentSession, Reply, tool_definitions
+from visor.ext.tools.mcp.session import AgentSession, tool_definitions
 from visor.ext.tools.spec.bounds import CALL_BOUND_BYTES
 from visor.ext.tools.spec.check import encoded_size
 from visor.report.console import printable
+from visor.report.session_tools import Reply, reply
 from visor.runtimes.appium.capabilities import secret_values
 from visor.runtimes.registry import platform_untold
+from visor.scenario.schema import schema_issue
 from visor.ui.secrets import redact
 
 #: What an observation result holds beside the tools' shape: `use_device` attaches these.

@@ -30,7 +30,8 @@ from typing import Any, Protocol
 from visor import DISTRIBUTION, __version__
 from visor.errors import InputError
 from visor.ext.tools.mcp.lines import GuardedInput, LineReader, claimed_stdin
-from visor.ext.tools.mcp.session import Reply, refusal
+from visor.ext.tools.mcp.session import refusal
+from visor.report.session_tools import Reply
 
 INSTRUCTIONS = (
     "visor drives one phone. If no device is in use (a NO_DEVICE error), call list_devices, then use_device. "

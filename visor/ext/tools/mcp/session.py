@@ -23,7 +23,7 @@ import datetime as dt
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from visor.clock import Clock, ms_to_us
 from visor.device.memory import AgentState
@@ -36,24 +36,9 @@ from visor.ext.tools.mcp.catalog import described
 from visor.ext.tools.result import GUIDANCE, ToolCode, ToolProblem
 from visor.ext.tools.spec.definitions import OBSERVATION_TOOLS, all_definitions, is_tool, kind, mcp_definition
 from visor.ext.tools.spec.export import exported, form_values
+from visor.report.session_tools import ExtraTools, Reply
 from visor.ui.secrets import mask_text, maskable, redact
 from visor.ui.shown_secrets import blanked_screenshot
-
-
-class ExtraTools(Protocol):
-    """Tools a front end adds to a session (the app map's: `visor.ext.appmap.tools`)."""
-
-    def definitions(self) -> list[dict[str, Any]]:
-        """Return their MCP tool definitions."""
-        ...
-
-    def call(self, name: str, arguments: dict[str, Any], device: Device, clock: Clock) -> Reply | None:
-        """Answer a call to one of them on the session's device (None: the name is not theirs)."""
-        ...
-
-    def secrets(self) -> frozenset[str]:
-        """Return the texts their calls typed that the agent must never see (masked for the rest of the session)."""
-        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,15 +109,6 @@ def tool_definitions(extra: ExtraTools | None, *, seed_descriptions: bool = Fals
         mcp_definition(exported(definition, seed_descriptions=seed_descriptions)) for definition in all_definitions()
     ]
     return [described(definition) for definition in own + (extra.definitions() if extra is not None else [])]
-
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """A call's answer: the structured result, an optional PNG, and whether it is an error for the agent."""
-
-    result: dict[str, Any]
-    image: bytes | None = None
-    is_error: bool = False
 
 
 class AgentSession:
