@@ -7,9 +7,10 @@ importing it costs next to nothing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from visor.plugs import plug
 from visor.report.session_tools import ExtraTools, SessionAsk, plug_session_tools
 from visor.run.hooks import MapAsk, MapHook, MapStates, plug_map
 
@@ -62,8 +63,24 @@ def _map_tools(ask: SessionAsk) -> ExtraTools | None:
     return MapTools(ask.app_id, ask.map_dir, ask.wall, ask.ids)
 
 
+def _agentcab_commands() -> Iterable[Any]:
+    """Return AgentCab's scenario commands (`agentcab_collect`, `agentcab_apply`)."""
+    from visor.ext.agentcab.spec.commands import commands
+
+    return commands()
+
+
+def _agentcab_entries() -> Iterable[Any]:
+    """Return AgentCab's steps, executed."""
+    from visor.ext.agentcab.steps import entries
+
+    return entries()
+
+
 plug_map(_AppMap())
 plug_session_tools(_map_tools)
+plug("commands", _agentcab_commands)
+plug("entries", _agentcab_entries)
 
 
 def load(path: str, parameters: dict[str, str] | None = None) -> ValidationResult:

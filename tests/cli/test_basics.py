@@ -141,7 +141,7 @@ def test_the_command_line_starts_without_the_cores() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     loaded = set(done.stdout.split())
     light = {"visor.clock", "visor.errors", "visor.limits", "visor.runtimes.opening", "visor.runtimes.registry"}
-    light |= {"visor.api", "visor.run.hooks"}
+    light |= {"visor.api", "visor.plugs", "visor.report", "visor.report.session_tools", "visor.run.hooks"}
     assert {name for name in loaded if not name.startswith("visor.cli")} <= {
         "visor",
         "visor.run",

@@ -7,14 +7,24 @@ import pytest
 from tests.simkit import MemorySink, demo_device
 from visor.clock import VirtualClock
 from visor.scenario.commands import COMMANDS, NavigateArgs, TapArgs
-from visor.steps.catalogue import BY_ARGS, ENTRIES
+from visor.steps.catalogue import BY_ARGS
 from visor.steps.context import ActionContext
 
 
 def test_every_command_model_has_exactly_one_entry() -> None:
     models = {model for spec in COMMANDS.values() for model in spec.variants.values()}
-    assert set(BY_ARGS) == models
-    assert len(ENTRIES) == len(BY_ARGS)  # no model bound twice
+    assert set(BY_ARGS) == models  # the core's and the plugged features' (AgentCab's), each bound once
+    assert {"agentcab_collect", "agentcab_apply"} <= set(COMMANDS)
+
+
+def test_a_registry_refuses_a_command_plugged_twice_under_one_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    from visor import plugs
+    from visor.scenario.commands import CommandRegistry, single
+
+    registry = CommandRegistry([single("tap", TapArgs)])
+    monkeypatch.setitem(plugs.PLUGGED, "commands", [lambda: [single("tap", NavigateArgs)]])
+    with pytest.raises(TypeError, match="a name already taken"):
+        registry.get("tap")
 
 
 def test_an_entry_refuses_arguments_of_another_model() -> None:

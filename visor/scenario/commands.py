@@ -8,7 +8,7 @@ accepts them, and old scenario files must stay valid.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -16,6 +16,7 @@ from pydantic import AliasChoices, ConfigDict, Field, WithJsonSchema, field_vali
 
 from visor.inputs.issues import IssueCode
 from visor.inputs.suggest import did_you_mean
+from visor.plugs import plugged
 from visor.scenario.fields import (
     DurationMs,
     FiniteNumber,
@@ -35,6 +36,8 @@ class Args(InputModel):
 
     #: How messages name the owner of these arguments: "tap", "act slider".
     owner: ClassVar[str] = ""
+    #: Why a step of these arguments needs the screen's UI tree, whatever its values (None: it may not).
+    tree_need: ClassVar[str | None] = None
 
     @classmethod
     def rules(cls, raw: Mapping[str, Any]) -> list[str]:
@@ -55,7 +58,7 @@ class Args(InputModel):
         return frozenset(keys)
 
 
-def _schema_rules(**rules: Any) -> ConfigDict:
+def schema_rules(**rules: Any) -> ConfigDict:
     """Return an argument model's config whose JSON Schema also says its `rules` (which fields go together).
 
     So an editor flags what `visor validate` refuses: the schema and the rules are written side by side.
@@ -63,7 +66,7 @@ def _schema_rules(**rules: Any) -> ConfigDict:
     return ConfigDict(extra="ignore", json_schema_extra={"additionalProperties": False, **rules})
 
 
-def _one_of_keys(*keys: str) -> dict[str, Any]:
+def one_of_keys(*keys: str) -> dict[str, Any]:
     """Return the schema rule "exactly one of these keys"."""
     return {"oneOf": [{"required": [key]} for key in keys]}
 
@@ -86,7 +89,7 @@ class TapArgs(Args):
     """Tap an element (`target`) or a point (`x`, `y`; fractions of the screen when `normalized`)."""
 
     owner = "tap"
-    model_config = _schema_rules(
+    model_config = schema_rules(
         anyOf=[
             {"required": ["target"], "not": {"anyOf": [{"required": ["x"]}, {"required": ["y"]}]}},
             {"required": ["x", "y"], "not": {"required": ["target"]}},
@@ -133,6 +136,7 @@ class ScrollArgs(Args):
     """Scroll the screen up or down by a percentage of its height."""
 
     owner = "scroll"
+    tree_need = "finds what scrolls, and checks it moved; use act drag"
 
     direction: Annotated[Literal["up", "down"], WithJsonSchema(_DIRECTION_SCHEMA)] = Field(
         description="up or down (any case)."
@@ -191,6 +195,7 @@ class SourceArgs(CaptureArgs):
     """Capture the page source."""
 
     owner = "source"
+    tree_need = "saves the page source"
     suffixes = (".xml",)
 
 
@@ -198,7 +203,7 @@ class WaitArgs(Args):
     """Wait a fixed time (`ms`), for an element (`for`), or for the screen to be stable (`stable: true`)."""
 
     owner = "wait"
-    model_config = _schema_rules(**_one_of_keys("ms", "for", "stable"))
+    model_config = schema_rules(**one_of_keys("ms", "for", "stable"))
 
     ms: DurationMs | None = Field(None, description="Wait this many milliseconds.")
     for_: SelectorStr | None = Field(None, alias="for", description="Wait until this element is visible.")
@@ -304,6 +309,7 @@ class ActSliderArgs(ActArgs):
     """Move a slider to a fraction of its range."""
 
     owner = "act slider"
+    tree_need = "finds a slider"
 
     name: Literal["slider"]
     target: SelectorStr = Field(description="The slider.")
@@ -311,66 +317,6 @@ class ActSliderArgs(ActArgs):
     start_value: Fraction | None = Field(
         None, alias="startValue", description="Where the thumb is now, if the device cannot tell (default 0.5)."
     )
-
-
-class AgentcabCollectArgs(Args):
-    """Collect the input an agent's input_schema asks for from the phone's data (AgentCab, seed 003)."""
-
-    owner: ClassVar[str] = "agentcab_collect"
-    input_schema: dict[str, Any] = Field(description="The agent's input_schema: a `format` on each property.")
-
-    @classmethod
-    def rules(cls, raw: Mapping[str, Any]) -> list[str]:
-        """Refuse formats and options the schema uses that are not known."""
-        from visor.ext.agentcab.spec.formats import read_input_schema
-
-        schema = raw.get("input_schema")
-        if not isinstance(schema, dict):
-            return []
-        return [_issue_text("input_schema", issue) for issue in read_input_schema(schema)[1]]
-
-
-class AgentcabApplyArgs(Args):
-    """Apply an agent's actions: its `output`, or what its `worker` answers to the last collected payload."""
-
-    owner: ClassVar[str] = "agentcab_apply"
-    model_config = _schema_rules(**_one_of_keys("output", "worker"))
-    output: dict[str, Any] | None = Field(None, description="The agent's output: {actions: [...], ...}.")
-    worker: dict[str, Any] | None = Field(
-        None, description="The agent's worker: {command: [...], cwd?, timeout_ms?} or {url} (on this machine)."
-    )
-    confirm: str | dict[str, Any] = Field(
-        "deny", description="Who answers confirmations: deny, approve, or a policy {default, rules}."
-    )
-
-    @classmethod
-    def rules(cls, raw: Mapping[str, Any]) -> list[str]:
-        """Ask for exactly one of output and worker, each valid, and a valid confirmation policy."""
-        from pydantic import ValidationError
-
-        from visor.ext.agentcab.spec.agent_file import Worker
-        from visor.ext.agentcab.spec.output_actions import read_actions
-        from visor.ext.agentcab.spec.policy import PolicyFile
-
-        if ("output" in raw) == ("worker" in raw):
-            return ["agentcab_apply requires exactly one of args.output and args.worker"]
-        found: list[str] = []
-        if isinstance(raw.get("output"), dict):
-            found += [_issue_text("output", issue) for issue in read_actions(raw["output"])[1]]
-        for key, model, value in (("worker", Worker, raw.get("worker")), ("confirm", PolicyFile, raw.get("confirm"))):
-            if isinstance(value, dict):
-                try:
-                    model.model_validate(value)
-                except ValidationError as exc:
-                    found += [f"agentcab_apply args.{key}: {error['msg']}" for error in exc.errors(include_url=False)]
-        if isinstance(raw.get("confirm"), str) and raw["confirm"] not in ("deny", "approve"):
-            found.append("agentcab_apply args.confirm must be deny, approve, or a policy {default, rules}")
-        return found
-
-
-def _issue_text(key: str, issue: Any) -> str:
-    where = ".".join(str(part) for part in issue.path)
-    return f"args.{key}{'.' + where if where else ''}: {issue.message}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,15 +341,44 @@ class CommandSpec:
         return f"{self.name} args.{self.discriminator} '{shown}' is not supported", hint
 
 
-def _single(name: str, model: type[Args]) -> CommandSpec:
+def single(name: str, model: type[Args]) -> CommandSpec:
+    """Return the spec of a command with one argument model (its summary is the model's docstring)."""
     return CommandSpec(name, (model.__doc__ or "").strip(), {"": model})
 
 
-COMMANDS: dict[str, CommandSpec] = {
-    spec.name: spec
-    for spec in (
-        _single("tap", TapArgs),
-        _single("navigate", NavigateArgs),
+class CommandRegistry(Mapping[str, CommandSpec]):
+    """The scenario commands by name: the core's own, then those a feature plugs in (`visor.plugs`).
+
+    A feature's commands are loaded the first time the registry is read, so that start-up and scenarios that use
+    none of them never import the feature.
+    """
+
+    def __init__(self, own: Iterable[CommandSpec]) -> None:
+        self._specs = {spec.name: spec for spec in own}
+        self._called = 0
+
+    def _loaded(self) -> dict[str, CommandSpec]:
+        for load in plugged("commands", self._called):
+            self._called += 1
+            for spec in load():
+                if not isinstance(spec, CommandSpec) or self._specs.setdefault(spec.name, spec) is not spec:
+                    raise TypeError(f"a feature plugs in {spec!r}: no command spec, or a name already taken")
+        return self._specs
+
+    def __getitem__(self, name: str) -> CommandSpec:
+        return self._loaded()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
+
+
+COMMANDS = CommandRegistry(
+    (
+        single("tap", TapArgs),
+        single("navigate", NavigateArgs),
         CommandSpec(
             "act",
             "Helpers: type, back, home, app_switch, lock, unlock, reset, drag, slider.",
@@ -420,11 +395,9 @@ COMMANDS: dict[str, CommandSpec] = {
             },
             discriminator="name",
         ),
-        _single("scroll", ScrollArgs),
-        _single("screenshot", ScreenshotArgs),
-        _single("wait", WaitArgs),
-        _single("source", SourceArgs),
-        _single("agentcab_collect", AgentcabCollectArgs),
-        _single("agentcab_apply", AgentcabApplyArgs),
+        single("scroll", ScrollArgs),
+        single("screenshot", ScreenshotArgs),
+        single("wait", WaitArgs),
+        single("source", SourceArgs),
     )
-}
+)

@@ -8,14 +8,14 @@ here; docs/internals.md shows the edit.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from visor.device.protocol import Key
-from visor.ext.agentcab import steps as agentcab_steps
 from visor.ext.tools.spec.call import ToolCall
 from visor.ext.tools.spec.definitions import is_tool
+from visor.plugs import plugged
 from visor.scenario.commands import (
     COMMANDS,
     ActAppSwitchArgs,
@@ -27,8 +27,6 @@ from visor.scenario.commands import (
     ActSliderArgs,
     ActTypeArgs,
     ActUnlockArgs,
-    AgentcabApplyArgs,
-    AgentcabCollectArgs,
     Args,
     NavigateArgs,
     ScreenshotArgs,
@@ -82,11 +80,38 @@ ENTRIES: tuple[Entry[Any], ...] = (
     entry(WaitArgs, commands.wait, shapes.WaitDetails),
     entry(ScreenshotArgs, commands.screenshot, shapes.CaptureDetails),
     entry(SourceArgs, commands.source, shapes.CaptureDetails),
-    entry(AgentcabCollectArgs, agentcab_steps.agentcab_collect, shapes.AgentcabCollectDetails),
-    entry(AgentcabApplyArgs, agentcab_steps.agentcab_apply, shapes.AgentcabApplyDetails),
 )
-#: The entries by argument model (what a step's arguments were validated into).
-BY_ARGS: dict[type[Args], Entry[Any]] = {item.args: item for item in ENTRIES}
+
+
+class EntryRegistry(Mapping[type[Args], Entry[Any]]):
+    """The entries by argument model (what a step's arguments were validated into): the core's, then plugged ones.
+
+    A feature's entries are loaded the first time one is looked up, as its commands are (`visor.plugs`).
+    """
+
+    def __init__(self, own: Iterable[Entry[Any]]) -> None:
+        self._entries = {item.args: item for item in own}
+        self._called = 0
+
+    def _loaded(self) -> dict[type[Args], Entry[Any]]:
+        for load in plugged("entries", self._called):
+            self._called += 1
+            for item in load():
+                if not isinstance(item, Entry) or self._entries.setdefault(item.args, item) is not item:
+                    raise TypeError(f"a feature plugs in {item!r}: no entry, or a model already bound")
+        return self._entries
+
+    def __getitem__(self, model: type[Args]) -> Entry[Any]:
+        return self._loaded()[model]
+
+    def __iter__(self) -> Iterator[type[Args]]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
+
+
+BY_ARGS = EntryRegistry(ENTRIES)
 
 
 @functools.cache

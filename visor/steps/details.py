@@ -297,23 +297,3 @@ class Observed(TypedDict, total=False):
     """What a failed assertion keeps besides what it saw: the screen it was checked on."""
 
     evidence: Evidence[KeptScreen]
-
-
-class AgentcabCollectDetails(TypedDict):
-    """An agent's input collected: the payload, each permission, what was picked, the files uploaded."""
-
-    args: dict[str, Any]
-    payload: dict[str, Any]
-    permissions: dict[str, str]
-    picks: dict[str, dict[str, Any]]
-    uploads: Evidence[list[str]]
-
-
-class AgentcabApplyDetails(TypedDict, total=False):
-    """An agent's actions applied: its output, each action's outcome, each confirmation, the dialogs shown."""
-
-    args: dict[str, Any]
-    output: Any
-    actions: list[dict[str, Any]]
-    confirmations: list[dict[str, Any]]
-    dialogs: Evidence[list[str]]

@@ -9,16 +9,7 @@ from __future__ import annotations
 
 from visor.ext.tools.spec.call import ToolCall
 from visor.scenario.assertions import DeviceAssertion
-from visor.scenario.commands import (
-    ActSliderArgs,
-    ActTypeArgs,
-    AgentcabApplyArgs,
-    AgentcabCollectArgs,
-    ScrollArgs,
-    SourceArgs,
-    TapArgs,
-    WaitArgs,
-)
+from visor.scenario.commands import ActTypeArgs, Args, TapArgs, WaitArgs
 from visor.scenario.scenario import Scenario, Step
 
 #: Agent tools that need no element: they start an app, or let time pass.
@@ -46,11 +37,4 @@ def _step_need(step: Step) -> str | None:
         return f"targets an element ({args.target}); use x and y (tap) or type into the focused field"
     if isinstance(args, WaitArgs) and (args.for_ is not None or args.stable):
         return "waits for elements; use ms"
-    needs: dict[type, str] = {
-        SourceArgs: "saves the page source",
-        ScrollArgs: "finds what scrolls, and checks it moved; use act drag",
-        ActSliderArgs: "finds a slider",
-        AgentcabCollectArgs: "reads the phone's data and screen (AgentCab)",
-        AgentcabApplyArgs: "changes the phone's data and acts on its screen (AgentCab)",
-    }
-    return needs.get(type(args))
+    return args.tree_need if isinstance(args, Args) else None

@@ -11,20 +11,41 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 from visor.ext.agentcab.act import Applier
 from visor.ext.agentcab.collect import Collector, upload_name
 from visor.ext.agentcab.confirm import policy_confirmer
 from visor.ext.agentcab.spec.agent_file import Worker
+from visor.ext.agentcab.spec.commands import AgentcabApplyArgs, AgentcabCollectArgs
 from visor.ext.agentcab.spec.formats import read_input_schema
 from visor.ext.agentcab.spec.output_actions import read_actions
 from visor.ext.agentcab.spec.policy import Policy, PolicyFile, read_policy
 from visor.ext.agentcab.worker import WorkerFailed, ask_worker
-from visor.scenario.commands import AgentcabApplyArgs, AgentcabCollectArgs
+from visor.steps.catalogue import Entry, entry
 from visor.steps.context import ActionContext, StepFailure
-from visor.steps.details import AgentcabApplyDetails, AgentcabCollectDetails
+from visor.steps.details import Evidence
 from visor.ui.images import photo_hash
+
+
+class AgentcabCollectDetails(TypedDict):
+    """An agent's input collected: the payload, each permission, what was picked, the files uploaded."""
+
+    args: dict[str, Any]
+    payload: dict[str, Any]
+    permissions: dict[str, str]
+    picks: dict[str, dict[str, Any]]
+    uploads: Evidence[list[str]]
+
+
+class AgentcabApplyDetails(TypedDict, total=False):
+    """An agent's actions applied: its output, each action's outcome, each confirmation, the dialogs shown."""
+
+    args: dict[str, Any]
+    output: Any
+    actions: list[dict[str, Any]]
+    confirmations: list[dict[str, Any]]
+    dialogs: Evidence[list[str]]
 
 
 def agentcab_collect(args: AgentcabCollectArgs, ctx: ActionContext) -> AgentcabCollectDetails:
@@ -104,3 +125,11 @@ def _rules(policy: dict[str, Any]) -> Policy:
 
 def _raw(args: Any) -> dict[str, Any]:
     return cast(dict[str, Any], args.model_dump(by_alias=True, exclude_unset=True, mode="json"))
+
+
+def entries() -> tuple[Entry[Any], ...]:
+    """Return AgentCab's steps as the catalogue binds them (arguments, executor, details), to plug in."""
+    return (
+        entry(AgentcabCollectArgs, agentcab_collect, AgentcabCollectDetails),
+        entry(AgentcabApplyArgs, agentcab_apply, AgentcabApplyDetails),
+    )
