@@ -77,10 +77,26 @@ def _agentcab_entries() -> Iterable[Any]:
     return entries()
 
 
+def _tool_family() -> Iterable[Any]:
+    """Return the agent tools as a family of scenario commands (named and checked by the tools)."""
+    from visor.ext.tools.spec.family import ToolFamily
+
+    return (ToolFamily(),)
+
+
+def _tool_runner() -> Iterable[Any]:
+    """Return the runner of agent tools as scenario steps."""
+    from visor.ext.tools.step import ToolRunner
+
+    return (ToolRunner(),)
+
+
 plug_map(_AppMap())
 plug_session_tools(_map_tools)
 plug("commands", _agentcab_commands)
 plug("entries", _agentcab_entries)
+plug("families", _tool_family)
+plug("runners", _tool_runner)
 
 
 def load(path: str, parameters: dict[str, str] | None = None) -> ValidationResult:

@@ -39,7 +39,6 @@ from visor.errors import (
     interruption,
     stopping_signal,
 )
-from visor.ext.tools.spec.definitions import is_tool
 from visor.scenario.assertions import ASSERTIONS, DeviceAssertion
 from visor.scenario.scenario import Scenario, Step
 from visor.selectors.parse import parse_selector
@@ -325,7 +324,7 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext, *, last: b
         )
     elapsed = ctx.elapsed_us()
     # A wait and an agent tool carry their own time bounds (the tools' caps), so the step timeout is not theirs.
-    if error is None and elapsed > settings.timeout_us and step.command != "wait" and not is_tool(step.command):
+    if error is None and elapsed > settings.timeout_us and not step.own_time_bound:
         error = ErrorInfo(
             code=str(ErrorCode.ACTION_ERROR),
             message=f"Step '{step.id}' ({step.command}) exceeded its timeout: "

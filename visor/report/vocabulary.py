@@ -24,16 +24,17 @@ def words() -> frozenset[str]:
     """Return every word of visor's vocabulary (computed once, from the enums and tables that define them)."""
     from visor.engine.results import StepStatus
     from visor.errors import ErrorCode, NextAction
-    from visor.ext.tools.result import Status, ToolCode
-    from visor.ext.tools.spec.definitions import tool_names
     from visor.inputs.issues import IssueCode
     from visor.scenario.assertions import ASSERTIONS
     from visor.scenario.commands import COMMANDS
+    from visor.scenario.families import FAMILIES
 
-    found: set[str] = {*_STATUSES, *_PLATFORMS, *_RUNTIMES, "warning", *get_args(Status), *get_args(StepStatus)}
-    for codes in (ErrorCode, NextAction, ToolCode, IssueCode):
+    found: set[str] = {*_STATUSES, *_PLATFORMS, *_RUNTIMES, "warning", *get_args(StepStatus)}
+    for codes in (ErrorCode, NextAction, IssueCode):
         found.update(str(code) for code in codes)
-    found.update(COMMANDS, tool_names(), ASSERTIONS)
+    found.update(COMMANDS, ASSERTIONS)
+    for family in FAMILIES.all():  # the agent tools' names, codes and statuses
+        found.update(family.words())
     return frozenset(found)
 
 

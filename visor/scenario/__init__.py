@@ -5,14 +5,15 @@
   them
 - `commands`: Step commands and their argument models: the one place a command's arguments are defined
 - `discovery`: Find scenario files from what the user typed (files, directories, globs, `-`) and validate them all
+- `families`: Command families: scenario commands a feature names, checks and describes itself (the agent tools)
 - `fields`: Field types shared by the input models, and the custom errors they raise
 - `loader`: Load a scenario: read the file (or standard input), parse it, fill its parameters, validate it
 - `model_files`: Small documents read into one model (a policy, an agent test, an annotation): one way to read and
   refuse them
 - `models`: The scenario format's top level: `meta`, `config`, `steps`, `assertions`, `output`
-- `project`: A scenario's project: the folder its relative paths may reach
 - `project_config`: A project's visor settings: `visor.toml`, or `[tool.visor]` in `pyproject.toml`, the nearest one
   up from here
+- `project`: A scenario's project: the folder its relative paths may reach
 - `scenario`: A validated scenario: typed, immutable, ready to run
 - `schema`: The JSON Schema of the scenario format, generated from the input models
 - `selector_platforms`: Platform-only selectors checked against the platform a scenario declares (`meta.platform`)

@@ -38,6 +38,8 @@ class Args(InputModel):
     owner: ClassVar[str] = ""
     #: Why a step of these arguments needs the screen's UI tree, whatever its values (None: it may not).
     tree_need: ClassVar[str | None] = None
+    #: The step bounds its own time (a wait's `timeout`): past the step timeout it is not failed for it.
+    own_time_bound: ClassVar[bool] = False
 
     @classmethod
     def rules(cls, raw: Mapping[str, Any]) -> list[str]:
@@ -203,6 +205,7 @@ class WaitArgs(Args):
     """Wait a fixed time (`ms`), for an element (`for`), or for the screen to be stable (`stable: true`)."""
 
     owner = "wait"
+    own_time_bound = True
     model_config = schema_rules(**one_of_keys("ms", "for", "stable"))
 
     ms: DurationMs | None = Field(None, description="Wait this many milliseconds.")

@@ -5,25 +5,30 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from visor.ext.tools.spec.call import ToolCall
 from visor.inputs.issues import Issue
 from visor.scenario.assertions import AssertionModel
 from visor.scenario.commands import Args
+from visor.scenario.families import FamilyCall
 from visor.scenario.models import Config, Meta, Output
 
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One step: its position in the file, its id, its command and its typed arguments (an agent tool's call)."""
+    """One step: its position in the file, its id, its command and its typed arguments (a family member's call)."""
 
     index: int
     id: str
     command: str
-    args: Args | ToolCall
+    args: Args | FamilyCall
+
+    @property
+    def own_time_bound(self) -> bool:
+        """Say whether the step bounds its own time (a wait, an agent tool): the step timeout does not fail it."""
+        return isinstance(self.args, FamilyCall) or self.args.own_time_bound
 
     def raw_args(self) -> dict[str, Any]:
         """Return the arguments as the scenario wrote them (by their scenario names, defaults left out)."""
-        if isinstance(self.args, ToolCall):
+        if isinstance(self.args, FamilyCall):
             return dict(self.args.raw)
         return self.args.model_dump(by_alias=True, exclude_unset=True, mode="json")
 

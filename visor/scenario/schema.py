@@ -17,10 +17,10 @@ from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
-from visor.ext.tools.spec.definitions import parameters, tool_names
 from visor.inputs.document import Path, dotted
 from visor.scenario.assertions import ASSERTIONS
 from visor.scenario.commands import COMMANDS
+from visor.scenario.families import FAMILIES, family_names
 from visor.scenario.models import ScenarioDocument
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -84,15 +84,16 @@ def _step_schema(defs: dict[str, Any]) -> dict[str, Any]:
                 "then": {"properties": {"args": args}},
             }
         )
-    for name in tool_names():
-        # The tools spec's own parameter schema; visor refuses unknown top-level arguments too (docs/agent-tools.md).
-        defs[f"tool_{name}"] = _tool_rules({**copy.deepcopy(parameters(name)), "additionalProperties": False})
-        branches.append(
-            {
-                "if": {"properties": {"command": {"const": name}}, "required": ["command"]},
-                "then": {"properties": {"args": {"$ref": f"#/$defs/tool_{name}"}}},
-            }
-        )
+    for family in FAMILIES.all():
+        for name in family.names():
+            # The family's own schema of a member's arguments (an agent tool's: the tools spec's, kept closed).
+            defs[f"tool_{name}"] = family.parameters(name)
+            branches.append(
+                {
+                    "if": {"properties": {"command": {"const": name}}, "required": ["command"]},
+                    "then": {"properties": {"args": {"$ref": f"#/$defs/tool_{name}"}}},
+                }
+            )
     return {
         "type": "object",
         "description": "A step: a command and its arguments.",
@@ -101,48 +102,13 @@ def _step_schema(defs: dict[str, Any]) -> dict[str, Any]:
         "properties": {
             "id": {"type": "string", "minLength": 1, "pattern": r"\S", "description": "A unique step id."},
             "command": {
-                "enum": [*COMMANDS, *tool_names()],
+                "enum": [*COMMANDS, *family_names()],
                 "description": "The command to run: a visor command or an agent tool.",
             },
             "args": {"type": "object", "description": "The command's arguments."},
         },
         "allOf": branches,
     }
-
-
-#: The attributes of a tool's selector: one of them at least must be given (an empty selector matches everything).
-_SELECTOR_KEYS = ("resource_id", "text", "content_desc", "class_name", "package_name", "bounds")
-#: drag takes exactly one of these (visor.ext.tools.spec.rules).
-_DRAG_ENDS = ("end", "calibration")
-
-
-def _tool_rules(schema: dict[str, Any]) -> dict[str, Any]:
-    """Add to a tool's parameter schema the argument rules a schema can say, so editors flag them as visor does.
-
-    Every selector names an attribute; a drag (the tool, or a member of a sequence) gives `end` or `calibration`,
-    never both. The tools' own definitions stay the spec's; these are added where scenarios are checked.
-    """
-    stack: list[Any] = [schema]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, list):
-            stack.extend(node)
-            continue
-        if not isinstance(node, dict):
-            continue
-        properties = node.get("properties")
-        if isinstance(properties, dict):
-            if {"resource_id", "class_name"} <= properties.keys():
-                node["anyOf"] = [_given(key) for key in _SELECTOR_KEYS if key in properties]
-            elif set(_DRAG_ENDS) <= properties.keys() and "start" in properties:
-                node["oneOf"] = [_given(key) for key in _DRAG_ENDS]
-        stack.extend(node.values())
-    return schema
-
-
-def _given(key: str) -> dict[str, Any]:
-    """Return the schema rule "`key` is given, and not null"."""
-    return {"required": [key], "properties": {key: {"not": {"type": "null"}}}}
 
 
 def _assertion_schema(defs: dict[str, Any]) -> dict[str, Any]:

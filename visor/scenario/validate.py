@@ -15,8 +15,6 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from visor.ext.tools.spec.call import ToolCall
-from visor.ext.tools.spec.definitions import is_tool, tool_names
 from visor.inputs.document import Document, Path, dotted
 from visor.inputs.issues import Issue, IssueCode, Severity, error, locate, warning
 from visor.inputs.reading import LONE_SURROGATE
@@ -25,6 +23,7 @@ from visor.limits import MAX_ASSERTIONS, MAX_ISSUES, MAX_STEPS
 from visor.scenario.assertions import AssertionModel, assertion_model
 from visor.scenario.capability_check import capability_issues
 from visor.scenario.commands import COMMANDS, Args, CommandSpec
+from visor.scenario.families import CommandFamily, FamilyCall, family_names, family_of
 from visor.scenario.fields import Owner
 from visor.scenario.models import Output, ScenarioDocument, StepHead
 from visor.scenario.project import in_project
@@ -151,10 +150,11 @@ def _check_steps(raw_steps: Any, issues: list[Issue]) -> tuple[Step, ...] | None
         head = _check(StepHead, raw, Owner(StepHead, path), issues)
         command, args = raw.get("command"), raw.get("args")
         spec = COMMANDS.get(command) if isinstance(command, str) else None
-        parsed: Args | ToolCall | None = None
-        if is_tool(command) and isinstance(args, dict):
-            parsed = _check_tool(str(command), args, (*path, "args"), issues)
-        elif spec is None and not is_tool(command):
+        family = family_of(command) if spec is None else None
+        parsed: Args | FamilyCall | None = None
+        if family is not None and isinstance(args, dict):
+            parsed = _check_member(family, str(command), args, (*path, "args"), issues)
+        elif spec is None and family is None:
             _unsupported(command, path, issues)
         elif spec is not None and isinstance(args, dict):
             parsed = _check_args(spec, args, (*path, "args"), issues)
@@ -165,12 +165,12 @@ def _check_steps(raw_steps: Any, issues: list[Issue]) -> tuple[Step, ...] | None
     return tuple(steps) if complete else None
 
 
-def _check_tool(name: str, raw: dict[str, Any], path: Path, issues: list[Issue]) -> ToolCall | None:
-    """Check an agent tool's arguments with the tool's own schema and rules (docs/agent-tools.md)."""
-    from visor.ext.tools.spec.check import check_call  # lazy: jsonschema is only needed for tool steps
-
-    checked = check_call(name, raw)
-    if isinstance(checked, ToolCall):
+def _check_member(
+    family: CommandFamily, name: str, raw: dict[str, Any], path: Path, issues: list[Issue]
+) -> FamilyCall | None:
+    """Check a family member's arguments with the family's own rules (an agent tool's: docs/agent-tools.md)."""
+    checked = family.check(name, raw)
+    if isinstance(checked, FamilyCall):
         return checked
     for found in checked:
         # The call's issues are located in its arguments: in the scenario they are ARG_ERRORs below the step.
@@ -182,7 +182,7 @@ def _check_tool(name: str, raw: dict[str, Any], path: Path, issues: list[Issue])
 
 def _unsupported(command: Any, path: Path, issues: list[Issue]) -> None:
     if isinstance(command, str):
-        known = [*COMMANDS, *tool_names()]
+        known = [*COMMANDS, *family_names()]
         hint = did_you_mean(command, known) or f"commands: {', '.join(known)}"
         message = f"Unsupported command '{command}'"
         issues.append(error(IssueCode.UNSUPPORTED_COMMAND, message, (*path, "command"), hint))

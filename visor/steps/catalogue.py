@@ -10,11 +10,9 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from visor.device.protocol import Key
-from visor.ext.tools.spec.call import ToolCall
-from visor.ext.tools.spec.definitions import is_tool
 from visor.plugs import plugged
 from visor.scenario.commands import (
     COMMANDS,
@@ -35,6 +33,7 @@ from visor.scenario.commands import (
     TapArgs,
     WaitArgs,
 )
+from visor.scenario.families import FamilyCall, family_of
 from visor.scenario.scenario import Step
 from visor.steps import commands as commands  # the scenario commands, executed
 from visor.steps import details as shapes
@@ -114,6 +113,43 @@ class EntryRegistry(Mapping[type[Args], Entry[Any]]):
 BY_ARGS = EntryRegistry(ENTRIES)
 
 
+class FamilyRunner(Protocol):
+    """Runs the members of a command family (`visor.scenario.families`) as steps: the agent tools'."""
+
+    #: The family it runs (`CommandFamily.noun`).
+    noun: str
+
+    def run(self, call: FamilyCall, ctx: ActionContext) -> Details:
+        """Run one member's call; return the step's details.
+
+        Raises:
+            StepFailure: the call was refused or failed.
+        """
+        ...
+
+    def shapes(self, name: str) -> tuple[type, ...]:
+        """Return the shapes a member's step may report (its result's, its failure's): keys and their roles."""
+        ...
+
+
+class RunnerRegistry:
+    """The runners of the command families plugged in, by the family they run; loaded when first asked for."""
+
+    def __init__(self) -> None:
+        self._runners: dict[str, FamilyRunner] = {}
+        self._called = 0
+
+    def of(self, noun: str) -> FamilyRunner:
+        """Return the runner of the family called `noun` (a KeyError when none is plugged in)."""
+        for load in plugged("runners", self._called):
+            self._called += 1
+            self._runners.update((runner.noun, runner) for runner in load())
+        return self._runners[noun]
+
+
+RUNNERS = RunnerRegistry()
+
+
 @functools.cache
 def detail_shapes(command: str) -> tuple[type, ...]:
     """Return the shapes a step of `command` may report: its own (each variant's), a failure's, the engine's."""
@@ -121,12 +157,10 @@ def detail_shapes(command: str) -> tuple[type, ...]:
     if spec is not None:
         own = tuple(dict.fromkeys(BY_ARGS[model].details for model in spec.variants.values()))
         return (*own, shapes.UpstreamKeys, shapes.FailureDetails, shapes.EngineDetails)
-    if not is_tool(command):
+    family = family_of(command)
+    if family is None:
         return (shapes.EngineDetails,)
-    from visor.ext.tools.details import ToolFailure, ToolStep  # lazy: as the tools themselves
-    from visor.ext.tools.registry import find
-
-    return (ToolStep, find(command).details, ToolFailure, shapes.EngineDetails)
+    return (*RUNNERS.of(family.noun).shapes(command), shapes.EngineDetails)
 
 
 def execute(step: Step, ctx: ActionContext) -> Details:
@@ -136,10 +170,10 @@ def execute(step: Step, ctx: ActionContext) -> Details:
         StepFailure: the step could not do what it was asked.
         InputRejected: the device refused an input.
     """
-    if isinstance(step.args, ToolCall):
-        from visor.ext.tools.step import run_tool_step  # lazy: runs without tool steps never load the tools
-
-        return run_tool_step(step.args, ctx)
+    if isinstance(step.args, FamilyCall):
+        family = family_of(step.command)
+        assert family is not None, f"{step.command} was checked as a family's member"
+        return RUNNERS.of(family.noun).run(step.args, ctx)
     details = BY_ARGS[type(step.args)].run(step.args, ctx)
     if step.command not in shapes.UPSTREAM_ACTIONS:
         return details

@@ -7,13 +7,10 @@ elements needs the tree: it is refused before the run starts, every such part na
 
 from __future__ import annotations
 
-from visor.ext.tools.spec.call import ToolCall
 from visor.scenario.assertions import DeviceAssertion
 from visor.scenario.commands import ActTypeArgs, Args, TapArgs, WaitArgs
+from visor.scenario.families import FamilyCall, family_of
 from visor.scenario.scenario import Scenario, Step
-
-#: Agent tools that need no element: they start an app, or let time pass.
-TREE_FREE_TOOLS = frozenset({"manage_app", "wait_for_delay"})
 
 
 def tree_uses(scenario: Scenario) -> list[str]:
@@ -31,8 +28,9 @@ def tree_uses(scenario: Scenario) -> list[str]:
 
 def _step_need(step: Step) -> str | None:
     args = step.args
-    if isinstance(args, ToolCall):
-        return None if step.command in TREE_FREE_TOOLS else f"the agent tool {step.command} works on elements"
+    if isinstance(args, FamilyCall):
+        family = family_of(step.command)
+        return family.tree_need(step.command) if family is not None else None
     if isinstance(args, TapArgs | ActTypeArgs) and args.target is not None:
         return f"targets an element ({args.target}); use x and y (tap) or type into the focused field"
     if isinstance(args, WaitArgs) and (args.for_ is not None or args.stable):

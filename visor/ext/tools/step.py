@@ -57,3 +57,20 @@ def _hide_kept(tool_ctx: ToolContext, ctx: ActionContext) -> None:
         again = refind(tree, node)
         if again is not None and not again.node.password:
             ctx.sink.hide(again.node.text)
+
+
+class ToolRunner:
+    """The agent tools as steps, for the catalogue (`visor.steps.catalogue.FamilyRunner`)."""
+
+    noun = "agent tool"
+
+    def run(self, call: ToolCall, ctx: ActionContext) -> dict[str, Any]:
+        """Run the step's tool call; return its result as the step's details (see `run_tool_step`)."""
+        return run_tool_step(call, ctx)
+
+    def shapes(self, name: str) -> tuple[type, ...]:
+        """Return a tool step's shapes: the step's, the tool's result data's, a failure's."""
+        from visor.ext.tools.details import ToolFailure, ToolStep
+        from visor.ext.tools.registry import find
+
+        return ToolStep, find(name).details, ToolFailure

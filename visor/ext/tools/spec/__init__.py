@@ -11,6 +11,8 @@
   tools.json`
 - `export`: The agent tools' definitions as visor exports them: descriptions within 1,024 characters, schemas any
   client fills
+- `family`: The agent tools as a command family of scenarios (`visor.scenario.families`): named, checked and
+  described here
 - `rules`: The agent tools' argument rules beyond their JSON Schemas: what the tools spec's descriptions require
 - `specs`: One record per agent tool, scenario side: its name, typed arguments, argument rules and shipped
   definition
