@@ -15,7 +15,7 @@ def test_a_capture_names_its_file_as_an_artifact_not_its_copy_or_the_place_asked
     details["copy"] = "shots/a.png"
     step = StepResult(0, "shot", "screenshot", "ok", 5, details)
     assert step.files() == ["run/screenshots/001-a.png"]
-    assert signed(details, detail_shapes("screenshot")) == {"args": {"label": "a"}, "label": "a"}
+    assert signed(details, detail_shapes("screenshot")).data == {"args": {"label": "a"}, "label": "a"}
 
 
 def test_a_failed_step_names_the_screen_it_kept_once_each() -> None:
@@ -40,4 +40,8 @@ def test_a_shape_under_a_presence_mark_is_projected_by_its_own_declarations() ->
     # `target.native` is NotRequired[NativeInfo]: how the driver was asked is volatile, what it found is signed.
     native = {"strategy": "id", "expression": "com.app:id/user", "found": 1, "reason": "…"}
     details = {"args": {}, "target": {"selector": "id=user", "matches": 1, "native": native}, "field": None}
-    assert signed(details, (TypeDetails,))["target"] == {"selector": "id=user", "matches": 1, "native": {"found": 1}}
+    assert signed(details, (TypeDetails,)).data["target"] == {
+        "selector": "id=user",
+        "matches": 1,
+        "native": {"found": 1},
+    }

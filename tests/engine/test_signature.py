@@ -6,13 +6,11 @@ import random
 import re
 from dataclasses import replace
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import FIXTURES
 from tests.simkit import run, steps_yaml
-from visor.engine import projection as projection_module
 from visor.engine.projection import signed as project
 from visor.engine.signature import canonical, projection, signature
 from visor.steps.catalogue import detail_shapes
@@ -94,11 +92,11 @@ def test_declared_volatile_and_evidence_keys_are_left_out_at_any_depth() -> None
         "path": "p",
         "evidence": {"screenshot": {"path": "y"}},
     }
-    assert project(capture, detail_shapes("screenshot")) == {"args": {"label": "a"}, "label": "a"}
+    assert project(capture, detail_shapes("screenshot")).data == {"args": {"label": "a"}, "label": "a"}
     waited = {"args": {"for": "text=Feed"}, "waited_ms": 5, "recovery": {"session_restarted": True, "reason": "x"}}
-    assert project(waited, detail_shapes("wait")) == {"args": {"for": "text=Feed"}}
+    assert project(waited, detail_shapes("wait")).data == {"args": {"for": "text=Feed"}}
     tool = {"tool": "action_sequence", "elapsed_ms": 3, "members": [{"index": 1, "waited_ms": 7, "status": "ok"}]}
-    assert project(tool, detail_shapes("action_sequence")) == {
+    assert project(tool, detail_shapes("action_sequence")).data == {
         "tool": "action_sequence",
         "members": [{"index": 1, "status": "ok"}],
     }
@@ -107,14 +105,19 @@ def test_declared_volatile_and_evidence_keys_are_left_out_at_any_depth() -> None
 def test_a_key_named_like_a_volatile_one_counts_where_it_is_declared_signed() -> None:
     """Roles are declared per shape, not guessed from names: a tool's planned duration is what it did."""
     swipe = {"tool": "swipe", "duration_ms": 300, "elapsed_ms": 310}
-    assert project(swipe, detail_shapes("swipe")) == {"tool": "swipe", "duration_ms": 300}
+    assert project(swipe, detail_shapes("swipe")).data == {"tool": "swipe", "duration_ms": 300}
 
 
-def test_an_undeclared_key_is_signed_and_reported(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[str] = []
-    monkeypatch.setattr(projection_module, "on_unclassified", seen.append)
-    assert project({"url": "u", "surprise": 1}, detail_shapes("navigate")) == {"url": "u", "surprise": 1}
-    assert seen == ["details.surprise"]
+def test_an_undeclared_key_is_signed_and_reported() -> None:
+    found = project({"url": "u", "surprise": 1}, detail_shapes("navigate"))
+    assert found.data == {"url": "u", "surprise": 1} and found.unclassified == ("details.surprise",)
+
+
+def test_the_cli_check_sees_an_undeclared_key() -> None:
+    from tests.conftest import undeclared_details
+
+    run = {"steps": [{"command": "navigate", "details": {"url": "u", "surprise": 1}}]}
+    assert undeclared_details(json.dumps({"data": {"run": run}})) == ["navigate: details.surprise"]
 
 
 def test_signature_ignores_durations_and_is_sha256_of_canonical_json() -> None:

@@ -8,7 +8,8 @@ shapes and lists of them, so a key's role is decided where it is declared, never
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from types import UnionType
 from typing import (
     Annotated,
@@ -25,37 +26,46 @@ from typing import (
 from visor.steps.details import Role
 
 
-def _sign_undeclared(where: str) -> None:
-    """Let a key no shape declares be signed: the safe side (a change in it shows as non-determinism)."""
+@dataclass(frozen=True, slots=True)
+class Signed:
+    """The signed part of some details, and the place of every key no shape declared (signed all the same)."""
+
+    data: dict[str, Any]
+    #: Keys no shape declares, by place (`details.surprise`): signed, the safe side (a change in one shows as
+    #: non-determinism); a test holds every shipped command's and tool's details to none.
+    unclassified: tuple[str, ...] = ()
 
 
-#: Called with the place of every detail key no shape declares. The test suite makes it an error.
-on_unclassified: Callable[[str], None] = _sign_undeclared
-
-
-def signed(details: Mapping[str, Any], shapes: Sequence[type], where: str = "details") -> dict[str, Any]:
+def signed(details: Mapping[str, Any], shapes: Sequence[type], where: str = "details") -> Signed:
     """Return the signed part of `details`, whose keys the first of `shapes` (TypedDicts) declaring them classify."""
-    keys = _keys(tuple(shapes))
+    unclassified: list[str] = []
+    return Signed(_signed(details, tuple(shapes), where, unclassified), tuple(unclassified))
+
+
+def _signed(
+    details: Mapping[str, Any], shapes: tuple[type, ...], where: str, unclassified: list[str]
+) -> dict[str, Any]:
+    keys = _keys(shapes)
     out: dict[str, Any] = {}
     for key, value in details.items():
         declared = keys.get(key)
         if declared is None:
-            on_unclassified(f"{where}.{key}")
+            unclassified.append(f"{where}.{key}")
             out[key] = value
         elif declared[0] is Role.SIGNED:
-            out[key] = _signed_value(value, declared[1], f"{where}.{key}")
+            out[key] = _signed_value(value, declared[1], f"{where}.{key}", unclassified)
     return out
 
 
-def _signed_value(value: Any, kind: Any, where: str) -> Any:
+def _signed_value(value: Any, kind: Any, where: str, unclassified: list[str]) -> Any:
     """Project a signed value by its declared type: into declared objects and lists of them; else whole."""
     if value is None:
         return None
     for inner, item in _inside(kind):
         if inner is not None and isinstance(value, Mapping):
-            return signed(value, (inner,), where)
+            return _signed(value, (inner,), where, unclassified)
         if item is not None and isinstance(value, list):
-            return [_signed_value(element, item, f"{where}[]") for element in value]
+            return [_signed_value(element, item, f"{where}[]", unclassified) for element in value]
     return value
 
 

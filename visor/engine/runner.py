@@ -40,6 +40,7 @@ from visor.errors import (
     stopping_signal,
 )
 from visor.scenario.assertions import ASSERTIONS, DeviceAssertion
+from visor.scenario.commands import Args
 from visor.scenario.scenario import Scenario, Step
 from visor.selectors.parse import parse_selector
 from visor.steps.catalogue import execute
@@ -425,8 +426,9 @@ def _evidence(
     A `screenshot` or `source` step that succeeded already saved that very screen: its file is the evidence.
     """
     label = f"{step.id}-failure" if failed else step.id
-    own = details.get("path") if not failed and step.command in ("screenshot", "source") else None
-    kept = {step.command: own} if isinstance(own, str) else {}
+    saves = step.args.saves if isinstance(step.args, Args) else None
+    own = details.get("path") if not failed and saves is not None else None
+    kept = {saves: own} if saves is not None and isinstance(own, str) else {}
     return {"evidence": _keep_screen(ctx.sink, ctx.step_number, label, ctx.device, observation, kept, shot)}
 
 
@@ -468,7 +470,8 @@ def run_error(steps: list[StepResult], checks: list[AssertionResult]) -> ErrorIn
                 code=str(ErrorCode.ASSERTION_ERROR),
                 message=message,
                 likely_cause=f"The phone's data after the last step is not as expected{step_note}.",
-                next_step="Check what each agentcab step did (its actions' outcomes) and the assertion's target.",
+                next_step="Check what the steps that change the phone's data did (their details give each "
+                "action's outcome) and the assertion's target.",
             )
         evidence = first.observed.get("evidence")
         files = [item["path"] for item in evidence.values()] if isinstance(evidence, dict) else []

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
-from visor.engine.projection import signed as projection_of
+from visor.engine.projection import Signed, signed
 from visor.engine.results import AssertionResult, StepResult
 from visor.steps.catalogue import detail_shapes
 from visor.ui.secrets import redact
@@ -26,8 +26,13 @@ from visor.ui.secrets import redact
 
 def step_projection(step: StepResult) -> dict[str, Any]:
     """Return what of a step counts for determinism."""
-    details = projection_of(step.details, detail_shapes(step.command), f"{step.command}: details")
+    details = signed_details(step.command, step.details).data
     return {"id": step.id, "command": step.command, "status": step.status, "details": details}
+
+
+def signed_details(command: str, details: Mapping[str, Any]) -> Signed:
+    """Return what of a step's details counts for determinism, and the keys its shapes do not declare."""
+    return signed(details, detail_shapes(command), f"{command}: details")
 
 
 def assertion_projection(check: AssertionResult) -> dict[str, Any]:

@@ -40,6 +40,9 @@ class Args(InputModel):
     tree_need: ClassVar[str | None] = None
     #: The step bounds its own time (a wait's `timeout`): past the step timeout it is not failed for it.
     own_time_bound: ClassVar[bool] = False
+    #: What a step of these arguments saves of the screen when it succeeds ("screenshot", "source"): the engine
+    #: keeps that file as the step's evidence instead of taking another.
+    saves: ClassVar[str | None] = None
 
     @classmethod
     def rules(cls, raw: Mapping[str, Any]) -> list[str]:
@@ -190,6 +193,7 @@ class ScreenshotArgs(CaptureArgs):
     """Capture a screenshot."""
 
     owner = "screenshot"
+    saves = "screenshot"
     suffixes = (".png",)
 
 
@@ -197,6 +201,7 @@ class SourceArgs(CaptureArgs):
     """Capture the page source."""
 
     owner = "source"
+    saves = "source"
     tree_need = "saves the page source"
     suffixes = (".xml",)
 

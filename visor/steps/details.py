@@ -14,8 +14,9 @@ Upstream Visor's own keys (`action`, `platform`, and its result fields inside `a
 `bytes`…, a wait's `matched`, `elapsed_ms`…) are reported beside visor's, for scripts written against upstream;
 each is a `Copy` or `Volatile` key, so the signature of a run is the same as before they were reported.
 
-A key a step reports that its shape does not declare is signed (the safe side) and is an error in the test
-suite (`tests/engine/test_projection.py`), so a new key must be classified when it is added.
+A key a step reports that its shape does not declare is signed (the safe side) and reported by the projection
+(`visor.engine.projection.Signed.unclassified`); every run the test suite makes through the command line fails
+on one, so a new key must be classified when it is added.
 """
 
 from __future__ import annotations
