@@ -186,3 +186,29 @@ def test_an_empty_name_or_path_is_refused(cli_runner: Cli, argv: tuple[str, ...]
     result = cli_runner.run(*argv)
     assert result.exit_code == 1 and result.envelope["error"]["code"] == "INPUT_ERROR"
     assert "is empty" in result.envelope["error"]["message"]
+
+
+def test_a_ctrl_c_after_the_envelope_went_out_prints_no_second_one() -> None:
+    """A second Ctrl-C landing after the run's envelope was printed (a loaded CI machine) printed another one."""
+    import click
+    from click.testing import CliRunner
+
+    from visor.cli.app import VisorGroup
+    from visor.cli.emit import emit
+    from visor.cli.env import CliEnvironment
+    from visor.clock import CountingIds, VirtualClock
+    from visor.errors import NextAction
+    from visor.report.envelope import Outcome
+
+    group = VisorGroup()
+
+    @group.command()
+    @click.pass_obj
+    def answer(env: CliEnvironment) -> None:
+        emit(env, Outcome("ok", NextAction.RUN, {"said": 1}, ExitCode.OK))
+        raise KeyboardInterrupt  # the late signal
+
+    env = CliEnvironment(clock=VirtualClock(), ids=CountingIds(), catch_crashes=False)
+    result = CliRunner().invoke(group, ["answer"], obj=env, catch_exceptions=False)
+    assert result.exit_code == 0
+    assert check_envelope(result.stdout)["data"] == {"said": 1}  # one envelope: the answer

@@ -165,6 +165,8 @@ class VisorGroup(click.Group):
         except click.ClickException as exc:
             return _fail(env, _usage_error(exc))
         except (click.Abort, KeyboardInterrupt) as exc:
+            if env.answered is not None:  # a late signal, after the envelope went out: the answer stands
+                return env.answered
             with signals.held():
                 return _fail(env, interruption(exc, "before the command finished"))
         except VisorError as exc:

@@ -57,6 +57,8 @@ def emit(
         click.echo(render(outcome), nl=False)
     else:
         click.echo(envelope.to_json(), nl=err, err=err)
+    # The answer is out: a signal landing from here on (a late Ctrl-C) must not print a second envelope.
+    env.answered = int(outcome.exit_code)
     if not env.quiet and not err:
         reporter = ConsoleReporter(sys.stderr, color=env.color, secrets=secrets)
         if summary is not None:

@@ -34,6 +34,8 @@ class CliEnvironment:
     envelope_to_stderr: bool = False
     #: The command's `--secret` values once read: masked in whatever it prints, an error raised anywhere included.
     secrets: tuple[str, ...] = ()
+    #: The exit code of the envelope already printed: the command's one answer, which nothing after replaces.
+    answered: int | None = None
 
     def begin(self) -> None:
         """Stamp the invocation with its command id and start time."""
