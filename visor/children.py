@@ -813,7 +813,7 @@ def _open_log(argv: Sequence[str], path: str) -> int:
         log = os.open(path, _LOG_FLAGS, 0o600)
     except OSError as exc:
         problem = _LOG_ERRORS.get(exc.errno or 0, f"cannot be opened ({exc.strerror or exc})")
-        raise UnusableLog(argv, path, problem) from None
+        raise UnusableLog(argv, path, problem) from exc
     try:
         info = os.fstat(log)
         if not stat.S_ISREG(info.st_mode):

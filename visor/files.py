@@ -65,10 +65,10 @@ def read_regular(path: str, *, noun: str = "file", limit: int = MAX_READ_BYTES) 
         raise _missing(path, noun) from None
     except OSError as exc:
         if exc.errno == errno.ENXIO:  # a socket, or a FIFO opened for writing only: not a file either way
-            raise _not_regular(path, noun, "a socket or a device") from None
+            raise _not_regular(path, noun, "a socket or a device") from exc
         if exc.errno == errno.EISDIR:
-            raise _not_regular(path, noun, "a folder") from None
-        raise _unreadable(path, noun, exc) from None
+            raise _not_regular(path, noun, "a folder") from exc
+        raise _unreadable(path, noun, exc) from exc
     try:
         return _read_open(handle, path, noun, limit)
     finally:
@@ -88,7 +88,7 @@ def read_confined(root: str, relative: str, *, noun: str = "file", limit: int = 
     try:
         parts = confined_parts(relative)
     except UnsafePath as exc:
-        raise _outside(os.path.join(root, relative), noun, str(exc)) from None
+        raise _outside(os.path.join(root, relative), noun, str(exc)) from exc
     shown = os.path.join(root, *parts)
     _check_name(shown)
     try:
@@ -96,7 +96,7 @@ def read_confined(root: str, relative: str, *, noun: str = "file", limit: int = 
     except FileNotFoundError:
         raise _missing(root, "folder") from None
     except OSError as exc:
-        raise _unreadable(root, "folder", exc) from None
+        raise _unreadable(root, "folder", exc) from exc
     try:
         for depth, part in enumerate(parts[:-1]):
             try:
@@ -104,9 +104,9 @@ def read_confined(root: str, relative: str, *, noun: str = "file", limit: int = 
             except FileNotFoundError:
                 raise _missing(shown, noun) from None
             except UnsafePath as exc:
-                raise _outside(shown, noun, str(exc)) from None
+                raise _outside(shown, noun, str(exc)) from exc
             except OSError as exc:
-                raise _unreadable(shown, noun, exc) from None
+                raise _unreadable(shown, noun, exc) from exc
             os.close(folder_fd)
             folder_fd = child
         try:
@@ -115,12 +115,12 @@ def read_confined(root: str, relative: str, *, noun: str = "file", limit: int = 
             raise _missing(shown, noun) from None
         except OSError as exc:
             if exc.errno in (errno.ELOOP, errno.EMLINK):
-                raise _outside(shown, noun, f"{relative} is a symbolic link: visor never reads through one") from None
+                raise _outside(shown, noun, f"{relative} is a symbolic link: visor never reads through one") from exc
             if exc.errno == errno.EISDIR:
-                raise _not_regular(shown, noun, "a folder") from None
+                raise _not_regular(shown, noun, "a folder") from exc
             if exc.errno == errno.ENXIO:
-                raise _not_regular(shown, noun, "a socket or a device") from None
-            raise _unreadable(shown, noun, exc) from None
+                raise _not_regular(shown, noun, "a socket or a device") from exc
+            raise _unreadable(shown, noun, exc) from exc
     finally:
         os.close(folder_fd)
     try:
@@ -157,7 +157,7 @@ def _read_open(handle: int, path: str, noun: str, limit: int) -> bytes:
             chunks.append(chunk)
             size += len(chunk)
     except OSError as exc:
-        raise _unreadable(path, noun, exc) from None
+        raise _unreadable(path, noun, exc) from exc
     if size > limit:
         raise _too_large(path, noun, limit)
     return b"".join(chunks)
@@ -342,7 +342,7 @@ def _open_folder(folder_fd: int, part: str, shown: str) -> int:
         return os.open(part, _DIRECTORY | _NOFOLLOW, dir_fd=folder_fd)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
-            raise UnsafePath(f"{shown} is a symbolic link or a file, not a folder") from None
+            raise UnsafePath(f"{shown} is a symbolic link or a file, not a folder") from exc
         raise
 
 

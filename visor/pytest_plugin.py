@@ -224,7 +224,7 @@ class ScenarioItem(_ToldItem):
         except VisorError as exc:
             raise ScenarioFailed(
                 f"{exc.info().code}: {exc.message}", f"next: {exc.next_step}", secrets=secrets
-            ) from None
+            ) from exc
         result = done.final.result
         report = str(Path(prepared.output, result.run_id, "report.html").resolve())
         self.user_properties += [("run_id", result.run_id), ("signature", result.signature),

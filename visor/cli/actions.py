@@ -45,7 +45,7 @@ def capabilities_value(_ctx: click.Context, param: click.Parameter, value: str |
         else:
             parsed = read_data(value, noun="capabilities file").data
     except SourceError as exc:
-        raise click.BadParameter(exc.message, param=param) from None
+        raise click.BadParameter(exc.message, param=param) from exc
     if not isinstance(parsed, dict):
         raise click.BadParameter("capabilities must be a JSON object", param=param)
     return parsed

@@ -385,7 +385,7 @@ def parameter_values(values: dict[str, Any]) -> dict[str, Any]:
     try:
         given, hidden = gather(values.pop("env_file", None), values.pop("assignments", ()), values.pop("secrets", ()))
     except InputError as exc:
-        raise UsageError(exc.message, next_step=exc.next_step) from None
+        raise UsageError(exc.message, next_step=exc.next_step) from exc
     context = click.get_current_context(silent=True)
     env = context.find_object(CliEnvironment) if context is not None else None
     if env is not None:  # so an error raised anywhere in the command is masked as its result is

@@ -156,7 +156,7 @@ def _command(command: str, url: str) -> list[str]:
     try:
         argv = shlex.split(command)
     except ValueError as exc:
-        raise InputError(f"--appium-cmd cannot be split: {exc}", next_step="Quote it as a shell would.") from None
+        raise InputError(f"--appium-cmd cannot be split: {exc}", next_step="Quote it as a shell would.") from exc
     if not argv:
         raise InputError("--appium-cmd is empty", next_step="Give the command that starts Appium.")
     parts = urlsplit(url)
@@ -172,9 +172,9 @@ def _launch(managed: ManagedServer, argv: list[str]) -> Tethered:
     try:
         server = spawn_tethered(argv, managed.log, search_path=True)
     except UnusableLog as exc:
-        raise unusable_log(exc, "the Appium server's", "visor start") from None
+        raise unusable_log(exc, "the Appium server's", "visor start") from exc
     except CannotStart as exc:
-        raise InputError(f"--appium-cmd cannot run: {exc}", next_step="Give a command that exists.") from None
+        raise InputError(f"--appium-cmd cannot run: {exc}", next_step="Give a command that exists.") from exc
     started = {**server.identity.to_wire(), "command": argv, "server_url": managed.server_url}
     try:
         write_state(managed.root, f"appium/{managed.stem}.json", (json.dumps(started, indent=2) + "\n").encode())

@@ -79,7 +79,7 @@ def ask(paths: DaemonPaths, request: Mapping[str, Any], timeout_s: float) -> dic
             f"the visor daemon of {paths.root} cannot be reached: {exc}",
             likely_cause="The daemon stopped, or its socket was removed.",
             next_step="Run `visor start` again (or run without a daemon: stop it with `visor stop`).",
-        ) from None
+        ) from exc
 
 
 def send_action(
@@ -114,7 +114,7 @@ def _outcome(reply: Mapping[str, Any]) -> Outcome:
             f"the visor daemon's answer cannot be read: {exc}",
             likely_cause="The daemon runs another version of visor.",
             next_step="Run `visor stop` and `visor start` with this version.",
-        ) from None
+        ) from exc
 
 
 def absolute(wire: dict[str, Any]) -> dict[str, Any]:
@@ -192,9 +192,9 @@ def _start_daemon(paths: DaemonPaths, defaults: ActionOptions, clock: Clock, app
     try:
         daemon = spawn_detached(command, paths.log)
     except UnusableLog as exc:
-        raise unusable_log(exc, "the daemon's", "visor start") from None
+        raise unusable_log(exc, "the daemon's", "visor start") from exc
     except CannotStart as exc:
-        raise TargetError(f"the visor daemon cannot be started: {exc}") from None
+        raise TargetError(f"the visor daemon cannot be started: {exc}") from exc
     try:
         _wait_ready(paths, daemon, clock)
     except BaseException:
@@ -631,7 +631,7 @@ def _recorded(paths: DaemonPaths) -> Recorded | None:
             path=paths.metadata,
             likely_cause="The file was edited, damaged, or written by something else than a visor daemon.",
             next_step=next_step,
-        ) from None
+        ) from exc
     return Recorded(Identity(checked.pid, checked.process_start), checked.token, checked.defaults)
 
 

@@ -129,9 +129,9 @@ def load(root: str, name: str) -> dict[str, Any]:
                 # Upstream's own sentence, which scripts read: visor's words are in the message.
                 likely_cause=f"No recorded flow named '{name}'",
                 next_step=f"Start one with `visor record {name}`.",
-            ) from None
+            ) from exc
         raise SourceError(exc.problem, path=path, line=exc.line, column=exc.column, likely_cause=exc.likely_cause,
-                          next_step=next_step) from None  # fmt: skip
+                          next_step=next_step) from exc  # fmt: skip
     from visor.scenario.model_files import document_model  # lazy: only a recording reads a flow
 
     flow = document_model(document, Flow, "flow", next_step)

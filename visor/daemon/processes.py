@@ -75,7 +75,7 @@ def exclusive(path: str, timeout_s: float, what: str) -> Iterator[None]:
             f"cannot open the lock file {path}: {exc.strerror or exc}",
             likely_cause="The folder is not writable by this user, or the lock file was replaced by a link.",
             next_step=f"Check the folder's permissions; remove {path} if it is a link.",
-        ) from None
+        ) from exc
     try:
         _acquire(handle, path, timeout_s, what)
         yield
@@ -91,7 +91,7 @@ def _acquire(handle: int, path: str, timeout_s: float, what: str) -> None:
             return
         except OSError as exc:
             if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                raise TargetError(f"cannot lock {path}: {exc.strerror or exc}") from None
+                raise TargetError(f"cannot lock {path}: {exc.strerror or exc}") from exc
         if time.monotonic() >= deadline:
             raise TargetError(
                 f"{what} held {path} for {timeout_s:g} s; gave up waiting",
@@ -119,7 +119,7 @@ def read_record(path: str, *, noun: str, next_step: str) -> dict[str, Any] | Non
             column=exc.column,
             likely_cause=f"The {noun} was damaged, or replaced by something visor did not write.",
             next_step=next_step,
-        ) from None
+        ) from exc
     if not isinstance(value, dict):
         raise SourceError(f"the {noun} must be a JSON object", path=path, next_step=next_step)
     return value

@@ -335,7 +335,7 @@ class Daemon:
         try:
             checked = WireOptions.model_validate(given)
         except ValidationError as exc:
-            raise _refused(f"bad request: options: {_problem(exc)}") from None
+            raise _refused(f"bad request: options: {_problem(exc)}") from exc
         names = (*DEVICE_FIELDS, "seed", "timeout_ms", "output", *MAP_FIELDS)
         known = {name: getattr(checked, name) for name in names}
         if checked.capabilities:
@@ -661,7 +661,7 @@ def _run_options(wire: Mapping[str, Any]) -> RunOptions:
             f"bad request: the run options are not this version's ({_problem(exc)})",
             likely_cause="The client is another version of visor than the daemon.",
             next_step="Stop the daemon (`visor stop`) and start it again with this version.",
-        ) from None
+        ) from exc
     return checked.run_options()
 
 

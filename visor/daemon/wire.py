@@ -62,7 +62,7 @@ def outcome_from_wire(value: Mapping[str, Any]) -> Outcome:
             tuple(value["artifacts"]),
         )
     except (AttributeError, KeyError, TypeError, ValueError) as exc:
-        raise BadLine(f"the reply is not an outcome visor reads ({type(exc).__name__}: {exc})") from None
+        raise BadLine(f"the reply is not an outcome visor reads ({type(exc).__name__}: {exc})") from exc
 
 
 def failure(exc: VisorError, data: Mapping[str, Any] | None = None) -> Outcome:
@@ -108,7 +108,7 @@ def read_line(connection: socket.socket, limit: int = MAX_LINE, within_s: float 
     try:
         value = parse_data(b"".join(chunks), "line", format="json").data
     except SourceError as exc:
-        raise BadLine(f"not well-formed JSON: {exc.message}") from None
+        raise BadLine(f"not well-formed JSON: {exc.message}") from exc
     if not isinstance(value, dict):
         raise BadLine("a request or reply must be a JSON object")
     return value

@@ -68,10 +68,10 @@ def parse_json(source: SourceText) -> Document:
             column=exc.colno,
             likely_cause="A missing comma or quote, a trailing comma, or a comment (JSON has none).",
             next_step="Fix the JSON at that position, or write the scenario in YAML.",
-        ) from None
+        ) from exc
     except _IntegerError as exc:
         where = locator.position(_token_offset(text, exc.token))
-        raise integer_too_long(source.name, exc.token, where.line, where.column) from None
+        raise integer_too_long(source.name, exc.token, where.line, where.column) from exc
     except _ConstantError as exc:
         where = locator.position(_token_offset(text, exc.constant))
         raise SourceError(
@@ -80,7 +80,7 @@ def parse_json(source: SourceText) -> Document:
             line=where.line,
             column=where.column,
             next_step="Use a finite number.",
-        ) from None
+        ) from exc
     surrogate = _lone_surrogate(text, locator, source.name)
     first = min(
         (error for error in (duplicate, surrogate) if error is not None),

@@ -99,7 +99,7 @@ def read_env_file(path: str) -> dict[str, str]:
                 f"{path}:{number}: the line is not KEY=VALUE{named}",
                 likely_cause="A `:` or a space instead of `=`, or a key that is not a name (letters, digits, _).",
                 next_step=exc.next_step,
-            ) from None
+            ) from exc
         value = value.strip()
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
             value = value[1:-1]

@@ -109,7 +109,7 @@ def _decode_with(data: bytes, encoding: str, name: str, *, offset: int) -> str:
             column=column,
             likely_cause="The file was saved in another encoding (Latin-1, Windows-1252, …) or is not text.",
             next_step="Save the file as UTF-8 and run the command again.",
-        ) from None
+        ) from exc
 
 
 def empty_source(name: str, detail: str = "") -> SourceError:

@@ -314,11 +314,11 @@ def parse_yaml(source: SourceText) -> Document:
         while parser.check_event():
             builder.feed(parser.get_event())
     except yaml.MarkedYAMLError as exc:
-        raise _syntax_error(source.name, exc) from None
+        raise _syntax_error(source.name, exc) from exc
     except yaml.reader.ReaderError as exc:
-        raise _character_error(source, exc) from None
+        raise _character_error(source, exc) from exc
     except yaml.YAMLError as exc:
-        raise SourceError(f"YAML error: {exc}", path=source.name) from None
+        raise SourceError(f"YAML error: {exc}", path=source.name) from exc
     except (ValueError, OverflowError):
         # PyYAML's own scanner (without libyaml) calls chr() on escapes beyond U+10FFFF; libyaml refuses them.
         mark = parser.get_mark() if hasattr(parser, "get_mark") else None

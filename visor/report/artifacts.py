@@ -70,7 +70,7 @@ class ArtifactStore:
         try:
             self._make_folder(os.path.join(self.root, "env"))
         except (OSError, ValueError) as exc:  # ValueError: a name no file system accepts (a NUL in it)
-            raise _output_error(self.root, exc) from None
+            raise _output_error(self.root, exc) from exc
 
     def hide(self, text: str) -> None:
         """Mask `text` too from now on: what a field shows of a secret typed into it (a keyboard dropped some).
@@ -116,7 +116,7 @@ class ArtifactStore:
             self._make_folder(os.path.dirname(path))
             write_atomic(path, payload)
         except OSError as exc:
-            raise _output_error(path, exc) from None
+            raise _output_error(path, exc) from exc
         self._listed(path)
         return path
 
@@ -126,7 +126,7 @@ class ArtifactStore:
         try:
             stream: IO[str] = open(path, "a", encoding="utf-8")  # noqa: SIM115
         except (OSError, ValueError) as exc:
-            raise _output_error(self.root, exc) from None
+            raise _output_error(self.root, exc) from exc
         self._listed(path)
         return MaskedStream(stream, self) if self.secrets else stream
 
@@ -154,9 +154,9 @@ class ArtifactStore:
                 likely_cause="A symbolic link (or a file) stands where args.path needs a folder or a new file.",
                 next_step="Remove the link, or choose another args.path; visor never writes through links.",
                 details={"path": path, "project": project},
-            ) from None
+            ) from exc
         except OSError as exc:
-            raise _output_error(os.path.join(project, placed), exc) from None
+            raise _output_error(os.path.join(project, placed), exc) from exc
         self.written.append(written)
         return written
 
@@ -285,14 +285,14 @@ class ReportWriter:
             try:
                 self._timeline.close()  # closed all the same when its last flush fails
             except (OSError, ValueError) as exc:
-                raise _output_error(os.path.join(self.store.root, "timeline.log"), exc) from None
+                raise _output_error(os.path.join(self.store.root, "timeline.log"), exc) from exc
 
     def _line(self, event: Event) -> None:
         try:
             self._timeline.write(_timeline_line(event) + "\n")
             self._timeline.flush()
         except OSError as exc:
-            raise _output_error(os.path.join(self.store.root, "timeline.log"), exc) from None
+            raise _output_error(os.path.join(self.store.root, "timeline.log"), exc) from exc
 
 
 def _timeline_line(event: Event) -> str:

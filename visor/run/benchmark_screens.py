@@ -130,7 +130,7 @@ class ScreenKeeper:
             except OSError as exc:
                 where = os.path.join(output, relative)
                 message = f"cannot write {where}: {exc}"
-                raise OutputError(message, next_step="Free space, or choose another --output.") from None
+                raise OutputError(message, next_step="Free space, or choose another --output.") from exc
             variants.append({**variant, "thumbnail": path})
             written.append(path)
         return {**divergence, "variants": variants}, written

@@ -303,18 +303,18 @@ class DirectSink:
                     f"cannot write the capture to {chosen}: {exc}",
                     likely_cause="--path names a link, a device, a pipe or a folder; visor writes only regular files.",
                     next_step="Give --path a new file, or a regular file to replace.",
-                ) from None
+                ) from exc
             raise InputError(
                 f"cannot write the capture {label!r}: {exc}",
                 likely_cause="The label names a path out of the output folder, or through a symbolic link.",
                 next_step="Give a plain --label (letters, digits, - and _), or --path for a file of your choice.",
-            ) from None
+            ) from exc
         except (OSError, ValueError) as exc:
             raise InputError(
                 f"cannot write the capture {label!r} in {self.output}: {exc}",
                 likely_cause="The folder cannot be created or written, or the name is not a valid file name.",
                 next_step="Give --path (or --output) a folder you can write to.",
-            ) from None
+            ) from exc
         self.written.append(target)
         return target
 

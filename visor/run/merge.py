@@ -141,7 +141,7 @@ def _read(path: str) -> dict[str, Any]:
             f"{path} is not a suite's suite.json ({where}: {first['msg']})",
             likely_cause="The file was edited, truncated, or written by something else than a visor suite.",
             next_step="Give an intact suite folder (the --output of `visor run DIR`).",
-        ) from None
+        ) from exc
     return dict(data)  # checked: merging keeps every row as the suite wrote it
 
 
@@ -276,5 +276,5 @@ def _write(
         write_atomic(os.path.join(folder, SUITE_FILE), kept.encode("utf-8"), make_folders=True)
     except OSError as exc:
         message = f"cannot write the merged suite in {folder}: {exc}"
-        raise InputError(message, next_step="Choose another --output.") from None
+        raise InputError(message, next_step="Choose another --output.") from exc
     return paths

@@ -109,7 +109,7 @@ def _make(name: str, shown: str, folder: int) -> None:
     except FileExistsError:
         pass  # a folder is proved one when it is opened; anything else there is refused then
     except OSError as exc:
-        raise _not_state(shown, f"cannot be made ({exc.strerror or exc})") from None
+        raise _not_state(shown, f"cannot be made ({exc.strerror or exc})") from exc
 
 
 def _opened(name: str, flags: int, shown: str, folder: int | None = None) -> int:
@@ -129,8 +129,8 @@ def _opened(name: str, flags: int, shown: str, folder: int | None = None) -> int
             with contextlib.suppress(OSError):
                 if stat.S_ISLNK(os.lstat(name, dir_fd=folder).st_mode):
                     kind = "a symbolic link"
-            raise _not_state(shown, f"is {kind}") from None
-        raise _not_state(shown, f"cannot be opened ({exc.strerror or exc})") from None
+            raise _not_state(shown, f"is {kind}") from exc
+        raise _not_state(shown, f"cannot be opened ({exc.strerror or exc})") from exc
 
 
 #: What an error opening a folder or a lock of the state says the thing there is.
@@ -175,7 +175,7 @@ def write_state(root: str, relative: str, data: bytes) -> str:
     try:
         return write_confined(root, os.path.join(STATE_FOLDER, relative), data)
     except UnsafePath as exc:
-        raise _not_state(os.path.join(root, STATE_FOLDER, relative), f"cannot be written ({exc})") from None
+        raise _not_state(os.path.join(root, STATE_FOLDER, relative), f"cannot be written ({exc})") from exc
 
 
 @contextlib.contextmanager
@@ -270,7 +270,7 @@ class DaemonPaths:
         except FileNotFoundError:
             return
         except OSError as exc:
-            raise _refused(path, f"cannot be examined ({exc.strerror or exc})", "Check its permissions.") from None
+            raise _refused(path, f"cannot be examined ({exc.strerror or exc})", "Check its permissions.") from exc
         _check_shared(path, info)
 
     @contextlib.contextmanager
@@ -319,7 +319,7 @@ class DaemonPaths:
         except FileNotFoundError:
             return None
         except OSError as exc:
-            raise _refused(os.path.join(self.root, STATE_FOLDER), _open_problem(exc), "Remove it.") from None
+            raise _refused(os.path.join(self.root, STATE_FOLDER), _open_problem(exc), "Remove it.") from exc
         try:
             _check_shared(os.path.join(self.root, STATE_FOLDER), os.fstat(state))
             return _open_private(DAEMON, state, folder)
@@ -335,7 +335,7 @@ class DaemonPaths:
             return
         except OSError as exc:
             problem = f"cannot be examined ({exc.strerror or exc})"
-            raise _refused(path, problem, "Check the folder's permissions.", noun="socket") from None
+            raise _refused(path, problem, "Check the folder's permissions.", noun="socket") from exc
         if not stat.S_ISSOCK(info.st_mode) or info.st_uid != os.getuid():
             what = f"belongs to {_user(info.st_uid)}"
             if not stat.S_ISSOCK(info.st_mode):
@@ -363,7 +363,7 @@ def _open_private(name: str, parent: int | None, shown: str) -> int | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise _refused(shown, _open_problem(exc), f"Remove {shown}; visor makes the folder itself.") from None
+        raise _refused(shown, _open_problem(exc), f"Remove {shown}; visor makes the folder itself.") from exc
     try:
         _check_private_info(shown, os.fstat(handle))
     except BaseException:
@@ -428,7 +428,7 @@ def private_folder(path: str) -> str:
     except OSError as exc:
         raise _refused(
             path, f"cannot be created ({exc.strerror or exc})", "Check the parent folder's permissions."
-        ) from None
+        ) from exc
     else:
         os.chmod(path, 0o700)  # just made by this process: the umask may have taken away its own rights
     _check_private(path)
@@ -439,7 +439,7 @@ def _check_private(path: str) -> None:
     try:
         info = os.lstat(path)
     except OSError as exc:
-        raise _refused(path, f"cannot be examined ({exc.strerror or exc})", "Check its parent's permissions.") from None
+        raise _refused(path, f"cannot be examined ({exc.strerror or exc})", "Check its parent's permissions.") from exc
     _check_private_info(path, info)
 
 

@@ -365,7 +365,7 @@ def _write(
         try:
             write_atomic(path, mask_rendered(page, secrets, "markup").encode("utf-8"), make_folders=True)
         except OSError as exc:
-            raise _unwritten(path, exc) from None
+            raise _unwritten(path, exc) from exc
     return paths
 
 
@@ -382,7 +382,7 @@ def _keep(folder: str, suite: dict[str, Any], secrets: Sequence[str]) -> str:
     try:
         write_atomic(path, (json.dumps(redact(suite, secrets), indent=1) + "\n").encode("utf-8"), make_folders=True)
     except OSError as exc:
-        raise _unwritten(path, exc) from None
+        raise _unwritten(path, exc) from exc
     return path
 
 

@@ -55,13 +55,13 @@ class Adb:
                 + "the phone and start again.",
             ) from None
         except children.CannotStart as exc:
-            raise TargetError(f"cannot run adb: {exc.reason}", next_step="Check the adb installation.") from None
+            raise TargetError(f"cannot run adb: {exc.reason}", next_step="Check the adb installation.") from exc
         except children.TooMuchOutput as exc:
             raise TargetError(
                 f"adb wrote more than {exc.limit:,} bytes for: {shlex.join(words)}",
                 likely_cause="The command on the phone printed without end.",
                 next_step="Check the folder on the phone; its listing or file is not what visor expects.",
-            ) from None
+            ) from exc
         if check and done.returncode != 0:
             said = (done.stderr or done.stdout).decode("utf-8", "replace").strip()
             raise TargetError(
@@ -115,7 +115,7 @@ class Adb:
                     path=f"{self.serial}:{path}",
                     likely_cause="The phone holds something else there than the file expected (a folder, a huge file).",
                     next_step=f"Check it on the phone (adb shell ls -ld {shlex.quote(path)}), then run again.",
-                ) from None
+                ) from exc
 
     def read(self, path: str, *, limit: int = FILE_BYTES) -> bytes | None:
         """Return a file's bytes (at most `limit`, by default a phone's file's), or None when it does not exist.
@@ -130,7 +130,7 @@ class Adb:
                 f"the phone's file {path} cannot be read: {exc.problem}",
                 likely_cause="It is not a regular file on the phone, or it is larger than visor reads of such a file.",
                 next_step="Check the folder on the phone: it must hold the expected files only.",
-            ) from None
+            ) from exc
 
     def push(self, local: str, path: str) -> None:
         """Copy a local file to the phone atomically: pushed beside its place, then renamed over it."""

@@ -66,7 +66,7 @@ def _check_selector(value: str) -> str:
     try:
         parse_selector(value)
     except SelectorSyntaxError as exc:
-        raise predicate_error(IssueCode.SELECTOR_ERROR, exc.message, exc.hint) from None
+        raise predicate_error(IssueCode.SELECTOR_ERROR, exc.message, exc.hint) from exc
     return value
 
 

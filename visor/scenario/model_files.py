@@ -41,7 +41,7 @@ def document_model(document: Document, model: type[M], kind: str, next_step: str
     except ValidationError as exc:
         from visor.scenario.translate import translate  # lazy: only broken documents need it
 
-        raise refusal(translate(exc, Owner(model, ()), document.data), document, kind, next_step, prefix) from None
+        raise refusal(translate(exc, Owner(model, ()), document.data), document, kind, next_step, prefix) from exc
 
 
 def refusal(issues: Sequence[Issue], document: Document, kind: str, next_step: str, prefix: str = "") -> InputError:

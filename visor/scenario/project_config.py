@@ -86,7 +86,7 @@ def _read(path: str) -> Any:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path} cannot be read as TOML: {exc}", next_step=f"Fix {path}.") from None
+        raise InputError(f"{path} cannot be read as TOML: {exc}", next_step=f"Fix {path}.") from exc
     except RecursionError:  # tomllib recurses into nested arrays and inline tables
         raise InputError(
             f"{path} nests arrays or tables too deeply to be a configuration",
@@ -107,4 +107,4 @@ def _check(path: str, data: Any, table: str) -> _Settings:
             f"{path}{' ' + table if table else ''}: {where}: {problem}",
             likely_cause="A key is misspelt, or its value has the wrong type.",
             next_step=f"The keys visor reads are: {known}.",
-        ) from None
+        ) from exc

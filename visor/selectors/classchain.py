@@ -152,7 +152,7 @@ def _filter(text: str, opening: int) -> tuple[Filter, int]:
         try:
             predicate = parse_predicate(body, opening + 2)
         except PredicateError as exc:
-            raise ClassChainError(exc.reason, exc.position) from None
+            raise ClassChainError(exc.reason, exc.position) from exc
         return (Where(predicate) if mark == "`" else Having(predicate)), after + 1
     match = _INDEX.match(text, opening + 1)
     if match is None or not text.startswith("]", match.end()):

@@ -178,7 +178,7 @@ def _check_grammar(kind: SelectorKind, value: str, start: int) -> None:
         where = f" (at character {start + exc.position + 1})" if exc.position is not None else ""
         raise SelectorSyntaxError(
             f"is not {name} visor can use{where}: {exc.reason}", f"e.g. {example}; supported: {supported()}"
-        ) from None
+        ) from exc
 
 
 #: The selector kinds whose values are a grammar of their own, parsed when validating.

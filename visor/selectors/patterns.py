@@ -57,9 +57,9 @@ def compile_pattern(source: str) -> Pattern:
     try:
         pattern: Pattern = module.compile(source)
     except module.error as exc:
-        raise PatternError(str(exc)) from None
+        raise PatternError(str(exc)) from exc
     except (ValueError, OverflowError, RecursionError) as exc:  # e.g. a repeat count beyond the engine's range
-        raise PatternError(str(exc)) from None
+        raise PatternError(str(exc)) from exc
     return pattern
 
 

@@ -509,7 +509,7 @@ def _check(comparison: Comparison, at: int) -> None:
         try:
             compile_pattern(_pattern_flags(comparison.modifiers) + right.value)
         except PatternError as exc:
-            raise PredicateError(f"the pattern {right.value!r} is invalid ({exc})", at) from None
+            raise PredicateError(f"the pattern {right.value!r} is invalid ({exc})", at) from exc
 
 
 def _check_pair(key: Key, other: Operand, op: str, at: int) -> None:

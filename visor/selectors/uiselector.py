@@ -501,7 +501,7 @@ def _check_regex(pattern: str, at: int) -> None:
     try:
         compile_pattern(pattern)
     except PatternError as exc:
-        raise UiSelectorError(f"has an invalid regular expression {pattern!r} ({exc})", at) from None
+        raise UiSelectorError(f"has an invalid regular expression {pattern!r} ({exc})", at) from exc
 
 
 def _scrollable(container: UiSelectorSpec, calls: list[_Call]) -> ScrollableSpec:

@@ -453,7 +453,7 @@ def _capture(kind: str, args: CaptureArgs, ctx: ActionContext, data: bytes) -> C
         try:
             details["copy"] = ctx.sink.copy(args.path, data)
         except VisorError as exc:
-            raise StepFailure(exc.message, likely_cause=exc.likely_cause, next_step=exc.next_step) from None
+            raise StepFailure(exc.message, likely_cause=exc.likely_cause, next_step=exc.next_step) from exc
     return details
 
 
@@ -516,7 +516,7 @@ def wait(args: WaitArgs, ctx: ActionContext) -> WaitDetails:
                 likely_cause=failure.likely_cause,
                 next_step=failure.next_step,
                 details=failure.details,
-            ) from None
+            ) from failure
         shown = target.details(args.for_)
         return {"args": raw | _upstream_wait(ctx, budget), "target": shown, "waited_ms": ctx.elapsed_ms()}
     return _wait_stable(raw, ctx, budget)

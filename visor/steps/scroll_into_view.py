@@ -139,7 +139,7 @@ def _shown(tree: UiTree, selector: Selector, platform: str) -> bool:
     try:
         return any(tree.on_screen(node) for node in find(tree, selector, platform=platform))
     except QueryError as exc:
-        raise StepFailure(exc.message, likely_cause=exc.message, next_step=exc.next_step) from None
+        raise StepFailure(exc.message, likely_cause=exc.message, next_step=exc.next_step) from exc
 
 
 def _report(spec: ScrollableSpec, search: _Search, outcome: str) -> ScrollInfo:

@@ -130,7 +130,7 @@ def _native(
             likely_cause="The expression is not one the device's own engine accepts.",
             next_step=exc.next_step or "Fix the expression (the device's driver documents its grammar).",
             details={"selector": text},
-        ) from None
+        ) from exc
     matched = match_native(observation.tree, found)
     return in_page_order(observation.tree, matched.nodes), matched.details()
 
@@ -141,7 +141,7 @@ def _matches(observation: Observation, selector: Selector, text: str, platform: 
     except QueryError as exc:
         raise StepFailure(
             exc.message, likely_cause=exc.message, next_step=exc.next_step, details={"selector": text}
-        ) from None
+        ) from exc
 
 
 def _places(tree: UiTree, nodes: list[Node]) -> list[Located]:

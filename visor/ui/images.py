@@ -64,7 +64,7 @@ def image_fingerprint(png: bytes) -> str:
         with pil.Image.open(io.BytesIO(png)) as image:
             grey = image.convert("L")
     except (pil.UnidentifiedImageError, OSError) as exc:
-        raise TargetError(f"the screenshot is not an image: {exc}") from None
+        raise TargetError(f"the screenshot is not an image: {exc}") from exc
     columns, rows = GRID
     top = round(grey.height * STATUS_BAR_FRACTION)
     width, height = grey.width / columns, (grey.height - top) / rows
@@ -93,4 +93,4 @@ def photo_hash(image: bytes) -> str:
         with pil.Image.open(io.BytesIO(image)) as opened:
             return str(imagehash.phash(opened))
     except (pil.UnidentifiedImageError, OSError) as exc:
-        raise TargetError(f"the photo is not an image: {exc}") from None
+        raise TargetError(f"the photo is not an image: {exc}") from exc

@@ -108,7 +108,7 @@ def _xpath(tree: UiTree, expression: str, xml: str | None) -> list[Node]:
     try:
         found = document.xpath(expression)
     except etree.XPathError as exc:
-        raise QueryError(f"xpath {expression!r} cannot be evaluated: {exc}", "Fix the XPath expression.") from None
+        raise QueryError(f"xpath {expression!r} cannot be evaluated: {exc}", "Fix the XPath expression.") from exc
     if not isinstance(found, list) or any(not isinstance(item, etree._Element) for item in found):
         raise QueryError(
             f"xpath {expression!r} selects values, not elements",
@@ -132,7 +132,7 @@ def _native_grammar(tree: UiTree, kind: SelectorKind, value: str) -> list[Node]:
         else:
             found = _class_chain(tree, parse_classchain(value))
     except GrammarError as exc:  # a selector built without parse_selector
-        raise QueryError(f"{kind.value}= {value!r} cannot be read: {exc}", "Fix the expression.") from None
+        raise QueryError(f"{kind.value}= {value!r} cannot be read: {exc}", "Fix the expression.") from exc
     return [tree.flat[index].node for index in found]
 
 
@@ -258,9 +258,9 @@ def _bounded(test: Callable[[], bool], pattern: str) -> bool:
             f"{exc}: it backtracks catastrophically, so the selector cannot be used",
             "Simplify the pattern: avoid nested repeats such as (a+)+ or (a|aa)+, or match with "
             'textContains/textStartsWith instead (e.g. .textStartsWith("Item")).',
-        ) from None
+        ) from exc
     except PatternError as exc:
-        raise QueryError(f"the pattern {pattern!r} is invalid: {exc}", "Fix the regular expression.") from None
+        raise QueryError(f"the pattern {pattern!r} is invalid: {exc}", "Fix the regular expression.") from exc
 
 
 # -- NSPredicate and class chains ------------------------------------------------------------------------------------

@@ -204,7 +204,7 @@ def parse_document(xml: str) -> etree._Element:
     try:
         return etree.fromstring(xml.encode("utf-8"), parser)
     except etree.XMLSyntaxError as exc:
-        raise PageSourceError(f"page source is not well-formed XML: {exc}") from None
+        raise PageSourceError(f"page source is not well-formed XML: {exc}") from exc
 
 
 def _truth(element: etree._Element, name: str, default: bool = False) -> bool:

@@ -96,7 +96,7 @@ def write_below(folder: str, files: Mapping[str, bytes], what: str, next_step: s
             likely_cause="The folder is not writable or the disk is full, or a link, a file or a folder stands where "
             "it goes (visor never writes through a link).",
             next_step=next_step,
-        ) from None
+        ) from exc
 
 
 def make_profile(target: str, *, photos: int, seed: int, name: str | None) -> Outcome:
@@ -114,7 +114,7 @@ def make_profile(target: str, *, photos: int, seed: int, name: str | None) -> Ou
     try:
         write_atomic(target, text, make_folders=True)
     except OSError as exc:
-        raise InputError(f"cannot write {target}: {exc.strerror}", next_step="Choose a writable path.") from None
+        raise InputError(f"cannot write {target}: {exc.strerror}", next_step="Choose a writable path.") from exc
     counts = {kind: len(data[kind]) for kind in ("photos", "calendar", "contacts", "call_log", "sms", "files")}
     data = {"path": os.path.abspath(target), "bytes": len(text), "counts": counts}
     return Outcome("ok", NextAction.NONE, data, ExitCode.OK)
@@ -199,7 +199,7 @@ def act_file(
             try:
                 written.append(save_evidence(evidence, f"{len(written) + 1:03d}-{label}.png", png))
             except InputError as exc:
-                raise EvidenceLost(exc) from None
+                raise EvidenceLost(exc) from exc
 
     lost: EvidenceLost | None = None
     opened = open_for(options, options.seed or 0, wall, ScenarioDevice(capabilities=dict(options.capabilities)))
@@ -274,7 +274,7 @@ def fresh_evidence(folder: str) -> None:
             f"cannot use {folder} for the evidence: {exc.strerror or exc}",
             likely_cause="--evidence names a file, or a folder visor may not read.",
             next_step=next_step,
-        ) from None
+        ) from exc
     if taken is not None:
         raise InputError(
             f"the evidence folder {folder} is not empty (it holds {taken.name!r}); nothing was run",

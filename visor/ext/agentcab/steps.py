@@ -115,7 +115,9 @@ def _ask(args: AgentcabApplyArgs, ctx: ActionContext) -> Any:
     try:
         return ask_worker(worker, payload, os.path.abspath(worker.cwd or os.curdir))
     except WorkerFailed as failure:
-        raise StepFailure(f"the agent's worker failed: {failure}", likely_cause="The worker crashed or hung.") from None
+        raise StepFailure(
+            f"the agent's worker failed: {failure}", likely_cause="The worker crashed or hung."
+        ) from failure
 
 
 def _rules(policy: dict[str, Any]) -> Policy:

@@ -60,7 +60,7 @@ def ask_worker(worker: Worker, payload: dict[str, Any], folder: str, *, limit: i
     try:
         return parse_data(text, "the worker's answer", format="json").data
     except SourceError as exc:
-        raise WorkerFailed(f"its answer is not JSON: {exc.problem}") from None
+        raise WorkerFailed(f"its answer is not JSON: {exc.problem}") from exc
 
 
 def _no_answer(timeout_ms: int) -> str:
@@ -114,15 +114,15 @@ def _post(url: str, body: bytes, seconds: float, limit: int, timeout_ms: int) ->
                 if time.monotonic() > deadline:
                     raise WorkerFailed(f"{url}: {_no_answer(timeout_ms)}")
     except urllib.error.HTTPError as exc:
-        raise WorkerFailed(f"{url}: HTTP {exc.code} {exc.reason}") from None
+        raise WorkerFailed(f"{url}: HTTP {exc.code} {exc.reason}") from exc
     except TimeoutError:
         raise WorkerFailed(f"{url}: {_no_answer(timeout_ms)}") from None
     except urllib.error.URLError as exc:
         if isinstance(exc.reason, TimeoutError):
-            raise WorkerFailed(f"{url}: {_no_answer(timeout_ms)}") from None
-        raise WorkerFailed(f"{url}: {exc.reason}") from None
+            raise WorkerFailed(f"{url}: {_no_answer(timeout_ms)}") from exc
+        raise WorkerFailed(f"{url}: {exc.reason}") from exc
     except (OSError, ValueError) as exc:
-        raise WorkerFailed(f"{url}: {getattr(exc, 'reason', exc)}") from None
+        raise WorkerFailed(f"{url}: {getattr(exc, 'reason', exc)}") from exc
     return b"".join(chunks)
 
 
@@ -140,7 +140,7 @@ def _run(command: list[str], body: bytes, folder: str, seconds: float, limit: in
     try:
         done = children.run(command, timeout_s=seconds, input=body, cwd=folder, limit=limit)
     except children.CannotStart as exc:
-        raise WorkerFailed(f"cannot start {command[0]!r}: {exc.reason}") from None
+        raise WorkerFailed(f"cannot start {command[0]!r}: {exc.reason}") from exc
     except children.TimedOut:
         raise WorkerFailed(_no_answer(timeout_ms)) from None
     except children.TooMuchOutput:

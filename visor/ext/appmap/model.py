@@ -177,13 +177,13 @@ def write_below(root: str, relative: str, data: bytes, noun: str) -> str:
             f"cannot write the {noun} {shown}: {exc}",
             likely_cause="A symbolic link or a folder stands where visor writes it, or the name leaves its folder.",
             next_step="Remove what stands there (visor never writes through a link), then run the command again.",
-        ) from None
+        ) from exc
     except OSError as exc:
         raise InputError(
             f"cannot write the {noun} {shown}: {exc.strerror or exc}",
             likely_cause="The folder is not writable by this user, or the disk is full.",
             next_step="Check the folder's permissions and free space, or use another --map-dir.",
-        ) from None
+        ) from exc
 
 
 def secret_name(variable: str) -> bool:
@@ -743,7 +743,7 @@ def _open_lock(path: str) -> int:
             + ("something other than a folder stands there" if os.path.lexists(folder) else str(exc.strerror or exc)),
             likely_cause="--map-dir (or .visor/maps) names a file, a pipe or a link to one, or cannot be created.",
             next_step="Give --map-dir a folder (visor makes it when it is missing).",
-        ) from None
+        ) from exc
     try:
         handle = os.open(path, _LOCK_FLAGS, 0o666)
     except OSError as exc:
@@ -753,7 +753,7 @@ def _open_lock(path: str) -> int:
             + ("it is a symbolic link, which visor never follows" if link else str(exc.strerror or exc)),
             likely_cause="Something other than visor's lock file stands there, or the folder is not writable.",
             next_step="Remove it (visor makes its own), or use another --map-dir.",
-        ) from None
+        ) from exc
     if not stat.S_ISREG(os.fstat(handle).st_mode):
         os.close(handle)
         raise InputError(

@@ -114,7 +114,7 @@ class FlowReader:
                 column=where.column,
                 likely_cause=exc.likely_cause,
                 next_step=exc.next_step,
-            ) from None
+            ) from exc
         self.read[relative] = flow
         return flow
 

@@ -102,7 +102,7 @@ def _make_folder(output: str) -> None:
             f"cannot create the output folder {output!r}: {getattr(exc, 'strerror', None) or exc}",
             likely_cause="A file has that name, or this user may not write there.",
             next_step="Pass --output a folder this user can write.",
-        ) from None
+        ) from exc
 
 
 def _names(flows: list[str]) -> list[tuple[str, str | None]]:

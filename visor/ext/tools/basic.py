@@ -300,7 +300,7 @@ def manage_app(args: ManageAppArgs, ctx: ToolContext) -> Reply:
         (ctx.launch_app if args.action == "launch" else ctx.stop_app)(app_id)
     except ToolProblem as problem:
         if problem.code is ToolCode.INPUT_REJECTED:
-            raise ToolProblem(ToolCode.APP_NOT_FOUND, problem.message, hint=problem.hint) from None
+            raise ToolProblem(ToolCode.APP_NOT_FOUND, problem.message, hint=problem.hint) from problem
         raise
     verb = "launched" if args.action == "launch" else "stopped"
     return f"{verb} {app_id}", {"action": args.action, "app_id": app_id}

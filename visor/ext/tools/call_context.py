@@ -108,7 +108,7 @@ class ToolContext(Kernel):
         try:
             return read()
         except VisorError as exc:
-            raise ToolProblem(ToolCode.TRANSPORT_ERROR, f"cannot read the screen: {exc.message}") from None
+            raise ToolProblem(ToolCode.TRANSPORT_ERROR, f"cannot read the screen: {exc.message}") from exc
 
     def _send_failed(self, exc: VisorError) -> NoReturn:
         if isinstance(exc, UnsupportedInput):

@@ -103,9 +103,9 @@ def _read(ctx: ToolContext, feedback: ValueFeedback) -> tuple[float, str]:
     except ToolProblem as problem:
         raise ToolProblem(
             ToolCode.FEEDBACK_UNREADABLE, f"feedback readout: {problem.message}", hint=problem.hint, all_sent=True
-        ) from None
+        ) from problem
     except UnreadableValue as exc:
-        raise ToolProblem(ToolCode.FEEDBACK_UNREADABLE, f"feedback readout: {exc}", all_sent=True) from None
+        raise ToolProblem(ToolCode.FEEDBACK_UNREADABLE, f"feedback readout: {exc}", all_sent=True) from exc
     return reading.value, reading.source
 
 

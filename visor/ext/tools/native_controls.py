@@ -139,7 +139,7 @@ def _value(node: Node) -> float:
     try:
         return read_value(node, "range" if node.range is not None else "number").value
     except UnreadableValue as exc:
-        raise ToolProblem(ToolCode.STATE_UNREADABLE, f"{label(node)} has no readable value: {exc}") from None
+        raise ToolProblem(ToolCode.STATE_UNREADABLE, f"{label(node)} has no readable value: {exc}") from exc
 
 
 # -- control_action ----------------------------------------------------------------------------------------------
@@ -239,7 +239,7 @@ def _native_action(args: ControlActionArgs, node: Node) -> NativeAction:
                     key,
                     f"selection offset {offset}: {exc} (offsets are UTF-16 code units; never split an emoji)",
                     details={"text_length_utf16": utf16_length(node.text)},
-                ) from None
+                ) from exc
         return NativeAction(name, selection=(args.selection_start, args.selection_end))
     if name is NativeActionName.REPLACE_SELECTION and node.selection is None:
         raise ToolProblem(ToolCode.STATE_UNREADABLE, f"{label(node)} reports no selection to replace")

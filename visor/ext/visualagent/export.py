@@ -146,7 +146,7 @@ class _Reading:
                 f"cannot read {os.path.join(self.folders.root, folder)}: {exc}",
                 likely_cause="The folder is a link to elsewhere, or cannot be read.",
                 next_step="Export a folder served by `visor visualagent serve`, its sub-folders real folders.",
-            ) from None
+            ) from exc
 
     def _json(self, folder: str, name: str, limit: int) -> Any:
         try:
@@ -220,7 +220,7 @@ def _write(path: str, text: bytes) -> None:
             likely_cause="The folder is read-only or its disk is full, a file stands where a folder of the path "
             "goes, or what stands at the path is not a regular file.",
             next_step="Choose another file with -o, in a folder you can write.",
-        ) from None
+        ) from exc
 
 
 def _valid(data: dict[str, Any], target: str) -> None:

@@ -37,7 +37,7 @@ def open_below(root: str, relative: str, *, create: bool = False) -> int:
                 child = os.open(part, _DIRECTORY | _NOFOLLOW, dir_fd=folder_fd)
             except OSError as exc:
                 if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
-                    raise UnsafePath(f"{relative} is a symbolic link or a file, not a folder") from None
+                    raise UnsafePath(f"{relative} is a symbolic link or a file, not a folder") from exc
                 raise
             os.close(folder_fd)
             folder_fd = child
@@ -181,7 +181,7 @@ def append(root: str, name: str, line: str) -> None:
             handle = os.open(name, flags, 0o666, dir_fd=folder_fd)
         except OSError as exc:
             if exc.errno in (errno.ELOOP, errno.EMLINK):
-                raise UnsafePath(f"{name} is a symbolic link: visor never writes through one") from None
+                raise UnsafePath(f"{name} is a symbolic link: visor never writes through one") from exc
             raise
     finally:
         os.close(folder_fd)

@@ -103,13 +103,13 @@ class Folders:
             try:
                 os.close(open_below(self.root, folder, create=True))
             except UnsafePath as exc:
-                raise layout_error(self.root, exc) from None
+                raise layout_error(self.root, exc) from exc
             except OSError as exc:
                 raise InputError(
                     f"cannot create {os.path.join(self.root, folder)}: {exc.strerror}",
                     likely_cause="The folder is read-only, or its parent is not a folder.",
                     next_step="Serve a folder this user can write.",
-                ) from None
+                ) from exc
 
     def result(self, command_id: str) -> str:
         """Return where a command's result goes."""
@@ -133,8 +133,8 @@ class Folders:
                 shown = path.replace("\x00", "\\x00")
                 raise Refusal(
                     "PERMISSION_DENIED", f"{shown} contains a NUL character, which no file name can hold"
-                ) from None
-            raise Refusal("PERMISSION_DENIED", f"{path} is outside the served folder {self.root}", str(exc)) from None
+                ) from exc
+            raise Refusal("PERMISSION_DENIED", f"{path} is outside the served folder {self.root}", str(exc)) from exc
         if parts[0] == COMMANDS:
             # A file written there would be taken for a command, or replace one the archive keeps.
             raise Refusal("PERMISSION_DENIED", f"{path} is in the command queue ({COMMANDS}/), which no command writes")
@@ -290,11 +290,11 @@ class Executor:
         try:
             result = self.handlers[command.type](command)
         except InputRejected as exc:
-            raise Refusal("INPUT_REJECTED", exc.message, exc.likely_cause) from None
+            raise Refusal("INPUT_REJECTED", exc.message, exc.likely_cause) from exc
         except InputError as exc:  # the command's content, refused below: the command's answer, not the server's end
-            raise Refusal("INVALID_COMMAND", exc.message, exc.likely_cause) from None
+            raise Refusal("INVALID_COMMAND", exc.message, exc.likely_cause) from exc
         except VisorError as exc:
-            raise Refusal("DEVICE_ERROR", exc.message, exc.likely_cause) from None
+            raise Refusal("DEVICE_ERROR", exc.message, exc.likely_cause) from exc
         took = us_to_ms(self.kernel.now_us() - started)
         if command.timeout_ms is not None and took > command.timeout_ms:
             raise Refusal("TIMEOUT", f"the command took {took} ms, over its timeout_ms {command.timeout_ms}")
@@ -390,9 +390,9 @@ class Executor:
         try:
             target = write_confined(self.folders.root, relative, data)
         except UnsafePath as exc:
-            raise Refusal("PERMISSION_DENIED", f"cannot write {shown}: {exc}") from None
+            raise Refusal("PERMISSION_DENIED", f"cannot write {shown}: {exc}") from exc
         except OSError as exc:
-            raise Refusal("PERMISSION_DENIED", f"cannot write {shown}: {exc.strerror}") from None
+            raise Refusal("PERMISSION_DENIED", f"cannot write {shown}: {exc.strerror}") from exc
         self._written.append(target)
         return {"path": named or target, "size_bytes": len(data)}
 

@@ -151,7 +151,7 @@ def serve(
                 return server.tally
             waiter.wait()
     except UnsafePath as exc:
-        raise layout_error(folders.root, exc) from None
+        raise layout_error(folders.root, exc) from exc
     finally:
         with contextlib.suppress(UnsafePath, OSError):  # never hiding why serving stopped
             for name in claims.held():
@@ -325,9 +325,9 @@ class _Server:
                 self.folders.root, f"{RESULTS}/{result_name(command_id)}", text.encode("utf-8", "backslashreplace")
             )
         except UnsafePath as exc:
-            raise layout_error(self.folders.root, exc) from None
+            raise layout_error(self.folders.root, exc) from exc
         except OSError as exc:
-            raise _unwritable(f"write the result {self.folders.result(command_id)}", RESULTS, exc) from None
+            raise _unwritable(f"write the result {self.folders.result(command_id)}", RESULTS, exc) from exc
 
     def _archive(self, name: str, masked: bytes | None) -> str:
         """Move a processed command into archive/ (a name already there gets a number); return its archived name.
@@ -342,7 +342,7 @@ class _Server:
         except FileNotFoundError:
             return name  # gone already
         except OSError as exc:
-            raise _unwritable(f"archive {name} into {self.folders.archive}", ARCHIVE, exc) from None
+            raise _unwritable(f"archive {name} into {self.folders.archive}", ARCHIVE, exc) from exc
 
     def log(self, line: str) -> None:
         """Write a line to `DIR/serve.log` (never through a link) and to `say`, control characters escaped."""
@@ -370,7 +370,7 @@ def _open(claims: Claims, folders: Folders) -> None:
             f"cannot take a lock in {os.path.join(folders.root, CLAIMED)}: {exc.strerror}",
             likely_cause="The folder is read-only, or on a file system without file locks (flock).",
             next_step="Serve a folder on a local disk (or NFS v4) that this user can write.",
-        ) from None
+        ) from exc
 
 
 def _unwritable(what: str, folder: str, exc: OSError) -> InputError:

@@ -119,7 +119,7 @@ def check_server_url(url: str) -> tuple[str | None, str | None]:
         host = parts.hostname
     except ValueError as exc:  # a port out of range or not a number, a malformed [IPv6] host
         reason = "has a port that is not a number from 1 to 65535" if "port" in str(exc).lower() else "is malformed"
-        raise bad(reason) from None
+        raise bad(reason) from exc
     if parts.scheme.lower() not in ("http", "https"):
         raise bad("is not an http(s) URL")
     if not host:

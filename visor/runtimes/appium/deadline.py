@@ -227,8 +227,8 @@ def fetch(
             return status, body
         except http.client.HTTPException as exc:
             if watch.expired:
-                raise watch.timeout() from None
-            raise ConnectionError(f"{type(exc).__name__}: {exc}") from None
+                raise watch.timeout() from exc
+            raise ConnectionError(f"{type(exc).__name__}: {exc}") from exc
         except (OSError, ValueError):
             if watch.expired:
                 raise watch.timeout() from None

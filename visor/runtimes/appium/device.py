@@ -141,7 +141,7 @@ class AppiumDevice:
             raise SessionRestarted(
                 f"the Appium session was lost while trying to {operation} and was recreated ({lost})",
                 next_step="If this repeats, raise appium:newCommandTimeout or check the device's connection.",
-            ) from None
+            ) from lost
 
     @property
     def driver(self) -> WebDriver:
@@ -169,7 +169,7 @@ class AppiumDevice:
         try:
             tree = parse_xml(xml)
         except PageSourceError as exc:
-            raise ActionError(str(exc), likely_cause="The driver returned a page source visor cannot read.") from None
+            raise ActionError(str(exc), likely_cause="The driver returned a page source visor cannot read.") from exc
         self._package = tree.package or self._package
         return Observation(tree, xml)
 
@@ -226,7 +226,7 @@ class AppiumDevice:
             )
         except UnsupportedInput as exc:
             self._refused[strategy] = f"the driver does not know the {strategy!r} strategy ({exc.message})"
-            raise UnsupportedInput(self._refused[strategy]) from None
+            raise UnsupportedInput(self._refused[strategy]) from exc
         return found
 
     def _handle(self, handle: ElementHandle) -> WebElement:
@@ -445,7 +445,7 @@ def appium_client() -> AppiumClient:
 
         from visor.runtimes.appium.transport import DeadlineConnection
     except ImportError as exc:
-        raise client_missing(exc) from None
+        raise client_missing(exc) from exc
     return AppiumClient(AppiumClientConfig, DeadlineConnection, AppiumOptions, webdriver.Remote)
 
 

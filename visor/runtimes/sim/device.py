@@ -663,7 +663,7 @@ class SimDevice(Host):
         try:
             first, last = from_utf16(text, start), from_utf16(text, end)
         except OffsetError as exc:
-            raise _bad_selection(str(exc)) from None
+            raise _bad_selection(str(exc)) from exc
 
         def apply() -> None:
             app.select(widget.ref, first, last)

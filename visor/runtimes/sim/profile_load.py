@@ -67,7 +67,7 @@ def _load_cached(path: str, mtime: float) -> Profile:
     except ValidationError as exc:
         from visor.scenario.translate import translate  # lazy: only broken profiles need it
 
-        raise ProfileError(path, locate(translate(exc, Owner(Profile, ()), document.data), document)) from None
+        raise ProfileError(path, locate(translate(exc, Owner(Profile, ()), document.data), document)) from exc
 
 
 def load_profile(reference: str | None) -> Profile:

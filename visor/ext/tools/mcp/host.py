@@ -99,7 +99,7 @@ class AgentHost:
         try:
             session = open_session(self.options, self.wall, self.ids)
         except (InputError, TargetError) as exc:
-            raise retold(exc, COMMAND_TERMS, self.secrets) from None
+            raise retold(exc, COMMAND_TERMS, self.secrets) from exc
         info = session.device.info
         # Named as list_devices names it: the simulated phone (a phone of its own in this process) by its flavour.
         flavour = next((entry.id for entry in SIMULATED if entry.platform == info.platform), info.name)
