@@ -281,7 +281,7 @@ def attempt(
             except OutputError as exc:  # a full disk: the run's error, unless it already has one (or is raising)
                 if final is not None and final.reason is None:
                     final = unreported(final, exc)
-    states = mapped.states() if mapped is not None else None
+    states = mapped.states() if mapped is not None and prepared.freeze is not None else None  # a benchmark's
     summary = mapped.summary() if mapped is not None else None
     return Attempt(final, store.written, opened if held else None, summary, states, store.secrets)
 

@@ -63,7 +63,10 @@ class MappedRun:
         return self._router.summary()
 
     def states(self) -> MapStates:
-        """Return the map's document as the run found it and as it leaves it."""
+        """Return the map's document as the run found it and as it leaves it.
+
+        A copy of the latter: a benchmark's first run's map takes the other runs' lessons when it is written.
+        """
         return self._router.initial, copy.deepcopy(self._router.map.document)
 
 

@@ -33,7 +33,10 @@ REPAIR_DEPTH, REPAIR_LIMIT = 3, 30
 class MapRouter:
     """Routes a run's steps through one app map."""
 
-    def __init__(self, app_map: AppMap, device: Device, clock: Clock, wall: Clock, *, repair: bool = False) -> None:
+    def __init__(
+        self, app_map: AppMap, device: Device, clock: Clock, wall: Clock, *, repair: bool = False,
+        initial: dict[str, Any] | None = None,
+    ) -> None:  # fmt: skip
         self.map = app_map
         self.device = device
         self.clock = clock
@@ -43,8 +46,9 @@ class MapRouter:
         self.repairs = 0
         #: The map file was written (`save` resets the map's `changed`: the summary reads this instead).
         self.written = False
-        #: The map as the run found it (`benchmark --compare-map` compares what each run left).
-        self.initial = copy.deepcopy(app_map.document)
+        #: The map as the run found it (`benchmark --compare-map` compares what each run left): never changed, so a
+        #: benchmark's runs share their freeze's.
+        self.initial = initial if initial is not None else copy.deepcopy(app_map.document)
         #: The edges followed, in order (a picture of the map shows them).
         self.followed: list[str] = []
         #: The map's file existed when the run read it (`map_learning.persist` tells a new map from a lost one).
@@ -204,6 +208,7 @@ def router_for(
     app_map, existed = freeze.start(read, existed, secrets) if freeze is not None else (read(), existed)
     if hide is not None:
         app_map.listen(hide)
-    router = MapRouter(app_map, opened.device, opened.clock, wall, repair=repair)
+    initial = freeze.document if freeze is not None else None
+    router = MapRouter(app_map, opened.device, opened.clock, wall, repair=repair, initial=initial)
     router.existed = existed
     return router
