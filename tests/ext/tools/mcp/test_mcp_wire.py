@@ -289,3 +289,23 @@ def test_a_client_that_closes_its_end_after_its_calls_gets_every_answer(tmp_path
     for n in range(2, 6):
         assert "error" not in answers[n], answers[n]
         assert answers[n]["result"]["structuredContent"]["status"] == "ok"
+
+
+def test_what_the_mcp_library_logs_while_serving_is_one_line_without_a_traceback(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A SIGTERM during a stuck call made the library log the call's exception group: a traceback on stderr."""
+    import logging
+
+    from visor.ext.tools.mcp.server import sdk_log_lines
+
+    logger = logging.getLogger("mcp.shared.jsonrpc_dispatcher")
+    with sdk_log_lines():
+        try:
+            raise ExceptionGroup("unhandled errors in a TaskGroup", [ValueError("\x1b[31mstopped")])
+        except ExceptionGroup:
+            logger.exception("handler for %r raised", "tools/call")
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and "\x1b" not in err
+    assert "handler for 'tools/call' raised: ExceptionGroup" in err
+    assert logging.getLogger("mcp").propagate and not logging.getLogger("mcp").handlers  # as it was

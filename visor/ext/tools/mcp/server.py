@@ -20,10 +20,13 @@ there is anything to show is a resource-not-found error that says what to call f
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import json
+import logging
+import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -32,6 +35,7 @@ from visor.errors import InputError
 from visor.ext.tools.mcp.lines import GuardedInput, LineReader, claimed_stdin
 from visor.ext.tools.mcp.session import refusal
 from visor.report.session_tools import Reply
+from visor.ui.escapes import printable
 
 INSTRUCTIONS = (
     "visor drives one phone. If no device is in use (a NO_DEVICE error), call list_devices, then use_device. "
@@ -165,7 +169,39 @@ def serve_stdio(served: Served) -> None:
                 told = Answers(write, lines.answered, (types.JSONRPCResponse, types.JSONRPCError))
                 await server.run(read, told, server.create_initialization_options())
 
-    anyio.run(main)
+    with sdk_log_lines():
+        anyio.run(main)
+
+
+class OneLine(logging.Handler):
+    """Writes what the MCP library logs as one escaped line on stderr: what happened, never a traceback.
+
+    A stop (Ctrl-C, SIGTERM) landing while a call runs makes the library log the call's end with its exception
+    group; the client gets its answer and visor its envelope, so the line is all a person needs.
+    """
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Write the record's message, and its exception's kind and words, on one line."""
+        text = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            text += f": {type(exc).__name__}: {exc}"
+        sys.stderr.write(f"visor mcp: the MCP library says: {printable(text)}\n")
+
+
+@contextlib.contextmanager
+def sdk_log_lines() -> Iterator[None]:
+    """Route the MCP library's warnings and errors to `OneLine` while the server runs (then as they were)."""
+    logger = logging.getLogger("mcp")
+    handler = OneLine(logging.WARNING)
+    before = logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = before
 
 
 class Answers:
