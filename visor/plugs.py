@@ -4,13 +4,16 @@ A feature's loader is added here (by `visor.api`, when it is imported) and calle
 it is read: the scenario commands (`visor.scenario.commands.COMMANDS`) and the steps they run
 (`visor.steps.catalogue.BY_ARGS`), the command families (`visor.scenario.families`: the agent tools) and their
 runners (`visor.steps.catalogue.RUNNERS`). Start-up, and scenarios that use none of a feature's commands, never import
-the feature. This module imports nothing: the command line loads it at start-up.
+the feature. This module imports nothing of visor: the command line loads it at start-up.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, Generic, TypeVar, cast
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 #: A loader returns what it plugs in: command specs, catalogue entries, command families or their runners.
 Loader = Callable[[], Iterable[Any]]
@@ -26,6 +29,35 @@ def plug(registry: str, load: Loader) -> None:
         loaders.append(load)
 
 
-def plugged(registry: str, after: int) -> list[Loader]:
-    """Return the loaders plugged into a registry from the `after`-th on (those it has not called yet)."""
-    return PLUGGED[registry][after:]
+class Registry(Mapping[K, V], Generic[K, V]):
+    """The core's own entries of one registry, then those features plug into it, each under its key.
+
+    The loaders plugged in are called the first time the registry is read after they were plugged, so a feature
+    no one asks for is never imported. An entry of the wrong kind, or one whose key is taken, is refused.
+    """
+
+    def __init__(self, name: str, own: Iterable[V], key: Callable[[V], K], kind: type = object) -> None:
+        self._name, self._key, self._kind = name, key, kind
+        self._items: dict[K, V] = {key(item): item for item in own}
+        self._called = 0
+
+    def _loaded(self) -> dict[K, V]:
+        loaders = PLUGGED[self._name]
+        while self._called < len(loaders):
+            load = loaders[self._called]
+            self._called += 1
+            for item in load():
+                entry = cast(V, item)  # its kind is checked here, at the edge where a feature hands it in
+                if not isinstance(item, self._kind) or self._items.setdefault(self._key(entry), entry) is not entry:
+                    raise TypeError(f"a feature plugs {item!r} into {self._name}: no {self._kind.__name__}, or a "
+                                    "name already taken")  # fmt: skip
+        return self._items
+
+    def __getitem__(self, key: K) -> V:
+        return self._loaded()[key]
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())

@@ -19,9 +19,10 @@ def test_every_command_model_has_exactly_one_entry() -> None:
 
 def test_a_registry_refuses_a_command_plugged_twice_under_one_name(monkeypatch: pytest.MonkeyPatch) -> None:
     from visor import plugs
-    from visor.scenario.commands import CommandRegistry, single
+    from visor.plugs import Registry
+    from visor.scenario.commands import CommandSpec, single
 
-    registry = CommandRegistry([single("tap", TapArgs)])
+    registry = Registry("commands", [single("tap", TapArgs)], key=lambda spec: spec.name, kind=CommandSpec)
     monkeypatch.setitem(plugs.PLUGGED, "commands", [lambda: [single("tap", NavigateArgs)]])
     with pytest.raises(TypeError, match="a name already taken"):
         registry.get("tap")

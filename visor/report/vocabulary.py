@@ -33,7 +33,7 @@ def words() -> frozenset[str]:
     for codes in (ErrorCode, NextAction, IssueCode):
         found.update(str(code) for code in codes)
     found.update(COMMANDS, ASSERTIONS)
-    for family in FAMILIES.all():  # the agent tools' names, codes and statuses
+    for family in FAMILIES.values():  # the agent tools' names, codes and statuses
         found.update(family.words())
     return frozenset(found)
 

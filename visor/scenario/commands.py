@@ -8,7 +8,7 @@ accepts them, and old scenario files must stay valid.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -16,7 +16,7 @@ from pydantic import AliasChoices, ConfigDict, Field, WithJsonSchema, field_vali
 
 from visor.inputs.issues import IssueCode
 from visor.inputs.suggest import did_you_mean
-from visor.plugs import plugged
+from visor.plugs import Registry
 from visor.scenario.fields import (
     DurationMs,
     FiniteNumber,
@@ -354,36 +354,9 @@ def single(name: str, model: type[Args]) -> CommandSpec:
     return CommandSpec(name, (model.__doc__ or "").strip(), {"": model})
 
 
-class CommandRegistry(Mapping[str, CommandSpec]):
-    """The scenario commands by name: the core's own, then those a feature plugs in (`visor.plugs`).
-
-    A feature's commands are loaded the first time the registry is read, so that start-up and scenarios that use
-    none of them never import the feature.
-    """
-
-    def __init__(self, own: Iterable[CommandSpec]) -> None:
-        self._specs = {spec.name: spec for spec in own}
-        self._called = 0
-
-    def _loaded(self) -> dict[str, CommandSpec]:
-        for load in plugged("commands", self._called):
-            self._called += 1
-            for spec in load():
-                if not isinstance(spec, CommandSpec) or self._specs.setdefault(spec.name, spec) is not spec:
-                    raise TypeError(f"a feature plugs in {spec!r}: no command spec, or a name already taken")
-        return self._specs
-
-    def __getitem__(self, name: str) -> CommandSpec:
-        return self._loaded()[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._loaded())
-
-    def __len__(self) -> int:
-        return len(self._loaded())
-
-
-COMMANDS = CommandRegistry(
+#: The scenario commands by name: the core's own, then those a feature plugs in (AgentCab's, by `visor.api`).
+COMMANDS: Registry[str, CommandSpec] = Registry(
+    "commands",
     (
         single("tap", TapArgs),
         single("navigate", NavigateArgs),
@@ -407,5 +380,7 @@ COMMANDS = CommandRegistry(
         single("screenshot", ScreenshotArgs),
         single("wait", WaitArgs),
         single("source", SourceArgs),
-    )
+    ),
+    key=lambda spec: spec.name,
+    kind=CommandSpec,
 )

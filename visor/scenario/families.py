@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from visor.inputs.issues import Issue
-from visor.plugs import plugged
+from visor.plugs import Registry
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,39 +54,17 @@ class CommandFamily(Protocol):
         ...
 
 
-class FamilyRegistry:
-    """The families plugged in, loaded the first time they are asked for."""
-
-    def __init__(self) -> None:
-        self._families: list[CommandFamily] = []
-        self._called = 0
-
-    def all(self) -> list[CommandFamily]:
-        """Return every family, in the order they were plugged in."""
-        for load in plugged("families", self._called):
-            self._called += 1
-            self._families.extend(load())
-        return self._families
-
-    def of(self, command: object) -> CommandFamily | None:
-        """Return the family `command` is a member of (None: no family's)."""
-        if not isinstance(command, str):
-            return None
-        return next((family for family in self.all() if command in family.names()), None)
-
-    def names(self) -> list[str]:
-        """Return every member of every family."""
-        return [name for family in self.all() for name in family.names()]
-
-
-FAMILIES = FamilyRegistry()
+#: The families plugged in, by name (`CommandFamily.noun`), in the order they were plugged.
+FAMILIES: Registry[str, CommandFamily] = Registry("families", (), key=lambda family: family.noun)
 
 
 def family_of(command: object) -> CommandFamily | None:
     """Return the family `command` is a member of (None: a scenario command of the core's, or unknown)."""
-    return FAMILIES.of(command)
+    if not isinstance(command, str):
+        return None
+    return next((family for family in FAMILIES.values() if command in family.names()), None)
 
 
 def family_names() -> list[str]:
     """Return the names of every family's members (the agent tools'), in order."""
-    return FAMILIES.names()
+    return [name for family in FAMILIES.values() for name in family.names()]

@@ -84,7 +84,7 @@ def _step_schema(defs: dict[str, Any]) -> dict[str, Any]:
                 "then": {"properties": {"args": args}},
             }
         )
-    for family in FAMILIES.all():
+    for family in FAMILIES.values():
         for name in family.names():
             # The family's own schema of a member's arguments (an agent tool's: the tools spec's, kept closed).
             defs[f"tool_{name}"] = family.parameters(name)

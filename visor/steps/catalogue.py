@@ -8,12 +8,12 @@ here; docs/internals.md shows the edit.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from visor.device.protocol import Key
-from visor.plugs import plugged
+from visor.plugs import Registry
 from visor.scenario.commands import (
     COMMANDS,
     ActAppSwitchArgs,
@@ -82,35 +82,8 @@ ENTRIES: tuple[Entry[Any], ...] = (
 )
 
 
-class EntryRegistry(Mapping[type[Args], Entry[Any]]):
-    """The entries by argument model (what a step's arguments were validated into): the core's, then plugged ones.
-
-    A feature's entries are loaded the first time one is looked up, as its commands are (`visor.plugs`).
-    """
-
-    def __init__(self, own: Iterable[Entry[Any]]) -> None:
-        self._entries = {item.args: item for item in own}
-        self._called = 0
-
-    def _loaded(self) -> dict[type[Args], Entry[Any]]:
-        for load in plugged("entries", self._called):
-            self._called += 1
-            for item in load():
-                if not isinstance(item, Entry) or self._entries.setdefault(item.args, item) is not item:
-                    raise TypeError(f"a feature plugs in {item!r}: no entry, or a model already bound")
-        return self._entries
-
-    def __getitem__(self, model: type[Args]) -> Entry[Any]:
-        return self._loaded()[model]
-
-    def __iter__(self) -> Iterator[type[Args]]:
-        return iter(self._loaded())
-
-    def __len__(self) -> int:
-        return len(self._loaded())
-
-
-BY_ARGS = EntryRegistry(ENTRIES)
+#: The entries by argument model (what a step's arguments were validated into): the core's, then plugged ones.
+BY_ARGS: Registry[type[Args], Entry[Any]] = Registry("entries", ENTRIES, key=lambda item: item.args, kind=Entry)
 
 
 class FamilyRunner(Protocol):
@@ -132,22 +105,8 @@ class FamilyRunner(Protocol):
         ...
 
 
-class RunnerRegistry:
-    """The runners of the command families plugged in, by the family they run; loaded when first asked for."""
-
-    def __init__(self) -> None:
-        self._runners: dict[str, FamilyRunner] = {}
-        self._called = 0
-
-    def of(self, noun: str) -> FamilyRunner:
-        """Return the runner of the family called `noun` (a KeyError when none is plugged in)."""
-        for load in plugged("runners", self._called):
-            self._called += 1
-            self._runners.update((runner.noun, runner) for runner in load())
-        return self._runners[noun]
-
-
-RUNNERS = RunnerRegistry()
+#: The runners of the command families plugged in, by the family they run (`CommandFamily.noun`).
+RUNNERS: Registry[str, FamilyRunner] = Registry("runners", (), key=lambda runner: runner.noun)
 
 
 @functools.cache
@@ -160,7 +119,7 @@ def detail_shapes(command: str) -> tuple[type, ...]:
     family = family_of(command)
     if family is None:
         return (shapes.EngineDetails,)
-    return (*RUNNERS.of(family.noun).shapes(command), shapes.EngineDetails)
+    return (*RUNNERS[family.noun].shapes(command), shapes.EngineDetails)
 
 
 def execute(step: Step, ctx: ActionContext) -> Details:
@@ -173,7 +132,7 @@ def execute(step: Step, ctx: ActionContext) -> Details:
     if isinstance(step.args, FamilyCall):
         family = family_of(step.command)
         assert family is not None, f"{step.command} was checked as a family's member"
-        return RUNNERS.of(family.noun).run(step.args, ctx)
+        return RUNNERS[family.noun].run(step.args, ctx)
     details = BY_ARGS[type(step.args)].run(step.args, ctx)
     if step.command not in shapes.UPSTREAM_ACTIONS:
         return details
