@@ -23,7 +23,13 @@ def test_importing_it_plugs_the_app_map_into_runs() -> None:
 def test_load_validate_run_and_open_a_device(tmp_path: Path) -> None:
     loaded = visor.api.load(str(SCENARIOS / "login.yaml"))
     assert loaded.scenario is not None and not loaded.issues
-    assert visor.api.validate(str(SCENARIOS / "login.yaml")).scenario is not None
+    assert visor.api.validate(str(SCENARIOS / "login.yaml")) == ()
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(
+        'meta: {name: b, version: "1"}\nconfig: {seed: 1}\nsteps:\n  - {id: s, command: tapp, args: {}}\n'
+    )
+    (problem,) = [issue for issue in visor.api.validate(str(broken)) if issue.severity == "error"]
+    assert "tapp" in problem.message and problem.line == 4
     outcome = visor.api.run(str(SCENARIOS / "login.yaml"), runtime="sim", output=str(tmp_path / "out"), no_map=True)
     assert outcome.status == "ok", outcome.error
     opened = visor.api.open_device(runtime="sim")

@@ -17,6 +17,7 @@ from visor.run.hooks import MapAsk, MapHook, MapStates, plug_map
 if TYPE_CHECKING:
     from visor.engine.results import RunResult
     from visor.ext.appmap.hook import MappedRun
+    from visor.inputs.issues import Issue
     from visor.report.envelope import Outcome
     from visor.run.hooks import Freeze
     from visor.runtimes.opening import OpenedDevice
@@ -106,9 +107,13 @@ def load(path: str, parameters: dict[str, str] | None = None) -> ValidationResul
     return load_scenario(path, parameters=parameters)
 
 
-def validate(path: str) -> ValidationResult:
-    """Return the problems of a scenario file as `visor validate` reports them (a `ValidationResult`)."""
-    return load(path)
+def validate(path: str, parameters: dict[str, str] | None = None) -> tuple[Issue, ...]:
+    """Return every problem of a scenario file, errors and warnings, each at its line and column (as `visor validate`).
+
+    Raises:
+        SourceError: the file cannot be read or parsed.
+    """
+    return load(path, parameters).issues
 
 
 def run(path: str, **options: Any) -> Outcome:
