@@ -347,7 +347,7 @@ def test_a_screenshot_path_with_a_nul_says_so() -> None:
     """`results/a\\u0000.png` is no path: it was "outside the served folder"."""
     with pytest.raises(Refusal) as refused:
         Folders("/tmp/va").relative("results/a\x00.png")
-    assert refused.value.code == "PERMISSION_DENIED"
+    assert refused.value.result_code == "PERMISSION_DENIED"
     assert str(refused.value) == "results/a\\x00.png contains a NUL character, which no file name can hold"
 
 

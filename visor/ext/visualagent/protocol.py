@@ -30,7 +30,7 @@ from typing import Any
 from visor.clock import Clock, isoformat, ms_to_us, us_to_ms
 from visor.device.context import Kernel
 from visor.device.protocol import InputRejected
-from visor.errors import InputError, SourceError, VisorError
+from visor.errors import ActionError, InputError, SourceError, VisorError
 from visor.ext.visualagent.folder import open_below
 from visor.files import UnsafePath, confined_parts, write_confined
 from visor.inputs.data import parse_data
@@ -56,12 +56,16 @@ DEFAULT_SWIPE_MS = 300
 MAX_SWIPE_MS = 60_000
 
 
-class Refusal(Exception):
-    """A command answered with an error result (one of the spec's codes, or visor's documented ones)."""
+class Refusal(ActionError):
+    """A command answered with an error result (one of the spec's codes, or visor's documented ones).
 
-    def __init__(self, code: str, message: str, details: str = "") -> None:
-        super().__init__(message)
-        self.code, self.message, self.details = code, message, details
+    An action that could not be done, as any; its `result_code` is the protocol's word for why (INVALID_COMMAND,
+    INPUT_REJECTED…), `result_details` the result's `details`.
+    """
+
+    def __init__(self, code: str, message: str, explained: str = "") -> None:
+        super().__init__(message, likely_cause=explained or None)
+        self.result_code, self.result_details = code, explained
         #: For a command refused before it could be run: the id (else the file's name) and type it is answered as.
         self.command_id = ""
         self.command_type = UNKNOWN
@@ -183,7 +187,7 @@ def _named(refusal: Refusal, stem: str) -> Refusal:
     """Answer a refusal under the file's name, the only name it has (an id made of it where it cannot be one)."""
     answered = answer_id(stem)
     said = f"answered under the file's name {answered!r}: no id could be read"
-    refusal.details = refusal.details or said
+    refusal.result_details = refusal.result_details or said
     refusal.command_id = answered
     return refusal
 
@@ -289,6 +293,8 @@ class Executor:
             raise Refusal("SCREEN_LOCKED", f"Cannot {command.type}: screen is locked", "locked=true")
         try:
             result = self.handlers[command.type](command)
+        except Refusal:
+            raise  # already the command's answer
         except InputRejected as exc:
             raise Refusal("INPUT_REJECTED", exc.message, exc.likely_cause) from exc
         except InputError as exc:  # the command's content, refused below: the command's answer, not the server's end
@@ -424,7 +430,11 @@ def result(
     command_id: str, kind: str, clock: Clock, data: Mapping[str, Any] | None, refusal: Refusal | None
 ) -> dict[str, Any]:
     """Return a result document (spec 000's shape)."""
-    error = None if refusal is None else {"code": refusal.code, "message": refusal.message, "details": refusal.details}
+    error = (
+        None
+        if refusal is None
+        else {"code": refusal.result_code, "message": refusal.message, "details": refusal.result_details}
+    )
     return {
         "id": command_id,
         "type": kind,

@@ -288,8 +288,8 @@ class _Server:
             self.tally.succeeded += 1
         else:
             self.tally.failed += 1
-            self.tally.codes[refusal.code] = self.tally.codes.get(refusal.code, 0) + 1
-            self.log(f"{name}: answered {refusal.code} as {command_id!r}: {refusal.message}")
+            self.tally.codes[refusal.result_code] = self.tally.codes.get(refusal.result_code, 0) + 1
+            self.log(f"{name}: answered {refusal.result_code} as {command_id!r}: {refusal.message}")
         return archived_as, [*written, self.folders.result(command_id)]
 
     def _cleared(self, name: str, command_id: str, planted: str) -> bool:
