@@ -224,7 +224,7 @@ def route(
 
         return emit(env, route_to(wanted, options, env.clock, map_dir=map_dir))
     from visor.ext.appmap.route_plans import Resume, follow_plan, read_checkpoint
-    from visor.run.direct import Environment
+    from visor.run.runs import Environment
 
     if resume is not None:
         checked, start = read_checkpoint(resume)

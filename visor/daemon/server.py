@@ -52,9 +52,8 @@ from visor.limits import MAX_DURATION_MS, MAX_SEED
 from visor.report.envelope import Outcome
 from visor.report.outcomes import run_outcome
 from visor.run.action_options import DEVICE_FIELDS, MAP_FIELDS, ActionOptions, device_key, options_to_wire
-from visor.run.direct import Environment, perform, prepare
-from visor.run.runs import Environment as RunEnvironment
-from visor.run.runs import PreparedRun, RunOptions, attempt
+from visor.run.direct import perform, prepare
+from visor.run.runs import Environment, PreparedRun, RunOptions, attempt
 from visor.run.state_paths import METADATA, DaemonPaths, write_state
 from visor.runtimes.opening import OpenedDevice, ScenarioDevice, open_for
 from visor.runtimes.registry import choose_runtime, in_process
@@ -248,7 +247,7 @@ class Daemon:
             options = _run_options(request.options)
             if not os.path.isabs(request.path or ""):
                 raise _refused("bad request: 'path' must be an absolute path (the client resolves it)")
-            env = RunEnvironment(self.env.wall, self.env.ids)
+            env = Environment(self.env.wall, self.env.ids)
             prepared = PreparedRun.load(request.path or "", options, env)
             config = prepared.device()
             device = {"runtime": options.runtime or config.runtime, "app": options.app or config.app}

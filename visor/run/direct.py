@@ -18,7 +18,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from visor.clock import Clock, IdSource
 from visor.engine.events import RunFinished
 from visor.engine.runner import RunContext, RunSettings, resolve_settings, run_scenario
 from visor.errors import InputError, VisorError
@@ -28,7 +27,7 @@ from visor.report.action_data import action_outcome, whole
 from visor.report.envelope import Outcome
 from visor.run.action_options import ActionOptions
 from visor.run.hooks import MapAsk, map_hook
-from visor.run.runs import drive
+from visor.run.runs import Environment, drive
 from visor.runtimes.opening import OpenedDevice, ScenarioDevice, open_for
 from visor.scenario.commands import COMMANDS
 from visor.scenario.scenario import Scenario
@@ -50,14 +49,6 @@ FLAG_OF = {
 _ARGUMENT = re.compile(r"args\.([A-Za-z]+)")
 #: What a capture is called when no --label is given (upstream's defaults).
 DEFAULT_LABELS = {"screenshot": "capture", "source": "source"}
-
-
-@dataclass
-class Environment:
-    """Where a direct action takes time and ids from."""
-
-    wall: Clock
-    ids: IdSource
 
 
 def run_action(command: str, flags: Mapping[str, Any], options: ActionOptions, env: Environment) -> Outcome:

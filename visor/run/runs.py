@@ -69,7 +69,7 @@ class RunOptions(DeviceOptions):
 
 @dataclass
 class Environment:
-    """Where runs take time, ids and standard input from."""
+    """Where runs and direct actions take time, ids and standard input from."""
 
     wall: Clock
     ids: IdSource

@@ -59,7 +59,8 @@ from visor.inputs.document import Document
 from visor.report.console import printable
 from visor.report.envelope import Outcome
 from visor.run.action_options import ActionOptions
-from visor.run.direct import Environment, run_steps
+from visor.run.direct import run_steps
+from visor.run.runs import Environment
 from visor.runtimes.opening import OpenedDevice, ScenarioDevice, open_for
 from visor.selectors.parse import parse_selector
 from visor.steps.targets import match_all
