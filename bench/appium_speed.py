@@ -167,6 +167,8 @@ def main() -> int:
     if not APPIUM.exists():
         raise SystemExit("run `npm ci --prefix tests/appium` first")
     work = Path(tempfile.mkdtemp(prefix="visor-appium-bench-"))
+    # The bench's own app maps: in the checkout they would grow from bench to bench, and the figures with them.
+    os.environ["VISOR_APP_MAP_DIR"] = str(work / "maps")
     log = work / "appium.log"
     process, url = start(log)
     if options.latency:

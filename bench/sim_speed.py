@@ -12,6 +12,7 @@ Run: python bench/sim_speed.py [--steps 2000] [--repeat 5]
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -36,6 +37,7 @@ def tap_type_scenario(steps: int) -> str:
 
 def in_process(path: Path, output: Path) -> tuple[float, int]:
     """Run once in this process (modules already imported); return wall seconds and steps run."""
+    import visor.api  # noqa: F401  -- the features plugged in (the app map learns), as `visor run` has them
     from visor.clock import CountingIds, SystemClock
     from visor.run.runs import Environment, RunOptions, run_file
 
@@ -64,6 +66,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     options = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="visor-sim-bench-"))
+    # The bench's own app maps: in the checkout they would grow from bench to bench, and the figures with them.
+    os.environ["VISOR_APP_MAP_DIR"] = str(work / "maps")
     speed = work / "speed.yaml"
     speed.write_text(tap_type_scenario(options.steps))
 

@@ -89,6 +89,8 @@ def main() -> int:
     parser.add_argument("--files", type=int, default=1000)
     options = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="visor-bench-"))
+    # The bench's own app maps: in the checkout they would grow from bench to bench, and the figures with them.
+    os.environ["VISOR_APP_MAP_DIR"] = str(work / "maps")
     try:
         one = work / "one.yaml"
         one.write_text(SCENARIO.format(n=0))
