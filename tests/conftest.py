@@ -137,16 +137,25 @@ class Cli:
 
 
 def undeclared_details(stdout: str) -> list[str]:
-    """Return the step detail keys of a run's envelope that no shape declares (each one a test failure)."""
+    """Return the step detail keys an envelope holds that no shape declares (each one a test failure).
+
+    Every step result in it counts, wherever it is: a run's, a suite's or a benchmark's, a direct action's.
+    """
     try:
-        run = json.loads(stdout).get("data", {}).get("run")
+        data = json.loads(stdout).get("data")
     except (ValueError, AttributeError):
         return []
-    steps = run.get("steps") if isinstance(run, dict) else None
     found: list[str] = []
-    for step in steps if isinstance(steps, list) else []:
-        if isinstance(step, dict) and isinstance(step.get("details"), dict):
-            found.extend(signed_details(step["command"], step["details"]).unclassified)
+    stack: list[Any] = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            command, details = node.get("command"), node.get("details")
+            if isinstance(command, str) and isinstance(details, dict) and "status" in node:
+                found.extend(signed_details(command, details).unclassified)
+            stack.extend(value for key, value in node.items() if key != "details")
     return found
 
 

@@ -9,6 +9,7 @@ the feature. This module imports nothing of visor: the command line loads it at 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Generic, TypeVar, cast
 
@@ -40,21 +41,31 @@ class Registry(Mapping[K, V], Generic[K, V]):
         self._name, self._key, self._kind = name, key, kind
         self._items: dict[K, V] = {key(item): item for item in own}
         self._called = 0
+        # The daemon and the MCP server read registries from several threads: one loads, the others wait for it.
+        self._lock = threading.RLock()
 
     def _loaded(self) -> dict[K, V]:
         loaders = PLUGGED[self._name]
-        while self._called < len(loaders):
-            load = loaders[self._called]
-            self._called += 1
-            for item in load():
-                entry = cast(V, item)  # its kind is checked here, at the edge where a feature hands it in
-                if not isinstance(item, self._kind) or self._items.setdefault(self._key(entry), entry) is not entry:
-                    raise TypeError(f"a feature plugs {item!r} into {self._name}: no {self._kind.__name__}, or a "
-                                    "name already taken")  # fmt: skip
+        if self._called == len(loaders):
+            return self._items
+        with self._lock:
+            while self._called < len(loaders):
+                # Built aside and swapped in whole: a reader never sees half a feature, and a loader that fails
+                # (an import error, Ctrl-C) leaves nothing behind and is called again at the next read.
+                items = dict(self._items)
+                for item in loaders[self._called]():
+                    entry = cast(V, item)  # its kind is checked here, at the edge where a feature hands it in
+                    if not isinstance(item, self._kind) or items.setdefault(self._key(entry), entry) is not entry:
+                        raise TypeError(f"a feature plugs {item!r} into {self._name}: no {self._kind.__name__}, or a "
+                                        "name already taken")  # fmt: skip
+                self._items = items
+                self._called += 1
         return self._items
 
     def __getitem__(self, key: K) -> V:
-        return self._loaded()[key]
+        items = self._items
+        # The core's own entries (and what is loaded already) are found without loading any feature.
+        return items[key] if key in items else self._loaded()[key]
 
     def __iter__(self) -> Iterator[K]:
         return iter(self._loaded())

@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import ROOT, Cli, check_envelope
 from visor import __version__
-from visor.errors import ExitCode
+from visor.errors import ExitCode, InputError
 
 
 @pytest.mark.parametrize("args", [[], ["help"], ["--help"], ["-h"]])
@@ -188,7 +188,10 @@ def test_an_empty_name_or_path_is_refused(cli_runner: Cli, argv: tuple[str, ...]
     assert "is empty" in result.envelope["error"]["message"]
 
 
-def test_a_ctrl_c_after_the_envelope_went_out_prints_no_second_one() -> None:
+@pytest.mark.parametrize(
+    "late", [KeyboardInterrupt(), InputError("too late"), RuntimeError("a fault after the answer")], ids=type
+)
+def test_a_ctrl_c_after_the_envelope_went_out_prints_no_second_one(late: BaseException) -> None:
     """A second Ctrl-C landing after the run's envelope was printed (a loaded CI machine) printed another one."""
     import click
     from click.testing import CliRunner
@@ -206,9 +209,9 @@ def test_a_ctrl_c_after_the_envelope_went_out_prints_no_second_one() -> None:
     @click.pass_obj
     def answer(env: CliEnvironment) -> None:
         emit(env, Outcome("ok", NextAction.RUN, {"said": 1}, ExitCode.OK))
-        raise KeyboardInterrupt  # the late signal
+        raise late  # the late signal, or a fault after the answer (its summary on a closed stderr)
 
-    env = CliEnvironment(clock=VirtualClock(), ids=CountingIds(), catch_crashes=False)
+    env = CliEnvironment(clock=VirtualClock(), ids=CountingIds(), catch_crashes=True)
     result = CliRunner().invoke(group, ["answer"], obj=env, catch_exceptions=False)
     assert result.exit_code == 0
     assert check_envelope(result.stdout)["data"] == {"said": 1}  # one envelope: the answer

@@ -116,7 +116,7 @@ def test_an_undeclared_key_is_signed_and_reported() -> None:
 def test_the_cli_check_sees_an_undeclared_key() -> None:
     from tests.conftest import undeclared_details
 
-    run = {"steps": [{"command": "navigate", "details": {"url": "u", "surprise": 1}}]}
+    run = {"steps": [{"command": "navigate", "status": "ok", "details": {"url": "u", "surprise": 1}}]}
     assert undeclared_details(json.dumps({"data": {"run": run}})) == ["navigate: details.surprise"]
 
 

@@ -17,17 +17,6 @@ def test_every_command_model_has_exactly_one_entry() -> None:
     assert {"agentcab_collect", "agentcab_apply"} <= set(COMMANDS)
 
 
-def test_a_registry_refuses_a_command_plugged_twice_under_one_name(monkeypatch: pytest.MonkeyPatch) -> None:
-    from visor import plugs
-    from visor.plugs import Registry
-    from visor.scenario.commands import CommandSpec, single
-
-    registry = Registry("commands", [single("tap", TapArgs)], key=lambda spec: spec.name, kind=CommandSpec)
-    monkeypatch.setitem(plugs.PLUGGED, "commands", [lambda: [single("tap", NavigateArgs)]])
-    with pytest.raises(TypeError, match="a name already taken"):
-        registry.get("tap")
-
-
 def test_an_entry_refuses_arguments_of_another_model() -> None:
     clock = VirtualClock()
     ctx = ActionContext(demo_device(clock=clock), clock, 1, MemorySink(), 1_000_000, 1_000_000)

@@ -170,7 +170,7 @@ class VisorGroup(click.Group):
             with signals.held():
                 return _fail(env, interruption(exc, "before the command finished"))
         except VisorError as exc:
-            return _fail(env, exc)
+            return env.answered if env.answered is not None else _fail(env, exc)  # one answer, never two
         except Exception as exc:
             if not env.catch_crashes:
                 raise
@@ -178,7 +178,8 @@ class VisorGroup(click.Group):
                 import traceback
 
                 traceback.print_exc()
-            return _fail(env, _internal_error(exc))
+            # A fault after the answer went out (its summary on a closed stderr) leaves the answer as it was.
+            return env.answered if env.answered is not None else _fail(env, _internal_error(exc))
         return int(result or 0)
 
 

@@ -41,6 +41,7 @@ class CliEnvironment:
         """Stamp the invocation with its command id and start time."""
         self.command_id = self.ids.new_id("cmd")
         self.started_at = isoformat(self.clock.now())
+        self.answered = None
 
     def input_stream(self) -> BinaryIO:
         """Return the stream `-` reads from."""

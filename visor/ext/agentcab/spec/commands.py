@@ -1,6 +1,6 @@
 """AgentCab's scenario commands: `agentcab_collect` and `agentcab_apply`, their arguments and their rules.
 
-Plugged into the scenario commands (`visor.scenario.commands.plug_commands`) by `visor.api`.
+Plugged into the scenario commands (`visor.scenario.commands.COMMANDS`, through `visor.plugs`) by `visor.api`.
 """
 
 from __future__ import annotations

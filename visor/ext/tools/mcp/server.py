@@ -182,11 +182,14 @@ class OneLine(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         """Write the record's message, and its exception's kind and words, on one line."""
-        text = record.getMessage()
-        if record.exc_info and record.exc_info[1] is not None:
-            exc = record.exc_info[1]
-            text += f": {type(exc).__name__}: {exc}"
-        sys.stderr.write(f"visor mcp: the MCP library says: {printable(text)}\n")
+        try:
+            text = record.getMessage()
+            if record.exc_info and record.exc_info[1] is not None:
+                exc = record.exc_info[1]
+                text += f": {type(exc).__name__}: {exc}"
+            sys.stderr.write(f"visor mcp: the MCP library says: {printable(text)}\n")
+        except Exception:  # a message that does not format, a closed stderr: logging's own handling, quietly
+            self.handleError(record)
 
 
 @contextlib.contextmanager

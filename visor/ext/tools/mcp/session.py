@@ -36,7 +36,7 @@ from visor.ext.tools.mcp.catalog import described
 from visor.ext.tools.result import GUIDANCE, ToolCode, ToolProblem
 from visor.ext.tools.spec.definitions import OBSERVATION_TOOLS, all_definitions, is_tool, kind, mcp_definition
 from visor.ext.tools.spec.export import exported, form_values
-from visor.report.session_tools import ExtraTools, Reply
+from visor.report.session_tools import ExtraTools, Reply, reply
 from visor.ui.secrets import mask_text, maskable, redact
 from visor.ui.shown_secrets import blanked_screenshot
 
@@ -294,10 +294,4 @@ def refusal(tool: str, code: str, message: str, problems: list[dict[str, Any]]) 
 
 def _answer(tool: str, status: str, code: ToolCode | None, message: str, dispatched: str = "none") -> dict[str, Any]:
     """Build a result that did not come from a tool (observation, unknown tool, transport failure)."""
-    return {
-        "tool": tool,
-        "status": status,
-        "dispatched": dispatched,
-        "code": None if code is None else str(code),
-        "message": message,
-    }
+    return reply(tool, status, None if code is None else str(code), message, dispatched=dispatched).result
