@@ -69,3 +69,16 @@ def test_a_name_plugged_twice_is_refused(monkeypatch: pytest.MonkeyPatch) -> Non
     registry = _registry(monkeypatch, lambda: ["".join(["ta", "p"])])  # another "tap" than the core's
     with pytest.raises(TypeError, match="a name already taken"):
         list(registry)
+
+
+def test_what_is_computed_from_the_registries_follows_what_is_plugged(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A library reading details' shapes before `visor.api` plugs the features in kept a cache without them."""
+    from visor.steps import catalogue
+
+    catalogue.detail_shapes("tap")
+    misses = catalogue._detail_shapes.cache_info().misses
+    catalogue.detail_shapes("tap")
+    assert catalogue._detail_shapes.cache_info().misses == misses  # cached while nothing more is plugged
+    monkeypatch.setitem(plugs.PLUGGED, "runners", [*plugs.PLUGGED["runners"], lambda: ()])
+    catalogue.detail_shapes("tap")
+    assert catalogue._detail_shapes.cache_info().misses == misses + 1  # a feature plugged since: computed again

@@ -23,6 +23,11 @@ Loader = Callable[[], Iterable[Any]]
 PLUGGED: dict[str, list[Loader]] = {"commands": [], "entries": [], "families": [], "runners": []}
 
 
+def generation() -> int:
+    """Return how many loaders are plugged in all: what is computed from the registries is cached per generation."""
+    return sum(len(loaders) for loaders in PLUGGED.values())
+
+
 def plug(registry: str, load: Loader) -> None:
     """Plug `load` into a registry (one of `PLUGGED`'s): called when the registry is first read after this."""
     loaders = PLUGGED[registry]

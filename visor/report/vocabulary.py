@@ -19,9 +19,16 @@ _PLATFORMS = ("android", "ios", "web")
 _RUNTIMES = ("sim", "appium", "local", "visualagent")
 
 
-@functools.cache
 def words() -> frozenset[str]:
-    """Return every word of visor's vocabulary (computed once, from the enums and tables that define them)."""
+    """Return every word of visor's vocabulary (from the enums and tables that define them, the plugged ones too)."""
+    from visor.plugs import generation
+
+    return _words(generation())
+
+
+@functools.cache
+def _words(_generation: int) -> frozenset[str]:
+    """`words`, computed once for each set of plugged features."""
     from visor.engine.results import StepStatus
     from visor.errors import ErrorCode, NextAction
     from visor.inputs.issues import IssueCode
