@@ -7,52 +7,27 @@ importing it costs next to nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from visor.plugs import plug
 from visor.report.session_tools import ExtraTools, SessionAsk, plug_session_tools
-from visor.run.hooks import MapAsk, MapHook, MapStates, plug_map
+from visor.run.hooks import plug_map
 
 if TYPE_CHECKING:
-    from visor.engine.results import RunResult
-    from visor.ext.appmap.hook import MappedRun
     from visor.inputs.issues import Issue
     from visor.report.envelope import Outcome
-    from visor.run.hooks import Freeze
     from visor.runtimes.opening import OpenedDevice
     from visor.scenario.validate import ValidationResult
 
 __all__ = ["load", "open_device", "plug_map", "run", "validate"]
 
 
-class _AppMap:
-    """The app map as runs ask for it, loaded the first time a run asks (`visor.ext.appmap.hook`)."""
+def _app_map() -> Iterable[Any]:
+    """Return the app map as runs ask for it (`visor.ext.appmap.hook`)."""
+    from visor.ext.appmap.hook import AppMapHook
 
-    def __init__(self) -> None:
-        self._hook: MapHook | None = None
-
-    def _loaded(self) -> MapHook:
-        if self._hook is None:
-            from visor.ext.appmap.hook import AppMapHook
-
-            self._hook = AppMapHook()
-        return self._hook
-
-    def open(self, ask: MapAsk) -> MappedRun | None:
-        """Return the run's map (None: off, or nothing to route or learn)."""
-        return self._loaded().open(ask)  # type: ignore[return-value]
-
-    def freeze(self) -> Freeze:
-        """Return a frozen map for a benchmark's runs."""
-        return self._loaded().freeze()
-
-    def compared(
-        self, outcome: Outcome, unmapped: Outcome | None, states: Sequence[MapStates | None],
-        results: Sequence[RunResult | None], *, map_enabled: bool,
-    ) -> Outcome:  # fmt: skip
-        """Return a benchmark's outcome with the map's drift over its runs."""
-        return self._loaded().compared(outcome, unmapped, states, results, map_enabled=map_enabled)
+    return (AppMapHook(),)
 
 
 def _map_tools(ask: SessionAsk) -> ExtraTools | None:
@@ -92,7 +67,7 @@ def _tool_runner() -> Iterable[Any]:
     return (ToolRunner(),)
 
 
-plug_map(_AppMap())
+plug_map(_app_map)
 plug_session_tools(_map_tools)
 plug("commands", _agentcab_commands)
 plug("entries", _agentcab_entries)

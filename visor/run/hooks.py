@@ -1,17 +1,18 @@
 """The hook a map plugs into runs: runs, direct actions and benchmarks call it, and never know what a map is.
 
 The core offers the hook, a feature fills it: `visor.api` plugs the app map in (`visor.ext.appmap.hook`) when it
-is imported, and every front end imports it. Without a map plugged in, a run has no detours and learns nothing,
-and `benchmark --compare-map` is refused.
+is imported, and every front end imports it; the map loads the first time a run asks for it. Without a map
+plugged in, a run has no detours and learns nothing, and `benchmark --compare-map` is refused.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from visor.errors import InputError
+from visor.plugs import Registry, plug
 
 if TYPE_CHECKING:  # kept light: the command line plugs the map in at start-up
     from visor.clock import Clock
@@ -116,17 +117,18 @@ class MapHook(Protocol):
         ...
 
 
-_MAP: list[MapHook] = []
+#: The map plugged into runs (one at most), loaded the first time a run asks for it.
+_MAPS: Registry[str, MapHook] = Registry("maps", (), key=lambda _hook: "map")
 
 
-def plug_map(hook: MapHook) -> None:
-    """Plug a map into runs (the last one plugged is used)."""
-    _MAP[:] = [hook]
+def plug_map(load: Callable[[], Iterable[MapHook]]) -> None:
+    """Plug a map into runs: `load` returns it, called the first time a run asks (see `visor.plugs`)."""
+    plug("maps", load)
 
 
 def map_hook() -> MapHook | None:
     """Return the map plugged into runs, if any."""
-    return _MAP[0] if _MAP else None
+    return _MAPS.get("map")
 
 
 def compare_map_hook() -> MapHook:
