@@ -165,12 +165,10 @@ class VisorGroup(click.Group):
         except click.ClickException as exc:
             return _fail(env, _usage_error(exc))
         except (click.Abort, KeyboardInterrupt) as exc:
-            if env.answered is not None:  # a late signal, after the envelope went out: the answer stands
-                return env.answered
             with signals.held():
                 return _fail(env, interruption(exc, "before the command finished"))
         except VisorError as exc:
-            return env.answered if env.answered is not None else _fail(env, exc)  # one answer, never two
+            return _fail(env, exc)
         except Exception as exc:
             if not env.catch_crashes:
                 raise
@@ -178,8 +176,7 @@ class VisorGroup(click.Group):
                 import traceback
 
                 traceback.print_exc()
-            # A fault after the answer went out (its summary on a closed stderr) leaves the answer as it was.
-            return env.answered if env.answered is not None else _fail(env, _internal_error(exc))
+            return _fail(env, _internal_error(exc))
         return int(result or 0)
 
 
@@ -225,6 +222,13 @@ def _note(env: CliEnvironment, text: str) -> None:
 
 
 def _fail(env: CliEnvironment, exc: VisorError) -> int:
+    """Print the error's envelope and return its exit code, unless the command's answer is out already.
+
+    stdout holds one answer, never two: a fault after it (a late Ctrl-C, its summary on a closed stderr) leaves
+    the answer and its exit code as they were.
+    """
+    if env.answered is not None:
+        return env.answered
     from visor.cli.emit import emit
     from visor.report.envelope import error_outcome
 
