@@ -76,9 +76,9 @@ def test_what_is_computed_from_the_registries_follows_what_is_plugged(monkeypatc
     from visor.steps import catalogue
 
     catalogue.detail_shapes("tap")
-    misses = catalogue._detail_shapes.cache_info().misses
+    misses = catalogue.detail_shapes.cache_info().misses
     catalogue.detail_shapes("tap")
-    assert catalogue._detail_shapes.cache_info().misses == misses  # cached while nothing more is plugged
+    assert catalogue.detail_shapes.cache_info().misses == misses  # cached while nothing more is plugged
     monkeypatch.setitem(plugs.PLUGGED, "runners", [*plugs.PLUGGED["runners"], lambda: ()])
     catalogue.detail_shapes("tap")
-    assert catalogue._detail_shapes.cache_info().misses == misses + 1  # a feature plugged since: computed again
+    assert catalogue.detail_shapes.cache_info().misses == misses + 1  # a feature plugged since: computed again

@@ -10,12 +10,14 @@ command line loads it at start-up.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Generic, TypeVar, cast
 
 K = TypeVar("K")
 V = TypeVar("V")
+F = TypeVar("F", bound=Callable[..., Any])
 
 #: A loader returns what it plugs in: command specs, catalogue entries, command families or their runners.
 Loader = Callable[[], Iterable[Any]]
@@ -27,6 +29,21 @@ PLUGGED: dict[str, list[Loader]] = {"commands": [], "entries": [], "families": [
 def generation() -> int:
     """Return how many loaders are plugged in all: what is computed from the registries is cached per generation."""
     return sum(len(loaders) for loaders in PLUGGED.values())
+
+
+def per_generation(function: F) -> F:
+    """Cache what `function` computes from the registries until another feature plugs in (`cache_info` as cache's).
+
+    A library may read it before `visor.api` plugs the features in: that result is not kept for good.
+    """
+    cached = functools.cache(lambda _generation, *args: function(*args))
+
+    @functools.wraps(function)
+    def wrapper(*args: Any) -> Any:
+        return cached(generation(), *args)
+
+    wrapper.cache_info = cached.cache_info  # type: ignore[attr-defined]
+    return cast(F, wrapper)
 
 
 def plug(registry: str, load: Loader) -> None:

@@ -8,8 +8,9 @@ value (a user's text typed there, an unknown command that quotes the scenario) i
 
 from __future__ import annotations
 
-import functools
 from typing import get_args
+
+from visor.plugs import per_generation
 
 #: The fields whose values are visor's vocabulary.
 FIELDS = frozenset({"status", "code", "command", "type", "platform", "next_action", "severity", "runtime", "tool"})
@@ -19,16 +20,9 @@ _PLATFORMS = ("android", "ios", "web")
 _RUNTIMES = ("sim", "appium", "local", "visualagent")
 
 
+@per_generation
 def words() -> frozenset[str]:
     """Return every word of visor's vocabulary (from the enums and tables that define them, the plugged ones too)."""
-    from visor.plugs import generation
-
-    return _words(generation())
-
-
-@functools.cache
-def _words(_generation: int) -> frozenset[str]:
-    """`words`, computed once for each set of plugged features."""
     from visor.engine.results import StepStatus
     from visor.errors import ErrorCode, NextAction
     from visor.inputs.issues import IssueCode

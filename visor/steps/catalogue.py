@@ -7,13 +7,12 @@ here; docs/internals.md shows the edit.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from visor.device.protocol import Key
-from visor.plugs import Registry, generation
+from visor.plugs import Registry, per_generation
 from visor.scenario.commands import (
     COMMANDS,
     ActAppSwitchArgs,
@@ -109,14 +108,9 @@ class FamilyRunner(Protocol):
 RUNNERS: Registry[str, FamilyRunner] = Registry("runners", (), key=lambda runner: runner.noun)
 
 
+@per_generation
 def detail_shapes(command: str) -> tuple[type, ...]:
     """Return the shapes a step of `command` may report: its own (each variant's), a failure's, the engine's."""
-    return _detail_shapes(command, generation())
-
-
-@functools.cache
-def _detail_shapes(command: str, _generation: int) -> tuple[type, ...]:
-    """`detail_shapes`, cached until a feature plugs in more (a library may read them before `visor.api`)."""
     spec = COMMANDS.get(command)
     if spec is not None:
         own = tuple(dict.fromkeys(BY_ARGS[model].details for model in spec.variants.values()))
