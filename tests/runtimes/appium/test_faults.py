@@ -170,7 +170,7 @@ def test_sigterm_while_waiting_for_the_server(tmp_path: Path) -> None:
     envelope = check_envelope(stdout)
     assert envelope["error"]["code"] == "INTERRUPTED" and "SIGTERM" in envelope["error"]["message"]
     assert [step["id"] for step in envelope["data"]["run"]["steps"]] == ["one"]
-    assert deletes == 1 and "Traceback" not in stderr
+    assert deletes == 1 and "Traceback" not in stderr, stderr  # the whole of it: the race is rare (see the note)
 
 
 # -- a session created before a failure is deleted -------------------------------------------------------------------
@@ -470,7 +470,7 @@ def test_mcp_stops_on_sigterm_during_a_call_stuck_on_the_server() -> None:
                 process.wait()
         deletes = server.deletes
     assert process.returncode == 143, stderr
-    assert deletes == 1 and "Traceback" not in stderr
+    assert deletes == 1 and "Traceback" not in stderr, stderr  # the whole of it: the race is rare (see the note)
 
 
 def test_typing_with_no_focused_element_says_to_tap_the_field_first(cli_runner: Cli, tmp_path: Path) -> None:
