@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from visor.run.config import RunConfig
+
 PYTHON = sys.executable
 _SCRIPT = Path(PYTHON).parent / "visor"
 VISOR = [str(_SCRIPT)] if _SCRIPT.exists() else [PYTHON, "-m", "visor"]
@@ -61,7 +63,6 @@ def memory(folder: str, actions: int) -> tuple[int, int, int]:
     """Send `actions` direct actions to the daemon; return its pid and its RSS after 100 and after all."""
     from visor.clock import RandomIds
     from visor.daemon.client import send_action
-    from visor.run.action_options import ActionOptions
     from visor.run.state_paths import DaemonPaths
 
     paths = DaemonPaths(os.path.realpath(folder))
@@ -70,7 +71,7 @@ def memory(folder: str, actions: int) -> tuple[int, int, int]:
     commands = [("navigate", {"to": "demo://settings"}), ("tap", {"target": "id=notifications"}), ("wait", {"ms": 1})]
     for number in range(actions):
         command, flags = commands[number % len(commands)]
-        outcome = send_action(paths, command, flags, ActionOptions(), ids)
+        outcome = send_action(paths, command, flags, RunConfig(), ids)
         assert outcome.status == "ok", outcome.error
         if number == 99:
             after_100 = rss_kib(pid)

@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from visor.run.config import RunConfig
+
 ROOT = Path(__file__).resolve().parent.parent
 _SCRIPT = Path(sys.executable).parent / "visor"
 VISOR = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "visor"]
@@ -39,11 +41,11 @@ def in_process(path: Path, output: Path) -> tuple[float, int]:
     """Run once in this process (modules already imported); return wall seconds and steps run."""
     import visor.api  # noqa: F401  -- the features plugged in (the app map learns), as `visor run` has them
     from visor.clock import CountingIds, SystemClock
-    from visor.run.runs import Environment, RunOptions, run_file
+    from visor.run.runs import Environment, run_file
 
     started = time.perf_counter()
     outcome = run_file(
-        str(path), RunOptions(output=str(output), capture="none"), Environment(SystemClock(), CountingIds())
+        str(path), RunConfig(output=str(output), capture="none"), Environment(SystemClock(), CountingIds())
     )
     elapsed = time.perf_counter() - started
     run = outcome.data["run"]

@@ -16,6 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from visor.run.config import RunConfig
+from visor.runtimes.config import DeviceConfig
+
 
 def queue(folder: Path, count: int) -> None:
     """Drop `count` commands: mostly taps and swipes, some text and screenshots, as an agent sends them."""
@@ -40,11 +43,12 @@ def serve_on_sim(folder: Path) -> float:
     """Serve the folder once on the simulated phone; return the seconds it took."""
     from visor.clock import SystemClock
     from visor.ext.visualagent.serve import RealTime, serve_folder
-    from visor.run.action_options import ActionOptions
 
     real = RealTime(lambda: time.time_ns() // 1000, lambda us: time.sleep(us / 1_000_000))
     started = time.perf_counter()
-    outcome = serve_folder(str(folder), ActionOptions(runtime="sim", seed=1), SystemClock(), real, once=True)
+    outcome = serve_folder(
+        str(folder), RunConfig(device=DeviceConfig(runtime="sim"), seed=1), SystemClock(), real, once=True
+    )
     took = time.perf_counter() - started
     assert outcome.status == "ok", outcome.error
     return took

@@ -11,7 +11,7 @@ SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 
 
 def test_the_exported_members_are_pinned() -> None:
-    assert visor.api.__all__ == ["load", "open_device", "plug_map", "run", "validate"]
+    assert visor.api.__all__ == ["DeviceConfig", "RunConfig", "load", "open_device", "plug_map", "run", "validate"]
     for name in visor.api.__all__:
         assert getattr(visor.api, name).__doc__, name
 
@@ -30,9 +30,12 @@ def test_load_validate_run_and_open_a_device(tmp_path: Path) -> None:
     )
     (problem,) = [issue for issue in visor.api.validate(str(broken)) if issue.severity == "error"]
     assert "tapp" in problem.message and problem.line == 4
-    outcome = visor.api.run(str(SCENARIOS / "login.yaml"), runtime="sim", output=str(tmp_path / "out"), no_map=True)
+    config = visor.api.RunConfig(
+        device=visor.api.DeviceConfig(runtime="sim"), output=str(tmp_path / "out"), no_map=True
+    )
+    outcome = visor.api.run(str(SCENARIOS / "login.yaml"), config)
     assert outcome.status == "ok", outcome.error
-    opened = visor.api.open_device(runtime="sim")
+    opened = visor.api.open_device(visor.api.DeviceConfig(runtime="sim"))
     try:
         assert opened.device.info.runtime == "sim"
     finally:

@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from visor.plugs import plug
 from visor.report.session_tools import ExtraTools, SessionAsk, plug_session_tools
+from visor.run.config import RunConfig
 from visor.run.hooks import plug_map
+from visor.runtimes.config import DeviceConfig
 
 if TYPE_CHECKING:
     from visor.inputs.issues import Issue
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
     from visor.runtimes.opening import OpenedDevice
     from visor.scenario.validate import ValidationResult
 
-__all__ = ["load", "open_device", "plug_map", "run", "validate"]
+__all__ = ["DeviceConfig", "RunConfig", "load", "open_device", "plug_map", "run", "validate"]
 
 
 def _app_map() -> Iterable[Any]:
@@ -91,17 +93,17 @@ def validate(path: str, parameters: dict[str, str] | None = None) -> tuple[Issue
     return load(path, parameters).issues
 
 
-def run(path: str, **options: Any) -> Outcome:
-    """Run a scenario file as `visor run` does (`options` are `RunOptions` fields); return its outcome."""
+def run(path: str, config: RunConfig | None = None) -> Outcome:
+    """Run a scenario file as `visor run` does, as `config` says (None: the defaults); return its outcome."""
     from visor.clock import RandomIds, SystemClock
-    from visor.run.runs import Environment, RunOptions, run_file
+    from visor.run.runs import Environment, run_file
 
-    return run_file(path, RunOptions(**options), Environment(SystemClock(), RandomIds()))
+    return run_file(path, config or RunConfig(), Environment(SystemClock(), RandomIds()))
 
 
-def open_device(**options: Any) -> OpenedDevice:
-    """Open a device as a run opens it (`options` are `DeviceOptions` fields); return the `OpenedDevice`."""
+def open_device(config: DeviceConfig | None = None, seed: int = 0) -> OpenedDevice:
+    """Open a device as a run opens it, as `config` says (None: the defaults); return the `OpenedDevice`."""
     from visor.clock import SystemClock
-    from visor.runtimes.opening import DeviceOptions, open_for
+    from visor.runtimes.opening import open_for
 
-    return open_for(DeviceOptions(**options), 0, SystemClock())
+    return open_for(config or DeviceConfig(), seed, SystemClock())

@@ -30,6 +30,8 @@ from typing import Any
 import pytest
 
 import visor.api  # noqa: F401  -- plugs the features into the core's hooks, as every front end does
+from visor.run.config import RunConfig
+from visor.runtimes.config import DeviceConfig
 from visor.scenario.tags import EXPECTED_FAILURE
 
 
@@ -203,7 +205,7 @@ class ScenarioItem(_ToldItem):
         """Run the scenario; raise `ScenarioFailed` when it fails or cannot run."""
         from visor.clock import RandomIds, SystemClock
         from visor.errors import NotInstalled, VisorError
-        from visor.run.runs import Environment, PreparedRun, RunOptions, attempt
+        from visor.run.runs import Environment, PreparedRun, attempt
         from visor.run.suites import not_here
 
         config = self.config
@@ -214,10 +216,11 @@ class ScenarioItem(_ToldItem):
         secrets: tuple[str, ...] = ()
         try:
             parameters, secrets = _parameters(config)
-            options = RunOptions(runtime=runtime, output=output, parameters=parameters, secrets=secrets)
+            device = DeviceConfig(runtime=runtime)
+            options = RunConfig(device=device, output=output, parameters=parameters, secrets=secrets)
             prepared = PreparedRun.load(str(self.path), options, env)
             if runtime is None and fallback and prepared.scenario.config.runtime is None:
-                prepared = replace(prepared, options=replace(prepared.options, runtime=fallback))
+                prepared = replace(prepared, options=replace(options, device=DeviceConfig(runtime=fallback)))
             done = attempt(prepared, env, ())
         except NotInstalled as exc:  # a choice of the install, as in `visor run DIR`: skipped, saying what to add
             pytest.skip(not_here(exc))

@@ -134,14 +134,17 @@ def test_an_interruption_by_a_signal_exits_128_plus_its_number() -> None:
 def test_the_command_line_starts_without_the_cores() -> None:
     """`visor --version` must start fast: the commands import their cores (and the runtimes) when they run.
 
-    The runtime names and the one default runtime come from a light module (`visor.runtimes.opening`); the front
-    door (`visor.api`) plugs the features into the core's hooks without loading them.
+    The runtime names, the one default runtime and each runtime's options come from light modules (data only:
+    `visor.runtimes.config` and each runtime's `config`); the front door (`visor.api`) plugs the features into
+    the core's hooks without loading them.
     """
     code = "import sys, visor.cli.app; print(' '.join(sorted(m for m in sys.modules if m.startswith('visor'))))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     loaded = set(done.stdout.split())
     light = {"visor.clock", "visor.errors", "visor.limits", "visor.runtimes.opening", "visor.runtimes.registry"}
     light |= {"visor.api", "visor.plugs", "visor.report", "visor.report.session_tools", "visor.run.hooks"}
+    light |= {"visor.run.config", "visor.runtimes.config", "visor.runtimes.flags"}
+    light |= {f"visor.runtimes.{name}{part}" for name in ("appium", "sim", "visualagent") for part in ("", ".config")}
     assert {name for name in loaded if not name.startswith("visor.cli")} <= {
         "visor",
         "visor.run",

@@ -16,8 +16,9 @@ from visor.children import identify
 from visor.clock import CountingIds, SystemClock
 from visor.daemon.server import Daemon
 from visor.errors import ExitCode
-from visor.run.action_options import ActionOptions
+from visor.run.config import RunConfig
 from visor.run.state_paths import DaemonPaths, state_root
+from visor.runtimes.config import DeviceConfig
 
 
 def test_a_warm_simulated_session_keeps_its_state_between_actions(cli_runner: Cli, project: Path) -> None:
@@ -67,7 +68,9 @@ def test_without_a_daemon_an_action_opens_its_own_device(cli_runner: Cli, projec
 
 
 def daemon(tmp_path: Path) -> Daemon:
-    return Daemon(DaemonPaths(str(tmp_path)), ActionOptions(runtime="sim"), SystemClock(), CountingIds())
+    return Daemon(
+        DaemonPaths(str(tmp_path)), RunConfig(device=DeviceConfig(runtime="sim")), SystemClock(), CountingIds()
+    )
 
 
 def request(request_id: str, **extra: object) -> dict[str, object]:

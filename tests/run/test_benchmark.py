@@ -26,7 +26,8 @@ from visor.report.envelope import Outcome
 from visor.run import benchmark
 from visor.run.benchmark import benchmark_file
 from visor.run.benchmark_screens import ScreenKeeper, take_screen
-from visor.run.runs import Environment, RunOptions
+from visor.run.config import RunConfig
+from visor.run.runs import Environment
 from visor.runtimes import opening as devices
 from visor.runtimes.opening import OpenedDevice
 from visor.runtimes.sim.device import SimDevice
@@ -36,7 +37,7 @@ SCENARIOS = ROOT / "scenarios"
 
 
 def _interrupted_benchmark(tmp_path: Path, on_run: Callable[[int, object], None]) -> Outcome:
-    options = RunOptions(output=str(tmp_path / "out"))
+    options = RunConfig(output=str(tmp_path / "out"))
     env = Environment(SystemClock(), CountingIds())
     return benchmark_file(str(SCENARIOS / "login.yaml"), options, env, runs=20, threshold=95, on_run=on_run)
 
@@ -103,7 +104,7 @@ def test_a_device_whose_sessions_are_expensive_serves_every_run(
         return OpenedDevice(opened[-1], found.clock)
 
     monkeypatch.setattr(benchmark, "open_for", open_expensive)
-    options = RunOptions(output=str(tmp_path / "out"), fresh_session=fresh)
+    options = RunConfig(output=str(tmp_path / "out"), fresh_session=fresh)
     env = Environment(SystemClock(), CountingIds())
     outcome = benchmark_file(str(SCENARIOS / "login.yaml"), options, env, runs=4, threshold=95)
     # (A simulated phone kept across runs keeps its screen: only a fresh one passes each time.)
@@ -276,7 +277,7 @@ def test_a_screenshot_that_hangs_is_stopped_and_the_benchmark_goes_on(
 
     monkeypatch.setattr(benchmark, "open_for", open_hanging)
     monkeypatch.setenv("VISOR_WATCHDOG_GRACE_MS", "200")
-    options = RunOptions(output=str(tmp_path / "out"))
+    options = RunConfig(output=str(tmp_path / "out"))
     env = Environment(SystemClock(), CountingIds())
     started = time.monotonic()
     outcome = benchmark_file(str(SCENARIOS / "promo-unseeded.yaml"), options, env, runs=2, threshold=0)

@@ -19,8 +19,9 @@ from visor.report.artifacts import OutputError
 from visor.report.console import ConsoleReporter
 from visor.report.envelope import Outcome
 from visor.run import runs
+from visor.run.config import RunConfig
 from visor.run.hooks import Handler
-from visor.run.runs import Environment, RunOptions, run_file
+from visor.run.runs import Environment, run_file
 from visor.runtimes import opening as devices
 from visor.runtimes.opening import OpenedDevice
 from visor.runtimes.sim.device import SimDevice
@@ -42,7 +43,7 @@ def test_interrupt_mid_run_keeps_what_was_written(tmp_path: Path) -> None:
                 if self.steps == 3:
                     raise KeyboardInterrupt
 
-    options = RunOptions(output=str(tmp_path / "out"), capture="steps")
+    options = RunConfig(output=str(tmp_path / "out"), capture="steps")
     outcome = run_file(str(SCENARIOS / "login.yaml"), options, Environment(SystemClock(), CountingIds()), (CtrlC(),))
     assert outcome.exit_code == ExitCode.INTERRUPTED
     assert outcome.error is not None and outcome.error.code == "INTERRUPTED"
@@ -101,7 +102,7 @@ class Fail:
 
 
 def _run(tmp_path: Path, *handlers: Handler) -> Outcome:
-    options = RunOptions(output=str(tmp_path / "out"))
+    options = RunConfig(output=str(tmp_path / "out"))
     return run_file(str(SCENARIOS / "login.yaml"), options, Environment(SystemClock(), CountingIds()), handlers)
 
 

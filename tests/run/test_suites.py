@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, Cli, check_envelope, small_tmpfs
+from visor.run.config import RunConfig
+from visor.runtimes.config import DeviceConfig
 
 
 def scenario(name: str, tags: list[str], ok: bool = True) -> str:
@@ -109,7 +111,7 @@ def test_one_file_is_one_run_and_nothing_is_a_usage_error(cli_runner: Cli, suite
 def test_an_interrupted_suite_says_what_ran(suite: Path, tmp_path: Path) -> None:
     from visor.clock import CountingIds, VirtualClock
     from visor.engine.events import RunStarted
-    from visor.run.runs import Environment, RunOptions
+    from visor.run.runs import Environment
     from visor.run.suites import Selection, run_suite
 
     class CtrlC:
@@ -124,7 +126,7 @@ def test_an_interrupted_suite_says_what_ran(suite: Path, tmp_path: Path) -> None
                 if self.started == 2:
                     raise KeyboardInterrupt
 
-    options = RunOptions(runtime="sim", output=str(tmp_path / "out"))
+    options = RunConfig(device=DeviceConfig(runtime="sim"), output=str(tmp_path / "out"))
     env = Environment(VirtualClock(), CountingIds(), None)
     outcome = run_suite([str(suite)], options, env, (CtrlC(),), Selection())
     assert outcome.exit_code == 130

@@ -18,7 +18,9 @@ import pytest
 
 from tests.conftest import Cli, from_a_terminal
 from visor.errors import UsageError
-from visor.run.workers import Slot, pool_of, processes_for
+from visor.run.config import RunConfig, Slot, pool_of
+from visor.run.workers import processes_for
+from visor.runtimes.config import DeviceConfig
 from visor.runtimes.registry import in_process
 
 
@@ -83,7 +85,7 @@ def test_workers_on_the_simulated_phone_say_how_many_ran_and_show_each_scenario(
 
 def test_ctrl_c_during_workers_reports_what_finished(tmp_path: Path) -> None:
     from visor.clock import CountingIds, VirtualClock
-    from visor.run.runs import Environment, RunOptions
+    from visor.run.runs import Environment
     from visor.run.suites import Selection, run_suite
 
     class CtrlC:
@@ -93,7 +95,7 @@ def test_ctrl_c_during_workers_reports_what_finished(tmp_path: Path) -> None:
             raise KeyboardInterrupt
 
     folder = suite_of(tmp_path / "scenarios", 12, steps=30)
-    options = RunOptions(runtime="sim", output=str(tmp_path / "out"))
+    options = RunConfig(device=DeviceConfig(runtime="sim"), output=str(tmp_path / "out"))
     outcome = run_suite([str(folder)], options, Environment(VirtualClock(), CountingIds(), None), (),
                         Selection(workers=2), CtrlC())  # fmt: skip
     assert outcome.exit_code == 130
@@ -199,7 +201,6 @@ def test_a_worker_whose_suite_is_gone_takes_no_more_scenarios() -> None:
     import queue
     import threading
 
-    from visor.run.runs import RunOptions
     from visor.run.workers import Task, _serve
 
     class Results:
@@ -220,7 +221,7 @@ def test_a_worker_whose_suite_is_gone_takes_no_more_scenarios() -> None:
 
     gone_parent = 0  # no process has pid 0 as its parent: the suite that started this worker is gone
     worker = threading.Thread(
-        target=_serve, args=(None, gone_parent, tasks, results, queue.Queue(), threading.Event(), RunOptions(), run_one)
+        target=_serve, args=(None, gone_parent, tasks, results, queue.Queue(), threading.Event(), RunConfig(), run_one)
     )
     worker.start()
     worker.join(30)

@@ -28,6 +28,7 @@ from visor.cli.options import (
     text_value,
 )
 from visor.errors import SourceError
+from visor.run.config import RunConfig
 
 F = TypeVar("F", bound=Callable[..., Any])
 SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -128,14 +129,13 @@ def _capture_options(function: F) -> F:
 def _act(env: CliEnvironment, command: str, values: dict[str, Any]) -> int:
     """Run the action on the project's daemon when one runs, else on a device opened for it."""
     from visor.daemon import client
-    from visor.run.action_options import ActionOptions
     from visor.run.state_paths import DaemonPaths, state_root
 
     device = device_values(values)
     common = {name: values.pop(name) for name in ("capabilities", "timeout_ms", "output", "seed")}
     common |= map_values(values)
     flags = {name.replace("_", "-"): value for name, value in values.items()}
-    options = ActionOptions(**device, **common)
+    options = RunConfig.from_flat({**device, **common})
     paths = DaemonPaths(state_root(os.getcwd()))
     if client.running(paths):
         outcome = client.send_action(paths, command, flags, options, env.ids)
@@ -157,7 +157,7 @@ def _recorded(env: CliEnvironment, root: str, command: str, flags: dict[str, Any
     from visor.run.direct import build_steps
 
     steps, _ = build_steps(command, flags, options)
-    device = flows.device_of(outcome.data.get("runtime"), options.app or options.app_id)
+    device = flows.device_of(outcome.data.get("runtime"), options.device.app or options.device.app_id)
     return flows.with_recording(outcome, flows.append(root, names, steps, env.clock, device))
 
 

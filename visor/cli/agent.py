@@ -167,13 +167,13 @@ def mcp(env: CliEnvironment, /, **values: Any) -> int:
     from visor.ext.tools.mcp.host import AgentHost
     from visor.ext.tools.mcp.server import require_sdk, serve_stdio
     from visor.report.console import printable
+    from visor.runtimes.config import device_config
 
     require_sdk()
     seed = values["seed"] if values["seed"] is not None else env.ids.new_seed()
     device = device_values(values)
     options = AgentOptions(
-        **device,
-        capabilities=values["capabilities"],
+        device=device_config(device | {"capabilities": values["capabilities"]}),
         seed=seed,
         turn_ms=values["turn_ms"],
         observe_after=not values["no_observe_after"],

@@ -9,7 +9,7 @@ import click
 from visor.cli.actions import opened_device_options
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
-from visor.cli.options import device_options, device_values, output_options, seed_value, text_value
+from visor.cli.options import device_options, output_options, run_config, seed_value, text_value
 
 #: The most photos a generated profile holds: about 260 bytes each, 30,000 make 7.8 MB, under the 8 MiB that
 #: visor reads of a profile (100,000 wrote 25 MB that visor itself then refused).
@@ -74,9 +74,8 @@ def collect(env: CliEnvironment, /, schema: str, uploads: str | None, **values: 
       visor agentcab collect slim-coach.json --runtime sim --profile big.profile.yaml
     """
     from visor.ext.agentcab.calls import collect_file
-    from visor.run.action_options import ActionOptions
 
-    options = ActionOptions(**device_values(values), **values)
+    options = run_config(values)
     return emit(env, collect_file(schema, options, env.clock, uploads=uploads, stdin=env.input_stream()))
 
 
@@ -111,9 +110,8 @@ def act(env: CliEnvironment, /, output: str, confirm: str, evidence: str | None,
       visor agentcab act output.json --runtime sim --confirm cleanup-policy.yaml --evidence shots/
     """
     from visor.ext.agentcab.calls import act_file
-    from visor.run.action_options import ActionOptions
 
-    options = ActionOptions(**device_values(values), **values)
+    options = run_config(values)
     ask = None
     if confirm == "ask" and env.stdin is None and _terminal() and output != "-":
 
@@ -167,7 +165,6 @@ def test_agent(env: CliEnvironment, /, agent_file: str, runs: int, uploads: str 
       visor agentcab test examples/agentcab/life-weekly-report/agent.yaml --runs 20
     """
     from visor.ext.agentcab.agent_tests import run_agent_test
-    from visor.run.action_options import ActionOptions
 
-    options = ActionOptions(**device_values(values), **values)
+    options = run_config(values)
     return emit(env, run_agent_test(agent_file, options, env.clock, runs=runs, uploads=uploads))

@@ -12,7 +12,8 @@ import click
 from visor.cli.actions import opened_device_options
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
-from visor.cli.options import device_values, output_options
+from visor.cli.options import output_options, run_config
+from visor.run.config import RunConfig
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
 F = TypeVar("F", bound=Callable[..., Any])
@@ -77,9 +78,8 @@ def start(env: CliEnvironment, /, appium_cmd: str | None, **values: Any) -> int:
       visor start --runtime appium --appium-cmd "npx appium"   (starts and owns Appium on 127.0.0.1:4723)
     """
     from visor.daemon import client
-    from visor.run.action_options import ActionOptions
 
-    defaults = ActionOptions(**device_values(values), **values)
+    defaults = run_config(values)
     return emit(env, client.start(_paths(), defaults, _process_clock(), appium_cmd))
 
 
@@ -144,10 +144,9 @@ def stop(env: CliEnvironment, /, force: bool, server_url: str | None) -> int:
 def serve(env: CliEnvironment, /, root: str, defaults: str) -> int:
     """Serve as the daemon (started by `visor start`; not for direct use)."""
     from visor.daemon.server import serve as serve_forever
-    from visor.run.action_options import ActionOptions
     from visor.run.state_paths import DaemonPaths
 
-    return serve_forever(DaemonPaths(root), ActionOptions(**json.loads(defaults)), env.clock, env.ids)
+    return serve_forever(DaemonPaths(root), RunConfig.from_flat(json.loads(defaults)), env.clock, env.ids)
 
 
 DAEMON_COMMANDS = (start, status, stop, serve)

@@ -12,7 +12,7 @@ import click
 from visor.cli.actions import opened_device_options
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
-from visor.cli.options import device_values, output_options, paths_value, summary_options, text_value
+from visor.cli.options import output_options, paths_value, run_config, summary_options, text_value
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
 F = TypeVar("F", bound=Callable[..., Any])
@@ -104,7 +104,6 @@ def discover(
     from visor.ext.appmap.annotation_file import read_annotation
     from visor.ext.appmap.crawl import CrawlSettings
     from visor.ext.appmap.discover import discover as record
-    from visor.run.action_options import ActionOptions
 
     note = read_annotation(annotate_current, env.input_stream()) if annotate_current else None
     if observation_token is not None:
@@ -116,7 +115,7 @@ def discover(
         semantics = note.model_dump(exclude_none=True, exclude={"inputs", "entries"})
         return emit(env, _told(env, annotate_observed(observation_token, semantics, env.clock, map_dir=map_dir),
                                repair))  # fmt: skip
-    options = ActionOptions(**device_values(values), **values)
+    options = run_config(values)
     settings = None
     if crawl:
         include = tuple(part.strip() for part in (crawl_include or "").split(",") if part.strip())
@@ -206,7 +205,6 @@ def route(
       visor route --to Settings --runtime appium --app-id com.example.app
     """
     from visor.errors import UsageError
-    from visor.run.action_options import ActionOptions
 
     given = [name for name, value in (("PLAN", plan), ("--to", wanted), ("--resume", resume)) if value is not None]
     if len(given) != 1:
@@ -218,7 +216,7 @@ def route(
     if wanted is not None and (checkpoint is not None or no_map):
         flag = "--checkpoint" if checkpoint is not None else "--no-map"
         raise UsageError(f"{flag} goes with a route plan, not with --to", next_step=f"Drop {flag}.")
-    options = ActionOptions(**device_values(values), **values)
+    options = run_config(values)
     if wanted is not None:
         from visor.ext.appmap.routes import route_to
 

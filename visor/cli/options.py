@@ -14,14 +14,18 @@ import math
 import os
 import re
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from visor.cli.env import CliEnvironment
 from visor.errors import InputError, UsageError
 from visor.limits import MAX_DURATION_MS, MAX_SEED
-from visor.runtimes.opening import DEFAULT_RUNTIME, RUNTIMES
+from visor.runtimes.config import DEVICE_FLAGS
+from visor.runtimes.flags import Flag
+
+if TYPE_CHECKING:
+    from visor.run.config import RunConfig
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -224,75 +228,13 @@ def summary_options(function: F) -> F:
 
 
 def device_options(*, scenario: bool) -> Callable[[F], F]:
-    """Add the options that choose and open the device, for run and benchmark (`scenario`) and for mcp.
+    """Add the options that choose and open the device (each runtime's own: `DEVICE_FLAGS`).
 
-    With `scenario`, the help names the scenario's config as the next source. No option gives a runtime of its
-    own: `visor.runtimes.opening` applies the one default.
+    With `scenario` (run and benchmark), the help names the scenario's config as the next source and the options
+    a pool is made of are repeatable. No option gives a runtime of its own: `visor.runtimes.opening` applies the
+    one default.
     """
-    config = "config.runtime, else " if scenario else ""
-    decorators = (
-        click.option(
-            "--runtime",
-            type=click.Choice(RUNTIMES),
-            help=f"Where to run: the simulated device, Appium, or an agent serving the VisualAgent protocol "
-            f"(default: {config}{DEFAULT_RUNTIME}).",
-        ),
-        click.option(
-            "--app",
-            metavar="APP",
-            callback=text_value,
-            help="App model (sim) or app id (appium), instead of config.app."
-            if scenario
-            else "App model (sim; default demo) or app id (appium).",
-        ),
-        click.option(
-            "--server-url",
-            metavar="URL",
-            multiple=scenario,
-            callback=texts_value if scenario else text_value,
-            help="Appium server (default: VISOR_SERVER_URL, else http://127.0.0.1:4723)."
-            + (" Repeated: a pool, one server per --workers process." if scenario else ""),
-        ),
-        click.option(
-            "--device",
-            metavar="ID",
-            multiple=scenario,
-            callback=texts_value if scenario else text_value,
-            help="Device (adb serial or simulator udid) to run on (appium)."
-            + (" Repeated: a pool, one device per --workers process, the rest spares." if scenario else ""),
-        ),
-        click.option(
-            "--app-id",
-            metavar="ID",
-            callback=text_value,
-            help=f"App package or bundle id (appium{'; default: config.app' if scenario else ''}).",
-        ),
-        click.option("--attach", is_flag=True, help="Attach to the app already running instead of starting it."),
-        click.option(
-            "--platform",
-            type=click.Choice(["android", "ios"]),
-            help="Platform, when no local device tells it (a remote server, a device farm); on the simulated "
-            "phone, its flavour (default: the scenario's meta.platform, else the app model's first).",
-        ),
-        click.option(
-            "--visualagent-dir",
-            metavar="DIR",
-            callback=text_value,
-            help="The folder a VisualAgent agent serves (visualagent runtime; with --adb-serial, on the phone).",
-        ),
-        click.option(
-            "--profile",
-            metavar="NAME|FILE",
-            callback=text_value,
-            help="The simulated phone's device profile: its photos, calendar, files… (sim; default demo).",
-        ),
-        click.option(
-            "--adb-serial",
-            metavar="SERIAL",
-            callback=text_value,
-            help="The phone whose /sdcard/VisualAgent/ folder is used, through adb (visualagent).",
-        ),
-    )
+    decorators = tuple(_click_option(flag, scenario) for flag in DEVICE_FLAGS)
 
     def add(function: F) -> F:
         for decorator in reversed(decorators):
@@ -302,19 +244,45 @@ def device_options(*, scenario: bool) -> Callable[[F], F]:
     return add
 
 
+def _click_option(flag: Flag, scenario: bool) -> Callable[[F], F]:
+    """Return the click option a runtime's flag declares."""
+    help_text = flag.help_for(scenario)
+    if flag.is_flag:
+        return click.option(flag.option, is_flag=True, help=help_text)
+    if flag.choices is not None:
+        return click.option(flag.option, type=click.Choice(flag.choices), help=help_text)
+    repeated = scenario and flag.pooled
+    return click.option(
+        flag.option,
+        metavar=flag.metavar,
+        multiple=repeated,
+        callback=texts_value if repeated else text_value,
+        help=help_text,
+    )
+
+
 def device_values(values: dict[str, Any]) -> dict[str, Any]:
-    """Take the device options' values out of a command's (for `DeviceOptions` and what extends it)."""
-    names: tuple[str, ...] = ("runtime", "app", "server_url", "device", "app_id", "attach", "platform")
-    names += ("visualagent_dir", "adb_serial", "profile")
-    taken = {name: values.pop(name) for name in names}
+    """Take the device options' values out of a command's, by name (`visor.runtimes.config.device_config`).
+
+    Run and benchmark take --server-url and --device repeated: the first ones open a device, all of them form the
+    pool (`values["pool"]`).
+    """
+    taken = {flag.name: values.pop(flag.name) for flag in DEVICE_FLAGS}
     urls, devices = taken["server_url"], taken["device"]
     if isinstance(urls, tuple) and isinstance(devices, tuple):
-        # run and benchmark take them repeated: the first ones open a device, all of them form the pool
-        from visor.run.workers import pool_of
+        from visor.run.config import pool_of
 
         taken["server_url"], taken["device"] = urls[0] if urls else None, devices[0] if devices else None
         values["pool"] = pool_of(urls, devices)
     return taken
+
+
+def run_config(values: dict[str, Any]) -> RunConfig:
+    """Build the run's configuration from a command's values: the device's (`device_values`), then the rest."""
+    from visor.run.config import RunConfig
+
+    device = device_values(values)
+    return RunConfig.from_flat({**device, **values})
 
 
 #: Upstream's crawl options on run, benchmark and the direct actions: visor crawls with `visor discover --crawl`.

@@ -17,7 +17,6 @@ from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import (
     device_options,
-    device_values,
     duration_value,
     finite_value,
     map_options,
@@ -25,11 +24,13 @@ from visor.cli.options import (
     output_options,
     parameter_options,
     parameter_values,
+    run_config,
     scenarios_value,
     seed_value,
     text_value,
 )
 from visor.errors import UsageError
+from visor.run.config import RunConfig
 
 F = TypeVar("F", bound=Callable[..., Any])
 SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -81,10 +82,9 @@ def run_options(function: F) -> F:
     return function
 
 
-def _options(**values: Any) -> Any:
-    from visor.run.runs import RunOptions
-
-    return RunOptions(**device_values(values), **map_values(values), **parameter_values(values), **values)
+def _options(**values: Any) -> RunConfig:
+    given = map_values(values) | parameter_values(values)
+    return run_config(values | given)
 
 
 def _environment(env: CliEnvironment) -> Any:
@@ -196,8 +196,7 @@ def run(
     paths = DaemonPaths(state_root(os.getcwd()))
     if scenario != "-" and client.running(paths):
         # The daemon's warm session: no session start where sessions are expensive (Appium).
-        wire = {name: getattr(options, name) for name in options.__dataclass_fields__}
-        outcome = client.send_run(paths, scenario, wire, env.ids)
+        outcome = client.send_run(paths, scenario, options, env.ids)
         return emit(env, masked(outcome, options.secrets))
     with reports_kept():
         return emit(env, run_file(scenario, options, _environment(env), (progress,)))

@@ -11,7 +11,7 @@ import click
 from visor.cli.actions import opened_device_options
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
-from visor.cli.options import device_values, output_options, text_value
+from visor.cli.options import output_options, run_config, text_value
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
 
@@ -55,9 +55,8 @@ def serve(env: CliEnvironment, /, folder: str | None, once: bool, locked: bool, 
     """
     from visor.ext.visualagent.serve import RealTime, serve_folder
     from visor.report.console import ConsoleReporter
-    from visor.run.action_options import ActionOptions
 
-    options = ActionOptions(**device_values(values), **values)
+    options = run_config(values)
     # Files are written and modified in real time: whether one is still being written, and how long to wait for
     # the next, are told by the real clock (the envelope and the results keep the command's clock).
     real = RealTime(lambda: time.time_ns() // 1000, lambda us: time.sleep(us / 1_000_000))

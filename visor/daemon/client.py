@@ -24,7 +24,7 @@ from visor.daemon.processes import MAX_PID, exclusive, log_tail, read_record, un
 from visor.daemon.wire import BadLine, failure, outcome_from_wire, probe, read_line, send_line
 from visor.errors import ExitCode, NextAction, SourceError, TargetError
 from visor.report.envelope import Outcome
-from visor.run.action_options import ActionOptions, options_to_wire
+from visor.run.config import RunConfig
 from visor.run.state_paths import DaemonPaths
 
 #: How long `visor start` waits for a new daemon to answer, and `visor stop` for it to exit (ms).
@@ -83,11 +83,11 @@ def ask(paths: DaemonPaths, request: Mapping[str, Any], timeout_s: float) -> dic
 
 
 def send_action(
-    paths: DaemonPaths, command: str, flags: Mapping[str, Any], options: ActionOptions, ids: IdSource
+    paths: DaemonPaths, command: str, flags: Mapping[str, Any], options: RunConfig, ids: IdSource
 ) -> Outcome:
     """Run a direct action on the daemon's warm session; return its outcome."""
     timeout_ms = ACTION_TIMEOUT_MS if options.timeout_ms is None else options.timeout_ms + ACTION_TIMEOUT_MS
-    wire = absolute(options_to_wire(options))
+    wire = absolute(options.action_wire())
     request = {
         "id": ids.new_id("req"),
         "type": "action",
@@ -132,7 +132,7 @@ def _absolute(key: str, value: Any) -> Any:
     return os.path.abspath(value) if key == "path" and isinstance(value, str) else value
 
 
-def start(paths: DaemonPaths, defaults: ActionOptions, clock: Clock, appium_cmd: str | None = None) -> Outcome:
+def start(paths: DaemonPaths, defaults: RunConfig, clock: Clock, appium_cmd: str | None = None) -> Outcome:
     """Start the root's daemon (and the Appium server it uses, with `appium_cmd`), or report the running one.
 
     A server named by --server-url that answers is adopted; with --appium-cmd, one that does not is started and
@@ -149,10 +149,11 @@ def start(paths: DaemonPaths, defaults: ActionOptions, clock: Clock, appium_cmd:
             return _started(paths, already=True)
         _refuse_a_stuck_daemon(paths)
         appium: dict[str, Any] | None = None
-        if appium_cmd is not None or defaults.server_url is not None:
+        server_url = defaults.device.appium.server_url
+        if appium_cmd is not None or server_url is not None:
             from visor.daemon import appium_server
 
-            appium = appium_server.ensure(paths.root, defaults.server_url, appium_cmd, clock)
+            appium = appium_server.ensure(paths.root, server_url, appium_cmd, clock)
         try:
             return _start_daemon(paths, defaults, clock, appium)
         except BaseException:
@@ -186,9 +187,9 @@ def _refuse_a_stuck_daemon(paths: DaemonPaths) -> None:
     )
 
 
-def _start_daemon(paths: DaemonPaths, defaults: ActionOptions, clock: Clock, appium: dict[str, Any] | None) -> Outcome:
+def _start_daemon(paths: DaemonPaths, defaults: RunConfig, clock: Clock, appium: dict[str, Any] | None) -> Outcome:
     command = [sys.executable, "-m", "visor", "__daemon", "--root", paths.root]
-    command += ["--defaults", json.dumps(absolute(options_to_wire(defaults)))]
+    command += ["--defaults", json.dumps(absolute(defaults.action_wire()))]
     try:
         daemon = spawn_detached(command, paths.log)
     except UnusableLog as exc:
@@ -640,15 +641,8 @@ def _public(status: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in status.items() if key != "token"}
 
 
-def send_run(paths: DaemonPaths, scenario: str, options: Mapping[str, Any], ids: IdSource) -> Outcome:
+def send_run(paths: DaemonPaths, scenario: str, options: RunConfig, ids: IdSource) -> Outcome:
     """Run a scenario file through the daemon (on its warm session where sessions are expensive to start)."""
-    wire = absolute(dict(options) | {"output": options.get("output") or "artifacts"})
-    # As JSON: a pool's devices (`workers.Slot`) as objects, mappings as plain ones.
-    wire["pool"] = [
-        {"server_url": slot.server_url, "device": slot.device, "capabilities": dict(slot.capabilities)}
-        for slot in wire.get("pool") or ()
-    ]
-    for name in ("capabilities", "parameters"):
-        wire[name] = dict(wire.get(name) or {})
+    wire = absolute(options.run_wire() | {"output": options.output or "artifacts"})
     request = {"id": ids.new_id("req"), "type": "scenario", "path": os.path.abspath(scenario), "options": wire}
     return _outcome(ask(paths, request | {"timeout_ms": 3_600_000}, 3600.0))

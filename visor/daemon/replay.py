@@ -21,7 +21,8 @@ from visor.inputs.document import Document
 from visor.inputs.yaml_writer import dump_yaml
 from visor.report.envelope import Outcome, masked
 from visor.report.outcomes import run_outcome
-from visor.run.runs import DEFAULT_OUTPUT, Environment, PreparedRun, RunOptions, attempt
+from visor.run.config import RunConfig
+from visor.run.runs import DEFAULT_OUTPUT, Environment, PreparedRun, attempt
 from visor.run.state_paths import FLOWS, DaemonPaths, state_folder, write_state
 from visor.scenario.project import inside
 from visor.scenario.scenario import Scenario
@@ -61,7 +62,7 @@ def _scenario(
     return result.scenario, data
 
 
-def replay(root: str, name: str, params: Mapping[str, str], options: RunOptions, env: Environment) -> Outcome:
+def replay(root: str, name: str, params: Mapping[str, str], options: RunConfig, env: Environment) -> Outcome:
     """Run a flow as `visor run` runs a scenario; the envelope says which flow and which parameters.
 
     While the daemon runs, the flow runs on its warm device, as `visor run` does. Each `--param` value is a secret
@@ -81,7 +82,7 @@ def replay(root: str, name: str, params: Mapping[str, str], options: RunOptions,
 
 
 def _on_daemon(
-    paths: DaemonPaths, name: str, deferred: tuple[dict[str, Any], dict[str, str]], options: RunOptions,
+    paths: DaemonPaths, name: str, deferred: tuple[dict[str, Any], dict[str, str]], options: RunConfig,
     env: Environment,
 ) -> Outcome:  # fmt: skip
     """Run the flow's scenario through the daemon, its values as the run's parameters (never in a file).
@@ -94,9 +95,8 @@ def _on_daemon(
     text = (json.dumps(data, ensure_ascii=False) + "\n").encode("utf-8")
     path = write_state(paths.root, f"{FLOWS}/.{name}.json.replaying.json", text)
     try:
-        wire = {field: getattr(options, field) for field in options.__dataclass_fields__}
-        wire["parameters"] = {**options.parameters, **values}
-        return client.send_run(paths, path, wire, env.ids)
+        given = replace(options, parameters={**options.parameters, **values})
+        return client.send_run(paths, path, given, env.ids)
     finally:
         with contextlib.suppress(OSError):
             os.remove(path)

@@ -51,10 +51,11 @@ from visor.errors import ErrorCode, InputError, TargetError, VisorError
 from visor.limits import MAX_DURATION_MS, MAX_SEED
 from visor.report.envelope import Outcome
 from visor.report.outcomes import run_outcome
-from visor.run.action_options import DEVICE_FIELDS, MAP_FIELDS, ActionOptions, device_key, options_to_wire
+from visor.run.config import RunConfig
 from visor.run.direct import perform, prepare
-from visor.run.runs import Environment, PreparedRun, RunOptions, attempt
+from visor.run.runs import Environment, PreparedRun, attempt
 from visor.run.state_paths import METADATA, DaemonPaths, write_state
+from visor.runtimes.config import device_fields
 from visor.runtimes.opening import OpenedDevice, ScenarioDevice, open_for
 from visor.runtimes.registry import choose_runtime, in_process
 from visor.watchdog import CancellableWatchdog, WallWatchdog
@@ -134,7 +135,7 @@ class Slot:
     """One device's warm session and the queue of its actions."""
 
     key: str
-    options: ActionOptions
+    options: RunConfig
     #: The platform its scenarios declare (`meta.platform`): the simulated phone's flavour unless --platform says.
     platform: str | None = None
     lock: Turns = field(default_factory=Turns)
@@ -158,9 +159,7 @@ class Slot:
 class Daemon:
     """The daemon's state: its defaults, its slots, the requests queued, and whether it is stopping."""
 
-    def __init__(
-        self, paths: DaemonPaths, defaults: ActionOptions, wall: Clock, ids: IdSource, token: str = ""
-    ) -> None:
+    def __init__(self, paths: DaemonPaths, defaults: RunConfig, wall: Clock, ids: IdSource, token: str = "") -> None:
         self.paths = paths
         #: What proves this daemon to its clients: written in its metadata (only its user can read it), answered
         #: by `status`.
@@ -250,18 +249,18 @@ class Daemon:
             env = Environment(self.env.wall, self.env.ids)
             prepared = PreparedRun.load(request.path or "", options, env)
             config = prepared.device()
-            device = {"runtime": options.runtime or config.runtime, "app": options.app or config.app}
-            slot = self.slot(
-                self.options_for({**_device_fields(options), **device, "capabilities": dict(config.capabilities)}),
-                config.platform,
-            )
+            own = options.device
+            device = {"runtime": own.runtime or config.runtime, "app": own.app or config.app}
+            fields = {**device_fields(own), "seed": options.seed, **device, "capabilities": dict(config.capabilities)}
+            slot = self.slot(self.options_for(fields), config.platform)
             waits = RUN_WAIT_MS if request.timeout_ms is None else request.timeout_ms
             with self._queued(slot, request_id, waits, "run"):
-                if in_process(choose_runtime(slot.options.runtime, None)):
+                if in_process(choose_runtime(slot.options.device.runtime, None)):
                     # A simulated phone costs nothing to open: the run gets a fresh one, as without the daemon,
                     # and the warm one keeps what direct actions did to it.
-                    device_options = {name: getattr(slot.options, name) for name in DEVICE_FIELDS}
-                    done = attempt(replace(prepared, options=replace(options, **device_options)), env)
+                    warm = slot.options.device
+                    fresh = replace(warm, appium=replace(warm.appium, capabilities=options.capabilities))
+                    done = attempt(replace(prepared, options=replace(options, device=fresh)), env)
                 else:
                     done = attempt(prepared, env, shared=self._opened(slot, prepared.settings(env).effective_seed))
                 slot.actions += 1
@@ -319,13 +318,13 @@ class Daemon:
             # default); the daemon closes its sessions itself when it stops. Other runtimes ignore the key.
             device = ScenarioDevice(capabilities={IDLE_KEY: IDLE_S, **options.capabilities}, platform=slot.platform)
             chosen = options.seed if options.seed is not None else seed
-            slot.opened = open_for(options, chosen, self.env.wall, device)
+            slot.opened = open_for(options.device, chosen, self.env.wall, device)
             slot.created_at = isoformat(self.env.wall.now())
         return slot.opened
 
     # -- slots -------------------------------------------------------------------------------------------------
 
-    def options_for(self, given: Mapping[str, Any]) -> ActionOptions:
+    def options_for(self, given: Mapping[str, Any]) -> RunConfig:
         """Return an action's options over the daemon's defaults: a device option not given is the default's.
 
         Raises:
@@ -335,18 +334,16 @@ class Daemon:
             checked = WireOptions.model_validate(given)
         except ValidationError as exc:
             raise _refused(f"bad request: options: {_problem(exc)}") from exc
-        names = (*DEVICE_FIELDS, "seed", "timeout_ms", "output", *MAP_FIELDS)
-        known = {name: getattr(checked, name) for name in names}
-        if checked.capabilities:
-            known["capabilities"] = dict(checked.capabilities)
-        known = {name: value for name, value in known.items() if value is not None and value is not False}
+        known = {name: value for name, value in checked if value is not None and value is not False}
+        if not checked.capabilities:
+            del known["capabilities"]
         if "output" in known and not os.path.isabs(str(known["output"])):
             raise InputError("a daemon's --output must be absolute (the client resolves it)")
-        return replace(self.defaults, **known)
+        return RunConfig.from_flat(self.defaults.run_wire() | known)
 
-    def slot(self, options: ActionOptions, platform: str | None = None) -> Slot:
+    def slot(self, options: RunConfig, platform: str | None = None) -> Slot:
         """Return the slot of the device the options (and a scenario's `meta.platform`) name, made on first use."""
-        key = device_key(options) + (f"|platform={platform}" if platform else "")
+        key = _device_key(options) + (f"|platform={platform}" if platform else "")
         with self._slots_lock:
             if key not in self.slots:
                 self.slots[key] = Slot(key, replace(options, timeout_ms=None, output=None), platform)
@@ -365,7 +362,7 @@ class Daemon:
             "served": self.served,
             "active": sorted(self.active.values()),
             "last_error": self.last_error,
-            "defaults": options_to_wire(self.defaults),
+            "defaults": self.defaults.action_wire(),
             "sessions": [
                 {
                     "key": slot.key,
@@ -567,7 +564,7 @@ class Guard:
                     os.unlink(path)
 
 
-def serve(paths: DaemonPaths, defaults: ActionOptions, wall: Clock, ids: IdSource) -> int:
+def serve(paths: DaemonPaths, defaults: RunConfig, wall: Clock, ids: IdSource) -> int:
     """Serve until a `stop` request, a stopping signal, or the loss of its folder or socket; then clean up.
 
     Every session is closed, and the socket and metadata are removed while they are still its own.
@@ -618,7 +615,7 @@ def _write_metadata(paths: DaemonPaths, daemon: Daemon) -> None:
         "root": paths.root,
         "version": __version__,
         "started_at": daemon.started_at,
-        "defaults": options_to_wire(daemon.defaults),
+        "defaults": daemon.defaults.action_wire(),
     }
     previous = os.umask(0o177)  # the token proves the daemon: the file is its user's only
     try:
@@ -627,9 +624,10 @@ def _write_metadata(paths: DaemonPaths, daemon: Daemon) -> None:
         os.umask(previous)
 
 
-def _device_fields(options: RunOptions) -> dict[str, Any]:
-    """Return the device options of a run's command line."""
-    return {name: getattr(options, name) for name in DEVICE_FIELDS} | {"seed": options.seed}
+def _device_key(options: RunConfig) -> str:
+    """Return the key of a device's slot: its options, seed and capabilities, as canonical JSON."""
+    fields = device_fields(options.device) | {"seed": options.seed, "capabilities": dict(options.capabilities)}
+    return json.dumps(fields, sort_keys=True, separators=(",", ":"))
 
 
 def _problem(exc: ValidationError) -> str:
@@ -647,7 +645,7 @@ def _refused(problem: str) -> InputError:
     )
 
 
-def _run_options(wire: Mapping[str, Any]) -> RunOptions:
+def _run_options(wire: Mapping[str, Any]) -> RunConfig:
     """Rebuild the run options a client sent, checked (`WireRunOptions`).
 
     Raises:
@@ -685,7 +683,7 @@ class _Wire(BaseModel):
 
 
 class WireOptions(_Wire):
-    """A direct action's options as the client sends them (`options_to_wire`)."""
+    """A direct action's options as the client sends them (`RunConfig.action_wire`)."""
 
     runtime: _Text | None = None
     app: _Text | None = None
@@ -707,7 +705,7 @@ class WireOptions(_Wire):
 
 
 class WireSlot(_Wire):
-    """A device of a run's pool (`visor.run.workers.Slot`)."""
+    """A device of a run's pool (`visor.run.config.Slot`)."""
 
     server_url: _Text | None = None
     device: _Text | None = None
@@ -715,7 +713,7 @@ class WireSlot(_Wire):
 
 
 class WireRunOptions(WireOptions):
-    """A run's options as `client.send_run` sends them (`visor.run.runs.RunOptions`, field by field)."""
+    """A run's options as `client.send_run` sends them (`RunConfig.run_wire`)."""
 
     capture: Literal["none", "failures", "steps"] = "failures"
     observe: Literal["each-step", "on-demand"] | None = None
@@ -724,14 +722,9 @@ class WireRunOptions(WireOptions):
     secrets: list[_Text] = Field(default_factory=list)
     pool: list[WireSlot] = Field(default_factory=list)
 
-    def run_options(self) -> RunOptions:
+    def run_options(self) -> RunConfig:
         """Return them as the run's options."""
-        from visor.run.workers import Slot as PoolSlot
-
-        fields = {name: getattr(self, name) for name in type(self).model_fields}
-        fields |= {"secrets": tuple(self.secrets), "capabilities": dict(self.capabilities)}
-        fields["pool"] = tuple(PoolSlot(slot.server_url, slot.device, dict(slot.capabilities)) for slot in self.pool)
-        return RunOptions(**fields)
+        return RunConfig.from_flat(self.model_dump())
 
 
 class WireRequest(BaseModel):

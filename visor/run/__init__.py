@@ -1,11 +1,10 @@
 """Runs: a scenario on a device with its reports, a benchmark, a suite of scenarios on workers, direct actions.
 
-- `action_options`: The options of a direct action, and their JSON form: light to import (the client of a daemon
-  needs nothing else)
 - `benchmark_screens`: The screens a benchmark keeps: each step's end, small, so that its page shows how runs differ
   without a re-run
 - `benchmark`: Benchmark a scenario file: run it again and again (`visor benchmark`), and say how deterministic it
   is
+- `config`: One run's configuration, `RunConfig`: what a command says about the device, the run and its reports
 - `direct`: Direct actions: one command, one step, on the device (`visor
   tap|navigate|act|scroll|screenshot|wait|source`)
 - `hooks`: The hook a map plugs into runs: runs, direct actions and benchmarks call it, and never know what a map

@@ -25,8 +25,9 @@ from visor.report.artifacts import OutputError
 from visor.report.envelope import Outcome, masked
 from visor.report.outcomes import benchmark_outcome, interrupted_benchmark_outcome
 from visor.run.benchmark_screens import ScreenKeeper
+from visor.run.config import RunConfig
 from visor.run.hooks import MapStates, compare_map_hook, map_hook
-from visor.run.runs import Attempt, Environment, PreparedRun, RunOptions, attempt
+from visor.run.runs import Attempt, Environment, PreparedRun, attempt
 from visor.runtimes.opening import OpenedDevice, open_for
 from visor.scenario.discovery import expand_paths
 from visor.ui.secrets import mask_rendered, redact
@@ -35,7 +36,7 @@ from visor.watchdog import WallWatchdog
 
 def benchmark_file(
     path: str,
-    options: RunOptions,
+    options: RunConfig,
     env: Environment,
     *,
     runs: int,
@@ -132,7 +133,7 @@ def _attempt(
     """
     run_env = Environment(env.wall, _OneSeed(env.ids), env.stdin)
     seed = prepared.settings(run_env).effective_seed
-    opened = kept or open_for(prepared.options, seed, env.wall, prepared.device())
+    opened = kept or open_for(prepared.options.device, seed, env.wall, prepared.device())
     try:
         done = attempt(prepared, run_env, (keeper.watch(opened.device),), opened)
     except BaseException:  # a refusal, an unwritable folder, a signal: the session must not outlive the command
@@ -200,7 +201,7 @@ def _interrupted(
 
 
 def benchmark_suite(
-    patterns: Sequence[str], options: RunOptions, env: Environment, *, runs: int, threshold: float
+    patterns: Sequence[str], options: RunConfig, env: Environment, *, runs: int, threshold: float
 ) -> Outcome:
     """Benchmark every scenario found; rank them, the least deterministic first, each with where it diverges.
 

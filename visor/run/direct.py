@@ -25,10 +25,10 @@ from visor.files import UnsafePath, write_atomic, write_confined
 from visor.inputs.document import Document
 from visor.report.action_data import action_outcome, whole
 from visor.report.envelope import Outcome
-from visor.run.action_options import ActionOptions
+from visor.run.config import RunConfig
 from visor.run.hooks import MapAsk, map_hook
 from visor.run.runs import Environment, drive
-from visor.runtimes.opening import OpenedDevice, ScenarioDevice, open_for
+from visor.runtimes.opening import OpenedDevice, open_for
 from visor.scenario.commands import COMMANDS
 from visor.scenario.scenario import Scenario
 from visor.scenario.validate import validate_document
@@ -51,7 +51,7 @@ _ARGUMENT = re.compile(r"args\.([A-Za-z]+)")
 DEFAULT_LABELS = {"screenshot": "capture", "source": "source"}
 
 
-def run_action(command: str, flags: Mapping[str, Any], options: ActionOptions, env: Environment) -> Outcome:
+def run_action(command: str, flags: Mapping[str, Any], options: RunConfig, env: Environment) -> Outcome:
     """Run one direct action on a device opened for it (and closed after); return its outcome.
 
     Its data says `device_session: fresh`: the device started for it and is gone (a daemon keeps one warm).
@@ -61,7 +61,7 @@ def run_action(command: str, flags: Mapping[str, Any], options: ActionOptions, e
         TargetError: the device cannot be reached.
     """
     prepared = prepare(command, flags, options, env)
-    opened = open_for(options, prepared.seed, env.wall, ScenarioDevice(capabilities=dict(options.capabilities)))
+    opened = open_for(options.device, prepared.seed, env.wall)
     try:
         outcome = perform(prepared, opened, env)
     finally:
@@ -80,7 +80,7 @@ class Prepared:
     path: str | None
     output: str | None
     #: The app map to route through: the options' app id, map folder, whether it is off, and --repair.
-    options: ActionOptions
+    options: RunConfig
 
     @property
     def seed(self) -> int:
@@ -88,7 +88,7 @@ class Prepared:
         return self.settings.effective_seed
 
 
-def prepare(command: str, flags: Mapping[str, Any], options: ActionOptions, env: Environment) -> Prepared:
+def prepare(command: str, flags: Mapping[str, Any], options: RunConfig, env: Environment) -> Prepared:
     """Check a direct action's flags and build what runs it, before any device is opened.
 
     Raises:
@@ -120,7 +120,7 @@ def perform(prepared: Prepared, opened: OpenedDevice, env: Environment, watchdog
     mapped = None
     if hook is not None:
         # The action's tap teaches the map, as a run's do (the screen after it is looked at once it is done).
-        mapped = hook.open(MapAsk(opened, choice.app_id, choice.map_dir, env.wall, choice.no_map, choice.repair,
+        mapped = hook.open(MapAsk(opened, choice.device.app_id, choice.map_dir, env.wall, choice.no_map, choice.repair,
                                   settings.timeout_us, shown=lambda: sink.secrets))  # fmt: skip
     context = RunContext(opened.device, opened.clock, env.wall, sink, env.ids.new_id("run"), watchdog=guard,
                          router=mapped.router if mapped is not None else None)  # fmt: skip
@@ -154,9 +154,7 @@ def run_steps(
     return drive(run_scenario(scenario, settings, context), ())
 
 
-def build_steps(
-    command: str, flags: Mapping[str, Any], options: ActionOptions
-) -> tuple[list[dict[str, Any]], str | None]:
+def build_steps(command: str, flags: Mapping[str, Any], options: RunConfig) -> tuple[list[dict[str, Any]], str | None]:
     """Turn a command's flags into its step (and a `wait` step for --wait-for); return them and the capture path.
 
     Raises:

@@ -14,21 +14,21 @@ import contextlib
 import dataclasses
 import inspect
 from collections.abc import Generator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from visor.clock import Clock, IdSource
 from visor.device.protocol import DeviceInfo
 from visor.engine.events import Event, RunFinished
-from visor.engine.runner import Capture, Observe, RunContext, RunSettings, resolve_settings, run_scenario
+from visor.engine.runner import RunContext, RunSettings, resolve_settings, run_scenario
 from visor.errors import InputError, VisorError
 from visor.report.artifacts import ArtifactStore, OutputError, ReportWriter
 from visor.report.envelope import Outcome, masked
 from visor.report.html import MAP_PICTURE
 from visor.report.outcomes import run_outcome
+from visor.run.config import RunConfig
 from visor.run.hooks import Freeze, Handler, MapAsk, MapStates, map_hook
-from visor.run.workers import Slot
-from visor.runtimes.opening import DeviceOptions, OpenedDevice, ScenarioDevice, open_for
+from visor.runtimes.opening import OpenedDevice, ScenarioDevice, open_for
 from visor.runtimes.registry import choose_runtime, in_process, scenario_folder
 from visor.scenario.loader import load_scenario
 from visor.scenario.scenario import Scenario
@@ -38,33 +38,6 @@ from visor.ui.secrets import maskable
 from visor.watchdog import WallWatchdog
 
 DEFAULT_OUTPUT = "artifacts"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RunOptions(DeviceOptions):
-    """What the command line says about a run: the device (`DeviceOptions`), then the run itself."""
-
-    timeout_ms: float | None = None
-    output: str | None = None
-    seed: int | None = None
-    capture: Capture = "failures"
-    #: When the screen is read (`--observe`; None: `config.observe`, else after each step).
-    observe: Observe | None = None
-    #: A benchmark starts a new session for every run even where sessions are expensive.
-    fresh_session: bool = False
-    #: Use no app map (steps are never routed to another screen).
-    no_map: bool = False
-    #: Where app maps live (default: VISOR_APP_MAP_DIR, else .visor/maps).
-    map_dir: str | None = None
-    #: When a step's route fails or is unknown, explore for its target (and learn the map) before giving up.
-    repair: bool = False
-    #: The values of the scenarios' `${KEY}` parameters.
-    parameters: Mapping[str, str] = field(default_factory=dict)
-    #: Values that never appear in any output (`--secret`): masked in the envelope, artifacts and console.
-    secrets: tuple[str, ...] = ()
-    #: The devices `--workers` share out, one per worker process, the rest spares (`--server-url` or `--device`
-    #: repeated; see `visor.run.workers.pool_of`).
-    pool: tuple[Slot, ...] = ()
 
 
 @dataclass
@@ -128,12 +101,12 @@ class PreparedRun:
 
     scenario: Scenario
     output: str
-    options: RunOptions
+    options: RunConfig
     #: The app map every attempt starts from, when attempts must not learn from each other (`visor benchmark`).
     freeze: Freeze | None = None
 
     @classmethod
-    def load(cls, path: str, options: RunOptions, env: Environment) -> PreparedRun:
+    def load(cls, path: str, options: RunConfig, env: Environment) -> PreparedRun:
         """Load the scenario (it must be valid) and choose the output folder.
 
         Raises:
@@ -174,14 +147,15 @@ class PreparedRun:
     def _unused_options(self) -> list[dict[str, Any]]:
         """Say which device options the simulated phone ignores, and a --platform against meta.platform."""
         options, found = self.options, []
-        if in_process(choose_runtime(options.runtime, self.scenario.config.runtime)):
-            for flag, value in (("--server-url", options.server_url), ("--device", options.device)):
+        device = options.device
+        if in_process(choose_runtime(device.runtime, self.scenario.config.runtime)):
+            for flag, value in (("--server-url", device.appium.server_url), ("--device", device.appium.device)):
                 if value:
                     message = f"{flag} is ignored: the scenario runs on the simulated phone"
                     found.append(_option_warning(message, "Drop it, or pass --runtime appium to use it."))
         declared = self.scenario.meta.platform
-        if options.platform and declared and options.platform != declared:
-            found.append(_option_warning(f"--platform {options.platform} overrides meta.platform ({declared})",
+        if device.platform and declared and device.platform != declared:
+            found.append(_option_warning(f"--platform {device.platform} overrides meta.platform ({declared})",
                                          "The scenario says it is written for the other platform: expect its "
                                          "selectors and keys to differ."))  # fmt: skip
         return found
@@ -234,7 +208,7 @@ def attempt(
     settings = prepared.settings(env)
     watchdog = WallWatchdog.from_environment()
     run_id = env.ids.new_id("run")
-    opened = shared or open_for(prepared.options, settings.effective_seed, env.wall, prepared.device())
+    opened = shared or open_for(prepared.options.device, settings.effective_seed, env.wall, prepared.device())
     held = shared is not None or (keep and opened.device.info.capabilities.expensive_sessions)
     try:
         refuse_tree_uses(prepared.scenario, opened.device.info)
@@ -254,7 +228,7 @@ def attempt(
         choice = prepared.options
         hook = map_hook()
         if hook is not None:
-            ask = MapAsk(opened, choice.app_id, choice.map_dir, env.wall, choice.no_map, choice.repair,
+            ask = MapAsk(opened, choice.device.app_id, choice.map_dir, env.wall, choice.no_map, choice.repair,
                          settings.timeout_us, choice.secrets, store.hide, lambda: store.secrets,
                          prepared.freeze)  # fmt: skip
             mapped = hook.open(ask)
@@ -368,7 +342,7 @@ def unreported(final: RunFinished, exc: InputError) -> RunFinished:
     return dataclasses.replace(final, result=result, reason=exc)
 
 
-def run_file(path: str, options: RunOptions, env: Environment, handlers: Sequence[Handler] = ()) -> Outcome:
+def run_file(path: str, options: RunConfig, env: Environment, handlers: Sequence[Handler] = ()) -> Outcome:
     """Run one scenario file and return the outcome for the envelope."""
     prepared = PreparedRun.load(path, options, env)
     done = attempt(prepared, env, handlers)

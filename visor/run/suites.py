@@ -28,8 +28,9 @@ from visor.report import junit, suite_html
 from visor.report.artifacts import OutputError
 from visor.report.envelope import Outcome, masked
 from visor.report.outcomes import run_outcome
+from visor.run.config import RunConfig
 from visor.run.hooks import Handler
-from visor.run.runs import DEFAULT_OUTPUT, Environment, PreparedRun, RunOptions, attempt
+from visor.run.runs import DEFAULT_OUTPUT, Environment, PreparedRun, attempt
 from visor.run.shards import Shard, read_durations, record_durations, split
 from visor.run.state_paths import state_root
 from visor.scenario.discovery import expand_paths
@@ -73,7 +74,7 @@ class SuiteProgress(Protocol):
 
 def run_suite(
     patterns: Sequence[str],
-    options: RunOptions,
+    options: RunConfig,
     env: Environment,
     handlers: Sequence[Handler],
     chosen: Selection,
@@ -137,7 +138,7 @@ Ran = tuple[dict[str, Any], tuple[RunResult | ErrorInfo, tuple[ErrorInfo, ...]] 
 
 def _in_turn(
     paths: Sequence[str],
-    options: RunOptions,
+    options: RunConfig,
     env: Environment,
     handlers: Sequence[Handler],
     chosen: Selection,
@@ -163,7 +164,7 @@ def _in_turn(
 
 
 def _in_parallel(
-    paths: Sequence[str], options: RunOptions, chosen: Selection, progress: SuiteProgress | None
+    paths: Sequence[str], options: RunConfig, chosen: Selection, progress: SuiteProgress | None
 ) -> tuple[list[Ran], ExitCode | None, dict[str, Any]]:
     """Run the scenarios in worker processes at once (see `visor.run.workers`); rows keep the suite's order.
 
@@ -198,7 +199,7 @@ def _in_parallel(
     return runs, (ExitCode(128 + stopping_signal(interrupted)) if interrupted else None), workers
 
 
-def _warm(path: str, options: RunOptions) -> str | None:
+def _warm(path: str, options: RunConfig) -> str | None:
     """Warm this process for the suite's runtime (imports, app models, fonts), once, before the workers fork.
 
     Unwarmed, each worker did it for its first scenario: 4 workers on the simulated phone took longer than one.
@@ -209,13 +210,13 @@ def _warm(path: str, options: RunOptions) -> str | None:
 
     try:
         device = PreparedRun.load(path, options, Environment(SystemClock(), RandomIds())).device()
-        preload_for(options, device)
-        return choose_runtime(options.runtime, device.runtime)
+        preload_for(options.device, device)
+        return choose_runtime(options.device.runtime, device.runtime)
     except VisorError:
         return None
 
 
-def _one_in_worker(chosen: Selection, path: str, options: RunOptions, own_device: bool) -> Ran:
+def _one_in_worker(chosen: Selection, path: str, options: RunConfig, own_device: bool) -> Ran:
     """Run one scenario in a worker process, with a clock and ids of its own.
 
     `own_device`: the scenario opens a device for itself (no pool), which must then be one of its own.
@@ -226,7 +227,7 @@ def _one_in_worker(chosen: Selection, path: str, options: RunOptions, own_device
 
 def _one(
     path: str,
-    options: RunOptions,
+    options: RunConfig,
     env: Environment,
     handlers: Sequence[Handler],
     chosen: Selection,
@@ -252,7 +253,7 @@ def _one(
 
 def _tried(
     path: str,
-    options: RunOptions,
+    options: RunConfig,
     env: Environment,
     handlers: Sequence[Handler],
     chosen: Selection,

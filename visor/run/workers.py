@@ -27,20 +27,19 @@ import contextlib
 import os
 import queue
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from visor.children import die_with_parent, parent_gone
-from visor.errors import ErrorCode, ErrorInfo, ExitCode, UsageError
+from visor.errors import ErrorCode, ErrorInfo, ExitCode
+from visor.run.config import Slot
 
 if TYPE_CHECKING:
     from multiprocessing.context import ForkContext, ForkProcess
 
-    from visor.run.runs import RunOptions
+    from visor.run.config import RunConfig
 
-#: Ports a driver opens on the host for each device it drives: devices sharing one Appium server each need their
-#: own (UiAutomator2's `systemPort`, XCUITest's `wdaLocalPort`), else their sessions take each other's.
-PORT_BASES = {"appium:systemPort": 8200, "appium:wdaLocalPort": 8100}
+
 #: How long workers get, after Ctrl-C, to say what they finished before they are stopped.
 GRACE_S = 10.0
 #: How often the suite looks whether a worker died while it waits for results, and a worker whether its suite did.
@@ -54,54 +53,10 @@ LOST_AFTER_S = 5.0
 NONE_TAKEN = -1
 
 
-@dataclass(frozen=True, slots=True)
-class Slot:
-    """One device of a pool: the Appium server and the device a worker drives (None: the command's own)."""
-
-    server_url: str | None = None
-    device: str | None = None
-    #: Capabilities this device needs apart from the others (its own host ports), below the scenario's.
-    capabilities: Mapping[str, Any] = field(default_factory=dict)
-
-    def name(self) -> str:
-        """Say which device this is, as a row reports it."""
-        parts = [f"device {self.device}" if self.device else "", f"server {self.server_url}" if self.server_url else ""]
-        return " on ".join(part for part in parts if part)
-
-
-def pool_of(servers: Sequence[str], devices: Sequence[str]) -> tuple[Slot, ...]:
-    """Pair the servers and devices given (`--server-url`, `--device` repeated) into a pool.
-
-    One of each is no pool. Several servers: one slot each (with the device, if one was given). Several devices:
-    one slot each, on the one server (each with its own host ports), or on the server of the same rank.
-
-    Raises:
-        UsageError: several servers and several devices, in different numbers.
-    """
-    if len(servers) <= 1 and len(devices) <= 1:
-        return ()
-    if len(servers) > 1 and len(devices) > 1 and len(servers) != len(devices):
-        raise UsageError(
-            f"{len(servers)} --server-url and {len(devices)} --device cannot be paired",
-            next_step="Give one server for all devices, one device per server, or as many of each (paired by rank).",
-        )
-    if len(devices) <= 1:
-        return tuple(Slot(server, devices[0] if devices else None) for server in servers)
-    shared = len(servers) <= 1
-    return tuple(
-        Slot(
-            servers[rank] if len(servers) > 1 else (servers[0] if servers else None),
-            device,
-            {name: base + rank for name, base in PORT_BASES.items()} if shared else {},
-        )
-        for rank, device in enumerate(devices)
-    )
-
-
 #: What a worker sends back for a scenario: its rank in the suite and what `run_one` returned for it.
 Done = tuple[int, Any]
 #: Runs one scenario (path, options, concurrent) and returns its row first; a worker calls it.
-RunOne = Callable[[str, "RunOptions", bool], tuple[dict[str, Any], Any, list[str]]]
+RunOne = Callable[[str, "RunConfig", bool], tuple[dict[str, Any], Any, list[str]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +70,7 @@ class Task:
 
 def run_at_once(
     paths: Sequence[str],
-    options: RunOptions,
+    options: RunConfig,
     processes: int,
     run_one: RunOne,
     done: Callable[[int, dict[str, Any]], None] = lambda _rank, _row: None,
@@ -342,7 +297,7 @@ def _serve(
     results: Any,
     spares: Any,
     stop: Any,
-    options: RunOptions,
+    options: RunConfig,
     run_one: RunOne,
     place: tuple[int, Any] | None = None,
 ) -> None:
@@ -399,15 +354,10 @@ def _spare(spares: Any) -> Slot | None:
     return slot
 
 
-def _run(task: Task, slot: Slot | None, options: RunOptions, run_one: RunOne) -> tuple[dict[str, Any], Any, list[str]]:
+def _run(task: Task, slot: Slot | None, options: RunConfig, run_one: RunOne) -> tuple[dict[str, Any], Any, list[str]]:
     """Run a task's scenario on the worker's device (its own clock and ids); say where it was moved from."""
     if slot is not None:
-        options = replace(
-            options,
-            server_url=slot.server_url or options.server_url,
-            device=slot.device or options.device,
-            capabilities={**options.capabilities, **slot.capabilities},
-        )
+        options = options.on(slot)
     row, result, written = run_one(task.path, options, slot is None)
     if task.moved:
         row = {**row, "moved": list(task.moved)}
@@ -425,4 +375,4 @@ def processes_for(workers: int, on_this_cpu: bool) -> int:
     return max(1, min(workers, os.cpu_count() or 1)) if on_this_cpu else workers
 
 
-__all__ = ["PORT_BASES", "Slot", "Task", "pool_of", "processes_for", "run_at_once"]
+__all__ = ["Task", "processes_for", "run_at_once"]

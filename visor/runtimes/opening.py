@@ -11,20 +11,12 @@ others run on the wall clock. This module is light to import: the command line d
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from visor.clock import Clock, VirtualClock
-from visor.runtimes.registry import (
-    DEFAULT_RUNTIME,
-    RUNTIMES,
-    AppiumRequest,
-    DeviceRequest,
-    VisualAgentRequest,
-    choose_runtime,
-    open_device,
-    preload,
-)
+from visor.runtimes.config import DEFAULT_RUNTIME, RUNTIMES, DeviceConfig
+from visor.runtimes.registry import DeviceRequest, choose_runtime, open_device, preload
 
 if TYPE_CHECKING:
     from visor.device.protocol import Device
@@ -32,39 +24,12 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_RUNTIME",
     "RUNTIMES",
-    "DeviceOptions",
+    "DeviceConfig",
     "OpenedDevice",
     "ScenarioDevice",
     "open_for",
     "preload_for",
 ]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DeviceOptions:
-    """What the command line says about the device."""
-
-    #: `sim` or `appium`; None: the scenario's `config.runtime`, else `DEFAULT_RUNTIME`.
-    runtime: str | None = None
-    #: An app model (sim) or an app id (appium).
-    app: str | None = None
-    #: The app's package or bundle id (appium; on the simulated device, an app model when `app` is not given).
-    app_id: str | None = None
-    server_url: str | None = None
-    #: The device to run on (an adb serial or a simulator's udid).
-    device: str | None = None
-    #: Attach to the app already running instead of starting it.
-    attach: bool = False
-    #: The platform, when no local device tells it (a remote server, a device farm).
-    platform: str | None = None
-    #: The folder an agent serves (the `visualagent` runtime); with `adb_serial`, a folder on that phone.
-    visualagent_dir: str | None = None
-    #: The phone whose VisualAgent folder is used (the `visualagent` runtime, and `visualagent serve`).
-    adb_serial: str | None = None
-    #: The simulated phone's device profile (its photos, calendar, files…): a shipped profile's name or a file.
-    profile: str | None = None
-    #: Capabilities under the scenario's own (a pool's device: its host ports).
-    capabilities: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +53,8 @@ class OpenedDevice:
     clock: Clock
 
 
-def open_for(options: DeviceOptions, seed: int, wall: Clock, scenario: ScenarioDevice | None = None) -> OpenedDevice:
-    """Open the device the options (then the scenario) ask for; `seed` drives a simulated device's randomness.
+def open_for(config: DeviceConfig, seed: int, wall: Clock, scenario: ScenarioDevice | None = None) -> OpenedDevice:
+    """Open the device the configuration (then the scenario) asks for; `seed` drives a simulated device's randomness.
 
     Raises:
         InputError: the runtime is unknown, or the app model is missing or invalid.
@@ -97,23 +62,17 @@ def open_for(options: DeviceOptions, seed: int, wall: Clock, scenario: ScenarioD
     """
     scenario = scenario or ScenarioDevice()
     virtual = VirtualClock()
-    appium = AppiumRequest(
-        server_url=options.server_url,
-        device=options.device,
-        app_id=options.app_id or options.app,
-        attach=options.attach,
-        platform=options.platform,
-        capabilities={**options.capabilities, **scenario.capabilities},
-    )
     request = DeviceRequest(
-        runtime=choose_runtime(options.runtime, scenario.runtime),
-        app=options.app or options.app_id or scenario.app,
+        runtime=choose_runtime(config.runtime, scenario.runtime),
+        app=config.app or config.app_id or scenario.app,
         scenario_dir=scenario.folder,
         seed=seed,
         clock=virtual,
-        appium=appium,
-        visualagent=VisualAgentRequest(options.visualagent_dir, options.adb_serial),
-        profile=options.profile,
+        app_id=config.app_id or config.app,
+        platform=config.platform,
+        appium=replace(config.appium, capabilities={**config.appium.capabilities, **scenario.capabilities}),
+        visualagent=config.visualagent,
+        sim=config.sim,
         wall=wall,
         scenario_platform=scenario.platform,
         scenario_runtime=scenario.runtime,
@@ -122,11 +81,11 @@ def open_for(options: DeviceOptions, seed: int, wall: Clock, scenario: ScenarioD
     return OpenedDevice(device, virtual if device.info.capabilities.virtual_time else wall)
 
 
-def preload_for(options: DeviceOptions, scenario: ScenarioDevice) -> None:
-    """Warm this process for the devices the options and scenario ask for (see `visor.runtimes.registry.preload`).
+def preload_for(config: DeviceConfig, scenario: ScenarioDevice) -> None:
+    """Warm this process for the devices the configuration and scenario ask for (`visor.runtimes.registry.preload`).
 
     Raises:
         VisorError: the runtime is unknown, or its app model or profile cannot be loaded.
     """
-    runtime = choose_runtime(options.runtime, scenario.runtime)
-    preload(runtime, options.app or options.app_id or scenario.app, scenario.folder, options.profile, scenario.runtime)
+    runtime = choose_runtime(config.runtime, scenario.runtime)
+    preload(runtime, config.app or config.app_id or scenario.app, scenario.folder, config.sim.profile, scenario.runtime)

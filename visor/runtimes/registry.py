@@ -13,40 +13,23 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from visor.errors import InputError, TargetError
+from visor.runtimes.config import (
+    DEFAULT_RUNTIME,
+    RUNTIMES,
+    AppiumConfig,
+    SimConfig,
+    VisualAgentConfig,
+)
 
 if TYPE_CHECKING:
     from visor.clock import Clock
     from visor.device.protocol import Device
     from visor.runtimes.sim.model import AppModel
 
-RUNTIMES = ("sim", "appium", "local", "visualagent")
-#: Upstream's default when neither --runtime nor config.runtime says otherwise.
-DEFAULT_RUNTIME = "appium"
-
-
-@dataclass(frozen=True, slots=True)
-class AppiumRequest:
-    """What the command line says about the Appium runtime."""
-
-    server_url: str | None = None
-    device: str | None = None
-    app_id: str | None = None
-    attach: bool = False
-    platform: str | None = None
-    capabilities: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class VisualAgentRequest:
-    """Where the `visualagent` runtime finds the folder an agent serves: a local one, or a phone's (adb)."""
-
-    folder: str | None = None
-    adb_serial: str | None = None
-
 
 @dataclass(frozen=True, slots=True)
 class DeviceRequest:
-    """What a run needs from its device."""
+    """What a run needs from its device: the command's configuration resolved against the scenario's."""
 
     runtime: str
     app: str | None
@@ -54,12 +37,16 @@ class DeviceRequest:
     seed: int
     #: The clock a runtime with virtual time (`capabilities.virtual_time`) keeps; the others use the wall's.
     clock: Clock
-    appium: AppiumRequest = field(default_factory=AppiumRequest)
-    visualagent: VisualAgentRequest = field(default_factory=VisualAgentRequest)
+    #: The app's package or bundle id (Appium's app; --app-id, else --app).
+    app_id: str | None = None
+    #: The platform the command gives (--platform): on the simulated phone, its flavour.
+    platform: str | None = None
+    #: Appium's part, its capabilities over the scenario's.
+    appium: AppiumConfig = field(default_factory=AppiumConfig)
+    visualagent: VisualAgentConfig = field(default_factory=VisualAgentConfig)
+    sim: SimConfig = field(default_factory=SimConfig)
     #: The wall clock, for a runtime that waits on real files (`visualagent`).
     wall: Clock | None = None
-    #: The simulated phone's device profile (a shipped profile's name or a file; None: the demo profile).
-    profile: str | None = None
     #: The platform the scenario declares (`meta.platform`): the simulated phone's flavour unless --platform says.
     scenario_platform: str | None = None
     #: The runtime the scenario declares (`config.runtime`), when --runtime chose another: a scenario written for
@@ -148,8 +135,8 @@ def open_sim(request: DeviceRequest) -> Device:
 
     model, installed = _sim_apps(request.runtime, request.app, request.scenario_dir, request.scenario_runtime)
     name = "local" if request.runtime == "local" else "visor-sim"
-    profile = load_profile(request.profile)
-    platform = choose_platform(model, request.appium.platform, request.scenario_platform)
+    profile = load_profile(request.sim.profile)
+    platform = choose_platform(model, request.platform, request.scenario_platform)
     return SimDevice(
         model,
         clock=request.clock,
@@ -204,7 +191,7 @@ def open_visualagent(request: DeviceRequest) -> Device:
             "or --adb-serial SERIAL (the phone whose /sdcard/VisualAgent/ the VisualAgent app serves).",
         )
     assert request.wall is not None, "the visualagent runtime waits on real files: it needs the wall clock"
-    return VisualAgentDevice(mailbox, request.wall, platform=request.appium.platform or "android")
+    return VisualAgentDevice(mailbox, request.wall, platform=request.platform or "android")
 
 
 def platform_untold(runtime: str | None, platform: str | None, capabilities: Mapping[str, Any]) -> bool:
@@ -232,9 +219,9 @@ def open_appium(request: DeviceRequest) -> Device:
     settings = settings_from(
         server_url=ask.server_url,
         device=ask.device,
-        app_id=ask.app_id or request.app,
+        app_id=request.app_id or request.app,
         attach=ask.attach,
-        platform=ask.platform,
+        platform=request.platform,
         capabilities=capabilities,
     )
     # A udid in the capabilities names the device as --device does.

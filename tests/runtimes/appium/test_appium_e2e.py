@@ -16,8 +16,10 @@ from visor.clock import CountingIds, SystemClock
 from visor.device.protocol import PathPoint
 from visor.engine.events import StepFinished
 from visor.errors import ExitCode
-from visor.run.runs import Environment, RunOptions, run_file
+from visor.run.config import RunConfig
+from visor.run.runs import Environment, run_file
 from visor.runtimes.appium.device import AppiumDevice
+from visor.runtimes.config import AppiumConfig, DeviceConfig
 from visor.ui.geometry import Point
 
 CONFORMANCE = ROOT / "tests" / "fixtures" / "conformance.yaml"
@@ -111,7 +113,9 @@ def test_gestures_reach_the_server_as_w3c_actions(appium_server: AppiumServer, t
         "{id: drag, command: act, args: {name: drag, startX: 100, startY: 1500, endX: 900, endY: 300}}",
         "{id: scroll, command: scroll, args: {direction: down, percent: 50}}",
     )
-    options = RunOptions(output=str(tmp_path / "o"), server_url=appium_server.url)
+    options = RunConfig(
+        output=str(tmp_path / "o"), device=DeviceConfig(appium=AppiumConfig(server_url=appium_server.url))
+    )
     before = set(appium_server.sessions())
     outcome = run_file(str(path), options, Environment(SystemClock(), CountingIds()), (Grab(),))
     assert set(appium_server.sessions()) == before  # the session was closed
@@ -214,7 +218,9 @@ def test_session_deleted_mid_run_is_recovered_once(appium_server: AppiumServer, 
         '{id: second, command: tap, args: {target: "text=Log in"}}',
         '{id: third, command: wait, args: {for: "text=Welcome back"}}',
     )
-    options = RunOptions(output=str(tmp_path / "o"), server_url=appium_server.url)
+    options = RunConfig(
+        output=str(tmp_path / "o"), device=DeviceConfig(appium=AppiumConfig(server_url=appium_server.url))
+    )
     outcome = run_file(str(path), options, Environment(SystemClock(), CountingIds()), (DeleteSession(),))
     run = outcome.data["run"]
     assert outcome.exit_code == ExitCode.OK, run
@@ -235,7 +241,9 @@ def test_server_killed_mid_run(own_appium_server: AppiumServer, tmp_path: Path) 
         '{id: second, command: tap, args: {target: "text=Log in"}}',
         "{id: third, command: wait, args: {ms: 1}}",
     )
-    options = RunOptions(output=str(tmp_path / "o"), server_url=own_appium_server.url)
+    options = RunConfig(
+        output=str(tmp_path / "o"), device=DeviceConfig(appium=AppiumConfig(server_url=own_appium_server.url))
+    )
     outcome = run_file(str(path), options, Environment(SystemClock(), CountingIds()), (Kill(),))
     assert outcome.exit_code == ExitCode.ERROR
     assert outcome.error is not None and outcome.error.code == "TARGET_ERROR"

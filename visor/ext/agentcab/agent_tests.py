@@ -26,7 +26,8 @@ from visor.ext.agentcab.spec.output_actions import read_actions
 from visor.ext.agentcab.spec.policy import Policy, read_policy
 from visor.ext.agentcab.worker import WorkerFailed, ask_worker
 from visor.report.envelope import Outcome
-from visor.run.action_options import ActionOptions
+from visor.run.config import RunConfig
+from visor.runtimes.config import SimConfig
 from visor.runtimes.opening import ScenarioDevice, open_for
 
 
@@ -57,14 +58,14 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def run_agent_test(path: str, options: ActionOptions, wall: Clock, *, runs: int, uploads: str | None) -> Outcome:
+def run_agent_test(path: str, options: RunConfig, wall: Clock, *, runs: int, uploads: str | None) -> Outcome:
     """Run the agent test at `path` `runs` times; report the first run, the signatures and what differs."""
     agent = load_agent_file(path)
     schema = _schema(agent, path)
     policy = read_policy(agent.confirm if agent.confirm in ("deny", "approve", "ask") else beside(path, agent.confirm))
     # Named as the file names it: a run's signature must not depend on where the test is checked out.
     policy = dataclasses.replace(policy, source=agent.confirm if policy.source else "")
-    profile = options.profile or _profile(agent, path)
+    profile = options.device.sim.profile or _profile(agent, path)
     store = UploadStore(uploads_folder(uploads))
     done = [_run(agent, path, schema, policy, options, profile, wall, store) for _ in range(runs)]
     signatures = [run.signature() for run in done]
@@ -111,7 +112,7 @@ def _profile(agent: AgentFile, path: str) -> str | None:
     return beside(path, agent.profile)
 
 
-def _run(agent: AgentFile, path: str, schema: InputSchema, policy: Policy, options: ActionOptions,
+def _run(agent: AgentFile, path: str, schema: InputSchema, policy: Policy, options: RunConfig,
          profile: str | None, wall: Clock, store: UploadStore) -> AgentRun:  # fmt: skip
     from visor.ext.agentcab.act import Applier
     from visor.ext.agentcab.collect import Collector
@@ -119,7 +120,8 @@ def _run(agent: AgentFile, path: str, schema: InputSchema, policy: Policy, optio
     from visor.ui.images import photo_hash
 
     run = AgentRun()
-    chosen = dataclasses.replace(options, runtime=options.runtime or "sim", profile=profile)
+    device = options.device
+    chosen = dataclasses.replace(device, runtime=device.runtime or "sim", sim=SimConfig(profile=profile))
     opened = open_for(chosen, options.seed if options.seed is not None else agent.seed, wall, ScenarioDevice())
     try:
         data = opened.device.device_data()

@@ -27,9 +27,9 @@ from visor.inputs.document import Document
 from visor.inputs.issues import Issue, locate
 from visor.inputs.reading import MAX_SOURCE_BYTES
 from visor.report.envelope import Outcome
-from visor.run.action_options import ActionOptions
+from visor.run.config import RunConfig
 from visor.run.state_paths import state_folder
-from visor.runtimes.opening import ScenarioDevice, open_for
+from visor.runtimes.opening import open_for
 
 if TYPE_CHECKING:
     from visor.ext.agentcab.act import Question
@@ -153,7 +153,7 @@ def invalid(document: Document, issues: list[Issue], likely_cause: str, where: s
 
 
 def collect_file(
-    path: str, options: ActionOptions, wall: Clock, *, uploads: str | None, stdin: BinaryIO | None = None
+    path: str, options: RunConfig, wall: Clock, *, uploads: str | None, stdin: BinaryIO | None = None
 ) -> Outcome:
     """Collect the payload an agent's input schema asks for, on the device the options name."""
     from visor.ext.agentcab.collect import Collector
@@ -161,7 +161,7 @@ def collect_file(
 
     schema = load_schema(path, stdin)
     store = UploadStore(uploads_folder(uploads))
-    opened = open_for(options, options.seed or 0, wall, ScenarioDevice(capabilities=dict(options.capabilities)))
+    opened = open_for(options.device, options.seed or 0, wall)
     try:
         collected = Collector(opened.device, store.put, photo_hash).collect(schema)
     finally:
@@ -172,7 +172,7 @@ def collect_file(
 
 def act_file(
     path: str,
-    options: ActionOptions,
+    options: RunConfig,
     wall: Clock,
     *,
     confirm: str,
@@ -202,7 +202,7 @@ def act_file(
                 raise EvidenceLost(exc) from exc
 
     lost: EvidenceLost | None = None
-    opened = open_for(options, options.seed or 0, wall, ScenarioDevice(capabilities=dict(options.capabilities)))
+    opened = open_for(options.device, options.seed or 0, wall)
     try:
         applier = Applier(opened.device, opened.clock, policy_confirmer(policy, ask), keep)
         try:

@@ -32,12 +32,12 @@ from visor.ext.appmap.model import (
 )
 from visor.report.console import printable
 from visor.report.envelope import Outcome
-from visor.run.action_options import ActionOptions
-from visor.runtimes.opening import OpenedDevice, ScenarioDevice, open_for
+from visor.run.config import RunConfig
+from visor.runtimes.opening import OpenedDevice, open_for
 
 
 def discover(
-    options: ActionOptions,
+    options: RunConfig,
     wall: Clock,
     *,
     map_dir: str | None,
@@ -46,7 +46,7 @@ def discover(
     note: Mapping[str, Any] | None = None,
 ) -> Outcome:
     """Record the current screen in the app map (and, with `crawl`, every screen reached); return what was done."""
-    opened = open_for(options, options.seed or 0, wall, ScenarioDevice(capabilities=dict(options.capabilities)))
+    opened = open_for(options.device, options.seed or 0, wall)
     try:
         return _discover(opened, options, wall, map_dir=map_dir, no_map=no_map, crawl=crawl, note=note)
     finally:
@@ -55,7 +55,7 @@ def discover(
 
 def _discover(
     opened: OpenedDevice,
-    options: ActionOptions,
+    options: RunConfig,
     wall: Clock,
     *,
     map_dir: str | None,
@@ -66,7 +66,7 @@ def _discover(
     info = opened.device.info
     settled = settle(opened, options.timeout_ms)
     tree = opened.device.observe().tree
-    place = MapPlace.of_device(info, options.app_id, map_dir)
+    place = MapPlace.of_device(info, options.device.app_id, map_dir)
     if map_disabled(no_map):
         data: dict[str, Any] = {"action": "discover", "map": place.disabled(), "screen": None, "settle": settled}
         return Outcome("ok", NextAction.RUN, data, ExitCode.OK)

@@ -58,10 +58,10 @@ from visor.ext.appmap.routes import UNKNOWN_SCREEN, destination, no_map_outcome
 from visor.inputs.document import Document
 from visor.report.console import printable
 from visor.report.envelope import Outcome
-from visor.run.action_options import ActionOptions
+from visor.run.config import RunConfig
 from visor.run.direct import run_steps
 from visor.run.runs import Environment
-from visor.runtimes.opening import OpenedDevice, ScenarioDevice, open_for
+from visor.runtimes.opening import OpenedDevice, open_for
 from visor.selectors.parse import parse_selector
 from visor.steps.targets import match_all
 from visor.ui.screens import safety
@@ -148,7 +148,7 @@ def checkpoint_path(place: MapPlace, route_id: str) -> str:
 
 def follow_plan(
     plan: RoutePlan,
-    options: ActionOptions,
+    options: RunConfig,
     env: Environment,
     *,
     map_dir: str | None,
@@ -164,9 +164,9 @@ def follow_plan(
     """
     if map_disabled(no_map):
         return no_map_outcome(plan.goal)
-    opened = open_for(options, options.seed or 0, env.wall, ScenarioDevice(capabilities=dict(options.capabilities)))
+    opened = open_for(options.device, options.seed or 0, env.wall)
     try:
-        place = MapPlace.of_device(opened.device.info, options.app_id, map_dir)
+        place = MapPlace.of_device(opened.device.info, options.device.app_id, map_dir)
         return follow_plan_on(opened, place, plan, env, seed=options.seed or 0, resume=resume, checkpoint=checkpoint,
                               timeout_ms=options.timeout_ms)  # fmt: skip
     finally:

@@ -46,8 +46,8 @@ from visor.ext.appmap.model import (
 from visor.ext.appmap.picture import screen_name
 from visor.report.console import printable
 from visor.report.envelope import Outcome
-from visor.run.action_options import ActionOptions
-from visor.runtimes.opening import OpenedDevice, ScenarioDevice, open_for
+from visor.run.config import RunConfig
+from visor.runtimes.opening import OpenedDevice, open_for
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,16 +193,16 @@ def no_map_outcome(goal: str) -> Outcome:
     return Outcome("fail", NextAction.RUN, data, ExitCode.RUN_FAILED, error)
 
 
-def route_to(wanted: str, options: ActionOptions, wall: Clock, *, map_dir: str | None) -> Outcome:
+def route_to(wanted: str, options: RunConfig, wall: Clock, *, map_dir: str | None) -> Outcome:
     """Plan a route to `wanted` from the current screen and follow it, checking every leg.
 
     `options.timeout_ms` bounds how long a busy app is waited for before and after each tap (`--timeout`).
     """
     if map_disabled(False):
         return no_map_outcome(wanted)  # VISOR_NO_MAP: a route is planned on the map, which is off
-    opened = open_for(options, options.seed or 0, wall, ScenarioDevice(capabilities=dict(options.capabilities)))
+    opened = open_for(options.device, options.seed or 0, wall)
     try:
-        place = MapPlace.of_device(opened.device.info, options.app_id, map_dir)
+        place = MapPlace.of_device(opened.device.info, options.device.app_id, map_dir)
         return route_on(opened, place, wanted, wall, timeout_ms=options.timeout_ms)
     finally:
         opened.device.close()

@@ -49,8 +49,9 @@ from visor.ext.visualagent.watch import POLL_US, STOP_SIGNALS, Polling, Waiter, 
 from visor.files import UnsafePath, read_confined, write_confined
 from visor.report.console import printable
 from visor.report.envelope import Outcome
-from visor.run.action_options import ActionOptions
-from visor.runtimes.opening import ScenarioDevice, open_for
+from visor.run.config import RunConfig
+from visor.runtimes.config import VisualAgentConfig
+from visor.runtimes.opening import open_for
 from visor.runtimes.visualagent.mailbox import ARCHIVE, COMMANDS, DEVICE_ROOT, RESULTS, result_name
 
 #: Where a line of the server's log goes besides `DIR/serve.log` (stderr, through the console renderer).
@@ -384,7 +385,7 @@ def _unwritable(what: str, folder: str, exc: OSError) -> InputError:
 
 def serve_folder(
     root: str | None,
-    options: ActionOptions,
+    options: RunConfig,
     wall: Clock,
     real: RealTime,
     *,
@@ -398,20 +399,20 @@ def serve_folder(
     With `cold_start`, `start_app` stops the app first: it starts from its first screen, every time. The log's
     lines also go to `say` (the CLI's stderr).
 
-    With `options.adb_serial` the folder served is the phone's (`options.visualagent_dir`, default
+    With an adb serial (`--adb-serial`) the folder served is the phone's (`--visualagent-dir`, default
     `/sdcard/VisualAgent/`), mirrored in `root` (default `.visor/visualagent/SERIAL`); the device is that phone
     unless `--device` names another.
 
     Raises:
         UsageError: neither a folder nor a phone was named.
     """
-    serial = options.adb_serial
+    serial = options.device.visualagent.adb_serial
     if root is None and serial is None:
         raise UsageError(
             "visualagent serve needs a folder to serve",
             next_step="Name it (visor visualagent serve DIR), or serve a phone's with --adb-serial SERIAL.",
         )
-    remote = options.visualagent_dir or DEVICE_ROOT
+    remote = options.device.visualagent.folder or DEVICE_ROOT
     folders = Folders(root if root is not None else os.path.join(".visor", "visualagent", str(serial)), remote)
     mirror = None
     if serial is not None:
@@ -421,8 +422,10 @@ def serve_folder(
         folders.create()
         mirror = PhoneFolder(Adb(serial), remote, folders)
         # The phone's folder is this command's, not a device's: the device is the phone itself, through Appium.
-        options = replace(options, device=options.device or serial, adb_serial=None, visualagent_dir=None)
-    opened = open_for(options, options.seed or 0, wall, ScenarioDevice(capabilities=dict(options.capabilities)))
+        device = options.device
+        appium = replace(device.appium, device=device.appium.device or serial)
+        options = replace(options, device=replace(device, appium=appium, visualagent=VisualAgentConfig()))
+    opened = open_for(options.device, options.seed or 0, wall)
     folders.create()
     if mirror is not None:
         waiter: Waiter = Polling(real.sleep_us, PHONE_POLL_US)

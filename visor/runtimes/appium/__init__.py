@@ -4,6 +4,7 @@
   `device_data()` on Appium)
 - `capabilities`: W3C capabilities for UiAutomator2 (Android) and XCUITest (iOS), from options, environment and the
   scenario
+- `config`: The Appium runtime's part of a device's configuration, and the options that fill it. Light to import
 - `deadline`: One total deadline per request to an Appium server, enforced, and a note while a request is slow
 - `described`: Finds that describe their elements: Appium's element response attributes
 - `device`: The Appium runtime: the device protocol over a WebDriver session with an Appium 2/3 server

@@ -2,6 +2,7 @@
 
 - `boxes`: Building a frame: boxes (widgets whose children are still to come), the place an element gets, freezing
 - `builders`: The builder table: how each kind of app-model element is laid out, and columns and rows of elements
+- `config`: The simulated phone's part of a device's configuration, and the option that fills it. Light to import
 - `control_layout`: Builders of the simple elements: texts, buttons, fields, switches and checkboxes, sliders,
   images, spinners
 - `device`: The simulated device: a deterministic phone in the same process, an Android phone or an iPhone

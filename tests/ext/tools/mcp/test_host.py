@@ -18,6 +18,7 @@ from visor.ext.tools.mcp.device import AgentOptions, open_session
 from visor.ext.tools.mcp.host import AgentHost, secret_values
 from visor.ext.tools.mcp.session import AgentSession
 from visor.ext.tools.spec.definitions import all_definitions
+from visor.runtimes.config import DeviceConfig, device_config
 from visor.runtimes.sim.device import SimDevice
 from visor.runtimes.sim.load import load_app
 
@@ -31,7 +32,11 @@ def no_host_programs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def host_of(**options: Any) -> AgentHost:
-    return AgentHost(AgentOptions(seed=7, turn_ms=0, **options), VirtualClock(), CountingIds())
+    """A host as `visor mcp` makes it from its options: the device's (by option name), then the session's."""
+    own = {name: options.pop(name) for name in ("no_map", "observe_after") if name in options}
+    return AgentHost(
+        AgentOptions(device=device_config(options), seed=7, turn_ms=0, **own), VirtualClock(), CountingIds()
+    )
 
 
 @pytest.fixture
@@ -87,7 +92,9 @@ def test_an_unknown_tool_is_refused_with_every_tool_with_or_without_a_device(hos
 def test_use_device_opens_the_same_phone_as_the_command_line(host: AgentHost) -> None:
     used = host.call("use_device", {"device": "sim"})
     assert not used.is_error and used.image is not None
-    session = open_session(AgentOptions(runtime="sim", seed=7, turn_ms=0), VirtualClock(), CountingIds())
+    session = open_session(
+        AgentOptions(device=DeviceConfig(runtime="sim"), seed=7, turn_ms=0), VirtualClock(), CountingIds()
+    )
     try:
         observed = session.call("observe", {})
         assert used.result["observation"]["elements"] == observed.result["elements"]
@@ -191,8 +198,8 @@ class Quoting:
 
     def __call__(self, options: AgentOptions, _wall: object, _ids: object) -> AgentSession:
         self.options.append(options)
-        raise TargetError(f"session not created: {dict(options.capabilities)}",
-                          likely_cause=f"the farm refused {dict(options.capabilities)}",
+        raise TargetError(f"session not created: {dict(options.device.appium.capabilities)}",
+                          likely_cause=f"the farm refused {dict(options.device.appium.capabilities)}",
                           next_step="Check config.capabilities; `visor devices` lists what visor sees.")  # fmt: skip
 
 
@@ -207,10 +214,10 @@ def test_the_calls_capabilities_are_merged_over_the_command_lines(quoting: Quoti
     host = host_of(capabilities={**CLI_SECRETS, "platformName": "Android"})
     host.call("use_device", {"device": "farm-1", "runtime": "appium", "capabilities": CALL_SECRETS})
     host.call("use_device", {"device": "farm-2", "runtime": "appium"})
-    merged, kept = (options.capabilities for options in quoting.options)
+    merged, kept = (options.device.appium.capabilities for options in quoting.options)
     assert merged == {**CLI_SECRETS, "platformName": "Android", **CALL_SECRETS}, "the call's keys win"
     assert kept == {**CLI_SECRETS, "platformName": "Android"}, "a call's capabilities are its own"
-    assert [options.device for options in quoting.options] == ["farm-1", "farm-2"]
+    assert [options.device.appium.device for options in quoting.options] == ["farm-1", "farm-2"]
 
 
 def test_no_answer_shows_a_secret_capability_and_every_term_is_the_agents(quoting: Quoting) -> None:

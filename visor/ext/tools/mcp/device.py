@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from visor.clock import Clock, IdSource
 from visor.ext.tools.mcp.devices import AppTools
 from visor.ext.tools.mcp.session import AgentSession, ToolChain
 from visor.report.session_tools import SessionAsk, plugged_tools
-from visor.runtimes.opening import DeviceOptions, open_for
+from visor.runtimes.config import DeviceConfig
+from visor.runtimes.opening import open_for
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AgentOptions(DeviceOptions):
-    """What the command line says about an agent session: the device (`DeviceOptions`), then the session."""
+class AgentOptions:
+    """What the command line says about an agent session: the device, then the session."""
 
+    device: DeviceConfig = field(default_factory=DeviceConfig)
     #: The simulated device's seed.
     seed: int
     #: Virtual time that passes between two calls on a device whose time is virtual (the agent's turn).
@@ -30,7 +32,7 @@ class AgentOptions(DeviceOptions):
 
 def session_tools(options: AgentOptions, wall: Clock, ids: IdSource) -> ToolChain:
     """Return the tools a session adds to the 16 and observation: the plugged features' (the map's), then list_apps."""
-    plugged = plugged_tools(SessionAsk(options.app_id, options.map_dir, options.no_map, wall, ids))
+    plugged = plugged_tools(SessionAsk(options.device.app_id, options.map_dir, options.no_map, wall, ids))
     return ToolChain((*plugged, AppTools()))
 
 
@@ -41,7 +43,7 @@ def open_session(options: AgentOptions, wall: Clock, ids: IdSource) -> AgentSess
         InputError: the app model is missing or invalid, or the runtime is unknown.
         TargetError: the device cannot be reached.
     """
-    opened = open_for(options, options.seed, wall)
+    opened = open_for(options.device, options.seed, wall)
     return AgentSession(
         opened.device,
         opened.clock,

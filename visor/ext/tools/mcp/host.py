@@ -43,6 +43,7 @@ from visor.ext.tools.spec.check import encoded_size
 from visor.report.console import printable
 from visor.report.session_tools import Reply, reply
 from visor.runtimes.appium.capabilities import secret_values
+from visor.runtimes.config import DeviceConfig
 from visor.runtimes.registry import platform_untold
 from visor.scenario.schema import schema_issue
 from visor.ui.secrets import redact
@@ -85,7 +86,7 @@ class AgentHost:
         #: Every tool's name (the list never changes): what an unknown name's refusal lists.
         self.tool_names = tuple(definition["name"] for definition in self.definitions())
         #: Texts never shown: secret-looking capabilities, the command line's and every use_device call's.
-        self.secrets = secret_values(options.capabilities)
+        self.secrets = secret_values(options.device.appium.capabilities)
         self._lock = threading.Lock()
 
     def start(self) -> AgentSession:
@@ -103,7 +104,7 @@ class AgentHost:
         info = session.device.info
         # Named as list_devices names it: the simulated phone (a phone of its own in this process) by its flavour.
         flavour = next((entry.id for entry in SIMULATED if entry.platform == info.platform), info.name)
-        self.device_id = self.options.device or (flavour if info.capabilities.independent else info.name)
+        self.device_id = self.options.device.appium.device or (flavour if info.capabilities.independent else info.name)
         self.session = session
         return session
 
@@ -207,7 +208,7 @@ class AgentHost:
         self.secrets |= secret_values(capabilities)
         device, runtime = arguments["device"], arguments.get("runtime")
         if runtime is not None:
-            chosen = self._options(arguments, replace(self.options, runtime=runtime))
+            chosen = self._options(arguments, replace(self.options.device, runtime=runtime))
             return chosen if _platform_known(chosen) else self._no_platform(device)
         flavour = simulated(device)
         entries = [flavour] if flavour is not None else available_devices()
@@ -218,7 +219,7 @@ class AgentHost:
             return reply("use_device", "refused", "NOT_FOUND", f"no device {device!r} here (devices: {known})",
                          hint=hint, in_use=self.device_id)  # fmt: skip
         # The listed platform too: it picks the simulated phone's flavour, and a listed phone's is known.
-        return self._options(arguments, replace(self.options, runtime=entry.runtime, platform=entry.platform))
+        return self._options(arguments, replace(self.options.device, runtime=entry.runtime, platform=entry.platform))
 
     def _no_platform(self, device: str) -> Reply:
         """Refuse an Appium device whose platform nothing tells (nothing changed: the device in use stays)."""
@@ -231,15 +232,16 @@ class AgentHost:
         return reply("use_device", "refused", "VALIDATION_ERROR", message, hint=hint, problems=[found],
                      in_use=self.device_id)  # fmt: skip
 
-    def _options(self, arguments: dict[str, Any], chosen: AgentOptions) -> AgentOptions:
+    def _options(self, arguments: dict[str, Any], chosen: DeviceConfig) -> AgentOptions:
         """Return the options with the call's device, app and capabilities over the command line's."""
-        options = replace(chosen, device=arguments["device"])
+        appium = replace(chosen.appium, device=arguments["device"])
+        if "capabilities" in arguments:
+            appium = replace(appium, capabilities={**appium.capabilities, **arguments["capabilities"]})
+        device = replace(chosen, appium=appium)
         if "app" in arguments:
             # The call's app is the one to start, on either kind of device: the command line's app id yields.
-            options = replace(options, app=arguments["app"], app_id=None)
-        if "capabilities" in arguments:
-            options = replace(options, capabilities={**options.capabilities, **arguments["capabilities"]})
-        return options
+            device = replace(device, app=arguments["app"], app_id=None)
+        return replace(self.options, device=device)
 
     def _close_for(self) -> dict[str, Any]:
         """Close the session in use before opening another (a phone takes one session at a time)."""
@@ -275,9 +277,10 @@ class AgentHost:
 
 def _platform_known(options: AgentOptions) -> bool:
     """Say whether opening the device will know its platform: it needs none, one is said, or this host lists it."""
-    if not platform_untold(options.runtime, options.platform, options.capabilities):
+    device = options.device
+    if not platform_untold(device.runtime, device.platform, device.appium.capabilities):
         return True
-    return any(entry.id == options.device and entry.platform for entry in available_devices())
+    return any(entry.id == device.appium.device and entry.platform for entry in available_devices())
 
 
 def _invalid(arguments: dict[str, Any]) -> tuple[str, str] | None:

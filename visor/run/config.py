@@ -1,0 +1,160 @@
+"""One run's configuration, `RunConfig`: what a command says about the device, the run and its reports.
+
+Built once, from the command's options (`from_flat`, the command line's and the daemon wire's names), over the
+project's config (visor.toml: `visor.scenario.project_config`); a scenario's own config comes below it when the
+run starts (`visor.run.runs.PreparedRun`). Direct actions, runs, benchmarks and suites take the same value; each
+reads the fields it has a use for. `action_wire` and `run_wire` give it flat, as a daemon's client sends it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from visor.errors import UsageError
+from visor.runtimes.config import DEVICE_FLAGS, DeviceConfig, device_config, device_fields
+
+if TYPE_CHECKING:
+    from visor.engine.runner import Capture, Observe
+
+#: Ports a driver opens on the host for each device it drives: devices sharing one Appium server each need their
+#: own (UiAutomator2's `systemPort`, XCUITest's `wdaLocalPort`), else their sessions take each other's.
+PORT_BASES = {"appium:systemPort": 8200, "appium:wdaLocalPort": 8100}
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One device of a pool: the Appium server and the device a worker drives (None: the command's own)."""
+
+    server_url: str | None = None
+    device: str | None = None
+    #: Capabilities this device needs apart from the others (its own host ports), below the scenario's.
+    capabilities: Mapping[str, Any] = field(default_factory=dict)
+
+    def name(self) -> str:
+        """Say which device this is, as a row reports it."""
+        parts = [f"device {self.device}" if self.device else "", f"server {self.server_url}" if self.server_url else ""]
+        return " on ".join(part for part in parts if part)
+
+
+def pool_of(servers: Sequence[str], devices: Sequence[str]) -> tuple[Slot, ...]:
+    """Pair the servers and devices given (`--server-url`, `--device` repeated) into a pool.
+
+    One of each is no pool. Several servers: one slot each (with the device, if one was given). Several devices:
+    one slot each, on the one server (each with its own host ports), or on the server of the same rank.
+
+    Raises:
+        UsageError: several servers and several devices, in different numbers.
+    """
+    if len(servers) <= 1 and len(devices) <= 1:
+        return ()
+    if len(servers) > 1 and len(devices) > 1 and len(servers) != len(devices):
+        raise UsageError(
+            f"{len(servers)} --server-url and {len(devices)} --device cannot be paired",
+            next_step="Give one server for all devices, one device per server, or as many of each (paired by rank).",
+        )
+    if len(devices) <= 1:
+        return tuple(Slot(server, devices[0] if devices else None) for server in servers)
+    shared = len(servers) <= 1
+    return tuple(
+        Slot(
+            servers[rank] if len(servers) > 1 else (servers[0] if servers else None),
+            device,
+            {name: base + rank for name, base in PORT_BASES.items()} if shared else {},
+        )
+        for rank, device in enumerate(devices)
+    )
+
+
+#: The fields of a run beyond the device that a direct action also takes, in the order the wire gives them.
+_ACTION_FIELDS = ("seed", "timeout_ms", "output", "no_map", "map_dir", "repair")
+#: The fields only runs take.
+_RUN_FIELDS = ("capture", "observe", "fresh_session")
+#: Every name `RunConfig.from_flat` takes.
+_NAMES = frozenset({flag.name for flag in DEVICE_FLAGS} | {*_ACTION_FIELDS, *_RUN_FIELDS})
+_NAMES |= {"capabilities", "parameters", "secrets", "pool"}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunConfig:
+    """What a command says about a run or a direct action: the device, then the run itself."""
+
+    device: DeviceConfig = field(default_factory=DeviceConfig)
+    #: The step's timeout in ms (None: `config.timeoutMs`); for a direct `wait`, the wait's.
+    timeout_ms: float | None = None
+    #: The artifacts' folder (None: `config.artifactsDir`, else `artifacts`); a direct action's captures' folder.
+    output: str | None = None
+    seed: int | None = None
+    capture: Capture = "failures"
+    #: When the screen is read (`--observe`; None: `config.observe`, else after each step).
+    observe: Observe | None = None
+    #: A benchmark starts a new session for every run even where sessions are expensive.
+    fresh_session: bool = False
+    #: Use no app map (steps are never routed to another screen).
+    no_map: bool = False
+    #: Where app maps live (absolute; default: VISOR_APP_MAP_DIR, else .visor/maps).
+    map_dir: str | None = None
+    #: When a step's route fails or is unknown, explore for its target (and learn the map) before giving up.
+    repair: bool = False
+    #: The values of the scenarios' `${KEY}` parameters.
+    parameters: Mapping[str, str] = field(default_factory=dict)
+    #: Values that never appear in any output (`--secret`): masked in the envelope, artifacts and console.
+    secrets: tuple[str, ...] = ()
+    #: The devices `--workers` share out, one per worker process, the rest spares (`--server-url` or `--device`
+    #: repeated; see `pool_of`).
+    pool: tuple[Slot, ...] = ()
+
+    @classmethod
+    def from_flat(cls, values: Mapping[str, Any]) -> RunConfig:
+        """Build it from values named as the options are (a command's, or what `run_wire` gave); others default.
+
+        Raises:
+            TypeError: a name is none of the configuration's (a command passing what it should have taken itself).
+        """
+        unknown = set(values) - _NAMES
+        if unknown:
+            raise TypeError(f"not a run's configuration: {', '.join(sorted(unknown))}")
+        own = {name: values[name] for name in (*_ACTION_FIELDS, *_RUN_FIELDS) if name in values}
+        if "parameters" in values:
+            own["parameters"] = dict(values["parameters"])
+        if "secrets" in values:
+            own["secrets"] = tuple(values["secrets"])
+        pool = values.get("pool") or ()
+        own["pool"] = tuple(slot if isinstance(slot, Slot) else Slot(**slot) for slot in pool)
+        return cls(device=device_config(values), **own)
+
+    @property
+    def capabilities(self) -> Mapping[str, Any]:
+        """Return the Appium capabilities the command adds under the scenario's."""
+        return self.device.appium.capabilities
+
+    def on(self, slot: Slot) -> RunConfig:
+        """Return the configuration for one device of the pool: its server, device and capabilities over these."""
+        appium = self.device.appium
+        appium = replace(
+            appium,
+            server_url=slot.server_url or appium.server_url,
+            device=slot.device or appium.device,
+            capabilities={**appium.capabilities, **slot.capabilities},
+        )
+        return replace(self, device=replace(self.device, appium=appium))
+
+    def action_wire(self) -> dict[str, object]:
+        """Return what a direct action takes, flat and as JSON: what a daemon's client sends, and its status shows."""
+        flat = device_fields(self.device) | {name: getattr(self, name) for name in _ACTION_FIELDS}
+        return flat | {"capabilities": dict(self.capabilities)}
+
+    def run_wire(self) -> dict[str, object]:
+        """Return the whole configuration, flat and as JSON (`visor run` through a daemon)."""
+        pool = [
+            {"server_url": slot.server_url, "device": slot.device, "capabilities": dict(slot.capabilities)}
+            for slot in self.pool
+        ]
+        own = {name: getattr(self, name) for name in _RUN_FIELDS}
+        return (
+            self.action_wire()
+            | own
+            | {"parameters": dict(self.parameters), "secrets": list(self.secrets)}
+            | {"pool": pool}
+        )
