@@ -41,7 +41,8 @@ def in_process(path: Path, output: Path) -> tuple[float, int]:
     """Run once in this process (modules already imported); return wall seconds and steps run."""
     import visor.api  # noqa: F401  -- the features plugged in (the app map learns), as `visor run` has them
     from visor.clock import CountingIds, SystemClock
-    from visor.run.runs import Environment, run_file
+    from visor.run.config import Environment
+    from visor.run.runs import run_file
 
     started = time.perf_counter()
     outcome = run_file(

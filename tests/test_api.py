@@ -11,7 +11,18 @@ SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 
 
 def test_the_exported_members_are_pinned() -> None:
-    assert visor.api.__all__ == ["DeviceConfig", "RunConfig", "load", "open_device", "plug_map", "run", "validate"]
+    assert visor.api.__all__ == [
+        "DeviceConfig",
+        "Environment",
+        "RunConfig",
+        "Selection",
+        "benchmark",
+        "load",
+        "open_device",
+        "plug_map",
+        "run",
+        "validate",
+    ]
     for name in visor.api.__all__:
         assert getattr(visor.api, name).__doc__, name
 

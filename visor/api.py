@@ -7,22 +7,38 @@ importing it costs next to nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from visor.errors import UsageError
 from visor.plugs import plug
 from visor.report.session_tools import ExtraTools, SessionAsk, plug_session_tools
-from visor.run.config import RunConfig
+from visor.run.config import Environment, RunConfig, Selection
 from visor.run.hooks import plug_map
 from visor.runtimes.config import DeviceConfig
 
 if TYPE_CHECKING:
+    from visor.engine.results import RunResult
     from visor.inputs.issues import Issue
     from visor.report.envelope import Outcome
+    from visor.run.hooks import Handler
+    from visor.run.suites import SuiteProgress
     from visor.runtimes.opening import OpenedDevice
     from visor.scenario.validate import ValidationResult
 
-__all__ = ["DeviceConfig", "RunConfig", "load", "open_device", "plug_map", "run", "validate"]
+__all__ = [
+    "DeviceConfig",
+    "Environment",
+    "RunConfig",
+    "Selection",
+    "benchmark",
+    "load",
+    "open_device",
+    "plug_map",
+    "run",
+    "validate",
+]
 
 
 def _app_map() -> Iterable[Any]:
@@ -93,12 +109,86 @@ def validate(path: str, parameters: dict[str, str] | None = None) -> tuple[Issue
     return load(path, parameters).issues
 
 
-def run(path: str, config: RunConfig | None = None) -> Outcome:
-    """Run a scenario file as `visor run` does, as `config` says (None: the defaults); return its outcome."""
-    from visor.clock import RandomIds, SystemClock
-    from visor.run.runs import Environment, run_file
+def run(
+    paths: str | Sequence[str],
+    config: RunConfig | None = None,
+    *,
+    selection: Selection | None = None,
+    env: Environment | None = None,
+    progress: SuiteProgress | None = None,
+    handlers: Sequence[Handler] = (),
+) -> Outcome:
+    """Run scenarios as `visor run` does, as `config` says (None: the defaults); return the outcome.
 
-    return run_file(path, config or RunConfig(), Environment(SystemClock(), RandomIds()))
+    One file runs on its own, or on the warm session of the project's daemon while one runs (`visor start`);
+    several paths, a folder, a glob, or a `selection` with tags, retries, a shard or workers run as a suite.
+    `env` gives the time, ids and standard input (None: the system's); `handlers` get the runs' events and
+    `progress` a suite's.
+
+    Raises:
+        InputError: a path names no scenario, or a scenario cannot be read or is invalid (a single run).
+    """
+    from visor.clock import RandomIds, SystemClock
+
+    given = (paths,) if isinstance(paths, str) else tuple(paths)
+    config = config or RunConfig()
+    selection = selection or Selection()
+    env = env or Environment(SystemClock(), RandomIds())
+    if _is_suite(given, selection):
+        from visor.run.suites import run_suite
+
+        return run_suite(given, config, env, handlers, selection, progress)
+    (path,) = given
+    if path != "-":
+        from visor.daemon import client
+        from visor.run.state_paths import DaemonPaths, state_root
+
+        daemon = DaemonPaths(state_root(os.getcwd()))
+        if client.running(daemon):
+            # The daemon's warm session: no session start where sessions are expensive (Appium).
+            from visor.report.envelope import masked
+
+            return masked(client.send_run(daemon, path, config, env.ids), config.secrets)
+    from visor.run.runs import run_file
+
+    return run_file(path, config, env, handlers)
+
+
+def benchmark(
+    paths: str | Sequence[str],
+    config: RunConfig | None = None,
+    *,
+    runs: int = 20,
+    threshold: float = 95.0,
+    compare_map: bool = False,
+    env: Environment | None = None,
+    on_run: Callable[[int, RunResult | None], None] | None = None,
+) -> Outcome:
+    """Benchmark scenarios as `visor benchmark` does: one file `runs` times, or each of several, ranked.
+
+    Raises:
+        UsageError: `compare_map` with several scenarios.
+        InputError: a path names no scenario, or a scenario cannot be read or is invalid (one file).
+    """
+    from visor.clock import RandomIds, SystemClock
+    from visor.run.benchmark import benchmark_file, benchmark_suite
+
+    given = (paths,) if isinstance(paths, str) else tuple(paths)
+    config = config or RunConfig()
+    env = env or Environment(SystemClock(), RandomIds())
+    if _is_suite(given, Selection()):
+        if compare_map:
+            raise UsageError("--compare-map goes with one scenario", next_step="Benchmark one scenario with it.")
+        return benchmark_suite(given, config, env, runs=runs, threshold=threshold)
+    return benchmark_file(given[0], config, env, runs=runs, threshold=threshold, on_run=on_run, compare_map=compare_map)
+
+
+def _is_suite(given: tuple[str, ...], selection: Selection) -> bool:
+    """Say whether scenarios run as a suite: several paths, a folder, a glob, tags, retries, a shard, workers."""
+    first = given[0]
+    pattern = first != "-" and not os.path.exists(first) and any(char in first for char in "*?[")
+    many = len(given) > 1 or os.path.isdir(first) or pattern
+    return many or selection != Selection()
 
 
 def open_device(config: DeviceConfig | None = None, seed: int = 0) -> OpenedDevice:

@@ -205,7 +205,8 @@ class ScenarioItem(_ToldItem):
         """Run the scenario; raise `ScenarioFailed` when it fails or cannot run."""
         from visor.clock import RandomIds, SystemClock
         from visor.errors import NotInstalled, VisorError
-        from visor.run.runs import Environment, PreparedRun, attempt
+        from visor.run.config import Environment
+        from visor.run.runs import PreparedRun, attempt
         from visor.run.suites import not_here
 
         config = self.config

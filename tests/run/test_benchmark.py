@@ -26,8 +26,7 @@ from visor.report.envelope import Outcome
 from visor.run import benchmark
 from visor.run.benchmark import benchmark_file
 from visor.run.benchmark_screens import ScreenKeeper, take_screen
-from visor.run.config import RunConfig
-from visor.run.runs import Environment
+from visor.run.config import Environment, RunConfig
 from visor.runtimes import opening as devices
 from visor.runtimes.opening import OpenedDevice
 from visor.runtimes.sim.device import SimDevice

@@ -19,9 +19,9 @@ from visor.report.artifacts import OutputError
 from visor.report.console import ConsoleReporter
 from visor.report.envelope import Outcome
 from visor.run import runs
-from visor.run.config import RunConfig
+from visor.run.config import Environment, RunConfig
 from visor.run.hooks import Handler
-from visor.run.runs import Environment, run_file
+from visor.run.runs import run_file
 from visor.runtimes import opening as devices
 from visor.runtimes.opening import OpenedDevice
 from visor.runtimes.sim.device import SimDevice

@@ -111,7 +111,7 @@ def test_one_file_is_one_run_and_nothing_is_a_usage_error(cli_runner: Cli, suite
 def test_an_interrupted_suite_says_what_ran(suite: Path, tmp_path: Path) -> None:
     from visor.clock import CountingIds, VirtualClock
     from visor.engine.events import RunStarted
-    from visor.run.runs import Environment
+    from visor.run.config import Environment
     from visor.run.suites import Selection, run_suite
 
     class CtrlC:

@@ -85,7 +85,7 @@ def test_workers_on_the_simulated_phone_say_how_many_ran_and_show_each_scenario(
 
 def test_ctrl_c_during_workers_reports_what_finished(tmp_path: Path) -> None:
     from visor.clock import CountingIds, VirtualClock
-    from visor.run.runs import Environment
+    from visor.run.config import Environment
     from visor.run.suites import Selection, run_suite
 
     class CtrlC:

@@ -140,8 +140,8 @@ def _act(env: CliEnvironment, command: str, values: dict[str, Any]) -> int:
     if client.running(paths):
         outcome = client.send_action(paths, command, flags, options, env.ids)
     else:
+        from visor.run.config import Environment
         from visor.run.direct import run_action  # the engine: only when no daemon runs it
-        from visor.run.runs import Environment
 
         outcome = run_action(command, flags, options, Environment(env.clock, env.ids))
     return emit(env, _recorded(env, paths.root, command, flags, options, outcome))

@@ -222,7 +222,7 @@ def route(
 
         return emit(env, route_to(wanted, options, env.clock, map_dir=map_dir))
     from visor.ext.appmap.route_plans import Resume, follow_plan, read_checkpoint
-    from visor.run.runs import Environment
+    from visor.run.config import Environment
 
     if resume is not None:
         checked, start = read_checkpoint(resume)

@@ -30,7 +30,7 @@ from visor.cli.options import (
     text_value,
 )
 from visor.errors import UsageError
-from visor.run.config import RunConfig
+from visor.run.config import RunConfig, Selection, Shard
 
 F = TypeVar("F", bound=Callable[..., Any])
 SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -88,7 +88,7 @@ def _options(**values: Any) -> RunConfig:
 
 
 def _environment(env: CliEnvironment) -> Any:
-    from visor.run.runs import Environment
+    from visor.run.config import Environment
 
     return Environment(env.clock, env.ids, env.input_stream())
 
@@ -149,57 +149,40 @@ def run(
       visor run scenarios/login.yaml --runtime sim --capture steps --output out
       visor run upstream.json --runtime sim --seed 7 --timeout 5000
     """
-    from visor.daemon import client
+    from visor import api
     from visor.report.console import ConsoleReporter
-    from visor.run.state_paths import DaemonPaths, state_root
     from visor.scenario.project_config import load_project_config
 
-    config = load_project_config(os.getcwd())
-    values["runtime"] = values["runtime"] or config.runtime
-    values["output"] = values["output"] or config.output
-    given = scenarios or config.paths
-    include = _tags(include_tags) or config.include_tags
-    exclude = _tags(exclude_tags) or config.exclude_tags
+    project = load_project_config(os.getcwd())
+    given = scenarios or project.paths
     if not given:
         raise UsageError(
             "visor run needs a scenario: a file, a folder or a glob",
             next_step="Name one (visor run scenarios/), or list paths in visor.toml or pyproject.toml [tool.visor].",
         )
-    options = _options(**values)
+    options = _options(**values).over_project(project)
     if options.pool and len(options.pool) < workers:
         raise UsageError(
             f"--workers {workers} needs as many devices: a pool of {len(options.pool)} given",
             next_step="Give one --server-url or --device per worker (a pool), or fewer --workers.",
         )
+    include = _tags(include_tags) or project.include_tags
+    exclude = _tags(exclude_tags) or project.exclude_tags
+    chosen = Selection(include, exclude, retries, Shard.parse(shard) if shard else None, workers)
     progress = ConsoleReporter(_stderr(), quiet=env.quiet, color=env.color, secrets=options.secrets)
-    if _is_suite(given, include or exclude) or retries or shard or workers > 1:
-        from visor.run.shards import Shard
-        from visor.run.suites import Selection, run_suite
-
-        chosen = Selection(include, exclude, retries, Shard.parse(shard) if shard else None, workers)
-        with reports_kept():
-            outcome = run_suite(given, options, _environment(env), (progress,), chosen, progress)
-            suite = outcome.data.get("suite", {})
-            report = suite.get("report")
-
-            def said(console: ConsoleReporter) -> None:
-                from visor.report.told import totals_line
-
-                console.note(totals_line(suite.get("totals") or {}))
-                console.note(f"suite report: {report}")
-
-            return emit(env, outcome, said if report else None)
-    scenario = given[0]
-    from visor.report.envelope import masked
-    from visor.run.runs import run_file
-
-    paths = DaemonPaths(state_root(os.getcwd()))
-    if scenario != "-" and client.running(paths):
-        # The daemon's warm session: no session start where sessions are expensive (Appium).
-        outcome = client.send_run(paths, scenario, options, env.ids)
-        return emit(env, masked(outcome, options.secrets))
     with reports_kept():
-        return emit(env, run_file(scenario, options, _environment(env), (progress,)))
+        outcome = api.run(given, options, selection=chosen, env=_environment(env), progress=progress,
+                          handlers=(progress,))  # fmt: skip
+        suite = outcome.data.get("suite") or {}
+        report = suite.get("report")
+
+        def said(console: ConsoleReporter) -> None:
+            from visor.report.told import totals_line
+
+            console.note(totals_line(suite.get("totals") or {}))
+            console.note(f"suite report: {report}")
+
+        return emit(env, outcome, said if report else None)
 
 
 #: Signals that stop a run; the CLI raises each as a KeyboardInterrupt (`visor.cli.app.Signals`).
@@ -241,13 +224,6 @@ def reports_kept() -> Iterator[None]:
         for number, handler in previous.items():
             if callable(handler):
                 signal.signal(number, handler)
-
-
-def _is_suite(given: tuple[str, ...], tagged: tuple[str, ...]) -> bool:
-    """Say whether a run is a suite: several paths, a folder, a glob, or tags to choose by."""
-    first = given[0]
-    pattern = first != "-" and not os.path.exists(first) and any(char in first for char in "*?[")
-    return len(given) > 1 or os.path.isdir(first) or pattern or bool(tagged)
 
 
 def _tags(given: tuple[str, ...]) -> tuple[str, ...]:
@@ -299,31 +275,26 @@ def benchmark(
       visor benchmark scenarios/promo-unseeded.yaml --runtime sim --runs 20 --threshold 100
       visor benchmark scenarios/ --runtime sim --runs 20
     """
+    from visor import api
     from visor.report.console import ConsoleReporter
-    from visor.run.benchmark import benchmark_file, benchmark_suite
 
     options = _options(**values)
     if options.pool:
         raise UsageError(
             "visor benchmark takes one --server-url and one --device", next_step="Give one Appium server and device."
         )
-    if _is_suite(scenarios, ()):
-        if compare_map:
-            raise UsageError("--compare-map goes with one scenario", next_step="Benchmark one scenario with it.")
-        outcome = benchmark_suite(scenarios, options, _environment(env), runs=runs, threshold=threshold)
-        return emit(env, outcome)
-    scenario = scenarios[0]
     progress = ConsoleReporter(_stderr(), quiet=env.quiet, color=env.color, secrets=options.secrets)
-    outcome = benchmark_file(
-        scenario,
+    outcome = api.benchmark(
+        scenarios,
         options,
-        _environment(env),
         runs=runs,
         threshold=threshold,
-        on_run=lambda index, result: progress.benchmark_run(index, runs, result),
         compare_map=compare_map,
+        env=_environment(env),
+        on_run=lambda index, result: progress.benchmark_run(index, runs, result),
     )
-    return emit(env, outcome, lambda console: console.benchmark_result(dict(outcome.data)))
+    ranked = "benchmarks" in outcome.data
+    return emit(env, outcome, None if ranked else lambda console: console.benchmark_result(dict(outcome.data)))
 
 
 def _stderr() -> Any:

@@ -21,8 +21,8 @@ from visor.inputs.document import Document
 from visor.inputs.yaml_writer import dump_yaml
 from visor.report.envelope import Outcome, masked
 from visor.report.outcomes import run_outcome
-from visor.run.config import RunConfig
-from visor.run.runs import DEFAULT_OUTPUT, Environment, PreparedRun, attempt
+from visor.run.config import Environment, RunConfig
+from visor.run.runs import DEFAULT_OUTPUT, PreparedRun, attempt
 from visor.run.state_paths import FLOWS, DaemonPaths, state_folder, write_state
 from visor.scenario.project import inside
 from visor.scenario.scenario import Scenario

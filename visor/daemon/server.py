@@ -51,9 +51,9 @@ from visor.errors import ErrorCode, InputError, TargetError, VisorError
 from visor.limits import MAX_DURATION_MS, MAX_SEED
 from visor.report.envelope import Outcome
 from visor.report.outcomes import run_outcome
-from visor.run.config import RunConfig
+from visor.run.config import Environment, RunConfig
 from visor.run.direct import perform, prepare
-from visor.run.runs import Environment, PreparedRun, attempt
+from visor.run.runs import PreparedRun, attempt
 from visor.run.state_paths import METADATA, DaemonPaths, write_state
 from visor.runtimes.config import device_fields
 from visor.runtimes.opening import OpenedDevice, ScenarioDevice, open_for

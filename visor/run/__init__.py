@@ -4,7 +4,8 @@
   without a re-run
 - `benchmark`: Benchmark a scenario file: run it again and again (`visor benchmark`), and say how deterministic it
   is
-- `config`: One run's configuration, `RunConfig`: what a command says about the device, the run and its reports
+- `config`: What a run is told: its configuration, which scenarios of a suite run, where its time and ids come
+  from
 - `direct`: Direct actions: one command, one step, on the device (`visor
   tap|navigate|act|scroll|screenshot|wait|source`)
 - `hooks`: The hook a map plugs into runs: runs, direct actions and benchmarks call it, and never know what a map

@@ -25,9 +25,9 @@ from visor.report.artifacts import OutputError
 from visor.report.envelope import Outcome, masked
 from visor.report.outcomes import benchmark_outcome, interrupted_benchmark_outcome
 from visor.run.benchmark_screens import ScreenKeeper
-from visor.run.config import RunConfig
+from visor.run.config import Environment, RunConfig
 from visor.run.hooks import MapStates, compare_map_hook, map_hook
-from visor.run.runs import Attempt, Environment, PreparedRun, attempt
+from visor.run.runs import Attempt, PreparedRun, attempt
 from visor.runtimes.opening import OpenedDevice, open_for
 from visor.scenario.discovery import expand_paths
 from visor.ui.secrets import mask_rendered, redact

@@ -1,22 +1,28 @@
-"""One run's configuration, `RunConfig`: what a command says about the device, the run and its reports.
+"""What a run is told: its configuration, which scenarios of a suite run, where its time and ids come from.
 
-Built once, from the command's options (`from_flat`, the command line's and the daemon wire's names), over the
-project's config (visor.toml: `visor.scenario.project_config`); a scenario's own config comes below it when the
+`RunConfig` is built once, from the command's options (`from_flat`: the command line's and the daemon wire's
+names), over the project's settings (`over_project`: visor.toml); a scenario's own config comes below it when the
 run starts (`visor.run.runs.PreparedRun`). Direct actions, runs, benchmarks and suites take the same value; each
-reads the fields it has a use for. `action_wire` and `run_wire` give it flat, as a daemon's client sends it.
+reads the fields it has a use for. `action_wire` and `run_wire` give it flat, as a daemon's client sends it. A
+pool of devices (`Slot`, `pool_of`) and a suite's shard (`Shard`) are part of it. Light to import: the front
+door (`visor.api`) exports these, with `Selection` (a suite's tags, retries, shard and workers) and
+`Environment` (the clocks, ids and standard input a run takes).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
+from visor.clock import Clock, IdSource
 from visor.errors import UsageError
 from visor.runtimes.config import DEVICE_FLAGS, DeviceConfig, device_config, device_fields
 
 if TYPE_CHECKING:
     from visor.engine.runner import Capture, Observe
+    from visor.scenario.project_config import ProjectConfig
 
 #: Ports a driver opens on the host for each device it drives: devices sharing one Appium server each need their
 #: own (UiAutomator2's `systemPort`, XCUITest's `wdaLocalPort`), else their sessions take each other's.
@@ -65,6 +71,60 @@ def pool_of(servers: Sequence[str], devices: Sequence[str]) -> tuple[Slot, ...]:
         )
         for rank, device in enumerate(devices)
     )
+
+
+_SHARD = re.compile(r"^(\d+)/(\d+)$")
+
+
+@dataclass(frozen=True, slots=True)
+class Shard:
+    """One shard of a suite: its 1-based index and how many there are."""
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        """Read `i/n` (1 <= i <= n <= 1000).
+
+        Raises:
+            UsageError: it is not i/n with 1 <= i <= n.
+        """
+        found = _SHARD.match(text.strip())
+        if found is None or not 1 <= int(found[1]) <= int(found[2]) <= 1000:
+            raise UsageError(f"--shard {text!r} is not i/n with 1 <= i <= n (e.g. 2/4)",
+                             next_step="Give the job's shard, e.g. --shard 1/4 … --shard 4/4.")  # fmt: skip
+        return cls(int(found[1]), int(found[2]))
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Which scenarios run, by their tags (any of `include`, none of `exclude`), and how often they may retry."""
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    #: How many times a failed scenario runs again; a pass after a failure is `flaky`.
+    retries: int = 0
+    #: The part of the suite this job runs (`--shard i/n`); None: all of it.
+    shard: Shard | None = None
+    #: How many scenarios run at once, each in a process of its own.
+    workers: int = 1
+
+    def why_not(self, tags: Sequence[str]) -> str | None:
+        """Say why a scenario with these tags is left out (None: it runs)."""
+        if self.include and not set(tags) & set(self.include):
+            return f"none of the tags {', '.join(self.include)}"
+        dropped = sorted(set(tags) & set(self.exclude))
+        return f"tagged {', '.join(dropped)}" if dropped else None
+
+
+@dataclass
+class Environment:
+    """Where runs and direct actions take time, ids and standard input from."""
+
+    wall: Clock
+    ids: IdSource
+    stdin: BinaryIO | None = None
 
 
 #: The fields of a run beyond the device that a direct action also takes, in the order the wire gives them.
@@ -123,6 +183,11 @@ class RunConfig:
         pool = values.get("pool") or ()
         own["pool"] = tuple(slot if isinstance(slot, Slot) else Slot(**slot) for slot in pool)
         return cls(device=device_config(values), **own)
+
+    def over_project(self, project: ProjectConfig) -> RunConfig:
+        """Return the configuration with the project's settings (visor.toml) where the command gave none."""
+        device = replace(self.device, runtime=self.device.runtime or project.runtime)
+        return replace(self, device=device, output=self.output or project.output)
 
     @property
     def capabilities(self) -> Mapping[str, Any]:

@@ -25,9 +25,9 @@ from visor.files import UnsafePath, write_atomic, write_confined
 from visor.inputs.document import Document
 from visor.report.action_data import action_outcome, whole
 from visor.report.envelope import Outcome
-from visor.run.config import RunConfig
+from visor.run.config import Environment, RunConfig
 from visor.run.hooks import MapAsk, map_hook
-from visor.run.runs import Environment, drive
+from visor.run.runs import drive
 from visor.runtimes.opening import OpenedDevice, open_for
 from visor.scenario.commands import COMMANDS
 from visor.scenario.scenario import Scenario

@@ -15,9 +15,8 @@ import dataclasses
 import inspect
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import Any
 
-from visor.clock import Clock, IdSource
 from visor.device.protocol import DeviceInfo
 from visor.engine.events import Event, RunFinished
 from visor.engine.runner import RunContext, RunSettings, resolve_settings, run_scenario
@@ -26,7 +25,7 @@ from visor.report.artifacts import ArtifactStore, OutputError, ReportWriter
 from visor.report.envelope import Outcome, masked
 from visor.report.html import MAP_PICTURE
 from visor.report.outcomes import run_outcome
-from visor.run.config import RunConfig
+from visor.run.config import Environment, RunConfig
 from visor.run.hooks import Freeze, Handler, MapAsk, MapStates, map_hook
 from visor.runtimes.opening import OpenedDevice, ScenarioDevice, open_for
 from visor.runtimes.registry import choose_runtime, in_process, scenario_folder
@@ -38,15 +37,6 @@ from visor.ui.secrets import maskable
 from visor.watchdog import WallWatchdog
 
 DEFAULT_OUTPUT = "artifacts"
-
-
-@dataclass
-class Environment:
-    """Where runs and direct actions take time, ids and standard input from."""
-
-    wall: Clock
-    ids: IdSource
-    stdin: BinaryIO | None = None
 
 
 class ScenarioInvalid(InputError):

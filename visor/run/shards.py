@@ -12,14 +12,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
-from visor.errors import InputError, SourceError, UsageError
+from visor.errors import InputError, SourceError
 from visor.inputs.data import read_json
 from visor.limits import MAX_DURATION_MS
+from visor.run.config import Shard
 from visor.run.state_paths import STATE_FOLDER, write_state
 
 #: What a scenario with no recorded duration is taken to last, when no other was recorded either (ms).
@@ -28,28 +27,6 @@ UNKNOWN_MS = 1000
 MAX_DURATIONS_BYTES = 16 * 1024 * 1024
 #: The record's file, in the state folder.
 DURATIONS = "durations.json"
-_SHARD = re.compile(r"^(\d+)/(\d+)$")
-
-
-@dataclass(frozen=True, slots=True)
-class Shard:
-    """One shard of a suite: its 1-based index and how many there are."""
-
-    index: int
-    count: int
-
-    @classmethod
-    def parse(cls, text: str) -> Shard:
-        """Read `i/n` (1 <= i <= n <= 1000).
-
-        Raises:
-            UsageError: it is not i/n with 1 <= i <= n.
-        """
-        found = _SHARD.match(text.strip())
-        if found is None or not 1 <= int(found[1]) <= int(found[2]) <= 1000:
-            raise UsageError(f"--shard {text!r} is not i/n with 1 <= i <= n (e.g. 2/4)",
-                             next_step="Give the job's shard, e.g. --shard 1/4 … --shard 4/4.")  # fmt: skip
-        return cls(int(found[1]), int(found[2]))
 
 
 def split(paths: Sequence[str], shard: Shard, durations: Mapping[str, int]) -> list[str]:

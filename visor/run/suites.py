@@ -17,7 +17,6 @@ import json
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from visor.clock import RandomIds, SystemClock
@@ -28,10 +27,10 @@ from visor.report import junit, suite_html
 from visor.report.artifacts import OutputError
 from visor.report.envelope import Outcome, masked
 from visor.report.outcomes import run_outcome
-from visor.run.config import RunConfig
+from visor.run.config import Environment, RunConfig, Selection
 from visor.run.hooks import Handler
-from visor.run.runs import DEFAULT_OUTPUT, Environment, PreparedRun, attempt
-from visor.run.shards import Shard, read_durations, record_durations, split
+from visor.run.runs import DEFAULT_OUTPUT, PreparedRun, attempt
+from visor.run.shards import read_durations, record_durations, split
 from visor.run.state_paths import state_root
 from visor.scenario.discovery import expand_paths
 from visor.scenario.tags import EXPECTED_FAILURE
@@ -41,27 +40,6 @@ from visor.ui.secrets import mask_rendered, redact
 SUITE_FILE = "suite.json"
 #: How bad each exit code is for a suite: the worst one is the suite's.
 _SEVERITY = {ExitCode.OK: 0, ExitCode.RUN_FAILED: 1, ExitCode.BELOW_THRESHOLD: 1, ExitCode.ERROR: 2}
-
-
-@dataclass(frozen=True, slots=True)
-class Selection:
-    """Which scenarios run, by their tags (any of `include`, none of `exclude`), and how often they may retry."""
-
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    #: How many times a failed scenario runs again; a pass after a failure is `flaky`.
-    retries: int = 0
-    #: The part of the suite this job runs (`--shard i/n`); None: all of it.
-    shard: Shard | None = None
-    #: How many scenarios run at once, each in a process of its own.
-    workers: int = 1
-
-    def why_not(self, tags: Sequence[str]) -> str | None:
-        """Say why a scenario with these tags is left out (None: it runs)."""
-        if self.include and not set(tags) & set(self.include):
-            return f"none of the tags {', '.join(self.include)}"
-        dropped = sorted(set(tags) & set(self.exclude))
-        return f"tagged {', '.join(dropped)}" if dropped else None
 
 
 class SuiteProgress(Protocol):

@@ -16,8 +16,8 @@ from visor.clock import CountingIds, SystemClock
 from visor.device.protocol import PathPoint
 from visor.engine.events import StepFinished
 from visor.errors import ExitCode
-from visor.run.config import RunConfig
-from visor.run.runs import Environment, run_file
+from visor.run.config import Environment, RunConfig
+from visor.run.runs import run_file
 from visor.runtimes.appium.device import AppiumDevice
 from visor.runtimes.config import AppiumConfig, DeviceConfig
 from visor.ui.geometry import Point

@@ -58,9 +58,8 @@ from visor.ext.appmap.routes import UNKNOWN_SCREEN, destination, no_map_outcome
 from visor.inputs.document import Document
 from visor.report.console import printable
 from visor.report.envelope import Outcome
-from visor.run.config import RunConfig
+from visor.run.config import Environment, RunConfig
 from visor.run.direct import run_steps
-from visor.run.runs import Environment
 from visor.runtimes.opening import OpenedDevice, open_for
 from visor.selectors.parse import parse_selector
 from visor.steps.targets import match_all

@@ -46,7 +46,7 @@ from visor.inputs.document import Document
 from visor.report.console import printable
 from visor.report.envelope import Outcome
 from visor.report.session_tools import Reply, reply
-from visor.run.runs import Environment
+from visor.run.config import Environment
 from visor.runtimes.opening import OpenedDevice
 from visor.scenario.schema import schema_issue
 from visor.ui.secrets import redact
