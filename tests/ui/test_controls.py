@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from tests.simkit import demo_device, the_node
 from visor.device.protocol import NativeAction, NativeActionName
-from visor.ext.tools.spec.arguments import ReadControlArgs
 from visor.ext.tools.spec.call import ToolCall
 from visor.ext.tools.spec.check import check_call
+from visor.ext.tools.spec.models import ReadControlArgs
 from visor.runtimes.sim.device import SimDevice
 from visor.selectors.control import ControlSelector
 from visor.ui.controls import (

@@ -10,8 +10,8 @@ import pytest
 from visor.ext.tools import registry
 from visor.ext.tools.details import Tap
 from visor.ext.tools.registry import TOOLS, Tool, find, tool
-from visor.ext.tools.spec.arguments import ClickArgs, SwipeArgs
 from visor.ext.tools.spec.definitions import all_definitions, mcp_definition
+from visor.ext.tools.spec.models import ClickArgs, SwipeArgs
 from visor.ext.tools.spec.specs import CLICK, SPECS
 
 NAMES = [entry.name for entry in TOOLS]

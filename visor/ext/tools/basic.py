@@ -15,10 +15,10 @@ from visor.ext.tools.call_context import ToolContext
 from visor.ext.tools.call_targets import Resolved, by_index, by_resource_id, covered, describe
 from visor.ext.tools.plans import Area, check_point, point_in, to_device
 from visor.ext.tools.result import ToolCode, ToolProblem
-from visor.ext.tools.spec.arguments import (
+from visor.ext.tools.spec.fields import Coord
+from visor.ext.tools.spec.models import (
     ClickArgs,
     ClickSequenceArgs,
-    Coord,
     InputTextArgs,
     LongPressArgs,
     ManageAppArgs,

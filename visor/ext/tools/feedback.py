@@ -17,7 +17,7 @@ from visor.device.memory import Strategy
 from visor.ext.tools.call_context import ToolContext, digest
 from visor.ext.tools.call_targets import unique
 from visor.ext.tools.result import ToolCode, ToolProblem
-from visor.ext.tools.spec.arguments import ValueFeedback
+from visor.ext.tools.spec.models import ValueFeedback
 from visor.ui.controls import UnreadableValue, read_value
 
 #: Two in a row got no closer: the third is refused.

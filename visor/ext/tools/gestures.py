@@ -15,15 +15,15 @@ from visor.ext.tools.call_targets import require_visible
 from visor.ext.tools.feedback import check, guard, read_once, record, strategy_key
 from visor.ext.tools.plans import DragPlan, pinch_paths, plan_drag, touch_paths
 from visor.ext.tools.result import ToolProblem
-from visor.ext.tools.spec.arguments import DragArgs, PinchArgs, TouchGestureArgs, ValueFeedback
+from visor.ext.tools.spec.models import Drag, DragArgs, PinchArgs, TouchGestureArgs, ValueFeedback
 
 
-def plan(args: DragArgs, ctx: ToolContext) -> DragPlan:
+def plan(args: Drag, ctx: ToolContext) -> DragPlan:
     """Plan a drag (refusing before input what breaks a rule)."""
     return plan_drag(ctx, args.start, args.end, args.calibration, args.coordinate_space, args.region, args.duration_ms)
 
 
-def drag_kind(args: DragArgs) -> str:
+def drag_kind(args: Drag) -> str:
     """Name a drag's kind of movement, for the strategy rule."""
     return f"calibrated-{args.calibration.mode}-{args.calibration.axis}" if args.calibration else "explicit"
 

@@ -18,7 +18,7 @@ from visor.ext.tools.basic import Reply, label
 from visor.ext.tools.call_context import ToolContext, digest
 from visor.ext.tools.call_targets import Resolved, checkable, describe, unique
 from visor.ext.tools.result import ToolCode, ToolProblem, invalid
-from visor.ext.tools.spec.arguments import (
+from visor.ext.tools.spec.models import (
     ControlActionArgs,
     ControlCondition,
     ReadControlArgs,
@@ -84,7 +84,7 @@ def read_control(args: ReadControlArgs, ctx: ToolContext) -> Reply:
 
 
 def condition_holds(
-    condition: ControlCondition, node: Node, default_text: str | None, default_value: float | None
+    condition: ControlCondition | WaitUntilArgs, node: Node, default_text: str | None, default_value: float | None
 ) -> bool:
     """Evaluate a desired state on a control.
 
@@ -183,7 +183,7 @@ def control_action(args: ControlActionArgs, ctx: ToolContext) -> Reply:
     if args.ensure_state is not None:
         after = _verify(ctx, args, live)
         return f"{args.action} on {label(node)}: {args.ensure_state.state} verified", after
-    data = {"action": args.action, "skipped": False}
+    data: dict[str, Any] = {"action": args.action, "skipped": False}
     after_live = _refind(ctx, args.selector, live)
     data["control"] = None if after_live is None else control_info(ctx, after_live)
     return f"{args.action} on {label(node)} accepted (not a business verification)", data
@@ -343,8 +343,7 @@ def _state_now(
     }
     if args.state in simple:
         return simple[args.state], None, now
-    condition = ControlCondition(args.state, args.expected_text, args.expected_value, args.tolerance)
-    return condition_holds(condition, node, None, None), None, now
+    return condition_holds(args, node, None, None), None, now
 
 
 def _timed_out(

@@ -16,7 +16,8 @@ from typing import Any
 from visor.device.protocol import PathPoint
 from visor.ext.tools.call_context import ToolContext
 from visor.ext.tools.result import ToolCode, ToolProblem
-from visor.ext.tools.spec.arguments import Calibration, Coord, PinchArgs, Space, TouchGestureArgs
+from visor.ext.tools.spec.fields import Coord, Space
+from visor.ext.tools.spec.models import Calibration, PinchArgs, TouchGestureArgs
 from visor.selectors.control import Box
 from visor.ui.coords import NORMALIZED
 from visor.ui.coords import Space as Coordinates

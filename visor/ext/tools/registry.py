@@ -17,9 +17,10 @@ from visor.ext.tools import details as shapes
 from visor.ext.tools.basic import Reply
 from visor.ext.tools.call_context import ToolContext
 from visor.ext.tools.spec import specs
+from visor.ext.tools.spec.fields import ToolArgs
 from visor.ext.tools.spec.specs import ToolSpec
 
-A = TypeVar("A")
+A = TypeVar("A", bound=ToolArgs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +59,7 @@ class Runnable(Protocol):
         ...
 
     @property
-    def spec(self) -> ToolSpec[object]:
+    def spec(self) -> ToolSpec[ToolArgs]:
         """Return the tool's spec."""
         ...
 

@@ -21,17 +21,21 @@ from visor.ext.tools.gestures import drag_kind, plan, with_feedback
 from visor.ext.tools.native_controls import control_action, wait_until
 from visor.ext.tools.plans import DragPlan, pinch_paths, point_in, touch_paths
 from visor.ext.tools.result import ToolCode, ToolProblem
-from visor.ext.tools.spec.arguments import (
+from visor.ext.tools.spec.models import (
     ActionSequenceArgs,
     ClickMember,
-    ControlActionArgs,
-    DragArgs,
+    ControlActionMember,
+    Drag,
+    DragMember,
     EnsureVisibleMember,
     Member,
     PinchArgs,
+    PinchMember,
     TouchGestureArgs,
+    TouchGestureMember,
     WaitMember,
     WaitUntilArgs,
+    WaitUntilMember,
 )
 from visor.ui.geometry import Point
 
@@ -43,7 +47,7 @@ def _plan(ctx: ToolContext, member: Member) -> Plan:
     """Compute a member's input before anything is sent (refusing what breaks a rule)."""
     if isinstance(member, ClickMember) and not isinstance(member.target, str):
         return point_in(ctx, member.target, member.coordinate_space, "target")
-    if isinstance(member, DragArgs):
+    if isinstance(member, Drag):
         return plan(member, ctx)
     if isinstance(member, PinchArgs):
         return pinch_paths(ctx, member)
@@ -78,7 +82,7 @@ def action_sequence(args: ActionSequenceArgs, ctx: ToolContext) -> Reply:
 
 def _kind(member: Member, action: str) -> str:
     """Name a member's kind of movement for the strategy rule: more taps or a new drag is a new strategy."""
-    if isinstance(member, DragArgs):
+    if isinstance(member, Drag):
         return drag_kind(member)
     if isinstance(member, ClickMember):
         return f"click:{member.target}x{member.times}"
@@ -135,7 +139,7 @@ def _click(ctx: ToolContext, member: Any, planned: Plan) -> MemberResult:
 
 
 def _drag(ctx: ToolContext, member: Any, planned: Plan) -> MemberResult:
-    assert isinstance(member, DragArgs) and isinstance(planned, DragPlan)
+    assert isinstance(member, Drag) and isinstance(planned, DragPlan)
     require_visible(ctx, member.require_visible)
     ctx.gesture(planned.fingers())
     return "completed", {"plan": planned.receipt()}
@@ -173,8 +177,8 @@ def _ensure_visible(ctx: ToolContext, member: Any, planned: Plan) -> MemberResul
 
 
 def _control_action(ctx: ToolContext, member: Any, planned: Plan) -> MemberResult:
-    assert isinstance(member, ControlActionArgs)
-    message, data = control_action(member, ctx)
+    assert isinstance(member, ControlActionMember)
+    message, data = control_action(member.request, ctx)
     return ("skipped" if data.get("skipped") else "completed"), {"result": message, **data}
 
 
@@ -186,11 +190,11 @@ def _wait_until(ctx: ToolContext, member: Any, planned: Plan) -> MemberResult:
 
 _RUNNERS: dict[type, Callable[[ToolContext, Any, Plan], MemberResult]] = {
     ClickMember: _click,
-    DragArgs: _drag,
-    PinchArgs: _gesture,
-    TouchGestureArgs: _gesture,
+    DragMember: _drag,
+    PinchMember: _gesture,
+    TouchGestureMember: _gesture,
     WaitMember: _wait,
     EnsureVisibleMember: _ensure_visible,
-    ControlActionArgs: _control_action,
-    WaitUntilArgs: _wait_until,
+    ControlActionMember: _control_action,
+    WaitUntilMember: _wait_until,
 }

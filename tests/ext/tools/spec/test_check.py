@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from visor.ext.tools.spec.arguments import ActionSequenceArgs, ClickArgs, SwipeArgs
 from visor.ext.tools.spec.bounds import ARGUMENT_BOUND_BYTES, FAST_ACTION_LIMIT
 from visor.ext.tools.spec.call import ToolCall
 from visor.ext.tools.spec.check import Refusal, check_call, check_tool_call, encoded_size
+from visor.ext.tools.spec.models import ActionSequenceArgs, ClickArgs, SwipeArgs
 from visor.ext.tools.spec.rules import problem
 
 RID = "com.visor.demo:id/speed"
@@ -101,7 +101,7 @@ def test_a_coordinate_target_needs_a_description(tool: str) -> None:
 
 
 def test_an_index_target_ignores_the_description() -> None:
-    assert valid("click", {"target": 3}).args == ClickArgs(3)
+    assert valid("click", {"target": 3}).args == ClickArgs(target=3)
     assert valid("input_text", {"target": 3, "text": "x"})
 
 
@@ -145,9 +145,9 @@ def test_swipe_gesture_is_a_legacy_spelling_of_both_modes() -> None:
 def test_swipe_scope_is_an_index_bounds_or_resource_id_and_only_for_directions() -> None:
     assert valid("swipe", {"direction": "up", "target": 2}).args == SwipeArgs(direction="up", scope=2)
     assert valid("swipe", {"direction": "up", "target": [0, 0, 500, 500]}).args == SwipeArgs(
-        "up", scope=(0, 0, 500, 500)
+        direction="up", scope=(0, 0, 500, 500)
     )
-    assert valid("swipe", {"direction": "left", "target": RID}).args == SwipeArgs("left", scope=RID)
+    assert valid("swipe", {"direction": "left", "target": RID}).args == SwipeArgs(direction="left", scope=RID)
     coordinate = {"start": [1, 1], "end": [2, 2], "target_description": "x", "target": 2}
     assert "target scopes directional swipes only" in messages("swipe", coordinate)
     assert "is empty" in messages("swipe", {"direction": "up", "target": [500, 0, 100, 100]})

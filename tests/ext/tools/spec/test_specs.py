@@ -9,22 +9,24 @@ from importlib import resources
 from typing import Any, get_args, get_type_hints
 
 import pytest
+from pydantic import BaseModel
 
 from visor.ext.tools.spec import definitions, specs
-from visor.ext.tools.spec.arguments import (
-    ActionSequenceArgs,
-    ClickMember,
-    ControlActionArgs,
-    DragArgs,
-    EnsureVisibleMember,
-    Member,
-    PinchArgs,
-    TouchGestureArgs,
-    WaitMember,
-    WaitUntilArgs,
-)
 from visor.ext.tools.spec.call import ToolCall
 from visor.ext.tools.spec.check import check_call
+from visor.ext.tools.spec.models import (
+    ActionSequenceArgs,
+    ClickMember,
+    ControlActionMember,
+    DragMember,
+    EnsureVisibleMember,
+    Member,
+    PinchMember,
+    TouchGestureMember,
+    WaitMember,
+    WaitUntilArgs,
+    WaitUntilMember,
+)
 from visor.ext.tools.spec.specs import SPECS, ToolSpec
 
 NAMES = [tool.name for tool in SPECS]
@@ -54,16 +56,14 @@ MINIMAL: dict[str, dict[str, Any]] = {
 #: The model of each action_sequence member (a control_action member carries its request under `request`).
 MEMBER_MODELS: dict[str, type[Any]] = {
     "click": ClickMember,
-    "drag": DragArgs,
+    "drag": DragMember,
     "wait": WaitMember,
     "ensure_visible": EnsureVisibleMember,
-    "pinch": PinchArgs,
-    "touch_gesture": TouchGestureArgs,
-    "control_action": ControlActionArgs,
-    "wait_until": WaitUntilArgs,
+    "pinch": PinchMember,
+    "touch_gesture": TouchGestureMember,
+    "control_action": ControlActionMember,
+    "wait_until": WaitUntilMember,
 }
-#: Where a member's default differs from its model's (the seed's member defaults), and the model says so.
-MEMBER_OVERRIDES: dict[str, dict[str, object]] = {"wait_until": {"timeout_ms": WaitUntilArgs.MEMBER_TIMEOUT_MS}}
 
 
 def shipped() -> list[dict[str, Any]]:
@@ -95,7 +95,7 @@ def test_every_lookup_of_a_tool_agrees_with_its_spec(tool: ToolSpec[Any]) -> Non
     assert tool.parameters is tool.definition["function"]["parameters"]
     tag = "observe" if entry["function"]["description"].startswith("[OBSERVE]") else "action"
     assert tool.kind == tag == definitions.kind(tool.name)
-    assert dataclasses.is_dataclass(tool.args_type)
+    assert issubclass(tool.args_type, BaseModel)
 
 
 def test_only_reading_tools_observe() -> None:
@@ -155,17 +155,28 @@ def _objects(node: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [branch for branch in node.get("anyOf", []) if "properties" in branch]
 
 
+def _is_model(kind: object) -> bool:
+    return isinstance(kind, type) and (issubclass(kind, BaseModel) or dataclasses.is_dataclass(kind))
+
+
 def _nested(model: type[Any], name: str) -> type[Any]:
-    """The model of a nested object: the one dataclass in the field's type."""
+    """The model of a nested object: the one model (or dataclass: the core's selector) in the field's type."""
     hint = get_type_hints(model)[name]
-    found = [kind for kind in (get_args(hint) or (hint,)) if dataclasses.is_dataclass(kind)]
+    found = [kind for kind in (get_args(hint) or (hint,)) if _is_model(kind)]
     assert len(found) == 1, f"{model.__name__}.{name}: {hint}"
     return found[0]
 
 
-def _compare(schema: Mapping[str, Any], model: type[Any], where: str, overrides: Mapping[str, object]) -> int:
+def _defaults(model: type[Any]) -> dict[str, object]:
+    """A model's defaults, by the names a call gives."""
+    if issubclass(model, BaseModel):
+        return {info.alias or name: info.default for name, info in model.model_fields.items()}
+    return {field.name: field.default for field in dataclasses.fields(model)}
+
+
+def _compare(schema: Mapping[str, Any], model: type[Any], where: str) -> int:
     """Assert each declared default equals the model's; return how many were compared."""
-    defaults = {field.name: field.default for field in dataclasses.fields(model)} | dict(overrides)
+    defaults = _defaults(model)
     compared = 0
     for name, prop in schema["properties"].items():
         if "default" in prop:
@@ -180,7 +191,7 @@ def _compare(schema: Mapping[str, Any], model: type[Any], where: str, overrides:
             compared += _compare_members(prop["items"], f"{where}.steps[]")
             continue
         for branch in _objects(prop):
-            compared += _compare(branch, _nested(model, name), f"{where}.{name}", {})
+            compared += _compare(branch, _nested(model, name), f"{where}.{name}")
     return compared
 
 
@@ -191,18 +202,14 @@ def _compare_members(items: Mapping[str, Any], where: str) -> int:
     assert set(MEMBER_MODELS.values()) == set(get_args(Member))
     compared = 0
     for action, branch in zip(actions, branches, strict=True):
-        model, overrides = MEMBER_MODELS[action], MEMBER_OVERRIDES.get(action, {})
-        if action == "control_action":
-            compared += _compare(branch["properties"]["request"], model, f"{where}.request", overrides)
-        else:
-            compared += _compare(branch, model, f"{where}({action})", overrides)
+        compared += _compare(branch, MEMBER_MODELS[action], f"{where}({action})")
     return compared
 
 
 @pytest.mark.parametrize("tool", SPECS, ids=NAMES)
 def test_every_default_the_shipped_schema_declares_is_the_models(tool: ToolSpec[Any]) -> None:
     parameters = next(e for e in shipped() if e["function"]["name"] == tool.name)["function"]["parameters"]
-    assert _compare(parameters, tool.args_type, tool.name, {}) == len(list(_declared(parameters)))
+    assert _compare(parameters, tool.args_type, tool.name) == len(list(_declared(parameters)))
 
 
 @pytest.mark.parametrize("tool", SPECS, ids=NAMES)

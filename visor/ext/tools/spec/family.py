@@ -17,7 +17,7 @@ from visor.scenario.families import FamilyCall
 TREE_FREE_TOOLS = frozenset({"manage_app", "wait_for_delay"})
 #: The attributes of a tool's selector: one of them at least must be given (an empty selector matches everything).
 _SELECTOR_KEYS = ("resource_id", "text", "content_desc", "class_name", "package_name", "bounds")
-#: drag takes exactly one of these (visor.ext.tools.spec.rules).
+#: drag takes exactly one of these (visor.ext.tools.spec.models).
 _DRAG_ENDS = ("end", "calibration")
 
 
