@@ -9,10 +9,13 @@ import pytest
 
 from visor.ext.tools import registry
 from visor.ext.tools.details import Tap
-from visor.ext.tools.registry import TOOLS, Tool, find, tool
+from visor.ext.tools.registry import TOOLS, find
+from visor.ext.tools.spec import models
 from visor.ext.tools.spec.definitions import all_definitions, mcp_definition
+from visor.ext.tools.spec.fields import ToolArgs
 from visor.ext.tools.spec.models import ClickArgs, SwipeArgs
-from visor.ext.tools.spec.specs import CLICK, SPECS
+from visor.ext.tools.spec.specs import SPECS, spec_of
+from visor.ext.tools.tool import Tool, tool
 
 NAMES = [entry.name for entry in TOOLS]
 
@@ -49,11 +52,19 @@ def test_tool_pairs_a_spec_with_its_executor() -> None:
         calls.append(args)
         return "clicked", {}
 
-    made = tool(CLICK, execute, Tap)
+    made = tool(ClickArgs, execute, Tap)
     args = ClickArgs(target=3)
     assert made.name == "click" and made.run(args, None) == ("clicked", {})  # type: ignore[arg-type]
     assert calls == [args]
-    assert registry.find("click").spec is CLICK and registry.find("click").details is Tap
+    assert made.spec is spec_of(ClickArgs) is registry.find("click").spec and registry.find("click").details is Tap
+
+
+def test_every_model_that_names_a_tool_is_a_spec() -> None:
+    """A model the shipped definitions do not list would never be offered: each is one of `SPECS`."""
+    named = {
+        model.tool_name for model in vars(models).values() if isinstance(model, type) and issubclass(model, ToolArgs)
+    }
+    assert named - {None} == {spec.name for spec in SPECS}
 
 
 def test_every_tool_declares_the_shape_of_its_data() -> None:

@@ -14,12 +14,12 @@
 - `outputs`: The JSON Schema of each agent tool's result, made from the typed shapes its result is built to
   (`details.py`)
 - `plans`: Coordinates and gesture plans: spaces, screen and region checks, drag calibration, pinch paths
-- `registry`: One record per agent tool, actions side: the tool's spec (`visor/ext/tools/spec/specs.py`) and its
-  executor
+- `registry`: Every agent tool, actions side: each executor module's tools, gathered, in the tools spec's order
 - `result`: What a tool call returns: a status, whether input was dispatched, a closed set of codes, and receipts
 - `sequence`: action_sequence: up to ten members in one call, with no model turn between them
 - `step`: An agent tool as a scenario step: its result becomes the step's details, a refusal or failure fails the
   step
+- `tool`: An agent tool ready to run: its spec (its model), its executor and the shape of its result data
 - `mcp/`: Agents driving a device through visor: the tool session and its MCP server
 - `spec/`: The 16 agent tools as scenario commands: their definitions, typed arguments and argument rules
 """

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from visor.device.protocol import Key, NativeAction, NativeActionName, PathPoint
+from visor.ext.tools import details as shapes
 from visor.ext.tools.call_context import ToolContext
 from visor.ext.tools.call_targets import Resolved, by_index, by_resource_id, covered, describe
 from visor.ext.tools.plans import Area, check_point, point_in, to_device
@@ -26,6 +27,7 @@ from visor.ext.tools.spec.models import (
     SwipeArgs,
     WaitForDelayArgs,
 )
+from visor.ext.tools.tool import Reply, tool
 from visor.selectors.control import ControlSelector
 from visor.ui.controls import advertised_actions, find_controls, native_selector
 from visor.ui.geometry import Point
@@ -34,7 +36,6 @@ from visor.ui.secrets import MASK
 from visor.ui.tree import Located, Node, UiTree
 
 #: What an executor answers: its message and its result data (a `ToolProblem` is raised instead).
-Reply = tuple[str, dict[str, Any]]
 
 #: Directional swipes keep ~40% of the area in view, move at most this fast (no fling), and hold before lifting.
 SWIPE_TRAVEL = 0.6
@@ -330,3 +331,16 @@ def wait_for_delay(args: WaitForDelayArgs, ctx: ToolContext) -> Reply:
     """Let time pass."""
     ctx.sleep_ms(args.time_in_ms)
     return f"waited {args.time_in_ms} ms", {"waited_ms": args.time_in_ms}
+
+
+#: The tools this module executes (`visor.ext.tools.registry` gathers them).
+TOOLS = (
+    tool(ClickArgs, click, shapes.Tap),
+    tool(ClickSequenceArgs, click_sequence, shapes.ClickSequence),
+    tool(LongPressArgs, long_press, shapes.Tap),
+    tool(InputTextArgs, input_text, shapes.InputText),
+    tool(SwipeArgs, swipe, shapes.Swipe),
+    tool(PressKeyArgs, press_key, shapes.PressKey),
+    tool(ManageAppArgs, manage_app, shapes.ManageApp),
+    tool(WaitForDelayArgs, wait_for_delay, shapes.Delay),
+)

@@ -9,13 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from visor.ext.tools.basic import Reply
+from visor.ext.tools import details as shapes
 from visor.ext.tools.call_context import ToolContext
 from visor.ext.tools.call_targets import require_visible
 from visor.ext.tools.feedback import check, guard, read_once, record, strategy_key
 from visor.ext.tools.plans import DragPlan, pinch_paths, plan_drag, touch_paths
 from visor.ext.tools.result import ToolProblem
 from visor.ext.tools.spec.models import Drag, DragArgs, PinchArgs, TouchGestureArgs, ValueFeedback
+from visor.ext.tools.tool import Reply, tool
 
 
 def plan(args: Drag, ctx: ToolContext) -> DragPlan:
@@ -83,3 +84,11 @@ def touch_gesture(args: TouchGestureArgs, ctx: ToolContext) -> Reply:
     ctx.gesture(fingers)
     data = {"fingers": len(fingers), "frames": len(args.frames), "duration_ms": args.frames[-1].at_ms}
     return f"dispatched a {len(fingers)}-finger gesture on {args.target_description!r}", data
+
+
+#: The tools this module executes (`visor.ext.tools.registry` gathers them).
+TOOLS = (
+    tool(DragArgs, drag, shapes.Drag),
+    tool(PinchArgs, pinch, shapes.Pinch),
+    tool(TouchGestureArgs, touch_gesture, shapes.TouchGesture),
+)

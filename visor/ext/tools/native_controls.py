@@ -14,7 +14,8 @@ from typing import Any
 from visor.clock import ms_to_us, us_to_ms
 from visor.device.protocol import NativeAction, NativeActionName
 from visor.device.targets import refind
-from visor.ext.tools.basic import Reply, label
+from visor.ext.tools import details as shapes
+from visor.ext.tools.basic import label
 from visor.ext.tools.call_context import ToolContext, digest
 from visor.ext.tools.call_targets import Resolved, checkable, describe, unique
 from visor.ext.tools.result import ToolCode, ToolProblem, invalid
@@ -25,6 +26,7 @@ from visor.ext.tools.spec.models import (
     ScrollToArgs,
     WaitUntilArgs,
 )
+from visor.ext.tools.tool import Reply, tool
 from visor.selectors.control import ControlSelector
 from visor.steps.element_handles import is_masked
 from visor.ui.controls import (
@@ -459,3 +461,12 @@ def _settle(ctx: ToolContext, args: ScrollToArgs, started: int, receipts: list[d
 
 def _stop(code: ToolCode, message: str, receipts: list[dict[str, Any]]) -> ToolProblem:
     return ToolProblem(code, message, details={"scrolls": receipts}, all_sent=True)
+
+
+#: The tools this module executes (`visor.ext.tools.registry` gathers them).
+TOOLS = (
+    tool(ReadControlArgs, read_control, shapes.Control),
+    tool(ControlActionArgs, control_action, shapes.Control),
+    tool(WaitUntilArgs, wait_until, shapes.WaitUntil),
+    tool(ScrollToArgs, scroll_to, shapes.ScrollTo),
+)

@@ -13,7 +13,7 @@ from typing import Any
 
 from visor.clock import ms_to_us
 from visor.device.protocol import PathPoint
-from visor.ext.tools.basic import Reply
+from visor.ext.tools import details as shapes
 from visor.ext.tools.call_context import ToolContext
 from visor.ext.tools.call_targets import by_resource_id, is_visible, require_visible
 from visor.ext.tools.feedback import strategy_key
@@ -37,6 +37,7 @@ from visor.ext.tools.spec.models import (
     WaitUntilArgs,
     WaitUntilMember,
 )
+from visor.ext.tools.tool import Reply, tool
 from visor.ui.geometry import Point
 
 Plan = Point | DragPlan | list[list[PathPoint]] | None
@@ -198,3 +199,7 @@ _RUNNERS: dict[type, Callable[[ToolContext, Any, Plan], MemberResult]] = {
     ControlActionMember: _control_action,
     WaitUntilMember: _wait_until,
 }
+
+
+#: The tools this module executes (`visor.ext.tools.registry` gathers them).
+TOOLS = (tool(ActionSequenceArgs, action_sequence, shapes.Sequence),)

@@ -1,23 +1,26 @@
 """One record per agent tool, scenario side: its name, its model, and its shipped definition.
 
-`SPECS` lists the 16 tools in the tools spec's order; every per-tool lookup is derived from it (`spec`, and
-`check.py`'s validation). The actions layer pairs each spec with its executor (`visor/ext/tools/registry.py`),
-where mypy checks that the executor takes exactly the spec's model. A test holds `SPECS` equal to the tools of the
-shipped definitions, and each model's JSON Schema equal to its tool's.
+`SPECS` lists the 16 tools in the tools spec's order, one per model of `models` that names its tool: adding a
+tool's model (and its definition to the shipped file) adds its spec. Every per-tool lookup is derived from it
+(`spec`, and `check.py`'s validation). Each executor module pairs its executors with their models
+(`visor.ext.tools.tool`), where mypy checks that an executor takes exactly its model. A test holds each model's
+JSON Schema equal to its tool's shipped one.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from visor.ext.tools.spec import models
-from visor.ext.tools.spec.definitions import Kind, kind, openai_definition, parameters
+from visor.ext.tools.spec.definitions import Kind, kind, openai_definition, parameters, tool_names
 from visor.ext.tools.spec.fields import ToolArgs
 
 #: The tool's model. Covariant: every spec is a `ToolSpec[ToolArgs]` (read-only, so sound).
 A_co = TypeVar("A_co", bound=ToolArgs, covariant=True)
+A = TypeVar("A", bound=ToolArgs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,29 +60,28 @@ class ToolSpec(Generic[A_co]):
         return kind(self.name)
 
 
-CLICK = ToolSpec(models.ClickArgs)
-CLICK_SEQUENCE = ToolSpec(models.ClickSequenceArgs)
-LONG_PRESS = ToolSpec(models.LongPressArgs)
-INPUT_TEXT = ToolSpec(models.InputTextArgs)
-SWIPE = ToolSpec(models.SwipeArgs)
-DRAG = ToolSpec(models.DragArgs)
-ACTION_SEQUENCE = ToolSpec(models.ActionSequenceArgs)
-PRESS_KEY = ToolSpec(models.PressKeyArgs)
-MANAGE_APP = ToolSpec(models.ManageAppArgs)
-WAIT_FOR_DELAY = ToolSpec(models.WaitForDelayArgs)
-PINCH = ToolSpec(models.PinchArgs)
-TOUCH_GESTURE = ToolSpec(models.TouchGestureArgs)
-READ_CONTROL = ToolSpec(models.ReadControlArgs)
-CONTROL_ACTION = ToolSpec(models.ControlActionArgs)
-WAIT_UNTIL = ToolSpec(models.WaitUntilArgs)
-SCROLL_TO = ToolSpec(models.ScrollToArgs)
+def _tool_models() -> dict[str, type[ToolArgs]]:
+    """Return each tool's model by the tool's name: every `ToolArgs` of `models` that names its tool."""
+    found: dict[str, type[ToolArgs]] = {}
+    pending: list[type[ToolArgs]] = [ToolArgs]
+    while pending:
+        model = pending.pop()
+        pending += model.__subclasses__()
+        if model.tool_name is not None and model.__module__ == models.__name__:
+            found[model.tool_name] = model
+    return found
 
-#: Every tool, in the tools spec's order. Only `ToolArgs` is known of their models here: the constants above keep
-#: each spec's own type (the executors' registry pairs those).
-SPECS: tuple[ToolSpec[ToolArgs], ...] = (
-    CLICK, CLICK_SEQUENCE, LONG_PRESS, INPUT_TEXT, SWIPE, DRAG, ACTION_SEQUENCE, PRESS_KEY, MANAGE_APP,
-    WAIT_FOR_DELAY, PINCH, TOUCH_GESTURE, READ_CONTROL, CONTROL_ACTION, WAIT_UNTIL, SCROLL_TO,
-)  # fmt: skip
+
+@functools.cache
+def spec_of(model: type[A]) -> ToolSpec[A]:
+    """Return the one spec of a tool's model (the same object each time: the executors' registry pairs it)."""
+    return ToolSpec(model)
+
+
+_MODELS = _tool_models()
+#: Every tool, in the tools spec's order: one model per tool the shipped definitions list (a KeyError at import
+#: names a tool without a model; a test holds that no model is left without a definition).
+SPECS: tuple[ToolSpec[ToolArgs], ...] = tuple(spec_of(_MODELS[name]) for name in tool_names())
 _BY_NAME: Mapping[str, ToolSpec[ToolArgs]] = {tool.name: tool for tool in SPECS}
 
 
