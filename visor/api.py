@@ -14,16 +14,16 @@ from typing import TYPE_CHECKING, Any
 from visor.errors import UsageError
 from visor.plugs import plug
 from visor.report.session_tools import ExtraTools, SessionAsk, plug_session_tools
-from visor.run.config import Environment, RunConfig, Selection
 from visor.run.hooks import plug_map
-from visor.runtimes.config import DeviceConfig
 
 if TYPE_CHECKING:
     from visor.engine.results import RunResult
     from visor.inputs.issues import Issue
     from visor.report.envelope import Outcome
+    from visor.run.config import Environment, RunConfig, Selection
     from visor.run.hooks import Handler
     from visor.run.suites import SuiteProgress
+    from visor.runtimes.config import DeviceConfig
     from visor.runtimes.opening import OpenedDevice
     from visor.scenario.validate import ValidationResult
 
@@ -85,6 +85,25 @@ def _tool_runner() -> Iterable[Any]:
     return (ToolRunner(),)
 
 
+#: The configuration's types, exported here and imported when first asked for: importing the front door stays
+#: cheap for the command line, which builds its configuration only once a command runs.
+_CONFIG_TYPES = {
+    "DeviceConfig": "visor.runtimes.config",
+    "Environment": "visor.run.config",
+    "RunConfig": "visor.run.config",
+    "Selection": "visor.run.config",
+}
+
+
+def __getattr__(name: str) -> object:
+    """Return one of the configuration's types (PEP 562), imported on first use."""
+    if name in _CONFIG_TYPES:
+        import importlib
+
+        return getattr(importlib.import_module(_CONFIG_TYPES[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 plug_map(_app_map)
 plug_session_tools(_map_tools)
 plug("commands", _agentcab_commands)
@@ -129,6 +148,7 @@ def run(
         InputError: a path names no scenario, or a scenario cannot be read or is invalid (a single run).
     """
     from visor.clock import RandomIds, SystemClock
+    from visor.run.config import Environment, RunConfig, Selection
 
     given = (paths,) if isinstance(paths, str) else tuple(paths)
     config = config or RunConfig()
@@ -172,6 +192,7 @@ def benchmark(
     """
     from visor.clock import RandomIds, SystemClock
     from visor.run.benchmark import benchmark_file, benchmark_suite
+    from visor.run.config import Environment, RunConfig, Selection
 
     given = (paths,) if isinstance(paths, str) else tuple(paths)
     config = config or RunConfig()
@@ -185,6 +206,8 @@ def benchmark(
 
 def _is_suite(given: tuple[str, ...], selection: Selection) -> bool:
     """Say whether scenarios run as a suite: several paths, a folder, a glob, tags, retries, a shard, workers."""
+    from visor.run.config import Selection
+
     first = given[0]
     pattern = first != "-" and not os.path.exists(first) and any(char in first for char in "*?[")
     many = len(given) > 1 or os.path.isdir(first) or pattern
@@ -194,6 +217,7 @@ def _is_suite(given: tuple[str, ...], selection: Selection) -> bool:
 def open_device(config: DeviceConfig | None = None, seed: int = 0) -> OpenedDevice:
     """Open a device as a run opens it, as `config` says (None: the defaults); return the `OpenedDevice`."""
     from visor.clock import SystemClock
+    from visor.runtimes.config import DeviceConfig
     from visor.runtimes.opening import open_for
 
     return open_for(config or DeviceConfig(), seed, SystemClock())

@@ -143,7 +143,7 @@ def test_the_command_line_starts_without_the_cores() -> None:
     loaded = set(done.stdout.split())
     light = {"visor.clock", "visor.errors", "visor.limits", "visor.runtimes.opening", "visor.runtimes.registry"}
     light |= {"visor.api", "visor.plugs", "visor.report", "visor.report.session_tools", "visor.run.hooks"}
-    light |= {"visor.run.config", "visor.runtimes.config", "visor.runtimes.flags"}
+    light |= {"visor.runtimes.config", "visor.runtimes.flags"}
     light |= {f"visor.runtimes.{name}{part}" for name in ("appium", "sim", "visualagent") for part in ("", ".config")}
     assert {name for name in loaded if not name.startswith("visor.cli")} <= {
         "visor",

@@ -28,7 +28,6 @@ from visor.cli.options import (
     text_value,
 )
 from visor.errors import SourceError
-from visor.run.config import RunConfig
 
 F = TypeVar("F", bound=Callable[..., Any])
 SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -135,6 +134,8 @@ def _act(env: CliEnvironment, command: str, values: dict[str, Any]) -> int:
     common = {name: values.pop(name) for name in ("capabilities", "timeout_ms", "output", "seed")}
     common |= map_values(values)
     flags = {name.replace("_", "-"): value for name, value in values.items()}
+    from visor.run.config import RunConfig
+
     options = RunConfig.from_flat({**device, **common})
     paths = DaemonPaths(state_root(os.getcwd()))
     if client.running(paths):

@@ -13,7 +13,6 @@ from visor.cli.actions import opened_device_options
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import output_options, run_config
-from visor.run.config import RunConfig
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
 F = TypeVar("F", bound=Callable[..., Any])
@@ -144,6 +143,7 @@ def stop(env: CliEnvironment, /, force: bool, server_url: str | None) -> int:
 def serve(env: CliEnvironment, /, root: str, defaults: str) -> int:
     """Serve as the daemon (started by `visor start`; not for direct use)."""
     from visor.daemon.server import serve as serve_forever
+    from visor.run.config import RunConfig
     from visor.run.state_paths import DaemonPaths
 
     return serve_forever(DaemonPaths(root), RunConfig.from_flat(json.loads(defaults)), env.clock, env.ids)

@@ -9,7 +9,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -30,7 +30,9 @@ from visor.cli.options import (
     text_value,
 )
 from visor.errors import UsageError
-from visor.run.config import RunConfig, Selection, Shard
+
+if TYPE_CHECKING:
+    from visor.run.config import RunConfig
 
 F = TypeVar("F", bound=Callable[..., Any])
 SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -168,6 +170,8 @@ def run(
         )
     include = _tags(include_tags) or project.include_tags
     exclude = _tags(exclude_tags) or project.exclude_tags
+    from visor.run.config import Selection, Shard
+
     chosen = Selection(include, exclude, retries, Shard.parse(shard) if shard else None, workers)
     progress = ConsoleReporter(_stderr(), quiet=env.quiet, color=env.color, secrets=options.secrets)
     with reports_kept():
