@@ -310,7 +310,8 @@ def _tried(
         try:
             done = attempt(prepared, env, handlers, concurrent=concurrent)
         except NotInstalled as exc:  # what the install lacks is not the scenario's fault: skipped, saying what
-            return ScenarioDone(replace(named, status="skipped", exit_code=0, reason=not_here(exc)), None, (*written,))
+            lacking = replace(named, status="skipped", exit_code=0, reason=not_here(exc))
+            return ScenarioDone(lacking, None, tuple(written))
         except VisorError as exc:  # refused before any step (a shared device under --workers), or unreachable
             return _errored(named, exc, written)
         written.extend(done.written)
