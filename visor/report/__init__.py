@@ -14,6 +14,8 @@
 - `session_tools`: Tools a feature adds to an agent's session (`visor mcp`): the shape of their answers, and the
   hook they plug into
 - `suite_html`: index.html of a suite: one row per scenario, linking each run's own report.html
+- `suite_rows`: A suite's rows as values: one per scenario, what its run gives back, the totals, and their JSON
+  form
 - `summary`: summary.txt: a run in plain text, for people reading CI logs or artifact folders
 - `text`: `--format text`: the outcome as lines a person reads on stdout, instead of the JSON envelope
 - `told`: What a command tells a person on stderr when it succeeded: one or two lines saying what happened

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from visor.engine.results import RunResult
     from visor.errors import ErrorInfo
     from visor.inputs.issues import Issue
+    from visor.report.suite_rows import SuiteRow
     from visor.scenario.discovery import BatchResult, FileResult
 
 #: A line: text parts, each with a rich style or None.
@@ -193,25 +194,24 @@ class ConsoleReporter:
         else:
             self.line(("✗ failed", "bold red"), (f": {_failures(result)}; signature {result.signature[:12]}", None))
 
-    def scenario_done(self, count: int, total: int, row: Mapping[str, Any]) -> None:
+    def scenario_done(self, count: int, total: int, row: SuiteRow) -> None:
         """Print a line for a suite's scenario as it finishes, the `count`-th (scenarios at once show no steps)."""
-        status = str(row["status"])
+        status = str(row.status)
         mark, style = _STATUS.get(status, ("?", None))
-        took = f" {row['duration_ms']} ms" if row.get("duration_ms") is not None else ""
+        took = f" {row.duration_ms} ms" if row.duration_ms is not None else ""
         width = len(str(total))
         self.line(
             (f"[{count:>{width}}/{total}] ", "dim"),
             (f"{mark} {status:<11}", style),
-            (f"{row['name']}", "bold"),
-            (f"  {row['path']}{took}", "dim"),
+            (f"{row.name}", "bold"),
+            (f"  {row.path}{took}", "dim"),
         )
-        error = row.get("error")
-        if status != "passed" and isinstance(error, Mapping):
-            self.line(("      ", None), (str(error.get("message", "")), "red"))
-        elif status == "skipped" and row.get("reason"):
-            self.line(("      ", None), (str(row["reason"]), "dim"))
-        for move in row.get("moved", ()):
-            self.line(("      ", None), (f"moved off {move['from']}: {move['error']['message']}", "yellow"))
+        if status != "passed" and row.error is not None:
+            self.line(("      ", None), (row.error.message, "red"))
+        elif status == "skipped" and row.reason:
+            self.line(("      ", None), (row.reason, "dim"))
+        for move in row.moved or ():
+            self.line(("      ", None), (f"moved off {move.device}: {move.error.message}", "yellow"))
 
     def benchmark_run(self, index: int, total: int, result: RunResult | None) -> None:
         """Advance the benchmark's progress: a bar on a terminal, a line per run elsewhere."""

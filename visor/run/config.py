@@ -36,7 +36,7 @@ class Slot:
     server_url: str | None = None
     device: str | None = None
     #: Capabilities this device needs apart from the others (its own host ports), below the scenario's.
-    capabilities: Mapping[str, Any] = field(default_factory=dict)
+    capabilities: Mapping[str, object] = field(default_factory=dict)
 
     def name(self) -> str:
         """Say which device this is, as a row reports it."""

@@ -15,18 +15,20 @@ import json
 import os
 import xml.etree.ElementTree as ET
 from collections import Counter
-from collections.abc import Sequence
-from typing import Any, Literal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
 
 import pydantic
 
 from visor.clock import IdSource
-from visor.errors import ExitCode, InputError, NextAction, SourceError
+from visor.errors import ErrorInfo, ExitCode, InputError, NextAction, SourceError
 from visor.files import read_regular, write_atomic
 from visor.inputs.data import read_json
 from visor.report import suite_html
 from visor.report.envelope import Outcome
-from visor.run.suites import SUITE_FILE, suite_code, suite_error, suite_totals
+from visor.report.suite_rows import FailedAttempt, Move, RowStatus, SuiteRow, SuiteTotals
+from visor.run.suites import SUITE_FILE, suite_code, suite_error
 
 _COUNTS = ("tests", "failures", "errors", "skipped")
 #: A suite.json or junit.xml larger than this is not one visor wrote (100,000 scenarios fit in 64 MiB).
@@ -42,60 +44,61 @@ def merge_suites(folders: Sequence[str], output: str, ids: IdSource) -> Outcome:
         InputError: a folder does not exist, or no suite is found below them, or a suite.json is not one.
     """
     found = _suites(folders)
-    entries: list[dict[str, Any]] = []
+    rows: list[SuiteRow] = []
     seen: set[str] = set()
     junits: list[str] = []
-    suites = [_read(path) for path in found]
+    suites = [read_suite(path) for path in found]
     _check_whole(found, suites)
     for path, suite in zip(found, suites, strict=True):
-        for entry in suite["scenarios"]:
-            key = f"{entry['path']}:{entry.get('run_id') or entry['status']}"
+        for row in suite.rows:
+            key = f"{row.path}:{row.run_id or row.status}"
             if key not in seen:
                 seen.add(key)
-                entries.append(entry)
+                rows.append(row)
         junits.append(os.path.join(os.path.dirname(path), "junit.xml"))
-    totals = suite_totals(entries)
+    totals = SuiteTotals.of(rows)
     folder = os.path.join(output, ids.new_id("suite"))
-    warnings: list[dict[str, Any]] = []
-    files = _write(folder, entries, totals, junits, warnings)
-    data: dict[str, Any] = {"suite": {"scenarios": entries, "totals": totals, "junit": files[0], "report": files[1],
-                                      "merged": [os.path.abspath(path) for path in found]}}  # fmt: skip
+    warnings: list[dict[str, str]] = []
+    kept: dict[str, object] = {"scenarios": [row.to_json() for row in rows], "totals": totals.to_json()}
+    files = _write(folder, rows, totals, kept, junits, warnings)
+    data: dict[str, object] = {"suite": kept | {"junit": files[0], "report": files[1],
+                                                "merged": [os.path.abspath(path) for path in found]}}  # fmt: skip
     if warnings:
         data["warnings"] = warnings
-    code = suite_code(entries)
+    code = suite_code(rows)
     if code == ExitCode.OK:
         return Outcome("ok", NextAction.REPORT, data, code, None, list(files))
-    return Outcome("fail", NextAction.REPORT, data, code, suite_error(totals, None, entries), list(files))
+    return Outcome("fail", NextAction.REPORT, data, code, suite_error(totals, None, rows), list(files))
 
 
-def _check_whole(paths: Sequence[str], suites: Sequence[dict[str, Any]]) -> None:
+def _check_whole(paths: Sequence[str], suites: Sequence[SuiteFile]) -> None:
     """Refuse to merge what is not a whole suite: an interrupted run, shards missing, or a scenario run twice.
 
     Raises:
         InputError: what is missing or doubled, named.
     """
     for path, suite in zip(paths, suites, strict=True):
-        if suite.get("interrupted"):
+        if suite.interrupted:
             raise InputError(
-                f"{path} is from a suite stopped part way (exit {suite['interrupted']}): not all its scenarios ran",
+                f"{path} is from a suite stopped part way (exit {suite.interrupted}): not all its scenarios ran",
                 next_step="Run that suite (or shard) again to the end, then merge.",
             )
-    shards = [suite["shard"] for suite in suites if isinstance(suite.get("shard"), dict)]
+    shards = [suite.shard for suite in suites if suite.shard is not None]
     if not shards:
         return
-    parts = {(shard["count"], shard["of"]) for shard in shards}
+    parts = {(shard.count, shard.of) for shard in shards}
     if len(parts) > 1 or len(shards) != len(suites):
         raise InputError(
             "these suites are not shards of one suite (their shard counts or sizes differ, or some are not shards)",
             next_step="Merge the shards of one `visor run --shard I/N` over the same scenarios.",
         )
     count, size = parts.pop()
-    indexes = sorted(shard["index"] for shard in shards)
+    indexes = sorted(shard.index for shard in shards)
     missing = sorted(set(range(1, count + 1)) - set(indexes))
     if missing or len(indexes) != count:
         what = f"shard {', '.join(map(str, missing))} of {count} is missing" if missing else "a shard is given twice"
         raise InputError(f"cannot merge: {what}", next_step="Merge every shard's output folder once.")
-    runs = Counter(entry["path"] for suite in suites for entry in suite["scenarios"])
+    runs = Counter(row.path for suite in suites for row in suite.rows)
     doubled = sorted(path for path, times in runs.items() if times > 1)
     if doubled or runs.total() != size:
         raise InputError(
@@ -124,16 +127,43 @@ def _suites(folders: Sequence[str]) -> list[str]:
     return sorted(dict.fromkeys(found))
 
 
-def _read(path: str) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class ShardOf:
+    """Which shard of how many a suite was, over how many scenarios (suite.json's `shard`)."""
+
+    index: int
+    count: int
+    of: int
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteFile:
+    """A suite.json as merging reads it: its rows, which shard it was, and whether it was stopped part way."""
+
+    rows: tuple[SuiteRow, ...]
+    shard: ShardOf | None = None
+    #: The exit code of a suite stopped part way (None, or 0: it ran to the end).
+    interrupted: int | None = None
+
+
+def read_suite(path: str) -> SuiteFile:
     """Return a suite.json, its rows checked against what a visor suite writes (a merge trusts no file).
 
     Raises:
         SourceError: the file cannot be read or is not JSON.
         InputError: it is not a suite's summary (its shape, named at the first wrong place).
     """
-    data = read_json(path, noun="suite summary", limit=MAX_SUITE_BYTES)
+    return parse_suite(read_json(path, noun="suite summary", limit=MAX_SUITE_BYTES), path)
+
+
+def parse_suite(data: object, path: str) -> SuiteFile:
+    """Return what a suite.json's data holds (`path`: the file, as its error names it).
+
+    Raises:
+        InputError: it is not a suite's summary (its shape, named at the first wrong place).
+    """
     try:
-        _SuiteFile.model_validate(data)
+        model = _SuiteFile.model_validate(data)
     except pydantic.ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "the top level"
@@ -142,7 +172,12 @@ def _read(path: str) -> dict[str, Any]:
             likely_cause="The file was edited, truncated, or written by something else than a visor suite.",
             next_step="Give an intact suite folder (the --output of `visor run DIR`).",
         ) from exc
-    return dict(data)  # checked: merging keeps every row as the suite wrote it
+    shard = model.shard
+    return SuiteFile(
+        tuple(row.value() for row in model.scenarios),
+        ShardOf(shard.index, shard.count, shard.of) if shard is not None else None,
+        model.interrupted,
+    )
 
 
 class _Error(pydantic.BaseModel):
@@ -155,22 +190,78 @@ class _Error(pydantic.BaseModel):
     likely_cause: str
     next_step: str
 
+    def value(self) -> ErrorInfo:
+        """Return the error as a value."""
+        return ErrorInfo(code=self.code, message=self.message, likely_cause=self.likely_cause, next_step=self.next_step)
+
+
+class _Attempt(pydantic.BaseModel):
+    """A failed attempt of a row run again (`--retries`)."""
+
+    model_config = pydantic.ConfigDict(strict=True)
+
+    run_id: str
+    error: _Error | None = None
+
+    def value(self) -> FailedAttempt:
+        """Return the attempt as a value."""
+        return FailedAttempt(self.run_id, self.error.value() if self.error is not None else None)
+
+
+class _Move(pydantic.BaseModel):
+    """A device of the pool a row's scenario was moved off."""
+
+    model_config = pydantic.ConfigDict(strict=True)
+
+    device: str = pydantic.Field(alias="from")
+    error: _Error
+
+    def value(self) -> Move:
+        """Return the move as a value."""
+        return Move(self.device, self.error.value())
+
 
 class _Row(pydantic.BaseModel):
-    """What merging reads of a suite's row (the rest is kept as written)."""
+    """A suite's row; keys this visor does not write are kept as written."""
 
     model_config = pydantic.ConfigDict(extra="allow", strict=True)
 
     path: str
     name: str
-    status: Literal["passed", "flaky", "xfailed", "failed", "error", "skipped", "interrupted"]
+    status: RowStatus
     exit_code: Literal[0, 1, 2, 3, 129, 130, 143]
     tags: list[str] = []
-    run_id: str | None = None
-    report: str | None = None
     reason: str | None = None
+    run_id: str | None = None
+    signature: str | None = None
     duration_ms: int | None = None
+    report: str | None = None
+    attempts: int | None = None
+    failed_attempts: list[_Attempt] | None = None
     error: _Error | None = None
+    moved: list[_Move] | None = None
+
+    def value(self) -> SuiteRow:
+        """Return the row as a value."""
+        return SuiteRow(
+            self.path,
+            self.name,
+            tuple(self.tags),
+            self.status,
+            self.exit_code,
+            reason=self.reason,
+            run_id=self.run_id,
+            signature=self.signature,
+            duration_ms=self.duration_ms,
+            report=self.report,
+            attempts=self.attempts,
+            failed_attempts=tuple(a.value() for a in self.failed_attempts)
+            if self.failed_attempts is not None
+            else None,
+            error=self.error.value() if self.error is not None else None,
+            moved=tuple(move.value() for move in self.moved) if self.moved is not None else None,
+            kept=dict(self.model_extra or {}),
+        )
 
 
 class _Shard(pydantic.BaseModel):
@@ -238,12 +329,13 @@ def _depth(root: ET.Element) -> int:
 
 def _write(
     folder: str,
-    entries: list[dict[str, Any]],
-    totals: dict[str, int],
+    rows: Sequence[SuiteRow],
+    totals: SuiteTotals,
+    kept: Mapping[str, object],
     junits: list[str],
-    warnings: list[dict[str, Any]],
+    warnings: list[dict[str, str]],
 ) -> tuple[str, str]:
-    """Write the merged JUnit file (every suite's `<testsuite>`s) and the index; return their paths.
+    """Write the merged JUnit file (every suite's `<testsuite>`s), the index and suite.json; return the first two.
 
     A shard's JUnit file that cannot be merged is left out, with a warning naming it and why.
     """
@@ -269,11 +361,11 @@ def _write(
     ET.indent(merged)
     paths = (os.path.abspath(os.path.join(folder, "junit.xml")), os.path.abspath(os.path.join(folder, "index.html")))
     text = '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(merged, encoding="unicode") + "\n"
-    kept = json.dumps({"scenarios": entries, "totals": totals}, indent=1) + "\n"
+    summary = json.dumps(kept, indent=1) + "\n"
     try:
         write_atomic(paths[0], text.encode("utf-8"), make_folders=True)
-        write_atomic(paths[1], suite_html.render(entries, totals, folder).encode("utf-8"), make_folders=True)
-        write_atomic(os.path.join(folder, SUITE_FILE), kept.encode("utf-8"), make_folders=True)
+        write_atomic(paths[1], suite_html.render(rows, totals, folder).encode("utf-8"), make_folders=True)
+        write_atomic(os.path.join(folder, SUITE_FILE), summary.encode("utf-8"), make_folders=True)
     except OSError as exc:
         message = f"cannot write the merged suite in {folder}: {exc}"
         raise InputError(message, next_step="Choose another --output.") from exc

@@ -28,17 +28,22 @@ import os
 import queue
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from visor.children import die_with_parent, parent_gone
 from visor.errors import ErrorCode, ErrorInfo, ExitCode
+from visor.report.suite_rows import Move, ScenarioDone, Shown, SuiteRow
 from visor.run.config import Slot
 
 if TYPE_CHECKING:
     from multiprocessing.context import ForkContext, ForkProcess
+    from multiprocessing.queues import Queue
+    from multiprocessing.synchronize import Event
 
     from visor.run.config import RunConfig
 
+
+T = TypeVar("T")
 
 #: How long workers get, after Ctrl-C, to say what they finished before they are stopped.
 GRACE_S = 10.0
@@ -54,9 +59,23 @@ NONE_TAKEN = -1
 
 
 #: What a worker sends back for a scenario: its rank in the suite and what `run_one` returned for it.
-Done = tuple[int, Any]
-#: Runs one scenario (path, options, concurrent) and returns its row first; a worker calls it.
-RunOne = Callable[[str, "RunConfig", bool], tuple[dict[str, Any], Any, list[str]]]
+Done = tuple[int, ScenarioDone]
+#: Runs one scenario (path, options, concurrent); a worker calls it.
+RunOne = Callable[[str, "RunConfig", bool], ScenarioDone]
+#: Told of each scenario as it finishes: how many have, and its row.
+Told = Callable[[int, SuiteRow], None]
+
+
+class Table(Protocol):
+    """The suite's shared table: for each worker, the rank of the scenario it took last (shared memory)."""
+
+    def __getitem__(self, index: int) -> int:
+        """Return the rank worker `index` took last (`NONE_TAKEN`: none yet)."""
+        ...
+
+    def __setitem__(self, index: int, rank: int) -> None:
+        """Note the rank worker `index` takes."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +84,7 @@ class Task:
 
     rank: int
     path: str
-    moved: tuple[dict[str, Any], ...] = ()
+    moved: tuple[Move, ...] = ()
 
 
 def run_at_once(
@@ -73,8 +92,8 @@ def run_at_once(
     options: RunConfig,
     processes: int,
     run_one: RunOne,
-    done: Callable[[int, dict[str, Any]], None] = lambda _rank, _row: None,
-) -> tuple[list[Any], KeyboardInterrupt | None]:
+    done: Told = lambda _rank, _row: None,
+) -> tuple[list[ScenarioDone], KeyboardInterrupt | None]:
     """Run the scenarios in `processes` worker processes; return what `run_one` returned for each, in order.
 
     `done` is told of each scenario as it finishes: how many have, and its row. Returns too the Ctrl-C (or other
@@ -83,16 +102,18 @@ def run_at_once(
     import multiprocessing
 
     context = multiprocessing.get_context("fork")
-    tasks, results, spares = context.Queue(), context.Queue(), context.Queue()
+    tasks: Queue[Task | None] = context.Queue()
+    results: Queue[Done] = context.Queue()
+    spares: Queue[Slot] = context.Queue()
     stop = context.Event()
     # Each worker is handed its device; the queues are fed only once every worker is forked (a queue's feeding
     # thread must not be running while the suite forks).
     own = [options.pool[rank] if rank < len(options.pool) else None for rank in range(processes)]
     parent = os.getpid()
     # Each worker's entry: the rank of the scenario it took last (written before it runs it: no feeder thread).
-    taken = context.Array("q", [NONE_TAKEN] * processes, lock=False)
+    taken: Table = context.Array("q", [NONE_TAKEN] * processes, lock=False)
     workers = [
-        _start(context, (index, taken), slot, parent, tasks, results, spares, stop, options, run_one)
+        _start(context, ((index, taken), slot, parent, tasks, results, spares, stop, options, run_one))
         for index, slot in enumerate(own)
     ]
     for slot in options.pool[processes:]:
@@ -100,7 +121,7 @@ def run_at_once(
     for rank, path in enumerate(paths):
         tasks.put(Task(rank, path))
     tasks.cancel_join_thread()  # scenarios no worker took (after Ctrl-C) must not hold the suite's exit
-    finished: dict[int, Any] = {}
+    finished: dict[int, ScenarioDone] = {}
     interrupted: KeyboardInterrupt | None = None
     try:
         _collect(finished, paths, Crew(workers, taken, tasks), results, done)
@@ -120,7 +141,7 @@ def run_at_once(
     return [finished[rank] for rank in sorted(finished)], interrupted
 
 
-def _start(context: ForkContext, *args: Any) -> ForkProcess:
+def _start(context: ForkContext, args: tuple[object, ...]) -> ForkProcess:
     process = context.Process(target=_work, args=args, daemon=True)
     process.start()
     return process
@@ -130,9 +151,9 @@ def _start(context: ForkContext, *args: Any) -> ForkProcess:
 class Crew:
     """The workers as the suite watches them: their processes, the scenario each took last, the queue they take from."""
 
-    workers: Sequence[Any]
-    taken: Any
-    tasks: Any
+    workers: Sequence[ForkProcess]
+    taken: Table
+    tasks: Queue[Task | None]
     #: How long every worker left has been idle with nothing queued, since one died (s).
     idle_s: float = 0.0
 
@@ -140,11 +161,11 @@ class Crew:
         """Say whether any worker still runs."""
         return any(worker.is_alive() for worker in self.workers)
 
-    def died(self) -> list[tuple[int, Any]]:
+    def died(self) -> list[tuple[int, ForkProcess]]:
         """Return each worker that ended other than by itself (a signal, a crash), with its index."""
         return [(index, w) for index, w in enumerate(self.workers) if not w.is_alive() and w.exitcode not in (0, None)]
 
-    def lost(self, finished: Mapping[int, Any], total: int) -> dict[int, Any]:
+    def lost(self, finished: Mapping[int, ScenarioDone], total: int) -> dict[int, ForkProcess]:
         """Return the scenarios lost with a worker that died, by rank, each with the worker that had it.
 
         A dead worker's last scenario without a result is lost. One taken but not yet noted (a worker killed as it
@@ -165,7 +186,7 @@ class Crew:
 
 
 def _collect(
-    finished: dict[int, Any], paths: Sequence[str], crew: Crew, results: Any, done: Callable[[int, Any], None]
+    finished: dict[int, ScenarioDone], paths: Sequence[str], crew: Crew, results: Queue[Done], done: Told
 ) -> None:
     """Take results until every scenario has one, or no worker is left to run what remains.
 
@@ -187,7 +208,7 @@ def _collect(
         _take(finished, message, done)
 
 
-def _died(path: str, worker: Any) -> Any:
+def _died(path: str, worker: ForkProcess) -> ScenarioDone:
     """Return the row of a scenario whose worker process died while running it."""
     code = worker.exitcode
     how = f"was killed by {_signal_name(-code)}" if code is not None and code < 0 else f"exited with status {code}"
@@ -197,9 +218,7 @@ def _died(path: str, worker: Any) -> Any:
         likely_cause="Something outside the suite ended the worker (kill -9, the out-of-memory killer), or it crashed.",
         next_step=f"Run it again on its own (`visor run {path}`); the other scenarios ran on the workers left.",
     )
-    row = {"path": path, "name": path, "tags": [], "status": "error", "exit_code": int(ExitCode.ERROR),
-           "error": error.to_dict()}  # fmt: skip
-    return row, (error, ()), []
+    return ScenarioDone(SuiteRow.unnamed(path, "error", int(ExitCode.ERROR), error), Shown(error))
 
 
 def _signal_name(number: int) -> str:
@@ -211,15 +230,15 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def _take(finished: dict[int, Any], message: Done, done: Callable[[int, Any], None]) -> None:
+def _take(finished: dict[int, ScenarioDone], message: Done, done: Told) -> None:
     rank, ran = message
     if rank in finished:  # a row already given (a worker's late result after it was counted as lost)
         return
     finished[rank] = ran
-    done(len(finished), ran[0])
+    done(len(finished), ran.row)
 
 
-def _drain(finished: dict[int, Any], workers: Sequence[Any], results: Any, done: Callable[[int, Any], None]) -> None:
+def _drain(finished: dict[int, ScenarioDone], workers: Sequence[ForkProcess], results: Queue[Done], done: Told) -> None:
     """After Ctrl-C: take what the workers still report (their runs end as interrupted), for a bounded time."""
     waited = 0.0
     while waited < GRACE_S and any(worker.is_alive() for worker in workers):
@@ -234,7 +253,7 @@ def _drain(finished: dict[int, Any], workers: Sequence[Any], results: Any, done:
         _take(finished, message, done)
 
 
-def _end(workers: Sequence[Any]) -> None:
+def _end(workers: Sequence[ForkProcess]) -> None:
     """Let the workers end (they were sent their stop), terminate any that does not in time, then kill it."""
     for worker in workers:
         worker.join(timeout=GRACE_S)
@@ -246,7 +265,7 @@ def _end(workers: Sequence[Any]) -> None:
             worker.join(timeout=KILL_AFTER_S)
 
 
-def _drained(source: Any, timeout_s: float) -> Iterator[Any]:
+def _drained(source: Queue[T], timeout_s: float) -> Iterator[T]:
     """Yield what a queue holds until it has been empty for `timeout_s` (0: until it is empty now)."""
     while True:
         try:
@@ -255,51 +274,60 @@ def _drained(source: Any, timeout_s: float) -> Iterator[Any]:
             return
 
 
-def _handed_back(tasks: Any) -> dict[int, Task]:
+def _handed_back(tasks: Queue[Task | None]) -> dict[int, Task]:
     """Return the scenarios left in the queue (handed back by workers whose device was lost), by rank."""
     return {task.rank: task for task in _drained(tasks, POLL_S) if task is not None}
 
 
-def _left(path: str, task: Task | None) -> Any:
+#: What a scenario no worker was left to run says, when no device of a pool was lost under it.
+NO_WORKER_LEFT = ErrorInfo(
+    code="TARGET_ERROR",
+    message="no worker was left to run it",
+    likely_cause="Every worker process ended early.",
+    next_step="Run the suite again; if it happens again, run it without --workers.",
+)
+
+
+def _left(path: str, task: Task | None) -> ScenarioDone:
     """Return the row of a scenario no device was left to run."""
     moved = task.moved if task is not None else ()
-    error = {
-        "code": "TARGET_ERROR",
-        "message": "no worker was left to run it",
-        "likely_cause": "Every worker process ended early.",
-        "next_step": "Run the suite again; if it happens again, run it without --workers.",
-    }
-    if moved:
-        last = moved[-1]["error"]
-        error = {**last, "message": f"every device of the pool was lost; the last said: {last['message']}"}
-    row = {"path": path, "name": path, "tags": [], "status": "error", "exit_code": int(ExitCode.ERROR),
-           "error": error}  # fmt: skip
-    if moved:
-        row["moved"] = list(moved)
-    return row, None, []
+    if not moved:
+        return ScenarioDone(SuiteRow.unnamed(path, "error", int(ExitCode.ERROR), NO_WORKER_LEFT))
+    last = moved[-1].error
+    error = replace(last, message=f"every device of the pool was lost; the last said: {last.message}")
+    return ScenarioDone(replace(SuiteRow.unnamed(path, "error", int(ExitCode.ERROR), error), moved=moved))
 
 
-def _work(place: tuple[int, Any], slot: Slot | None, parent: int, *queues_and_run: Any) -> None:
+def _work(
+    place: tuple[int, Table],
+    slot: Slot | None,
+    parent: int,
+    tasks: Queue[Task | None],
+    results: Queue[Done],
+    spares: Queue[Slot],
+    stop: Event,
+    options: RunConfig,
+    run_one: RunOne,
+) -> None:
     """Run scenarios in a worker process until told to stop (Ctrl-C ends the run under way, then the worker).
 
     The worker dies with the suite (`parent`): killed by the kernel where it can, else at its next scenario.
     """
     die_with_parent()
     with contextlib.suppress(KeyboardInterrupt):
-        tasks, results, spares, stop, options, run_one = queues_and_run
         _serve(slot, parent, tasks, results, spares, stop, options, run_one, place)
 
 
 def _serve(
     slot: Slot | None,
     parent: int,
-    tasks: Any,
-    results: Any,
-    spares: Any,
-    stop: Any,
+    tasks: Queue[Task | None],
+    results: Queue[Done],
+    spares: Queue[Slot],
+    stop: Event,
     options: RunConfig,
     run_one: RunOne,
-    place: tuple[int, Any] | None = None,
+    place: tuple[int, Table] | None = None,
 ) -> None:
     """Take scenarios until told to stop, or until the suite is gone; move a scenario off a device that is lost.
 
@@ -314,9 +342,9 @@ def _serve(
             return
         _note(place, task.rank)
         ran = _run(task, slot, options, run_one)
-        while pooled and _lost(ran[0]):
+        while pooled and (error := _lost(ran.row)) is not None:
             assert slot is not None
-            task = replace(task, moved=(*task.moved, {"from": slot.name(), "error": ran[0]["error"]}))
+            task = replace(task, moved=(*task.moved, Move(slot.name(), error)))
             slot = _spare(spares)
             if slot is None:  # no spare: another worker, whose device works, takes it
                 _note(place, NONE_TAKEN)
@@ -324,18 +352,18 @@ def _serve(
                 return
             ran = _run(task, slot, options, run_one)
         results.put((task.rank, ran))
-        if ran[0]["status"] == "interrupted":
+        if ran.row.status == "interrupted":
             return
 
 
-def _note(place: tuple[int, Any] | None, rank: int) -> None:
+def _note(place: tuple[int, Table] | None, rank: int) -> None:
     """Note in the suite's table the scenario this worker runs (shared memory: seen at once, even if it dies)."""
     if place is not None:
         index, table = place
         table[index] = rank
 
 
-def _next(tasks: Any, parent: int) -> Task | None:
+def _next(tasks: Queue[Task | None], parent: int) -> Task | None:
     """Return the next scenario; None when told to stop, or when the suite that started this worker is gone."""
     while not parent_gone(parent):
         try:
@@ -346,7 +374,7 @@ def _next(tasks: Any, parent: int) -> Task | None:
     return None
 
 
-def _spare(spares: Any) -> Slot | None:
+def _spare(spares: Queue[Slot]) -> Slot | None:
     try:  # waits a little: the suite feeds the spares just after forking the workers
         slot: Slot = spares.get(timeout=1.0)
     except queue.Empty:
@@ -354,20 +382,20 @@ def _spare(spares: Any) -> Slot | None:
     return slot
 
 
-def _run(task: Task, slot: Slot | None, options: RunConfig, run_one: RunOne) -> tuple[dict[str, Any], Any, list[str]]:
+def _run(task: Task, slot: Slot | None, options: RunConfig, run_one: RunOne) -> ScenarioDone:
     """Run a task's scenario on the worker's device (its own clock and ids); say where it was moved from."""
     if slot is not None:
         options = options.on(slot)
-    row, result, written = run_one(task.path, options, slot is None)
+    ran = run_one(task.path, options, slot is None)
     if task.moved:
-        row = {**row, "moved": list(task.moved)}
-    return row, result, written
+        ran = replace(ran, row=replace(ran.row, moved=task.moved))
+    return ran
 
 
-def _lost(row: Mapping[str, Any]) -> bool:
-    """Say whether a scenario ended because its device cannot be used (not because of the scenario)."""
-    error = row.get("error")
-    return row["status"] == "error" and isinstance(error, Mapping) and error.get("code") == "TARGET_ERROR"
+def _lost(row: SuiteRow) -> ErrorInfo | None:
+    """Return the error of a scenario that ended because its device cannot be used (None: not so)."""
+    lost = row.status == "error" and row.error is not None and row.error.code == "TARGET_ERROR"
+    return row.error if lost else None
 
 
 def processes_for(workers: int, on_this_cpu: bool) -> int:
