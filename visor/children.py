@@ -939,7 +939,7 @@ def die_with_parent() -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        import ctypes
+        import ctypes  # lazy: only Linux's prctl needs it, once per child
 
         libc = ctypes.CDLL(None, use_errno=True)
         return int(libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)) == 0

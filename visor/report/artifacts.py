@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import re
 from collections.abc import Collection
 from typing import IO, Any, Protocol
@@ -329,7 +330,6 @@ def _device(event: RunStarted) -> dict[str, Any]:
 
 
 def _runtime(event: RunStarted) -> dict[str, Any]:
-    import platform
 
     return {
         "visor": __version__,

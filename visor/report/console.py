@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
+from visor.engine.events import AssertionChecked, RunFinished, RunStarted, StepFinished
 from visor.ui.escapes import printable as printable  # the one console escape, for every caller
 from visor.ui.secrets import redact
 
@@ -69,7 +70,7 @@ class ConsoleReporter:
         self._progress: Progress | None = None
         self._task: TaskID | None = None
         if self.styled:
-            from rich.console import Console
+            from rich.console import Console  # lazy: rich costs start-up time, and only a terminal's colours need it
 
             self._rich = Console(file=stream, highlight=False, soft_wrap=True, force_terminal=True, emoji=False)
 
@@ -82,7 +83,7 @@ class ConsoleReporter:
         if self._rich is None:
             self.stream.write("".join(printable(text) for text, _ in parts) + "\n")
             return
-        from rich.text import Text
+        from rich.text import Text  # lazy: as Console
 
         self._rich.print(Text.assemble(*((printable(text), style or "") for text, style in parts)))
 
@@ -148,8 +149,6 @@ class ConsoleReporter:
 
     def handle(self, event: Event) -> None:
         """Show a run's progress live: a line when it starts, per step, per assertion, and at the end."""
-        from visor.engine.events import AssertionChecked, RunFinished, RunStarted, StepFinished
-
         if isinstance(event, RunStarted):
             self.line(
                 ("▶ ", "bold"),
@@ -223,6 +222,7 @@ class ConsoleReporter:
             self.note(f"run {index + 1}/{total}: {state} {signature}")
             return
         if self._progress is None:
+            # lazy: as Console; only a suite's progress bar on a terminal needs it
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
             self._progress = Progress(

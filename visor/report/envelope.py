@@ -24,7 +24,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from visor.errors import ErrorInfo, ExitCode, NextAction, VisorError
+from visor.report.vocabulary import kept
 from visor.ui.escapes import shown
+from visor.ui.secrets import redact
 
 Status = Literal["ok", "fail"]
 
@@ -49,7 +51,6 @@ def masked(outcome: Outcome, secrets: Collection[str]) -> Outcome:
     """Return an outcome with every secret masked, in every form, wherever it appears (`--secret`: never shown)."""
     if not secrets:
         return outcome
-    from visor.ui.secrets import redact
 
     return replace(
         outcome,
@@ -61,9 +62,6 @@ def masked(outcome: Outcome, secrets: Collection[str]) -> Outcome:
 
 def _masked_data(value: Any, secrets: Collection[str]) -> Any:
     """Mask data as `redact` does, but leave visor's own words (a status, a code) where they stand."""
-    from visor.report.vocabulary import kept
-    from visor.ui.secrets import redact
-
     if isinstance(value, Mapping):
         return {key: item if kept(key, item) else _masked_data(item, secrets) for key, item in value.items()}
     if isinstance(value, list | tuple):

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from typing import get_args
 
+from visor.engine.results import StepStatus
+from visor.errors import ErrorCode, NextAction
+from visor.inputs.issues import IssueCode
 from visor.plugs import per_generation
+from visor.scenario.assertions import ASSERTIONS
+from visor.scenario.commands import COMMANDS
+from visor.scenario.families import FAMILIES
 
 #: The fields whose values are visor's vocabulary.
 FIELDS = frozenset({"status", "code", "command", "type", "platform", "next_action", "severity", "runtime", "tool"})
@@ -23,13 +29,6 @@ _RUNTIMES = ("sim", "appium", "local", "visualagent")
 @per_generation
 def words() -> frozenset[str]:
     """Return every word of visor's vocabulary (from the enums and tables that define them, the plugged ones too)."""
-    from visor.engine.results import StepStatus
-    from visor.errors import ErrorCode, NextAction
-    from visor.inputs.issues import IssueCode
-    from visor.scenario.assertions import ASSERTIONS
-    from visor.scenario.commands import COMMANDS
-    from visor.scenario.families import FAMILIES
-
     found: set[str] = {*_STATUSES, *_PLATFORMS, *_RUNTIMES, "warning", *get_args(StepStatus)}
     for codes in (ErrorCode, NextAction, IssueCode):
         found.update(str(code) for code in codes)

@@ -13,6 +13,7 @@ still say what ran.
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import os
 import tempfile
@@ -34,6 +35,9 @@ from visor.run.hooks import Handler
 from visor.run.runs import DEFAULT_OUTPUT, PreparedRun, attempt
 from visor.run.shards import read_durations, record_durations, split
 from visor.run.state_paths import state_root
+from visor.run.workers import processes_for, run_at_once
+from visor.runtimes.opening import preload_for
+from visor.runtimes.registry import choose_runtime, in_process, share_work
 from visor.scenario.discovery import expand_paths
 from visor.scenario.tags import EXPECTED_FAILURE
 from visor.ui.secrets import mask_rendered, redact
@@ -179,11 +183,6 @@ def _in_parallel(
     Ctrl-C stops the workers after their runs under way and reports what finished. Returns, besides the rows,
     how many workers ran (`data.suite.workers`).
     """
-    import gc
-
-    from visor.run.workers import processes_for, run_at_once
-    from visor.runtimes.registry import in_process, share_work
-
     runtime = _warm(paths[0], options)
     processes = processes_for(chosen.workers, not options.pool and runtime is not None and in_process(runtime))
     workers = WorkerInfo(
@@ -218,9 +217,6 @@ def _warm(path: str, options: RunConfig) -> str | None:
     Unwarmed, each worker did it for its first scenario: 4 workers on the simulated phone took longer than one.
     Returns the runtime of the suite's first scenario; what cannot be loaded is left for its own run to report.
     """
-    from visor.runtimes.opening import preload_for
-    from visor.runtimes.registry import choose_runtime
-
     try:
         device = PreparedRun.load(path, options, Environment(SystemClock(), RandomIds())).device()
         preload_for(options.device, device)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
+import signal
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol, TypeVar
@@ -99,7 +100,7 @@ def run_at_once(
     `done` is told of each scenario as it finishes: how many have, and its row. Returns too the Ctrl-C (or other
     stopping signal) that stopped the suite, if one did; then only the scenarios that finished are returned.
     """
-    import multiprocessing
+    import multiprocessing  # lazy: only a suite run with --workers forks
 
     context = multiprocessing.get_context("fork")
     tasks: Queue[Task | None] = context.Queue()
@@ -222,7 +223,6 @@ def _died(path: str, worker: ForkProcess) -> ScenarioDone:
 
 
 def _signal_name(number: int) -> str:
-    import signal
 
     try:
         return signal.Signals(number).name

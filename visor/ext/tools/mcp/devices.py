@@ -18,6 +18,7 @@ from visor.clock import Clock
 from visor.device.protocol import Device
 from visor.errors import VisorError
 from visor.report.session_tools import Reply, reply
+from visor.runtimes.appium import host_programs
 from visor.runtimes.opening import RUNTIMES
 
 #: Why a device tool refused a call before any device work (beside the tools' own codes).
@@ -101,8 +102,6 @@ HOST_RUNTIME = "appium"
 
 def available_devices() -> list[DeviceEntry]:
     """Return the simulated phone's flavours, then the devices adb and xcrun find on this host (none without them)."""
-    from visor.runtimes.appium.host_programs import list_devices
-
     found = [
         DeviceEntry(
             candidate.id,
@@ -111,7 +110,7 @@ def available_devices() -> list[DeviceEntry]:
             HOST_RUNTIME,
             None if candidate.ready else (candidate.state, candidate.advice()),
         )
-        for candidate in list_devices()
+        for candidate in host_programs.list_devices()
     ]
     return [*SIMULATED, *found]
 

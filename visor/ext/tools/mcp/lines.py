@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from visor.errors import SourceError
+from visor.inputs.data import parse_data
+from visor.inputs.reading import decode
 
 #: The longest line kept (1 MiB): twice the largest call the tools take (a 65,536-character text, every
 #: character escaped). A longer one is skipped to its end, never held whole.
@@ -85,8 +87,6 @@ def check_line(line: bytes, overlong: bool, *, validate: Validate, refuse: Refus
         return _too_long(line, refuse)
     if not line.strip():
         return Verdict()
-    from visor.inputs.data import parse_data
-    from visor.inputs.reading import decode
 
     try:
         data = parse_data(line, REQUEST, format="json").data
@@ -279,7 +279,7 @@ class LineReader:
 
         A cut line keeps only its first `RECOVERY_CHARS` bytes: enough to answer it.
         """
-        import anyio
+        import anyio  # lazy: the MCP SDK's (optional: the mcp extra); only `visor mcp` needs it
 
         head: bytes | None = None
         while True:
@@ -321,7 +321,7 @@ class GuardedInput:
     """
 
     def __init__(self, reader: LineReader, *, validate: Validate, refuse: Refuse) -> None:
-        import anyio
+        import anyio  # lazy: the MCP SDK's (optional: the mcp extra); only `visor mcp` needs it
 
         self.reader = reader
         self.validate = validate
@@ -367,7 +367,7 @@ class GuardedInput:
 
     async def _drained(self) -> None:
         """Wait until every request passed on is answered: each call has its own bounds, so this ends."""
-        import anyio
+        import anyio  # lazy: the MCP SDK's (optional: the mcp extra); only `visor mcp` needs it
 
         while self._awaited:
             await self._changed.wait()

@@ -104,6 +104,7 @@ def require_sdk() -> None:
 
 def serve_stdio(served: Served) -> None:
     """Serve the tools over stdin/stdout until the client disconnects."""
+    # lazy: the MCP SDK is optional (the mcp extra) and heavy; `require_sdk` has said how to install it
     import anyio
     import mcp_types as types
     from mcp.server.lowlevel import Server
@@ -154,7 +155,7 @@ def serve_stdio(served: Served) -> None:
         return answer
 
     async def main() -> None:
-        from mcp.shared.message import SessionMessage
+        from mcp.shared.message import SessionMessage  # lazy: the optional MCP SDK
 
         validate = functools.partial(types.jsonrpc_message_adapter.validate_json, by_name=False)
         with claimed_stdin() as wire:
@@ -270,7 +271,7 @@ def read_screen(served: Served, uri: str, types: Any) -> Any:
     Raises:
         MCPError: RESOURCE_NOT_FOUND, for an unknown URI or a screen not shown yet (the message says what to call).
     """
-    from mcp.shared.exceptions import MCPError
+    from mcp.shared.exceptions import MCPError  # lazy: the optional MCP SDK
 
     if uri == SCREENSHOT.uri:
         png = served.last_screenshot()

@@ -32,6 +32,7 @@ from jsonschema import Draft202012Validator
 
 from visor.errors import SourceError
 from visor.ext.tools.spec.definitions import is_tool, parameters
+from visor.inputs.data import parse_data
 
 #: The longest description OpenAI-compatible endpoints take.
 MAX_DESCRIPTION = 1024
@@ -153,8 +154,6 @@ def _json(text: str) -> Any:
     The bounded reader: text nested thousands deep, an integer of thousands of digits, NaN, a lone surrogate or
     a key given twice holds no JSON here, and the call is then checked with the text as it came (and refused).
     """
-    from visor.inputs.data import parse_data
-
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: no text to read

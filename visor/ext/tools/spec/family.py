@@ -9,6 +9,7 @@ import copy
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, get_args
 
+from visor.ext.tools.result import Status, ToolCode
 from visor.ext.tools.spec.definitions import parameters, tool_names
 from visor.inputs.issues import Issue
 from visor.scenario.families import FamilyCall
@@ -46,8 +47,6 @@ class ToolFamily:
 
     def words(self) -> Iterable[str]:
         """Return the tools' names, result codes and statuses."""
-        from visor.ext.tools.result import Status, ToolCode
-
         return (*tool_names(), *(str(code) for code in ToolCode), *get_args(Status))
 
 
