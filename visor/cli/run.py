@@ -9,7 +9,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
 import click
 
@@ -30,9 +30,9 @@ from visor.cli.options import (
     text_value,
 )
 from visor.errors import UsageError
-from visor.run.config import RunConfig, Selection, Shard
+from visor.run.config import Environment, RunConfig, Selection, Shard
 
-F = TypeVar("F", bound=Callable[..., Any])
+F = TypeVar("F", bound=Callable[..., object])
 SETTINGS = {"help_option_names": ["-h", "--help"]}
 
 
@@ -83,13 +83,11 @@ def run_options(function: F) -> F:
 
 
 def _options(**values: Any) -> RunConfig:
-    given = map_values(values) | parameter_values(values)
+    given = {**map_values(values), **parameter_values(values)}
     return run_config(values | given)
 
 
-def _environment(env: CliEnvironment) -> Any:
-    from visor.run.config import Environment
-
+def _environment(env: CliEnvironment) -> Environment:
     return Environment(env.clock, env.ids, env.input_stream())
 
 
@@ -297,7 +295,7 @@ def benchmark(
     return emit(env, outcome, None if ranked else lambda console: console.benchmark_result(dict(outcome.data)))
 
 
-def _stderr() -> Any:
+def _stderr() -> TextIO:
     import sys
 
     return sys.stderr
