@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -29,11 +29,16 @@ from visor.cli.options import (
 )
 from visor.errors import SourceError
 
-F = TypeVar("F", bound=Callable[..., Any])
+if TYPE_CHECKING:
+    from visor.jsontypes import JsonObject
+    from visor.report.envelope import Outcome
+    from visor.run.config import RunConfig
+
+F = TypeVar("F", bound=Callable[..., object])
 SETTINGS = {"help_option_names": ["-h", "--help"]}
 
 
-def capabilities_value(_ctx: click.Context, param: click.Parameter, value: str | None) -> dict[str, Any]:
+def capabilities_value(_ctx: click.Context, param: click.Parameter, value: str | None) -> JsonObject:
     """Read --capabilities: a JSON object, inline or in a file (as a scenario's `config.capabilities`)."""
     if value is None:
         return {}
@@ -125,7 +130,7 @@ def _capture_options(function: F) -> F:
     return function
 
 
-def _act(env: CliEnvironment, command: str, values: dict[str, Any]) -> int:
+def _act(env: CliEnvironment, command: str, values: dict[str, object]) -> int:
     """Run the action on the project's daemon when one runs, else on a device opened for it."""
     from visor.daemon import client
     from visor.run.state_paths import DaemonPaths, state_root
@@ -148,7 +153,9 @@ def _act(env: CliEnvironment, command: str, values: dict[str, Any]) -> int:
     return emit(env, _recorded(env, paths.root, command, flags, options, outcome))
 
 
-def _recorded(env: CliEnvironment, root: str, command: str, flags: dict[str, Any], options: Any, outcome: Any) -> Any:
+def _recorded(
+    env: CliEnvironment, root: str, command: str, flags: dict[str, object], options: RunConfig, outcome: Outcome
+) -> Outcome:
     """Append a succeeded action to the flows being recorded (`visor record`), and say so in its envelope."""
     from visor.daemon import flows
 

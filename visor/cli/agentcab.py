@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -10,6 +10,9 @@ from visor.cli.actions import opened_device_options
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import device_options, output_options, run_config, seed_value, text_value
+
+if TYPE_CHECKING:
+    from visor.ext.agentcab.act import Question
 
 #: The most photos a generated profile holds: about 260 bytes each, 30,000 make 7.8 MB, under the 8 MiB that
 #: visor reads of a profile (100,000 wrote 25 MB that visor itself then refused).
@@ -115,7 +118,7 @@ def act(env: CliEnvironment, /, output: str, confirm: str, evidence: str | None,
     ask = None
     if confirm == "ask" and env.stdin is None and _terminal() and output != "-":
 
-        def ask(question: Any) -> bool:
+        def ask(question: Question) -> bool:
             return click.confirm(confirm_prompt(question.title, question.message), default=False, err=True)
 
     outcome = act_file(output, options, env.clock, confirm=confirm, ask=ask, evidence=evidence,

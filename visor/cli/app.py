@@ -11,9 +11,9 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeAlias
 
 import click
 
@@ -25,6 +25,8 @@ from visor.errors import ExitCode, UsageError, VisorError, interruption
 
 #: Signals that stop visor the way Ctrl-C does (SIGHUP where the platform has it).
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+#: What `signal.signal` takes and `signal.getsignal` gives: a handler, a default (`SIG_DFL`, `SIG_IGN`), or None.
+_Handler: TypeAlias = "Callable[[int, FrameType | None], object] | int | signal.Handlers | None"
 
 
 class Signals:
@@ -42,7 +44,7 @@ class Signals:
 
     def __init__(self) -> None:
         self.received: signal.Signals | None = None
-        self._previous: dict[signal.Signals, Any] = {}
+        self._previous: dict[signal.Signals, _Handler] = {}
 
     def __enter__(self) -> Signals:
         if threading.current_thread() is not threading.main_thread():
@@ -60,7 +62,7 @@ class Signals:
             signal.signal(number, previous)
         self._previous.clear()
 
-    def _install(self, number: signal.Signals, handler: Any) -> None:
+    def _install(self, number: signal.Signals, handler: _Handler) -> None:
         self._previous.setdefault(number, signal.getsignal(number))
         signal.signal(number, handler)
 
@@ -158,7 +160,7 @@ class VisorGroup(click.Group):
         args: Sequence[str] | None,
         prog: str,
         complete: str | None,
-        **extra: Any,
+        **extra: object,
     ) -> int:
         try:
             result = super().main(args, prog, complete, standalone_mode=False, **extra)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -14,18 +14,22 @@ from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import output_options, run_config
 
+if TYPE_CHECKING:
+    from visor.clock import Clock
+    from visor.run.state_paths import DaemonPaths
+
 SETTINGS = {"help_option_names": ["-h", "--help"]}
-F = TypeVar("F", bound=Callable[..., Any])
+F = TypeVar("F", bound=Callable[..., object])
 
 
-def _process_clock() -> Any:
+def _process_clock() -> Clock:
     """Return the wall clock: waiting for another process takes real time, whatever clock the command reports with."""
     from visor.clock import SystemClock
 
     return SystemClock()
 
 
-def _paths() -> Any:
+def _paths() -> DaemonPaths:
     from visor.run.state_paths import DaemonPaths, state_root
 
     return DaemonPaths(state_root(os.getcwd()))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -14,8 +14,11 @@ from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import output_options, paths_value, run_config, summary_options, text_value
 
+if TYPE_CHECKING:
+    from visor.report.envelope import Outcome
+
 SETTINGS = {"help_option_names": ["-h", "--help"]}
-F = TypeVar("F", bound=Callable[..., Any])
+F = TypeVar("F", bound=Callable[..., object])
 #: Upstream's per-action timeout (ms), for discover and route as for a run's steps.
 DEFAULT_TIMEOUT_MS = 2500
 
@@ -133,7 +136,7 @@ REPAIR_NOT_APPLIED = (
 )
 
 
-def _told(env: CliEnvironment, outcome: Any, repair: bool) -> Any:
+def _told(env: CliEnvironment, outcome: Outcome, repair: bool) -> Outcome:
     """Add `data.repair` to a discover given --repair, and say on stderr that it did nothing (unless --quiet)."""
     if not repair:
         return outcome

@@ -14,7 +14,7 @@ import math
 import os
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 import click
 
@@ -27,7 +27,7 @@ from visor.runtimes.flags import Flag
 if TYPE_CHECKING:
     from visor.run.config import RunConfig
 
-F = TypeVar("F", bound=Callable[..., Any])
+F = TypeVar("F", bound=Callable[..., object])
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 #: The largest coordinate, in pixels either way, that a direct action takes (no screen comes near it).
@@ -261,7 +261,7 @@ def _click_option(flag: Flag, scenario: bool) -> Callable[[F], F]:
     )
 
 
-def device_values(values: dict[str, Any]) -> dict[str, Any]:
+def device_values(values: dict[str, object]) -> dict[str, object]:
     """Take the device options' values out of a command's, by name (`visor.runtimes.config.device_config`).
 
     Run and benchmark take --server-url and --device repeated: the first ones open a device, all of them form the
@@ -277,7 +277,7 @@ def device_values(values: dict[str, Any]) -> dict[str, Any]:
     return taken
 
 
-def run_config(values: dict[str, Any]) -> RunConfig:
+def run_config(values: dict[str, object]) -> RunConfig:
     """Build the run's configuration from a command's values: the device's (`device_values`), then the rest."""
     from visor.run.config import RunConfig
 
@@ -308,7 +308,7 @@ def map_options(function: F) -> F:
     return function
 
 
-def map_values(values: dict[str, Any]) -> dict[str, Any]:
+def map_values(values: dict[str, object]) -> dict[str, object]:
     """Take the app-map options' values out of a command's (`no_map`, `map_dir`, `repair`).
 
     Raises:
@@ -340,7 +340,14 @@ def parameter_options(function: F) -> F:
     return function
 
 
-def parameter_values(values: dict[str, Any]) -> dict[str, Any]:
+class ParameterValues(TypedDict):
+    """The values of the scenarios' `${KEY}` parameters a command was given (`parameters`), and those to mask."""
+
+    parameters: dict[str, str]
+    secrets: tuple[str, ...]
+
+
+def parameter_values(values: dict[str, Any]) -> ParameterValues:
     """Take the parameter options' values out of a command's: `{parameters: {KEY: VALUE}, secrets: (VALUE, …)}`.
 
     The env file comes first, then each `-e`, then the secrets (read from the environment).

@@ -9,7 +9,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import click
 
@@ -32,9 +32,9 @@ from visor.cli.options import (
 from visor.errors import UsageError
 
 if TYPE_CHECKING:
-    from visor.run.config import RunConfig
+    from visor.run.config import Environment, RunConfig
 
-F = TypeVar("F", bound=Callable[..., Any])
+F = TypeVar("F", bound=Callable[..., object])
 SETTINGS = {"help_option_names": ["-h", "--help"]}
 
 
@@ -85,11 +85,11 @@ def run_options(function: F) -> F:
 
 
 def _options(**values: Any) -> RunConfig:
-    given = map_values(values) | parameter_values(values)
+    given = {**map_values(values), **parameter_values(values)}
     return run_config(values | given)
 
 
-def _environment(env: CliEnvironment) -> Any:
+def _environment(env: CliEnvironment) -> Environment:
     from visor.run.config import Environment
 
     return Environment(env.clock, env.ids, env.input_stream())
@@ -301,7 +301,7 @@ def benchmark(
     return emit(env, outcome, None if ranked else lambda console: console.benchmark_result(dict(outcome.data)))
 
 
-def _stderr() -> Any:
+def _stderr() -> TextIO:
     import sys
 
     return sys.stderr

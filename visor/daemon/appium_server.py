@@ -19,13 +19,13 @@ import os
 import shlex
 import urllib.request
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlsplit
 
 from visor.children import CannotStart, Identity, Tethered, UnusableLog, spawn_tethered
 from visor.clock import Clock, ms_to_us
 from visor.daemon.processes import log_tail, read_record, recorded_identity, unusable_log
 from visor.errors import InputError, TargetError
+from visor.jsontypes import JsonObject
 from visor.run.state_paths import state_folder, write_state
 
 DEFAULT_SERVER_URL = "http://127.0.0.1:4723"
@@ -113,7 +113,7 @@ def same_server(one: str, other: str) -> bool:
     return ManagedServer("", one).stem == ManagedServer("", other).stem
 
 
-def ensure(root: str, server_url: str | None, command: str | None, clock: Clock) -> dict[str, Any]:
+def ensure(root: str, server_url: str | None, command: str | None, clock: Clock) -> JsonObject:
     """Adopt the server that answers at the URL, or start it with `command`; describe it for `visor start`.
 
     Raises:
@@ -207,7 +207,7 @@ def managed_servers(root: str) -> list[ManagedServer]:
     return servers
 
 
-def describe(managed: ManagedServer) -> dict[str, Any]:
+def describe(managed: ManagedServer) -> JsonObject:
     """Describe a recorded server for `visor status`: its process and whether it still runs.
 
     Raises:
@@ -216,11 +216,13 @@ def describe(managed: ManagedServer) -> dict[str, Any]:
     server, url = managed.record()
     if server is None:
         return {"server_url": url, "managed": False, "running": False}
+    command = managed.command()
     return {"server_url": url, "managed": True, "pid": server.pid, "running": server.running(),
-            "command": managed.command(), "metadata": managed.metadata, "log": managed.log}  # fmt: skip
+            "command": None if command is None else [*command], "metadata": managed.metadata,
+            "log": managed.log}  # fmt: skip
 
 
-def stop(managed: ManagedServer, *, force: bool) -> dict[str, Any]:
+def stop(managed: ManagedServer, *, force: bool) -> JsonObject:
     """Stop a server visor started (SIGTERM to its group, SIGKILL after 5 s or at once with `force`).
 
     Only once its recorded start time proves the pid is still that server: a pid that now names another process
@@ -234,7 +236,7 @@ def stop(managed: ManagedServer, *, force: bool) -> dict[str, Any]:
     if stopped:
         with contextlib.suppress(OSError):
             os.unlink(managed.metadata)
-    described = {"server_url": url, "managed": True, "stopped": stopped, "pid": server.pid}
+    described: JsonObject = {"server_url": url, "managed": True, "stopped": stopped, "pid": server.pid}
     if not stopped:
         described["reason"] = "did_not_stop" if proved else "not_proved"
     return described

@@ -12,9 +12,8 @@ import json
 import os
 import socket
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -23,6 +22,7 @@ from visor.clock import Clock, IdSource, ms_to_us
 from visor.daemon.processes import MAX_PID, exclusive, log_tail, read_record, unusable_log
 from visor.daemon.wire import BadLine, failure, outcome_from_wire, probe, read_line, send_line
 from visor.errors import ExitCode, NextAction, SourceError, TargetError
+from visor.jsontypes import JsonObject, JsonValue
 from visor.report.envelope import Outcome
 from visor.run.config import RunConfig
 from visor.run.state_paths import DaemonPaths
@@ -52,7 +52,7 @@ def running(paths: DaemonPaths) -> bool:
         return os.path.exists(paths.metadata) and probe(address, 1.0)
 
 
-def ask(paths: DaemonPaths, request: Mapping[str, Any], timeout_s: float) -> dict[str, Any]:
+def ask(paths: DaemonPaths, request: Mapping[str, object], timeout_s: float) -> JsonObject:
     """Send one request and return the reply.
 
     Raises:
@@ -83,7 +83,7 @@ def ask(paths: DaemonPaths, request: Mapping[str, Any], timeout_s: float) -> dic
 
 
 def send_action(
-    paths: DaemonPaths, command: str, flags: Mapping[str, Any], options: RunConfig, ids: IdSource
+    paths: DaemonPaths, command: str, flags: Mapping[str, object], options: RunConfig, ids: IdSource
 ) -> Outcome:
     """Run a direct action on the daemon's warm session; return its outcome."""
     timeout_ms = ACTION_TIMEOUT_MS if options.timeout_ms is None else options.timeout_ms + ACTION_TIMEOUT_MS
@@ -99,16 +99,17 @@ def send_action(
     return _outcome(ask(paths, request, timeout_ms / 1000))
 
 
-def _outcome(reply: Mapping[str, Any]) -> Outcome:
+def _outcome(reply: Mapping[str, JsonValue]) -> Outcome:
     """Return the outcome a daemon's reply carries.
 
     Raises:
         TargetError: the daemon refused the request, or its reply is not an outcome (another version).
     """
-    if not isinstance(reply.get("outcome"), Mapping):
+    outcome = reply.get("outcome")
+    if not isinstance(outcome, Mapping):
         raise TargetError(f"the visor daemon refused the request: {reply.get('error')}")
     try:
-        return outcome_from_wire(reply["outcome"])
+        return outcome_from_wire(outcome)
     except BadLine as exc:
         raise TargetError(
             f"the visor daemon's answer cannot be read: {exc}",
@@ -117,17 +118,18 @@ def _outcome(reply: Mapping[str, Any]) -> Outcome:
         ) from exc
 
 
-def absolute(wire: dict[str, Any]) -> dict[str, Any]:
+def absolute(wire: dict[str, object]) -> dict[str, object]:
     """Resolve the caller's relative paths (--output, an app model file) before they reach the daemon's folder."""
-    if wire.get("output"):
-        wire["output"] = os.path.abspath(wire["output"])
+    output = wire.get("output")
+    if isinstance(output, str) and output:  # `RunConfig.output`: text or None
+        wire["output"] = os.path.abspath(output)
     app = wire.get("app")
     if isinstance(app, str) and os.path.isfile(app):
         wire["app"] = os.path.abspath(app)
     return wire
 
 
-def _absolute(key: str, value: Any) -> Any:
+def _absolute(key: str, value: object) -> object:
     """Resolve a capture's --path against the caller's folder (the daemon's is another)."""
     return os.path.abspath(value) if key == "path" and isinstance(value, str) else value
 
@@ -148,7 +150,7 @@ def start(paths: DaemonPaths, defaults: RunConfig, clock: Clock, appium_cmd: str
         if running(paths):
             return _started(paths, already=True)
         _refuse_a_stuck_daemon(paths)
-        appium: dict[str, Any] | None = None
+        appium: JsonObject | None = None
         server_url = defaults.device.appium.server_url
         if appium_cmd is not None or server_url is not None:
             from visor.daemon import appium_server
@@ -160,7 +162,7 @@ def start(paths: DaemonPaths, defaults: RunConfig, clock: Clock, appium_cmd: str
             if appium is not None and appium.get("started"):
                 from visor.daemon import appium_server
 
-                appium_server.stop(appium_server.ManagedServer(paths.root, appium["server_url"]), force=True)
+                appium_server.stop(appium_server.ManagedServer(paths.root, str(appium["server_url"])), force=True)
             raise
 
 
@@ -187,7 +189,7 @@ def _refuse_a_stuck_daemon(paths: DaemonPaths) -> None:
     )
 
 
-def _start_daemon(paths: DaemonPaths, defaults: RunConfig, clock: Clock, appium: dict[str, Any] | None) -> Outcome:
+def _start_daemon(paths: DaemonPaths, defaults: RunConfig, clock: Clock, appium: JsonObject | None) -> Outcome:
     command = [sys.executable, "-m", "visor", "__daemon", "--root", paths.root]
     command += ["--defaults", json.dumps(absolute(defaults.action_wire()))]
     try:
@@ -218,8 +220,8 @@ def _wait_ready(paths: DaemonPaths, daemon: Identity, clock: Clock) -> None:
 
 
 def _started(paths: DaemonPaths, *, already: bool) -> Outcome:
-    status = _public(ask(paths, {"id": "start", "type": "status"}, STATUS_S)["status"])
-    daemon = {**status, "already_running": already, "metadata": paths.metadata, "log": paths.log}
+    status = _public(ask(paths, {"id": "start", "type": "status"}, STATUS_S))
+    daemon: JsonObject = {**status, "already_running": already, "metadata": paths.metadata, "log": paths.log}
     return Outcome("ok", NextAction.RUN, {"daemon": upstream_names(daemon)}, ExitCode.OK)
 
 
@@ -235,7 +237,7 @@ _UPSTREAM_NAMES = {
 }
 
 
-def upstream_names(daemon: Mapping[str, Any]) -> dict[str, Any]:
+def upstream_names(daemon: Mapping[str, JsonValue]) -> JsonObject:
     """Return a daemon's description with upstream's camelCase fields beside visor's, which scripts read.
 
     `stale` says the daemon runs another visor than this command's (`currentPackageVersion`): restart it.
@@ -265,16 +267,16 @@ def status(paths: DaemonPaths, server_url: str | None = None) -> Outcome:
     """
     recorded, damaged = _read_recorded(paths)
     servers = _servers(paths)
-    extra = {"record": damaged.to_dict()} if damaged is not None else {}
+    extra: JsonObject = {"record": damaged.to_dict()} if damaged is not None else {}
     if running(paths):
-        daemon = _public(ask(paths, {"id": "status", "type": "status"}, STATUS_S)["status"])
-        described = {**daemon, "responsive": True, "metadata": paths.metadata, "log": paths.log, **extra}
+        daemon = _public(ask(paths, {"id": "status", "type": "status"}, STATUS_S))
+        described: JsonObject = {**daemon, "responsive": True, "metadata": paths.metadata, "log": paths.log, **extra}
         appium = _appium(paths, server_url, _server_of(daemon.get("defaults")))
-        data = {"daemon": upstream_names(described), "appium": appium}
+        data: JsonObject = {"daemon": upstream_names(described), "appium": appium}
         return Outcome("ok", NextAction.RUN, data | servers, ExitCode.OK)
     lingering = recorded is not None and recorded.identity.running()
     pid = recorded.identity.pid if recorded is not None and lingering else None
-    stale: dict[str, Any] = {"running": lingering, "responsive": False, "pid": pid, "root": paths.root, **extra}
+    stale: JsonObject = {"running": lingering, "responsive": False, "pid": pid, "root": paths.root, **extra}
     if lingering:
         stale["problem"] = (
             f"the daemon (pid {pid}) runs but does not answer on its socket; direct actions run without it. "
@@ -296,7 +298,7 @@ class Damaged:
     problem: str
     next_step: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """Return `data.daemon.record`."""
         return {"state": "damaged", "path": self.path, "problem": self.problem, "next_step": self.next_step}
 
@@ -321,7 +323,7 @@ def _server_of(defaults: object) -> str:
     return url if isinstance(url, str) and url else DEFAULT_SERVER_URL
 
 
-def _appium(paths: DaemonPaths, server_url: str | None, daemons: str | None) -> dict[str, Any]:
+def _appium(paths: DaemonPaths, server_url: str | None, daemons: str | None) -> JsonObject:
     """Describe the Appium server at `server_url` (else the daemon's, else the default) for `data.appium`.
 
     `reachable`: its `/status` answers ready; `managed`: a `visor start` of the project started it (its record);
@@ -334,7 +336,7 @@ def _appium(paths: DaemonPaths, server_url: str | None, daemons: str | None) -> 
 
     url = server_url or daemons or appium_server.DEFAULT_SERVER_URL
     managed = appium_server.ManagedServer(paths.root, url)
-    described = {"server_url": url, "reachable": appium_server.ready(url), "pid": None, "command": None,
+    described: JsonObject = {"server_url": url, "reachable": appium_server.ready(url), "pid": None, "command": None,
                  "running": False, **appium_server.describe(managed),
                  "daemon": daemons is not None and appium_server.same_server(daemons, url)}  # fmt: skip
     described["server_url"] = url
@@ -342,7 +344,7 @@ def _appium(paths: DaemonPaths, server_url: str | None, daemons: str | None) -> 
                         "logPath": described.get("log")}  # fmt: skip
 
 
-def _servers(paths: DaemonPaths) -> dict[str, Any]:
+def _servers(paths: DaemonPaths) -> JsonObject:
     """Describe every Appium server a `visor start` of the project started (`appium_servers`; none: nothing).
 
     Raises:
@@ -351,7 +353,7 @@ def _servers(paths: DaemonPaths) -> dict[str, Any]:
     from visor.daemon import appium_server
 
     described = [appium_server.describe(server) for server in appium_server.managed_servers(paths.root)]
-    listed = [server for server in described if server["managed"]]
+    listed: list[JsonValue] = [server for server in described if server["managed"]]
     return {"appium_servers": listed} if listed else {}
 
 
@@ -386,7 +388,8 @@ def stop(paths: DaemonPaths, clock: Clock, *, force: bool, server_url: str | Non
     # Its record damaged, the daemon is the process that answers on the private socket, taken before it stops.
     answering = _identity_of(answered.get("pid")) if recorded is None and answered is not None else None
     vouched, replied = _ask_to_stop(paths, recorded, answered)
-    data: dict[str, Any] = {"stopped": True, "was_running": replied, "pid": None, "root": paths.root}
+    data: JsonObject = {"stopped": True, "was_running": replied, "pid": None, "root": paths.root}
+    record: JsonObject = damaged.to_dict() if damaged is not None else {}
     identity = recorded.identity if recorded is not None else answering
     if identity is not None:
         deadline = clock.monotonic_us() + ms_to_us(EXIT_MS)
@@ -399,7 +402,7 @@ def stop(paths: DaemonPaths, clock: Clock, *, force: bool, server_url: str | Non
         if running_still:
             data["reason"] = "daemon_did_not_stop" if identity.proved() or vouched else "not_proved"
     if damaged is not None:
-        data["record"] = damaged.to_dict()
+        data["record"] = record
         if data["stopped"] and not _serve_lock_free(paths):
             return failure(_stuck_with_damaged_record(paths, damaged), data)
     if data["stopped"]:
@@ -407,13 +410,13 @@ def stop(paths: DaemonPaths, clock: Clock, *, force: bool, server_url: str | Non
             with contextlib.suppress(OSError):
                 os.unlink(path)
         if damaged is not None:
-            data["record"]["removed"] = not os.path.lexists(paths.metadata)
+            record["removed"] = not os.path.lexists(paths.metadata)
     servers = _stop_servers(paths, recorded, force=force, only=server_url)
     if servers:
         data["appium"] = servers[0]
-        data["appium_servers"] = servers
+        data["appium_servers"] = [*servers]
     left = _still_running(paths, data, servers, force=force)
-    if left is None and damaged is not None and not data["record"].get("removed"):
+    if left is None and damaged is not None and not record.get("removed"):
         left = TargetError(
             f"the damaged daemon record {paths.metadata} could not be removed (it is not a file)",
             likely_cause=damaged.problem,
@@ -424,7 +427,7 @@ def stop(paths: DaemonPaths, clock: Clock, *, force: bool, server_url: str | Non
     return Outcome("ok", NextAction.NONE, data, ExitCode.OK)
 
 
-def _answering(paths: DaemonPaths) -> dict[str, Any] | None:
+def _answering(paths: DaemonPaths) -> JsonObject | None:
     """Return the status of the daemon answering on the root's socket (None: none answers)."""
     try:
         status = ask(paths, {"id": "stop-who", "type": "status"}, STATUS_S).get("status")
@@ -467,7 +470,7 @@ def _stuck_with_damaged_record(paths: DaemonPaths, damaged: Damaged) -> TargetEr
 
 def _left_running(
     paths: DaemonPaths,
-    answered: Mapping[str, Any] | None,
+    answered: Mapping[str, JsonValue] | None,
     recorded: Recorded | None,
     theirs: str,
     server_url: str,
@@ -480,14 +483,14 @@ def _left_running(
         SourceError: the server's record cannot be read.
     """
     pid = answered.get("pid") if answered is not None else recorded.identity.pid if recorded is not None else None
-    data: dict[str, Any] = {"stopped": False, "was_running": True, "pid": pid, "root": paths.root,
+    data: JsonObject = {"stopped": False, "was_running": True, "pid": pid, "root": paths.root,
                             "reason": "other_server", "daemon_server_url": theirs,
                             "message": f"the visor daemon (pid {pid}) uses the Appium server at {theirs}, not "
                             f"{server_url}: it was left running (`visor stop` stops it)"}  # fmt: skip
     servers = _stop_servers(paths, recorded, force=force, only=server_url)
     if servers:
         data["appium"] = servers[0]
-        data["appium_servers"] = servers
+        data["appium_servers"] = [*servers]
     left = _still_running(paths, {**data, "stopped": True}, servers, force=force)
     if left is not None:
         return failure(left, data)
@@ -495,7 +498,7 @@ def _left_running(
 
 
 def _still_running(
-    paths: DaemonPaths, data: Mapping[str, Any], servers: list[dict[str, Any]], *, force: bool
+    paths: DaemonPaths, data: Mapping[str, JsonValue], servers: Sequence[JsonObject], *, force: bool
 ) -> TargetError | None:
     """Word what `stop` could not stop (None: everything it was to stop is stopped, or nothing ran)."""
     if not data["stopped"]:
@@ -531,7 +534,7 @@ def _still_running(
 
 def _stop_servers(
     paths: DaemonPaths, recorded: Recorded | None, *, force: bool, only: str | None = None
-) -> list[dict[str, Any]]:
+) -> list[JsonObject]:
     """Stop every Appium server a `visor start` of the project started (its record in `.visor/appium`).
 
     Every record counts, not only the daemon's server's: a start given another --server-url, or a daemon whose
@@ -549,7 +552,7 @@ def _stop_servers(
     if only is not None:
         wanted = appium_server.ManagedServer(paths.root, only).stem
         servers = [server for server in servers if server.stem == wanted]
-    stopped: list[dict[str, Any]] = []
+    stopped: list[JsonObject] = []
     unreadable: SourceError | None = None
     for server in servers:
         try:
@@ -564,7 +567,9 @@ def _stop_servers(
     return stopped
 
 
-def _ask_to_stop(paths: DaemonPaths, recorded: Recorded | None, daemon: Mapping[str, Any] | None) -> tuple[bool, bool]:
+def _ask_to_stop(
+    paths: DaemonPaths, recorded: Recorded | None, daemon: Mapping[str, JsonValue] | None
+) -> tuple[bool, bool]:
     """Ask the daemon that answered (`daemon`, its status) to stop.
 
     Return whether it proved to be the recorded one, and whether it replied.
@@ -590,7 +595,7 @@ class Recorded:
 
     identity: Identity
     token: str | None
-    defaults: dict[str, Any]
+    defaults: dict[str, object]
 
 
 class DaemonRecord(BaseModel):
@@ -601,7 +606,7 @@ class DaemonRecord(BaseModel):
     pid: int = Field(ge=1, le=MAX_PID)
     process_start: str | None = None
     token: str | None = None
-    defaults: dict[str, Any] = Field(default_factory=dict)
+    defaults: dict[str, object] = Field(default_factory=dict)
     socket: str | None = None
     root: str | None = None
     version: str | None = None
@@ -636,8 +641,19 @@ def _recorded(paths: DaemonPaths) -> Recorded | None:
     return Recorded(Identity(checked.pid, checked.process_start), checked.token, checked.defaults)
 
 
-def _public(status: Mapping[str, Any]) -> dict[str, Any]:
-    """Return a daemon's status without its token (which proves it, and is no one's business to see)."""
+def _public(reply: Mapping[str, JsonValue]) -> JsonObject:
+    """Return the status a daemon's reply carries, without its token (which proves it, and is no one's business).
+
+    Raises:
+        TargetError: the reply holds no status (a daemon of another version).
+    """
+    status = reply["status"]
+    if not isinstance(status, dict):
+        raise TargetError(
+            f"the visor daemon's answer cannot be read: its status is {type(status).__name__}, not an object",
+            likely_cause="The daemon runs another version of visor.",
+            next_step="Run `visor stop` and `visor start` with this version.",
+        )
     return {key: value for key, value in status.items() if key != "token"}
 
 

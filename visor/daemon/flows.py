@@ -29,12 +29,13 @@ import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Literal, NotRequired, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from visor.clock import Clock, isoformat
 from visor.errors import ExitCode, InputError, NextAction, SourceError
+from visor.jsontypes import JsonObject, JsonValue
 from visor.report.envelope import Outcome
 from visor.run.state_paths import FLOWS, read_state, state_folder, state_lock, write_state
 
@@ -50,7 +51,7 @@ class FlowStep(BaseModel):
 
     id: str
     command: str
-    args: dict[str, Any] = Field(default_factory=dict)
+    args: dict[str, object] = Field(default_factory=dict)
 
 
 class FlowDevice(BaseModel):
@@ -77,6 +78,20 @@ class Flow(BaseModel):
     #: Set by the first action recorded.
     device: FlowDevice | None = None
     steps: list[FlowStep]
+
+
+class FlowFile(TypedDict):
+    """A flow as its file holds it, once checked against `Flow` (kept as it is: written back as it was read)."""
+
+    schema_version: int
+    name: str
+    active: bool
+    record_values: NotRequired[bool]
+    created_at: NotRequired[str | None]
+    updated_at: NotRequired[str | None]
+    device: NotRequired[dict[str, str] | None]
+    #: Each a `FlowStep`'s object: `id`, `command`, `args`, and whatever else it was given.
+    steps: list[JsonObject]
 
 
 def flows_folder(root: str) -> str:
@@ -111,7 +126,7 @@ def locked(root: str) -> Iterator[None]:
         yield
 
 
-def load(root: str, name: str) -> dict[str, Any]:
+def load(root: str, name: str) -> FlowFile:
     """Read a flow: the JSON object of its file, checked to be a flow named by its file.
 
     Raises:
@@ -141,10 +156,11 @@ def load(root: str, name: str) -> dict[str, Any]:
             likely_cause="The file was copied or renamed from another flow's.",
             next_step=f'Set "name" to "{name}" in it (or give the file its flow\'s name).',
         )
-    return dict(document.data)  # checked: kept as the file holds it
+    checked: FlowFile = document.data.copy()  # checked against `Flow`: kept as the file holds it
+    return checked
 
 
-def _save(root: str, name: str, flow: Mapping[str, Any]) -> str:
+def _save(root: str, name: str, flow: FlowFile) -> str:
     """Write a flow back to its own file (`NAME.json`, whatever it holds), atomically."""
     return write_state(root, _file(name), (json.dumps(flow, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
@@ -160,19 +176,27 @@ def start(root: str, name: str, clock: Clock, *, force: bool, record_values: boo
                 next_step="Use --force to record it again.",
             )
         now = isoformat(clock.now())
-        flow = {"schema_version": SCHEMA_VERSION, "name": name, "active": True, "record_values": record_values}
-        flow |= {"created_at": now, "updated_at": now, "steps": []}
+        flow: FlowFile = {
+            "schema_version": SCHEMA_VERSION,
+            "name": name,
+            "active": True,
+            "record_values": record_values,
+            "created_at": now,
+            "updated_at": now,
+            "steps": [],
+        }
         return _record_outcome(flow, _save(root, name, flow), NextAction.TAP)
 
 
 def stop(root: str, name: str, clock: Clock) -> Outcome:
     """Stop recording a flow."""
     with locked(root):
-        flow = load(root, name) | {"active": False, "updated_at": isoformat(clock.now())}
+        flow = load(root, name)
+        flow["active"], flow["updated_at"] = False, isoformat(clock.now())
         return _record_outcome(flow, _save(root, name, flow), NextAction.REPLAY)
 
 
-def _record_outcome(flow: Mapping[str, Any], path: str, next_action: NextAction) -> Outcome:
+def _record_outcome(flow: FlowFile, path: str, next_action: NextAction) -> Outcome:
     data = {"action": "record", "name": flow["name"], "active": flow["active"], "path": path}
     data |= {"record_values": flow.get("record_values", False), "steps": len(flow["steps"])}
     return Outcome("ok", next_action, data, ExitCode.OK)
@@ -209,10 +233,10 @@ def device_of(runtime: str | None, app: str | None) -> dict[str, str]:
 def append(
     root: str,
     names: Sequence[str],
-    steps: Sequence[Mapping[str, Any]],
+    steps: Sequence[Mapping[str, JsonValue]],
     clock: Clock,
     device: Mapping[str, str] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[JsonObject]:
     """Append a succeeded action's steps to the named active flows; return what each holds now (for `data`).
 
     `device` (`device_of`) is kept by a flow's first action: its export runs on that runtime and app.
@@ -230,8 +254,8 @@ def append(
 
 
 def _append_to(
-    root: str, name: str, steps: Sequence[Mapping[str, Any]], clock: Clock, device: Mapping[str, str]
-) -> dict[str, Any] | None:  # fmt: skip
+    root: str, name: str, steps: Sequence[Mapping[str, JsonValue]], clock: Clock, device: Mapping[str, str]
+) -> JsonObject | None:  # fmt: skip
     """Append steps to one flow, if it records; return its entry (a `warning` when it cannot be read or written)."""
     try:
         flow = load(root, name)
@@ -247,23 +271,26 @@ def _append_to(
         return {"name": name, "warning": _unrecorded(name, exc)}
 
 
-def _unrecorded(name: str, exc: InputError) -> dict[str, Any]:
+def _unrecorded(name: str, exc: InputError) -> JsonObject:
     """Return the warning saying that a flow was not recorded in, in the envelope's issue shape."""
     message = f"the action was not recorded in flow {name!r}: {exc.message}"
     return {"severity": "warning", "code": "INPUT_ERROR", "message": message, "path": "$", "hint": exc.next_step}
 
 
-def _recorded(flow: Mapping[str, Any], step: Mapping[str, Any]) -> dict[str, Any]:
+def _recorded(flow: FlowFile, step: Mapping[str, JsonValue]) -> JsonObject:
     """Return a step as a flow keeps it: a numbered id, typed text as a placeholder unless values are recorded."""
     number = len(flow["steps"]) + 1
-    args = dict(step["args"])
+    given = step["args"]
+    if not isinstance(given, dict):  # `direct.build_steps` gives every step its arguments' object
+        raise TypeError(f"a step's args must be an object, not {type(given).__name__}")
+    args = dict(given)
     if step["command"] == "act" and args.get("name") == "type" and not flow.get("record_values"):
         used = sum(1 for kept in flow["steps"] if PLACEHOLDER.search(json.dumps(kept.get("args", {}))))
         args["value"] = f"{{{{value_{used + 1}}}}}"
     return {"id": f"{number:03d}-{step['command']}", "command": step["command"], "args": args}
 
 
-def with_recording(outcome: Outcome, recorded: list[dict[str, Any]]) -> Outcome:
+def with_recording(outcome: Outcome, recorded: Sequence[JsonObject]) -> Outcome:
     """Add `data.recording` (upstream's shape) to a direct action's outcome, and a warning for each flow not read."""
     data = dict(outcome.data)
     kept = [entry for entry in recorded if "warning" not in entry]
@@ -275,13 +302,17 @@ def with_recording(outcome: Outcome, recorded: list[dict[str, Any]]) -> Outcome:
     return replace(outcome, data=data) if kept or warnings else outcome
 
 
-def scenario_data(flow: Mapping[str, Any], params: Mapping[str, str], *, exported: bool = False) -> dict[str, Any]:
+def scenario_data(flow: FlowFile, params: Mapping[str, str], *, exported: bool = False) -> JsonObject:
     """Return a flow as a scenario (named `replay:NAME`, or NAME when `exported`), its placeholders filled.
 
     Raises:
         InputError: a placeholder has no value (each missing key is named).
     """
-    steps = _filled(flow["steps"], params)
+    return _scenario_of(flow, _filled([*flow["steps"]], params), exported=exported)
+
+
+def _scenario_of(flow: FlowFile, steps: JsonValue, *, exported: bool) -> JsonObject:
+    """Return a flow as a scenario, its steps (filled) given."""
     missing = sorted(set(PLACEHOLDER.findall(json.dumps(steps))))
     if missing:
         keys = ", ".join(missing)
@@ -291,14 +322,14 @@ def scenario_data(flow: Mapping[str, Any], params: Mapping[str, str], *, exporte
             next_step=" ".join(f"--param {key}=VALUE" for key in missing),
         )
     name, tag = (flow["name"], "recorded") if exported else (f"replay:{flow['name']}", "replay")
-    meta = {"name": name, "version": "1", "tags": [tag]}
+    meta: JsonObject = {"name": name, "version": "1", "tags": [tag]}
     # The device its actions ran on, so that the scenario runs as it is (--runtime still chooses another).
     device = flow.get("device") or {}
-    config = {"seed": 1} | {key: device[key] for key in ("runtime", "app") if device.get(key)}
+    config: JsonObject = {"seed": 1} | {key: device[key] for key in ("runtime", "app") if device.get(key)}
     return {"meta": meta, "config": config, "steps": steps, "assertions": []}
 
 
-def deferred(flow: Mapping[str, Any], params: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
+def deferred(flow: FlowFile, params: Mapping[str, str]) -> tuple[JsonObject, dict[str, str]]:
     """Return a flow as a scenario whose placeholders are `${KEY}` parameters, and the value of each KEY.
 
     What a step holds literally stays literal: a recorded `${` is written `$${` (the parameters' escape). The
@@ -308,12 +339,12 @@ def deferred(flow: Mapping[str, Any], params: Mapping[str, str]) -> tuple[dict[s
         InputError: a placeholder has no value (each missing key is named).
     """
     keys = {key: f"VISOR_REPLAY_{number}" for number, key in enumerate(sorted(params), start=1)}
-    escaped = dict(flow) | {"steps": _literal(flow["steps"])}
-    data = scenario_data(escaped, {key: f"${{{name}}}" for key, name in keys.items()})
+    placeholders = {key: f"${{{name}}}" for key, name in keys.items()}
+    data = _scenario_of(flow, _filled(_literal([*flow["steps"]]), placeholders), exported=False)
     return data, {name: params[key] for key, name in keys.items()}
 
 
-def _literal(value: Any) -> Any:
+def _literal(value: JsonValue) -> JsonValue:
     """Return `value` with every `${` in its texts escaped (`$${`), so that no parameter is read from it."""
     if isinstance(value, str):
         return value.replace("${", "$${")
@@ -324,7 +355,7 @@ def _literal(value: Any) -> Any:
     return value
 
 
-def _filled(value: Any, params: Mapping[str, str]) -> Any:
+def _filled(value: JsonValue, params: Mapping[str, str]) -> JsonValue:
     if isinstance(value, str):
         return PLACEHOLDER.sub(lambda found: params.get(found[1], found[0]), value)
     if isinstance(value, list):

@@ -14,13 +14,13 @@ import fcntl
 import os
 import stat
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
 
 from visor.children import Identity, UnusableLog
 from visor.errors import InputError, SourceError, TargetError
 from visor.files import read_regular
 from visor.inputs.data import read_data
+from visor.jsontypes import JsonObject, JsonValue
 
 #: How much of a log's end `log_tail` reads.
 TAIL_BYTES = 64 * 1024
@@ -101,7 +101,7 @@ def _acquire(handle: int, path: str, timeout_s: float, what: str) -> None:
         time.sleep(_POLL_S)
 
 
-def read_record(path: str, *, noun: str, next_step: str) -> dict[str, Any] | None:
+def read_record(path: str, *, noun: str, next_step: str) -> JsonObject | None:
     """Return the JSON object of a record visor wrote, or None when there is none.
 
     Raises:
@@ -125,7 +125,7 @@ def read_record(path: str, *, noun: str, next_step: str) -> dict[str, Any] | Non
     return value
 
 
-def recorded_identity(record: dict[str, Any], *, path: str, noun: str, next_step: str) -> Identity:
+def recorded_identity(record: Mapping[str, JsonValue], *, path: str, noun: str, next_step: str) -> Identity:
     """Return the process a record names: its `pid` and its `process_start` (None in a record of an older visor).
 
     Raises:

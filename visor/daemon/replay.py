@@ -12,13 +12,13 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
 from visor.daemon import client, flows
 from visor.errors import InputError
 from visor.files import write_atomic
 from visor.inputs.document import Document
 from visor.inputs.yaml_writer import dump_yaml
+from visor.jsontypes import JsonObject
 from visor.report.envelope import Outcome, masked
 from visor.report.outcomes import run_outcome
 from visor.run.config import Environment, RunConfig
@@ -29,7 +29,7 @@ from visor.scenario.scenario import Scenario
 from visor.scenario.validate import validate_document
 
 
-def _flow(root: str, name: str) -> dict[str, Any]:
+def _flow(root: str, name: str) -> flows.FlowFile:
     """Read a flow that is not being recorded.
 
     Raises:
@@ -42,8 +42,8 @@ def _flow(root: str, name: str) -> dict[str, Any]:
 
 
 def _scenario(
-    root: str, name: str, flow: Mapping[str, Any], params: Mapping[str, str], *, exported: bool = False
-) -> tuple[Scenario, dict[str, Any]]:
+    root: str, name: str, flow: flows.FlowFile, params: Mapping[str, str], *, exported: bool = False
+) -> tuple[Scenario, JsonObject]:
     """Validate a flow, filled, as a scenario (in memory).
 
     Raises:
@@ -82,7 +82,7 @@ def replay(root: str, name: str, params: Mapping[str, str], options: RunConfig, 
 
 
 def _on_daemon(
-    paths: DaemonPaths, name: str, deferred: tuple[dict[str, Any], dict[str, str]], options: RunConfig,
+    paths: DaemonPaths, name: str, deferred: tuple[JsonObject, dict[str, str]], options: RunConfig,
     env: Environment,
 ) -> Outcome:  # fmt: skip
     """Run the flow's scenario through the daemon, its values as the run's parameters (never in a file).
@@ -102,7 +102,7 @@ def _on_daemon(
             os.remove(path)
 
 
-def export(root: str, name: str, params: Mapping[str, str], target: str) -> dict[str, Any]:
+def export(root: str, name: str, params: Mapping[str, str], target: str) -> JsonObject:
     """Write a flow as a scenario file (YAML, or JSON for a .json name); return what the envelope says of it.
 
     Raises:

@@ -38,7 +38,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
@@ -48,11 +48,12 @@ from visor.clock import Clock, IdSource, isoformat
 from visor.daemon.processes import exclusive
 from visor.daemon.wire import MAX_REQUEST, failure, outcome_to_wire, read_line, send_line
 from visor.errors import ErrorCode, InputError, TargetError, VisorError
+from visor.jsontypes import JsonObject, JsonValue
 from visor.limits import MAX_DURATION_MS, MAX_SEED
 from visor.report.envelope import Outcome
 from visor.report.outcomes import run_outcome
 from visor.run.config import Environment, RunConfig
-from visor.run.direct import perform, prepare
+from visor.run.direct import Prepared, perform, prepare
 from visor.run.runs import PreparedRun, attempt
 from visor.run.state_paths import METADATA, DaemonPaths, write_state
 from visor.runtimes.config import device_fields
@@ -143,7 +144,7 @@ class Slot:
     created_at: str = ""
     actions: int = 0
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> JsonObject:
         """Describe the slot for `status`."""
         opened = self.opened is not None
         return {"key": self.key, "open": opened, "created_at": self.created_at, "actions": self.actions}
@@ -178,7 +179,7 @@ class Daemon:
 
     # -- requests ----------------------------------------------------------------------------------------------
 
-    def handle(self, request: Mapping[str, Any]) -> dict[str, Any]:
+    def handle(self, request: Mapping[str, JsonValue]) -> dict[str, object]:
         """Answer one request (never raises: a failure is an outcome, a bug in visor a SYSTEM_ERROR one)."""
         try:
             return self._handle(request)
@@ -190,7 +191,7 @@ class Daemon:
             )
             return {"ok": False, "outcome": outcome_to_wire(failure(bug))}
 
-    def _handle(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+    def _handle(self, raw: Mapping[str, JsonValue]) -> dict[str, object]:
         try:
             request = WireRequest.model_validate(raw)
         except ValidationError as exc:
@@ -295,7 +296,7 @@ class Daemon:
             self.active.pop(request_id, None)
             slot.lock.give_back()
 
-    def _run_in(self, slot: Slot, request_id: str, prepared: Any, timeout_ms: float) -> Outcome:
+    def _run_in(self, slot: Slot, request_id: str, prepared: Prepared, timeout_ms: float) -> Outcome:
         with self._queued(slot, request_id, timeout_ms, prepared.command):
             opened = self._opened(slot, prepared.seed)
             if request_id in self.cancelled:  # its client went while the session opened: nothing is sent
@@ -324,7 +325,7 @@ class Daemon:
 
     # -- slots -------------------------------------------------------------------------------------------------
 
-    def options_for(self, given: Mapping[str, Any]) -> RunConfig:
+    def options_for(self, given: Mapping[str, object]) -> RunConfig:
         """Return an action's options over the daemon's defaults: a device option not given is the default's.
 
         Raises:
@@ -349,7 +350,7 @@ class Daemon:
                 self.slots[key] = Slot(key, replace(options, timeout_ms=None, output=None), platform)
             return self.slots[key]
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> dict[str, object]:
         """Describe the daemon: its process, version, defaults and sessions."""
         return {
             "running": True,
@@ -388,12 +389,12 @@ class _Handler(socketserver.StreamRequestHandler):
     timeout = READ_S
 
     def handle(self) -> None:
-        request: dict[str, Any] = {}
+        request: JsonObject = {}
         try:
             request = read_line(self.connection, MAX_REQUEST, within_s=READ_S)  # the whole line, not each read
             self.connection.settimeout(READ_S)
         except TimeoutError:
-            reply: dict[str, Any] = {"ok": False, "error": f"bad request: no whole line within {READ_S:g} s"}
+            reply: dict[str, object] = {"ok": False, "error": f"bad request: no whole line within {READ_S:g} s"}
         except OSError:
             return  # the client went away: nobody to answer
         except ValueError as exc:
@@ -412,7 +413,7 @@ WATCH_S = 0.2
 
 
 @contextlib.contextmanager
-def _watching(connection: socket.socket, request: Mapping[str, Any], daemon: Daemon) -> Iterator[None]:
+def _watching(connection: socket.socket, request: Mapping[str, JsonValue], daemon: Daemon) -> Iterator[None]:
     """While an action or a run is served, cancel it as soon as its client goes away (its connection closes).
 
     A client killed (kill -9, a terminal closed) sends no `cancel`: its queued work would run late, for no one,
@@ -449,6 +450,10 @@ def _watch(connection: socket.socket, request_id: str, daemon: Daemon, done: thr
             return
 
 
+#: What a socket server hands its handlers: a stream server's connection (a datagram server's is the pair).
+_Request: TypeAlias = socket.socket | tuple[bytes, socket.socket]
+
+
 class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     """The socket server, threaded: a slow action on one device does not hold up another device or `status`."""
 
@@ -460,7 +465,7 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         self.connections = threading.BoundedSemaphore(MAX_CONNECTIONS)
         super().__init__(path, _Handler)
 
-    def process_request(self, request: Any, client_address: Any) -> None:
+    def process_request(self, request: _Request, client_address: object) -> None:
         """Serve a connection in a thread of its own, unless `MAX_CONNECTIONS` are served already.
 
         One over the cap is answered at once that the daemon is busy, and closed: a client opening connections
@@ -468,9 +473,10 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         """
         if not self.connections.acquire(blocking=False):
             with contextlib.suppress(OSError):
-                request.settimeout(1.0)
+                connection = request if isinstance(request, socket.socket) else request[1]  # a stream's: a socket
+                connection.settimeout(1.0)
                 busy = f"busy: the daemon serves {MAX_CONNECTIONS} connections already; try again"
-                send_line(request, {"id": None, "ok": False, "error": busy})
+                send_line(connection, {"id": None, "ok": False, "error": busy})
             self.shutdown_request(request)
             return
         try:
@@ -479,7 +485,7 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
             self.connections.release()
             raise
 
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
+    def process_request_thread(self, request: _Request, client_address: object) -> None:
         """Serve one connection (in its thread), then free its place."""
         try:
             super().process_request_thread(request, client_address)
@@ -645,7 +651,7 @@ def _refused(problem: str) -> InputError:
     )
 
 
-def _run_options(wire: Mapping[str, Any]) -> RunConfig:
+def _run_options(wire: Mapping[str, object]) -> RunConfig:
     """Rebuild the run options a client sent, checked (`WireRunOptions`).
 
     Raises:
@@ -701,7 +707,7 @@ class WireOptions(_Wire):
     no_map: bool = False
     map_dir: _Text | None = None
     repair: bool = False
-    capabilities: dict[_Text, Any] = Field(default_factory=dict)
+    capabilities: dict[_Text, object] = Field(default_factory=dict)
 
 
 class WireSlot(_Wire):
@@ -709,7 +715,7 @@ class WireSlot(_Wire):
 
     server_url: _Text | None = None
     device: _Text | None = None
-    capabilities: dict[_Text, Any] = Field(default_factory=dict)
+    capabilities: dict[_Text, object] = Field(default_factory=dict)
 
 
 class WireRunOptions(WireOptions):
@@ -736,7 +742,7 @@ class WireRequest(BaseModel):
     type: Literal["status", "stop", "cancel", "action", "scenario"]
     target: Annotated[str, StringConstraints(max_length=256)] | None = None
     command: _Text | None = None
-    flags: dict[_Text, Any] = Field(default_factory=dict)
-    options: dict[_Text, Any] = Field(default_factory=dict)
+    flags: dict[_Text, object] = Field(default_factory=dict)
+    options: dict[_Text, object] = Field(default_factory=dict)
     path: _Text | None = None
     timeout_ms: Annotated[float, Field(ge=0, le=MAX_REQUEST_MS, allow_inf_nan=False)] | None = None

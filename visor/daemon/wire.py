@@ -19,6 +19,7 @@ from typing import Any
 
 from visor.errors import ErrorInfo, ExitCode, NextAction, SourceError, VisorError
 from visor.inputs.data import parse_data
+from visor.jsontypes import JsonObject, JsonValue
 from visor.report.envelope import Outcome
 
 #: The longest reply a client reads (a page source in a reply stays well below it).
@@ -31,20 +32,22 @@ class BadLine(ValueError):
     """A line on the wire that is not one whole, well-formed JSON object."""
 
 
-def outcome_to_wire(outcome: Outcome) -> dict[str, Any]:
+def outcome_to_wire(outcome: Outcome) -> JsonObject:
     """Return an outcome as JSON data."""
     return {
         "status": outcome.status,
         "next_action": str(outcome.next_action),
         "data": dict(outcome.data),
         "exit_code": int(outcome.exit_code),
-        "error": None if outcome.error is None else outcome.error.to_dict(),
-        "artifacts": list(outcome.artifacts),
+        "error": None if outcome.error is None else {**outcome.error.to_dict()},
+        "artifacts": [*outcome.artifacts],
     }
 
 
 def outcome_from_wire(value: Mapping[str, Any]) -> Outcome:
     """Rebuild an outcome sent by `outcome_to_wire`.
+
+    `value` is what a daemon sent, unchecked: this is where it enters, and what is not an outcome is a `BadLine`.
 
     Raises:
         BadLine: the value is not an outcome (a daemon of another version, or not visor's).
@@ -65,17 +68,17 @@ def outcome_from_wire(value: Mapping[str, Any]) -> Outcome:
         raise BadLine(f"the reply is not an outcome visor reads ({type(exc).__name__}: {exc})") from exc
 
 
-def failure(exc: VisorError, data: Mapping[str, Any] | None = None) -> Outcome:
+def failure(exc: VisorError, data: Mapping[str, JsonValue] | None = None) -> Outcome:
     """Return the outcome of a command that failed with `exc`."""
     return Outcome("fail", exc.next_action, dict(data or {}), exc.exit_code, exc.info())
 
 
-def send_line(connection: socket.socket, value: Mapping[str, Any]) -> None:
+def send_line(connection: socket.socket, value: Mapping[str, object]) -> None:
     """Send one JSON object and its newline."""
     connection.sendall(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
 
 
-def read_line(connection: socket.socket, limit: int = MAX_LINE, within_s: float | None = None) -> dict[str, Any]:
+def read_line(connection: socket.socket, limit: int = MAX_LINE, within_s: float | None = None) -> JsonObject:
     """Read one JSON object ended by a newline, at most `limit` bytes, through the hardened JSON reader.
 
     `within_s` bounds the whole line (else each read is bounded by the connection's timeout alone, and a peer

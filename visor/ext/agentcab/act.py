@@ -30,6 +30,7 @@ from visor.device.protocol import (
     UnsupportedInput,
 )
 from visor.ext.agentcab.spec.output_actions import (
+    Action,
     ClickText,
     ConfirmActions,
     LaunchApp,
@@ -46,6 +47,7 @@ from visor.ext.agentcab.spec.output_actions import (
     SetText,
     Swipe,
 )
+from visor.jsontypes import JsonObject
 from visor.ui.escapes import printable
 from visor.ui.hit import reaches, seen
 from visor.ui.tree import Located, Node, UiTree
@@ -96,7 +98,7 @@ class Applied:
     reason: str
     at_ms: int
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """Return its entry of `data.actions`."""
         return {"index": self.where, "type": self.type, "outcome": self.outcome, "reason": self.reason,
                 "at_ms": self.at_ms}  # fmt: skip
@@ -231,26 +233,26 @@ class Applier:
         performer = _SCREEN_ACTIONS[type(action)]
         return performer(self, action)
 
-    def _launch(self, action: Any) -> str:
+    def _launch(self, action: LaunchApp) -> str:
         self.device.launch_app(action.package_name)
         return f"launched {action.package_name}"
 
-    def _deeplink(self, action: Any) -> str:
+    def _deeplink(self, action: OpenDeeplink) -> str:
         self.device.open_url(action.uri)
         return f"opened {action.uri}"
 
-    def _click(self, action: Any) -> str:
+    def _click(self, action: ClickText) -> str:
         shown, taker = self._by_text(action.text, long=False)
         self.device.tap(shown.bounds.center)
         return f"tapped {_pressed(shown, taker)}"
 
-    def _long_press(self, action: Any) -> str:
+    def _long_press(self, action: LongPress) -> str:
         shown, taker = self._by_text(action.text, long=True)
         point = shown.bounds.center
         self.device.gesture([[PathPoint(point.x, point.y, 0), PathPoint(point.x, point.y, LONG_PRESS_MS)]])
         return f"long-pressed {_pressed(shown, taker)}"
 
-    def _set_text(self, action: Any) -> str:
+    def _set_text(self, action: SetText) -> str:
         tree = self.device.observe().tree
         needle = action.target_text.casefold()
         field = _find(tree, lambda node: node.editable and needle in f"{node.text}\n{node.hint}".casefold())
@@ -261,7 +263,7 @@ class Applier:
         self.device.perform(field, NativeAction(NativeActionName.SET_TEXT, text=action.new_text))
         return f"filled {field.describe()}"
 
-    def _scroll(self, action: Any) -> str:
+    def _scroll(self, action: Scroll) -> str:
         size = self.device.info.size
         center_x, center_y = size.width // 2, size.height // 2
         span_x, span_y = size.width * action.amount // 200, size.height * action.amount // 200
@@ -272,7 +274,7 @@ class Applier:
         self.device.gesture([[start, PathPoint(center_x - dx, center_y - dy, 300)]])
         return f"scrolled {action.direction} by {action.amount}% of the screen"
 
-    def _swipe(self, action: Any) -> str:
+    def _swipe(self, action: Swipe) -> str:
         start, end = (
             PathPoint(action.start_x, action.start_y, 0),
             PathPoint(action.end_x, action.end_y, action.duration),
@@ -280,14 +282,14 @@ class Applier:
         self.device.gesture([[start, end]])
         return f"swiped from ({action.start_x}, {action.start_y}) to ({action.end_x}, {action.end_y})"
 
-    def _key(self, key: Key) -> Callable[[Any], str]:
-        def press(action: Any) -> str:
+    def _key(self, key: Key) -> Callable[[Action], str]:
+        def press(action: Action) -> str:
             self.device.press_key(key)
             return f"pressed {key.value}"
 
         return press
 
-    def _shade(self, action: Any) -> str:
+    def _shade(self, action: OpenNotifications) -> str:
         self.data.open_shade()
         return "pulled down the notification shade"
 
@@ -346,7 +348,8 @@ def _pressed(shown: Node, taker: Node) -> str:
     return shown.describe() if taker is shown else f"{shown.describe()} in {taker.describe()}, which takes the press"
 
 
-_SCREEN_ACTIONS: dict[type, Callable[[Applier, Any], str]] = {
+#: Each screen action's performer, by the action's type (each takes its own type: the table dispatches on it).
+_SCREEN_ACTIONS: dict[type[Action], Callable[[Applier, Any], str]] = {
     LaunchApp: Applier._launch, OpenDeeplink: Applier._deeplink, ClickText: Applier._click,
     LongPress: Applier._long_press, SetText: Applier._set_text, Scroll: Applier._scroll, Swipe: Applier._swipe,
     PressBack: lambda applier, action: applier._key(Key.BACK)(action),

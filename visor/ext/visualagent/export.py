@@ -27,7 +27,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import TypedDict
 
 from visor.errors import ExitCode, InputError, NextAction, SourceError
 from visor.ext.visualagent.folder import modified_us, names
@@ -36,6 +37,7 @@ from visor.files import UnsafePath, read_confined, write_atomic
 from visor.inputs.data import parse_data
 from visor.inputs.document import Document
 from visor.inputs.yaml_writer import dump_yaml
+from visor.jsontypes import JsonObject, JsonValue
 from visor.report.envelope import Outcome
 from visor.runtimes.visualagent.mailbox import ARCHIVE, RESULT_BYTES, RESULTS
 from visor.scenario.validate import validate_document
@@ -66,13 +68,14 @@ def export(root: str, target: str, *, every: bool = False) -> Outcome:
     answered = reading.answered()
     if not answered:
         raise InputError(f"no served command under {folders.root}", next_step="Serve some commands first.")
-    sessions = list(dict.fromkeys(session_of(answer["id"]) for _, answer in answered))
+    sessions = list(dict.fromkeys(session_of(answer.id) for answer in answered))
     chosen = sessions[-1] if not every else None
-    steps: list[dict[str, Any]] = []
+    steps: list[JsonValue] = []
     typed: list[str] = []
     skipped = looks = 0
-    for candidates, answer in answered:
-        session = session_of(answer["id"])
+    for answered_one in answered:
+        candidates, answer = answered_one.commands, answered_one.result
+        session = session_of(answered_one.id)
         if chosen is not None and session != chosen:
             continue
         if session != AGENT_SESSION and (candidates[0].get("type") or candidates[0].get("command")) == "screenshot":
@@ -86,10 +89,13 @@ def export(root: str, target: str, *, every: bool = False) -> Outcome:
             typed.append(f"TYPED_{len(typed) + 1}")
             step["args"]["value"] = f"${{{typed[-1]}}}"
         # A run's ids say only when it started: its steps are named by what they do.
-        named = answer["id"] if session == AGENT_SESSION else step["command"]
-        steps.append({"id": f"{len(steps) + 1:03d}-{named}", **step})
+        named = answered_one.id if session == AGENT_SESSION else step["command"]
+        steps.append({"id": f"{len(steps) + 1:03d}-{named}", "command": step["command"], "args": step["args"]})
     name = os.path.basename(folders.root.rstrip("/")) or "session"
-    data = {"meta": {"name": f"visualagent:{name}", "version": "1", "tags": ["visualagent"]}, "config": {"seed": 1}}
+    data: JsonObject = {
+        "meta": {"name": f"visualagent:{name}", "version": "1", "tags": ["visualagent"]},
+        "config": {"seed": 1},
+    }
     data["steps"], data["assertions"] = steps, []
     _valid(data, target)
     path = os.path.abspath(target)
@@ -114,6 +120,22 @@ def _header(typed: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+@dataclass(frozen=True, slots=True)
+class _Answered:
+    """A result read from the served folder, its id, and the archived commands of that id (oldest first)."""
+
+    commands: list[JsonObject]
+    result: JsonObject
+    id: str
+
+
+class _Step(TypedDict):
+    """A scenario step an archived command becomes."""
+
+    command: str
+    args: JsonObject
+
+
 class _Reading:
     """The served folder's archived commands and results, read through the bounded reader."""
 
@@ -122,21 +144,23 @@ class _Reading:
         #: The files left out because they cannot be read (not regular, a link, too large, not JSON).
         self.unreadable = 0
 
-    def answered(self) -> list[tuple[list[dict[str, Any]], dict[str, Any]]]:
+    def answered(self) -> list[_Answered]:
         """Return the archived commands of each result's id with the result, in the order results were written."""
-        commands: dict[str, list[dict[str, Any]]] = {}
+        commands: dict[str, list[JsonObject]] = {}
         for name in self._names(ARCHIVE):
             command = self._json(ARCHIVE, name, COMMAND_BYTES)
-            if isinstance(command, dict) and isinstance(command.get("id"), str):
-                commands.setdefault(command["id"], []).append(command)
-        results = []
+            command_id = command.get("id") if isinstance(command, dict) else None
+            if isinstance(command, dict) and isinstance(command_id, str):
+                commands.setdefault(command_id, []).append(command)
+        results: list[tuple[int, str, _Answered]] = []
         for name in self._names(RESULTS):
             if name.endswith("_result.json"):
                 answer = self._json(RESULTS, name, RESULT_BYTES)
                 written = modified_us(self.folders.root, RESULTS, name)
-                if isinstance(answer, dict) and isinstance(answer.get("id"), str) and answer["id"] in commands:
-                    results.append((written or 0, name, answer))
-        return [(commands[answer["id"]], answer) for _, _, answer in sorted(results, key=lambda row: row[:2])]
+                answer_id = answer.get("id") if isinstance(answer, dict) else None
+                if isinstance(answer, dict) and isinstance(answer_id, str) and answer_id in commands:
+                    results.append((written or 0, name, _Answered(commands[answer_id], answer, answer_id)))
+        return [answered for _, _, answered in sorted(results, key=lambda row: row[:2])]
 
     def _names(self, folder: str) -> list[str]:
         try:
@@ -148,16 +172,17 @@ class _Reading:
                 next_step="Export a folder served by `visor visualagent serve`, its sub-folders real folders.",
             ) from exc
 
-    def _json(self, folder: str, name: str, limit: int) -> Any:
+    def _json(self, folder: str, name: str, limit: int) -> JsonValue:
         try:
             raw = read_confined(self.folders.root, f"{folder}/{name}", noun="served file", limit=limit)
-            return parse_data(raw, name, format="json").data
+            value: JsonValue = parse_data(raw, name, format="json").data  # parsed JSON
         except SourceError:
             self.unreadable += 1
             return None
+        return value
 
 
-def _ran(candidates: list[dict[str, Any]], answer: Mapping[str, Any]) -> dict[str, Any] | None:
+def _ran(candidates: list[JsonObject], answer: Mapping[str, JsonValue]) -> _Step | None:
     """Return the step of the archived command that produced `answer` (the first whose parameters agree)."""
     for command in candidates:
         step = _step(command, answer)
@@ -166,7 +191,7 @@ def _ran(candidates: list[dict[str, Any]], answer: Mapping[str, Any]) -> dict[st
     return None
 
 
-def _agrees(command: Mapping[str, Any], answer: Mapping[str, Any]) -> bool:
+def _agrees(command: Mapping[str, JsonValue], answer: Mapping[str, JsonValue]) -> bool:
     """Return False when a result's data contradicts `command` (visor's serve echoes the parameters it ran).
 
     What an agent answers beyond the spec is not compared: the spec leaves the result of most commands open.
@@ -174,13 +199,14 @@ def _agrees(command: Mapping[str, Any], answer: Mapping[str, Any]) -> bool:
     params, data = command.get("params"), answer.get("result")
     if not isinstance(params, dict) or not isinstance(data, dict):
         return True
-    if "length" in data and isinstance(params.get("text"), str):  # input answers the text's length
-        return params["text"] == MASK or bool(len(params["text"]) == data["length"])
+    text = params.get("text")
+    if "length" in data and isinstance(text, str):  # input answers the text's length
+        return text == MASK or bool(len(text) == data["length"])
     shared = [key for key in data if key in params and key not in ("duration_ms", "path")]
     return all(params[key] == data[key] for key in shared)
 
 
-def _step(command: Mapping[str, Any], answer: Mapping[str, Any]) -> dict[str, Any] | None:
+def _step(command: Mapping[str, JsonValue], answer: Mapping[str, JsonValue]) -> _Step | None:
     """Return a command's scenario step, or None when it is not one a scenario can hold."""
     params = command.get("params")
     if not isinstance(params, dict):
@@ -189,18 +215,24 @@ def _step(command: Mapping[str, Any], answer: Mapping[str, Any]) -> dict[str, An
     if kind == "tap" and _integers(params, "x", "y"):
         return {"command": "tap", "args": {"x": params["x"], "y": params["y"]}}
     if kind == "swipe" and _integers(params, "x1", "y1", "x2", "y2"):
-        points = {"startX": params["x1"], "startY": params["y1"], "endX": params["x2"], "endY": params["y2"]}
+        points: JsonObject = {
+            "startX": params["x1"],
+            "startY": params["y1"],
+            "endX": params["x2"],
+            "endY": params["y2"],
+        }
         return {"command": "act", "args": {"name": "drag", **points}}
-    if kind == "input" and isinstance(params.get("text"), str):
-        return {"command": "act", "args": {"name": "type", "value": params["text"]}}
-    if kind == "start_app" and isinstance(params.get("package"), str):
-        return {"command": "manage_app", "args": {"action": "launch", "app_name": params["package"]}}
+    text, package = params.get("text"), params.get("package")
+    if kind == "input" and isinstance(text, str):
+        return {"command": "act", "args": {"name": "type", "value": text}}
+    if kind == "start_app" and isinstance(package, str):
+        return {"command": "manage_app", "args": {"action": "launch", "app_name": package}}
     if kind == "screenshot":
         return {"command": "screenshot", "args": {"label": str(answer["id"])}}
     return None
 
 
-def _integers(params: Mapping[str, Any], *keys: str) -> bool:
+def _integers(params: Mapping[str, JsonValue], *keys: str) -> bool:
     return all(isinstance(params.get(key), int) and not isinstance(params.get(key), bool) for key in keys)
 
 
@@ -223,7 +255,7 @@ def _write(path: str, text: bytes) -> None:
         ) from exc
 
 
-def _valid(data: dict[str, Any], target: str) -> None:
+def _valid(data: JsonObject, target: str) -> None:
     result = validate_document(Document(target, "yaml", data, {}))
     errors = [issue for issue in result.issues if issue.is_error]
     if errors:

@@ -25,7 +25,7 @@ import os
 import posixpath
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import NoReturn, TypeGuard
 
 from visor.clock import Clock, isoformat, ms_to_us, us_to_ms
 from visor.device.context import Kernel
@@ -34,6 +34,7 @@ from visor.errors import ActionError, InputError, SourceError, VisorError
 from visor.ext.visualagent.folder import open_below
 from visor.files import UnsafePath, confined_parts, write_confined
 from visor.inputs.data import parse_data
+from visor.jsontypes import JsonObject, JsonValue
 from visor.runtimes.visualagent.mailbox import ARCHIVE, COMMANDS, DEVICE_ROOT, RESULTS, id_problem, result_name
 from visor.ui.geometry import Point
 from visor.ui.images import png_size
@@ -79,7 +80,7 @@ class Command:
     file: str
     id: str
     type: str
-    params: Mapping[str, Any]
+    params: Mapping[str, JsonValue]
     priority: int
     timeout_ms: int | None
 
@@ -205,7 +206,7 @@ def answer_id(stem: str) -> str:
     return f"{kept}-{hashlib.sha256(os.fsencode(stem)).hexdigest()[:12]}"
 
 
-def _command(name: str, stem: str, data: Mapping[str, Any]) -> Command | Refusal:
+def _command(name: str, stem: str, data: Mapping[str, JsonValue]) -> Command | Refusal:
     command_id = data.get("id")
     kind = data.get("type") or data.get("command")
     problem = id_problem(command_id)
@@ -221,14 +222,14 @@ def _command(name: str, stem: str, data: Mapping[str, Any]) -> Command | Refusal
     if refusal is None and not isinstance(params, dict):
         refusal = Refusal("INVALID_COMMAND", "params must be a JSON object")
     priority, timeout = data.get("priority", 0), data.get("timeout_ms")
-    bad_timeout = timeout is not None and not (_integer(timeout) and timeout > 0)
-    if refusal is None and (not _integer(priority) or bad_timeout):
+    good_timeout = timeout is None or (_integer(timeout) and timeout > 0)
+    if refusal is None and isinstance(params, dict) and _integer(priority) and good_timeout:
+        return Command(name, command_id, str(kind), params, priority, timeout if _integer(timeout) else None)
+    if refusal is None:
         refusal = Refusal("INVALID_COMMAND", "priority must be an integer and timeout_ms a positive integer")
-    if refusal is not None:
-        refusal.command_id = command_id
-        refusal.command_type = kind if isinstance(kind, str) else UNKNOWN
-        return refusal
-    return Command(name, command_id, str(kind), params, int(priority), None if timeout is None else int(timeout))
+    refusal.command_id = command_id
+    refusal.command_type = kind if isinstance(kind, str) else UNKNOWN
+    return refusal
 
 
 def archived_input(raw: bytes) -> bytes | None:
@@ -260,7 +261,7 @@ def _params(names: list[str] | tuple[str, ...]) -> str:
     return named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
 
 
-def _integer(value: object) -> bool:
+def _integer(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -273,7 +274,7 @@ class Executor:
         #: `start_app` stops the app first, so it starts from its first screen (as `am start -S`).
         self.cold_start = cold_start
         self._written: list[str] = []
-        self.handlers: dict[str, Callable[[Command], dict[str, Any]]] = {
+        self.handlers: dict[str, Callable[[Command], JsonObject]] = {
             "screenshot": self.screenshot,
             "tap": self.tap,
             "swipe": self.swipe,
@@ -281,7 +282,7 @@ class Executor:
             "start_app": self.start_app,
         }
 
-    def run(self, command: Command, written: list[str] | None = None) -> dict[str, Any]:
+    def run(self, command: Command, written: list[str] | None = None) -> JsonObject:
         """Execute one command; return its result data (and add the files it wrote, a screenshot, to `written`).
 
         Raises:
@@ -316,9 +317,10 @@ class Executor:
         if missing:
             raise Refusal("MISSING_PARAM", f"{command.type} needs {_params(missing)}", _PARAMS)
         values = [command.params[name] for name in names]
-        if not all(_integer(value) for value in values):
+        integers = [value for value in values if _integer(value)]
+        if len(integers) != len(values):
             raise Refusal("INVALID_COMMAND", f"{command.type} {_params(names)} must be integers")
-        return values
+        return integers
 
     def _point(self, x: int, y: int) -> Point:
         """Return the device point under a screenshot pixel (the protocol speaks pixels; an iPhone takes points)."""
@@ -334,13 +336,13 @@ class Executor:
         # The point whose square holds the pixel: a floor, so each pixel of a point's square lands on it.
         return Point(min(int(x // scale), size.width - 1), min(int(y // scale), size.height - 1))
 
-    def tap(self, command: Command) -> dict[str, Any]:
+    def tap(self, command: Command) -> JsonObject:
         """Tap a pixel."""
         x, y = self._integer(command, "x", "y")
         self.kernel.tap(self._point(x, y))
         return {"x": x, "y": y}
 
-    def swipe(self, command: Command) -> dict[str, Any]:
+    def swipe(self, command: Command) -> JsonObject:
         """Swipe between two pixels in `duration_ms` (default 300)."""
         from visor.device.protocol import PathPoint
 
@@ -355,7 +357,7 @@ class Executor:
         self.kernel.gesture([[PathPoint(start.x, start.y, 0), PathPoint(end.x, end.y, duration)]])
         return {"x1": x1, "y1": y1, "x2": x2, "y2": y2, "duration_ms": duration}
 
-    def input(self, command: Command) -> dict[str, Any]:
+    def input(self, command: Command) -> JsonObject:
         """Type text into the focused field."""
         if "text" not in command.params:
             raise Refusal("MISSING_PARAM", "input needs params.text", _PARAMS)
@@ -365,7 +367,7 @@ class Executor:
         self.kernel.type_text(text, None)
         return {"length": len(text)}
 
-    def start_app(self, command: Command) -> dict[str, Any]:
+    def start_app(self, command: Command) -> JsonObject:
         """Start an installed app."""
         package = command.params.get("package")
         if package is None:
@@ -380,7 +382,7 @@ class Executor:
         self.kernel.launch_app(package)
         return {"package": package}
 
-    def screenshot(self, command: Command) -> dict[str, Any]:
+    def screenshot(self, command: Command) -> JsonObject:
         """Save a PNG (at `path`, else results/screenshot_{id}.png), below the served folder and never through a link.
 
         Only a `.png` name is written: a screenshot cannot replace a result, the log, or anything that is not one.
@@ -422,15 +424,15 @@ class ServeKernel(Kernel):
     def _idle_budget_us(self) -> int:
         return ms_to_us(5000)
 
-    def _busy(self, waited_us: int) -> Any:
+    def _busy(self, waited_us: int) -> NoReturn:
         raise Refusal("TIMEOUT", f"the app stayed busy for {us_to_ms(waited_us)} ms; nothing was sent")
 
 
 def result(
-    command_id: str, kind: str, clock: Clock, data: Mapping[str, Any] | None, refusal: Refusal | None
-) -> dict[str, Any]:
+    command_id: str, kind: str, clock: Clock, data: Mapping[str, JsonValue] | None, refusal: Refusal | None
+) -> JsonObject:
     """Return a result document (spec 000's shape)."""
-    error = (
+    error: JsonObject | None = (
         None
         if refusal is None
         else {"code": refusal.result_code, "message": refusal.message, "details": refusal.result_details}

@@ -19,9 +19,9 @@ import json
 import os
 import signal
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Protocol
 
 from visor.clock import Clock
 from visor.device.observer import ObservingDevice
@@ -47,6 +47,7 @@ from visor.ext.visualagent.protocol import (
 )
 from visor.ext.visualagent.watch import POLL_US, STOP_SIGNALS, Polling, Waiter, waiter_for
 from visor.files import UnsafePath, read_confined, write_confined
+from visor.jsontypes import JsonObject
 from visor.report.console import printable
 from visor.report.envelope import Outcome
 from visor.run.config import RunConfig
@@ -310,7 +311,7 @@ class _Server:
         )
         return False
 
-    def _run(self, command: Command, written: list[str]) -> tuple[dict[str, Any] | None, Refusal | None]:
+    def _run(self, command: Command, written: list[str]) -> tuple[JsonObject | None, Refusal | None]:
         try:
             return self.executor.run(command, written), None
         except Refusal as refusal:
@@ -319,7 +320,7 @@ class _Server:
             problem = f"visor could not run this command ({type(exc).__name__}: {exc})"
             return None, Refusal("DEVICE_ERROR", problem, "likely a bug in visor: report it with the command file")
 
-    def _write(self, command_id: str, document: dict[str, object]) -> None:
+    def _write(self, command_id: str, document: Mapping[str, object]) -> None:
         text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
         try:
             write_confined(
@@ -444,7 +445,7 @@ def serve_folder(
     finally:
         waiter.close()
         opened.device.close()
-    data: dict[str, Any] = {"served": tally.to_dict(), "dir": folders.root, "results": folders.results}
+    data: dict[str, object] = {"served": tally.to_dict(), "dir": folders.root, "results": folders.results}
     if mirror is not None:
         data["phone"] = {"serial": serial, "dir": mirror.remote}
     if stop is not None:

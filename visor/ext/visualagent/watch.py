@@ -17,7 +17,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 #: The signals that stop serving (held while a command runs).
 STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
@@ -85,7 +85,7 @@ class Watching:
         # thread would interrupt the main one mid-command).
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         try:
-            self.observer: Any = Observer()
+            self.observer = Observer()
             self.observer.daemon = True
             self.observer.schedule(Wake(), folder, recursive=False)
             self.observer.start()
