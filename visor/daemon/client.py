@@ -17,8 +17,11 @@ from dataclasses import dataclass, replace
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from visor.children import CannotStart, Identity, UnusableLog, spawn_detached
+from visor import __version__
+from visor.children import CannotStart, Identity, UnusableLog, identify, spawn_detached
 from visor.clock import Clock, IdSource, ms_to_us
+from visor.daemon import appium_server
+from visor.daemon.appium_server import DEFAULT_SERVER_URL, same_server
 from visor.daemon.processes import MAX_PID, exclusive, log_tail, read_record, unusable_log
 from visor.daemon.wire import BadLine, failure, outcome_from_wire, probe, read_line, send_line
 from visor.errors import ExitCode, NextAction, SourceError, TargetError
@@ -153,15 +156,11 @@ def start(paths: DaemonPaths, defaults: RunConfig, clock: Clock, appium_cmd: str
         appium: JsonObject | None = None
         server_url = defaults.device.appium.server_url
         if appium_cmd is not None or server_url is not None:
-            from visor.daemon import appium_server
-
             appium = appium_server.ensure(paths.root, server_url, appium_cmd, clock)
         try:
             return _start_daemon(paths, defaults, clock, appium)
         except BaseException:
             if appium is not None and appium.get("started"):
-                from visor.daemon import appium_server
-
                 appium_server.stop(appium_server.ManagedServer(paths.root, str(appium["server_url"])), force=True)
             raise
 
@@ -242,8 +241,6 @@ def upstream_names(daemon: Mapping[str, JsonValue]) -> JsonObject:
 
     `stale` says the daemon runs another visor than this command's (`currentPackageVersion`): restart it.
     """
-    from visor import __version__
-
     named = dict(daemon)
     named |= {upstream: daemon[ours] for upstream, ours in _UPSTREAM_NAMES.items() if ours in daemon}
     if "responsive" in daemon:
@@ -317,8 +314,6 @@ def _server_of(defaults: object) -> str:
     A daemon started without --server-url uses the default server for Appium sessions (as `stop` has always
     counted it).
     """
-    from visor.daemon.appium_server import DEFAULT_SERVER_URL
-
     url = defaults.get("server_url") if isinstance(defaults, Mapping) else None
     return url if isinstance(url, str) and url else DEFAULT_SERVER_URL
 
@@ -332,8 +327,6 @@ def _appium(paths: DaemonPaths, server_url: str | None, daemons: str | None) -> 
     Raises:
         SourceError: the server's record cannot be read.
     """
-    from visor.daemon import appium_server
-
     url = server_url or daemons or appium_server.DEFAULT_SERVER_URL
     managed = appium_server.ManagedServer(paths.root, url)
     described: JsonObject = {"server_url": url, "reachable": appium_server.ready(url), "pid": None, "command": None,
@@ -350,8 +343,6 @@ def _servers(paths: DaemonPaths) -> JsonObject:
     Raises:
         SourceError: a record cannot be read, or is not what visor writes.
     """
-    from visor.daemon import appium_server
-
     described = [appium_server.describe(server) for server in appium_server.managed_servers(paths.root)]
     listed: list[JsonValue] = [server for server in described if server["managed"]]
     return {"appium_servers": listed} if listed else {}
@@ -381,7 +372,6 @@ def stop(paths: DaemonPaths, clock: Clock, *, force: bool, server_url: str | Non
     answered = _answering(paths)
     if server_url is not None:
         theirs = _server_of(answered.get("defaults") if answered else recorded.defaults if recorded else None)
-        from visor.daemon.appium_server import same_server
 
         if (answered is not None or _lingers(recorded)) and not same_server(theirs, server_url):
             return _left_running(paths, answered, recorded, theirs, server_url, force=force)
@@ -442,8 +432,6 @@ def _lingers(recorded: Recorded | None) -> bool:
 
 def _identity_of(pid: object) -> Identity | None:
     """Return the process a daemon said it is (its pid, answered on its private socket), proved by its start time."""
-    from visor.children import identify
-
     return identify(pid) if isinstance(pid, int) and not isinstance(pid, bool) and 0 < pid <= MAX_PID else None
 
 
@@ -544,8 +532,6 @@ def _stop_servers(
     Raises:
         SourceError: a record cannot be read, or is not what visor writes.
     """
-    from visor.daemon import appium_server
-
     ours = recorded.defaults.get("server_url") if recorded is not None else None
     managed = appium_server.ManagedServer(paths.root, str(ours or appium_server.DEFAULT_SERVER_URL))
     servers = sorted(appium_server.managed_servers(paths.root), key=lambda server: server.stem != managed.stem)

@@ -29,7 +29,7 @@ from typing import NoReturn, TypeGuard
 
 from visor.clock import Clock, isoformat, ms_to_us, us_to_ms
 from visor.device.context import Kernel
-from visor.device.protocol import InputRejected
+from visor.device.protocol import InputRejected, PathPoint
 from visor.errors import ActionError, InputError, SourceError, VisorError
 from visor.ext.visualagent.folder import open_below
 from visor.files import UnsafePath, confined_parts, write_confined
@@ -344,8 +344,6 @@ class Executor:
 
     def swipe(self, command: Command) -> JsonObject:
         """Swipe between two pixels in `duration_ms` (default 300)."""
-        from visor.device.protocol import PathPoint
-
         x1, y1, x2, y2 = self._integer(command, "x1", "y1", "x2", "y2")
         duration = command.params.get("duration_ms", DEFAULT_SWIPE_MS)
         if not _integer(duration) or not 0 < duration <= MAX_SWIPE_MS:

@@ -29,6 +29,7 @@ from visor.device.protocol import Key
 from visor.errors import ExitCode, InputError, Interrupted, NextAction, SourceError, UsageError, interruption
 from visor.ext.visualagent.claims import Claims, owner_name
 from visor.ext.visualagent.folder import append, clear, modified_us, move, names, not_a_file
+from visor.ext.visualagent.phone import PHONE_POLL_US, PhoneFolder
 from visor.ext.visualagent.protocol import (
     CLAIMED,
     COMMAND_BYTES,
@@ -51,6 +52,7 @@ from visor.jsontypes import JsonObject
 from visor.report.console import printable
 from visor.report.envelope import Outcome
 from visor.run.config import RunConfig
+from visor.runtimes.adb import Adb
 from visor.runtimes.config import VisualAgentConfig
 from visor.runtimes.opening import open_for
 from visor.runtimes.visualagent.mailbox import ARCHIVE, COMMANDS, DEVICE_ROOT, RESULTS, result_name
@@ -417,9 +419,6 @@ def serve_folder(
     folders = Folders(root if root is not None else os.path.join(".visor", "visualagent", str(serial)), remote)
     mirror = None
     if serial is not None:
-        from visor.ext.visualagent.phone import PHONE_POLL_US, PhoneFolder
-        from visor.runtimes.adb import Adb
-
         folders.create()
         mirror = PhoneFolder(Adb(serial), remote, folders)
         # The phone's folder is this command's, not a device's: the device is the phone itself, through Appium.

@@ -63,6 +63,7 @@ class Watching:
     """Woken by the file system's events on one folder (watchdog's observer thread)."""
 
     def __init__(self, folder: str, idle_us: int = RESCAN_US) -> None:
+        # lazy: watchdog starts threads and costs start-up time; only a folder watched for commands needs it
         from watchdog.events import FileSystemEvent, FileSystemEventHandler
         from watchdog.observers import Observer
 
