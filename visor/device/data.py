@@ -12,7 +12,7 @@ import enum
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-#: Any: its readers outside the device layer (the agent tools, agentcab) pick fields of it by name unchecked.
+#: Loose: its readers outside the device layer (the agent tools, agentcab) pick fields of it by name unchecked.
 Record = dict[str, Any]
 #: Why an action never replaces a file (write_file, copy_file, move_file): replacing one is deleting it, and a
 #: deletion asks for a confirmation, which an action that asks none would bypass.

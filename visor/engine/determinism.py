@@ -49,7 +49,7 @@ class BenchmarkSummary:
     passed: bool
     failures: int
     run_ids: tuple[str, ...]
-    #: Any, not object: its readers outside the engine (reports, the benchmark's rerun) index into it unchecked.
+    #: Loose, not `object`: its readers outside the engine (reports, the benchmark's rerun) index into it unchecked.
     divergence: dict[str, Any] | None
     steps: tuple[StepDurations, ...]
     signatures: dict[str, int]

@@ -25,7 +25,7 @@ class StepResult:
     command: str = field(metadata=PLAIN)
     status: StepStatus = field(metadata=PLAIN)
     duration_ms: int
-    #: Any, not object, while readers outside the engine (the HTML report) index into it without narrowing.
+    #: Loose, not `object`, while readers outside the engine (the HTML report) index into it without narrowing.
     details: Mapping[str, Any]
     error: ErrorInfo | None = None
 
