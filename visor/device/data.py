@@ -12,6 +12,7 @@ import enum
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+#: Loose: its readers outside the device layer (the agent tools, agentcab) pick fields of it by name unchecked.
 Record = dict[str, Any]
 #: Why an action never replaces a file (write_file, copy_file, move_file): replacing one is deleting it, and a
 #: deletion asks for a confirmation, which an action that asks none would bypass.
@@ -91,7 +92,7 @@ class DeviceData(Protocol):
         """Return a list the device holds, newest first where it has dates (copies: changing them changes nothing)."""
         ...
 
-    def value(self, kind: ValueKind) -> Any:
+    def value(self, kind: ValueKind) -> object:
         """Return a single value (a mapping, or a string for the clipboard; None when there is none)."""
         ...
 
@@ -119,7 +120,7 @@ class DeviceData(Protocol):
         """Take a photo with the camera (it joins the library); return its path."""
         ...
 
-    def change(self, action: str, params: Mapping[str, Any]) -> str:
+    def change(self, action: str, params: Mapping[str, object]) -> str:
         """Perform one of seed 003's data actions with its checked parameters; return what was done.
 
         The data actions: files, calendar, alarms, SMS, calls, sharing, clipboard, URLs, notifications, app

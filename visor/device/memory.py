@@ -7,7 +7,6 @@ one memory for the run, whichever front end started them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from visor.ui.elements import IndexedElement, index_elements
 from visor.ui.tree import UiTree
@@ -37,7 +36,7 @@ class AgentState:
     #: Screenshot pixels per device coordinate, measured once per session (iOS screenshots are retina).
     pixel_scale: float | None = None
     #: The last payload an `agentcab_collect` step collected: what an `agentcab_apply` step's worker is given.
-    agentcab_payload: dict[str, Any] | None = None
+    agentcab_payload: dict[str, object] | None = None
 
     def remember(self, tree: UiTree) -> tuple[IndexedElement, ...]:
         """Record an observation the agent sees; it also settles what an unknown write did."""

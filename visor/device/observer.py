@@ -165,12 +165,12 @@ class _ForgettingData:
         self._data = data
         self._forget = forget
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> Any:  # a proxy: whatever `DeviceData` has, as it has it
         found = getattr(self._data, name)
         if name not in self._CHANGES:
             return found
 
-        def changing(*args: Any, **kwargs: Any) -> Any:
+        def changing(*args: object, **kwargs: object) -> object:
             try:
                 return found(*args, **kwargs)
             finally:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
 
 from visor.device.data import DeviceData, RecordKind, ValueKind
 from visor.device.protocol import InputRejected, Observation
@@ -63,7 +62,7 @@ def check(
     if not nodes:
         return _result(assertion, False, f"Target not visible: {assertion.target}", {"matches": 0})
     node = nodes[0]
-    observed: dict[str, Any] = {"matches": len(nodes), "element": element_details(node)}
+    observed: dict[str, object] = {"matches": len(nodes), "element": element_details(node)}
     if kind in _STATES:
         failure = f"Target is {kind[4:]}" if kind.startswith("not_") else f"Target is not {kind}"
         return _result(assertion, _STATES[kind](node), f"{failure}: {assertion.target}", observed)
@@ -120,7 +119,7 @@ def _count(assertion: Assertion, count: int) -> AssertionResult:
     return _result(assertion, ok, f"Found {count} matching element(s) on screen, expected {wanted}", {"count": count})
 
 
-def _value(assertion: Assertion, node: Node, observed: dict[str, Any]) -> AssertionResult:
+def _value(assertion: Assertion, node: Node, observed: dict[str, object]) -> AssertionResult:
     spec = assertion.spec
     assert isinstance(spec, ValueAssertion)
     found = _NUMBER.search(node.text or node.content_desc)
@@ -136,7 +135,7 @@ def _value(assertion: Assertion, node: Node, observed: dict[str, Any]) -> Assert
     )
 
 
-def _result(assertion: Assertion, ok: bool, failure: str, observed: dict[str, Any]) -> AssertionResult:
+def _result(assertion: Assertion, ok: bool, failure: str, observed: dict[str, object]) -> AssertionResult:
     return AssertionResult(
         assertion.id, assertion.type, assertion.target, "passed" if ok else "failed", "" if ok else failure, observed
     )

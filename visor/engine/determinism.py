@@ -12,12 +12,29 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from visor.engine.results import RunResult
 from visor.engine.signature import assertion_projection, canonical, step_projection
+
+
+class Variant(TypedDict):
+    """One way the runs projected a step or an assertion, and the runs that did."""
+
+    runs: int
+    run_ids: list[str]
+    result: object
+
+
+class StepDurations(TypedDict):
+    """A step's duration percentiles over the runs."""
+
+    id: str
+    command: str
+    p50_ms: float
+    p95_ms: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,11 +49,12 @@ class BenchmarkSummary:
     passed: bool
     failures: int
     run_ids: tuple[str, ...]
+    #: Loose, not `object`: its readers outside the engine (reports, the benchmark's rerun) index into it unchecked.
     divergence: dict[str, Any] | None
-    steps: tuple[dict[str, Any], ...]
+    steps: tuple[StepDurations, ...]
     signatures: dict[str, int]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """Return the envelope's `data` (upstream's fields first)."""
         return {
             "runs": self.runs,
@@ -100,33 +118,49 @@ def divergence(results: Sequence[RunResult]) -> dict[str, Any] | None:
         return None
     longest = max(len(result.steps) for result in results)
     for index in range(longest):
-        variants = _variants(results, lambda r, i=index: step_projection(r.steps[i]) if i < len(r.steps) else None)
+        variants = _variants(results, _step_of(index))
         if len(variants) > 1:
             first = next(r.steps[index] for r in results if index < len(r.steps))
             return {"kind": "step", "index": index, "id": first.id, "command": first.command, "variants": variants}
     count = max(len(result.assertions) for result in results)
     for index in range(count):
-        variants = _variants(
-            results, lambda r, i=index: assertion_projection(r.assertions[i]) if i < len(r.assertions) else None
-        )
+        variants = _variants(results, _assertion_of(index))
         if len(variants) > 1:
             check = next(r.assertions[index] for r in results if index < len(r.assertions))
             return {"kind": "assertion", "index": index, "id": check.id, "type": check.type, "variants": variants}
     return None
 
 
-def _variants(results: Sequence[RunResult], project: Any) -> list[dict[str, Any]]:
-    groups: dict[str, dict[str, Any]] = {}
+def _step_of(index: int) -> Callable[[RunResult], object]:
+    """Return what projects a run's step at `index` (None for a run that has none there)."""
+
+    def project(result: RunResult) -> object:
+        return step_projection(result.steps[index]) if index < len(result.steps) else None
+
+    return project
+
+
+def _assertion_of(index: int) -> Callable[[RunResult], object]:
+    """Return what projects a run's assertion at `index` (None for a run that has none there)."""
+
+    def project(result: RunResult) -> object:
+        return assertion_projection(result.assertions[index]) if index < len(result.assertions) else None
+
+    return project
+
+
+def _variants(results: Sequence[RunResult], project: Callable[[RunResult], object]) -> list[Variant]:
+    groups: dict[str, Variant] = {}
     for result in results:
         projected = project(result)
         key = canonical(projected)
-        group = groups.setdefault(key, {"runs": 0, "run_ids": [], "result": projected})
+        group = groups.setdefault(key, Variant(runs=0, run_ids=[], result=projected))
         group["runs"] += 1
         group["run_ids"].append(result.run_id)
     return sorted(groups.values(), key=lambda group: -group["runs"])
 
 
-def durations(results: Sequence[RunResult]) -> list[dict[str, Any]]:
+def durations(results: Sequence[RunResult]) -> list[StepDurations]:
     """Return each step's duration percentiles (p50, p95) over the runs."""
     if not results:
         return []
@@ -134,7 +168,9 @@ def durations(results: Sequence[RunResult]) -> list[dict[str, Any]]:
     for index, step in enumerate(results[0].steps):
         times = sorted(r.steps[index].duration_ms for r in results if index < len(r.steps))
         rows.append(
-            {"id": step.id, "command": step.command, "p50_ms": _percentile(times, 50), "p95_ms": _percentile(times, 95)}
+            StepDurations(
+                id=step.id, command=step.command, p50_ms=_percentile(times, 50), p95_ms=_percentile(times, 95)
+            )
         )
     return rows
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from types import UnionType
 from typing import (
     Annotated,
-    Any,
     NotRequired,
     Required,
     Union,
@@ -30,23 +29,23 @@ from visor.steps.details import Role
 class Signed:
     """The signed part of some details, and the place of every key no shape declared (signed all the same)."""
 
-    data: dict[str, Any]
+    data: dict[str, object]
     #: Keys no shape declares, by place (`details.surprise`): signed, the safe side (a change in one shows as
     #: non-determinism); a test holds every shipped command's and tool's details to none.
     unclassified: tuple[str, ...] = ()
 
 
-def signed(details: Mapping[str, Any], shapes: Sequence[type], where: str = "details") -> Signed:
+def signed(details: Mapping[str, object], shapes: Sequence[type], where: str = "details") -> Signed:
     """Return the signed part of `details`, whose keys the first of `shapes` (TypedDicts) declaring them classify."""
     unclassified: list[str] = []
     return Signed(_signed(details, tuple(shapes), where, unclassified), tuple(unclassified))
 
 
 def _signed(
-    details: Mapping[str, Any], shapes: tuple[type, ...], where: str, unclassified: list[str]
-) -> dict[str, Any]:
+    details: Mapping[str, object], shapes: tuple[type, ...], where: str, unclassified: list[str]
+) -> dict[str, object]:
     keys = _keys(shapes)
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for key, value in details.items():
         declared = keys.get(key)
         if declared is None:
@@ -57,7 +56,7 @@ def _signed(
     return out
 
 
-def _signed_value(value: Any, kind: Any, where: str, unclassified: list[str]) -> Any:
+def _signed_value(value: object, kind: object, where: str, unclassified: list[str]) -> object:
     """Project a signed value by its declared type: into declared objects and lists of them; else whole."""
     if value is None:
         return None
@@ -70,15 +69,15 @@ def _signed_value(value: Any, kind: Any, where: str, unclassified: list[str]) ->
 
 
 @functools.cache
-def _keys(shapes: tuple[type, ...]) -> Mapping[str, tuple[Role, Any]]:
+def _keys(shapes: tuple[type, ...]) -> Mapping[str, tuple[Role, object]]:
     """Return every key the shapes declare, with its role and type (the first shape declaring a key decides)."""
-    keys: dict[str, tuple[Role, Any]] = {}
+    keys: dict[str, tuple[Role, object]] = {}
     for shape in reversed(shapes):
         keys.update({key: _role(hint) for key, hint in get_type_hints(shape, include_extras=True).items()})
     return keys
 
 
-def _role(hint: Any) -> tuple[Role, Any]:
+def _role(hint: object) -> tuple[Role, object]:
     """Return a declared key's role and its type without the role."""
     while get_origin(hint) in (NotRequired, Required):
         # The type a key holds is inside its presence mark; left on, its shape would be signed whole.
@@ -91,28 +90,28 @@ def _role(hint: Any) -> tuple[Role, Any]:
 
 
 @functools.cache
-def _inside(kind: Any) -> tuple[tuple[type | None, Any], ...]:
+def _inside(kind: object) -> tuple[tuple[type | None, object], ...]:
     """Return what a declared type holds that has declared keys: a shape, or a list of (a list's item type)."""
     options = [option for option in get_args(kind) if option is not type(None)] if _is_union(kind) else [kind]
-    found: list[tuple[type | None, Any]] = []
+    found: list[tuple[type | None, object]] = []
     for option in options:
-        if is_typeddict(option):
+        if isinstance(option, type) and is_typeddict(option):
             found.append((option, None))
         elif get_origin(option) is list:
             found.append((None, get_args(option)[0]))
     return tuple(found)
 
 
-def _is_union(kind: Any) -> bool:
+def _is_union(kind: object) -> bool:
     return get_origin(kind) in (Union, UnionType)
 
 
-def evidence(details: Mapping[str, Any], shapes: Sequence[type]) -> list[str]:
+def evidence(details: Mapping[str, object], shapes: Sequence[type]) -> list[str]:
     """Return the artifact paths the details name (their `Evidence` keys, at any depth), each once, in order."""
     return list(dict.fromkeys(_evidence(details, shapes)))
 
 
-def _evidence(details: Mapping[str, Any], shapes: Sequence[type]) -> Iterator[str]:
+def _evidence(details: Mapping[str, object], shapes: Sequence[type]) -> Iterator[str]:
     keys = _keys(tuple(shapes))
     for key, value in details.items():
         declared = keys.get(key)
@@ -125,7 +124,7 @@ def _evidence(details: Mapping[str, Any], shapes: Sequence[type]) -> Iterator[st
             yield from _nested_evidence(value, kind)
 
 
-def _nested_evidence(value: Any, kind: Any) -> Iterator[str]:
+def _nested_evidence(value: object, kind: object) -> Iterator[str]:
     for inner, item in _inside(kind):
         if inner is not None and isinstance(value, Mapping):
             yield from _evidence(value, (inner,))
@@ -134,7 +133,7 @@ def _nested_evidence(value: Any, kind: Any) -> Iterator[str]:
                 yield from _nested_evidence(element, item)
 
 
-def _strings(value: Any) -> Iterator[str]:
+def _strings(value: object) -> Iterator[str]:
     """Return every string in a value (an artifact's path, or the paths of a kept screen)."""
     if isinstance(value, str):
         yield value

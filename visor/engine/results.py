@@ -25,12 +25,13 @@ class StepResult:
     command: str = field(metadata=PLAIN)
     status: StepStatus = field(metadata=PLAIN)
     duration_ms: int
+    #: Loose, not `object`, while readers outside the engine (the HTML report) index into it without narrowing.
     details: Mapping[str, Any]
     error: ErrorInfo | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """Return the envelope form (spec 002's step result)."""
-        out: dict[str, Any] = {
+        out: dict[str, object] = {
             "id": self.id,
             "command": self.command,
             "status": self.status,
@@ -58,9 +59,9 @@ class AssertionResult:
     target: str
     status: Literal["passed", "failed"] = field(metadata=PLAIN)
     details: str
-    observed: Mapping[str, Any] = field(default_factory=dict)
+    observed: Mapping[str, object] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """Return the envelope form (spec 002's assertion result plus `observed`)."""
         return {
             "id": self.id,
@@ -100,9 +101,9 @@ class RunResult:
     error: ErrorInfo | None = None
     interrupted: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """Return `data.run`."""
-        out: dict[str, Any] = {
+        out: dict[str, object] = {
             "run_id": self.run_id,
             "scenario": self.scenario,
             "platform": self.platform,

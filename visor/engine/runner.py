@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Literal
 
 from visor.clock import US_PER_MS, Clock, isoformat, ms_to_us, us_to_ms
 from visor.device.memory import AgentState
@@ -276,7 +276,7 @@ def step_budget_us(step: Step, settings: RunSettings) -> int:
     return settings.timeout_us + settings.wait_timeout_us + _declared_us(step.raw_args())
 
 
-def _declared_us(value: Any, key: str = "") -> int:
+def _declared_us(value: object, key: str = "") -> int:
     if isinstance(value, dict):
         return sum(_declared_us(item, name) for name, item in value.items())
     if isinstance(value, list):
@@ -301,9 +301,9 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext, *, last: b
         on_demand=_on_demand(settings, context),
     )
     error: ErrorInfo | None = None
-    recovery: dict[str, Any] | None = None
+    recovery: dict[str, object] | None = None
     budget = step_budget_us(step, settings)
-    details: dict[str, Any] = {}
+    details: dict[str, object] = {}
     try:
         with context.watchdog.guard(budget):
             try:
@@ -363,7 +363,7 @@ def _look_after(
     ctx: ActionContext,
     settings: RunSettings,
     context: RunContext,
-    details: dict[str, Any],
+    details: dict[str, object],
     *,
     failed: bool,
     signed: bool = True,
@@ -416,11 +416,11 @@ def _evidence(
     step: Step,
     ctx: ActionContext,
     observation: Observation,
-    details: dict[str, Any],
+    details: dict[str, object],
     *,
     failed: bool,
     shot: bytes | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Keep a screenshot and the page source of the screen after the step (on failure, or always).
 
     A `screenshot` or `source` step that succeeded already saved that very screen: its file is the evidence.
@@ -440,7 +440,7 @@ def _keep_screen(
     observation: Observation,
     kept: dict[str, str] | None = None,
     shot: bytes | None = None,
-) -> dict[str, Any]:
+) -> dict[str, dict[str, str]]:
     """Save a screenshot and the page source of a screen; `kept` names files already saved of it, by kind.
 
     `shot` is the screenshot already taken of it, if any. A device that shows no UI tree has no page source to

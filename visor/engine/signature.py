@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Collection, Iterable, Mapping
-from typing import Any
 
 from visor.engine.projection import Signed, signed
 from visor.engine.results import AssertionResult, StepResult
@@ -24,18 +23,18 @@ from visor.steps.catalogue import detail_shapes
 from visor.ui.secrets import redact
 
 
-def step_projection(step: StepResult) -> dict[str, Any]:
+def step_projection(step: StepResult) -> dict[str, object]:
     """Return what of a step counts for determinism."""
     details = signed_details(step.command, step.details).data
     return {"id": step.id, "command": step.command, "status": step.status, "details": details}
 
 
-def signed_details(command: str, details: Mapping[str, Any]) -> Signed:
+def signed_details(command: str, details: Mapping[str, object]) -> Signed:
     """Return what of a step's details counts for determinism, and the keys its shapes do not declare."""
     return signed(details, detail_shapes(command), f"{command}: details")
 
 
-def assertion_projection(check: AssertionResult) -> dict[str, Any]:
+def assertion_projection(check: AssertionResult) -> dict[str, object]:
     """Return what of an assertion counts for determinism."""
     return {
         "id": check.id,
@@ -46,7 +45,7 @@ def assertion_projection(check: AssertionResult) -> dict[str, Any]:
     }
 
 
-def projection(platform: str, steps: Iterable[StepResult], assertions: Iterable[AssertionResult]) -> dict[str, Any]:
+def projection(platform: str, steps: Iterable[StepResult], assertions: Iterable[AssertionResult]) -> dict[str, object]:
     """Return the signature's input."""
     return {
         "platform": platform,
@@ -55,7 +54,7 @@ def projection(platform: str, steps: Iterable[StepResult], assertions: Iterable[
     }
 
 
-def canonical(value: Any) -> str:
+def canonical(value: object) -> str:
     """Serialise with sorted keys and no spaces: equal data, equal text."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 

@@ -100,7 +100,7 @@ def _too_deep(path: str) -> SourceError:
     )
 
 
-def _deeper_than(value: Any, limit: int) -> bool:
+def _deeper_than(value: object, limit: int) -> bool:
     """Say whether JSON data nests deeper than `limit`, without recursing."""
     stack = [(value, 1)]
     while stack:

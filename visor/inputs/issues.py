@@ -9,9 +9,9 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
 
 from visor.inputs.document import Document, Path, format_path
+from visor.jsontypes import JsonObject
 
 
 class Severity(enum.StrEnum):
@@ -68,9 +68,9 @@ class Issue:
         """Return True when this issue makes the document invalid."""
         return self.severity is Severity.ERROR
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """Return the envelope form: upstream's four fields plus line, column and an optional hint."""
-        out: dict[str, Any] = {
+        out: JsonObject = {
             "severity": str(self.severity),
             "code": str(self.code),
             "message": self.message,
@@ -89,7 +89,7 @@ class Issue:
             out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
         return out
 
-    def to_argument_dict(self) -> dict[str, Any]:
+    def to_argument_dict(self) -> dict[str, str]:
         """Return the form of a tool call's problem (a tool result's `problems`): path, message, code, hint."""
         data = {"path": self.path_text() or "(arguments)", "message": self.message, "code": str(self.code)}
         return data | ({"hint": self.hint} if self.hint else {})
@@ -107,7 +107,7 @@ def warning(code: Code, message: str, path: Path, hint: str | None = None) -> Is
 
 def locate(issues: Iterable[Issue], document: Document) -> list[Issue]:
     """Attach line and column to each issue, drop exact repeats, and sort by position (a stable order)."""
-    seen: set[tuple[Any, ...]] = set()
+    seen: set[tuple[Severity, Code, str, Path]] = set()
     located: list[Issue] = []
     for issue in issues:
         key = (issue.severity, issue.code, issue.message, issue.path)

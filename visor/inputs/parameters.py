@@ -12,7 +12,6 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
 from visor.errors import InputError
 from visor.files import read_regular
@@ -31,7 +30,7 @@ def substitute(document: Document, values: Mapping[str, str]) -> tuple[Document,
     """Return the document with every `${KEY}` replaced by its value, and an issue per key not given."""
     issues: list[Issue] = []
 
-    def walk(value: Any, path: Path) -> Any:
+    def walk(value: object, path: Path) -> object:
         if isinstance(value, str):
             return _text(value, path, values, issues)
         if isinstance(value, dict):

@@ -17,13 +17,13 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 import yaml
 
 from visor.errors import SourceError
 from visor.inputs.document import MAX_DEPTH, MAX_NODES, Document, Path, Position
 from visor.inputs.reading import LONE_SURROGATE, SourceText, empty_source, integer_too_long
+from visor.jsontypes import JsonValue
 
 #: Characters of a scalar counted as one node: aliases may repeat at most MAX_NODES x this much text.
 TEXT_PER_NODE = 64
@@ -52,14 +52,14 @@ _ALLOWED_TAGS = {f"{_CORE}{name}" for name in ("str", "int", "float", "bool", "n
 class _Frame:
     """A mapping or sequence being built."""
 
-    value: dict[str, Any] | list[Any]
+    value: dict[str, JsonValue] | list[JsonValue]
     path: Path
     anchor: str | None
     start: int  # the node counter when the collection started, for its size
     key: str | None = None
     key_position: Position | None = None
     key_plain: bool = False
-    merges: list[tuple[Any, Position]] = field(default_factory=list)
+    merges: list[tuple[JsonValue, Position]] = field(default_factory=list)
 
 
 class _Builder:
@@ -68,12 +68,12 @@ class _Builder:
     def __init__(self, name: str) -> None:
         self.name = name
         self.positions: dict[Path, Position] = {}
-        self.anchors: dict[str, tuple[Any, int]] = {}
+        self.anchors: dict[str, tuple[JsonValue, int]] = {}
         self.stack: list[_Frame] = []
         self.nodes = 0  # every node so far, aliases counted at their full size: gives an anchor's size
         self.expanded = 0  # the nodes aliases stood for: the only count an alias bomb inflates
         self.documents = 0
-        self.root: Any = None
+        self.root: JsonValue = None
 
     def error(self, message: str, where: Position, **kwargs: str) -> SourceError:
         return SourceError(message, path=self.name, line=where.line, column=where.column, **kwargs)
@@ -169,7 +169,7 @@ class _Builder:
                 next_step="Flatten the structure.",
             )
         path = self.child_path(where)
-        value: dict[str, Any] | list[Any] = {} if isinstance(event, yaml.MappingStartEvent) else []
+        value: dict[str, JsonValue] | list[JsonValue] = {} if isinstance(event, yaml.MappingStartEvent) else []
         self.positions[path] = self.stack[-1].key_position or where if self.stack else where
         self.stack.append(_Frame(value, path, event.anchor, self.nodes))
 
@@ -195,7 +195,7 @@ class _Builder:
             )
         return (*frame.path, frame.key)
 
-    def attach(self, value: Any, where: Position | None) -> None:
+    def attach(self, value: JsonValue, where: Position | None) -> None:
         if not self.stack:
             self.root = value
             if where is not None:
@@ -228,7 +228,7 @@ class _Builder:
                         frame.value[key] = value
                         self.positions.setdefault((*frame.path, key), where)
 
-    def plain(self, text: str, where: Position) -> Any:
+    def plain(self, text: str, where: Position) -> JsonValue:
         try:
             return _resolve_plain(text)
         except ValueError:
@@ -257,7 +257,7 @@ class _Builder:
             next_step="Remove the tag and write the value as plain YAML.",
         )
 
-    def resolve(self, event: yaml.ScalarEvent, where: Position) -> Any:
+    def resolve(self, event: yaml.ScalarEvent, where: Position) -> JsonValue:
         self.check_tag(event.tag, where)
         text = event.value
         if event.tag in (None, "!"):
@@ -277,7 +277,7 @@ class _Builder:
         return float(value) if kind == "float" and isinstance(value, int) else value
 
 
-def _resolve_plain(text: str) -> Any:
+def _resolve_plain(text: str) -> JsonValue:
     """Resolve a plain scalar by the YAML 1.2 core schema.
 
     Raises:

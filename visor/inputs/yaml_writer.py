@@ -10,7 +10,6 @@ quoted, and every text holding a line break or a control character is written wi
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import yaml
 
@@ -21,7 +20,7 @@ _AMBIGUOUS = re.compile(r"^(?:[-+.~0-9]|(?:null|true|false|yes|no|on|off|y|n)$)"
 class _Dumper(yaml.SafeDumper):
     """PyYAML's safe dumper, quoting the texts `_AMBIGUOUS` matches, never writing anchors and aliases."""
 
-    def ignore_aliases(self, data: Any) -> bool:
+    def ignore_aliases(self, data: object) -> bool:
         return True  # the same list twice is written twice: plain data, as the reader would build it
 
 
@@ -37,6 +36,6 @@ def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 _Dumper.add_representer(str, _text)
 
 
-def dump_yaml(data: Any) -> str:
+def dump_yaml(data: object) -> str:
     """Return `data` (plain dicts, lists, texts, numbers, booleans, None) as YAML, keys in their order."""
     return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True)

@@ -93,6 +93,7 @@ def device_config(values: Mapping[str, Any]) -> DeviceConfig:
 
     A name left out keeps its default; `capabilities` (Appium's) is taken too, when present.
     """
+    # Each value is the type its option declares: the parts are built by field name, checked by mypy nowhere.
     parts: dict[str, Any] = _given(_OWN_FLAGS, values)
     for part, kind, flags in _PARTS:
         parts[part] = kind(**_given(flags, values))
@@ -101,7 +102,7 @@ def device_config(values: Mapping[str, Any]) -> DeviceConfig:
     return DeviceConfig(**parts)
 
 
-def _given(flags: tuple[Flag, ...], values: Mapping[str, Any]) -> dict[str, Any]:
+def _given(flags: tuple[Flag, ...], values: Mapping[str, object]) -> dict[str, object]:
     """Return the fields the values give of one part, each under its field's name."""
     return {flag.field: values[flag.name] for flag in flags if flag.name in values}
 

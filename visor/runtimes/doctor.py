@@ -16,7 +16,6 @@ import shutil
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import unquote
 
 from visor import DISTRIBUTION
@@ -165,7 +164,7 @@ def _basic_auth(username: str | None, password: str | None) -> dict[str, str]:
     return {"Authorization": f"Basic {token}"}
 
 
-def _status_value(body: bytes) -> dict[str, Any] | None:
+def _status_value(body: bytes) -> dict[str, object] | None:
     """Return the `value` object of a status reply, or None when the body is not one."""
     try:
         document = json.loads(body.decode("utf-8"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from visor.clock import Clock, VirtualClock
 from visor.runtimes.config import DEFAULT_RUNTIME, RUNTIMES, DeviceConfig
@@ -38,7 +38,7 @@ class ScenarioDevice:
 
     runtime: str | None = None
     app: str | None = None
-    capabilities: Mapping[str, Any] = field(default_factory=dict)
+    capabilities: Mapping[str, object] = field(default_factory=dict)
     #: The folder its relative paths (app models, `appium:app`) are resolved against.
     folder: str = "."
     #: The platform it declares (`meta.platform`): on the simulated phone, its flavour unless --platform says.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from visor.errors import InputError, TargetError
 from visor.runtimes.config import (
@@ -194,7 +194,7 @@ def open_visualagent(request: DeviceRequest) -> Device:
     return VisualAgentDevice(mailbox, request.wall, platform=request.platform or "android")
 
 
-def platform_untold(runtime: str | None, platform: str | None, capabilities: Mapping[str, Any]) -> bool:
+def platform_untold(runtime: str | None, platform: str | None, capabilities: Mapping[str, object]) -> bool:
     """Say whether a device on `runtime` needs a platform that neither `platform` nor the capabilities tell.
 
     Only Appium's do; it still finds a device's platform where this host lists the device (adb, xcrun), which
@@ -248,13 +248,13 @@ def open_appium(request: DeviceRequest) -> Device:
     return AppiumDevice(settings, installed_drivers=installed_drivers)
 
 
-def _udid(capabilities: dict[str, Any]) -> str | None:
+def _udid(capabilities: dict[str, object]) -> str | None:
     """Return the device the capabilities name (`appium:udid`), if any."""
     value = capabilities.get("appium:udid", capabilities.get("udid"))
     return str(value) if value not in (None, "") else None
 
 
-def _local_app_path(capabilities: dict[str, Any], folder: str) -> dict[str, Any]:
+def _local_app_path(capabilities: dict[str, object], folder: str) -> dict[str, object]:
     """Resolve a relative `appium:app` against the scenario's folder, so scenarios can ship with their apps."""
     for key in ("appium:app", "app"):
         value = capabilities.get(key)

@@ -10,7 +10,7 @@ and refuses unknown ones when validating (naming the type meant: `unchecked` is 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 from pydantic import ConfigDict, Field, field_validator
 
@@ -27,7 +27,7 @@ class AssertionModel(InputModel):
     target: SelectorStr = Field(description="The element to check.")
 
     @classmethod
-    def rules(cls, raw: Mapping[str, Any]) -> list[str]:
+    def rules(cls, raw: Mapping[str, object]) -> list[str]:
         """Return the messages of every broken rule about which fields go together."""
         return []
 
@@ -71,7 +71,7 @@ class CountAssertion(AssertionModel):
     max: int | None = Field(None, ge=0, description="The greatest acceptable count.")
 
     @classmethod
-    def rules(cls, raw: Mapping[str, Any]) -> list[str]:
+    def rules(cls, raw: Mapping[str, object]) -> list[str]:
         """Either an exact value or a range."""
         has_value, has_range = "value" in raw, "min" in raw or "max" in raw
         if has_value == has_range:
@@ -155,7 +155,7 @@ OPPOSITES = {
 }
 
 
-def assertion_model(raw: Mapping[str, Any]) -> type[AssertionModel]:
+def assertion_model(raw: Mapping[str, object]) -> type[AssertionModel]:
     """Return the model that checks this raw assertion."""
     kind = raw.get("type")
     return ASSERTIONS.get(kind, UnknownAssertion) if isinstance(kind, str) else UnknownAssertion

@@ -15,7 +15,6 @@ Warnings, not errors: vendors and drivers have capabilities of their own, and th
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from visor.inputs.issues import Issue, IssueCode, warning
 from visor.inputs.suggest import closest
@@ -57,7 +56,7 @@ APPIUM_PREFIX = "appium:"
 _MAX_LENGTH_DIFFERENCE = 2
 
 
-def capability_issues(data: Mapping[str, Any]) -> list[Issue]:
+def capability_issues(data: Mapping[str, object]) -> list[Issue]:
     """Return an `UNKNOWN_FIELD` warning for every `config.capabilities` key that looks unintended."""
     config = data.get("config")
     capabilities = config.get("capabilities") if isinstance(config, dict) else None

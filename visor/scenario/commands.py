@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import AliasChoices, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
 from visor.inputs.issues import IssueCode
 from visor.inputs.suggest import did_you_mean
+from visor.jsontypes import JsonObject, JsonValue
 from visor.plugs import Registry
 from visor.scenario.fields import (
     DurationMs,
@@ -45,7 +46,7 @@ class Args(InputModel):
     saves: ClassVar[str | None] = None
 
     @classmethod
-    def rules(cls, raw: Mapping[str, Any]) -> list[str]:
+    def rules(cls, raw: Mapping[str, object]) -> list[str]:
         """Return the messages of every broken rule about which fields go together."""
         return []
 
@@ -63,7 +64,7 @@ class Args(InputModel):
         return frozenset(keys)
 
 
-def schema_rules(**rules: Any) -> ConfigDict:
+def schema_rules(**rules: JsonValue) -> ConfigDict:
     """Return an argument model's config whose JSON Schema also says its `rules` (which fields go together).
 
     So an editor flags what `visor validate` refuses: the schema and the rules are written side by side.
@@ -71,12 +72,12 @@ def schema_rules(**rules: Any) -> ConfigDict:
     return ConfigDict(extra="ignore", json_schema_extra={"additionalProperties": False, **rules})
 
 
-def one_of_keys(*keys: str) -> dict[str, Any]:
+def one_of_keys(*keys: str) -> JsonObject:
     """Return the schema rule "exactly one of these keys"."""
     return {"oneOf": [{"required": [key]} for key in keys]}
 
 
-def _present(raw: Mapping[str, Any], *keys: str) -> list[str]:
+def _present(raw: Mapping[str, object], *keys: str) -> list[str]:
     return [key for key in keys if key in raw]
 
 
@@ -107,7 +108,7 @@ class TapArgs(Args):
     normalized: bool = Field(False, description="Read x and y as fractions of the screen size.")
 
     @classmethod
-    def rules(cls, raw: Mapping[str, Any]) -> list[str]:
+    def rules(cls, raw: Mapping[str, object]) -> list[str]:
         """Target or both coordinates, never both."""
         has_target, coords = "target" in raw, _present(raw, "x", "y")
         if has_target and coords:
@@ -150,7 +151,7 @@ class ScrollArgs(Args):
 
     @field_validator("direction", mode="before")
     @classmethod
-    def _fold_case(cls, value: Any) -> Any:
+    def _fold_case(cls, value: object) -> object:
         return value.lower() if isinstance(value, str) else value
 
 
@@ -225,7 +226,7 @@ class WaitArgs(Args):
     )
 
     @classmethod
-    def rules(cls, raw: Mapping[str, Any]) -> list[str]:
+    def rules(cls, raw: Mapping[str, object]) -> list[str]:
         """Exactly one mode."""
         if len(_present(raw, "ms", "for", "stable")) != 1:
             return ["wait requires exactly one of args.ms, args.for, or args.stable"]
@@ -337,7 +338,7 @@ class CommandSpec:
     #: For commands with several models, the argument that chooses one (`act` uses `name`).
     discriminator: str | None = None
 
-    def select(self, raw: Mapping[str, Any]) -> type[Args] | tuple[str, str | None]:
+    def select(self, raw: Mapping[str, object]) -> type[Args] | tuple[str, str | None]:
         """Return the model for these raw arguments, or a (message, hint) when none applies."""
         if self.discriminator is None:
             return self.variants[""]

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from visor.inputs.issues import Issue
+from visor.jsontypes import JsonObject
 from visor.plugs import Registry
 
 
@@ -24,7 +25,7 @@ class FamilyCall:
     name: str
     #: The family's own typed arguments (an agent tool's `ToolSpec.args_type`); its runner checks their type.
     args: object
-    raw: Mapping[str, Any]
+    raw: Mapping[str, object]
 
 
 class CommandFamily(Protocol):
@@ -37,11 +38,11 @@ class CommandFamily(Protocol):
         """Return the members' names, in the family's order."""
         ...
 
-    def check(self, name: str, raw: Mapping[str, Any]) -> FamilyCall | list[Issue]:
+    def check(self, name: str, raw: Mapping[str, object]) -> FamilyCall | list[Issue]:
         """Check a member's arguments: the call, or the issues, located in the arguments."""
         ...
 
-    def parameters(self, name: str) -> dict[str, Any]:
+    def parameters(self, name: str) -> JsonObject:
         """Return the JSON Schema of a member's arguments, as scenarios are checked against it."""
         ...
 

@@ -8,13 +8,14 @@ them without guessing. A *predicate* message ("must be ios|android") is prefixed
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, ClassVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 
 from visor.inputs.document import Path, dotted
 from visor.inputs.issues import IssueCode
+from visor.jsontypes import JsonObject
 from visor.limits import MAX_DURATION_MS, MAX_SEED
 from visor.selectors.parse import SelectorSyntaxError, parse_selector
 
@@ -53,7 +54,7 @@ class InputModel(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _refuse_null(cls, data: Any) -> Any:
+    def _refuse_null(cls, data: object) -> object:
         # A null becomes a value no field type accepts, so each field reports it with its own description.
         if isinstance(data, dict) and None in data.values():
             return {key: _NULL if value is None and key not in cls.nullable else value for key, value in data.items()}
@@ -70,7 +71,7 @@ def _check_selector(value: str) -> str:
     return value
 
 
-_SELECTOR_SCHEMA: dict[str, Any] = {
+_SELECTOR_SCHEMA: JsonObject = {
     "type": "string",
     "minLength": 1,
     "description": (
@@ -120,7 +121,7 @@ def _check_relative_path(value: str) -> str:
     return value
 
 
-_RELATIVE_PATH_SCHEMA: dict[str, Any] = {
+_RELATIVE_PATH_SCHEMA: JsonObject = {
     "type": "string",
     "minLength": 1,
     "maxLength": 1024,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, BinaryIO, TypeVar
+from typing import BinaryIO, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -35,7 +35,7 @@ def document_model(document: Document, model: type[M], kind: str, next_step: str
     Raises:
         InputError: it does not fit the model (as `load_model` says).
     """
-    data: Any = document.data if isinstance(document.data, dict) else {}
+    data: object = document.data if isinstance(document.data, dict) else {}
     try:
         return model.model_validate(data)
     except ValidationError as exc:

@@ -37,7 +37,7 @@ class Meta(InputModel):
 
     @field_validator("platform", mode="before")
     @classmethod
-    def _platform(cls, value: Any) -> Any:
+    def _platform(cls, value: object) -> object:
         if value not in ("android", "ios"):
             folded = value.lower() if isinstance(value, str) else None
             hint = f'did you mean "{folded}"? platforms are lower case' if folded in ("android", "ios") else None
@@ -107,14 +107,14 @@ class ScenarioDocument(InputModel):
 
     @field_validator("steps", mode="before")
     @classmethod
-    def _steps(cls, value: Any) -> Any:
+    def _steps(cls, value: object) -> object:
         if not isinstance(value, list) or not value:
             raise predicate_error(IssueCode.TYPE_ERROR, "must be non-empty list")
         return value
 
     @field_validator("assertions", mode="before")
     @classmethod
-    def _assertions(cls, value: Any) -> Any:
+    def _assertions(cls, value: object) -> object:
         if value is not None and not isinstance(value, list):
             raise predicate_error(IssueCode.TYPE_ERROR, "must be list")
         return value

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import tomllib
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import Field, ValidationError
 
@@ -64,7 +64,7 @@ def load_project_config(start: str) -> ProjectConfig:
         path = os.path.join(folder, name)
         if not os.path.lexists(path):  # one that is there but no regular file is refused as it is, not passed over
             continue
-        data = _read(path)
+        data: object = _read(path)
         for key in table or ():
             data = data.get(key, {}) if isinstance(data, dict) else {}
         if table is not None and not data:
@@ -81,7 +81,7 @@ def load_project_config(start: str) -> ProjectConfig:
     return ProjectConfig()
 
 
-def _read(path: str) -> Any:
+def _read(path: str) -> dict[str, object]:
     text = decode(read_regular(path, noun="project configuration"), path)
     try:
         return tomllib.loads(text)
@@ -94,7 +94,7 @@ def _read(path: str) -> Any:
         ) from None
 
 
-def _check(path: str, data: Any, table: str) -> _Settings:
+def _check(path: str, data: object, table: str) -> _Settings:
     try:
         return _Settings.model_validate(data)
     except ValidationError as exc:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from visor.inputs.issues import Issue
 from visor.scenario.assertions import AssertionModel
@@ -26,7 +25,7 @@ class Step:
         """Say whether the step bounds its own time (a wait, an agent tool): the step timeout does not fail it."""
         return isinstance(self.args, FamilyCall) or self.args.own_time_bound
 
-    def raw_args(self) -> dict[str, Any]:
+    def raw_args(self) -> dict[str, object]:
         """Return the arguments as the scenario wrote them (by their scenario names, defaults left out)."""
         if isinstance(self.args, FamilyCall):
             return dict(self.args.raw)

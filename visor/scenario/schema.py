@@ -10,8 +10,8 @@ from __future__ import annotations
 import copy
 import functools
 import json
+from collections.abc import Mapping
 from importlib import resources
-from typing import Any
 
 from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
@@ -37,12 +37,12 @@ class _Generator(GenerateJsonSchema):
     def nullable_schema(self, schema: core_schema.NullableSchema) -> JsonSchemaValue:
         return self.generate_inner(schema["schema"])
 
-    def field_title_should_be_set(self, schema: Any) -> bool:
+    def field_title_should_be_set(self, schema: object) -> bool:
         return False
 
 
 @functools.cache
-def model_schema(model: type[BaseModel]) -> dict[str, Any]:
+def model_schema(model: type[BaseModel]) -> JsonSchemaValue:
     """Return `model`'s JSON Schema as visor publishes it (its own `$defs` inside). Do not mutate it."""
     schema = model.model_json_schema(by_alias=True, schema_generator=_Generator, ref_template="#/$defs/{model}")
     _drop_null_defaults(schema)
@@ -50,7 +50,7 @@ def model_schema(model: type[BaseModel]) -> dict[str, Any]:
     return schema
 
 
-def _model_ref(model: type[BaseModel], defs: dict[str, Any]) -> dict[str, Any]:
+def _model_ref(model: type[BaseModel], defs: JsonSchemaValue) -> JsonSchemaValue:
     """Add `model`'s schema to `defs` and return a reference to it."""
     schema = copy.deepcopy(model_schema(model))
     defs.update(schema.pop("$defs", {}))
@@ -58,13 +58,13 @@ def _model_ref(model: type[BaseModel], defs: dict[str, Any]) -> dict[str, Any]:
     return {"$ref": f"#/$defs/{model.__name__}"}
 
 
-def _drop_null_defaults(schema: dict[str, Any]) -> None:
+def _drop_null_defaults(schema: JsonSchemaValue) -> None:
     for prop in schema.get("properties", {}).values():
         if prop.get("default", 0) is None:
             del prop["default"]
 
 
-def _add_alias_choices(model: type[BaseModel], schema: dict[str, Any]) -> None:
+def _add_alias_choices(model: type[BaseModel], schema: JsonSchemaValue) -> None:
     """List the other accepted spellings of a field (`poll-ms` beside `pollMs`)."""
     props = schema.get("properties", {})
     for info in model.model_fields.values():
@@ -73,7 +73,7 @@ def _add_alias_choices(model: type[BaseModel], schema: dict[str, Any]) -> None:
             props[alias] = props[choices[0]]
 
 
-def _step_schema(defs: dict[str, Any]) -> dict[str, Any]:
+def _step_schema(defs: JsonSchemaValue) -> JsonSchemaValue:
     branches = []
     for spec in COMMANDS.values():
         refs = [_model_ref(model, defs) for model in spec.variants.values()]
@@ -111,14 +111,14 @@ def _step_schema(defs: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _assertion_schema(defs: dict[str, Any]) -> dict[str, Any]:
+def _assertion_schema(defs: JsonSchemaValue) -> JsonSchemaValue:
     models = list(dict.fromkeys(ASSERTIONS.values()))
     return {"oneOf": [_model_ref(model, defs) for model in models]}
 
 
-def scenario_schema() -> dict[str, Any]:
+def scenario_schema() -> JsonSchemaValue:
     """Generate the JSON Schema (draft 2020-12) of a scenario file."""
-    defs: dict[str, Any] = {}
+    defs: JsonSchemaValue = {}
     root = ScenarioDocument.model_json_schema(
         by_alias=True, schema_generator=_Generator, ref_template="#/$defs/{model}"
     )
@@ -143,14 +143,14 @@ def scenario_schema() -> dict[str, Any]:
     }
 
 
-def shipped_schema(kind: str) -> dict[str, Any]:
+def shipped_schema(kind: str) -> JsonSchemaValue:
     """Return a schema as shipped in the package (`scenario`, `envelope` or `app-map`)."""
     text = resources.files("visor.schemas").joinpath(SCHEMA_FILES[kind]).read_text("utf-8")
-    loaded: dict[str, Any] = json.loads(text)
+    loaded: JsonSchemaValue = json.loads(text)
     return loaded
 
 
-def schema_json(schema: dict[str, Any]) -> str:
+def schema_json(schema: Mapping[str, object]) -> str:
     """Serialise a schema the way the shipped files are written."""
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
 
@@ -159,7 +159,7 @@ def schema_json(schema: dict[str, Any]) -> str:
 _QUOTED = 300
 
 
-def schema_issue(schema: dict[str, Any], data: Any) -> tuple[str, str] | None:
+def schema_issue(schema: Mapping[str, object], data: object) -> tuple[str, str] | None:
     """Return where `data` breaks `schema` (dotted, "" at the top) and how, the value quoted at most so long.
 
     jsonschema's message quotes the value at fault, which may be a whole screen of a map or a long argument.
@@ -173,7 +173,7 @@ def schema_issue(schema: dict[str, Any], data: Any) -> tuple[str, str] | None:
     return dotted(where) if where else "", message
 
 
-def schema_problem(schema: dict[str, Any], data: Any) -> tuple[Path, str] | None:
+def schema_problem(schema: Mapping[str, object], data: object) -> tuple[Path, str] | None:
     """Return the most telling way `data` breaks a JSON Schema (jsonschema's best match): where, and what."""
     import jsonschema
 

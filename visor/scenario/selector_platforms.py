@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from typing import Any, get_args, get_origin
+from typing import get_args, get_origin
 
 from pydantic import BaseModel
 
@@ -26,7 +26,7 @@ from visor.scenario.models import Config
 from visor.selectors.parse import PLATFORM_HINT, PLATFORM_NAMES, SelectorSyntaxError, parse_selector
 
 
-def platform_issues(data: Mapping[str, Any]) -> list[Issue]:
+def platform_issues(data: Mapping[str, object]) -> list[Issue]:
     """Return a `SELECTOR_ERROR` for every selector that works only on the platform `meta.platform` does not name."""
     meta = data.get("meta")
     platform = meta.get("platform") if isinstance(meta, dict) else None
@@ -44,7 +44,7 @@ def platform_issues(data: Mapping[str, Any]) -> list[Issue]:
     return issues
 
 
-def _in_step(step: Mapping[str, Any], path: Path, platform: str) -> list[Issue]:
+def _in_step(step: Mapping[str, object], path: Path, platform: str) -> list[Issue]:
     command, args = step.get("command"), step.get("args")
     spec = COMMANDS.get(command) if isinstance(command, str) else None
     if spec is None or not isinstance(args, dict):
@@ -55,15 +55,15 @@ def _in_step(step: Mapping[str, Any], path: Path, platform: str) -> list[Issue]:
     return _in_model(model, args, Owner(model, (*path, "args"), args_of=model.owner), platform)
 
 
-def _items(value: Any) -> list[Any]:
+def _items(value: object) -> list[object]:
     return value if isinstance(value, list) else []
 
 
-def _in_model(model: type[BaseModel], raw: Mapping[str, Any], owner: Owner, platform: str) -> list[Issue]:
+def _in_model(model: type[BaseModel], raw: Mapping[str, object], owner: Owner, platform: str) -> list[Issue]:
     issues = []
     for key, many in _selector_fields(model):
         value = raw.get(key)
-        placed: list[tuple[Path, Any]] = [((key,), value)]
+        placed: list[tuple[Path, object]] = [((key,), value)]
         if many:
             placed = [((key, index), item) for index, item in enumerate(value)] if isinstance(value, list) else []
         for loc, item in placed:
@@ -73,7 +73,7 @@ def _in_model(model: type[BaseModel], raw: Mapping[str, Any], owner: Owner, plat
     return issues
 
 
-def _mismatch(value: Any, loc: Path, owner: Owner, platform: str) -> Issue | None:
+def _mismatch(value: object, loc: Path, owner: Owner, platform: str) -> Issue | None:
     if not isinstance(value, str):
         return None
     try:
@@ -111,12 +111,12 @@ def _selector_fields(model: type[BaseModel]) -> tuple[tuple[str, bool], ...]:
 _SELECTOR_CHECKS = get_args(SelectorStr)[1:]
 
 
-def _checked_as_selector(metadata: list[Any]) -> bool:
+def _checked_as_selector(metadata: list[object]) -> bool:
     """Return True for a required `SelectorStr` field, which pydantic unpacks into `str` and this metadata."""
     return all(any(item is check for item in metadata) for check in _SELECTOR_CHECKS)
 
 
-def _holds_selector(annotation: Any) -> bool:
+def _holds_selector(annotation: object) -> bool:
     """Return True when `annotation` is `SelectorStr` or is built from it (`SelectorStr | None`, a list of them)."""
     if annotation is SelectorStr or annotation == SelectorStr:
         return True

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
 from visor.inputs.document import Document, Path
 from visor.inputs.issues import Issue, IssueCode, Severity
 
 
-def argument_issues(steps: Sequence[Mapping[str, Any]], at: Path) -> list[Issue]:
+def argument_issues(steps: Sequence[Mapping[str, object]], at: Path) -> list[Issue]:
     """Return the problems of steps' `{id, command, args}` as errors, at `at` + the step's index + its path.
 
     An argument the command would ignore is a scenario's warning; a document that names it means it: an error.

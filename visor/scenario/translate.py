@@ -13,9 +13,11 @@ This is the only place pydantic's errors are read. Codes come from the error's c
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping
 
 from pydantic import BaseModel, ValidationError
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import ErrorDetails
 
 from visor.inputs.document import Path
 from visor.inputs.issues import Issue, IssueCode, error
@@ -38,7 +40,7 @@ _FALLBACK = {
 }
 
 
-def translate(exc: ValidationError, owner: Owner, data: Any = None) -> list[Issue]:
+def translate(exc: ValidationError, owner: Owner, data: object = None) -> list[Issue]:
     """Return one issue per pydantic error.
 
     Args:
@@ -54,7 +56,7 @@ def translate(exc: ValidationError, owner: Owner, data: Any = None) -> list[Issu
     return issues
 
 
-def _without_tags(loc: Path, data: Any) -> Path:
+def _without_tags(loc: Path, data: object) -> Path:
     """Drop the union tags (`…, 0, "button", "text"` -> `…, 0, "text"`) by following the data."""
     kept: list[str | int] = []
     node = data
@@ -71,10 +73,10 @@ def _without_tags(loc: Path, data: Any) -> Path:
     return tuple(kept)
 
 
-def _issue(details: Any, owner: Owner) -> Issue:
+def _issue(details: ErrorDetails, owner: Owner) -> Issue:
     loc: Path = tuple(details["loc"])
     kind: str = details["type"]
-    ctx: dict[str, Any] = details.get("ctx") or {}
+    ctx: dict[str, object] = details.get("ctx") or {}
     # Upstream reports every argument problem at the `args` object; line and column still point at the field.
     at = owner.base + loc
     path = owner.base if owner.args_of is not None else at
@@ -99,7 +101,8 @@ def _issue(details: Any, owner: Owner) -> Issue:
     if kind in _CUSTOM:
         message = f"{owner.label(loc)} {details['msg']}" if ctx.get("predicate") else details["msg"]
         code = arg_code if kind == IssueCode.TYPE_ERROR else IssueCode(kind)
-        return error(code, message, path, ctx.get("hint"), at=at)
+        given_hint = ctx.get("hint")
+        return error(code, message, path, given_hint if isinstance(given_hint, str) else None, at=at)
     if kind in _OBJECT_TYPES:
         noun = owner.label(loc) if owner.args_of is not None or not loc else str(loc[-1])
         return error(arg_code, f"{noun} must be object", path, at=at)
@@ -118,7 +121,7 @@ def _issue(details: Any, owner: Owner) -> Issue:
 _JSON_WORDS = re.compile(r"\b(True|False|None)\b")
 
 
-def _fallback(kind: str, ctx: dict[str, Any]) -> str:
+def _fallback(kind: str, ctx: Mapping[str, object]) -> str:
     if kind == "literal_error":
         # pydantic spells the allowed values as Python does; a scenario writes YAML or JSON.
         return _JSON_WORDS.sub(lambda m: {"True": "true", "False": "false", "None": "null"}[m.group()],
@@ -129,10 +132,10 @@ def _fallback(kind: str, ctx: dict[str, Any]) -> str:
     return _FALLBACK.get(kind, "a valid value")
 
 
-def schema_at(model: type[BaseModel], loc: Path) -> dict[str, Any] | None:
+def schema_at(model: type[BaseModel], loc: Path) -> JsonSchemaValue | None:
     """Return the JSON Schema of the node at `loc` inside `model`, or None when it cannot be followed."""
     root = model_schema(model)
-    node: dict[str, Any] | None = _resolve(root, root)
+    node: JsonSchemaValue | None = _resolve(root, root)
     for part in loc:
         if node is None:
             return None
@@ -145,14 +148,14 @@ def schema_at(model: type[BaseModel], loc: Path) -> dict[str, Any] | None:
     return node
 
 
-def _properties(node: dict[str, Any] | None) -> dict[str, Any]:
+def _properties(node: JsonSchemaValue | None) -> JsonSchemaValue:
     if node is None:
         return {}
     props = node.get("properties")
     return props if isinstance(props, dict) else {}
 
 
-def _resolve(root: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
+def _resolve(root: JsonSchemaValue, node: JsonSchemaValue) -> JsonSchemaValue:
     """Follow `$ref`s and drop the `null` branch of optional fields."""
     while "$ref" in node:
         node = root.get("$defs", {}).get(node["$ref"].rsplit("/", 1)[-1], {})
@@ -162,7 +165,7 @@ def _resolve(root: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
     return node
 
 
-def describe(schema: dict[str, Any] | None) -> str | None:
+def describe(schema: JsonSchemaValue | None) -> str | None:
     """Say in words what a JSON Schema accepts: "a number between 1 and 100", "'up' or 'down'"."""
     if not schema:
         return None
@@ -186,7 +189,7 @@ def describe(schema: dict[str, Any] | None) -> str | None:
     return " or ".join(b for b in branches if b) or None
 
 
-def _describe_number(schema: dict[str, Any], noun: str) -> str:
+def _describe_number(schema: JsonSchemaValue, noun: str) -> str:
     low, high = schema.get("minimum"), schema.get("maximum")
     if low is not None and high is not None:
         return f"{noun} between {_number(low)} and {_number(high)}"
@@ -199,11 +202,11 @@ def _describe_number(schema: dict[str, Any], noun: str) -> str:
     return f"a finite {noun.split()[-1]}" if noun == "a number" else noun
 
 
-def _number(value: Any) -> str:
+def _number(value: object) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _literal(value: Any) -> str:
+def _literal(value: object) -> str:
     return f"'{value}'" if isinstance(value, str) else str(value).lower()
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -91,7 +91,7 @@ def validate_document(document: Document) -> ValidationResult:
     return ValidationResult(document, located, scenario)
 
 
-def _too_many(data: Mapping[str, Any]) -> list[Issue]:
+def _too_many(data: Mapping[str, object]) -> list[Issue]:
     """Refuse a scenario with more steps or assertions than anyone writes, before looking at any of them."""
     found = []
     for section, limit in (("steps", MAX_STEPS), ("assertions", MAX_ASSERTIONS)):
@@ -124,7 +124,7 @@ def _at_most(issues: list[Issue]) -> tuple[Issue, ...]:
     return (*kept, note)
 
 
-def _check(model: type[M], raw: Mapping[str, Any], owner: Owner, issues: list[Issue]) -> M | None:
+def _check(model: type[M], raw: Mapping[str, object], owner: Owner, issues: list[Issue]) -> M | None:
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
@@ -134,11 +134,11 @@ def _check(model: type[M], raw: Mapping[str, Any], owner: Owner, issues: list[Is
         return None
 
 
-def _items(value: Any) -> list[Any]:
+def _items(value: object) -> list[object]:
     return value if isinstance(value, list) else []
 
 
-def _check_steps(raw_steps: Any, issues: list[Issue]) -> tuple[Step, ...] | None:
+def _check_steps(raw_steps: object, issues: list[Issue]) -> tuple[Step, ...] | None:
     steps: list[Step] = []
     complete = isinstance(raw_steps, list)
     for index, raw in enumerate(_items(raw_steps)):
@@ -166,7 +166,7 @@ def _check_steps(raw_steps: Any, issues: list[Issue]) -> tuple[Step, ...] | None
 
 
 def _check_member(
-    family: CommandFamily, name: str, raw: dict[str, Any], path: Path, issues: list[Issue]
+    family: CommandFamily, name: str, raw: dict[str, object], path: Path, issues: list[Issue]
 ) -> FamilyCall | None:
     """Check a family member's arguments with the family's own rules (an agent tool's: docs/agent-tools.md)."""
     checked = family.check(name, raw)
@@ -180,7 +180,7 @@ def _check_member(
     return None
 
 
-def _unsupported(command: Any, path: Path, issues: list[Issue]) -> None:
+def _unsupported(command: object, path: Path, issues: list[Issue]) -> None:
     if isinstance(command, str):
         known = [*COMMANDS, *family_names()]
         hint = did_you_mean(command, known) or f"commands: {', '.join(known)}"
@@ -188,7 +188,7 @@ def _unsupported(command: Any, path: Path, issues: list[Issue]) -> None:
         issues.append(error(IssueCode.UNSUPPORTED_COMMAND, message, (*path, "command"), hint))
 
 
-def _check_args(spec: CommandSpec, raw: dict[str, Any], path: Path, issues: list[Issue]) -> Args | None:
+def _check_args(spec: CommandSpec, raw: dict[str, object], path: Path, issues: list[Issue]) -> Args | None:
     selected = spec.select(raw)
     if isinstance(selected, tuple):
         message, hint = selected
@@ -208,7 +208,7 @@ def _check_args(spec: CommandSpec, raw: dict[str, Any], path: Path, issues: list
     return None if failed else parsed
 
 
-def _check_assertions(raw_assertions: Any, issues: list[Issue]) -> tuple[Assertion, ...] | None:
+def _check_assertions(raw_assertions: object, issues: list[Issue]) -> tuple[Assertion, ...] | None:
     assertions: list[Assertion] = []
     complete = raw_assertions is None or isinstance(raw_assertions, list)
     for index, raw in enumerate(_items(raw_assertions)):
@@ -228,7 +228,7 @@ def _check_assertions(raw_assertions: Any, issues: list[Issue]) -> tuple[Asserti
     return tuple(assertions) if complete else None
 
 
-def _duplicate_ids(data: Mapping[str, Any], document: Document) -> list[Issue]:
+def _duplicate_ids(data: Mapping[str, object], document: Document) -> list[Issue]:
     issues: list[Issue] = []
     for section, noun in (("steps", "step"), ("assertions", "assertion")):
         first: dict[str, Path] = {}
@@ -253,12 +253,14 @@ def _duplicate_ids(data: Mapping[str, Any], document: Document) -> list[Issue]:
     return issues
 
 
-def _paths_outside_project(data: Mapping[str, Any], document: Document) -> list[Issue]:
+def _paths_outside_project(data: Mapping[str, object], document: Document) -> list[Issue]:
     """Refuse copies (`path`) that would be written outside the scenario's project folder."""
     issues: list[Issue] = []
     folder = os.path.dirname(document.name) if os.path.isfile(document.name) else "."
     for index, step in enumerate(_items(data.get("steps"))):
-        args = step.get("args") if isinstance(step, dict) else None
+        if not isinstance(step, dict):
+            continue
+        args = step.get("args")
         path = args.get("path") if isinstance(args, dict) else None
         if not isinstance(path, str) or "\x00" in path or os.path.isabs(path):
             continue  # the field's own check refuses these, and says why
@@ -275,7 +277,7 @@ def _paths_outside_project(data: Mapping[str, Any], document: Document) -> list[
     return issues
 
 
-def _not_text(data: Mapping[str, Any]) -> list[Issue]:
+def _not_text(data: Mapping[str, object]) -> list[Issue]:
     """Refuse values that are not text: bytes no UTF-8 decodes.
 
     A parameter (`-e T=$'\\xff'`), a secret or a direct action's flag brings them in (a file's own text is decoded
@@ -283,7 +285,7 @@ def _not_text(data: Mapping[str, Any]) -> list[Issue]:
     may be deep.
     """
     issues: list[Issue] = []
-    pending: list[tuple[Path, Any]] = [((), data)]
+    pending: list[tuple[Path, object]] = [((), data)]
     while pending and len(issues) < MAX_ISSUES:
         path, value = pending.pop()
         if isinstance(value, str) and (found := LONE_SURROGATE.search(value)):
@@ -298,7 +300,7 @@ def _not_text(data: Mapping[str, Any]) -> list[Issue]:
     return issues
 
 
-def _artifacts_elsewhere(data: Mapping[str, Any]) -> list[Issue]:
+def _artifacts_elsewhere(data: Mapping[str, object]) -> list[Issue]:
     """Warn of `config.artifactsDir` naming a folder outside the one visor runs in (upstream allows it).
 
     Run folders are new folders, written without following links; still, a scenario from elsewhere should not
@@ -322,7 +324,7 @@ def _artifacts_elsewhere(data: Mapping[str, Any]) -> list[Issue]:
     ]
 
 
-def _determinism_warnings(data: Mapping[str, Any]) -> list[Issue]:
+def _determinism_warnings(data: Mapping[str, object]) -> list[Issue]:
     issues: list[Issue] = []
     config = data.get("config")
     if not isinstance(config, dict) or "seed" not in config:

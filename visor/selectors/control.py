@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 Box = tuple[int, int, int, int]
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def box(value: object) -> Box | None:
@@ -27,20 +30,20 @@ class ControlSelector:
     bounds: Box | None = None
 
     @classmethod
-    def from_raw(cls, raw: Mapping[str, Any]) -> ControlSelector:
+    def from_raw(cls, raw: Mapping[str, object]) -> ControlSelector:
         """Build from validated arguments."""
         return cls(
-            resource_id=raw.get("resource_id"),
-            text=raw.get("text"),
-            content_desc=raw.get("content_desc"),
-            class_name=raw.get("class_name"),
-            package_name=raw.get("package_name"),
+            resource_id=_text(raw.get("resource_id")),
+            text=_text(raw.get("text")),
+            content_desc=_text(raw.get("content_desc")),
+            class_name=_text(raw.get("class_name")),
+            package_name=_text(raw.get("package_name")),
             bounds=box(raw.get("bounds")),
         )
 
-    def given(self) -> dict[str, Any]:
+    def given(self) -> dict[str, str | list[int]]:
         """Return the attributes that filter (those not null), in the tools spec's names."""
-        fields = {
+        fields: dict[str, str | list[int] | None] = {
             "resource_id": self.resource_id,
             "text": self.text,
             "content_desc": self.content_desc,

@@ -39,7 +39,7 @@ from visor.steps import details as shapes
 from visor.steps.context import ActionContext
 
 A = TypeVar("A", bound=Args)
-Details = dict[str, Any]
+Details = dict[str, object]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +47,7 @@ class Entry(Generic[A]):
     """A scenario command's argument model and the executor that runs it."""
 
     args: type[A]
-    execute: Callable[[A, ActionContext], Mapping[str, Any]]
+    execute: Callable[[A, ActionContext], Mapping[str, object]]
     #: The shape of the details it reports (a `TypedDict` of `visor.steps.details`: keys and their roles).
     details: type
 
@@ -57,7 +57,7 @@ class Entry(Generic[A]):
         return dict(self.execute(args, ctx))
 
 
-def entry(args: type[A], execute: Callable[[A, ActionContext], Mapping[str, Any]], details: type) -> Entry[A]:
+def entry(args: type[A], execute: Callable[[A, ActionContext], Mapping[str, object]], details: type) -> Entry[A]:
     """Bind an argument model to its executor (mypy pairs them) and the shape of its details."""
     return Entry(args, execute, details)
 

@@ -72,7 +72,7 @@ SLIDER_START_VALUE = 0.5
 SLIDER_TOLERANCE = 0.05
 
 
-def _raw(args: Args) -> dict[str, Any]:
+def _raw(args: Args) -> dict[str, object]:
     return args.model_dump(by_alias=True, exclude_unset=True, mode="json")
 
 
@@ -254,7 +254,7 @@ def _text_field(target: Target, selector: str) -> Node:
     )
 
 
-def _check_landed(shown: str, value: str, details: dict[str, Any], *, hidden: bool = False) -> bool:
+def _check_landed(shown: str, value: str, details: dict[str, object], *, hidden: bool = False) -> bool:
     """Refuse to pass a type step whose text did not land (keyboards drop characters on real devices).
 
     `hidden`: the text is a secret, whose field's text is not shown in the failure either. Returns whether the

@@ -43,6 +43,7 @@ class ArtifactSink(Protocol):
 
 #: Routes the app, through its map, to a screen where a selector's element is: returns what it did (the step's
 #: `details.map`), or None when the map knows no screen showing it.
+#: Loose: the route is the app map's own (a plug's), read here for its `confidence` and kept whole.
 Router = Callable[[str], dict[str, Any] | None]
 
 

@@ -113,7 +113,7 @@ class TapDetails(TypedDict, total=False):
     The map's confidence in each leg is left out of the signature: it grows as the map learns.
     """
 
-    args: dict[str, Any]
+    args: dict[str, object]
     target: TargetInfo
     point: list[int]
     hit: ElementInfo | None
@@ -124,14 +124,14 @@ class TapDetails(TypedDict, total=False):
 class NavigateDetails(TypedDict):
     """A deep link opened."""
 
-    args: dict[str, Any]
+    args: dict[str, object]
     url: str
 
 
 class TypeDetails(TypedDict, total=False):
     """Text typed: into which field, and the field after it."""
 
-    args: dict[str, Any]
+    args: dict[str, object]
     target: TargetInfo
     field: ElementInfo | None
     #: Why the text could not be read back to check it arrived (the step is ok, unchecked).
@@ -141,19 +141,19 @@ class TypeDetails(TypedDict, total=False):
 class ArgsOnly(TypedDict):
     """A command whose details are its arguments (keys, reset)."""
 
-    args: dict[str, Any]
+    args: dict[str, object]
 
 
 #: A one-finger drag between two points, and what it started on.
 DragDetails = TypedDict(
-    "DragDetails", {"args": dict[str, Any], "from": list[int], "to": list[int], "started_on": ElementInfo | None}
+    "DragDetails", {"args": dict[str, object], "from": list[int], "to": list[int], "started_on": ElementInfo | None}
 )
 
 #: A slider dragged: from where to where, and the value it reached (verified where the slider reports it).
 SliderDetails = TypedDict(
     "SliderDetails",
     {
-        "args": dict[str, Any],
+        "args": dict[str, object],
         "target": TargetInfo,
         "from": list[int],
         "to": list[int],
@@ -167,7 +167,7 @@ SliderDetails = TypedDict(
 #: A scroll: the container swiped (None: the screen), the swipe, and whether the content moved.
 ScrollDetails = TypedDict(
     "ScrollDetails",
-    {"args": dict[str, Any], "container": ElementInfo | None, "from": list[int], "to": list[int], "moved": bool},
+    {"args": dict[str, object], "container": ElementInfo | None, "from": list[int], "to": list[int], "moved": bool},
 )
 
 
@@ -238,7 +238,7 @@ class WaitDetails(TypedDict, total=False):
 FailureDetails = TypedDict(
     "FailureDetails",
     {
-        "args": dict[str, Any],
+        "args": dict[str, object],
         "selector": str,
         "matches": int,
         "on_screen": int,
@@ -252,7 +252,7 @@ FailureDetails = TypedDict(
         "container": ElementInfo | None,
         "target": TargetInfo,
         "point": list[int],
-        "screen": Any,
+        "screen": list[int] | str,
         "from": list[int],
         "to": list[int],
         "moved": bool,

@@ -11,10 +11,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeAlias
 
+from visor.jsontypes import JsonObject
 from visor.selectors.control import ControlSelector
 from visor.ui.tree import Located, Node, UiTree
 
@@ -28,6 +29,8 @@ _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 #: HH:MM:SS of a time of day: not part of a longer run of digits and colons ("01:02:03:04" is no clock).
 _CLOCK = re.compile(r"(?<![0-9:])([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9])(?![0-9:])")
 FORMATS = ("range", "number", "clock")
+#: An exact selector of one element (`native_selector`): attributes by the tools spec's names, `bounds` in pixels.
+NativeSelector: TypeAlias = "dict[str, str | list[int]]"
 
 
 class UnreadableValue(Exception):
@@ -82,7 +85,7 @@ def index_path(tree: UiTree, item: Located) -> tuple[int, ...]:
     return tuple(reversed(path))
 
 
-def _digest(value: Any) -> str:
+def _digest(value: object) -> str:
     text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -198,9 +201,9 @@ class SelectorCounts:
 
     def __init__(self, tree: UiTree) -> None:
         self.nodes = [item.node for item in tree.flat if item.node.displayed]
-        self._counts: dict[tuple[str, ...], dict[tuple[Any, ...], int]] = {}
+        self._counts: dict[tuple[str, ...], dict[tuple[object, ...], int]] = {}
 
-    def count(self, candidate: dict[str, Any]) -> int:
+    def count(self, candidate: Mapping[str, object]) -> int:
         """Return how many displayed elements match the candidate selector."""
         keys = tuple(sorted(candidate))
         table = self._counts.get(keys)
@@ -212,18 +215,18 @@ class SelectorCounts:
         return table.get(tuple(_freeze(candidate[key]) for key in keys), 0)
 
 
-def _attribute(node: Node, key: str) -> Any:
+def _attribute(node: Node, key: str) -> object:
     """Return a node's value for a selector key, in a hashable form."""
     if key == "bounds":
         return (node.bounds.left, node.bounds.top, node.bounds.right, node.bounds.bottom)
     return node.package if key == "package_name" else getattr(node, key)
 
 
-def _freeze(value: Any) -> Any:
+def _freeze(value: object) -> object:
     return tuple(value) if isinstance(value, list) else value
 
 
-def native_selector(tree: UiTree, item: Located, counts: SelectorCounts | None = None) -> dict[str, Any]:
+def native_selector(tree: UiTree, item: Located, counts: SelectorCounts | None = None) -> NativeSelector:
     """Return the smallest stable exact selector that finds this element alone (pixel bounds as a last resort).
 
     Changing texts are left out where an id or a description names the element; bounds come last because
@@ -231,7 +234,7 @@ def native_selector(tree: UiTree, item: Located, counts: SelectorCounts | None =
     """
     counts = counts or SelectorCounts(tree)
     node = item.node
-    candidates: list[dict[str, Any]]
+    candidates: list[NativeSelector]
     if node.resource_id:
         candidates = [
             {"resource_id": node.resource_id},
@@ -258,7 +261,7 @@ def native_selector(tree: UiTree, item: Located, counts: SelectorCounts | None =
     return candidates[-2]  # identical twins: no exact selector can tell them apart
 
 
-def control_snapshot(tree: UiTree, item: Located) -> dict[str, Any]:
+def control_snapshot(tree: UiTree, item: Located) -> JsonObject:
     """Return what a native observation of a control shows: compared to decide that it is stable."""
     node = item.node
     return {

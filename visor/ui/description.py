@@ -9,7 +9,7 @@ element list (normalized bounds, the hint and the range), and a short human labe
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from visor.ui.coords import Screen
 from visor.ui.tree import Node
@@ -44,7 +44,7 @@ class Description:
             "bounds": node.bounds.bounds_text(),
         }
 
-    def tool(self, screen: Screen) -> dict[str, Any]:
+    def tool(self, screen: Screen) -> dict[str, object]:
         """Return the element as a tool result shows it: pixel bounds, and normalized ones."""
         node, bounds = self.node, self.node.bounds
         return {
@@ -56,10 +56,10 @@ class Description:
             "normalized_bounds": screen.normalized_rect(bounds),
         }
 
-    def listing(self, screen: Screen) -> dict[str, Any]:
+    def listing(self, screen: Screen) -> dict[str, object]:
         """Return the element as an agent's element list shows it (normalized bounds, hint and range)."""
         node = self.node
-        out: dict[str, Any] = {
+        out: dict[str, object] = {
             "class": node.class_name,
             "text": node.shown_text,
             "resource_id": node.resource_id,

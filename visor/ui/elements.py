@@ -9,9 +9,8 @@ into `read_control`, `control_action`, `wait_until` and `scroll_to`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from visor.ui.controls import SelectorCounts, native_selector, visible
+from visor.ui.controls import NativeSelector, SelectorCounts, native_selector, visible
 from visor.ui.coords import Screen
 from visor.ui.description import Description
 from visor.ui.geometry import Size
@@ -24,9 +23,9 @@ class IndexedElement:
 
     index: int
     item: Located
-    native_selector: dict[str, Any]
+    native_selector: NativeSelector
 
-    def to_dict(self, size: Size) -> dict[str, Any]:
+    def to_dict(self, size: Size) -> dict[str, object]:
         """Return the compact JSON form agents read."""
         listed = Description(self.item.node).listing(Screen(size))
         return {"index": self.index, **listed, "flags": flags(self.item), "native_selector": self.native_selector}

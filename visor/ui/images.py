@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-from typing import Any
+from types import ModuleType
 
 from visor.errors import NotInstalled, TargetError
 from visor.ui.geometry import Size
@@ -26,7 +26,7 @@ def png_size(head: bytes) -> Size | None:
     return Size(int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big"))
 
 
-def _imaging() -> tuple[Any, Any]:
+def _imaging() -> tuple[ModuleType, ModuleType]:
     """Import ImageHash and Pillow (ImageHash brings numpy and scipy: imported only when a hash is needed).
 
     Raises:

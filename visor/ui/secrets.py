@@ -33,7 +33,7 @@ import re
 import types
 import urllib.parse
 from collections.abc import Callable, Collection, Mapping
-from typing import Any, Literal, TypeVar, cast
+from typing import Literal, TypeVar, cast
 
 from visor.inputs.suggest import Suggestion
 from visor.ui.escapes import printable, xml_text
@@ -59,7 +59,7 @@ _KEPT = re.compile(r"[A-Za-z0-9]+")
 #: The metadata of a dataclass field holding visor's own vocabulary (a status, a command's name, a platform):
 #: `redact` leaves it as it is, since the code rendering a result decides by it (a secret `fail` would make a
 #: failed step neither failed nor passed). The rendered file is masked again where it shows it (`mask_rendered`).
-PLAIN: Mapping[str, Any] = types.MappingProxyType({"secrets": "plain"})
+PLAIN: Mapping[str, str] = types.MappingProxyType({"secrets": "plain"})
 #: What a suggestion for a value holding a secret says instead ("did you mean …" would say how near it is).
 WITHHELD_HINT = "the value holds a --secret value: no name is suggested for it"
 #: How a file visor rendered holds its data: plain text, markup (XML, HTML) or JSON (`mask_rendered`).
@@ -83,7 +83,7 @@ def _kept_short(text: str) -> bool:
     return isinstance(text, KeptPart) and 0 < len(text) < MIN_SECRET and text[0].isalnum() and text[-1].isalnum()
 
 
-def field_texts(arguments: Any) -> set[str]:
+def field_texts(arguments: object) -> set[str]:
     """Return the texts a call's arguments type, set, or expect a field to show (selectors left out)."""
     found: set[str] = set()
     if isinstance(arguments, Mapping):
@@ -214,7 +214,7 @@ def _json_string(literal: str, secrets: Collection[str]) -> str:
     return f'"{masked}"'
 
 
-def _walk(value: Any, secrets: tuple[str, ...]) -> Any:
+def _walk(value: object, secrets: tuple[str, ...]) -> object:
     if isinstance(value, Suggestion) and holds(value.word, secrets):
         return WITHHELD_HINT
     if isinstance(value, str):

@@ -12,12 +12,15 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Collection
-from typing import Any
+from typing import TYPE_CHECKING
 
 from visor.ui.geometry import Rect, Size
 from visor.ui.images import png_size
 from visor.ui.secrets import holds, maskable
 from visor.ui.tree import Node, UiTree
+
+if TYPE_CHECKING:
+    from PIL.Image import Image
 
 #: What a blanked area is filled with: a mid grey, plainly no part of the app.
 BLANK = (128, 128, 128)
@@ -41,7 +44,7 @@ def secret_areas(tree: UiTree, secrets: Collection[str]) -> list[Rect]:
     ]
 
 
-def decoded(png: bytes) -> Any | None:
+def decoded(png: bytes) -> Image | None:
     """Return a screenshot as an RGB Pillow image; None when it is no picture, or one no phone takes.
 
     A screenshot comes from the device (a phone's folder, a driver): bytes that do not decode, or a header
@@ -60,7 +63,7 @@ def decoded(png: bytes) -> Any | None:
         return None
 
 
-def blank(picture: Any, hidden: Collection[Rect], screen: Size | None) -> None:
+def blank(picture: Image, hidden: Collection[Rect], screen: Size | None) -> None:
     """Fill each area of a picture (a Pillow image) with `BLANK`, scaled from `screen`'s coordinates to its pixels.
 
     The areas are in the coordinates of a screen of size `screen` (a tree's points, which may not be the
@@ -81,7 +84,7 @@ def blank(picture: Any, hidden: Collection[Rect], screen: Size | None) -> None:
             draw.rectangle(box, fill=BLANK)
 
 
-def encoded(picture: Any, *, fast: bool = False) -> bytes:
+def encoded(picture: Image, *, fast: bool = False) -> bytes:
     """Return a Pillow image as PNG bytes (`fast`: compressed less hard, at once)."""
     out = io.BytesIO()
     picture.save(out, format="PNG", **({"compress_level": 6} if fast else {"optimize": True}))

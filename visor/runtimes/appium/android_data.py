@@ -18,7 +18,6 @@ import posixpath
 import re
 import shlex
 from collections.abc import Mapping
-from typing import Any
 
 from visor.clock import isoformat, parse_instant
 from visor.device.data import NEVER_REPLACED, REPLACING, Record, RecordKind, ValueKind, storage_record
@@ -133,7 +132,7 @@ class AndroidData:
                 person["emails"].append(row["data1"])
         return list(people.values())
 
-    def value(self, kind: ValueKind) -> Any:
+    def value(self, kind: ValueKind) -> object:
         """Return a single value the shell can read."""
         if kind in _UNREADABLE:
             raise UnsupportedInput(f"visor cannot read {kind.value} on a real phone: {_UNREADABLE[kind]}")
@@ -192,7 +191,7 @@ class AndroidData:
         """Pull down the notification shade."""
         self.adb.shell("cmd statusbar expand-notifications")
 
-    def change(self, action: str, params: Mapping[str, Any]) -> str:
+    def change(self, action: str, params: Mapping[str, object]) -> str:
         """Perform a data action through the shell, or refuse it saying why."""
         handler = getattr(self, f"_{action}", None)
         if handler is None:
@@ -300,14 +299,14 @@ def confined(path: str) -> str:
     return normal
 
 
-def storage(df: str) -> dict[str, Any]:
+def storage(df: str) -> dict[str, object]:
     """Parse `df -k` (1K blocks) into the seed's storage shape."""
     numbers = [line.split() for line in df.splitlines()[1:] if line.split()]
     total, used = (int(numbers[-1][1]) * 1024, int(numbers[-1][2]) * 1024) if numbers else (0, 0)
     return storage_record(total, used)
 
 
-def battery(dump: str) -> dict[str, Any]:
+def battery(dump: str) -> dict[str, object]:
     """Parse `dumpsys battery`: the level, and whether any power source is on."""
     level = re.search(r"^\s*level: (\d+)", dump, re.MULTILINE)
     powered = re.findall(r"^\s*(?:AC|USB|Wireless|Dock) powered: (true|false)", dump, re.MULTILINE)

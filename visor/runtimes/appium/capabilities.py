@@ -11,7 +11,6 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from visor.errors import InputError
@@ -46,7 +45,7 @@ class AppiumSettings:
     connection_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_MS / 1000
     #: The deadline of opening a connection (within the request's).
     connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_MS / 1000
-    capabilities: Mapping[str, Any] = field(default_factory=dict)
+    capabilities: Mapping[str, object] = field(default_factory=dict)
     username: str | None = field(default=None, repr=False)
     password: str | None = field(default=None, repr=False)
 
@@ -69,7 +68,7 @@ def settings_from(
     app_id: str | None,
     attach: bool,
     platform: str | None,
-    capabilities: Mapping[str, Any] | None,
+    capabilities: Mapping[str, object] | None,
     environ: Mapping[str, str] | None = None,
 ) -> AppiumSettings:
     """Combine the command line with the environment (upstream's variables, plus server credentials).
@@ -161,15 +160,15 @@ def _int(env: Mapping[str, str], name: str, default: int) -> int:
         raise InputError(f"{name}={value!r} is not a whole number", next_step=f"Set {name} to a number.") from None
 
 
-def platform_of(capabilities: Mapping[str, Any]) -> str | None:
+def platform_of(capabilities: Mapping[str, object]) -> str | None:
     """Return the platform the capabilities' platformName names (`fake`: the fake driver's Android), if any."""
     name = str(capabilities.get("platformName", "")).lower()
     return {"android": "android", "ios": "ios", "fake": "android"}.get(name)
 
 
-def build_capabilities(settings: AppiumSettings) -> dict[str, Any]:
+def build_capabilities(settings: AppiumSettings) -> dict[str, object]:
     """Return the W3C capabilities for a new session."""
-    caps: dict[str, Any] = {}
+    caps: dict[str, object] = {}
     if settings.platform in AUTOMATION:
         caps["platformName"] = "iOS" if settings.platform == "ios" else "Android"
         caps["appium:automationName"] = AUTOMATION[settings.platform]
@@ -185,8 +184,8 @@ def build_capabilities(settings: AppiumSettings) -> dict[str, Any]:
     return caps
 
 
-def _android(settings: AppiumSettings) -> dict[str, Any]:
-    caps: dict[str, Any] = {}
+def _android(settings: AppiumSettings) -> dict[str, object]:
+    caps: dict[str, object] = {}
     if settings.app_id:
         caps["appium:appPackage"] = settings.app_id
         caps["appium:appActivity"] = settings.app_activity or ".MainActivity"
@@ -195,8 +194,8 @@ def _android(settings: AppiumSettings) -> dict[str, Any]:
     return caps
 
 
-def _ios(settings: AppiumSettings) -> dict[str, Any]:
-    caps: dict[str, Any] = {}
+def _ios(settings: AppiumSettings) -> dict[str, object]:
+    caps: dict[str, object] = {}
     if settings.app_id:
         caps["appium:bundleId"] = settings.app_id
     if settings.attach:
@@ -261,7 +260,7 @@ def scrub(text: str, secrets: tuple[str, ...]) -> str:
     return text
 
 
-def secret_values(capabilities: Mapping[str, Any]) -> frozenset[str]:
+def secret_values(capabilities: Mapping[str, object]) -> frozenset[str]:
     """Return the texts of the capabilities whose names look secret (`redact_capabilities`), at any depth.
 
     A vendor's options nest them (`{"bstack:options": {"accessKey": …}}`); everything under a secret-looking
@@ -279,7 +278,7 @@ def secret_values(capabilities: Mapping[str, Any]) -> frozenset[str]:
     return frozenset(found)
 
 
-def _texts(value: Any) -> set[str]:
+def _texts(value: object) -> set[str]:
     """Return every text in a JSON value."""
     if isinstance(value, str):
         return {value}
@@ -290,6 +289,6 @@ def _texts(value: Any) -> set[str]:
     return set()
 
 
-def redact_capabilities(caps: Mapping[str, Any]) -> dict[str, Any]:
+def redact_capabilities(caps: Mapping[str, object]) -> dict[str, object]:
     """Return capabilities fit for output: values of keys that look like secrets are hidden."""
     return {k: ("***" if _secret_name(k) else v) for k, v in caps.items()}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from visor.runtimes.flags import Flag
 
@@ -20,7 +19,7 @@ class AppiumConfig:
     attach: bool = False
     #: W3C capabilities under the scenario's own (a pool's device: its host ports; a daemon's keep-alive). JSON,
     #: sent to the server as they are.
-    capabilities: Mapping[str, Any] = field(default_factory=dict)
+    capabilities: Mapping[str, object] = field(default_factory=dict)
 
 
 FLAGS = (

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from visor.device.protocol import InputRejected, NativeAction, NativeActionName, UnsupportedInput
 from visor.ui.tree import Node
@@ -31,7 +31,7 @@ class ScriptCall:
     """One `mobile:` extension command and its arguments."""
 
     script: str
-    args: Mapping[str, Any] = field(default_factory=dict)
+    args: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,6 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from importlib import resources
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -269,7 +268,7 @@ def check_app_document(document: Document) -> tuple[AppModel | None, list[Issue]
 # -- the document as a whole ----------------------------------------------------------------------------------------
 
 
-def _too_many_values(data: Any) -> bool:
+def _too_many_values(data: object) -> bool:
     count, pending = 0, [data]
     while pending:
         node = pending.pop()
@@ -290,9 +289,9 @@ _NESTING = (
 )
 
 
-def _nesting(data: Any) -> Iterator[Issue]:
+def _nesting(data: object) -> Iterator[Issue]:
     """Report the first place on each branch where actions, conditions or rows nest deeper than allowed."""
-    pending: list[tuple[Any, Path, tuple[int, int, int]]] = [(data, (), (0, 0, 0))]
+    pending: list[tuple[object, Path, tuple[int, int, int]]] = [(data, (), (0, 0, 0))]
     while pending:
         node, path, depths = pending.pop()
         if isinstance(node, list):
@@ -325,7 +324,7 @@ def _nesting(data: Any) -> Iterator[Issue]:
                 pending.append((value, (*path, key), (deeper[0], deeper[1], deeper[2])))
 
 
-def _tidy(issue: Issue, data: Any) -> Issue:
+def _tidy(issue: Issue, data: object) -> Issue:
     """Make an issue safe to show: unknown content quoted only as a short escaped excerpt, the whole bounded."""
     unsafe = {part for part in issue.path if isinstance(part, str) and excerpt(part) != part}
     value = _value_at(data, issue.path)
@@ -346,12 +345,13 @@ def _tidy(issue: Issue, data: Any) -> Issue:
     )
 
 
-def _value_at(data: Any, path: Path) -> Any:
+def _value_at(data: object, path: Path) -> object:
     node = data
     for part in path:
-        found = isinstance(node, dict) and part in node
-        found = found or (isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node))
-        if not found:
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+            continue
+        if not (isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)):
             return None
         node = node[part]
     return node
@@ -360,20 +360,20 @@ def _value_at(data: Any, path: Path) -> Any:
 # -- reading the plain data, whatever state it is in -----------------------------------------------------------------
 
 
-def _mapping(value: Any) -> dict[str, Any]:
+def _mapping(value: object) -> dict[str, object]:
     return value if isinstance(value, dict) else {}
 
 
-def _items(value: Any) -> list[Any]:
+def _items(value: object) -> list[object]:
     return value if isinstance(value, list) else []
 
 
-def _name(value: Any) -> str | None:
+def _name(value: object) -> str | None:
     """Return `value` when it is a well-formed name (anything else is the schema's to report)."""
     return value if isinstance(value, str) and len(value) <= MAX_NAME and _NAME.fullmatch(value) else None
 
 
-def _target(value: Any) -> str | None:
+def _target(value: object) -> str | None:
     """Return the screen a go/replace/restart opens: `screen` or `{screen: …, params: …}`."""
     return _name(value.get("screen") if isinstance(value, dict) else value)
 
@@ -384,15 +384,15 @@ class _Screen:
 
     name: str
     path: Path
-    data: dict[str, Any]
-    elements: tuple[tuple[dict[str, Any], Path], ...]
+    data: dict[str, object]
+    elements: tuple[tuple[dict[str, object], Path], ...]
 
     def ids(self, kind: str) -> list[str]:
         """Return the ids of this screen's elements of one type."""
         found = (_name(e.get("id")) for e, _ in self.elements if e.get("type") == kind)
         return [name for name in found if name is not None]
 
-    def actions(self) -> Iterator[tuple[dict[str, Any], Path]]:
+    def actions(self) -> Iterator[tuple[dict[str, object], Path]]:
         """Yield every action of the screen, nested ones included, with its path."""
         yield from _actions(self.data.get("on_show"), (*self.path, "on_show"))
         for element, path in self.elements:
@@ -407,7 +407,7 @@ class _Screen:
                 yield from _actions(_mapping(button).get("on_tap"), base)
 
 
-def _screens(data: dict[str, Any]) -> list[_Screen]:
+def _screens(data: dict[str, object]) -> list[_Screen]:
     screens = []
     for name, screen in _mapping(data.get("screens")).items():
         if not isinstance(screen, dict):
@@ -422,7 +422,7 @@ def _screens(data: dict[str, Any]) -> list[_Screen]:
     return screens
 
 
-def _elements(value: Any, path: Path) -> Iterator[tuple[dict[str, Any], Path]]:
+def _elements(value: object, path: Path) -> Iterator[tuple[dict[str, object], Path]]:
     pending = [(value, path)]
     while pending:
         elements, where = pending.pop()
@@ -431,7 +431,7 @@ def _elements(value: Any, path: Path) -> Iterator[tuple[dict[str, Any], Path]]:
         pending.extend((e["elements"], (*p, "elements")) for e, p in reversed(found) if e.get("type") == "row")
 
 
-def _actions(value: Any, path: Path, *, at_once: bool = False) -> Iterator[tuple[dict[str, Any], Path]]:
+def _actions(value: object, path: Path, *, at_once: bool = False) -> Iterator[tuple[dict[str, object], Path]]:
     """Yield every action of a list, nested ones included, with its path.
 
     With `at_once`, only the actions that surely run at this instant: outside any `if`, or in a zero-delay `after`.
@@ -466,7 +466,7 @@ class _Known:
     sliders: list[str]
 
 
-def _references(data: dict[str, Any], screens: list[_Screen]) -> Iterator[Issue]:
+def _references(data: dict[str, object], screens: list[_Screen]) -> Iterator[Issue]:
     names = [str(name) for name in _mapping(data.get("screens"))]
     start = _name(_mapping(data.get("app")).get("start"))
     if start is not None and start not in names:
@@ -478,8 +478,9 @@ def _references(data: dict[str, Any], screens: list[_Screen]) -> Iterator[Issue]
                 f"deep link '{excerpt(str(pattern))}' needs a scheme (demo://…)",
                 ("deeplinks", pattern),
             )
-        if _name(target) is not None and target not in names:
-            yield _unknown("screen", target, ("deeplinks", pattern), names)
+        shown = _name(target)
+        if shown is not None and shown not in names:
+            yield _unknown("screen", shown, ("deeplinks", pattern), names)
     yield from _variables(data, screens)
     all_fields = sorted({name for screen in screens for name in screen.ids("field")})
     for screen in screens:
@@ -493,7 +494,7 @@ def _references(data: dict[str, Any], screens: list[_Screen]) -> Iterator[Issue]
             yield from _check_action(action, path, known)
 
 
-def _variables(data: dict[str, Any], screens: list[_Screen]) -> Iterator[Issue]:
+def _variables(data: dict[str, object], screens: list[_Screen]) -> Iterator[Issue]:
     """Bound the variables an app uses in all: each may hold a long value while it runs."""
     named: list[tuple[str, Path]] = [(str(name), ("vars", name)) for name in _mapping(data.get("vars"))]
     for screen in screens:
@@ -520,7 +521,7 @@ def _variables(data: dict[str, Any], screens: list[_Screen]) -> Iterator[Issue]:
             return
 
 
-def _duplicate_ids(elements: Iterable[tuple[dict[str, Any], Path]]) -> Iterator[Issue]:
+def _duplicate_ids(elements: Iterable[tuple[dict[str, object], Path]]) -> Iterator[Issue]:
     seen: dict[str, Path] = {}
     for element, path in elements:
         name = _name(element.get("id"))
@@ -553,7 +554,7 @@ def _shuffled_items(screen: _Screen) -> Iterator[Issue]:
             return
 
 
-def _check_action(action: dict[str, Any], path: Path, known: _Known) -> Iterator[Issue]:
+def _check_action(action: dict[str, object], path: Path, known: _Known) -> Iterator[Issue]:
     for verb in _GO_VERBS:
         name = _target(action.get(verb))
         if name is not None and name not in known.screens:

@@ -118,7 +118,7 @@ class PhoneData:
         items = [dict(item) for item in self.lists[kind]]
         return sorted(items, key=lambda item: item[key], reverse=True) if key else items
 
-    def value(self, kind: ValueKind) -> Any:
+    def value(self, kind: ValueKind) -> object:
         """Return a single value."""
         profile = self.profile
         if kind is ValueKind.STORAGE:
@@ -188,7 +188,7 @@ class PhoneData:
         self.add_file(photo.path, StoredFile(photo.size, photo.date_added, photo=photo))
         return photo.path
 
-    def change(self, action: str, params: Mapping[str, Any]) -> str:
+    def change(self, action: str, params: Mapping[str, object]) -> str:
         """Perform a data action of seed 003; return what was done.
 
         Raises:
@@ -427,7 +427,7 @@ class PhoneData:
             return [self._spelled_all(item) for item in value]
         return value
 
-    def _storage(self) -> dict[str, Any]:
+    def _storage(self) -> dict[str, object]:
         total = self.profile.storage.total_bytes
         used = min(total, self.profile.storage.other_bytes + sum(stored.size for stored in self.stored.values()))
         return storage_record(total, used)

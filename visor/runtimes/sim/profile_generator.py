@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import datetime as dt
 import random
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, TypedDict
 
 from visor.device.storage import STORAGE_ROOT
 
@@ -44,13 +45,44 @@ DUPLICATE_EVERY = 7
 MS = dt.timedelta(milliseconds=1)
 
 
+class _Person(TypedDict):
+    """A contact the other records (calls, messages, events) are drawn from."""
+
+    name: str
+    phoneNumbers: list[str]
+    emails: list[str]
+
+
+class _Picture(TypedDict):
+    """What a photo's pixels are drawn from: a seed, and the variant of a near-duplicate (0: an original)."""
+
+    seed: int
+    variant: int
+
+
+class _Photo(TypedDict):
+    """A photo of the library, as the profile writes it."""
+
+    name: str
+    path: str
+    dateAdded: str
+    size: int
+    width: int
+    height: int
+    bucket: str
+    picture: _Picture
+
+
 def stamp(moment: dt.datetime) -> str:
     """Return a UTC time as the profile writes it: ISO 8601, seconds, `Z`."""
     return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def generate(*, photos: int, seed: int, now: dt.datetime, name: str | None = None) -> dict[str, Any]:
-    """Return a profile (as the data of its YAML file) with `photos` photos, drawn from `seed`, dated before `now`."""
+    """Return a profile (as the data of its YAML file) with `photos` photos, drawn from `seed`, dated before `now`.
+
+    Typed loosely: the caller (`visor agentcab profile`) counts its lists by their names.
+    """
     chance = random.Random(seed)
     people = _people(chance)
     place = chance.choice(_PLACES)
@@ -88,8 +120,8 @@ def _ago(chance: random.Random, now: dt.datetime, days: float) -> dt.datetime:
     return now - dt.timedelta(seconds=int(chance.random() ** 2 * days * 86_400))
 
 
-def _people(chance: random.Random) -> list[dict[str, Any]]:
-    people = []
+def _people(chance: random.Random) -> list[_Person]:
+    people: list[_Person] = []
     for first in chance.sample(_FIRST, 14):
         last = chance.choice(_LAST)
         number = f"+1 555 01{chance.randrange(10, 99)} {chance.randrange(1000, 9999)}"
@@ -98,28 +130,28 @@ def _people(chance: random.Random) -> list[dict[str, Any]]:
     return people
 
 
-def _photos(chance: random.Random, count: int, now: dt.datetime) -> list[dict[str, Any]]:
+def _photos(chance: random.Random, count: int, now: dt.datetime) -> list[_Photo]:
     taken = sorted((_ago(chance, now, 365) for _ in range(count)), reverse=True)
-    photos: list[dict[str, Any]] = []
-    originals: list[dict[str, Any]] = []
+    photos: list[_Photo] = []
+    originals: list[_Photo] = []
     for number, moment in enumerate(taken):
         if originals and number % DUPLICATE_EVERY == DUPLICATE_EVERY - 1:
             original = chance.choice(originals[-20:])
             moment = dt.datetime.strptime(original["dateAdded"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
             moment += dt.timedelta(seconds=chance.randrange(1, 20))
-            picture = {"seed": original["picture"]["seed"], "variant": chance.randrange(1, 4)}
+            picture = _Picture(seed=original["picture"]["seed"], variant=chance.randrange(1, 4))
             bucket = original["bucket"]
         else:
-            picture = {"seed": seed_for(chance), "variant": 0}
+            picture = _Picture(seed=seed_for(chance), variant=0)
             bucket = chance.choices(["Camera", "Screenshots", "WhatsApp Images"], weights=[8, 1, 1])[0]
         folder = {"Camera": "DCIM/Camera", "Screenshots": "Pictures/Screenshots",
                   "WhatsApp Images": "Pictures/WhatsApp Images"}[bucket]  # fmt: skip
         name = f"{'Screenshot' if bucket == 'Screenshots' else 'IMG'}_{moment:%Y%m%d_%H%M%S}_{number:05d}.jpg"
         portrait = chance.random() < 0.6
         width, height = (1080, 2400) if bucket == "Screenshots" else ((3024, 4032) if portrait else (4032, 3024))
-        photo = {"name": name, "path": f"{STORAGE_ROOT}/{folder}/{name}", "dateAdded": stamp(moment),
-                 "size": chance.randrange(400_000, 5_500_000), "width": width, "height": height,
-                 "bucket": bucket, "picture": picture}  # fmt: skip
+        photo: _Photo = {"name": name, "path": f"{STORAGE_ROOT}/{folder}/{name}", "dateAdded": stamp(moment),
+                         "size": chance.randrange(400_000, 5_500_000), "width": width, "height": height,
+                         "bucket": bucket, "picture": picture}  # fmt: skip
         photos.append(photo)
         if picture["variant"] == 0:
             originals.append(photo)
@@ -132,8 +164,8 @@ def seed_for(chance: random.Random) -> int:
 
 
 def _calendar(
-    chance: random.Random, people: list[dict[str, Any]], place: str, now: dt.datetime
-) -> list[dict[str, Any]]:
+    chance: random.Random, people: Sequence[_Person], place: str, now: dt.datetime
+) -> list[dict[str, object]]:
     events = []
     day0 = now.replace(hour=0, minute=0, second=0, microsecond=0)
     for number, offset in enumerate(sorted(chance.sample(range(-56, 57), 40))):
@@ -146,7 +178,7 @@ def _calendar(
     return events
 
 
-def _calls(chance: random.Random, people: list[dict[str, Any]], now: dt.datetime) -> list[dict[str, Any]]:
+def _calls(chance: random.Random, people: Sequence[_Person], now: dt.datetime) -> list[dict[str, object]]:
     calls = []
     for moment in sorted((_ago(chance, now, 30) for _ in range(60)), reverse=True):
         person = chance.choice(people)
@@ -157,7 +189,7 @@ def _calls(chance: random.Random, people: list[dict[str, Any]], now: dt.datetime
     return calls
 
 
-def _messages(chance: random.Random, people: list[dict[str, Any]], now: dt.datetime) -> list[dict[str, Any]]:
+def _messages(chance: random.Random, people: Sequence[_Person], now: dt.datetime) -> list[dict[str, object]]:
     return [
         {"address": chance.choice(people)["phoneNumbers"][0], "body": chance.choice(_TEXTS), "date": stamp(moment),
          "type": chance.choice(["inbox", "inbox", "sent"])}
@@ -165,24 +197,25 @@ def _messages(chance: random.Random, people: list[dict[str, Any]], now: dt.datet
     ]  # fmt: skip
 
 
-def _files(chance: random.Random, now: dt.datetime) -> list[dict[str, Any]]:
+def _files(chance: random.Random, now: dt.datetime) -> list[dict[str, object]]:
     files = []
     for folder, names in (("Download", _DOWNLOADS), ("Documents", _DOCUMENTS)):
         for name, size in names:
-            entry: dict[str, Any] = {"path": f"{STORAGE_ROOT}/{folder}/{name}", "size": size,
-                                     "lastModified": stamp(_ago(chance, now, 400))}  # fmt: skip
+            entry: dict[str, object] = {"path": f"{STORAGE_ROOT}/{folder}/{name}", "size": size,
+                                        "lastModified": stamp(_ago(chance, now, 400))}  # fmt: skip
             if name.endswith(".txt"):
-                entry["content"] = f"{name}: {chance.choice(_TEXTS)}\n"
-                entry["size"] = len(entry["content"].encode("utf-8"))
+                content = f"{name}: {chance.choice(_TEXTS)}\n"
+                entry["content"] = content
+                entry["size"] = len(content.encode("utf-8"))
             files.append(entry)
     files.append({"path": f"{STORAGE_ROOT}/Music/Blue in Green.mp3", "size": 7_400_000,
                   "lastModified": stamp(_ago(chance, now, 400))})  # fmt: skip
     return files
 
 
-def _notifications(chance: random.Random, people: list[dict[str, Any]], now: dt.datetime) -> list[dict[str, Any]]:
+def _notifications(chance: random.Random, people: Sequence[_Person], now: dt.datetime) -> list[dict[str, object]]:
     sources = [("com.whatsapp", "WhatsApp"), ("com.android.messaging", "Messages"), ("com.todoist", "Todoist")]
-    found = []
+    found: list[dict[str, object]] = []
     for moment in sorted((_ago(chance, now, 3) for _ in range(20)), reverse=True):
         package, _ = chance.choice(sources)
         found.append({"packageName": package, "title": chance.choice(people)["name"], "text": chance.choice(_TEXTS),
@@ -190,7 +223,7 @@ def _notifications(chance: random.Random, people: list[dict[str, Any]], now: dt.
     return found
 
 
-def profile_yaml(data: dict[str, Any], *, photos: int, seed: int) -> str:
+def profile_yaml(data: Mapping[str, object], *, photos: int, seed: int) -> str:
     """Return a generated profile as the text of its file, with a header saying how to make it again."""
     import yaml
 

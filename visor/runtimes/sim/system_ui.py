@@ -11,7 +11,6 @@ import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
 
 from visor.runtimes.sim.boxes import Box, freeze
 from visor.runtimes.sim.metrics import GAP, MARGIN, SCREEN, SIZE, STATUS_BAR
@@ -65,7 +64,7 @@ def layout_dialog(dialog: SystemDialog) -> Frame:
     return freeze(root, SYSTEM_PACKAGE)
 
 
-def layout_shade(notifications: Sequence[dict[str, Any]]) -> Frame:
+def layout_shade(notifications: Sequence[dict[str, object]]) -> Frame:
     """Lay out the notification shade: a card per notification, newest first (as many as fit)."""
     backdrop = partial(Node, "android.widget.FrameLayout", SCREEN, resource_id=f"{SYSTEM_PACKAGE}:id/shade")
     root = Box(backdrop, partial(Widget, kind=WidgetKind.ROOT, style="launcher"))

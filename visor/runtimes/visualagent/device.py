@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import posixpath
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from visor.clock import Clock, isoformat, ms_to_us
 from visor.device.data import DeviceData
@@ -86,7 +85,7 @@ class VisualAgentDevice:
         """Describe the device."""
         return self._info
 
-    def call(self, kind: str, params: Mapping[str, Any]) -> Mapping[str, Any]:
+    def call(self, kind: str, params: Mapping[str, object]) -> Mapping[str, object]:
         """Send one command and wait for its result; return the result's data.
 
         Raises:
@@ -103,7 +102,7 @@ class VisualAgentDevice:
             data = answer.get("result")
             return data if isinstance(data, dict) else {}
         found = answer.get("error")
-        error: dict[str, Any] = found if isinstance(found, dict) else {}
+        error: dict[str, object] = found if isinstance(found, dict) else {}
         code, message = str(error.get("code", "UNKNOWN")), str(error.get("message", "no message"))
         details = str(error.get("details") or "")
         text = f"the agent answered {code} to {kind}: {message}" + (f" ({details})" if details else "")
@@ -111,7 +110,7 @@ class VisualAgentDevice:
             raise InputRejected(text, likely_cause=_CAUSES.get(code), details={"visualagent_error": error})
         raise ActionError(text, details={"visualagent_error": error})
 
-    def _wait(self, command_id: str, kind: str) -> dict[str, Any]:
+    def _wait(self, command_id: str, kind: str) -> dict[str, object]:
         """Wait for the command's result and return it, read through the bounded reader and the JSON rules.
 
         A result that does not parse may be half-written by an agent that does not write atomically: it is read
