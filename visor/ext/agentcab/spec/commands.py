@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from visor.scenario.commands import Args, CommandSpec, one_of_keys, schema_rules, single
 
@@ -23,7 +23,7 @@ class AgentcabCollectArgs(Args):
     @classmethod
     def rules(cls, raw: Mapping[str, Any]) -> list[str]:
         """Refuse formats and options the schema uses that are not known."""
-        # Imported here, as the steps are: a scenario with no AgentCab step never loads AgentCab's formats.
+        # lazy: as the steps are, so a scenario with no AgentCab step never loads AgentCab's formats.
         from visor.ext.agentcab.spec.formats import read_input_schema
 
         schema = raw.get("input_schema")
@@ -49,8 +49,7 @@ class AgentcabApplyArgs(Args):
     @classmethod
     def rules(cls, raw: Mapping[str, Any]) -> list[str]:
         """Ask for exactly one of output and worker, each valid, and a valid confirmation policy."""
-        from pydantic import ValidationError
-
+        # lazy: every scenario loads these specs; only one with an agentcab_apply step needs AgentCab's models.
         from visor.ext.agentcab.spec.agent_file import Worker
         from visor.ext.agentcab.spec.output_actions import read_actions
         from visor.ext.agentcab.spec.policy import PolicyFile
