@@ -18,8 +18,12 @@ from typing import Any
 
 from visor.clock import Clock
 from visor.device.data import DeviceData, RecordKind, ValueKind
+from visor.device.protocol import InputRejected
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
+from visor.ext.agentcab.act import Applier
 from visor.ext.agentcab.calls import UploadStore, load_schema, uploads_folder
+from visor.ext.agentcab.collect import Collector
+from visor.ext.agentcab.confirm import policy_confirmer
 from visor.ext.agentcab.spec.agent_file import AgentFile, Check, beside, load_agent_file
 from visor.ext.agentcab.spec.formats import InputSchema, read_input_schema
 from visor.ext.agentcab.spec.output_actions import read_actions
@@ -29,6 +33,7 @@ from visor.report.envelope import Outcome
 from visor.run.config import RunConfig
 from visor.runtimes.config import SimConfig
 from visor.runtimes.opening import ScenarioDevice, open_for
+from visor.ui.images import photo_hash
 
 
 @dataclass
@@ -114,10 +119,6 @@ def _profile(agent: AgentFile, path: str) -> str | None:
 
 def _run(agent: AgentFile, path: str, schema: InputSchema, policy: Policy, options: RunConfig,
          profile: str | None, wall: Clock, store: UploadStore) -> AgentRun:  # fmt: skip
-    from visor.ext.agentcab.act import Applier
-    from visor.ext.agentcab.collect import Collector
-    from visor.ext.agentcab.confirm import policy_confirmer
-    from visor.ui.images import photo_hash
 
     run = AgentRun()
     device = options.device
@@ -168,7 +169,6 @@ def _new(data: DeviceData, before: dict[str, list[dict[str, Any]]], kind: Record
 
 
 def _exists(data: DeviceData, path: str) -> bool:
-    from visor.device.protocol import InputRejected
 
     try:
         data.read_file(path)

@@ -14,10 +14,13 @@ import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import Any, BinaryIO
 
-from visor.clock import Clock
+from visor.clock import Clock, VirtualClock
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
+from visor.ext.agentcab.act import Applier, Question
+from visor.ext.agentcab.collect import UPLOAD_META, Collector, upload_name
+from visor.ext.agentcab.confirm import policy_confirmer
 from visor.ext.agentcab.spec.formats import InputSchema, read_input_schema
 from visor.ext.agentcab.spec.output_actions import Planned, read_actions
 from visor.ext.agentcab.spec.policy import read_policy
@@ -30,9 +33,8 @@ from visor.report.envelope import Outcome
 from visor.run.config import RunConfig
 from visor.run.state_paths import state_folder
 from visor.runtimes.opening import open_for
-
-if TYPE_CHECKING:
-    from visor.ext.agentcab.act import Question
+from visor.runtimes.sim.profile_generator import generate, profile_yaml
+from visor.ui.images import photo_hash
 
 #: Where uploads go unless told otherwise.
 DEFAULT_UPLOADS = os.path.join(".visor", "agentcab", "uploads")
@@ -68,8 +70,6 @@ class UploadStore:
         Raises:
             InputError: the store cannot be written, or a link or a file stands where the upload goes.
         """
-        from visor.ext.agentcab.collect import UPLOAD_META, upload_name
-
         file_id = "file_" + hashlib.sha256(content).hexdigest()[:20]
         meta = {"file_id": file_id, "name": name, "mimeType": mime, "size": size, "stored_bytes": len(content)}
         files = {f"{file_id}/{upload_name(name)}": content,
@@ -101,9 +101,6 @@ def write_below(folder: str, files: Mapping[str, bytes], what: str, next_step: s
 
 def make_profile(target: str, *, photos: int, seed: int, name: str | None) -> Outcome:
     """Write a generated profile to `target` (atomically)."""
-    from visor.clock import VirtualClock
-    from visor.runtimes.sim.profile_generator import generate, profile_yaml
-
     data = generate(photos=photos, seed=seed, now=VirtualClock().now(), name=name)
     text = profile_yaml(data, photos=photos, seed=seed).encode("utf-8")
     if len(text) > MAX_SOURCE_BYTES:  # a long name, far more photos: a file visor would then refuse to read
@@ -156,9 +153,6 @@ def collect_file(
     path: str, options: RunConfig, wall: Clock, *, uploads: str | None, stdin: BinaryIO | None = None
 ) -> Outcome:
     """Collect the payload an agent's input schema asks for, on the device the options name."""
-    from visor.ext.agentcab.collect import Collector
-    from visor.ui.images import photo_hash
-
     schema = load_schema(path, stdin)
     store = UploadStore(uploads_folder(uploads))
     opened = open_for(options.device, options.seed or 0, wall)
@@ -185,9 +179,6 @@ def act_file(
     Nothing runs unless every action is valid. The outcome fails (exit 2) when an action failed or was refused;
     a declined action is the policy at work, not a failure.
     """
-    from visor.ext.agentcab.act import Applier
-    from visor.ext.agentcab.confirm import policy_confirmer
-
     policy = read_policy(confirm)
     plan = load_actions(path, stdin)
     if evidence is not None:
@@ -295,8 +286,6 @@ def save_evidence(folder: str, name: str, png: bytes) -> str:
     Raises:
         InputError: it cannot be written (the actions applied before it stay applied).
     """
-    from visor.ext.agentcab.collect import upload_name
-
     next_step = "Pass --evidence with a writable folder of your own; the actions applied before stay applied."
     return write_below(folder, {upload_name(name): png}, f"the evidence {name}", next_step)[0]
 

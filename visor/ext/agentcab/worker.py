@@ -22,14 +22,16 @@ import signal
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from email.message import Message
-from typing import IO, Any
+from typing import IO
 
 from visor import children
 from visor.errors import SourceError
 from visor.ext.agentcab.spec.agent_file import Worker
 from visor.files import MAX_READ_BYTES
 from visor.inputs.data import parse_data
+from visor.jsontypes import JsonValue
 
 #: Characters of a worker's standard error quoted in a failure.
 STDERR_TAIL = 2000
@@ -43,7 +45,9 @@ class WorkerFailed(Exception):
     """The agent's worker did not answer an output (a failed run or step, not an error of visor)."""
 
 
-def ask_worker(worker: Worker, payload: dict[str, Any], folder: str, *, limit: int = MAX_ANSWER_BYTES) -> Any:
+def ask_worker(
+    worker: Worker, payload: Mapping[str, object], folder: str, *, limit: int = MAX_ANSWER_BYTES
+) -> JsonValue:
     """Hand the payload to the worker (a command runs in `folder`: the caller resolves `cwd`); return its output.
 
     Raises:
@@ -58,9 +62,10 @@ def ask_worker(worker: Worker, payload: dict[str, Any], folder: str, *, limit: i
         assert worker.command is not None
         text = _run(worker.command, body, folder, seconds, limit, worker.timeout_ms)
     try:
-        return parse_data(text, "the worker's answer", format="json").data
+        answer: JsonValue = parse_data(text, "the worker's answer", format="json").data  # JSON parses to JSON
     except SourceError as exc:
         raise WorkerFailed(f"its answer is not JSON: {exc.problem}") from exc
+    return answer
 
 
 def _no_answer(timeout_ms: int) -> str:

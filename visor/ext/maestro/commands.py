@@ -12,8 +12,9 @@ import re
 import reprlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
+from visor.jsontypes import JsonObject, JsonValue
 from visor.limits import MAX_DURATION_MS, MAX_GESTURE_MS
 
 #: How long an assertion waits for its element (Maestro's assertVisible waits too).
@@ -44,13 +45,21 @@ def _shown_repr() -> reprlib.Repr:
 _SHOWN = _shown_repr()
 
 
-def shown(value: Any) -> str:
+def shown(value: object) -> str:
     """Return `value` for a message: a few levels and items, texts cut, control characters escaped."""
     return _SHOWN.repr(value)
 
 
-#: A command's steps (each {kind, command, args}) and notes on what of it was left out.
-Outcome = tuple[list[dict[str, Any]], list[str]]
+class Step(TypedDict):
+    """A converted step before it is numbered: its kind (the id's word), its visor command and arguments."""
+
+    kind: str
+    command: str
+    args: JsonObject
+
+
+#: A command's steps and notes on what of it was left out.
+Outcome = tuple[list[Step], list[str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +70,7 @@ class Known:
     env: dict[str, str]
 
 
-def convert_command(name: str, arg: Any, known: Known) -> Outcome:
+def convert_command(name: str, arg: object, known: Known) -> Outcome:
     """Convert one Maestro command (not runFlow nor repeat, which the walk inlines): its steps and notes."""
     converter = _CONVERTERS.get(name)
     if converter is None:
@@ -70,7 +79,7 @@ def convert_command(name: str, arg: Any, known: Known) -> Outcome:
     return converter(arg, known)
 
 
-def scalar_text(value: Any) -> str | None:
+def scalar_text(value: object) -> str | None:
     """Return a scalar as Maestro reads it (true, not True), None for a mapping or a list."""
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -81,7 +90,7 @@ def scalar_text(value: Any) -> str | None:
     return None
 
 
-def number(value: Any, env: dict[str, str]) -> float | None:
+def number(value: object, env: dict[str, str]) -> float | None:
     """Return a finite number, from a literal, a numeric text, or a `${KEY}` whose env value is one."""
     if isinstance(value, str):
         whole = PARAMETER.fullmatch(value.strip())
@@ -99,7 +108,7 @@ def number(value: Any, env: dict[str, str]) -> float | None:
     return found if math.isfinite(found) else None
 
 
-def _duration(value: Any, known: Known, what: str, default: int) -> tuple[int, list[str]]:
+def _duration(value: object, known: Known, what: str, default: int) -> tuple[int, list[str]]:
     """Return a duration in ms (or `default`) and a note when it was not the flow's literal number."""
     found = number(value, known.env)
     if found is None or not 0 <= found <= MAX_DURATION_MS:
@@ -123,11 +132,16 @@ def _left(reason: str) -> Outcome:
     return [], [reason]
 
 
-def _step(kind: str, command: str, **args: Any) -> dict[str, Any]:
+def _step(kind: str, command: str, **args: JsonValue) -> Step:
     return {"kind": kind, "command": command, "args": args}
 
 
-def _app_options(arg: Any) -> dict[str, Any] | None:
+def _wait_for(kind: str, target: str, timeout: int) -> Step:
+    """Return a `wait` step for `target` (its `for` is a Python keyword, so no `_step` keyword argument)."""
+    return {"kind": kind, "command": "wait", "args": {"for": target, "timeout": timeout}}
+
+
+def _app_options(arg: object) -> dict[str, object] | None:
     """Return launchApp's (or clearState's, stopApp's) options as a mapping; an app id alone is its appId."""
     if arg is None:
         return {}
@@ -136,7 +150,7 @@ def _app_options(arg: Any) -> dict[str, Any] | None:
     return arg if isinstance(arg, dict) else None
 
 
-def _launch_app(arg: Any, known: Known) -> Outcome:
+def _launch_app(arg: object, known: Known) -> Outcome:
     options = _app_options(arg)
     if options is None:
         return _left(f"launchApp {shown(arg)}: only an app id or launchApp's options are converted")
@@ -172,7 +186,7 @@ _CLEAR_NOTE = (
 )
 
 
-def _clear_state(arg: Any, known: Known) -> Outcome:
+def _clear_state(arg: object, known: Known) -> Outcome:
     options = _app_options(arg)
     app = options.get("appId") if options is not None else None
     if options is None or set(options) - {"appId"} or (app is not None and app != known.app_id):
@@ -180,7 +194,7 @@ def _clear_state(arg: Any, known: Known) -> Outcome:
     return [_step("launch", "act", name="reset")], [_CLEAR_NOTE]
 
 
-def _stop_app(arg: Any, known: Known) -> Outcome:
+def _stop_app(arg: object, known: Known) -> Outcome:
     options = _app_options(arg)
     app = options.get("appId", known.app_id) if options is not None else None
     if options is None or set(options) - {"appId"} or not isinstance(app, str) or not app.strip():
@@ -188,7 +202,7 @@ def _stop_app(arg: Any, known: Known) -> Outcome:
     return [_step("stop", "manage_app", action="stop", app_name=app)], []
 
 
-def _tap_on(arg: Any, known: Known) -> Outcome:
+def _tap_on(arg: object, known: Known) -> Outcome:
     if isinstance(arg, dict) and "point" in arg:
         if set(arg) != {"point"}:
             return _left(f"tapOn {shown(arg)}: a point with other options is not converted")
@@ -203,25 +217,25 @@ def _tap_on(arg: Any, known: Known) -> Outcome:
     return [_step("tap", "tap", target=target)], []
 
 
-def _input_text(arg: Any, known: Known) -> Outcome:
+def _input_text(arg: object, known: Known) -> Outcome:
     text = scalar_text(arg) if not isinstance(arg, bool) else None
     if not text:
         return _left(f"inputText {shown(arg)}: only a text is converted")
     return [_step("type", "act", name="type", value=text)], []
 
 
-def _assert_visible(arg: Any, known: Known) -> Outcome:
+def _assert_visible(arg: object, known: Known) -> Outcome:
     target = _selector(arg)
     if target is None:
         return _left(f"assertVisible {shown(arg)}: only one plain text or id is converted ({_WHY})")
-    return [_step("see", "wait", **{"for": target, "timeout": ASSERT_TIMEOUT_MS})], []
+    return [_wait_for("see", target, ASSERT_TIMEOUT_MS)], []
 
 
-def _assert_not_visible(arg: Any, known: Known) -> Outcome:
+def _assert_not_visible(arg: object, known: Known) -> Outcome:
     return _absent(arg, ASSERT_TIMEOUT_MS, [])
 
 
-def _extended_wait(arg: Any, known: Known) -> Outcome:
+def _extended_wait(arg: object, known: Known) -> Outcome:
     if not isinstance(arg, dict) or set(arg) - {"visible", "notVisible", "timeout"} or len(set(arg) - {"timeout"}) != 1:
         return _left("extendedWaitUntil: only one of visible and notVisible (text or id), with a timeout, is converted")
     timeout, notes = _duration(arg.get("timeout", WAIT_TIMEOUT_MS), known, "timeout", WAIT_TIMEOUT_MS)
@@ -230,32 +244,32 @@ def _extended_wait(arg: Any, known: Known) -> Outcome:
     target = _selector(arg["visible"])
     if target is None:
         return _left(f"extendedWaitUntil visible {shown(arg['visible'])}: only one plain text or id ({_WHY})")
-    return [_step("wait", "wait", **{"for": target, "timeout": timeout})], notes
+    return [_wait_for("wait", target, timeout)], notes
 
 
-def _absent(arg: Any, timeout: int, notes: list[str]) -> Outcome:
+def _absent(arg: object, timeout: int, notes: list[str]) -> Outcome:
     target = _selector(arg)
     if target is None:
         return _left(f"not visible {shown(arg)}: only one plain text or id is converted ({_WHY})")
     kind, _, value = target.partition("=")
     if timeout > WAIT_UNTIL_MAX_MS:
         notes = [*notes, f"its timeout {timeout} ms is shortened to {WAIT_UNTIL_MAX_MS} ms, visor's longest wait_until"]
-    selector = {"resource_id": value} if kind == "id" else {"text": value}
-    args = {"selector": selector, "state": "absent", "timeout_ms": max(1, min(timeout, WAIT_UNTIL_MAX_MS))}
+    selector: JsonObject = {"resource_id": value} if kind == "id" else {"text": value}
+    args: JsonObject = {"selector": selector, "state": "absent", "timeout_ms": max(1, min(timeout, WAIT_UNTIL_MAX_MS))}
     return [{"kind": "gone", "command": "wait_until", "args": args}], notes
 
 
-def _scroll(arg: Any, known: Known) -> Outcome:
+def _scroll(arg: object, known: Known) -> Outcome:
     if arg not in (None, {}):
         return _left(f"scroll {shown(arg)}: only a plain scroll (down) is converted")
     return [_step("scroll", "scroll", direction="down")], []
 
 
-def _back(arg: Any, known: Known) -> Outcome:
+def _back(arg: object, known: Known) -> Outcome:
     return ([_step("back", "act", name="back")], []) if arg in (None, {}) else _left("back takes no options")
 
 
-def _wait_for_animation(arg: Any, known: Known) -> Outcome:
+def _wait_for_animation(arg: object, known: Known) -> Outcome:
     if arg in (None, {}):
         return [_step("settle", "wait", stable=True, timeout=5000)], []
     if not isinstance(arg, dict) or set(arg) != {"timeout"}:
@@ -264,7 +278,7 @@ def _wait_for_animation(arg: Any, known: Known) -> Outcome:
     return [_step("settle", "wait", stable=True, timeout=timeout)], notes
 
 
-def _open_link(arg: Any, known: Known) -> Outcome:
+def _open_link(arg: object, known: Known) -> Outcome:
     link = arg if isinstance(arg, str) else arg.get("link") if isinstance(arg, dict) else None
     if isinstance(link, str) and link.strip() and (not isinstance(arg, dict) or set(arg) == {"link"}):
         return [_step("link", "navigate", to=link)], []
@@ -280,7 +294,7 @@ _KEYS = {
 }
 
 
-def _press_key(arg: Any, known: Known) -> Outcome:
+def _press_key(arg: object, known: Known) -> Outcome:
     found = _KEYS.get(arg.strip().lower()) if isinstance(arg, str) else None
     if found is None:
         return _left(f"pressKey {shown(arg)} is not converted (Home, Back, Enter and Lock are)")
@@ -288,7 +302,7 @@ def _press_key(arg: Any, known: Known) -> Outcome:
     return [{"kind": "key", "command": command, "args": dict(args)}], []
 
 
-def _take_screenshot(arg: Any, known: Known) -> Outcome:
+def _take_screenshot(arg: object, known: Known) -> Outcome:
     options = {} if arg is None else {"path": arg} if isinstance(arg, str) else arg
     label = scalar_text(options.get("path", "screen")) if isinstance(options, dict) else None
     if not isinstance(options, dict) or not label:
@@ -298,12 +312,12 @@ def _take_screenshot(arg: Any, known: Known) -> Outcome:
     return [_step("screenshot", "screenshot", label=label)], notes
 
 
-def _scroll_until_visible(arg: Any, known: Known) -> Outcome:
+def _scroll_until_visible(arg: object, known: Known) -> Outcome:
     return _left("scrollUntilVisible is not converted: visor's scroll_to needs the list to scroll (its id); write a "
                  "scroll_to step with that container")  # fmt: skip
 
 
-def _swipe(arg: Any, known: Known) -> Outcome:
+def _swipe(arg: object, known: Known) -> Outcome:
     if not isinstance(arg, dict):
         return _left(f"swipe {shown(arg)}: only a direction, start/end or from with a direction are converted")
     options = {"direction", "start", "end", "from", "duration"}
@@ -323,7 +337,7 @@ def _swipe(arg: Any, known: Known) -> Outcome:
     return _left("swipe: only a direction, start/end, or from with a direction are converted")
 
 
-def _swipe_duration(arg: dict[str, Any], known: Known) -> tuple[int | None, list[str]]:
+def _swipe_duration(arg: dict[str, object], known: Known) -> tuple[int | None, list[str]]:
     """Return a swipe's duration in ms (None without one), and a note when it cannot be kept."""
     if "duration" not in arg:
         return None, []
@@ -333,7 +347,7 @@ def _swipe_duration(arg: dict[str, Any], known: Known) -> tuple[int | None, list
     return int(found), []
 
 
-def _swipe_from(arg: dict[str, Any], duration: int | None, notes: list[str]) -> Outcome:
+def _swipe_from(arg: dict[str, object], duration: int | None, notes: list[str]) -> Outcome:
     """Swipe on an element (by its id: the swipe tool scopes a directional swipe to a resource id)."""
     direction = str(arg.get("direction", "")).lower()
     target = _selector(arg["from"])
@@ -341,7 +355,7 @@ def _swipe_from(arg: dict[str, Any], duration: int | None, notes: list[str]) -> 
         return _left("swipe from an element is converted with a direction only")
     if target is None or not target.startswith("id="):
         return _left(f"swipe from {shown(arg['from'])}: visor's swipe scopes to an element by its id only")
-    args: dict[str, Any] = {"direction": direction, "target": target[3:]}
+    args: JsonObject = {"direction": direction, "target": target[3:]}
     if duration:
         args["duration"] = duration
     return [{"kind": "swipe", "command": "swipe", "args": args}], notes
@@ -353,7 +367,7 @@ def _drag(
     """Return a drag between two points; with a duration, the swipe tool (it takes one), in 0..1000 fractions."""
     (sx, sy), (ex, ey) = points
     if duration is not None and normalized:
-        args = {"start": [round(sx * 1000), round(sy * 1000)], "end": [round(ex * 1000), round(ey * 1000)],
+        args: JsonObject = {"start": [round(sx * 1000), round(sy * 1000)], "end": [round(ex * 1000), round(ey * 1000)],
                 "duration": duration, "target_description": "the screen"}  # fmt: skip
         return [{"kind": "swipe", "command": "swipe", "args": args}], notes
     if duration is not None:
@@ -362,7 +376,7 @@ def _drag(
     return [{"kind": "swipe", "command": "act", "args": args}], notes
 
 
-def _point(point: Any) -> tuple[tuple[float, float], bool] | None:
+def _point(point: object) -> tuple[tuple[float, float], bool] | None:
     """Return a Maestro point ("50%, 80%" or "100, 200") and whether it is in fractions; None if it is neither."""
     if not isinstance(point, str):
         return None
@@ -375,7 +389,7 @@ def _point(point: Any) -> tuple[tuple[float, float], bool] | None:
     return ((fx, fy), percent) if math.isfinite(fx) and math.isfinite(fy) else None
 
 
-def _selector(arg: Any) -> str | None:
+def _selector(arg: object) -> str | None:
     """Return the visor selector of a Maestro one, or None when it says more than visor's would keep."""
     if isinstance(arg, int | float) and not isinstance(arg, bool):
         arg = str(arg)
@@ -392,7 +406,7 @@ def _selector(arg: Any) -> str | None:
     return None if _REGEX.search(PARAMETER.sub("", value)) else f"{kind}={value}"
 
 
-_CONVERTERS: dict[str, Callable[[Any, Known], Outcome]] = {
+_CONVERTERS: dict[str, Callable[[object, Known], Outcome]] = {
     "launchApp": _launch_app,
     "clearState": _clear_state,
     "stopApp": _stop_app,

@@ -43,14 +43,15 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from visor.errors import SourceError
-from visor.ext.maestro.commands import PARAMETER, Known, convert_command, number, option_names, scalar_text, shown
+from visor.ext.maestro.commands import PARAMETER, Known, Step, convert_command, number, option_names, scalar_text, shown
 from visor.ext.maestro.flow import FlowFile, FlowReader
 from visor.inputs.document import Document, Path, Position
 from visor.inputs.parameters import substitute
 from visor.inputs.yaml_writer import dump_yaml
+from visor.jsontypes import JsonObject
 from visor.scenario.validate import validate_document
 
 #: Commands one flow may inline in all (its own, its includes', repeated ones): beyond, it is generated or a bomb.
@@ -73,14 +74,47 @@ _LINE_BREAKS = re.compile("[\x00\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 _TOP_HEADER = {"appId", "name", "tags", "env", "onFlowStart", "onFlowComplete"}
 
 
+class Meta(TypedDict):
+    """A converted scenario's `meta`: the flow's name, and its tags when it has any."""
+
+    name: str
+    version: str
+    tags: NotRequired[list[str]]
+
+
+class ScenarioStep(TypedDict):
+    """A converted scenario's step as it is written: `{id, command, args}`."""
+
+    id: str
+    command: str
+    args: JsonObject
+
+
+class ScenarioData(TypedDict):
+    """A converted scenario's data: its `config` holds at most `app` (the flow's appId)."""
+
+    meta: Meta
+    config: dict[str, str]
+    steps: list[ScenarioStep]
+
+
+class LeftOut(TypedDict):
+    """One command (or option) left out: where it was written, its name, and why."""
+
+    file: str
+    line: int
+    command: str
+    reason: str
+
+
 @dataclass
 class Converted:
     """One flow, converted: the scenario's data, its env values, what was left out, the files read."""
 
-    scenario: dict[str, Any]
+    scenario: ScenarioData
     env: dict[str, str] = field(default_factory=dict)
-    #: {file, line, command, reason} of each command (or option) left out.
-    left_out: list[dict[str, Any]] = field(default_factory=list)
+    #: Each command (or option) left out.
+    left_out: list[LeftOut] = field(default_factory=list)
     #: The flow's appId, when its header names one.
     app_id: str | None = None
     #: Every file read: the flow and its includes.
@@ -129,8 +163,8 @@ class _State:
     reader: FlowReader
     app_id: str | None
     env: dict[str, str] = field(default_factory=dict)
-    steps: list[tuple[dict[str, Any], _Where, str]] = field(default_factory=list)
-    left_out: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    steps: list[tuple[Step, _Where, str]] = field(default_factory=list)
+    left_out: list[tuple[int, LeftOut]] = field(default_factory=list)
     #: The files whose header was read (an included flow's, once however often it is included).
     headers: set[str] = field(default_factory=set)
     commands: int = 0
@@ -138,7 +172,7 @@ class _State:
 
     def leave_out(self, where: _Where, command: str, reason: str) -> None:
         cut = command if len(command) <= 80 else command[:80] + "…"
-        item = {"file": where.flow.shown, "line": where.line, "command": cut, "reason": reason}
+        item: LeftOut = {"file": where.flow.shown, "line": where.line, "command": cut, "reason": reason}
         self.left_out.append((where.order, item))
 
     def spend(self, where: _Where, characters: int) -> None:
@@ -190,7 +224,7 @@ def convert_flow(path: str, root: str | None = None, relative: str | None = None
     return Converted(scenario, state.env, left_out, state.app_id, reader.paths())
 
 
-def _keep_app(state: _State, flow: FlowFile, scenario: dict[str, Any]) -> None:
+def _keep_app(state: _State, flow: FlowFile, scenario: ScenarioData) -> None:
     """Keep the flow's appId as `config.app`: the app a phone runs (on appium, `config.app` is the app id).
 
     One the validator refuses is left out (with its words), as is an appId that is no text.
@@ -250,12 +284,12 @@ def scenario_text(path: str, flow: Converted) -> str:
     return "\n".join(notes) + "\n" + dump_yaml(flow.scenario)
 
 
-def _scenario(flow: FlowFile) -> dict[str, Any]:
+def _scenario(flow: FlowFile) -> ScenarioData:
     """Return the scenario's meta and config from the flow's header."""
     name = flow.header.get("name")
     if not (isinstance(name, str | int | float) and not isinstance(name, bool) and str(name).strip()):
         name = os.path.splitext(os.path.basename(flow.shown))[0]
-    meta: dict[str, Any] = {"name": str(name), "version": "1"}
+    meta: Meta = {"name": str(name), "version": "1"}
     tags = flow.header.get("tags")
     kept = [text for text in map(scalar_text, tags) if text] if isinstance(tags, list) else []
     if kept:
@@ -291,7 +325,7 @@ def _header(state: _State, flow: FlowFile, *, top: bool) -> None:
         )
 
 
-def _env_value(state: _State, flow: FlowFile, key: str, value: Any) -> None:
+def _env_value(state: _State, flow: FlowFile, key: str, value: object) -> None:
     """Keep one header env value (the first definition of a key wins, as Maestro's env are defaults)."""
     where = _Where(flow, flow.position(("env", key)), state.commands)
     if not _KEY.match(key):
@@ -312,7 +346,7 @@ def _env_value(state: _State, flow: FlowFile, key: str, value: Any) -> None:
     state.env[key] = text
 
 
-def _run(state: _State, flow: FlowFile, commands: list[Any], path: Path, frame: _Frame) -> None:
+def _run(state: _State, flow: FlowFile, commands: list[object], path: Path, frame: _Frame) -> None:
     """Convert a list of commands (a file's, a hook's, or a runFlow's or repeat's own), in order."""
     for index, value in enumerate(commands):
         item = (*path, index)
@@ -321,7 +355,7 @@ def _run(state: _State, flow: FlowFile, commands: list[Any], path: Path, frame: 
         _command(state, flow, value, item, where, frame)
 
 
-def _command(state: _State, flow: FlowFile, value: Any, path: Path, where: _Where, frame: _Frame) -> None:
+def _command(state: _State, flow: FlowFile, value: object, path: Path, where: _Where, frame: _Frame) -> None:
     """Convert one command (inlining what runFlow and repeat name), or say why it is left out."""
     name, arg, problem = _split(value)
     if problem is not None:
@@ -347,7 +381,7 @@ def _command(state: _State, flow: FlowFile, value: Any, path: Path, where: _Wher
     state.steps.extend((step, where, name) for step in steps)
 
 
-def _split(value: Any) -> tuple[str, Any, str | None]:
+def _split(value: object) -> tuple[str, object, str | None]:
     """Return a command's name and options (without the cosmetic `label`), or why it is no command."""
     if isinstance(value, str):
         return value, None, None
@@ -360,7 +394,7 @@ def _split(value: Any) -> tuple[str, Any, str | None]:
     return name, arg, None
 
 
-def _size(value: Any, *, skip: str | None = None) -> tuple[int, int]:
+def _size(value: object, *, skip: str | None = None) -> tuple[int, int]:
     """Count the values and characters in `value` (its own `skip` key left out); stop past `MAX_COMMAND_NODES`.
 
     A header is counted whole (its size is bounded by the nodes its YAML may expand to).
@@ -380,12 +414,12 @@ def _size(value: Any, *, skip: str | None = None) -> tuple[int, int]:
     return nodes, characters
 
 
-def _scoped(value: Any, scope: dict[str, str]) -> Any:
+def _scoped(value: object, scope: dict[str, str]) -> object:
     """Return `value` with every `${KEY}` a runFlow's env gives replaced by its value."""
     if not scope:
         return value
     if isinstance(value, str):
-        return PARAMETER.sub(lambda found: scope.get(found.group(1), found.group(0)), value)
+        return _scoped_text(value, scope)
     if isinstance(value, dict):
         return {key: _scoped(item, scope) for key, item in value.items()}
     if isinstance(value, list):
@@ -393,7 +427,14 @@ def _scoped(value: Any, scope: dict[str, str]) -> Any:
     return value
 
 
-def _expression(value: Any) -> str | None:
+def _scoped_text(text: str, scope: dict[str, str]) -> str:
+    """Return `text` with every `${KEY}` a runFlow's env gives replaced by its value."""
+    if not scope:
+        return text
+    return PARAMETER.sub(lambda found: scope.get(found.group(1), found.group(0)), text)
+
+
+def _expression(value: object) -> str | None:
     """Return the first `${…}` in `value` that is not a plain `${NAME}` (JavaScript), shown; None if none."""
     for text in _strings(value):
         found = _EXPRESSION.search(text)
@@ -402,7 +443,7 @@ def _expression(value: Any) -> str | None:
     return None
 
 
-def _strings(value: Any) -> Iterator[str]:
+def _strings(value: object) -> Iterator[str]:
     stack = [value]
     while stack:
         item = stack.pop()
@@ -414,7 +455,7 @@ def _strings(value: Any) -> Iterator[str]:
             stack.extend(item)
 
 
-def _run_flow(state: _State, flow: FlowFile, arg: Any, path: Path, where: _Where, frame: _Frame) -> None:
+def _run_flow(state: _State, flow: FlowFile, arg: object, path: Path, where: _Where, frame: _Frame) -> None:
     """Inline a runFlow's file or commands, its env put into them; leave out one with a condition."""
     options = {"file": arg} if isinstance(arg, str) else arg if isinstance(arg, dict) else None
     if options is None or ("file" in options) == ("commands" in options):
@@ -459,7 +500,7 @@ def _run_flow(state: _State, flow: FlowFile, arg: Any, path: Path, where: _Where
     _run(state, included, included.commands, (), _Frame((*frame.chain, included.relative), scope, inner.depth))
 
 
-def _call_env(state: _State, env: Any, frame: _Frame, where: _Where) -> dict[str, str] | None:
+def _call_env(state: _State, env: object, frame: _Frame, where: _Where) -> dict[str, str] | None:
     """Return the values a runFlow gives its commands (over those its caller was given); None: left out."""
     if env is None:
         return frame.scope
@@ -473,7 +514,7 @@ def _call_env(state: _State, env: Any, frame: _Frame, where: _Where) -> dict[str
             why = f"is not a name with a single value of at most {MAX_CALL_VALUE:,} characters"
             state.leave_out(where, "runFlow", f"runFlow env {shown(key)} {why}")
             return None
-        scope[key] = _scoped(text, frame.scope)
+        scope[key] = _scoped_text(text, frame.scope)
     return scope
 
 
@@ -486,7 +527,7 @@ def _deeper(frame: _Frame, where: _Where) -> None:
         )
 
 
-def _repeat(state: _State, flow: FlowFile, arg: Any, path: Path, where: _Where, frame: _Frame) -> None:
+def _repeat(state: _State, flow: FlowFile, arg: object, path: Path, where: _Where, frame: _Frame) -> None:
     """Unroll a repeat with a number of times; leave out one with a condition (while)."""
     if not isinstance(arg, dict) or not isinstance(arg.get("commands"), list):
         state.leave_out(where, "repeat", "repeat needs a list of commands")
@@ -506,7 +547,7 @@ def _repeat(state: _State, flow: FlowFile, arg: Any, path: Path, where: _Where, 
         _run(state, flow, arg["commands"], (*path, "commands"), inner)
 
 
-def _valid_steps(state: _State) -> list[dict[str, Any]]:
+def _valid_steps(state: _State) -> list[ScenarioStep]:
     """Return the steps with ids, leaving out (with the validator's words) each one visor's validator refuses."""
     steps = _with_ids([step for step, _, _ in state.steps])
     document = Document("<import>", "yaml", {"meta": {"name": "x", "version": "1"}, "config": {}, "steps": steps}, {})
@@ -523,7 +564,7 @@ def _valid_steps(state: _State) -> list[dict[str, Any]]:
     return _with_ids(kept) or [{"id": "01-nothing", "command": "wait", "args": {"ms": 0}}]
 
 
-def _with_ids(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _with_ids(steps: list[Step]) -> list[ScenarioStep]:
     """Return the steps as a scenario writes them: `{id, command, args}`, ids numbered in order (`03-tap`)."""
     return [{"id": f"{index:02d}-{step['kind']}", "command": step["command"], "args": step["args"]}
             for index, step in enumerate(steps, start=1)]  # fmt: skip

@@ -18,7 +18,6 @@ import itertools
 import os
 import posixpath
 from dataclasses import dataclass, field
-from typing import Any
 
 import yaml
 
@@ -45,8 +44,9 @@ class FlowFile:
     shown: str
     #: Its path below the flows' folder, with `/`: includes are resolved from its folder.
     relative: str
-    header: dict[str, Any]
-    commands: list[Any]
+    #: The header as parsed (YAML keys are always texts), its values foreign data the converter checks.
+    header: dict[str, object]
+    commands: list[object]
     header_document: Document | None
     document: Document
 

@@ -15,10 +15,10 @@ import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from visor.errors import ErrorInfo, ExitCode, InputError, NextAction
-from visor.ext.maestro.convert import Converted, convert_flow, env_text, scenario_text
+from visor.ext.maestro.convert import Converted, LeftOut, convert_flow, env_text, scenario_text
 from visor.files import UnsafePath, write_confined
 from visor.inputs.document import Document
 from visor.inputs.parameters import substitute
@@ -31,6 +31,22 @@ _UNSAFE_NAME = re.compile(r"[^\w.-]+")
 #: Maestro's workspace configuration, beside the flows: not a flow (Maestro does not run it either).
 _WORKSPACE_CONFIG = ("config.yaml", "config.yml")
 _FLOW_SUFFIXES = (".yaml", ".yml")
+
+
+class _Row(TypedDict):
+    """One flow's row of `data.imported`: its error, or the scenario written and what was left out of it."""
+
+    flow: str
+    error: NotRequired[dict[str, str]]
+    scenario: NotRequired[str]
+    steps: NotRequired[int]
+    left_out: NotRequired[list[LeftOut]]
+    env_file: NotRequired[str]
+    replaced: NotRequired[list[str]]
+    renamed: NotRequired[str]
+    app_id: NotRequired[str]
+    valid: NotRequired[bool]
+    issues: NotRequired[list[dict[str, object]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +66,8 @@ def import_maestro(patterns: Sequence[str], output: str, *, force: bool = False)
     Raises:
         InputError: a pattern names no file; the output folder cannot be created.
     """
-    rows: list[dict[str, Any]] = []
-    converted: list[tuple[dict[str, Any], Converted]] = []
+    rows: list[_Row] = []
+    converted: list[tuple[_Row, Converted]] = []
     read: set[str] = set()
     for source in _sources(patterns):
         read.add(os.path.realpath(source.path))  # even one that does not convert: never written over
@@ -61,7 +77,7 @@ def import_maestro(patterns: Sequence[str], output: str, *, force: bool = False)
             rows.append({"flow": source.path, "error": exc.info().to_dict()})
             continue
         read.update(os.path.realpath(path) for path in flow.files)
-        row: dict[str, Any] = {"flow": source.path}
+        row: _Row = {"flow": source.path}
         rows.append(row)
         converted.append((row, flow))
     if not rows:
@@ -72,7 +88,7 @@ def import_maestro(patterns: Sequence[str], output: str, *, force: bool = False)
         )
     _make_folder(output)
     written: list[str] = []
-    unwritten: list[dict[str, Any]] = []
+    unwritten: list[dict[str, str]] = []
     names = _names([row["flow"] for row, _ in converted])
     for (row, flow), name in zip(converted, names, strict=True):
         if not _write(row, flow, output, name, (read, force), written):
@@ -127,7 +143,7 @@ def _names(flows: list[str]) -> list[tuple[str, str | None]]:
 
 
 def _write(
-    row: dict[str, Any],
+    row: _Row,
     flow: Converted,
     output: str,
     name: tuple[str, str | None],
@@ -181,7 +197,7 @@ def _write(
     return True
 
 
-def _exists_error(there: list[str]) -> dict[str, Any]:
+def _exists_error(there: list[str]) -> dict[str, str]:
     error = InputError(
         f"{' and '.join(there)} {'exist' if len(there) > 1 else 'exists'} already: nothing was replaced",
         likely_cause="An earlier import wrote it, or a scenario of yours has the flow's name.",
@@ -190,7 +206,7 @@ def _exists_error(there: list[str]) -> dict[str, Any]:
     return error.info().to_dict()
 
 
-def _os_error(target: str, exc: OSError) -> dict[str, Any]:
+def _os_error(target: str, exc: OSError) -> dict[str, str]:
     error = InputError(
         f"cannot write {target}: {exc.strerror or exc}",
         likely_cause="The disk is full, the file system is read-only, or this user may not write there.",
@@ -199,7 +215,7 @@ def _os_error(target: str, exc: OSError) -> dict[str, Any]:
     return error.info().to_dict()
 
 
-def _write_error(message: str) -> dict[str, Any]:
+def _write_error(message: str) -> dict[str, str]:
     error = InputError(
         message,
         likely_cause="The output folder holds a symbolic link or a folder by that name, or is the flows' own folder.",
@@ -208,7 +224,7 @@ def _write_error(message: str) -> dict[str, Any]:
     return error.info().to_dict()
 
 
-def _outcome(rows: list[dict[str, Any]], written: list[str], unwritten: list[dict[str, Any]]) -> Outcome:
+def _outcome(rows: list[_Row], written: list[str], unwritten: list[dict[str, str]]) -> Outcome:
     invalid = [row for row in rows if not row.get("valid")]
     data = {"imported": rows, "totals": {"flows": len(rows), "valid": len(rows) - len(invalid),
                                          "left_out": sum(len(row.get("left_out", [])) for row in rows)}}  # fmt: skip

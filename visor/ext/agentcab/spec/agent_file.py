@@ -25,8 +25,10 @@ from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, Field, model_validator
 
+from visor.ext.agentcab.spec.sources import AGENT_TEST, read_mapping
 from visor.inputs.issues import IssueCode
 from visor.scenario.fields import InputModel, predicate_error
+from visor.scenario.model_files import document_model
 
 Text = Annotated[str, Field(min_length=1, max_length=4096)]
 
@@ -103,9 +105,6 @@ def load_agent_file(path: str) -> AgentFile:
         SourceError: it cannot be read or parsed.
         InputError: it is not a valid agent test (its first problem with line and column; all in the details).
     """
-    from visor.ext.agentcab.spec.sources import AGENT_TEST, read_mapping
-    from visor.scenario.model_files import document_model
-
     next_step = "docs/agentcab.md describes agent tests (name, input_schema, worker, profile, confirm, assertions)."
     document = read_mapping(path, AGENT_TEST, "name, input_schema, worker, …", next_step)
     return document_model(document, AgentFile, AGENT_TEST, next_step)

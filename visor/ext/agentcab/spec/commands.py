@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 
+from visor.inputs.issues import Issue
 from visor.scenario.commands import Args, CommandSpec, one_of_keys, schema_rules, single
 
 
@@ -21,9 +22,9 @@ class AgentcabCollectArgs(Args):
     input_schema: dict[str, Any] = Field(description="The agent's input_schema: a `format` on each property.")
 
     @classmethod
-    def rules(cls, raw: Mapping[str, Any]) -> list[str]:
+    def rules(cls, raw: Mapping[str, object]) -> list[str]:
         """Refuse formats and options the schema uses that are not known."""
-        # Imported here, as the steps are: a scenario with no AgentCab step never loads AgentCab's formats.
+        # lazy: as the steps are, so a scenario with no AgentCab step never loads AgentCab's formats.
         from visor.ext.agentcab.spec.formats import read_input_schema
 
         schema = raw.get("input_schema")
@@ -47,10 +48,9 @@ class AgentcabApplyArgs(Args):
     )
 
     @classmethod
-    def rules(cls, raw: Mapping[str, Any]) -> list[str]:
+    def rules(cls, raw: Mapping[str, object]) -> list[str]:
         """Ask for exactly one of output and worker, each valid, and a valid confirmation policy."""
-        from pydantic import ValidationError
-
+        # lazy: every scenario loads these specs; only one with an agentcab_apply step needs AgentCab's models.
         from visor.ext.agentcab.spec.agent_file import Worker
         from visor.ext.agentcab.spec.output_actions import read_actions
         from visor.ext.agentcab.spec.policy import PolicyFile
@@ -71,7 +71,8 @@ class AgentcabApplyArgs(Args):
         return found
 
 
-def _issue_text(key: str, issue: Any) -> str:
+def _issue_text(key: str, issue: Issue) -> str:
+    """Word one issue of an argument as a rule's refusal: `args.KEY.PATH: message`."""
     where = ".".join(str(part) for part in issue.path)
     return f"args.{key}{'.' + where if where else ''}: {issue.message}"
 

@@ -82,7 +82,7 @@ def _instant(value: str) -> str:
     return value
 
 
-def _not_empty(value: Any) -> Any:
+def _not_empty(value: object) -> object:
     """Refuse an empty list as such (pydantic's length error reads "must be a list of strings")."""
     if isinstance(value, list) and not value:
         raise predicate_error(IssueCode.ARG_ERROR, "must not be empty: give at least one")
@@ -440,7 +440,7 @@ class Planned:
     children: tuple[Planned, ...] = ()
 
 
-def read_actions(output: Any) -> tuple[tuple[Planned, ...] | None, list[Issue]]:
+def read_actions(output: object) -> tuple[tuple[Planned, ...] | None, list[Issue]]:
     """Read an agent's output (an object with `actions`, or the array itself); return the plan, or every problem."""
     base: Path = ("actions",) if isinstance(output, Mapping) else ()
     actions = output.get("actions") if isinstance(output, Mapping) else output
@@ -455,7 +455,7 @@ def read_actions(output: Any) -> tuple[tuple[Planned, ...] | None, list[Issue]]:
     return (plan if not issues else None), issues
 
 
-def _count(actions: list[Any], depth: int) -> int:
+def _count(actions: list[object], depth: int) -> int:
     """Count the actions of an array and those its composites hold, stopping once over the total's cap."""
     total = len(actions)
     for raw in actions:
@@ -467,7 +467,7 @@ def _count(actions: list[Any], depth: int) -> int:
     return total
 
 
-def _plan(actions: list[Any], base: Path, depth: int, issues: list[Issue]) -> tuple[Planned, ...]:
+def _plan(actions: list[object], base: Path, depth: int, issues: list[Issue]) -> tuple[Planned, ...]:
     if len(actions) > MAX_ACTIONS:
         issues.append(error(IssueCode.TYPE_ERROR, f"at most {MAX_ACTIONS} actions", base))
         return ()

@@ -30,9 +30,11 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, model_validator
 
 from visor.ext.agentcab.spec.output_actions import ACTIONS, NOT_EMPTY
+from visor.ext.agentcab.spec.sources import POLICY, read_mapping
 from visor.inputs.issues import IssueCode
 from visor.inputs.suggest import did_you_mean
 from visor.scenario.fields import InputModel, predicate_error
+from visor.scenario.model_files import document_model
 
 Decision = Literal["approve", "deny"]
 #: The action types that ask for a confirmation: the only ones a rule can decide.
@@ -127,8 +129,6 @@ def read_policy(value: str) -> Policy:
     modes: dict[str, Policy] = {"deny": Policy("deny"), "approve": Policy("approve"), "ask": Policy("ask")}
     if value in modes:
         return modes[value]
-    from visor.ext.agentcab.spec.sources import POLICY, read_mapping
-    from visor.scenario.model_files import document_model
 
     next_step = "A policy is {default: deny|approve, rules: [{type, paths, decision}]}; see docs/agentcab.md."
     document = read_mapping(value, POLICY, "default, rules", next_step)
