@@ -194,13 +194,18 @@ def to_json(part: Part) -> dict[str, object]:
 
 
 def _json(value: object) -> object:
-    if isinstance(value, Part):
-        return to_json(value)
+    if type(value) in _SCALARS:  # most values: checked first, by their exact type (an ABC's check costs more)
+        return value
     if isinstance(value, tuple):
         return [to_json(item) for item in value] if value and isinstance(value[0], Part) else list(value)
+    if isinstance(value, Part):
+        return to_json(value)
     if isinstance(value, Mapping):
         return {key: _json(item) for key, item in value.items()}
     return value
+
+
+_SCALARS = frozenset({str, bool, int, float, type(None)})
 
 
 def parse_document(data: JsonObject) -> MapDocument:

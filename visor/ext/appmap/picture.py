@@ -20,12 +20,15 @@ import itertools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from visor.errors import InputError
 from visor.ext.appmap.document import Edge, MapDocument, Screen
 from visor.report.console import printable
 from visor.ui.images import png_size
+
+if TYPE_CHECKING:  # Pillow is imported only to draw a PNG
+    from PIL import ImageDraw
 
 #: Sizes in px: the card of a screen, its thumbnail, the gaps between columns (room for labels) and rows.
 CARD_W, THUMB_W, THUMB_H, CAPTION_H = 168, 152, 330, 40  # THUMB_H: when no thumbnail says otherwise
@@ -365,7 +368,7 @@ def to_png(picture: Scene) -> bytes:
     return out.getvalue()
 
 
-def _head(draw: Any, before: tuple[float, float], tip: tuple[float, float], colour: str) -> None:
+def _head(draw: ImageDraw.ImageDraw, before: tuple[float, float], tip: tuple[float, float], colour: str) -> None:
     """Draw an arrowhead at `tip`, pointing away from `before`."""
     import math
 

@@ -78,7 +78,7 @@ class Resume:
     step_index: int = 0
 
     @classmethod
-    def of(cls, plan: RoutePlan, resume: Mapping[str, Any]) -> Resume:
+    def of(cls, plan: RoutePlan, resume: Mapping[str, object]) -> Resume:
         """Read a checkpoint's `resume` (a finished or exhausted route starts over from its first path).
 
         Raises:
@@ -92,7 +92,8 @@ class Resume:
             raise InputError(f"the checkpoint resumes path {path_id!r}, which its plan does not have",
                              next_step="Route again with the plan file.")  # fmt: skip
         step = resume.get("next_step_index", 0) if "path_id" in resume else 0
-        return cls(path_id, step if isinstance(step, int) and step >= 0 else 0)
+        # A path id the plan has is one of its paths' (a string): anything else was refused above.
+        return cls(path_id if isinstance(path_id, str) else None, step if isinstance(step, int) and step >= 0 else 0)
 
 
 @dataclass
@@ -105,8 +106,8 @@ class Checkpoint:
     root: str | None = None
     status: str = "running"
     selected_path: str | None = None
-    current: dict[str, Any] | None = None
-    resume: dict[str, Any] = field(default_factory=dict)
+    current: dict[str, object] | None = None
+    resume: dict[str, object] = field(default_factory=dict)
     attempts: list[dict[str, Any]] = field(default_factory=list)
 
     def write(self, wall: Clock, secrets: Collection[str] = ()) -> None:
@@ -115,7 +116,7 @@ class Checkpoint:
         Raises:
             InputError: the file cannot be written.
         """
-        data: dict[str, Any] = {"schema": CHECKPOINT_SCHEMA, "goal": self.plan.goal, "status": self.status,
+        data: dict[str, object] = {"schema": CHECKPOINT_SCHEMA, "goal": self.plan.goal, "status": self.status,
                                 "plan": plan_to_data(self.plan)}  # fmt: skip
         data.update({key: value for key, value in (("selected_path", self.selected_path), ("current", self.current))
                      if value is not None})  # fmt: skip
