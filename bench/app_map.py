@@ -45,7 +45,7 @@ def crawl(folder: str, restore: Literal["back", "restart", "fresh"]) -> dict[str
     write_map(app_map, clock)
     return {"wall_s": wall, "device_s": (clock.monotonic_us() - device_started) / 1e6, "taps": report.actions,
             "restarts": report.restored["restart"], "backs": report.restored["back"],
-            "screens": len(app_map.document["screens"]), "edges": len(app_map.document["edges"]),
+            "screens": len(app_map.document.screens), "edges": len(app_map.document.edges),
             "map_bytes": os.path.getsize(place.path)}  # fmt: skip
 
 
@@ -56,11 +56,11 @@ def route_everywhere(folder: str) -> float:
     clock = VirtualClock()
     app_map = read_map(MapPlace.of("android", "com.visor.demo", folder), clock)
     started = time.perf_counter()
-    for variant in app_map.document["variants"]:
+    for variant in app_map.document.variants:
         device = SimDevice(load_app(DEMO), clock=clock, seed=7)
         start, _ = app_map.upsert(observe_screen(device.observe().tree), "t")
-        legs = travel(app_map, device, clock, clock, start["id"], {variant["id"]})
-        assert legs is not None and all(leg.verified for leg in legs), variant["id"]
+        legs = travel(app_map, device, clock, clock, start.id, {variant.id})
+        assert legs is not None and all(leg.verified for leg in legs), variant.id
     return time.perf_counter() - started
 
 

@@ -115,17 +115,14 @@ def discover(
                              "and neither --crawl nor --no-map", next_step="Add --annotate-current FILE.")  # fmt: skip
         from visor.ext.appmap.discover import annotate_observed
 
-        semantics = note.model_dump(exclude_none=True, exclude={"inputs", "entries"})
-        return emit(env, _told(env, annotate_observed(observation_token, semantics, env.clock, map_dir=map_dir),
-                               repair))  # fmt: skip
+        return emit(env, _told(env, annotate_observed(observation_token, note, env.clock, map_dir=map_dir), repair))
     options = run_config(values)
     settings = None
     if crawl:
         include = tuple(part.strip() for part in (crawl_include or "").split(",") if part.strip())
         inputs, entries = (dict(note.inputs), tuple(note.entries)) if note else ({}, ())
         settings = CrawlSettings(crawl_depth, crawl_limit, include, crawl_allow_risky, inputs, entries)
-    noted = note.model_dump(exclude_none=True, exclude={"inputs", "entries"}) if note else None
-    outcome = record(options, env.clock, map_dir=map_dir, no_map=no_map, crawl=settings, note=noted or None)
+    outcome = record(options, env.clock, map_dir=map_dir, no_map=no_map, crawl=settings, note=note)
     return emit(env, _told(env, outcome, repair))
 
 

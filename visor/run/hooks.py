@@ -22,8 +22,9 @@ if TYPE_CHECKING:  # kept light: the command line plugs the map in at start-up
     from visor.runtimes.opening import OpenedDevice
     from visor.steps.context import Router
 
-#: The map's document as a run found it and as it left it (`benchmark --compare-map`).
-MapStates = tuple[dict[str, Any], dict[str, Any]]
+#: The map's document as a run found it and as it left it (`benchmark --compare-map`): the map's own values, which
+#: the core only hands back to the hook's `compared`.
+MapStates = tuple[object, object]
 
 
 class Handler(Protocol):

@@ -127,8 +127,8 @@ def test_every_way_of_restoring_the_app_learns_the_same_map(cli_runner: Cli, tmp
         settings = CrawlSettings(3, 80, inputs={"username": "DEMO_USER", "password": "DEMO_PASSWORD"},
                                  entries=("demo://settings", "demo://player"), restore=restore)  # fmt: skip
         report = Crawler(demo_device(seed=7, clock=clock), clock, clock, app_map, settings).crawl()
-        edges = sorted((e["from_variant_id"], e["target"], e["to_variant_id"]) for e in app_map.document["edges"])
-        learnt[restore] = (len(app_map.document["variants"]), edges, report.actions)
+        edges = sorted((e.from_variant_id, e.target, e.to_variant_id) for e in app_map.document.edges)
+        learnt[restore] = (len(app_map.document.variants), edges, report.actions)
         assert (report.restored["back"] > 0) == (restore == "back")
     assert learnt["back"] == learnt["restart"] == learnt["fresh"]
 
@@ -205,15 +205,15 @@ def test_without_a_back_key_the_screens_own_back_control_is_the_exit_recipe(tmp_
     device = NoBackKey(SimDevice(load_app(str(FIXTURES / "apps" / "menu.app.yaml")), clock=clock, seed=7), unlabelled)
     app_map = AppMap.new(MapPlace.of("android", "com.example.menu", str(tmp_path)), "t")
     report = Crawler(device, clock, clock, app_map, CrawlSettings(2, 60)).crawl()  # type: ignore[arg-type]
-    assert len(app_map.document["screens"]) == 13
+    assert len(app_map.document.screens) == 13
     # Every row's screen was left by its back control, learnt once and reused: few restarts.
     assert report.restored["exit_recipe"] >= 10 and report.restored["back"] == 0
-    recipes = [recipe for variant in app_map.document["variants"] for recipe in variant.get("exit_recipes", [])]
-    assert len(recipes) == 12 and all(recipe["to_variant_id"] == "variant_1" for recipe in recipes)
+    recipes = [recipe for variant in app_map.document.variants for recipe in variant.exit_recipes]
+    assert len(recipes) == 12 and all(recipe.to_variant_id == "variant_1" for recipe in recipes)
     if unlabelled:
-        assert all(recipe["target"] is None and recipe["x"] < 200 for recipe in recipes)  # by where it is
+        assert all(recipe.target is None and recipe.x < 200 for recipe in recipes)  # by where it is
     else:
-        assert all(recipe["target"] == "Navigate up" for recipe in recipes)
+        assert all(recipe.target == "Navigate up" for recipe in recipes)
 
 
 def test_the_ios_crawl_signs_in_and_maps_the_same_screens_as_android(cli_runner: Cli, tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from tests.simkit import demo_device
 from visor.clock import VirtualClock
 from visor.errors import InputError
 from visor.ext.appmap.annotate import annotate
+from visor.ext.appmap.annotation_file import MapAnnotation
 from visor.ext.appmap.crawl import Crawler, CrawlSettings
 from visor.ext.appmap.drift import _changes
 from visor.ext.appmap.memory import build_memory, memory_slice
@@ -159,10 +160,10 @@ def _exercise(folder: Path, document: dict[str, Any]) -> None:
     event("loaded")
     app_map.summary()
     memory = build_memory(app_map.document)
-    ids = [variant["id"] for variant in app_map.document["variants"]]
+    ids = [variant.id for variant in app_map.document.variants]
     for variant_id in [*ids, "nowhere"]:
         memory_slice(memory, variant_id)
-    for wanted in [*(screen["id"] for screen in app_map.document["screens"]), *ids, "Sign in", "nowhere"]:
+    for wanted in [*(screen.id for screen in app_map.document.screens), *ids, "Sign in", "nowhere"]:
         try:
             goals = destination(app_map, wanted)
         except InputError:
@@ -183,16 +184,17 @@ def _exercise(folder: Path, document: dict[str, Any]) -> None:
         check_against_map(RoutePlan.model_validate({"goal": "g", "paths": [{"id": "p", "steps": [
             {"id": "s", "command": "tap", "args": {"target": "text=Feed"}, "safety": "safe",
              "expect": {"screen": "screen_1", "selector": "text=Feed"}}]}]}), app_map)  # fmt: skip
-    for variant in app_map.document["variants"]:
-        annotate(app_map, variant, {"screen": {"label": "L", "purpose": "P"},
-                                    "actions": [{"command": "tap", "args": {"target": "text=Feed"}, "label": "l",
-                                                 "intent": "i", "safety": "safe"}]})  # fmt: skip
+    note = MapAnnotation.model_validate({"screen": {"label": "L", "purpose": "P"},
+                                         "actions": [{"command": "tap", "args": {"target": "text=Feed"}, "label": "l",
+                                                      "intent": "i", "safety": "safe"}]})  # fmt: skip
+    for variant in app_map.document.variants:
+        annotate(app_map, variant, note)
     device = demo_device(seed=1, clock=clock)
     start, _ = record_screen(app_map, device, "2026-01-01T00:00:00.000Z")
     Crawler(device, clock, clock, app_map, CrawlSettings(depth=1, limit=2)).crawl()  # exit recipes, safety marks
-    goals = {variant["id"] for variant in app_map.document["variants"][:2]}
+    goals = {variant.id for variant in app_map.document.variants[:2]}
     with contextlib.suppress(InputError):  # a fill the map does not declare is refused, before any input
-        travel(app_map, device, clock, clock, start["id"], goals)
+        travel(app_map, device, clock, clock, start.id, goals)
     write_map(app_map, clock)
     outside = [path for path in folder.parent.rglob("*") if folder not in path.parents and path != folder]
     assert not outside, outside  # thumbnails and the map stay in the map's folder

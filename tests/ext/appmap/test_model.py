@@ -13,6 +13,7 @@ from tests.conftest import Cli
 from tests.simkit import demo_device
 from visor.clock import VirtualClock
 from visor.errors import InputError, TargetError
+from visor.ext.appmap.document import parse_document, to_json
 from visor.ext.appmap.model import MapPlace, map_lock, read_map, similarity, write_map
 from visor.ui.screens import observe_screen
 
@@ -209,7 +210,7 @@ def test_typed_values_and_transport_options_are_scrubbed_on_reading(tmp_path: Pa
     screens = [{"id": f"screen_{n}", "variant_ids": [f"variant_{n}"]} for n in (1, 2)]
     Path(place.path).write_text(json.dumps({**HEAD, "screens": screens, "variants": variants, "edges": [edge]}))
     app_map = read_map(place, VirtualClock())
-    assert app_map.changed and app_map.document["edges"][0]["args"] == {"target": "x"}
+    assert app_map.changed and to_json(app_map.document.edges[0].args) == {"target": "x"}
 
 
 def test_a_map_past_the_size_cap_is_refused_before_it_is_read(tmp_path: Path) -> None:
@@ -233,7 +234,7 @@ def _big_map(where: MapPlace, variants: int, keys: int) -> Any:
                                      "normalized_fingerprint": "n", "elements": [], "auth_required": False,
                                      "element_keys": [f"text:label {i}" for i in range(keys)], "observations": 1,
                                      "confidence": 0.6})  # fmt: skip
-    app_map = AppMap(where, document, ())
+    app_map = AppMap(where, parse_document(document), ())
     app_map.changed = True
     return app_map
 
@@ -261,11 +262,11 @@ def test_a_map_too_large_indented_is_written_compact_and_reads_back(
     from visor.ext.appmap import model as maps
 
     where = place(tmp_path)
-    indented = len(json.dumps(_big_map(where, 3, 20).document, indent=2, ensure_ascii=False)) + 1
+    indented = len(json.dumps(to_json(_big_map(where, 3, 20).document), indent=2, ensure_ascii=False)) + 1
     monkeypatch.setattr(maps, "MAX_MAP_BYTES", indented - 100)  # read and write alike: a cap just under it
     assert write_map(_big_map(where, 3, 20), VirtualClock())
     assert Path(where.path).stat().st_size <= indented - 100 and b"\n  " not in Path(where.path).read_bytes()
-    assert [screen["id"] for screen in read_map(where, VirtualClock()).document["screens"]] == [
+    assert [screen.id for screen in read_map(where, VirtualClock()).document.screens] == [
         "screen_1", "screen_2", "screen_3"
     ]  # fmt: skip
 

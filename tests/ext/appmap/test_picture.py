@@ -6,29 +6,36 @@ import io
 import os
 import subprocess
 import sys
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from lxml import etree
 from PIL import Image
 
 from tests.conftest import ROOT
-from visor.ext.appmap.picture import CARD_W, COLUMN_GAP, scene, to_png, to_svg
+from tests.ext.appmap import parts
+from visor.ext.appmap import picture as pictures
+from visor.ext.appmap.document import parse_document
+from visor.ext.appmap.picture import CARD_W, COLUMN_GAP, Scene, to_png, to_svg
 
 
-def variant(number: int, screen: int, label: str) -> dict[str, Any]:
-    return {"id": f"variant_{number}", "screen_id": f"screen_{screen}", "auth_required": False,
-            "elements": [{"labels": ["Navigate up"]}, {"labels": [label]}]}  # fmt: skip
+def variant(number: int, screen: int, label: str) -> dict[str, object]:
+    elements = [parts.element(labels=["Navigate up"]), parts.element(labels=[label])]
+    return parts.variant(number, screen_id=f"screen_{screen}", elements=elements)
 
 
-def edge(number: int, source: int, target: int, tap: str, **extra: Any) -> dict[str, Any]:
-    return {"id": f"edge_{number}", "from_variant_id": f"variant_{source}", "to_variant_id": f"variant_{target}",
-            "command": "tap", "target": tap, "args": {"target": tap}, "confidence": 0.45, "stale": False,
-            **extra}  # fmt: skip
+def edge(number: int, source: int, target: int, tap: str, **extra: object) -> dict[str, object]:
+    return parts.edge(number, f"variant_{source}", f"variant_{target}", tap, **extra)
+
+
+def scene(data: dict[str, Any], thumbnails: Callable[[str], bytes | None], route: Iterable[str] = ()) -> Scene:
+    """Lay out a map document given as its file's data."""
+    return pictures.scene(parse_document(data), thumbnails, route)
 
 
 #: Start -> A, B (two columns away: C); C goes back to start; a stale tap from A to B.
 DOCUMENT: dict[str, Any] = {
-    "identity": "android:com.example",
+    **parts.HEAD,
     "screens": [{"id": f"screen_{n}", "variant_ids": [f"variant_{n}"]} for n in range(1, 5)],
     "variants": [variant(1, 1, "Home"), variant(2, 2, "Alpha"), variant(3, 3, "Beta"), variant(4, 4, "Gamma")],
     "edges": [
@@ -89,8 +96,8 @@ def test_svg_and_png_show_the_same_scene() -> None:
 def test_the_picture_is_the_same_in_every_process() -> None:
     """networkx groups a layer's nodes in a set; the picture must not follow string hashing."""
     code = (
-        "from tests.ext.appmap.test_picture import DOCUMENT\n"
-        "from visor.ext.appmap.picture import scene, to_svg\n"
+        "from tests.ext.appmap.test_picture import DOCUMENT, scene\n"
+        "from visor.ext.appmap.picture import to_svg\n"
         "import sys; sys.stdout.write(to_svg(scene(DOCUMENT, lambda _: None)))\n"
     )
     pictures = {

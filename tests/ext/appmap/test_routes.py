@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from tests.ext.appmap.test_crawl import account, crawl_demo  # noqa: F401 (accou
 from tests.simkit import demo_device
 from visor.clock import VirtualClock
 from visor.errors import InputError
+from visor.ext.appmap.document import present
 from visor.ext.appmap.model import AppMap, MapPlace, read_map
 from visor.ext.appmap.routes import destination, travel
 from visor.ui.screens import observe_screen
@@ -29,11 +31,11 @@ def load(folder: Path) -> AppMap:
 
 
 def test_a_route_to_every_screen_runs_and_is_verified(cli_runner: Cli, crawled: Path) -> None:
-    for screen in load(crawled).document["screens"]:
-        result = cli_runner.run("route", "--to", screen["id"], "--runtime", "sim", "--seed", "7", "--map-dir", "maps")
-        assert result.exit_code == 0, (screen["id"], result.stdout)
+    for screen in load(crawled).document.screens:
+        result = cli_runner.run("route", "--to", screen.id, "--runtime", "sim", "--seed", "7", "--map-dir", "maps")
+        assert result.exit_code == 0, (screen.id, result.stdout)
         assert all(leg["verified"] for leg in result.data["route"])
-        assert result.data["reached"] in screen["variant_ids"]
+        assert result.data["reached"] in screen.variant_ids
     by_label = cli_runner.run("route", "--to", "sign in", "--runtime", "sim", "--seed", "7", "--map-dir", "maps")
     assert by_label.exit_code == 0 and by_label.data["route"] == []  # already there
 
@@ -41,20 +43,20 @@ def test_a_route_to_every_screen_runs_and_is_verified(cli_runner: Cli, crawled: 
 def test_a_route_between_any_two_screens_runs_and_is_verified(crawled: Path) -> None:
     """From each screen (reached from the start), every other screen is reached, each leg verified."""
     app_map = load(crawled)
-    variants = [variant["id"] for variant in app_map.document["variants"]]
+    variants = [variant.id for variant in app_map.document.variants]
     clock = VirtualClock()
     restarts = 0
     for source in variants:
         for goal in variants:
             device = demo_device(seed=7, clock=clock)
-            start = app_map.upsert(observe_screen(device.observe().tree), "t")[0]["id"]
+            start = app_map.upsert(observe_screen(device.observe().tree), "t")[0].id
             to_source = travel(app_map, device, clock, clock, start, {source})
             assert to_source is not None and all(leg.verified for leg in to_source), source
             legs = travel(app_map, device, clock, clock, source, {goal})
             assert legs is not None, (source, goal)
             assert all(leg.verified for leg in legs), (source, goal, [leg.to_dict() for leg in legs])
             assert (legs[-1].reached if legs else source) == goal
-            restarts += any(leg.edge["command"] == "reset" for leg in legs)
+            restarts += any(leg.edge.command == "reset" for leg in legs)
     # Going back is never planned: where no forward route exists the app restarts, and says so in the route.
     assert restarts == 12
 
@@ -64,14 +66,14 @@ def test_a_screen_without_a_label_is_routed_to_by_the_name_map_show_draws(crawle
     from visor.ext.appmap.picture import screen_name
 
     app_map = load(crawled)
-    for screen in app_map.document["screens"]:
-        screen.pop("label", None)
-    names = {screen["id"]: screen_name(app_map.document, screen) for screen in app_map.document["screens"]}
+    for screen in app_map.document.screens:
+        app_map.put_screen(replace(screen, label=None, order=tuple(key for key in screen.order if key != "label")))
+    names = {screen.id: screen_name(app_map.document, screen) for screen in app_map.document.screens}
     assert names["screen_1"] == "Sign in"
     for screen_id, name in names.items():
         if list(names.values()).count(name) == 1:
             assert destination(app_map, name.upper()) == set(next(
-                screen["variant_ids"] for screen in app_map.document["screens"] if screen["id"] == screen_id))  # fmt: skip
+                screen.variant_ids for screen in app_map.document.screens if screen.id == screen_id))  # fmt: skip
     with pytest.raises(InputError) as caught:
         destination(app_map, "Checkout")
     assert "screen_1 (Sign in)" in caught.value.next_step, "the refusal lists the names drawn"
@@ -127,14 +129,14 @@ def test_nothing_is_typed_or_tapped_when_an_input_is_missing(crawled: Path, monk
     app_map = load(crawled)
     clock = VirtualClock()
     device = demo_device(seed=7, clock=clock)
-    start = app_map.upsert(observe_screen(device.observe().tree), "t")[0]["id"]
+    start = app_map.upsert(observe_screen(device.observe().tree), "t")[0].id
     monkeypatch.delenv("DEMO_PASSWORD")
     before = device.observe().tree
     with pytest.raises(InputError, match="fills password from DEMO_PASSWORD, which is not set") as caught:
         travel(app_map, device, clock, clock, start, destination(app_map, "screen_2"))
     assert caught.value.details == {"missing_inputs": {"DEMO_PASSWORD": ["password"]}}
     assert device.observe().tree == before  # no field focused, no text typed, no tap
-    assert all(edge["failures"] == 0 for edge in app_map.document["edges"])
+    assert all(edge.failures == 0 for edge in app_map.document.edges)
 
 
 def test_a_route_fills_ios_fields_by_their_plain_names(cli_runner: Cli, tmp_path: Path) -> None:
@@ -150,7 +152,8 @@ def test_a_route_fills_ios_fields_by_their_plain_names(cli_runner: Cli, tmp_path
 def test_names_from_the_map_reach_a_message_with_their_control_characters_escaped(crawled: Path) -> None:
     """A label an editor wrote (`\\x1b[2J` clears a terminal) is quoted escaped, as the console shows it."""
     app_map = load(crawled)
-    app_map.document["screens"][0]["label"] = "\x1b[2J\x1b[HAll good\u202e"
+    first = app_map.document.screens[0]
+    app_map.put_screen(replace(first, label="\x1b[2J\x1b[HAll good\u202e", order=present(first, "label")))
     with pytest.raises(InputError) as caught:
         destination(app_map, "Check\x1bout")
     refused = caught.value

@@ -5,6 +5,8 @@
 - `annotation_file`: An annotation document for the app map (`visor discover --annotate-current FILE|-`)
 - `crawl`: `visor discover --crawl`: learn an app's screens and the taps between them, breadth first, safely
 - `discover`: `visor discover`: look at the current screen and record it in the app map (its screen, its variant)
+- `document`: The app map's document as typed values: its screens, variants, edges and their parts, key for key
+  as the file holds them
 - `drift`: `visor benchmark --compare-map`: how the app map changed from run to run (`data.map_drift`), and
   `data.variants`
 - `hook`: The app map plugged into runs (`visor.run.hooks`): detours before taps, learning from taps, drift in

@@ -18,7 +18,7 @@ entries: ["demo://feed", "demo://settings"]              # deep links the crawl 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, BinaryIO, Literal
 
 from pydantic import Field, model_validator
 
@@ -44,14 +44,14 @@ class ActionNote(InputModel):
     """Something that can be done on the screen, and how safe it is (a `safety` overrides visor's own reading)."""
 
     command: Literal["tap", "navigate", "act", "scroll", "screenshot", "wait", "source"]
-    args: dict[str, Any]
+    args: dict[str, object]
     label: Text
     intent: Text
     safety: Safety
     description: Text | None = None
     notes: list[Text] | None = None
 
-    def as_step(self, number: int) -> dict[str, Any]:
+    def as_step(self, number: int) -> dict[str, object]:
         """Return it as a scenario step (to check its arguments)."""
         args = dict(self.args)
         if self.command == "act" and args.get("name") == "type":
@@ -81,7 +81,7 @@ class MapAnnotation(InputModel):
         return self
 
 
-def read_annotation(path: str, stdin: Any = None) -> MapAnnotation:
+def read_annotation(path: str, stdin: BinaryIO | None = None) -> MapAnnotation:
     """Read an annotation document (`-` is standard input); its actions' arguments are checked as steps' are.
 
     Raises:

@@ -18,12 +18,13 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal, NoReturn
+from dataclasses import dataclass, field, replace
+from typing import Literal, NoReturn
 
 from visor.clock import Clock, isoformat
 from visor.device.context import Kernel
 from visor.device.protocol import Device, InputRejected, Key, PathPoint
+from visor.ext.appmap.document import ExitRecipe, Variant, present
 from visor.ext.appmap.model import AppMap, record_screen, safety_marks, secret_name
 from visor.selectors.parse import parse_selector
 from visor.steps.targets import match_all
@@ -52,6 +53,15 @@ class Step:
     target: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class _Exit:
+    """A way off a screen without a back key: its back control's target (None: it has none), and where it is."""
+
+    target: str | None
+    x: int
+    y: int
+
+
 #: The screens still to explore: each variant with the route that reaches it from a fresh start.
 Queue = list[tuple[str, tuple[Step, ...]]]
 
@@ -71,7 +81,7 @@ class CrawlReport:
     #: Screens whose form was not submitted: variant id -> the unset variables its fields are filled from.
     missing_inputs: dict[str, list[str]] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """Return `data.crawl`."""
         out = {"enabled": True, "actions": self.actions, "variants": len(self.visited),
                "stopped_reason": self.stopped_reason, "skipped_risky": sorted(set(self.skipped_risky)),
@@ -136,12 +146,12 @@ class Crawler:
             if first is None:
                 continue
             variant = self._record(first)
-            self.at = variant["id"]
+            self.at = variant.id
             if self._found(first):
                 return self.report
-            if variant["id"] not in self.report.visited:
-                self.report.visited.append(variant["id"])
-                queue.append((variant["id"], route))
+            if variant.id not in self.report.visited:
+                self.report.visited.append(variant.id)
+                queue.append((variant.id, route))
         while queue:
             variant_id, route = queue.pop(0)
             taps = sum(1 for step in route if step.kind == "tap")
@@ -225,16 +235,16 @@ class Crawler:
         now = isoformat(self.wall.now())
         self.map.record_tap(variant_id, target, step.target, now, fills=fills, intent=_intent(candidate))
         if self._found(after):
-            self.at = target["id"]
-            return str(target["id"])
-        if target["id"] not in self.report.visited:
-            self.report.visited.append(target["id"])
-            queue.append((target["id"], (*route, *fill, step)))
-        if target["id"] == variant_id:
+            self.at = target.id
+            return target.id
+        if target.id not in self.report.visited:
+            self.report.visited.append(target.id)
+            queue.append((target.id, (*route, *fill, step)))
+        if target.id == variant_id:
             self.at = variant_id
         else:
             self.at = self._back_to(variant_id, target) if self.settings.restore == "back" else None
-        return str(target["id"])
+        return target.id
 
     def _reveal(self, variant_id: str, route: tuple[Step, ...], swipes: int) -> ScreenObservation | None:
         """Show the screen with its list swiped `swipes` times towards its end (None: it did not move)."""
@@ -292,16 +302,16 @@ class Crawler:
             return self.map.observe(self.device.observe().tree)
         return None
 
-    def _back_to(self, variant_id: str, here: dict[str, Any]) -> str | None:
+    def _back_to(self, variant_id: str, here: Variant) -> str | None:
         """Go back to the screen a tap left, sparing a restart; return it when that worked.
 
         By the screen's own exit recipe when one is known to lead there (an app whose back control is all there
         is: iOS, Flutter), else by the back key, else (no back key) by the screen's back control, which then
         becomes its exit recipe (`exit_recipes`: what to tap, and where it led).
         """
-        recipe = next((item for item in here.get("exit_recipes", []) if item.get("to_variant_id") == variant_id), None)
+        recipe = next((item for item in here.exit_recipes if item.to_variant_id == variant_id), None)
         if recipe is not None:
-            return self._exit_by(recipe, variant_id, here)
+            return self._exit_by(_Exit(recipe.target, recipe.x, recipe.y), variant_id, here)
         try:
             self.kernel.press_key(Key.BACK)
         except InputRejected:
@@ -311,14 +321,13 @@ class Crawler:
             return self._exit_by(control, variant_id, here)
         return self._arrived(variant_id, "back")
 
-    def _back_control(self) -> dict[str, Any] | None:
+    def _back_control(self) -> _Exit | None:
         """Return the screen's back control as an exit recipe: one labelled so, else the top-left icon button."""
         tree = self.device.observe().tree
         seen = self.map.observe(tree)
         for element in seen.elements:
             if element.clickable and _intent(element) == "back":
-                return {"command": "tap", "target": element.selector, "x": element.x + element.width // 2,
-                        "y": element.y + element.height // 2}  # fmt: skip
+                return _Exit(element.selector, element.x + element.width // 2, element.y + element.height // 2)
         width, height = tree.size.width, tree.size.height
         corner = [item.node for item in tree.flat if item.node.clickable and tree.on_screen(item.node)
                   and item.node.bounds.right <= width * 0.2 and item.node.bounds.bottom <= height * 0.15
@@ -326,30 +335,33 @@ class Crawler:
         if not corner:
             return None
         point = corner[0].bounds.center
-        return {"command": "tap", "target": None, "x": point.x, "y": point.y}
+        return _Exit(None, point.x, point.y)
 
-    def _exit_by(self, recipe: Mapping[str, Any], variant_id: str, here: dict[str, Any]) -> str | None:
+    def _exit_by(self, recipe: _Exit, variant_id: str, here: Variant) -> str | None:
         """Tap an exit recipe (by its target, else at its point); keep it on the screen when it led back."""
         try:
-            if recipe.get("target"):
-                if not tap_reachable(self.kernel, str(recipe["target"])):
+            if recipe.target:
+                if not tap_reachable(self.kernel, recipe.target):
                     return None
             else:
-                self.kernel.tap(Point(int(recipe["x"]), int(recipe["y"])))
+                self.kernel.tap(Point(recipe.x, recipe.y))
         except InputRejected:
             return None
         arrived = self._arrived(variant_id, "exit_recipe")
-        recipes: list[dict[str, Any]] = here.setdefault("exit_recipes", [])
-        if arrived is not None and all(item.get("to_variant_id") != variant_id for item in recipes):
-            recipes.append({**recipe, "to_variant_id": variant_id})
-            self.map.changed = True
+        # The variant as the map has it now (`here` is as it was recorded): the tap back may have observed it again.
+        known = self.map.variant(here.id) or here
+        if arrived is not None and all(item.to_variant_id != variant_id for item in known.exit_recipes):
+            learnt = ExitRecipe(command="tap", target=recipe.target, x=recipe.x, y=recipe.y, to_variant_id=variant_id,
+                                order=("command", "target", "x", "y", "to_variant_id"))  # fmt: skip
+            self.map.put_variant(replace(known, exit_recipes=(*known.exit_recipes, learnt),
+                                         order=present(known, "exit_recipes")))  # fmt: skip
         return arrived
 
     def _arrived(self, variant_id: str, how: str) -> str | None:
         """Let the app settle and say whether it shows `variant_id` (counted as restored `how`)."""
         self._settle()
         found = self.map.match(self.map.observe(self.device.observe().tree))
-        if found is not None and found["id"] == variant_id:
+        if found is not None and found.id == variant_id:
             self.report.restored[how] += 1
             return variant_id
         return None
@@ -460,7 +472,7 @@ class Crawler:
                 found.append(element)
         return found
 
-    def _record(self, seen: ScreenObservation) -> dict[str, Any]:
+    def _record(self, seen: ScreenObservation) -> Variant:
         variant, _ = record_screen(self.map, self.device, isoformat(self.wall.now()), seen)
         return variant
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Mapping
-from typing import Any
 
 from visor.clock import Clock, isoformat, ms_to_us
 from visor.errors import ExitCode, InputError, NextAction
 from visor.ext.appmap.annotate import annotate
+from visor.ext.appmap.annotation_file import MapAnnotation
 from visor.ext.appmap.crawl import Crawler, CrawlSettings
-from visor.ext.appmap.memory import build_memory, memory_slice
+from visor.ext.appmap.memory import Memory, build_memory, memory_slice
 from visor.ext.appmap.model import (
     MapPlace,
     map_disabled,
@@ -43,9 +42,13 @@ def discover(
     map_dir: str | None,
     no_map: bool,
     crawl: CrawlSettings | None = None,
-    note: Mapping[str, Any] | None = None,
+    note: MapAnnotation | None = None,
 ) -> Outcome:
-    """Record the current screen in the app map (and, with `crawl`, every screen reached); return what was done."""
+    """Record the current screen in the app map (and, with `crawl`, every screen reached); return what was done.
+
+    `note` is applied to the screen when it names it, lists its actions or its required targets (its `inputs` and
+    `entries` are the crawl's, in `crawl`).
+    """
     opened = open_for(options.device, options.seed or 0, wall)
     try:
         return _discover(opened, options, wall, map_dir=map_dir, no_map=no_map, crawl=crawl, note=note)
@@ -61,21 +64,21 @@ def _discover(
     map_dir: str | None,
     no_map: bool,
     crawl: CrawlSettings | None,
-    note: Mapping[str, Any] | None,
+    note: MapAnnotation | None,
 ) -> Outcome:
     info = opened.device.info
     settled = settle(opened, options.timeout_ms)
     tree = opened.device.observe().tree
     place = MapPlace.of_device(info, options.device.app_id, map_dir)
     if map_disabled(no_map):
-        data: dict[str, Any] = {"action": "discover", "map": place.disabled(), "screen": None, "settle": settled}
+        data: dict[str, object] = {"action": "discover", "map": place.disabled(), "screen": None, "settle": settled}
         return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
     report = None
     with map_lock(place, sleep=time.sleep, now=time.monotonic):
         app_map = read_map(place, wall)
         seen = app_map.observe(tree)
         variant, created = record_screen(app_map, opened.device, isoformat(wall.now()), seen)
-        annotated = annotate(app_map, variant, note) if note else None
+        annotated = annotate(app_map, variant, note) if note is not None and _semantic(note) else None
         try:
             if crawl is not None:
                 report = Crawler(opened.device, opened.clock, wall, app_map, crawl).crawl()
@@ -83,7 +86,7 @@ def _discover(
             # A crawl stopped by an error or Ctrl-C keeps what it learnt.
             updated = write_map(app_map, wall)
     metadata = place.metadata(used=False, updated=updated, summary=app_map.summary())
-    screen = {"variant_id": variant["id"], "screen_id": variant["screen_id"], "element_count": len(seen.elements),
+    screen = {"variant_id": variant.id, "screen_id": variant.screen_id, "element_count": len(seen.elements),
               "auth_required": seen.auth_required, "created": created}  # fmt: skip
     data = {"action": "discover", "map": metadata, "screen": screen,
             "observation_token": observation_token(app_map, variant), "settle": settled}  # fmt: skip
@@ -92,16 +95,21 @@ def _discover(
     if annotated is not None:
         data["annotation"] = annotated
     memory = app_map.masked(build_memory(app_map.document))
-    data["memory"] = memory_slice(memory, variant["id"])
+    data["memory"] = memory_slice(memory, variant.id)
     metadata["agent_path"] = write_memory(place, memory)
     return Outcome("ok", NextAction.RUN, app_map.masked(data), ExitCode.OK)
+
+
+def _semantic(note: MapAnnotation) -> bool:
+    """Say whether an annotation says anything of the screen itself (its name, actions, required targets)."""
+    return note.screen is not None or note.actions is not None or note.required_targets is not None
 
 
 #: How long a busy app is waited for before its screen is recorded, unless --timeout says (ms; upstream's default).
 SETTLE_TIMEOUT_MS = 2500
 
 
-def settle(opened: OpenedDevice, timeout_ms: float | None) -> dict[str, Any]:
+def settle(opened: OpenedDevice, timeout_ms: float | None) -> dict[str, object]:
     """Wait for a busy (loading) app to accept input, at most `timeout_ms`; return `data.settle`.
 
     A screen read while its app is busy is often one being drawn: the map would learn a screen nobody sees. One
@@ -120,14 +128,14 @@ def _whole(ms: float) -> float | int:
     return int(ms) if float(ms).is_integer() else ms
 
 
-def write_memory(place: MapPlace, memory: dict[str, Any]) -> str:
+def write_memory(place: MapPlace, memory: Memory) -> str:
     """Write the agent memory beside the map (`<root>/agent/<digest>.json`, below the root only); return its path."""
     root, name = os.path.split(place.path)
     text = json.dumps(memory, indent=2, ensure_ascii=False) + "\n"
     return write_below(root, f"agent/{name}", text.encode("utf-8"), "agent memory")
 
 
-def annotate_observed(token: str, note: Mapping[str, Any], wall: Clock, *, map_dir: str | None) -> Outcome:
+def annotate_observed(token: str, note: MapAnnotation, wall: Clock, *, map_dir: str | None) -> Outcome:
     """Apply an annotation to the variant an observation token names, in the map holding it, touching no device.
 
     Raises:
@@ -142,7 +150,7 @@ def annotate_observed(token: str, note: Mapping[str, Any], wall: Clock, *, map_d
     for place in map_places(root):
         with map_lock(place, sleep=time.sleep, now=time.monotonic):
             app_map = read_map(place, wall)
-            variant = next((item for item in app_map.document["variants"] if item["id"] == variant_id), None)
+            variant = app_map.variant(variant_id)
             if variant is None:
                 continue
             if observation_token(app_map, variant) != token:
@@ -159,11 +167,10 @@ def annotate_observed(token: str, note: Mapping[str, Any], wall: Clock, *, map_d
         memory = app_map.masked(build_memory(app_map.document))
         agent_path = write_memory(place, memory)
         metadata = place.metadata(used=False, updated=True, agent_path=agent_path, summary=app_map.summary())
-        screen = {"variant_id": variant["id"], "screen_id": variant["screen_id"],
-                  "element_count": len(variant["elements"]), "auth_required": variant["auth_required"],
-                  "created": False}  # fmt: skip
+        screen = {"variant_id": variant.id, "screen_id": variant.screen_id, "element_count": len(variant.elements),
+                  "auth_required": variant.auth_required, "created": False}  # fmt: skip
         data = {"action": "discover", "map": metadata, "screen": screen, "observation_token": token,
-                "annotation": counts, "memory": memory_slice(memory, variant["id"])}  # fmt: skip
+                "annotation": counts, "memory": memory_slice(memory, variant.id)}  # fmt: skip
         return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
     raise InputError(
         printable(f"no app map in {os.path.abspath(root)} has the screen of observation token {token}"),

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from visor.engine.results import RunResult
+from visor.ext.appmap.document import MapDocument
 from visor.report.envelope import Outcome
 
 #: Upstream's fields of a variant, read from a benchmark's data; visor's `verdict` and `report` go with them.
@@ -28,7 +28,7 @@ _VARIANT_FIELDS = ("runs", "threshold", "determinismScore", "pass", "failures", 
 def compared(
     mapped: Outcome,
     unmapped: Outcome | None,
-    states: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]] | None],
+    states: Sequence[tuple[object, object] | None],
     results: Sequence[RunResult | None],
     *,
     map_enabled: bool = True,
@@ -45,22 +45,24 @@ def compared(
     return dataclasses.replace(mapped, data=data, artifacts=artifacts)
 
 
-def variant(name: str, map_enabled: bool, data: Mapping[str, Any]) -> dict[str, Any]:
+def variant(name: str, map_enabled: bool, data: Mapping[str, object]) -> dict[str, object]:
     """Return one entry of `data.variants` from a benchmark's data (upstream's shape, and visor's verdict, report)."""
     return {"name": name, "mapEnabled": map_enabled} | {key: data[key] for key in _VARIANT_FIELDS if key in data}
 
 
-def map_drift(
-    states: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]] | None], results: Sequence[RunResult | None]
-) -> dict[str, Any]:
-    """Compare each run's map, and its detours, with the first run's; return `data.map_drift`."""
-    used = [state for state in states if state is not None]
-    if not used:
+def map_drift(states: Sequence[tuple[object, object] | None], results: Sequence[RunResult | None]) -> dict[str, object]:
+    """Compare each run's map, and its detours, with the first run's; return `data.map_drift`.
+
+    A state is the map's documents as a run found it and left it (`MappedRun.states`); any other is no map's.
+    """
+    documents = [_documents(state) for state in states]
+    if not any(documents):
         return {"enabled": False, "drifted": False, "reason": "no app map was used (none exists, or --no-map)"}
     first_routes = _routes(results[0]) if results and results[0] is not None else {}
-    runs, totals = [], {"variants_added": 0, "edges_added": 0, "edges_repointed": 0, "edges_demoted": 0}
+    runs: list[dict[str, object]] = []
+    totals = {"variants_added": 0, "edges_added": 0, "edges_repointed": 0, "edges_demoted": 0}
     diverging = []
-    for number, (state, result) in enumerate(zip(states, results, strict=False), start=1):
+    for number, (state, result) in enumerate(zip(documents, results, strict=False), start=1):
         if state is None:
             continue
         change = _changes(*state)
@@ -75,23 +77,33 @@ def map_drift(
     return {"enabled": True, "drifted": drifted, "totals": totals, "diverging_runs": diverging, "runs": runs}
 
 
-def _changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, list[Any]]:
+def _documents(state: tuple[object, object] | None) -> tuple[MapDocument, MapDocument] | None:
+    """Return a run's map states as documents (None: the run had no map)."""
+    if state is None:
+        return None
+    before, after = state
+    return (before, after) if isinstance(before, MapDocument) and isinstance(after, MapDocument) else None
+
+
+def _changes(before: MapDocument, after: MapDocument) -> dict[str, list[object]]:
     """Return what a map gained or lost against another (confidence growing is not a change)."""
-    known = {variant["id"] for variant in before["variants"]}
-    edges = {edge["id"]: edge for edge in before["edges"]}
-    added, repointed, demoted = [], [], []
-    for edge in after["edges"]:
-        old = edges.get(edge["id"])
+    known = {variant.id for variant in before.variants}
+    edges = {edge.id: edge for edge in before.edges}
+    added: list[object] = []
+    repointed: list[object] = []
+    demoted: list[object] = []
+    for edge in after.edges:
+        old = edges.get(edge.id)
         if old is None:
-            added.append({"edge": edge["id"], "target": edge["target"], "from": edge["from_variant_id"],
-                          "to": edge["to_variant_id"]})  # fmt: skip
-        elif old["to_variant_id"] != edge["to_variant_id"]:
-            repointed.append({"edge": edge["id"], "target": edge["target"], "was": old["to_variant_id"],
-                              "now": edge["to_variant_id"]})  # fmt: skip
-        elif edge["failures"] > old["failures"] or (edge["stale"] and not old["stale"]):
-            demoted.append({"edge": edge["id"], "target": edge["target"], "confidence": [old["confidence"],
-                            edge["confidence"]], "stale": edge["stale"]})  # fmt: skip
-    variants = [variant["id"] for variant in after["variants"] if variant["id"] not in known]
+            added.append({"edge": edge.id, "target": edge.target, "from": edge.from_variant_id,
+                          "to": edge.to_variant_id})  # fmt: skip
+        elif old.to_variant_id != edge.to_variant_id:
+            repointed.append({"edge": edge.id, "target": edge.target, "was": old.to_variant_id,
+                              "now": edge.to_variant_id})  # fmt: skip
+        elif edge.failures > old.failures or (edge.stale and not old.stale):
+            demoted.append({"edge": edge.id, "target": edge.target, "confidence": [old.confidence,
+                            edge.confidence], "stale": edge.stale})  # fmt: skip
+    variants: list[object] = [variant.id for variant in after.variants if variant.id not in known]
     return {"variants_added": variants, "edges_added": added, "edges_repointed": repointed, "edges_demoted": demoted}
 
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
-from typing import Any
 
 from visor.clock import Clock
 from visor.engine.results import RunResult
@@ -49,7 +47,7 @@ class MappedRun:
         if self._freeze is not None:
             self._freeze.keep(router.map, lessons, router.existed)
             return
-        if router.map.changed and (router.existed or router.map.document["variants"]):
+        if router.map.changed and (router.existed or router.map.document.variants):
             initial = router.initial if router.existed else None
             router.written = learning.persist(router.map, initial, [lessons], self._wall) or router.written
         router.map.changed = False
@@ -58,16 +56,17 @@ class MappedRun:
         """Return the map with the route the run followed, when it followed one."""
         return self._router.picture() if self._router.used else None
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> dict[str, object]:
         """Return `data.run.map`."""
         return self._router.summary()
 
     def states(self) -> MapStates:
         """Return the map's document as the run found it and as it leaves it.
 
-        A copy of the latter: a benchmark's first run's map takes the other runs' lessons when it is written.
+        Both are frozen values: a benchmark's first run's map takes the other runs' lessons when it is written,
+        into a new document, and the one returned here stays as the run left it.
         """
-        return self._router.initial, copy.deepcopy(self._router.map.document)
+        return self._router.initial, self._router.map.document
 
 
 class AppMapHook:

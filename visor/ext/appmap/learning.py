@@ -26,18 +26,17 @@ the map as the benchmark found it, and what they learnt is written once, at the 
 
 from __future__ import annotations
 
-import copy
 import os
 import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from visor.clock import Clock, isoformat, pause
 from visor.device.protocol import Device, DeviceInfo, Observation
 from visor.engine.events import Event, RunFinished, StepFinished, StepStarted
 from visor.errors import VisorError
-from visor.ext.appmap.model import AppMap, MapPlace, file_stamp, learn, map_lock, masked_tree, read_map, write_map
+from visor.ext.appmap.document import MapDocument
+from visor.ext.appmap.model import AppMap, MapPlace, file_stamp, map_lock, masked_tree, read_map, write_map
 from visor.selectors.parse import parse_selector
 from visor.steps.targets import match_all
 from visor.ui.fingerprint import fingerprint
@@ -144,7 +143,7 @@ class Learner:
         except VisorError:
             self.broken = True  # the device went away, or a look failed: what was learnt so far stays
 
-    def _starting(self, command: str, args: dict[str, Any]) -> None:
+    def _starting(self, command: str, args: Mapping[str, object]) -> None:
         self._before = None
         targeted = command == "tap" and isinstance(args.get("target"), str)
         if command in QUIET or (self._pending is None and not targeted):
@@ -163,7 +162,7 @@ class Learner:
             return None
         return observation.tree
 
-    def _finished(self, command: str, status: str, details: Mapping[str, Any]) -> None:
+    def _finished(self, command: str, status: str, details: Mapping[str, object]) -> None:
         before, self._before = self._before, None
         if command in QUIET:
             return
@@ -201,13 +200,12 @@ def apply_lesson(app_map: AppMap, lesson: Lesson, now: str) -> None:
     """Teach a map what a tap did: an edge to where it went, or a demotion of the edge it had (nothing changed)."""
     source = app_map.match(lesson.before)
     if lesson.after is None:
-        edge = app_map.edge_from(source["id"], lesson.target) if source is not None else None
+        edge = app_map.edge_from(source.id, lesson.target) if source is not None else None
         if edge is not None:
-            learn(edge, False, now)
-            app_map.changed = True
+            app_map.learn(edge, False, now)
         return
     reached = app_map.match(lesson.after)
-    if source is not None and reached is not None and source["id"] == reached["id"]:
+    if source is not None and reached is not None and source.id == reached.id:
         return  # another look of the same screen: the tap stayed there
     if source is None and reached is None and _alike(app_map.place, lesson.before, lesson.after, now):
         return  # a screen the map has not seen, that stayed itself (an error shown under a form)
@@ -215,8 +213,8 @@ def apply_lesson(app_map: AppMap, lesson: Lesson, now: str) -> None:
         source, _ = app_map.upsert(lesson.before, now)
     if reached is None:
         reached, _ = app_map.upsert(lesson.after, now)
-    if source["id"] != reached["id"]:
-        app_map.record_tap(source["id"], reached, lesson.target, now, candidate=lesson.form)
+    if source.id != reached.id:
+        app_map.record_tap(source.id, reached, lesson.target, now, candidate=lesson.form)
 
 
 def _alike(place: MapPlace, before: ScreenObservation, after: ScreenObservation, now: str) -> bool:
@@ -231,8 +229,9 @@ class MapFreeze:
     """The map a benchmark's runs all start from, and what each learnt (written once, by `persist`, at the end)."""
 
     place: MapPlace | None = None
-    #: The map's document as the first run read it, and whether its file existed then.
-    document: dict[str, Any] | None = None
+    #: The map's document as the first run read it (a frozen value: each run starts from it as it is), and
+    #: whether its file existed then.
+    document: MapDocument | None = None
     existed: bool = False
     #: Each run's lessons, in order; and the first run's map as it left it (its routes and repairs).
     lessons: list[list[Lesson]] = field(default_factory=list)
@@ -245,11 +244,11 @@ class MapFreeze:
         """Return a run's map: the map as the benchmark found it (read by the first run), and if its file existed."""
         if self.document is None:
             found = read()
-            self.place, self.document, self.existed = found.place, copy.deepcopy(found.document), existed
+            self.place, self.document, self.existed = found.place, found.document, existed
             self.stamp = found.stamp
             return found, existed
         assert self.place is not None
-        again = AppMap(self.place, copy.deepcopy(self.document), secrets)
+        again = AppMap(self.place, self.document, secrets)
         again.stamp = self.stamp
         again.changed = not self.existed  # a new map is written once something is learnt, as the first run's
         return again, self.existed
@@ -258,7 +257,7 @@ class MapFreeze:
         """Keep what a run learnt, for the end (a new map that learnt nothing is never written)."""
         if self.first is None:
             self.first = app_map
-            self.dirty = app_map.changed and (existed or bool(app_map.document["variants"]))
+            self.dirty = app_map.changed and (existed or bool(app_map.document.variants))
         self.lessons.append(list(lessons))
         app_map.changed = False  # not written by the run: its summary says so
 
@@ -270,7 +269,7 @@ class MapFreeze:
         return persist(self.first, self.document if self.existed else None, self.lessons, wall)
 
 
-def persist(app_map: AppMap, initial: dict[str, Any] | None, runs: list[list[Lesson]], wall: Clock) -> bool:
+def persist(app_map: AppMap, initial: MapDocument | None, runs: list[list[Lesson]], wall: Clock) -> bool:
     """Write what runs learnt into the map file, under its lock; return whether it was written.
 
     When the file still holds the map as the runs found it (`initial`; None: there was no file, and there still is

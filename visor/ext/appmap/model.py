@@ -30,12 +30,28 @@ import re
 import stat
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from visor.clock import Clock, isoformat
 from visor.device.protocol import Device, DeviceInfo, InputRejected
 from visor.errors import InputError, SourceError, TargetError
+from visor.ext.appmap.document import (
+    Contract,
+    Edge,
+    EdgeArgs,
+    Element,
+    InputDecl,
+    MapDocument,
+    MapShapeError,
+    Safety,
+    Screen,
+    Variant,
+    parse_document,
+    parse_element,
+    present,
+    to_json,
+)
 from visor.files import UnsafePath, regular_file, write_confined
 from visor.inputs.data import read_data
 from visor.report.console import printable
@@ -61,6 +77,7 @@ MAX_MAP_BYTES = 32 * 1024 * 1024
 _FILE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: Variable names that read as secrets: their values are masked wherever an agent could see them.
 _SECRET_NAME = re.compile(r"PASS|SECRET|TOKEN|KEY|PIN|OTP|CREDENTIAL|AUTH", re.IGNORECASE)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,12 +98,12 @@ class MapPlace:
         digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:16]
         return cls(identity, app, platform, os.path.abspath(os.path.join(root, f"{digest}.json")))
 
-    def metadata(self, *, used: bool, updated: bool, repairs: int = 0, **extra: Any) -> dict[str, Any]:
+    def metadata(self, *, used: bool, updated: bool, repairs: int = 0, **extra: object) -> dict[str, object]:
         """Return upstream's map metadata (`data.map`, `data.run.map`) for this map, with `extra` after it."""
         return {"enabled": True, "used": used, "updated": updated, "repaired": repairs > 0, "repairs": repairs,
                 "schema_version": SCHEMA_VERSION, "path": self.path, "identity": self.identity, **extra}  # fmt: skip
 
-    def disabled(self) -> dict[str, Any]:
+    def disabled(self) -> dict[str, object]:
         """Return the map metadata of a command told to use no map (`--no-map`): nothing read or written."""
         return {"enabled": False, "used": False, "updated": False, "repaired": False, "repairs": 0,
                 "schema_version": SCHEMA_VERSION, "identity": self.identity}  # fmt: skip
@@ -140,7 +157,7 @@ def place_of_file(path: str) -> MapPlace:
     return MapPlace(identity, app, platform, os.path.abspath(path))
 
 
-def read_json(path: str, noun: str, *, next_step: str) -> Any:
+def read_json(path: str, noun: str, *, next_step: str) -> object:
     """Return the data of a JSON file visor did not necessarily write (a map, a checkpoint), read at the edge.
 
     Raises:
@@ -218,10 +235,11 @@ def similarity(first: tuple[str, ...] | set[str], second: tuple[str, ...] | set[
 
 
 class AppMap:
-    """An app map in memory: its document, as the file holds it."""
+    """An app map in memory: its document, and the one writer of it (each change puts a new part in place)."""
 
-    def __init__(self, place: MapPlace, document: dict[str, Any], secrets: Collection[str] = ()) -> None:
+    def __init__(self, place: MapPlace, document: MapDocument, secrets: Collection[str] = ()) -> None:
         self.place = place
+        #: The document as it stands: a frozen value, replaced (never changed) as the map learns.
         self.document = document
         self.changed = False
         #: Texts never kept nor shown besides the declared secret inputs' values: the command line's `--secret`s.
@@ -240,21 +258,24 @@ class AppMap:
         named like a secret (`AWS_SECRET_ACCESS_KEY`, `API_TOKEN`) is one whatever the map says, as a crawl
         declares it: an edited `"secret": false` would show its value to an agent.
         """
-        declared = self.document.get("inputs", {})
-        return {name: entry.get("secret", True) is not False or secret_name(name) for name, entry in declared.items()}
+        return {name: entry.secret is not False or secret_name(name) for name, entry in self.document.inputs.items()}
 
     def declare_inputs(self, variables: Mapping[str, bool]) -> None:
         """Declare variables the map's fields are filled from (variable -> secret), as a crawl's annotation says.
 
-        A variable declared secret stays so: a crawl never makes one shown.
+        A variable declared secret stays so: a crawl never makes one shown. The map has `inputs` from then on,
+        none declared as it may be.
         """
         known = self.inputs()
-        declared: dict[str, Any] = self.document.setdefault("inputs", {})
+        declared = dict(self.document.inputs)
         for name, secret in sorted(variables.items()):
-            entry = {"secret": secret or known.get(name, False)}
-            if declared.get(name) != entry:
-                declared[name] = entry
+            wanted = secret or known.get(name, False)
+            entry = declared.get(name)
+            if entry is None or to_json(entry) != {"secret": wanted}:
+                declared[name] = InputDecl(secret=wanted, order=("secret",))
                 self.changed = True
+        document = self.document
+        self.document = replace(document, inputs=declared, order=present(document, "inputs"))
 
     def secrets(self) -> frozenset[str]:
         """Return the texts never kept in the map nor shown to an agent.
@@ -285,7 +306,7 @@ class AppMap:
         for secret in sorted(self.secrets()):
             hide(secret)
 
-    def masked(self, value: Any) -> Any:
+    def masked(self, value: T) -> T:
         """Return `value` (JSON-like) with every secret's text masked (`visor.ui.secrets.redact`)."""
         return redact(value, self.secrets())
 
@@ -298,19 +319,19 @@ class AppMap:
         """
         return observe_screen(masked_tree(tree, self.secrets()))
 
-    def fills(self, edge: Mapping[str, Any]) -> dict[str, str]:
+    def fills(self, edge: Edge) -> dict[str, str]:
         """Return the fields an edge fills before its tap (field id -> variable), each variable declared.
 
         Raises:
             InputError: the edge fills a field from a variable the map does not declare among its `inputs`.
         """
-        fill: dict[str, str] = edge["args"].get("fill") or {}
+        fill = edge.args.fill
         declared = self.inputs()
         undeclared = {field: name for field, name in sorted(fill.items()) if name not in declared}
         if undeclared:
             listed = ", ".join(f"{field} from {name}" for field, name in undeclared.items())
             raise InputError(
-                f"the app map's edge {edge['id']} fills {printable(listed)}, which the map does not declare among "
+                f"the app map's edge {edge.id} fills {printable(listed)}, which the map does not declare among "
                 "its inputs",
                 likely_cause="The map was edited: an edge may type only the environment variables the map's "
                 "`inputs` declare (a crawl declares its annotation's).",
@@ -323,53 +344,78 @@ class AppMap:
     @classmethod
     def new(cls, place: MapPlace, now: str, secrets: Collection[str] = ()) -> AppMap:
         """Return an empty map."""
-        document = {"schema_version": SCHEMA_VERSION, "identity": place.identity, "app_id": place.app_id,
-                    "platform": place.platform, "created_at": now, "updated_at": now, "screens": [],
-                    "variants": [], "edges": []}  # fmt: skip
+        document = MapDocument(schema_version=SCHEMA_VERSION, identity=place.identity, app_id=place.app_id,
+                               platform=place.platform, created_at=now, updated_at=now, screens=(), variants=(),
+                               edges=(), order=_NEW_DOCUMENT)  # fmt: skip
         made = cls(place, document, secrets)
         made.changed = True
         return made
 
-    @property
-    def variants(self) -> list[dict[str, Any]]:
-        """Return the variants."""
-        return list(self.document["variants"])
+    def variant(self, variant_id: str) -> Variant | None:
+        """Return the variant of an id, if the map has it."""
+        return next((variant for variant in self.document.variants if variant.id == variant_id), None)
 
-    def upsert(self, seen: ScreenObservation, now: str) -> tuple[dict[str, Any], bool]:
+    def put_variant(self, variant: Variant) -> None:
+        """Put a variant in place of the one of its id (the map has it)."""
+        self.document = replace(self.document, variants=_put(self.document.variants, variant))
+        self.changed = True
+
+    def put_screen(self, screen: Screen) -> None:
+        """Put a screen in place of the one of its id (the map has it)."""
+        self.document = replace(self.document, screens=_put(self.document.screens, screen))
+        self.changed = True
+
+    def put_edge(self, edge: Edge) -> None:
+        """Put an edge in place of the one of its id (the map has it)."""
+        self.document = replace(self.document, edges=_put(self.document.edges, edge))
+        self.changed = True
+
+    def learn(self, edge: Edge, verified: bool, now: str) -> Edge:
+        """Strengthen an edge of the map that held, demote one that did not (`learnt`); return it as it is now."""
+        learnt_edge = learnt(edge, verified, now)
+        self.put_edge(learnt_edge)
+        return learnt_edge
+
+    def upsert(self, seen: ScreenObservation, now: str) -> tuple[Variant, bool]:
         """Record an observed screen: the variant it matches (updated), or a new one; return it and if it is new."""
         best = self.match(seen)
         # A secret the app shows back (a name typed, echoed in a greeting) is never kept.
-        fields = {"fingerprint": seen.fingerprint, "normalized_fingerprint": seen.normalized_fingerprint,
-                  "elements": self.masked([element.to_dict() for element in seen.elements]),
-                  "element_keys": self.masked(list(seen.element_keys)),
-                  "control_keys": self.masked(list(seen.control_keys)),
-                  "auth_required": seen.auth_required, "last_observed_at": now}  # fmt: skip
+        elements = tuple(parse_element(item) for item in self.masked([element.to_dict() for element in seen.elements]))
+        element_keys = tuple(self.masked(list(seen.element_keys)))
+        control_keys = tuple(self.masked(list(seen.control_keys)))
         self.changed = True
         if best is not None:
-            best.update(fields)
-            apply_marks(best)  # the elements were observed again: an annotation's safety still holds
-            best["observations"] += 1
-            best["confidence"] = round(min(1.0, best["confidence"] + 0.05), 2)
-            return best, False
-        screen: dict[str, Any] = {"id": _next_id("screen", self.document["screens"]), "variant_ids": []}
-        variant = {"id": _next_id("variant", self.document["variants"]), "screen_id": screen["id"], **fields,
-                   "items": [], "exit_recipes": [], "actions": [], "observations": 1, "confidence": 0.6}  # fmt: skip
-        screen["variant_ids"].append(variant["id"])
-        self.document["screens"].append(screen)
-        self.document["variants"].append(variant)
+            looked = replace(best, fingerprint=seen.fingerprint, normalized_fingerprint=seen.normalized_fingerprint,
+                             elements=elements, element_keys=element_keys, control_keys=control_keys,
+                             auth_required=seen.auth_required, extra={**best.extra, "last_observed_at": now},
+                             order=present(best, *_LOOKS))  # fmt: skip
+            looked = apply_marks(looked)  # the elements were observed again: an annotation's safety still holds
+            looked = replace(looked, observations=looked.observations + 1,
+                             confidence=round(min(1.0, looked.confidence + 0.05), 2))  # fmt: skip
+            self.put_variant(looked)
+            return looked, False
+        document = self.document
+        screen_id = _next_id("screen", [screen.id for screen in document.screens])
+        variant = Variant(id=_next_id("variant", [variant.id for variant in document.variants]), screen_id=screen_id,
+                          fingerprint=seen.fingerprint, normalized_fingerprint=seen.normalized_fingerprint,
+                          elements=elements, element_keys=element_keys, control_keys=control_keys,
+                          auth_required=seen.auth_required, observations=1, confidence=0.6,
+                          extra={"last_observed_at": now, "items": []}, order=_NEW_VARIANT)  # fmt: skip
+        screen = Screen(id=screen_id, variant_ids=(variant.id,), order=("id", "variant_ids"))
+        self.document = replace(document, screens=(*document.screens, screen), variants=(*document.variants, variant))
         return variant, True
 
     def record_tap(
         self,
         source: str,
-        reached: dict[str, Any],
+        reached: Variant,
         target: str,
         now: str,
         *,
         fills: Mapping[str, str] | None = None,
         intent: str = "tap",
         candidate: bool = True,
-    ) -> dict[str, Any] | None:
+    ) -> Edge | None:
         """Record a tap on `target` from variant `source` that reached `reached`; return its edge (None: no move).
 
         An edge seen again gains confidence and points where the tap went this time. A new one is a candidate
@@ -377,72 +423,92 @@ class AppMap:
         are the fields filled before the tap, with the environment variables holding their values: a route
         replays them from the environment, and the map never holds a value.
         """
-        if source == reached["id"]:
+        if source == reached.id:
             return None
-        edges = self.document["edges"]
-        contract = {"variant_id": reached["id"], "required_targets": contract_targets(reached),
-                    "normalized_fingerprint": reached["normalized_fingerprint"]}  # fmt: skip
+        contract = Contract(variant_id=reached.id, required_targets=tuple(contract_targets(reached)),
+                            normalized_fingerprint=reached.normalized_fingerprint, order=_CONTRACT)  # fmt: skip
         self.changed = True
         existing = self.edge_from(source, target)
         if existing is not None:
-            learn(existing, True, now)
-            existing.update({"to_variant_id": reached["id"], "destination_contract": contract})
-            return existing
-        number = max((int(edge["id"].rsplit("_", 1)[-1]) for edge in edges), default=0) + 1
-        edge = {"id": f"edge_{number}", "from_variant_id": source, "to_variant_id": reached["id"], "command": "tap",
-                "args": {"target": target, **({"fill": dict(fills)} if fills else {})}, "target": target,
-                "intent": intent, "confidence": 0.45 if candidate else 0.65, "successes": 1, "failures": 0,
-                "stale": False, "candidate": candidate, "destination_contract": contract,
-                "last_observed_at": now}  # fmt: skip
-        edges.append(edge)
+            edge = replace(learnt(existing, True, now), to_variant_id=reached.id, destination_contract=contract)
+            self.put_edge(edge)
+            return edge
+        edges = self.document.edges
+        number = max((int(edge.id.rsplit("_", 1)[-1]) for edge in edges), default=0) + 1
+        args = EdgeArgs(target=target, fill=dict(fills or {}), order=("target", "fill") if fills else ("target",))
+        edge = Edge(id=f"edge_{number}", from_variant_id=source, to_variant_id=reached.id, command="tap", args=args,
+                    target=target, intent=intent, confidence=0.45 if candidate else 0.65, successes=1, failures=0,
+                    stale=False, candidate=candidate, destination_contract=contract,
+                    extra={"last_observed_at": now}, order=_NEW_EDGE)  # fmt: skip
+        self.document = replace(self.document, edges=(*edges, edge))
         return edge
 
-    def edge_from(self, source: str, target: str) -> dict[str, Any] | None:
+    def edge_from(self, source: str, target: str) -> Edge | None:
         """Return the tap edge on `target` from variant `source`, if the map has one."""
-        return next((edge for edge in self.document["edges"] if edge["from_variant_id"] == source
-                     and edge["target"] == target and edge["command"] == "tap"), None)  # fmt: skip
+        return next((edge for edge in self.document.edges if edge.from_variant_id == source
+                     and edge.target == target and edge.command == "tap"), None)  # fmt: skip
 
-    def match(self, seen: ScreenObservation) -> dict[str, Any] | None:
+    def match(self, seen: ScreenObservation) -> Variant | None:
         """Return the variant an observed screen is (None: a screen the map has not seen), recording nothing."""
         best, score = self._closest(seen)
         return best if best is not None and score >= (MATCH_SCROLLING if seen.scrollable else MATCH) else None
 
-    def _closest(self, seen: ScreenObservation) -> tuple[dict[str, Any] | None, float]:
+    def _closest(self, seen: ScreenObservation) -> tuple[Variant | None, float]:
         best, best_score = None, -1.0
-        for variant in self.document["variants"]:
-            if variant["normalized_fingerprint"] == seen.normalized_fingerprint:
+        for variant in self.document.variants:
+            if variant.normalized_fingerprint == seen.normalized_fingerprint:
                 return variant, 1.0
-            controls = similarity(variant.get("control_keys", []), seen.control_keys)
-            scrolling = seen.scrollable or any(key.startswith("scroll-container=") for key in variant["element_keys"])
+            controls = similarity(variant.control_keys, seen.control_keys)
+            scrolling = seen.scrollable or any(key.startswith("scroll-container=") for key in variant.element_keys)
             if scrolling and controls < 0.3:
                 continue
             # The same controls make the same screen whatever its text says, when there are enough of them to
             # tell: two small screens that only share "Navigate up" are not one.
-            telling = min(len(variant.get("control_keys", [])), len(seen.control_keys)) >= 3
-            score = similarity(variant["element_keys"], seen.element_keys)
+            telling = min(len(variant.control_keys), len(seen.control_keys)) >= 3
+            score = similarity(variant.element_keys, seen.element_keys)
             score = max(score, controls) if telling else score
             if score > best_score:
                 best, best_score = variant, score
         return best, best_score
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> dict[str, object]:
         """Return the path-free inventory (`data.map.summary`)."""
         document = self.document
         return {
-            "schema_version": document["schema_version"], "identity": document["identity"],
-            "app_id": document["app_id"], "platform": document["platform"], "screens": len(document["screens"]),
-            "variants": len(document["variants"]), "edges": len(document["edges"]),
-            "actions": sum(len(variant["actions"]) for variant in document["variants"]),
-            "auth_required_variants": sum(1 for variant in document["variants"] if variant["auth_required"]),
-            "updated_at": document.get("updated_at"),
+            "schema_version": document.schema_version, "identity": document.identity, "app_id": document.app_id,
+            "platform": document.platform, "screens": len(document.screens), "variants": len(document.variants),
+            "edges": len(document.edges), "actions": sum(len(variant.actions) for variant in document.variants),
+            "auth_required_variants": sum(1 for variant in document.variants if variant.auth_required),
+            "updated_at": document.updated_at,
         }  # fmt: skip
 
 
-def _next_id(kind: str, items: list[dict[str, Any]]) -> str:
+#: The keys of what visor makes, in the order it writes them (an edit's order is kept: see `document`).
+_NEW_DOCUMENT = ("schema_version", "identity", "app_id", "platform", "created_at", "updated_at", "screens",
+                 "variants", "edges")  # fmt: skip
+_NEW_VARIANT = ("id", "screen_id", "fingerprint", "normalized_fingerprint", "elements", "element_keys",
+                "control_keys", "auth_required", "last_observed_at", "items", "exit_recipes", "actions",
+                "observations", "confidence")  # fmt: skip
+_NEW_EDGE = ("id", "from_variant_id", "to_variant_id", "command", "args", "target", "intent", "confidence",
+             "successes", "failures", "stale", "candidate", "destination_contract", "last_observed_at")  # fmt: skip
+_CONTRACT = ("variant_id", "required_targets", "normalized_fingerprint")
+#: What a variant observed again takes from the observation (a key it lacked goes after its others, in this order).
+_LOOKS = ("fingerprint", "normalized_fingerprint", "elements", "element_keys", "control_keys", "auth_required",
+          "last_observed_at")  # fmt: skip
+
+Identified = TypeVar("Identified", Screen, Variant, Edge)
+
+
+def _put(items: tuple[Identified, ...], item: Identified) -> tuple[Identified, ...]:
+    """Return `items` with `item` in place of the one of its id."""
+    return tuple(item if old.id == item.id else old for old in items)
+
+
+def _next_id(kind: str, taken: list[str]) -> str:
     """Return the id of a new screen or variant: `<kind>_<n>`, one past the count (past any id an edit took)."""
-    taken = {item["id"] for item in items}
-    number = len(items) + 1
-    while f"{kind}_{number}" in taken:
+    known = set(taken)
+    number = len(taken) + 1
+    while f"{kind}_{number}" in known:
         number += 1
     return f"{kind}_{number}"
 
@@ -453,7 +519,7 @@ THUMBNAIL_WIDTH = 216
 
 def record_screen(
     app_map: AppMap, device: Device, now: str, seen: ScreenObservation | None = None
-) -> tuple[dict[str, Any], bool]:
+) -> tuple[Variant, bool]:
     """Record the screen on the device (or `seen`, observed on it just now); keep its look the first time.
 
     Returns the variant and whether it is new. The thumbnail (`<root>/screens/<map digest>/<variant>.png`, named
@@ -466,7 +532,7 @@ def record_screen(
         tree = device.observe().tree
         seen = app_map.observe(tree)
     variant, created = app_map.upsert(seen, now)
-    if not variant.get("thumbnail"):
+    if not variant.thumbnail:
         secrets = app_map.secrets()
         if tree is None and secrets:
             tree = device.observe().tree  # where the screen shows a secret (read as the screenshot is taken)
@@ -479,9 +545,10 @@ def record_screen(
         if small is None:
             return variant, created  # a screenshot that is no picture: the screen is drawn without it
         root, name = os.path.split(app_map.place.path)
-        relative = f"screens/{name.removesuffix('.json')}/{file_name(variant['id'])}.png"
+        relative = f"screens/{name.removesuffix('.json')}/{file_name(variant.id)}.png"
         write_below(root, relative, small, "screen's thumbnail")
-        variant["thumbnail"] = relative
+        variant = replace(variant, thumbnail=relative, order=present(variant, "thumbnail"))
+        app_map.put_variant(variant)
     return variant, created
 
 
@@ -508,53 +575,57 @@ def _masked_node(node: Node, secrets: Collection[str]) -> Node:
     )
 
 
-def learn(edge: dict[str, Any], verified: bool, now: str) -> None:
-    """Strengthen an edge that held, demote one that did not (stale after two failures or below 0.25)."""
+def learnt(edge: Edge, verified: bool, now: str) -> Edge:
+    """Return an edge strengthened when it held, demoted when it did not (stale after two failures or below 0.25)."""
+    extra, order = {**edge.extra, "last_observed_at": now}, present(edge, "last_observed_at")
     if verified:
-        edge["successes"] += 1
-        edge["failures"] = 0
-        edge["stale"] = False
-        edge["confidence"] = round(min(1.0, edge["confidence"] + 0.15), 2)
-        edge["candidate"] = edge["candidate"] and edge["successes"] < 2
-    else:
-        edge["failures"] += 1
-        edge["confidence"] = round(max(0.0, edge["confidence"] - 0.25), 2)
-        edge["stale"] = edge["failures"] >= 2 or edge["confidence"] < MIN_CONFIDENCE
-    edge["last_observed_at"] = now
+        successes = edge.successes + 1
+        return replace(edge, successes=successes, failures=0, stale=False,
+                       confidence=round(min(1.0, edge.confidence + 0.15), 2),
+                       candidate=edge.candidate and successes < 2, extra=extra, order=order)  # fmt: skip
+    failures = edge.failures + 1
+    confidence = round(max(0.0, edge.confidence - 0.25), 2)
+    return replace(edge, failures=failures, confidence=confidence,
+                   stale=failures >= 2 or confidence < MIN_CONFIDENCE, extra=extra, order=order)  # fmt: skip
 
 
-def satisfied(contract: Mapping[str, Any], reached: Mapping[str, Any]) -> bool:
+def satisfied(contract: Contract, reached: Variant) -> bool:
     """Return True when the screen reached is the contract's (the same variant, or 60% of its targets)."""
-    if reached["id"] == contract["variant_id"]:
+    if reached.id == contract.variant_id:
         return True
-    required = contract["required_targets"]
+    required = contract.required_targets
     if not required:
-        return bool(reached["normalized_fingerprint"] == contract["normalized_fingerprint"])
-    present = {target for element in reached["elements"] for target in element["targets"]}
-    return sum(1 for target in required if target in present) / len(required) >= 0.6
+        return reached.normalized_fingerprint == contract.normalized_fingerprint
+    present_targets = {target for element in reached.elements for target in element.targets}
+    return sum(1 for target in required if target in present_targets) / len(required) >= 0.6
 
 
-def safety_marks(variant: Mapping[str, Any] | None) -> dict[str, str]:
+def safety_marks(variant: Variant | None) -> dict[str, Safety]:
     """Return the safety an annotation gave a variant's tap targets (target -> safe, risky, needs-input…)."""
     if variant is None:
         return {}
-    return {action["target"]: action["safety"] for action in variant.get("actions", [])
-            if action.get("command") == "tap" and action.get("target") and action.get("safety")}  # fmt: skip
+    return {action.target: action.safety for action in variant.actions
+            if action.command == "tap" and action.target and action.safety}  # fmt: skip
 
 
-def apply_marks(variant: dict[str, Any]) -> None:
-    """Give a variant's elements the safety its annotation says (over visor's reading of their labels)."""
+def apply_marks(variant: Variant) -> Variant:
+    """Return a variant whose elements have the safety its annotation says (over visor's reading of their labels)."""
     marks = safety_marks(variant)
-    for element in variant["elements"]:
-        marked = next((marks[target] for target in (element["selector"], *element["targets"]) if target in marks), None)
-        if marked is not None:
-            element["safety"] = marked
+    if not marks:
+        return variant
+    elements = tuple(_marked(element, marks) for element in variant.elements)
+    return replace(variant, elements=elements)
 
 
-def contract_targets(variant: Mapping[str, Any]) -> list[str]:
+def _marked(element: Element, marks: Mapping[str, Safety]) -> Element:
+    marked = next((marks[target] for target in (element.selector, *element.targets) if target in marks), None)
+    return element if marked is None or marked == element.safety else replace(element, safety=marked)
+
+
+def contract_targets(variant: Variant) -> list[str]:
     """Return up to 8 targets that prove a screen was reached: an annotation's, then stable ones (ids first)."""
-    targets = [target for element in variant["elements"] if element["stable"] for target in element["targets"]]
-    ordered = list(variant.get("required_targets", []))
+    targets = [target for element in variant.elements if element.stable for target in element.targets]
+    ordered = list(variant.required_targets)
     ordered += [target for target in targets if target.startswith("id=")]
     ordered += [target for target in targets if not target.startswith("id=")]
     return list(dict.fromkeys(ordered))[:8]
@@ -563,27 +634,36 @@ def contract_targets(variant: Mapping[str, Any]) -> list[str]:
 def read_map(place: MapPlace, clock: Clock, *, secrets: Collection[str] = ()) -> AppMap:
     """Read the map file (a new map when there is none); `secrets` are texts never kept in it (`--secret`s).
 
+    The file's data is checked against the app-map schema, then becomes the map's typed document (`document`),
+    whose references between parts are checked in turn.
+
     Raises:
         InputError: the file is not a regular file, too large, corrupt, of a newer schema, breaks the app-map
             schema or its own references, or is another app's map.
     """
     if not os.path.lexists(place.path):
         return AppMap.new(place, isoformat(clock.now()), secrets)
-    document = read_json(place.path, "app map", next_step=_MOVE_AWAY)
-    if not isinstance(document, dict) or not isinstance(document.get("schema_version"), int):
+    data = read_json(place.path, "app map", next_step=_MOVE_AWAY)
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or not isinstance(version, int):
         raise _unreadable(place, "it has no schema_version")
-    if document["schema_version"] > SCHEMA_VERSION:
-        raise _unreadable(place, f"it is schema_version {document['schema_version']}, newer than this visor's 1")
-    if document["schema_version"] != SCHEMA_VERSION or document.get("identity") != place.identity:
-        raise _unreadable(place, f"it is the map of {document.get('identity')!r}, not {place.identity!r}")
-    problem = _shape_problem(document) or _reference_problem(document)
+    if version > SCHEMA_VERSION:
+        raise _unreadable(place, f"it is schema_version {version}, newer than this visor's 1")
+    if version != SCHEMA_VERSION or data.get("identity") != place.identity:
+        raise _unreadable(place, f"it is the map of {data.get('identity')!r}, not {place.identity!r}")
+    problem = _shape_problem(data)
     if problem is not None:
         raise _unreadable(place, problem)
-    for variant in document["variants"]:
-        for key in ("actions", "exit_recipes", "control_keys"):
-            variant.setdefault(key, [])  # what an older writer left out, as upstream's legacy enrichment does
+    try:
+        document = parse_document(data)
+    except MapShapeError as exc:  # what the schema lets through, the parser takes: never, but never a traceback
+        raise _unreadable(place, str(exc)) from exc
+    problem = _reference_problem(document)
+    if problem is not None:
+        raise _unreadable(place, problem)
+    document, scrubbed = _scrubbed(document)
     app_map = AppMap(place, document, secrets)
-    app_map.changed = _scrub(document)
+    app_map.changed = scrubbed
     app_map.stamp = file_stamp(place.path)
     return app_map
 
@@ -604,48 +684,53 @@ def file_stamp(path: str) -> tuple[int, int, int] | None:
 _MOVE_AWAY = "Move the file away to start a new map (visor leaves it as it is), or use another --map-dir."
 
 
-def _shape_problem(document: dict[str, Any]) -> str | None:
+def _shape_problem(data: Mapping[str, object]) -> str | None:
     """Say where a map breaks the app-map schema (visor/schemas/app-map.schema.json), and how; None if it fits."""
     from visor.scenario.schema import schema_issue, shipped_schema
 
-    problem = schema_issue(shipped_schema("app-map"), document)
+    problem = schema_issue(shipped_schema("app-map"), data)
     return None if problem is None else f"{problem[0] or 'the document'}: {problem[1]}"
 
 
-def _reference_problem(document: dict[str, Any]) -> str | None:
+def _reference_problem(document: MapDocument) -> str | None:
     """Say how a map's parts fail to refer to each other (ids twice, a screen or variant it does not have)."""
-    for kind in ("screens", "variants", "edges"):
-        counted = Counter(item["id"] for item in document[kind])
+    parts: tuple[tuple[str, tuple[Screen, ...] | tuple[Variant, ...] | tuple[Edge, ...]], ...] = (
+        ("screens", document.screens), ("variants", document.variants), ("edges", document.edges)
+    )  # fmt: skip
+    for kind, items in parts:
+        counted = Counter(item.id for item in items)
         twice = next((item for item, count in counted.items() if count > 1), None)
         if twice is not None:
             return f"{kind}: the id {twice!r} is used twice"
-    screens = {screen["id"] for screen in document["screens"]}
-    variants = {variant["id"] for variant in document["variants"]}
-    for screen in document["screens"]:
-        lost = next((vid for vid in screen["variant_ids"] if vid not in variants), None)
+    screens = {screen.id for screen in document.screens}
+    variants = {variant.id for variant in document.variants}
+    for screen in document.screens:
+        lost = next((vid for vid in screen.variant_ids if vid not in variants), None)
         if lost is not None:
-            return f"screen {screen['id']!r} lists a variant the map does not have ({lost!r})"
-    for variant in document["variants"]:
-        if variant["screen_id"] not in screens:
-            return f"variant {variant['id']!r} belongs to a screen the map does not have ({variant['screen_id']!r})"
-    lost_edge = next((edge for edge in document["edges"]
-                      if {edge["from_variant_id"], edge["to_variant_id"]} - variants), None)  # fmt: skip
-    return None if lost_edge is None else f"edge {lost_edge['id']} joins a variant the map does not have"
+            return f"screen {screen.id!r} lists a variant the map does not have ({lost!r})"
+    for variant in document.variants:
+        if variant.screen_id not in screens:
+            return f"variant {variant.id!r} belongs to a screen the map does not have ({variant.screen_id!r})"
+    lost_edge = next((edge for edge in document.edges
+                      if {edge.from_variant_id, edge.to_variant_id} - variants), None)  # fmt: skip
+    return None if lost_edge is None else f"edge {lost_edge.id} joins a variant the map does not have"
 
 
 #: What an edge's arguments never keep: typed values, and how a device was reached (an older writer kept them).
 _SCRUBBED = ("value", "text", "server_url", "serverUrl", "capabilities", "device", "udid", "password")
 
 
-def _scrub(document: dict[str, Any]) -> bool:
-    """Drop typed values and transport options from the edges' arguments; return whether any were there."""
-    found = False
-    for edge in document["edges"]:
-        for key in _SCRUBBED:
-            if key in edge["args"]:
-                del edge["args"][key]
-                found = True
-    return found
+def _scrubbed(document: MapDocument) -> tuple[MapDocument, bool]:
+    """Return the document without typed values and transport options in its edges' arguments, and if it had any."""
+    if not any(key in edge.args.extra for edge in document.edges for key in _SCRUBBED):
+        return document, False
+    edges = tuple(replace(edge, args=_scrubbed_args(edge.args)) for edge in document.edges)
+    return replace(document, edges=edges), True
+
+
+def _scrubbed_args(args: EdgeArgs) -> EdgeArgs:
+    extra = {key: value for key, value in args.extra.items() if key not in _SCRUBBED}
+    return replace(args, extra=extra, order=tuple(key for key in args.order if key not in _SCRUBBED))
 
 
 def _unreadable(place: MapPlace, why: str) -> InputError:
@@ -663,21 +748,23 @@ def write_map(app_map: AppMap, clock: Clock) -> bool:
     """
     if not app_map.changed:
         return False
-    app_map.document["updated_at"] = isoformat(clock.now())
-    data = map_bytes(app_map.place, app_map.masked(app_map.document))
+    document = app_map.document
+    app_map.document = replace(document, updated_at=isoformat(clock.now()), order=present(document, "updated_at"))
+    data = map_bytes(app_map)
     root, name = os.path.split(app_map.place.path)
     write_below(root, name, data, "app map")
     app_map.changed = False
     return True
 
 
-def map_bytes(place: MapPlace, document: Mapping[str, Any]) -> bytes:
-    """Return a map's file: indented JSON, or compact JSON when indented it would be past what visor reads back.
+def map_bytes(app_map: AppMap) -> bytes:
+    """Return a map's file, its secrets masked: indented JSON, or compact when indented it is past what visor reads.
 
     Raises:
         InputError: even compact, the map is larger than `MAX_MAP_BYTES`, which visor could not read again; the
             file on disk is left as it was.
     """
+    document = app_map.masked(to_json(app_map.document))
     data = (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     if len(data) <= MAX_MAP_BYTES:
         return data
@@ -686,10 +773,10 @@ def map_bytes(place: MapPlace, document: Mapping[str, Any]) -> bytes:
     if len(data) <= MAX_MAP_BYTES:
         return data
     raise InputError(
-        f"the app map {place.path} was not written: it would be {len(data):,} bytes, past the {MAX_MAP_BYTES:,}"
-        " bytes visor reads back (the file keeps the map as it was before this command)",
-        likely_cause=f"The map holds {len(document.get('screens', ())):,} screens and "
-        f"{len(document.get('variants', ())):,} variants, or very long texts: an app whose screens never match"
+        f"the app map {app_map.place.path} was not written: it would be {len(data):,} bytes, past the "
+        f"{MAX_MAP_BYTES:,} bytes visor reads back (the file keeps the map as it was before this command)",
+        likely_cause=f"The map holds {len(app_map.document.screens):,} screens and "
+        f"{len(app_map.document.variants):,} variants, or very long texts: an app whose screens never match"
         " one another (a clock, a counter, a feed) grows one without end.",
         next_step="Move the map away (or use another --map-dir) to start a new one, or run with --no-map.",
     )
@@ -764,7 +851,7 @@ def _open_lock(path: str) -> int:
     return handle
 
 
-def observation_token(app_map: AppMap, variant: dict[str, Any]) -> str:
+def observation_token(app_map: AppMap, variant: Variant) -> str:
     """Return the token naming an observed variant (upstream's: it changes when the screen's content does)."""
-    seed = f"{app_map.place.identity}:{variant['id']}:{variant['fingerprint']}"
-    return f"{variant['id']}.{hashlib.sha256(seed.encode('utf-8')).hexdigest()[:16]}"
+    seed = f"{app_map.place.identity}:{variant.id}:{variant.fingerprint}"
+    return f"{variant.id}.{hashlib.sha256(seed.encode('utf-8')).hexdigest()[:16]}"

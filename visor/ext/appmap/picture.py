@@ -20,11 +20,15 @@ import itertools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from visor.errors import InputError
+from visor.ext.appmap.document import Edge, MapDocument, Screen
 from visor.report.console import printable
 from visor.ui.images import png_size
+
+if TYPE_CHECKING:  # Pillow is imported only to draw a PNG
+    from PIL import ImageDraw
 
 #: Sizes in px: the card of a screen, its thumbnail, the gaps between columns (room for labels) and rows.
 CARD_W, THUMB_W, THUMB_H, CAPTION_H = 168, 152, 330, 40  # THUMB_H: when no thumbnail says otherwise
@@ -97,7 +101,7 @@ class Scene:
     arrows: tuple[Arrow, ...]
 
 
-def scene(document: Mapping[str, Any], thumbnails: Callable[[str], bytes | None], route: Iterable[str] = ()) -> Scene:
+def scene(document: MapDocument, thumbnails: Callable[[str], bytes | None], route: Iterable[str] = ()) -> Scene:
     """Lay a map document out; `route` lists edge ids to show as a route (their screens highlighted).
 
     Raises:
@@ -111,48 +115,48 @@ def scene(document: Mapping[str, Any], thumbnails: Callable[[str], bytes | None]
             likely_cause="visor was installed without its dependencies (pip --no-deps), or networkx was removed.",
             next_step="Install it: pip install 'visor-mobile[graph]' (from a checkout: pip install -e '.[graph]').",
         ) from None
-    variants = list(document["variants"])
+    variants = document.variants
     if len(variants) > MAX_CARDS:
         raise InputError(
             f"the app map has {len(variants):,} screen variants: more than one picture shows ({MAX_CARDS})",
             likely_cause="The map was crawled very wide, or edited to hold that many.",
             next_step="Draw a smaller map: crawl with --crawl-include or a lower --crawl-depth into another --map-dir.",
         )
-    edges = list(document["edges"])
+    edges = document.edges
     on_route = set(route)
-    layers = _layers(nx, [v["id"] for v in variants], [e for e in edges if e.get("intent") != "back"])
+    layers = _layers(nx, [v.id for v in variants], [e for e in edges if e.intent != "back"])
     graph: Any = nx.DiGraph()
-    graph.add_nodes_from(variant["id"] for variant in variants)
+    graph.add_nodes_from(variant.id for variant in variants)
     # Each column's screens as a list in the map's order (networkx's own grouping is a set: its order would change
     # from one process to the next).
     columns: dict[int, list[str]] = {}
     for variant in variants:
-        columns.setdefault(layers[variant["id"]], []).append(variant["id"])
+        columns.setdefault(layers[variant.id], []).append(variant.id)
     place = nx.multipartite_layout(graph, subset_key=columns, align="vertical") if variants else {}
     xs = [float(point[0]) for point in place.values()] or [0.0]
     ys = [float(point[1]) for point in place.values()] or [0.0]
     # The layout is scaled alike on both axes: one column apart is the unit, and a column's screens are spread
     # by the same unit (half units when centred), so rows keep networkx's centring.
     unit = _unit(xs) if len(set(xs)) > 1 else _unit(ys)
-    names = {screen["id"]: screen_name(document, screen) for screen in document["screens"]}
-    highlighted = {e[key] for e in edges if e["id"] in on_route for key in ("from_variant_id", "to_variant_id")}
-    looks = {v["id"]: thumbnails(v["thumbnail"]) if v.get("thumbnail") else None for v in variants}
+    names = {screen.id: screen_name(document, screen) for screen in document.screens}
+    highlighted = {end for e in edges if e.id in on_route for end in (e.from_variant_id, e.to_variant_id)}
+    looks = {v.id: thumbnails(v.thumbnail) if v.thumbnail else None for v in variants}
     thumb_h = max((_scaled_height(look) for look in looks.values() if look is not None), default=THUMB_H)
     row_h = thumb_h + CAPTION_H + 16 + ROW_GAP
     cards = {}
     for variant in variants:
-        x, y = place[variant["id"]]
+        x, y = place[variant.id]
         column, row = round((float(x) - min(xs)) / unit), (float(y) - min(ys)) / unit
-        cards[variant["id"]] = Card(
-            variant["id"], printable(f"{variant['screen_id']} · {names.get(variant['screen_id'], '')}")[:34],
-            printable(variant["id"])[:34] + (" (auth)" if variant.get("auth_required") else ""),
+        cards[variant.id] = Card(
+            variant.id, printable(f"{variant.screen_id} · {names.get(variant.screen_id, '')}")[:34],
+            printable(variant.id)[:34] + (" (auth)" if variant.auth_required else ""),
             MARGIN + column * (CARD_W + COLUMN_GAP), MARGIN + TITLE_H + round(row * row_h),
-            looks[variant["id"]], variant["id"] in highlighted, thumb_h,
+            looks[variant.id], variant.id in highlighted, thumb_h,
         )  # fmt: skip
     arrows = _arrows(cards, edges, on_route)
     width = max((card.x for card in cards.values()), default=MARGIN) + CARD_W + MARGIN
     height = max((card.y + card.height for card in cards.values()), default=MARGIN + TITLE_H) + MARGIN
-    title = f"{printable(str(document.get('identity', 'app map')))[:80]}: {len(document['screens'])} screens, "
+    title = f"{printable(document.identity)[:80]}: {len(document.screens)} screens, "
     title += f"{len(variants)} variants, {len(edges)} edges"
     return Scene(title, width, height, tuple(cards.values()), tuple(arrows))
 
@@ -182,11 +186,11 @@ def _scaled_height(png: bytes) -> int:
     return THUMB_H if size is None or not size.width else round(size.height * THUMB_W / size.width)
 
 
-def _layers(nx: Any, variant_ids: list[str], forward: list[Mapping[str, Any]]) -> dict[str, int]:
+def _layers(nx: Any, variant_ids: list[str], forward: list[Edge]) -> dict[str, int]:
     """Return each variant's column: taps from the start (the first variant), breadth first; others after."""
     graph: Any = nx.DiGraph()
     graph.add_nodes_from(variant_ids)
-    graph.add_edges_from((edge["from_variant_id"], edge["to_variant_id"]) for edge in forward)
+    graph.add_edges_from((edge.from_variant_id, edge.to_variant_id) for edge in forward)
     layers: dict[str, int] = {}
     for source in variant_ids:  # each unreached variant starts a new breadth-first pass, after the deepest so far
         if source in layers:
@@ -205,38 +209,38 @@ def _unit(values: list[float]) -> float:
     return min(gaps) if gaps else 1.0
 
 
-def screen_name(document: Mapping[str, Any], screen: Mapping[str, Any]) -> str:
+def screen_name(document: MapDocument, screen: Screen) -> str:
     """Return what to call a screen, one name everywhere: `map show` draws it, `route --to` and the map tools take it.
 
     Its label (given by an annotation), else the first words its first variant shows ("" when it shows none).
     """
-    if screen.get("label"):
-        return str(screen["label"])
-    first = next(iter(screen.get("variant_ids", [])), None)
-    variant = next((item for item in document.get("variants", []) if item.get("id") == first), None)
+    if screen.label:
+        return screen.label
+    first = next(iter(screen.variant_ids), None)
+    variant = next((item for item in document.variants if item.id == first), None)
     if variant is None:
         return ""
-    for element in variant.get("elements", []):
-        for label in element.get("labels", []):
+    for element in variant.elements:
+        for label in element.labels:
             if label and label.casefold() != "navigate up":
-                return str(label)
+                return label
     return ""
 
 
-def _arrows(cards: Mapping[str, Card], edges: list[Mapping[str, Any]], on_route: set[str]) -> list[Arrow]:
-    grouped: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+def _arrows(cards: Mapping[str, Card], edges: tuple[Edge, ...], on_route: set[str]) -> list[Arrow]:
+    grouped: dict[tuple[str, str], list[Edge]] = {}
     for edge in edges:
-        if edge["from_variant_id"] in cards and edge["to_variant_id"] in cards:
-            grouped.setdefault((edge["from_variant_id"], edge["to_variant_id"]), []).append(edge)
+        if edge.from_variant_id in cards and edge.to_variant_id in cards:
+            grouped.setdefault((edge.from_variant_id, edge.to_variant_id), []).append(edge)
     arrows = []
     for (source, target), group in grouped.items():
         a, b = cards[source], cards[target]
         kind = "forward"
-        if any(edge["id"] in on_route for edge in group):
+        if any(edge.id in on_route for edge in group):
             kind = "route"
-        elif all(edge["stale"] for edge in group):
+        elif all(edge.stale for edge in group):
             kind = "stale"
-        elif all(edge.get("intent") == "back" for edge in group):
+        elif all(edge.intent == "back" for edge in group):
             kind = "back"
         mid_a, mid_b = a.y + a.height // 2, b.y + b.height // 2
         if b.x > a.x:
@@ -245,17 +249,17 @@ def _arrows(cards: Mapping[str, Card], edges: list[Mapping[str, Any]], on_route:
             start, end, bend = (a.x, mid_a + 14), (b.x + CARD_W, mid_b + 14), 60
         else:  # the same column: around the side
             start, end, bend = (a.x + CARD_W, mid_a), (b.x + CARD_W, mid_b), 0
-        labels = tuple(_label(edge) for edge in sorted(group, key=lambda edge: edge["id"]))
+        labels = tuple(_label(edge) for edge in sorted(group, key=lambda edge: edge.id))
         arrows.append(Arrow(start, end, bend, labels, kind))
     return arrows
 
 
-def _label(edge: Mapping[str, Any]) -> str:
+def _label(edge: Edge) -> str:
     """Say what an edge taps, briefly: `tap login + fill · 0.60`."""
-    target = str(edge["target"])
+    target = edge.target
     short = target.split(":id/", 1)[-1] if ":id/" in target else target.split("=", 1)[-1]
-    fill = " + fill" if edge.get("args", {}).get("fill") else ""
-    return f"{printable(str(edge['command']))[:12]} {printable(short)[:22]}{fill} · {edge['confidence']:.2f}"
+    fill = " + fill" if edge.args.fill else ""
+    return f"{printable(edge.command)[:12]} {printable(short)[:22]}{fill} · {edge.confidence:.2f}"
 
 
 def to_svg(picture: Scene) -> str:
@@ -364,7 +368,7 @@ def to_png(picture: Scene) -> bytes:
     return out.getvalue()
 
 
-def _head(draw: Any, before: tuple[float, float], tip: tuple[float, float], colour: str) -> None:
+def _head(draw: ImageDraw.ImageDraw, before: tuple[float, float], tip: tuple[float, float], colour: str) -> None:
     """Draw an arrowhead at `tip`, pointing away from `before`."""
     import math
 

@@ -17,7 +17,7 @@ their path. Every problem is reported with its line and column.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, BinaryIO, Literal
+from typing import Annotated, BinaryIO, Literal
 
 from pydantic import Field, field_serializer, field_validator, model_validator
 
@@ -47,7 +47,7 @@ BOUNDS_HINT = (
 )
 
 
-def counted(items: Any, empty: str, most: int, over: str) -> Any:
+def counted(items: object, empty: str, most: int, over: str) -> object:
     """Refuse a list with no items, or more than `most`, before any item is read (`over`: its count, `most`).
 
     A plan of thousands of paths is refused without reading them.
@@ -76,7 +76,7 @@ class RouteStep(InputModel):
 
     id: NonEmptyStr
     command: Literal["tap", "navigate", "act", "scroll"]
-    args: dict[str, Any]
+    args: dict[str, object]
     #: The plan's author says the step is safe; visor checks it against the app map before running it.
     safety: Literal["safe"]
     expect: Expectation
@@ -99,7 +99,7 @@ class RoutePath(InputModel):
 
     @field_validator("steps", mode="before")
     @classmethod
-    def _some_steps(cls, steps: Any) -> Any:
+    def _some_steps(cls, steps: object) -> object:
         return counted(steps, "steps must not be empty: a path takes at least one step", MAX_STEPS,
                        "a path of {} steps is over the bound of {}")  # fmt: skip
 
@@ -123,7 +123,7 @@ class RoutePlan(InputModel):
 
     @field_validator("paths", mode="before")
     @classmethod
-    def _some_paths(cls, paths: Any) -> Any:
+    def _some_paths(cls, paths: object) -> object:
         return counted(paths, "paths must not be empty: a route plan takes at least one path", MAX_PATHS,
                        "{} paths are over the bound of {}")  # fmt: skip
 
@@ -190,6 +190,6 @@ def checked_plan(document: Document) -> RoutePlan:
     return plan
 
 
-def plan_to_data(plan: RoutePlan) -> dict[str, Any]:
+def plan_to_data(plan: RoutePlan) -> dict[str, object]:
     """Return the plan as its JSON (defaults filled in), as a checkpoint keeps it."""
     return plan.model_dump(mode="json", by_alias=True, exclude_none=True)

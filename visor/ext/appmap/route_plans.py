@@ -37,12 +37,12 @@ from visor.clock import Clock, isoformat
 from visor.engine.events import RunFinished
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
 from visor.ext.appmap.discover import write_memory
+from visor.ext.appmap.document import Variant
 from visor.ext.appmap.memory import build_memory, memory_slice
 from visor.ext.appmap.model import (
     AppMap,
     MapPlace,
     file_name,
-    learn,
     map_disabled,
     map_lock,
     observation_token,
@@ -77,7 +77,7 @@ class Resume:
     step_index: int = 0
 
     @classmethod
-    def of(cls, plan: RoutePlan, resume: Mapping[str, Any]) -> Resume:
+    def of(cls, plan: RoutePlan, resume: Mapping[str, object]) -> Resume:
         """Read a checkpoint's `resume` (a finished or exhausted route starts over from its first path).
 
         Raises:
@@ -91,7 +91,8 @@ class Resume:
             raise InputError(f"the checkpoint resumes path {path_id!r}, which its plan does not have",
                              next_step="Route again with the plan file.")  # fmt: skip
         step = resume.get("next_step_index", 0) if "path_id" in resume else 0
-        return cls(path_id, step if isinstance(step, int) and step >= 0 else 0)
+        # A path id the plan has is one of its paths' (a string): anything else was refused above.
+        return cls(path_id if isinstance(path_id, str) else None, step if isinstance(step, int) and step >= 0 else 0)
 
 
 @dataclass
@@ -104,8 +105,8 @@ class Checkpoint:
     root: str | None = None
     status: str = "running"
     selected_path: str | None = None
-    current: dict[str, Any] | None = None
-    resume: dict[str, Any] = field(default_factory=dict)
+    current: dict[str, object] | None = None
+    resume: dict[str, object] = field(default_factory=dict)
     attempts: list[dict[str, Any]] = field(default_factory=list)
 
     def write(self, wall: Clock, secrets: Collection[str] = ()) -> None:
@@ -114,7 +115,7 @@ class Checkpoint:
         Raises:
             InputError: the file cannot be written.
         """
-        data: dict[str, Any] = {"schema": CHECKPOINT_SCHEMA, "goal": self.plan.goal, "status": self.status,
+        data: dict[str, object] = {"schema": CHECKPOINT_SCHEMA, "goal": self.plan.goal, "status": self.status,
                                 "plan": plan_to_data(self.plan)}  # fmt: skip
         data.update({key: value for key, value in (("selected_path", self.selected_path), ("current", self.current))
                      if value is not None})  # fmt: skip
@@ -211,14 +212,14 @@ def follow_plan_on(
                 kept |= app_map.kept
         memory = app_map.masked(build_memory(app_map.document))
         data = app_map.masked(data)
-        variant = follower.variant
+        variant = follower.seen
     agent_path = write_memory(place, memory)
     data["map"] = place.metadata(used=True, updated=True, agent_path=agent_path)
     if data["status"] == "completed":
         return Outcome("ok", NextAction.RUN, data, ExitCode.OK)
     if data["status"] == "needs_discovery":
-        sliced = memory_slice(memory, variant["id"])
-        data["rediscovery"] = {"created": variant["observations"] == 1, "next_action": "annotate_current",
+        sliced = memory_slice(memory, variant.id)
+        data["rediscovery"] = {"created": variant.observations == 1, "next_action": "annotate_current",
                                "observation_token": data["current_screen"]["observation_token"],
                                "agent_path": agent_path, "schema": sliced["schema"],
                                "current_screen": sliced["current_screen"], "routes": sliced["routes"],
@@ -257,8 +258,8 @@ def check_against_map(plan: RoutePlan, app_map: AppMap) -> dict[str, set[str] | 
     Raises:
         InputError: a screen's name is shared by several screens, or a step taps a risky control.
     """
-    risky = {element["selector"] for variant in app_map.document["variants"] for element in variant["elements"]
-             if element["safety"] == "risky"}  # fmt: skip
+    risky = {element.selector for variant in app_map.document.variants for element in variant.elements
+             if element.safety == "risky"}  # fmt: skip
     screens: dict[str, set[str] | None] = {}
     for path in plan.paths:
         for step in path.steps:
@@ -306,7 +307,14 @@ class _Follower:
         self.record = record
         self.seed = seed
         self.timeout_ms = timeout_ms
-        self.variant: dict[str, Any] = {}
+        #: The variant the device showed when last looked at (`_observe`, the first thing `follow` does).
+        self.variant: Variant | None = None
+
+    @property
+    def seen(self) -> Variant:
+        """Return the variant the device showed when last looked at."""
+        assert self.variant is not None, "a route looks at the screen before anything else"
+        return self.variant
 
     def follow(self, screens: Mapping[str, set[str] | None], resume: Resume) -> dict[str, Any]:
         """Try the paths in order (from where `resume` says); return `data` (the map's part still to add)."""
@@ -370,7 +378,7 @@ class _Follower:
         `goals` None: the map does not know the screen expected yet. A step whose action and selector held is then
         `needs_discovery` (the screen reached may be it: only an annotation can say), and its tap a candidate edge.
         """
-        before = self.variant
+        before = self.seen
         wait = {"for": step.expect.selector, "timeout": step.expect.timeout_ms}
         steps = [{"id": step.id, "command": step.command, "args": step.args},
                  {"id": f"{step.id}-expect", "command": "wait", "args": wait}]  # fmt: skip
@@ -379,13 +387,13 @@ class _Follower:
         out: dict[str, Any] = {"id": step.id, "command": step.command, "outcome": "success",
                                "duration_ms": sum(result.duration_ms for result in final.result.steps),
                                "expected_screen": step.expect.screen, "expected_selector": step.expect.selector,
-                               "observed_screen_id": after["screen_id"],
-                               "observed_variant_id": after["id"]}  # fmt: skip
+                               "observed_screen_id": after.screen_id,
+                               "observed_variant_id": after.id}  # fmt: skip
         failure = _failure(final)
         if failure is not None and failure[0] == "action":
             return {**out, "outcome": "runtime_failure", "error": failure[1]}
-        reached = printable(f"{after['screen_id']} ({after['id']})")
-        if failure is None and goals is not None and after["id"] not in goals:
+        reached = printable(f"{after.screen_id} ({after.id})")
+        if failure is None and goals is not None and after.id not in goals:
             failure = ("expect", f"expected screen '{step.expect.screen}', reached {reached}")
         target = step.args.get("target") if step.command == "tap" else None
         if isinstance(target, str):
@@ -395,30 +403,30 @@ class _Follower:
             return {**out, "outcome": "needs_discovery", "error": printable(unknown)}
         return out if failure is None else {**out, "outcome": "verification_failure", "error": failure[1]}
 
-    def _learn(self, before: dict[str, Any], after: dict[str, Any], target: str, *, held: bool) -> None:
+    def _learn(self, before: Variant, after: Variant, target: str, *, held: bool) -> None:
         """Teach the map what a tap on `target` did (see the module's docstring)."""
         now = isoformat(self.env.wall.now())
-        known = self.map.edge_from(before["id"], target)
-        if known is not None and known["args"].get("fill"):
+        known = self.map.edge_from(before.id, target)
+        if known is not None and known.args.fill:
             return  # the map's edge fills fields before its tap and this step did not: not the same action
-        moved = after["id"] != before["id"]
+        moved = after.id != before.id
         if held or (known is None and moved):
-            self.map.record_tap(before["id"], after, target, now, candidate=not held)
-        elif known is not None and not (moved and satisfied(known["destination_contract"], after)):
-            learn(known, False, now)  # no visible effect, or not where the edge leads
+            self.map.record_tap(before.id, after, target, now, candidate=not held)
+        elif known is not None and not (moved and satisfied(known.destination_contract, after)):
+            self.map.learn(known, False, now)  # no visible effect, or not where the edge leads
 
     def _save(self) -> None:
         """Write the checkpoint, the map's secrets masked."""
         self.record.write(self.env.wall, self.map.secrets())
 
-    def _observe(self) -> dict[str, Any]:
+    def _observe(self) -> Variant:
         self.variant, _ = record_screen(self.map, self.opened.device, isoformat(self.env.wall.now()))
         self.record.current = self._current()
         return self.variant
 
-    def _current(self) -> dict[str, Any]:
-        variant = self.variant
-        return {"screen_id": variant["screen_id"], "variant_id": variant["id"],
+    def _current(self) -> dict[str, object]:
+        variant = self.seen
+        return {"screen_id": variant.screen_id, "variant_id": variant.id,
                 "observation_token": observation_token(self.map, variant)}  # fmt: skip
 
     def _data(self, status: str, reason: str | None) -> dict[str, Any]:

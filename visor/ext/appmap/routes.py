@@ -23,19 +23,18 @@ import heapq
 import math
 import os
 import time
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
 
 from visor.clock import Clock, isoformat, ms_to_us
 from visor.device.protocol import Device, InputRejected, Key
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
 from visor.ext.appmap.crawl import POLL_US, SETTLE_US, CrawlKernel, fields_of, fill_field, tap_reachable
+from visor.ext.appmap.document import Contract, Edge, EdgeArgs
 from visor.ext.appmap.model import (
     MIN_CONFIDENCE,
     AppMap,
     MapPlace,
-    learn,
     map_disabled,
     map_lock,
     read_map,
@@ -54,16 +53,17 @@ from visor.runtimes.opening import OpenedDevice, open_for
 class Leg:
     """One edge of a route, and what became of it."""
 
-    edge: dict[str, Any]
+    #: The edge as the leg left it (learnt from), or the restart a route began with (`reset_leg`).
+    edge: Edge
     verified: bool
     reached: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """Return its entry of `data.route`."""
         edge = self.edge
-        return {"edge": edge["id"], "command": edge["command"], "target": edge["target"],
-                "from": edge["from_variant_id"], "to": edge["to_variant_id"], "reached": self.reached,
-                "verified": self.verified, "confidence": round(edge["confidence"], 2)}  # fmt: skip
+        return {"edge": edge.id, "command": edge.command, "target": edge.target, "from": edge.from_variant_id,
+                "to": edge.to_variant_id, "reached": self.reached, "verified": self.verified,
+                "confidence": round(edge.confidence, 2)}  # fmt: skip
 
 
 #: What each tap of a route costs besides its doubt: among equally sure routes, the shorter wins.
@@ -85,16 +85,16 @@ def destination(app_map: AppMap, wanted: str) -> set[str]:
     """
     document = app_map.document
     folded = wanted.casefold()
-    names = {screen["id"]: screen_name(document, screen) for screen in document["screens"]}
-    screens = [screen for screen in document["screens"] if wanted == screen["id"]]
-    variant = next((item for item in document["variants"] if item["id"] == wanted), None)
+    names = {screen.id: screen_name(document, screen) for screen in document.screens}
+    screens = [screen for screen in document.screens if wanted == screen.id]
+    variant = app_map.variant(wanted)
     if not screens and variant is not None:
-        return {variant["id"]}
-    screens = screens or [screen for screen in document["screens"] if folded == names[screen["id"]].casefold() != ""]
+        return {variant.id}
+    screens = screens or [screen for screen in document.screens if folded == names[screen.id].casefold() != ""]
     if not screens:
-        known = ", ".join(f"{screen['id']}" + (f" ({names[screen['id']]})" if names[screen["id"]] else "")
-                          for screen in document["screens"][:_LISTED])  # fmt: skip
-        more = f" and {len(document['screens']) - _LISTED} more" if len(document["screens"]) > _LISTED else ""
+        known = ", ".join(screen.id + (f" ({names[screen.id]})" if names[screen.id] else "")
+                          for screen in document.screens[:_LISTED])  # fmt: skip
+        more = f" and {len(document.screens) - _LISTED} more" if len(document.screens) > _LISTED else ""
         raise InputError(
             f"the app map has no screen {printable(repr(wanted))}",
             likely_cause="The screen was never discovered, or is named otherwise.",
@@ -102,17 +102,17 @@ def destination(app_map: AppMap, wanted: str) -> set[str]:
             details={UNKNOWN_SCREEN: wanted},
         )
     if len(screens) > 1:
-        named = ", ".join(screen["id"] for screen in screens[:_LISTED])
+        named = ", ".join(screen.id for screen in screens[:_LISTED])
         raise InputError(f"{printable(repr(wanted))} names {len(screens)} screens: {printable(named)}",
                          next_step="Name the screen by its id.", details={AMBIGUOUS_SCREEN: wanted})  # fmt: skip
-    return set(screens[0]["variant_ids"])
+    return set(screens[0].variant_ids)
 
 
 #: How many screens a refusal lists (a map may have thousands).
 _LISTED = 40
 
 
-def plan(app_map: AppMap, start: str, goals: set[str]) -> list[dict[str, Any]] | None:
+def plan(app_map: AppMap, start: str, goals: set[str]) -> list[Edge] | None:
     """Return the most reliable route of usable, safe edges from `start` to a goal variant ([] when already there).
 
     Dijkstra over each edge's cost, -ln(confidence) plus a little per tap: the route most likely to hold end to
@@ -122,12 +122,12 @@ def plan(app_map: AppMap, start: str, goals: set[str]) -> list[dict[str, Any]] |
     if start in goals:
         return []
     risky = _risky_targets(app_map)
-    usable = [edge for edge in app_map.document["edges"]
-              if not edge["stale"] and edge["confidence"] >= MIN_CONFIDENCE and edge.get("intent") != "back"
-              and edge["target"] not in risky.get(edge["from_variant_id"], set())]  # fmt: skip
-    leaving: dict[str, list[dict[str, Any]]] = {}
+    usable = [edge for edge in app_map.document.edges
+              if not edge.stale and edge.confidence >= MIN_CONFIDENCE and edge.intent != "back"
+              and edge.target not in risky.get(edge.from_variant_id, set())]  # fmt: skip
+    leaving: dict[str, list[Edge]] = {}
     for edge in sorted(usable, key=_number):
-        leaving.setdefault(edge["from_variant_id"], []).append(edge)
+        leaving.setdefault(edge.from_variant_id, []).append(edge)
     frontier: list[tuple[float, int, _Path | None, str]] = [(0.0, 0, None, start)]
     done: set[str] = set()
     while frontier:
@@ -138,15 +138,15 @@ def plan(app_map: AppMap, start: str, goals: set[str]) -> list[dict[str, Any]] |
             continue
         done.add(variant)
         for edge in leaving.get(variant, []):
-            if edge["to_variant_id"] not in done:
-                step = -math.log(max(edge["confidence"], 1e-6)) + HOP_COST
-                heapq.heappush(frontier, (cost + step, hops + 1, _Path(edge, route), edge["to_variant_id"]))
+            if edge.to_variant_id not in done:
+                step = -math.log(max(edge.confidence, 1e-6)) + HOP_COST
+                heapq.heappush(frontier, (cost + step, hops + 1, _Path(edge, route), edge.to_variant_id))
     return None
 
 
-def _number(edge: Mapping[str, Any]) -> int:
+def _number(edge: Edge) -> int:
     """Return an edge's number (`edge_12`: 12; the schema holds it to 9 digits): its age among the edges."""
-    return int(edge["id"].split("_")[-1])
+    return int(edge.id.split("_")[-1])
 
 
 class _Path:
@@ -157,13 +157,13 @@ class _Path:
 
     __slots__ = ("before", "edge")
 
-    def __init__(self, edge: dict[str, Any], before: _Path | None) -> None:
+    def __init__(self, edge: Edge, before: _Path | None) -> None:
         self.edge = edge
         self.before = before
 
-    def edges(self) -> list[dict[str, Any]]:
+    def edges(self) -> list[Edge]:
         """Return the route's edges, from the start."""
-        found: list[dict[str, Any]] = []
+        found: list[Edge] = []
         node: _Path | None = self
         while node is not None:
             found.append(node.edge)
@@ -176,8 +176,8 @@ class _Path:
 
 
 def _risky_targets(app_map: AppMap) -> dict[str, set[str]]:
-    return {variant["id"]: {element["selector"] for element in variant["elements"] if element["safety"] == "risky"}
-            for variant in app_map.document["variants"]}  # fmt: skip
+    return {variant.id: {element.selector for element in variant.elements if element.safety == "risky"}
+            for variant in app_map.document.variants}  # fmt: skip
 
 
 NO_MAP_REASON = "Deterministic routes require app-map persistence"
@@ -185,7 +185,7 @@ NO_MAP_REASON = "Deterministic routes require app-map persistence"
 
 def no_map_outcome(goal: str) -> Outcome:
     """Return the failed route of a map turned off (`--no-map`, VISOR_NO_MAP), in upstream's words."""
-    data: dict[str, Any] = {"action": "route", "status": "failed", "goal": goal, "reason": NO_MAP_REASON}
+    data: dict[str, object] = {"action": "route", "status": "failed", "goal": goal, "reason": NO_MAP_REASON}
     data["attempts"] = []
     error = ErrorInfo(code=str(ErrorCode.ACTION_ERROR), message=f"Route failed: {NO_MAP_REASON}",
                       likely_cause="The app map is off: --no-map, or VISOR_NO_MAP set in the environment.",
@@ -233,29 +233,29 @@ def route_on(
         goals = destination(app_map, wanted)
         start, _ = record_screen(app_map, opened.device, isoformat(wall.now()))
         try:
-            legs = travel(app_map, opened.device, opened.clock, wall, start["id"], goals, timeout_ms=timeout_ms)
+            legs = travel(app_map, opened.device, opened.clock, wall, start.id, goals, timeout_ms=timeout_ms)
         finally:
             write_map(app_map, wall)
             if kept is not None:
                 kept |= app_map.kept
         if legs is None:
             raise InputError(
-                f"no safe route in the app map from {start['id']} ({start['screen_id']}) to {printable(repr(wanted))}",
+                f"no safe route in the app map from {start.id} ({start.screen_id}) to {printable(repr(wanted))}",
                 likely_cause="The map knows no usable edges leading there, from this screen or from the app's "
                 "start (or only risky ones).",
                 next_step="Crawl from here (visor discover --crawl), or start from another screen.",
                 details={NO_ROUTE: wanted},
             )
-    reached = legs[-1].reached if legs else start["id"]
-    data = {"action": "route", "to": wanted, "from": start["id"], "route": [leg.to_dict() for leg in legs],
+    reached = legs[-1].reached if legs else start.id
+    data = {"action": "route", "to": wanted, "from": start.id, "route": [leg.to_dict() for leg in legs],
             "reached": reached, "map": place.metadata(used=True, updated=True)}  # fmt: skip
     if legs and not legs[-1].verified:
         failed = legs[-1]
         error = ErrorInfo(
             code=str(ErrorCode.ACTION_ERROR),
             message=printable(
-                f"the route to {wanted!r} failed at {failed.edge['id']} ({failed.edge['target']}): "
-                f"expected {failed.edge['to_variant_id']}, reached {failed.reached}"
+                f"the route to {wanted!r} failed at {failed.edge.id} ({failed.edge.target}): "
+                f"expected {failed.edge.to_variant_id}, reached {failed.reached}"
             ),
             likely_cause="The app no longer goes where the map says (the edge was demoted), or an input is missing.",
             next_step="Crawl again from the screen reached (visor discover --crawl), then route again.",
@@ -289,13 +289,30 @@ def travel(
     clock.sleep_us(SETTLE_US)
     kernel.wait_idle()
     root, _ = record_screen(app_map, device, isoformat(wall.now()))
-    route = plan(app_map, root["id"], goals)
+    route = plan(app_map, root.id, goals)
     if route is None:
         return None
     require_inputs(app_map, route)
-    reset = {"id": "reset", "command": "reset", "target": "", "from_variant_id": start, "to_variant_id": root["id"],
-             "confidence": 1.0}  # fmt: skip
-    return [Leg(reset, True, root["id"]), *_follow(route, kernel, wall, app_map)]
+    return [Leg(reset_leg(start, root.id), True, root.id), *_follow(route, kernel, wall, app_map)]
+
+
+def reset_leg(start: str, root: str) -> Edge:
+    """Return the restart a route begins with when none leads forward, as a leg's edge (`reset`, not in the map)."""
+    contract = Contract(variant_id=root, required_targets=(), normalized_fingerprint="")
+    return Edge(
+        id="reset",
+        from_variant_id=start,
+        to_variant_id=root,
+        command="reset",
+        target="",
+        args=EdgeArgs(),
+        confidence=1.0,
+        successes=0,
+        failures=0,
+        stale=False,
+        candidate=False,
+        destination_contract=contract,
+    )
 
 
 class _TimedKernel(CrawlKernel):
@@ -315,7 +332,7 @@ def _kernel(device: Device, clock: Clock, timeout_ms: float | None) -> CrawlKern
     return _TimedKernel(device, clock, ms_to_us(timeout_ms))
 
 
-def missing_inputs(app_map: AppMap, route: list[dict[str, Any]]) -> dict[str, list[str]]:
+def missing_inputs(app_map: AppMap, route: list[Edge]) -> dict[str, list[str]]:
     """Return the unset (or empty) variables the route's fields are filled from, with those fields.
 
     Raises:
@@ -329,7 +346,7 @@ def missing_inputs(app_map: AppMap, route: list[dict[str, Any]]) -> dict[str, li
     return dict(sorted(missing.items()))
 
 
-def require_inputs(app_map: AppMap, route: list[dict[str, Any]]) -> None:
+def require_inputs(app_map: AppMap, route: list[Edge]) -> None:
     """Refuse a route whose fields' variables are not all declared and set, before any input.
 
     An undeclared one would let an edited map type any environment variable; an unset one would type "" and fail
@@ -353,7 +370,7 @@ def require_inputs(app_map: AppMap, route: list[dict[str, Any]]) -> None:
     )
 
 
-def _follow(route: list[dict[str, Any]], kernel: CrawlKernel, wall: Clock, app_map: AppMap) -> list[Leg]:
+def _follow(route: list[Edge], kernel: CrawlKernel, wall: Clock, app_map: AppMap) -> list[Leg]:
     device, clock = kernel.device, kernel.clock
     legs = []
     for edge in route:
@@ -363,20 +380,19 @@ def _follow(route: list[dict[str, Any]], kernel: CrawlKernel, wall: Clock, app_m
             if node is not None:
                 fill_field(kernel, app_map, field_id, node, variable)
         try:
-            if not tap_reachable(kernel, edge["target"]):
+            if not tap_reachable(kernel, edge.target):
                 # Something the map has not seen covers the screen (a promotion that comes and goes): dismiss it
                 # the way a person would, once, and try again.
                 kernel.press_key(Key.BACK)
                 clock.sleep_us(SETTLE_US)
-                tap_reachable(kernel, edge["target"])
+                tap_reachable(kernel, edge.target)
         except InputRejected:
             pass  # the contract check below tells what the screen is
         clock.sleep_us(SETTLE_US)
         kernel.wait_idle()
         reached, _ = record_screen(app_map, device, isoformat(wall.now()))
-        verified = satisfied(edge["destination_contract"], reached)
-        learn(edge, verified, isoformat(wall.now()))
-        legs.append(Leg(edge, verified, reached["id"]))
+        verified = satisfied(edge.destination_contract, reached)
+        legs.append(Leg(app_map.learn(edge, verified, isoformat(wall.now())), verified, reached.id))
         if not verified:
             break
     return legs

@@ -10,16 +10,15 @@ summary (upstream's metadata).
 
 from __future__ import annotations
 
-import copy
 import os
 import time
 from collections.abc import Callable, Collection
-from typing import Any
 
 from visor.clock import Clock, isoformat
 from visor.device.protocol import Device
 from visor.errors import InputError
 from visor.ext.appmap.crawl import Crawler, CrawlSettings
+from visor.ext.appmap.document import MapDocument
 from visor.ext.appmap.learning import MapFreeze
 from visor.ext.appmap.model import AppMap, MapPlace, map_disabled, map_lock, read_map, record_screen, write_map
 from visor.ext.appmap.routes import Leg, travel
@@ -35,7 +34,7 @@ class MapRouter:
 
     def __init__(
         self, app_map: AppMap, device: Device, clock: Clock, wall: Clock, *, repair: bool = False,
-        initial: dict[str, Any] | None = None,
+        initial: MapDocument | None = None,
     ) -> None:  # fmt: skip
         self.map = app_map
         self.device = device
@@ -46,45 +45,45 @@ class MapRouter:
         self.repairs = 0
         #: The map file was written (`save` resets the map's `changed`: the summary reads this instead).
         self.written = False
-        #: The map as the run found it (`benchmark --compare-map` compares what each run left): never changed, so a
-        #: benchmark's runs share their freeze's.
-        self.initial = initial if initial is not None else copy.deepcopy(app_map.document)
+        #: The map as the run found it (`benchmark --compare-map` compares what each run left): a frozen value, so
+        #: a benchmark's runs share their freeze's, and none costs a copy.
+        self.initial = initial if initial is not None else app_map.document
         #: The edges followed, in order (a picture of the map shows them).
         self.followed: list[str] = []
         #: The map's file existed when the run read it (`map_learning.persist` tells a new map from a lost one).
         self.existed = True
 
-    def __call__(self, selector: str) -> dict[str, Any] | None:
+    def __call__(self, selector: str) -> dict[str, object] | None:
         """Go to a screen showing `selector` (None: the map knows none, and no repair was asked for)."""
         goals = self._showing(selector)
         if not goals and not self.repair:
             return None
         start, _ = record_screen(self.map, self.device, isoformat(self.wall.now()))
-        if start["id"] in goals:
+        if start.id in goals:
             return None
         ambiguous = self._ambiguous(selector, goals)
         if ambiguous is not None:  # refused, not guessed: name the element by its id, or route there first
             return {"enabled": True, "routed": False, "route": [], "verified": False, "reason": ambiguous}
-        legs = travel(self.map, self.device, self.clock, self.wall, start["id"], goals) if goals else None
+        legs = travel(self.map, self.device, self.clock, self.wall, start.id, goals) if goals else None
         held = legs is not None and all(leg.verified for leg in legs)
-        details: dict[str, Any] = {"enabled": True, "routed": bool(legs), "route": self._route(legs or [])}
+        details: dict[str, object] = {"enabled": True, "routed": bool(legs), "route": self._route(legs or [])}
         if not held and self.repair:
             details.update(self._repair(selector, legs or []))
             return details
         if legs is None:
-            return {**details, "verified": False, "reason": f"no safe route from {start['id']} to a screen showing "
+            return {**details, "verified": False, "reason": f"no safe route from {start.id} to a screen showing "
                     f"{selector}" + ("" if goals else " (the map knows none)")}  # fmt: skip
         # Confidence is what the map believes, and grows as it learns: the caller keeps it out of the signature.
-        return {**details, "verified": held, "confidence": [round(leg.edge["confidence"], 2) for leg in legs]}
+        return {**details, "verified": held, "confidence": [round(leg.edge.confidence, 2) for leg in legs]}
 
-    def _route(self, legs: list[Leg]) -> list[dict[str, Any]]:
+    def _route(self, legs: list[Leg]) -> list[dict[str, object]]:
         if legs:
             self.used = True
-        self.followed += [leg.edge["id"] for leg in legs if leg.edge["id"] != "reset"]
-        return [{"command": leg.edge["command"], "target": leg.edge["target"], "verified": leg.verified}
+        self.followed += [leg.edge.id for leg in legs if leg.edge.id != "reset"]
+        return [{"command": leg.edge.command, "target": leg.edge.target, "verified": leg.verified}
                 for leg in legs]  # fmt: skip
 
-    def _repair(self, selector: str, tried: list[Leg]) -> dict[str, Any]:
+    def _repair(self, selector: str, tried: list[Leg]) -> dict[str, object]:
         """Look for `selector` the way a crawl explores (bounded), learning the map; then route to it again.
 
         The crawl starts from the app's start, fills the fields the map's edges fill (from the same environment
@@ -94,8 +93,8 @@ class MapRouter:
         wanted = normalize(selector)
         declared = self.map.inputs()
         # Only the variables the map declares: an edited edge cannot make the repair type another one.
-        fills = {field: variable for edge in self.map.document["edges"]
-                 for field, variable in (edge["args"].get("fill") or {}).items() if variable in declared}  # fmt: skip
+        fills = {field: variable for edge in self.map.document.edges
+                 for field, variable in edge.args.fill.items() if variable in declared}  # fmt: skip
 
         def shows(seen: ScreenObservation) -> bool:
             return any(normalize(target) == wanted for element in seen.elements for target in element.targets)
@@ -105,7 +104,7 @@ class MapRouter:
         self.used = True
         start, _ = record_screen(self.map, self.device, isoformat(self.wall.now()))
         goals = self._showing(selector)
-        legs = [] if start["id"] in goals else travel(self.map, self.device, self.clock, self.wall, start["id"], goals)
+        legs = [] if start.id in goals else travel(self.map, self.device, self.clock, self.wall, start.id, goals)
         found = report.stopped_reason == "found" and legs is not None and all(leg.verified for leg in legs)
         self.repairs += found
         route = [*self._route(tried), {"command": "repair", "target": selector, "verified": found}]
@@ -127,25 +126,25 @@ class MapRouter:
         wanted = normalize(selector)
         text = normalize(selector.split("=", 1)[-1])
         scores: dict[str, int] = {}
-        for variant in self.map.document["variants"]:
-            for element in variant["elements"]:
-                if not any(normalize(target) == wanted for target in element["targets"]):
+        for variant in self.map.document.variants:
+            for element in variant.elements:
+                if not any(normalize(target) == wanted for target in element.targets):
                     continue
-                score = 1 + 4 * bool(element["clickable"] and element["enabled"])
-                score += 2 * any(normalize(label) == text for label in element["labels"])
-                scores[variant["id"]] = max(scores.get(variant["id"], 0), score)
+                score = 1 + 4 * bool(element.clickable and element.enabled)
+                score += 2 * any(normalize(label) == text for label in element.labels)
+                scores[variant.id] = max(scores.get(variant.id, 0), score)
         return scores
 
     def _ambiguous(self, selector: str, goals: set[str]) -> str | None:
         """Say why a text target is ambiguous: the best-scored elements are on several screens (an id never is)."""
         if not selector.startswith(("text=", "text~=")):
             return None
-        screens = sorted({v["screen_id"] for v in self.map.document["variants"] if v["id"] in goals})
+        screens = sorted({v.screen_id for v in self.map.document.variants if v.id in goals})
         if len(screens) < 2:
             return None
         return f"Target '{selector}' is ambiguous in the app map: {', '.join(screens)} show it alike"
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> dict[str, object]:
         """Return `data.run.map`."""
         updated = self.written or self.map.changed
         return self.map.place.metadata(used=self.used, updated=updated, repairs=self.repairs)

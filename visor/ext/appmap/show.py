@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from visor.clock import Clock
 from visor.errors import ExitCode, InputError, NextAction, SourceError
@@ -86,7 +85,7 @@ def show_map(app_map: AppMap, fmt: str, output: str) -> Outcome:
     path = os.path.abspath(output)
     write_below(os.path.dirname(path), os.path.basename(path), data, "picture")
     size = png_size(data[:24]) if fmt == "png" else None
-    drawn: dict[str, Any] = {"path": path, "format": fmt, "bytes": len(data),
+    drawn: dict[str, object] = {"path": path, "format": fmt, "bytes": len(data),
                              "width": size.width if size else picture.width,
                              "height": size.height if size else picture.height}  # fmt: skip
     result = {"map": app_map.place.metadata(used=False, updated=False, summary=app_map.summary()), "picture": drawn}

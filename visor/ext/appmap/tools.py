@@ -29,6 +29,7 @@ from typing import Any
 from visor.clock import Clock, IdSource
 from visor.device.protocol import Device
 from visor.errors import InputError, VisorError
+from visor.ext.appmap.document import Variant
 from visor.ext.appmap.memory import build_memory, memory_slice
 from visor.ext.appmap.model import AppMap, MapPlace, map_lock, read_map
 from visor.ext.appmap.plan_file import checked_plan
@@ -150,7 +151,7 @@ class MapTools:
                 variable that is undeclared or unset (as route_follow would refuse it).
         """
         app_map = self._read_map(place)
-        if not app_map.document["screens"]:
+        if not app_map.document.screens:
             hint = "Map the app first: visor discover --crawl (or call observe and explore)."
             return reply(name, "refused", "NOT_FOUND", f"no app map for {place.identity} yet", hint=hint)
         current = _current(app_map, device)
@@ -158,7 +159,7 @@ class MapTools:
             return self._read(arguments, app_map, current)
         return self._plan(arguments["to"], app_map, current)
 
-    def _read(self, arguments: Mapping[str, Any], app_map: AppMap, current: dict[str, Any] | None) -> Reply:
+    def _read(self, arguments: Mapping[str, Any], app_map: AppMap, current: Variant | None) -> Reply:
         memory = build_memory(app_map.document)
         summary = app_map.summary()
         if arguments.get("full"):
@@ -166,21 +167,22 @@ class MapTools:
         if "screen" in arguments:
             variant = sorted(destination(app_map, arguments["screen"]))[0]
         elif current is not None:
-            variant = current["id"]
+            variant = current.id
         else:
             return reply("map_read", "ok", None, "the current screen is not in the map",
                           memory={**memory_slice(memory, ""), "routes": []}, summary=summary,
                           hint="Annotate or crawl it: visor discover --crawl.")  # fmt: skip
         sliced = memory_slice(memory, variant)
-        label = (sliced["current_screen"] or {}).get("label") or (sliced["current_screen"] or {}).get("id")
+        shown = sliced["current_screen"]
+        label = (shown.get("label") or shown["id"]) if shown is not None else None
         return reply("map_read", "ok", None, f"screen {label}", memory=sliced, summary=summary)
 
-    def _plan(self, wanted: str, app_map: AppMap, current: dict[str, Any] | None) -> Reply:
+    def _plan(self, wanted: str, app_map: AppMap, current: Variant | None) -> Reply:
         goals = destination(app_map, wanted)
         if current is None:
             return reply("route_plan", "refused", "NOT_FOUND", "the current screen is not in the app map",
                           hint="route_follow restarts the app when no route from here is known.")  # fmt: skip
-        route = plan(app_map, current["id"], goals)
+        route = plan(app_map, current.id, goals)
         restart = route is None
         if route is None:
             # route_follow restarts the app then: offered only when the map knows a route from the app's start.
@@ -192,15 +194,15 @@ class MapTools:
                 hint = "Crawl from here (visor discover --crawl), or start from another screen."
                 return reply("route_plan", "refused", "NOT_FOUND", message, hint=hint)
         require_inputs(app_map, route)  # refused as route_follow refuses it: what it offers, route_follow takes
-        legs = [{"edge": edge["id"], "command": edge["command"], "target": edge["target"],
-                 "to_screen": _screen_of(app_map, edge["to_variant_id"]),
-                 "confidence": round(edge["confidence"], 2)} for edge in route]  # fmt: skip
-        data = {"from_screen": current["screen_id"], "to": wanted, "route": legs, "restart": restart}
+        legs = [{"edge": edge.id, "command": edge.command, "target": edge.target,
+                 "to_screen": _screen_of(app_map, edge.to_variant_id),
+                 "confidence": round(edge.confidence, 2)} for edge in route]  # fmt: skip
         if restart:
             message = f"no forward route from here: route_follow restarts the app, then {len(legs)} steps"
         else:
             message = f"{len(legs)} steps" if legs else "already there"
-        return reply("route_plan", "ok", None, message, **data)
+        return reply("route_plan", "ok", None, message, from_screen=current.screen_id, to=wanted, route=legs,
+                     restart=restart)  # fmt: skip
 
     def _follow(self, arguments: Mapping[str, Any], opened: OpenedDevice, place: MapPlace) -> Reply:
         env = Environment(self.wall, self.ids)
@@ -271,19 +273,19 @@ def _plan_dispatched(data: Mapping[str, Any]) -> str:
     return "partial" if sent else "none"
 
 
-def _current(app_map: AppMap, device: Device) -> dict[str, Any] | None:
+def _current(app_map: AppMap, device: Device) -> Variant | None:
     """Return the map's variant for the screen on the device, matched without recording anything."""
     return app_map.match(app_map.observe(device.observe().tree))
 
 
 def _start(app_map: AppMap) -> str | None:
     """Return the app's start in the map: its first variant (a crawl records the screen it starts on first)."""
-    variants = app_map.document["variants"]
-    return str(variants[0]["id"]) if variants else None
+    variants = app_map.document.variants
+    return variants[0].id if variants else None
 
 
 def _screen_of(app_map: AppMap, variant_id: str) -> str:
-    return str(next(v["screen_id"] for v in app_map.document["variants"] if v["id"] == variant_id))
+    return next(v.screen_id for v in app_map.document.variants if v.id == variant_id)
 
 
 def _invalid(name: str, arguments: Mapping[str, Any]) -> str | None:

@@ -22,6 +22,7 @@ from visor.ext.maestro.convert import Converted, LeftOut, convert_flow, env_text
 from visor.files import UnsafePath, write_confined
 from visor.inputs.document import Document
 from visor.inputs.parameters import substitute
+from visor.jsontypes import JsonObject
 from visor.report.envelope import Outcome
 from visor.scenario.discovery import expand_paths
 from visor.scenario.validate import validate_document
@@ -46,7 +47,7 @@ class _Row(TypedDict):
     renamed: NotRequired[str]
     app_id: NotRequired[str]
     valid: NotRequired[bool]
-    issues: NotRequired[list[dict[str, object]]]
+    issues: NotRequired[list[JsonObject]]
 
 
 @dataclass(frozen=True, slots=True)
