@@ -165,3 +165,45 @@ def test_each_package_lists_its_modules(package: Path) -> None:
     held = {p.stem for p in package.glob("*.py") if p.name != "__init__.py"}
     held |= {f"{d.name}/" for d in package.iterdir() if (d / "__init__.py").is_file()}
     assert _catalogued(package) == held
+
+
+#: The front ends import each command's core when it runs (so `visor --version` loads none: tests/cli/test_basics.py).
+LAZY_FRONT_ENDS = ("cli/", "api.py", "pytest_plugin.py", "__main__.py")
+
+
+def _unexplained_late_imports(source: str) -> list[int]:
+    """Return the lines of imports inside functions that no comment explains (on the line, or above its block)."""
+    lines = source.splitlines()
+    found = []
+    for function in ast.walk(ast.parse(source)):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for node in ast.walk(function):
+            if isinstance(node, ast.Import | ast.ImportFrom) and not _explained(lines, node.lineno - 1):
+                found.append(node.lineno)
+    return found
+
+
+def _explained(lines: list[str], index: int) -> bool:
+    """Say whether the import at `index` carries a comment, or the block of imports it is in starts under one."""
+    if "#" in lines[index]:
+        return True
+    for text in (line.strip() for line in reversed(lines[:index])):
+        if text.startswith("#") or (text.startswith(("import ", "from ")) and "#" in text):
+            return True
+        if not (text.startswith(("import ", "from ")) or not text):
+            return False
+    return False
+
+
+@pytest.mark.parametrize("path", modules(), ids=_relative)
+def test_an_import_inside_a_function_says_why(path: Path) -> None:
+    """Imports go at the top; one kept late (an optional heavy library, start-up cost, a cycle) says why."""
+    if path.relative_to(PACKAGE).as_posix().startswith(LAZY_FRONT_ENDS):
+        return
+    assert _unexplained_late_imports(path.read_text(encoding="utf-8")) == []
+
+
+def test_the_late_import_rule_sees_imports_and_their_comments() -> None:
+    source = "def f():\n    import a\n\ndef g():\n    # lazy: heavy\n    import b\n    import c\n\ndef h():\n    x = 1\n    import d  # cycle\n"
+    assert _unexplained_late_imports(source) == [2]

@@ -10,7 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from visor.engine.projection import evidence
 from visor.errors import ErrorInfo
+from visor.steps.details import Observed
 from visor.ui.secrets import PLAIN
 
 StepStatus = Literal["ok", "fail", "skipped"]
@@ -44,7 +46,6 @@ class StepResult:
 
     def files(self) -> list[str]:
         """Return the artifacts the step names (its details' `Evidence` keys), each once."""
-        from visor.engine.projection import evidence
         from visor.steps.catalogue import detail_shapes  # lazy: reading results needs no executors
 
         return evidence(self.details, detail_shapes(self.command))
@@ -74,9 +75,6 @@ class AssertionResult:
 
     def files(self) -> list[str]:
         """Return the artifacts the assertion names (the screen kept when it failed), each once."""
-        from visor.engine.projection import evidence
-        from visor.steps.details import Observed
-
         return evidence(self.observed, (Observed,))
 
 

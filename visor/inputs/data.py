@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, BinaryIO, NoReturn
 
 from visor.errors import SourceError
@@ -71,8 +72,6 @@ def read_json(path: str, *, noun: str, limit: int = MAX_SOURCE_BYTES) -> Any:
     Raises:
         SourceError: the file cannot be read, or is not JSON of a sensible depth.
     """
-    import json
-
     text = decode(read_regular(path, noun=noun, limit=limit), path)
     try:
         value = json.loads(text, parse_constant=_no_constant)

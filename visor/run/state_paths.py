@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 import stat
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -240,8 +242,6 @@ class DaemonPaths:
         inside = os.path.join(self.folder, "visor.sock")
         if len(inside.encode("utf-8")) <= MAX_SOCKET_PATH:
             return inside
-        import hashlib  # lazy, as tempfile: only a root too deep for a socket path needs them
-        import tempfile
 
         digest = hashlib.sha256(self.root.encode("utf-8")).hexdigest()[:16]
         return os.path.join(tempfile.gettempdir(), f"visor-{os.getuid()}", f"{digest}.sock")

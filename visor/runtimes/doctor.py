@@ -21,6 +21,7 @@ from urllib.parse import unquote
 from visor import DISTRIBUTION
 from visor.errors import InputError
 from visor.runtimes.adb import ADB_VARIABLE
+from visor.runtimes.appium.android_data import SUPPORTED, UNSUPPORTED
 from visor.runtimes.appium.capabilities import (
     DEFAULT_CONNECT_TIMEOUT_MS,
     DEFAULT_REQUEST_TIMEOUT_MS,
@@ -76,8 +77,6 @@ def examine(server_url: str, runtime: str) -> list[Check]:
 
 def _device_data(checks: list[Check]) -> Check:
     """Say what of a real phone's data the AgentCab commands reach (through adb, on Android)."""
-    from visor.runtimes.appium.android_data import SUPPORTED, UNSUPPORTED
-
     adb = next((check.ok for check in checks if check.name == "adb"), False)
     detail = f"through adb on Android: {', '.join(SUPPORTED)}; not: {', '.join(UNSUPPORTED)}"
     fix = "" if adb else "Install adb (Android platform-tools): the phone's data is read through it."

@@ -90,6 +90,7 @@ def share_work(folder: str | None) -> None:
 
     The simulated phone's pictures: see `visor.runtimes.sim.render.share_pictures`.
     """
+    # lazy: a runtime is imported when it is opened; the registry is read at start-up
     from visor.runtimes.sim.render import share_pictures
 
     share_pictures(folder)
@@ -119,6 +120,7 @@ def preload(
     elif runtime == "visualagent":
         import visor.runtimes.visualagent.device  # noqa: F401
     else:
+        # lazy: a runtime is imported when it is opened; the registry is read at start-up
         from visor.runtimes.appium.device import appium_client
 
         appium_client()
@@ -129,6 +131,7 @@ def open_sim(request: DeviceRequest) -> Device:
 
     Its flavour (android or ios) is --platform's, else the scenario's `meta.platform`, else the app model's first.
     """
+    # lazy: a runtime is imported when it is opened; the registry is read at start-up
     from visor.runtimes.sim.device import SimDevice
     from visor.runtimes.sim.load import choose_platform
     from visor.runtimes.sim.profile_load import load_profile
@@ -158,8 +161,10 @@ def _sim_apps(
     Raises:
         InputError: an app model is missing or invalid.
     """
+    # lazy: the registry is read at start-up
     from importlib import resources
 
+    # lazy: a runtime is imported when it is opened; the registry is read at start-up
     from visor.runtimes.sim.load import DEFAULT_APP, builtin_apps, load_app, resolve_app
 
     if app is None and "local" in (runtime, declared):  # upstream's offline runtime: its counter app
@@ -172,12 +177,14 @@ def _sim_apps(
 
 def open_visualagent(request: DeviceRequest) -> Device:
     """Reach the agent serving a folder (local, or a phone's through adb) and take a first screenshot."""
+    # lazy: a runtime is imported when it is opened; the registry is read at start-up
     from visor.runtimes.visualagent.device import VisualAgentDevice
     from visor.runtimes.visualagent.mailbox import DEVICE_ROOT, LocalMailbox, Mailbox, PhoneMailbox
 
     ask = request.visualagent
     mailbox: Mailbox
     if ask.adb_serial is not None:
+        # lazy: a runtime is imported when it is opened; the registry is read at start-up
         from visor.runtimes.adb import Adb
 
         mailbox = PhoneMailbox(Adb(ask.adb_serial), ask.folder or DEVICE_ROOT)
@@ -202,6 +209,7 @@ def platform_untold(runtime: str | None, platform: str | None, capabilities: Map
     """
     if runtime != "appium" or platform:
         return False
+    # lazy: a runtime is imported when it is opened; the registry is read at start-up
     from visor.runtimes.appium.capabilities import platform_of
 
     return platform_of(capabilities) is None
@@ -209,6 +217,7 @@ def platform_untold(runtime: str | None, platform: str | None, capabilities: Map
 
 def open_appium(request: DeviceRequest) -> Device:
     """Start an Appium session on the device the request (or the host's only device) names."""
+    # lazy: a runtime is imported when it is opened; the registry is read at start-up
     from visor.runtimes.appium.capabilities import settings_from
     from visor.runtimes.appium.device import AppiumDevice, appium_client
     from visor.runtimes.appium.host_programs import choose_device, installed_drivers, list_devices
@@ -266,6 +275,7 @@ def _local_app_path(capabilities: dict[str, object], folder: str) -> dict[str, o
 
 
 def _remote(url: str) -> bool:
+    # lazy: the registry is read at start-up
     from urllib.parse import urlsplit
 
     host = (urlsplit(url).hostname or "").lower()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -124,8 +125,6 @@ def glob_paths(pattern: str) -> list[str]:
 
 def _segment(part: str) -> str:
     """Return the regular expression of one part of a glob pattern, followed by its `/`."""
-    import re
-
     if part == "**":
         return "(?:[^/]+/)*"
     out, index = [], 0

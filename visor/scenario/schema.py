@@ -175,6 +175,7 @@ def schema_issue(schema: Mapping[str, object], data: object) -> tuple[str, str] 
 
 def schema_problem(schema: Mapping[str, object], data: object) -> tuple[Path, str] | None:
     """Return the most telling way `data` breaks a JSON Schema (jsonschema's best match): where, and what."""
+    # lazy: jsonschema costs start-up time, and only wording a schema error needs it
     import jsonschema
 
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))

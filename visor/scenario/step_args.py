@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from visor.inputs.document import Document, Path
 from visor.inputs.issues import Issue, IssueCode, Severity
+from visor.scenario.validate import validate_document
 
 
 def argument_issues(steps: Sequence[Mapping[str, object]], at: Path) -> list[Issue]:
@@ -17,8 +18,6 @@ def argument_issues(steps: Sequence[Mapping[str, object]], at: Path) -> list[Iss
 
     An argument the command would ignore is a scenario's warning; a document that names it means it: an error.
     """
-    from visor.scenario.validate import validate_document
-
     if not steps:
         return []
     data = {"meta": {"name": "steps", "version": "1"}, "steps": list(steps)}

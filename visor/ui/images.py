@@ -33,6 +33,7 @@ def _imaging() -> tuple[ModuleType, ModuleType]:
         NotInstalled: ImageHash is not installed.
     """
     try:
+        # lazy: imagehash and Pillow are heavy, and only comparing pictures needs them
         import imagehash
         import PIL.Image
     except ImportError:
@@ -58,6 +59,7 @@ def image_fingerprint(png: bytes) -> str:
         TargetError: the bytes are not an image.
     """
     imagehash, pil = _imaging()
+    # lazy: Pillow costs start-up time, and only drawing or reading a picture needs it
     from PIL import ImageStat
 
     try:

@@ -100,6 +100,7 @@ _PREDICATES: dict[SelectorKind, Callable[[Node, str], bool]] = {
 
 
 def _xpath(tree: UiTree, expression: str, xml: str | None) -> list[Node]:
+    # lazy: lxml costs start-up time, and only an XPath or a page source needs it
     from lxml import etree
 
     document = parse_document(xml if xml is not None else to_xml(tree))

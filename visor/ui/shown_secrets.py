@@ -50,6 +50,7 @@ def decoded(png: bytes) -> Image | None:
     A screenshot comes from the device (a phone's folder, a driver): bytes that do not decode, or a header
     claiming a picture of more than `MAX_SHOT_SIDE` pixels a side, are no picture.
     """
+    # lazy: Pillow costs start-up time, and only drawing or reading a picture needs it
     from PIL import Image
 
     size = png_size(png[:24])
@@ -71,6 +72,7 @@ def blank(picture: Image, hidden: Collection[Rect], screen: Size | None) -> None
     """
     if not hidden:
         return
+    # lazy: Pillow costs start-up time, and only drawing or reading a picture needs it
     from PIL import ImageDraw
 
     across = picture.width / screen.width if screen is not None and screen.width > 0 else 1.0
@@ -123,6 +125,7 @@ def thumbnail(
     A screenshot comes from the device (a phone's folder, a driver): bytes that do not decode, or a header
     claiming a picture no phone takes, make no thumbnail instead of stopping the command.
     """
+    # lazy: Pillow costs start-up time, and only drawing or reading a picture needs it
     from PIL import Image
 
     picture = decoded(png)

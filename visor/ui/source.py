@@ -198,6 +198,7 @@ def parse_xml(xml: str) -> UiTree:
 
 def parse_document(xml: str) -> etree._Element:
     """Parse page source with lxml (no network, no entities), raising `PageSourceError`."""
+    # lazy: lxml costs start-up time, and only an XPath or a page source needs it
     from lxml import etree
 
     parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True, remove_blank_text=True)

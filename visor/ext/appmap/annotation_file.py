@@ -22,8 +22,11 @@ from typing import Annotated, BinaryIO, Literal
 
 from pydantic import Field, model_validator
 
+from visor.inputs.data import read_document
 from visor.inputs.issues import IssueCode
 from visor.scenario.fields import InputModel, SelectorStr, plain_error
+from visor.scenario.model_files import document_model, refusal
+from visor.scenario.step_args import argument_issues
 
 Text = Annotated[str, Field(min_length=1, max_length=4096, pattern=r"\S")]
 Safety = Literal["safe", "needs-input", "risky", "unknown"]
@@ -88,10 +91,6 @@ def read_annotation(path: str, stdin: BinaryIO | None = None) -> MapAnnotation:
         SourceError: it cannot be read or parsed.
         InputError: "Invalid discovery annotation", with every problem located.
     """
-    from visor.inputs.data import read_document
-    from visor.scenario.model_files import document_model, refusal
-    from visor.scenario.step_args import argument_issues
-
     next_step = "Fix the annotation and retry before navigating away from the current screen."
     prefix = "Invalid discovery annotation: "
     document = read_document(path, stdin)

@@ -55,6 +55,7 @@ from visor.ext.appmap.document import (
 from visor.files import UnsafePath, regular_file, write_confined
 from visor.inputs.data import read_data
 from visor.report.console import printable
+from visor.scenario.schema import schema_issue, shipped_schema
 from visor.ui.screens import ScreenObservation, observe_screen
 from visor.ui.secrets import KeptPart, mask_text, maskable, redact
 from visor.ui.shown_secrets import secret_areas, shown_texts, thumbnail
@@ -686,8 +687,6 @@ _MOVE_AWAY = "Move the file away to start a new map (visor leaves it as it is), 
 
 def _shape_problem(data: Mapping[str, object]) -> str | None:
     """Say where a map breaks the app-map schema (visor/schemas/app-map.schema.json), and how; None if it fits."""
-    from visor.scenario.schema import schema_issue, shipped_schema
-
     problem = schema_issue(shipped_schema("app-map"), data)
     return None if problem is None else f"{problem[0] or 'the document'}: {problem[1]}"
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import io
 import itertools
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from html import escape
@@ -108,6 +109,7 @@ def scene(document: MapDocument, thumbnails: Callable[[str], bytes | None], rout
         InputError: networkx is not installed.
     """
     try:
+        # lazy: networkx is heavy, and only laying out a map's picture needs it
         import networkx as nx
     except ImportError:
         raise InputError(
@@ -170,6 +172,7 @@ def sound_thumbnail(png: bytes) -> bool:
     size = png_size(png[:24])
     if size is None or not (0 < size.width <= MAX_THUMBNAIL_SIDE and 0 < size.height <= MAX_THUMBNAIL_SIDE):
         return False
+    # lazy: Pillow costs start-up time, and only drawing or reading a picture needs it
     from PIL import Image
 
     try:
@@ -318,6 +321,7 @@ def to_png(picture: Scene) -> bytes:
     Raises:
         InputError: the picture would be larger than `MAX_PIXELS` (the SVG has no such bound).
     """
+    # lazy: Pillow costs start-up time, and only drawing or reading a picture needs it
     from PIL import Image, ImageDraw, ImageFont
 
     if picture.width * picture.height > MAX_PIXELS:
@@ -370,8 +374,6 @@ def to_png(picture: Scene) -> bytes:
 
 def _head(draw: ImageDraw.ImageDraw, before: tuple[float, float], tip: tuple[float, float], colour: str) -> None:
     """Draw an arrowhead at `tip`, pointing away from `before`."""
-    import math
-
     angle = math.atan2(tip[1] - before[1], tip[0] - before[0])
     left = (tip[0] - 10 * math.cos(angle - 0.45), tip[1] - 10 * math.sin(angle - 0.45))
     right = (tip[0] - 10 * math.cos(angle + 0.45), tip[1] - 10 * math.sin(angle + 0.45))

@@ -22,9 +22,11 @@ from typing import Annotated, BinaryIO, Literal
 from pydantic import Field, field_serializer, field_validator, model_validator
 
 from visor.errors import InputError
+from visor.inputs.data import read_document
 from visor.inputs.document import Document
 from visor.inputs.issues import IssueCode
 from visor.scenario.fields import InputModel, NonEmptyStr, SelectorStr, plain_error
+from visor.scenario.model_files import document_model, refusal
 from visor.scenario.step_args import argument_issues
 
 #: What to do when a route plan is refused.
@@ -157,8 +159,6 @@ def read_plan(path: str, stdin: BinaryIO | None = None) -> RoutePlan:
         SourceError: it cannot be read or parsed.
         InputError: "Invalid route plan", with every problem located.
     """
-    from visor.inputs.data import read_document
-
     return checked_plan(read_document(path, stdin))
 
 
@@ -168,8 +168,6 @@ def checked_plan(document: Document) -> RoutePlan:
     Raises:
         InputError: "Invalid route plan", with every problem.
     """
-    from visor.scenario.model_files import document_model, refusal
-
     size = len(json.dumps(document.data, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "replace"))
     if size > MAX_PLAN_BYTES:
         raise InputError(f"{PREFIX}{document.name}: the plan is {size:,} bytes, over the bound of "

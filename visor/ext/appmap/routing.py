@@ -21,7 +21,9 @@ from visor.ext.appmap.crawl import Crawler, CrawlSettings
 from visor.ext.appmap.document import MapDocument
 from visor.ext.appmap.learning import MapFreeze
 from visor.ext.appmap.model import AppMap, MapPlace, map_disabled, map_lock, read_map, record_screen, write_map
+from visor.ext.appmap.picture import to_svg
 from visor.ext.appmap.routes import Leg, travel
+from visor.ext.appmap.show import draw
 from visor.runtimes.opening import OpenedDevice
 from visor.ui.screens import ScreenObservation, normalize
 
@@ -151,9 +153,6 @@ class MapRouter:
 
     def picture(self) -> str | None:
         """Return the map as an SVG with the route followed in blue (None: networkx is not installed)."""
-        from visor.ext.appmap.picture import to_svg
-        from visor.ext.appmap.show import draw
-
         try:
             return to_svg(draw(self.map, tuple(self.followed)))
         except InputError:

@@ -15,9 +15,12 @@ Deadlines are real time on purpose: they bound waits on real sockets, whatever c
 from __future__ import annotations
 
 import contextlib
+import http.client
+import socket
 import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from visor.clock import US_PER_S, SystemClock
 
@@ -187,8 +190,6 @@ def _shut(sock: socket.socket) -> None:
     The plain socket's method is called even on a TLS socket: the TLS layer's own would tear its state down
     under the reading thread's feet.
     """
-    import socket
-
     with contextlib.suppress(OSError):
         socket.socket.shutdown(sock, socket.SHUT_RDWR)
 
@@ -203,9 +204,6 @@ def fetch(
         OSError: the server cannot be reached, or the connection broke (http.client's errors are OSErrors or
             `http.client.HTTPException`, which is re-raised as `ConnectionError`).
     """
-    import http.client
-    from urllib.parse import urlsplit
-
     parts = urlsplit(url)
     kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")

@@ -31,11 +31,14 @@ from visor.device.protocol import (
     UnsupportedInput,
 )
 from visor.errors import ActionError, TargetError
+from visor.runtimes.adb import Adb
 from visor.runtimes.appium import native
+from visor.runtimes.appium.android_data import AndroidData
 from visor.runtimes.appium.capabilities import AppiumSettings, build_capabilities
 from visor.runtimes.appium.described import described, find_described, settings_for
 from visor.runtimes.appium.error_mapping import START, SessionLost, client_missing, mapped
 from visor.runtimes.appium.locators import NATIVE_STRATEGIES, exact_locator, locator, selector_locator
+from visor.runtimes.appium.transport import BadReply, DeadlineConnection
 from visor.ui.geometry import Point, Rect, Size
 from visor.ui.source import PageSourceError, parse_xml
 from visor.ui.tree import Node
@@ -399,9 +402,6 @@ class AppiumDevice:
                 "(--runtime sim, with --profile).",
             )
         if self._data is None:
-            from visor.runtimes.adb import Adb
-            from visor.runtimes.appium.android_data import AndroidData
-
             self._data = AndroidData(Adb(serial))
         return self._data
 
@@ -439,11 +439,11 @@ def appium_client() -> AppiumClient:
         TargetError: it is not installed (visor's plain install has only the simulated device).
     """
     try:
+        # lazy: the Appium client is an optional extra, heavy to import; only an Appium session needs it
         from appium import webdriver
         from appium.options.common import AppiumOptions
         from appium.webdriver.client_config import AppiumClientConfig
 
-        from visor.runtimes.appium.transport import DeadlineConnection
     except ImportError as exc:
         raise client_missing(exc) from exc
     return AppiumClient(AppiumClientConfig, DeadlineConnection, AppiumOptions, webdriver.Remote)
@@ -470,8 +470,6 @@ def _window_size(rect: Any) -> Size:
     Raises:
         BadReply: not an object with a positive width and height.
     """
-    from visor.runtimes.appium.transport import BadReply
-
     sides: list[int] = []
     for key in ("width", "height"):
         value = rect.get(key) if isinstance(rect, dict) else None
@@ -540,6 +538,7 @@ def _native_element(element: WebElement, class_attribute: str) -> NativeElement:
 
 def _describe_finds(driver: WebDriver, platform: str, returned: dict[str, Any]) -> None:
     """Ask a driver that can for finds that describe their elements (described.py); a refusal changes nothing."""
+    # lazy: selenium comes with the optional Appium client; only an Appium session meets its errors
     from selenium.common.exceptions import WebDriverException
 
     wanted = settings_for(platform, str(returned.get("automationName") or returned.get("appium:automationName") or ""))

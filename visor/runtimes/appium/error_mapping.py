@@ -27,6 +27,7 @@ from visor.device.protocol import InputRejected, UnsupportedInput
 from visor.errors import ActionError, NotInstalled, TargetError, VisorError
 from visor.runtimes.appium.capabilities import scrub
 from visor.runtimes.appium.deadline import RequestTimeout
+from visor.runtimes.appium.transport import BadReply
 
 _LOST = ("invalid session id", "session is either terminated or not started", "a session is either terminated")
 _UNSUPPORTED = ("not yet been implemented", "unsupported execute method", "unknown command", "unknown method")
@@ -147,10 +148,9 @@ def _rules(*, starting: bool) -> tuple[_Rule[Any], ...]:
     Selenium's specific exceptions come before `WebDriverException`, their base, and the system's connection
     errors before `Exception`. The client library is imported here because the plain install does not have it.
     """
+    # lazy: selenium comes with the optional Appium client; only an Appium session meets its errors
     from selenium.common import exceptions as selenium_errors
     from urllib3 import exceptions as http_errors
-
-    from visor.runtimes.appium.transport import BadReply
 
     # No session yet, so nothing a step could retry: whatever the server said, it did not start one.
     start = (_Rule((selenium_errors.WebDriverException,), _not_started),) if starting else ()

@@ -18,6 +18,8 @@ from visor.errors import InputError, SourceError
 from visor.inputs.data import read_document
 from visor.inputs.document import Document
 from visor.inputs.issues import IssueCode, error, locate
+from visor.runtimes.registry import scenario_folder
+from visor.runtimes.sim.load import builtin_apps, resolve_app
 from visor.scenario.discovery import MODEL_SUFFIXES, BatchResult, FileResult, validate_paths
 from visor.scenario.validate import ValidationResult
 
@@ -78,8 +80,6 @@ def _model_of(result: ValidationResult) -> tuple[str | None, str | None, str | N
         return None
     if runtime != "sim" and not app.lower().endswith(MODEL_SUFFIXES):
         return None  # an app id for Appium
-    from visor.runtimes.registry import scenario_folder
-    from visor.runtimes.sim.load import builtin_apps, resolve_app
 
     if app in builtin_apps():
         return None  # shipped with visor, and tested with it

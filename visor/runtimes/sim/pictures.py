@@ -19,6 +19,7 @@ WIDTH, HEIGHT = 96, 72
 @functools.lru_cache(maxsize=8192)
 def picture(seed: int, variant: int = 0) -> bytes:
     """Return the JPEG of picture `seed`, near-duplicate `variant` (0: the original)."""
+    # lazy: Pillow costs start-up time, and only drawing or reading a picture needs it
     from PIL import Image, ImageDraw, ImageEnhance
 
     chance = random.Random(seed)

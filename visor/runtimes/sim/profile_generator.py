@@ -13,6 +13,8 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict
 
+import yaml
+
 from visor.device.storage import STORAGE_ROOT
 
 _FIRST = ["Ada", "Alan", "Grace", "Linus", "Margaret", "Dennis", "Barbara", "Ken", "Radia", "Tim", "Hedy", "Edsger",
@@ -225,8 +227,6 @@ def _notifications(chance: random.Random, people: Sequence[_Person], now: dt.dat
 
 def profile_yaml(data: Mapping[str, object], *, photos: int, seed: int) -> str:
     """Return a generated profile as the text of its file, with a header saying how to make it again."""
-    import yaml
-
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     named = "" if data["name"] == f"generated-{seed}" else f" --name {data['name']}"
     header = (
