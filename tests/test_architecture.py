@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -207,3 +209,19 @@ def test_an_import_inside_a_function_says_why(path: Path) -> None:
 def test_the_late_import_rule_sees_imports_and_their_comments() -> None:
     source = "def f():\n    import a\n\ndef g():\n    # lazy: heavy\n    import b\n    import c\n\ndef h():\n    x = 1\n    import d  # cycle\n"
     assert _unexplained_late_imports(source) == [2]
+
+
+def test_every_module_imports_without_the_optional_appium_client() -> None:
+    """The plain install has no Appium client: only its own transport needs it at import (the rest, when used)."""
+    code = (
+        "import importlib, pkgutil, sys\n"
+        "for name in ('appium', 'selenium'):\n    sys.modules[name] = None\n"
+        "import visor\n"
+        "failed = []\n"
+        "for info in pkgutil.walk_packages(visor.__path__, 'visor.'):\n"
+        "    try:\n        importlib.import_module(info.name)\n"
+        "    except ImportError:\n        failed.append(info.name)\n"
+        "print(' '.join(failed))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
+    assert done.stdout.split() == ["visor.runtimes.appium.transport"]

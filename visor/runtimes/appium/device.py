@@ -38,7 +38,6 @@ from visor.runtimes.appium.capabilities import AppiumSettings, build_capabilitie
 from visor.runtimes.appium.described import described, find_described, settings_for
 from visor.runtimes.appium.error_mapping import START, SessionLost, client_missing, mapped
 from visor.runtimes.appium.locators import NATIVE_STRATEGIES, exact_locator, locator, selector_locator
-from visor.runtimes.appium.transport import BadReply, DeadlineConnection
 from visor.ui.geometry import Point, Rect, Size
 from visor.ui.source import PageSourceError, parse_xml
 from visor.ui.tree import Node
@@ -444,6 +443,7 @@ def appium_client() -> AppiumClient:
         from appium.options.common import AppiumOptions
         from appium.webdriver.client_config import AppiumClientConfig
 
+        from visor.runtimes.appium.transport import DeadlineConnection  # lazy: it is built on the Appium client
     except ImportError as exc:
         raise client_missing(exc) from exc
     return AppiumClient(AppiumClientConfig, DeadlineConnection, AppiumOptions, webdriver.Remote)
@@ -470,6 +470,8 @@ def _window_size(rect: Any) -> Size:
     Raises:
         BadReply: not an object with a positive width and height.
     """
+    from visor.runtimes.appium.transport import BadReply  # lazy: it is built on the optional Appium client
+
     sides: list[int] = []
     for key in ("width", "height"):
         value = rect.get(key) if isinstance(rect, dict) else None

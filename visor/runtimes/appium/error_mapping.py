@@ -27,7 +27,6 @@ from visor.device.protocol import InputRejected, UnsupportedInput
 from visor.errors import ActionError, NotInstalled, TargetError, VisorError
 from visor.runtimes.appium.capabilities import scrub
 from visor.runtimes.appium.deadline import RequestTimeout
-from visor.runtimes.appium.transport import BadReply
 
 _LOST = ("invalid session id", "session is either terminated or not started", "a session is either terminated")
 _UNSUPPORTED = ("not yet been implemented", "unsupported execute method", "unknown command", "unknown method")
@@ -151,6 +150,8 @@ def _rules(*, starting: bool) -> tuple[_Rule[Any], ...]:
     # lazy: selenium comes with the optional Appium client; only an Appium session meets its errors
     from selenium.common import exceptions as selenium_errors
     from urllib3 import exceptions as http_errors
+
+    from visor.runtimes.appium.transport import BadReply  # lazy: as selenium, it is built on the Appium client
 
     # No session yet, so nothing a step could retry: whatever the server said, it did not start one.
     start = (_Rule((selenium_errors.WebDriverException,), _not_started),) if starting else ()
