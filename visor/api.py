@@ -147,13 +147,10 @@ def run(
     Raises:
         InputError: a path names no scenario, or a scenario cannot be read or is invalid (a single run).
     """
-    from visor.clock import RandomIds, SystemClock
-    from visor.run.config import Environment, RunConfig, Selection
+    from visor.run.config import Selection
 
-    given = (paths,) if isinstance(paths, str) else tuple(paths)
-    config = config or RunConfig()
+    given, config, env = _defaulted(paths, config, env)
     selection = selection or Selection()
-    env = env or Environment(SystemClock(), RandomIds())
     if _is_suite(given, selection):
         from visor.run.suites import run_suite
 
@@ -190,18 +187,26 @@ def benchmark(
         UsageError: `compare_map` with several scenarios.
         InputError: a path names no scenario, or a scenario cannot be read or is invalid (one file).
     """
-    from visor.clock import RandomIds, SystemClock
     from visor.run.benchmark import benchmark_file, benchmark_suite
-    from visor.run.config import Environment, RunConfig, Selection
+    from visor.run.config import Selection
 
-    given = (paths,) if isinstance(paths, str) else tuple(paths)
-    config = config or RunConfig()
-    env = env or Environment(SystemClock(), RandomIds())
+    given, config, env = _defaulted(paths, config, env)
     if _is_suite(given, Selection()):
         if compare_map:
             raise UsageError("--compare-map goes with one scenario", next_step="Benchmark one scenario with it.")
         return benchmark_suite(given, config, env, runs=runs, threshold=threshold)
     return benchmark_file(given[0], config, env, runs=runs, threshold=threshold, on_run=on_run, compare_map=compare_map)
+
+
+def _defaulted(
+    paths: str | Sequence[str], config: RunConfig | None, env: Environment | None
+) -> tuple[tuple[str, ...], RunConfig, Environment]:
+    """Return the paths as a tuple, and the configuration and environment, the defaults where none was given."""
+    from visor.clock import RandomIds, SystemClock
+    from visor.run.config import Environment, RunConfig
+
+    given = (paths,) if isinstance(paths, str) else tuple(paths)
+    return given, config or RunConfig(), env or Environment(SystemClock(), RandomIds())
 
 
 def _is_suite(given: tuple[str, ...], selection: Selection) -> bool:

@@ -1069,3 +1069,11 @@ def test_status_and_stop_take_upstreams_server_url_and_stop_only_what_is_there(
         cli_runner.run("stop", "--force")
     bad = cli_runner.run("status", "--server-url", "127.0.0.1:4723")
     assert bad.exit_code == 1 and "is not an Appium server URL" in bad.envelope["error"]["message"]
+
+
+def test_the_wire_takes_exactly_what_a_client_sends() -> None:
+    """The wire's models and the configuration's flat form name the same fields: a new option cannot miss the wire."""
+    from visor.daemon.server import WireOptions, WireRunOptions
+
+    assert set(WireOptions.model_fields) == set(RunConfig().action_wire())
+    assert set(WireRunOptions.model_fields) == set(RunConfig().run_wire())

@@ -5,7 +5,7 @@ The runtime comes from --runtime, then (for a scenario) `config.runtime`, then `
 disagree; `visor doctor`, which has no scenario, checks for `DEFAULT_RUNTIME` unless told otherwise.
 
 A device whose time is virtual (`capabilities.virtual_time`) keeps the fresh virtual clock it is handed; the
-others run on the wall clock. This module is light to import: the command line declares its options from it.
+others run on the wall clock. This module is light to import (the options themselves are `visor.runtimes.config`'s).
 """
 
 from __future__ import annotations
