@@ -5,9 +5,10 @@ within 1,024 characters; plus `observe` and `screenshot`), each with a title, be
 of its structured result (`visor.ext.tools.mcp.catalog`); each call returns its structured result (also as JSON text)
 and, after actions and on `observe`, a PNG screenshot. A refused or
 failed call is a tool error (`isError`), so the agent sees why. Device work runs in a worker thread, one call
-at a time. SIGINT, SIGTERM and SIGHUP stop the server at once (the CLI turns them into KeyboardInterrupt), also
-in the middle of a call. A call the client cancels (`notifications/cancelled`) is told to stop: a route stops
-at its next wait, so the calls after it are served.
+at a time. SIGINT, SIGTERM and SIGHUP stop the server at once, also in the middle of a call: while the event loop
+runs, a signal cancels the serving (`stops_cancel`), and once the loop has wound down it reaches the handler the CLI
+installed (which makes it a KeyboardInterrupt and the INTERRUPTED envelope). A call the client cancels
+(`notifications/cancelled`) is told to stop: a route stops at its next wait, so the calls after it are served.
 
 Every line the client sends is read by visor's bounded reader before the SDK sees it (`visor.ext.tools.mcp.lines`): one
 the SDK could not parse is answered with a JSON-RPC error, never dropped unanswered.
@@ -24,10 +25,12 @@ import contextlib
 import functools
 import json
 import logging
+import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any, Protocol
 
 from visor import DISTRIBUTION, __version__
@@ -158,7 +161,7 @@ def serve_stdio(served: Served) -> None:
         from mcp.shared.message import SessionMessage  # lazy: the optional MCP SDK
 
         validate = functools.partial(types.jsonrpc_message_adapter.validate_json, by_name=False)
-        with claimed_stdin() as wire:
+        with claimed_stdin() as wire, anyio.CancelScope() as scope, stops_cancel(scope.cancel, stops):
             lines = GuardedInput(LineReader(wire), validate=validate, refuse=refuse)
             async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]  # iterated only
 
@@ -170,8 +173,51 @@ def serve_stdio(served: Served) -> None:
                 told = Answers(write, lines.answered, (types.JSONRPCResponse, types.JSONRPCError))
                 await server.run(read, told, server.create_initialization_options())
 
+    stops: list[tuple[_Handler, int]] = []
     with sdk_log_lines():
         anyio.run(main)
+    for handler, number in stops[:1]:
+        handler(number, None)
+
+
+STOPS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+_Handler = Callable[[int, FrameType | None], object]
+
+
+@contextlib.contextmanager
+def stops_cancel(cancel: Callable[[], object], stops: list[tuple[_Handler, int]]) -> Iterator[None]:
+    """While the event loop runs, make a stop signal cancel the serving, and note it (with its handler) in `stops`.
+
+    The handler the CLI installs raises KeyboardInterrupt wherever the signal lands: inside the event loop that can
+    be a task's step, which then ends with the interrupt inside the SDK's task groups, and asyncio's shutdown prints
+    that as an unhandled exception with its traceback. So the loop winds down by cancellation (every blocking read
+    and call is abandoned on cancel, so that takes milliseconds) and the caller hands the signal to the handler that
+    was there once the loop is gone. A second signal while winding down goes to that handler at once. Signals whose
+    handler is not Python's (ignored, the default) are left alone; so is a thread that is not the main one.
+    """
+    import asyncio  # lazy: only the MCP server runs an event loop (`visor --version` loads no asyncio)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    loop = asyncio.get_running_loop()
+    previous = {number: signal.getsignal(number) for number in STOPS}
+    handled = {number: handler for number, handler in previous.items() if callable(handler)}
+
+    def stop(number: int, frame: FrameType | None) -> None:
+        if stops:
+            handled[number](number, frame)
+            return
+        stops.append((handled[number], number))
+        loop.call_soon_threadsafe(cancel)
+
+    for number in handled:
+        signal.signal(number, stop)
+    try:
+        yield
+    finally:
+        for number, handler in handled.items():
+            signal.signal(number, handler)
 
 
 class OneLine(logging.Handler):
