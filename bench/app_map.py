@@ -27,7 +27,7 @@ from visor.runtimes.sim.device import SimDevice
 from visor.runtimes.sim.load import load_app
 from visor.ui.screens import observe_screen
 
-DEMO = str(Path(__file__).resolve().parent.parent / "visor" / "devices" / "sim" / "apps" / "demo.app.yaml")
+DEMO = str(Path(__file__).resolve().parent.parent / "visor" / "runtimes" / "sim" / "apps" / "demo.app.yaml")
 INPUTS = {"username": "DEMO_USER", "password": "DEMO_PASSWORD"}
 ENTRIES = ("demo://settings", "demo://player")
 
