@@ -152,6 +152,27 @@ def test_the_command_line_starts_without_the_cores() -> None:
     } | light
 
 
+def test_visor_version_imports_no_heavy_library() -> None:
+    """What `visor --version` loads as it runs (the notes sink included): no network stack, no parser, no model."""
+    code = "import sys\nfrom visor.cli.app import cli\ncli.main(args=['--version'], prog_name='visor', standalone_mode=False)\n"
+    code += "print(' '.join(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    heavy = {
+        "http.client",
+        "ssl",
+        "socket",
+        "email",
+        "yaml",
+        "pydantic",
+        "jsonschema",
+        "rich",
+        "PIL",
+        "lxml",
+        "asyncio",
+    }
+    assert heavy.isdisjoint(done.stdout.split()), sorted(heavy & set(done.stdout.split()))
+
+
 def test_format_text_prints_lines_a_person_reads(cli_runner: Cli) -> None:
     result = cli_runner.run(
         "run", str(ROOT / "scenarios" / "fails-on-purpose.yaml"), "--runtime", "sim", "--format", "text", envelope=False

@@ -15,12 +15,9 @@ Deadlines are real time on purpose: they bound waits on real sockets, whatever c
 from __future__ import annotations
 
 import contextlib
-import http.client
-import socket
 import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from visor.clock import US_PER_S, SystemClock
 
@@ -190,6 +187,8 @@ def _shut(sock: socket.socket) -> None:
     The plain socket's method is called even on a TLS socket: the TLS layer's own would tear its state down
     under the reading thread's feet.
     """
+    import socket  # lazy: the CLI imports this module on every start (see the module's docstring)
+
     with contextlib.suppress(OSError):
         socket.socket.shutdown(sock, socket.SHUT_RDWR)
 
@@ -204,6 +203,10 @@ def fetch(
         OSError: the server cannot be reached, or the connection broke (http.client's errors are OSErrors or
             `http.client.HTTPException`, which is re-raised as `ConnectionError`).
     """
+    # lazy: http.client brings ssl and email (40 ms), and the CLI imports this module on every start
+    import http.client
+    from urllib.parse import urlsplit
+
     parts = urlsplit(url)
     kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
