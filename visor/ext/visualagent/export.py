@@ -31,6 +31,15 @@ from dataclasses import dataclass
 from typing import TypedDict
 
 from visor.errors import ExitCode, InputError, NextAction, SourceError
+from visor.ext.visualagent.commands import (
+    BY_TYPE,
+    InputParams,
+    ScreenshotParams,
+    StartAppParams,
+    SwipeParams,
+    TapParams,
+    read_params,
+)
 from visor.ext.visualagent.folder import modified_us, names
 from visor.ext.visualagent.protocol import COMMAND_BYTES, Folders
 from visor.files import UnsafePath, read_confined, write_atomic
@@ -207,33 +216,25 @@ def _agrees(command: Mapping[str, JsonValue], answer: Mapping[str, JsonValue]) -
 
 
 def _step(command: Mapping[str, JsonValue], answer: Mapping[str, JsonValue]) -> _Step | None:
-    """Return a command's scenario step, or None when it is not one a scenario can hold."""
+    """Return a command's scenario step, or None when it is not one a scenario can hold.
+
+    Its parameters are read as serve reads them: a command serve would refuse is not one to replay.
+    """
     params = command.get("params")
-    if not isinstance(params, dict):
-        return None
-    kind = command.get("type") or command.get("command")
-    if kind == "tap" and _integers(params, "x", "y"):
-        return {"command": "tap", "args": {"x": params["x"], "y": params["y"]}}
-    if kind == "swipe" and _integers(params, "x1", "y1", "x2", "y2"):
-        points: JsonObject = {
-            "startX": params["x1"],
-            "startY": params["y1"],
-            "endX": params["x2"],
-            "endY": params["y2"],
-        }
+    model = BY_TYPE.get(str(command.get("type") or command.get("command")))
+    read = read_params(model, params) if model is not None and isinstance(params, dict) else None
+    if isinstance(read, TapParams):
+        return {"command": "tap", "args": {"x": read.x, "y": read.y}}
+    if isinstance(read, SwipeParams):
+        points: JsonObject = {"startX": read.x1, "startY": read.y1, "endX": read.x2, "endY": read.y2}
         return {"command": "act", "args": {"name": "drag", **points}}
-    text, package = params.get("text"), params.get("package")
-    if kind == "input" and isinstance(text, str):
-        return {"command": "act", "args": {"name": "type", "value": text}}
-    if kind == "start_app" and isinstance(package, str):
-        return {"command": "manage_app", "args": {"action": "launch", "app_name": package}}
-    if kind == "screenshot":
+    if isinstance(read, InputParams):
+        return {"command": "act", "args": {"name": "type", "value": read.text}}
+    if isinstance(read, StartAppParams) and read.package is not None:
+        return {"command": "manage_app", "args": {"action": "launch", "app_name": read.package}}
+    if isinstance(read, ScreenshotParams):
         return {"command": "screenshot", "args": {"label": str(answer["id"])}}
     return None
-
-
-def _integers(params: Mapping[str, JsonValue], *keys: str) -> bool:
-    return all(isinstance(params.get(key), int) and not isinstance(params.get(key), bool) for key in keys)
 
 
 def _write(path: str, text: bytes) -> None:

@@ -25,12 +25,23 @@ import os
 import posixpath
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import NoReturn, TypeGuard
+from typing import Any, Generic, NoReturn, TypeGuard, TypeVar
 
 from visor.clock import Clock, isoformat, ms_to_us, us_to_ms
 from visor.device.context import Kernel
 from visor.device.protocol import InputRejected, PathPoint
 from visor.errors import ActionError, InputError, SourceError, VisorError
+from visor.ext.visualagent.commands import (
+    BY_TYPE,
+    InputParams,
+    Params,
+    ParamsProblem,
+    ScreenshotParams,
+    StartAppParams,
+    SwipeParams,
+    TapParams,
+    read_params,
+)
 from visor.ext.visualagent.folder import open_below
 from visor.files import UnsafePath, confined_parts, write_confined
 from visor.inputs.data import parse_data
@@ -40,7 +51,6 @@ from visor.ui.geometry import Point
 from visor.ui.images import png_size
 from visor.ui.secrets import MASK
 
-TYPES = ("screenshot", "tap", "swipe", "input", "start_app")
 #: Where servers keep the commands they have claimed (`visualagent_claims`), below the served folder.
 CLAIMED = f"{COMMANDS}/.claimed"
 #: The largest command file read: a command is a few hundred bytes, its `input` text a few kilobytes.
@@ -52,9 +62,6 @@ SETTLED_US = 500_000
 #: The longest a file that does not parse is waited for, however often it changes (µs): a writer rewriting it in
 #: place for ever (or a file that keeps changing) is not a command being written, and would hold `--once` for good.
 WRITING_US = 5_000_000
-DEFAULT_SWIPE_MS = 300
-#: The longest swipe: the spec sets no bound, and a swipe of years would hold the phone (and the server) for good.
-MAX_SWIPE_MS = 60_000
 
 
 class Refusal(ActionError):
@@ -251,16 +258,6 @@ def archived_input(raw: bytes) -> bytes | None:
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-#: The details of a missing parameter: agents often put them beside `type` instead of under `params`.
-_PARAMS = 'parameters go under "params": {"id": …, "type": "tap", "params": {"x": 540, "y": 960}}'
-
-
-def _params(names: list[str] | tuple[str, ...]) -> str:
-    """Name parameters as the command file holds them: `params.x and params.y`."""
-    named = [f"params.{name}" for name in names]
-    return named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
-
-
 def _integer(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -274,13 +271,6 @@ class Executor:
         #: `start_app` stops the app first, so it starts from its first screen (as `am start -S`).
         self.cold_start = cold_start
         self._written: list[str] = []
-        self.handlers: dict[str, Callable[[Command], JsonObject]] = {
-            "screenshot": self.screenshot,
-            "tap": self.tap,
-            "swipe": self.swipe,
-            "input": self.input,
-            "start_app": self.start_app,
-        }
 
     def run(self, command: Command, written: list[str] | None = None) -> JsonObject:
         """Execute one command; return its result data (and add the files it wrote, a screenshot, to `written`).
@@ -293,7 +283,7 @@ class Executor:
         if command.type != "screenshot" and self._locked():
             raise Refusal("SCREEN_LOCKED", f"Cannot {command.type}: screen is locked", "locked=true")
         try:
-            result = self.handlers[command.type](command)
+            result = HANDLERS[command.type].run(self, command)
         except Refusal:
             raise  # already the command's answer
         except InputRejected as exc:
@@ -312,16 +302,6 @@ class Executor:
         # The kernel's observation: new after every input, reused while nothing can have changed the screen.
         return any(":id/keyguard" in node.resource_id for node in self.kernel.observe().tree.nodes())
 
-    def _integer(self, command: Command, *names: str) -> list[int]:
-        missing = [name for name in names if name not in command.params]
-        if missing:
-            raise Refusal("MISSING_PARAM", f"{command.type} needs {_params(missing)}", _PARAMS)
-        values = [command.params[name] for name in names]
-        integers = [value for value in values if _integer(value)]
-        if len(integers) != len(values):
-            raise Refusal("INVALID_COMMAND", f"{command.type} {_params(names)} must be integers")
-        return integers
-
     def _point(self, x: int, y: int) -> Point:
         """Return the device point under a screenshot pixel (the protocol speaks pixels; an iPhone takes points)."""
         scale = self.kernel.pixel_scale()
@@ -336,42 +316,30 @@ class Executor:
         # The point whose square holds the pixel: a floor, so each pixel of a point's square lands on it.
         return Point(min(int(x // scale), size.width - 1), min(int(y // scale), size.height - 1))
 
-    def tap(self, command: Command) -> JsonObject:
+    def tap(self, _command: Command, params: TapParams) -> JsonObject:
         """Tap a pixel."""
-        x, y = self._integer(command, "x", "y")
-        self.kernel.tap(self._point(x, y))
-        return {"x": x, "y": y}
+        self.kernel.tap(self._point(params.x, params.y))
+        return {"x": params.x, "y": params.y}
 
-    def swipe(self, command: Command) -> JsonObject:
+    def swipe(self, command: Command, params: SwipeParams) -> JsonObject:
         """Swipe between two pixels in `duration_ms` (default 300)."""
-        x1, y1, x2, y2 = self._integer(command, "x1", "y1", "x2", "y2")
-        duration = command.params.get("duration_ms", DEFAULT_SWIPE_MS)
-        if not _integer(duration) or not 0 < duration <= MAX_SWIPE_MS:
-            raise Refusal("INVALID_COMMAND", f"swipe duration_ms must be a positive integer, at most {MAX_SWIPE_MS}")
-        start, end = self._point(x1, y1), self._point(x2, y2)
+        start, end = self._point(params.x1, params.y1), self._point(params.x2, params.y2)
+        duration = params.duration_ms
         if command.timeout_ms is not None and duration > command.timeout_ms:
             # It could not end in time: refused before it starts, so the screen is left as it was.
             raise Refusal("TIMEOUT", f"a {duration} ms swipe cannot end within timeout_ms {command.timeout_ms}")
         self.kernel.gesture([[PathPoint(start.x, start.y, 0), PathPoint(end.x, end.y, duration)]])
-        return {"x1": x1, "y1": y1, "x2": x2, "y2": y2, "duration_ms": duration}
+        return {"x1": params.x1, "y1": params.y1, "x2": params.x2, "y2": params.y2, "duration_ms": duration}
 
-    def input(self, command: Command) -> JsonObject:
+    def input(self, _command: Command, params: InputParams) -> JsonObject:
         """Type text into the focused field."""
-        if "text" not in command.params:
-            raise Refusal("MISSING_PARAM", "input needs params.text", _PARAMS)
-        text = command.params["text"]
-        if not isinstance(text, str):
-            raise Refusal("INVALID_COMMAND", "input text must be a string")
-        self.kernel.type_text(text, None)
-        return {"length": len(text)}
+        self.kernel.type_text(params.text, None)
+        return {"length": len(params.text)}
 
-    def start_app(self, command: Command) -> JsonObject:
+    def start_app(self, _command: Command, params: StartAppParams) -> JsonObject:
         """Start an installed app."""
-        package = command.params.get("package")
-        if package is None:
-            raise Refusal("MISSING_PARAM", "start_app needs params.package", _PARAMS)
-        if not isinstance(package, str) or not package:
-            raise Refusal("INVALID_COMMAND", "start_app package must be a non-empty string")
+        package = params.package
+        assert package is not None  # refused as missing by `read_params`
         installed = self.kernel.installed_apps()
         if self.kernel.info.capabilities.complete_app_list and package not in installed:
             raise Refusal("APP_NOT_FOUND", f"no app {package!r} is installed", f"installed: {', '.join(installed)}")
@@ -380,14 +348,12 @@ class Executor:
         self.kernel.launch_app(package)
         return {"package": package}
 
-    def screenshot(self, command: Command) -> JsonObject:
+    def screenshot(self, command: Command, params: ScreenshotParams) -> JsonObject:
         """Save a PNG (at `path`, else results/screenshot_{id}.png), below the served folder and never through a link.
 
         Only a `.png` name is written: a screenshot cannot replace a result, the log, or anything that is not one.
         """
-        named = command.params.get("path")
-        if named is not None and not isinstance(named, str):
-            raise Refusal("INVALID_COMMAND", "screenshot path must be a string")
+        named = params.path
         shown = named or posixpath.join(RESULTS, f"screenshot_{command.id}.png")
         relative = self.folders.relative(shown)
         if not relative.lower().endswith(".png"):
@@ -401,6 +367,48 @@ class Executor:
             raise Refusal("PERMISSION_DENIED", f"cannot write {shown}: {exc.strerror}") from exc
         self._written.append(target)
         return {"path": named or target, "size_bytes": len(data)}
+
+
+P = TypeVar("P", bound=Params)
+
+
+@dataclass(frozen=True, slots=True)
+class Handler(Generic[P]):
+    """A command type: its parameters' model and the executor's method that runs it on them."""
+
+    params: type[P]
+    execute: Callable[[Executor, Command, P], JsonObject]
+
+    def run(self, executor: Executor, command: Command) -> JsonObject:
+        """Read the command's parameters into the model, then run it.
+
+        Raises:
+            Refusal: the parameters are missing or of the wrong kind, or the command failed.
+        """
+        read = read_params(self.params, command.params)
+        if isinstance(read, ParamsProblem):
+            raise Refusal(read.code, read.message, read.details)
+        assert isinstance(read, self.params)
+        return self.execute(executor, command, read)
+
+
+def handler(params: type[P], execute: Callable[[Executor, Command, P], JsonObject]) -> Handler[P]:
+    """Pair a command type's model with the method that runs it (mypy refuses a method of another model)."""
+    return Handler(params, execute)
+
+
+#: Each command type's handler, by type.
+HANDLERS: Mapping[str, Handler[Any]] = {
+    entry.params.command: entry
+    for entry in (
+        handler(ScreenshotParams, Executor.screenshot),
+        handler(TapParams, Executor.tap),
+        handler(SwipeParams, Executor.swipe),
+        handler(InputParams, Executor.input),
+        handler(StartAppParams, Executor.start_app),
+    )
+}
+TYPES = tuple(BY_TYPE)
 
 
 class ServeKernel(Kernel):
