@@ -11,9 +11,9 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, Self
 
-from visor.device.data import DeviceData
+from visor.device.data import NEVER_REPLACED, REPLACING, DeviceData
 from visor.errors import ActionError, TargetError
 from visor.ui.geometry import Point, Rect, Size
 from visor.ui.source import to_xml
@@ -25,11 +25,49 @@ class InputRejected(ActionError):
 
     default_cause = "The screen is not in the state this input needs."
 
+    @classmethod
+    def from_no_folder(cls, folder: str) -> Self:
+        """Return the refusal for a folder of the phone's shared storage that does not exist."""
+        return cls(f"no folder {folder} on the device", likely_cause="The folder does not exist.")
+
+    @classmethod
+    def from_no_file(cls, path: str) -> Self:
+        """Return the refusal for a file of the phone's shared storage that does not exist."""
+        return cls(f"no file {path} on the device", likely_cause="The file does not exist (any more).")
+
+    @classmethod
+    def from_existing(cls, path: str, *, writing: bool = False) -> Self:
+        """Return the refusal for a file or folder that would be replaced (`writing`: a file's content is)."""
+        how = f": {REPLACING}" if writing else ""
+        return cls(f"{path} already exists{how}", likely_cause=NEVER_REPLACED)
+
+    @classmethod
+    def from_outside_storage(cls, path: str, root: str) -> Self:
+        """Return the refusal for a path out of the phone's shared storage (`root`), which agents may not touch."""
+        return cls(
+            f"{path} is outside the device's shared storage ({root})",
+            likely_cause="Agents may read and change files in shared storage only.",
+        )
+
 
 class UnsupportedInput(InputRejected):
     """The runtime or the platform cannot perform this input at all (BACK on iOS, set_selection over Appium)."""
 
     default_cause = "This platform or runtime has no way to perform this input."
+
+    @classmethod
+    def from_missing_key(cls, key: Key) -> Self:
+        """Return the refusal for a key an iPhone does not have (back, app switch): nothing is sent."""
+        instead = (
+            "Tap the app's own back button instead: the navigation bar's Back button (accessibility=Back)."
+            if key is Key.BACK
+            else "Go home (act home) and tap the app's icon, or launch it (manage_app launch)."
+        )
+        return cls(
+            f"iOS has no {key.value} key",
+            likely_cause="iOS devices have no back or app-switch button.",
+            next_step=instead,
+        )
 
 
 class SessionRestarted(TargetError):

@@ -129,8 +129,9 @@ class ScreenKeeper:
                 path = write_confined(output, relative, png)
             except OSError as exc:
                 where = os.path.join(output, relative)
-                message = f"cannot write {where}: {exc}"
-                raise OutputError(message, next_step="Free space, or choose another --output.") from exc
+                raise OutputError.from_unwritable(
+                    where, exc, next_step="Free space, or choose another --output."
+                ) from exc
             variants.append({**variant, "thumbnail": path})
             written.append(path)
         return {**divergence, "variants": variants}, written

@@ -37,10 +37,8 @@ def _imaging() -> tuple[ModuleType, ModuleType]:
         import imagehash
         import PIL.Image
     except ImportError:
-        raise NotInstalled(
-            "perceptual hashes (of screens without a UI tree, of photos) need ImageHash, which is not installed",
-            likely_cause="visor was installed without its dependencies (pip --no-deps), or ImageHash was removed.",
-            next_step="pip install 'visor-mobile[images]'",
+        raise NotInstalled.from_missing_library(
+            "ImageHash", "images", needed_by="a perceptual hash (of a screen without a UI tree, of a photo)"
         ) from None
     return imagehash, PIL
 

@@ -191,14 +191,18 @@ def write_below(root: str, relative: str, data: bytes, noun: str) -> str:
         os.makedirs(root, exist_ok=True)
         return write_confined(root, relative, data)
     except UnsafePath as exc:
-        raise InputError(
-            f"cannot write the {noun} {shown}: {exc}",
+        raise InputError.from_unwritable(
+            shown,
+            exc,
+            noun=noun,
             likely_cause="A symbolic link or a folder stands where visor writes it, or the name leaves its folder.",
             next_step="Remove what stands there (visor never writes through a link), then run the command again.",
         ) from exc
     except OSError as exc:
-        raise InputError(
-            f"cannot write the {noun} {shown}: {exc.strerror or exc}",
+        raise InputError.from_unwritable(
+            shown,
+            exc,
+            noun=noun,
             likely_cause="The folder is not writable by this user, or the disk is full.",
             next_step="Check the folder's permissions and free space, or use another --map-dir.",
         ) from exc

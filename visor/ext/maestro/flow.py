@@ -25,7 +25,7 @@ from visor.errors import SourceError
 from visor.files import UnsafePath, confined_parts, read_confined, read_regular
 from visor.inputs.data import parse_source
 from visor.inputs.document import Document, Path, Position
-from visor.inputs.reading import SourceText, decode, empty_source
+from visor.inputs.reading import SourceText, decode
 
 #: A flow file larger than this is no flow (a long one is a few KiB).
 MAX_FLOW_BYTES = 1024 * 1024
@@ -167,7 +167,7 @@ def split_documents(text: str, name: str) -> list[Document]:
         SourceError: the text is not well-formed YAML (the scenario parser's error, at its line).
     """
     if not text.strip():
-        raise empty_source(name)
+        raise SourceError.from_empty(name)
     starts = [(0, 0), *_document_starts(text), (len(text), 0)]
     documents = []
     for (begin, line), (end, _) in itertools.pairwise(starts):

@@ -341,14 +341,7 @@ class AppiumDevice:
             elif key is Key.ENTER:
                 self._call("press enter", lambda d: _focused(d, "press enter in").send_keys("\n"))
             else:
-                raise UnsupportedInput(
-                    f"iOS has no {key.value} key",
-                    likely_cause="iOS devices have no back or app-switch button.",
-                    next_step=(
-                        "Tap the app's own back button instead (e.g. accessibility=Back); "
-                        "to switch apps, use manage_app (launch)."
-                    ),
-                )
+                raise UnsupportedInput.from_missing_key(key)
             return
         code = ANDROID_KEYS[key]
         self._call(f"press {key.value}", lambda d: d.press_keycode(code))

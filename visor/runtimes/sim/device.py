@@ -30,6 +30,7 @@ from visor.device.protocol import (
     NativeActionName,
     Observation,
     PathPoint,
+    UnsupportedInput,
 )
 from visor.device.targets import same_element
 from visor.limits import MAX_DURATION_MS
@@ -39,7 +40,6 @@ from visor.runtimes.sim.ios import (
     IOS_SIZE,
     IosScreen,
     ios_screen,
-    missing_key,
     to_pixel,
     unsupported_action,
 )
@@ -237,7 +237,7 @@ class SimDevice(Host):
             UnsupportedInput: back or app switch on iOS (nothing happens, no time passes).
         """
         if self.ios and key in (Key.BACK, Key.APP_SWITCH):
-            raise missing_key(key)
+            raise UnsupportedInput.from_missing_key(key)
         self.catch_up()
         if key in (Key.LOCK, Key.UNLOCK) or self.locked:
             self.locked = key is Key.LOCK or (self.locked and key is not Key.UNLOCK)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from visor.clock import Clock, isoformat, parse_instant
-from visor.device.data import NEVER_REPLACED, REPLACING, Permission, Record, RecordKind, ValueKind, storage_record
+from visor.device.data import Permission, Record, RecordKind, ValueKind, storage_record
 from visor.device.protocol import InputRejected
 from visor.device.storage import STORAGE_ROOT, in_storage
 from visor.runtimes.sim.metrics import SIZE
@@ -140,7 +140,7 @@ class PhoneData:
         """
         folder = self.spelled(self.confined(folder).rstrip("/"))
         if folder not in self.folders:
-            raise InputRejected(f"no folder {folder} on the device", likely_cause="The folder does not exist.")
+            raise InputRejected.from_no_folder(folder)
         entries = []
         for path in sorted(self.folders | set(self.stored)):
             parent = posixpath.dirname(path)
@@ -165,7 +165,7 @@ class PhoneData:
         """
         stored = self.stored.get(self.spelled(self.confined(path)))
         if stored is None:
-            raise InputRejected(f"no file {path} on the device", likely_cause="The file does not exist (any more).")
+            raise InputRejected.from_no_file(path)
         if stored.photo is not None:
             return picture(stored.photo.picture.seed, stored.photo.picture.variant)
         if stored.content is not None:
@@ -255,11 +255,9 @@ class PhoneData:
         if path in self.folders:
             raise InputRejected(f"{path} is a folder")
         if path in self.stored:
-            raise InputRejected(f"{path} already exists: {REPLACING}", likely_cause=NEVER_REPLACED)
+            raise InputRejected.from_existing(path, writing=True)
         if posixpath.dirname(path) not in self.folders:
-            raise InputRejected(
-                f"no folder {posixpath.dirname(path)}", likely_cause="The file's folder does not exist."
-            )
+            raise InputRejected.from_no_folder(posixpath.dirname(path))
         data = content.encode("utf-8")
         self.add_file(path, StoredFile(len(data), isoformat(self.clock.now()), data))
         return f"wrote {len(data)} bytes to {path}"
@@ -359,11 +357,9 @@ class PhoneData:
 
     def _free(self, path: str) -> None:
         if path in self.stored or path in self.folders:
-            raise InputRejected(f"{path} already exists", likely_cause=NEVER_REPLACED)
+            raise InputRejected.from_existing(path)
         if posixpath.dirname(path) not in self.folders:
-            raise InputRejected(
-                f"no folder {posixpath.dirname(path)}", likely_cause="The target's folder does not exist."
-            )
+            raise InputRejected.from_no_folder(posixpath.dirname(path))
 
     def _unused(self, path: str) -> str:
         """Return `path`, or `name (1).ext`… when it is taken (as Android's downloads do)."""
@@ -384,10 +380,7 @@ class PhoneData:
         """
         normal = in_storage(path if path.startswith("/") else f"{STORAGE_ROOT}/{path}")
         if normal is None:
-            raise InputRejected(
-                f"{path} is outside the device's shared storage ({STORAGE_ROOT})",
-                likely_cause="Agents may read and change files in shared storage only.",
-            )
+            raise InputRejected.from_outside_storage(path, STORAGE_ROOT)
         return normal
 
     def add_file(self, path: str, stored: StoredFile) -> None:
