@@ -61,8 +61,8 @@ def read_regular(path: str, *, noun: str = "file", limit: int = MAX_READ_BYTES) 
     _check_name(path)
     try:
         handle = os.open(path, _READ)
-    except FileNotFoundError:
-        raise SourceError.from_missing(path, near=_near(path)) from None
+    except FileNotFoundError as exc:
+        raise SourceError.from_missing(path, near=_near(path)) from exc
     except OSError as exc:
         if exc.errno == errno.ENXIO:  # a socket, or a FIFO opened for writing only: not a file either way
             raise SourceError.from_not_regular(path, noun=noun, kind="a socket or a device") from exc
@@ -93,16 +93,16 @@ def read_confined(root: str, relative: str, *, noun: str = "file", limit: int = 
     _check_name(shown)
     try:
         folder_fd = os.open(root, _DIRECTORY)
-    except FileNotFoundError:
-        raise SourceError.from_missing(root, near=_near(root)) from None
+    except FileNotFoundError as exc:
+        raise SourceError.from_missing(root, near=_near(root)) from exc
     except OSError as exc:
         raise SourceError.from_unreadable(root, exc) from exc
     try:
         for depth, part in enumerate(parts[:-1]):
             try:
                 child = _open_folder(folder_fd, part, "/".join(parts[: depth + 1]))
-            except FileNotFoundError:
-                raise SourceError.from_missing(shown, near=_near(shown)) from None
+            except FileNotFoundError as exc:
+                raise SourceError.from_missing(shown, near=_near(shown)) from exc
             except UnsafePath as exc:
                 raise SourceError.from_outside(shown, noun=noun, problem=str(exc)) from exc
             except OSError as exc:
@@ -111,8 +111,8 @@ def read_confined(root: str, relative: str, *, noun: str = "file", limit: int = 
             folder_fd = child
         try:
             handle = os.open(parts[-1], _READ | _NOFOLLOW, dir_fd=folder_fd)
-        except FileNotFoundError:
-            raise SourceError.from_missing(shown, near=_near(shown)) from None
+        except FileNotFoundError as exc:
+            raise SourceError.from_missing(shown, near=_near(shown)) from exc
         except OSError as exc:
             if exc.errno in (errno.ELOOP, errno.EMLINK):
                 problem = f"{relative} is a symbolic link: visor never reads through one"
@@ -176,7 +176,7 @@ def _check_name(path: str) -> None:
         )
     try:
         os.fsencode(path)
-    except UnicodeEncodeError:
+    except UnicodeEncodeError as exc:
         # A lone surrogate other than those standing for undecodable bytes (PEP 383): never from a POSIX argv,
         # but an API caller (or Windows) can pass one.
         raise SourceError(
@@ -184,7 +184,7 @@ def _check_name(path: str) -> None:
             path=path,
             likely_cause="The path holds a lone UTF-16 surrogate, half of a character.",
             next_step="Pass the path of the file as text.",
-        ) from None
+        ) from exc
 
 
 def _near(path: str) -> str | None:

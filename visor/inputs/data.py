@@ -76,7 +76,7 @@ def read_json(path: str, *, noun: str, limit: int = MAX_SOURCE_BYTES) -> Any:
         value = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise SourceError(f"JSON syntax error: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from exc
-    except RecursionError:
+    except RecursionError:  # not chained: its traceback is a thousand frames of the parser's, and says nothing more
         raise _too_deep(path) from None
     except ValueError as exc:  # NaN or Infinity; an integer of more digits than Python converts
         raise SourceError(f"not JSON visor reads: {exc}", path=path) from exc

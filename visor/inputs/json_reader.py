@@ -111,8 +111,8 @@ class _IntegerError(ValueError):
 def _read_int(token: str) -> int:
     try:
         return int(token)
-    except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
-        raise _IntegerError(token) from None
+    except ValueError as exc:  # more digits than Python converts (sys.get_int_max_str_digits)
+        raise _IntegerError(token) from exc
 
 
 def _token_offset(text: str, token: str) -> int:

@@ -223,8 +223,8 @@ class _Builder:
     def plain(self, text: str, where: Position) -> JsonValue:
         try:
             return _resolve_plain(text)
-        except ValueError:
-            raise SourceError.from_long_integer(self.name, text, line=where.line, column=where.column) from None
+        except ValueError as exc:
+            raise SourceError.from_long_integer(self.name, text, line=where.line, column=where.column) from exc
 
     def check_text(self, text: str, where: Position) -> None:
         # libyaml refuses surrogate escapes while scanning; PyYAML's own scanner (used without libyaml) decodes
@@ -311,7 +311,7 @@ def parse_yaml(source: SourceText) -> Document:
         raise _character_error(source, exc) from exc
     except yaml.YAMLError as exc:
         raise SourceError(f"YAML error: {exc}", path=source.name) from exc
-    except (ValueError, OverflowError):
+    except (ValueError, OverflowError) as exc:
         # PyYAML's own scanner (without libyaml) calls chr() on escapes beyond U+10FFFF; libyaml refuses them.
         mark = parser.get_mark() if hasattr(parser, "get_mark") else None
         raise SourceError(
@@ -321,7 +321,7 @@ def parse_yaml(source: SourceText) -> Document:
             column=mark.column + 1 if mark else None,
             likely_cause=_SURROGATE_CAUSE,
             next_step=_SURROGATE_FIX,
-        ) from None
+        ) from exc
     finally:
         parser.dispose()
     if builder.documents == 0:

@@ -36,10 +36,10 @@ def _imaging() -> tuple[ModuleType, ModuleType]:
         # lazy: imagehash and Pillow are heavy, and only comparing pictures needs them
         import imagehash
         import PIL.Image
-    except ImportError:
+    except ImportError as exc:
         raise NotInstalled.from_missing_library(
             "ImageHash", "images", needed_by="a perceptual hash (of a screen without a UI tree, of a photo)"
-        ) from None
+        ) from exc
     return imagehash, PIL
 
 

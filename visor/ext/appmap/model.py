@@ -801,13 +801,13 @@ def map_lock(
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
-            except BlockingIOError:
+            except BlockingIOError as exc:
                 if now() >= deadline:
                     raise TargetError(
                         f"the app map {place.path} is locked by another visor for over {wait_s:g} s",
                         likely_cause="Another discover, run or route on the same app is writing the map.",
                         next_step="Wait for it to finish, or use another --map-dir.",
-                    ) from None
+                    ) from exc
                 sleep(0.05)
         yield
     finally:

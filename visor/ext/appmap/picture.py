@@ -111,8 +111,8 @@ def scene(document: MapDocument, thumbnails: Callable[[str], bytes | None], rout
     try:
         # lazy: networkx is heavy, and only laying out a map's picture needs it
         import networkx as nx
-    except ImportError:
-        raise InputError.from_missing_library("networkx", "graph", needed_by="drawing the app map") from None
+    except ImportError as exc:
+        raise InputError.from_missing_library("networkx", "graph", needed_by="drawing the app map") from exc
     variants = document.variants
     if len(variants) > MAX_CARDS:
         raise InputError(

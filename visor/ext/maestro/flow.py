@@ -88,7 +88,7 @@ class FlowReader:
         """
         try:
             parts = confined_parts(posixpath.join(posixpath.dirname(including.relative), file.replace("\\", "/")))
-        except UnsafePath:
+        except UnsafePath as exc:
             raise SourceError(
                 f"runFlow {_quoted(file)} is not a file in the flows' folder {self.root} ({_outside(file)}): "
                 "visor reads no file out of it",
@@ -98,7 +98,7 @@ class FlowReader:
                 likely_cause="The include climbs out of the folder (`..`) or is an absolute path.",
                 next_step="Keep included flows inside the folder, or import the folder that holds them all "
                 "(visor import maestro FOLDER).",
-            ) from None
+            ) from exc
         relative = "/".join(parts)
         if relative in self.read:
             return self.read[relative]

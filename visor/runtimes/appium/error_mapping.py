@@ -116,6 +116,8 @@ def mapped(
         translated = _translated(exc, attempt, rules)
         if translated is None:
             raise  # already visor's, or visor's own bug: either keeps its traceback
+        # Not chained: selenium's messages quote the capabilities and the server's URL, secrets and all, which
+        # a traceback would print unscrubbed; `translated` quotes them scrubbed.
         raise translated from None
 
 

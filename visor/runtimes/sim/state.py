@@ -401,7 +401,8 @@ class AppState:
         try:
             yield
         except RecursionError:
-            # A last resort: the limits above stop loops long before Python's own stack runs out.
+            # A last resort: the limits above stop loops long before Python's own stack runs out. Not chained:
+            # the RecursionError's traceback is a thousand frames of the model's actions, and says nothing more.
             self._restore(saved, now, runaway=True)
             raise self._stopped(None, "its actions ran inside one another too deeply", loop=True) from None
         except AppRuntimeError:

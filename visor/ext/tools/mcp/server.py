@@ -97,8 +97,8 @@ def require_sdk() -> None:
     """Fail clearly when the MCP SDK is not installed."""
     try:
         import mcp  # noqa: F401
-    except ImportError:
-        raise InputError.from_missing_library("the MCP SDK", "mcp", needed_by="visor mcp") from None
+    except ImportError as exc:
+        raise InputError.from_missing_library("the MCP SDK", "mcp", needed_by="visor mcp") from exc
 
 
 def serve_stdio(served: Served) -> None:
