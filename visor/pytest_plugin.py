@@ -204,6 +204,7 @@ class ScenarioItem(_ToldItem):
     def runtest(self) -> None:
         """Run the scenario; raise `ScenarioFailed` when it fails or cannot run."""
         from visor.clock import RandomIds, SystemClock
+        from visor.engine.results import Verdict
         from visor.errors import NotInstalled, VisorError
         from visor.run.config import Environment
         from visor.run.runs import PreparedRun, attempt
@@ -236,7 +237,7 @@ class ScenarioItem(_ToldItem):
         if done.final.reason is not None:
             reason = done.final.reason
             raise ScenarioFailed(f"{reason.info().code}: {reason.message}", f"report: {report}", secrets=done.secrets)
-        if result.status != "ok":
+        if result.status is not Verdict.PASSED:
             lines = (*_failures(result), *_seeded(prepared, result.effective_seed), f"report: {report}")
             raise ScenarioFailed(*lines, secrets=done.secrets)
 
@@ -246,13 +247,15 @@ class ScenarioItem(_ToldItem):
 
 
 def _failures(result: Any) -> list[str]:
+    from visor.engine.results import Verdict  # lazy: as runtest's, pytest loads the plugin on every start
+
     lines = []
     for step in result.steps:
         if step.error is not None:
             lines += [f"step {step.id} ({step.command}) {step.error.message}", f"  cause: {step.error.likely_cause}",
                       f"  next: {step.error.next_step}"]  # fmt: skip
     lines += [f"assertion {check.id} ({check.type} {check.target}) failed: {check.details}"
-              for check in result.assertions if check.status == "failed"]  # fmt: skip
+              for check in result.assertions if check.status is Verdict.FAILED]  # fmt: skip
     return lines or ["the scenario failed"]
 
 

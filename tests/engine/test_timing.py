@@ -147,14 +147,14 @@ def test_every_wait_ends_within_its_budget(
     # duration_ms is whole milliseconds of device time, rounded: half a millisecond either way.
     assert step.duration_ms <= budget + wait.slack_ms + 1, (kind, step.duration_ms, budget)
     if kind != "wait-stable":
-        assert step.status == "fail", step.details
+        assert step.word == "fail", step.details
 
 
 def test_the_reported_hang_ends() -> None:
     """The issue's scenario: 30 of 400 start offsets made the lookup loop forever on a float remainder."""
     for start in (1550.0, 1550.3, 0.1, 2345.678):
         result = _run(WAITS["tap"], start, 2500.0, 250.0, 1, 50)
-        assert result.steps[-1].status == "fail"
+        assert result.steps[-1].word == "fail"
         assert result.steps[-1].duration_ms == 2500
 
 

@@ -14,7 +14,7 @@ from lxml import etree
 from tests.conftest import ROOT, Cli
 from tests.report.junit_schema import problems
 from visor.engine.events import RunFinished
-from visor.engine.results import AssertionResult, RunResult, StepResult
+from visor.engine.results import AssertionResult, RunResult, StepResult, Verdict
 from visor.errors import ErrorInfo
 from visor.report.artifacts import ArtifactStore, ReportWriter
 
@@ -122,9 +122,9 @@ def _failed_run(text: str) -> RunResult:
         device="visor-sim",
         started_at="2026-01-01T09:00:00.000Z",
         ended_at="2026-01-01T09:00:01.000Z",
-        status="fail",
-        steps=(StepResult(0, f"step-{text}", "tap", "fail", 12, {"target": f"text={text}"}, error),),
-        assertions=(AssertionResult("seen", "visible", f"text={text}", "failed", f"not seen: {text}"),),
+        status=Verdict.FAILED,
+        steps=(StepResult(0, f"step-{text}", "tap", Verdict.FAILED, 12, {"target": f"text={text}"}, error),),
+        assertions=(AssertionResult("seen", "visible", f"text={text}", Verdict.FAILED, f"not seen: {text}"),),
         artifacts=(),
         signature="0" * 64,
         seed=1,

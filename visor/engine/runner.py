@@ -27,7 +27,7 @@ from visor.device.observer import ObservingDevice
 from visor.device.protocol import Device, DeviceInfo, Observation, SessionRestarted
 from visor.engine import checks as assertion_checks
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
-from visor.engine.results import AssertionResult, RunResult, StepResult
+from visor.engine.results import AssertionResult, Held, RunResult, StepResult, Verdict, held
 from visor.engine.signature import signature
 from visor.errors import (
     SIGNAL_CAUSES,
@@ -168,8 +168,10 @@ class _Record:
 
     def finished(self) -> RunFinished:
         """Return the end of a run that ran to its end."""
-        passed = all(s.status != "fail" for s in self.steps) and all(c.status == "passed" for c in self.checks)
-        return RunFinished(self._result("ok" if passed else "fail", run_error(self.steps, self.checks)), self.at())
+        passed = all(s.status is not Verdict.FAILED for s in self.steps) and all(
+            c.status is Verdict.PASSED for c in self.checks
+        )
+        return RunFinished(self._result(held(passed), run_error(self.steps, self.checks)), self.at())
 
     def interrupted(self, exc: BaseException) -> RunFinished:
         """Return the end of a run a signal (or Ctrl-C, or a visor `Interrupted`) stopped."""
@@ -181,18 +183,16 @@ class _Record:
             likely_cause=f"{SIGNAL_CAUSES.get(stop.name, stop.name)} during the run.",
             next_step="Run it again; the steps finished so far are in the artifacts.",
         )
-        return RunFinished(self._result("fail", info, interrupted=True), self.at(), reason, stop)
+        return RunFinished(self._result(Verdict.FAILED, info, interrupted=True), self.at(), reason, stop)
 
     def errored(self, exc: VisorError) -> RunFinished:
         """Return the end of a run an error stopped: the error, and why the run had failed so far if it had."""
         error, base = exc.info(), run_error(self.steps, self.checks)
         if base is not None:
             error = replace(error, message=f"{error.message}; {base.message}")
-        return RunFinished(self._result("fail", error), self.at(), exc)
+        return RunFinished(self._result(Verdict.FAILED, error), self.at(), exc)
 
-    def _result(
-        self, status: Literal["ok", "fail"], error: ErrorInfo | None, *, interrupted: bool = False
-    ) -> RunResult:
+    def _result(self, status: Held, error: ErrorInfo | None, *, interrupted: bool = False) -> RunResult:
         platform = self.info.platform
         result = RunResult(
             run_id=self.context.run_id,
@@ -229,13 +229,14 @@ def _events(record: _Record) -> Iterator[Event]:
     failed = False
     for step in scenario.steps:
         if failed and settings.stop_on_failure:
-            outcome = StepResult(step.index, step.id, step.command, "skipped", 0, {"reason": "an earlier step failed"})
+            skipped = {"reason": "an earlier step failed"}
+            outcome = StepResult(step.index, step.id, step.command, Verdict.SKIPPED, 0, skipped)
         else:
             yield StepStarted(step, record.at())
             outcome = _run_step(step, settings, context, last=step.index == len(scenario.steps) - 1)
             record.artifacts.extend(outcome.files())
             outcome = redact(outcome, context.sink.secrets)
-        failed = failed or outcome.status == "fail"
+        failed = failed or outcome.status is Verdict.FAILED
         record.steps.append(outcome)
         yield StepFinished(outcome, record.at())
     checks = redact(_check_assertions(scenario, settings, context), context.sink.secrets)
@@ -255,14 +256,14 @@ def _check_assertions(scenario: Scenario, settings: RunSettings, context: RunCon
         observation = context.device.observe()
     data = context.device.device_data
     checks = [assertion_checks.check(assertion, observation, platform, data) for assertion in scenario.assertions]
-    if settings.capture == "none" or all(check.status == "passed" for check in checks):
+    if settings.capture == "none" or all(check.status is Verdict.PASSED for check in checks):
         return checks
     with context.watchdog.guard(settings.timeout_us):
         evidence = _keep_screen(
             context.sink, len(scenario.steps) + 1, "assertions-failure", context.device, observation
         )
     return [
-        check if check.status == "passed" else replace(check, observed={**check.observed, "evidence": evidence})
+        check if check.status is Verdict.PASSED else replace(check, observed={**check.observed, "evidence": evidence})
         for check in checks
     ]
 
@@ -346,8 +347,7 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext, *, last: b
             _look_after(step, ctx, settings, context, details, failed=error is not None, signed=signed)
         except StepOverrun as overrun:
             error = error or _overrun(step, settings.timeout_us, overrun)
-    status: Literal["ok", "fail"] = "fail" if error is not None else "ok"
-    return StepResult(step.index, step.id, step.command, status, us_to_ms(elapsed), details, error)
+    return StepResult(step.index, step.id, step.command, held(error is None), us_to_ms(elapsed), details, error)
 
 
 def _on_demand(settings: RunSettings, context: RunContext) -> bool:
@@ -456,8 +456,8 @@ def _keep_screen(
 
 def run_error(steps: list[StepResult], checks: list[AssertionResult]) -> ErrorInfo | None:
     """Say why a run failed: the first failed step, and the first failed assertion (upstream's codes)."""
-    failed_steps = [step for step in steps if step.status == "fail"]
-    failed_checks = [check for check in checks if check.status == "failed"]
+    failed_steps = [step for step in steps if step.status is Verdict.FAILED]
+    failed_checks = [check for check in checks if check.status is Verdict.FAILED]
     if not failed_steps and not failed_checks:
         return None
     if failed_checks:

@@ -16,7 +16,7 @@ from typing import Any
 from visor.clock import us_to_ms
 from visor.device.protocol import DeviceInfo
 from visor.engine.events import RunFinished
-from visor.engine.results import StepResult
+from visor.engine.results import StepResult, Verdict
 from visor.engine.runner import DEFAULT_WAIT_TIMEOUT_MS
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, NextAction
 from visor.files import regular_file
@@ -58,7 +58,7 @@ def action_outcome(
     if final.reason is not None:
         reason = final.reason
         return Outcome("fail", reason.next_action, data, reason.exit_code, reason.info(), written)
-    failed = next((step for step in steps if step.status == "fail"), None)
+    failed = next((step for step in steps if step.status is Verdict.FAILED), None)
     if failed is None:
         return Outcome("ok", NextAction.RUN, data, ExitCode.OK, None, written)
     asked = requested[steps.index(failed)] if steps.index(failed) < len(requested) else {}
@@ -154,7 +154,7 @@ def _wait(step: StepResult, requested: Mapping[str, Any]) -> dict[str, Any]:
     out |= {
         "timeout_ms": given.get("timeout", DEFAULT_WAIT_TIMEOUT_MS),
         "poll_interval_ms": given.get("pollMs", DEFAULT_POLL_MS),
-        "matched": step.status == "ok",
+        "matched": step.status is Verdict.PASSED,
         "elapsed_ms": waited if isinstance(waited, int | float) else step.duration_ms,
     }
     return out

@@ -310,13 +310,13 @@ def _timeline_line(event: Event) -> str:
     if isinstance(event, StepFinished):
         step = event.result
         reason = f": {step.error.message}" if step.error else ""
-        return f"{stamp} step {step.id} ({step.command}) {step.status} in {step.duration_ms} ms{reason}"
+        return f"{stamp} step {step.id} ({step.command}) {step.word} in {step.duration_ms} ms{reason}"
     if isinstance(event, AssertionChecked):
         check = event.result
         reason = f": {check.details}" if check.details else ""
-        return f"{stamp} assertion {check.id} ({check.type} {check.target}) {check.status}{reason}"
+        return f"{stamp} assertion {check.id} ({check.type} {check.target}) {check.word}{reason}"
     run = event.result
-    return f"{stamp} run {run.run_id} {run.status}"
+    return f"{stamp} run {run.run_id} {run.word}"
 
 
 def _device(event: RunStarted) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from visor.engine.determinism import BenchmarkSummary, summarize
 from visor.engine.events import RunFinished
-from visor.engine.results import RunResult
+from visor.engine.results import RunResult, Verdict
 from visor.errors import ExitCode, NextAction, interruption
 from visor.report.envelope import Outcome
 
@@ -26,7 +26,7 @@ def run_outcome(final: RunFinished, warnings: list[dict[str, Any]], written: Seq
     if final.reason is not None:
         reason = final.reason
         return Outcome("fail", reason.next_action, data, reason.exit_code, reason.info(), written)
-    if result.status == "ok":
+    if result.status is Verdict.PASSED:
         return Outcome("ok", NextAction.REPORT, data, ExitCode.OK, None, written)
     return Outcome("fail", NextAction.REPORT, data, ExitCode.RUN_FAILED, result.error, written)
 
@@ -93,7 +93,7 @@ def run_row(index: int, final: RunFinished) -> dict[str, Any]:
         row["status"] = "error"
         row["error"] = final.reason.info().code
     else:
-        row["status"] = result.status
+        row["status"] = result.word
         row["signature"] = result.signature
     return row
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from visor.device.protocol import Device
 from visor.engine.events import Event, StepFinished
-from visor.engine.results import RunResult, StepResult
+from visor.engine.results import RunResult, StepResult, Verdict
 from visor.engine.signature import canonical, step_projection
 from visor.errors import VisorError
 from visor.files import write_confined
@@ -88,7 +88,7 @@ class ScreenKeeper:
 
     def keep(self, device: Device, index: int, step: StepResult) -> None:
         """Keep the screen `step` (the run's `index`th) ended on, unless one of its variant is kept already."""
-        if step.status == "skipped" or (self.limit is not None and index > self.limit):
+        if step.status is Verdict.SKIPPED or (self.limit is not None and index > self.limit):
             return
         key = (index, _variant(step))
         if key in self.pictures:
