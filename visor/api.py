@@ -11,10 +11,11 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from visor.errors import UsageError
+from visor.errors import InputError, NotInstalled, SourceError, TargetError, UsageError, VisorError
 from visor.plugs import plug
 from visor.report.session_tools import ExtraTools, SessionAsk, plug_session_tools
 from visor.run.hooks import plug_map
+from visor.scenario.tags import EXPECTED_FAILURE
 
 if TYPE_CHECKING:
     from visor.engine.results import RunResult
@@ -22,21 +23,39 @@ if TYPE_CHECKING:
     from visor.report.envelope import Outcome
     from visor.run.config import Environment, RunConfig, Selection
     from visor.run.hooks import Handler
+    from visor.run.single import SingleRun
     from visor.run.suites import SuiteProgress
     from visor.runtimes.config import DeviceConfig
     from visor.runtimes.opening import OpenedDevice
+    from visor.scenario.recognise import Heading
     from visor.scenario.validate import ValidationResult
 
 __all__ = [
+    "EXPECTED_FAILURE",
     "DeviceConfig",
     "Environment",
+    "Heading",
+    "InputError",
+    "NotInstalled",
     "RunConfig",
+    "RunResult",
     "Selection",
+    "SingleRun",
+    "SourceError",
+    "TargetError",
+    "UsageError",
+    "VisorError",
     "benchmark",
+    "gather_parameters",
+    "is_scenario_file",
     "load",
     "open_device",
     "plug_map",
+    "read_heading",
     "run",
+    "run_once",
+    "shown",
+    "skip_reason",
     "validate",
 ]
 
@@ -85,18 +104,21 @@ def _tool_runner() -> Iterable[Any]:
     return (ToolRunner(),)
 
 
-#: The configuration's types, exported here and imported when first asked for: importing the front door stays
-#: cheap for the command line, which builds its configuration only once a command runs.
+#: The configuration's and results' types, exported here and imported when first asked for: importing the front
+#: door stays cheap for the command line, which builds its configuration only once a command runs.
 _CONFIG_TYPES = {
     "DeviceConfig": "visor.runtimes.config",
     "Environment": "visor.run.config",
+    "Heading": "visor.scenario.recognise",
     "RunConfig": "visor.run.config",
+    "RunResult": "visor.engine.results",
     "Selection": "visor.run.config",
+    "SingleRun": "visor.run.single",
 }
 
 
 def __getattr__(name: str) -> object:
-    """Return one of the configuration's types (PEP 562), imported on first use."""
+    """Return one of the configuration's or results' types (PEP 562), imported on first use."""
     if name in _CONFIG_TYPES:
         import importlib
 
@@ -226,3 +248,72 @@ def open_device(config: DeviceConfig | None = None, seed: int = 0) -> OpenedDevi
     from visor.runtimes.opening import open_for
 
     return open_for(config or DeviceConfig(), seed, SystemClock())
+
+
+def is_scenario_file(path: str, *, named: bool = False) -> bool:
+    """Say whether a file is a scenario (YAML or JSON with `meta` and `steps`, not an app model).
+
+    One that cannot be read or parsed counts when `named` (the user asked for it) or when its text names both keys:
+    a scenario with a typo fails with its reason, it never vanishes from a run.
+    """
+    from visor.scenario.recognise import is_scenario_file as recognised
+
+    return recognised(path, named=named)
+
+
+def read_heading(path: str) -> Heading:
+    """Return a scenario file's `meta.name` and `meta.tags` as written, without validating it.
+
+    Raises:
+        SourceError: the file cannot be read or parsed.
+    """
+    from visor.scenario.recognise import read_heading as heading
+
+    return heading(path)
+
+
+def gather_parameters(
+    env_file: str | None, assignments: Sequence[str], secret_keys: Sequence[str], *, secret_flag: str = "--secret"
+) -> tuple[dict[str, str], tuple[str, ...]]:
+    """Return the scenarios' `${KEY}` values (a dotenv file, then `KEY=VALUE`s, then secrets) and those to mask.
+
+    `secret_flag` is how the caller's users name the secret option, for the message when a variable is not set.
+
+    Raises:
+        InputError: a value is not KEY=VALUE, the file cannot be read, or a secret's variable is not set.
+    """
+    from visor.inputs.parameters import gather
+
+    return gather(env_file, assignments, secret_keys, secret_flag=secret_flag)
+
+
+def run_once(
+    path: str, config: RunConfig | None = None, *, env: Environment | None = None, fallback_runtime: str | None = None
+) -> SingleRun:
+    """Run one scenario file once and return its result (not an envelope), for a front end that reports it itself.
+
+    A scenario that names no runtime, run with a `config` that names none, runs on `fallback_runtime` when given.
+
+    Raises:
+        InputError: the scenario cannot be read or is invalid.
+        TargetError: its device cannot be had (`NotInstalled`: this install lacks what it needs; see `skip_reason`).
+    """
+    from visor.run.single import run_once as once
+
+    (path,), config, env = _defaulted(path, config, env)
+    return once(path, config, env, fallback_runtime=fallback_runtime)
+
+
+def skip_reason(exc: NotInstalled) -> str:
+    """Say why a scenario is skipped on this install, as a suite says it: what is missing, and how to add it."""
+    from visor.run.suites import not_here
+
+    return not_here(exc)
+
+
+def shown(text: str, secrets: Sequence[str] = ()) -> str:
+    """Return text from a scenario or a run as a terminal may show it: secrets masked, control characters escaped."""
+    from visor.ui.escapes import printable
+    from visor.ui.secrets import mask_text
+
+    return printable(mask_text(text, secrets))

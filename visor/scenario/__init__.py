@@ -14,6 +14,7 @@
 - `project_config`: A project's visor settings: `visor.toml`, or `[tool.visor]` in `pyproject.toml`, the nearest one
   up from here
 - `project`: A scenario's project: the folder its relative paths may reach
+- `recognise`: Say whether a file is a scenario, and read its heading (name and tags) without validating it
 - `scenario`: A validated scenario: typed, immutable, ready to run
 - `schema`: The JSON Schema of the scenario format, generated from the input models
 - `selector_platforms`: Platform-only selectors checked against the platform a scenario declares (`meta.platform`)
