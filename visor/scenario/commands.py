@@ -64,6 +64,14 @@ class Args(InputModel):
         """Return the messages of every broken rule about which fields go together."""
         return []
 
+    def tree_use(self) -> str | None:
+        """Return why a step of these arguments needs the screen's UI tree (None: a device without one can run it)."""
+        return self.tree_need
+
+    def as_written(self) -> dict[str, object]:
+        """Return the arguments as the scenario wrote them (by their scenario names, defaults left out)."""
+        return self.model_dump(by_alias=True, exclude_unset=True, mode="json")
+
     @classmethod
     def accepted_keys(cls) -> frozenset[str]:
         """Return every key this model reads, by the names a scenario uses."""
@@ -104,6 +112,13 @@ def _present(raw: Mapping[str, object], *keys: str) -> list[str]:
     return [key for key in keys if key in raw]
 
 
+def _targeting(target: str | None) -> str | None:
+    """Return why a step aiming at `target` needs the UI tree: finding an element does (None: no target)."""
+    if target is None:
+        return None
+    return f"targets an element ({target}); use x and y (tap) or type into the focused field"
+
+
 def _check_normalized(label: str, normalized: bool, values: Mapping[str, float]) -> None:
     """Refuse normalized coordinates outside 0..1 and negative pixels."""
     low, high = (0.0, 1.0) if normalized else (0.0, float("inf"))
@@ -142,6 +157,10 @@ class TapArgs(Args):
             return ["tap requires args.target or args.x/args.y"]
         return []
 
+    def tree_use(self) -> str | None:
+        """Need the tree to tap an element (found in it), not to tap a point."""
+        return _targeting(self.target)
+
     @model_validator(mode="after")
     def _range(self) -> TapArgs:
         if self.x is not None and self.y is not None:
@@ -173,6 +192,10 @@ class ActTypeArgs(ActArgs):
     name: Literal["type"]
     target: SelectorStr | None = Field(None, description="The field to type into; the focused one if omitted.")
     value: NonEmptyStr = Field(description="The text to type.")
+
+    def tree_use(self) -> str | None:
+        """Need the tree to type into a target (found in it), not into the focused field."""
+        return _targeting(self.target)
 
 
 class ActBackArgs(ActArgs):
@@ -329,6 +352,10 @@ class WaitArgs(Args):
         if len(_present(raw, "ms", "for", "stable")) != 1:
             return ["wait requires exactly one of args.ms, args.for, or args.stable"]
         return []
+
+    def tree_use(self) -> str | None:
+        """Need the tree to wait for an element or a stable screen (trees compared), not for a time."""
+        return "waits for elements; use ms" if self.for_ is not None or self.stable else None
 
 
 class SourceArgs(CaptureArgs):
