@@ -408,7 +408,9 @@ def _declared(namespace: Mapping[str, object]) -> tuple[CommandSpec, ...]:
         if model.discriminator is None:
             specs.append(single(model.command, model))
             continue
-        variants = {_variant_of(item): item for item in models if issubclass(item, model) and item is not model}
+        variants = {
+            _variant_of(item): item for item in models if issubclass(item, model) and "command" not in vars(item)
+        }
         title = (model.__doc__ or "").strip().splitlines()[0].rstrip(".")
         specs.append(CommandSpec(model.command, f"{title}: {', '.join(variants)}.", variants, model.discriminator))
     return tuple(specs)
