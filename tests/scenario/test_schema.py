@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from tests.scenario.helpers import validate_data
 from tests.strategies import scenarios
 from visor.ext.tools.spec.definitions import tool_names
+from visor.scenario.commands import COMMANDS
 from visor.scenario.schema import scenario_schema, schema_json, shipped_schema
 
 SCHEMA = scenario_schema()
@@ -37,7 +38,10 @@ def test_schema_names_every_command_and_assertion_type() -> None:
     step = SCHEMA["properties"]["steps"]["items"]
     upstream = ["tap", "navigate", "act", "scroll", "screenshot", "wait", "source"]
     agentcab = ["agentcab_collect", "agentcab_apply"]
-    assert step["properties"]["command"]["enum"] == [*upstream, *agentcab, *tool_names()]
+    commands = step["properties"]["command"]["enum"]
+    assert commands == [*COMMANDS, *tool_names()]
+    assert commands[: len(upstream)] == upstream  # upstream's first, in its order; visor's own after them
+    assert list(COMMANDS)[-len(agentcab) :] == agentcab  # then the features'
     types = {
         t
         for ref in SCHEMA["properties"]["assertions"]["items"]["oneOf"]

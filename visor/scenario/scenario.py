@@ -29,7 +29,7 @@ class Step:
         """Return the arguments as the scenario wrote them (by their scenario names, defaults left out)."""
         if isinstance(self.args, FamilyCall):
             return dict(self.args.raw)
-        return self.args.model_dump(by_alias=True, exclude_unset=True, mode="json")
+        return self.args.as_written()
 
 
 @dataclass(frozen=True, slots=True)
