@@ -1,6 +1,7 @@
 """The scenario format: reading files, the models, validation into issues, and the JSON Schema.
 
 - `assertions`: Assertion types and their models
+- `blocks`: Conditions, repeats and retries: what a step or a block of steps says about when and how often it runs
 - `capability_check`: Warnings for `config.capabilities` keys that look misspelt, before a session request fails on
   them
 - `commands`: Step commands and their argument models: the one place a command's arguments are defined

@@ -168,13 +168,51 @@ class KeptScreen(TypedDict, total=False):
     source: Kept
 
 
+class Decision(TypedDict, total=False):
+    """A `when`, decided: whether the step or block ran, and what of the screen (or platform, or script) decided it."""
+
+    taken: bool
+    platform: str
+    #: How many elements the `visible` and `not_visible` selectors matched on the screen.
+    visible: int
+    not_visible: int
+    #: The value of the `true` expression, as JSON.
+    true: object
+
+
+class RepeatDetails(TypedDict, total=False):
+    """A repeat block's runs, and what stopped it: its count (`times`) or its condition (`condition`)."""
+
+    runs: int
+    stopped: str
+
+
+class RetryDetails(TypedDict, total=False):
+    """A retry block's attempts: how many it took, and how many were retries."""
+
+    attempts: int
+    retried: int
+
+
 class EngineDetails(TypedDict, total=False):
-    """What the engine adds to every step's details: the screen after it, a recovery, kept evidence, a skip."""
+    """What the engine adds to every step's details: the screen after it, a recovery, kept evidence, a skip.
+
+    And the decisions of the scenario's flow: a `when` (`when`), an optional step that missed (`optional`, its
+    message in `missed`), a step failed in an attempt a retry replaced (`retried`), a block's repeats or retries.
+    """
 
     screen: str
     recovery: Volatile[Recovery]
     evidence: Evidence[KeptScreen]
     reason: str
+    when: Decision
+    optional: bool
+    missed: Volatile[str]
+    retried: bool
+    repeat: RepeatDetails
+    retry: RetryDetails
+    #: How many of a block's steps failed.
+    failed: int
 
 
 class Observed(TypedDict, total=False):
