@@ -30,8 +30,8 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from types import FrameType
-from typing import TYPE_CHECKING, Any, Protocol
+from types import FrameType, TracebackType
+from typing import TYPE_CHECKING, Protocol
 
 from visor import DISTRIBUTION, __version__
 from visor.errors import InputError
@@ -260,11 +260,32 @@ def sdk_log_lines() -> Iterator[None]:
         logger.propagate = before
 
 
+class Stream(Protocol):
+    """The SDK's output stream as `Answers` uses it (the SDK's stdio transport hands it over untyped)."""
+
+    async def send(self, message: SessionMessage, /) -> None:
+        """Send one message."""
+        ...
+
+    async def aclose(self) -> None:
+        """Close the stream."""
+        ...
+
+    async def __aenter__(self) -> object:
+        """Open the stream."""
+        ...
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> bool | None:
+        """Close the stream at the end of its block."""
+        ...
+
+
 class Answers:
     """The SDK's output stream, telling the input of each answer sent (so the input ends only once all are)."""
 
-    # Any: the SDK's stdio transport gives its stream untyped; `__getattr__` hands it whatever else the SDK asks.
-    def __init__(self, stream: Any, answered: Callable[[object], None], kinds: tuple[type, ...]) -> None:
+    def __init__(self, stream: Stream, answered: Callable[[object], None], kinds: tuple[type, ...]) -> None:
         self._stream = stream
         self._answered = answered
         self._kinds = kinds
@@ -275,15 +296,21 @@ class Answers:
         if isinstance(message.message, self._kinds):
             self._answered(getattr(message.message, "id", None))
 
+    async def aclose(self) -> None:
+        """Close the stream."""
+        await self._stream.aclose()
+
     async def __aenter__(self) -> Answers:
         await self._stream.__aenter__()
         return self
 
-    async def __aexit__(self, *exc: object) -> bool | None:
-        result: bool | None = await self._stream.__aexit__(*exc)
-        return result
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> bool | None:
+        return await self._stream.__aexit__(kind, error, trace)
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:
+        # Whatever else the SDK asks of its stream, from the stream itself.
         return getattr(self._stream, name)
 
 
