@@ -13,6 +13,7 @@ from visor.device.targets import refind
 from visor.ext.tools.call_context import ToolContext, ToolSettings
 from visor.ext.tools.details import ToolFailure, ToolStep
 from visor.ext.tools.dispatch import run_call
+from visor.ext.tools.registry import find
 from visor.ext.tools.result import GUIDANCE, Data, ToolProblem
 from visor.ext.tools.spec.call import ToolCall
 from visor.steps.context import ActionContext, StepFailure
@@ -69,6 +70,4 @@ class ToolRunner:
 
     def shapes(self, name: str) -> tuple[type, ...]:
         """Return a tool step's shapes: the step's, the tool's result data's, a failure's."""
-        from visor.ext.tools.registry import find  # lazy: the executors load only when a tool step's shapes are asked
-
         return ToolStep, find(name).details, ToolFailure
