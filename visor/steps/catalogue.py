@@ -18,11 +18,7 @@ from visor.scenario.scenario import Step
 from visor.steps import commands
 from visor.steps import details as shapes
 from visor.steps.context import ActionContext
-from visor.steps.entry import Details, Entries
-
-# Re-exported for visor/ext/agentcab/steps.py, which imports them from here: to go once it imports them from entry.
-from visor.steps.entry import Entry as Entry
-from visor.steps.entry import entry as entry
+from visor.steps.entry import Details, Entries, Entry
 
 
 def _gathered() -> Entries:

@@ -24,10 +24,9 @@ from visor.ext.agentcab.spec.output_actions import read_actions
 from visor.ext.agentcab.spec.policy import Policy, PolicyFile, read_policy
 from visor.ext.agentcab.worker import WorkerFailed, ask_worker
 from visor.jsontypes import JsonObject, JsonValue
-from visor.scenario.commands import Args
-from visor.steps.catalogue import Entry, entry
 from visor.steps.context import ActionContext, StepFailure
 from visor.steps.details import Evidence
+from visor.steps.entry import Entry, entry
 from visor.ui.images import photo_hash
 
 
@@ -63,7 +62,7 @@ def agentcab_collect(args: AgentcabCollectArgs, ctx: ActionContext) -> AgentcabC
 
     collected = Collector(ctx.device, upload, photo_hash).collect(schema)
     ctx.agent.agentcab_payload = collected.payload
-    return {"args": _raw(args), "payload": collected.payload, "permissions": collected.permissions,
+    return {"args": args.as_written(), "payload": collected.payload, "permissions": collected.permissions,
             "picks": collected.picks, "uploads": kept}  # fmt: skip
 
 
@@ -92,7 +91,7 @@ def agentcab_apply(args: AgentcabApplyArgs, ctx: ActionContext) -> AgentcabApply
     applier = Applier(ctx.device, ctx.clock, policy_confirmer(policy, None), keep)
     applied = applier.apply(plan)
     details: AgentcabApplyDetails = {
-        "args": _raw(args), "output": output, "actions": [item.to_dict() for item in applied],
+        "args": args.as_written(), "output": output, "actions": [item.to_dict() for item in applied],
         "confirmations": applier.confirmations, "dialogs": dialogs,
     }  # fmt: skip
     bad = [item for item in applied if item.outcome in ("failed", "refused")]
@@ -126,10 +125,6 @@ def _ask(args: AgentcabApplyArgs, ctx: ActionContext) -> JsonValue:
 def _rules(policy: Mapping[str, object]) -> Policy:
     data = PolicyFile.model_validate(policy)
     return Policy("rules", tuple(data.rules), data.default, "the step's policy")
-
-
-def _raw(args: Args) -> dict[str, object]:
-    return args.model_dump(by_alias=True, exclude_unset=True, mode="json")
 
 
 def entries() -> tuple[Entry[AgentcabCollectArgs] | Entry[AgentcabApplyArgs], ...]:
