@@ -165,7 +165,9 @@ def _recorded(
     from visor.run.direct import build_steps
 
     steps, _ = build_steps(command, flags, options)
-    device = flows.device_of(outcome.data.get("runtime"), options.device.app or options.device.app_id)
+    runtime = outcome.data.get("runtime")
+    app = options.device.app or options.device.app_id
+    device = flows.device_of(runtime if isinstance(runtime, str) else None, app)
     return flows.with_recording(outcome, flows.append(root, names, steps, env.clock, device))
 
 

@@ -153,6 +153,7 @@ def run(
     """
     from visor import api
     from visor.report.console import ConsoleReporter
+    from visor.report.told import object_in, totals_line
     from visor.scenario.project_config import load_project_config
 
     project = load_project_config(os.getcwd())
@@ -177,13 +178,11 @@ def run(
     with reports_kept():
         outcome = api.run(given, options, selection=chosen, env=_environment(env), progress=progress,
                           handlers=(progress,))  # fmt: skip
-        suite = outcome.data.get("suite") or {}
+        suite = object_in(outcome.data.get("suite"))
         report = suite.get("report")
 
         def said(console: ConsoleReporter) -> None:
-            from visor.report.told import totals_line
-
-            console.note(totals_line(suite.get("totals") or {}))
+            console.note(totals_line(object_in(suite.get("totals"))))
             console.note(f"suite report: {report}")
 
         return emit(env, outcome, said if report else None)

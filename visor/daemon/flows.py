@@ -298,7 +298,8 @@ def with_recording(outcome: Outcome, recorded: Sequence[JsonObject]) -> Outcome:
     if kept:
         data["recording"] = kept
     if warnings:
-        data["warnings"] = [*data.get("warnings", []), *warnings]
+        listed = data.get("warnings", [])
+        data["warnings"] = [*(listed if isinstance(listed, list) else []), *warnings]
     return replace(outcome, data=data) if kept or warnings else outcome
 
 

@@ -337,6 +337,7 @@ def run_file(path: str, options: RunConfig, env: Environment, handlers: Sequence
     prepared = PreparedRun.load(path, options, env)
     done = attempt(prepared, env, handlers)
     outcome = run_outcome(done.final, prepared.warnings(), done.written)
-    if done.map is not None and "run" in outcome.data:
-        outcome = dataclasses.replace(outcome, data={**outcome.data, "run": {**outcome.data["run"], "map": done.map}})
+    run = outcome.data.get("run")
+    if done.map is not None and isinstance(run, Mapping):
+        outcome = dataclasses.replace(outcome, data={**outcome.data, "run": {**run, "map": done.map}})
     return masked(outcome, done.secrets)
