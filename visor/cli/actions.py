@@ -5,6 +5,8 @@ INPUT_ERROR, not silently ignored); the device options, --timeout, --output, --s
 common to all. The flags are validated by the scenario format's own argument models (`visor.run.direct`).
 """
 
+# An import marked `# lazy: start-up` is made where it is used: `visor --version` and `--help` load no engine,
+# parser, model or network stack (tests/cli/test_basics.py holds it), so each command imports what it runs.
 from __future__ import annotations
 
 import os
@@ -132,21 +134,21 @@ def _capture_options(function: F) -> F:
 
 def _act(env: CliEnvironment, command: str, values: dict[str, object]) -> int:
     """Run the action on the project's daemon when one runs, else on a device opened for it."""
-    from visor.daemon import client
-    from visor.run.state_paths import DaemonPaths, state_root
+    from visor.daemon import client  # lazy: start-up
+    from visor.run.state_paths import DaemonPaths, state_root  # lazy: start-up
 
     device = device_values(values)
     common = {name: values.pop(name) for name in ("capabilities", "timeout_ms", "output", "seed")}
     common |= map_values(values)
     flags = {name.replace("_", "-"): value for name, value in values.items()}
-    from visor.run.config import RunConfig
+    from visor.run.config import RunConfig  # lazy: start-up
 
     options = RunConfig.from_flat({**device, **common})
     paths = DaemonPaths(state_root(os.getcwd()))
     if client.running(paths):
         outcome = client.send_action(paths, command, flags, options, env.ids)
     else:
-        from visor.run.config import Environment
+        from visor.run.config import Environment  # lazy: start-up
         from visor.run.direct import run_action  # the engine: only when no daemon runs it
 
         outcome = run_action(command, flags, options, Environment(env.clock, env.ids))
@@ -157,12 +159,12 @@ def _recorded(
     env: CliEnvironment, root: str, command: str, flags: dict[str, object], options: RunConfig, outcome: Outcome
 ) -> Outcome:
     """Append a succeeded action to the flows being recorded (`visor record`), and say so in its envelope."""
-    from visor.daemon import flows
+    from visor.daemon import flows  # lazy: start-up
 
     names = flows.active(root) if outcome.status == "ok" else []
     if not names:
         return outcome
-    from visor.run.direct import build_steps
+    from visor.run.direct import build_steps  # lazy: start-up
 
     steps, _ = build_steps(command, flags, options)
     runtime = outcome.data.get("runtime")

@@ -8,6 +8,8 @@ they are): click's float ranges let NaN through (every comparison with NaN is fa
 have no upper end unless given one. A value these refuse is a usage error: `INPUT_ERROR`, exit 1.
 """
 
+# An import marked `# lazy: start-up` is made where it is used: `visor --version` and `--help` load no engine,
+# parser, model or network stack (tests/cli/test_basics.py holds it), so each command imports what it runs.
 from __future__ import annotations
 
 import math
@@ -270,7 +272,7 @@ def device_values(values: dict[str, object]) -> dict[str, object]:
     taken = {flag.name: values.pop(flag.name) for flag in DEVICE_FLAGS}
     urls, devices = taken["server_url"], taken["device"]
     if isinstance(urls, tuple) and isinstance(devices, tuple):
-        from visor.run.config import pool_of
+        from visor.run.config import pool_of  # lazy: start-up
 
         taken["server_url"], taken["device"] = urls[0] if urls else None, devices[0] if devices else None
         values["pool"] = pool_of(urls, devices)
@@ -279,7 +281,7 @@ def device_values(values: dict[str, object]) -> dict[str, object]:
 
 def run_config(values: dict[str, object]) -> RunConfig:
     """Build the run's configuration from a command's values: the device's (`device_values`), then the rest."""
-    from visor.run.config import RunConfig
+    from visor.run.config import RunConfig  # lazy: start-up
 
     device = device_values(values)
     return RunConfig.from_flat({**device, **values})
@@ -355,7 +357,7 @@ def parameter_values(values: dict[str, Any]) -> ParameterValues:
     Raises:
         UsageError: a `-e` is not KEY=VALUE, or a secret's environment variable is not set.
     """
-    from visor.inputs.parameters import gather
+    from visor.inputs.parameters import gather  # lazy: start-up
 
     try:
         given, hidden = gather(values.pop("env_file", None), values.pop("assignments", ()), values.pop("secrets", ()))

@@ -1,11 +1,14 @@
 """`visor run` and `visor benchmark`: run scenarios on a device, once or many times."""
 
+# An import marked `# lazy: start-up` is made where it is used: `visor --version` and `--help` load no engine,
+# parser, model or network stack (tests/cli/test_basics.py holds it), so each command imports what it runs.
 from __future__ import annotations
 
 import contextlib
 import itertools
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
@@ -13,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import click
 
+from visor import api
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import (
@@ -90,7 +94,7 @@ def _options(**values: Any) -> RunConfig:
 
 
 def _environment(env: CliEnvironment) -> Environment:
-    from visor.run.config import Environment
+    from visor.run.config import Environment  # lazy: start-up
 
     return Environment(env.clock, env.ids, env.input_stream())
 
@@ -151,10 +155,9 @@ def run(
       visor run scenarios/login.yaml --runtime sim --capture steps --output out
       visor run upstream.json --runtime sim --seed 7 --timeout 5000
     """
-    from visor import api
-    from visor.report.console import ConsoleReporter
-    from visor.report.told import object_in, totals_line
-    from visor.scenario.project_config import load_project_config
+    from visor.report.console import ConsoleReporter  # lazy: start-up
+    from visor.report.told import object_in, totals_line  # lazy: start-up
+    from visor.scenario.project_config import load_project_config  # lazy: start-up
 
     project = load_project_config(os.getcwd())
     given = scenarios or project.paths
@@ -171,7 +174,7 @@ def run(
         )
     include = _tags(include_tags) or project.include_tags
     exclude = _tags(exclude_tags) or project.exclude_tags
-    from visor.run.config import Selection, Shard
+    from visor.run.config import Selection, Shard  # lazy: start-up
 
     chosen = Selection(include, exclude, retries, Shard.parse(shard) if shard else None, workers)
     progress = ConsoleReporter(_stderr(), quiet=env.quiet, color=env.color, secrets=options.secrets)
@@ -278,8 +281,7 @@ def benchmark(
       visor benchmark scenarios/promo-unseeded.yaml --runtime sim --runs 20 --threshold 100
       visor benchmark scenarios/ --runtime sim --runs 20
     """
-    from visor import api
-    from visor.report.console import ConsoleReporter
+    from visor.report.console import ConsoleReporter  # lazy: start-up
 
     options = _options(**values)
     if options.pool:
@@ -301,6 +303,4 @@ def benchmark(
 
 
 def _stderr() -> TextIO:
-    import sys
-
     return sys.stderr

@@ -205,7 +205,7 @@ def fetch(
     """
     # lazy: http.client brings ssl and email (40 ms), and the CLI imports this module on every start
     import http.client
-    from urllib.parse import urlsplit
+    from urllib.parse import urlsplit  # lazy: as http.client, kept off the start of the CLI
 
     parts = urlsplit(url)
     kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection

@@ -440,8 +440,8 @@ def appium_client() -> AppiumClient:
     try:
         # lazy: the Appium client is an optional extra, heavy to import; only an Appium session needs it
         from appium import webdriver
-        from appium.options.common import AppiumOptions
-        from appium.webdriver.client_config import AppiumClientConfig
+        from appium.options.common import AppiumOptions  # lazy: the Appium client, as above
+        from appium.webdriver.client_config import AppiumClientConfig  # lazy: the Appium client, as above
 
         from visor.runtimes.appium.transport import DeadlineConnection  # lazy: it is built on the Appium client
     except ImportError as exc:

@@ -149,7 +149,7 @@ def _rules(*, starting: bool) -> tuple[_Rule[Any], ...]:
     """
     # lazy: selenium comes with the optional Appium client; only an Appium session meets its errors
     from selenium.common import exceptions as selenium_errors
-    from urllib3 import exceptions as http_errors
+    from urllib3 import exceptions as http_errors  # lazy: as selenium, it comes with the Appium client
 
     from visor.runtimes.appium.transport import BadReply  # lazy: as selenium, it is built on the Appium client
 
