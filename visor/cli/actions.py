@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
@@ -181,7 +181,7 @@ def _recorded(
 @_wait_for
 @common_options
 @click.pass_obj
-def tap(env: CliEnvironment, /, **values: Any) -> int:
+def tap(env: CliEnvironment, /, **values: object) -> int:
     """Tap an element (at a point a touch reaches) or a point.
 
     \b
@@ -196,7 +196,7 @@ def tap(env: CliEnvironment, /, **values: Any) -> int:
 @click.option("--to", metavar="URL", help="The deep link to open.")
 @common_options
 @click.pass_obj
-def navigate(env: CliEnvironment, /, **values: Any) -> int:
+def navigate(env: CliEnvironment, /, **values: object) -> int:
     """Open a deep link.
 
     \b
@@ -219,7 +219,7 @@ def navigate(env: CliEnvironment, /, **values: Any) -> int:
 @_wait_for
 @common_options
 @click.pass_obj
-def act(env: CliEnvironment, /, **values: Any) -> int:
+def act(env: CliEnvironment, /, **values: object) -> int:
     """Type text, press back, home or app switch, reset the app, drag, or move a slider.
 
     \b
@@ -229,7 +229,7 @@ def act(env: CliEnvironment, /, **values: Any) -> int:
       visor act --runtime sim --name drag --start-x 0.5 --start-y 0.8 --end-x 0.5 --end-y 0.2 --normalized
     """
     value = values.get("value")
-    if values.get("name") == "slider" and value is not None:
+    if values.get("name") == "slider" and isinstance(value, str):  # click gives --value as text
         values["value"] = _fraction(value)
     return _act(env, "act", values)
 
@@ -248,7 +248,7 @@ def _fraction(value: str) -> float | str:
 @_wait_for
 @common_options
 @click.pass_obj
-def scroll(env: CliEnvironment, /, **values: Any) -> int:
+def scroll(env: CliEnvironment, /, **values: object) -> int:
     """Scroll the first scrollable element (else the screen) up or down.
 
     \b
@@ -262,7 +262,7 @@ def scroll(env: CliEnvironment, /, **values: Any) -> int:
 @_capture_options
 @common_options
 @click.pass_obj
-def screenshot(env: CliEnvironment, /, **values: Any) -> int:
+def screenshot(env: CliEnvironment, /, **values: object) -> int:
     """Save a screenshot (to --path, else OUTPUT/LABEL.png).
 
     \b
@@ -276,7 +276,7 @@ def screenshot(env: CliEnvironment, /, **values: Any) -> int:
 @_capture_options
 @common_options
 @click.pass_obj
-def source(env: CliEnvironment, /, **values: Any) -> int:
+def source(env: CliEnvironment, /, **values: object) -> int:
     """Save the page source (to --path, else OUTPUT/LABEL.xml).
 
     \b
@@ -293,7 +293,7 @@ def source(env: CliEnvironment, /, **values: Any) -> int:
 @click.option("--poll-ms", type=float, metavar="MS", callback=interval_value, help="How often to look (default 250).")
 @common_options
 @click.pass_obj
-def wait(env: CliEnvironment, /, **values: Any) -> int:
+def wait(env: CliEnvironment, /, **values: object) -> int:
     """Wait a fixed time, for an element, or for the screen to be stable (--timeout: how long, default 5000).
 
     \b

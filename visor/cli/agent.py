@@ -9,7 +9,7 @@ import json
 import signal
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -19,6 +19,9 @@ from visor.cli.env import CliEnvironment
 from visor.cli.options import device_options, device_values, duration_value, seed_value, summary_options, text_value
 from visor.errors import ExitCode, NextAction
 from visor.runtimes.config import device_config
+
+if TYPE_CHECKING:
+    from visor.jsontypes import JsonObject
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
 #: `visor mcp`'s own help for the options it shares with other commands: there is no scenario, and no envelope
@@ -147,7 +150,19 @@ def tools(env: CliEnvironment, /, style: str, raw: bool) -> int:
 )
 @summary_options
 @click.pass_obj
-def mcp(env: CliEnvironment, /, **values: Any) -> int:
+def mcp(
+    env: CliEnvironment,
+    /,
+    capabilities: JsonObject,
+    no_device: bool,
+    seed: int | None,
+    turn_ms: float,
+    no_observe_after: bool,
+    map_dir: str | None,
+    no_map: bool,
+    seed_descriptions: bool,
+    **values: object,
+) -> int:
     """Serve the agent tools over MCP on stdin/stdout until the client disconnects.
 
     With no device option, the server starts with no device: the agent calls list_devices, then use_device
@@ -172,20 +187,20 @@ def mcp(env: CliEnvironment, /, **values: Any) -> int:
     from visor.report.console import printable  # lazy: start-up
 
     require_sdk()
-    seed = values["seed"] if values["seed"] is not None else env.ids.new_seed()
+    seed = seed if seed is not None else env.ids.new_seed()
     device = device_values(values)
     options = AgentOptions(
-        device=device_config(device | {"capabilities": values["capabilities"]}),
+        device=device_config(device | {"capabilities": capabilities}),
         seed=seed,
-        turn_ms=values["turn_ms"],
-        observe_after=not values["no_observe_after"],
-        map_dir=values["map_dir"],
-        no_map=values["no_map"],
-        seed_descriptions=values["seed_descriptions"],
+        turn_ms=turn_ms,
+        observe_after=not no_observe_after,
+        map_dir=map_dir,
+        no_map=no_map,
+        seed_descriptions=seed_descriptions,
     )
     host = AgentHost(options, env.clock, env.ids)
-    asked = bool(values["capabilities"]) or any(value not in (None, False) for value in device.values())
-    if asked and not values["no_device"]:
+    asked = bool(capabilities) or any(value not in (None, False) for value in device.values())
+    if asked and not no_device:
         session = host.start()
         # The seed makes a seeded session reproducible: say it (stderr; stdout is the protocol).
         seeded = f", seed {seed}" if session.device.info.capabilities.seeded else ""

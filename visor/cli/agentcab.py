@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -68,7 +68,7 @@ def profile(env: CliEnvironment, /, photos: int, seed: int, name: str | None, ta
 @opened_device_options
 @output_options
 @click.pass_obj
-def collect(env: CliEnvironment, /, schema: str, uploads: str | None, **values: Any) -> int:
+def collect(env: CliEnvironment, /, schema: str, uploads: str | None, **values: object) -> int:
     """Build the input payload an agent's input_schema asks for (`format` on each property), from the device.
 
     SCHEMA is the schema, bare or wrapped in {"input_schema": …} (JSON or YAML; - reads stdin). The payload is
@@ -102,7 +102,7 @@ def collect(env: CliEnvironment, /, schema: str, uploads: str | None, **values: 
 @opened_device_options
 @output_options
 @click.pass_obj
-def act(env: CliEnvironment, /, output: str, confirm: str, evidence: str | None, **values: Any) -> int:
+def act(env: CliEnvironment, /, output: str, confirm: str, evidence: str | None, **values: object) -> int:
     """Apply the actions of an agent's output on the device, after checking every one of them.
 
     OUTPUT is the agent's output ({"actions": [...], ...} or the array; JSON or YAML; - reads stdin). One invalid
@@ -156,7 +156,7 @@ def confirm_prompt(title: str, message: str) -> str:
 )
 @output_options
 @click.pass_obj
-def test_agent(env: CliEnvironment, /, agent_file: str, runs: int, uploads: str | None, **values: Any) -> int:
+def test_agent(env: CliEnvironment, /, agent_file: str, runs: int, uploads: str | None, **values: object) -> int:
     """Test an agent end to end: collect its input on the phone, run its worker, apply its actions, check the phone.
 
     AGENT is an agent test file (name, input_schema, worker, profile, confirm, assertions: docs/agentcab.md). With

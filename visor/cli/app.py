@@ -123,8 +123,8 @@ class VisorGroup(click.Group):
         prog_name: str | None = None,
         complete_var: str | None = None,
         standalone_mode: bool = True,
-        **extra: Any,
-    ) -> Any:
+        **extra: object,
+    ) -> Any:  # click's overloads: an exit in standalone mode, else the command's result
         """Run the CLI; on failure print an error envelope and exit with the error's code."""
         env = extra.get("obj")
         if not isinstance(env, CliEnvironment):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
@@ -67,7 +67,7 @@ def _server_url_option(what: str) -> Callable[[F], F]:
 )
 @output_options
 @click.pass_obj
-def start(env: CliEnvironment, /, appium_cmd: str | None, **values: Any) -> int:
+def start(env: CliEnvironment, /, appium_cmd: str | None, **values: object) -> int:
     """Start the daemon: device sessions stay warm between direct actions (tap, act, wait, …).
 
     Its state lives in .visor/daemon/ under the project root (the nearest folder up holding .visor/,

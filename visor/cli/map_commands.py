@@ -9,7 +9,7 @@ import math
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
@@ -91,7 +91,7 @@ def discover(
     annotate_current: str | None,
     observation_token: str | None,
     repair: bool,
-    **values: Any,
+    **values: object,
 ) -> int:
     """Record the current screen in the app map; with --crawl, every screen the app's safe controls lead to.
 
@@ -187,7 +187,7 @@ def route(
     checkpoint: str | None,
     map_dir: str | None,
     no_map: bool,
-    **values: Any,
+    **values: object,
 ) -> int:
     """Follow a route plan (PLAN, or - for standard input), or go to a screen the app map knows (--to).
 

@@ -16,7 +16,7 @@ import math
 import os
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
+from typing import TYPE_CHECKING, TypedDict, TypeVar
 
 import click
 
@@ -349,7 +349,7 @@ class ParameterValues(TypedDict):
     secrets: tuple[str, ...]
 
 
-def parameter_values(values: dict[str, Any]) -> ParameterValues:
+def parameter_values(values: dict[str, object]) -> ParameterValues:
     """Take the parameter options' values out of a command's: `{parameters: {KEY: VALUE}, secrets: (VALUE, …)}`.
 
     The env file comes first, then each `-e`, then the secrets (read from the environment).
@@ -360,7 +360,12 @@ def parameter_values(values: dict[str, Any]) -> ParameterValues:
     from visor.inputs.parameters import gather  # lazy: start-up
 
     try:
-        given, hidden = gather(values.pop("env_file", None), values.pop("assignments", ()), values.pop("secrets", ()))
+        env_file, assignments, keys = (
+            values.pop("env_file", None),
+            values.pop("assignments", ()),
+            values.pop("secrets", ()),
+        )
+        given, hidden = gather(env_file if isinstance(env_file, str) else None, _texts(assignments), _texts(keys))
     except InputError as exc:
         raise UsageError(exc.message, next_step=exc.next_step) from exc
     context = click.get_current_context(silent=True)
@@ -368,3 +373,8 @@ def parameter_values(values: dict[str, Any]) -> ParameterValues:
     if env is not None:  # so an error raised anywhere in the command is masked as its result is
         env.secrets = (*env.secrets, *hidden)
     return {"parameters": given, "secrets": hidden}
+
+
+def _texts(value: object) -> tuple[str, ...]:
+    """Return a repeated option's values (click gives them as a tuple of texts)."""
+    return tuple(item for item in value if isinstance(item, str)) if isinstance(value, tuple) else ()

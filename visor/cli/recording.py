@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import os
-from typing import Any
 
 import click
 
@@ -39,7 +38,16 @@ def _root() -> str:
 @click.option("--param", "params", multiple=True, metavar="KEY=VALUE", help="Fill {{KEY}} when exporting.")
 @output_options
 @click.pass_obj
-def record(env: CliEnvironment, /, name: str, stopping: bool, force: bool, record_values: bool, **values: Any) -> int:
+def record(
+    env: CliEnvironment,
+    /,
+    name: str,
+    stopping: bool,
+    force: bool,
+    record_values: bool,
+    export_to: str | None,
+    params: tuple[str, ...],
+) -> int:
     """Record the direct actions that follow into a flow (.visor/flows/NAME.json under the project root).
 
     Targets are kept as selectors (not pixels) and typed text as {{value_N}} placeholders unless
@@ -56,11 +64,10 @@ def record(env: CliEnvironment, /, name: str, stopping: bool, force: bool, recor
     from visor.report.envelope import Outcome  # lazy: start-up
 
     root = _root()
-    if values["export_to"] is not None:
+    if export_to is not None:
         from visor.daemon.replay import export  # lazy: start-up
 
-        params = flows.parse_params(values["params"])
-        data = {"action": "record", "name": name, **export(root, name, params, values["export_to"])}
+        data = {"action": "record", "name": name, **export(root, name, flows.parse_params(params), export_to)}
         return emit(env, Outcome("ok", NextAction.RUN, data, ExitCode.OK))
     if stopping:
         return emit(env, flows.stop(root, name, env.clock))
@@ -73,7 +80,7 @@ def record(env: CliEnvironment, /, name: str, stopping: bool, force: bool, recor
 @run_options
 @output_options
 @click.pass_obj
-def replay(env: CliEnvironment, /, name: str, params: tuple[str, ...], **values: Any) -> int:
+def replay(env: CliEnvironment, /, name: str, params: tuple[str, ...], **values: object) -> int:
     """Replay a recorded flow: validated and run as a scenario, reported as `visor run` reports (exit 0 or 2).
 
     \b

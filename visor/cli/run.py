@@ -12,7 +12,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
-from typing import TYPE_CHECKING, Any, TextIO, TypeVar
+from typing import TYPE_CHECKING, TextIO, TypeVar
 
 import click
 
@@ -88,7 +88,7 @@ def run_options(function: F) -> F:
     return function
 
 
-def _options(**values: Any) -> RunConfig:
+def _options(**values: object) -> RunConfig:
     given = {**map_values(values), **parameter_values(values)}
     return run_config(values | given)
 
@@ -135,7 +135,7 @@ def run(
     retries: int,
     shard: str | None,
     workers: int,
-    **values: Any,
+    **values: object,
 ) -> int:  # fmt: skip
     """Run a scenario, or a suite (folders, globs, several files): exit 0 (passed), 2 (failed), 1 (an error).
 
@@ -265,7 +265,7 @@ def _tags(given: tuple[str, ...]) -> tuple[str, ...]:
 @output_options
 @click.pass_obj
 def benchmark(
-    env: CliEnvironment, /, scenarios: tuple[str, ...], runs: int, threshold: float, compare_map: bool, **values: Any
+    env: CliEnvironment, /, scenarios: tuple[str, ...], runs: int, threshold: float, compare_map: bool, **values: object
 ) -> int:
     """Run a scenario again and again: prove it is deterministic, or name the step that is not.
 

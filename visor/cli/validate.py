@@ -4,8 +4,6 @@
 # parser, model or network stack (tests/cli/test_basics.py holds it), so each command imports what it runs.
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from visor.cli.emit import emit
@@ -23,7 +21,7 @@ from visor.cli.options import output_options, parameter_options, parameter_value
 @parameter_options
 @output_options
 @click.pass_obj
-def validate(env: CliEnvironment, /, paths: tuple[str, ...], upstream: bool, **values: Any) -> int:
+def validate(env: CliEnvironment, /, paths: tuple[str, ...], upstream: bool, **values: object) -> int:
     """Check scenario files and report every problem, with its line and column.
 
     PATH is a file (.yaml, .yml, .json), a directory (every scenario below it), a glob pattern, or -

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any
 
 import click
 
@@ -39,7 +38,9 @@ def visualagent() -> None:
 @opened_device_options
 @output_options
 @click.pass_obj
-def serve(env: CliEnvironment, /, folder: str | None, once: bool, locked: bool, cold_start: bool, **values: Any) -> int:
+def serve(
+    env: CliEnvironment, /, folder: str | None, once: bool, locked: bool, cold_start: bool, **values: object
+) -> int:
     """Execute each command file dropped into DIR/commands/ on the device, once, and answer it in DIR/results/.
 
     Commands run by priority, then arrival; each result is written atomically, then the command moves to
