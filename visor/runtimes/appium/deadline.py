@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from visor.clock import US_PER_S, SystemClock
 
@@ -128,7 +128,7 @@ class Watch:
         """Return the error saying this request ran out of time."""
         return RequestTimeout(self.request, self.seconds)
 
-    def connect_timeout(self, wanted: Any) -> float:
+    def connect_timeout(self, wanted: object) -> float:
         """Return how long opening a connection may take now (`wanted` if it is a shorter number).
 
         Raises:
