@@ -26,8 +26,8 @@ import json
 import os
 import platform
 import re
-from collections.abc import Collection
-from typing import IO, Any, Protocol
+from collections.abc import Collection, Mapping
+from typing import IO, Protocol
 
 from visor import __version__
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
@@ -315,7 +315,7 @@ def _timeline_line(event: Event) -> str:
     return f"{stamp} run {run.run_id} {run.status}"
 
 
-def _device(event: RunStarted) -> dict[str, Any]:
+def _device(event: RunStarted) -> dict[str, object]:
     info = event.device
     return {
         "platform": info.platform,
@@ -329,7 +329,7 @@ def _device(event: RunStarted) -> dict[str, Any]:
     }
 
 
-def _runtime(event: RunStarted) -> dict[str, Any]:
+def _runtime(event: RunStarted) -> dict[str, object]:
 
     return {
         "visor": __version__,
@@ -340,7 +340,7 @@ def _runtime(event: RunStarted) -> dict[str, Any]:
     }
 
 
-def _json(value: Any) -> str:
+def _json(value: Mapping[str, object]) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
