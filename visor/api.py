@@ -5,6 +5,8 @@ so a program that imports it gets visor as the command line runs it. The heavy p
 importing it costs next to nothing.
 """
 
+# An import marked `# lazy: start-up` is made where it is used: the command line and pytest import this module in
+# every session, and most of them need only a part of it.
 from __future__ import annotations
 
 import os
@@ -62,7 +64,7 @@ __all__ = [
 
 def _app_map() -> Iterable[Any]:
     """Return the app map as runs ask for it (`visor.ext.appmap.hook`)."""
-    from visor.ext.appmap.hook import AppMapHook
+    from visor.ext.appmap.hook import AppMapHook  # lazy: start-up
 
     return (AppMapHook(),)
 
@@ -71,35 +73,35 @@ def _map_tools(ask: SessionAsk) -> ExtraTools | None:
     """Return the app map's tools for an agent's session (`map_read`, `route_plan`, `route_follow`), unless off."""
     if ask.no_map:
         return None
-    from visor.ext.appmap.tools import MapTools
+    from visor.ext.appmap.tools import MapTools  # lazy: start-up
 
     return MapTools(ask.app_id, ask.map_dir, ask.wall, ask.ids)
 
 
 def _agentcab_commands() -> Iterable[Any]:
     """Return AgentCab's scenario commands (`agentcab_collect`, `agentcab_apply`)."""
-    from visor.ext.agentcab.spec.commands import commands
+    from visor.ext.agentcab.spec.commands import commands  # lazy: start-up
 
     return commands()
 
 
 def _agentcab_entries() -> Iterable[Any]:
     """Return AgentCab's steps, executed."""
-    from visor.ext.agentcab.steps import entries
+    from visor.ext.agentcab.steps import entries  # lazy: start-up
 
     return entries()
 
 
 def _tool_family() -> Iterable[Any]:
     """Return the agent tools as a family of scenario commands (named and checked by the tools)."""
-    from visor.ext.tools.spec.family import ToolFamily
+    from visor.ext.tools.spec.family import ToolFamily  # lazy: start-up
 
     return (ToolFamily(),)
 
 
 def _tool_runner() -> Iterable[Any]:
     """Return the runner of agent tools as scenario steps."""
-    from visor.ext.tools.step import ToolRunner
+    from visor.ext.tools.step import ToolRunner  # lazy: start-up
 
     return (ToolRunner(),)
 
@@ -120,7 +122,7 @@ _CONFIG_TYPES = {
 def __getattr__(name: str) -> object:
     """Return one of the configuration's or results' types (PEP 562), imported on first use."""
     if name in _CONFIG_TYPES:
-        import importlib
+        import importlib  # lazy: start-up
 
         return getattr(importlib.import_module(_CONFIG_TYPES[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -136,7 +138,7 @@ plug("runners", _tool_runner)
 
 def load(path: str, parameters: dict[str, str] | None = None) -> ValidationResult:
     """Read, parse and validate a scenario file; return its `ValidationResult` (`.scenario` is None if invalid)."""
-    from visor.scenario.loader import load_scenario
+    from visor.scenario.loader import load_scenario  # lazy: start-up
 
     return load_scenario(path, parameters=parameters)
 
@@ -169,18 +171,18 @@ def run(
     Raises:
         InputError: a path names no scenario, or a scenario cannot be read or is invalid (a single run).
     """
-    from visor.run.config import Selection
+    from visor.run.config import Selection  # lazy: start-up
 
     given, config, env = _defaulted(paths, config, env)
     selection = selection or Selection()
     if _is_suite(given, selection):
-        from visor.run.suites import run_suite
+        from visor.run.suites import run_suite  # lazy: start-up
 
         return run_suite(given, config, env, handlers, selection, progress)
     (path,) = given
     if path != "-":
-        from visor.daemon import client
-        from visor.run.state_paths import DaemonPaths, state_root
+        from visor.daemon import client  # lazy: start-up
+        from visor.run.state_paths import DaemonPaths, state_root  # lazy: start-up
 
         daemon = DaemonPaths(state_root(os.getcwd()))
         if client.running(daemon):
@@ -188,7 +190,7 @@ def run(
             from visor.report.envelope import masked
 
             return masked(client.send_run(daemon, path, config, env.ids), config.secrets)
-    from visor.run.runs import run_file
+    from visor.run.runs import run_file  # lazy: start-up
 
     return run_file(path, config, env, handlers)
 
@@ -209,8 +211,8 @@ def benchmark(
         UsageError: `compare_map` with several scenarios.
         InputError: a path names no scenario, or a scenario cannot be read or is invalid (one file).
     """
-    from visor.run.benchmark import benchmark_file, benchmark_suite
-    from visor.run.config import Selection
+    from visor.run.benchmark import benchmark_file, benchmark_suite  # lazy: start-up
+    from visor.run.config import Selection  # lazy: start-up
 
     given, config, env = _defaulted(paths, config, env)
     if _is_suite(given, Selection()):
@@ -224,8 +226,8 @@ def _defaulted(
     paths: str | Sequence[str], config: RunConfig | None, env: Environment | None
 ) -> tuple[tuple[str, ...], RunConfig, Environment]:
     """Return the paths as a tuple, and the configuration and environment, the defaults where none was given."""
-    from visor.clock import RandomIds, SystemClock
-    from visor.run.config import Environment, RunConfig
+    from visor.clock import RandomIds, SystemClock  # lazy: start-up
+    from visor.run.config import Environment, RunConfig  # lazy: start-up
 
     given = (paths,) if isinstance(paths, str) else tuple(paths)
     return given, config or RunConfig(), env or Environment(SystemClock(), RandomIds())
@@ -233,7 +235,7 @@ def _defaulted(
 
 def _is_suite(given: tuple[str, ...], selection: Selection) -> bool:
     """Say whether scenarios run as a suite: several paths, a folder, a glob, tags, retries, a shard, workers."""
-    from visor.run.config import Selection
+    from visor.run.config import Selection  # lazy: start-up
 
     first = given[0]
     pattern = first != "-" and not os.path.exists(first) and any(char in first for char in "*?[")
@@ -243,9 +245,9 @@ def _is_suite(given: tuple[str, ...], selection: Selection) -> bool:
 
 def open_device(config: DeviceConfig | None = None, seed: int = 0) -> OpenedDevice:
     """Open a device as a run opens it, as `config` says (None: the defaults); return the `OpenedDevice`."""
-    from visor.clock import SystemClock
-    from visor.runtimes.config import DeviceConfig
-    from visor.runtimes.opening import open_for
+    from visor.clock import SystemClock  # lazy: start-up
+    from visor.runtimes.config import DeviceConfig  # lazy: start-up
+    from visor.runtimes.opening import open_for  # lazy: start-up
 
     return open_for(config or DeviceConfig(), seed, SystemClock())
 
@@ -256,7 +258,7 @@ def is_scenario_file(path: str, *, named: bool = False) -> bool:
     One that cannot be read or parsed counts when `named` (the user asked for it) or when its text names both keys:
     a scenario with a typo fails with its reason, it never vanishes from a run.
     """
-    from visor.scenario.recognise import is_scenario_file as recognised
+    from visor.scenario.recognise import is_scenario_file as recognised  # lazy: start-up
 
     return recognised(path, named=named)
 
@@ -267,7 +269,7 @@ def read_heading(path: str) -> Heading:
     Raises:
         SourceError: the file cannot be read or parsed.
     """
-    from visor.scenario.recognise import read_heading as heading
+    from visor.scenario.recognise import read_heading as heading  # lazy: start-up
 
     return heading(path)
 
@@ -282,7 +284,7 @@ def gather_parameters(
     Raises:
         InputError: a value is not KEY=VALUE, the file cannot be read, or a secret's variable is not set.
     """
-    from visor.inputs.parameters import gather
+    from visor.inputs.parameters import gather  # lazy: start-up
 
     return gather(env_file, assignments, secret_keys, secret_flag=secret_flag)
 
@@ -298,7 +300,7 @@ def run_once(
         InputError: the scenario cannot be read or is invalid.
         TargetError: its device cannot be had (`NotInstalled`: this install lacks what it needs; see `skip_reason`).
     """
-    from visor.run.single import run_once as once
+    from visor.run.single import run_once as once  # lazy: start-up
 
     (path,), config, env = _defaulted(path, config, env)
     return once(path, config, env, fallback_runtime=fallback_runtime)
@@ -306,14 +308,14 @@ def run_once(
 
 def skip_reason(exc: NotInstalled) -> str:
     """Say why a scenario is skipped on this install, as a suite says it: what is missing, and how to add it."""
-    from visor.run.suites import not_here
+    from visor.run.suites import not_here  # lazy: start-up
 
     return not_here(exc)
 
 
 def shown(text: str, secrets: Sequence[str] = ()) -> str:
     """Return text from a scenario or a run as a terminal may show it: secrets masked, control characters escaped."""
-    from visor.ui.escapes import printable
-    from visor.ui.secrets import mask_text
+    from visor.ui.escapes import printable  # lazy: start-up
+    from visor.ui.secrets import mask_text  # lazy: start-up
 
     return printable(mask_text(text, secrets))

@@ -21,7 +21,7 @@ from visor.errors import ErrorCode, ErrorInfo, ExitCode, NextAction
 from visor.files import regular_file
 from visor.report.envelope import Outcome
 from visor.scenario.commands import ScrollArgs
-from visor.steps.commands import SLIDER_START_VALUE
+from visor.steps.commands.act import SLIDER_START_VALUE
 from visor.steps.context import DEFAULT_POLL_US
 from visor.ui.images import png_size
 

@@ -21,7 +21,7 @@ import json
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Literal
 
 from visor.errors import ErrorInfo, ExitCode, NextAction, VisorError
 from visor.report.vocabulary import kept
@@ -41,9 +41,8 @@ class Outcome:
 
     status: Status
     next_action: NextAction
-    #: The envelope's `data`, in each command's own shape, JSON once rendered. `Any`, not `object`, while a slice
-    #: reads its own outcome's data back unchecked (ext/appmap's tools); the core narrows what it reads of it.
-    data: Mapping[str, Any]
+    #: The envelope's `data`, in each command's own shape, JSON once rendered; whoever reads it back narrows it.
+    data: Mapping[str, object]
     exit_code: ExitCode
     error: ErrorInfo | None = None
     artifacts: Sequence[str] = field(default_factory=tuple)

@@ -15,6 +15,3 @@ new command is its argument model (`visor.scenario.commands`) and a module here,
   point
 - `wait`: `wait`: a fixed time, for an element, or until the screen stops changing
 """
-
-# Re-exported for visor/report/action_data.py, which reads it here: to go once it imports it from `act`.
-from visor.steps.commands.act import SLIDER_START_VALUE as SLIDER_START_VALUE
