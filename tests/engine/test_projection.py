@@ -5,7 +5,8 @@ from __future__ import annotations
 from visor.engine.projection import evidence, signed
 from visor.engine.results import AssertionResult, StepResult, Verdict
 from visor.steps.catalogue import detail_shapes
-from visor.steps.details import Observed, TypeDetails
+from visor.steps.commands.act import TypeDetails
+from visor.steps.details import Observed
 
 KEPT = {"screenshot": {"path": "run/screenshots/003-failure.png"}, "source": {"path": "run/sources/003.xml"}}
 

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from tests.scenario.helpers import validate_data
 from tests.strategies import scenarios
 from visor.ext.tools.spec.definitions import tool_names
+from visor.scenario.commands import COMMANDS
 from visor.scenario.schema import scenario_schema, schema_json, shipped_schema
 
 SCHEMA = scenario_schema()
@@ -34,10 +35,13 @@ def test_schemas_are_valid_draft_2020_12() -> None:
 
 
 def test_schema_names_every_command_and_assertion_type() -> None:
-    step = SCHEMA["properties"]["steps"]["items"]
+    step = SCHEMA["$defs"]["step"]
     upstream = ["tap", "navigate", "act", "scroll", "screenshot", "wait", "source"]
     agentcab = ["agentcab_collect", "agentcab_apply"]
-    assert step["properties"]["command"]["enum"] == [*upstream, *agentcab, *tool_names()]
+    commands = step["properties"]["command"]["enum"]
+    assert commands == [*COMMANDS, *tool_names()]
+    assert commands[: len(upstream)] == upstream  # upstream's first, in its order; visor's own after them
+    assert list(COMMANDS)[-len(agentcab) :] == agentcab  # then the features'
     types = {
         t
         for ref in SCHEMA["properties"]["assertions"]["items"]["oneOf"]
@@ -128,3 +132,11 @@ def test_check_jsonschema_flags_them_from_the_shipped_file(tmp_path: Path) -> No
     scenarios_only = [str(path) for path in shipped if not path.name.endswith(".app.yaml")]
     done = subprocess.run([*tool, *scenarios_only], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_blocks_nest_in_the_schema_as_in_the_validator() -> None:
+    assert SCHEMA["properties"]["steps"]["items"] == {"$ref": "#/$defs/item"}
+    item = SCHEMA["$defs"]["item"]["oneOf"]
+    assert item == [{"$ref": "#/$defs/step"}, {"$ref": "#/$defs/block"}]
+    assert SCHEMA["$defs"]["block"]["properties"]["steps"]["items"] == {"$ref": "#/$defs/item"}
+    assert set(SCHEMA["$defs"]["step"]["properties"]) >= {"optional", "when"}

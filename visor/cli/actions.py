@@ -5,11 +5,13 @@ INPUT_ERROR, not silently ignored); the device options, --timeout, --output, --s
 common to all. The flags are validated by the scenario format's own argument models (`visor.run.direct`).
 """
 
+# An import marked `# lazy: start-up` is made where it is used: `visor --version` and `--help` load no engine,
+# parser, model or network stack (tests/cli/test_basics.py holds it), so each command imports what it runs.
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
@@ -132,21 +134,21 @@ def _capture_options(function: F) -> F:
 
 def _act(env: CliEnvironment, command: str, values: dict[str, object]) -> int:
     """Run the action on the project's daemon when one runs, else on a device opened for it."""
-    from visor.daemon import client
-    from visor.run.state_paths import DaemonPaths, state_root
+    from visor.daemon import client  # lazy: start-up
+    from visor.run.state_paths import DaemonPaths, state_root  # lazy: start-up
 
     device = device_values(values)
     common = {name: values.pop(name) for name in ("capabilities", "timeout_ms", "output", "seed")}
     common |= map_values(values)
     flags = {name.replace("_", "-"): value for name, value in values.items()}
-    from visor.run.config import RunConfig
+    from visor.run.config import RunConfig  # lazy: start-up
 
     options = RunConfig.from_flat({**device, **common})
     paths = DaemonPaths(state_root(os.getcwd()))
     if client.running(paths):
         outcome = client.send_action(paths, command, flags, options, env.ids)
     else:
-        from visor.run.config import Environment
+        from visor.run.config import Environment  # lazy: start-up
         from visor.run.direct import run_action  # the engine: only when no daemon runs it
 
         outcome = run_action(command, flags, options, Environment(env.clock, env.ids))
@@ -157,15 +159,17 @@ def _recorded(
     env: CliEnvironment, root: str, command: str, flags: dict[str, object], options: RunConfig, outcome: Outcome
 ) -> Outcome:
     """Append a succeeded action to the flows being recorded (`visor record`), and say so in its envelope."""
-    from visor.daemon import flows
+    from visor.daemon import flows  # lazy: start-up
 
     names = flows.active(root) if outcome.status == "ok" else []
     if not names:
         return outcome
-    from visor.run.direct import build_steps
+    from visor.run.direct import build_steps  # lazy: start-up
 
     steps, _ = build_steps(command, flags, options)
-    device = flows.device_of(outcome.data.get("runtime"), options.device.app or options.device.app_id)
+    runtime = outcome.data.get("runtime")
+    app = options.device.app or options.device.app_id
+    device = flows.device_of(runtime if isinstance(runtime, str) else None, app)
     return flows.with_recording(outcome, flows.append(root, names, steps, env.clock, device))
 
 
@@ -177,7 +181,7 @@ def _recorded(
 @_wait_for
 @common_options
 @click.pass_obj
-def tap(env: CliEnvironment, /, **values: Any) -> int:
+def tap(env: CliEnvironment, /, **values: object) -> int:
     """Tap an element (at a point a touch reaches) or a point.
 
     \b
@@ -192,7 +196,7 @@ def tap(env: CliEnvironment, /, **values: Any) -> int:
 @click.option("--to", metavar="URL", help="The deep link to open.")
 @common_options
 @click.pass_obj
-def navigate(env: CliEnvironment, /, **values: Any) -> int:
+def navigate(env: CliEnvironment, /, **values: object) -> int:
     """Open a deep link.
 
     \b
@@ -215,7 +219,7 @@ def navigate(env: CliEnvironment, /, **values: Any) -> int:
 @_wait_for
 @common_options
 @click.pass_obj
-def act(env: CliEnvironment, /, **values: Any) -> int:
+def act(env: CliEnvironment, /, **values: object) -> int:
     """Type text, press back, home or app switch, reset the app, drag, or move a slider.
 
     \b
@@ -225,7 +229,7 @@ def act(env: CliEnvironment, /, **values: Any) -> int:
       visor act --runtime sim --name drag --start-x 0.5 --start-y 0.8 --end-x 0.5 --end-y 0.2 --normalized
     """
     value = values.get("value")
-    if values.get("name") == "slider" and value is not None:
+    if values.get("name") == "slider" and isinstance(value, str):  # click gives --value as text
         values["value"] = _fraction(value)
     return _act(env, "act", values)
 
@@ -244,7 +248,7 @@ def _fraction(value: str) -> float | str:
 @_wait_for
 @common_options
 @click.pass_obj
-def scroll(env: CliEnvironment, /, **values: Any) -> int:
+def scroll(env: CliEnvironment, /, **values: object) -> int:
     """Scroll the first scrollable element (else the screen) up or down.
 
     \b
@@ -258,7 +262,7 @@ def scroll(env: CliEnvironment, /, **values: Any) -> int:
 @_capture_options
 @common_options
 @click.pass_obj
-def screenshot(env: CliEnvironment, /, **values: Any) -> int:
+def screenshot(env: CliEnvironment, /, **values: object) -> int:
     """Save a screenshot (to --path, else OUTPUT/LABEL.png).
 
     \b
@@ -272,7 +276,7 @@ def screenshot(env: CliEnvironment, /, **values: Any) -> int:
 @_capture_options
 @common_options
 @click.pass_obj
-def source(env: CliEnvironment, /, **values: Any) -> int:
+def source(env: CliEnvironment, /, **values: object) -> int:
     """Save the page source (to --path, else OUTPUT/LABEL.xml).
 
     \b
@@ -289,7 +293,7 @@ def source(env: CliEnvironment, /, **values: Any) -> int:
 @click.option("--poll-ms", type=float, metavar="MS", callback=interval_value, help="How often to look (default 250).")
 @common_options
 @click.pass_obj
-def wait(env: CliEnvironment, /, **values: Any) -> int:
+def wait(env: CliEnvironment, /, **values: object) -> int:
     """Wait a fixed time, for an element, or for the screen to be stable (--timeout: how long, default 5000).
 
     \b

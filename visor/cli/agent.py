@@ -1,5 +1,7 @@
 """`visor tools` (export the agent tools' definitions) and `visor mcp` (serve them to an agent over MCP)."""
 
+# An import marked `# lazy: start-up` is made where it is used: `visor --version` and `--help` load no engine,
+# parser, model or network stack (tests/cli/test_basics.py holds it), so each command imports what it runs.
 from __future__ import annotations
 
 import contextlib
@@ -7,7 +9,7 @@ import json
 import signal
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -16,6 +18,10 @@ from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import device_options, device_values, duration_value, seed_value, summary_options, text_value
 from visor.errors import ExitCode, NextAction
+from visor.runtimes.config import device_config
+
+if TYPE_CHECKING:
+    from visor.jsontypes import JsonObject
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
 #: `visor mcp`'s own help for the options it shares with other commands: there is no scenario, and no envelope
@@ -82,18 +88,18 @@ def tools(env: CliEnvironment, /, style: str, raw: bool) -> int:
       visor tools --format mcp --raw
       visor tools --format seed --raw
     """
-    from visor.ext.appmap import tools as agent_map_tools
-    from visor.ext.tools.mcp import devices as agent_devices
-    from visor.ext.tools.spec.definitions import all_definitions
-    from visor.ext.tools.spec.export import exported
-    from visor.report.envelope import Outcome
+    from visor.ext.appmap import tools as agent_map_tools  # lazy: start-up
+    from visor.ext.tools.mcp import devices as agent_devices  # lazy: start-up
+    from visor.ext.tools.spec.definitions import all_definitions  # lazy: start-up
+    from visor.ext.tools.spec.export import exported  # lazy: start-up
+    from visor.report.envelope import Outcome  # lazy: start-up
 
     listed = all_definitions() + agent_map_tools.openai_definitions() + agent_devices.openai_definitions()
     if style != "seed":
         listed = [exported(definition) for definition in listed]
     if style == "mcp":
-        from visor.ext.tools.mcp.catalog import described
-        from visor.ext.tools.spec.definitions import mcp_definition
+        from visor.ext.tools.mcp.catalog import described  # lazy: start-up
+        from visor.ext.tools.spec.definitions import mcp_definition  # lazy: start-up
 
         listed = [described(mcp_definition(definition)) for definition in listed]
     if raw:
@@ -144,7 +150,19 @@ def tools(env: CliEnvironment, /, style: str, raw: bool) -> int:
 )
 @summary_options
 @click.pass_obj
-def mcp(env: CliEnvironment, /, **values: Any) -> int:
+def mcp(
+    env: CliEnvironment,
+    /,
+    capabilities: JsonObject,
+    no_device: bool,
+    seed: int | None,
+    turn_ms: float,
+    no_observe_after: bool,
+    map_dir: str | None,
+    no_map: bool,
+    seed_descriptions: bool,
+    **values: object,
+) -> int:
     """Serve the agent tools over MCP on stdin/stdout until the client disconnects.
 
     With no device option, the server starts with no device: the agent calls list_devices, then use_device
@@ -163,27 +181,26 @@ def mcp(env: CliEnvironment, /, **values: Any) -> int:
       visor mcp --no-device --server-url http://127.0.0.1:4723 --app-id com.example.app
       visor mcp --no-device --server-url https://hub.example.com/wd/hub --capabilities farm.json
     """
-    from visor.ext.tools.mcp.device import AgentOptions
-    from visor.ext.tools.mcp.host import AgentHost
-    from visor.ext.tools.mcp.server import require_sdk, serve_stdio
-    from visor.report.console import printable
-    from visor.runtimes.config import device_config
+    from visor.ext.tools.mcp.device import AgentOptions  # lazy: start-up
+    from visor.ext.tools.mcp.host import AgentHost  # lazy: start-up
+    from visor.ext.tools.mcp.server import require_sdk, serve_stdio  # lazy: start-up
+    from visor.report.console import printable  # lazy: start-up
 
     require_sdk()
-    seed = values["seed"] if values["seed"] is not None else env.ids.new_seed()
+    seed = seed if seed is not None else env.ids.new_seed()
     device = device_values(values)
     options = AgentOptions(
-        device=device_config(device | {"capabilities": values["capabilities"]}),
+        device=device_config(device | {"capabilities": capabilities}),
         seed=seed,
-        turn_ms=values["turn_ms"],
-        observe_after=not values["no_observe_after"],
-        map_dir=values["map_dir"],
-        no_map=values["no_map"],
-        seed_descriptions=values["seed_descriptions"],
+        turn_ms=turn_ms,
+        observe_after=not no_observe_after,
+        map_dir=map_dir,
+        no_map=no_map,
+        seed_descriptions=seed_descriptions,
     )
     host = AgentHost(options, env.clock, env.ids)
-    asked = bool(values["capabilities"]) or any(value not in (None, False) for value in device.values())
-    if asked and not values["no_device"]:
+    asked = bool(capabilities) or any(value not in (None, False) for value in device.values())
+    if asked and not no_device:
         session = host.start()
         # The seed makes a seeded session reproducible: say it (stderr; stdout is the protocol).
         seeded = f", seed {seed}" if session.device.info.capabilities.seeded else ""

@@ -1,8 +1,11 @@
 """`visor agentcab`: test agents of the AgentCab device protocol (seed 003) against a phone's data."""
 
+# An import marked `# lazy: start-up` is made where it is used: `visor --version` and `--help` load no engine,
+# parser, model or network stack (tests/cli/test_basics.py holds it), so each command imports what it runs.
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import sys
+from typing import TYPE_CHECKING
 
 import click
 
@@ -54,7 +57,7 @@ def profile(env: CliEnvironment, /, photos: int, seed: int, name: str | None, ta
     Examples:
       visor agentcab profile --photos 5000 --seed 7 -o big.profile.yaml
     """
-    from visor.ext.agentcab.calls import make_profile
+    from visor.ext.agentcab.calls import make_profile  # lazy: start-up
 
     return emit(env, make_profile(target, photos=photos, seed=seed, name=name))
 
@@ -65,7 +68,7 @@ def profile(env: CliEnvironment, /, photos: int, seed: int, name: str | None, ta
 @opened_device_options
 @output_options
 @click.pass_obj
-def collect(env: CliEnvironment, /, schema: str, uploads: str | None, **values: Any) -> int:
+def collect(env: CliEnvironment, /, schema: str, uploads: str | None, **values: object) -> int:
     """Build the input payload an agent's input_schema asks for (`format` on each property), from the device.
 
     SCHEMA is the schema, bare or wrapped in {"input_schema": …} (JSON or YAML; - reads stdin). The payload is
@@ -76,7 +79,7 @@ def collect(env: CliEnvironment, /, schema: str, uploads: str | None, **values: 
       visor agentcab collect weekly-report.json --runtime sim
       visor agentcab collect slim-coach.json --runtime sim --profile big.profile.yaml
     """
-    from visor.ext.agentcab.calls import collect_file
+    from visor.ext.agentcab.calls import collect_file  # lazy: start-up
 
     options = run_config(values)
     return emit(env, collect_file(schema, options, env.clock, uploads=uploads, stdin=env.input_stream()))
@@ -99,7 +102,7 @@ def collect(env: CliEnvironment, /, schema: str, uploads: str | None, **values: 
 @opened_device_options
 @output_options
 @click.pass_obj
-def act(env: CliEnvironment, /, output: str, confirm: str, evidence: str | None, **values: Any) -> int:
+def act(env: CliEnvironment, /, output: str, confirm: str, evidence: str | None, **values: object) -> int:
     """Apply the actions of an agent's output on the device, after checking every one of them.
 
     OUTPUT is the agent's output ({"actions": [...], ...} or the array; JSON or YAML; - reads stdin). One invalid
@@ -112,7 +115,7 @@ def act(env: CliEnvironment, /, output: str, confirm: str, evidence: str | None,
       visor agentcab act output.json --runtime sim --confirm approve
       visor agentcab act output.json --runtime sim --confirm cleanup-policy.yaml --evidence shots/
     """
-    from visor.ext.agentcab.calls import act_file
+    from visor.ext.agentcab.calls import act_file  # lazy: start-up
 
     options = run_config(values)
     ask = None
@@ -128,8 +131,6 @@ def act(env: CliEnvironment, /, output: str, confirm: str, evidence: str | None,
 
 def _terminal() -> bool:
     """Return True when a person is at the terminal to answer `--confirm ask`."""
-    import sys
-
     return sys.stdin.isatty()
 
 
@@ -139,7 +140,7 @@ def confirm_prompt(title: str, message: str) -> str:
     A title or message (an agent's `confirm_actions` message, a path it names) may hold control sequences that
     would clear the screen or hide the prompt: each is shown as a visible escape. Lines stay lines.
     """
-    from visor.report.console import printable
+    from visor.report.console import printable  # lazy: start-up
 
     shown = "\n".join(printable(line) for line in message.split("\n"))
     return f"{printable(title)}\n{shown}\nAllow?"
@@ -155,7 +156,7 @@ def confirm_prompt(title: str, message: str) -> str:
 )
 @output_options
 @click.pass_obj
-def test_agent(env: CliEnvironment, /, agent_file: str, runs: int, uploads: str | None, **values: Any) -> int:
+def test_agent(env: CliEnvironment, /, agent_file: str, runs: int, uploads: str | None, **values: object) -> int:
     """Test an agent end to end: collect its input on the phone, run its worker, apply its actions, check the phone.
 
     AGENT is an agent test file (name, input_schema, worker, profile, confirm, assertions: docs/agentcab.md). With
@@ -167,7 +168,7 @@ def test_agent(env: CliEnvironment, /, agent_file: str, runs: int, uploads: str 
       visor agentcab test examples/agentcab/phone-slim-coach/agent.yaml
       visor agentcab test examples/agentcab/life-weekly-report/agent.yaml --runs 20
     """
-    from visor.ext.agentcab.agent_tests import run_agent_test
+    from visor.ext.agentcab.agent_tests import run_agent_test  # lazy: start-up
 
     options = run_config(values)
     return emit(env, run_agent_test(agent_file, options, env.clock, runs=runs, uploads=uploads))

@@ -19,8 +19,21 @@ import click
 
 import visor.api  # noqa: F401  -- plugs the features into the core's hooks, as every front end does
 from visor import __version__
+from visor.cli.actions import ACTIONS
+from visor.cli.agent import mcp, tools
+from visor.cli.agentcab import agentcab
+from visor.cli.daemon_commands import DAEMON_COMMANDS
+from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
+from visor.cli.host import devices, doctor
+from visor.cli.map_commands import discover, import_group, map_group, route
 from visor.cli.options import output_options
+from visor.cli.recording import RECORDING_COMMANDS
+from visor.cli.report_command import report
+from visor.cli.run import benchmark, run
+from visor.cli.schema import schema
+from visor.cli.validate import validate
+from visor.cli.visualagent import visualagent
 from visor.errors import ExitCode, UsageError, VisorError, interruption
 
 #: Signals that stop visor the way Ctrl-C does (SIGHUP where the platform has it).
@@ -110,8 +123,8 @@ class VisorGroup(click.Group):
         prog_name: str | None = None,
         complete_var: str | None = None,
         standalone_mode: bool = True,
-        **extra: Any,
-    ) -> Any:
+        **extra: object,
+    ) -> Any:  # click's overloads: an exit in standalone mode, else the command's result
         """Run the CLI; on failure print an error envelope and exit with the error's code."""
         env = extra.get("obj")
         if not isinstance(env, CliEnvironment):
@@ -175,7 +188,7 @@ class VisorGroup(click.Group):
             if not env.catch_crashes:
                 raise
             if env.verbose:
-                import traceback
+                import traceback  # lazy: only --verbose prints a crash's traceback
 
                 traceback.print_exc()
             return _fail(env, _internal_error(exc))
@@ -218,7 +231,7 @@ def _note(env: CliEnvironment, text: str) -> None:
     """Print a note about a slow request on stderr (unless --quiet), from whichever thread waits."""
     if env.quiet:
         return
-    from visor.report.console import ConsoleReporter
+    from visor.report.console import ConsoleReporter  # lazy: rich, only when a request is slow
 
     ConsoleReporter(sys.stderr, color=env.color).note(text)
 
@@ -231,8 +244,7 @@ def _fail(env: CliEnvironment, exc: VisorError) -> int:
     """
     if env.answered is not None:
         return env.answered
-    from visor.cli.emit import emit
-    from visor.report.envelope import error_outcome
+    from visor.report.envelope import error_outcome  # lazy: the envelope only when a command failed
 
     return emit(env, error_outcome(exc), err=env.envelope_to_stderr)
 
@@ -323,20 +335,7 @@ def help_command(ctx: click.Context, command: str | None) -> None:
 
 
 def register_commands() -> None:
-    """Attach the commands (imported here so the group module stays light)."""
-    from visor.cli.actions import ACTIONS
-    from visor.cli.agent import mcp, tools
-    from visor.cli.agentcab import agentcab
-    from visor.cli.daemon_commands import DAEMON_COMMANDS
-    from visor.cli.host import devices, doctor
-    from visor.cli.map_commands import discover, import_group, map_group, route
-    from visor.cli.recording import RECORDING_COMMANDS
-    from visor.cli.report_command import report
-    from visor.cli.run import benchmark, run
-    from visor.cli.schema import schema
-    from visor.cli.validate import validate
-    from visor.cli.visualagent import visualagent
-
+    """Attach the commands (their modules stay light: each imports what it runs when it runs)."""
     for command in (
         validate,
         run,

@@ -1,11 +1,13 @@
 """`visor start`, `visor status`, `visor stop`: the daemon that keeps device sessions warm for direct actions."""
 
+# An import marked `# lazy: start-up` is made where it is used: `visor --version` and `--help` load no engine,
+# parser, model or network stack (tests/cli/test_basics.py holds it), so each command imports what it runs.
 from __future__ import annotations
 
 import json
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
@@ -13,6 +15,7 @@ from visor.cli.actions import opened_device_options
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import output_options, run_config
+from visor.clock import SystemClock
 
 if TYPE_CHECKING:
     from visor.clock import Clock
@@ -24,20 +27,18 @@ F = TypeVar("F", bound=Callable[..., object])
 
 def _process_clock() -> Clock:
     """Return the wall clock: waiting for another process takes real time, whatever clock the command reports with."""
-    from visor.clock import SystemClock
-
     return SystemClock()
 
 
 def _paths() -> DaemonPaths:
-    from visor.run.state_paths import DaemonPaths, state_root
+    from visor.run.state_paths import DaemonPaths, state_root  # lazy: start-up
 
     return DaemonPaths(state_root(os.getcwd()))
 
 
 def _server_url_value(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """Refuse a --server-url that names no HTTP server (`127.0.0.1:4723` without its scheme, a path, an empty text)."""
-    from urllib.parse import urlsplit
+    from urllib.parse import urlsplit  # lazy: start-up
 
     if value is None:
         return None
@@ -66,7 +67,7 @@ def _server_url_option(what: str) -> Callable[[F], F]:
 )
 @output_options
 @click.pass_obj
-def start(env: CliEnvironment, /, appium_cmd: str | None, **values: Any) -> int:
+def start(env: CliEnvironment, /, appium_cmd: str | None, **values: object) -> int:
     """Start the daemon: device sessions stay warm between direct actions (tap, act, wait, …).
 
     Its state lives in .visor/daemon/ under the project root (the nearest folder up holding .visor/,
@@ -80,7 +81,7 @@ def start(env: CliEnvironment, /, appium_cmd: str | None, **values: Any) -> int:
       visor stop
       visor start --runtime appium --appium-cmd "npx appium"   (starts and owns Appium on 127.0.0.1:4723)
     """
-    from visor.daemon import client
+    from visor.daemon import client  # lazy: start-up
 
     defaults = run_config(values)
     return emit(env, client.start(_paths(), defaults, _process_clock(), appium_cmd))
@@ -103,7 +104,7 @@ def status(env: CliEnvironment, /, server_url: str | None) -> int:
       visor status
       visor status --server-url http://127.0.0.1:4724
     """
-    from visor.daemon import client
+    from visor.daemon import client  # lazy: start-up
 
     return emit(env, client.status(_paths(), server_url))
 
@@ -135,7 +136,7 @@ def stop(env: CliEnvironment, /, force: bool, server_url: str | None) -> int:
       visor stop --force      (kill it if it does not stop within 3 s)
       visor stop --server-url http://127.0.0.1:4724
     """
-    from visor.daemon import client
+    from visor.daemon import client  # lazy: start-up
 
     return emit(env, client.stop(_paths(), _process_clock(), force=force, server_url=server_url))
 
@@ -146,9 +147,9 @@ def stop(env: CliEnvironment, /, force: bool, server_url: str | None) -> int:
 @click.pass_obj
 def serve(env: CliEnvironment, /, root: str, defaults: str) -> int:
     """Serve as the daemon (started by `visor start`; not for direct use)."""
-    from visor.daemon.server import serve as serve_forever
-    from visor.run.config import RunConfig
-    from visor.run.state_paths import DaemonPaths
+    from visor.daemon.server import serve as serve_forever  # lazy: start-up
+    from visor.run.config import RunConfig  # lazy: start-up
+    from visor.run.state_paths import DaemonPaths  # lazy: start-up
 
     return serve_forever(DaemonPaths(root), RunConfig.from_flat(json.loads(defaults)), env.clock, env.ids)
 

@@ -4,6 +4,8 @@
 in every line the summary prints (`visor validate` prints issues that quote the scenario's values).
 """
 
+# An import marked `# lazy: start-up` is made where it is used: `visor --version` and `--help` load no engine,
+# parser, model or network stack (tests/cli/test_basics.py holds it), so each command imports what it runs.
 from __future__ import annotations
 
 import sys
@@ -24,7 +26,7 @@ Summary = Callable[["ConsoleReporter"], None]
 
 def _tell(reporter: ConsoleReporter, outcome: Outcome) -> None:
     """Say in a line or two what the command did (`visor.report.told`), for a command that has no summary of its own."""
-    from visor.report.told import told
+    from visor.report.told import told  # lazy: start-up
 
     context = click.get_current_context(silent=True)
     command = " ".join(context.command_path.split()[1:]) if context is not None else ""
@@ -46,13 +48,13 @@ def emit(
     human summary, so that stderr too holds one JSON document.
     """
     from visor.report.console import ConsoleReporter  # lazy: rich is not needed to start up
-    from visor.report.envelope import Envelope, masked
+    from visor.report.envelope import Envelope, masked  # lazy: start-up
 
     secrets = (*secrets, *env.secrets)
     outcome = masked(outcome, secrets)
     envelope = Envelope(env.command_id, env.started_at, isoformat(env.clock.now()), outcome)
     if env.format == "text" and not err:
-        from visor.report.text import render
+        from visor.report.text import render  # lazy: start-up
 
         click.echo(render(outcome), nl=False)
     else:

@@ -1,7 +1,10 @@
 """`visor devices` and `visor doctor`: what this machine can run on, and what to fix."""
 
+# An import marked `# lazy: start-up` is made where it is used: `visor --version` and `--help` load no engine,
+# parser, model or network stack (tests/cli/test_basics.py holds it), so each command imports what it runs.
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 import click
@@ -9,6 +12,7 @@ import click
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import output_options
+from visor.errors import ExitCode, NextAction
 from visor.runtimes.opening import DEFAULT_RUNTIME, RUNTIMES
 
 if TYPE_CHECKING:
@@ -28,9 +32,8 @@ def devices(env: CliEnvironment) -> int:
       visor devices
       visor run scenario.yaml --runtime appium --device emulator-5554
     """
-    from visor.errors import ExitCode, NextAction
-    from visor.report.envelope import Outcome
-    from visor.runtimes.appium.host_programs import list_devices
+    from visor.report.envelope import Outcome  # lazy: start-up
+    from visor.runtimes.appium.host_programs import list_devices  # lazy: start-up
 
     problems: list[str] = []
     found = list_devices(problems)
@@ -77,12 +80,9 @@ def doctor(env: CliEnvironment, /, runtime: str, server_url: str | None) -> int:
       visor doctor --runtime sim
       visor doctor --server-url http://127.0.0.1:4723
     """
-    import os
-
-    from visor.errors import ExitCode, NextAction
-    from visor.report.envelope import Outcome
-    from visor.runtimes.appium.capabilities import DEFAULT_SERVER_URL
-    from visor.runtimes.doctor import examine
+    from visor.report.envelope import Outcome  # lazy: start-up
+    from visor.runtimes.appium.capabilities import DEFAULT_SERVER_URL  # lazy: start-up
+    from visor.runtimes.doctor import examine  # lazy: start-up
 
     checks = examine(server_url or os.environ.get("VISOR_SERVER_URL") or DEFAULT_SERVER_URL, runtime)
     healthy = all(check.ok for check in checks if check.required)

@@ -1,11 +1,15 @@
 """The app map's commands: `visor discover`, `visor route` and `visor map show`."""
 
+# An import marked `# lazy: start-up` is made where it is used: `visor --version` and `--help` load no engine,
+# parser, model or network stack (tests/cli/test_basics.py holds it), so each command imports what it runs.
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
+import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
@@ -13,6 +17,8 @@ from visor.cli.actions import opened_device_options
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import output_options, paths_value, run_config, summary_options, text_value
+from visor.errors import UsageError
+from visor.limits import MAX_DURATION_MS
 
 if TYPE_CHECKING:
     from visor.report.envelope import Outcome
@@ -25,8 +31,6 @@ DEFAULT_TIMEOUT_MS = 2500
 
 def _timeout_value(_ctx: click.Context, param: click.Parameter, value: float) -> float:
     """Refuse a per-action timeout that is not more than 0 ms (0 would give every action up at once) or over a day."""
-    from visor.limits import MAX_DURATION_MS
-
     if math.isfinite(value) and 0 < value <= MAX_DURATION_MS:
         return value
     raise click.BadParameter(
@@ -87,7 +91,7 @@ def discover(
     annotate_current: str | None,
     observation_token: str | None,
     repair: bool,
-    **values: Any,
+    **values: object,
 ) -> int:
     """Record the current screen in the app map; with --crawl, every screen the app's safe controls lead to.
 
@@ -103,17 +107,16 @@ def discover(
       visor discover --runtime appium --app-id com.example.app --map-dir maps/
       visor discover --observation-token variant_2.1f0c3a9be4d27a61 --annotate-current - < note.json
     """
-    from visor.errors import UsageError
-    from visor.ext.appmap.annotation_file import read_annotation
-    from visor.ext.appmap.crawl import CrawlSettings
-    from visor.ext.appmap.discover import discover as record
+    from visor.ext.appmap.annotation_file import read_annotation  # lazy: start-up
+    from visor.ext.appmap.crawl import CrawlSettings  # lazy: start-up
+    from visor.ext.appmap.discover import discover as record  # lazy: start-up
 
     note = read_annotation(annotate_current, env.input_stream()) if annotate_current else None
     if observation_token is not None:
         if note is None or crawl or no_map:
             raise UsageError("--observation-token annotates a screen seen before: it takes --annotate-current, "
                              "and neither --crawl nor --no-map", next_step="Add --annotate-current FILE.")  # fmt: skip
-        from visor.ext.appmap.discover import annotate_observed
+        from visor.ext.appmap.discover import annotate_observed  # lazy: start-up
 
         return emit(env, _told(env, annotate_observed(observation_token, note, env.clock, map_dir=map_dir), repair))
     options = run_config(values)
@@ -137,11 +140,8 @@ def _told(env: CliEnvironment, outcome: Outcome, repair: bool) -> Outcome:
     """Add `data.repair` to a discover given --repair, and say on stderr that it did nothing (unless --quiet)."""
     if not repair:
         return outcome
-    import dataclasses
-    import sys
-
     if not env.quiet:
-        from visor.report.console import ConsoleReporter
+        from visor.report.console import ConsoleReporter  # lazy: start-up
 
         ConsoleReporter(sys.stderr, color=env.color).note(f"note: {REPAIR_NOT_APPLIED}.")
     told = {"requested": True, "applied": False, "reason": REPAIR_NOT_APPLIED}
@@ -187,7 +187,7 @@ def route(
     checkpoint: str | None,
     map_dir: str | None,
     no_map: bool,
-    **values: Any,
+    **values: object,
 ) -> int:
     """Follow a route plan (PLAN, or - for standard input), or go to a screen the app map knows (--to).
 
@@ -204,8 +204,6 @@ def route(
       visor route --resume .visor/maps/checkpoints/0a1b2c3d4e5f6a7b.route-1.json --runtime sim
       visor route --to Settings --runtime appium --app-id com.example.app
     """
-    from visor.errors import UsageError
-
     given = [name for name, value in (("PLAN", plan), ("--to", wanted), ("--resume", resume)) if value is not None]
     if len(given) != 1:
         raise UsageError(
@@ -218,17 +216,17 @@ def route(
         raise UsageError(f"{flag} goes with a route plan, not with --to", next_step=f"Drop {flag}.")
     options = run_config(values)
     if wanted is not None:
-        from visor.ext.appmap.routes import route_to
+        from visor.ext.appmap.routes import route_to  # lazy: start-up
 
         return emit(env, route_to(wanted, options, env.clock, map_dir=map_dir))
-    from visor.ext.appmap.route_plans import Resume, follow_plan, read_checkpoint
-    from visor.run.config import Environment
+    from visor.ext.appmap.route_plans import Resume, follow_plan, read_checkpoint  # lazy: start-up
+    from visor.run.config import Environment  # lazy: start-up
 
     if resume is not None:
         checked, start = read_checkpoint(resume)
         checkpoint = checkpoint or resume
     else:
-        from visor.ext.appmap.plan_file import read_plan
+        from visor.ext.appmap.plan_file import read_plan  # lazy: start-up
 
         checked, start = read_plan(str(plan), env.input_stream()), Resume()
     outcome = follow_plan(checked, options, Environment(env.clock, env.ids), map_dir=map_dir, no_map=no_map,
@@ -290,7 +288,7 @@ def show(
       visor map show --app-id com.example.app --format png -o map.png
       visor map show .visor/maps/0a1b2c3d4e5f6a7b.json -o map.svg
     """
-    from visor.ext.appmap.show import find_map, show_map
+    from visor.ext.appmap.show import find_map, show_map  # lazy: start-up
 
     suffix = os.path.splitext(target or "")[1].lower().lstrip(".")
     chosen = fmt or (suffix if suffix in ("svg", "png") else "svg")
@@ -338,6 +336,6 @@ def maestro(env: CliEnvironment, /, flows: tuple[str, ...], target: str, force: 
       visor import maestro flows/ -o scenarios/
       visor import maestro flows/ -o scenarios/ --force     (import again over the earlier import)
     """
-    from visor.ext.maestro.importer import import_maestro
+    from visor.ext.maestro.importer import import_maestro  # lazy: start-up
 
     return emit(env, import_maestro(flows, target, force=force))

@@ -8,13 +8,15 @@ they are): click's float ranges let NaN through (every comparison with NaN is fa
 have no upper end unless given one. A value these refuse is a usage error: `INPUT_ERROR`, exit 1.
 """
 
+# An import marked `# lazy: start-up` is made where it is used: `visor --version` and `--help` load no engine,
+# parser, model or network stack (tests/cli/test_basics.py holds it), so each command imports what it runs.
 from __future__ import annotations
 
 import math
 import os
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
+from typing import TYPE_CHECKING, TypedDict, TypeVar
 
 import click
 
@@ -270,7 +272,7 @@ def device_values(values: dict[str, object]) -> dict[str, object]:
     taken = {flag.name: values.pop(flag.name) for flag in DEVICE_FLAGS}
     urls, devices = taken["server_url"], taken["device"]
     if isinstance(urls, tuple) and isinstance(devices, tuple):
-        from visor.run.config import pool_of
+        from visor.run.config import pool_of  # lazy: start-up
 
         taken["server_url"], taken["device"] = urls[0] if urls else None, devices[0] if devices else None
         values["pool"] = pool_of(urls, devices)
@@ -279,7 +281,7 @@ def device_values(values: dict[str, object]) -> dict[str, object]:
 
 def run_config(values: dict[str, object]) -> RunConfig:
     """Build the run's configuration from a command's values: the device's (`device_values`), then the rest."""
-    from visor.run.config import RunConfig
+    from visor.run.config import RunConfig  # lazy: start-up
 
     device = device_values(values)
     return RunConfig.from_flat({**device, **values})
@@ -347,7 +349,7 @@ class ParameterValues(TypedDict):
     secrets: tuple[str, ...]
 
 
-def parameter_values(values: dict[str, Any]) -> ParameterValues:
+def parameter_values(values: dict[str, object]) -> ParameterValues:
     """Take the parameter options' values out of a command's: `{parameters: {KEY: VALUE}, secrets: (VALUE, …)}`.
 
     The env file comes first, then each `-e`, then the secrets (read from the environment).
@@ -355,10 +357,15 @@ def parameter_values(values: dict[str, Any]) -> ParameterValues:
     Raises:
         UsageError: a `-e` is not KEY=VALUE, or a secret's environment variable is not set.
     """
-    from visor.inputs.parameters import gather
+    from visor.inputs.parameters import gather  # lazy: start-up
 
     try:
-        given, hidden = gather(values.pop("env_file", None), values.pop("assignments", ()), values.pop("secrets", ()))
+        env_file, assignments, keys = (
+            values.pop("env_file", None),
+            values.pop("assignments", ()),
+            values.pop("secrets", ()),
+        )
+        given, hidden = gather(env_file if isinstance(env_file, str) else None, _texts(assignments), _texts(keys))
     except InputError as exc:
         raise UsageError(exc.message, next_step=exc.next_step) from exc
     context = click.get_current_context(silent=True)
@@ -366,3 +373,8 @@ def parameter_values(values: dict[str, Any]) -> ParameterValues:
     if env is not None:  # so an error raised anywhere in the command is masked as its result is
         env.secrets = (*env.secrets, *hidden)
     return {"parameters": given, "secrets": hidden}
+
+
+def _texts(value: object) -> tuple[str, ...]:
+    """Return a repeated option's values (click gives them as a tuple of texts)."""
+    return tuple(item for item in value if isinstance(item, str)) if isinstance(value, tuple) else ()

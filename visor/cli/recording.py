@@ -1,9 +1,10 @@
 """`visor record` and `visor replay`: capture direct actions into a flow, run it again, export it as a scenario."""
 
+# An import marked `# lazy: start-up` is made where it is used: `visor --version` and `--help` load no engine,
+# parser, model or network stack (tests/cli/test_basics.py holds it), so each command imports what it runs.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 import click
 
@@ -11,12 +12,13 @@ from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import output_options, text_value
 from visor.cli.run import _environment, _options, run_options
+from visor.errors import ExitCode, NextAction
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
 
 
 def _root() -> str:
-    from visor.run.state_paths import state_root
+    from visor.run.state_paths import state_root  # lazy: start-up
 
     return state_root(os.getcwd())
 
@@ -36,7 +38,16 @@ def _root() -> str:
 @click.option("--param", "params", multiple=True, metavar="KEY=VALUE", help="Fill {{KEY}} when exporting.")
 @output_options
 @click.pass_obj
-def record(env: CliEnvironment, /, name: str, stopping: bool, force: bool, record_values: bool, **values: Any) -> int:
+def record(
+    env: CliEnvironment,
+    /,
+    name: str,
+    stopping: bool,
+    force: bool,
+    record_values: bool,
+    export_to: str | None,
+    params: tuple[str, ...],
+) -> int:
     """Record the direct actions that follow into a flow (.visor/flows/NAME.json under the project root).
 
     Targets are kept as selectors (not pixels) and typed text as {{value_N}} placeholders unless
@@ -49,16 +60,14 @@ def record(env: CliEnvironment, /, name: str, stopping: bool, force: bool, recor
       visor record login --stop
       visor record login --export scenarios/login.yaml --param value_1=ada
     """
-    from visor.daemon import flows
-    from visor.errors import ExitCode, NextAction
-    from visor.report.envelope import Outcome
+    from visor.daemon import flows  # lazy: start-up
+    from visor.report.envelope import Outcome  # lazy: start-up
 
     root = _root()
-    if values["export_to"] is not None:
-        from visor.daemon.replay import export
+    if export_to is not None:
+        from visor.daemon.replay import export  # lazy: start-up
 
-        params = flows.parse_params(values["params"])
-        data = {"action": "record", "name": name, **export(root, name, params, values["export_to"])}
+        data = {"action": "record", "name": name, **export(root, name, flows.parse_params(params), export_to)}
         return emit(env, Outcome("ok", NextAction.RUN, data, ExitCode.OK))
     if stopping:
         return emit(env, flows.stop(root, name, env.clock))
@@ -71,15 +80,15 @@ def record(env: CliEnvironment, /, name: str, stopping: bool, force: bool, recor
 @run_options
 @output_options
 @click.pass_obj
-def replay(env: CliEnvironment, /, name: str, params: tuple[str, ...], **values: Any) -> int:
+def replay(env: CliEnvironment, /, name: str, params: tuple[str, ...], **values: object) -> int:
     """Replay a recorded flow: validated and run as a scenario, reported as `visor run` reports (exit 0 or 2).
 
     \b
     Examples:
       visor replay login --param value_1=ada --param value_2=lovelace --runtime sim
     """
-    from visor.daemon import flows
-    from visor.daemon.replay import replay as run_flow
+    from visor.daemon import flows  # lazy: start-up
+    from visor.daemon.replay import replay as run_flow  # lazy: start-up
 
     outcome = run_flow(_root(), name, flows.parse_params(params), _options(**values), _environment(env))
     return emit(env, outcome)

@@ -1,12 +1,17 @@
 """`visor report`: the latest run's (or a named run's) summary and reports, in one envelope."""
 
+# An import marked `# lazy: start-up` is made where it is used: `visor --version` and `--help` load no engine,
+# parser, model or network stack (tests/cli/test_basics.py holds it), so each command imports what it runs.
 from __future__ import annotations
+
+import os
 
 import click
 
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import output_options, paths_value, text_value
+from visor.errors import UsageError
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
 
@@ -32,16 +37,15 @@ def report(env: CliEnvironment, /, paths: tuple[str, ...], open_html: bool, outp
       visor report out/run_1a2b3c4d5e6f --open
       visor report merge shard-1/ shard-2/ --output merged/
     """
-    from shlex import quote as quoted
+    from shlex import quote as quoted  # lazy: start-up
 
-    from visor.errors import UsageError
-    from visor.report.latest import locate
-    from visor.report.latest import report as read
+    from visor.report.latest import locate  # lazy: start-up
+    from visor.report.latest import report as read  # lazy: start-up
 
     if paths[:1] == ("merge",):
         if len(paths) < 2:
             raise UsageError("visor report merge needs the suites' folders", next_step="visor report merge A/ B/")
-        from visor.run.merge import merge_suites
+        from visor.run.merge import merge_suites  # lazy: start-up
 
         return emit(env, merge_suites(paths[1:], output or "artifacts", env.ids))
     if output is not None and len(paths) <= 1:  # as `run --output` names where runs are: said, not refused blindly
@@ -58,8 +62,7 @@ def report(env: CliEnvironment, /, paths: tuple[str, ...], open_html: bool, outp
 
     opened = False
     if open_html:
-        import os
-        import webbrowser
+        import webbrowser  # lazy: start-up
 
         opened = webbrowser.open("file://" + os.path.join(locate(path), "report.html"))
     return emit(env, read(path, opened=opened))

@@ -1,18 +1,22 @@
 """`visor run` and `visor benchmark`: run scenarios on a device, once or many times."""
 
+# An import marked `# lazy: start-up` is made where it is used: `visor --version` and `--help` load no engine,
+# parser, model or network stack (tests/cli/test_basics.py holds it), so each command imports what it runs.
 from __future__ import annotations
 
 import contextlib
 import itertools
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
-from typing import TYPE_CHECKING, Any, TextIO, TypeVar
+from typing import TYPE_CHECKING, TextIO, TypeVar
 
 import click
 
+from visor import api
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import (
@@ -84,13 +88,13 @@ def run_options(function: F) -> F:
     return function
 
 
-def _options(**values: Any) -> RunConfig:
+def _options(**values: object) -> RunConfig:
     given = {**map_values(values), **parameter_values(values)}
     return run_config(values | given)
 
 
 def _environment(env: CliEnvironment) -> Environment:
-    from visor.run.config import Environment
+    from visor.run.config import Environment  # lazy: start-up
 
     return Environment(env.clock, env.ids, env.input_stream())
 
@@ -131,7 +135,7 @@ def run(
     retries: int,
     shard: str | None,
     workers: int,
-    **values: Any,
+    **values: object,
 ) -> int:  # fmt: skip
     """Run a scenario, or a suite (folders, globs, several files): exit 0 (passed), 2 (failed), 1 (an error).
 
@@ -151,9 +155,9 @@ def run(
       visor run scenarios/login.yaml --runtime sim --capture steps --output out
       visor run upstream.json --runtime sim --seed 7 --timeout 5000
     """
-    from visor import api
-    from visor.report.console import ConsoleReporter
-    from visor.scenario.project_config import load_project_config
+    from visor.report.console import ConsoleReporter  # lazy: start-up
+    from visor.report.told import object_in, totals_line  # lazy: start-up
+    from visor.scenario.project_config import load_project_config  # lazy: start-up
 
     project = load_project_config(os.getcwd())
     given = scenarios or project.paths
@@ -170,20 +174,18 @@ def run(
         )
     include = _tags(include_tags) or project.include_tags
     exclude = _tags(exclude_tags) or project.exclude_tags
-    from visor.run.config import Selection, Shard
+    from visor.run.config import Selection, Shard  # lazy: start-up
 
     chosen = Selection(include, exclude, retries, Shard.parse(shard) if shard else None, workers)
     progress = ConsoleReporter(_stderr(), quiet=env.quiet, color=env.color, secrets=options.secrets)
     with reports_kept():
         outcome = api.run(given, options, selection=chosen, env=_environment(env), progress=progress,
                           handlers=(progress,))  # fmt: skip
-        suite = outcome.data.get("suite") or {}
+        suite = object_in(outcome.data.get("suite"))
         report = suite.get("report")
 
         def said(console: ConsoleReporter) -> None:
-            from visor.report.told import totals_line
-
-            console.note(totals_line(suite.get("totals") or {}))
+            console.note(totals_line(object_in(suite.get("totals"))))
             console.note(f"suite report: {report}")
 
         return emit(env, outcome, said if report else None)
@@ -263,7 +265,7 @@ def _tags(given: tuple[str, ...]) -> tuple[str, ...]:
 @output_options
 @click.pass_obj
 def benchmark(
-    env: CliEnvironment, /, scenarios: tuple[str, ...], runs: int, threshold: float, compare_map: bool, **values: Any
+    env: CliEnvironment, /, scenarios: tuple[str, ...], runs: int, threshold: float, compare_map: bool, **values: object
 ) -> int:
     """Run a scenario again and again: prove it is deterministic, or name the step that is not.
 
@@ -279,8 +281,7 @@ def benchmark(
       visor benchmark scenarios/promo-unseeded.yaml --runtime sim --runs 20 --threshold 100
       visor benchmark scenarios/ --runtime sim --runs 20
     """
-    from visor import api
-    from visor.report.console import ConsoleReporter
+    from visor.report.console import ConsoleReporter  # lazy: start-up
 
     options = _options(**values)
     if options.pool:
@@ -302,6 +303,4 @@ def benchmark(
 
 
 def _stderr() -> TextIO:
-    import sys
-
     return sys.stderr

@@ -1,5 +1,7 @@
 """`visor schema`: the JSON Schema of the scenario format (or of the envelope)."""
 
+# An import marked `# lazy: start-up` is made where it is used: `visor --version` and `--help` load no engine,
+# parser, model or network stack (tests/cli/test_basics.py holds it), so each command imports what it runs.
 from __future__ import annotations
 
 import click
@@ -7,6 +9,7 @@ import click
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import output_options
+from visor.errors import ExitCode, NextAction
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -25,9 +28,8 @@ def schema(env: CliEnvironment, kind: str, raw: bool) -> int:
       visor schema envelope --raw
       # then, first line of a scenario:  # yaml-language-server: $schema=.visor/scenario.schema.json
     """
-    from visor.errors import ExitCode, NextAction
-    from visor.report.envelope import Outcome
-    from visor.scenario.schema import scenario_schema, schema_json, shipped_schema
+    from visor.report.envelope import Outcome  # lazy: start-up
+    from visor.scenario.schema import scenario_schema, schema_json, shipped_schema  # lazy: start-up
 
     document = scenario_schema() if kind == "scenario" else shipped_schema(kind)
     if raw:

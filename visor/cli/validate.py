@@ -1,8 +1,8 @@
 """`visor validate PATH...`: check scenario files and report every problem with its line and column."""
 
+# An import marked `# lazy: start-up` is made where it is used: `visor --version` and `--help` load no engine,
+# parser, model or network stack (tests/cli/test_basics.py holds it), so each command imports what it runs.
 from __future__ import annotations
-
-from typing import Any
 
 import click
 
@@ -21,7 +21,7 @@ from visor.cli.options import output_options, parameter_options, parameter_value
 @parameter_options
 @output_options
 @click.pass_obj
-def validate(env: CliEnvironment, /, paths: tuple[str, ...], upstream: bool, **values: Any) -> int:
+def validate(env: CliEnvironment, /, paths: tuple[str, ...], upstream: bool, **values: object) -> int:
     """Check scenario files and report every problem, with its line and column.
 
     PATH is a file (.yaml, .yml, .json), a directory (every scenario below it), a glob pattern, or -
@@ -39,13 +39,13 @@ def validate(env: CliEnvironment, /, paths: tuple[str, ...], upstream: bool, **v
       visor validate --upstream upstream-scenarios/     (moving from upstream Visor)
       visor validate checkout.yaml -e USER_EMAIL=ada@example.com --secret USER_PASSWORD
     """
-    from visor.report.validation import validation_outcome
-    from visor.runtimes.sim.linked import validate_with_models
+    from visor.report.validation import validation_outcome  # lazy: start-up
+    from visor.runtimes.sim.linked import validate_with_models  # lazy: start-up
 
     parameters = parameter_values(values)
     batch = validate_with_models(paths, stdin=env.input_stream(), parameters=parameters["parameters"])
     if upstream:
-        from visor.scenario.upstream import as_upstream
+        from visor.scenario.upstream import as_upstream  # lazy: start-up
 
         batch = as_upstream(batch)
     # An issue quotes the scenario's values as substituted: a --secret value is masked in what is printed.

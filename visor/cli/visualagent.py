@@ -1,10 +1,11 @@
 """`visor visualagent serve DIR`: serve the VisualAgent command-file protocol (spec 000) on any device."""
 
+# An import marked `# lazy: start-up` is made where it is used: `visor --version` and `--help` load no engine,
+# parser, model or network stack (tests/cli/test_basics.py holds it), so each command imports what it runs.
 from __future__ import annotations
 
 import sys
 import time
-from typing import Any
 
 import click
 
@@ -37,7 +38,9 @@ def visualagent() -> None:
 @opened_device_options
 @output_options
 @click.pass_obj
-def serve(env: CliEnvironment, /, folder: str | None, once: bool, locked: bool, cold_start: bool, **values: Any) -> int:
+def serve(
+    env: CliEnvironment, /, folder: str | None, once: bool, locked: bool, cold_start: bool, **values: object
+) -> int:
     """Execute each command file dropped into DIR/commands/ on the device, once, and answer it in DIR/results/.
 
     Commands run by priority, then arrival; each result is written atomically, then the command moves to
@@ -53,8 +56,8 @@ def serve(env: CliEnvironment, /, folder: str | None, once: bool, locked: bool, 
       visor visualagent serve ./va --runtime appium --app-id com.example.app
       visor visualagent serve --adb-serial emulator-5554 --runtime appium
     """
-    from visor.ext.visualagent.serve import RealTime, serve_folder
-    from visor.report.console import ConsoleReporter
+    from visor.ext.visualagent.serve import RealTime, serve_folder  # lazy: start-up
+    from visor.report.console import ConsoleReporter  # lazy: start-up
 
     options = run_config(values)
     # Files are written and modified in real time: whether one is still being written, and how long to wait for
@@ -85,6 +88,6 @@ def export(env: CliEnvironment, /, folder: str, target: str, every: bool) -> int
       visor visualagent export ./va -o scenarios/agent-session.yaml
       visor run scenarios/agent-session.yaml --runtime sim
     """
-    from visor.ext.visualagent.export import export as write
+    from visor.ext.visualagent.export import export as write  # lazy: start-up
 
     return emit(env, write(folder, target, every=every))

@@ -284,7 +284,8 @@ def status(paths: DaemonPaths, server_url: str | None = None) -> Outcome:
     appium = _appium(paths, server_url, _server_of(recorded.defaults) if lingering and recorded else None)
     # Upstream's words: stop a daemon that does not answer, start one when none runs.
     next_action = NextAction.STOP if lingering else NextAction.START
-    return Outcome("ok", next_action, {"daemon": upstream_names(stale), "appium": appium} | servers, ExitCode.OK)
+    data = {"daemon": upstream_names(stale), "appium": appium}
+    return Outcome("ok", next_action, data | servers, ExitCode.OK)
 
 
 @dataclass(frozen=True, slots=True)

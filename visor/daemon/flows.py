@@ -29,7 +29,7 @@ import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
-from typing import Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -38,6 +38,9 @@ from visor.errors import ExitCode, InputError, NextAction, SourceError
 from visor.jsontypes import JsonObject, JsonValue
 from visor.report.envelope import Outcome
 from visor.run.state_paths import FLOWS, read_state, state_folder, state_lock, write_state
+
+if TYPE_CHECKING:  # the engine, which running the steps needs, not recording them
+    from visor.run.direct import ActionStep
 
 NAME = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$")
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}")
@@ -233,7 +236,7 @@ def device_of(runtime: str | None, app: str | None) -> dict[str, str]:
 def append(
     root: str,
     names: Sequence[str],
-    steps: Sequence[Mapping[str, JsonValue]],
+    steps: Sequence[ActionStep],
     clock: Clock,
     device: Mapping[str, str] | None = None,
 ) -> list[JsonObject]:
@@ -254,7 +257,7 @@ def append(
 
 
 def _append_to(
-    root: str, name: str, steps: Sequence[Mapping[str, JsonValue]], clock: Clock, device: Mapping[str, str]
+    root: str, name: str, steps: Sequence[ActionStep], clock: Clock, device: Mapping[str, str]
 ) -> JsonObject | None:  # fmt: skip
     """Append steps to one flow, if it records; return its entry (a `warning` when it cannot be read or written)."""
     try:
@@ -277,13 +280,10 @@ def _unrecorded(name: str, exc: InputError) -> JsonObject:
     return {"severity": "warning", "code": "INPUT_ERROR", "message": message, "path": "$", "hint": exc.next_step}
 
 
-def _recorded(flow: FlowFile, step: Mapping[str, JsonValue]) -> JsonObject:
+def _recorded(flow: FlowFile, step: ActionStep) -> JsonObject:
     """Return a step as a flow keeps it: a numbered id, typed text as a placeholder unless values are recorded."""
     number = len(flow["steps"]) + 1
-    given = step["args"]
-    if not isinstance(given, dict):  # `direct.build_steps` gives every step its arguments' object
-        raise TypeError(f"a step's args must be an object, not {type(given).__name__}")
-    args = dict(given)
+    args = dict(step["args"])
     if step["command"] == "act" and args.get("name") == "type" and not flow.get("record_values"):
         used = sum(1 for kept in flow["steps"] if PLACEHOLDER.search(json.dumps(kept.get("args", {}))))
         args["value"] = f"{{{{value_{used + 1}}}}}"
@@ -298,7 +298,8 @@ def with_recording(outcome: Outcome, recorded: Sequence[JsonObject]) -> Outcome:
     if kept:
         data["recording"] = kept
     if warnings:
-        data["warnings"] = [*data.get("warnings", []), *warnings]
+        listed = data.get("warnings", [])
+        data["warnings"] = [*(listed if isinstance(listed, list) else []), *warnings]
     return replace(outcome, data=data) if kept or warnings else outcome
 
 

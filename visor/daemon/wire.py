@@ -15,7 +15,6 @@ import json
 import socket
 import time
 from collections.abc import Mapping
-from typing import Any
 
 from visor.errors import ErrorInfo, ExitCode, NextAction, SourceError, VisorError
 from visor.inputs.data import parse_data
@@ -32,8 +31,8 @@ class BadLine(ValueError):
     """A line on the wire that is not one whole, well-formed JSON object."""
 
 
-def outcome_to_wire(outcome: Outcome) -> JsonObject:
-    """Return an outcome as JSON data."""
+def outcome_to_wire(outcome: Outcome) -> dict[str, object]:
+    """Return an outcome as the data `send_line` writes: its `data` is the command's own, JSON once written."""
     return {
         "status": outcome.status,
         "next_action": str(outcome.next_action),
@@ -44,7 +43,7 @@ def outcome_to_wire(outcome: Outcome) -> JsonObject:
     }
 
 
-def outcome_from_wire(value: Mapping[str, Any]) -> Outcome:
+def outcome_from_wire(value: Mapping[str, JsonValue]) -> Outcome:
     """Rebuild an outcome sent by `outcome_to_wire`.
 
     `value` is what a daemon sent, unchecked: this is where it enters, and what is not an outcome is a `BadLine`.
@@ -53,19 +52,37 @@ def outcome_from_wire(value: Mapping[str, Any]) -> Outcome:
         BadLine: the value is not an outcome (a daemon of another version, or not visor's).
     """
     try:
-        error, status = value.get("error"), value["status"]
-        if status not in ("ok", "fail"):
+        status, action, code = value["status"], value["next_action"], value["exit_code"]
+        data, artifacts = value["data"], value["artifacts"]
+        if status != "ok" and status != "fail":
             raise ValueError(f"status {status!r}")
+        if not isinstance(action, str) or not isinstance(code, int) or not isinstance(data, dict):
+            raise TypeError(f"next_action {action!r}, exit_code {code!r}, data of {type(data).__name__}")
+        if not isinstance(artifacts, list) or not all(isinstance(path, str) for path in artifacts):
+            raise TypeError(f"artifacts {artifacts!r}")
         return Outcome(
-            status,
-            NextAction(value["next_action"]),
-            dict(value["data"]),
-            ExitCode(value["exit_code"]),
-            None if error is None else ErrorInfo(**error),
-            tuple(value["artifacts"]),
+            "ok" if status == "ok" else "fail",
+            NextAction(action),
+            dict(data),
+            ExitCode(code),
+            _error_info(value.get("error")),
+            tuple(path for path in artifacts if isinstance(path, str)),
         )
     except (AttributeError, KeyError, TypeError, ValueError) as exc:
         raise BadLine(f"the reply is not an outcome visor reads ({type(exc).__name__}: {exc})") from exc
+
+
+def _error_info(value: JsonValue) -> ErrorInfo | None:
+    """Return an outcome's `error` as sent (None: it has none).
+
+    Raises:
+        TypeError: it is not an object of texts with the error's fields.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not all(isinstance(item, str) for item in value.values()):
+        raise TypeError(f"error {value!r}")
+    return ErrorInfo(**{key: item for key, item in value.items() if isinstance(item, str)})
 
 
 def failure(exc: VisorError, data: Mapping[str, JsonValue] | None = None) -> Outcome:

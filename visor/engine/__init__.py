@@ -7,4 +7,6 @@
 - `results`: Results of a run, as values: what the envelope, the artifacts and the signature are made from
 - `runner`: Run a scenario on a device: steps in order, then assertions, emitting events as it goes
 - `signature`: The determinism signature: SHA-256 of canonical JSON over a documented projection of a run
+- `walk`: Walk a scenario's steps and blocks: `when`s decided on the screen, repeats bounded, retries, optional
+  misses
 """

@@ -14,7 +14,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 from visor.engine.results import RunResult, Verdict
 from visor.engine.signature import assertion_projection, canonical, step_projection
@@ -26,6 +26,21 @@ class Variant(TypedDict):
     runs: int
     run_ids: list[str]
     result: object
+    #: The screen it ended on, small: the file a benchmark wrote of it (`visor.run.benchmark_screens`).
+    thumbnail: NotRequired[str]
+
+
+class Divergence(TypedDict):
+    """The first step (or assertion) whose projection differs between runs: where it is, and each variant."""
+
+    kind: Literal["step", "assertion"]
+    index: int
+    id: str
+    #: A step's command (a step's divergence only).
+    command: NotRequired[str]
+    #: An assertion's type (an assertion's divergence only).
+    type: NotRequired[str]
+    variants: list[Variant]
 
 
 class StepDurations(TypedDict):
@@ -49,8 +64,7 @@ class BenchmarkSummary:
     passed: bool
     failures: int
     run_ids: tuple[str, ...]
-    #: Loose, not `object`: its readers outside the engine (reports, the benchmark's rerun) index into it unchecked.
-    divergence: dict[str, Any] | None
+    divergence: Divergence | None
     steps: tuple[StepDurations, ...]
     signatures: dict[str, int]
 
@@ -112,7 +126,7 @@ def summarize(
     )
 
 
-def divergence(results: Sequence[RunResult]) -> dict[str, Any] | None:
+def divergence(results: Sequence[RunResult]) -> Divergence | None:
     """Return the first step (or assertion) whose projection differs between runs, or None when none does."""
     if len(results) < 2:
         return None
@@ -121,13 +135,13 @@ def divergence(results: Sequence[RunResult]) -> dict[str, Any] | None:
         variants = _variants(results, _step_of(index))
         if len(variants) > 1:
             first = next(r.steps[index] for r in results if index < len(r.steps))
-            return {"kind": "step", "index": index, "id": first.id, "command": first.command, "variants": variants}
+            return Divergence(kind="step", index=index, id=first.id, command=first.command, variants=variants)
     count = max(len(result.assertions) for result in results)
     for index in range(count):
         variants = _variants(results, _assertion_of(index))
         if len(variants) > 1:
             check = next(r.assertions[index] for r in results if index < len(r.assertions))
-            return {"kind": "assertion", "index": index, "id": check.id, "type": check.type, "variants": variants}
+            return Divergence(kind="assertion", index=index, id=check.id, type=check.type, variants=variants)
     return None
 
 

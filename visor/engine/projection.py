@@ -1,8 +1,9 @@
 """Read details by their declared shapes: the part the signature signs, and the artifacts they name.
 
-Shapes are the `TypedDict`s of `visor.steps.details` and `visor.ext.tools.details`; a key's role is its
-`Annotated` mark (`Volatile`, `Evidence`), signed when unmarked. Both readers follow the declarations into nested
-shapes and lists of them, so a key's role is decided where it is declared, never by its name.
+Shapes are the `TypedDict`s of `visor.steps.details`, of each command's module in `visor.steps.commands` and of
+`visor.ext.tools.details`; a key's role is its `Annotated` mark (`Volatile`, `Evidence`), signed when unmarked.
+Both readers follow the declarations into nested shapes and lists of them, so a key's role is decided where it
+is declared, never by its name.
 """
 
 from __future__ import annotations

@@ -53,7 +53,11 @@ def held(ok: bool) -> Held:
 
 @dataclass(frozen=True, slots=True)
 class StepResult:
-    """One step's outcome. `skipped` only appears with `stopOnFailure`."""
+    """One step's outcome, or a block's.
+
+    `skipped`: after a failure with `stopOnFailure`, a `when` not taken, an optional step that missed, or a failed
+    attempt that a retry replaced (its details say which).
+    """
 
     index: int
     id: str

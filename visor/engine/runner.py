@@ -1,5 +1,7 @@
 """Run a scenario on a device: steps in order, then assertions, emitting events as it goes.
 
+The steps and blocks are walked by `visor.engine.walk` (conditions, repeats, retries, optional steps).
+
 Upstream semantics: a failed step does not stop the later ones (unless `config.stopOnFailure`), and
 assertions are checked after all steps. Each step has a timeout (`--timeout`, else `config.timeoutMs`, else
 2500 ms); element lookups wait within it. Time comes from the injected clock (virtual on the simulated
@@ -26,9 +28,10 @@ from visor.device.memory import AgentState
 from visor.device.observer import ObservingDevice
 from visor.device.protocol import Device, DeviceInfo, Observation, SessionRestarted
 from visor.engine import checks as assertion_checks
-from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
+from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted
 from visor.engine.results import AssertionResult, Held, RunResult, StepResult, Verdict, held
 from visor.engine.signature import signature
+from visor.engine.walk import Walk
 from visor.errors import (
     SIGNAL_CAUSES,
     ActionError,
@@ -42,6 +45,7 @@ from visor.errors import (
 from visor.scenario.assertions import ASSERTIONS, DeviceAssertion
 from visor.scenario.commands import Args
 from visor.scenario.scenario import Scenario, Step
+from visor.scripting.sandbox import Globals, run_script
 from visor.selectors.parse import parse_selector
 from visor.steps.catalogue import execute
 from visor.steps.context import ActionContext, ArtifactSink, Router
@@ -223,28 +227,62 @@ INTERRUPTED_DURING_THE_RUN = "during the run; the steps run so far are reported"
 
 
 def _events(record: _Record) -> Iterator[Event]:
-    """Run the steps in order, then the assertions, keeping the record as they end; finish with `RunFinished`."""
+    """Walk the steps and blocks in order, then check the assertions, keeping the record; end with `RunFinished`."""
     scenario, settings, context = record.scenario, record.settings, record.context
     yield RunStarted(context.run_id, scenario, record.info, record.started_at, settings.effective_seed)
-    failed = False
-    for step in scenario.steps:
-        if failed and settings.stop_on_failure:
-            skipped = {"reason": "an earlier step failed"}
-            outcome = StepResult(step.index, step.id, step.command, Verdict.SKIPPED, 0, skipped)
-        else:
-            yield StepStarted(step, record.at())
-            outcome = _run_step(step, settings, context, last=step.index == len(scenario.steps) - 1)
-            record.artifacts.extend(outcome.files())
-            outcome = redact(outcome, context.sink.secrets)
-        failed = failed or outcome.status is Verdict.FAILED
-        record.steps.append(outcome)
-        yield StepFinished(outcome, record.at())
+    walk = Walk(_RunHost(record), record.steps, scenario.steps[-1] if scenario.steps else None)
+    yield from walk.nodes(scenario.nodes)
     checks = redact(_check_assertions(scenario, settings, context), context.sink.secrets)
     record.artifacts.extend(dict.fromkeys(path for check in checks for path in check.files()))
     record.checks.extend(checks)
     for check in checks:
         yield AssertionChecked(check, record.at())
     yield record.finished()
+
+
+@dataclass(frozen=True, slots=True)
+class _RunHost:
+    """How the walk over a run's steps runs each step, looks at the screen and evaluates a condition's script."""
+
+    record: _Record
+
+    @property
+    def platform(self) -> str:
+        """Return the device's platform."""
+        return self.record.info.platform
+
+    @property
+    def stop_on_failure(self) -> bool:
+        """Say whether a failure skips the rest (`config.stopOnFailure`)."""
+        return self.record.settings.stop_on_failure
+
+    def at(self) -> float:
+        """Return the milliseconds since the run started."""
+        return self.record.at()
+
+    def run_step(self, step: Step, *, last: bool) -> StepResult:
+        """Run one step, keep its artifacts, and return its result masked with the run's secrets."""
+        context = self.record.context
+        outcome = _run_step(step, self.record.settings, context, last=last)
+        self.record.artifacts.extend(outcome.files())
+        return redact(outcome, context.sink.secrets)
+
+    def observe(self) -> Observation:
+        """Look at the screen (within the step timeout)."""
+        context = self.record.context
+        with context.watchdog.guard(self.record.settings.timeout_us):
+            return context.device.observe()
+
+    def count(self, observation: Observation, selector: str) -> int:
+        """Return how many elements `selector` matches on the screen."""
+        return len(match_all(observation, parse_selector(selector), self.platform))
+
+    def evaluate(self, expression: str) -> object:
+        """Return a condition's script value: the run's outputs and seed, the device's clock."""
+        record = self.record
+        now_ms = int(record.context.wall.now().timestamp() * 1000)
+        given = Globals(platform=self.platform, seed=record.settings.effective_seed + len(record.steps), now_ms=now_ms)
+        return run_script(expression, given).value
 
 
 def _check_assertions(scenario: Scenario, settings: RunSettings, context: RunContext) -> list[AssertionResult]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from visor.clock import us_to_ms
 from visor.device.protocol import DeviceInfo
@@ -22,7 +21,7 @@ from visor.errors import ErrorCode, ErrorInfo, ExitCode, NextAction
 from visor.files import regular_file
 from visor.report.envelope import Outcome
 from visor.scenario.commands import ScrollArgs
-from visor.steps.commands import SLIDER_START_VALUE
+from visor.steps.commands.act import SLIDER_START_VALUE
 from visor.steps.context import DEFAULT_POLL_US
 from visor.ui.images import png_size
 
@@ -35,11 +34,11 @@ DEFAULT_SCROLL_PERCENT = ScrollArgs.model_fields["percent"].default
 
 def action_outcome(
     command: str,
-    requested: Sequence[Mapping[str, Any]],
+    requested: Sequence[Mapping[str, object]],
     final: RunFinished,
     written: Sequence[str],
     info: DeviceInfo,
-    map_summary: Mapping[str, Any] | None = None,
+    map_summary: Mapping[str, object] | None = None,
 ) -> Outcome:
     """Build a direct action's outcome from its run: ok with upstream's `data`, or the step's error (exit 1).
 
@@ -48,7 +47,7 @@ def action_outcome(
     """
     steps = final.result.steps
     shown = dict(map_summary) if map_summary is not None else dict(NO_MAP)
-    data: dict[str, Any] = {"action": command, "platform": info.platform, "runtime": info.runtime, "args": {},
+    data: dict[str, object] = {"action": command, "platform": info.platform, "runtime": info.runtime, "args": {},
                             "map": shown}  # fmt: skip
     if steps:
         data["args"] = _plain(ARGS[command](steps[0], requested[0]))
@@ -65,7 +64,7 @@ def action_outcome(
     return Outcome("fail", NextAction.RETRY, data, ExitCode.ERROR, _error(command, failed, asked, written), written)
 
 
-def _error(command: str, step: StepResult, asked: Mapping[str, Any], written: Sequence[str] = ()) -> ErrorInfo:
+def _error(command: str, step: StepResult, asked: Mapping[str, object], written: Sequence[str] = ()) -> ErrorInfo:
     """Word a failed step as the direct action's failure (`tap failed: …`, `tap --wait-for failed: …`)."""
     error = step.error
     what = command if step.id == command else f"{command} --wait-for"
@@ -89,23 +88,23 @@ def _error(command: str, step: StepResult, asked: Mapping[str, Any], written: Se
     return ErrorInfo(code=error.code, message=f"{what} failed: {reason}", likely_cause=likely, next_step=next_step)
 
 
-def whole(value: Any) -> Any:
+def whole(value: object) -> object:
     """Show a whole number typed as a float (click reads `--x 540` as 540.0, a model dumps 100.0) as an int."""
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
-def _plain(args: dict[str, Any]) -> dict[str, Any]:
+def _plain(args: dict[str, object]) -> dict[str, object]:
     """Show an action's whole numbers as integers (`"ms": 100`, not 100.0), as they were typed."""
     return {key: whole(value) for key, value in args.items()}
 
 
-def _given(step: StepResult, requested: Mapping[str, Any]) -> dict[str, Any]:
+def _given(step: StepResult, requested: Mapping[str, object]) -> dict[str, object]:
     """Return the step's arguments as it reports them (a password masked), else as they were asked for."""
     args = step.details.get("args")
     return dict(args) if isinstance(args, Mapping) else dict(requested)
 
 
-def _tap(step: StepResult, requested: Mapping[str, Any]) -> dict[str, Any]:
+def _tap(step: StepResult, requested: Mapping[str, object]) -> dict[str, object]:
     given, point = _given(step, requested), step.details.get("point")
     x, y = (point[0], point[1]) if isinstance(point, list) else (given.get("x"), given.get("y"))
     if "target" in given:
@@ -113,7 +112,7 @@ def _tap(step: StepResult, requested: Mapping[str, Any]) -> dict[str, Any]:
     return {"x": x, "y": y, "normalized": bool(given.get("normalized", False))}
 
 
-def _act(step: StepResult, requested: Mapping[str, Any]) -> dict[str, Any]:
+def _act(step: StepResult, requested: Mapping[str, object]) -> dict[str, object]:
     given = _given(step, requested)
     name = given.get("name")
     if name == "drag":
@@ -125,15 +124,15 @@ def _act(step: StepResult, requested: Mapping[str, Any]) -> dict[str, Any]:
     return given
 
 
-def _scroll(step: StepResult, requested: Mapping[str, Any]) -> dict[str, Any]:
+def _scroll(step: StepResult, requested: Mapping[str, object]) -> dict[str, object]:
     given = _given(step, requested)
     return {"direction": given.get("direction"), "percent": given.get("percent", DEFAULT_SCROLL_PERCENT)}
 
 
-def _capture(fmt: str | None) -> Callable[[StepResult, Mapping[str, Any]], dict[str, Any]]:
-    def shape(step: StepResult, requested: Mapping[str, Any]) -> dict[str, Any]:
+def _capture(fmt: str | None) -> Callable[[StepResult, Mapping[str, object]], dict[str, object]]:
+    def shape(step: StepResult, requested: Mapping[str, object]) -> dict[str, object]:
         given, path = _given(step, requested), step.details.get("path")
-        out: dict[str, Any] = {"label": given.get("label"), "file": None, "path": path}
+        out: dict[str, object] = {"label": given.get("label"), "file": None, "path": path}
         if isinstance(path, str):
             out["file"] = os.path.basename(path)
             out.update(_png_size(path) if fmt is None else {"format": fmt, "bytes": _size(path)})
@@ -145,11 +144,11 @@ def _capture(fmt: str | None) -> Callable[[StepResult, Mapping[str, Any]], dict[
     return shape
 
 
-def _wait(step: StepResult, requested: Mapping[str, Any]) -> dict[str, Any]:
+def _wait(step: StepResult, requested: Mapping[str, object]) -> dict[str, object]:
     given = _given(step, requested)
     if "ms" in given:
         return {"ms": given["ms"]}
-    out: dict[str, Any] = {"for": given["for"]} if "for" in given else {"stable": True}
+    out: dict[str, object] = {"for": given["for"]} if "for" in given else {"stable": True}
     waited = step.details.get("waited_ms")
     out |= {
         "timeout_ms": given.get("timeout", DEFAULT_WAIT_TIMEOUT_MS),
@@ -160,7 +159,7 @@ def _wait(step: StepResult, requested: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _navigate(step: StepResult, requested: Mapping[str, Any]) -> dict[str, Any]:
+def _navigate(step: StepResult, requested: Mapping[str, object]) -> dict[str, object]:
     return {"to": _given(step, requested).get("to")}
 
 
@@ -180,7 +179,7 @@ def _size(path: str) -> int | None:
 
 
 #: Each action's `data.args`, from the step it ran.
-ARGS: dict[str, Callable[[StepResult, Mapping[str, Any]], dict[str, Any]]] = {
+ARGS: dict[str, Callable[[StepResult, Mapping[str, object]], dict[str, object]]] = {
     "tap": _tap,
     "navigate": _navigate,
     "act": _act,

@@ -26,8 +26,8 @@ import json
 import os
 import platform
 import re
-from collections.abc import Collection
-from typing import IO, Any, Protocol
+from collections.abc import Collection, Mapping
+from typing import IO, Protocol
 
 from visor import __version__
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
@@ -319,7 +319,7 @@ def _timeline_line(event: Event) -> str:
     return f"{stamp} run {run.run_id} {run.word}"
 
 
-def _device(event: RunStarted) -> dict[str, Any]:
+def _device(event: RunStarted) -> dict[str, object]:
     info = event.device
     return {
         "platform": info.platform,
@@ -333,7 +333,7 @@ def _device(event: RunStarted) -> dict[str, Any]:
     }
 
 
-def _runtime(event: RunStarted) -> dict[str, Any]:
+def _runtime(event: RunStarted) -> dict[str, object]:
 
     return {
         "visor": __version__,
@@ -344,5 +344,5 @@ def _runtime(event: RunStarted) -> dict[str, Any]:
     }
 
 
-def _json(value: Any) -> str:
+def _json(value: Mapping[str, object]) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

@@ -12,9 +12,8 @@ import json
 import os
 from collections.abc import Sequence
 from html import escape
-from typing import Any
 
-from visor.engine.determinism import BenchmarkSummary
+from visor.engine.determinism import BenchmarkSummary, Divergence, Variant
 from visor.engine.results import RunResult
 from visor.report.html import STYLE, visible
 
@@ -53,7 +52,7 @@ def _run_row(number: int, result: RunResult | None, _folder: str) -> str:
     )
 
 
-def _divergence(divergence: dict[str, Any] | None, results: Sequence[RunResult | None], folder: str) -> str:
+def _divergence(divergence: Divergence | None, results: Sequence[RunResult | None], folder: str) -> str:
     if divergence is None:
         return "<h2>Divergence</h2><p class='passed'>Every run did the same: no step or assertion differs.</p>"
     what = f"{divergence['kind']} <code>{visible(str(divergence['id']))}</code>"
@@ -64,7 +63,7 @@ def _divergence(divergence: dict[str, Any] | None, results: Sequence[RunResult |
     )
 
 
-def _variant(variant: dict[str, Any], divergence: dict[str, Any], runs: dict[str, RunResult], folder: str) -> str:
+def _variant(variant: Variant, divergence: Divergence, runs: dict[str, RunResult], folder: str) -> str:
     first = runs.get(variant["run_ids"][0]) if variant["run_ids"] else None
     screens = _screens(first, variant, divergence, folder)
     shown = json.dumps(variant["result"], indent=2, ensure_ascii=False)
@@ -75,7 +74,7 @@ def _variant(variant: dict[str, Any], divergence: dict[str, Any], runs: dict[str
     )
 
 
-def _screens(result: RunResult | None, variant: dict[str, Any], divergence: dict[str, Any], folder: str) -> str:
+def _screens(result: RunResult | None, variant: Variant, divergence: Divergence, folder: str) -> str:
     """Return the screen this variant ended on: the benchmark's small copy, and the full ones its first run kept."""
     kept = [_relative(path, folder) for path in _kept(result, divergence) if path.endswith(".png")]
     small = variant.get("thumbnail")
@@ -97,7 +96,7 @@ def _screens(result: RunResult | None, variant: dict[str, Any], divergence: dict
     )
 
 
-def _kept(result: RunResult | None, divergence: dict[str, Any]) -> list[str]:
+def _kept(result: RunResult | None, divergence: Divergence) -> list[str]:
     """Return the files a run kept of the diverging step's screen (or of its assertions')."""
     if result is None:
         return []

@@ -21,7 +21,7 @@ you mean" hint is shown for a value holding a secret (it would say how near the 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from visor.engine.events import AssertionChecked, RunFinished, RunStarted, StepFinished
 from visor.engine.results import Verdict
@@ -102,12 +102,12 @@ class ConsoleReporter:
         """Print a plain line."""
         self.line((text, None))
 
-    def warnings(self, listed: Sequence[Mapping[str, Any]]) -> None:
+    def warnings(self, listed: Sequence[Mapping[str, object]]) -> None:
         """Print a command's warnings (the envelope's `data.warnings`), one line each with its hint."""
         for warning in listed:
             parts: Line = [("warning", _SEVERITY_STYLE["warning"]), (f" {warning.get('message')}", None)]
-            if warning.get("hint"):
-                parts.append((f" ({self.masked(warning['hint'])})", "dim"))
+            if hint := warning.get("hint"):
+                parts.append((f" ({self.masked(str(hint))})", "dim"))
             self.line(*parts)
 
     def validation(self, batch: BatchResult) -> None:

@@ -21,7 +21,7 @@ import json
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Literal
 
 from visor.errors import ErrorInfo, ExitCode, NextAction, VisorError
 from visor.report.vocabulary import kept
@@ -41,7 +41,8 @@ class Outcome:
 
     status: Status
     next_action: NextAction
-    data: Mapping[str, Any]
+    #: The envelope's `data`, in each command's own shape, JSON once rendered; whoever reads it back narrows it.
+    data: Mapping[str, object]
     exit_code: ExitCode
     error: ErrorInfo | None = None
     artifacts: Sequence[str] = field(default_factory=tuple)
@@ -54,18 +55,23 @@ def masked(outcome: Outcome, secrets: Collection[str]) -> Outcome:
 
     return replace(
         outcome,
-        data=_masked_data(dict(outcome.data), secrets),
+        data=_masked_data(outcome.data, secrets),
         error=redact(outcome.error, secrets),
         artifacts=redact(tuple(outcome.artifacts), secrets),
     )
 
 
-def _masked_data(value: Any, secrets: Collection[str]) -> Any:
+def _masked_data(data: Mapping[str, object], secrets: Collection[str]) -> dict[str, object]:
     """Mask data as `redact` does, but leave visor's own words (a status, a code) where they stand."""
+    return {key: item if kept(key, item) else _masked_value(item, secrets) for key, item in data.items()}
+
+
+def _masked_value(value: object, secrets: Collection[str]) -> object:
+    """Mask one value of data (an object, a list, a string, a number) as `_masked_data` does."""
     if isinstance(value, Mapping):
-        return {key: item if kept(key, item) else _masked_data(item, secrets) for key, item in value.items()}
+        return _masked_data(value, secrets)
     if isinstance(value, list | tuple):
-        return [_masked_data(item, secrets) for item in value]
+        return [_masked_value(item, secrets) for item in value]
     return redact(value, secrets)
 
 
@@ -78,9 +84,9 @@ class Envelope:
     ended_at: str
     outcome: Outcome
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """Return the envelope with its keys in the documented order; `error` only on failure."""
-        out: dict[str, Any] = {
+        out: dict[str, object] = {
             "status": self.outcome.status,
             "command_id": self.command_id,
             "started_at": self.started_at,
@@ -113,6 +119,6 @@ def error_outcome(exc: VisorError) -> Outcome:
     return Outcome("fail", exc.next_action, exc.details, exc.exit_code, exc.info())
 
 
-def failure(error: ErrorInfo, *, next_action: NextAction, exit_code: ExitCode, data: Mapping[str, Any]) -> Outcome:
+def failure(error: ErrorInfo, *, next_action: NextAction, exit_code: ExitCode, data: Mapping[str, object]) -> Outcome:
     """Build the outcome of a command that failed."""
     return Outcome("fail", next_action, data, exit_code, error)

@@ -8,7 +8,6 @@ Where no run is yet, it answers as upstream does (ok, exit 0, `data.message` say
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from visor.errors import ExitCode, InputError, NextAction, SourceError
 from visor.inputs.data import read_json
@@ -91,7 +90,7 @@ def report(path: str, *, opened: bool = False) -> Outcome:
         layout = "summary.txt|summary.json|junit.xml|report.html"
         message = f"Use output under {path}/<run-id>/{layout}"  # upstream's words, which scripts read
         return Outcome("ok", NextAction.RUN, {"message": message, "path": path, "found": 0}, ExitCode.OK)
-    run: Any = read_json(os.path.join(folder, "summary.json"), noun="run summary")
+    run: object = read_json(os.path.join(folder, "summary.json"), noun="run summary")
     if not isinstance(run, dict):
         raise InputError(f"{folder}/summary.json is not a run's summary", next_step="Run the scenario again.")
     reports = {name: os.path.join(folder, file) for name, file in REPORTS.items()}

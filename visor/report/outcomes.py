@@ -10,16 +10,29 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Sequence
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from visor.engine.determinism import BenchmarkSummary, summarize
 from visor.engine.events import RunFinished
 from visor.engine.results import RunResult, Verdict
 from visor.errors import ExitCode, NextAction, interruption
+from visor.jsontypes import JsonObject
 from visor.report.envelope import Outcome
 
 
-def run_outcome(final: RunFinished, warnings: list[dict[str, Any]], written: Sequence[str]) -> Outcome:
+class RunRow(TypedDict):
+    """One run of an interrupted benchmark (`data.results`): how it ended, and its signature when it finished."""
+
+    run: int
+    run_id: str
+    #: The run's own status, `interrupted`, or `error` (a run an error stopped).
+    status: str
+    #: The code of the error that stopped it.
+    error: NotRequired[str]
+    signature: NotRequired[str]
+
+
+def run_outcome(final: RunFinished, warnings: list[JsonObject], written: Sequence[str]) -> Outcome:
     """Build the outcome of one run from its final event, the scenario's warnings and the files written."""
     result = final.result
     data = {"run": result.to_dict(), "warnings": warnings}
@@ -32,10 +45,10 @@ def run_outcome(final: RunFinished, warnings: list[dict[str, Any]], written: Seq
 
 
 def benchmark_outcome(
-    summary: BenchmarkSummary, warnings: list[dict[str, Any]], written: Sequence[str], page: str | None = None
+    summary: BenchmarkSummary, warnings: list[JsonObject], written: Sequence[str], page: str | None = None
 ) -> Outcome:
     """Build the outcome of a benchmark that ran every run (`page`: its benchmark-RUN_ID.html)."""
-    data: dict[str, Any] = {**summary.to_dict(), "warnings": warnings, "verdict": verdict(summary)}
+    data: dict[str, object] = {**summary.to_dict(), "warnings": warnings, "verdict": verdict(summary)}
     if page is not None:
         data["report"] = page
     # As upstream: the benchmark itself worked (status ok); exit 3 says the scenario is not deterministic enough.
@@ -50,7 +63,7 @@ def interrupted_benchmark_outcome(
     requested: int,
     threshold: float,
     stop: signal.Signals,
-    warnings: list[dict[str, Any]],
+    warnings: list[JsonObject],
     written: Sequence[str],
 ) -> Outcome:
     """Report the runs a benchmark finished before it was interrupted: their summary, each run, and that it stopped.
@@ -63,7 +76,7 @@ def interrupted_benchmark_outcome(
     done = len(results)
     head = f"interrupted after {done} of {requested} run{'s' if requested != 1 else ''}"
     failure = interruption(stop, f"after {done} of {requested} runs; the finished runs are reported")
-    data: dict[str, Any] = {}
+    data: dict[str, object] = {}
     if results:
         summary = summarize(results, threshold)
         data.update(summary.to_dict())
@@ -83,19 +96,14 @@ def interrupted_benchmark_outcome(
     return Outcome("fail", failure.next_action, data, failure.exit_code, failure.info(), written)
 
 
-def run_row(index: int, final: RunFinished) -> dict[str, Any]:
+def run_row(index: int, final: RunFinished) -> RunRow:
     """One run of a benchmark, in a line: its id, how it ended, and its signature when it finished."""
     result = final.result
-    row: dict[str, Any] = {"run": index + 1, "run_id": result.run_id}
     if final.interrupted:
-        row["status"] = "interrupted"
-    elif final.reason is not None:
-        row["status"] = "error"
-        row["error"] = final.reason.info().code
-    else:
-        row["status"] = result.word
-        row["signature"] = result.signature
-    return row
+        return RunRow(run=index + 1, run_id=result.run_id, status="interrupted")
+    if final.reason is not None:
+        return RunRow(run=index + 1, run_id=result.run_id, status="error", error=final.reason.info().code)
+    return RunRow(run=index + 1, run_id=result.run_id, status=result.word, signature=result.signature)
 
 
 def verdict(summary: BenchmarkSummary) -> str:

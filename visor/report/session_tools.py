@@ -6,30 +6,34 @@ plugs the app map's in (`visor.ext.appmap.tools`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from visor.clock import Clock, IdSource
     from visor.device.protocol import Device
+    from visor.jsontypes import JsonObject
+
+#: A call's structured result: the tools' common keys, then the tool's own data (JSON-like, dumped as it is).
+Result = dict[str, object]
 
 
 @dataclass(frozen=True, slots=True)
 class Reply:
     """A call's answer: the structured result, an optional PNG, and whether it is an error for the agent."""
 
-    result: dict[str, Any]
+    result: Result
     image: bytes | None = None
     is_error: bool = False
 
 
 def reply(
     tool: str, status: str, code: str | None, message: str, *, dispatched: str = "none", hint: str | None = None,
-    **data: Any,
+    **data: object,
 ) -> Reply:  # fmt: skip
     """Build a device tool's result in the tools' shape; it is a tool error unless `status` is ok."""
-    result: dict[str, Any] = {"tool": tool, "status": status, "dispatched": dispatched, "code": code,
+    result: Result = {"tool": tool, "status": status, "dispatched": dispatched, "code": code,
                               "message": message}  # fmt: skip
     if hint is not None:
         result["hint"] = hint
@@ -40,11 +44,11 @@ def reply(
 class ExtraTools(Protocol):
     """Tools a feature adds to a session (the app map's, the host's `list_apps`)."""
 
-    def definitions(self) -> list[dict[str, Any]]:
+    def definitions(self) -> list[JsonObject]:
         """Return their MCP tool definitions."""
         ...
 
-    def call(self, name: str, arguments: dict[str, Any], device: Device, clock: Clock) -> Reply | None:
+    def call(self, name: str, arguments: Mapping[str, object], device: Device, clock: Clock) -> Reply | None:
         """Answer a call to one of them on the session's device (None: the name is not theirs)."""
         ...
 

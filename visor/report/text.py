@@ -12,9 +12,9 @@ reaches the terminal.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from visor.report.envelope import Outcome
+from visor.report.told import list_in, object_in
 from visor.ui.escapes import printable
 
 MARKS = {"ok": "✓", "passed": "✓", "fail": "✗", "failed": "✗", "skipped": "-", "interrupted": "✗", "invalid": "✗"}
@@ -33,24 +33,24 @@ def render(outcome: Outcome) -> str:
     return "".join(printable(line) + "\n" for line in lines)
 
 
-def _data(data: Mapping[str, Any]) -> list[str]:
+def _data(data: Mapping[str, object]) -> list[str]:
     """Summarise what a command's data holds: a run, a benchmark, a validation, a direct action."""
     lines: list[str] = []
     run = data.get("run")
     if isinstance(run, Mapping):
         lines.append(f"run {run.get('run_id')} ({run.get('scenario')}) on {run.get('device')}: {run.get('status')}")
-        for step in run.get("steps", []):
-            mark = MARKS.get(step.get("status"), "?")
+        for step in map(object_in, list_in(run.get("steps", []))):
+            mark = _mark(step.get("status"))
             lines.append(f"  {mark} {step.get('id')}  {step.get('command')}  {step.get('duration_ms')} ms")
-        for check in run.get("assertions", []):
+        for check in map(object_in, list_in(run.get("assertions", []))):
             aimed = f"{check.get('type')} {check.get('target')}" if check.get("target") else str(check.get("type"))
             said = f": {check.get('details')}" if check.get("details") else ""
-            lines.append(f"  {MARKS.get(check.get('status'), '?')} assert {check.get('id')} ({aimed}){said}")
+            lines.append(f"  {_mark(check.get('status'))} assert {check.get('id')} ({aimed}){said}")
         lines.append(f"  signature {run.get('determinism_signature')}")
     if "determinismScore" in data:
         lines.append(f"determinism {data['determinismScore']}% over {data.get('runs')} runs: {data.get('verdict', '')}")
     if "valid" in data:
-        issues = data.get("issues", [])
+        issues = [object_in(issue) for issue in list_in(data.get("issues", []))]
         errors = sum(1 for issue in issues if issue.get("severity") == "error")
         verdict = "yes" if data["valid"] else "no"
         lines.append(f"valid: {verdict} ({errors} errors, {len(issues) - errors} warnings or notes)")
@@ -62,3 +62,8 @@ def _data(data: Mapping[str, Any]) -> list[str]:
     if "action" in data and "args" in data:
         lines.append(f"{data['action']} {data['args']}")
     return lines
+
+
+def _mark(status: object) -> str:
+    """Return the mark of a step's or an assertion's status ("?" for one it has none for)."""
+    return MARKS.get(status, "?") if isinstance(status, str) else "?"

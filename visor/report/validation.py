@@ -14,9 +14,9 @@ A schema-invalid file gives `status: ok` and exit 1; a file that cannot be read 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from visor.errors import ExitCode, NextAction, SourceError
+from visor.jsontypes import JsonObject
 from visor.report.envelope import Outcome, failure
 from visor.scenario.discovery import BatchResult, FileResult
 
@@ -44,15 +44,15 @@ def validation_outcome(batch: BatchResult) -> Outcome:
     return Outcome("ok", NextAction.VALIDATE, data, ExitCode.ERROR)
 
 
-def _issues(item: FileResult) -> list[dict[str, Any]]:
+def _issues(item: FileResult) -> list[JsonObject]:
     if item.result is None:
         return []
     name = item.name
     return [{**issue.to_dict(), "file": name} for issue in item.result.issues]
 
 
-def _file_entry(item: FileResult) -> dict[str, Any]:
-    entry: dict[str, Any] = {"file": item.name}
+def _file_entry(item: FileResult) -> JsonObject:
+    entry: JsonObject = {"file": item.name}
     if item.error is not None:
         entry.update(valid=False, error=_error_entry(item.error))
         return entry
@@ -70,7 +70,7 @@ def _file_entry(item: FileResult) -> dict[str, Any]:
     return entry
 
 
-def _error_entry(exc: SourceError) -> dict[str, Any]:
+def _error_entry(exc: SourceError) -> JsonObject:
     return {**exc.info().to_dict(), "line": exc.line, "column": exc.column}
 
 

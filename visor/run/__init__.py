@@ -15,6 +15,8 @@
   outcome
 - `shards`: `--shard i/n`: a suite split across CI jobs, the same way in every job, balanced by how long scenarios
   took
+- `single`: One scenario run for a front end that reports it in its own way (the pytest plugin): the result, not
+  an envelope
 - `state_paths`: Where visor keeps its state: one project root, found from the folder a command runs in, and
   absolute paths
 - `suites`: Suites: `visor run DIR|FILE...` runs every scenario found, one after another, and reports them as one

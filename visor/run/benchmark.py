@@ -12,7 +12,7 @@ import dataclasses
 import os
 import signal
 from collections.abc import Callable, Sequence
-from typing import Any
+from dataclasses import dataclass
 
 from visor.clock import IdSource
 from visor.engine.determinism import BenchmarkSummary, summarize
@@ -213,27 +213,22 @@ def benchmark_suite(
     Raises:
         InputError: a pattern names no scenario file.
     """
-    rows: list[dict[str, Any]] = []
+    rows: list[_Row] = []
     written: list[str] = []
     for path in expand_paths(patterns):
         try:
             outcome = benchmark_file(path, options, env, runs=runs, threshold=threshold)
         except VisorError as exc:
-            rows.append({"path": path, "name": path, "error": exc.info().to_dict(), "exit_code": int(exc.exit_code)})
+            rows.append(_Row(path, path, int(exc.exit_code), error=exc.info().to_dict()))
             continue
-        data = outcome.data
         if outcome.exit_code in (ExitCode.INTERRUPTED, ExitCode.TERMINATED, ExitCode.HANGUP):
             return masked(outcome, options.secrets)
         written.extend(outcome.artifacts)
-        rows.append({"path": path, "name": _name(path), "determinismScore": data.get("determinismScore", 0.0),
-                     "agreement": data.get("agreement", 0.0), "pass": data.get("pass", False),
-                     "failures": data.get("failures", 0),
-                     "divergence": data.get("divergence"), "report": data.get("report"),
-                     "exit_code": int(outcome.exit_code)})  # fmt: skip
+        rows.append(_Row.benchmarked(path, outcome))
     ranked = sorted(rows, key=_rank)
-    below = [row for row in ranked if "error" not in row and not row["pass"]]
-    broken = [row for row in ranked if "error" in row]
-    data = {"benchmarks": ranked, "runs": runs, "threshold": threshold,
+    below = [row for row in ranked if row.error is None and not row.passed]
+    broken = [row for row in ranked if row.error is not None]
+    data = {"benchmarks": [row.to_json() for row in ranked], "runs": runs, "threshold": threshold,
             "totals": {"scenarios": len(ranked), "passed": len(ranked) - len(below) - len(broken),
                         "below_threshold": len(below), "error": len(broken)}}  # fmt: skip
     if not below and not broken:
@@ -243,17 +238,59 @@ def benchmark_suite(
     return masked(Outcome("fail", NextAction.REPORT, data, code, error, written), options.secrets)
 
 
-def _suite_error(
-    ranked: list[dict[str, Any]], below: list[dict[str, Any]], broken: list[dict[str, Any]], threshold: float
-) -> ErrorInfo:
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """One scenario of a benchmarked suite (`data.benchmarks`): how deterministic it is, or why it could not run."""
+
+    path: str
+    name: str
+    exit_code: int
+    #: The error that kept it from running (then it has no scores).
+    error: dict[str, str] | None = None
+    score: float = 0.0
+    agreement: float = 0.0
+    passed: bool = False
+    failures: int = 0
+    #: The benchmark's own `divergence` and `report`, as its data gave them.
+    divergence: object = None
+    report: object = None
+
+    @classmethod
+    def benchmarked(cls, path: str, outcome: Outcome) -> _Row:
+        """Return the row of a scenario benchmarked, from its outcome's data (`benchmark_file`'s)."""
+        data = outcome.data
+        score, agreement = data.get("determinismScore", 0.0), data.get("agreement", 0.0)
+        passed, failures = data.get("pass", False), data.get("failures", 0)
+        return cls(
+            path,
+            _name(path),
+            int(outcome.exit_code),
+            score=score if isinstance(score, float) else 0.0,
+            agreement=agreement if isinstance(agreement, float) else 0.0,
+            passed=passed is True,
+            failures=failures if isinstance(failures, int) else 0,
+            divergence=data.get("divergence"),
+            report=data.get("report"),
+        )
+
+    def to_json(self) -> dict[str, object]:
+        """Return the row as `data.benchmarks` lists it."""
+        if self.error is not None:
+            return {"path": self.path, "name": self.name, "error": self.error, "exit_code": self.exit_code}
+        return {"path": self.path, "name": self.name, "determinismScore": self.score, "agreement": self.agreement,
+                "pass": self.passed, "failures": self.failures, "divergence": self.divergence, "report": self.report,
+                "exit_code": self.exit_code}  # fmt: skip
+
+
+def _suite_error(ranked: list[_Row], below: list[_Row], broken: list[_Row], threshold: float) -> ErrorInfo:
     """Say what is wrong with a suite: the least deterministic scenario, and those failing alike every run."""
-    flaky = [row for row in ranked if "error" not in row and row["agreement"] < 100]
-    alike = [row["name"] for row in below if row["agreement"] >= 100]
+    flaky = [row for row in ranked if row.error is None and row.agreement < 100]
+    alike = [row.name for row in below if row.agreement >= 100]
     message = f"{len(below)} of {len(ranked)} scenarios are below {threshold:g}% or failed a run" + (
         f", {len(broken)} could not run" if broken else ""
     )
     if flaky:
-        message += f"; the least deterministic: {min(flaky, key=_flakiness)['name']}"
+        message += f"; the least deterministic: {min(flaky, key=_flakiness).name}"
         cause = "Unseeded randomness, timing, or a screen that changes on its own (data.benchmarks names each "
         cause += "scenario's diverging step)."
         step = "Fix the scenarios at the top of data.benchmarks first: seed them, wait for what they need."
@@ -266,17 +303,17 @@ def _suite_error(
     return ErrorInfo(code=code, message=message, likely_cause=cause, next_step=step)
 
 
-def _flakiness(row: dict[str, Any]) -> tuple[float, float, str]:
-    return row["agreement"], row["determinismScore"], row["path"]
+def _flakiness(row: _Row) -> tuple[float, float, str]:
+    return row.agreement, row.score, row.path
 
 
-def _rank(row: dict[str, Any]) -> tuple[int, float, float, str]:
+def _rank(row: _Row) -> tuple[int, float, float, str]:
     """Order the worst first: cannot run, then failing or below threshold, each the least deterministic first.
 
     The least deterministic has the lowest agreement (runs that failed alike agree), then the lowest score.
     """
-    standing = 0 if "error" in row else (1 if not row["pass"] else 2)
-    return standing, row.get("agreement", 0.0), row.get("determinismScore", 0.0), row["path"]
+    standing = 0 if row.error is not None else (1 if not row.passed else 2)
+    return standing, row.agreement, row.score, row.path
 
 
 def _name(path: str) -> str:

@@ -20,9 +20,9 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from visor.device.protocol import Device
+from visor.engine.determinism import Divergence, Variant
 from visor.engine.events import Event, StepFinished
 from visor.engine.results import RunResult, StepResult, Verdict
 from visor.engine.signature import canonical, step_projection
@@ -105,8 +105,8 @@ class ScreenKeeper:
             self.pictures[key] = screen
 
     def write(
-        self, output: str, stem: str, divergence: Mapping[str, Any] | None, results: Sequence[RunResult | None]
-    ) -> tuple[dict[str, Any] | None, list[str]]:
+        self, output: str, stem: str, divergence: Divergence | None, results: Sequence[RunResult | None]
+    ) -> tuple[Divergence | None, list[str]]:
         """Write the screens of the diverging step's variants below `output` (in `<stem>-screens/`).
 
         Returns the divergence with each variant's `thumbnail` (the file written, when one was kept) and the files.
@@ -117,14 +117,15 @@ class ScreenKeeper:
         if divergence is None:
             return None, []
         runs = {result.run_id: result for result in results if result is not None}
-        variants, written = [], []
+        variants: list[Variant] = []
+        written: list[str] = []
         for number, variant in enumerate(divergence["variants"], 1):
             screen = self.pictures.get(_key(divergence, variant, runs))
             png = screen.thumbnail() if screen is not None else None
             if png is None:
-                variants.append(dict(variant))
+                variants.append(variant.copy())
                 continue
-            relative = f"{stem}-screens/{divergence['kind']}-{int(divergence['index']) + 1}-variant-{number}.png"
+            relative = f"{stem}-screens/{divergence['kind']}-{divergence['index'] + 1}-variant-{number}.png"
             try:
                 path = write_confined(output, relative, png)
             except OSError as exc:
@@ -182,10 +183,10 @@ def _variant(step: StepResult) -> str:
     return canonical(step_projection(step))
 
 
-def _key(divergence: Mapping[str, Any], variant: Mapping[str, Any], runs: Mapping[str, RunResult]) -> Key:
+def _key(divergence: Divergence, variant: Variant, runs: Mapping[str, RunResult]) -> Key:
     """Return the screen shown for a variant: its step's end; for an assertion, the last step's of its first run."""
     if divergence["kind"] == "step":
-        return int(divergence["index"]), canonical(variant["result"])
+        return divergence["index"], canonical(variant["result"])
     first = runs.get(variant["run_ids"][0]) if variant["run_ids"] else None
     if first is None or not first.steps:
         return -1, ""

@@ -169,6 +169,9 @@ class RunConfig:
     def from_flat(cls, values: Mapping[str, Any]) -> RunConfig:
         """Build it from values named as the options are (a command's, or what `run_wire` gave); others default.
 
+        `Any`: each value is as click (or the daemon's wire model) gives it, of the type its option declares, and the
+        configuration is built by field name.
+
         Raises:
             TypeError: a name is none of the configuration's (a command passing what it should have taken itself).
         """
@@ -190,7 +193,7 @@ class RunConfig:
         return replace(self, device=device, output=self.output or project.output)
 
     @property
-    def capabilities(self) -> Mapping[str, Any]:
+    def capabilities(self) -> Mapping[str, object]:
         """Return the Appium capabilities the command adds under the scenario's."""
         return self.device.appium.capabilities
 

@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TypedDict
 
 from visor.engine.events import RunFinished
 from visor.engine.runner import RunContext, RunSettings, resolve_settings, run_scenario
 from visor.errors import InputError, VisorError
 from visor.files import UnsafePath, write_atomic, write_confined
 from visor.inputs.document import Document
+from visor.jsontypes import JsonObject, JsonValue
 from visor.report.action_data import action_outcome, whole
 from visor.report.envelope import Outcome
 from visor.run.config import Environment, RunConfig
@@ -51,7 +52,15 @@ _ARGUMENT = re.compile(r"args\.([A-Za-z]+)")
 DEFAULT_LABELS = {"screenshot": "capture", "source": "source"}
 
 
-def run_action(command: str, flags: Mapping[str, Any], options: RunConfig, env: Environment) -> Outcome:
+class ActionStep(TypedDict):
+    """A step a direct action runs, as a scenario writes it: its flags' values are its arguments."""
+
+    id: str
+    command: str
+    args: JsonObject
+
+
+def run_action(command: str, flags: Mapping[str, object], options: RunConfig, env: Environment) -> Outcome:
     """Run one direct action on a device opened for it (and closed after); return its outcome.
 
     Its data says `device_session: fresh`: the device started for it and is gone (a daemon keeps one warm).
@@ -74,7 +83,7 @@ class Prepared:
     """A direct action checked and ready to run: its one-step (or two-step) scenario and where captures go."""
 
     command: str
-    steps: list[dict[str, Any]]
+    steps: list[ActionStep]
     scenario: Scenario
     settings: RunSettings
     path: str | None
@@ -88,7 +97,7 @@ class Prepared:
         return self.settings.effective_seed
 
 
-def prepare(command: str, flags: Mapping[str, Any], options: RunConfig, env: Environment) -> Prepared:
+def prepare(command: str, flags: Mapping[str, object], options: RunConfig, env: Environment) -> Prepared:
     """Check a direct action's flags and build what runs it, before any device is opened.
 
     Raises:
@@ -137,7 +146,7 @@ def perform(prepared: Prepared, opened: OpenedDevice, env: Environment, watchdog
 
 def run_steps(
     name: str,
-    steps: list[dict[str, Any]],
+    steps: Sequence[Mapping[str, object]],
     opened: OpenedDevice,
     env: Environment,
     seed: int,
@@ -154,13 +163,13 @@ def run_steps(
     return drive(run_scenario(scenario, settings, context), ())
 
 
-def build_steps(command: str, flags: Mapping[str, Any], options: RunConfig) -> tuple[list[dict[str, Any]], str | None]:
+def build_steps(command: str, flags: Mapping[str, object], options: RunConfig) -> tuple[list[ActionStep], str | None]:
     """Turn a command's flags into its step (and a `wait` step for --wait-for); return them and the capture path.
 
     Raises:
         InputError: a flag does not apply to this action.
     """
-    given = {key: whole(value) for key, value in flags.items() if value is not None and value is not False}
+    given = {key: _flag_value(key, value) for key, value in flags.items() if value is not None and value is not False}
     wait_for = given.pop("wait-for", None)
     poll = given.pop("poll-ms", None) if command != "wait" else None
     if poll is not None and wait_for is None:
@@ -171,22 +180,48 @@ def build_steps(command: str, flags: Mapping[str, Any], options: RunConfig) -> t
         )
     path = given.pop("path", None)
     args = {_argument(key): value for key, value in given.items()}
-    timeout = None if options.timeout_ms is None else whole(options.timeout_ms)
+    timeout = None if options.timeout_ms is None else _flag_value("--timeout", options.timeout_ms)
     if command == "wait" and timeout is not None:
         args["timeout"] = timeout
     if command in DEFAULT_LABELS:
         args.setdefault("label", DEFAULT_LABELS[command])
     if command == "act":
         _refuse_unread(args)
-    steps = [{"id": command, "command": command, "args": args}]
+    steps = [ActionStep(id=command, command=command, args=args)]
     if wait_for is not None:
-        wait: dict[str, Any] = {"for": wait_for}
+        wait: JsonObject = {"for": wait_for}
         if timeout is not None:
             wait["timeout"] = timeout
         if poll is not None:
             wait["pollMs"] = poll
-        steps.append({"id": "wait-for", "command": "wait", "args": wait})
+        steps.append(ActionStep(id="wait-for", command="wait", args=wait))
+    if path is not None and not isinstance(path, str):
+        raise TypeError(f"--path must be text, not {type(path).__name__}")
     return steps, path
+
+
+def _flag_value(flag: str, value: object) -> JsonValue:
+    """Return a flag's value as a step's argument: a whole number typed as a float as an int (`--x 540`)."""
+    return _json(flag, whole(value))
+
+
+def _json(flag: str, value: object) -> JsonValue:
+    """Return a flag's value as the JSON it is: click gives text, numbers and flags, the daemon's wire JSON.
+
+    A value of the wrong kind (a list for a selector) is left to the argument models to refuse, with its flag.
+
+    Raises:
+        TypeError: the value is not JSON (a front end passing what no flag holds).
+    """
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, list):
+        return [_json(flag, item) for item in value]
+    if isinstance(value, dict):
+        texts = {key: item for key, item in value.items() if isinstance(key, str)}
+        if len(texts) == len(value):
+            return {key: _json(flag, item) for key, item in texts.items()}
+    raise TypeError(f"the flag {flag} holds a {type(value).__name__}, which is not JSON")
 
 
 def _argument(flag: str) -> str:
@@ -195,7 +230,7 @@ def _argument(flag: str) -> str:
     return head + "".join(part.capitalize() for part in rest)
 
 
-def _refuse_unread(args: Mapping[str, Any]) -> None:
+def _refuse_unread(args: Mapping[str, object]) -> None:
     """Refuse flags the chosen `act` does not read (upstream forwards and ignores them)."""
     spec = COMMANDS["act"]
     model = spec.select(args)
@@ -215,7 +250,7 @@ def _flag(argument: str) -> str:
     return "".join(f"-{char.lower()}" if char.isupper() else char for char in argument)
 
 
-def _scenario(command: str, steps: list[dict[str, Any]]) -> Scenario:
+def _scenario(command: str, steps: Sequence[Mapping[str, object]]) -> Scenario:
     """Validate the steps with the scenario format's own models; name the flag of each problem.
 
     Raises:

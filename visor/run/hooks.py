@@ -7,9 +7,9 @@ plugged in, a run has no detours and learns nothing, and `benchmark --compare-ma
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from visor.errors import InputError
 from visor.plugs import Registry, plug
@@ -82,7 +82,7 @@ class RunMap(Protocol):
         """Return the map's routes the run used as an SVG picture, if it used any."""
         ...
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> Mapping[str, object]:
         """Return what the run's envelope says of the map (`data.run.map`)."""
         ...
 

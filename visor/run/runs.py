@@ -15,13 +15,13 @@ import dataclasses
 import inspect
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from visor.device.protocol import DeviceInfo
 from visor.engine.events import Event, RunFinished
 from visor.engine.results import Verdict
 from visor.engine.runner import RunContext, RunSettings, resolve_settings, run_scenario
 from visor.errors import InputError, VisorError
+from visor.jsontypes import JsonObject
 from visor.report.artifacts import ArtifactStore, OutputError, ReportWriter
 from visor.report.envelope import Outcome, masked
 from visor.report.html import MAP_PICTURE
@@ -81,7 +81,7 @@ def _refuse_undecodable(path: str) -> None:
             )
 
 
-def _option_warning(message: str, hint: str) -> dict[str, Any]:
+def _option_warning(message: str, hint: str) -> JsonObject:
     """Return a warning about a command-line option, in the envelope's issue shape."""
     return {"severity": "warning", "code": "INPUT_ERROR", "message": message, "path": "$", "hint": hint}
 
@@ -127,7 +127,7 @@ class PreparedRun:
             self.scenario.meta.platform,
         )
 
-    def warnings(self) -> list[dict[str, Any]]:
+    def warnings(self) -> list[JsonObject]:
         """Return the scenario's validation warnings as the envelope lists them (each with its file).
 
         The command line's options this run does not use are warned about too.
@@ -135,9 +135,10 @@ class PreparedRun:
         found = [{**issue.to_dict(), "file": self.scenario.source} for issue in self.scenario.warnings]
         return found + [{**warning, "file": self.scenario.source} for warning in self._unused_options()]
 
-    def _unused_options(self) -> list[dict[str, Any]]:
+    def _unused_options(self) -> list[JsonObject]:
         """Say which device options the simulated phone ignores, and a --platform against meta.platform."""
-        options, found = self.options, []
+        options = self.options
+        found: list[JsonObject] = []
         device = options.device
         if in_process(choose_runtime(device.runtime, self.scenario.config.runtime)):
             for flag, value in (("--server-url", device.appium.server_url), ("--device", device.appium.device)):
@@ -173,7 +174,7 @@ class Attempt:
     #: The device the run used, left open for the next run (see `attempt`'s `keep`).
     kept: OpenedDevice | None = None
     #: The app map the run used (`data.run.map`), when it used one.
-    map: dict[str, Any] | None = None
+    map: Mapping[str, object] | None = None
     #: The map's document as the run found it and as it left it (`benchmark --compare-map`).
     map_states: MapStates | None = None
     #: What the run masked: `--secret` values, and what fields showed of them (`ArtifactStore.hide`).
@@ -338,6 +339,7 @@ def run_file(path: str, options: RunConfig, env: Environment, handlers: Sequence
     prepared = PreparedRun.load(path, options, env)
     done = attempt(prepared, env, handlers)
     outcome = run_outcome(done.final, prepared.warnings(), done.written)
-    if done.map is not None and "run" in outcome.data:
-        outcome = dataclasses.replace(outcome, data={**outcome.data, "run": {**outcome.data["run"], "map": done.map}})
+    run = outcome.data.get("run")
+    if done.map is not None and isinstance(run, Mapping):
+        outcome = dataclasses.replace(outcome, data={**outcome.data, "run": {**run, "map": done.map}})
     return masked(outcome, done.secrets)

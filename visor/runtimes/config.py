@@ -91,7 +91,8 @@ DEVICE_FLAGS: tuple[Flag, ...] = _OWN_FLAGS + tuple(flag for _, _, flags in _PAR
 def device_config(values: Mapping[str, Any]) -> DeviceConfig:
     """Build the device's configuration from values named as the options are (a command's, the daemon's wire).
 
-    A name left out keeps its default; `capabilities` (Appium's) is taken too, when present.
+    A name left out keeps its default; `capabilities` (Appium's) is taken too, when present. `Any`, as in
+    `RunConfig.from_flat`: each value is as click (or the daemon's wire model) gives it, of its option's type.
     """
     # Each value is the type its option declares: the parts are built by field name, checked by mypy nowhere.
     parts: dict[str, Any] = _given(_OWN_FLAGS, values)

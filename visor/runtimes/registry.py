@@ -5,6 +5,8 @@ what sets them apart is told by each device's `DeviceInfo.capabilities`. The mod
 command line takes its runtime names from it at start-up); each runtime is imported when opened.
 """
 
+# An import marked `# lazy: start-up` is a runtime's, made when it is opened: the command line reads the registry
+# as it starts, and `visor --version` loads no runtime (tests/cli/test_basics.py holds it).
 from __future__ import annotations
 
 import os
@@ -111,8 +113,8 @@ def preload(
         # Imported for what opening it imports; the models and the profile stay cached while unchanged, and the
         # fonts are what a first screenshot (a failure's, a screenshot step's) spends most of its time on.
         import visor.runtimes.sim.device
-        from visor.runtimes.sim.profile_load import load_profile
-        from visor.runtimes.sim.render import load_fonts
+        from visor.runtimes.sim.profile_load import load_profile  # lazy: start-up
+        from visor.runtimes.sim.render import load_fonts  # lazy: start-up
 
         _sim_apps(runtime, app, scenario_dir, declared)
         load_profile(profile)
@@ -133,8 +135,8 @@ def open_sim(request: DeviceRequest) -> Device:
     """
     # lazy: a runtime is imported when it is opened; the registry is read at start-up
     from visor.runtimes.sim.device import SimDevice
-    from visor.runtimes.sim.load import choose_platform
-    from visor.runtimes.sim.profile_load import load_profile
+    from visor.runtimes.sim.load import choose_platform  # lazy: start-up
+    from visor.runtimes.sim.profile_load import load_profile  # lazy: start-up
 
     model, installed = _sim_apps(request.runtime, request.app, request.scenario_dir, request.scenario_runtime)
     name = "local" if request.runtime == "local" else "visor-sim"
@@ -179,7 +181,7 @@ def open_visualagent(request: DeviceRequest) -> Device:
     """Reach the agent serving a folder (local, or a phone's through adb) and take a first screenshot."""
     # lazy: a runtime is imported when it is opened; the registry is read at start-up
     from visor.runtimes.visualagent.device import VisualAgentDevice
-    from visor.runtimes.visualagent.mailbox import DEVICE_ROOT, LocalMailbox, Mailbox, PhoneMailbox
+    from visor.runtimes.visualagent.mailbox import DEVICE_ROOT, LocalMailbox, Mailbox, PhoneMailbox  # lazy: start-up
 
     ask = request.visualagent
     mailbox: Mailbox
@@ -219,8 +221,8 @@ def open_appium(request: DeviceRequest) -> Device:
     """Start an Appium session on the device the request (or the host's only device) names."""
     # lazy: a runtime is imported when it is opened; the registry is read at start-up
     from visor.runtimes.appium.capabilities import settings_from
-    from visor.runtimes.appium.device import AppiumDevice, appium_client
-    from visor.runtimes.appium.host_programs import choose_device, installed_drivers, list_devices
+    from visor.runtimes.appium.device import AppiumDevice, appium_client  # lazy: start-up
+    from visor.runtimes.appium.host_programs import choose_device, installed_drivers, list_devices  # lazy: start-up
 
     appium_client()  # first: without the client library nothing else matters
     ask = request.appium

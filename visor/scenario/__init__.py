@@ -1,6 +1,7 @@
 """The scenario format: reading files, the models, validation into issues, and the JSON Schema.
 
 - `assertions`: Assertion types and their models
+- `blocks`: Conditions, repeats and retries: what a step or a block of steps says about when and how often it runs
 - `capability_check`: Warnings for `config.capabilities` keys that look misspelt, before a session request fails on
   them
 - `commands`: Step commands and their argument models: the one place a command's arguments are defined
@@ -14,6 +15,7 @@
 - `project_config`: A project's visor settings: `visor.toml`, or `[tool.visor]` in `pyproject.toml`, the nearest one
   up from here
 - `project`: A scenario's project: the folder its relative paths may reach
+- `recognise`: Say whether a file is a scenario, and read its heading (name and tags) without validating it
 - `scenario`: A validated scenario: typed, immutable, ready to run
 - `schema`: The JSON Schema of the scenario format, generated from the input models
 - `selector_platforms`: Platform-only selectors checked against the platform a scenario declares (`meta.platform`)

@@ -1,16 +1,17 @@
 """Step commands and their argument models: the one place a command's arguments are defined.
 
-Each command names a model (or, for `act`, one model per `name`). Field types and ranges live on the
-model; rules about which fields go together (`rules`) are checked on the raw arguments, so they are
-reported in the same pass as type errors. Unknown argument fields are warnings, not errors: upstream
-accepts them, and old scenario files must stay valid.
+A command is its model, which names it (`command = "tap"`; for `act`, a base and one model per `name`):
+`COMMANDS` collects them in the order they are defined here, so adding a command is adding its model. Field
+types and ranges live on the model; rules about which fields go together (`rules`) are checked on the raw
+arguments, so they are reported in the same pass as type errors. Unknown argument fields are warnings, not
+errors: upstream accepts them, and old scenario files must stay valid.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import AliasChoices, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
@@ -35,7 +36,13 @@ class Args(InputModel):
 
     model_config = ConfigDict(extra="ignore", json_schema_extra={"additionalProperties": False})
 
-    #: How messages name the owner of these arguments: "tap", "act slider".
+    #: The scenario command these arguments are of ("tap"), named by the model that defines the command; the
+    #: variants of a command of several models (act's helpers) inherit it from their base.
+    command: ClassVar[str] = ""
+    #: On the base of a command of several models, the argument that chooses one (`act`'s `name`): each variant
+    #: declares its value as a literal (`name: Literal["type"]`).
+    discriminator: ClassVar[str | None] = None
+    #: How messages name the owner of these arguments ("tap", "act slider"): its command, and its variant.
     owner: ClassVar[str] = ""
     #: Why a step of these arguments needs the screen's UI tree, whatever its values (None: it may not).
     tree_need: ClassVar[str | None] = None
@@ -46,9 +53,24 @@ class Args(InputModel):
     saves: ClassVar[str | None] = None
 
     @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        """Name the owner of a command's model by its command and variant, unless the model names it itself."""
+        super().__pydantic_init_subclass__(**kwargs)
+        if cls.command and "owner" not in vars(cls):
+            cls.owner = f"{cls.command} {_variant_of(cls)}".rstrip()
+
+    @classmethod
     def rules(cls, raw: Mapping[str, object]) -> list[str]:
         """Return the messages of every broken rule about which fields go together."""
         return []
+
+    def tree_use(self) -> str | None:
+        """Return why a step of these arguments needs the screen's UI tree (None: a device without one can run it)."""
+        return self.tree_need
+
+    def as_written(self) -> dict[str, object]:
+        """Return the arguments as the scenario wrote them (by their scenario names, defaults left out)."""
+        return self.model_dump(by_alias=True, exclude_unset=True, mode="json")
 
     @classmethod
     def accepted_keys(cls) -> frozenset[str]:
@@ -62,6 +84,15 @@ class Args(InputModel):
             choices = getattr(info.validation_alias, "choices", ())
             keys.update(choice for choice in choices if isinstance(choice, str))
         return frozenset(keys)
+
+
+def _variant_of(model: type[Args]) -> str:
+    """Return which variant of its command a model is (act's `type`; "" for a command of one model)."""
+    base = next(item for item in model.__mro__ if issubclass(item, Args) and "command" in vars(item))
+    if base is model or base.discriminator is None:
+        return ""
+    choice = get_args(model.model_fields[base.discriminator].annotation)
+    return str(choice[0]) if choice else ""
 
 
 def schema_rules(**rules: JsonValue) -> ConfigDict:
@@ -81,6 +112,13 @@ def _present(raw: Mapping[str, object], *keys: str) -> list[str]:
     return [key for key in keys if key in raw]
 
 
+def _targeting(target: str | None) -> str | None:
+    """Return why a step aiming at `target` needs the UI tree: finding an element does (None: no target)."""
+    if target is None:
+        return None
+    return f"targets an element ({target}); use x and y (tap) or type into the focused field"
+
+
 def _check_normalized(label: str, normalized: bool, values: Mapping[str, float]) -> None:
     """Refuse normalized coordinates outside 0..1 and negative pixels."""
     low, high = (0.0, 1.0) if normalized else (0.0, float("inf"))
@@ -94,7 +132,7 @@ def _check_normalized(label: str, normalized: bool, values: Mapping[str, float])
 class TapArgs(Args):
     """Tap an element (`target`) or a point (`x`, `y`; fractions of the screen when `normalized`)."""
 
-    owner = "tap"
+    command = "tap"
     model_config = schema_rules(
         anyOf=[
             {"required": ["target"], "not": {"anyOf": [{"required": ["x"]}, {"required": ["y"]}]}},
@@ -119,6 +157,10 @@ class TapArgs(Args):
             return ["tap requires args.target or args.x/args.y"]
         return []
 
+    def tree_use(self) -> str | None:
+        """Need the tree to tap an element (found in it), not to tap a point."""
+        return _targeting(self.target)
+
     @model_validator(mode="after")
     def _range(self) -> TapArgs:
         if self.x is not None and self.y is not None:
@@ -129,9 +171,97 @@ class TapArgs(Args):
 class NavigateArgs(Args):
     """Open a deep link or URL."""
 
-    owner = "navigate"
+    command = "navigate"
 
     to: NonEmptyStr = Field(description="The deep link or URL, e.g. demo://item/7.")
+
+
+class ActArgs(Args):
+    """Helpers.
+
+    The base of the `act` helpers: one model each, below, chosen by the value of `name`.
+    """
+
+    command = "act"
+    discriminator = "name"
+
+
+class ActTypeArgs(ActArgs):
+    """Type text into `target`, or into the focused field."""
+
+    name: Literal["type"]
+    target: SelectorStr | None = Field(None, description="The field to type into; the focused one if omitted.")
+    value: NonEmptyStr = Field(description="The text to type.")
+
+    def tree_use(self) -> str | None:
+        """Need the tree to type into a target (found in it), not into the focused field."""
+        return _targeting(self.target)
+
+
+class ActBackArgs(ActArgs):
+    """Press the back key."""
+
+    name: Literal["back"]
+
+
+class ActHomeArgs(ActArgs):
+    """Press the home key."""
+
+    name: Literal["home"]
+
+
+class ActAppSwitchArgs(ActArgs):
+    """Press the app-switch key (recent apps). A visor addition."""
+
+    name: Literal["app_switch"]
+
+
+class ActLockArgs(ActArgs):
+    """Lock the screen (the power button). A visor addition."""
+
+    name: Literal["lock"]
+
+
+class ActUnlockArgs(ActArgs):
+    """Wake the device and dismiss the lock screen. A visor addition."""
+
+    name: Literal["unlock"]
+
+
+class ActResetArgs(ActArgs):
+    """Restart the app under test with a clean state."""
+
+    name: Literal["reset"]
+
+
+class ActDragArgs(ActArgs):
+    """Drag from one point to another."""
+
+    name: Literal["drag"]
+    start_x: FiniteNumber = Field(alias="startX")
+    start_y: FiniteNumber = Field(alias="startY")
+    end_x: FiniteNumber = Field(alias="endX")
+    end_y: FiniteNumber = Field(alias="endY")
+    normalized: bool = Field(False, description="Read the coordinates as fractions of the screen size.")
+
+    @model_validator(mode="after")
+    def _range(self) -> ActDragArgs:
+        points = {"startX": self.start_x, "startY": self.start_y, "endX": self.end_x, "endY": self.end_y}
+        _check_normalized("act drag", self.normalized, points)
+        return self
+
+
+class ActSliderArgs(ActArgs):
+    """Move a slider to a fraction of its range."""
+
+    tree_need = "finds a slider"
+
+    name: Literal["slider"]
+    target: SelectorStr = Field(description="The slider.")
+    value: Fraction = Field(description="Where to move it: 0 is the minimum, 1 the maximum.")
+    start_value: Fraction | None = Field(
+        None, alias="startValue", description="Where the thumb is now, if the device cannot tell (default 0.5)."
+    )
 
 
 # Upstream accepts any case ("Down"); the schema says so with a pattern instead of an enum.
@@ -141,7 +271,7 @@ _DIRECTION_SCHEMA = {"type": "string", "pattern": "^(?:[Uu][Pp]|[Dd][Oo][Ww][Nn]
 class ScrollArgs(Args):
     """Scroll the screen up or down by a percentage of its height."""
 
-    owner = "scroll"
+    command = "scroll"
     tree_need = "finds what scrolls, and checks it moved; use act drag"
 
     direction: Annotated[Literal["up", "down"], WithJsonSchema(_DIRECTION_SCHEMA)] = Field(
@@ -193,24 +323,15 @@ class CaptureArgs(Args):
 class ScreenshotArgs(CaptureArgs):
     """Capture a screenshot."""
 
-    owner = "screenshot"
+    command = "screenshot"
     saves = "screenshot"
     suffixes = (".png",)
-
-
-class SourceArgs(CaptureArgs):
-    """Capture the page source."""
-
-    owner = "source"
-    saves = "source"
-    tree_need = "saves the page source"
-    suffixes = (".xml",)
 
 
 class WaitArgs(Args):
     """Wait a fixed time (`ms`), for an element (`for`), or for the screen to be stable (`stable: true`)."""
 
-    owner = "wait"
+    command = "wait"
     own_time_bound = True
     model_config = schema_rules(**one_of_keys("ms", "for", "stable"))
 
@@ -232,100 +353,18 @@ class WaitArgs(Args):
             return ["wait requires exactly one of args.ms, args.for, or args.stable"]
         return []
 
-
-class ActArgs(Args):
-    """Base of the `act` helpers, chosen by `name`."""
-
-
-class ActTypeArgs(ActArgs):
-    """Type text into `target`, or into the focused field."""
-
-    owner = "act type"
-
-    name: Literal["type"]
-    target: SelectorStr | None = Field(None, description="The field to type into; the focused one if omitted.")
-    value: NonEmptyStr = Field(description="The text to type.")
+    def tree_use(self) -> str | None:
+        """Need the tree to wait for an element or a stable screen (trees compared), not for a time."""
+        return "waits for elements; use ms" if self.for_ is not None or self.stable else None
 
 
-class ActBackArgs(ActArgs):
-    """Press the back key."""
+class SourceArgs(CaptureArgs):
+    """Capture the page source."""
 
-    owner = "act back"
-
-    name: Literal["back"]
-
-
-class ActHomeArgs(ActArgs):
-    """Press the home key."""
-
-    owner = "act home"
-
-    name: Literal["home"]
-
-
-class ActAppSwitchArgs(ActArgs):
-    """Press the app-switch key (recent apps). A visor addition."""
-
-    owner = "act app_switch"
-
-    name: Literal["app_switch"]
-
-
-class ActLockArgs(ActArgs):
-    """Lock the screen (the power button). A visor addition."""
-
-    owner = "act lock"
-
-    name: Literal["lock"]
-
-
-class ActUnlockArgs(ActArgs):
-    """Wake the device and dismiss the lock screen. A visor addition."""
-
-    owner = "act unlock"
-
-    name: Literal["unlock"]
-
-
-class ActResetArgs(ActArgs):
-    """Restart the app under test with a clean state."""
-
-    owner = "act reset"
-
-    name: Literal["reset"]
-
-
-class ActDragArgs(ActArgs):
-    """Drag from one point to another."""
-
-    owner = "act drag"
-
-    name: Literal["drag"]
-    start_x: FiniteNumber = Field(alias="startX")
-    start_y: FiniteNumber = Field(alias="startY")
-    end_x: FiniteNumber = Field(alias="endX")
-    end_y: FiniteNumber = Field(alias="endY")
-    normalized: bool = Field(False, description="Read the coordinates as fractions of the screen size.")
-
-    @model_validator(mode="after")
-    def _range(self) -> ActDragArgs:
-        points = {"startX": self.start_x, "startY": self.start_y, "endX": self.end_x, "endY": self.end_y}
-        _check_normalized("act drag", self.normalized, points)
-        return self
-
-
-class ActSliderArgs(ActArgs):
-    """Move a slider to a fraction of its range."""
-
-    owner = "act slider"
-    tree_need = "finds a slider"
-
-    name: Literal["slider"]
-    target: SelectorStr = Field(description="The slider.")
-    value: Fraction = Field(description="Where to move it: 0 is the minimum, 1 the maximum.")
-    start_value: Fraction | None = Field(
-        None, alias="startValue", description="Where the thumb is now, if the device cannot tell (default 0.5)."
-    )
+    command = "source"
+    saves = "source"
+    tree_need = "saves the page source"
+    suffixes = (".xml",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -355,33 +394,31 @@ def single(name: str, model: type[Args]) -> CommandSpec:
     return CommandSpec(name, (model.__doc__ or "").strip(), {"": model})
 
 
-#: The scenario commands by name: the core's own, then those a feature plugs in (AgentCab's, by `visor.api`).
+def _declared(namespace: Mapping[str, object]) -> tuple[CommandSpec, ...]:
+    """Return the commands whose models a module defines (`namespace` is its globals), in the order defined.
+
+    A model naming its `command` defines one. Given a `discriminator`, it is the base of the command's variants:
+    the models below it that inherit the command, each under its value of that argument, in the order defined;
+    the command's summary is its base's first line, then its variants.
+    """
+    models = [item for item in namespace.values() if isinstance(item, type) and issubclass(item, Args)]
+    models = [model for model in models if model.__module__ == __name__]
+    specs: list[CommandSpec] = []
+    for model in (model for model in models if "command" in vars(model) and model.command):
+        if model.discriminator is None:
+            specs.append(single(model.command, model))
+            continue
+        variants = {
+            _variant_of(item): item for item in models if issubclass(item, model) and "command" not in vars(item)
+        }
+        title = (model.__doc__ or "").strip().splitlines()[0].rstrip(".")
+        specs.append(CommandSpec(model.command, f"{title}: {', '.join(variants)}.", variants, model.discriminator))
+    return tuple(specs)
+
+
+#: The scenario commands by name: the core's own (each model above naming its `command`, in the order they are
+#: defined: the order of the schema, the docs and the hints), then those a feature plugs in (AgentCab's, by
+#: `visor.api`).
 COMMANDS: Registry[str, CommandSpec] = Registry(
-    "commands",
-    (
-        single("tap", TapArgs),
-        single("navigate", NavigateArgs),
-        CommandSpec(
-            "act",
-            "Helpers: type, back, home, app_switch, lock, unlock, reset, drag, slider.",
-            {
-                "type": ActTypeArgs,
-                "back": ActBackArgs,
-                "home": ActHomeArgs,
-                "app_switch": ActAppSwitchArgs,
-                "lock": ActLockArgs,
-                "unlock": ActUnlockArgs,
-                "reset": ActResetArgs,
-                "drag": ActDragArgs,
-                "slider": ActSliderArgs,
-            },
-            discriminator="name",
-        ),
-        single("scroll", ScrollArgs),
-        single("screenshot", ScreenshotArgs),
-        single("wait", WaitArgs),
-        single("source", SourceArgs),
-    ),
-    key=lambda spec: spec.name,
-    kind=CommandSpec,
+    "commands", _declared(globals()), key=lambda spec: spec.name, kind=CommandSpec
 )

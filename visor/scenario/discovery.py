@@ -11,12 +11,10 @@ from typing import BinaryIO
 from visor.errors import InputError, SourceError
 from visor.inputs.data import STDIN_PATH, read_document
 from visor.inputs.document import Document
-from visor.inputs.reading import FORMATS_BY_SUFFIX
 from visor.scenario.loader import load_scenario
+from visor.scenario.recognise import MODEL_SUFFIXES, named_like_a_scenario
 from visor.scenario.validate import ValidationResult
 
-#: Simulated-device app models live beside scenarios as `<name>.app.yaml`; they are not scenarios.
-MODEL_SUFFIXES = (".app.yaml", ".app.yml")
 _SKIPPED_DIRS = {"node_modules", "__pycache__", "artifacts"}
 _GLOB_CHARS = frozenset("*?[")
 
@@ -52,12 +50,6 @@ class BatchResult:
     def valid(self) -> bool:
         """Return True when every file was read and has no error issue."""
         return all(item.result is not None and item.result.valid for item in self.files)
-
-
-def is_scenario_file(name: str) -> bool:
-    """Return True for names a directory scan picks up as scenarios."""
-    lowered = name.lower()
-    return os.path.splitext(lowered)[1] in FORMATS_BY_SUFFIX and not lowered.endswith(MODEL_SUFFIXES)
 
 
 def expand_paths(patterns: Sequence[str], models: bool = False) -> list[str]:
@@ -175,7 +167,9 @@ def _scan_directory(root: str, models: bool) -> list[str]:
     found: list[str] = []
     for folder, subfolders, names in os.walk(root):
         subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d not in _SKIPPED_DIRS)
-        picked = (n for n in sorted(names) if is_scenario_file(n) or (models and n.lower().endswith(MODEL_SUFFIXES)))
+        picked = (
+            n for n in sorted(names) if named_like_a_scenario(n) or (models and n.lower().endswith(MODEL_SUFFIXES))
+        )
         found.extend(os.path.join(folder, name) for name in picked)
     return found
 

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from visor.inputs.issues import IssueCode
+from visor.scenario.blocks import WhenArgs
 from visor.scenario.fields import (
     AppName,
     FolderName,
@@ -91,6 +92,8 @@ class StepHead(InputModel):
     id: NonEmptyStr = Field(description="A unique step id, used in reports and the signature.")
     command: str = Field(description="The command to run.")
     args: dict[str, Any] = Field(description="The command's arguments.")
+    optional: bool = Field(False, description="A miss is reported, and does not fail the run.")
+    when: WhenArgs | None = Field(None, description="Run the step only when this holds.")
 
 
 class ScenarioDocument(InputModel):

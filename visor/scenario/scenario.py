@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from visor.inputs.issues import Issue
 from visor.scenario.assertions import AssertionModel
+from visor.scenario.blocks import Condition, Repeat
 from visor.scenario.commands import Args
 from visor.scenario.families import FamilyCall
 from visor.scenario.models import Config, Meta, Output
@@ -19,6 +20,10 @@ class Step:
     id: str
     command: str
     args: Args | FamilyCall
+    #: A step that misses (its target not there, its effect not seen) is reported, and the run goes on unfailed.
+    optional: bool = False
+    #: The step runs only when this holds (None: always).
+    when: Condition | None = None
 
     @property
     def own_time_bound(self) -> bool:
@@ -29,7 +34,26 @@ class Step:
         """Return the arguments as the scenario wrote them (by their scenario names, defaults left out)."""
         if isinstance(self.args, FamilyCall):
             return dict(self.args.raw)
-        return self.args.model_dump(by_alias=True, exclude_unset=True, mode="json")
+        return self.args.as_written()
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """Steps that run together: when a condition holds, `repeat`ed, or retried as one (`retries` times)."""
+
+    id: str
+    body: tuple[Step | Block, ...]
+    when: Condition | None = None
+    repeat: Repeat | None = None
+    retries: int = 0
+
+    def leaves(self) -> tuple[Step, ...]:
+        """Return the block's steps, those of inner blocks included, in document order."""
+        return tuple(step for node in self.body for step in (node.leaves() if isinstance(node, Block) else (node,)))
+
+
+#: What a scenario's steps list holds: steps and blocks.
+Node = Step | Block
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +74,15 @@ class Scenario:
     source: str
     meta: Meta
     config: Config
+    #: Every step, those inside blocks included, in document order (each `index` is its place here).
     steps: tuple[Step, ...]
     assertions: tuple[Assertion, ...]
     output: Output
     warnings: tuple[Issue, ...]
+    #: The steps and blocks as written, which a run walks (empty: `steps`, one after another).
+    body: tuple[Node, ...] = ()
+
+    @property
+    def nodes(self) -> tuple[Node, ...]:
+        """Return what a run walks: the body as written."""
+        return self.body or self.steps

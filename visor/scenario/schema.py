@@ -19,6 +19,7 @@ from pydantic_core import core_schema
 
 from visor.inputs.document import Path, dotted
 from visor.scenario.assertions import ASSERTIONS
+from visor.scenario.blocks import BlockHead, WhenArgs
 from visor.scenario.commands import COMMANDS
 from visor.scenario.families import FAMILIES, family_names
 from visor.scenario.models import ScenarioDocument
@@ -94,7 +95,8 @@ def _step_schema(defs: JsonSchemaValue) -> JsonSchemaValue:
                     "then": {"properties": {"args": {"$ref": f"#/$defs/tool_{name}"}}},
                 }
             )
-    return {
+    defs["WhenArgs"] = model_schema(WhenArgs)
+    defs["step"] = {
         "type": "object",
         "description": "A step: a command and its arguments.",
         "required": ["id", "command", "args"],
@@ -106,9 +108,18 @@ def _step_schema(defs: JsonSchemaValue) -> JsonSchemaValue:
                 "description": "The command to run: a visor command or an agent tool.",
             },
             "args": {"type": "object", "description": "The command's arguments."},
+            "optional": {"type": "boolean", "description": "A miss is reported, and does not fail the run."},
+            "when": {"$ref": "#/$defs/WhenArgs", "description": "Run the step only when this holds."},
         },
         "allOf": branches,
     }
+    block = copy.deepcopy(model_schema(BlockHead))
+    for name, sub in block.pop("$defs", {}).items():
+        defs.setdefault(name, sub)
+    block["properties"]["steps"] = {**block["properties"]["steps"], "items": {"$ref": "#/$defs/item"}, "minItems": 1}
+    defs["block"] = block
+    defs["item"] = {"oneOf": [{"$ref": "#/$defs/step"}, {"$ref": "#/$defs/block"}]}
+    return {"$ref": "#/$defs/item"}
 
 
 def _assertion_schema(defs: JsonSchemaValue) -> JsonSchemaValue:

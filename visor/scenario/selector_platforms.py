@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from visor.inputs.document import Path
 from visor.inputs.issues import Issue, IssueCode, error
 from visor.scenario.assertions import assertion_model
+from visor.scenario.blocks import is_block, step_items
 from visor.scenario.commands import COMMANDS
 from visor.scenario.fields import Owner, SelectorStr
 from visor.scenario.models import Config
@@ -34,9 +35,9 @@ def platform_issues(data: Mapping[str, object]) -> list[Issue]:
         return []  # none declared (either may run it), or one the model refuses on its own
     config = data.get("config")
     issues = _in_model(Config, config, Owner(Config, ("config",)), platform) if isinstance(config, dict) else []
-    for index, step in enumerate(_items(data.get("steps"))):
-        if isinstance(step, dict):
-            issues += _in_step(step, ("steps", index), platform)
+    for where, step in step_items(data):
+        if not is_block(step):
+            issues += _in_step(step, where, platform)
     for index, raw in enumerate(_items(data.get("assertions"))):
         if isinstance(raw, dict):
             model = assertion_model(raw)

@@ -9,7 +9,7 @@ warnings (no seed, unlabelled screenshots, unknown argument fields, capabilities
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
@@ -21,13 +21,14 @@ from visor.inputs.reading import LONE_SURROGATE
 from visor.inputs.suggest import did_you_mean
 from visor.limits import MAX_ASSERTIONS, MAX_ISSUES, MAX_STEPS
 from visor.scenario.assertions import AssertionModel, assertion_model
+from visor.scenario.blocks import MAX_NESTING, BlockHead, Condition, Repeat, is_block, step_items
 from visor.scenario.capability_check import capability_issues
 from visor.scenario.commands import COMMANDS, Args, CommandSpec
 from visor.scenario.families import CommandFamily, FamilyCall, family_names, family_of
 from visor.scenario.fields import Owner
 from visor.scenario.models import Output, ScenarioDocument, StepHead
 from visor.scenario.project import in_project
-from visor.scenario.scenario import Assertion, Scenario, Step
+from visor.scenario.scenario import Assertion, Block, Node, Scenario, Step
 from visor.scenario.selector_platforms import platform_issues
 
 M = TypeVar("M", bound=BaseModel)
@@ -68,7 +69,8 @@ def validate_document(document: Document) -> ValidationResult:
         return ValidationResult(document, tuple(locate(too_many, document)), None)
     issues: list[Issue] = []
     head = _check(ScenarioDocument, data, Owner(ScenarioDocument, ()), issues)
-    steps = _check_steps(data.get("steps"), issues)
+    found = _Found([], issues)
+    body = _check_body(data.get("steps"), ("steps",), 0, found)
     assertions = _check_assertions(data.get("assertions"), issues)
     issues.extend(_duplicate_ids(data, document))
     issues.extend(_paths_outside_project(data, document))
@@ -77,16 +79,17 @@ def validate_document(document: Document) -> ValidationResult:
     issues.extend(_determinism_warnings(data))
     issues.extend(capability_issues(data))
     located = _at_most(locate(issues, document))
-    if head is None or steps is None or assertions is None or any(issue.is_error for issue in located):
+    if head is None or body is None or assertions is None or any(issue.is_error for issue in located):
         return ValidationResult(document, located, None)
     scenario = Scenario(
         source=document.name,
         meta=head.meta,
         config=head.config,
-        steps=steps,
+        steps=tuple(found.leaves),
         assertions=assertions,
         output=head.output or Output(),
         warnings=located,
+        body=body if any(isinstance(node, Block) for node in body) else (),
     )
     return ValidationResult(document, located, scenario)
 
@@ -138,31 +141,74 @@ def _items(value: object) -> list[object]:
     return value if isinstance(value, list) else []
 
 
-def _check_steps(raw_steps: object, issues: list[Issue]) -> tuple[Step, ...] | None:
-    steps: list[Step] = []
-    complete = isinstance(raw_steps, list)
-    for index, raw in enumerate(_items(raw_steps)):
-        path: Path = ("steps", index)
+def _indexed(value: object, section: str) -> Iterator[tuple[Path, Mapping[str, object]]]:
+    """Yield a top-level list's mapping items with their paths."""
+    for index, item in enumerate(_items(value)):
+        if isinstance(item, dict):
+            yield (section, index), item
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """What checking the steps finds: every step, those in blocks included, in order; and the issues."""
+
+    leaves: list[Step]
+    issues: list[Issue]
+
+
+def _check_body(raw_items: object, prefix: Path, depth: int, found: _Found) -> tuple[Node, ...] | None:
+    """Check a list of steps and blocks (the scenario's, or a block's); every step lands in `found.leaves`."""
+    issues = found.issues
+    nodes: list[Node] = []
+    complete = isinstance(raw_items, list)
+    for index, raw in enumerate(_items(raw_items)):
+        path: Path = (*prefix, index)
         if not isinstance(raw, dict):
             issues.append(error(IssueCode.TYPE_ERROR, "step must be object", path))
             complete = False
             continue
-        head = _check(StepHead, raw, Owner(StepHead, path), issues)
-        command, args = raw.get("command"), raw.get("args")
-        spec = COMMANDS.get(command) if isinstance(command, str) else None
-        family = family_of(command) if spec is None else None
-        parsed: Args | FamilyCall | None = None
-        if family is not None and isinstance(args, dict):
-            parsed = _check_member(family, str(command), args, (*path, "args"), issues)
-        elif spec is None and family is None:
-            _unsupported(command, path, issues)
-        elif spec is not None and isinstance(args, dict):
-            parsed = _check_args(spec, args, (*path, "args"), issues)
-        if head is None or parsed is None:
+        node = _check_block(raw, path, depth, found) if is_block(raw) else _check_step(raw, path, found)
+        if node is None:
             complete = False
             continue
-        steps.append(Step(index, head.id, head.command, parsed))
-    return tuple(steps) if complete else None
+        nodes.append(node)
+    return tuple(nodes) if complete else None
+
+
+def _check_block(raw: dict[str, object], path: Path, depth: int, found: _Found) -> Block | None:
+    issues = found.issues
+    if depth >= MAX_NESTING:
+        issues.append(error(IssueCode.TYPE_ERROR, f"blocks nest at most {MAX_NESTING} deep", path,
+                            "Move the inner steps into a flow of their own (run_flow)."))  # fmt: skip
+        return None
+    head = _check(BlockHead, raw, Owner(BlockHead, path), issues)
+    body = _check_body(raw.get("steps"), (*path, "steps"), depth + 1, found)
+    if head is None or body is None:
+        return None
+    when = Condition.of(head.when) if head.when is not None else None
+    repeat = Repeat.of(head.repeat) if head.repeat is not None else None
+    return Block(head.id, body, when, repeat, head.retry.times if head.retry is not None else 0)
+
+
+def _check_step(raw: dict[str, object], path: Path, found: _Found) -> Step | None:
+    issues, leaves = found.issues, found.leaves
+    head = _check(StepHead, raw, Owner(StepHead, path), issues)
+    command, args = raw.get("command"), raw.get("args")
+    spec = COMMANDS.get(command) if isinstance(command, str) else None
+    family = family_of(command) if spec is None else None
+    parsed: Args | FamilyCall | None = None
+    if family is not None and isinstance(args, dict):
+        parsed = _check_member(family, str(command), args, (*path, "args"), issues)
+    elif spec is None and family is None:
+        _unsupported(command, path, issues)
+    elif spec is not None and isinstance(args, dict):
+        parsed = _check_args(spec, args, (*path, "args"), issues)
+    if head is None or parsed is None:
+        return None
+    when = Condition.of(head.when) if head.when is not None else None
+    step = Step(len(leaves), head.id, head.command, parsed, head.optional, when)
+    leaves.append(step)
+    return step
 
 
 def _check_member(
@@ -232,18 +278,19 @@ def _duplicate_ids(data: Mapping[str, object], document: Document) -> list[Issue
     issues: list[Issue] = []
     for section, noun in (("steps", "step"), ("assertions", "assertion")):
         first: dict[str, Path] = {}
-        for index, item in enumerate(_items(data.get(section))):
-            item_id = item.get("id") if isinstance(item, dict) else None
+        items = step_items(data) if section == "steps" else _indexed(data.get(section), section)
+        for where, item in items:
+            item_id = item.get("id")
             if not isinstance(item_id, str):
                 continue
-            path: Path = (section, index, "id")
+            path: Path = (*where, "id")
             if item_id in first:
                 earlier = first[item_id]
                 line = document.position(earlier).line
                 issues.append(
                     error(
                         IssueCode.DUPLICATE_ID,
-                        f"Duplicate {noun} id '{item_id}' (first used by {dotted(earlier[:2])} at line {line})",
+                        f"Duplicate {noun} id '{item_id}' (first used by {dotted(earlier[:-1])} at line {line})",
                         path,
                         f"{noun} ids must be unique: reports, JUnit cases and the signature are keyed by them",
                     )
@@ -257,9 +304,7 @@ def _paths_outside_project(data: Mapping[str, object], document: Document) -> li
     """Refuse copies (`path`) that would be written outside the scenario's project folder."""
     issues: list[Issue] = []
     folder = os.path.dirname(document.name) if os.path.isfile(document.name) else "."
-    for index, step in enumerate(_items(data.get("steps"))):
-        if not isinstance(step, dict):
-            continue
+    for where, step in step_items(data):
         args = step.get("args")
         path = args.get("path") if isinstance(args, dict) else None
         if not isinstance(path, str) or "\x00" in path or os.path.isabs(path):
@@ -270,7 +315,7 @@ def _paths_outside_project(data: Mapping[str, object], document: Document) -> li
                 error(
                     IssueCode.ARG_ERROR,
                     f"{step.get('command')} args.path must stay inside the scenario's project folder {project}",
-                    ("steps", index, "args", "path"),
+                    (*where, "args", "path"),
                     "The project is the nearest folder above the scenario with visor.toml, pyproject.toml or .git",
                 )
             )
@@ -336,15 +381,15 @@ def _determinism_warnings(data: Mapping[str, object]) -> list[Issue]:
                 "add config.seed (an integer) so that random behaviour repeats from run to run",
             )
         )
-    for index, step in enumerate(_items(data.get("steps"))):
-        if isinstance(step, dict) and step.get("command") == "screenshot":
+    for where, step in step_items(data):
+        if step.get("command") == "screenshot":
             args = step.get("args")
             if isinstance(args, dict) and "label" not in args:
                 issues.append(
                     warning(
                         IssueCode.DETERMINISM_WARNING,
                         "screenshot missing label may reduce determinism",
-                        ("steps", index, "args"),
+                        (*where, "args"),
                         "add args.label so the artifact has a stable name",
                     )
                 )

@@ -8,5 +8,7 @@
   limit
 - `predicate`: NSPredicate strings (`predicate=`, and inside class chains): the subset visor evaluates on an iOS UI
   tree
+- `refine`: `match=` selectors: an element by a text or id pattern, its state, its place beside other elements, its
+  index
 - `uiselector`: UiSelector and UiScrollable expressions (`uiautomator=`), read as UiAutomator2 reads them
 """

@@ -15,6 +15,7 @@ uiautomator=        a UiSelector or UiScrollable expression (`visor.selectors.ui
 predicate=          an NSPredicate on element attributes (`visor.selectors.predicate`)        ios
 classchain=         an XCUITest class chain (`visor.selectors.classchain`)                    ios
 first-in-section=   the first item under a section heading (needs the app map)               both
+match=              text/id patterns, states, relative position, index (JSON; `refine`)      both
 ==================  =======================================================================  ========
 
 The three native grammars are parsed here, when a scenario is validated: a syntax error, or a construct visor
@@ -45,6 +46,8 @@ class SelectorKind(enum.StrEnum):
     PREDICATE = "predicate"
     CLASSCHAIN = "classchain"
     FIRST_IN_SECTION = "first-in-section"
+    #: Text and id patterns, states, relative position and index together (`visor.selectors.refine`).
+    MATCH = "match"
 
 
 #: Only these kinds work on one platform alone.
@@ -145,6 +148,16 @@ def _check_value(kind: SelectorKind, value: str, raw: str) -> None:
             )
     if kind in _GRAMMARS:
         _check_grammar(kind, value, len(raw) - len(value))
+    if kind is SelectorKind.MATCH:
+        from visor.selectors.refine import MatchError, parse_match  # lazy: most scenarios use none
+
+        try:
+            parse_match(value)
+        except MatchError as exc:
+            raise SelectorSyntaxError(
+                f"is not a match= selector visor can use: {exc}",
+                'e.g. match={"text": "Log.*", "below": "id=email", "enabled": true}',
+            ) from exc
 
 
 def _check_grammar(kind: SelectorKind, value: str, start: int) -> None:

@@ -1,84 +1,36 @@
 """The action catalogue: each scenario command's argument model bound to its executor, one typed entry each.
 
-`entry(TapArgs, commands.tap)` is checked by mypy: an executor must take exactly the model it is bound to.
-Adding a command is its argument model (`visor.scenario.commands`, with its `COMMANDS` line) and one entry
-here; docs/internals.md shows the edit.
+The entries are gathered from the modules of `visor.steps.commands`, each of which ends with its own (`ENTRIES`,
+made with `visor.steps.entry.entry`, which mypy checks): no list here to edit. Adding a command is its argument
+model (`visor.scenario.commands`) and its module there; docs/internals.md shows the edit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+import importlib
+import pkgutil
+from typing import Any, Protocol
 
-from visor.device.protocol import Key
 from visor.plugs import Registry, per_generation
-from visor.scenario.commands import (
-    COMMANDS,
-    ActAppSwitchArgs,
-    ActBackArgs,
-    ActDragArgs,
-    ActHomeArgs,
-    ActLockArgs,
-    ActResetArgs,
-    ActSliderArgs,
-    ActTypeArgs,
-    ActUnlockArgs,
-    Args,
-    NavigateArgs,
-    ScreenshotArgs,
-    ScrollArgs,
-    SourceArgs,
-    TapArgs,
-    WaitArgs,
-)
+from visor.scenario.commands import COMMANDS, Args
 from visor.scenario.families import FamilyCall, family_of
 from visor.scenario.scenario import Step
-from visor.steps import commands as commands  # the scenario commands, executed
+from visor.steps import commands
 from visor.steps import details as shapes
 from visor.steps.context import ActionContext
-
-A = TypeVar("A", bound=Args)
-Details = dict[str, object]
+from visor.steps.entry import Details, Entries, Entry
 
 
-@dataclass(frozen=True, slots=True)
-class Entry(Generic[A]):
-    """A scenario command's argument model and the executor that runs it."""
-
-    args: type[A]
-    execute: Callable[[A, ActionContext], Mapping[str, object]]
-    #: The shape of the details it reports (a `TypedDict` of `visor.steps.details`: keys and their roles).
-    details: type
-
-    def run(self, args: Args, ctx: ActionContext) -> Details:
-        """Run the executor on arguments of this entry's model."""
-        assert isinstance(args, self.args), f"{type(args).__name__} is not {self.args.__name__}"
-        return dict(self.execute(args, ctx))
+def _gathered() -> Entries:
+    """Return the entries every module of `visor.steps.commands` declares, the modules in the order of their names."""
+    modules = sorted(found.name for found in pkgutil.iter_modules(commands.__path__))
+    loaded = [importlib.import_module(f"{commands.__name__}.{name}") for name in modules]
+    return tuple(item for module in loaded for item in getattr(module, "ENTRIES", ()))
 
 
-def entry(args: type[A], execute: Callable[[A, ActionContext], Mapping[str, object]], details: type) -> Entry[A]:
-    """Bind an argument model to its executor (mypy pairs them) and the shape of its details."""
-    return Entry(args, execute, details)
-
-
-ENTRIES: tuple[Entry[Any], ...] = (
-    entry(TapArgs, commands.tap, shapes.TapDetails),
-    entry(NavigateArgs, commands.navigate, shapes.NavigateDetails),
-    entry(ActTypeArgs, commands.act_type, shapes.TypeDetails),
-    entry(ActBackArgs, commands.act_key(Key.BACK), shapes.ArgsOnly),
-    entry(ActHomeArgs, commands.act_key(Key.HOME), shapes.ArgsOnly),
-    entry(ActAppSwitchArgs, commands.act_key(Key.APP_SWITCH), shapes.ArgsOnly),
-    entry(ActLockArgs, commands.act_key(Key.LOCK), shapes.ArgsOnly),
-    entry(ActUnlockArgs, commands.act_key(Key.UNLOCK), shapes.ArgsOnly),
-    entry(ActResetArgs, commands.act_reset, shapes.ArgsOnly),
-    entry(ActDragArgs, commands.act_drag, shapes.DragDetails),
-    entry(ActSliderArgs, commands.act_slider, shapes.SliderDetails),
-    entry(ScrollArgs, commands.scroll, shapes.ScrollDetails),
-    entry(WaitArgs, commands.wait, shapes.WaitDetails),
-    entry(ScreenshotArgs, commands.screenshot, shapes.CaptureDetails),
-    entry(SourceArgs, commands.source, shapes.CaptureDetails),
-)
+#: The core's own entries: every command module's, in the order of the modules' names (order shows nowhere: the
+#: order of the commands is `COMMANDS`').
+ENTRIES: Entries = _gathered()
 
 
 #: The entries by argument model (what a step's arguments were validated into): the core's, then plugged ones.

@@ -1,4 +1,4 @@
-"""What each scenario command reports in its step's details, typed, with each key's part in the signature declared.
+"""What steps report in their details, typed, with each key's part in the signature declared: the shared shapes.
 
 Details are JSON objects in the envelope. Here each shape is a `TypedDict`, so executors are checked by mypy,
 and each key says what it is to the determinism signature (`visor.engine.signature` reads these declarations):
@@ -9,6 +9,10 @@ and each key says what it is to the determinism signature (`visor.engine.signatu
   the run's artifact list and the HTML report's pictures are read from these keys;
 - `Copy[...]` is left out: another name for what the signature already has (upstream Visor's `action` is the
   step's command, its `platform` the run's). Signing it again would add nothing and change every signature.
+
+A command's own shape lives with its executor (`TapDetails` in `visor.steps.commands.tap`); here are the marks,
+the parts several shapes hold (a target, an element found by the device's locator), what any failed step
+reports and what the engine adds to every step.
 
 Upstream Visor's own keys (`action`, `platform`, and its result fields inside `args`: a capture's `file`,
 `bytes`…, a wait's `matched`, `elapsed_ms`…) are reported beside visor's, for scripts written against upstream;
@@ -22,7 +26,7 @@ on one, so a new key must be classified when it is added.
 from __future__ import annotations
 
 import enum
-from typing import Annotated, Any, NotRequired, TypedDict, TypeVar
+from typing import Annotated, NotRequired, TypedDict, TypeVar
 
 from visor.ui.description import ElementInfo
 
@@ -107,131 +111,10 @@ class Candidate(TypedDict):
     element: str
 
 
-class TapDetails(TypedDict, total=False):
-    """A tap: on an element (`target`) or a point (`hit`, what took the touch); `map`, the route taken to it.
-
-    The map's confidence in each leg is left out of the signature: it grows as the map learns.
-    """
-
-    args: dict[str, object]
-    target: TargetInfo
-    point: list[int]
-    hit: ElementInfo | None
-    map: dict[str, Any]
-    map_confidence: Volatile[list[float]]
-
-
-class NavigateDetails(TypedDict):
-    """A deep link opened."""
-
-    args: dict[str, object]
-    url: str
-
-
-class TypeDetails(TypedDict, total=False):
-    """Text typed: into which field, and the field after it."""
-
-    args: dict[str, object]
-    target: TargetInfo
-    field: ElementInfo | None
-    #: Why the text could not be read back to check it arrived (the step is ok, unchecked).
-    unverified: str
-
-
 class ArgsOnly(TypedDict):
-    """A command whose details are its arguments (keys, reset)."""
+    """A command whose details are its arguments (act's keys, reset)."""
 
     args: dict[str, object]
-
-
-#: A one-finger drag between two points, and what it started on.
-DragDetails = TypedDict(
-    "DragDetails", {"args": dict[str, object], "from": list[int], "to": list[int], "started_on": ElementInfo | None}
-)
-
-#: A slider dragged: from where to where, and the value it reached (verified where the slider reports it).
-SliderDetails = TypedDict(
-    "SliderDetails",
-    {
-        "args": dict[str, object],
-        "target": TargetInfo,
-        "from": list[int],
-        "to": list[int],
-        "value_text": str | None,
-        "verified": bool,
-        "value": float,
-    },
-    total=False,
-)
-
-#: A scroll: the container swiped (None: the screen), the swipe, and whether the content moved.
-ScrollDetails = TypedDict(
-    "ScrollDetails",
-    {"args": dict[str, object], "container": ElementInfo | None, "from": list[int], "to": list[int], "moved": bool},
-)
-
-
-class CaptureArgsInfo(TypedDict, total=False):
-    """A capture's arguments as given, and upstream's result fields beside them (none of which is signed).
-
-    Where a copy goes is a place, which upstream leaves out of the signature too. `path` given, it is kept as
-    written; else it is upstream's: the absolute path of the file written. Upstream signs `file`, `bytes` and a
-    screenshot's pixels; visor does not (the screen's fingerprint signs what it shows).
-    """
-
-    label: str
-    path: Volatile[str]
-    settle: bool
-    settleMs: int
-    #: The file's name (upstream's).
-    file: Volatile[str]
-    #: A screenshot's size in pixels, from its PNG header (upstream's).
-    width: Volatile[int | None]
-    height: Volatile[int | None]
-    #: `png` or `xml` (upstream's for a source; visor's for a screenshot too).
-    format: Copy[str]
-    #: The file's size (upstream's for a source; visor's for a screenshot too).
-    bytes: Volatile[int]
-    #: How long the screen was let settle first, when it was (upstream's; from `settle`/`settleMs`).
-    settle_ms: Copy[int]
-
-
-class CaptureDetails(TypedDict, total=False):
-    """A screenshot or page source saved: its label, its file, and its copy."""
-
-    args: CaptureArgsInfo
-    label: str
-    path: Evidence[str]
-    #: Where the copy went (in the project, outside the run's folder).
-    copy: Volatile[str]
-
-
-#: A wait's arguments as given (signed), and upstream's result fields beside them for a wait `for` or `stable`.
-WaitArgsInfo = TypedDict(
-    "WaitArgsInfo",
-    {
-        "ms": float,
-        "for": str,
-        "stable": bool,
-        "timeout": float,
-        "pollMs": float,
-        "timeout_ms": Volatile[int],
-        "poll_interval_ms": Volatile[int],
-        #: Always true on a step that went well (a wait that did not match fails): its status is signed.
-        "matched": Copy[bool],
-        "elapsed_ms": Volatile[int],
-    },
-    total=False,
-)
-
-
-class WaitDetails(TypedDict, total=False):
-    """A wait: for a time, for an element (`target`), or until the screen stopped changing (`screen`)."""
-
-    args: WaitArgsInfo
-    target: TargetInfo
-    screen: str
-    waited_ms: Volatile[float]
 
 
 #: What a failed step reports, whichever command failed (every key any step failure names).
@@ -285,13 +168,51 @@ class KeptScreen(TypedDict, total=False):
     source: Kept
 
 
+class Decision(TypedDict, total=False):
+    """A `when`, decided: whether the step or block ran, and what of the screen (or platform, or script) decided it."""
+
+    taken: bool
+    platform: str
+    #: How many elements the `visible` and `not_visible` selectors matched on the screen.
+    visible: int
+    not_visible: int
+    #: The value of the `true` expression, as JSON.
+    true: object
+
+
+class RepeatDetails(TypedDict, total=False):
+    """A repeat block's runs, and what stopped it: its count (`times`) or its condition (`condition`)."""
+
+    runs: int
+    stopped: str
+
+
+class RetryDetails(TypedDict, total=False):
+    """A retry block's attempts: how many it took, and how many were retries."""
+
+    attempts: int
+    retried: int
+
+
 class EngineDetails(TypedDict, total=False):
-    """What the engine adds to every step's details: the screen after it, a recovery, kept evidence, a skip."""
+    """What the engine adds to every step's details: the screen after it, a recovery, kept evidence, a skip.
+
+    And the decisions of the scenario's flow: a `when` (`when`), an optional step that missed (`optional`, its
+    message in `missed`), a step failed in an attempt a retry replaced (`retried`), a block's repeats or retries.
+    """
 
     screen: str
     recovery: Volatile[Recovery]
     evidence: Evidence[KeptScreen]
     reason: str
+    when: Decision
+    optional: bool
+    missed: Volatile[str]
+    retried: bool
+    repeat: RepeatDetails
+    retry: RetryDetails
+    #: How many of a block's steps failed.
+    failed: int
 
 
 class Observed(TypedDict, total=False):

@@ -1,7 +1,8 @@
-"""Find the element a step targets, waiting for it to appear within the step's time.
+"""Find the element a step targets, waiting for it to appear within the step's time; or the point it names.
 
 Every selector-based action polls the screen until its target is on screen or the time is up, so scenarios
-need no fixed sleeps. When nothing matches, the failure lists the closest elements on screen.
+need no fixed sleeps. When nothing matches, the failure lists the closest elements on screen. A point given by
+coordinates must be on the screen.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from visor.steps.context import ActionContext, StepFailure
 from visor.steps.details import NativeInfo, ScrollInfo, TargetInfo
 from visor.steps.native_targets import in_page_order, match_native
 from visor.steps.scroll_into_view import bring_into_view, scroll_plan
+from visor.ui.coords import Space
 from visor.ui.description import Description, ElementInfo
 from visor.ui.geometry import Point
 from visor.ui.query import QueryError, closest, find
@@ -58,6 +60,25 @@ class Target:
 def element_details(node: Node) -> ElementInfo:
     """Describe an element as step details do (see `visor.ui.description`)."""
     return Description(node).step()
+
+
+def screen_point(ctx: ActionContext, x: float, y: float, normalized: bool) -> Point:
+    """Return the point a step's coordinates name (fractions of the screen when `normalized`).
+
+    Raises:
+        StepFailure: the point is outside the screen.
+    """
+    screen = ctx.screen()
+    point = screen.point(x, y, Space.FRACTION if normalized else Space.DEVICE)
+    size = screen.size
+    if not screen.contains(point):
+        raise StepFailure(
+            f"point ({point.x}, {point.y}) is outside the {size.width}x{size.height} screen",
+            likely_cause="Pixel coordinates written for another screen size.",
+            next_step="Use normalized coordinates (normalized: true, x and y from 0 to 1) to fit any screen.",
+            details={"point": [point.x, point.y], "screen": [size.width, size.height]},
+        )
+    return point
 
 
 def match_all(observation: Observation, selector: Selector, platform: str) -> list[Node]:

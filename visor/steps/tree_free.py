@@ -8,7 +8,6 @@ elements needs the tree: it is refused before the run starts, every such part na
 from __future__ import annotations
 
 from visor.scenario.assertions import DeviceAssertion
-from visor.scenario.commands import ActTypeArgs, Args, TapArgs, WaitArgs
 from visor.scenario.families import FamilyCall, family_of
 from visor.scenario.scenario import Scenario, Step
 
@@ -31,8 +30,4 @@ def _step_need(step: Step) -> str | None:
     if isinstance(args, FamilyCall):
         family = family_of(step.command)
         return family.tree_need(step.command) if family is not None else None
-    if isinstance(args, TapArgs | ActTypeArgs) and args.target is not None:
-        return f"targets an element ({args.target}); use x and y (tap) or type into the focused field"
-    if isinstance(args, WaitArgs) and (args.for_ is not None or args.stable):
-        return "waits for elements; use ms"
-    return args.tree_need if isinstance(args, Args) else None
+    return args.tree_use()

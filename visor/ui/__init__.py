@@ -13,6 +13,7 @@ Selectors are resolved here against the tree a device reports, so `text=Log in` 
 - `hit`: Where a touch lands: the topmost element that takes touches at a point, and a point that reaches a target
 - `images`: What visor reads of an image: a PNG's size from its header, and a perceptual fingerprint of a screenshot
 - `query`: Resolve selectors against a UI tree: the same rules on every runtime
+- `relative`: Evaluate `match=` selectors on a UI tree: patterns, states, relative position, containment, index
 - `screens`: A screen as the app map knows it: its elements, their targets and safety, and keys that identify the
   screen
 - `secrets`: Secrets typed during a run never reach a result: the envelope, the artifacts, the signature or an

@@ -21,7 +21,9 @@ from visor.selectors.classchain import ClassChain, Having, Index, Where, parse_c
 from visor.selectors.parse import Selector, SelectorKind
 from visor.selectors.patterns import PatternError, PatternTimeout, full_match
 from visor.selectors.predicate import ELEMENT_TYPES, AttributeValue, GrammarError, Predicate, evaluate, parse_predicate
+from visor.selectors.refine import parse_match
 from visor.selectors.uiselector import ScrollableSpec, UiExpression, UiSelectorSpec, parse_uiselector
+from visor.ui.relative import find_match
 from visor.ui.source import parse_document, to_xml
 from visor.ui.tree import Located, Node, UiTree
 
@@ -69,6 +71,8 @@ def find(tree: UiTree, selector: Selector, *, platform: str, xml: str | None = N
         return _xpath(tree, value, xml)
     if kind is SelectorKind.FIRST_IN_SECTION:
         return _first_in_section(tree, value)
+    if kind is SelectorKind.MATCH:
+        return find_match(tree, parse_match(value), lambda anchor: find(tree, anchor, platform=platform, xml=xml))
     if kind in _GRAMMARS:
         return _native_grammar(tree, kind, value)
     test = _PREDICATES[kind]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal, NotRequired, TypedDict, TypeVar
 
 from visor.clock import Clock, ms_to_us, us_to_ms
 from visor.device.data import DeviceData
@@ -88,6 +88,20 @@ class Question:
 Confirmer = Callable[[Question], tuple[Decision, str]]
 
 
+class Confirmation(TypedDict):
+    """A confirmation asked (`data.confirmations`): where and what, the decision, who made it, the button tapped."""
+
+    index: str
+    type: str
+    title: str
+    decision: Decision
+    by: str
+    #: The dialog's button that answered it (None: it was not shown, or was dismissed).
+    answered: str | None
+    #: The device could not show the dialog: the decision stands without it.
+    off_screen: NotRequired[bool]
+
+
 @dataclass(frozen=True, slots=True)
 class Applied:
     """What became of one action."""
@@ -122,7 +136,7 @@ class Applier:
         self.origin = clock.monotonic_us()
         self.applied: list[Applied] = []
         #: Every confirmation asked: where, what was asked, the decision and who made it.
-        self.confirmations: list[dict[str, Any]] = []
+        self.confirmations: list[Confirmation] = []
 
     def apply(self, plan: tuple[Planned, ...]) -> list[Applied]:
         """Apply every action in order; return what became of each (composites and their actions)."""
@@ -204,8 +218,9 @@ class Applier:
     def _ask(self, question: Question, buttons: tuple[str, str]) -> tuple[bool, str]:
         if not self.data.show_dialog(question.title, question.message, buttons):
             decision, why = self.confirmer(question)
-            asked = {"index": question.where, "type": question.type, "title": question.title, "decision": decision}
-            self.confirmations.append({**asked, "by": why, "answered": None, "off_screen": True})
+            asked: Confirmation = {"index": question.where, "type": question.type, "title": question.title,
+                                   "decision": decision, "by": why, "answered": None, "off_screen": True}  # fmt: skip
+            self.confirmations.append(asked)
             return decision == "approve", f"{'approved' if decision == 'approve' else 'denied'} off-screen ({why})"
         if self.on_screen is not None:
             self.on_screen(f"{question.where}-{question.type}", self.device.screenshot())
@@ -348,14 +363,30 @@ def _pressed(shown: Node, taker: Node) -> str:
     return shown.describe() if taker is shown else f"{shown.describe()} in {taker.describe()}, which takes the press"
 
 
-#: Each screen action's performer, by the action's type (each takes its own type: the table dispatches on it).
-_SCREEN_ACTIONS: dict[type[Action], Callable[[Applier, Any], str]] = {
-    LaunchApp: Applier._launch, OpenDeeplink: Applier._deeplink, ClickText: Applier._click,
-    LongPress: Applier._long_press, SetText: Applier._set_text, Scroll: Applier._scroll, Swipe: Applier._swipe,
-    PressBack: lambda applier, action: applier._key(Key.BACK)(action),
-    PressHome: lambda applier, action: applier._key(Key.HOME)(action),
-    OpenNotifications: Applier._shade,
-}  # fmt: skip
+A = TypeVar("A", bound=Action)
+#: Performs one screen action: what was done.
+Performer = Callable[[Applier, Action], str]
+
+
+def _performer(kind: type[A], perform: Callable[[Applier, A], str]) -> tuple[type[Action], Performer]:
+    """Pair an action type with the method performing it, which takes that type (mypy refuses another's)."""
+
+    def performed(applier: Applier, action: Action) -> str:
+        assert isinstance(action, kind), f"{kind.__name__}'s performer got {type(action).__name__}"
+        return perform(applier, action)
+
+    return kind, performed
+
+
+#: Each screen action's performer, by the action's type (the table dispatches on it).
+_SCREEN_ACTIONS: dict[type[Action], Performer] = dict((
+    _performer(LaunchApp, Applier._launch), _performer(OpenDeeplink, Applier._deeplink),
+    _performer(ClickText, Applier._click), _performer(LongPress, Applier._long_press),
+    _performer(SetText, Applier._set_text), _performer(Scroll, Applier._scroll), _performer(Swipe, Applier._swipe),
+    _performer(PressBack, lambda applier, action: applier._key(Key.BACK)(action)),
+    _performer(PressHome, lambda applier, action: applier._key(Key.HOME)(action)),
+    _performer(OpenNotifications, Applier._shade),
+))  # fmt: skip
 
 
 def _find(tree: UiTree, wanted: Callable[[Node], bool]) -> Node | None:
@@ -428,7 +459,7 @@ def _details(planned: Planned) -> list[str]:
     return lines
 
 
-def _shown(value: Any, paths: set[str]) -> str:
+def _shown(value: object, paths: set[str]) -> str:
     text = printable(str(value))
     if len(text) <= SHOWN_TEXT or (isinstance(value, str) and value in paths):
         return text

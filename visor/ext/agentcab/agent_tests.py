@@ -14,13 +14,13 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from visor.clock import Clock
-from visor.device.data import DeviceData, RecordKind, ValueKind
+from visor.device.data import DeviceData, Record, RecordKind, ValueKind
 from visor.device.protocol import InputRejected
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
-from visor.ext.agentcab.act import Applier
+from visor.ext.agentcab.act import Applier, Confirmation
 from visor.ext.agentcab.calls import UploadStore, load_schema, uploads_folder
 from visor.ext.agentcab.collect import Collector
 from visor.ext.agentcab.confirm import policy_confirmer
@@ -29,11 +29,27 @@ from visor.ext.agentcab.spec.formats import InputSchema, read_input_schema
 from visor.ext.agentcab.spec.output_actions import read_actions
 from visor.ext.agentcab.spec.policy import Policy, read_policy
 from visor.ext.agentcab.worker import WorkerFailed, ask_worker
+from visor.jsontypes import JsonObject, JsonValue
 from visor.report.envelope import Outcome
 from visor.run.config import RunConfig
 from visor.runtimes.config import SimConfig
 from visor.runtimes.opening import ScenarioDevice, open_for
 from visor.ui.images import photo_hash
+
+
+class CheckResult(TypedDict):
+    """One assertion checked on the phone after a run: what it is, whether it held, and what was observed."""
+
+    id: str
+    type: str
+    passed: bool
+    observed: object
+    #: Why it failed ("" when it held).
+    message: str
+
+
+#: The records an assertion compares before and after a run (notifications, SMS, calls), by kind.
+Records = dict[str, list[Record]]
 
 
 @dataclass
@@ -42,13 +58,13 @@ class AgentRun:
 
     status: str = "ok"
     reason: str = ""
-    payload: dict[str, Any] = field(default_factory=dict)
-    output: Any = None
-    actions: list[dict[str, Any]] = field(default_factory=list)
-    confirmations: list[dict[str, Any]] = field(default_factory=list)
-    checks: list[dict[str, Any]] = field(default_factory=list)
+    payload: dict[str, object] = field(default_factory=dict)
+    output: JsonValue = None
+    actions: list[JsonObject] = field(default_factory=list)
+    confirmations: list[Confirmation] = field(default_factory=list)
+    checks: list[CheckResult] = field(default_factory=list)
 
-    def parts(self) -> dict[str, Any]:
+    def parts(self) -> dict[str, object]:
         """Return what the signature covers, by part."""
         return {"status": self.status, "reason": self.reason, "payload": self.payload, "output": self.output,
                 "actions": self.actions, "confirmations": self.confirmations, "checks": self.checks}  # fmt: skip
@@ -58,7 +74,7 @@ class AgentRun:
         return _digest(self.parts())
 
 
-def _digest(value: Any) -> str:
+def _digest(value: object) -> str:
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
@@ -151,12 +167,12 @@ def _run(agent: AgentFile, path: str, schema: InputSchema, policy: Policy, optio
     return run
 
 
-def _snapshot(data: DeviceData) -> dict[str, list[dict[str, Any]]]:
+def _snapshot(data: DeviceData) -> Records:
     kinds = (RecordKind.NOTIFICATIONS, RecordKind.SMS, RecordKind.CALL_LOG)
     return {kind.value: data.records(kind) for kind in kinds}
 
 
-def _new(data: DeviceData, before: dict[str, list[dict[str, Any]]], kind: RecordKind) -> list[dict[str, Any]]:
+def _new(data: DeviceData, before: Records, kind: RecordKind) -> list[Record]:
     seen = [json.dumps(item, sort_keys=True) for item in before[kind.value]]
     fresh = []
     for item in data.records(kind):
@@ -177,12 +193,9 @@ def _exists(data: DeviceData, path: str) -> bool:
     return True
 
 
-Records = dict[str, list[dict[str, Any]]]
-
-
-def _check(check: Check, data: DeviceData, before: Records, actions: list[dict[str, Any]]) -> dict[str, Any]:
+def _check(check: Check, data: DeviceData, before: Records, actions: list[JsonObject]) -> CheckResult:
     kind = check.type
-    observed: Any
+    observed: object
     if kind in ("file_exists", "file_missing"):
         observed = _exists(data, str(check.path))
         passed = observed == (kind == "file_exists")

@@ -14,7 +14,7 @@ import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from visor.clock import Clock, VirtualClock
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction, os_reason
@@ -206,7 +206,7 @@ def act_file(
     counts = {
         kind: sum(1 for item in applied if item.outcome == kind) for kind in ("done", "declined", "refused", "failed")
     }
-    data: dict[str, Any] = {"actions": [item.to_dict() for item in applied], "counts": counts,
+    data: dict[str, object] = {"actions": [item.to_dict() for item in applied], "counts": counts,
             "confirmations": applier.confirmations, "permissions": dict(applier.data.permissions_asked()),
             "evidence": written}  # fmt: skip
     if lost is not None:

@@ -18,7 +18,7 @@ import re
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from visor.clock import isoformat
 from visor.device.data import DeviceData, Record, RecordKind, ValueKind
@@ -68,17 +68,36 @@ _MIME = {"jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "mp4": "
          "zip": "application/zip", "csv": "text/csv"}  # fmt: skip
 
 
+class Pick(TypedDict, total=False):
+    """A file format's field, collected: its format, the file picked (None: none), its upload, or why none was."""
+
+    format: str
+    picked: str | None
+    reason: str
+    file_id: str
+
+
+class CollectedData(TypedDict):
+    """The envelope's data of a collection: the payload, each permission, each pick, the fields left to fill."""
+
+    payload: dict[str, object]
+    permissions: dict[str, str]
+    picks: dict[str, Pick]
+    skipped: list[str]
+    required_missing: list[str]
+
+
 @dataclass
 class Collected:
     """What collecting gave: the payload, and how it came about."""
 
-    payload: dict[str, Any] = field(default_factory=dict)
+    payload: dict[str, object] = field(default_factory=dict)
     #: Each capability used, and what its permission came to.
     permissions: dict[str, str] = field(default_factory=dict)
     #: Each file format's field: the file picked and uploaded, or why none was.
-    picks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    picks: dict[str, Pick] = field(default_factory=dict)
 
-    def to_dict(self, schema: InputSchema) -> dict[str, Any]:
+    def to_dict(self, schema: InputSchema) -> CollectedData:
         """Return the envelope's data."""
         missing = [name for name in schema.required if self.payload.get(name) is None and name not in schema.skipped]
         return {"payload": self.payload, "permissions": self.permissions, "picks": self.picks,
@@ -103,7 +122,7 @@ class Collector:
         out.permissions = dict(self.data.permissions_asked())
         return out
 
-    def field(self, request: FieldRequest, out: Collected) -> Any:
+    def field(self, request: FieldRequest, out: Collected) -> object:
         """Collect one field (None when its permission is denied)."""
         capability = CAPABILITY.get(request.format)
         if capability is not None and not self.data.permission(capability):
@@ -265,7 +284,7 @@ class Collector:
         return file_id
 
 
-_READERS: dict[str, Callable[[Collector, FieldRequest], Any]] = {
+_READERS: dict[str, Callable[[Collector, FieldRequest], object]] = {
     "photos": Collector.photos, "photos_recent": Collector.photos, "photo_hashes": Collector.photo_hashes,
     "calendar": Collector.calendar, "calendar_week": Collector.calendar_week, "contacts": Collector.contacts,
     "call_log": Collector.call_log, "sms": Collector.sms, "apps": Collector.apps,
@@ -273,7 +292,7 @@ _READERS: dict[str, Callable[[Collector, FieldRequest], Any]] = {
     "files_documents": Collector.files, "screenshot": Collector.screenshot,
     "screen_content": Collector.screen_content,
 }  # fmt: skip
-_FILE_PICKERS: dict[str, Callable[[Collector, FieldRequest, Collected], Any]] = {
+_FILE_PICKERS: dict[str, Callable[[Collector, FieldRequest, Collected], str | None]] = {
     "image": Collector.pick, "video": Collector.pick, "audio": Collector.pick, "file": Collector.pick,
     "camera": Collector.camera, "record_audio": Collector.record_audio,
 }  # fmt: skip

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import Any, TypedDict, cast
+from collections.abc import Mapping
+from typing import TypedDict
 
-from visor.ext.agentcab.act import Applier
-from visor.ext.agentcab.collect import Collector, upload_name
+from visor.ext.agentcab.act import Applier, Confirmation
+from visor.ext.agentcab.collect import Collector, Pick, upload_name
 from visor.ext.agentcab.confirm import policy_confirmer
 from visor.ext.agentcab.spec.agent_file import Worker
 from visor.ext.agentcab.spec.commands import AgentcabApplyArgs, AgentcabCollectArgs
@@ -22,29 +23,30 @@ from visor.ext.agentcab.spec.formats import read_input_schema
 from visor.ext.agentcab.spec.output_actions import read_actions
 from visor.ext.agentcab.spec.policy import Policy, PolicyFile, read_policy
 from visor.ext.agentcab.worker import WorkerFailed, ask_worker
-from visor.steps.catalogue import Entry, entry
+from visor.jsontypes import JsonObject, JsonValue
 from visor.steps.context import ActionContext, StepFailure
 from visor.steps.details import Evidence
+from visor.steps.entry import Entry, entry
 from visor.ui.images import photo_hash
 
 
 class AgentcabCollectDetails(TypedDict):
     """An agent's input collected: the payload, each permission, what was picked, the files uploaded."""
 
-    args: dict[str, Any]
-    payload: dict[str, Any]
+    args: dict[str, object]
+    payload: dict[str, object]
     permissions: dict[str, str]
-    picks: dict[str, dict[str, Any]]
+    picks: dict[str, Pick]
     uploads: Evidence[list[str]]
 
 
 class AgentcabApplyDetails(TypedDict, total=False):
     """An agent's actions applied: its output, each action's outcome, each confirmation, the dialogs shown."""
 
-    args: dict[str, Any]
-    output: Any
-    actions: list[dict[str, Any]]
-    confirmations: list[dict[str, Any]]
+    args: dict[str, object]
+    output: object
+    actions: list[JsonObject]
+    confirmations: list[Confirmation]
     dialogs: Evidence[list[str]]
 
 
@@ -60,7 +62,7 @@ def agentcab_collect(args: AgentcabCollectArgs, ctx: ActionContext) -> AgentcabC
 
     collected = Collector(ctx.device, upload, photo_hash).collect(schema)
     ctx.agent.agentcab_payload = collected.payload
-    return {"args": _raw(args), "payload": collected.payload, "permissions": collected.permissions,
+    return {"args": args.as_written(), "payload": collected.payload, "permissions": collected.permissions,
             "picks": collected.picks, "uploads": kept}  # fmt: skip
 
 
@@ -89,7 +91,7 @@ def agentcab_apply(args: AgentcabApplyArgs, ctx: ActionContext) -> AgentcabApply
     applier = Applier(ctx.device, ctx.clock, policy_confirmer(policy, None), keep)
     applied = applier.apply(plan)
     details: AgentcabApplyDetails = {
-        "args": _raw(args), "output": output, "actions": [item.to_dict() for item in applied],
+        "args": args.as_written(), "output": output, "actions": [item.to_dict() for item in applied],
         "confirmations": applier.confirmations, "dialogs": dialogs,
     }  # fmt: skip
     bad = [item for item in applied if item.outcome in ("failed", "refused")]
@@ -99,12 +101,12 @@ def agentcab_apply(args: AgentcabApplyArgs, ctx: ActionContext) -> AgentcabApply
             f"{bad[0].reason}",
             likely_cause="The phone could not do what the agent asked.",
             next_step="See each action's outcome in the step's details.",
-            details=cast(dict[str, Any], details),
+            details=details,
         )
     return details
 
 
-def _ask(args: AgentcabApplyArgs, ctx: ActionContext) -> Any:
+def _ask(args: AgentcabApplyArgs, ctx: ActionContext) -> JsonValue:
     payload = ctx.agent.agentcab_payload
     if payload is None:
         raise StepFailure(
@@ -120,16 +122,12 @@ def _ask(args: AgentcabApplyArgs, ctx: ActionContext) -> Any:
         ) from failure
 
 
-def _rules(policy: dict[str, Any]) -> Policy:
+def _rules(policy: Mapping[str, object]) -> Policy:
     data = PolicyFile.model_validate(policy)
     return Policy("rules", tuple(data.rules), data.default, "the step's policy")
 
 
-def _raw(args: Any) -> dict[str, Any]:
-    return cast(dict[str, Any], args.model_dump(by_alias=True, exclude_unset=True, mode="json"))
-
-
-def entries() -> tuple[Entry[Any], ...]:
+def entries() -> tuple[Entry[AgentcabCollectArgs] | Entry[AgentcabApplyArgs], ...]:
     """Return AgentCab's steps as the catalogue binds them (arguments, executor, details), to plug in."""
     return (
         entry(AgentcabCollectArgs, agentcab_collect, AgentcabCollectDetails),

@@ -21,7 +21,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from html import escape
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from visor.errors import InputError
 from visor.ext.appmap.document import Edge, MapDocument, Screen
@@ -122,8 +122,8 @@ def scene(document: MapDocument, thumbnails: Callable[[str], bytes | None], rout
         )
     edges = document.edges
     on_route = set(route)
-    layers = _layers(nx, [v.id for v in variants], [e for e in edges if e.intent != "back"])
-    graph: Any = nx.DiGraph()
+    layers = _layers([v.id for v in variants], [e for e in edges if e.intent != "back"])
+    graph: nx.DiGraph[str] = nx.DiGraph()
     graph.add_nodes_from(variant.id for variant in variants)
     # Each column's screens as a list in the map's order (networkx's own grouping is a set: its order would change
     # from one process to the next).
@@ -185,9 +185,11 @@ def _scaled_height(png: bytes) -> int:
     return THUMB_H if size is None or not size.width else round(size.height * THUMB_W / size.width)
 
 
-def _layers(nx: Any, variant_ids: list[str], forward: list[Edge]) -> dict[str, int]:
+def _layers(variant_ids: list[str], forward: list[Edge]) -> dict[str, int]:
     """Return each variant's column: taps from the start (the first variant), breadth first; others after."""
-    graph: Any = nx.DiGraph()
+    import networkx as nx  # lazy: heavy, as in `scene`, which imported it first (or said how to install it)
+
+    graph: nx.DiGraph[str] = nx.DiGraph()
     graph.add_nodes_from(variant_ids)
     graph.add_edges_from((edge.from_variant_id, edge.to_variant_id) for edge in forward)
     layers: dict[str, int] = {}

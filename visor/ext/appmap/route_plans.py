@@ -31,7 +31,7 @@ import os
 import time
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from visor.clock import Clock, isoformat
 from visor.engine.events import RunFinished
@@ -39,7 +39,7 @@ from visor.engine.results import Verdict
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
 from visor.ext.appmap.discover import write_memory
 from visor.ext.appmap.document import Variant
-from visor.ext.appmap.memory import build_memory, memory_slice
+from visor.ext.appmap.memory import CurrentScreen, Gap, MemoryRoute, build_memory, memory_slice
 from visor.ext.appmap.model import (
     AppMap,
     MapPlace,
@@ -68,6 +68,67 @@ from visor.ui.screens import safety
 from visor.ui.secrets import redact
 
 CHECKPOINT_SCHEMA = "visor.route-checkpoint.v1"
+
+
+class StepRecord(TypedDict, total=False):
+    """One step of an attempt: what it ran, how it came out, what it expected and what it reached."""
+
+    id: str
+    command: str
+    #: success, runtime_failure, verification_failure or needs_discovery.
+    outcome: str
+    duration_ms: int
+    expected_screen: str
+    expected_selector: str
+    observed_screen_id: str
+    observed_variant_id: str
+    error: str
+
+
+class Attempt(TypedDict, total=False):
+    """One path tried: its steps, and how it ended (completed, skipped, failed, needs_discovery) and why."""
+
+    path_id: str
+    status: str
+    steps: list[StepRecord]
+    reason: str
+
+
+class RouteScreen(TypedDict):
+    """The screen a route is on: its screen, its variant, and the token to annotate it by."""
+
+    screen_id: str
+    variant_id: str
+    observation_token: str
+
+
+class Rediscovery(TypedDict):
+    """What an agent needs to annotate the screen a route stopped on (`needs_discovery`): the memory's slice of it."""
+
+    created: bool
+    next_action: str
+    observation_token: str
+    agent_path: str
+    schema: str
+    current_screen: CurrentScreen | None
+    routes: list[MemoryRoute]
+    gaps: list[Gap]
+
+
+class RouteData(TypedDict, total=False):
+    """A route's `data`: how it ended, every attempt, where it stands, the checkpoint, and the map's part."""
+
+    action: str
+    #: completed, needs_discovery or failed.
+    status: str
+    goal: str
+    selected_path: str
+    reason: str
+    attempts: list[Attempt]
+    checkpoint_path: str
+    current_screen: RouteScreen
+    map: dict[str, object]
+    rediscovery: Rediscovery
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,9 +167,9 @@ class Checkpoint:
     root: str | None = None
     status: str = "running"
     selected_path: str | None = None
-    current: dict[str, object] | None = None
+    current: RouteScreen | None = None
     resume: dict[str, object] = field(default_factory=dict)
-    attempts: list[dict[str, Any]] = field(default_factory=list)
+    attempts: list[Attempt] = field(default_factory=list)
 
     def write(self, wall: Clock, secrets: Collection[str] = ()) -> None:
         """Write it atomically, in its folder and never through a link, `secrets` masked.
@@ -226,21 +287,21 @@ def follow_plan_on(
                                "current_screen": sliced["current_screen"], "routes": sliced["routes"],
                                "gaps": sliced["gaps"]}  # fmt: skip
         if data["attempts"] and data["attempts"][-1]["status"] == "needs_discovery":
-            token, resume = data["current_screen"]["observation_token"], data["checkpoint_path"]
+            token, saved = data["current_screen"]["observation_token"], data["checkpoint_path"]
             return _failed(
                 data,
                 "Route needs discovery",
                 data["reason"],
                 likely_cause="The plan expects a screen the app map has not learnt yet (no screen of that name).",
                 next_step=f"Annotate the screen reached with that name (visor discover --observation-token {token} "
-                f"--annotate-current NOTE), then go on: visor route --resume {resume}.",
+                f"--annotate-current NOTE), then go on: visor route --resume {saved}.",
             )
         return _failed(data, "Route needs discovery", data["reason"])
     return _failed(data, "Route failed", data["reason"])
 
 
 def _failed(
-    data: dict[str, Any],
+    data: RouteData,
     title: str,
     reason: str,
     *,
@@ -317,7 +378,7 @@ class _Follower:
         assert self.variant is not None, "a route looks at the screen before anything else"
         return self.variant
 
-    def follow(self, screens: Mapping[str, set[str] | None], resume: Resume) -> dict[str, Any]:
+    def follow(self, screens: Mapping[str, set[str] | None], resume: Resume) -> RouteData:
         """Try the paths in order (from where `resume` says); return `data` (the map's part still to add)."""
         record = self.record
         self._observe()
@@ -351,10 +412,10 @@ class _Follower:
 
     def _attempt(
         self, path: RoutePath, screens: Mapping[str, set[str] | None], first: int, skip_start: bool
-    ) -> dict[str, Any]:
+    ) -> Attempt:
         """Follow one path; return its attempt record (`needs_discovery`: it reached a screen the map lacks)."""
-        steps: list[dict[str, Any]] = []
-        attempt: dict[str, Any] = {"path_id": path.id, "status": "completed", "steps": steps}
+        steps: list[StepRecord] = []
+        attempt: Attempt = {"path_id": path.id, "status": "completed", "steps": steps}
         if path.from_ is not None and not skip_start:
             observation = self.opened.device.observe()
             found = match_all(observation, parse_selector(path.from_.selector), self.opened.device.info.platform)
@@ -373,7 +434,7 @@ class _Follower:
             self._save()
         return attempt
 
-    def _step(self, step: RouteStep, goals: set[str] | None) -> dict[str, Any]:
+    def _step(self, step: RouteStep, goals: set[str] | None) -> StepRecord:
         """Run one step and check where it led; return its record.
 
         `goals` None: the map does not know the screen expected yet. A step whose action and selector held is then
@@ -385,7 +446,7 @@ class _Follower:
                  {"id": f"{step.id}-expect", "command": "wait", "args": wait}]  # fmt: skip
         final = run_steps(f"route step {step.id}", steps, self.opened, self.env, self.seed, self.timeout_ms)
         after = self._observe()
-        out: dict[str, Any] = {"id": step.id, "command": step.command, "outcome": "success",
+        out: StepRecord = {"id": step.id, "command": step.command, "outcome": "success",
                                "duration_ms": sum(result.duration_ms for result in final.result.steps),
                                "expected_screen": step.expect.screen, "expected_selector": step.expect.selector,
                                "observed_screen_id": after.screen_id,
@@ -425,14 +486,14 @@ class _Follower:
         self.record.current = self._current()
         return self.variant
 
-    def _current(self) -> dict[str, object]:
+    def _current(self) -> RouteScreen:
         variant = self.seen
         return {"screen_id": variant.screen_id, "variant_id": variant.id,
                 "observation_token": observation_token(self.map, variant)}  # fmt: skip
 
-    def _data(self, status: str, reason: str | None) -> dict[str, Any]:
+    def _data(self, status: str, reason: str | None) -> RouteData:
         record = self.record
-        data: dict[str, Any] = {"action": "route", "status": status, "goal": record.plan.goal}
+        data: RouteData = {"action": "route", "status": status, "goal": record.plan.goal}
         if record.selected_path is not None:
             data["selected_path"] = record.selected_path
         if reason is not None:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from visor.clock import Clock, IdSource
 from visor.device.protocol import Device
@@ -44,6 +43,7 @@ from visor.ext.appmap.routes import (
     route_on,
 )
 from visor.inputs.document import Document
+from visor.jsontypes import JsonObject, JsonValue
 from visor.report.console import printable
 from visor.report.envelope import Outcome
 from visor.report.session_tools import Reply, reply
@@ -52,10 +52,10 @@ from visor.runtimes.opening import OpenedDevice
 from visor.scenario.schema import schema_issue
 from visor.ui.secrets import redact
 
-_SCREEN = {"type": "string", "minLength": 1, "maxLength": 200,
+_SCREEN: JsonObject = {"type": "string", "minLength": 1, "maxLength": 200,
            "description": "A screen: its id (screen_3), a variant id (variant_4) or its name (its label, else the "
                           "first words it shows, as map show draws it)."}  # fmt: skip
-DEFINITIONS: list[dict[str, Any]] = [
+DEFINITIONS: list[JsonObject] = [
     {
         "name": "map_read",
         "description": "Read the app map visor learnt (visor discover): the current screen, the routes into and "
@@ -93,7 +93,34 @@ DEFINITIONS: list[dict[str, Any]] = [
         },
     },
 ]
-NAMES = frozenset(definition["name"] for definition in DEFINITIONS)
+
+
+def _name(definition: Mapping[str, JsonValue]) -> str:
+    """Return a map tool's name, as its definition gives it."""
+    name = definition["name"]
+    assert isinstance(name, str), "a tool's definition names it"
+    return name
+
+
+NAMES = frozenset(_name(definition) for definition in DEFINITIONS)
+
+
+@dataclass(frozen=True, slots=True)
+class MapCall:
+    """A map tool's arguments, once they fit its schema (one the call leaves out is None; `full`, False)."""
+
+    screen: str | None = None
+    full: bool = False
+    to: str | None = None
+    plan: Mapping[str, object] | None = None
+
+    @classmethod
+    def of(cls, arguments: Mapping[str, object]) -> MapCall:
+        """Read arguments its schema holds (`_invalid` found nothing wrong: each is of its type)."""
+        screen, full, to, plan = (arguments.get(key) for key in ("screen", "full", "to", "plan"))
+        assert isinstance(screen, str | None) and isinstance(full, bool | None) and isinstance(to, str | None)
+        assert plan is None or isinstance(plan, dict)
+        return cls(screen, bool(full), to, plan)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +137,7 @@ class MapTools:
     #: and what fields kept of those a route typed. Grows; the frozen tools hold the one set.
     known: set[str] = field(default_factory=set)
 
-    def definitions(self) -> list[dict[str, Any]]:
+    def definitions(self) -> list[JsonObject]:
         """Return the three tools' MCP definitions."""
         return [dict(definition) for definition in DEFINITIONS]
 
@@ -118,7 +145,7 @@ class MapTools:
         """Return the texts the agent is never shown: the given ones, the map's secret inputs', what fields kept."""
         return self.given | frozenset(self.known)
 
-    def call(self, name: str, arguments: dict[str, Any], device: Device, clock: Clock) -> Reply | None:
+    def call(self, name: str, arguments: Mapping[str, object], device: Device, clock: Clock) -> Reply | None:
         """Answer a call to a map tool (None: not one)."""
         if name not in NAMES:
             return None
@@ -126,11 +153,12 @@ class MapTools:
         if problem is not None:
             return reply(name, "refused", "VALIDATION_ERROR", problem)
         place = MapPlace.of_device(device.info, self.app_id, self.map_dir)
+        asked = MapCall.of(arguments)
         try:
             if name == "route_follow":
-                answer = self._follow(arguments, OpenedDevice(device, clock), place)
+                answer = self._follow(asked, OpenedDevice(device, clock), place)
             else:
-                answer = self._look(name, arguments, device, place)
+                answer = self._look(name, asked, device, place)
         except InputError as exc:
             answer = reply(name, "refused", _refusal_code(exc, "NOT_FOUND"), exc.message, hint=exc.next_step)
         # The session masks them in all it shows (the screen after a route included); masked here too, at the source.
@@ -143,7 +171,7 @@ class MapTools:
         self.known.update(app_map.secrets())
         return app_map
 
-    def _look(self, name: str, arguments: Mapping[str, Any], device: Device, place: MapPlace) -> Reply:
+    def _look(self, name: str, asked: MapCall, device: Device, place: MapPlace) -> Reply:
         """Answer map_read or route_plan, which send nothing.
 
         Raises:
@@ -156,16 +184,17 @@ class MapTools:
             return reply(name, "refused", "NOT_FOUND", f"no app map for {place.identity} yet", hint=hint)
         current = _current(app_map, device)
         if name == "map_read":
-            return self._read(arguments, app_map, current)
-        return self._plan(arguments["to"], app_map, current)
+            return self._read(asked, app_map, current)
+        assert asked.to is not None, "route_plan's schema requires to"
+        return self._plan(asked.to, app_map, current)
 
-    def _read(self, arguments: Mapping[str, Any], app_map: AppMap, current: Variant | None) -> Reply:
+    def _read(self, asked: MapCall, app_map: AppMap, current: Variant | None) -> Reply:
         memory = build_memory(app_map.document)
         summary = app_map.summary()
-        if arguments.get("full"):
+        if asked.full:
             return reply("map_read", "ok", None, f"{summary['screens']} screens", memory=memory, summary=summary)
-        if "screen" in arguments:
-            variant = sorted(destination(app_map, arguments["screen"]))[0]
+        if asked.screen is not None:
+            variant = sorted(destination(app_map, asked.screen))[0]
         elif current is not None:
             variant = current.id
         else:
@@ -204,14 +233,14 @@ class MapTools:
         return reply("route_plan", "ok", None, message, from_screen=current.screen_id, to=wanted, route=legs,
                      restart=restart)  # fmt: skip
 
-    def _follow(self, arguments: Mapping[str, Any], opened: OpenedDevice, place: MapPlace) -> Reply:
+    def _follow(self, asked: MapCall, opened: OpenedDevice, place: MapPlace) -> Reply:
         env = Environment(self.wall, self.ids)
         try:
-            if "to" in arguments:
-                outcome = route_on(opened, place, arguments["to"], self.wall, secrets=self.given, kept=self.known)
-                goals = destination(self._read_map(place), arguments["to"])
-                return _followed(outcome, _route_dispatched(outcome.data["route"], goals))
-            checked = checked_plan(Document("plan", "json", arguments["plan"], {}))
+            if asked.to is not None:
+                outcome = route_on(opened, place, asked.to, self.wall, secrets=self.given, kept=self.known)
+                goals = destination(self._read_map(place), asked.to)
+                return _followed(outcome, _route_dispatched(_mappings(outcome.data["route"]), goals))
+            checked = checked_plan(Document("plan", "json", asked.plan, {}))
             self._read_map(place)  # its secrets, masked in what the route shows
             outcome = follow_plan_on(opened, place, checked, env, secrets=self.given, kept=self.known)
         except InputError as exc:
@@ -239,23 +268,31 @@ def _refusal_code(exc: InputError, otherwise: str) -> str:
     return otherwise
 
 
-def openai_definitions() -> list[dict[str, Any]]:
+def openai_definitions() -> list[JsonObject]:
     """Return the map tools in OpenAI's function-calling format (`visor tools`)."""
     return [{"type": "function", "function": {"name": tool["name"], "description": tool["description"],
                                               "parameters": tool["inputSchema"]}} for tool in DEFINITIONS]  # fmt: skip
 
 
 def _followed(outcome: Outcome, dispatched: str) -> Reply:
-    data = {key: value for key, value in outcome.data.items() if key != "action"}
+    data: dict[str, object] = {key: value for key, value in outcome.data.items() if key != "action"}
     if "status" in data:  # a plan's own status (completed, needs_discovery, failed) beside the tool's
         data["route_status"] = data.pop("status")
     if outcome.error is None:
-        return reply("route_follow", "ok", None, "arrived", dispatched="all", **data)
-    return reply("route_follow", "failed", "POSTCONDITION_FAILED", outcome.error.message, dispatched=dispatched,
-                  hint=outcome.error.next_step, **data)  # fmt: skip
+        answer = reply("route_follow", "ok", None, "arrived", dispatched="all")
+    else:
+        answer = reply("route_follow", "failed", "POSTCONDITION_FAILED", outcome.error.message, dispatched=dispatched,
+                       hint=outcome.error.next_step)  # fmt: skip
+    answer.result.update(data)  # the route's data after the tools' keys
+    return answer
 
 
-def _route_dispatched(legs: list[dict[str, Any]], goals: set[str]) -> str:
+def _mappings(value: object) -> list[Mapping[str, object]]:
+    """Return the objects a list in an outcome's data holds (none when it is no list)."""
+    return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
+
+
+def _route_dispatched(legs: list[Mapping[str, object]], goals: set[str]) -> str:
     """Say what a failed `to` route sent: every tap it planned (its failed leg led to the goal), some, or none.
 
     A route stops at the leg that did not hold: the legs after it were never tapped. Taps on the simulated phone
@@ -266,9 +303,9 @@ def _route_dispatched(legs: list[dict[str, Any]], goals: set[str]) -> str:
     return "all" if legs[-1]["to"] in goals else "partial"
 
 
-def _plan_dispatched(data: Mapping[str, Any]) -> str:
+def _plan_dispatched(data: Mapping[str, object]) -> str:
     """Say what a failed route plan sent: `none` when no step's action went out, else `partial` (it stopped)."""
-    steps = [step for attempt in data.get("attempts", []) for step in attempt.get("steps", [])]
+    steps = [step for attempt in _mappings(data.get("attempts")) for step in _mappings(attempt.get("steps"))]
     sent = any(step.get("outcome") in ("success", "verification_failure", "needs_discovery") for step in steps)
     return "partial" if sent else "none"
 
@@ -288,11 +325,12 @@ def _screen_of(app_map: AppMap, variant_id: str) -> str:
     return next(v.screen_id for v in app_map.document.variants if v.id == variant_id)
 
 
-def _invalid(name: str, arguments: Mapping[str, Any]) -> str | None:
+def _invalid(name: str, arguments: Mapping[str, object]) -> str | None:
     """Return what is wrong with a call's arguments (None: they fit the tool's schema)."""
     if name == "route_follow" and ("to" in arguments) == ("plan" in arguments):
         return "route_follow takes exactly one of to (a screen) and plan (a route plan)"
     schema = next(definition["inputSchema"] for definition in DEFINITIONS if definition["name"] == name)
+    assert isinstance(schema, dict), "a tool's definition holds its input schema"
     problem = schema_issue(schema, dict(arguments))
     if problem is None:
         return None

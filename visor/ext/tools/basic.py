@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from visor.device.protocol import Key, NativeAction, NativeActionName, PathPoint
 from visor.ext.tools import details as shapes
 from visor.ext.tools.call_context import ToolContext
 from visor.ext.tools.call_targets import Resolved, by_index, by_resource_id, covered, describe
 from visor.ext.tools.plans import Area, check_point, point_in, to_device
-from visor.ext.tools.result import ToolCode, ToolProblem
+from visor.ext.tools.result import Data, ToolCode, ToolProblem
 from visor.ext.tools.spec.fields import Coord
 from visor.ext.tools.spec.models import (
     ClickArgs,
@@ -34,8 +33,6 @@ from visor.ui.geometry import Point
 from visor.ui.hit import reaches
 from visor.ui.secrets import MASK
 from visor.ui.tree import Located, Node, UiTree
-
-#: What an executor answers: its message and its result data (a `ToolProblem` is raised instead).
 
 #: Directional swipes keep ~40% of the area in view, move at most this fast (no fling), and hold before lifting.
 SWIPE_TRAVEL = 0.6
@@ -59,7 +56,7 @@ class Aim:
     """Where to touch, what it is (for results), its name (for messages) and, for an index, the live element."""
 
     point: Point
-    target: dict[str, Any]
+    target: shapes.Receipt
     name: str
     node: Node | None = None
     #: For an index: the element's exact selector, to find it again after the input.
@@ -151,7 +148,7 @@ def input_text(args: InputTextArgs, ctx: ToolContext) -> Reply:
     shown = "" if after is None else after.text
     landed = _landed(args, field, after)
     mode = "replace" if args.clear_exist else "append"
-    data = {"target": where.target, "mode": mode, "field_text": MASK if hidden and shown else shown}
+    data: Data = {"target": where.target, "mode": mode, "field_text": MASK if hidden and shown else shown}
     if not landed:
         raise ToolProblem(
             ToolCode.POSTCONDITION_FAILED,
@@ -214,7 +211,7 @@ def swipe(args: SwipeArgs, ctx: ToolContext) -> Reply:
     return f"swiped {args.direction}", data
 
 
-def _swipe_area(ctx: ToolContext, args: SwipeArgs) -> tuple[Area, Any, Resolved | None]:
+def _swipe_area(ctx: ToolContext, args: SwipeArgs) -> tuple[Area, shapes.Receipt | list[int] | None, Resolved | None]:
     """Return the area to swipe in, how the result names it, and the element it is (when it is one).
 
     Without a target it is the largest scrollable container on screen that scrolls along the swipe's axis and

@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import Any, NoReturn, TypeVar
+from typing import NoReturn, TypeVar
 
 from visor.clock import Clock, ms_to_us
 from visor.device.context import Kernel
@@ -40,7 +40,7 @@ class ToolSettings:
     poll_ms: int = 100
 
 
-def digest(value: Any) -> str:
+def digest(value: object) -> str:
     """Return a SHA-256 of a JSON value (request identities)."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -7,10 +7,10 @@ checked against the live screen and refused when its element is gone or has move
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from visor.device.targets import Policy, choose, reach
 from visor.ext.tools.call_context import ToolContext
+from visor.ext.tools.details import Receipt
 from visor.ext.tools.result import ToolCode, ToolProblem, invalid
 from visor.selectors.control import ControlSelector
 from visor.ui.controls import find_controls, visible
@@ -51,7 +51,7 @@ def covered(node: Node, blocker: Node) -> ToolProblem:
     )
 
 
-def describe(resolved: Resolved) -> dict[str, Any]:
+def describe(resolved: Resolved) -> Receipt:
     """Describe a resolved element for results."""
     return Description(resolved.item.node).tool(Screen(resolved.tree.size))
 

@@ -8,18 +8,18 @@ everything else is signed. Receipts an agent reads whole (a control, an element)
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from visor.steps.details import Volatile
 
 #: A receipt signed as a whole (an element, a control, a plan point): nothing in it depends on timing.
-Receipt = dict[str, Any]
+Receipt = dict[str, object]
 
 
 class ToolStep(TypedDict, total=False):
     """What every tool step reports: the call, its status, what was sent and how long it took."""
 
-    args: dict[str, Any]
+    args: dict[str, object]
     tool: str
     status: str
     dispatched: str
@@ -53,7 +53,7 @@ class Member(TypedDict, total=False):
     code: str | None
     message: str
     reason: str
-    result: Any
+    result: object
     point: list[int]
     completed_taps: int
     opener_taps: int
@@ -67,7 +67,7 @@ class Tap(TypedDict, total=False):
     """A click or long press: where, and on what."""
 
     point: list[int]
-    taps: Any
+    taps: object
     target: Receipt
 
 
@@ -135,14 +135,14 @@ class Delay(TypedDict, total=False):
     waited_ms: Volatile[int]
 
 
-Pinch = TypedDict("Pinch", {"from": Any, "to": Any, "span_ratio": float, "duration_ms": int}, total=False)
+Pinch = TypedDict("Pinch", {"from": object, "to": object, "span_ratio": float, "duration_ms": int}, total=False)
 
 
 class TouchGesture(TypedDict, total=False):
     """A multi-finger gesture: its fingers' paths and the frames sent."""
 
-    fingers: Any
-    frames: Any
+    fingers: object
+    frames: object
     duration_ms: int
 
 
@@ -177,7 +177,7 @@ class ToolFailure(TypedDict, total=False):
     """What a refused or failed call may report, whichever tool it was (the shared checks' details)."""
 
     point: list[int]
-    screen: Any
+    screen: object
     covered_by: str
     matches: int
     token: str
@@ -186,7 +186,7 @@ class ToolFailure(TypedDict, total=False):
     last_value: float | None
     feedback: Feedback
     plan: Receipt
-    foreground: Any
+    foreground: object
     opener_taps: int
     fingers: int
     members: list[Member]

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
 from visor.ext.tools.call_context import ToolContext
 from visor.ext.tools.registry import find
-from visor.ext.tools.result import Dispatched, Status, ToolCode, ToolProblem, ToolResult
+from visor.ext.tools.result import Data, Dispatched, Status, ToolCode, ToolProblem, ToolResult
 from visor.ext.tools.spec.call import ToolCall
 from visor.ext.tools.spec.check import PLACEMENT_CODES, Refusal, check_tool_call
 from visor.ui.elements import IndexedElement
@@ -35,7 +34,7 @@ def refused(name: str, refusal: Refusal) -> ToolResult:
     more = f" (and {count - 1} more problem(s))" if count > 1 else ""
     # A point off the screen is not a malformed argument: its message says where it lies.
     kind = "" if refusal.code in PLACEMENT_CODES else "invalid arguments: "
-    data = {"problems": refusal.problem_dicts(), "elapsed_ms": 0, "inputs": 0}
+    data: Data = {"problems": refusal.problem_dicts(), "elapsed_ms": 0, "inputs": 0}
     return ToolResult(name, "refused", "none", f"{kind}{where}{first.message}{more}; nothing was sent", code,
                       first.hint, data)  # fmt: skip
 
@@ -74,11 +73,11 @@ def _dispatched(ctx: ToolContext, complete: bool) -> Dispatched:
     return "all" if complete else "partial"
 
 
-def _with_time(data: Mapping[str, Any], ctx: ToolContext) -> dict[str, Any]:
+def _with_time(data: Mapping[str, object], ctx: ToolContext) -> Data:
     return {**data, "elapsed_ms": ctx.elapsed_ms(), "inputs": ctx.sent}
 
 
-def observation(ctx: ToolContext) -> tuple[dict[str, Any], tuple[IndexedElement, ...]]:
+def observation(ctx: ToolContext) -> tuple[Data, tuple[IndexedElement, ...]]:
     """Observe for an agent: remember the screen (element indices refer to it) and describe it."""
     tree = ctx.observe().tree
     elements = ctx.state.remember(tree)

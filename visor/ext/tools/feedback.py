@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 from visor.clock import ms_to_us, us_to_ms
 from visor.device.memory import Strategy
 from visor.ext.tools.call_context import ToolContext, digest
 from visor.ext.tools.call_targets import unique
+from visor.ext.tools.details import Feedback
 from visor.ext.tools.result import ToolCode, ToolProblem
 from visor.ext.tools.spec.models import ValueFeedback
 from visor.ui.controls import UnreadableValue, read_value
@@ -44,7 +44,7 @@ class FeedbackReading:
         """Return True when the value is within tolerance."""
         return abs(self.residual) <= self.tolerance + 1e-9
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> Feedback:
         """Describe the reading."""
         return {
             "actual": self.actual,
@@ -109,7 +109,7 @@ def _read(ctx: ToolContext, feedback: ValueFeedback) -> tuple[float, str]:
     return reading.value, reading.source
 
 
-def check(ctx: ToolContext, feedback: ValueFeedback) -> dict[str, Any]:
+def check(ctx: ToolContext, feedback: ValueFeedback) -> Feedback:
     """Settle and compare; raise FEEDBACK_MISMATCH (with the reading) when outside tolerance."""
     reading = settle(ctx, feedback)
     if not reading.within:
@@ -124,10 +124,17 @@ def check(ctx: ToolContext, feedback: ValueFeedback) -> dict[str, Any]:
     return reading.to_dict()
 
 
+def reached(problem: ToolProblem) -> float | None:
+    """Return the value a refused or failed call's feedback read (None: it read none, or the call had none)."""
+    reading = problem.details.get("feedback")
+    actual = reading.get("actual") if isinstance(reading, dict) else None
+    return actual if isinstance(actual, float | int) else None
+
+
 # -- the ineffective-strategy rule -----------------------------------------------------------------------------------
 
 
-def strategy_key(tool: str, kind: Any, movement_px: float) -> str:
+def strategy_key(tool: str, kind: str | list[str], movement_px: float) -> str:
     """Return a strategy's identity: the tool, its kind of movement, and the movement's order of magnitude."""
     magnitude = math.floor(math.log2(movement_px)) if movement_px >= 1 else 0
     return digest([tool, kind, magnitude])

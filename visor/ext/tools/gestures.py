@@ -7,14 +7,13 @@ read the feedback value once before (to judge progress), send the gesture, then 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from visor.ext.tools import details as shapes
 from visor.ext.tools.call_context import ToolContext
 from visor.ext.tools.call_targets import require_visible
-from visor.ext.tools.feedback import check, guard, read_once, record, strategy_key
+from visor.ext.tools.feedback import check, guard, reached, read_once, record, strategy_key
 from visor.ext.tools.plans import DragPlan, pinch_paths, plan_drag, touch_paths
-from visor.ext.tools.result import ToolProblem
+from visor.ext.tools.result import Data, ToolProblem
 from visor.ext.tools.spec.models import Drag, DragArgs, PinchArgs, TouchGestureArgs, ValueFeedback
 from visor.ext.tools.tool import Reply, tool
 
@@ -32,10 +31,11 @@ def drag_kind(args: Drag) -> str:
 def drag(args: DragArgs, ctx: ToolContext) -> Reply:
     """Drag a slider handle or pan a timeline; then, with feedback, read its persistent value."""
     planned = plan(args, ctx)
-    data: dict[str, Any] = {"plan": planned.receipt()}
+    receipt = planned.receipt()
+    data: Data = {"plan": receipt}
     strategy = strategy_key("drag", drag_kind(args), planned.distance)
     with_feedback(ctx, args.feedback, strategy, data, lambda: _send_drag(ctx, args, planned))
-    message = f"dragged {args.target_description!r} from {data['plan']['from']} to {data['plan']['to']}"
+    message = f"dragged {args.target_description!r} from {receipt['from']} to {receipt['to']}"
     return message, data
 
 
@@ -45,7 +45,7 @@ def _send_drag(ctx: ToolContext, args: DragArgs, planned: DragPlan) -> None:
 
 
 def with_feedback(
-    ctx: ToolContext, feedback: ValueFeedback | None, strategy: str, data: dict[str, Any], send: Callable[[], None]
+    ctx: ToolContext, feedback: ValueFeedback | None, strategy: str, data: Data, send: Callable[[], None]
 ) -> None:
     """Send input under the feedback rules: refuse a blocked strategy, read before and after, remember progress."""
     if feedback is None:
@@ -55,12 +55,13 @@ def with_feedback(
     before = read_once(ctx, feedback)
     send()
     try:
-        data["feedback"] = check(ctx, feedback)
+        reading = check(ctx, feedback)
     except ToolProblem as problem:
-        record(ctx, feedback, strategy, before, problem.details.get("feedback", {}).get("actual"))
+        record(ctx, feedback, strategy, before, reached(problem))
         problem.details = data | problem.details
         raise
-    record(ctx, feedback, strategy, before, data["feedback"]["actual"])
+    data["feedback"] = reading
+    record(ctx, feedback, strategy, before, reading["actual"])
 
 
 def pinch(args: PinchArgs, ctx: ToolContext) -> Reply:
@@ -68,7 +69,7 @@ def pinch(args: PinchArgs, ctx: ToolContext) -> Reply:
     fingers = pinch_paths(ctx, args)
     require_visible(ctx, args.require_visible)
     ctx.gesture(fingers)
-    data = {
+    data: Data = {
         "from": [[finger[0].x, finger[0].y] for finger in fingers],
         "to": [[finger[-1].x, finger[-1].y] for finger in fingers],
         "span_ratio": round(args.end_span / args.start_span, 6),
@@ -82,7 +83,7 @@ def touch_gesture(args: TouchGestureArgs, ctx: ToolContext) -> Reply:
     fingers = touch_paths(ctx, args)
     require_visible(ctx, args.require_visible)
     ctx.gesture(fingers)
-    data = {"fingers": len(fingers), "frames": len(args.frames), "duration_ms": args.frames[-1].at_ms}
+    data: Data = {"fingers": len(fingers), "frames": len(args.frames), "duration_ms": args.frames[-1].at_ms}
     return f"dispatched a {len(fingers)}-finger gesture on {args.target_description!r}", data
 
 

@@ -9,7 +9,6 @@ A write whose outcome is unknown is remembered and refused until the agent looks
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from visor.clock import ms_to_us, us_to_ms
 from visor.device.protocol import NativeAction, NativeActionName
@@ -18,7 +17,7 @@ from visor.ext.tools import details as shapes
 from visor.ext.tools.basic import label
 from visor.ext.tools.call_context import ToolContext, digest
 from visor.ext.tools.call_targets import Resolved, checkable, describe, unique
-from visor.ext.tools.result import ToolCode, ToolProblem, invalid
+from visor.ext.tools.result import Data, ToolCode, ToolProblem, invalid
 from visor.ext.tools.spec.models import (
     ControlActionArgs,
     ControlCondition,
@@ -27,6 +26,7 @@ from visor.ext.tools.spec.models import (
     WaitUntilArgs,
 )
 from visor.ext.tools.tool import Reply, tool
+from visor.jsontypes import JsonObject
 from visor.selectors.control import ControlSelector
 from visor.steps.element_handles import is_masked
 from visor.ui.controls import (
@@ -54,7 +54,7 @@ def supported(ctx: ToolContext, live: Resolved) -> tuple[str, ...]:
     return tuple(name for name in advertised_actions(live.tree, live.item) if name in runtime)
 
 
-def control_info(ctx: ToolContext, live: Resolved) -> dict[str, Any]:
+def control_info(ctx: ToolContext, live: Resolved) -> shapes.Receipt:
     """Describe a live control: identity, state, range, actions, selection, token and content signature."""
     node = live.item.node
     info = describe(live) | {
@@ -174,7 +174,7 @@ def control_action(args: ControlActionArgs, ctx: ToolContext) -> Reply:
         raise _unsupported(args.action, live, actions)
     action = _native_action(args, node)
     if args.ensure_state is not None and condition_holds(args.ensure_state, node, args.text, args.value):
-        skipped = {"action": args.action, "skipped": True, "control": control_info(ctx, live)}
+        skipped: Data = {"action": args.action, "skipped": True, "control": control_info(ctx, live)}
         return f"{label(node)} is already {args.ensure_state.state}; nothing was sent", skipped
     try:
         ctx.perform(node, action)
@@ -185,7 +185,7 @@ def control_action(args: ControlActionArgs, ctx: ToolContext) -> Reply:
     if args.ensure_state is not None:
         after = _verify(ctx, args, live)
         return f"{args.action} on {label(node)}: {args.ensure_state.state} verified", after
-    data: dict[str, Any] = {"action": args.action, "skipped": False}
+    data: Data = {"action": args.action, "skipped": False}
     after_live = _refind(ctx, args.selector, live)
     data["control"] = None if after_live is None else control_info(ctx, after_live)
     return f"{args.action} on {label(node)} accepted (not a business verification)", data
@@ -248,7 +248,7 @@ def _native_action(args: ControlActionArgs, node: Node) -> NativeAction:
     return NativeAction(name, text=args.text)
 
 
-def _verify(ctx: ToolContext, args: ControlActionArgs, before: Resolved) -> dict[str, Any]:
+def _verify(ctx: ToolContext, args: ControlActionArgs, before: Resolved) -> Data:
     """Poll read-only until the desired state holds; a miss is reported, never answered with a second write."""
     assert args.ensure_state is not None
     deadline = ctx.now_us() + ms_to_us(args.verify_timeout_ms)
@@ -282,7 +282,7 @@ def wait_until(args: WaitUntilArgs, ctx: ToolContext) -> Reply:
     started = ctx.now_us()
     deadline = started + ms_to_us(args.timeout_ms)
     observations = 0
-    previous: dict[str, Any] | None = None
+    previous: JsonObject | None = None
     since = started
     page: str | None = None
     while True:
@@ -300,7 +300,7 @@ def wait_until(args: WaitUntilArgs, ctx: ToolContext) -> Reply:
         held = held and not (args.state == "absent" and left)
         waited = us_to_ms(now - started)
         if held:
-            data: dict[str, Any] = {"state": args.state, "waited_ms": waited, "observations": observations}
+            data: Data = {"state": args.state, "waited_ms": waited, "observations": observations}
             if len(found) == 1:
                 data["control"] = control_info(ctx, Resolved(tree, found[0]))
             return f"{args.selector.describe()}: {args.state} held after {waited} ms", data
@@ -320,11 +320,11 @@ def _state_now(
     args: WaitUntilArgs,
     tree: UiTree,
     found: list[Located],
-    previous: dict[str, Any] | None,
+    previous: JsonObject | None,
     since: int,
     now: int,
     observations: int,
-) -> tuple[bool, dict[str, Any] | None, int]:
+) -> tuple[bool, JsonObject | None, int]:
     """Return whether the state holds on this observation, and the stability bookkeeping."""
     if len(found) > 1:
         return False, None, now
@@ -395,7 +395,7 @@ def scroll_to(args: ScrollToArgs, ctx: ToolContext) -> Reply:
             f"the container does not support {action}; nothing was sent",
             hint=f"Supported: {', '.join(supported(ctx, container)) or 'none'}.",
         )
-    receipts: list[dict[str, Any]] = []
+    receipts: list[shapes.Receipt] = []
     while True:
         target = _scoped_target(args, container)
         if target is not None:
@@ -406,7 +406,7 @@ def scroll_to(args: ScrollToArgs, ctx: ToolContext) -> Reply:
         if ctx.now_us() - started >= ms_to_us(args.timeout_ms):
             raise _stop(ToolCode.TIMEOUT, f"the target is not visible within {args.timeout_ms} ms", receipts)
         before = content_signature(container.tree, container.item, ctx.conceal)
-        receipt: dict[str, Any] = {"scroll": len(receipts) + 1, "action": str(action), "before": before[:16]}
+        receipt: shapes.Receipt = {"scroll": len(receipts) + 1, "action": str(action), "before": before[:16]}
         receipts.append(receipt)
         try:
             ctx.perform(container.item.node, NativeAction(action))
@@ -438,7 +438,7 @@ def _scoped_target(args: ScrollToArgs, container: Resolved) -> Resolved | None:
     return Resolved(tree, found[0]) if found else None
 
 
-def _settle(ctx: ToolContext, args: ScrollToArgs, started: int, receipts: list[dict[str, Any]]) -> Resolved:
+def _settle(ctx: ToolContext, args: ScrollToArgs, started: int, receipts: list[shapes.Receipt]) -> Resolved:
     """Wait until the container's content and the target's presence hold still for settle_ms."""
     deadline = started + ms_to_us(args.timeout_ms)
     since = ctx.now_us()
@@ -459,7 +459,7 @@ def _settle(ctx: ToolContext, args: ScrollToArgs, started: int, receipts: list[d
             raise _stop(ToolCode.TIMEOUT, f"the container did not settle within {args.timeout_ms} ms", receipts)
 
 
-def _stop(code: ToolCode, message: str, receipts: list[dict[str, Any]]) -> ToolProblem:
+def _stop(code: ToolCode, message: str, receipts: list[shapes.Receipt]) -> ToolProblem:
     return ToolProblem(code, message, details={"scrolls": receipts}, all_sent=True)
 
 

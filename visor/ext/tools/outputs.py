@@ -17,11 +17,12 @@ import types
 import typing
 from collections.abc import Iterable
 from functools import cache
-from typing import Any, NotRequired, Required, get_args, get_origin, get_type_hints, is_typeddict
+from typing import NotRequired, Required, get_args, get_origin, get_type_hints, is_typeddict
 
 from visor.ext.tools import details
 from visor.ext.tools.registry import find
 from visor.ext.tools.result import ToolCode
+from visor.jsontypes import JsonObject, JsonValue
 
 #: The keys every result has.
 COMMON = ("tool", "status", "dispatched", "code", "message")
@@ -29,7 +30,7 @@ STATUSES = ("ok", "refused", "failed")
 DISPATCHED = ("none", "partial", "all", "unknown")
 #: Keys of `details.ToolStep` that a scenario step reports and a tool result does not (the call's arguments).
 STEP_ONLY = frozenset({"args"})
-_SCALARS: dict[Any, str] = {int: "integer", float: "number", str: "string", bool: "boolean", type(None): "null"}
+_SCALARS: dict[object, str] = {int: "integer", float: "number", str: "string", bool: "boolean", type(None): "null"}
 
 
 def codes(*more: str) -> list[str | None]:
@@ -37,9 +38,9 @@ def codes(*more: str) -> list[str | None]:
     return [*(str(code) for code in ToolCode), *more, None]
 
 
-def envelope(name: str, code_values: Iterable[str | None], **properties: Any) -> dict[str, Any]:
+def envelope(name: str, code_values: Iterable[str | None], **properties: JsonValue) -> JsonObject:
     """Return the schema of a result of tool `name`: the common keys, then `properties`; open to other keys."""
-    common = {
+    common: JsonObject = {
         "tool": {"const": name},
         "status": {"enum": list(STATUSES)},
         "dispatched": {"enum": list(DISPATCHED)},
@@ -51,10 +52,10 @@ def envelope(name: str, code_values: Iterable[str | None], **properties: Any) ->
 
 
 @cache
-def result_schema(name: str, *more_codes: str) -> dict[str, Any]:
+def result_schema(name: str, *more_codes: str) -> JsonObject:
     """Return the schema of an agent tool's result (`more_codes`: codes a front end adds, such as NO_DEVICE)."""
     shapes = (details.ToolStep, find(name).details, details.ToolFailure)
-    properties: dict[str, Any] = {}
+    properties: dict[str, JsonObject] = {}
     for shape in shapes:
         for key, schema in _properties(shape).items():
             if key in STEP_ONLY or key in COMMON:
@@ -63,44 +64,44 @@ def result_schema(name: str, *more_codes: str) -> dict[str, Any]:
     return envelope(name, codes(*more_codes), **properties)
 
 
-def strict(schema: dict[str, Any]) -> dict[str, Any]:
+def strict(schema: JsonObject) -> JsonObject:
     """Return `schema` closed at the top: no key but the ones it lists (what the tests hold results to)."""
     return {**schema, "additionalProperties": False}
 
 
-def _properties(shape: type) -> dict[str, Any]:
+def _properties(shape: type) -> dict[str, JsonObject]:
     hints = get_type_hints(shape, include_extras=True)
     return {key: schema_of(hint) for key, hint in hints.items()}
 
 
-def schema_of(hint: Any) -> dict[str, Any]:
+def schema_of(hint: object) -> JsonObject:
     """Return the JSON Schema of a type as `details.py` writes them (Annotated roles and NotRequired are dropped)."""
     origin = get_origin(hint)
     if origin is typing.Annotated or origin in (NotRequired, Required):
         return schema_of(get_args(hint)[0])
-    if hint is Any:
-        return {}
+    if hint is object:
+        return {}  # any value (a key whose value `details.py` leaves open)
     if hint in _SCALARS:
         return {"type": _SCALARS[hint]}
     if origin in (typing.Union, types.UnionType):
         return _union([schema_of(arg) for arg in get_args(hint)])
     if origin is list:
-        (item,) = get_args(hint) or (Any,)
+        (item,) = get_args(hint) or (object,)
         return {"type": "array", "items": schema_of(item)}
     if origin is dict or hint is dict:
         return {"type": "object"}
-    if is_typeddict(hint):
-        return {"type": "object", "properties": _properties(hint)}
+    if isinstance(hint, type) and is_typeddict(hint):
+        return {"type": "object", "properties": {**_properties(hint)}}
     raise TypeError(f"no JSON Schema for {hint!r}")  # a shape written with a type this module does not know
 
 
-def _union(options: list[dict[str, Any]]) -> dict[str, Any]:
+def _union(options: list[JsonObject]) -> JsonObject:
     """Return the schema of a value of any of `options`: a list of types when each is a bare type."""
     if all(set(option) == {"type"} for option in options):
         return {"type": list(dict.fromkeys(option["type"] for option in options))}
-    return {"anyOf": options}
+    return {"anyOf": [*options]}
 
 
-def _either(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+def _either(first: JsonObject, second: JsonObject) -> JsonObject:
     """Return the schema of a key two shapes declare: either's type (one schema when they agree)."""
     return first if first == second or not second else second if not first else {"anyOf": [first, second]}

@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from visor.device.protocol import PathPoint
 from visor.ext.tools.call_context import ToolContext
+from visor.ext.tools.details import Receipt
 from visor.ext.tools.result import ToolCode, ToolProblem
 from visor.ext.tools.spec.fields import Coord, Space
 from visor.ext.tools.spec.models import Calibration, PinchArgs, TouchGestureArgs
@@ -108,9 +108,9 @@ class DragPlan:
         """Return the one-finger path."""
         return [[PathPoint(self.start.x, self.start.y, 0), PathPoint(self.end.x, self.end.y, self.duration_ms)]]
 
-    def receipt(self) -> dict[str, Any]:
+    def receipt(self) -> Receipt:
         """Describe the plan."""
-        out: dict[str, Any] = {
+        out: Receipt = {
             "from": [self.start.x, self.start.y],
             "to": [self.end.x, self.end.y],
             "distance_px": round(self.distance, 3),

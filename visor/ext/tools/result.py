@@ -11,12 +11,15 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from visor.ui.secrets import PLAIN
 
 Status = Literal["ok", "refused", "failed"]
 Dispatched = Literal["none", "partial", "all", "unknown"]
+#: A tool's result data, beside the common keys: the receipts an executor builds (JSON-like; its shape is declared
+#: by the tool's `TypedDict` in `visor.ext.tools.details`).
+Data = dict[str, object]
 
 
 class ToolCode(enum.StrEnum):
@@ -155,20 +158,20 @@ class ToolProblem(Exception):
         message: str,
         *,
         hint: str | None = None,
-        details: Mapping[str, Any] | None = None,
+        details: Mapping[str, object] | None = None,
         all_sent: bool = False,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.hint = hint
-        self.details: dict[str, Any] = dict(details or {})
+        self.details: Data = dict(details or {})
         #: True when every input the call planned went out before this problem (a postcondition failed).
         self.all_sent = all_sent
 
 
 def invalid(
-    path: str, message: str, *, hint: str | None = None, details: Mapping[str, Any] | None = None
+    path: str, message: str, *, hint: str | None = None, details: Mapping[str, object] | None = None
 ) -> ToolProblem:
     """Refuse an argument that only the live screen shows to break a rule (VALIDATION_ERROR, nothing sent).
 
@@ -191,16 +194,16 @@ class ToolResult:
     message: str
     code: ToolCode | None = field(default=None, metadata=PLAIN)
     hint: str | None = None
-    data: Mapping[str, Any] = field(default_factory=dict)
+    data: Mapping[str, object] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         """Return True when the call did what it was asked."""
         return self.status == "ok"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> Data:
         """Return the JSON form: the same in scenario step details and MCP results."""
-        out: dict[str, Any] = {
+        out: Data = {
             "tool": self.tool,
             "status": self.status,
             "dispatched": self.dispatched,

@@ -9,7 +9,6 @@ ever replayed. Feedback, when given, is read after all members, including traili
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from visor.clock import ms_to_us
 from visor.device.protocol import PathPoint
@@ -20,7 +19,7 @@ from visor.ext.tools.feedback import strategy_key
 from visor.ext.tools.gestures import drag_kind, plan, with_feedback
 from visor.ext.tools.native_controls import control_action, wait_until
 from visor.ext.tools.plans import DragPlan, pinch_paths, point_in, touch_paths
-from visor.ext.tools.result import ToolCode, ToolProblem
+from visor.ext.tools.result import Data, ToolCode, ToolProblem
 from visor.ext.tools.spec.models import (
     ActionSequenceArgs,
     ClickMember,
@@ -41,7 +40,8 @@ from visor.ext.tools.tool import Reply, tool
 from visor.ui.geometry import Point
 
 Plan = Point | DragPlan | list[list[PathPoint]] | None
-MemberResult = tuple[str, dict[str, Any]]
+#: A member's status and what its receipt adds.
+MemberResult = tuple[str, Data]
 
 
 def _plan(ctx: ToolContext, member: Member) -> Plan:
@@ -59,7 +59,7 @@ def _plan(ctx: ToolContext, member: Member) -> Plan:
 
 def action_sequence(args: ActionSequenceArgs, ctx: ToolContext) -> Reply:
     """Validate and plan every member, then run them in order; stop at the first failure."""
-    receipts: list[dict[str, Any]] = [
+    receipts: list[Data] = [
         {"index": index, "action": action, "status": "unexecuted"} for index, action in enumerate(args.actions)
     ]
     plans: list[Plan] = []
@@ -73,7 +73,7 @@ def action_sequence(args: ActionSequenceArgs, ctx: ToolContext) -> Reply:
             raise
     movement = sum(p.distance for p in plans if isinstance(p, DragPlan))
     kinds = [_kind(member, action) for member, action in zip(args.steps, args.actions, strict=True)]
-    data: dict[str, Any] = {"members": receipts}
+    data: Data = {"members": receipts}
     strategy = strategy_key("action_sequence", kinds, movement)
     with_feedback(ctx, args.feedback, strategy, data, lambda: _run(ctx, args, plans, receipts))
     done = sum(1 for receipt in receipts if receipt["status"] == "completed")
@@ -90,7 +90,7 @@ def _kind(member: Member, action: str) -> str:
     return action
 
 
-def _run(ctx: ToolContext, args: ActionSequenceArgs, plans: list[Plan], receipts: list[dict[str, Any]]) -> None:
+def _run(ctx: ToolContext, args: ActionSequenceArgs, plans: list[Plan], receipts: list[Data]) -> None:
     for index, (member, planned) in enumerate(zip(args.steps, plans, strict=True)):
         try:
             status, detail = _member(ctx, member, planned)
@@ -115,7 +115,7 @@ def _member(ctx: ToolContext, member: Member, planned: Plan) -> MemberResult:
     return runner(ctx, member, planned)
 
 
-def _click(ctx: ToolContext, member: Any, planned: Plan) -> MemberResult:
+def _click(ctx: ToolContext, member: Member, planned: Plan) -> MemberResult:
     assert isinstance(member, ClickMember)
     if member.unless_visible is not None and is_visible(ctx, member.unless_visible):
         return "skipped", {"reason": f"{member.unless_visible} is visible (unless_visible)"}
@@ -139,27 +139,27 @@ def _click(ctx: ToolContext, member: Any, planned: Plan) -> MemberResult:
     return "completed", {"completed_taps": taps, "point": [point.x, point.y]}
 
 
-def _drag(ctx: ToolContext, member: Any, planned: Plan) -> MemberResult:
+def _drag(ctx: ToolContext, member: Member, planned: Plan) -> MemberResult:
     assert isinstance(member, Drag) and isinstance(planned, DragPlan)
     require_visible(ctx, member.require_visible)
     ctx.gesture(planned.fingers())
     return "completed", {"plan": planned.receipt()}
 
 
-def _gesture(ctx: ToolContext, member: Any, planned: Plan) -> MemberResult:
+def _gesture(ctx: ToolContext, member: Member, planned: Plan) -> MemberResult:
     assert isinstance(member, PinchArgs | TouchGestureArgs) and isinstance(planned, list)
     require_visible(ctx, member.require_visible)
     ctx.gesture(planned)
     return "completed", {"fingers": len(planned)}
 
 
-def _wait(ctx: ToolContext, member: Any, planned: Plan) -> MemberResult:
+def _wait(ctx: ToolContext, member: Member, planned: Plan) -> MemberResult:
     assert isinstance(member, WaitMember)
     ctx.sleep_ms(member.time_in_ms)
     return "completed", {"waited_ms": member.time_in_ms}
 
 
-def _ensure_visible(ctx: ToolContext, member: Any, planned: Plan) -> MemberResult:
+def _ensure_visible(ctx: ToolContext, member: Member, planned: Plan) -> MemberResult:
     assert isinstance(member, EnsureVisibleMember)
     if is_visible(ctx, member.target):
         return "skipped", {"reason": f"{member.target} is already visible; the opener was not tapped"}
@@ -177,19 +177,20 @@ def _ensure_visible(ctx: ToolContext, member: Any, planned: Plan) -> MemberResul
     return "completed", {"opener_taps": 1, "waited_ms": ctx.since_ms(started)}
 
 
-def _control_action(ctx: ToolContext, member: Any, planned: Plan) -> MemberResult:
+def _control_action(ctx: ToolContext, member: Member, planned: Plan) -> MemberResult:
     assert isinstance(member, ControlActionMember)
     message, data = control_action(member.request, ctx)
     return ("skipped" if data.get("skipped") else "completed"), {"result": message, **data}
 
 
-def _wait_until(ctx: ToolContext, member: Any, planned: Plan) -> MemberResult:
+def _wait_until(ctx: ToolContext, member: Member, planned: Plan) -> MemberResult:
     assert isinstance(member, WaitUntilArgs)
     message, data = wait_until(member, ctx)
     return "completed", {"result": message, **data}
 
 
-_RUNNERS: dict[type, Callable[[ToolContext, Any, Plan], MemberResult]] = {
+#: Each member's runner, by the member's model (each asserts its own: the table dispatches on it).
+_RUNNERS: dict[type, Callable[[ToolContext, Member, Plan], MemberResult]] = {
     ClickMember: _click,
     DragMember: _drag,
     PinchMember: _gesture,

@@ -9,13 +9,12 @@ plain field shows of it afterwards (a field that kept only part of it) is hidden
 
 from __future__ import annotations
 
-from typing import Any
-
 from visor.device.targets import refind
 from visor.ext.tools.call_context import ToolContext, ToolSettings
 from visor.ext.tools.details import ToolFailure, ToolStep
 from visor.ext.tools.dispatch import run_call
-from visor.ext.tools.result import GUIDANCE, ToolProblem
+from visor.ext.tools.registry import find
+from visor.ext.tools.result import GUIDANCE, Data, ToolProblem
 from visor.ext.tools.spec.call import ToolCall
 from visor.steps.context import ActionContext, StepFailure
 from visor.ui.secrets import redact
@@ -23,7 +22,7 @@ from visor.ui.secrets import redact
 SCENARIO_SETTINGS = ToolSettings(index_from_step_start=True)
 
 
-def run_tool_step(call: ToolCall, ctx: ActionContext) -> dict[str, Any]:
+def run_tool_step(call: ToolCall, ctx: ActionContext) -> Data:
     """Run the step's tool call; return its result as the step's details.
 
     Raises:
@@ -33,7 +32,7 @@ def run_tool_step(call: ToolCall, ctx: ActionContext) -> dict[str, Any]:
     result = run_call(call, tool_ctx)
     _hide_kept(tool_ctx, ctx)
     result = redact(result, ctx.sink.secrets)
-    details = {"args": redact(dict(call.raw), tool_ctx.secrets), **result.to_dict()}
+    details: Data = {"args": redact(dict(call.raw), tool_ctx.secrets), **result.to_dict()}
     if result.ok:
         return details
     assert result.code is not None
@@ -65,12 +64,10 @@ class ToolRunner:
 
     noun = "agent tool"
 
-    def run(self, call: ToolCall, ctx: ActionContext) -> dict[str, Any]:
+    def run(self, call: ToolCall, ctx: ActionContext) -> Data:
         """Run the step's tool call; return its result as the step's details (see `run_tool_step`)."""
         return run_tool_step(call, ctx)
 
     def shapes(self, name: str) -> tuple[type, ...]:
         """Return a tool step's shapes: the step's, the tool's result data's, a failure's."""
-        from visor.ext.tools.registry import find  # lazy: the executors load only when a tool step's shapes are asked
-
         return ToolStep, find(name).details, ToolFailure

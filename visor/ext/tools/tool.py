@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from visor.ext.tools.call_context import ToolContext
+from visor.ext.tools.result import Data
 from visor.ext.tools.spec.fields import ToolArgs
 from visor.ext.tools.spec.specs import ToolSpec, spec_of
 
 #: What an executor returns: its message and its result data (a `ToolProblem` is raised instead).
-Reply = tuple[str, dict[str, Any]]
+Reply = tuple[str, Data]
 A = TypeVar("A", bound=ToolArgs)
 
 

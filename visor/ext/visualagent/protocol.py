@@ -25,7 +25,7 @@ import os
 import posixpath
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, NoReturn, TypeGuard, TypeVar
+from typing import Generic, NoReturn, Protocol, TypeGuard, TypeVar
 
 from visor.clock import Clock, isoformat, ms_to_us, us_to_ms
 from visor.device.context import Kernel
@@ -397,17 +397,30 @@ def handler(params: type[P], execute: Callable[[Executor, Command, P], JsonObjec
     return Handler(params, execute)
 
 
+class CommandHandler(Protocol):
+    """A command type's handler, whatever its parameters' model: every `Handler` is one (`handler()` paired it)."""
+
+    @property
+    def params(self) -> type[Params]:
+        """Return the parameters' model."""
+        ...
+
+    def run(self, executor: Executor, command: Command) -> JsonObject:
+        """Read the command's parameters into the model, then run it."""
+        ...
+
+
+#: Each command type's model paired with the method that runs it: left unannotated, so that mypy infers each pair's
+#: own model (and checks each against `CommandHandler` below).
+_PAIRED = (
+    handler(ScreenshotParams, Executor.screenshot),
+    handler(TapParams, Executor.tap),
+    handler(SwipeParams, Executor.swipe),
+    handler(InputParams, Executor.input),
+    handler(StartAppParams, Executor.start_app),
+)
 #: Each command type's handler, by type.
-HANDLERS: Mapping[str, Handler[Any]] = {
-    entry.params.command: entry
-    for entry in (
-        handler(ScreenshotParams, Executor.screenshot),
-        handler(TapParams, Executor.tap),
-        handler(SwipeParams, Executor.swipe),
-        handler(InputParams, Executor.input),
-        handler(StartAppParams, Executor.start_app),
-    )
-}
+HANDLERS: Mapping[str, CommandHandler] = {entry.params.command: entry for entry in _PAIRED}
 TYPES = tuple(BY_TYPE)
 
 

@@ -65,7 +65,7 @@ class Watching:
     def __init__(self, folder: str, idle_us: int = RESCAN_US) -> None:
         # lazy: watchdog starts threads and costs start-up time; only a folder watched for commands needs it
         from watchdog.events import FileSystemEvent, FileSystemEventHandler
-        from watchdog.observers import Observer
+        from watchdog.observers import Observer  # lazy: as watchdog.events
 
         # watchdog logs a race of its own at shutdown; visor's output is the envelope, so its log is not shown.
         logging.getLogger("watchdog").addHandler(logging.NullHandler())

@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from visor.clock import US_PER_S, SystemClock
 
@@ -128,7 +128,7 @@ class Watch:
         """Return the error saying this request ran out of time."""
         return RequestTimeout(self.request, self.seconds)
 
-    def connect_timeout(self, wanted: Any) -> float:
+    def connect_timeout(self, wanted: object) -> float:
         """Return how long opening a connection may take now (`wanted` if it is a shorter number).
 
         Raises:
@@ -205,7 +205,7 @@ def fetch(
     """
     # lazy: http.client brings ssl and email (40 ms), and the CLI imports this module on every start
     import http.client
-    from urllib.parse import urlsplit
+    from urllib.parse import urlsplit  # lazy: as http.client, kept off the start of the CLI
 
     parts = urlsplit(url)
     kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection

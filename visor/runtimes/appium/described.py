@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from visor.device.protocol import NativeElement
+from visor.jsontypes import JsonObject
 from visor.ui.geometry import Rect
 
 if TYPE_CHECKING:
@@ -31,14 +32,14 @@ ATTRIBUTES = {"android": "rect,attribute/class", "ios": "rect,type"}
 _CLASS_KEYS = {"android": ("attribute/class", "class"), "ios": ("type",)}
 
 
-def settings_for(platform: str, automation: str) -> dict[str, Any] | None:
+def settings_for(platform: str, automation: str) -> JsonObject | None:
     """Return the session settings that make finds describe their elements (None: the driver ignores them)."""
     if automation.lower() not in HONOURING or platform not in ATTRIBUTES:
         return None
     return {"shouldUseCompactResponses": False, "elementResponseAttributes": ATTRIBUTES[platform]}
 
 
-def find_described(driver: WebDriver, strategy: str, expression: str) -> list[tuple[WebElement, Mapping[str, Any]]]:
+def find_described(driver: WebDriver, strategy: str, expression: str) -> list[tuple[WebElement, Mapping[str, object]]]:
     """Find elements and keep each one's answer as sent (the client's own find drops all but the reference).
 
     Raises:
@@ -48,7 +49,7 @@ def find_described(driver: WebDriver, strategy: str, expression: str) -> list[tu
     executor: Any = driver.command_executor  # selenium's connection is untyped
     response = executor.execute("findElements", params)
     driver.error_handler.check_response(response)
-    found = []
+    found: list[tuple[WebElement, Mapping[str, object]]] = []
     for raw in response.get("value") or []:
         reference = raw.get(W3C_ELEMENT) or raw.get(LEGACY_ELEMENT) if isinstance(raw, Mapping) else None
         if isinstance(reference, str):
@@ -56,17 +57,30 @@ def find_described(driver: WebDriver, strategy: str, expression: str) -> list[tu
     return found
 
 
-def described(raw: Mapping[str, Any], platform: str) -> NativeElement | None:
+def described(raw: Mapping[str, object], platform: str) -> NativeElement | None:
     """Return the box and class an element's answer carries (None: it does not carry both)."""
     rect = raw.get("rect")
     if not isinstance(rect, Mapping):
         return None
     try:
-        left, top = round(float(rect["x"])), round(float(rect["y"]))
-        width, height = round(float(rect["width"])), round(float(rect["height"]))
+        left, top = round(_number(rect["x"])), round(_number(rect["y"]))
+        width, height = round(_number(rect["width"])), round(_number(rect["height"]))
     except (KeyError, TypeError, ValueError):
         return None
-    class_name = next((raw[key] for key in _CLASS_KEYS.get(platform, ()) if isinstance(raw.get(key), str)), None)
+    names = (raw.get(key) for key in _CLASS_KEYS.get(platform, ()))
+    class_name = next((name for name in names if isinstance(name, str)), None)
     if class_name is None:
         return None
     return NativeElement(Rect(left, top, left + width, top + height), class_name)
+
+
+def _number(value: object) -> float:
+    """Read a side of an answer's box as `float` does (a number, or a number's text).
+
+    Raises:
+        TypeError: it is neither.
+        ValueError: it is a text that is no number.
+    """
+    if isinstance(value, int | float | str):
+        return float(value)
+    raise TypeError(f"not a number: {type(value).__name__}")

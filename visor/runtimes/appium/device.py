@@ -11,9 +11,9 @@ with the drivers' `mobile:` app commands.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from visor.device.data import DeviceData
 from visor.device.protocol import (
@@ -31,6 +31,7 @@ from visor.device.protocol import (
     UnsupportedInput,
 )
 from visor.errors import ActionError, TargetError
+from visor.jsontypes import JsonObject, JsonValue
 from visor.runtimes.adb import Adb
 from visor.runtimes.appium import native
 from visor.runtimes.appium.android_data import AndroidData
@@ -43,8 +44,11 @@ from visor.ui.source import PageSourceError, parse_xml
 from visor.ui.tree import Node
 
 if TYPE_CHECKING:
+    from appium.options.common import AppiumOptions
+    from appium.webdriver.client_config import AppiumClientConfig
     from appium.webdriver.webdriver import WebDriver
     from appium.webdriver.webelement import WebElement
+    from selenium.webdriver.remote.webelement import WebElement as SeleniumElement
 
     from visor.runtimes.appium.transport import DeadlineConnection
 
@@ -56,12 +60,13 @@ TAP_MS = 60
 CAPABILITIES = Capabilities(expensive_sessions=True, element_handles=True)
 #: The attribute naming an element's class, by platform (UiAutomator2's `class`, XCUITest's `type`).
 _CLASS_ATTRIBUTE = {"android": "class", "ios": "type"}
+_T = TypeVar("_T")
 
 
 class AppiumDevice:
     """A phone, emulator or simulator behind an Appium server."""
 
-    def __init__(self, settings: AppiumSettings, *, installed_drivers: Any = None) -> None:
+    def __init__(self, settings: AppiumSettings, *, installed_drivers: Callable[[], list[str]] | None = None) -> None:
         self.settings = settings
         self.capabilities = build_capabilities(settings)
         self._installed_drivers = installed_drivers
@@ -72,7 +77,7 @@ class AppiumDevice:
         #: Native strategies the driver answered "unknown" to, with what it said.
         self._refused: dict[str, str] = {}
         #: The element the last `type_text` typed into (read back by `typed_text`).
-        self._typed: WebElement | None = None
+        self._typed: SeleniumElement | None = None
         #: The elements found for `find_element`, by reference (the last find's only).
         self._handles: dict[str, WebElement] = {}
         #: The app's package as the last page source showed it (completes short resource ids).
@@ -132,7 +137,7 @@ class AppiumDevice:
         settings = self.settings
         return mapped(operation, settings.public_url, self._installed_drivers, secrets=settings.secrets)
 
-    def _call(self, operation: str, action: Any) -> Any:
+    def _call(self, operation: str, action: Callable[[WebDriver], _T]) -> _T:
         """Run one WebDriver command; on a lost session start a new one and ask for the step to run again."""
         try:
             with self._mapped(operation):
@@ -212,7 +217,7 @@ class AppiumDevice:
         """Read the text of an element found by `find_element`."""
         return str(self._call("read the element's text", lambda d: self._handle(handle).text) or "")
 
-    def _find_all(self, strategy: str, expression: str) -> list[tuple[WebElement, Mapping[str, Any]]]:
+    def _find_all(self, strategy: str, expression: str) -> list[tuple[WebElement, Mapping[str, object]]]:
         """Find elements by a driver strategy, each with its answer (one refused as unknown is not asked again).
 
         Raises:
@@ -223,9 +228,7 @@ class AppiumDevice:
         if refused is not None:
             raise UnsupportedInput(refused)
         try:
-            found: list[tuple[WebElement, Mapping[str, Any]]] = self._call(
-                f"find elements by {strategy}", lambda d: find_described(d, strategy, expression)
-            )
+            found = self._call(f"find elements by {strategy}", lambda d: find_described(d, strategy, expression))
         except UnsupportedInput as exc:
             self._refused[strategy] = f"the driver does not know the {strategy!r} strategy ({exc.message})"
             raise UnsupportedInput(self._refused[strategy]) from exc
@@ -278,7 +281,7 @@ class AppiumDevice:
         self._typed = None
 
         def send(driver: WebDriver) -> None:
-            element: Any = self._element(driver, into) if into is not None else _focused(driver, "type into")
+            element = self._element(driver, into) if into is not None else _focused(driver, "type into")
             element.send_keys(text)
             self._typed = element
 
@@ -418,10 +421,10 @@ class AppiumDevice:
 class AppiumClient:
     """The parts of Appium-Python-Client a session is made of (imported when the first session starts)."""
 
-    config: Any
-    connection: Any
-    options: Any
-    remote: Any
+    config: type[AppiumClientConfig]
+    connection: type[DeadlineConnection]
+    options: type[AppiumOptions]
+    remote: type[WebDriver]
 
 
 def appium_client() -> AppiumClient:
@@ -433,8 +436,8 @@ def appium_client() -> AppiumClient:
     try:
         # lazy: the Appium client is an optional extra, heavy to import; only an Appium session needs it
         from appium import webdriver
-        from appium.options.common import AppiumOptions
-        from appium.webdriver.client_config import AppiumClientConfig
+        from appium.options.common import AppiumOptions  # lazy: the Appium client, as above
+        from appium.webdriver.client_config import AppiumClientConfig  # lazy: the Appium client, as above
 
         from visor.runtimes.appium.transport import DeadlineConnection  # lazy: it is built on the Appium client
     except ImportError as exc:
@@ -457,7 +460,7 @@ def _discard(executor: DeadlineConnection) -> None:
 MAX_SIDE = 100_000
 
 
-def _window_size(rect: Any) -> Size:
+def _window_size(rect: object) -> Size:
     """Read the window rect the server returned.
 
     Raises:
@@ -474,9 +477,9 @@ def _window_size(rect: Any) -> Size:
     return Size(max(1, sides[0]), max(1, sides[1]))
 
 
-def _finger(name: str, path: Sequence[PathPoint]) -> dict[str, Any]:
+def _finger(name: str, path: Sequence[PathPoint]) -> JsonObject:
     first = path[0]
-    actions: list[dict[str, Any]] = [
+    actions: list[JsonValue] = [
         {"type": "pointerMove", "duration": 0, "x": first.x, "y": first.y, "origin": "viewport"},
         {"type": "pointerDown", "button": 0},
     ]
@@ -496,13 +499,13 @@ def _finger(name: str, path: Sequence[PathPoint]) -> dict[str, Any]:
     return {"type": "pointer", "id": name, "parameters": {"pointerType": "touch"}, "actions": actions}
 
 
-def _focused(driver: WebDriver, doing: str) -> Any:
+def _focused(driver: WebDriver, doing: str) -> SeleniumElement:
     """Return the element that has the focus.
 
     Raises:
         InputRejected: none has it (the server answers no active element): there is nothing to type into.
     """
-    element: Any = driver.switch_to.active_element
+    element: SeleniumElement | None = driver.switch_to.active_element  # None all the same, from some servers
     if element is None:
         raise InputRejected(
             f"no element has the focus: there is nothing to {doing}",
@@ -531,7 +534,7 @@ def _native_element(element: WebElement, class_attribute: str) -> NativeElement:
     return NativeElement(bounds, str(element.get_attribute(class_attribute) or ""))
 
 
-def _describe_finds(driver: WebDriver, platform: str, returned: dict[str, Any]) -> None:
+def _describe_finds(driver: WebDriver, platform: str, returned: Mapping[str, object]) -> None:
     """Ask a driver that can for finds that describe their elements (described.py); a refusal changes nothing."""
     # lazy: selenium comes with the optional Appium client; only an Appium session meets its errors
     from selenium.common.exceptions import WebDriverException
@@ -542,6 +545,6 @@ def _describe_finds(driver: WebDriver, platform: str, returned: dict[str, Any]) 
             driver.update_settings(wanted)
 
 
-def _platform(capabilities: dict[str, Any]) -> str:
+def _platform(capabilities: Mapping[str, object]) -> str:
     name = str(capabilities.get("platformName", "")).lower()
     return "ios" if name == "ios" else "android"

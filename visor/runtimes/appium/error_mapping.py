@@ -20,7 +20,7 @@ import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from visor import DISTRIBUTION
 from visor.device.protocol import InputRejected, UnsupportedInput
@@ -145,8 +145,22 @@ class _Rule(Generic[_E]):
     kinds: tuple[type[_E], ...]
     build: Callable[[_E, _Attempt], Exception | None]
 
+    def translate(self, exc: Exception, attempt: _Attempt) -> tuple[bool, Exception | None]:
+        """Return whether this rule takes `exc`, and what it becomes (None: it goes on unchanged)."""
+        if isinstance(exc, self.kinds):
+            return True, self.build(exc, attempt)
+        return False, None
 
-def _rules(*, starting: bool) -> tuple[_Rule[Any], ...]:
+
+class _Translation(Protocol):
+    """A rule of any kind of exception, as `_translated` tries it."""
+
+    def translate(self, exc: Exception, attempt: _Attempt) -> tuple[bool, Exception | None]:
+        """Return whether the rule takes `exc`, and what it becomes (None: it goes on unchanged)."""
+        ...
+
+
+def _rules(*, starting: bool) -> tuple[_Translation, ...]:
     """Return the translations in the order they are tried: the first rule whose kinds match decides.
 
     Selenium's specific exceptions come before `WebDriverException`, their base, and the system's connection
@@ -154,7 +168,7 @@ def _rules(*, starting: bool) -> tuple[_Rule[Any], ...]:
     """
     # lazy: selenium comes with the optional Appium client; only an Appium session meets its errors
     from selenium.common import exceptions as selenium_errors
-    from urllib3 import exceptions as http_errors
+    from urllib3 import exceptions as http_errors  # lazy: as selenium, it comes with the Appium client
 
     from visor.runtimes.appium.transport import BadReply  # lazy: as selenium, it is built on the Appium client
 
@@ -176,11 +190,12 @@ def _rules(*, starting: bool) -> tuple[_Rule[Any], ...]:
     )
 
 
-def _translated(exc: Exception, attempt: _Attempt, rules: tuple[_Rule[Any], ...]) -> Exception | None:
+def _translated(exc: Exception, attempt: _Attempt, rules: tuple[_Translation, ...]) -> Exception | None:
     """Return visor's error for `exc` by the first rule that matches it, or None to let `exc` go on unchanged."""
     for rule in rules:
-        if isinstance(exc, rule.kinds):
-            return rule.build(exc, attempt)
+        taken, translated = rule.translate(exc, attempt)
+        if taken:
+            return translated
     return None
 
 

@@ -13,6 +13,7 @@ Every reply must be a JSON object (what the W3C protocol answers); anything else
 from __future__ import annotations
 
 import re
+import socket
 import threading
 from typing import Any
 from urllib.parse import urlsplit
@@ -24,6 +25,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.util.retry import Retry
 
+from visor.jsontypes import JsonObject
 from visor.runtimes.appium.deadline import Watch, current
 
 #: urllib3's retries within one request (all within its deadline): a refused or reset connection is retried
@@ -45,14 +47,14 @@ class BadReply(Exception):
 class _Tracked:
     """Mixin for urllib3's connections: open within the request's deadline, and be shut down at it."""
 
-    sock: Any
-    timeout: Any
+    sock: socket.socket | None
+    timeout: float | None
 
-    def _new_conn(self) -> Any:
+    def _new_conn(self) -> socket.socket:
         watch = current()
         if watch is not None:
             self.timeout = watch.connect_timeout(self.timeout)
-        sock = super()._new_conn()  # type: ignore[misc]
+        sock: socket.socket = super()._new_conn()  # type: ignore[misc]
         if watch is not None:
             watch.track(sock)
         return sock
@@ -63,7 +65,7 @@ class _Tracked:
         if watch is not None:
             watch.track(self.sock)  # after TLS, the wrapped socket
 
-    def request(self, *args: Any, **kwargs: Any) -> None:
+    def request(self, *args: object, **kwargs: object) -> None:
         watch = current()
         if watch is not None and self.sock is not None:
             watch.track(self.sock)  # a kept-alive connection, reused
@@ -106,16 +108,16 @@ class DeadlineConnection(AppiumConnection):
         self.created_session: str | None = None
         super().__init__(client_config=client_config)
 
-    def _get_connection_manager(self) -> Any:
+    def _get_connection_manager(self) -> urllib3.PoolManager:
         base: Any = super()  # selenium's method is untyped
-        manager = base._get_connection_manager()
+        manager: urllib3.PoolManager = base._get_connection_manager()
         # A SOCKS proxy's pools are its own; plain and HTTP-proxy pools get the deadline-aware connections.
         if type(manager) in (urllib3.PoolManager, urllib3.ProxyManager):
             manager.pool_classes_by_scheme = {"http": _HTTPPool, "https": _HTTPSPool}
         manager.connection_pool_kw["retries"] = RETRIES
         return manager
 
-    def _request(self, method: str, url: str, body: Any = None) -> dict[str, Any]:
+    def _request(self, method: str, url: str, body: str | None = None) -> JsonObject:
         """Send one request within its deadline; return the reply, a JSON object.
 
         Raises:
@@ -146,13 +148,13 @@ class DeadlineConnection(AppiumConnection):
             self._remember_session(reply)
         return reply
 
-    def _remember_session(self, reply: dict[str, Any]) -> None:
+    def _remember_session(self, reply: JsonObject) -> None:
         value = reply.get("value")
         session = reply.get("sessionId") or (value.get("sessionId") if isinstance(value, dict) else None)
         if isinstance(session, str) and session:
             self.created_session = session
 
-    def _within(self, method: str, url: str, body: Any) -> dict[str, Any]:
+    def _within(self, method: str, url: str, body: str | None) -> JsonObject:
         self._depth.value += 1
         try:
             reply = super()._request(method, url, body)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from visor.runtimes.sim.boxes import Box, Place, box
 from visor.runtimes.sim.control_layout import (
@@ -58,18 +58,44 @@ Measure = Callable[[E, Place, int], int]
 class Entry(Generic[E]):
     """How one element class is laid out: its builder and its height."""
 
+    cls: type[E]
     build: Builder[E]
     height: Measure[E]
+
+    def boxes(self, element: Element, place: Place) -> list[Box]:
+        """Return the boxes of `element` (of this entry's class) laid out at `place`."""
+        return self.build(self._own(element), place)
+
+    def measure(self, element: Element, place: Place, remaining: int) -> int:
+        """Return how tall `element` (of this entry's class) is at `place`, with `remaining` px below its top."""
+        return self.height(self._own(element), place, remaining)
+
+    def _own(self, element: Element) -> E:
+        if isinstance(element, self.cls):
+            return element
+        raise TypeError(f"{type(element).__name__} is laid out by its own entry, not {self.cls.__name__}'s")
+
+
+class Layout(Protocol):
+    """How an element of some class is laid out (an `Entry` of that class), as `lay_out` asks it."""
+
+    def boxes(self, element: Element, place: Place) -> list[Box]:
+        """Return the boxes of `element` laid out at `place`."""
+        ...
+
+    def measure(self, element: Element, place: Place, remaining: int) -> int:
+        """Return how tall `element` is at `place`, with `remaining` px below its top."""
+        ...
 
 
 #: One entry per element class, filled by `register` (whose signature makes each builder take its own class).
 #: Keyed by `type[InputModel]`: mypy does not see `type[E]` as a `type[Element]`, Element being a union.
-BUILDERS: dict[type[InputModel], Entry[Any]] = {}
+BUILDERS: dict[type[InputModel], Layout] = {}
 
 
 def register(cls: type[E], build: Builder[E], height: Measure[E]) -> None:
     """Lay out the elements of `cls` with `build`, as tall as `height` says."""
-    BUILDERS[cls] = Entry(build, height)
+    BUILDERS[cls] = Entry(cls, build, height)
 
 
 def fixed(height: int) -> Measure[Element]:
@@ -79,12 +105,12 @@ def fixed(height: int) -> Measure[Element]:
 
 def lay_out(element: Element, place: Place) -> list[Box]:
     """Return the boxes of an element laid out at `place`."""
-    return BUILDERS[type(element)].build(element, place)
+    return BUILDERS[type(element)].boxes(element, place)
 
 
 def element_height(element: Element, place: Place, remaining: int) -> int:
     """Return how tall an element is in a column at `place`, with `remaining` px left below its top."""
-    return BUILDERS[type(element)].height(element, place, remaining)
+    return BUILDERS[type(element)].measure(element, place, remaining)
 
 
 def column(elements: Sequence[Element], place: Place) -> list[Box]:

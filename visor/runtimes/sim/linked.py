@@ -20,7 +20,8 @@ from visor.inputs.document import Document
 from visor.inputs.issues import IssueCode, error, locate
 from visor.runtimes.registry import scenario_folder
 from visor.runtimes.sim.load import builtin_apps, resolve_app
-from visor.scenario.discovery import MODEL_SUFFIXES, BatchResult, FileResult, validate_paths
+from visor.scenario.discovery import BatchResult, FileResult, validate_paths
+from visor.scenario.recognise import MODEL_SUFFIXES
 from visor.scenario.validate import ValidationResult
 
 

@@ -12,7 +12,7 @@ or list shows are checked here, as it is validated; those spanning the document 
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import AliasChoices, BeforeValidator, Field, PrivateAttr, field_validator, model_validator
 
@@ -84,7 +84,7 @@ def excerpt(text: str, limit: int = EXCERPT) -> str:
 def _at_most(limit: int, unit: str) -> BeforeValidator:
     """Refuse a string, list or mapping longer than `limit` before anything inside it is validated."""
 
-    def check(value: Any) -> Any:
+    def check(value: object) -> object:
         if isinstance(value, str | list | dict) and len(value) > limit:
             raise predicate_error(IssueCode.TYPE_ERROR, f"must have at most {limit:,} {unit} (got {len(value):,})")
         return value
@@ -123,7 +123,7 @@ Platform = Literal["android", "ios"]
 PLATFORMS: tuple[Platform, ...] = ("android", "ios")
 
 
-def _check_value(value: Any) -> Any:
+def _check_value(value: object) -> object:
     if isinstance(value, str) and len(value) > MAX_TEXT:
         raise predicate_error(IssueCode.TYPE_ERROR, f"must have at most {MAX_TEXT:,} characters (got {len(value):,})")
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
@@ -137,7 +137,7 @@ def _check_value(value: Any) -> Any:
 Value = Annotated[Scalar, BeforeValidator(_check_value)]
 
 
-def _check_items(value: Any) -> Any:
+def _check_items(value: object) -> object:
     if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value <= MAX_ITEMS:
         raise predicate_error(IssueCode.TYPE_ERROR, f"must be an integer between 0 and {MAX_ITEMS} (or texts)")
     return value

@@ -16,7 +16,6 @@ import hashlib
 import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from visor.clock import Clock, isoformat, parse_instant
 from visor.device.data import Permission, Record, RecordKind, ValueKind, storage_record
@@ -412,7 +411,7 @@ class PhoneData:
             return path
         return posixpath.join(self.spelled(parent), posixpath.basename(path))
 
-    def _spelled_all(self, value: Any) -> Any:
+    def _spelled_all(self, value: object) -> object:
         """Spell a path parameter (a path, or a list of them) as storage does."""
         if isinstance(value, str):
             return self.spelled(value)

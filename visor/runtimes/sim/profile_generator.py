@@ -83,7 +83,8 @@ def stamp(moment: dt.datetime) -> str:
 def generate(*, photos: int, seed: int, now: dt.datetime, name: str | None = None) -> dict[str, Any]:
     """Return a profile (as the data of its YAML file) with `photos` photos, drawn from `seed`, dated before `now`.
 
-    Typed loosely: the caller (`visor agentcab profile`) counts its lists by their names.
+    Typed loosely: the caller (`visor agentcab profile`, in `visor.ext.agentcab.calls`) counts its lists by names
+    held in a variable, which a TypedDict would refuse.
     """
     chance = random.Random(seed)
     people = _people(chance)

@@ -186,7 +186,7 @@ PermissionState = Literal["granted", "denied", "ask-and-grant", "ask-and-deny"]
 assert set(get_args(PermissionState)) == {item.value for item in Permission}
 
 
-def _records(kind: type) -> Any:
+def _records(kind: type) -> Any:  # pydantic's `Field` is typed Any, to stand for any field's default
     return Field(default_factory=list, max_length=MAX_RECORDS, description=f"{kind.__name__} records.")
 
 

@@ -14,6 +14,7 @@ most `MAX_CHAIN_DEPTH` deep, at most `MAX_TIMERS` timers and `MAX_BACK_STACK` sc
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 import random
@@ -22,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TypeVar
 
 from visor.clock import US_PER_MS, US_PER_S
 from visor.device.protocol import InputRejected
@@ -57,6 +58,8 @@ CHAIN_SHOWN = 12
 
 #: `{name}`, or `{name:clock}` for a number of seconds shown as HH:MM:SS.
 _TEMPLATE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(:clock)?\}")
+#: The value of an action's verb (`go`'s screen, `set`'s values…), as its handler takes it.
+_V = TypeVar("_V")
 
 
 @dataclass
@@ -447,35 +450,36 @@ class AppState:
 
     def _perform(self, action: Action, scope: ScreenState, now: int, local: dict[str, str]) -> None:
         text = self.render_with(scope, local)
-        handlers: list[tuple[Any, Callable[[Any], None]]] = [
-            (action.go, lambda target: self._go(target, text, now, replace=False)),
-            (action.replace, lambda target: self._go(target, text, now, replace=True)),
-            (action.restart, lambda target: self._restart(target, text, now)),
-            (action.back, lambda _: self.back(now)),
-            (action.home, lambda _: self.host.go_home()),
-            (
+        go, replace, restart = action.go, action.replace, action.restart
+        # Bound here, not by `_when`: it would infer a screen's name or target (a union) as `object`.
+        handlers = [
+            None if go is None else functools.partial(self._go, go, text, now, replace=False),
+            None if replace is None else functools.partial(self._go, replace, text, now, replace=True),
+            None if restart is None else functools.partial(self._restart, restart, text, now),
+            _when(action.back, lambda _: self.back(now)),
+            _when(action.home, lambda _: self.host.go_home()),
+            _when(
                 action.set,
                 lambda values: self.vars.update({k: text(v) if isinstance(v, str) else v for k, v in values.items()}),
             ),
-            (action.add, lambda amounts: self._add(scope, amounts)),
-            (action.show, lambda name: self._show(scope, name, now)),
-            (action.hide, lambda name: self._hide(scope, name)),
-            (action.toggle, lambda name: self._toggle(scope, name, now)),
-            (action.toast, lambda message: self._toast(text(message), now)),
-            (action.after, lambda after: self._after(after.ms, after.do, scope, now)),
-            (action.busy, lambda ms: self._busy(ms, now)),
-            (action.clear, lambda name: self.vars.__setitem__(name, "")),
-            (action.focus, lambda name: setattr(self, "focused", name)),
-            (action.nudge, lambda steps: self._nudge(scope, steps, now)),
+            _when(action.add, lambda amounts: self._add(scope, amounts)),
+            _when(action.show, lambda name: self._show(scope, name, now)),
+            _when(action.hide, lambda name: self._hide(scope, name)),
+            _when(action.toggle, lambda name: self._toggle(scope, name, now)),
+            _when(action.toast, lambda message: self._toast(text(message), now)),
+            _when(action.after, lambda after: self._after(after.ms, after.do, scope, now)),
+            _when(action.busy, lambda ms: self._busy(ms, now)),
+            _when(action.clear, lambda name: self.vars.__setitem__(name, "")),
+            _when(action.focus, lambda name: setattr(self, "focused", name)),
+            _when(action.nudge, lambda steps: self._nudge(scope, steps, now)),
         ]
         if action.if_ is not None:
             branch = action.then if self.holds(action.if_, scope, local) else action.else_
             self.run(branch, scope, now, local)
             return
-        for value, handler in handlers:
-            if value is not None:
-                handler(value)
-                return
+        bound = next((handler for handler in handlers if handler is not None), None)
+        if bound is not None:
+            bound()
 
     def _go(self, target: str | GoTarget, text: Callable[[str], str], now: int, *, replace: bool) -> None:
         name, params = (target, {}) if isinstance(target, str) else (target.screen, target.params)
@@ -655,7 +659,7 @@ class AppState:
             return all(self.holds(item, scope, local) for item in cond.all)
         return any(self.holds(item, scope, local) for item in cond.any or [])
 
-    def _lookup(self, name: str, scope: ScreenState, local: dict[str, str]) -> Any:
+    def _lookup(self, name: str, scope: ScreenState, local: dict[str, str]) -> Scalar | None:
         for source in (local, scope.params, self.vars):
             if name in source:
                 return source[name]
@@ -669,6 +673,11 @@ def _check_field(field_id: str, length: int) -> None:
             likely_cause="The simulated device keeps a field's text within a limit (docs/sim.md, Limits).",
             next_step="Type or set a shorter text.",
         )
+
+
+def _when(value: _V | None, handler: Callable[[_V], None]) -> Callable[[], None] | None:
+    """Return an action's handler bound to the value the action gives its verb (None: the action has no such verb)."""
+    return None if value is None else functools.partial(handler, value)
 
 
 def flatten(elements: Iterable[Element]) -> list[Element]:
@@ -693,8 +702,8 @@ def clock_text(seconds: float) -> str:
     return f"{sign}{total // 3600:02d}:{total // 60 % 60:02d}:{total % 60:02d}"
 
 
-def _show_clock(value: Any) -> str:
-    if isinstance(value, bool):
+def _show_clock(value: object) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
         return _show_value(value)
     try:
         return clock_text(float(value))
@@ -702,7 +711,7 @@ def _show_clock(value: Any) -> str:
         return _show_value(value)  # not a number: shown as it is
 
 
-def _show_value(value: Any) -> str:
+def _show_value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float) and value.is_integer():
@@ -710,12 +719,12 @@ def _show_value(value: Any) -> str:
     return str(value)
 
 
-def _number(value: Any) -> float:
+def _number(value: object) -> float:
     """Return a variable's value as a number (`add` counts anything that is not a number as 0)."""
-    if isinstance(value, bool) or value is None:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
         return 0.0
     try:
         number = float(value)
-    except (TypeError, ValueError):
+    except ValueError:
         return 0.0
     return number if math.isfinite(number) else 0.0

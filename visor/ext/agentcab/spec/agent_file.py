@@ -20,7 +20,7 @@ object with `actions`). A URL worker must be on this machine (127.0.0.1, ::1 or 
 from __future__ import annotations
 
 import os
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, Field, model_validator
@@ -90,7 +90,7 @@ class AgentFile(InputModel):
     """An agent test."""
 
     name: Text
-    input_schema: dict[str, Any] | Text
+    input_schema: dict[str, object] | Text
     worker: Worker
     profile: Text | None = None
     confirm: Text = "deny"

@@ -6,7 +6,7 @@ Plugged into the scenario commands (`visor.scenario.commands.COMMANDS`, through 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pydantic import Field, ValidationError
 
@@ -19,7 +19,7 @@ class AgentcabCollectArgs(Args):
 
     owner: ClassVar[str] = "agentcab_collect"
     tree_need: ClassVar[str | None] = "reads the phone's data and screen (AgentCab)"
-    input_schema: dict[str, Any] = Field(description="The agent's input_schema: a `format` on each property.")
+    input_schema: dict[str, object] = Field(description="The agent's input_schema: a `format` on each property.")
 
     @classmethod
     def rules(cls, raw: Mapping[str, object]) -> list[str]:
@@ -39,11 +39,11 @@ class AgentcabApplyArgs(Args):
     owner: ClassVar[str] = "agentcab_apply"
     tree_need: ClassVar[str | None] = "changes the phone's data and acts on its screen (AgentCab)"
     model_config = schema_rules(**one_of_keys("output", "worker"))
-    output: dict[str, Any] | None = Field(None, description="The agent's output: {actions: [...], ...}.")
-    worker: dict[str, Any] | None = Field(
+    output: dict[str, object] | None = Field(None, description="The agent's output: {actions: [...], ...}.")
+    worker: dict[str, object] | None = Field(
         None, description="The agent's worker: {command: [...], cwd?, timeout_ms?} or {url} (on this machine)."
     )
-    confirm: str | dict[str, Any] = Field(
+    confirm: str | dict[str, object] = Field(
         "deny", description="Who answers confirmations: deny, approve, or a policy {default, rules}."
     )
 
@@ -51,16 +51,15 @@ class AgentcabApplyArgs(Args):
     def rules(cls, raw: Mapping[str, object]) -> list[str]:
         """Ask for exactly one of output and worker, each valid, and a valid confirmation policy."""
         # lazy: every scenario loads these specs; only one with an agentcab_apply step needs AgentCab's models.
-        from visor.ext.agentcab.spec.agent_file import Worker
-        from visor.ext.agentcab.spec.output_actions import read_actions
-        from visor.ext.agentcab.spec.policy import PolicyFile
+        from visor.ext.agentcab.spec import agent_file, output_actions, policy
 
         if ("output" in raw) == ("worker" in raw):
             return ["agentcab_apply requires exactly one of args.output and args.worker"]
         found: list[str] = []
         if isinstance(raw.get("output"), dict):
-            found += [_issue_text("output", issue) for issue in read_actions(raw["output"])[1]]
-        for key, model, value in (("worker", Worker, raw.get("worker")), ("confirm", PolicyFile, raw.get("confirm"))):
+            found += [_issue_text("output", issue) for issue in output_actions.read_actions(raw["output"])[1]]
+        models = (("worker", agent_file.Worker, raw.get("worker")), ("confirm", policy.PolicyFile, raw.get("confirm")))
+        for key, model, value in models:
             if isinstance(value, dict):
                 try:
                     model.model_validate(value)

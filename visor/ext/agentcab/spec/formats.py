@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError
 
@@ -140,7 +140,7 @@ class InputSchema:
     base: Path
 
 
-def read_input_schema(data: Any) -> tuple[InputSchema | None, list[Issue]]:
+def read_input_schema(data: object) -> tuple[InputSchema | None, list[Issue]]:
     """Read an input schema (bare, or wrapped in `{"input_schema": …}` as the seed shows); return it and its issues."""
     base: Path = ()
     if isinstance(data, dict) and "input_schema" in data:
@@ -165,7 +165,7 @@ def read_input_schema(data: Any) -> tuple[InputSchema | None, list[Issue]]:
     return (schema if not issues else None), issues
 
 
-def _field(name: str, spec: Any, at: Path, issues: list[Issue]) -> FieldRequest | bool | None:
+def _field(name: str, spec: object, at: Path, issues: list[Issue]) -> FieldRequest | bool | None:
     """Read one property: its request, None (not visor's to collect) or False (an error, added to `issues`)."""
     if not isinstance(spec, Mapping):
         issues.append(error(IssueCode.TYPE_ERROR, "a property must be an object", at))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, Literal, get_args
+from typing import Annotated, ClassVar, Literal, get_args
 
 from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, model_validator
 
@@ -105,14 +105,14 @@ def _file_name(value: str) -> str:
     return value
 
 
-def _some(value: list[Any]) -> list[Any]:
+def _some(value: list[object]) -> list[object]:
     if not value:
         raise predicate_error(IssueCode.ARG_ERROR, "must hold at least one action")
     return value
 
 
 Name = Annotated[str, AfterValidator(_file_name)]
-Children = Annotated[list[Any], Field(max_length=MAX_ACTIONS), AfterValidator(_some)]
+Children = Annotated[list[object], Field(max_length=MAX_ACTIONS), AfterValidator(_some)]
 Pixel = Annotated[int, Field(ge=0, le=100_000)]
 
 

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 from visor.ext.tools.outputs import codes, envelope, result_schema
-from visor.ext.tools.spec.definitions import is_tool
+from visor.ext.tools.spec.definitions import is_tool, object_of, text_of
+from visor.jsontypes import JsonObject
 
 #: The code of a call made while no device is in use (`visor.ext.tools.mcp.devices`).
 NO_DEVICE = "NO_DEVICE"
@@ -43,7 +43,7 @@ class Hints:
     idempotent: bool = False
     open_world: bool = False
 
-    def annotations(self) -> dict[str, Any]:
+    def annotations(self) -> JsonObject:
         """Return the hints in MCP's JSON form."""
         return {
             "title": self.title,
@@ -91,16 +91,16 @@ HINTS: dict[str, Hints] = {
     "use_device": Hints("Use a device", read_only=False, destructive=True, open_world=True),
 }
 
-_OBJECT = {"type": "object"}
-_TEXT = {"type": "string"}
+_OBJECT: JsonObject = {"type": "object"}
+_TEXT: JsonObject = {"type": "string"}
 #: What `observe` shows, and what an action's result carries as the screen after it.
-_SCREEN = {"screen": _OBJECT, "elements": {"type": "array", "items": _OBJECT}, "coordinates": _TEXT}
+_SCREEN: JsonObject = {"screen": _OBJECT, "elements": {"type": "array", "items": _OBJECT}, "coordinates": _TEXT}
 #: The screen an action's result (or use_device's) carries after it, or why it could not be read.
-_AFTER = {"observation": {"type": ["object", "null"]}, "observation_error": _TEXT}
+_AFTER: JsonObject = {"observation": {"type": ["object", "null"]}, "observation_error": _TEXT}
 #: What a refusal of arguments that break a rule lists (as the 16 tools' refusals do).
-_PROBLEMS = {"problems": {"type": "array", "items": _OBJECT}}
+_PROBLEMS: JsonObject = {"problems": {"type": "array", "items": _OBJECT}}
 #: The result data of the tools not made from the tools' shapes.
-_OWN_DATA: dict[str, dict[str, Any]] = {
+_OWN_DATA: dict[str, JsonObject] = {
     "observe": _SCREEN | _PROBLEMS,
     "screenshot": _PROBLEMS,
     "list_apps": {"apps": {"type": "array", "items": _OBJECT}, "complete": {"type": "boolean"}, **_PROBLEMS},
@@ -124,22 +124,22 @@ MAP_TOOLS = frozenset({"map_read", "route_plan", "route_follow"})
 
 
 @cache
-def output_schema(name: str) -> dict[str, Any] | None:
+def output_schema(name: str) -> JsonObject | None:
     """Return the JSON Schema of a tool's structured result (None: a tool this catalog does not know)."""
     if is_tool(name):
         schema = result_schema(name, NO_DEVICE)
-        return {**schema, "properties": {**schema["properties"], **_AFTER}}
+        return {**schema, "properties": {**object_of(schema, "properties"), **_AFTER}}
     if name in _OWN_DATA:
         return envelope(name, codes(NO_DEVICE), **_OWN_DATA[name])
     if name in MAP_TOOLS:
         schema = envelope(name, codes(NO_DEVICE), **_AFTER)
-        return {**schema, "properties": {**schema["properties"], "code": {"type": ["string", "null"]}}}
+        return {**schema, "properties": {**object_of(schema, "properties"), "code": {"type": ["string", "null"]}}}
     return None
 
 
-def described(definition: dict[str, Any]) -> dict[str, Any]:
+def described(definition: JsonObject) -> JsonObject:
     """Return an MCP tool definition with its title, annotations and output schema (where the catalog has them)."""
-    name = definition["name"]
+    name = text_of(definition, "name")
     out = dict(definition)
     hints = HINTS.get(name)
     if hints is not None:

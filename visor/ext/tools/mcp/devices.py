@@ -11,12 +11,13 @@ Results take the tools' shape (`tool, status, dispatched, code, message`, `hint`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from visor.clock import Clock
 from visor.device.protocol import Device
 from visor.errors import VisorError
+from visor.jsontypes import JsonObject
 from visor.report.session_tools import Reply, reply
 from visor.runtimes.appium import host_programs
 from visor.runtimes.opening import RUNTIMES
@@ -25,7 +26,7 @@ from visor.runtimes.opening import RUNTIMES
 NO_DEVICE = "NO_DEVICE"
 NEXT_STEP = 'Call list_devices, then use_device {"device": ID} with one of its ids ("sim": the simulated phone).'
 
-DEFINITIONS: list[dict[str, Any]] = [
+DEFINITIONS: list[JsonObject] = [
     {
         "name": "list_apps",
         "description": "[OBSERVE] List the apps on the device in use: app id and display name. manage_app launches "
@@ -142,11 +143,11 @@ def no_device(tool: str) -> Reply:
 class AppTools:
     """`list_apps`, on the device of a session (an `ExtraTools`)."""
 
-    def definitions(self) -> list[dict[str, Any]]:
+    def definitions(self) -> list[JsonObject]:
         """Return its MCP definition."""
         return [dict(definition) for definition in DEFINITIONS if definition["name"] == "list_apps"]
 
-    def call(self, name: str, arguments: dict[str, Any], device: Device, clock: Clock) -> Reply | None:
+    def call(self, name: str, arguments: Mapping[str, object], device: Device, clock: Clock) -> Reply | None:
         """Answer `list_apps` (None: another tool)."""
         if name != "list_apps":
             return None
@@ -168,7 +169,7 @@ class AppTools:
         return frozenset()
 
 
-def openai_definitions() -> list[dict[str, Any]]:
+def openai_definitions() -> list[JsonObject]:
     """Return the device tools in OpenAI's function-calling format (`visor tools`), in the order MCP lists them."""
     return [{"type": "function", "function": {"name": tool["name"], "description": tool["description"],
                                               "parameters": tool["inputSchema"]}} for tool in DEFINITIONS]  # fmt: skip

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import replace
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TypedDict
 
 from visor.clock import Clock, IdSource
 from visor.errors import InputError, TargetError, VisorError
@@ -40,6 +40,8 @@ from visor.ext.tools.mcp.devices import (
 from visor.ext.tools.mcp.session import AgentSession, tool_definitions
 from visor.ext.tools.spec.bounds import CALL_BOUND_BYTES
 from visor.ext.tools.spec.check import encoded_size
+from visor.ext.tools.spec.definitions import object_of, text_of
+from visor.jsontypes import JsonObject
 from visor.report.console import printable
 from visor.report.session_tools import Reply, reply
 from visor.runtimes.appium.capabilities import secret_values
@@ -73,6 +75,24 @@ CAPABILITIES_HINT = (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class DeviceAsked:
+    """use_device's arguments, once they fit its schema: the device, and what the call says over the command line."""
+
+    device: str
+    runtime: str | None
+    app: str | None
+    #: None: the call gives none (the command line's stand).
+    capabilities: Mapping[str, object] | None
+
+
+class Closed(TypedDict, total=False):
+    """What use_device says of the session in use it closed first: that device's id, and why closing it failed."""
+
+    closed: str | None
+    close_error: str
+
+
 class AgentHost:
     """The agent's tools over whichever device is in use; one call at a time."""
 
@@ -84,7 +104,7 @@ class AgentHost:
         #: The id of the device in use, as list_devices shows it.
         self.device_id: str | None = None
         #: Every tool's name (the list never changes): what an unknown name's refusal lists.
-        self.tool_names = tuple(definition["name"] for definition in self.definitions())
+        self.tool_names = tuple(text_of(definition, "name") for definition in self.definitions())
         #: Texts never shown: secret-looking capabilities, the command line's and every use_device call's.
         self.secrets = secret_values(options.device.appium.capabilities)
         self._lock = threading.Lock()
@@ -108,13 +128,13 @@ class AgentHost:
         self.session = session
         return session
 
-    def definitions(self) -> list[dict[str, Any]]:
+    def definitions(self) -> list[JsonObject]:
         """Return every tool as an MCP definition: a session's, then list_devices and use_device."""
         tools = session_tools(self.options, self.wall, self.ids)
         own = tool_definitions(tools, seed_descriptions=self.options.seed_descriptions)
         return own + [described(dict(definition)) for definition in DEFINITIONS if definition["name"] in HOST_TOOLS]
 
-    def call(self, name: str, arguments: Mapping[str, Any] | None, stop: threading.Event | None = None) -> Reply:
+    def call(self, name: str, arguments: Mapping[str, object] | None, stop: threading.Event | None = None) -> Reply:
         """Run one call: a device tool here, any other on the device in use (refused while there is none).
 
         The answer comes in the agent's terms, secret capabilities masked (see the module's docstring). `stop`, once
@@ -124,10 +144,11 @@ class AgentHost:
             answer = self._answer(name, dict(arguments or {}), stop)
             result = redact(answer.result, self.secrets)
         if answer.is_error:
-            result = {key: _told(value, AGENT_TERMS) if key in _TEXT_KEYS else value for key, value in result.items()}
+            result = {key: _told(value, AGENT_TERMS) if key in _TEXT_KEYS and isinstance(value, str) else value
+                      for key, value in result.items()}  # fmt: skip
         return Reply(result, answer.image, answer.is_error)
 
-    def _answer(self, name: str, given: dict[str, Any], stop: threading.Event | None) -> Reply:
+    def _answer(self, name: str, given: dict[str, object], stop: threading.Event | None) -> Reply:
         if name not in self.tool_names:
             # Here, not in the session: its own list leaves out the host's tools.
             known, shown = ", ".join(self.tool_names), name if len(name) <= _NAME_CHARS else name[:_NAME_CHARS] + "…"
@@ -163,7 +184,7 @@ class AgentHost:
         if session is not None:
             session.close()
 
-    def _list(self, arguments: dict[str, Any]) -> Reply:
+    def _list(self, arguments: Mapping[str, object]) -> Reply:
         if arguments:
             return invalid_arguments("list_devices", min(arguments),
                                      f"list_devices takes no arguments, not {sorted(arguments)}")  # fmt: skip
@@ -175,11 +196,14 @@ class AgentHost:
             entries.append(DeviceEntry(self.device_id, self.device_id, platform, runtime))
         return list_devices_reply(entries, self.device_id)
 
-    def _use(self, arguments: dict[str, Any]) -> Reply:
-        chosen = self._choose(arguments)
+    def _use(self, arguments: Mapping[str, object]) -> Reply:
+        asked = _asked(arguments)
+        if isinstance(asked, Reply):
+            return asked
+        chosen = self._choose(asked)
         if isinstance(chosen, Reply):
             return chosen
-        device = arguments["device"]
+        device = asked.device
         closed = self._close_for()
         try:
             session = open_session(chosen, self.wall, self.ids)
@@ -193,22 +217,13 @@ class AgentHost:
         self.session, self.device_id = session, device
         return self._opened(session, device, chosen, closed)
 
-    def _choose(self, arguments: dict[str, Any]) -> AgentOptions | Reply:
+    def _choose(self, asked: DeviceAsked) -> AgentOptions | Reply:
         """Return the options that open the device use_device asks for, or why it is refused (nothing changed)."""
-        capabilities = arguments.get("capabilities", {})
-        if not isinstance(capabilities, dict):
-            message = (
-                f"use_device.capabilities must be an object of Appium capabilities, not {_json_type(capabilities)}"
-            )
-            return invalid_arguments("use_device", "capabilities", message, hint=CAPABILITIES_HINT)
-        problem = _invalid(arguments)
-        if problem is not None:
-            return invalid_arguments("use_device", *problem, hint="Fix the arguments.")
         # Masked from now on, whatever happens to the call: an error may quote them.
-        self.secrets |= secret_values(capabilities)
-        device, runtime = arguments["device"], arguments.get("runtime")
+        self.secrets |= secret_values(asked.capabilities or {})
+        device, runtime = asked.device, asked.runtime
         if runtime is not None:
-            chosen = self._options(arguments, replace(self.options.device, runtime=runtime))
+            chosen = self._options(asked, replace(self.options.device, runtime=runtime))
             return chosen if _platform_known(chosen) else self._no_platform(device)
         flavour = simulated(device)
         entries = [flavour] if flavour is not None else available_devices()
@@ -219,7 +234,7 @@ class AgentHost:
             return reply("use_device", "refused", "NOT_FOUND", f"no device {device!r} here (devices: {known})",
                          hint=hint, in_use=self.device_id)  # fmt: skip
         # The listed platform too: it picks the simulated phone's flavour, and a listed phone's is known.
-        return self._options(arguments, replace(self.options.device, runtime=entry.runtime, platform=entry.platform))
+        return self._options(asked, replace(self.options.device, runtime=entry.runtime, platform=entry.platform))
 
     def _no_platform(self, device: str) -> Reply:
         """Refuse an Appium device whose platform nothing tells (nothing changed: the device in use stays)."""
@@ -232,18 +247,18 @@ class AgentHost:
         return reply("use_device", "refused", "VALIDATION_ERROR", message, hint=hint, problems=[found],
                      in_use=self.device_id)  # fmt: skip
 
-    def _options(self, arguments: dict[str, Any], chosen: DeviceConfig) -> AgentOptions:
+    def _options(self, asked: DeviceAsked, chosen: DeviceConfig) -> AgentOptions:
         """Return the options with the call's device, app and capabilities over the command line's."""
-        appium = replace(chosen.appium, device=arguments["device"])
-        if "capabilities" in arguments:
-            appium = replace(appium, capabilities={**appium.capabilities, **arguments["capabilities"]})
+        appium = replace(chosen.appium, device=asked.device)
+        if asked.capabilities is not None:
+            appium = replace(appium, capabilities={**appium.capabilities, **asked.capabilities})
         device = replace(chosen, appium=appium)
-        if "app" in arguments:
+        if asked.app is not None:
             # The call's app is the one to start, on either kind of device: the command line's app id yields.
-            device = replace(device, app=arguments["app"], app_id=None)
+            device = replace(device, app=asked.app, app_id=None)
         return replace(self.options, device=device)
 
-    def _close_for(self) -> dict[str, Any]:
+    def _close_for(self) -> Closed:
         """Close the session in use before opening another (a phone takes one session at a time)."""
         session, previous = self.session, self.device_id
         self.session, self.device_id = None, None
@@ -255,10 +270,10 @@ class AgentHost:
             return {"closed": previous, "close_error": exc.message}
         return {"closed": previous}
 
-    def _opened(self, session: AgentSession, device: str, options: AgentOptions, closed: dict[str, Any]) -> Reply:
+    def _opened(self, session: AgentSession, device: str, options: AgentOptions, closed: Closed) -> Reply:
         """Describe the device now in use and, unless the server does not attach screens, what it shows."""
         info = session.device.info
-        described: dict[str, Any] = {"id": device, "name": info.name, "model": info.model, "platform": info.platform,
+        described: dict[str, object] = {"id": device, "name": info.name, "model": info.model, "platform": info.platform,
                                      "runtime": info.runtime, "app_id": info.app_id, "width": info.size.width,
                                      "height": info.size.height}  # fmt: skip
         if info.capabilities.seeded:
@@ -283,9 +298,26 @@ def _platform_known(options: AgentOptions) -> bool:
     return any(entry.id == device.appium.device and entry.platform for entry in available_devices())
 
 
-def _invalid(arguments: dict[str, Any]) -> tuple[str, str] | None:
+def _asked(arguments: Mapping[str, object]) -> DeviceAsked | Reply:
+    """Read use_device's arguments, or refuse them (capabilities that are no object, else the first rule broken)."""
+    capabilities = arguments.get("capabilities")
+    if "capabilities" in arguments and not isinstance(capabilities, dict):
+        message = f"use_device.capabilities must be an object of Appium capabilities, not {_json_type(capabilities)}"
+        return invalid_arguments("use_device", "capabilities", message, hint=CAPABILITIES_HINT)
+    problem = _invalid(arguments)
+    if problem is not None:
+        return invalid_arguments("use_device", *problem, hint="Fix the arguments.")
+    device, runtime, app = (arguments.get(key) for key in ("device", "runtime", "app"))
+    # The schema held: each is of its type (device is required).
+    assert isinstance(device, str) and isinstance(runtime, str | None) and isinstance(app, str | None)
+    return DeviceAsked(device, runtime, app, capabilities if isinstance(capabilities, dict) else None)
+
+
+def _invalid(arguments: Mapping[str, object]) -> tuple[str, str] | None:
     """Return where and what is wrong with use_device's arguments (None: they fit its schema), values shortened."""
-    schema = next(definition["inputSchema"] for definition in DEFINITIONS if definition["name"] == "use_device")
+    schema = next(
+        object_of(definition, "inputSchema") for definition in DEFINITIONS if definition["name"] == "use_device"
+    )
     problem = schema_issue(schema, arguments)
     if problem is None:
         return None
@@ -293,7 +325,7 @@ def _invalid(arguments: dict[str, Any]) -> tuple[str, str] | None:
     return where or "(arguments)", f"use_device{'.' + where if where else ' arguments'}: {message}"
 
 
-def _json_type(value: Any) -> str:
+def _json_type(value: object) -> str:
     """Name the JSON type of a value the tool's arguments hold (a boolean is not a number)."""
     if isinstance(value, bool):
         return "a boolean"
@@ -304,10 +336,8 @@ def _json_type(value: Any) -> str:
     return "an array" if isinstance(value, list) else "null" if value is None else "an object"
 
 
-def _told(text: Any, terms: tuple[tuple[str, str], ...]) -> Any:
-    """Return a text with the scenario's terms replaced (anything else as it is)."""
-    if not isinstance(text, str):
-        return text
+def _told(text: str, terms: tuple[tuple[str, str], ...]) -> str:
+    """Return a text with the scenario's terms replaced."""
     for term, instead in terms:
         text = text.replace(term, instead)
     return text

@@ -31,13 +31,13 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from visor.errors import DUPLICATE_KEY, SourceError
 from visor.inputs.data import parse_data
 from visor.inputs.reading import decode
+from visor.jsontypes import JsonObject
 
 #: The longest line kept (1 MiB): twice the largest call the tools take (a 65,536-character text, every
 #: character escaped). A longer one is skipped to its end, never held whole.
@@ -53,16 +53,18 @@ _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.
 #: What JSON-RPC takes as an id besides a string: an integer (64-bit is plenty; a longer one is no id).
 _INTEGER = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")
 #: The keys of the request an answer needs: where they are, and the name each is kept under.
-_WANTED = {("id",): "id", ("method",): "method", ("params", "name"): "name"}
+_WANTED: dict[tuple[str | int | None, ...], str] = {("id",): "id", ("method",): "method", ("params", "name"): "name"}
 #: What a line is called in the reader's messages.
 REQUEST = "the request"
 #: The longest string token decoded while recovering (an id or a tool's name is short).
 _LONGEST_RECOVERED = 1024
 
 #: What the guard sends back: one JSON-RPC message (a dict), to the client.
-Send = Callable[[dict[str, Any]], Awaitable[None]]
+Send = Callable[[JsonObject], Awaitable[None]]
 #: How a tool call is refused (the tool's name, its code, a message, the problems): the call's result, as JSON.
-Refuse = Callable[[str, str, str, list[dict[str, Any]]], dict[str, Any]]
+Refuse = Callable[[str, str, str, list[dict[str, str]]], JsonObject]
+#: A request's id, as JSON-RPC takes one (None: it gave none, or none it takes).
+RequestId = str | int | None
 #: The SDK's own check of a message's text (raises when the text is no JSON-RPC message it takes).
 Validate = Callable[[str], object]
 
@@ -76,9 +78,9 @@ class Verdict:
     """
 
     text: str | None = None
-    answer: dict[str, Any] | None = None
-    awaited: str | int | None = None
-    cancels: str | int | None = None
+    answer: JsonObject | None = None
+    awaited: RequestId = None
+    cancels: RequestId = None
 
 
 def check_line(line: bytes, overlong: bool, *, validate: Validate, refuse: Refuse) -> Verdict:
@@ -107,16 +109,15 @@ def check_line(line: bytes, overlong: bool, *, validate: Validate, refuse: Refus
     return Verdict(text=text, awaited=_id_of(data) if "method" in data else None, cancels=_cancelled(data))
 
 
-def _cancelled(data: dict[str, Any]) -> str | int | None:
+def _cancelled(data: Mapping[str, object]) -> RequestId:
     """Return the id a `notifications/cancelled` names (None for any other message)."""
     params = data.get("params")
     if data.get("method") != "notifications/cancelled" or not isinstance(params, dict):
         return None
-    named: str | int | None = _id_of({"id": params.get("requestId")})
-    return named
+    return _id_of({"id": params.get("requestId")})
 
 
-def error(request_id: Any, code: int, message: str) -> dict[str, Any]:
+def error(request_id: RequestId, code: int, message: str) -> JsonObject:
     """Return a JSON-RPC error answer."""
     return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
 
@@ -126,7 +127,7 @@ def _where(exc: SourceError) -> str:
     return exc.problem if exc.column is None else f"{exc.problem} (column {exc.column})"
 
 
-def _id_of(data: Any) -> Any:
+def _id_of(data: object) -> RequestId:
     """Return the request's id if it is one JSON-RPC takes (a string or an integer), else None."""
     found = data.get("id") if isinstance(data, dict) else None
     return found if isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool)) else None
@@ -146,13 +147,13 @@ def _too_long(head: bytes, refuse: Refuse) -> Verdict:
     return Verdict(answer=error(start.get("id"), INVALID_REQUEST, f"Invalid request: a message longer than {limit}"))
 
 
-class _Repeated(dict[str, Any]):
+class _Repeated(dict[str, object]):
     """An object of a request that holds a key twice (the keys repeated, in order)."""
 
     repeated: list[str]
 
 
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _pairs(pairs: list[tuple[str, object]]) -> dict[str, object]:
     """Build one object of a request, remembering the keys it holds twice."""
     counts = Counter(key for key, _ in pairs)
     if all(count == 1 for count in counts.values()):
@@ -169,9 +170,9 @@ def _repeated(text: str, refuse: Refuse) -> Verdict:
     numbers and constants were within bounds), so reading it again here to find where the key is, is safe.
     """
     data = json.loads(text, object_pairs_hook=_pairs)
-    request: dict[str, Any] = data if isinstance(data, dict) else {}
+    request: dict[str, object] = data if isinstance(data, dict) else {}
     given = request.get("params")
-    params: dict[str, Any] = given if isinstance(given, dict) else {}
+    params: dict[str, object] = given if isinstance(given, dict) else {}
     name = params.get("name")
     in_arguments = _repeats(params.get("arguments"))
     call = request.get("method") == "tools/call" and isinstance(name, str) and _plain(name)
@@ -183,7 +184,7 @@ def _repeated(text: str, refuse: Refuse) -> Verdict:
     ):
         keys = ", ".join(dict.fromkeys(json.dumps(key) for _, key in _repeats(data)))
         # An id given twice is no id to answer: which one the client will wait on is not known.
-        request_id = None if "id" in getattr(request, "repeated", ()) else _id_of(data)
+        request_id = None if isinstance(request, _Repeated) and "id" in request.repeated else _id_of(data)
         return Verdict(answer=error(request_id, INVALID_REQUEST, f"Invalid request: it holds {keys} twice"))
     problems = [
         {"path": path or "(arguments)", "message": f"the key {json.dumps(key)} is given twice",
@@ -195,15 +196,16 @@ def _repeated(text: str, refuse: Refuse) -> Verdict:
     return Verdict(answer={"jsonrpc": "2.0", "id": _id_of(data), "result": result})
 
 
-def _repeats(arguments: Any) -> list[tuple[str, str]]:
+def _repeats(arguments: object) -> list[tuple[str, str]]:
     """Return where each repeated key is in the arguments (a dotted path, the key), in order; iteratively."""
     found: list[tuple[str, str]] = []
-    pending: list[tuple[str, Any]] = [("", arguments)]
+    pending: list[tuple[str, object]] = [("", arguments)]
     while pending:
         path, value = pending.pop()
-        children: list[tuple[str, Any]] = []
+        children: list[tuple[str, object]] = []
         if isinstance(value, dict):
-            found += [(path, key) for key in getattr(value, "repeated", [])]
+            if isinstance(value, _Repeated):
+                found += [(path, key) for key in value.repeated]
             children = [(str(key), item) for key, item in value.items()]
         elif isinstance(value, list):
             children = [(str(index), item) for index, item in enumerate(value)]
@@ -216,32 +218,39 @@ def _plain(name: str) -> bool:
     return 0 < len(name) <= 128 and name.isascii() and name.isprintable()
 
 
-def _recovered(line: bytes) -> dict[str, Any]:
+@dataclass(slots=True)
+class _Open:
+    """A container open at the scan's place: an object or not, and the key whose value comes next (None in an array)."""
+
+    is_object: bool
+    key: str | int | None = None
+
+
+def _recovered(line: bytes) -> dict[str, str | int]:
     """Find the request's `id`, `method` and `params.name` in the start of a line that could not be read whole.
 
     A bounded scan of tokens (never recursing): each kept when it is a plain string or integer at its place.
     """
     text = line[:RECOVERY_CHARS].decode("utf-8", errors="replace")
-    found: dict[str, Any] = {}
-    #: Per open container: whether it is an object, and the key whose value comes next (None in an array).
-    stack: list[list[Any]] = []
+    found: dict[str, str | int] = {}
+    stack: list[_Open] = []
     expect_key = False
     for match in _TOKEN.finditer(text):
         token = match.group()
         if token in "{[":
-            stack.append([token == "{", None])
+            stack.append(_Open(token == "{"))
             expect_key = token == "{"
         elif token in "}]":
             if stack:
                 stack.pop()
             expect_key = False
         elif token == ",":
-            expect_key = bool(stack) and stack[-1][0]
+            expect_key = bool(stack) and stack[-1].is_object
         elif token != ":" and stack:
-            if stack[-1][0] and expect_key:
-                stack[-1][1], expect_key = _scalar(token), False
+            if stack[-1].is_object and expect_key:
+                stack[-1].key, expect_key = _scalar(token), False
                 continue
-            wanted = _WANTED.get(tuple(key for _, key in stack))  # an array's None key matches nothing
+            wanted = _WANTED.get(tuple(opened.key for opened in stack))  # an array's None key matches nothing
             value = _scalar(token)
             if wanted is not None and value is not None:
                 found.setdefault(wanted, value)

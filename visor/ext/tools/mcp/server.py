@@ -30,15 +30,21 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from types import FrameType
-from typing import Any, Protocol
+from types import FrameType, TracebackType
+from typing import TYPE_CHECKING, Protocol
 
 from visor import __version__
 from visor.errors import InputError
 from visor.ext.tools.mcp.lines import GuardedInput, LineReader, claimed_stdin
 from visor.ext.tools.mcp.session import refusal
+from visor.ext.tools.spec.definitions import object_of, text_of
+from visor.jsontypes import JsonObject, JsonValue
 from visor.report.session_tools import Reply
 from visor.ui.escapes import printable
+
+if TYPE_CHECKING:  # the MCP SDK is imported where it is used (see `serve_stdio`)
+    import mcp_types
+    from mcp.shared.message import SessionMessage
 
 INSTRUCTIONS = (
     "visor drives one phone. If no device is in use (a NO_DEVICE error), call list_devices, then use_device. "
@@ -54,11 +60,11 @@ FIRST_STEP = "call observe (with no device in use: list_devices, then use_device
 class Served(Protocol):
     """What the server serves: tools, and the last screen they showed (`visor.ext.tools.mcp.host.AgentHost`)."""
 
-    def definitions(self) -> list[dict[str, Any]]:
+    def definitions(self) -> list[JsonObject]:
         """Return the tools as MCP definitions."""
         ...
 
-    def call(self, name: str, arguments: Mapping[str, Any] | None, stop: threading.Event | None = None) -> Reply:
+    def call(self, name: str, arguments: Mapping[str, object] | None, stop: threading.Event | None = None) -> Reply:
         """Run one call (`stop`, once set, ends it at its next wait: the client cancelled it)."""
         ...
 
@@ -105,20 +111,20 @@ def serve_stdio(served: Served) -> None:
     """Serve the tools over stdin/stdout until the client disconnects."""
     # lazy: the MCP SDK is optional (the mcp extra) and heavy; `require_sdk` has said how to install it
     import anyio
-    import mcp_types as types
-    from mcp.server.lowlevel import Server
-    from mcp.server.stdio import stdio_server
+    import mcp_types as types  # lazy: the optional MCP SDK
+    from mcp.server.lowlevel import Server  # lazy: the optional MCP SDK
+    from mcp.server.stdio import stdio_server  # lazy: the optional MCP SDK
 
-    tools = [tool_of(definition, types) for definition in served.definitions()]
+    tools = [tool_of(definition) for definition in served.definitions()]
     resources = [
         types.Resource(uri=shown.uri, name=shown.name, description=shown.description, mime_type=shown.mime_type)
         for shown in RESOURCES
     ]
 
-    async def list_tools(_ctx: Any, _params: Any) -> Any:
+    async def list_tools(_ctx: object, _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
-    async def call_tool(_ctx: Any, params: Any) -> Any:
+    async def call_tool(_ctx: object, params: types.CallToolRequestParams) -> types.CallToolResult:
         # Abandoned on cancellation: waiting for a call stuck on a slow device would hold a signal's exit up to
         # the request's deadline (the process ends right after, with the thread). A client's cancel also tells
         # the call to stop, so that it frees the device for the next call at its next wait.
@@ -129,16 +135,16 @@ def serve_stdio(served: Served) -> None:
         except anyio.get_cancelled_exc_class():
             stop.set()
             raise
-        return result_of(reply, types)
+        return result_of(reply)
 
-    async def list_resources(_ctx: Any, _params: Any) -> Any:
+    async def list_resources(_ctx: object, _params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=resources)
 
-    async def read_resource(_ctx: Any, params: Any) -> Any:
+    async def read_resource(_ctx: object, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         # A page source is made on demand (the simulated phone's from its tree): off the event loop.
-        return await anyio.to_thread.run_sync(read_screen, served, str(params.uri), types, abandon_on_cancel=True)
+        return await anyio.to_thread.run_sync(read_screen, served, str(params.uri), abandon_on_cancel=True)
 
-    server: Any = Server(
+    server = Server(
         "visor",
         version=__version__,
         instructions=INSTRUCTIONS,
@@ -148,9 +154,9 @@ def serve_stdio(served: Served) -> None:
         on_read_resource=read_resource,
     )
 
-    def refuse(name: str, code: str, message: str, problems: list[dict[str, Any]]) -> dict[str, Any]:
+    def refuse(name: str, code: str, message: str, problems: list[dict[str, str]]) -> JsonObject:
         reply = Reply(refusal(name, code, message, problems), None, True)
-        answer: dict[str, Any] = result_of(reply, types).model_dump(by_alias=True, exclude_none=True, mode="json")
+        answer: JsonObject = result_of(reply).model_dump(by_alias=True, exclude_none=True, mode="json")
         return answer
 
     async def main() -> None:
@@ -161,7 +167,7 @@ def serve_stdio(served: Served) -> None:
             lines = GuardedInput(LineReader(wire), validate=validate, refuse=refuse)
             async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]  # iterated only
 
-                async def send(message: dict[str, Any]) -> None:
+                async def send(message: JsonObject) -> None:
                     answer = types.jsonrpc_message_adapter.validate_python(message, by_name=False)
                     await write.send(SessionMessage(answer))
 
@@ -250,84 +256,125 @@ def sdk_log_lines() -> Iterator[None]:
         logger.propagate = before
 
 
+class Stream(Protocol):
+    """The SDK's output stream as `Answers` uses it (the SDK's stdio transport hands it over untyped)."""
+
+    async def send(self, message: SessionMessage, /) -> None:
+        """Send one message."""
+        ...
+
+    async def aclose(self) -> None:
+        """Close the stream."""
+        ...
+
+    async def __aenter__(self) -> object:
+        """Open the stream."""
+        ...
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> bool | None:
+        """Close the stream at the end of its block."""
+        ...
+
+
 class Answers:
     """The SDK's output stream, telling the input of each answer sent (so the input ends only once all are)."""
 
-    def __init__(self, stream: Any, answered: Callable[[object], None], kinds: tuple[type, ...]) -> None:
+    def __init__(self, stream: Stream, answered: Callable[[object], None], kinds: tuple[type, ...]) -> None:
         self._stream = stream
         self._answered = answered
         self._kinds = kinds
 
-    async def send(self, message: Any) -> None:
+    async def send(self, message: SessionMessage) -> None:
         """Send one message; an answer to a request is told once it is on its way."""
         await self._stream.send(message)
         if isinstance(message.message, self._kinds):
             self._answered(getattr(message.message, "id", None))
 
+    async def aclose(self) -> None:
+        """Close the stream."""
+        await self._stream.aclose()
+
     async def __aenter__(self) -> Answers:
         await self._stream.__aenter__()
         return self
 
-    async def __aexit__(self, *exc: object) -> bool | None:
-        result: bool | None = await self._stream.__aexit__(*exc)
-        return result
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> bool | None:
+        return await self._stream.__aexit__(kind, error, trace)
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:
+        # Whatever else the SDK asks of its stream, from the stream itself.
         return getattr(self._stream, name)
 
 
-def tool_of(definition: Mapping[str, Any], types: Any) -> Any:
+def tool_of(definition: JsonObject) -> mcp_types.Tool:
     """Build the MCP tool of a definition: name, title, description, input and output schemas, annotations."""
+    import mcp_types  # lazy: the optional MCP SDK
+
     hints = definition.get("annotations")
     annotations = None
-    if hints is not None:
-        annotations = types.ToolAnnotations(
-            title=hints["title"],
-            read_only_hint=hints["readOnlyHint"],
-            destructive_hint=hints["destructiveHint"],
-            idempotent_hint=hints["idempotentHint"],
-            open_world_hint=hints["openWorldHint"],
+    if isinstance(hints, dict):
+        annotations = mcp_types.ToolAnnotations(
+            title=text_of(hints, "title"),
+            read_only_hint=_flag(hints["readOnlyHint"]),
+            destructive_hint=_flag(hints["destructiveHint"]),
+            idempotent_hint=_flag(hints["idempotentHint"]),
+            open_world_hint=_flag(hints["openWorldHint"]),
         )
-    return types.Tool(
-        name=definition["name"],
-        title=definition.get("title"),
-        description=definition["description"],
-        input_schema=definition["inputSchema"],
-        output_schema=definition.get("outputSchema"),
+    title, output = definition.get("title"), definition.get("outputSchema")
+    return mcp_types.Tool(
+        name=text_of(definition, "name"),
+        title=title if isinstance(title, str) else None,
+        description=text_of(definition, "description"),
+        input_schema=object_of(definition, "inputSchema"),
+        output_schema=output if isinstance(output, dict) else None,
         annotations=annotations,
     )
 
 
-def result_of(reply: Reply, types: Any) -> Any:
+def _flag(hint: JsonValue) -> bool:
+    """Return a behaviour hint of a definition's annotations (each a boolean: `catalog.Hints.annotations`)."""
+    assert isinstance(hint, bool), "an annotation's hint is a boolean"
+    return hint
+
+
+def result_of(reply: Reply) -> mcp_types.CallToolResult:
     """Build the MCP result of a reply: JSON text, the structured result, and the screenshot if any."""
-    content: list[Any] = [types.TextContent(type="text", text=json.dumps(reply.result, ensure_ascii=False))]
+    import mcp_types  # lazy: the optional MCP SDK
+
+    text = json.dumps(reply.result, ensure_ascii=False)
+    content: list[mcp_types.ContentBlock] = [mcp_types.TextContent(type="text", text=text)]
     if reply.image is not None:
         data = base64.b64encode(reply.image).decode("ascii")
-        content.append(types.ImageContent(type="image", data=data, mime_type="image/png"))
-    return types.CallToolResult(content=content, structured_content=reply.result, is_error=reply.is_error)
+        content.append(mcp_types.ImageContent(type="image", data=data, mime_type="image/png"))
+    return mcp_types.CallToolResult(content=content, structured_content=reply.result, is_error=reply.is_error)
 
 
-def read_screen(served: Served, uri: str, types: Any) -> Any:
+def read_screen(served: Served, uri: str) -> mcp_types.ReadResourceResult:
     """Read one of the screen resources.
 
     Raises:
         MCPError: RESOURCE_NOT_FOUND, for an unknown URI or a screen not shown yet (the message says what to call).
     """
+    import mcp_types  # lazy: the optional MCP SDK
     from mcp.shared.exceptions import MCPError  # lazy: the optional MCP SDK
 
     if uri == SCREENSHOT.uri:
         png = served.last_screenshot()
         if png is not None:
             blob = base64.b64encode(png).decode("ascii")
-            return types.ReadResourceResult(
-                contents=[types.BlobResourceContents(uri=uri, mime_type=SCREENSHOT.mime_type, blob=blob)]
+            return mcp_types.ReadResourceResult(
+                contents=[mcp_types.BlobResourceContents(uri=uri, mime_type=SCREENSHOT.mime_type, blob=blob)]
             )
         missing = "no screenshot yet"
     elif uri == PAGE_SOURCE.uri:
         source = served.last_source()
         if source is not None:
-            text = types.TextResourceContents(uri=uri, mime_type=PAGE_SOURCE.mime_type, text=source)
-            return types.ReadResourceResult(contents=[text])
+            text = mcp_types.TextResourceContents(uri=uri, mime_type=PAGE_SOURCE.mime_type, text=source)
+            return mcp_types.ReadResourceResult(contents=[text])
         missing = "no screen observed yet"
     else:
         known = ", ".join(shown.uri for shown in RESOURCES)

@@ -23,7 +23,6 @@ import datetime as dt
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from visor.clock import Clock, ms_to_us
 from visor.device.memory import AgentState
@@ -34,9 +33,17 @@ from visor.ext.tools.call_context import ToolContext, ToolSettings
 from visor.ext.tools.dispatch import call_tool, observation
 from visor.ext.tools.mcp.catalog import described
 from visor.ext.tools.result import GUIDANCE, ToolCode, ToolProblem
-from visor.ext.tools.spec.definitions import OBSERVATION_TOOLS, all_definitions, is_tool, kind, mcp_definition
+from visor.ext.tools.spec.definitions import (
+    OBSERVATION_TOOLS,
+    all_definitions,
+    is_tool,
+    kind,
+    mcp_definition,
+    text_of,
+)
 from visor.ext.tools.spec.export import exported, form_values
-from visor.report.session_tools import ExtraTools, Reply, reply
+from visor.jsontypes import JsonObject
+from visor.report.session_tools import ExtraTools, Reply, Result, reply
 from visor.ui.secrets import mask_text, maskable, redact
 from visor.ui.shown_secrets import blanked_screenshot
 
@@ -47,11 +54,11 @@ class ToolChain:
 
     members: tuple[ExtraTools, ...]
 
-    def definitions(self) -> list[dict[str, Any]]:
+    def definitions(self) -> list[JsonObject]:
         """Return every member's MCP tool definitions, in order."""
         return [definition for member in self.members for definition in member.definitions()]
 
-    def call(self, name: str, arguments: dict[str, Any], device: Device, clock: Clock) -> Reply | None:
+    def call(self, name: str, arguments: Mapping[str, object], device: Device, clock: Clock) -> Reply | None:
         """Answer a call through the first member whose tool it is (None: no member's)."""
         for member in self.members:
             reply = member.call(name, arguments, device, clock)
@@ -99,7 +106,7 @@ class StoppableClock:
             raise CallStopped
 
 
-def tool_definitions(extra: ExtraTools | None, *, seed_descriptions: bool = False) -> list[dict[str, Any]]:
+def tool_definitions(extra: ExtraTools | None, *, seed_descriptions: bool = False) -> list[JsonObject]:
     """Return a session's tools as MCP tool definitions: the 16, observe and screenshot, then `extra`'s.
 
     They are exported (`visor.ext.tools.spec.export`: descriptions within 1,024 characters unless
@@ -139,7 +146,7 @@ class AgentSession:
         self._source: Observation | None = None
         self._png: bytes | None = None
 
-    def definitions(self) -> list[dict[str, Any]]:
+    def definitions(self) -> list[JsonObject]:
         """Return the tools as MCP tool definitions (the 16, then any a front end added)."""
         return tool_definitions(self.extra, seed_descriptions=self.seed_descriptions)
 
@@ -159,7 +166,7 @@ class AgentSession:
         """Return the texts the agent is never shown: what the front end's tools typed from a secret."""
         return self.extra.secrets() if self.extra is not None else frozenset()
 
-    def call(self, name: str, arguments: Mapping[str, Any] | None, stop: threading.Event | None = None) -> Reply:
+    def call(self, name: str, arguments: Mapping[str, object] | None, stop: threading.Event | None = None) -> Reply:
         """Run one call (one at a time); `stop`, once set, ends it at its next wait (the client cancelled it)."""
         with self._lock:
             if self.calls and self.turn_ms:
@@ -179,7 +186,7 @@ class AgentSession:
             secrets = self.secrets()
             return reply if not maskable(secrets) else Reply(redact(reply.result, secrets), reply.image, reply.is_error)
 
-    def _call(self, name: str, arguments: dict[str, Any], stop: threading.Event) -> Reply:
+    def _call(self, name: str, arguments: dict[str, object], stop: threading.Event) -> Reply:
         ctx = _ScreenContext(self.device, self.clock, self.state, self.settings)
         if name in OBSERVATION_TOOLS:
             return self._observe(name, arguments, ctx)
@@ -191,19 +198,19 @@ class AgentSession:
             image = self._attach_observation(extra.result, ctx) if self.observe_after and moved else None
             return Reply(extra.result, image, extra.is_error)
         if not is_tool(name):
-            known = ", ".join(d["name"] for d in self.definitions())
+            known = ", ".join(text_of(d, "name") for d in self.definitions())
             message = f"unknown tool {name!r}; tools: {known}"
             return Reply(_answer(name, "refused", ToolCode.VALIDATION_ERROR, message), None, True)
         # A form-filling client sends text for every field: `"[500, 600]"` for a point (see `form_values`).
         outcome = call_tool(name, form_values(name, arguments), ctx)
-        result: dict[str, Any] = outcome.to_dict()
+        result = outcome.to_dict()
         image = None
         acted = kind(name) == "action" and (outcome.dispatched != "none" or (name == "wait_for_delay" and outcome.ok))
         if self.observe_after and acted:
             image = self._attach_observation(result, ctx)
         return Reply(result, image, not outcome.ok)
 
-    def _attach_observation(self, result: dict[str, Any], ctx: _ScreenContext) -> bytes | None:
+    def _attach_observation(self, result: Result, ctx: _ScreenContext) -> bytes | None:
         """Add the screen after an action to its result; return its screenshot (the agent sees the effect)."""
         try:
             result["observation"], _ = observation(ctx)
@@ -216,7 +223,7 @@ class AgentSession:
             result["observation_error"] = problem.message
             return None
 
-    def _observe(self, name: str, arguments: dict[str, Any], ctx: _ScreenContext) -> Reply:
+    def _observe(self, name: str, arguments: dict[str, object], ctx: _ScreenContext) -> Reply:
         extra = set(arguments) - ({"screenshot"} if name == "observe" else set())
         wants_image = arguments.get("screenshot", True)
         if extra or not isinstance(wants_image, bool):
@@ -285,13 +292,13 @@ class _ScreenContext(ToolContext):
         return seen
 
 
-def refusal(tool: str, code: str, message: str, problems: list[dict[str, Any]]) -> dict[str, Any]:
+def refusal(tool: str, code: str, message: str, problems: list[dict[str, str]]) -> Result:
     """Return the result of a call refused before it reached a tool (arguments the wire could not take whole)."""
     return {"tool": tool, "status": "refused", "dispatched": "none", "code": code, "message": message,
             "hint": problems[0].get("hint", "Fix the arguments.") if problems else "Fix the arguments.",
             "problems": problems}  # fmt: skip
 
 
-def _answer(tool: str, status: str, code: ToolCode | None, message: str, dispatched: str = "none") -> dict[str, Any]:
+def _answer(tool: str, status: str, code: ToolCode | None, message: str, dispatched: str = "none") -> Result:
     """Build a result that did not come from a tool (observation, unknown tool, transport failure)."""
     return reply(tool, status, None if code is None else str(code), message, dispatched=dispatched).result

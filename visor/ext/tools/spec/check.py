@@ -12,7 +12,6 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -28,7 +27,7 @@ from visor.inputs.issues import ArgumentCode, Issue
 from visor.inputs.suggest import did_you_mean
 
 #: A tool's arguments as given (JSON).
-Raw = Mapping[str, Any]
+Raw = Mapping[str, object]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +51,7 @@ class Refusal:
             return self.codes[0]
         return str(ArgumentCode.VALIDATION_ERROR)
 
-    def problem_dicts(self) -> list[dict[str, Any]]:
+    def problem_dicts(self) -> list[dict[str, str]]:
         """Return the problems as a tool result lists them: path, message, code (each its own), hint."""
         return [
             found.to_argument_dict() | {"code": code} for found, code in zip(self.problems, self.codes, strict=True)

@@ -10,20 +10,44 @@ from __future__ import annotations
 
 import json
 import pkgutil
+from collections.abc import Mapping
 from functools import cache
-from typing import Any, Literal
+from typing import Literal
+
+from visor.jsontypes import JsonObject, JsonValue
 
 DEFINITIONS_FILE = "agent-tools.json"
 Kind = Literal["action", "observe"]
 
 
 @cache
-def _load() -> dict[str, dict[str, Any]]:
+def _load() -> dict[str, JsonObject]:
     # pkgutil rather than importlib.resources: the same file, without importing zipfile on every start-up.
     data = pkgutil.get_data("visor.schemas", DEFINITIONS_FILE)
     assert data is not None, "visor.schemas is a regular package"
-    raw: dict[str, dict[str, Any]] = json.loads(data.decode("utf-8"))
-    return {entry["function"]["name"]: entry for entry in raw.values()}
+    raw: dict[str, JsonObject] = json.loads(data.decode("utf-8"))
+    return {text_of(function_of(entry), "name"): entry for entry in raw.values()}
+
+
+def function_of(definition: Mapping[str, JsonValue]) -> JsonObject:
+    """Return the `function` of a definition in OpenAI function format (its name, description and parameters)."""
+    function = definition["function"]
+    assert isinstance(function, dict), "a definition's function is an object"
+    return function
+
+
+def text_of(node: Mapping[str, JsonValue], key: str) -> str:
+    """Return a text a definition holds (a function's `name`, `description`)."""
+    text = node[key]
+    assert isinstance(text, str), f"a definition's {key} is a text"
+    return text
+
+
+def object_of(node: Mapping[str, JsonValue], key: str) -> JsonObject:
+    """Return an object a definition holds (a function's `parameters`, a schema's `properties`)."""
+    found = node[key]
+    assert isinstance(found, dict), f"a definition's {key} is an object"
+    return found
 
 
 @cache
@@ -32,21 +56,19 @@ def tool_names() -> tuple[str, ...]:
     return tuple(_load())
 
 
-def openai_definition(name: str) -> dict[str, Any]:
+def openai_definition(name: str) -> JsonObject:
     """Return a tool's definition in OpenAI function format, exactly as the seed has it."""
     return _load()[name]
 
 
-def parameters(name: str) -> dict[str, Any]:
+def parameters(name: str) -> JsonObject:
     """Return a tool's JSON Schema for its arguments."""
-    schema: dict[str, Any] = _load()[name]["function"]["parameters"]
-    return schema
+    return object_of(function_of(_load()[name]), "parameters")
 
 
 def description(name: str) -> str:
     """Return a tool's description."""
-    text: str = _load()[name]["function"]["description"]
-    return text
+    return text_of(function_of(_load()[name]), "description")
 
 
 def kind(name: str) -> Kind:
@@ -60,7 +82,7 @@ def is_tool(name: object) -> bool:
 
 
 #: Tools visor adds for agents: looking at the screen. Element indices refer to the last `observe`.
-OBSERVATION_TOOLS: dict[str, dict[str, Any]] = {
+OBSERVATION_TOOLS: dict[str, JsonObject] = {
     "observe": {
         "type": "function",
         "function": {
@@ -95,12 +117,12 @@ OBSERVATION_TOOLS: dict[str, dict[str, Any]] = {
 }
 
 
-def mcp_definition(definition: dict[str, Any]) -> dict[str, Any]:
+def mcp_definition(definition: JsonObject) -> JsonObject:
     """Return an OpenAI-format definition as an MCP tool: name, description, inputSchema."""
-    function = definition["function"]
+    function = function_of(definition)
     return {"name": function["name"], "description": function["description"], "inputSchema": function["parameters"]}
 
 
-def all_definitions() -> list[dict[str, Any]]:
+def all_definitions() -> list[JsonObject]:
     """Return every tool an agent gets, in OpenAI format: the 16 seed tools, then the observation tools."""
     return [openai_definition(name) for name in tool_names()] + list(OBSERVATION_TOOLS.values())

@@ -26,13 +26,13 @@ import json
 import pkgutil
 from collections.abc import Mapping
 from functools import cache
-from typing import Any
 
 from jsonschema import Draft202012Validator
 
 from visor.errors import SourceError
-from visor.ext.tools.spec.definitions import is_tool, parameters
+from visor.ext.tools.spec.definitions import function_of, is_tool, object_of, parameters, text_of
 from visor.inputs.data import parse_data
+from visor.jsontypes import JsonObject, JsonValue
 
 #: The longest description OpenAI-compatible endpoints take.
 MAX_DESCRIPTION = 1024
@@ -61,40 +61,39 @@ def _short_descriptions() -> dict[str, str]:
     return texts
 
 
-def exported(definition: dict[str, Any], *, seed_descriptions: bool = False) -> dict[str, Any]:
+def exported(definition: JsonObject, *, seed_descriptions: bool = False) -> JsonObject:
     """Return an OpenAI-format definition as visor exports it: a conforming description and a generic schema.
 
     `seed_descriptions` keeps the spec's description even where it is longer than 1,024 characters.
     """
-    function = definition["function"]
-    text = function["description"]
+    function = function_of(definition)
+    text = text_of(function, "description")
     if not seed_descriptions:
-        text = _short_descriptions().get(function["name"], text)
-    out = {**function, "description": text, "parameters": generic_schema(function["parameters"])}
+        text = _short_descriptions().get(text_of(function, "name"), text)
+    out: JsonObject = {**function, "description": text, "parameters": generic_schema(function["parameters"])}
     return {**definition, "function": out}
 
 
-def generic_schema(schema: Any) -> Any:
+def generic_schema(schema: JsonValue) -> JsonValue:
     """Return `schema` with every `anyOf` of typed branches given a top-level `type` (see the module's docstring)."""
     if isinstance(schema, list):
         return [generic_schema(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    node = {key: _children(key, value) for key, value in schema.items()}
+    node: JsonObject = {key: _children(key, value) for key, value in schema.items()}
     branches = node.get("anyOf")
     if "type" in node or not isinstance(branches, list):
         return node
-    types = [branch.get("type") for branch in branches if isinstance(branch, dict)]
-    kinds = [kind for kind in types if isinstance(kind, str)]
-    if len(kinds) != len(branches):
+    typed = [branch for branch in branches if isinstance(branch, dict) and isinstance(branch.get("type"), str)]
+    if len(typed) != len(branches):
         return node  # a branch of no single type (itself a union, or none): left as the spec has it
-    merged = _merged(branches, node)
+    merged = _merged(typed, node)
     if merged is not None:
         return merged
-    return {**node, "type": _one_or_list(list(dict.fromkeys(kinds)))}
+    return {**node, "type": _one_or_list(list(dict.fromkeys(text_of(branch, "type") for branch in typed)))}
 
 
-def _children(key: str, value: Any) -> Any:
+def _children(key: str, value: JsonValue) -> JsonValue:
     """Transform a keyword's subschemas (a map of them under `properties`, `$defs`…; the keyword's own otherwise)."""
     if key in ("properties", "patternProperties", "$defs") and isinstance(value, dict):
         return {name: generic_schema(sub) for name, sub in value.items()}
@@ -103,9 +102,9 @@ def _children(key: str, value: Any) -> Any:
     return generic_schema(value)
 
 
-def _merged(branches: list[dict[str, Any]], outer: dict[str, Any]) -> dict[str, Any] | None:
+def _merged(branches: list[JsonObject], outer: JsonObject) -> JsonObject | None:
     """Return the `anyOf` as one schema with a list of types, or None when a branch constrains more than its type."""
-    types = [branch["type"] for branch in branches]
+    types = [text_of(branch, "type") for branch in branches]
     if len(set(types)) != len(types):
         return None
     out = {key: value for key, value in outer.items() if key != "anyOf"}
@@ -123,11 +122,11 @@ def _merged(branches: list[dict[str, Any]], outer: dict[str, Any]) -> dict[str, 
     return out
 
 
-def _one_or_list(types: list[str]) -> str | list[str]:
-    return types[0] if len(types) == 1 else types
+def _one_or_list(types: list[str]) -> JsonValue:
+    return types[0] if len(types) == 1 else [*types]
 
 
-def form_values(name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+def form_values(name: str, arguments: Mapping[str, object]) -> dict[str, object]:
     """Return a call's arguments with text a form sent for a non-text argument read as the JSON it holds.
 
     Only top-level arguments of the 16 tools, and only when the spec's schema takes no text there but takes what
@@ -135,7 +134,7 @@ def form_values(name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
     """
     if not is_tool(name):
         return dict(arguments)
-    declared = parameters(name).get("properties", {})
+    declared = object_of(parameters(name), "properties")
     out = dict(arguments)
     for key, value in arguments.items():
         if isinstance(value, str) and key in declared and not _accepts(name, key, value):
@@ -148,7 +147,7 @@ def form_values(name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
 _NOT_JSON = object()
 
 
-def _json(text: str) -> Any:
+def _json(text: str) -> object:
     """Return the JSON a text holds, read as visor reads any JSON from outside (`_NOT_JSON`: it holds none).
 
     The bounded reader: text nested thousands deep, an integer of thousands of digits, NaN, a lone surrogate or
@@ -164,10 +163,10 @@ def _json(text: str) -> Any:
         return _NOT_JSON
 
 
-def _accepts(name: str, key: str, value: Any) -> bool:
+def _accepts(name: str, key: str, value: object) -> bool:
     return bool(_property_validator(name, key).is_valid(value))
 
 
 @cache
-def _property_validator(name: str, key: str) -> Any:
-    return Draft202012Validator(parameters(name)["properties"][key])
+def _property_validator(name: str, key: str) -> Draft202012Validator:
+    return Draft202012Validator(object_of(object_of(parameters(name), "properties"), key))

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, get_args
+from typing import get_args
 
 from visor.ext.tools.result import Status, ToolCode
 from visor.ext.tools.spec.definitions import parameters, tool_names
 from visor.inputs.issues import Issue
+from visor.jsontypes import JsonObject, JsonValue
 from visor.scenario.families import FamilyCall
 
 #: Agent tools that need no element: they start an app, or let time pass.
@@ -31,13 +32,13 @@ class ToolFamily:
         """Return the tools' names, in the tools spec's order."""
         return tool_names()
 
-    def check(self, name: str, raw: Mapping[str, Any]) -> FamilyCall | list[Issue]:
+    def check(self, name: str, raw: Mapping[str, object]) -> FamilyCall | list[Issue]:
         """Check a call with the tool's own schema and rules (docs/agent-tools.md)."""
         from visor.ext.tools.spec.check import check_call  # jsonschema and the models: only for tool steps
 
         return check_call(name, raw)
 
-    def parameters(self, name: str) -> dict[str, Any]:
+    def parameters(self, name: str) -> JsonObject:
         """Return the tool's parameter schema as scenarios check it: no unknown argument, and its rules added."""
         return tool_rules({**copy.deepcopy(parameters(name)), "additionalProperties": False})
 
@@ -50,13 +51,13 @@ class ToolFamily:
         return (*tool_names(), *(str(code) for code in ToolCode), *get_args(Status))
 
 
-def tool_rules(schema: dict[str, Any]) -> dict[str, Any]:
+def tool_rules(schema: JsonObject) -> JsonObject:
     """Add to a tool's parameter schema the argument rules a schema can say, so editors flag them as visor does.
 
     Every selector names an attribute; a drag (the tool, or a member of a sequence) gives `end` or `calibration`,
     never both. The tools' own definitions stay the spec's; these are added where scenarios are checked.
     """
-    stack: list[Any] = [schema]
+    stack: list[JsonValue] = [schema]
     while stack:
         node = stack.pop()
         if isinstance(node, list):
@@ -74,6 +75,6 @@ def tool_rules(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-def _given(key: str) -> dict[str, Any]:
+def _given(key: str) -> JsonObject:
     """Return the schema rule "`key` is given, and not null"."""
     return {"required": [key], "properties": {key: {"not": {"type": "null"}}}}

@@ -12,11 +12,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from visor.ext.tools.spec import models
 from visor.ext.tools.spec.definitions import Kind, kind, openai_definition, parameters, tool_names
 from visor.ext.tools.spec.fields import ToolArgs
+from visor.jsontypes import JsonObject
 
 #: The tool's model. Covariant: every spec is a `ToolSpec[ToolArgs]` (read-only, so sound).
 A_co = TypeVar("A_co", bound=ToolArgs, covariant=True)
@@ -36,7 +37,7 @@ class ToolSpec(Generic[A_co]):
         assert name is not None, f"{self.args_type.__name__} is a tool's model"
         return name
 
-    def build(self, raw: Mapping[str, Any]) -> A_co:
+    def build(self, raw: Mapping[str, object]) -> A_co:
         """Validate raw arguments into the model (a `pydantic.ValidationError` says what is wrong)."""
         return self.args_type.model_validate(raw)
 
@@ -45,12 +46,12 @@ class ToolSpec(Generic[A_co]):
         return frozenset(info.alias or name for name, info in self.args_type.model_fields.items())
 
     @property
-    def definition(self) -> dict[str, Any]:
+    def definition(self) -> JsonObject:
         """Return the tool's definition in OpenAI function format, exactly as the shipped file has it."""
         return openai_definition(self.name)
 
     @property
-    def parameters(self) -> dict[str, Any]:
+    def parameters(self) -> JsonObject:
         """Return the JSON Schema of the tool's arguments."""
         return parameters(self.name)
 

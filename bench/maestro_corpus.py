@@ -1,0 +1,91 @@
+"""How much of a corpus of real Maestro flows converts into visor scenarios, and what is left out most.
+
+    python bench/maestro_corpus.py CORPUS [--json FILE]
+
+CORPUS holds `manifest.tsv` (repo, path, commit, kind per line) and `flows/<owner>__<repo>/<path>`: flows written
+by other people, collected from public repositories and kept outside this repository (`bench/maestro_corpus.tsv`
+lists the ones measured, each at its commit). Each `flow` row is converted
+as `visor import maestro` converts it, its includes read from its repository's folder, and counted as:
+
+- full: nothing left out, and the scenario validates;
+- partly: some commands or options left out (each named with its file and line);
+- nothing: no command converted (the scenario is a placeholder);
+- invalid: the flow cannot be read as a Maestro flow (its YAML does not parse, or it is no flow);
+- crash: the importer raised something other than a visor error (a bug).
+
+The left-out commands are ranked by occurrences, with the reasons given most often.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import csv
+import json
+import os
+import sys
+import traceback
+
+import visor.api  # noqa: F401  -- plugs the agent tools in as commands, as `visor import` has them
+from visor.errors import VisorError
+from visor.ext.maestro.convert import convert_flow
+
+
+def classify(corpus: str, repo: str, path: str) -> tuple[str, list[dict[str, object]], str]:
+    """Convert one flow; return its class, what was left out, and an error's text."""
+    root = os.path.join(corpus, "flows", repo.replace("/", "__"))
+    try:
+        converted = convert_flow(os.path.join(root, path), root=root, relative=path)
+    except VisorError as exc:
+        return "invalid", [], exc.message
+    except Exception:  # counting the importer's bugs is the point
+        return "crash", [], traceback.format_exc(limit=3)
+    left = [dict(item) for item in converted.left_out]
+    steps = converted.scenario["steps"]
+    if len(steps) == 1 and steps[0]["id"] == "01-nothing":
+        return "nothing", left, ""
+    return ("partly" if left else "full"), left, ""
+
+
+def main() -> int:
+    """Convert every flow of the corpus and print the counts and the gaps."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpus")
+    parser.add_argument("--json", help="Write every flow's class and left-outs here.")
+    parser.add_argument("--top", type=int, default=25)
+    args = parser.parse_args()
+    with open(os.path.join(args.corpus, "manifest.tsv"), encoding="utf-8") as handle:
+        rows = [row for row in csv.reader(handle, delimiter="\t") if len(row) >= 4 and row[3] == "flow"]
+    classes: collections.Counter[str] = collections.Counter()
+    gaps: collections.Counter[str] = collections.Counter()
+    reasons: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    flows_with: collections.Counter[str] = collections.Counter()
+    report = []
+    for repo, path, *_ in rows:
+        kind, left, error = classify(args.corpus, repo, path)
+        classes[kind] += 1
+        for name in {str(item["command"]) for item in left}:
+            flows_with[name] += 1
+        for item in left:
+            gaps[str(item["command"])] += 1
+            reasons[str(item["command"])][str(item["reason"])[:90]] += 1
+        report.append({"repo": repo, "path": path, "class": kind, "left_out": left, "error": error})
+    total = sum(classes.values())
+    print(f"{total} flows from {len({row[0] for row in rows})} repositories")
+    for kind in ("full", "partly", "nothing", "invalid", "crash"):
+        print(f"  {kind:8} {classes[kind]:4}  {classes[kind] / total:6.1%}")
+    print(f"\nleft out, by occurrences (flows with it), top {args.top}:")
+    for name, count in gaps.most_common(args.top):
+        reason, times = reasons[name].most_common(1)[0]
+        print(f"  {count:4} ({flows_with[name]:3})  {name}: {reason} [{times}x]")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(report, handle, indent=1)
+    crashes = [item for item in report if item["class"] == "crash"]
+    for item in crashes[:5]:
+        print(f"\ncrash: {item['repo']} {item['path']}\n{item['error']}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,240 @@
+"""Walk a scenario's steps and blocks: `when`s decided on the screen, repeats bounded, retries, optional misses.
+
+Each step runs as the run's `Host` runs it; the walk decides what runs, how often, and how it is reported:
+
+- A step or block whose `when` does not hold is `skipped`, its decision in `details.when`.
+- An `optional` step that fails is `skipped` instead, its message in `details.missed`: the run goes on unfailed.
+- A block reports itself after its steps, as one entry (`command` `block`, `repeat` or `retry`): how often it
+  ran and what stopped it. A `while` that still holds at its bound fails the block.
+- A retry block's failed attempt is reported once the attempt is over, its failed steps `skipped` with
+  `details.retried`: only the last attempt's failures fail the run.
+- The n-th run of a step in a repeat or a retry (n > 1) is reported as `id#n`.
+
+Every decision is in the step results, so it is signed: two runs that took different branches differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from visor.device.protocol import Observation
+from visor.engine.events import Event, StepFinished, StepStarted
+from visor.engine.results import StepResult, Verdict
+from visor.errors import ErrorCode, ErrorInfo
+from visor.scenario.blocks import Condition
+from visor.scenario.scenario import Block, Node, Step
+from visor.scripting.sandbox import ScriptError
+from visor.ui.query import QueryError
+
+
+class Host(Protocol):
+    """What the walk needs of the run it is part of."""
+
+    @property
+    def platform(self) -> str:
+        """Return the device's platform, for `when: {platform: …}`."""
+        ...
+
+    @property
+    def stop_on_failure(self) -> bool:
+        """Say whether what is left is skipped after the first failure (`config.stopOnFailure`)."""
+        ...
+
+    def at(self) -> float:
+        """Return the milliseconds since the run started."""
+        ...
+
+    def run_step(self, step: Step, *, last: bool) -> StepResult:
+        """Run one step (its index and id as reported; `last`: the scenario's last) and return its result, masked."""
+        ...
+
+    def observe(self) -> Observation:
+        """Look at the screen, for a `when`."""
+        ...
+
+    def count(self, observation: Observation, selector: str) -> int:
+        """Return how many elements `selector` matches on the screen.
+
+        Raises:
+            QueryError: the selector cannot be evaluated on this device.
+        """
+        ...
+
+    def evaluate(self, expression: str) -> object:
+        """Return the value of a script expression (`when: {true: …}`), as JSON.
+
+        Raises:
+            ScriptError: the expression failed.
+        """
+        ...
+
+
+@dataclass
+class Walk:
+    """One run's walk over its steps and blocks; `results` (the run record's list) gets every entry, in order."""
+
+    host: Host
+    results: list[StepResult]
+    #: The scenario's last step: the screen it ends on is signed whatever the observation policy.
+    last: Step | None = None
+    failed: bool = False
+
+    def nodes(self, nodes: tuple[Node, ...], suffix: str = "") -> Iterator[Event]:
+        """Walk `nodes` in order; `suffix` marks a repeated run (`#2`)."""
+        for node in nodes:
+            yield from (self._block(node, suffix) if isinstance(node, Block) else self._step(node, suffix))
+
+    def _report(self, result: StepResult) -> Iterator[Event]:
+        self.failed = self.failed or result.status is Verdict.FAILED
+        self.results.append(result)
+        yield StepFinished(result, self.host.at())
+
+    def _skipped(self, name: str, command: str, details: dict[str, object]) -> StepResult:
+        return StepResult(len(self.results), name, command, Verdict.SKIPPED, 0, details)
+
+    def _step(self, step: Step, suffix: str) -> Iterator[Event]:
+        name = step.id + suffix
+        if self.failed and self.host.stop_on_failure:
+            yield from self._report(self._skipped(name, step.command, {"reason": "an earlier step failed"}))
+            return
+        decided = self._decide(step.when, name, step.command) if step.when is not None else None
+        if isinstance(decided, StepResult):
+            yield from self._report(decided)
+            return
+        if decided is not None and not decided["taken"]:
+            yield from self._report(self._skipped(name, step.command, {"when": decided}))
+            return
+        running = replace(step, index=len(self.results), id=name)
+        yield StepStarted(running, self.host.at())
+        result = self.host.run_step(running, last=step is self.last)
+        extra: dict[str, object] = {"when": decided} if decided is not None else {}
+        if result.status is Verdict.FAILED and step.optional and result.error is not None:
+            extra |= {"optional": True, "missed": result.error.message}
+            result = replace(result, status=Verdict.SKIPPED, error=None)
+        if extra:
+            result = replace(result, details={**result.details, **extra})
+        yield from self._report(result)
+
+    def _block(self, block: Block, suffix: str) -> Iterator[Event]:
+        name = block.id + suffix
+        kind = "repeat" if block.repeat is not None else "retry" if block.retries else "block"
+        if self.failed and self.host.stop_on_failure:
+            yield from self._report(self._skipped(name, kind, {"reason": "an earlier step failed"}))
+            return
+        decided = self._decide(block.when, name, kind) if block.when is not None else None
+        if isinstance(decided, StepResult):
+            yield from self._report(decided)
+            return
+        if decided is not None and not decided["taken"]:
+            yield from self._report(self._skipped(name, kind, {"when": decided}))
+            return
+        start, mark, before = self.host.at(), len(self.results), self.failed
+        self.failed = False
+        details: dict[str, object] = {"when": decided} if decided is not None else {}
+        error: ErrorInfo | None = None
+        if block.repeat is not None:
+            error = yield from self._repeat(block, name, suffix, details)
+        elif block.retries:
+            yield from self._retry(block, suffix, details)
+        else:
+            yield from self.nodes(block.body, suffix)
+        details["failed"] = sum(1 for result in self.results[mark:] if result.status is Verdict.FAILED)
+        inner_failed, self.failed = self.failed, before
+        status = Verdict.FAILED if error is not None else Verdict.PASSED
+        duration = max(0, round(self.host.at() - start))
+        yield from self._report(StepResult(len(self.results), name, kind, status, duration, details, error))
+        self.failed = self.failed or inner_failed
+
+    def _repeat(
+        self, block: Block, name: str, suffix: str, details: dict[str, object]
+    ) -> Generator[Event, None, ErrorInfo | None]:
+        """Run a repeat block's body as often as it says; return the block's own failure, if any."""
+        repeat = block.repeat
+        assert repeat is not None
+        runs, stopped = 0, "times"
+        while runs < repeat.times and not self.failed:
+            if repeat.condition is not None:
+                decided = self._decide(repeat.condition, name, "repeat")
+                if isinstance(decided, StepResult):
+                    return decided.error
+                if not decided["taken"]:
+                    stopped = "condition"
+                    break
+            runs += 1
+            yield from self.nodes(block.body, suffix + (f"#{runs}" if runs > 1 else ""))
+        if self.failed:
+            stopped = "failure"
+        details["repeat"] = {"runs": runs, "stopped": stopped}
+        if repeat.strict and stopped == "times":
+            return ErrorInfo(
+                code=str(ErrorCode.ACTION_ERROR),
+                message=f"Block '{name}' (repeat) still had its while condition after {runs} runs, its bound",
+                likely_cause="The condition never stops holding: the steps do not change what it looks at.",
+                next_step="Check the block's steps reach the state that ends it, or raise repeat.max.",
+            )
+        return None
+
+    def _retry(self, block: Block, suffix: str, details: dict[str, object]) -> Iterator[Event]:
+        """Run a retry block until an attempt passes or the retries are spent; report each attempt once it ends."""
+        attempts = block.retries + 1
+        for attempt in range(1, attempts + 1):
+            mark, self.failed = len(self.results), False
+            held = list(self.nodes(block.body, suffix + (f"#{attempt}" if attempt > 1 else "")))
+            if not self.failed or attempt == attempts:
+                yield from held
+                break
+            # Replaced by the next attempt: its failures are reported as retried, and do not fail the run.
+            for position in range(mark, len(self.results)):
+                result = self.results[position]
+                if result.status is Verdict.FAILED:
+                    self.results[position] = replace(result, status=Verdict.SKIPPED, error=None,
+                                                     details={**result.details, "retried": True})  # fmt: skip
+            yield from (StepFinished(self.results[event.result.index], event.at_ms)
+                        if isinstance(event, StepFinished) and event.result.index < len(self.results)
+                        else event for event in held)  # fmt: skip
+        details["retry"] = {"attempts": attempt, "retried": attempt - 1}
+
+    def _decide(self, condition: Condition, name: str, command: str) -> dict[str, object] | StepResult:
+        """Decide a `when` on the platform, the screen and the script; a condition that cannot be decided fails."""
+        decided: dict[str, object] = {}
+        holds = True
+        try:
+            if condition.platform is not None:
+                decided["platform"] = self.host.platform
+                holds = holds and self.host.platform == condition.platform
+            if condition.needs_screen():
+                observation = self.host.observe()
+                if condition.visible is not None:
+                    decided["visible"] = found = self.host.count(observation, condition.visible)
+                    holds = holds and found > 0
+                if condition.not_visible is not None:
+                    decided["not_visible"] = found = self.host.count(observation, condition.not_visible)
+                    holds = holds and found == 0
+            if condition.script is not None:
+                value = self.host.evaluate(condition.script)
+                decided["true"] = value
+                holds = holds and truthy(value)
+        except (QueryError, ScriptError) as exc:
+            message = exc.message
+            error = ErrorInfo(
+                code=str(ErrorCode.ACTION_ERROR),
+                message=f"Step '{name}' ({command}) could not decide its when: {message}",
+                likely_cause="The condition's selector cannot be used on this device, or its script failed.",
+                next_step="Fix the condition (visor validate checks its selectors' syntax).",
+            )
+            return StepResult(len(self.results), name, command, Verdict.FAILED, 0, {"when": decided}, error)
+        decided["taken"] = holds
+        return decided
+
+
+def truthy(value: object) -> bool:
+    """Say whether a script's value (as JSON) is true as JavaScript has it: every object and array is."""
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int | float):
+        return value == value and value != 0  # NaN is false
+    if isinstance(value, str):
+        return value != ""
+    return True

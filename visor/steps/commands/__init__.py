@@ -1,0 +1,17 @@
+"""The scenario commands, executed on the device protocol: one module per command, or per small family.
+
+A module holds its commands' executors, the shapes of the details they report (`TypedDict`s, each key declaring
+its part in the determinism signature: `visor.steps.details`) and, last, its `ENTRIES`: one
+`entry(Model, executor, Details)` each. `visor.steps.catalogue` gathers the entries of every module here, so a
+new command is its argument model (`visor.scenario.commands`) and a module here, or a few lines in its family's
+(docs/internals.md). Shapes and helpers several commands share live beside this package (`details`, `targets`).
+
+- `act`: `act`: its helpers. Text typed (and checked to have arrived), a key pressed, the app reset, a drag, a
+  slider
+- `capture`: `screenshot` and `source`: the screen saved as an artifact (and copied into the project when asked)
+- `navigate`: `navigate`: open a deep link or URL
+- `scroll`: `scroll`: swipe what scrolls (else the screen) up or down, and say whether its content moved
+- `tap`: `tap`: an element, at a point a touch reaches (taking the app map's route to a screen showing it), or a
+  point
+- `wait`: `wait`: a fixed time, for an element, or until the screen stops changing
+"""

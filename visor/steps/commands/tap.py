@@ -1,0 +1,87 @@
+"""`tap`: an element, at a point a touch reaches (taking the app map's route to a screen showing it), or a point."""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from visor.errors import ActionError, VisorError
+from visor.scenario.commands import TapArgs
+from visor.selectors.parse import parse_selector
+from visor.steps.context import ActionContext
+from visor.steps.details import TargetInfo, Volatile
+from visor.steps.element_handles import find_handle, handle_details
+from visor.steps.entry import Entries, entry
+from visor.steps.targets import element_details, locate, match_all, screen_point
+from visor.ui.description import ElementInfo
+from visor.ui.hit import topmost
+from visor.ui.query import QueryError
+
+
+class TapDetails(TypedDict, total=False):
+    """A tap: on an element (`target`) or a point (`hit`, what took the touch); `map`, the route taken to it.
+
+    The map's confidence in each leg is left out of the signature: it grows as the map learns.
+    """
+
+    args: dict[str, object]
+    target: TargetInfo
+    point: list[int]
+    hit: ElementInfo | None
+    map: dict[str, Any]
+    map_confidence: Volatile[list[float]]
+
+
+def tap(args: TapArgs, ctx: ActionContext) -> TapDetails:
+    """Tap an element (at a point a touch reaches: never through a dialog over it) or a point."""
+    ctx.wait_idle()
+    if args.target is not None and (handle := find_handle(ctx, args.target)) is not None:
+        ctx.click_element(handle)
+        return {"args": args.as_written(), "target": handle_details(handle, args.target)}
+    if args.target is not None:
+        routed = _route_to(ctx, args.target)
+        try:
+            target = locate(ctx, args.target, touch=True)
+        except ActionError as failure:
+            if routed is not None:  # a detour that did not get there is shown with the failure
+                failure.details["map_confidence"] = routed.pop("confidence", [])
+                failure.details["map"] = routed
+            raise
+        point = target.touch_point()
+        ctx.tap(point)
+        details: TapDetails = {
+            "args": args.as_written(),
+            "target": target.details(args.target),
+            "point": [point.x, point.y],
+        }
+        if routed is not None:
+            # The map's confidence in each leg grows as it learns: kept apart, out of the signature.
+            details["map_confidence"] = routed.pop("confidence", [])
+            details["map"] = routed
+        return details
+    assert args.x is not None and args.y is not None
+    point = screen_point(ctx, args.x, args.y, args.normalized)
+    hit = topmost(ctx.observe().tree, point)
+    ctx.tap(point)
+    return {"args": args.as_written(), "point": [point.x, point.y], "hit": element_details(hit.node) if hit else None}
+
+
+def _route_to(ctx: ActionContext, selector: str) -> dict[str, Any] | None:
+    """Take the app, through its map, to a screen showing `selector`'s element when this screen has none."""
+    if ctx.router is None:
+        return None
+    observation = ctx.observe()
+    try:
+        present = any(observation.tree.on_screen(node)
+                      for node in match_all(observation, parse_selector(selector), ctx.platform))  # fmt: skip
+    except (VisorError, QueryError):
+        return None  # a selector this platform cannot use: locate says so
+    if present:
+        return None
+    routed = ctx.router(selector)
+    if routed is not None:
+        # The detour has its own bounds (each leg's settle, a repair's tap budget): the step's timeout is its own.
+        ctx.restart()
+    return routed
+
+
+ENTRIES: Entries = (entry(TapArgs, tap, TapDetails),)
