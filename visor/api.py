@@ -17,7 +17,6 @@ from visor.errors import InputError, NotInstalled, SourceError, TargetError, Usa
 from visor.plugs import plug
 from visor.report.session_tools import ExtraTools, SessionAsk, plug_session_tools
 from visor.run.hooks import plug_map
-from visor.scenario.tags import EXPECTED_FAILURE
 
 if TYPE_CHECKING:
     from visor.engine.results import RunResult, Verdict
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
     from visor.runtimes.config import DeviceConfig
     from visor.runtimes.opening import OpenedDevice
     from visor.scenario.recognise import Heading
+    from visor.scenario.tags import EXPECTED_FAILURE
     from visor.scenario.validate import ValidationResult
 
 __all__ = [
@@ -110,6 +110,7 @@ def _tool_runner() -> Iterable[Any]:
 #: The configuration's and results' types, exported here and imported when first asked for: importing the front
 #: door stays cheap for the command line, which builds its configuration only once a command runs.
 _CONFIG_TYPES = {
+    "EXPECTED_FAILURE": "visor.scenario.tags",
     "DeviceConfig": "visor.runtimes.config",
     "Environment": "visor.run.config",
     "Heading": "visor.scenario.recognise",
