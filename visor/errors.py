@@ -21,7 +21,7 @@ code and exit code where they differ from its parent's, says when it is raised, 
     ├── ActionError              ACTION_ERROR  exit 1    a step or a direct action failed
     │   ├── StepFailure                                  a step failed; the run goes on [steps.context]
     │   ├── Refusal                                      a VisualAgent command's error result [ext.visualagent.protocol]
-    │   ├── ScriptError                                  a scenario's script threw or went past a bound [scripting.sandbox]
+    │   ├── ScriptError                                  a script threw or went past a bound [scripting.sandbox]
     │   └── InputRejected                                the device refuses this input here [device.protocol]
     │       └── UnsupportedInput                         the platform or runtime has no such input [device.protocol]
     └── Interrupted              INTERRUPTED   exit 130  the user pressed Ctrl-C (SIGINT)
