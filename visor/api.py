@@ -100,6 +100,13 @@ def _tool_family() -> Iterable[Any]:
     return (ToolFamily(),)
 
 
+def _maestro_flows() -> Iterable[object]:
+    """Return Maestro flows as a format `visor run` and `visor validate` take as they are."""
+    from visor.ext.maestro.format import MaestroFlows
+
+    return (MaestroFlows(),)
+
+
 def _tool_runner() -> Iterable[Any]:
     """Return the runner of agent tools as scenario steps."""
     from visor.ext.tools.step import ToolRunner  # lazy: start-up
@@ -137,6 +144,7 @@ plug("commands", _agentcab_commands)
 plug("entries", _agentcab_entries)
 plug("families", _tool_family)
 plug("runners", _tool_runner)
+plug("formats", _maestro_flows)
 
 
 def load(path: str, parameters: dict[str, str] | None = None) -> ValidationResult:

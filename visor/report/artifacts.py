@@ -259,6 +259,8 @@ class ReportWriter:
         if isinstance(event, RunStarted):
             self.store.write("env/device.json", _json(_device(event)), "json")
             self.store.write("env/runtime.json", _json(_runtime(event)), "json")
+            if event.scenario.translated is not None:  # a Maestro flow run as it is: the scenario that ran
+                self.store.write("scenario.yaml", event.scenario.translated)
         elif isinstance(event, RunFinished):
             self._reports(event.result)
         if lost is not None:

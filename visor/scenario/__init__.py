@@ -8,6 +8,7 @@
 - `discovery`: Find scenario files from what the user typed (files, directories, globs, `-`) and validate them all
 - `families`: Command families: scenario commands a feature names, checks and describes itself (the agent tools)
 - `fields`: Field types shared by the input models, and the custom errors they raise
+- `formats`: Scenario files in other tools' formats, taken as they are: a feature that reads one plugs in here
 - `loader`: Load a scenario: read the file (or standard input), parse it, fill its parameters, validate it
 - `model_files`: Small documents read into one model (a policy, an agent test, an annotation): one way to read and
   refuse them

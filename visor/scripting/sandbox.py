@@ -121,8 +121,8 @@ def run_script(source: str, given: Globals, limits: Limits = Limits()) -> Outcom
     Raises:
         ScriptError: it did not parse, threw, or went past a bound (the message says which, and where).
     """
-    try:  # QuickJS loads only for a scenario that runs a script
-        import quickjs
+    try:
+        import quickjs  # lazy: QuickJS loads only for a scenario that runs a script
     except ImportError as exc:
         raise NotInstalled.from_missing_library("quickjs", "scripts", needed_by="a script", detail=str(exc)) from exc
 
