@@ -44,6 +44,7 @@ from visor.device.targets import same_element
 from visor.runtimes.sim.keyboard import BUTTONS, NAMES
 from visor.runtimes.sim.metrics import POINT, SIZE
 from visor.runtimes.sim.widgets import Frame, Widget, WidgetKind
+from visor.scenario.keys import lacking
 from visor.ui.geometry import Point, Rect, Size
 from visor.ui.source import xcui_node
 from visor.ui.tree import Node, UiTree
@@ -250,7 +251,11 @@ def unsupported_action(name: NativeActionName) -> UnsupportedInput:
 
 
 def missing_key(key: Key) -> UnsupportedInput:
-    """Return the error for a key an iPhone does not have (back, app switch), as visor's Appium runtime says it."""
+    """Return the error for a key an iPhone does not have (back, app switch, …), as visor's Appium runtime says it."""
+    if key not in (Key.BACK, Key.APP_SWITCH):
+        return UnsupportedInput(
+            f"iOS has no {key.value} key", likely_cause=f"{lacking(key.value, 'ios')}.", next_step=OTHER_KEYS
+        )
     instead = (
         "Tap the app's own back button instead: the navigation bar's Back button (accessibility=Back)."
         if key is Key.BACK
@@ -261,3 +266,7 @@ def missing_key(key: Key) -> UnsupportedInput:
         likely_cause="iOS devices have no back or app-switch button.",
         next_step=instead,
     )
+
+
+#: What an iPhone presses instead of the keys it lacks.
+OTHER_KEYS = "An iPhone presses home, enter, backspace, tab, space, volume_up, volume_down, lock and unlock."
