@@ -270,6 +270,109 @@ class ActSliderArgs(ActArgs):
     )
 
 
+# Upstream accepts any case ("Down"); the schema says so with a pattern instead of an enum.
+_DIRECTION_SCHEMA = {"type": "string", "pattern": "^(?:[Uu][Pp]|[Dd][Oo][Ww][Nn])$"}
+
+
+class ScrollArgs(Args):
+    """Scroll the screen up or down by a percentage of its height."""
+
+    command = "scroll"
+    tree_need = "finds what scrolls, and checks it moved; use act drag"
+
+    direction: Annotated[Literal["up", "down"], WithJsonSchema(_DIRECTION_SCHEMA)] = Field(
+        description="up or down (any case)."
+    )
+    percent: float = Field(70, ge=1, le=100, allow_inf_nan=False, description="How far, in % of the screen.")
+
+    @field_validator("direction", mode="before")
+    @classmethod
+    def _fold_case(cls, value: object) -> object:
+        return value.lower() if isinstance(value, str) else value
+
+
+class CaptureArgs(Args):
+    """Shared arguments of `screenshot` and `source`."""
+
+    label: NonEmptyStr | None = Field(None, description="Names the artifact file.")
+    path: RelativePath | None = Field(
+        None, description="Also copy the artifact to this path, relative to the scenario's project folder."
+    )
+    settle: bool = Field(False, description="Wait for the screen to settle first.")
+    settle_ms: DurationMs | None = Field(None, alias="settleMs", description="How long to wait, in ms.")
+
+    #: What a copy's file name ends in: a scenario may write a capture, never a project's source or settings.
+    suffixes: ClassVar[tuple[str, ...]] = ()
+
+    @field_validator("path")
+    @classmethod
+    def _a_capture_file(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        parts = value.replace("\\", "/").split("/")
+        if not parts[-1].lower().endswith(cls.suffixes):
+            raise plain_error(
+                IssueCode.ARG_ERROR,
+                f"{cls.owner} args.path must end in {' or '.join(cls.suffixes)}: a copy of the capture, never"
+                " another kind of file",
+            )
+        hidden = next((part for part in parts[:-1] if part.startswith(".") and part not in (".", "..")), None)
+        if hidden is not None or parts[-1].startswith("."):
+            raise plain_error(
+                IssueCode.ARG_ERROR,
+                f"{cls.owner} args.path must not lead into a hidden folder or file ({hidden or parts[-1]}):"
+                " those hold a project's tools' state (.git, .visor)",
+            )
+        return value
+
+
+class ScreenshotArgs(CaptureArgs):
+    """Capture a screenshot."""
+
+    command = "screenshot"
+    saves = "screenshot"
+    suffixes = (".png",)
+
+
+class WaitArgs(Args):
+    """Wait a fixed time (`ms`), for an element (`for`), or for the screen to be stable (`stable: true`)."""
+
+    command = "wait"
+    own_time_bound = True
+    model_config = schema_rules(**one_of_keys("ms", "for", "stable"))
+
+    ms: DurationMs | None = Field(None, description="Wait this many milliseconds.")
+    for_: SelectorStr | None = Field(None, alias="for", description="Wait until this element is visible.")
+    stable: Literal[True] | None = Field(None, description="Wait until two observations in a row are equal.")
+    timeout: DurationMs | None = Field(None, description="Give up after this many ms (for/stable).")
+    poll_ms: DurationMs | None = Field(
+        None,
+        validation_alias=AliasChoices("pollMs", "poll-ms"),
+        serialization_alias="pollMs",
+        description="How often to look, in ms. `poll-ms` is accepted too.",
+    )
+
+    @classmethod
+    def rules(cls, raw: Mapping[str, object]) -> list[str]:
+        """Exactly one mode."""
+        if len(_present(raw, "ms", "for", "stable")) != 1:
+            return ["wait requires exactly one of args.ms, args.for, or args.stable"]
+        return []
+
+    def tree_use(self) -> str | None:
+        """Need the tree to wait for an element or a stable screen (trees compared), not for a time."""
+        return "waits for elements; use ms" if self.for_ is not None or self.stable else None
+
+
+class SourceArgs(CaptureArgs):
+    """Capture the page source."""
+
+    command = "source"
+    saves = "source"
+    tree_need = "saves the page source"
+    suffixes = (".xml",)
+
+
 # -- text and keys: what Maestro users reach for (eraseText, hideKeyboard, pressKey, copyTextFrom, pasteText,
 # inputRandom…), each checking its effect on the screen ----------------------------------------------------------
 
@@ -375,109 +478,6 @@ class InputRandomArgs(Args):
     def tree_use(self) -> str | None:
         """Need the tree to type into a target (found in it), not into the focused field."""
         return _targeting(self.target)
-
-
-# Upstream accepts any case ("Down"); the schema says so with a pattern instead of an enum.
-_DIRECTION_SCHEMA = {"type": "string", "pattern": "^(?:[Uu][Pp]|[Dd][Oo][Ww][Nn])$"}
-
-
-class ScrollArgs(Args):
-    """Scroll the screen up or down by a percentage of its height."""
-
-    command = "scroll"
-    tree_need = "finds what scrolls, and checks it moved; use act drag"
-
-    direction: Annotated[Literal["up", "down"], WithJsonSchema(_DIRECTION_SCHEMA)] = Field(
-        description="up or down (any case)."
-    )
-    percent: float = Field(70, ge=1, le=100, allow_inf_nan=False, description="How far, in % of the screen.")
-
-    @field_validator("direction", mode="before")
-    @classmethod
-    def _fold_case(cls, value: object) -> object:
-        return value.lower() if isinstance(value, str) else value
-
-
-class CaptureArgs(Args):
-    """Shared arguments of `screenshot` and `source`."""
-
-    label: NonEmptyStr | None = Field(None, description="Names the artifact file.")
-    path: RelativePath | None = Field(
-        None, description="Also copy the artifact to this path, relative to the scenario's project folder."
-    )
-    settle: bool = Field(False, description="Wait for the screen to settle first.")
-    settle_ms: DurationMs | None = Field(None, alias="settleMs", description="How long to wait, in ms.")
-
-    #: What a copy's file name ends in: a scenario may write a capture, never a project's source or settings.
-    suffixes: ClassVar[tuple[str, ...]] = ()
-
-    @field_validator("path")
-    @classmethod
-    def _a_capture_file(cls, value: str | None) -> str | None:
-        if value is None:
-            return value
-        parts = value.replace("\\", "/").split("/")
-        if not parts[-1].lower().endswith(cls.suffixes):
-            raise plain_error(
-                IssueCode.ARG_ERROR,
-                f"{cls.owner} args.path must end in {' or '.join(cls.suffixes)}: a copy of the capture, never"
-                " another kind of file",
-            )
-        hidden = next((part for part in parts[:-1] if part.startswith(".") and part not in (".", "..")), None)
-        if hidden is not None or parts[-1].startswith("."):
-            raise plain_error(
-                IssueCode.ARG_ERROR,
-                f"{cls.owner} args.path must not lead into a hidden folder or file ({hidden or parts[-1]}):"
-                " those hold a project's tools' state (.git, .visor)",
-            )
-        return value
-
-
-class ScreenshotArgs(CaptureArgs):
-    """Capture a screenshot."""
-
-    command = "screenshot"
-    saves = "screenshot"
-    suffixes = (".png",)
-
-
-class WaitArgs(Args):
-    """Wait a fixed time (`ms`), for an element (`for`), or for the screen to be stable (`stable: true`)."""
-
-    command = "wait"
-    own_time_bound = True
-    model_config = schema_rules(**one_of_keys("ms", "for", "stable"))
-
-    ms: DurationMs | None = Field(None, description="Wait this many milliseconds.")
-    for_: SelectorStr | None = Field(None, alias="for", description="Wait until this element is visible.")
-    stable: Literal[True] | None = Field(None, description="Wait until two observations in a row are equal.")
-    timeout: DurationMs | None = Field(None, description="Give up after this many ms (for/stable).")
-    poll_ms: DurationMs | None = Field(
-        None,
-        validation_alias=AliasChoices("pollMs", "poll-ms"),
-        serialization_alias="pollMs",
-        description="How often to look, in ms. `poll-ms` is accepted too.",
-    )
-
-    @classmethod
-    def rules(cls, raw: Mapping[str, object]) -> list[str]:
-        """Exactly one mode."""
-        if len(_present(raw, "ms", "for", "stable")) != 1:
-            return ["wait requires exactly one of args.ms, args.for, or args.stable"]
-        return []
-
-    def tree_use(self) -> str | None:
-        """Need the tree to wait for an element or a stable screen (trees compared), not for a time."""
-        return "waits for elements; use ms" if self.for_ is not None or self.stable else None
-
-
-class SourceArgs(CaptureArgs):
-    """Capture the page source."""
-
-    command = "source"
-    saves = "source"
-    tree_need = "saves the page source"
-    suffixes = (".xml",)
 
 
 @dataclass(frozen=True, slots=True)
