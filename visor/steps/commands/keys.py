@@ -68,7 +68,8 @@ def press(args: PressArgs, ctx: ActionContext) -> PressDetails:
     ctx.wait_idle()
     before = ctx.observe().tree
     field = before.focused()
-    keyboard = ctx.keyboard_shown()
+    # Asked only where it can be the effect: on a phone it is a round trip.
+    keyboard = None if key in FIELD_KEYS else ctx.keyboard_shown()
     ctx.press_key(key)
     after = ctx.observe().tree
     details: PressDetails = {"args": args.as_written(), "key": key.value}
