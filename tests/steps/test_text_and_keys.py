@@ -72,6 +72,17 @@ def test_erase_text_with_no_focused_field_fails_saying_so() -> None:
     assert erase.error.message.endswith("no text field has focus: there is nothing to erase from")
 
 
+def test_erase_text_masks_a_field_that_held_a_secret_and_what_is_left_of_it() -> None:
+    device = demo_device()
+    device.open_url("demo://login")
+    device.type_text("lovelace", next(n for n in device.observe().tree.nodes() if n.resource_id.endswith("username")))
+    sink = MemorySink(secrets=("lovelace",))
+    ctx = ActionContext(device, device.clock, 1, sink, 1_000_000, 1_000_000)
+    details = erase_text(EraseTextArgs.model_validate({"chars": 4}), ctx)
+    assert details["field"]["text"] == "•••" and details["after"] == 4
+    assert "love" in sink.secrets  # what the field still shows of the secret is masked from now on
+
+
 class _DeafToBackspace(SimDevice):
     """A phone whose field ignores the delete key (an input filter)."""
 

@@ -20,10 +20,9 @@ from visor.device.protocol import Key
 from visor.device.targets import refind
 from visor.scenario.commands import HideKeyboardArgs, PressArgs
 from visor.scenario.keys import lacking
-from visor.steps.commands.text import field_text
+from visor.steps.commands.text import described, field_text
 from visor.steps.context import ActionContext, StepFailure
 from visor.steps.entry import Entries, entry
-from visor.steps.targets import element_details
 from visor.ui.description import ElementInfo
 from visor.ui.fingerprint import fingerprint
 from visor.ui.tree import Node, UiTree
@@ -74,7 +73,7 @@ def press(args: PressArgs, ctx: ActionContext) -> PressDetails:
     after = ctx.observe().tree
     details: PressDetails = {"args": args.as_written(), "key": key.value}
     if key in FIELD_KEYS:
-        return details | _field_effect(key, field, after)
+        return details | _field_effect(ctx, key, field, after)
     if keyboard and ctx.keyboard_shown() is False:
         return details | {"effect": "keyboard_hidden"}
     if fingerprint(before) != fingerprint(after):
@@ -92,7 +91,7 @@ def press(args: PressArgs, ctx: ActionContext) -> PressDetails:
     }
 
 
-def _field_effect(key: Key, field: Node | None, after: UiTree) -> PressDetails:
+def _field_effect(ctx: ActionContext, key: Key, field: Node | None, after: UiTree) -> PressDetails:
     """Check that backspace or space changed the focused field's length by one character."""
     if field is None or not field.editable:
         raise StepFailure(
@@ -110,9 +109,9 @@ def _field_effect(key: Key, field: Node | None, after: UiTree) -> PressDetails:
             f" {seen}" + (" (it was empty)" if change < 0 and length == 0 else ""),
             likely_cause="The field was empty, ignores the key, or the app changed its text.",
             next_step="Check the field in the failure screenshot.",
-            details={"field": element_details(now or field)},
+            details={"field": described(ctx, now or field, field_text(field))},
         )
-    return {"effect": "text_deleted" if change < 0 else "text_typed", "field": element_details(now)}
+    return {"effect": "text_deleted" if change < 0 else "text_typed", "field": described(ctx, now, field_text(field))}
 
 
 def hide_keyboard(args: HideKeyboardArgs, ctx: ActionContext) -> HideKeyboardDetails:

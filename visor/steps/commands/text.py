@@ -31,6 +31,7 @@ from visor.steps.entry import Entries, entry
 from visor.steps.random_text import draw
 from visor.steps.targets import element_details, locate
 from visor.ui.description import MASK, ElementInfo
+from visor.ui.secrets import holds
 from visor.ui.tree import Node
 
 
@@ -63,6 +64,20 @@ class PasteDetails(TypedDict, total=False):
     field: ElementInfo | None
     #: Why the text could not be read back to check it arrived (the step is ok, unchecked).
     unverified: str
+
+
+def described(ctx: ActionContext, node: Node, held: str) -> ElementInfo:
+    """Describe a field for details; one that held a `--secret` value (`held`) with its text masked, as act type does.
+
+    What is left of a secret after erasing part of it is no longer found by masking by value, so the run's store is
+    told to mask that too, in every file from now on.
+    """
+    info = element_details(node)
+    if node.password or not holds(held, ctx.sink.secrets):
+        return info
+    if node.text:
+        ctx.sink.hide(node.text)
+    return {**info, "text": MASK}
 
 
 def field_text(node: Node) -> str:
@@ -105,7 +120,7 @@ def erase_text(args: EraseTextArgs, ctx: ActionContext) -> EraseDetails:
     field = _again(ctx, field) or field
     text = field_text(field)
     pressed = min(args.chars, _before_cursor(field, text))
-    details |= {"field": element_details(field), "before": len(text), "pressed": pressed}
+    details |= {"field": described(ctx, field, text), "before": len(text), "pressed": pressed}
     for _ in range(pressed):
         ctx.press_key(Key.BACKSPACE)
     after = _again(ctx, field)
@@ -117,9 +132,10 @@ def erase_text(args: EraseTextArgs, ctx: ActionContext) -> EraseDetails:
             details=dict(details),
         )
     left = len(field_text(after))
-    details |= {"field": element_details(after), "after": left}
+    details |= {"field": described(ctx, after, text), "after": left}
     if left != len(text) - pressed:
-        shown = "" if field.password else f" ({field_text(after)!r})"
+        hidden = field.password or holds(text, ctx.sink.secrets)
+        shown = "" if hidden else f" ({field_text(after)!r})"
         raise StepFailure(
             f"erase_text sent {pressed} backspaces but the field went from {len(text)} to {left} characters{shown},"
             f" not {len(text) - pressed}",
