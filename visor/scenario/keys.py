@@ -55,9 +55,9 @@ KEYS: tuple[KeySpec, ...] = (
     KeySpec("search", ("Search", "KEYCODE_SEARCH"), _NO_BUTTON),
     KeySpec("camera", ("Camera", "KEYCODE_CAMERA"), _NO_BUTTON),
     KeySpec("menu", ("Remote Menu", "Menu", "KEYCODE_MENU"), _NO_BUTTON),
-    KeySpec("play_pause", ("Remote Media Play Pause", "KEYCODE_MEDIA_PLAY_PAUSE"), _NO_MEDIA),
-    KeySpec("next", ("Remote Media Next", "KEYCODE_MEDIA_NEXT"), _NO_MEDIA),
-    KeySpec("previous", ("Remote Media Previous", "KEYCODE_MEDIA_PREVIOUS"), _NO_MEDIA),
+    KeySpec("play_pause", ("Remote Media Play Pause", "media_play_pause", "KEYCODE_MEDIA_PLAY_PAUSE"), _NO_MEDIA),
+    KeySpec("next", ("Remote Media Next", "media_next", "KEYCODE_MEDIA_NEXT"), _NO_MEDIA),
+    KeySpec("previous", ("Remote Media Previous", "media_previous", "KEYCODE_MEDIA_PREVIOUS"), _NO_MEDIA),
 )
 BY_NAME = {key.name: key for key in KEYS}
 
