@@ -21,12 +21,14 @@ from visor.device.protocol import (
     ElementDriver,
     ElementHandle,
     Key,
+    KeyboardDriver,
     NativeAction,
     NativeActionName,
     NativeFinder,
     NativeFound,
     Observation,
     PathPoint,
+    UnsupportedInput,
 )
 from visor.errors import VisorError
 from visor.ui.coords import Screen, Space
@@ -163,6 +165,13 @@ class Kernel:
         finder = cast(NativeFinder, self.device)
         return self._read(lambda: finder.find_native(kind, expression, NATIVE_LIMIT))
 
+    def keyboard_shown(self) -> bool | None:
+        """Say whether the soft keyboard is up (None: the device cannot tell, `capabilities.soft_keyboard`)."""
+        if not self.info.capabilities.soft_keyboard:
+            return None
+        driver = cast(KeyboardDriver, self.device)
+        return self._read(driver.keyboard_shown)
+
     def installed_apps(self) -> Mapping[str, str]:
         """Return the apps the device knows."""
         return self._read(self.device.installed_apps)
@@ -199,6 +208,20 @@ class Kernel:
     def press_key(self, key: Key) -> None:
         """Press a key."""
         self._send(lambda: self.device.press_key(key))
+
+    def hide_keyboard(self) -> None:
+        """Take the soft keyboard down (an input: waited for, counted).
+
+        Raises:
+            UnsupportedInput: the device has no keyboard it can hide (`capabilities.soft_keyboard`); nothing was sent.
+        """
+        if not self.info.capabilities.soft_keyboard:
+            raise UnsupportedInput(
+                f"this device ({self.info.runtime}) cannot tell or hide its soft keyboard",
+                next_step="Tap outside the field, or press back (Android) to take the keyboard down.",
+            )
+        driver = cast(KeyboardDriver, self.device)
+        self._send(driver.hide_keyboard)
 
     def open_url(self, url: str) -> None:
         """Open a URL (a deep link)."""

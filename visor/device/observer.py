@@ -21,6 +21,7 @@ from visor.device.protocol import (
     ElementDriver,
     ElementHandle,
     Key,
+    KeyboardDriver,
     NativeAction,
     NativeFinder,
     NativeFound,
@@ -116,6 +117,15 @@ class ObservingDevice:
         """Press a key, and forget the screen."""
         self.forget()
         self.device.press_key(key)
+
+    def keyboard_shown(self) -> bool:
+        """Say whether the soft keyboard is up (only where `capabilities.soft_keyboard`)."""
+        return cast(KeyboardDriver, self.device).keyboard_shown()
+
+    def hide_keyboard(self) -> None:
+        """Hide the soft keyboard, and forget the screen."""
+        self.forget()
+        cast(KeyboardDriver, self.device).hide_keyboard()
 
     def open_url(self, url: str) -> None:
         """Open a URL, and forget the screen."""

@@ -281,7 +281,9 @@ class _RunHost:
         """Return a condition's script value: the run's outputs and seed, the device's clock."""
         record = self.record
         now_ms = int(record.context.wall.now().timestamp() * 1000)
-        given = Globals(platform=self.platform, seed=record.settings.effective_seed + len(record.steps), now_ms=now_ms)
+        seed = record.settings.effective_seed + len(record.steps)
+        copied = record.context.agent.copied_text  # what `copy_text_from` copied: `maestro.copiedText`
+        given = Globals(platform=self.platform, seed=seed, now_ms=now_ms, copied_text=copied)
         return run_script(expression, given).value
 
 
@@ -338,6 +340,7 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext, *, last: b
         agent=context.agent,
         router=context.router,
         on_demand=_on_demand(settings, context),
+        seed=settings.effective_seed,
     )
     error: ErrorInfo | None = None
     recovery: dict[str, object] | None = None

@@ -29,6 +29,7 @@ from visor.scenario.fields import (
     SelectorStr,
     plain_error,
 )
+from visor.scenario.keys import key_hint, key_name, lacking
 
 
 class Args(InputModel):
@@ -62,6 +63,11 @@ class Args(InputModel):
     @classmethod
     def rules(cls, raw: Mapping[str, object]) -> list[str]:
         """Return the messages of every broken rule about which fields go together."""
+        return []
+
+    @classmethod
+    def platform_rules(cls, raw: Mapping[str, object], platform: str) -> list[str]:
+        """Return the messages of what these arguments ask that `platform` (`meta.platform`) cannot do."""
         return []
 
     def tree_use(self) -> str | None:
@@ -365,6 +371,113 @@ class SourceArgs(CaptureArgs):
     saves = "source"
     tree_need = "saves the page source"
     suffixes = (".xml",)
+
+
+# -- text and keys: what Maestro users reach for (eraseText, hideKeyboard, pressKey, copyTextFrom, pasteText,
+# inputRandom…), each checking its effect on the screen ----------------------------------------------------------
+
+#: How many characters `erase_text` deletes when `chars` does not say (Maestro's default).
+ERASE_CHARS = 50
+#: The most characters one step erases or draws: more than any field a person fills.
+MAX_TEXT_CHARS = 10_000
+#: How long `input_random` text and numbers are when `length` does not say (Maestro's default).
+RANDOM_LENGTH = 8
+#: What `input_random` draws.
+RandomKind = Literal["text", "number", "email", "person_name"]
+#: The kinds whose length `length` sets (an e-mail address and a name have their own shapes).
+SIZED_KINDS = ("text", "number")
+
+
+class EraseTextArgs(Args):
+    """Delete characters before the cursor of the focused field, or of `target` (focused first)."""
+
+    command = "erase_text"
+    tree_need = "reads the field's text to check the characters went"
+
+    chars: int = Field(
+        ERASE_CHARS, ge=1, le=MAX_TEXT_CHARS, description="How many characters to delete (Maestro's 50 unless given)."
+    )
+    target: SelectorStr | None = Field(None, description="The field to erase from; the focused one if omitted.")
+
+
+class HideKeyboardArgs(Args):
+    """Take the soft keyboard down, and check it is gone."""
+
+    command = "hide_keyboard"
+
+
+class PressArgs(Args):
+    """Press a key: a phone's buttons, the keyboard's keys that are not characters, the d-pad, media keys."""
+
+    command = "press"
+
+    key: NonEmptyStr = Field(
+        description="The key: back, home, app_switch, enter, backspace, tab, space, escape, volume_up, volume_down, "
+        "lock, unlock, dpad_up, dpad_down, dpad_left, dpad_right, dpad_center, search, camera, menu, play_pause, "
+        "next, previous; Maestro's spellings (Volume Up, Remote Dpad Up…) and Android's KEYCODE_ names too, in any "
+        "case."
+    )
+
+    @field_validator("key")
+    @classmethod
+    def _a_key(cls, value: str) -> str:
+        name = key_name(value)
+        if name is None:
+            raise plain_error(IssueCode.ARG_ERROR, f"press args.key: {value!r} is not a key", key_hint(value))
+        return name
+
+    @classmethod
+    def platform_rules(cls, raw: Mapping[str, object], platform: str) -> list[str]:
+        """Refuse a key the declared platform lacks (an iPhone's few keys)."""
+        written = raw.get("key")
+        name = key_name(written) if isinstance(written, str) else None
+        reason = lacking(name, platform) if name is not None else None
+        return [f"press args.key: {platform} has no {name} key ({reason})"] if reason else []
+
+
+class CopyTextFromArgs(Args):
+    """Copy an element's text for the run: `paste_text` types it, scripts read it as `maestro.copiedText`."""
+
+    command = "copy_text_from"
+    tree_need = "reads the element's text"
+
+    target: SelectorStr = Field(description="The element whose text to copy.")
+
+
+class PasteTextArgs(Args):
+    """Type the text `copy_text_from` copied into `target`, or into the focused field, and check it arrived."""
+
+    command = "paste_text"
+
+    target: SelectorStr | None = Field(None, description="The field to paste into; the focused one if omitted.")
+
+    def tree_use(self) -> str | None:
+        """Need the tree to paste into a target (found in it), not into the focused field."""
+        return _targeting(self.target)
+
+
+class InputRandomArgs(Args):
+    """Type text drawn from the scenario's seed (the same in every run) into `target` or the focused field."""
+
+    command = "input_random"
+
+    kind: RandomKind = Field(description="What to draw: text (letters and digits), number, email or person_name.")
+    length: int | None = Field(
+        None, ge=1, le=MAX_TEXT_CHARS, description=f"How many characters (text, number; {RANDOM_LENGTH} unless given)."
+    )
+    target: SelectorStr | None = Field(None, description="The field to type into; the focused one if omitted.")
+
+    @classmethod
+    def rules(cls, raw: Mapping[str, object]) -> list[str]:
+        """Refuse a length for the kinds it does not size."""
+        kind = raw.get("kind")
+        if "length" in raw and isinstance(kind, str) and kind not in SIZED_KINDS:
+            return [f"input_random args.length applies to kind text and number, not {kind}"]
+        return []
+
+    def tree_use(self) -> str | None:
+        """Need the tree to type into a target (found in it), not into the focused field."""
+        return _targeting(self.target)
 
 
 @dataclass(frozen=True, slots=True)

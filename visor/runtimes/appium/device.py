@@ -33,7 +33,7 @@ from visor.device.protocol import (
 from visor.errors import ActionError, TargetError
 from visor.jsontypes import JsonObject, JsonValue
 from visor.runtimes.adb import Adb
-from visor.runtimes.appium import native
+from visor.runtimes.appium import keys, native
 from visor.runtimes.appium.android_data import AndroidData
 from visor.runtimes.appium.capabilities import AppiumSettings, build_capabilities
 from visor.runtimes.appium.described import described, find_described, settings_for
@@ -52,12 +52,10 @@ if TYPE_CHECKING:
 
     from visor.runtimes.appium.transport import DeadlineConnection
 
-#: Android key codes (android.view.KeyEvent).
-ANDROID_KEYS = {Key.BACK: 4, Key.HOME: 3, Key.APP_SWITCH: 187, Key.ENTER: 66}
 TAP_MS = 60
 #: A real device: wall time, page sources reused for 0.1 s, apps it may not list (launchable by id all the same),
 #: and a session that takes seconds to start.
-CAPABILITIES = Capabilities(expensive_sessions=True, element_handles=True)
+CAPABILITIES = Capabilities(expensive_sessions=True, element_handles=True, soft_keyboard=True)
 #: The attribute naming an element's class, by platform (UiAutomator2's `class`, XCUITest's `type`).
 _CLASS_ATTRIBUTE = {"android": "class", "ios": "type"}
 _T = TypeVar("_T")
@@ -331,23 +329,29 @@ class AppiumDevice:
         )
 
     def press_key(self, key: Key) -> None:
-        """Press a key: Android key codes; on iOS only home and enter exist; lock and unlock on both."""
-        if key is Key.LOCK:
-            self._call("lock the screen", lambda d: d.lock())
-            return
-        if key is Key.UNLOCK:
-            self._call("unlock the screen", lambda d: d.unlock())
-            return
-        if self.info.platform == "ios":
-            if key is Key.HOME:
-                self._call("press home", lambda d: d.execute_script("mobile: pressButton", {"name": "home"}))
-            elif key is Key.ENTER:
-                self._call("press enter", lambda d: _focused(d, "press enter in").send_keys("\n"))
-            else:
-                raise UnsupportedInput.from_missing_key(key)
-            return
-        code = ANDROID_KEYS[key]
-        self._call(f"press {key.value}", lambda d: d.press_keycode(code))
+        """Press a key: Android key codes; on iOS home and the volume buttons, the keyboard's keys; lock and unlock.
+
+        Raises:
+            UnsupportedInput: an iPhone lacks the key (keys.py; nothing was sent).
+        """
+        call = keys.key_call(self.info.platform, key)
+        doing = f"press {key.value}"
+        if isinstance(call, keys.Screen):
+            self._call("lock the screen" if call.locked else "unlock the screen", lambda d: _screen_lock(d, call))
+        elif isinstance(call, keys.Button):
+            self._call(doing, lambda d: d.execute_script("mobile: pressButton", {"name": call.name}))
+        elif isinstance(call, keys.Typed):
+            self._call(doing, lambda d: _focused(d, f"{doing} in").send_keys(call.text))
+        else:
+            self._call(doing, lambda d: d.press_keycode(call.code))
+
+    def keyboard_shown(self) -> bool:
+        """Ask the driver whether the soft keyboard is up (`mobile: isKeyboardShown`)."""
+        return bool(self._call("tell whether the keyboard is shown", lambda d: d.is_keyboard_shown()))
+
+    def hide_keyboard(self) -> None:
+        """Ask the driver to take the soft keyboard down (`mobile: hideKeyboard`)."""
+        self._call("hide the keyboard", lambda d: d.hide_keyboard())
 
     def open_url(self, url: str) -> None:
         """Open a deep link in the app under test (or let the system choose the app)."""
@@ -513,6 +517,14 @@ def _focused(driver: WebDriver, doing: str) -> SeleniumElement:
             next_step="Tap the field first, or give the typing step a target (act type with target: id=...).",
         )
     return element
+
+
+def _screen_lock(driver: WebDriver, call: keys.Screen) -> None:
+    """Lock the screen, or wake the device and dismiss the lock screen."""
+    if call.locked:
+        driver.lock()
+    else:
+        driver.unlock()
 
 
 def _run(driver: WebDriver, element: WebElement, step: native.Step) -> None:

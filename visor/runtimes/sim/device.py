@@ -17,6 +17,7 @@ import math
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
 from visor.clock import US_PER_MS, Clock
 from visor.device.data import RecordKind
@@ -43,7 +44,7 @@ from visor.runtimes.sim.ios import (
     to_pixel,
     unsupported_action,
 )
-from visor.runtimes.sim.keyboard import DELETE, RETURN, press
+from visor.runtimes.sim.keyboard import DELETE, RETURN, SPACE, press
 from visor.runtimes.sim.layout import (
     SIZE,
     Frame,
@@ -61,6 +62,7 @@ from visor.runtimes.sim.profile_model import Profile
 from visor.runtimes.sim.render import render_png
 from visor.runtimes.sim.state import AppState, Host, scale_var
 from visor.runtimes.sim.system_ui import layout_dialog, layout_shade
+from visor.scenario.keys import lacking
 from visor.ui.geometry import Point, Rect
 from visor.ui.tree import Node
 from visor.ui.utf16 import OffsetError, from_utf16
@@ -71,8 +73,15 @@ LAUNCHER = "launcher"
 #: Time is the virtual clock's, so an observation never ages on its own; it knows every app it has; a session
 #: costs nothing to start; its randomness comes from the seed.
 CAPABILITIES = Capabilities(
-    virtual_time=True, observation_reuse_us=0, complete_app_list=True, seeded=True, independent=True
+    virtual_time=True,
+    observation_reuse_us=0,
+    complete_app_list=True,
+    seeded=True,
+    independent=True,
+    soft_keyboard=True,
 )
+#: The keys that act on the focused field.
+_FIELD_KEYS = frozenset({Key.ENTER, Key.BACKSPACE, Key.SPACE, Key.TAB})
 RECENTS = "recents"
 LONG_PRESS_MS = 500
 #: A finger that stays closer than this (|dx| + |dy|) to where it landed has not moved: a tap or a long press.
@@ -231,13 +240,16 @@ class SimDevice(Host):
         self.clock.sleep_us((TOUCH_MS + TYPE_MS_PER_CHAR * len(text)) * US_PER_MS)
 
     def press_key(self, key: Key) -> None:
-        """Press back, home, app switch or enter; lock or unlock the screen (an iPhone has no back or app switch).
+        """Press a key: back, home, app switch; enter submits, backspace deletes, space types, tab moves the focus.
+
+        Lock and unlock the screen. The others (volume, d-pad, media, search, camera, menu, escape) reach no app of
+        the simulated phone: they take their time and change nothing.
 
         Raises:
-            UnsupportedInput: back or app switch on iOS (nothing happens, no time passes).
+            UnsupportedInput: a key an iPhone lacks, on iOS (nothing happens, no time passes).
         """
-        if self.ios and key in (Key.BACK, Key.APP_SWITCH):
-            raise UnsupportedInput.from_missing_key(key)
+        if self.ios and (why := lacking(key.value, "ios")):
+            raise UnsupportedInput.from_missing_key(key, why)
         self.catch_up()
         if key in (Key.LOCK, Key.UNLOCK) or self.locked:
             self.locked = key is Key.LOCK or (self.locked and key is not Key.UNLOCK)
@@ -263,8 +275,48 @@ class SimDevice(Host):
             if self.foreground != RECENTS:
                 self._before_recents = self.foreground
             self.foreground = RECENTS
-        elif key is Key.ENTER and app is not None and app.focused is not None:
-            self._submit(app, app.focused)
+        elif app is not None and app.focused is not None and key in _FIELD_KEYS:
+            self._field_key(app, app.focused, key)
+        self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+
+    def _field_key(self, app: AppState, field_id: str, key: Key) -> None:
+        """Act on the focused field: enter submits it, backspace and space as the keyboard's keys, tab moves on."""
+        if key is Key.ENTER:
+            self._submit(app, field_id)
+        elif key is Key.TAB:
+            fields = [w.ref for w in self.frame().widgets if w.kind == WidgetKind.FIELD]
+            after = fields[fields.index(field_id) + 1 :] if field_id in fields else []
+            if after:  # the last field keeps the focus: Android's focus search finds nothing after it
+                app.focused = after[0]
+        else:
+            self._key(app, DELETE if key is Key.BACKSPACE else SPACE)
+
+    # -- the soft keyboard -------------------------------------------------------------------------------------
+
+    def keyboard_shown(self) -> bool:
+        """Say whether the soft keyboard is up: a field of the app in front has the focus, and it was not hidden.
+
+        Both flavours keep it; only the iOS flavour draws it (the Android one shows no keyboard on screen).
+        """
+        self.catch_up()
+        app = self._app()
+        covered = self.locked or self.data.dialog is not None or self.data.shade
+        return not covered and app is not None and app.focused is not None and not app.keyboard.hidden
+
+    def hide_keyboard(self) -> None:
+        """Take the soft keyboard down; the field keeps its focus and its text.
+
+        Raises:
+            InputRejected: the keyboard is not up (as Appium's drivers refuse it).
+        """
+        if not self.keyboard_shown():
+            raise InputRejected(
+                "the soft keyboard is not up: there is nothing to hide",
+                likely_cause="No text field has the focus, or the keyboard was hidden already.",
+            )
+        app = self._app()
+        assert app is not None  # the keyboard is up, so an app is in front
+        app.keyboard = replace(app.keyboard, hidden=True)
         self.clock.sleep_us(TOUCH_MS * US_PER_MS)
 
     def open_url(self, url: str) -> None:
@@ -463,6 +515,7 @@ class SimDevice(Host):
             app.back(now)  # a tap outside a dialog dismisses it on Android; an iPhone's alert takes only its buttons
         elif kind == WidgetKind.FIELD:
             app.focused = widget.ref
+            app.keyboard = replace(app.keyboard, hidden=False)  # a tap on a field brings its keyboard back up
         elif kind in (WidgetKind.SWITCH, WidgetKind.CHECKBOX):
             app.vars[widget.ref] = not bool(app.vars.get(widget.ref))
             app.run(widget.actions, app.top, now)

@@ -84,13 +84,15 @@ class Layer(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class KeyboardState:
-    """The iPhone keyboard's layer and shift (on: the next letter a key types is uppercase).
+    """The soft keyboard's layer and shift (on: the next letter a key types is uppercase), and whether it is down.
 
     It lives while a field has focus: a focus that moves (or goes) brings the keyboard back as it starts.
     """
 
     layer: Layer = Layer.LETTERS
     shift: bool = False
+    #: Taken down (`hide_keyboard`) while the field keeps its focus; a tap on the field brings it back.
+    hidden: bool = False
 
 
 def at(now: int, ms: int) -> int:

@@ -9,9 +9,13 @@ new command is its argument model (`visor.scenario.commands`) and a module here,
 - `act`: `act`: its helpers. Text typed (and checked to have arrived), a key pressed, the app reset, a drag, a
   slider
 - `capture`: `screenshot` and `source`: the screen saved as an artifact (and copied into the project when asked)
+- `keys`: `press` and `hide_keyboard`: a key pressed and its effect seen; the soft keyboard taken down and seen
+  gone
 - `navigate`: `navigate`: open a deep link or URL
 - `scroll`: `scroll`: swipe what scrolls (else the screen) up or down, and say whether its content moved
 - `tap`: `tap`: an element, at a point a touch reaches (taking the app map's route to a screen showing it), or a
   point
+- `text`: `erase_text`, `copy_text_from`, `paste_text`, `input_random`: text taken from fields and put into them,
+  checked
 - `wait`: `wait`: a fixed time, for an element, or until the screen stops changing
 """
