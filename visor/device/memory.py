@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from visor.jsontypes import JsonObject
 from visor.ui.elements import IndexedElement, index_elements
 from visor.ui.tree import UiTree
 
@@ -37,6 +38,9 @@ class AgentState:
     pixel_scale: float | None = None
     #: The last payload an `agentcab_collect` step collected: what an `agentcab_apply` step's worker is given.
     agentcab_payload: dict[str, object] | None = None
+    #: The run's outputs (Maestro's `output`): one object that every script of the run reads and writes
+    #: (`eval_script`, `run_script`, `assert_true`, a `when: {true: …}`), replaced by what each script leaves.
+    outputs: JsonObject = field(default_factory=dict)
 
     def remember(self, tree: UiTree) -> tuple[IndexedElement, ...]:
         """Record an observation the agent sees; it also settles what an unknown write did."""

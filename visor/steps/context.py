@@ -40,6 +40,14 @@ class ArtifactSink(Protocol):
         """
         ...
 
+    def read(self, path: str, noun: str) -> bytes:
+        """Return the file at `path`, relative to the scenario's folder, read inside its project (a `noun`).
+
+        Raises:
+            VisorError: the path leaves the project, passes through a link, or is not a regular file.
+        """
+        ...
+
 
 #: Routes the app, through its map, to a screen where a selector's element is: returns what it did (the step's
 #: `details.map`), or None when the map knows no screen showing it.
@@ -71,6 +79,7 @@ class ActionContext(Kernel):
         step_id: str = "",
         router: Router | None = None,
         on_demand: bool = False,
+        seed: int = 0,
     ) -> None:
         super().__init__(device, clock, poll_us)
         #: The run reads the screen only when a step needs it (`config.observe: on-demand`).
@@ -85,6 +94,8 @@ class ActionContext(Kernel):
         self.wait_timeout_us = wait_timeout_us
         #: The agent tools' memory for the run (see visor.ext.tools.call_context).
         self.agent = agent if agent is not None else AgentState()
+        #: The run's effective seed (what a script's random numbers draw from, with the step's place).
+        self.seed = seed
 
     @property
     def timeout_ms(self) -> int:

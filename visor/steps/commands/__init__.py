@@ -10,6 +10,8 @@ new command is its argument model (`visor.scenario.commands`) and a module here,
   slider
 - `capture`: `screenshot` and `source`: the screen saved as an artifact (and copied into the project when asked)
 - `navigate`: `navigate`: open a deep link or URL
+- `script`: `eval_script`, `run_script` and `assert_true`: JavaScript run in the sandbox, on the run's shared
+  `output`
 - `scroll`: `scroll`: swipe what scrolls (else the screen) up or down, and say whether its content moved
 - `tap`: `tap`: an element, at a point a touch reaches (taking the app map's route to a screen showing it), or a
   point
