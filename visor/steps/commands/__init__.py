@@ -13,6 +13,8 @@ new command is its argument model (`visor.scenario.commands`) and a module here,
 - `script`: `eval_script`, `run_script` and `assert_true`: JavaScript run in the sandbox, on the run's shared
   `output`
 - `scroll`: `scroll`: swipe what scrolls (else the screen) up or down, and say whether its content moved
+- `scroll_until`: `scroll_until_visible`: swipe what scrolls (else the screen) until an element is visible enough,
+  or say why not
 - `tap`: `tap`: an element, at a point a touch reaches (taking the app map's route to a screen showing it), or a
   point
 - `wait`: `wait`: a fixed time, for an element, or until the screen stops changing
