@@ -9,6 +9,10 @@ new command is its argument model (`visor.scenario.commands`) and a module here,
 - `act`: `act`: its helpers. Text typed (and checked to have arrived), a key pressed, the app reset, a drag, a
   slider
 - `capture`: `screenshot` and `source`: the screen saved as an artifact (and copied into the project when asked)
+- `launch`: `launch_app`: start an app (stopped first, its data cleared, its permissions and arguments set), checked
+  in front
+- `media`: `add_media`: pictures and videos of the project added to the phone's photo library, each checked to be
+  there
 - `navigate`: `navigate`: open a deep link or URL
 - `script`: `eval_script`, `run_script` and `assert_true`: JavaScript run in the sandbox, on the run's shared
   `output`
