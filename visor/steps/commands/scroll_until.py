@@ -118,6 +118,8 @@ class _Screen:
     tree: UiTree
     container: Located | None
     best: Node | None = None
+    #: How many elements the target matched on the last look.
+    matches: int = 0
 
     def area(self) -> Rect:
         """Return the view: the container's visible part, else the screen."""
@@ -133,6 +135,7 @@ class _Screen:
         except QueryError as exc:
             raise StepFailure(exc.message, likely_cause=exc.message, next_step=exc.next_step) from exc
         vertical = self._vertical()
+        self.matches = len(nodes)
         shares = [(_share(node.bounds, area) * _uncut(self.tree, node, area, vertical), node) for node in nodes]
         shown = [(share, node) for share, node in shares if share > 0]
         self.best = max(shown, key=lambda item: item[0])[1] if shown else None
@@ -254,7 +257,11 @@ def scroll_until_visible(args: ScrollUntilVisibleArgs, ctx: ActionContext) -> Sc
     if ended.last.visible is not None:
         details["visible"] = round(ended.last.visible * 100)
     if ended.outcome == FOUND and screen.best is not None:
-        details["target"] = {"selector": args.target, "matches": 1, "element": element_details(screen.best)}
+        details["target"] = {
+            "selector": args.target,
+            "matches": screen.matches,
+            "element": element_details(screen.best),
+        }
         return details
     raise _missed(args, ended, details)
 
