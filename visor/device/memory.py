@@ -1,7 +1,8 @@
 """What the agent tools remember between the calls of one session: an MCP connection, or one scenario run.
 
 It lives in the kernel, not in the tools, because a scenario run carries it too: a scenario's tool steps share
-one memory for the run, whichever front end started them.
+one memory for the run, whichever front end started them. A run's scripts keep their `output` object here too
+(`outputs`), so every script step and every `when: {true: …}` of the run sees the same one.
 """
 
 from __future__ import annotations
