@@ -102,3 +102,25 @@ def test_the_search_ends_within_max_scrolls_whatever_the_screen_does(
         assert ended.swipes == max_scrolls
     if ended.outcome == OUT_OF_TIME:
         assert ended.swipes <= time
+
+
+def test_a_screen_that_does_not_scroll_ends_the_search_at_once_saying_so() -> None:
+    result, _ = run(steps_yaml('{id: open, command: navigate, args: {to: "demo://settings"}}',
+                               '{id: find, command: scroll_until_visible, args: {target: "text=Nope", direction: left}}'))  # fmt: skip
+    step = result.steps[-1]
+    assert step.status == "fail"
+    assert step.details["swipes"] == 1 and step.details["outcome"] == END
+    assert "after 1 swipe(s) left" in step.error.message  # type: ignore[union-attr]
+
+
+def test_an_element_already_visible_needs_no_swipe() -> None:
+    step = _step('{id: find, command: scroll_until_visible, args: {target: "text=Item 2"}}')["find"]
+    assert step.status == "ok" and step.details["swipes"] == 0  # type: ignore[attr-defined]
+
+
+def test_a_partly_cut_row_is_not_wholly_visible() -> None:
+    """The feed's last row shows its title cut by the list's edge: 100 % visibility swipes on, 50 % does not."""
+    whole = _step('{id: find, command: scroll_until_visible, args: {target: "text=Item 9"}}')["find"]
+    part = _step('{id: find, command: scroll_until_visible, args: {target: "text=Item 9", visibility: 50}}')["find"]
+    assert whole.details["swipes"] == 1  # type: ignore[attr-defined]
+    assert part.details["swipes"] == 0 and part.details["visible"] < 100  # type: ignore[attr-defined]
