@@ -9,6 +9,7 @@ errors: upstream accepts them, and old scenario files must stay valid.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal, get_args
@@ -382,6 +383,8 @@ MAX_MEDIA_FILES = 50
 #: What `add_media` accepts: pictures and videos a phone's library shows.
 MEDIA_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".heic", ".mp4", ".mov", ".3gp", ".webm")
 
+#: A name a script can read as a global variable.
+_JS_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 ScriptText = Annotated[str, Field(min_length=1, max_length=MAX_SCRIPT_CHARS, pattern=r"\S")]
 
 
@@ -432,9 +435,25 @@ class RunScriptArgs(Args):
     command = "run_script"
 
     file: RelativePath = Field(description="The script, relative to the scenario's folder, inside its project.")
-    env: dict[Annotated[str, Field(pattern=r"^[A-Za-z_$][A-Za-z0-9_$]*$")], str] = Field(
-        default_factory=dict, max_length=64, description="Globals the script sees, by name."
+    env: dict[str, str] = Field(
+        default_factory=dict,
+        max_length=64,
+        description="Globals the script sees, by name.",
+        json_schema_extra={"propertyNames": {"pattern": "^[A-Za-z_$][A-Za-z0-9_$]*$"}},
     )
+
+    @field_validator("env")
+    @classmethod
+    def _names_are_identifiers(cls, value: dict[str, str]) -> dict[str, str]:
+        # Each becomes a global variable: a name JavaScript cannot spell would be set and never readable.
+        wrong = [name for name in value if not _JS_NAME.fullmatch(name)]
+        if wrong:
+            raise plain_error(
+                IssueCode.ARG_ERROR,
+                f"run_script args.env names must be JavaScript identifiers (letters, digits, _ and $, not first a "
+                f"digit): {', '.join(wrong)}",
+            )
+        return value
 
 
 class AssertTrueArgs(Args):
