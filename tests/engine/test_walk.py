@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 
 from tests.simkit import run, steps_yaml
 from visor.engine.events import StepFinished, StepStarted
-from visor.engine.walk import truthy
-from visor.scripting.sandbox import Globals, run_script
+from visor.scripting.sandbox import Globals, run_script, truthy
 
 MISSING = '{id: miss, command: tap, args: {target: "text=Nope"}, optional: true}'
 FEED = '{id: feed, command: navigate, args: {to: "demo://feed"}}'

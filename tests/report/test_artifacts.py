@@ -15,7 +15,7 @@ from tests.conftest import ROOT, Cli
 from tests.report.junit_schema import problems
 from visor.engine.events import RunFinished
 from visor.engine.results import AssertionResult, RunResult, StepResult, Verdict
-from visor.errors import ErrorInfo
+from visor.errors import ErrorInfo, SourceError
 from visor.report.artifacts import ArtifactStore, ReportWriter
 
 REPORTS = ("junit.xml", "report.html", "summary.json")
@@ -250,3 +250,21 @@ def test_summary_txt_and_device_json_open_with_upstreams_keys(cli_runner: Cli) -
     assert head[4] == f"determinism_signature: {result.data['run']['determinism_signature']}"
     device = json.loads((folder / "env" / "device.json").read_text())
     assert device["device"] == device["name"] == "visor-sim"
+
+
+def test_a_step_reads_project_files_inside_the_project_only(tmp_path: Path) -> None:
+    """run_script's and add_media's files: relative to the scenario, inside its project, never through a link."""
+    project = tmp_path / "project"
+    (project / "flows").mkdir(parents=True)
+    (project / "visor.toml").write_text("")
+    (project / "flows" / "helper.js").write_text("output.x = 1")
+    (tmp_path / "secret.js").write_text("leak")
+    (project / "flows" / "link.js").symlink_to(tmp_path / "secret.js")
+    store = ArtifactStore(str(tmp_path / "out"), "run_1", scenario_dir=str(project / "flows"))
+    assert store.read("helper.js", "script") == b"output.x = 1"
+    with pytest.raises(SourceError, match="outside the scenario's project folder"):
+        store.read("../../secret.js", "script")
+    with pytest.raises(SourceError):
+        store.read("link.js", "script")
+    with pytest.raises(SourceError):
+        store.read("missing.js", "script")

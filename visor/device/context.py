@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import NoReturn, TypeVar, cast
 
 from visor.clock import Clock, ms_to_us, pause, us_to_ms
+from visor.device.apps import LaunchOptions, launcher, library
 from visor.device.observer import ObservingDevice
 from visor.device.protocol import (
     Device,
@@ -239,6 +240,23 @@ class Kernel:
     def stop_app(self, app_id: str) -> None:
         """Force-stop an app."""
         self._send(lambda: self.device.stop_app(app_id))
+
+    def launch_with(self, app_id: str, options: LaunchOptions) -> None:
+        """Launch an app with options (refused, nothing sent, on a device that cannot)."""
+        apps = launcher(self.device)
+        self._send(lambda: apps.launch_with(app_id, options))
+
+    def app_in_front(self, app_id: str) -> bool:
+        """Say whether `app_id` is the app in front."""
+        apps = launcher(self.device)
+        return self._read(lambda: apps.app_in_front(app_id))
+
+    def add_media(self, name: str, data: bytes) -> str:
+        """Add a picture or a video to the device's library; return where it went."""
+        media = library(self.device)
+        kept: list[str] = []
+        self._send(lambda: kept.append(media.add_media(name, data)))
+        return kept[0]
 
     def reset_app(self) -> None:
         """Restart the app under test (no idle wait: a reset is how a stuck app is left)."""

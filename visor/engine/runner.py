@@ -45,10 +45,10 @@ from visor.errors import (
 from visor.scenario.assertions import ASSERTIONS, DeviceAssertion
 from visor.scenario.commands import Args
 from visor.scenario.scenario import Scenario, Step
-from visor.scripting.sandbox import Globals, run_script
 from visor.selectors.parse import parse_selector
 from visor.steps.catalogue import execute
 from visor.steps.context import ActionContext, ArtifactSink, Router
+from visor.steps.scripts import run_in_run
 from visor.steps.targets import match_all
 from visor.ui.fingerprint import fingerprint
 from visor.ui.images import image_fingerprint
@@ -278,13 +278,20 @@ class _RunHost:
         return len(match_all(observation, parse_selector(selector), self.platform))
 
     def evaluate(self, expression: str) -> object:
-        """Return a condition's script value: the run's outputs and seed, the device's clock."""
+        """Return a condition's script value: the run's outputs (which it may change) and seed, the device's clock.
+
+        The seed's place is the entry the decision is reported as (`len(steps)`), as a step's script's is its index.
+        """
         record = self.record
-        now_ms = int(record.context.wall.now().timestamp() * 1000)
-        seed = record.settings.effective_seed + len(record.steps)
-        copied = record.context.agent.copied_text  # what `copy_text_from` copied: `maestro.copiedText`
-        given = Globals(platform=self.platform, seed=seed, now_ms=now_ms, copied_text=copied)
-        return run_script(expression, given).value
+        context = record.context
+        return run_in_run(
+            expression,
+            context.agent,
+            platform=self.platform,
+            seed=record.settings.effective_seed,
+            step_index=len(record.steps),
+            device_us=context.clock.monotonic_us(),
+        ).value
 
 
 def _check_assertions(scenario: Scenario, settings: RunSettings, context: RunContext) -> list[AssertionResult]:

@@ -25,7 +25,7 @@ from visor.engine.results import StepResult, Verdict
 from visor.errors import ErrorCode, ErrorInfo
 from visor.scenario.blocks import Condition
 from visor.scenario.scenario import Block, Node, Step
-from visor.scripting.sandbox import ScriptError
+from visor.scripting.sandbox import ScriptError, truthy
 from visor.ui.query import QueryError
 
 
@@ -227,14 +227,3 @@ class Walk:
             return StepResult(len(self.results), name, command, Verdict.FAILED, 0, {"when": decided}, error)
         decided["taken"] = holds
         return decided
-
-
-def truthy(value: object) -> bool:
-    """Say whether a script's value (as JSON) is true as JavaScript has it: every object and array is."""
-    if value is None or isinstance(value, bool):
-        return bool(value)
-    if isinstance(value, int | float):
-        return value == value and value != 0  # NaN is false
-    if isinstance(value, str):
-        return value != ""
-    return True

@@ -32,8 +32,8 @@ from typing import IO, Protocol
 from visor import __version__
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
 from visor.engine.results import RunResult
-from visor.errors import UNWRITABLE_CAUSE, InputError
-from visor.files import UnsafePath, write_atomic, write_confined
+from visor.errors import UNWRITABLE_CAUSE, InputError, SourceError
+from visor.files import UnsafePath, read_confined, write_atomic, write_confined
 from visor.report import html, junit, summary
 from visor.scenario.project import in_project
 from visor.ui.secrets import KeptPart, Rendered, mask_rendered, mask_text, redact
@@ -162,6 +162,22 @@ class ArtifactStore:
             raise OutputError.from_unwritable(target, exc, details={"path": target}) from exc
         self.written.append(written)
         return written
+
+    def read(self, path: str, noun: str) -> bytes:
+        """Return a file a step names (`path`, relative to the scenario's folder), read inside its project.
+
+        Raises:
+            SourceError: the path leaves the project or passes through a link, or it is no regular file.
+        """
+        project, placed = in_project(self.scenario_dir, path)
+        if placed is None:
+            raise SourceError(
+                f"it is outside the scenario's project folder {project}",
+                path=path,
+                likely_cause="The path leads out of the project (absolute, or through '..').",
+                next_step="Name a file inside the project folder, relative to the scenario.",
+            )
+        return read_confined(project, placed, noun=noun)
 
     def _make_folder(self, folder: str) -> None:
         """Create a folder of the run (and those above it) unless it was made already."""

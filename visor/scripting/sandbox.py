@@ -182,3 +182,14 @@ def _object(text: object) -> JsonObject:
     """Return the output object after a script; a script that replaced it by a non-object leaves it empty."""
     value = _parsed(text)
     return value if isinstance(value, dict) else {}
+
+
+def truthy(value: object) -> bool:
+    """Say whether a script's value (as JSON) is true as JavaScript has it: every object and array is."""
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int | float):
+        return value == value and value != 0  # NaN is false
+    if isinstance(value, str):
+        return value != ""
+    return True

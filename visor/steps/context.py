@@ -42,6 +42,14 @@ class ArtifactSink(Protocol):
         """
         ...
 
+    def read(self, path: str, noun: str) -> bytes:
+        """Return the file at `path`, relative to the scenario's folder, read inside its project (a `noun`).
+
+        Raises:
+            VisorError: the path leaves the project, passes through a link, or is not a regular file.
+        """
+        ...
+
 
 #: Routes the app, through its map, to a screen where a selector's element is: returns what it did (the step's
 #: `details.map`), or None when the map knows no screen showing it.

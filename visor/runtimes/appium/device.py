@@ -10,11 +10,13 @@ with the drivers' `mobile:` app commands.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from visor.device.apps import LaunchOptions
 from visor.device.data import DeviceData
 from visor.device.protocol import (
     Capabilities,
@@ -33,7 +35,7 @@ from visor.device.protocol import (
 from visor.errors import ActionError, TargetError
 from visor.jsontypes import JsonObject, JsonValue
 from visor.runtimes.adb import Adb
-from visor.runtimes.appium import keys, native
+from visor.runtimes.appium import keys, launching, native
 from visor.runtimes.appium.android_data import AndroidData
 from visor.runtimes.appium.capabilities import AppiumSettings, build_capabilities
 from visor.runtimes.appium.described import described, find_described, settings_for
@@ -386,6 +388,29 @@ class AppiumDevice:
             )
         self.stop_app(app)
         self.launch_app(app)
+
+    def launch_with(self, app_id: str, options: LaunchOptions) -> None:
+        """Launch an app with options, as `launching.launch_plan` maps them (all refused before any is sent)."""
+        for call in launching.launch_plan(self.info.platform, app_id, options):
+            self._script(f"launch the app {app_id} ({call.script})", call)
+
+    def app_in_front(self, app_id: str) -> bool:
+        """Say whether the app runs in the foreground (`mobile: queryAppState`)."""
+        query = launching.app_state_query(self.info.platform, app_id)
+        state: object = self._script(f"ask the state of {app_id}", query)
+        return state == launching.RUNNING_IN_FRONT
+
+    def _script(self, operation: str, call: native.ScriptCall) -> object:
+        """Run one `mobile:` command; return its answer."""
+        answer: object = self._call(operation, lambda d: d.execute_script(call.script, dict(call.args)))
+        return answer
+
+    def add_media(self, name: str, data: bytes) -> str:
+        """Push a picture or a video to Android's shared storage, where the media scanner finds it."""
+        destination = launching.media_destination(self.info.platform, name)
+        encoded = base64.b64encode(data).decode("ascii")
+        self._call(f"push {name} to {destination}", lambda d: d.push_file(destination, encoded))
+        return destination
 
     def device_data(self) -> DeviceData:
         """Return an Android phone's data, through adb (its serial is the session's device).

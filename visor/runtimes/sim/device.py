@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from visor.clock import US_PER_MS, Clock
+from visor.device.apps import LaunchOptions
 from visor.device.data import RecordKind
 from visor.device.protocol import (
     ALL_NATIVE_ACTIONS,
@@ -395,6 +396,54 @@ class SimDevice(Host):
             self.recent.remove(self.target)
         self._launch(self.target)
         self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+
+    def launch_with(self, app_id: str, options: LaunchOptions) -> None:
+        """Launch an app with options, checking them all before anything changes.
+
+        The simulated app keeps nothing but its running state (its variables, screens and timers), so stopping
+        it already starts it afresh from its model; `clear_state` drops that state even without `stop_first`.
+        It has no keychain: on the iPhone flavour there is nothing to clear, and an Android phone has none.
+        Permissions are the phone's (`PhoneData.permissions`, what an app's use of a capability asks); arguments
+        set the app model's declared `vars`.
+
+        Raises:
+            InputRejected: locked, not installed, an unknown permission or argument, or a keychain on Android.
+        """
+        self._refuse_when_locked("start an app")
+        self.catch_up()
+        self._installed(app_id)
+        if options.clear_keychain and not self.ios:
+            raise InputRejected(
+                "clear_keychain: an Android phone has no keychain",
+                likely_cause="The keychain is iOS's; Android apps keep their secrets in their own data.",
+                next_step="Drop clear_keychain (clear_state erases the app's data), or run on the iOS flavour.",
+            )
+        declared = self.models[app_id].vars
+        unknown = sorted(set(options.arguments) - set(declared))
+        if unknown:
+            raise InputRejected(
+                f"the app {app_id} declares no variable {', '.join(unknown)} for launch arguments",
+                likely_cause="On the simulated phone a launch argument sets one of the app model's vars.",
+                next_step=f"Use one of: {', '.join(sorted(declared)) or '(the app declares no vars)'}",
+            )
+        changes = self.data.permission_changes(options.permissions)
+        if (options.stop_first or options.clear_state) and app_id in self.apps:
+            self.stop_app(app_id)
+        self.data.apply_permissions(changes)
+        self._launch(app_id)
+        self.apps[app_id].vars.update(options.arguments)
+        self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+
+    def app_in_front(self, app_id: str) -> bool:
+        """Say whether `app_id` runs in front, unlocked."""
+        return not self.locked and self.foreground == app_id and app_id in self.apps
+
+    def add_media(self, name: str, data: bytes) -> str:
+        """Add a picture or a video to the phone's library (`Pictures/`, or `Movies/` for a video)."""
+        self.catch_up()
+        path = self.data.add_media(name, data)
+        self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+        return path
 
     def device_data(self) -> PhoneData:
         """Return the phone's personal data."""
