@@ -105,5 +105,7 @@ def test_is_scenario_file_keeps_a_broken_scenario_and_leaves_other_yaml(tmp_path
     assert not visor.api.is_scenario_file(str(garbled)) and visor.api.is_scenario_file(str(garbled), named=True)
     assert not visor.api.is_scenario_file(str(model), named=True)
     assert visor.api.is_scenario_file(str(SCENARIOS / "login.yaml"))
+    # A name no file system takes is never a crash: named, it is kept to fail with its reason.
+    assert visor.api.is_scenario_file("a\x00b.yaml", named=True) and not visor.api.is_scenario_file("a\x00b.yaml")
     heading = visor.api.read_heading(str(SCENARIOS / "login.yaml"))
     assert heading.name and isinstance(heading.tags, tuple)

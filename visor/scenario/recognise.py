@@ -65,7 +65,7 @@ def reads_like_a_scenario(path: str) -> bool:
     """Say whether the start of a file that does not parse names both keys a scenario has."""
     try:  # non-blocking, and only a regular file: a FIFO named like a scenario must not hang the caller
         handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a linked scenario is one, as it is collected
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in the name, or one no file system can encode
         return False
     try:
         if not stat.S_ISREG(os.fstat(handle).st_mode):

@@ -44,6 +44,11 @@ def test_a_flow_is_recognised_by_its_first_bytes(tmp_path: Path, name: str, text
     assert MaestroFlows().recognises(str(path)) is recognised
 
 
+@pytest.mark.parametrize("name", ["a\x00b.yaml", "\ud800.yaml"])
+def test_a_name_no_file_system_takes_is_no_flow(name: str) -> None:
+    assert MaestroFlows().recognises(name) is False
+
+
 def test_a_fifo_named_like_a_flow_is_not_read(tmp_path: Path) -> None:
     fifo = tmp_path / "flow.yaml"
     os.mkfifo(fifo)

@@ -62,7 +62,7 @@ def _head(path: str) -> str | None:
     """Return the first bytes of a regular file as text, or None (not one, unreadable): never blocks on a FIFO."""
     try:
         handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in the name, or one no file system can encode
         return None
     try:
         if not stat.S_ISREG(os.fstat(handle).st_mode):
