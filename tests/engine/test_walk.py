@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import Cli
 from tests.simkit import run, steps_yaml
 from visor.engine.events import StepFinished, StepStarted
 from visor.scripting.sandbox import Globals, run_script, truthy
@@ -141,3 +143,17 @@ def test_the_branch_taken_is_signed() -> None:
 def test_truthy_is_javascripts_truth(value: object) -> None:
     as_js = json.dumps(value, allow_nan=True)  # NaN and Infinity are JavaScript's own words for them
     assert truthy(value) is run_script(f"!!({as_js})", Globals()).value
+
+
+def test_scripts_read_the_scenarios_parameters_as_globals(cli_runner: Cli, tmp_path: Path) -> None:
+    scenario = tmp_path / "p.yaml"
+    scenario.write_text(
+        "meta: {name: p, version: '1'}\nconfig: {seed: 1, runtime: sim}\nsteps:\n"
+        "  - {id: go, command: navigate, args: {to: '${LINK}'}, when: {'true': \"LINK === 'demo://feed'\"}}\n"
+        "  - {id: check, command: assert_true, args: {condition: \"LINK.startsWith('demo:')\"}}\n"
+    )
+    done = cli_runner.run("run", str(scenario), "-e", "LINK=demo://feed", "--output", str(tmp_path / "out"))
+    assert done.exit_code == 0, done.stderr
+    steps = done.data["run"]["steps"]
+    assert steps[0]["status"] == "ok" and steps[0]["details"]["when"]["taken"] is True
+    assert steps[1]["status"] == "ok"

@@ -47,6 +47,8 @@ class AgentState:
     #: The run's outputs (Maestro's `output`): one object that every script of the run reads and writes
     #: (`eval_script`, `run_script`, `assert_true`, a `when: {true: …}`), replaced by what each script leaves.
     outputs: JsonObject = field(default_factory=dict)
+    #: The scenario's `${NAME}` values: every script of the run reads each as a global, as in Maestro.
+    parameters: dict[str, str] = field(default_factory=dict)
 
     def remember(self, tree: UiTree) -> tuple[IndexedElement, ...]:
         """Record an observation the agent sees; it also settles what an unknown write did."""

@@ -163,7 +163,7 @@ class _Record:
         origin = context.clock.monotonic_us()
         # Reuse the screen a step ended on as the next step's first look (see visor.device.observer).
         observed = ObservingDevice.wrap(context.device, context.clock)
-        own = replace(context, device=observed, agent=AgentState())
+        own = replace(context, device=observed, agent=AgentState(parameters=dict(scenario.parameters)))
         return cls(scenario, settings, own, context.device.info, started_at, origin)
 
     def at(self) -> float:

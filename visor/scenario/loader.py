@@ -36,6 +36,8 @@ def load_scenario(
     result = validate_document(document)
     if unknown:
         result = ValidationResult(document, tuple(locate([*result.issues, *unknown], document)), None)
+    if result.scenario is not None and given:
+        result = replace(result, scenario=replace(result.scenario, parameters=dict(given)))
     return result if translated is None else _with_notes(result, translated)
 
 

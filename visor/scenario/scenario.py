@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from visor.inputs.issues import Issue
 from visor.scenario.assertions import AssertionModel
@@ -83,6 +84,8 @@ class Scenario:
     body: tuple[Node, ...] = ()
     #: The scenario's YAML when its file is another tool's format (a Maestro flow), converted on the way in.
     translated: str | None = None
+    #: The `${NAME}` values it was given (what its scripts read as globals, as Maestro's do).
+    parameters: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def nodes(self) -> tuple[Node, ...]:

@@ -52,7 +52,7 @@ def run_in_run(
     """
     given = Globals(
         output=agent.outputs,
-        env=dict(env or {}),
+        env={**agent.parameters, **(env or {})},
         copied_text=agent.copied_text,
         platform=platform,
         seed=script_seed(seed, step_index),
