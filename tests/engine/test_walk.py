@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import Cli
 from tests.simkit import run, steps_yaml
+from visor.engine.determinism import summarize
 from visor.engine.events import StepFinished, StepStarted
 from visor.scripting.sandbox import Globals, run_script, truthy
 
@@ -157,3 +158,11 @@ def test_scripts_read_the_scenarios_parameters_as_globals(cli_runner: Cli, tmp_p
     steps = done.data["run"]["steps"]
     assert steps[0]["status"] == "ok" and steps[0]["details"]["when"]["taken"] is True
     assert steps[1]["status"] == "ok"
+
+
+def test_a_benchmark_says_how_many_runs_passed_only_by_retrying() -> None:
+    tap = '{id: item, command: tap, args: {target: "text=Item 1"}}'
+    block = f"{{id: again, retry: {{times: 2}}, steps: [{tap}, {FEED}]}}"
+    text = steps_yaml('{id: open, command: navigate, args: {to: "demo://login"}}', block)
+    summary = summarize([run(text)[0], run(text)[0]], 95.0)
+    assert summary.passed and summary.retried == 2 and summary.to_dict()["retried"] == 2

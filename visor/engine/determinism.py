@@ -67,6 +67,8 @@ class BenchmarkSummary:
     divergence: Divergence | None
     steps: tuple[StepDurations, ...]
     signatures: dict[str, int]
+    #: How many runs needed a retry block's second attempt to pass a step: deterministic, but only with retries.
+    retried: int = 0
 
     def to_dict(self) -> dict[str, object]:
         """Return the envelope's `data` (upstream's fields first)."""
@@ -81,6 +83,7 @@ class BenchmarkSummary:
             "divergence": self.divergence,
             "steps": list(self.steps),
             "signatures": self.signatures,
+            "retried": self.retried,
         }
 
 
@@ -123,7 +126,13 @@ def summarize(
         divergence=divergence(finished),
         steps=tuple(durations(finished)),
         signatures=dict(Counter(s for s in signatures if s is not None).most_common()),
+        retried=sum(1 for result in finished if needed_retries(result)),
     )
+
+
+def needed_retries(result: RunResult) -> bool:
+    """Say whether a run passed a step only on a retry block's later attempt (a step reported `retried`)."""
+    return any(step.details.get("retried") is True for step in result.steps)
 
 
 def divergence(results: Sequence[RunResult]) -> Divergence | None:

@@ -109,6 +109,8 @@ def run_row(index: int, final: RunFinished) -> RunRow:
 def verdict(summary: BenchmarkSummary) -> str:
     """Say in a sentence what a benchmark found."""
     head = f"determinism score {summary.score:.2f} over {summary.runs} runs (threshold {summary.threshold:g})"
+    if summary.retried:
+        head += f"; {summary.retried} run(s) passed only by retrying a block"
     if summary.passed:
         return f"{head}: pass"
     parts = [head]
