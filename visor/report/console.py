@@ -164,7 +164,7 @@ class ConsoleReporter:
             step = event.result
             mark, style = _STATUS[step.word]
             shown = f"{self.masked(step.id):<22} {self.masked(step.command):<10} {step.duration_ms:>6} ms"
-            self.line((f"  {mark} ", style), (shown, None))
+            self.line((f"  {mark} ", style), (shown, None), (_why_skipped(step.details), "dim"))
             if step.error is not None:
                 self.line(("      ", None), (step.error.message, "red"))
         elif isinstance(event, AssertionChecked):
@@ -276,3 +276,15 @@ def _failures(result: RunResult) -> str:
 
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def _why_skipped(details: Mapping[str, object]) -> str:
+    """Say in a few words why a step was skipped (its details say it in full), or nothing."""
+    when = details.get("when")
+    if isinstance(when, dict) and when.get("taken") is False:
+        return "  (when: not taken)"
+    if details.get("optional") is True:
+        return "  (optional: missed)"
+    if details.get("retried") is True:
+        return "  (failed; the block retried)"
+    return ""
