@@ -56,6 +56,19 @@ def test_agent_tool_scenarios_are_deterministic(cli_runner: Cli, name: str) -> N
     assert result.envelope["data"]["determinismScore"] == 100
 
 
+#: The scenarios of the language Maestro users need: blocks, match selectors, text and key steps, scripts.
+LANGUAGE = ["flow-control.yaml", "text-and-keys.yaml", "maestro-flows.yaml"]
+
+
+@pytest.mark.parametrize("platform", ["android", "ios"])
+@pytest.mark.parametrize("name", LANGUAGE)
+def test_the_language_scenarios_give_one_signature_over_twenty_runs(cli_runner: Cli, name: str, platform: str) -> None:
+    result = cli_runner.run("benchmark", str(ROOT / "scenarios" / name), "--runtime", "sim", "--platform", platform,
+                            "--runs", "20", "--output", "out")  # fmt: skip
+    assert result.exit_code == ExitCode.OK, result.envelope.get("error")
+    assert result.data["determinismScore"] == 100 and len(result.data["signatures"]) == 1
+
+
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: Path(p).name)
 def test_shipped_scenario_is_valid(path: str) -> None:
     result = load_scenario(path)
