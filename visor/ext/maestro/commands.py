@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import math
 import re
-import reprlib
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TypedDict
+from dataclasses import dataclass, field
+from typing import NotRequired, TypedDict
 
+from visor.ext.maestro.selectors import element
+from visor.ext.maestro.values import PARAMETER, number, option_names, scalar_text, shown
 from visor.jsontypes import JsonObject, JsonValue
 from visor.limits import MAX_DURATION_MS, MAX_GESTURE_MS
 
@@ -23,43 +24,63 @@ ASSERT_TIMEOUT_MS = 5000
 WAIT_TIMEOUT_MS = 10_000
 #: The longest `wait_until` visor allows.
 WAIT_UNTIL_MAX_MS = 30_000
-#: Characters that make a Maestro text a regular expression rather than a plain text ("." is left: "Log in." is
-#: plain more often than not).
-_REGEX = re.compile(r"[\\\[\](){}|*+?^$]")
-#: `${NAME}`: a parameter, in Maestro and in visor alike.
-PARAMETER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-#: Why a selector is left out.
-_WHY = "a regular expression, several attributes or options such as optional would mean less in visor"
+#: How often a wait for a `match=` element to go looks again.
+GONE_POLL_MS = 250
+#: The most runs a visor repeat block may have (`visor.scenario.blocks.MAX_REPEAT`).
+MAX_REPEAT = 1000
 _DIRECTIONS = {"LEFT": ((0.8, 0.5), (0.2, 0.5)), "RIGHT": ((0.2, 0.5), (0.8, 0.5)),
                "UP": ((0.5, 0.8), (0.5, 0.2)), "DOWN": ((0.5, 0.2), (0.5, 0.8))}  # fmt: skip
 _LAUNCH_OPTIONS = {"appId", "clearState", "clearKeychain", "stopApp", "permissions", "arguments"}
-
-
-def _shown_repr() -> reprlib.Repr:
-    """Return a `repr` that shows a few levels and items of a value, its texts cut: bounded whatever the value."""
-    made = reprlib.Repr()
-    made.maxlevel, made.maxdict, made.maxlist, made.maxstring, made.maxother = 3, 4, 4, 60, 60
-    return made
-
-
-_SHOWN = _shown_repr()
-
-
-def shown(value: object) -> str:
-    """Return `value` for a message: a few levels and items, texts cut, control characters escaped."""
-    return _SHOWN.repr(value)
+#: tapOn's own options (beside its selector's keys).
+_TAP_OPTIONS = {"retryTapIfNoChange", "repeat", "delay", "waitToSettleTimeoutMs", "waitUntilVisible"}
+_RETRY_TAP = (
+    "retryTapIfNoChange is left out: visor's tap already waits until its target can take the touch (enabled, not "
+    "covered) and says so when it cannot, but it does not tap again when the screen does not change"
+)
+#: Commands that wait for a visor command being built: each converts once it lands (a converter in `_CONVERTERS`).
+PENDING = {
+    "scrollUntilVisible": "scroll_until_visible",
+    "eraseText": "erase_text",
+    "hideKeyboard": "hide_keyboard",
+    "copyTextFrom": "copy_text_from",
+    "pasteText": "paste_text",
+    "inputRandomText": "input_random",
+    "inputRandomNumber": "input_random",
+    "inputRandomEmail": "input_random",
+    "inputRandomPersonName": "input_random",
+    "evalScript": "eval_script",
+    "runScript": "run_script",
+    "assertTrue": "assert_true",
+}
 
 
 class Step(TypedDict):
-    """A converted step before it is numbered: its kind (the id's word), its visor command and arguments."""
+    """A converted step before it is numbered: its kind (the id's word), its visor command and arguments.
+
+    `optional` is Maestro's (a miss is reported, the run goes on); `label` names the step in its id.
+    """
 
     kind: str
     command: str
     args: JsonObject
+    optional: NotRequired[bool]
+    label: NotRequired[str]
 
 
-#: A command's steps and notes on what of it was left out.
-Outcome = tuple[list[Step], list[str]]
+@dataclass
+class Block:
+    """Converted steps that run together (a visor block): its kind (the id's word), its head and its steps.
+
+    The head is the block's `when`, `repeat` or `retry`, as a scenario writes it.
+    """
+
+    kind: str
+    head: JsonObject
+    steps: list[Step | Block] = field(default_factory=list)
+
+
+#: A command's steps (and blocks) and notes on what of it was left out.
+Outcome = tuple[list[Step | Block], list[str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,42 +91,22 @@ class Known:
     env: dict[str, str]
 
 
+def pending(name: str) -> str | None:
+    """Say why a command is not converted when it waits for a visor command still to come; None otherwise."""
+    if name in _CONVERTERS or name not in PENDING:
+        return None
+    return f"{name} is not converted yet: it needs visor's {PENDING[name]} command"
+
+
 def convert_command(name: str, arg: object, known: Known) -> Outcome:
-    """Convert one Maestro command (not runFlow nor repeat, which the walk inlines): its steps and notes."""
+    """Convert one Maestro command (not runFlow, repeat nor retry, which the walk inlines): its steps and notes."""
     converter = _CONVERTERS.get(name)
-    if converter is None:
-        named = name if re.fullmatch(r"[A-Za-z][\w.-]{0,59}", name) else shown(name)
-        return [], [f"{named} is not converted"]
-    return converter(arg, known)
-
-
-def scalar_text(value: object) -> str | None:
-    """Return a scalar as Maestro reads it (true, not True), None for a mapping or a list."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return ""
-    if isinstance(value, str | int | float):
-        return str(value)
-    return None
-
-
-def number(value: object, env: dict[str, str]) -> float | None:
-    """Return a finite number, from a literal, a numeric text, or a `${KEY}` whose env value is one."""
-    if isinstance(value, str):
-        whole = PARAMETER.fullmatch(value.strip())
-        value = env.get(whole.group(1), "") if whole else value
-        try:
-            value = float(value.strip())
-        except ValueError:
-            return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    try:
-        found = float(value)
-    except OverflowError:
-        return None
-    return found if math.isfinite(found) else None
+    if converter is not None:
+        return converter(arg, known)
+    if pending(name):
+        return [], [str(pending(name))]
+    named = name if re.fullmatch(r"[A-Za-z][\w.-]{0,59}", name) else shown(name)
+    return [], [f"{named} is not converted"]
 
 
 def _duration(value: object, known: Known, what: str, default: int) -> tuple[int, list[str]]:
@@ -120,12 +121,6 @@ def _duration(value: object, known: Known, what: str, default: int) -> tuple[int
 
 
 # --- one converter per Maestro command: (options, known) -> (steps, notes) ---------------------------------------
-
-
-def option_names(keys: set[str]) -> str:
-    """Return option names for a message: sorted, at most five, each shown safely."""
-    names = [shown(key) for key in sorted(keys)[:5]]
-    return ", ".join(names) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
 
 
 def _left(reason: str) -> Outcome:
@@ -203,21 +198,64 @@ def _stop_app(arg: object, known: Known) -> Outcome:
 
 
 def _tap_on(arg: object, known: Known) -> Outcome:
-    if isinstance(arg, dict) and "point" in arg:
-        if set(arg) != {"point"}:
-            return _left(f"tapOn {shown(arg)}: a point with other options is not converted")
-        point = _point(arg["point"])
-        if point is None:
-            return _left(f"tapOn point {shown(arg['point'])} is not x,y in pixels or x%,y%")
-        (x, y), normalized = point
-        return [_step("tap", "tap", x=x, y=y, normalized=True) if normalized else _step("tap", "tap", x=x, y=y)], []
-    target = _selector(arg)
-    if target is None:
-        return _left(f"tapOn {shown(arg)}: only one plain text, id or point is converted ({_WHY})")
-    return [_step("tap", "tap", target=target)], []
+    selector, options = _split_options(arg, _TAP_OPTIONS)
+    if isinstance(selector, dict) and "point" in selector:
+        tap, notes = _tap_point(selector)
+    else:
+        target, notes = element(selector, known.env, "tapOn")
+        tap = _step("tap", "tap", target=target) if target is not None else None
+    if tap is None:
+        return _left(notes[0])
+    taps, delay, more = _tap_options(options, known)
+    pause = [_step("pause", "wait", ms=delay)] if delay else []
+    steps: list[Step | Block] = [tap]
+    for _ in range(taps - 1):
+        steps.extend([*pause, {**tap, "args": dict(tap["args"])}])
+    return steps, [*notes, *more]
+
+
+def _tap_point(arg: dict[str, object]) -> tuple[Step | None, list[str]]:
+    """Return a tap on a point (x,y in pixels, or x%,y% as fractions); None and why if it is not one."""
+    if set(arg) != {"point"}:
+        return None, [f"tapOn {shown(arg)}: a point with other options is not converted"]
+    point = _point(arg["point"])
+    if point is None:
+        return None, [f"tapOn point {shown(arg['point'])} is not x,y in pixels or x%,y%"]
+    (x, y), normalized = point
+    return (_step("tap", "tap", x=x, y=y, normalized=True) if normalized else _step("tap", "tap", x=x, y=y)), []
+
+
+def _split_options(arg: object, options: set[str]) -> tuple[object, dict[str, object]]:
+    """Return a selector without a command's own options, and those options."""
+    if not isinstance(arg, dict):
+        return arg, {}
+    return {k: v for k, v in arg.items() if k not in options}, {k: v for k, v in arg.items() if k in options}
+
+
+def _tap_options(options: dict[str, object], known: Known) -> tuple[int, int, list[str]]:
+    """Return how many taps tapOn's `repeat` asks for, the pause between them, and notes on what is left out."""
+    notes = [_RETRY_TAP] if options.get("retryTapIfNoChange") not in (None, False) else []
+    taps, delay = 1, 0
+    if "repeat" in options:
+        found = number(options["repeat"], known.env)
+        if found is not None and found == int(found) and 1 <= found <= 100:
+            taps = int(found)
+        else:
+            notes.append(f"tapOn repeat {shown(options['repeat'])} is left out: one tap is sent")
+    if "delay" in options and taps > 1:  # Maestro pauses between repeated taps only
+        found = number(options["delay"], known.env)
+        if found is not None and 0 <= found <= MAX_DURATION_MS:
+            delay = int(found)
+        else:
+            notes.append(f"tapOn delay {shown(options['delay'])} is left out: the taps follow one another")
+    # waitUntilVisible and waitToSettleTimeoutMs only tune Maestro's waits: visor's tap waits for its target, and
+    # each next step for its own, so they say nothing a scenario needs.
+    return taps, delay, notes
 
 
 def _input_text(arg: object, known: Known) -> Outcome:
+    if isinstance(arg, dict) and set(arg) == {"text"}:
+        arg = arg["text"]
     text = scalar_text(arg) if not isinstance(arg, bool) else None
     if not text:
         return _left(f"inputText {shown(arg)}: only a text is converted")
@@ -225,35 +263,47 @@ def _input_text(arg: object, known: Known) -> Outcome:
 
 
 def _assert_visible(arg: object, known: Known) -> Outcome:
-    target = _selector(arg)
+    target, notes = element(arg, known.env, "assertVisible")
     if target is None:
-        return _left(f"assertVisible {shown(arg)}: only one plain text or id is converted ({_WHY})")
-    return [_wait_for("see", target, ASSERT_TIMEOUT_MS)], []
+        return _left(notes[0])
+    return [_wait_for("see", target, ASSERT_TIMEOUT_MS)], notes
 
 
 def _assert_not_visible(arg: object, known: Known) -> Outcome:
-    return _absent(arg, ASSERT_TIMEOUT_MS, [])
+    return _absent(arg, ASSERT_TIMEOUT_MS, known, [])
 
 
 def _extended_wait(arg: object, known: Known) -> Outcome:
-    if not isinstance(arg, dict) or set(arg) - {"visible", "notVisible", "timeout"} or len(set(arg) - {"timeout"}) != 1:
-        return _left("extendedWaitUntil: only one of visible and notVisible (text or id), with a timeout, is converted")
+    if not isinstance(arg, dict) or set(arg) - {"visible", "notVisible", "timeout"} or not set(arg) - {"timeout"}:
+        return _left("extendedWaitUntil: only visible and notVisible, with a timeout, are converted")
     timeout, notes = _duration(arg.get("timeout", WAIT_TIMEOUT_MS), known, "timeout", WAIT_TIMEOUT_MS)
+    steps: list[Step | Block] = []
+    if "visible" in arg:  # Maestro looks for the visible element first, then waits for the other to go
+        target, found = element(arg["visible"], known.env, "extendedWaitUntil visible")
+        if target is None:
+            return _left(found[0])
+        steps, notes = [_wait_for("wait", target, timeout)], [*notes, *found]
     if "notVisible" in arg:
-        return _absent(arg["notVisible"], timeout, notes)
-    target = _selector(arg["visible"])
-    if target is None:
-        return _left(f"extendedWaitUntil visible {shown(arg['visible'])}: only one plain text or id ({_WHY})")
-    return [_wait_for("wait", target, timeout)], notes
+        gone, more = _absent(arg["notVisible"], timeout, known, [])
+        if not gone:
+            return _left(more[0])
+        steps, notes = [*steps, *gone], [*notes, *more]
+    return steps, notes
 
 
-def _absent(arg: object, timeout: int, notes: list[str]) -> Outcome:
-    target = _selector(arg)
+def _absent(arg: object, timeout: int, known: Known, notes: list[str]) -> Outcome:
+    """Wait until no element the selector matches is on screen: `wait_until` absent, or a bounded poll for `match=`."""
+    target, found = element(arg, known.env, "notVisible")
     if target is None:
-        return _left(f"not visible {shown(arg)}: only one plain text or id is converted ({_WHY})")
+        return _left(found[0])
+    notes = [*notes, *found]
     kind, _, value = target.partition("=")
-    if timeout > WAIT_UNTIL_MAX_MS:
-        notes = [*notes, f"its timeout {timeout} ms is shortened to {WAIT_UNTIL_MAX_MS} ms, visor's longest wait_until"]
+    if kind == "match" or timeout > WAIT_UNTIL_MAX_MS:  # wait_until takes one exact text or id, 30 s at most
+        polls = max(1, min(MAX_REPEAT, -(-timeout // GONE_POLL_MS)))
+        if polls * GONE_POLL_MS < timeout:
+            notes.append(f"its timeout {timeout} ms is shortened to {polls * GONE_POLL_MS} ms, visor's longest poll")
+        head: JsonObject = {"repeat": {"while": {"visible": target}, "max": polls}}
+        return [Block("gone", head, [_step("poll", "wait", ms=GONE_POLL_MS)])], notes
     selector: JsonObject = {"resource_id": value} if kind == "id" else {"text": value}
     args: JsonObject = {"selector": selector, "state": "absent", "timeout_ms": max(1, min(timeout, WAIT_UNTIL_MAX_MS))}
     return [{"kind": "gone", "command": "wait_until", "args": args}], notes
@@ -312,11 +362,6 @@ def _take_screenshot(arg: object, known: Known) -> Outcome:
     return [_step("screenshot", "screenshot", label=label)], notes
 
 
-def _scroll_until_visible(arg: object, known: Known) -> Outcome:
-    return _left("scrollUntilVisible is not converted: visor's scroll_to needs the list to scroll (its id); write a "
-                 "scroll_to step with that container")  # fmt: skip
-
-
 def _swipe(arg: object, known: Known) -> Outcome:
     if not isinstance(arg, dict):
         return _left(f"swipe {shown(arg)}: only a direction, start/end or from with a direction are converted")
@@ -350,7 +395,7 @@ def _swipe_duration(arg: dict[str, object], known: Known) -> tuple[int | None, l
 def _swipe_from(arg: dict[str, object], duration: int | None, notes: list[str]) -> Outcome:
     """Swipe on an element (by its id: the swipe tool scopes a directional swipe to a resource id)."""
     direction = str(arg.get("direction", "")).lower()
-    target = _selector(arg["from"])
+    target, _ = element(arg["from"], {}, "swipe from")
     if direction.upper() not in _DIRECTIONS or set(arg) - {"from", "direction", "duration"}:
         return _left("swipe from an element is converted with a direction only")
     if target is None or not target.startswith("id="):
@@ -389,23 +434,6 @@ def _point(point: object) -> tuple[tuple[float, float], bool] | None:
     return ((fx, fy), percent) if math.isfinite(fx) and math.isfinite(fy) else None
 
 
-def _selector(arg: object) -> str | None:
-    """Return the visor selector of a Maestro one, or None when it says more than visor's would keep."""
-    if isinstance(arg, int | float) and not isinstance(arg, bool):
-        arg = str(arg)
-    if isinstance(arg, dict) and (len(arg) != 1 or set(arg) - {"id", "text"}):
-        return None  # id and text together, `optional`, `index`, `below`, `enabled`…: a step would mean less
-    if isinstance(arg, str):
-        arg = {"text": arg}
-    if not isinstance(arg, dict):
-        return None
-    kind, value = next(iter(arg.items()))
-    if not isinstance(value, str) or not value.strip():
-        return None
-    # Maestro matches text and ids as regular expressions; visor's are exact (a ${NAME} is no pattern).
-    return None if _REGEX.search(PARAMETER.sub("", value)) else f"{kind}={value}"
-
-
 _CONVERTERS: dict[str, Callable[[object, Known], Outcome]] = {
     "launchApp": _launch_app,
     "clearState": _clear_state,
@@ -423,5 +451,4 @@ _CONVERTERS: dict[str, Callable[[object, Known], Outcome]] = {
     "openLink": _open_link,
     "pressKey": _press_key,
     "takeScreenshot": _take_screenshot,
-    "scrollUntilVisible": _scroll_until_visible,
 }
