@@ -46,8 +46,16 @@ def flow(folder: Path, name: str, commands: str, header: str = "appId: com.visor
 
 
 def steps(converted: Converted) -> list[tuple[str, dict[str, Any]]]:
-    """Return the converted steps as (command, args)."""
-    return [(step["command"], step["args"]) for step in converted.scenario["steps"]]
+    """Return the converted steps as (command, args); a block as ("block", its head and its steps so)."""
+    return [shape(item) for item in converted.scenario["steps"]]
+
+
+def shape(item: Any) -> tuple[str, dict[str, Any]]:
+    """Return a step as (command, args), a block as ("block", {its when, repeat or retry, "steps": [...]})."""
+    if "command" in item:
+        return item["command"], item["args"]
+    head = {key: value for key, value in item.items() if key not in ("id", "steps")}
+    return "block", {**head, "steps": [shape(inner) for inner in item["steps"]]}
 
 
 def left(converted: Converted) -> list[tuple[str, int, str]]:
@@ -173,10 +181,11 @@ def test_includes_doubling_stop_at_the_cap_with_the_file_and_line(tmp_path: Path
     assert f"more than {MAX_COMMANDS:,} commands" in done.stdout and ".yaml:3:3" in done.stdout
 
 
-def test_a_repeat_bomb_stops_at_the_cap(tmp_path: Path) -> None:
-    nested = "- repeat:\n    times: 1000000000\n    commands:\n      - tapOn: Go\n"
-    with pytest.raises(SourceError, match=f"more than {MAX_COMMANDS:,} commands"):
-        one(tmp_path, nested)
+def test_a_repeat_beyond_visors_bound_is_left_out_and_none_is_unrolled(tmp_path: Path) -> None:
+    # A repeat is a block now, never unrolled: a billion times is refused by its bound, not by inlining.
+    converted = one(tmp_path, "- repeat:\n    times: 1000000000\n    commands:\n      - tapOn: Go\n- back\n")
+    assert steps(converted) == [("act", {"name": "back"})]
+    assert left(converted) == [("f.yaml", 3, "repeat")] and "at most 1,000 times" in converted.left_out[0]["reason"]
     assert steps(one(tmp_path, "- repeat:\n    times: 1000000000\n    commands: []\n- back\n")) == [
         ("act", {"name": "back"})
     ]
@@ -298,20 +307,26 @@ def test_launch_app_options_are_left_out_with_their_line_never_silently(tmp_path
     ]
 
 
-def test_run_flow_with_when_is_left_out_unread_and_its_env_is_put_in(tmp_path: Path) -> None:
+def test_run_flow_with_when_is_a_block_and_its_env_is_put_in(tmp_path: Path) -> None:
     # Found: runFlow with `when:` was inlined unconditionally, and its call-site env dropped, both silently.
     flow(tmp_path, "search.yaml", "- inputText: ${QUERY}\n- tapOn: ${BUTTON}\n", "appId: a\nenv:\n  BUTTON: Go\n")
+    flow(tmp_path, "allow.yaml", "- tapOn: Allow\n")
     commands = (
-        "- runFlow:\n    when:\n      visible: Allow?\n    file: missing.yaml\n"
+        "- runFlow:\n    when:\n      visible: Allow?\n    file: allow.yaml\n"
         "- runFlow:\n    file: search.yaml\n    env:\n      QUERY: desk lamp\n"
         "- runFlow:\n    file: search.yaml\n    env:\n      QUERY: ${OUTER}\n"
         "- runFlow:\n    commands:\n      - inputText: ${QUERY}\n    env:\n      QUERY: chair\n"
     )
     converted = one(tmp_path, commands)
-    typed = [args["value"] for command, args in steps(converted) if args.get("name") == "type"]
+    found = steps(converted)
+    assert found[0] == (
+        "block",
+        {"when": {"visible": 'match={"text":"Allow?"}'}, "steps": [("tap", {"target": "text=Allow"})]},
+    )
+    typed = [args["value"] for command, args in found if args.get("name") == "type"]
     assert typed == ["desk lamp", "${OUTER}", "chair"]
     assert converted.env == {"BUTTON": "Go"}  # the included flow's own env: a default, in the env file
-    assert left(converted) == [("f.yaml", 3, "runFlow")] and "with no condition" in converted.left_out[0]["reason"]
+    assert not converted.left_out
 
 
 def test_left_out_lines_of_an_included_file_name_that_file(tmp_path: Path) -> None:
@@ -350,12 +365,17 @@ def test_javascript_conditions_and_header_hooks_are_never_silent(tmp_path: Path)
         "- [not, a, command]\n"
     )
     converted = one(tmp_path, commands, header)
-    assert steps(converted) == [("tap", {"target": f"text={text}"}) for text in ("Skip", "Next", "Next", "Go")]
+    next_twice = ("block", {"repeat": {"times": 2}, "steps": [("tap", {"target": "text=Next"})]})
+    more = (
+        "block",
+        {"repeat": {"while": {"visible": "text=More"}, "max": 1000}, "steps": [("tap", {"target": "text=More"})]},
+    )
+    assert steps(converted) == [("tap", {"target": "text=Skip"}), next_twice, more, ("tap", {"target": "text=Go"})]
+    assert converted.scenario["steps"][-1]["id"] == "06-tap-press-go"  # the label names the step
     assert [(line, command) for _, line, command in left(converted)] == [
         (2, "jsEngine"),
         (5, "onFlowComplete"),
         (8, "inputText"),
-        (13, "repeat"),
         (21, "?"),
     ]
     assert "JavaScript" in converted.left_out[2]["reason"]

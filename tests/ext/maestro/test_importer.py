@@ -80,7 +80,7 @@ def test_flows_become_valid_scenarios_and_say_what_was_left_out(cli_runner: Cli,
         ("manage_app", {"action": "stop", "app_name": "com.android.settings"}),
         ("manage_app", {"action": "launch", "app_name": "com.android.settings"}),
     ]
-    assert result.data["totals"] == {"flows": 6, "valid": 6, "left_out": 8}
+    assert result.data["totals"] == {"flows": 6, "valid": 6, "left_out": 7}
 
 
 def test_every_imported_fixture_passes_visor_validate(cli_runner: Cli, tmp_path: Path) -> None:
@@ -98,6 +98,8 @@ def test_part_two_defects_are_converted_or_left_out_with_file_and_line(cli_runne
     rows = cli_runner.run("import", "maestro", "flows/checkout.yaml", "-o", "out").data["imported"]
     (checkout,) = rows
     steps = yaml.safe_load(Path(checkout["scenario"]).read_text())["steps"]
+    dismiss = steps.pop(1)  # runFlow with when: a block that runs when its condition holds
+    assert dismiss["when"] == {"visible": 'match={"text":"Allow notifications?"}'} and dismiss["steps"]
     assert [(s["command"], s["args"]) for s in steps] == [
         ("act", {"name": "reset"}),  # launchApp of the flow's own appId
         ("tap", {"target": "id=com.visor.demo:id/search"}),
@@ -111,7 +113,6 @@ def test_part_two_defects_are_converted_or_left_out_with_file_and_line(cli_runne
     assert [(Path(item["file"]).name, item["line"], item["command"]) for item in checkout["left_out"]] == [
         ("checkout.yaml", 9, "launchApp"),  # permissions
         ("checkout.yaml", 9, "launchApp"),  # clearState on a phone
-        ("checkout.yaml", 13, "runFlow"),  # when: never inlined unconditionally
         ("search.yaml", 9, "copyTextFrom"),  # an included file's line names that file
         ("checkout.yaml", 22, "extendedWaitUntil"),  # ${TIMEOUT} written as its value
     ]
@@ -234,29 +235,33 @@ def test_a_file_that_is_no_flow_is_an_error_row(cli_runner: Cli, tmp_path: Path)
     assert "is not a Maestro flow" in row["error"]["message"]
 
 
-def test_what_would_mean_less_in_visor_is_left_out_not_changed(cli_runner: Cli, tmp_path: Path) -> None:
+def test_what_maestro_says_more_converts_into_optional_steps_and_match(cli_runner: Cli, tmp_path: Path) -> None:
+    # Before, each of the first four was left out; now visor's scenario language says them.
     (tmp_path / "flows").mkdir()
     (tmp_path / "flows" / "f.yaml").write_text(
         "appId: com.visor.demo\n---\n"
-        "- tapOn: {text: Maybe later, optional: true}\n"  # a step must succeed in visor: it would mean more
-        "- tapOn: 'Item \\\\d+'\n"  # a regular expression in Maestro; text= is exact
-        "- assertVisible: {id: toolbar_title, text: Feed}\n"  # both would shrink to one
+        "- tapOn: {text: Maybe later, optional: true}\n"
+        "- tapOn: 'Item \\d+'\n"  # a regular expression in Maestro, and in match=
+        "- assertVisible: {id: toolbar_title, text: Feed}\n"
         "- assertNotVisible: {text: Welcome, enabled: true}\n"
         "- waitForAnimationToEnd: {timeout: 3000}\n"
-        "- openLink: demo://settings\n"
-        "- pressKey: Home\n"
         "- tapOn: Log in\n"
     )
     row = cli_runner.run("import", "maestro", "flows", "-o", "out").data["imported"][0]
-    assert [item["line"] for item in row["left_out"]] == [3, 4, 5, 6]
-    assert "regular expression" in row["left_out"][1]["reason"]
+    assert row["valid"] and row["left_out"] == []
     steps = yaml.safe_load(Path(row["scenario"]).read_text())["steps"]
-    assert [(s["command"], s["args"]) for s in steps] == [
-        ("wait", {"stable": True, "timeout": 3000}),
-        ("navigate", {"to": "demo://settings"}),
-        ("act", {"name": "home"}),
-        ("tap", {"target": "text=Log in"}),
-    ]
+    gone = 'match={"enabled":true,"text":"Welcome"}'
+    assert steps == [
+        {"id": "01-tap", "command": "tap", "args": {"target": "text=Maybe later"}, "optional": True},
+        {"id": "02-tap", "command": "tap", "args": {"target": 'match={"text":"Item \\\\d+"}'}},
+        {"id": "03-see", "command": "wait", "args": {"for": 'match={"id":"toolbar_title","text":"Feed"}', "timeout": 5000}},
+        {"id": "04-gone", "repeat": {"while": {"visible": gone}, "max": 20},
+         "steps": [{"id": "05-poll", "command": "wait", "args": {"ms": 250}}]},
+        {"id": "06-settle", "command": "wait", "args": {"stable": True, "timeout": 3000}},
+        {"id": "07-tap", "command": "tap", "args": {"target": "text=Log in"}},
+    ]  # fmt: skip
+    checked = cli_runner.run("validate", row["scenario"])
+    assert checked.exit_code == 0 and checked.data["valid"], checked.data
 
 
 # --- hostile input and output ---------------------------------------------------------------------------------------
