@@ -46,6 +46,7 @@ def reasons(converted: Converted) -> list[str]:
         ({"id": "login"}, "id=login"),
         ({"text": "${USER}"}, "text=${USER}"),  # a parameter is no pattern
         ("Item \\d+", 'match={"text":"Item \\\\d+"}'),
+        ({"text": "+10"}, 'match={"text":"\\\\+10"}'),  # no pattern: Maestro finds the text itself
         ({"id": "row_.*"}, 'match={"id":"row_.*"}'),
         ({"id": "toggle", "text": "Wi-Fi"}, 'match={"id":"toggle","text":"Wi-Fi"}'),
         ({"text": "Next", "index": 1}, 'match={"index":1,"text":"Next"}'),
@@ -78,7 +79,6 @@ def test_a_maestro_selector_becomes_the_visor_selector_that_means_the_same(maest
         ({"text": "Go", "width": 100, "tolerance": 5}, ("text=Go", ["width", "tolerance"])),
         ({"id": "x", "traits": "text"}, ("id=x", ["traits"])),
         ({"text": "Go", "bogus": 1}, (None, ["'bogus' is no selector key"])),
-        ({"text": "("}, (None, ["not a valid regular expression"])),
         ({"index": 2}, (None, ["only by index"])),
         ({"text": "A", "enabled": "maybe"}, (None, ["enabled must be true or false"])),
         ({"text": "A", "index": -1}, (None, ["index -1 is no whole number"])),
@@ -308,3 +308,16 @@ def test_a_converted_flow_with_blocks_runs_on_the_simulated_phone(cli_runner: Cl
     assert run.exit_code == 0, run.envelope.get("error")
     statuses = {step["id"]: step["status"] for step in run.data["run"]["steps"]}
     assert statuses["08-tap"] == "skipped" and statuses["09-when"] == "skipped" and statuses["02-when"] == "ok"
+
+
+def test_a_javascript_text_literal_is_its_text_and_other_scripts_are_named(tmp_path: Path) -> None:
+    commands = (
+        "- tapOn: ${\"Sign in.*\"}\n- assertVisible: ${'Feed'}\n- inputText: ${output.user}\n- pressKey: {key: Enter}\n"
+    )
+    converted = valid(one(tmp_path, commands))
+    assert steps(converted) == [
+        ("tap", {"target": 'match={"text":"Sign in.*"}'}),
+        ("wait", {"for": "text=Feed", "timeout": 5000}),
+        ("press_key", {"key": "ENTER"}),
+    ]
+    assert left(converted) == [("f.yaml", 5, "inputText")] and "JavaScript" in reasons(converted)[0]

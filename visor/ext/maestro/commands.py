@@ -152,9 +152,9 @@ def _launch_app(arg: object, known: Known) -> Outcome:
     unknown = set(options) - _LAUNCH_OPTIONS
     notes = [f"launchApp options {option_names(unknown)} are not converted"] if unknown else []
     for key, why in (
-        ("clearKeychain", "visor does not clear the iOS keychain"),
-        ("permissions", "visor sets no permissions when it launches an app: set them on the device before the run"),
-        ("arguments", "visor passes no launch arguments"),
+        ("clearKeychain", f"visor does not clear the iOS keychain {_UNTIL_LAUNCH}"),
+        ("permissions", f"visor sets no permissions when it launches an app {_UNTIL_LAUNCH}: set them before the run"),
+        ("arguments", f"visor passes no launch arguments {_UNTIL_LAUNCH}"),
     ):
         if options.get(key) not in (None, False, {}):
             notes.append(f"launchApp {key} is left out: {why}")
@@ -175,9 +175,11 @@ def _launch_app(arg: object, known: Known) -> Outcome:
     return [*steps, _step("launch", "manage_app", action="launch", app_name=app)], notes
 
 
+#: launchApp's options wait for visor's launch_app command: `_launch_app` maps them once it lands.
+_UNTIL_LAUNCH = "until its launch_app command comes"
 _CLEAR_NOTE = (
     "clearState: act reset restarts the app; the simulated phone starts it from scratch, but on a phone its data "
-    "is kept (clear it before the run, e.g. adb shell pm clear)"
+    f"is kept {_UNTIL_LAUNCH} (clear it before the run, e.g. adb shell pm clear)"
 )
 
 
@@ -345,9 +347,11 @@ _KEYS = {
 
 
 def _press_key(arg: object, known: Known) -> Outcome:
-    found = _KEYS.get(arg.strip().lower()) if isinstance(arg, str) else None
+    key = arg.get("key") if isinstance(arg, dict) and set(arg) == {"key"} else arg
+    found = _KEYS.get(key.strip().lower()) if isinstance(key, str) else None
     if found is None:
-        return _left(f"pressKey {shown(arg)} is not converted (Home, Back, Enter and Lock are)")
+        why = "Home, Back, Enter and Lock are; the others need the keys of visor's press_key command to come"
+        return _left(f"pressKey {shown(key)} is not converted ({why})")
     command, args = found
     return [{"kind": "key", "command": command, "args": dict(args)}], []
 

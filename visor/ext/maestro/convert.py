@@ -52,7 +52,7 @@ from visor.errors import SourceError
 from visor.ext.maestro.commands import MAX_REPEAT, Block, Known, Step, convert_command, pending
 from visor.ext.maestro.flow import FlowFile, FlowReader
 from visor.ext.maestro.selectors import condition
-from visor.ext.maestro.values import PARAMETER, expression, option_names, scalar_text, shown, whole_number
+from visor.ext.maestro.values import PARAMETER, expression, folded, option_names, scalar_text, shown, whole_number
 from visor.inputs.document import Document, Path, Position
 from visor.inputs.parameters import substitute
 from visor.inputs.yaml_writer import dump_yaml
@@ -407,7 +407,7 @@ def _command(state: _State, flow: FlowFile, value: object, path: Path, where: _W
             state.leave_out(where, name, f"optional on {name} is left out: a failure inside it fails the run")
         _INLINED[name](state, flow, arg, (*path, name), where, frame, _label(label))
         return
-    arg = _scoped(arg, frame.scope)
+    arg = folded(_scoped(arg, frame.scope))  # `${"text"}` is that text: no script needed to know it
     state.spend(where, len(name) + _size(arg)[1])
     found = expression(arg)
     waiting = pending(name)  # said first: once its command lands, its JavaScript is what it converts
@@ -546,7 +546,7 @@ def _run_flow(
     if "when" not in options:
         _inline(state, flow, options, path, where, frame)
         return
-    when, notes = condition(_scoped(options["when"], frame.scope), state.env, "runFlow when")
+    when, notes = condition(folded(_scoped(options["when"], frame.scope)), state.env, "runFlow when")
     if when is None:
         state.leave_out(where, "runFlow", f"{notes[0]}: the runFlow is left out, its commands unread")
         return
@@ -647,7 +647,7 @@ def _repeat(
     else:
         notes, head["max"] = [], MAX_REPEAT  # Maestro repeats while it holds, unbounded; visor at most this often
     if "while" in arg:
-        when, said = condition(_scoped(arg["while"], frame.scope), state.env, "repeat while")
+        when, said = condition(folded(_scoped(arg["while"], frame.scope)), state.env, "repeat while")
         if when is None:
             state.leave_out(where, "repeat", f"{said[0]}: the repeat is left out")
             return

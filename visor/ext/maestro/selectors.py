@@ -17,6 +17,7 @@ import re
 
 from visor.ext.maestro.values import PARAMETER, expression, shown, whole_number
 from visor.jsontypes import JsonObject, JsonValue
+from visor.selectors.patterns import PatternError, compile_pattern
 from visor.selectors.refine import MAX_NESTING, MatchError, read_match
 
 #: Characters that make a Maestro text a regular expression rather than a plain text ("." is left: "Log in." is
@@ -96,10 +97,17 @@ def _mapping(arg: dict[str, object], env: dict[str, str], notes: list[str], dept
 
 
 def _text(key: str, value: object) -> str:
+    """Return a text or id pattern; one that is no regular expression is escaped, as Maestro takes it literally."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         value = str(value)
     if not isinstance(value, str) or not value.strip():
         raise MatchError(f"{key} must be a non-empty text")
+    if "${" in value:
+        return value  # its parameter's value decides what it is, at run time
+    try:
+        compile_pattern(value)
+    except PatternError:
+        return re.escape(value)  # `+10`: Maestro finds the text itself when it is no pattern
     return value
 
 

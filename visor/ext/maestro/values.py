@@ -14,6 +14,8 @@ from collections.abc import Iterator
 PARAMETER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 #: `${` that does not open a plain `${NAME}`: JavaScript, which visor does not run.
 EXPRESSION = re.compile(r"\$\{(?![A-Za-z_][A-Za-z0-9_]*\})")
+#: `${"a text"}` or `${'a text'}`: JavaScript whose value is that text, known without running it.
+_LITERAL = re.compile(r"""\$\{\s*(?:"([^"\\$]*)"|'([^'\\$]*)')\s*\}""")
 
 
 def _shown_repr() -> reprlib.Repr:
@@ -96,3 +98,14 @@ def expression(value: object) -> str | None:
         if found is not None:
             return shown(text[found.start() : found.start() + 40])
     return None
+
+
+def folded(value: object) -> object:
+    """Return `value` with every `${"text"}` (a JavaScript text literal) replaced by its text."""
+    if isinstance(value, str):
+        return _LITERAL.sub(lambda found: found.group(1) if found.group(1) is not None else found.group(2), value)
+    if isinstance(value, dict):
+        return {key: folded(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [folded(item) for item in value]
+    return value
