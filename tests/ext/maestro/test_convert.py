@@ -432,13 +432,15 @@ def test_a_comment_is_one_line_whatever_it_quotes() -> None:
 
 _NAMES = ["launchApp", "clearState", "stopApp", "tapOn", "inputText", "assertVisible", "assertNotVisible",
           "extendedWaitUntil", "scroll", "swipe", "back", "waitForAnimationToEnd", "openLink", "pressKey",
-          "takeScreenshot", "scrollUntilVisible", "runFlow", "repeat", "runScript", "label"]  # fmt: skip
+          "takeScreenshot", "scrollUntilVisible", "runFlow", "repeat", "retry", "runScript", "label"]  # fmt: skip
 _KEYS = ["appId", "clearState", "stopApp", "permissions", "text", "id", "point", "visible", "notVisible", "timeout",
          "direction", "start", "end", "from", "duration", "link", "path", "file", "commands", "env", "when", "times",
-         "label", "optional"]  # fmt: skip
+         "label", "optional", "while", "maxRetries", "platform", "true", "index", "below", "childOf", "enabled",
+         "containsDescendants", "retryTapIfNoChange", "repeat", "delay", "width"]  # fmt: skip
 #: Texts Maestro flows hold, and those that have broken converters: points, keys, parameters, paths out.
 _TEXTS = ["50%,50%", "10, 20", "150%, -3%", "UP", "left", "Enter", "${X}", "${A+B}", "inc.yaml", "f.yaml",
-          "../x.yaml", "/etc/passwd", "", " ", "com.visor.demo", "1e400", "5000", "${TIMEOUT}"]  # fmt: skip
+          "../x.yaml", "/etc/passwd", "", " ", "com.visor.demo", "1e400", "5000", "${TIMEOUT}", "Android", "a.*(",
+          "${output.x}", '${"lit"}', "true"]  # fmt: skip
 _SCALARS = st.one_of(
     st.none(), st.booleans(), st.integers(-(10**20), 10**20), st.floats(), st.text(max_size=8), st.sampled_from(_TEXTS)
 )
