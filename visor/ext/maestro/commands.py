@@ -1,8 +1,12 @@
 """Each Maestro command, converted into visor steps: its steps, and notes on what of it is left out, and why.
 
-The walk over a flow (includes, repeats, env, caps) is `visor.ext.maestro.convert`'s; here, one function per command
-takes its options (the cosmetic `label` already removed, a runFlow's env already put in) and what is known of the
-flow (its appId, its env values), and returns `(steps, notes)`: no step and a note is a command left out.
+The walk over a flow (includes, blocks, env, `optional` and `label`, caps) is `visor.ext.maestro.convert`'s; here,
+one function per command takes its options (`label` and `optional` already taken, a runFlow's env already put in)
+and what is known of the flow (its appId, its env values), and returns `(steps, notes)`: steps (or blocks) and
+notes on what is left out; no step and a note is a command left out.
+
+A command that needs a visor command still to come is in `PENDING`: once that command lands, its converter goes
+into `_CONVERTERS` (reading its element with `selectors.element`) and it converts.
 """
 
 from __future__ import annotations

@@ -1,40 +1,36 @@
 """`visor import maestro`: Maestro flows converted into visor scenarios, and what could not be, with its file and line.
 
 A flow is a YAML header (`appId`, `name`, `tags`, `env`) then `---` then a list of commands (read by
-`visor.ext.maestro.flow`, with its caps). Converted:
+`visor.ext.maestro.flow`, with its caps). Converted (selectors and conditions by `visor.ext.maestro.selectors`):
 
 | Maestro | visor |
 |---|---|
 | header `appId` | `config.app` (the app id a phone runs; the simulated phone is given its model with `--app`) |
 | `launchApp` of the flow's app, `clearState` | `act reset` (the app under test, restarted); `stopApp: false`: launch |
 | `launchApp` of another app, `stopApp`, `killApp` | `manage_app` stop and launch, or stop |
-| `tapOn` text, `id`, `point` (px or %) | `tap` on `text=`, `id=`, or a point (fractions for %): one plain text or id |
+| `tapOn` a selector or a `point` (px or %) | `tap` (fractions for %); `repeat`: that many taps, `delay` between |
 | `inputText` | `act type` into the focused field |
-| `assertVisible` text / `id` | `wait` for it (5 s) |
-| `assertNotVisible`, `extendedWaitUntil.notVisible` | `wait_until` state `absent` |
-| `extendedWaitUntil.visible` | `wait` for it, its `timeout` kept |
-| `scroll` | `scroll` down |
-| `swipe` direction or start/end | `act drag` (fractions of the screen, or pixels); with a `duration`: `swipe` |
-| `swipe` from an id, in a direction | the `swipe` tool, scoped to that element |
-| `back` | `act back` |
-| `waitForAnimationToEnd` | `wait` until the screen is stable, its `timeout` kept |
-| `openLink` | `navigate` to the link |
-| `pressKey` Home, Back, Enter, Lock | `act home`, `back`, `press_key` ENTER, `act lock` |
-| `takeScreenshot` | `screenshot` with its name as label |
-| `runFlow` file or commands, `repeat` times | their commands, inlined (a file relative to the flow that includes it) |
+| `assertVisible` | `wait` for it (5 s) |
+| `assertNotVisible`, `extendedWaitUntil.notVisible` | `wait_until` state `absent`; for `match=` or over 30 s, a poll |
+| `extendedWaitUntil.visible` (and `notVisible`) | `wait` for it, its `timeout` kept (then for the other to go) |
+| a selector: plain text, `id` | `text=`, `id=` |
+| a selector: a pattern, states, `index`, `below`…, `childOf`… | `match=` with the same keys, snake_case |
+| `optional: true`, `label` | the step's `optional`; the label's words in the step's id |
+| `runFlow` file or commands (its `env` put in) | their commands, inlined; with `when`: a block with that `when` |
+| `repeat` `times` and/or `while` | a repeat block (`while` alone: at most `MAX_REPEAT` runs) |
+| `retry` `maxRetries`, commands or file | a retry block (at most 3 retries, as Maestro) |
+| `scroll`, `swipe`, `back`, `openLink`, `pressKey`, `takeScreenshot`, `waitForAnimationToEnd` | as before |
 | `${KEY}` and header `env` | `${KEY}` kept; `env` written as a dotenv file to pass with `--env-file` |
-| a `runFlow`'s own `env` | its values put into the commands it inlines |
 | header `onFlowStart` | its commands, first |
 
-Anything else (`scrollUntilVisible` without a list to scroll, `runScript`, a `runFlow` or `repeat` with a
-condition, JavaScript in `${…}`, an option visor cannot honour…) is reported with its file, line and why; the
-rest of the flow is still converted, and validates: a converted step visor's validator refuses is left out too,
-with the validator's words. So is a selector that would mean less in visor: a text that is a regular expression
-(Maestro's are; visor's `text=` is exact), id and text together, or options such as `optional` or `index`.
+Anything else (a command waiting for a visor command to come, `commands.PENDING`; JavaScript in `${…}`, but for
+a condition's `true` and a text literal; an option visor cannot honour…) is reported with its file, line and
+why; the rest of the flow is still converted, and validates: a converted step or block visor's validator refuses
+is left out too, with the validator's words.
 
-Bounds: a flow inlines at most `MAX_COMMANDS` commands (includes and repeats counted), nests `runFlow` and
-`repeat` at most `MAX_NESTING` deep, and includes no file twice in one chain (a cycle): each an INPUT_ERROR at the
-file and line that went over.
+Bounds: a flow inlines at most `MAX_COMMANDS` commands (includes counted), nests `runFlow`, `repeat` and `retry`
+at most `MAX_NESTING` deep, and includes no file twice in one chain (a cycle): each an INPUT_ERROR at the file and
+line that went over. Blocks nest as deep as visor's scenarios allow; one deeper is left out whole.
 """
 
 from __future__ import annotations
