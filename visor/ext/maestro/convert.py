@@ -648,6 +648,8 @@ def _repeat(
             state.leave_out(where, "repeat", f"{said[0]}: the repeat is left out")
             return
         head["while"], notes = when, [*notes, *said]
+    if "max" in head:
+        head = {"while": head["while"], "max": head["max"]}  # as a scenario says it: while, then its bound
     for note in notes:
         state.leave_out(where, "repeat", note)
     inner = _Frame(frame.chain, frame.scope, frame.depth + 1)
@@ -687,6 +689,8 @@ def _retry(
     _block(state, _Tree("retry", {"retry": {"times": times}}, label=label), where, "retry", fill)
 
 
+#: How often the steps are validated at most: leaving out one refused never refuses another, so one pass does.
+_PASSES = 3
 _Inliner = Callable[[_State, FlowFile, object, Path, _Where, _Frame, str | None], None]
 #: The commands whose commands the walk converts itself (into blocks, or inlined).
 _INLINED: dict[str, _Inliner] = {"runFlow": _run_flow, "repeat": _repeat, "retry": _retry}
@@ -699,7 +703,7 @@ def _valid_steps(state: _State) -> list[ScenarioItem]:
     steps are refused goes with them. Leaving out never makes another item refused, but a second look checks it.
     """
     entries = state.steps
-    for _ in range(2):
+    for _ in range(_PASSES):
         items = _numbered(entries)
         document = Document(
             "<import>", "yaml", {"meta": {"name": "x", "version": "1"}, "config": {}, "steps": items}, {}
