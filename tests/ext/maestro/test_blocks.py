@@ -173,6 +173,7 @@ def test_run_flow_when_becomes_a_block_with_its_file_and_env(tmp_path: Path) -> 
     ]  # fmt: skip
     assert [item["id"] for item in converted.scenario["steps"]] == ["01-when", "03-when"]
     assert not converted.left_out
+    assert "Maestro waits up to 7 s for a visible element" in scenario_text("f.yaml", converted)
 
 
 def test_a_run_flow_whose_condition_cannot_be_said_is_left_out_unread(tmp_path: Path) -> None:
@@ -249,6 +250,7 @@ def test_optional_on_a_run_flow_is_named_its_commands_still_converted(tmp_path: 
     converted = valid(one(tmp_path, "- runFlow:\n    optional: true\n    commands:\n      - back\n"))
     assert steps(converted) == [("act", {"name": "back"})]
     assert "optional on runFlow is left out" in reasons(converted)[0]
+    assert "Maestro waits up to 7 s" not in scenario_text("f.yaml", converted)  # no block decides on the screen
 
 
 def test_extended_wait_until_with_both_waits_for_one_then_the_other_to_go(tmp_path: Path) -> None:

@@ -309,10 +309,33 @@ def scenario_text(path: str, flow: Converted) -> str:
         notes.append(comment(f"The flow's app: {flow.app_id}, not kept (below); on a phone: --app-id {flow.app_id}."))
     else:
         notes.append(comment("The flow names no appId: on a phone, pass the app with --app-id (or set config.app)."))
+    if _looks(flow.scenario["steps"]):
+        notes.append(comment(_LOOKS_NOTE))
     for item in flow.left_out:
         where = f"line {item['line']}" if item["file"] == path else f"{item['file']} line {item['line']}"
         notes.append(comment(f"Left out ({where}, {item['command']}): {item['reason']}"))
     return "\n".join(notes) + "\n" + dump_yaml(flow.scenario)
+
+
+_LOOKS_NOTE = (
+    "A block's when (or while) is decided on the screen as it begins; Maestro waits up to 7 s for a visible "
+    "element to show: put a wait before a block whose element shows late."
+)
+
+
+def _looks(items: list[ScenarioItem]) -> bool:
+    """Say whether a block decides on an element (`when` or `while` with visible or not_visible), at any depth."""
+    for item in items:
+        if "steps" not in item:
+            continue
+        block = cast(ScenarioBlock, item)
+        repeat = block.get("repeat", {})
+        heads = [block.get("when", {}), repeat.get("while", {}) if isinstance(repeat, dict) else {}]
+        if any(isinstance(head, dict) and {"visible", "not_visible"} & set(head) for head in heads):
+            return True
+        if _looks(block["steps"]):
+            return True
+    return False
 
 
 def _scenario(flow: FlowFile) -> ScenarioData:
