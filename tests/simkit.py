@@ -13,6 +13,7 @@ from visor.device.protocol import DeviceInfo, Key, NativeAction, Observation, Pa
 from visor.engine.events import Event, RunFinished
 from visor.engine.results import RunResult
 from visor.engine.runner import RunContext, resolve_settings, run_scenario
+from visor.errors import SourceError
 from visor.inputs.document import Document
 from visor.runtimes.sim.device import SimDevice
 from visor.runtimes.sim.load import load_app, resolve_app
@@ -44,6 +45,8 @@ class MemorySink:
     """Keeps artifacts in memory: the engine's tests need no files."""
 
     saved: dict[str, bytes] = field(default_factory=dict)
+    #: The project's files a step may read (a script, media), by their path relative to the scenario.
+    files: dict[str, bytes] = field(default_factory=dict)
     secrets: tuple[str, ...] = ()
 
     def hide(self, text: str) -> None:
@@ -58,6 +61,11 @@ class MemorySink:
         self.saved[f"copies/{path}"] = data
         return path
 
+    def read(self, path: str, noun: str) -> bytes:
+        if path not in self.files:
+            raise SourceError(f"no such {noun}", path=path)
+        return self.files[path]
+
 
 def run(
     doc: dict[str, Any] | str,
@@ -66,14 +74,22 @@ def run(
     timeout_ms: float | None = None,
     capture: str = "failures",
     app: str = DEMO,
+    files: Mapping[str, bytes] | None = None,
 ) -> tuple[RunResult, list[Event]]:
-    """Run a scenario on a fresh device (the demo app unless told); return the result and every event."""
+    """Run a scenario on a fresh device (the demo app unless told); return the result and every event.
+
+    `files` are the project's files its steps may read (scripts, media), by path relative to the scenario.
+    """
     scenario = scenario_from(doc)
     settings = resolve_settings(scenario, timeout_ms=timeout_ms, seed=seed, fresh_seed=1234, capture=capture)  # type: ignore[arg-type]
     clock = VirtualClock()
     device = SimDevice(load_app(app), clock=clock, seed=settings.effective_seed)
     events = list(
-        run_scenario(scenario, settings, RunContext(device, clock, VirtualClock(), MemorySink(), "run_000000000001"))
+        run_scenario(
+            scenario,
+            settings,
+            RunContext(device, clock, VirtualClock(), MemorySink(files=dict(files or {})), "run_000000000001"),
+        )
     )
     final = events[-1]
     assert isinstance(final, RunFinished)

@@ -27,6 +27,7 @@ def test_the_exported_members_are_pinned() -> None:
         "SourceError",
         "TargetError",
         "UsageError",
+        "Verdict",
         "VisorError",
         "benchmark",
         "gather_parameters",
@@ -85,7 +86,7 @@ def test_the_pytest_plugin_uses_the_front_door_only() -> None:
 def test_run_once_gives_the_result_its_report_and_the_seed_it_drew(tmp_path: Path) -> None:
     config = visor.api.RunConfig(device=visor.api.DeviceConfig(runtime="sim"), output=str(tmp_path), no_map=True)
     done = visor.api.run_once(str(SCENARIOS / "fails-on-purpose.yaml"), config)
-    assert done.result.status == "fail" and done.reason is None
+    assert done.result.word == "fail" and done.reason is None
     assert Path(done.report).is_file() and Path(done.report).parent.name == done.result.run_id
     assert done.source == str(SCENARIOS / "fails-on-purpose.yaml")
 

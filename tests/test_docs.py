@@ -106,22 +106,25 @@ def _glossary() -> dict[str, set[str]]:
 def test_the_envelope_glossary_documents_every_status_code_and_keyword() -> None:
     """Each list of the glossary holds exactly the values of its vocabulary: a new one cannot ship undocumented."""
     from collections.abc import Iterable
-    from typing import Any, get_args, get_type_hints
+    from typing import Any, get_args
 
-    from visor.engine.results import AssertionResult, RunResult, StepStatus
+    from visor.engine.results import CHECK_WORDS, RUN_WORDS, STEP_WORDS, CheckStatus, RunStatus, StepStatus
     from visor.errors import ErrorCode, ExitCode, NextAction
     from visor.ext.tools.result import Dispatched, Status, ToolCode
     from visor.inputs.issues import ArgumentCode, IssueCode, Severity
     from visor.report import envelope
 
-    assert set(get_args(envelope.Status)) == set(get_args(get_type_hints(RunResult)["status"]))
+    assert set(get_args(envelope.Status)) == set(get_args(RunStatus)) == set(RUN_WORDS.values())
+    assert set(get_args(StepStatus)) == set(STEP_WORDS.values()) and set(get_args(CheckStatus)) == set(
+        CHECK_WORDS.values()
+    )
     vocabularies: dict[str, Iterable[Any]] = {
         "Envelope `status` (and `data.run.status`)": get_args(envelope.Status),
         "`error.code`": ErrorCode,
         "`next_action`": NextAction,
         "Exit codes": (str(int(code)) for code in ExitCode),
         "Step `status` (`data.run.steps[].status`)": get_args(StepStatus),
-        "Assertion `status` (`data.run.assertions[].status`)": get_args(get_type_hints(AssertionResult)["status"]),
+        "Assertion `status` (`data.run.assertions[].status`)": get_args(CheckStatus),
         "Agent tool `status`": get_args(Status),
         "Agent tool `dispatched`": get_args(Dispatched),
         "Agent tool `code`": ToolCode,

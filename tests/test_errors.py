@@ -8,6 +8,7 @@ class must be the class's own.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import importlib
 import inspect
 import pkgutil
@@ -18,7 +19,20 @@ import pytest
 
 import visor
 import visor.errors
-from visor.errors import ErrorCode, ErrorInfo, VisorError
+from visor.device.protocol import InputRejected, Key, UnsupportedInput
+from visor.errors import (
+    DUPLICATE_KEY,
+    UNWRITABLE_CAUSE,
+    ErrorCode,
+    ErrorInfo,
+    InputError,
+    NotInstalled,
+    SourceError,
+    VisorError,
+    os_reason,
+)
+from visor.files import UnsafePath
+from visor.report.artifacts import OutputError
 
 #: A line of the drawn tree: its box-drawing prefix (four characters a level), the class, and the columns after it.
 TREE_LINE = re.compile(r"^ {4}(?P<prefix>(?:[│ ] {3})*(?:[├└]── )?)(?P<name>[A-Z]\w*)(?P<rest>.*)$")
@@ -167,3 +181,74 @@ def test_error_info_fields_are_keyword_only() -> None:
         "likely_cause": "cause",
         "next_step": "next step",
     }
+
+
+# -- the words of common errors, said once by their class's constructors -------------------------------------------
+
+
+def test_a_missing_library_is_the_callers_class_and_says_how_to_install_it() -> None:
+    missing = NotInstalled.from_missing_library("networkx", "graph", needed_by="drawing the app map")
+    assert type(missing) is NotInstalled and missing.code is ErrorCode.TARGET_ERROR
+    assert missing.message == "drawing the app map needs networkx, which is not installed"
+    assert (
+        missing.likely_cause == "visor was installed without its dependencies (pip --no-deps), or networkx was removed."
+    )
+    assert missing.next_step == (
+        "Install it: pip install 'visor-mobile[graph]' (from a checkout: pip install -e '.[graph]')."
+    )
+    said = InputError.from_missing_library("the MCP SDK", "mcp", needed_by="visor mcp", detail="No module named 'mcp'")
+    assert type(said) is InputError and said.message.endswith("which is not installed (No module named 'mcp')")
+
+
+def test_an_unwritable_file_is_named_with_the_systems_reason() -> None:
+    full = OSError(errno.ENOSPC, "No space left on device", "/out/.tmp-junit.xml")
+    error = OutputError.from_unwritable("/out/junit.xml", full)
+    assert type(error) is OutputError and error.code is ErrorCode.INPUT_ERROR
+    assert error.message == "cannot write '/out/junit.xml': No space left on device"
+    assert error.likely_cause == UNWRITABLE_CAUSE == OutputError.default_cause and error.details == {}
+    named = InputError.from_unwritable("/maps/a.json", UnsafePath("a.json is a folder"), noun="app map")
+    assert named.message == "cannot write the app map /maps/a.json: a.json is a folder"
+    assert os_reason(ValueError("embedded null byte")) == "embedded null byte"
+
+
+def test_the_file_readers_refusals_name_the_file() -> None:
+    missing = SourceError.from_missing("s.yaml", near="./x.yaml")
+    assert missing.message == "s.yaml: no such file" and missing.next_step.endswith("Did you mean './x.yaml'?")
+    denied = SourceError.from_unreadable("s.yaml", PermissionError(errno.EACCES, "Permission denied"))
+    assert denied.message == "s.yaml: cannot read the file (Permission denied)"
+    fifo = SourceError.from_not_regular("p", "a named pipe (FIFO)", noun="scenario")
+    assert fifo.message == "p: this is a named pipe (FIFO), not a regular file" and "pipe" in fifo.likely_cause
+    assert SourceError.from_not_regular("d", "a folder", noun="scenario").likely_cause.startswith("A directory")
+    assert SourceError.from_too_large("big", 10, noun="scenario", size=1234).message == (
+        "big: the scenario is too large (1,234 bytes; the limit is 10 bytes)"
+    )
+    assert SourceError.from_too_large("-", 10, noun="input").message == "-: the input is too large (more than 10 bytes)"
+    outside = SourceError.from_outside("r/../x", "it leads out of its folder", noun="flow")
+    assert outside.message == "r/../x: the flow is outside its folder: it leads out of its folder"
+
+
+def test_the_parsers_refusals_carry_their_position() -> None:
+    empty = SourceError.from_empty("s.yaml", "it holds only comments")
+    assert empty.message == "s.yaml:1:1: the file is empty (it holds only comments)" and empty.line == 1
+    long = SourceError.from_long_integer("s.json", "1" * 5000, line=2, column=3)
+    assert long.message.startswith("s.json:2:3: the integer 111111111111… has 5,000 digits, more than visor reads")
+    twice = SourceError.from_duplicate_key("s.json", "a", first_line=1, line=3, column=5, language="JSON")
+    assert twice.message == "s.json:3:5: duplicate key 'a' (first defined at line 1)"
+    assert twice.problem.startswith(DUPLICATE_KEY) and "one object; JSON would" in twice.likely_cause
+    unplaced = SourceError.from_duplicate_key("s.yaml", "a", first_line=None, line=3, column=5, language="YAML")
+    assert unplaced.problem == "duplicate key 'a'" and "one mapping; YAML would" in unplaced.likely_cause
+    deep = SourceError.from_too_deep("s.yaml", 64, line=65, column=1)
+    assert deep.message == "s.yaml:65:1: the document nests deeper than 64 levels"
+    assert deep.next_step == "Flatten the structure."
+
+
+def test_the_phones_storage_refusals_are_worded_once_for_every_runtime() -> None:
+    assert InputRejected.from_no_folder("/sdcard/X").message == "no folder /sdcard/X on the device"
+    assert InputRejected.from_no_file("/sdcard/x").message == "no file /sdcard/x on the device"
+    assert InputRejected.from_existing("/sdcard/x").message == "/sdcard/x already exists"
+    assert InputRejected.from_existing("/sdcard/x", writing=True).message.startswith("/sdcard/x already exists: ")
+    outside = InputRejected.from_outside_storage("/data", "/sdcard")
+    assert outside.message == "/data is outside the device's shared storage (/sdcard)"
+    key = UnsupportedInput.from_missing_key(Key.BACK)
+    assert type(key) is UnsupportedInput and key.code is ErrorCode.ACTION_ERROR
+    assert key.message == "iOS has no back key" and "Back button" in key.next_step

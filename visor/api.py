@@ -17,10 +17,9 @@ from visor.errors import InputError, NotInstalled, SourceError, TargetError, Usa
 from visor.plugs import plug
 from visor.report.session_tools import ExtraTools, SessionAsk, plug_session_tools
 from visor.run.hooks import plug_map
-from visor.scenario.tags import EXPECTED_FAILURE
 
 if TYPE_CHECKING:
-    from visor.engine.results import RunResult
+    from visor.engine.results import RunResult, Verdict
     from visor.inputs.issues import Issue
     from visor.report.envelope import Outcome
     from visor.run.config import Environment, RunConfig, Selection
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
     from visor.runtimes.config import DeviceConfig
     from visor.runtimes.opening import OpenedDevice
     from visor.scenario.recognise import Heading
+    from visor.scenario.tags import EXPECTED_FAILURE
     from visor.scenario.validate import ValidationResult
 
 __all__ = [
@@ -46,6 +46,7 @@ __all__ = [
     "SourceError",
     "TargetError",
     "UsageError",
+    "Verdict",
     "VisorError",
     "benchmark",
     "gather_parameters",
@@ -99,6 +100,13 @@ def _tool_family() -> Iterable[Any]:
     return (ToolFamily(),)
 
 
+def _maestro_flows() -> Iterable[object]:
+    """Return Maestro flows as a format `visor run` and `visor validate` take as they are."""
+    from visor.ext.maestro.format import MaestroFlows
+
+    return (MaestroFlows(),)
+
+
 def _tool_runner() -> Iterable[Any]:
     """Return the runner of agent tools as scenario steps."""
     from visor.ext.tools.step import ToolRunner  # lazy: start-up
@@ -109,6 +117,7 @@ def _tool_runner() -> Iterable[Any]:
 #: The configuration's and results' types, exported here and imported when first asked for: importing the front
 #: door stays cheap for the command line, which builds its configuration only once a command runs.
 _CONFIG_TYPES = {
+    "EXPECTED_FAILURE": "visor.scenario.tags",
     "DeviceConfig": "visor.runtimes.config",
     "Environment": "visor.run.config",
     "Heading": "visor.scenario.recognise",
@@ -116,6 +125,7 @@ _CONFIG_TYPES = {
     "RunResult": "visor.engine.results",
     "Selection": "visor.run.config",
     "SingleRun": "visor.run.single",
+    "Verdict": "visor.engine.results",
 }
 
 
@@ -134,6 +144,7 @@ plug("commands", _agentcab_commands)
 plug("entries", _agentcab_entries)
 plug("families", _tool_family)
 plug("runners", _tool_runner)
+plug("formats", _maestro_flows)
 
 
 def load(path: str, parameters: dict[str, str] | None = None) -> ValidationResult:

@@ -21,6 +21,7 @@ code and exit code where they differ from its parent's, says when it is raised, 
     ├── ActionError              ACTION_ERROR  exit 1    a step or a direct action failed
     │   ├── StepFailure                                  a step failed; the run goes on [steps.context]
     │   ├── Refusal                                      a VisualAgent command's error result [ext.visualagent.protocol]
+    │   ├── ScriptError                                  a script threw or went past a bound [scripting.sandbox]
     │   └── InputRejected                                the device refuses this input here [device.protocol]
     │       └── UnsupportedInput                         the platform or runtime has no such input [device.protocol]
     └── Interrupted              INTERRUPTED   exit 130  the user pressed Ctrl-C (SIGINT)
@@ -28,16 +29,25 @@ code and exit code where they differ from its parent's, says when it is raised, 
         └── Terminated                         exit 143  SIGTERM: a cancelled CI job, `timeout`, `kill`
 
 A failed assertion has no class: the engine reports it as `ASSERTION_ERROR` in the run's result. Foreign
-exceptions (YAML, JSON, pydantic, selenium) are turned into these at the edge where they enter.
+exceptions (YAML, JSON, pydantic, selenium) are turned into these at the edge where they enter, chained (`raise
+... from exc`), so that `--verbose` shows the cause.
+
+An error raised from several places, or for one reason in several places, is worded once, by a `from_*`
+constructor of the class that owns it (`SourceError.from_missing(path)`, `VisorError.from_missing_library`,
+`InputError.from_unwritable(path, exc)`); a subclass's call builds that subclass (`NotInstalled.from_...`).
 """
 
 from __future__ import annotations
 
 import enum
+import os
 import signal
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
+
+from visor import DISTRIBUTION
 
 
 class ExitCode(enum.IntEnum):
@@ -135,6 +145,30 @@ class VisorError(Exception):
             code=str(self.code), message=self.message, likely_cause=self.likely_cause, next_step=self.next_step
         )
 
+    @classmethod
+    def from_missing_library(
+        cls,
+        library: str,
+        extra: str,
+        *,
+        needed_by: str,
+        detail: str = "",
+        likely_cause: str | None = None,
+        next_step: str | None = None,
+    ) -> Self:
+        """Return the error for an optional library this install lacks, which `needed_by` needs.
+
+        `extra` is the pip extra that brings it; `detail` (the ImportError's words) is said after the message.
+        """
+        said = f" ({detail})" if detail else ""
+        return cls(
+            f"{needed_by} needs {library}, which is not installed{said}",
+            likely_cause=likely_cause
+            or f"visor was installed without its dependencies (pip --no-deps), or {library} was removed.",
+            next_step=next_step
+            or f"Install it: pip install '{DISTRIBUTION}[{extra}]' (from a checkout: pip install -e '.[{extra}]').",
+        )
+
 
 class InputError(VisorError):
     """A file, an option or an argument given to visor is wrong."""
@@ -143,6 +177,29 @@ class InputError(VisorError):
     next_action = NextAction.VALIDATE
     default_cause = "The input given to visor is not what it expects."
     default_next_step = "Fix the input and run the command again."
+
+    @classmethod
+    def from_unwritable(
+        cls,
+        path: str,
+        exc: OSError | ValueError,
+        *,
+        noun: str = "",
+        likely_cause: str | None = None,
+        next_step: str | None = None,
+        details: Mapping[str, Any] | None = None,
+    ) -> Self:
+        """Return the error for a file visor cannot write, naming it and the system's reason (a full disk).
+
+        A `noun` names what the file is ("the app map /maps/a.json"); a bare path is quoted ('/out/junit.xml').
+        """
+        where = f"the {noun} {path}" if noun else repr(path)
+        return cls(
+            f"cannot write {where}: {os_reason(exc)}",
+            likely_cause=likely_cause or UNWRITABLE_CAUSE,
+            next_step=next_step,
+            details=details,
+        )
 
 
 class SourceError(InputError):
@@ -171,6 +228,141 @@ class SourceError(InputError):
         self.line = line
         self.column = column
         self.problem = message
+
+    @classmethod
+    def from_missing(cls, path: str, *, near: str | None = None) -> Self:
+        """Return the error for a file that does not exist; `near` is a file by a close name, offered instead."""
+        hint = f" Did you mean {near!r}?" if near else ""
+        return cls(
+            "no such file",
+            path=path,
+            likely_cause="The path is misspelt, or the command runs from another directory.",
+            next_step=f"Check the path (it is relative to {os.getcwd()!r}).{hint}",
+        )
+
+    @classmethod
+    def from_unreadable(cls, path: str, exc: OSError) -> Self:
+        """Return the error for a file the system refuses to read (its permissions, a failed device)."""
+        return cls(
+            f"cannot read the file ({os_reason(exc)})",
+            path=path,
+            likely_cause="The file's permissions do not let this user read it, or the device failed.",
+            next_step="Check the file's permissions (ls -l) and that it can be read by this user.",
+        )
+
+    @classmethod
+    def from_not_regular(cls, path: str, kind: str, *, noun: str) -> Self:
+        """Return the error for a path that is `kind` ("a folder", "a named pipe (FIFO)"), not a regular file."""
+        directory = kind == "a folder"
+        return cls(
+            f"this is {kind}, not a regular file",
+            path=path,
+            likely_cause=(
+                "A directory was given where a single file is expected."
+                if directory
+                else "The path names a pipe, a socket or a device: visor reads only regular files, never blocking on "
+                "one."
+            ),
+            next_step=(
+                "Pass a file (`visor validate <dir>` and `visor run <dir>` take a whole directory)."
+                if directory
+                else f"Pass the {noun} as a regular file (save a pipe's content to a file first)."
+            ),
+        )
+
+    @classmethod
+    def from_too_large(
+        cls,
+        path: str,
+        limit: int,
+        *,
+        noun: str,
+        size: int | None = None,
+        likely_cause: str | None = None,
+        next_step: str | None = None,
+    ) -> Self:
+        """Return the error for an input over `limit` bytes (`size`, when known before reading it)."""
+        shown = f"{size:,} bytes; the limit is {limit:,} bytes" if size is not None else f"more than {limit:,} bytes"
+        return cls(
+            f"the {noun} is too large ({shown})",
+            path=path,
+            likely_cause=likely_cause
+            or "The path points at a log, a dump or generated data, or the file was written endlessly.",
+            next_step=next_step or f"Pass the {noun} itself, or split a huge one into several files.",
+        )
+
+    @classmethod
+    def from_outside(cls, path: str, problem: str, *, noun: str) -> Self:
+        """Return the error for a path that leaves its folder or passes through a link (`problem` says how)."""
+        return cls(
+            f"the {noun} is outside its folder: {problem}",
+            path=path,
+            likely_cause="The path climbs out of its folder (`..`, an absolute path) or through a symbolic link.",
+            next_step="Keep the file inside its folder, as a regular file (no link to somewhere else).",
+        )
+
+    @classmethod
+    def from_empty(cls, path: str, detail: str = "") -> Self:
+        """Return the error for a file with nothing in it (`detail`: what it holds instead, such as comments)."""
+        return cls(
+            f"the file is empty{f' ({detail})' if detail else ''}",
+            path=path,
+            line=1,
+            column=1,
+            likely_cause="The file was truncated or never written.",
+            next_step="Write a scenario into it (see docs/scenario-format.md).",
+        )
+
+    @classmethod
+    def from_long_integer(cls, path: str, token: str, *, line: int, column: int) -> Self:
+        """Return the error for an integer with more decimal digits than Python converts (4,300 by default)."""
+        digits, most = len(token.lstrip("+-")), sys.get_int_max_str_digits()
+        return cls(
+            f"the integer {token[:12]}… has {digits:,} digits, more than visor reads ({most:,})",
+            path=path,
+            line=line,
+            column=column,
+            likely_cause="The number was generated, or digits were pasted into the file by mistake.",
+            next_step="Write a number of a sensible size (seeds and timeouts fit in 20 digits).",
+        )
+
+    @classmethod
+    def from_duplicate_key(
+        cls, path: str, key: str, *, first_line: int | None, line: int, column: int, language: str
+    ) -> Self:
+        """Return the error for a key given twice in one mapping of a `language` ("JSON", "YAML") document."""
+        first = f" (first defined at line {first_line})" if first_line is not None else ""
+        container = "object" if language == "JSON" else "mapping"
+        return cls(
+            f"{DUPLICATE_KEY} {key!r}{first}",
+            path=path,
+            line=line,
+            column=column,
+            likely_cause=f"The same key appears twice in one {container}; {language} would silently keep only the "
+            "last.",
+            next_step="Remove or rename one of the two keys.",
+        )
+
+    @classmethod
+    def from_too_deep(
+        cls,
+        path: str,
+        limit: int,
+        *,
+        line: int | None = None,
+        column: int | None = None,
+        likely_cause: str | None = None,
+        next_step: str | None = None,
+    ) -> Self:
+        """Return the error for a document that nests more than `limit` levels of mappings and lists."""
+        return cls(
+            f"the document nests deeper than {limit} levels",
+            path=path,
+            line=line,
+            column=column,
+            likely_cause=likely_cause or "The file is generated or malformed; scenarios nest only a few levels.",
+            next_step=next_step or "Flatten the structure.",
+        )
 
 
 class UsageError(InputError):
@@ -235,6 +427,17 @@ class Terminated(Interrupted):
     exit_code = ExitCode.TERMINATED
     default_cause = "visor received SIGTERM: visor was asked to stop (a cancelled CI job, `timeout`, `kill`)."
     signal_name = "SIGTERM"
+
+
+#: Why a file cannot be written, when the writer knows no more than the system's reason.
+UNWRITABLE_CAUSE = "The output folder cannot be written: permissions, a read-only file system, or a full disk."
+#: The words a duplicate key's message starts with (a reader that must tell that refusal apart matches them).
+DUPLICATE_KEY = "duplicate key"
+
+
+def os_reason(exc: OSError | ValueError) -> str:
+    """Return the system's words for a failed file operation ("No space left on device"), or the error's own."""
+    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
 
 
 #: Why a signal stopped visor, by signal.

@@ -61,14 +61,14 @@ def read_regular(path: str, *, noun: str = "file", limit: int = MAX_READ_BYTES) 
     _check_name(path)
     try:
         handle = os.open(path, _READ)
-    except FileNotFoundError:
-        raise _missing(path, noun) from None
+    except FileNotFoundError as exc:
+        raise SourceError.from_missing(path, near=_near(path)) from exc
     except OSError as exc:
         if exc.errno == errno.ENXIO:  # a socket, or a FIFO opened for writing only: not a file either way
-            raise _not_regular(path, noun, "a socket or a device") from exc
+            raise SourceError.from_not_regular(path, noun=noun, kind="a socket or a device") from exc
         if exc.errno == errno.EISDIR:
-            raise _not_regular(path, noun, "a folder") from exc
-        raise _unreadable(path, noun, exc) from exc
+            raise SourceError.from_not_regular(path, noun=noun, kind="a folder") from exc
+        raise SourceError.from_unreadable(path, exc) from exc
     try:
         return _read_open(handle, path, noun, limit)
     finally:
@@ -88,39 +88,40 @@ def read_confined(root: str, relative: str, *, noun: str = "file", limit: int = 
     try:
         parts = confined_parts(relative)
     except UnsafePath as exc:
-        raise _outside(os.path.join(root, relative), noun, str(exc)) from exc
+        raise SourceError.from_outside(os.path.join(root, relative), noun=noun, problem=str(exc)) from exc
     shown = os.path.join(root, *parts)
     _check_name(shown)
     try:
         folder_fd = os.open(root, _DIRECTORY)
-    except FileNotFoundError:
-        raise _missing(root, "folder") from None
+    except FileNotFoundError as exc:
+        raise SourceError.from_missing(root, near=_near(root)) from exc
     except OSError as exc:
-        raise _unreadable(root, "folder", exc) from exc
+        raise SourceError.from_unreadable(root, exc) from exc
     try:
         for depth, part in enumerate(parts[:-1]):
             try:
                 child = _open_folder(folder_fd, part, "/".join(parts[: depth + 1]))
-            except FileNotFoundError:
-                raise _missing(shown, noun) from None
+            except FileNotFoundError as exc:
+                raise SourceError.from_missing(shown, near=_near(shown)) from exc
             except UnsafePath as exc:
-                raise _outside(shown, noun, str(exc)) from exc
+                raise SourceError.from_outside(shown, noun=noun, problem=str(exc)) from exc
             except OSError as exc:
-                raise _unreadable(shown, noun, exc) from exc
+                raise SourceError.from_unreadable(shown, exc) from exc
             os.close(folder_fd)
             folder_fd = child
         try:
             handle = os.open(parts[-1], _READ | _NOFOLLOW, dir_fd=folder_fd)
-        except FileNotFoundError:
-            raise _missing(shown, noun) from None
+        except FileNotFoundError as exc:
+            raise SourceError.from_missing(shown, near=_near(shown)) from exc
         except OSError as exc:
             if exc.errno in (errno.ELOOP, errno.EMLINK):
-                raise _outside(shown, noun, f"{relative} is a symbolic link: visor never reads through one") from exc
+                problem = f"{relative} is a symbolic link: visor never reads through one"
+                raise SourceError.from_outside(shown, noun=noun, problem=problem) from exc
             if exc.errno == errno.EISDIR:
-                raise _not_regular(shown, noun, "a folder") from exc
+                raise SourceError.from_not_regular(shown, noun=noun, kind="a folder") from exc
             if exc.errno == errno.ENXIO:
-                raise _not_regular(shown, noun, "a socket or a device") from exc
-            raise _unreadable(shown, noun, exc) from exc
+                raise SourceError.from_not_regular(shown, noun=noun, kind="a socket or a device") from exc
+            raise SourceError.from_unreadable(shown, exc) from exc
     finally:
         os.close(folder_fd)
     try:
@@ -144,9 +145,10 @@ def _read_open(handle: int, path: str, noun: str, limit: int) -> bytes:
     """
     info = os.fstat(handle)
     if not stat.S_ISREG(info.st_mode):
-        raise _not_regular(path, noun, _KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file"))
+        kind = _KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
+        raise SourceError.from_not_regular(path, noun=noun, kind=kind)
     if info.st_size > limit:
-        raise _too_large(path, noun, limit, info.st_size)
+        raise SourceError.from_too_large(path, limit, noun=noun, size=info.st_size)
     chunks: list[bytes] = []
     size = 0
     try:
@@ -157,9 +159,9 @@ def _read_open(handle: int, path: str, noun: str, limit: int) -> bytes:
             chunks.append(chunk)
             size += len(chunk)
     except OSError as exc:
-        raise _unreadable(path, noun, exc) from exc
+        raise SourceError.from_unreadable(path, exc) from exc
     if size > limit:
-        raise _too_large(path, noun, limit)
+        raise SourceError.from_too_large(path, limit, noun=noun)
     return b"".join(chunks)
 
 
@@ -174,7 +176,7 @@ def _check_name(path: str) -> None:
         )
     try:
         os.fsencode(path)
-    except UnicodeEncodeError:
+    except UnicodeEncodeError as exc:
         # A lone surrogate other than those standing for undecodable bytes (PEP 383): never from a POSIX argv,
         # but an API caller (or Windows) can pass one.
         raise SourceError(
@@ -182,10 +184,11 @@ def _check_name(path: str) -> None:
             path=path,
             likely_cause="The path holds a lone UTF-16 surrogate, half of a character.",
             next_step="Pass the path of the file as text.",
-        ) from None
+        ) from exc
 
 
-def _missing(path: str, noun: str) -> SourceError:
+def _near(path: str) -> str | None:
+    """Return a file beside a missing one by a close name, to offer instead (None: there is none)."""
     folder, base = os.path.split(path)
     try:
         siblings = os.listdir(folder or ".")
@@ -197,59 +200,7 @@ def _missing(path: str, noun: str) -> SourceError:
     kind = base.partition(".")[2]
     alike = [name for name in siblings if name.partition(".")[2].lower() == kind.lower()]
     close = difflib.get_close_matches(base, alike, n=1, cutoff=0.6)
-    hint = f" Did you mean {os.path.join(folder, close[0])!r}?" if close else ""
-    return SourceError(
-        "no such file",
-        path=path,
-        likely_cause="The path is misspelt, or the command runs from another directory.",
-        next_step=f"Check the path (it is relative to {os.getcwd()!r}).{hint}",
-    )
-
-
-def _not_regular(path: str, noun: str, kind: str) -> SourceError:
-    directory = kind == "a folder"
-    return SourceError(
-        f"this is {kind}, not a regular file",
-        path=path,
-        likely_cause=(
-            "A directory was given where a single file is expected."
-            if directory
-            else "The path names a pipe, a socket or a device: visor reads only regular files, never blocking on one."
-        ),
-        next_step=(
-            "Pass a file (`visor validate <dir>` and `visor run <dir>` take a whole directory)."
-            if directory
-            else f"Pass the {noun} as a regular file (save a pipe's content to a file first)."
-        ),
-    )
-
-
-def _unreadable(path: str, noun: str, exc: OSError) -> SourceError:
-    return SourceError(
-        f"cannot read the file ({exc.strerror or exc})",
-        path=path,
-        likely_cause="The file's permissions do not let this user read it, or the device failed.",
-        next_step="Check the file's permissions (ls -l) and that it can be read by this user.",
-    )
-
-
-def _too_large(path: str, noun: str, limit: int, size: int | None = None) -> SourceError:
-    shown = f"{size:,} bytes" if size is not None else f"more than {limit:,} bytes"
-    return SourceError(
-        f"the {noun} is too large ({shown}; the limit is {limit:,} bytes)",
-        path=path,
-        likely_cause="The path points at a log, a dump or generated data, or the file was written endlessly.",
-        next_step=f"Pass the {noun} itself, or split a huge one into several files.",
-    )
-
-
-def _outside(path: str, noun: str, problem: str) -> SourceError:
-    return SourceError(
-        f"the {noun} is outside its folder: {problem}",
-        path=path,
-        likely_cause="The path climbs out of its folder (`..`, an absolute path) or through a symbolic link.",
-        next_step="Keep the file inside its folder, as a regular file (no link to somewhere else).",
-    )
+    return os.path.join(folder, close[0]) if close else None
 
 
 def write_atomic(path: str, data: bytes, *, make_folders: bool = False) -> None:

@@ -3,9 +3,9 @@
 A feature's loader is added here (by `visor.api`, when it is imported) and called by the registry the first time
 it is read: the scenario commands (`visor.scenario.commands.COMMANDS`) and the steps they run
 (`visor.steps.catalogue.BY_ARGS`), the command families (`visor.scenario.families`: the agent tools) and their
-runners (`visor.steps.catalogue.RUNNERS`), and the app map in runs (`visor.run.hooks`). Start-up, and scenarios
-that use none of a feature's commands, never import the feature. This module imports nothing of visor: the
-command line loads it at start-up.
+runners (`visor.steps.catalogue.RUNNERS`), the app map in runs (`visor.run.hooks`), and other tools' scenario
+formats (`visor.scenario.formats`). Start-up, and scenarios that use none of a feature's commands, never import
+the feature. This module imports nothing of visor: the command line loads it at start-up.
 """
 
 from __future__ import annotations
@@ -23,7 +23,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 Loader = Callable[[], Iterable[Any]]
 
 #: The registries' names, each with the loaders plugged into it (in order, once each).
-PLUGGED: dict[str, list[Loader]] = {"commands": [], "entries": [], "families": [], "runners": [], "maps": []}
+PLUGGED: dict[str, list[Loader]] = {
+    "commands": [],
+    "entries": [],
+    "families": [],
+    "runners": [],
+    "maps": [],
+    "formats": [],
+}
 
 
 def generation() -> int:

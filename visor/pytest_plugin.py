@@ -159,7 +159,7 @@ class ScenarioItem(_ToldItem):
             reason = done.reason
             raise ScenarioFailed(f"{reason.info().code}: {reason.message}", f"report: {done.report}",
                                  secrets=done.secrets)  # fmt: skip
-        if result.status != "ok":
+        if result.status is not visor.Verdict.PASSED:
             lines = (*_failures(result), *_seeded(done), f"report: {done.report}")
             raise ScenarioFailed(*lines, secrets=done.secrets)
 
@@ -175,7 +175,7 @@ def _failures(result: visor.RunResult) -> list[str]:
             lines += [f"step {step.id} ({step.command}) {step.error.message}", f"  cause: {step.error.likely_cause}",
                       f"  next: {step.error.next_step}"]  # fmt: skip
     lines += [f"assertion {check.id} ({check.type} {check.target}) failed: {check.details}"
-              for check in result.assertions if check.status == "failed"]  # fmt: skip
+              for check in result.assertions if check.status is visor.Verdict.FAILED]  # fmt: skip
     return lines or ["the scenario failed"]
 
 

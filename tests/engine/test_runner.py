@@ -18,16 +18,16 @@ def test_events_come_in_order_and_the_run_passes() -> None:
     result, events = run(steps_yaml(*LOGIN, assertions='{id: a, type: visible, target: "text=Feed"}'))
     kinds = [type(event) for event in events]
     assert kinds == [RunStarted] + [StepStarted, StepFinished] * 4 + [AssertionChecked, RunFinished]
-    assert result.status == "ok" and result.error is None
-    assert [step.status for step in result.steps] == ["ok"] * 4
+    assert result.word == "ok" and result.error is None
+    assert [step.word for step in result.steps] == ["ok"] * 4
     assert result.steps[3].duration_ms == 750  # the 800 ms spinner, less the tap's own 50 ms, in device time
     assert result.effective_seed == result.seed == 42
 
 
 def test_a_failed_step_does_not_stop_the_next_ones() -> None:
     result, _ = run(steps_yaml('{id: bad, command: tap, args: {target: "text=Nope"}}', *LOGIN))
-    assert [s.status for s in result.steps] == ["fail", "ok", "ok", "ok", "ok"]
-    assert result.status == "fail"
+    assert [s.word for s in result.steps] == ["fail", "ok", "ok", "ok", "ok"]
+    assert result.word == "fail"
     assert result.error is not None and result.error.code == "ACTION_ERROR"
     assert result.error.message.startswith("Step 'bad' (tap) failed: no element matches text=Nope (waited 2500 ms)")
 
@@ -37,7 +37,7 @@ def test_stop_on_failure_skips_the_rest() -> None:
         "runtime: sim", "runtime: sim, stopOnFailure: true"
     )
     result, _ = run(text)
-    assert [s.status for s in result.steps] == ["fail", "skipped", "skipped", "skipped", "skipped"]
+    assert [s.word for s in result.steps] == ["fail", "skipped", "skipped", "skipped", "skipped"]
 
 
 def test_a_failed_assertion_takes_the_run_error_as_upstream() -> None:
@@ -94,7 +94,7 @@ def test_a_busy_app_makes_the_step_time_out() -> None:
         )
     )
     toggle = result.steps[2]
-    assert toggle.status == "fail" and toggle.duration_ms == 2500
+    assert toggle.word == "fail" and toggle.duration_ms == 2500
     assert toggle.error is not None and "timed out after 2500 ms: the app stayed busy" in toggle.error.message
 
 
@@ -113,7 +113,7 @@ def test_typed_text_that_does_not_arrive_fails_the_step() -> None:
     # The username field is focused, then typing goes to it; but a password field masks its text, so the
     # check compares lengths; typing into no field at all is refused by the device.
     result, _ = run(steps_yaml("{id: t, command: act, args: {name: type, value: hello}}"))
-    assert result.steps[0].status == "fail"
+    assert result.steps[0].word == "fail"
     assert "no text field has focus" in result.steps[0].error.message  # type: ignore[union-attr]
 
 
@@ -155,7 +155,7 @@ def test_password_values_are_never_reported() -> None:
 def test_assertions(assertion: str, status: str, details: str) -> None:
     result, _ = run(steps_yaml("{id: s, command: wait, args: {ms: 1}}", assertions=assertion))
     check = result.assertions[0]
-    assert (check.status, check.details) == (status, details)
+    assert (check.word, check.details) == (status, details)
 
 
 def test_value_assertion_reads_a_slider_within_tolerance() -> None:
@@ -167,7 +167,7 @@ def test_value_assertion_reads_a_slider_within_tolerance() -> None:
             '{id: b, type: value, target: "id=volume", value: 50}',
         )
     )
-    assert [c.status for c in result.assertions] == ["passed", "failed"]
+    assert [c.word for c in result.assertions] == ["passed", "failed"]
     assert result.assertions[0].observed["value"] == 30
 
 
@@ -175,7 +175,7 @@ def test_a_failed_assertion_keeps_the_screen_it_was_checked_on() -> None:
     result, _ = run(
         steps_yaml(*LOGIN, assertions='{id: gone, type: visible, target: "text=Settings page"}'), capture="failures"
     )
-    assert all(step.status == "ok" for step in result.steps)
+    assert all(step.word == "ok" for step in result.steps)
     check = result.assertions[0]
     evidence = check.observed["evidence"]
     assert evidence == {
@@ -206,7 +206,7 @@ def test_negated_state_assertions() -> None:
         ]
     )
     result, _ = run(steps_yaml('{id: open, command: navigate, args: {to: "demo://settings"}}', assertions=checks))
-    assert [check.status for check in result.assertions] == ["passed", "passed", "failed", "failed"]
+    assert [check.word for check in result.assertions] == ["passed", "passed", "failed", "failed"]
     assert result.assertions[2].details == "Target is enabled: text=Log out"
     assert result.assertions[3].details == "Target is selected: text=Medium"
 

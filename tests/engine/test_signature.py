@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from tests.conftest import FIXTURES
 from tests.simkit import run, steps_yaml
 from visor.engine.projection import signed as project
+from visor.engine.results import Verdict
 from visor.engine.signature import canonical, projection, signature
 from visor.steps.catalogue import detail_shapes
 
@@ -71,7 +72,7 @@ def test_another_screen_reached_gives_another_signature() -> None:
     good = steps_yaml(LOGIN[0] % "ada", *LOGIN[1:3])
     bad = good.replace("value: lovelace", "value: lovelacE")
     first, second = run(good)[0], run(bad)[0]
-    assert [s.status for s in first.steps] == [s.status for s in second.steps] == ["ok"] * 3
+    assert [s.word for s in first.steps] == [s.word for s in second.steps] == ["ok"] * 3
     assert first.signature != second.signature
 
 
@@ -136,6 +137,6 @@ def test_signature_ignores_durations_and_is_sha256_of_canonical_json() -> None:
     ]
     assert signature(result.platform, slower, result.assertions) == result.signature
     # A real difference does count: the same steps with one status changed.
-    failed = [replace(result.steps[0], status="fail"), *result.steps[1:]]
+    failed = [replace(result.steps[0], status=Verdict.FAILED), *result.steps[1:]]
     assert signature(result.platform, failed, result.assertions) != result.signature
     assert json.loads(json.dumps(result.to_dict()))["determinism_signature"] == result.signature

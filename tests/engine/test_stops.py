@@ -50,7 +50,7 @@ def test_a_signal_during_a_step_ends_the_run_with_what_it_did() -> None:
     assert final.stop_signal is signal.SIGTERM and isinstance(final.reason, Terminated)
     assert final.reason.message == "interrupted by SIGTERM during the run; the steps run so far are reported"
     result = final.result
-    assert result.interrupted and result.status == "fail" and [step.id for step in result.steps] == ["user", "pass"]
+    assert result.interrupted and result.word == "fail" and [step.id for step in result.steps] == ["user", "pass"]
     assert result.error is not None and result.error.code == "INTERRUPTED"
     assert result.error.message == "The run was interrupted by SIGTERM"
     assert [type(event) for event in events].count(RunFinished) == 1
@@ -71,7 +71,7 @@ def test_an_error_during_a_step_ends_the_run_errored() -> None:
     assert isinstance(final, RunFinished) and final.errored and not final.interrupted
     assert final.reason is lost and final.stop_signal is None
     result = final.result
-    assert result.status == "fail" and not result.interrupted and [step.id for step in result.steps] == ["user", "pass"]
+    assert result.word == "fail" and not result.interrupted and [step.id for step in result.steps] == ["user", "pass"]
     assert result.error is not None and (result.error.code, result.error.message) == (
         "TARGET_ERROR",
         "the device went away",
@@ -98,11 +98,11 @@ def test_a_failure_thrown_in_by_the_consumer_stops_the_run_there() -> None:
 def test_a_failure_handling_the_last_event_makes_the_run_errored_with_everything_it_did() -> None:
     events = _events()
     last = next(event for event in events if isinstance(event, RunFinished))
-    assert last.reason is None and last.result.status == "ok"
+    assert last.reason is None and last.result.word == "ok"
     full = InputError("cannot write 'summary.json': No space left on device")
     final = events.throw(full)
     assert isinstance(final, RunFinished) and final.reason is full and final.errored
-    assert final.result.steps == last.result.steps and final.result.status == "fail"
+    assert final.result.steps == last.result.steps and final.result.word == "fail"
     assert final.result.error is not None and final.result.error.message == full.message
 
 

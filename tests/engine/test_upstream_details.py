@@ -39,14 +39,14 @@ UPSTREAM_ONLY = {"file", "width", "height", "format", "bytes", "settle_ms", "tim
 
 def test_a_fixed_scenario_keeps_the_signature_it_had_before_upstreams_keys() -> None:
     result, _ = run(EVERY_COMMAND)
-    assert [step.status for step in result.steps].count("fail") == 1  # the wait for nothing, on purpose
+    assert [step.word for step in result.steps].count("fail") == 1  # the wait for nothing, on purpose
     assert result.signature == EVERY_COMMAND_SIGNATURE
 
 
 def test_every_step_that_went_well_reports_upstreams_action_and_platform() -> None:
     result, _ = run(EVERY_COMMAND)
     for step in result.steps:
-        if step.status == "ok":
+        if step.word == "ok":
             assert (step.details["action"], step.details["platform"]) == (step.command, "android"), step.id
             assert list(step.details)[:3] == ["action", "platform", "args"]  # upstream's order
         else:
@@ -99,7 +99,7 @@ def test_other_values_in_upstreams_keys_leave_the_signature_as_it_is() -> None:
     result, _ = run(EVERY_COMMAND)
     changed = []
     for step in result.steps:
-        if step.status != "ok":
+        if step.word != "ok":
             changed.append(step)
             continue
         args = step.details["args"]

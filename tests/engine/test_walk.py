@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 
 from tests.simkit import run, steps_yaml
 from visor.engine.events import StepFinished, StepStarted
-from visor.engine.walk import truthy
-from visor.scripting.sandbox import Globals, run_script
+from visor.scripting.sandbox import Globals, run_script, truthy
 
 MISSING = '{id: miss, command: tap, args: {target: "text=Nope"}, optional: true}'
 FEED = '{id: feed, command: navigate, args: {to: "demo://feed"}}'
@@ -19,13 +18,13 @@ FEED = '{id: feed, command: navigate, args: {to: "demo://feed"}}'
 
 def statuses(text: str) -> list[tuple[str, str, str]]:
     result, _ = run(text)
-    return [(step.id, step.command, step.status) for step in result.steps]
+    return [(step.id, step.command, step.word) for step in result.steps]
 
 
 def test_an_optional_step_that_misses_is_reported_and_the_run_passes() -> None:
     result, _ = run(steps_yaml(MISSING, FEED))
     miss = result.steps[0]
-    assert result.status == "ok" and miss.status == "skipped" and miss.error is None
+    assert result.word == "ok" and miss.word == "skipped" and miss.error is None
     assert miss.details["optional"] is True and "no element matches text=Nope" in miss.details["missed"]
 
 
@@ -46,13 +45,13 @@ def test_a_when_decides_on_the_screen_the_platform_or_a_script(when: str, taken:
     step = f'{{id: go, command: navigate, args: {{to: "demo://feed"}}, when: {when}}}'
     result, _ = run(steps_yaml('{id: open, command: navigate, args: {to: "demo://login"}}', step))
     go = result.steps[1]
-    assert go.status == ("ok" if taken else "skipped")
+    assert go.word == ("ok" if taken else "skipped")
     assert go.details["when"]["taken"] is taken
 
 
 def test_a_when_that_cannot_be_decided_fails_the_step_saying_why() -> None:
     result, _ = run(steps_yaml('{id: go, command: navigate, args: {to: "demo://feed"}, when: {"true": "nope("}}'))
-    assert result.status == "fail" and result.steps[0].error is not None
+    assert result.word == "fail" and result.steps[0].error is not None
     assert "could not decide its when" in result.steps[0].error.message
 
 
@@ -80,7 +79,7 @@ def test_repeat_while_stops_when_its_condition_ends() -> None:
     )
     block = f'{{id: until-in, repeat: {{while: {{visible: "text=Log in"}}}}, steps: [{login}]}}'
     result, _ = run(steps_yaml('{id: open, command: navigate, args: {to: "demo://login"}}', block))
-    assert result.status == "ok"
+    assert result.word == "ok"
     assert result.steps[-1].details["repeat"] == {"runs": 1, "stopped": "condition"}
 
 
@@ -90,7 +89,7 @@ def test_a_while_that_never_ends_fails_at_its_bound() -> None:
     )
     result, _ = run(steps_yaml(block))
     forever = result.steps[-1]
-    assert result.status == "fail" and forever.status == "fail" and forever.error is not None
+    assert result.word == "fail" and forever.word == "fail" and forever.error is not None
     assert "still had its while condition after 3 runs" in forever.error.message
     assert [step.id for step in result.steps] == ["s", "s#2", "s#3", "forever"]
 
@@ -100,7 +99,7 @@ def test_repeat_stops_at_a_failure() -> None:
     result, _ = run(steps_yaml(block))
     assert [step.id for step in result.steps] == ["bad", "loop"]
     assert result.steps[-1].details["repeat"] == {"runs": 1, "stopped": "failure"}
-    assert result.status == "fail"
+    assert result.word == "fail"
 
 
 def test_a_retry_that_passes_reports_the_failed_attempt_as_retried() -> None:
@@ -108,8 +107,8 @@ def test_a_retry_that_passes_reports_the_failed_attempt_as_retried() -> None:
     tap = '{id: item, command: tap, args: {target: "text=Item 1"}}'
     block = f"{{id: again, retry: {{times: 2}}, steps: [{tap}, {FEED}]}}"
     result, events = run(steps_yaml('{id: open, command: navigate, args: {to: "demo://login"}}', block))
-    assert result.status == "ok"
-    ids = [(step.id, step.status) for step in result.steps]
+    assert result.word == "ok"
+    ids = [(step.id, step.word) for step in result.steps]
     assert ids == [("open", "ok"), ("item", "skipped"), ("feed", "ok"), ("item#2", "ok"), ("feed#2", "ok"),
                    ("again", "ok")]  # fmt: skip
     assert result.steps[1].details["retried"] is True
@@ -121,9 +120,9 @@ def test_a_retry_that_passes_reports_the_failed_attempt_as_retried() -> None:
 def test_a_retry_that_never_passes_fails_with_its_last_attempt() -> None:
     block = '{id: again, retry: {times: 1}, steps: [{id: bad, command: tap, args: {target: "text=Nope"}}]}'
     result, _ = run(steps_yaml(block))
-    assert [(step.id, step.status) for step in result.steps] == [("bad", "skipped"), ("bad#2", "fail"),
+    assert [(step.id, step.word) for step in result.steps] == [("bad", "skipped"), ("bad#2", "fail"),
                                                                   ("again", "ok")]  # fmt: skip
-    assert result.status == "fail" and result.steps[-1].details["retry"] == {"attempts": 2, "retried": 1}
+    assert result.word == "fail" and result.steps[-1].details["retry"] == {"attempts": 2, "retried": 1}
 
 
 def test_the_branch_taken_is_signed() -> None:

@@ -57,11 +57,11 @@ def _run(device: SimDevice, grace_us: int = 200_000) -> RunResult:
 def test_a_hung_step_fails_clearly_and_the_run_goes_on(how: str) -> None:
     result = _run(Stuck(how))
     hung, after = result.steps
-    assert hung.status == "fail" and hung.error is not None
+    assert hung.word == "fail" and hung.error is not None
     assert "was stopped by the watchdog after" in hung.error.message
     assert "No step may outlive its budget" in hung.error.likely_cause
     assert GRACE_VARIABLE in hung.error.next_step
-    assert after.status == "ok"
+    assert after.word == "ok"
 
 
 def test_the_watchdog_works_outside_the_main_thread() -> None:

@@ -14,8 +14,8 @@ from lxml import etree
 from tests.conftest import ROOT, Cli
 from tests.report.junit_schema import problems
 from visor.engine.events import RunFinished
-from visor.engine.results import AssertionResult, RunResult, StepResult
-from visor.errors import ErrorInfo
+from visor.engine.results import AssertionResult, RunResult, StepResult, Verdict
+from visor.errors import ErrorInfo, SourceError
 from visor.report.artifacts import ArtifactStore, ReportWriter
 
 REPORTS = ("junit.xml", "report.html", "summary.json")
@@ -122,9 +122,9 @@ def _failed_run(text: str) -> RunResult:
         device="visor-sim",
         started_at="2026-01-01T09:00:00.000Z",
         ended_at="2026-01-01T09:00:01.000Z",
-        status="fail",
-        steps=(StepResult(0, f"step-{text}", "tap", "fail", 12, {"target": f"text={text}"}, error),),
-        assertions=(AssertionResult("seen", "visible", f"text={text}", "failed", f"not seen: {text}"),),
+        status=Verdict.FAILED,
+        steps=(StepResult(0, f"step-{text}", "tap", Verdict.FAILED, 12, {"target": f"text={text}"}, error),),
+        assertions=(AssertionResult("seen", "visible", f"text={text}", Verdict.FAILED, f"not seen: {text}"),),
         artifacts=(),
         signature="0" * 64,
         seed=1,
@@ -250,3 +250,21 @@ def test_summary_txt_and_device_json_open_with_upstreams_keys(cli_runner: Cli) -
     assert head[4] == f"determinism_signature: {result.data['run']['determinism_signature']}"
     device = json.loads((folder / "env" / "device.json").read_text())
     assert device["device"] == device["name"] == "visor-sim"
+
+
+def test_a_step_reads_project_files_inside_the_project_only(tmp_path: Path) -> None:
+    """run_script's and add_media's files: relative to the scenario, inside its project, never through a link."""
+    project = tmp_path / "project"
+    (project / "flows").mkdir(parents=True)
+    (project / "visor.toml").write_text("")
+    (project / "flows" / "helper.js").write_text("output.x = 1")
+    (tmp_path / "secret.js").write_text("leak")
+    (project / "flows" / "link.js").symlink_to(tmp_path / "secret.js")
+    store = ArtifactStore(str(tmp_path / "out"), "run_1", scenario_dir=str(project / "flows"))
+    assert store.read("helper.js", "script") == b"output.x = 1"
+    with pytest.raises(SourceError, match="outside the scenario's project folder"):
+        store.read("../../secret.js", "script")
+    with pytest.raises(SourceError):
+        store.read("link.js", "script")
+    with pytest.raises(SourceError):
+        store.read("missing.js", "script")

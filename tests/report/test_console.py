@@ -54,7 +54,7 @@ def everything(reporter: ConsoleReporter, text: str) -> None:
     from tests.scenario.helpers import scenario, validate_data
     from visor.device.protocol import DeviceInfo
     from visor.engine.events import AssertionChecked, RunFinished, RunStarted, StepFinished
-    from visor.engine.results import AssertionResult, RunResult, StepResult
+    from visor.engine.results import AssertionResult, RunResult, StepResult, Verdict
     from visor.errors import SourceError
     from visor.scenario.discovery import BatchResult, FileResult
     from visor.ui.geometry import Size
@@ -67,9 +67,9 @@ def everything(reporter: ConsoleReporter, text: str) -> None:
     reporter.validation(BatchResult((FileResult(text, invalid), FileResult(text, valid), unreadable)))
     assert valid.scenario is not None
     error = ErrorInfo(code="ACTION_ERROR", message=text, likely_cause=text, next_step=text)
-    step = StepResult(0, text, text, "fail", 5, {}, error)
-    check = AssertionResult(text, text, text, "failed", text)
-    result = RunResult(text, text, text, text, "t0", "t1", "fail", (step,), (check,), (), text, None, 3, error)
+    step = StepResult(0, text, text, Verdict.FAILED, 5, {}, error)
+    check = AssertionResult(text, text, text, Verdict.FAILED, text)
+    result = RunResult(text, text, text, text, "t0", "t1", Verdict.FAILED, (step,), (check,), (), text, None, 3, error)
     device = DeviceInfo("android", text, text, Size(10, 10))
     reporter.handle(RunStarted(text, valid.scenario, device, "t0", 3))
     reporter.handle(StepFinished(step, 0.0))
@@ -132,12 +132,14 @@ def test_the_verdict_says_what_failed() -> None:
 def test_a_step_id_holding_a_secret_is_padded_after_masking() -> None:
     """Padded first, the spaces after the mask would give the secret's length."""
     from visor.engine.events import StepFinished
-    from visor.engine.results import StepResult
+    from visor.engine.results import StepResult, Verdict
 
     lines = []
     for secret in ("abcd", "abcdefghijklmnop"):
         stream = io.StringIO()
-        ConsoleReporter(stream, secrets=[secret]).handle(StepFinished(StepResult(0, secret, "tap", "ok", 5, {}), 0.0))
+        ConsoleReporter(stream, secrets=[secret]).handle(
+            StepFinished(StepResult(0, secret, "tap", Verdict.PASSED, 5, {}), 0.0)
+        )
         lines.append(stream.getvalue())
     assert lines[0] == lines[1] == f"  ✓ {'•••':<22} {'tap':<10} {5:>6} ms\n"
 

@@ -16,7 +16,7 @@ from lxml import etree
 
 from tests.conftest import Cli
 from tests.report.junit_schema import problems
-from visor.engine.results import AssertionResult, RunResult, StepResult
+from visor.engine.results import AssertionResult, RunResult, StepResult, Verdict
 from visor.errors import ErrorInfo
 from visor.report.junit import render, render_suite, skipped_scenario
 
@@ -51,12 +51,12 @@ def run_result(text: str) -> RunResult:
         device=f"device {text}",
         started_at="2026-01-01T09:00:00.000Z",
         ended_at="2026-01-01T09:00:01.000Z",
-        status="fail",
+        status=Verdict.FAILED,
         steps=(
-            StepResult(0, f"step {text}", f"tap{text}", "fail", 12, {}, error),
-            StepResult(1, f"skipped {text}", "wait", "skipped", 0, {}),
+            StepResult(0, f"step {text}", f"tap{text}", Verdict.FAILED, 12, {}, error),
+            StepResult(1, f"skipped {text}", "wait", Verdict.SKIPPED, 0, {}),
         ),
-        assertions=(AssertionResult(f"check {text}", "visible", f"text={text}", "failed", f"not seen {text}"),),
+        assertions=(AssertionResult(f"check {text}", "visible", f"text={text}", Verdict.FAILED, f"not seen {text}"),),
         artifacts=(),
         signature="ab" * 32,
         seed=None,
@@ -112,9 +112,11 @@ def test_a_control_character_is_not_written_as_the_text_of_its_escape() -> None:
 
 def flaky_and_passed(text: str) -> RunResult:
     """A run whose every step and assertion passed (what a flaky scenario's last attempt is), then interrupted."""
-    passed = StepResult(0, f"step {text}", "tap", "ok", 5, {})
-    check = AssertionResult(f"check {text}", "visible", "text=x", "passed", "")
-    return replace(run_result(text), status="ok", steps=(passed,), assertions=(check,), error=None, interrupted=True)
+    passed = StepResult(0, f"step {text}", "tap", Verdict.PASSED, 5, {})
+    check = AssertionResult(f"check {text}", "visible", "text=x", Verdict.PASSED, "")
+    return replace(
+        run_result(text), status=Verdict.PASSED, steps=(passed,), assertions=(check,), error=None, interrupted=True
+    )
 
 
 def a_suite(text: str) -> str:

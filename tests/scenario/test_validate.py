@@ -85,7 +85,7 @@ def test_every_issue_has_a_position_and_issues_come_in_file_order() -> None:
         (with_step("act", {"name": "drag", "startX": 1, "startY": 1, "endX": 1}), "act drag requires args.endY"),
         (
             with_step("act", {"name": "type", "value": "x", "target": None}),
-            "act type args.target must be a non-empty string",
+            "act type args.target must be a non-empty string or an object",  # an object: a match selector's keys
         ),
     ],
 )

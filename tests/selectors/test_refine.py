@@ -76,3 +76,20 @@ def test_the_canonical_text_reads_back_as_the_same_match(match: Match) -> None:
     text = match.canonical()
     assert parse_match(text.removeprefix("match=")) == match
     assert parse_selector(text).value == text.removeprefix("match=")
+
+
+def test_a_target_written_as_a_mapping_is_its_match_selector() -> None:
+    from tests.simkit import scenario_from, steps_yaml
+
+    scenario = scenario_from(steps_yaml('{id: go, command: tap, args: {target: {text: "log in", enabled: true}}}'))
+    assert scenario.steps[0].args.as_written() == {"target": 'match={"enabled":true,"text":"log in"}'}
+
+
+def test_a_mapping_target_with_an_unknown_key_is_a_selector_error() -> None:
+    from visor.inputs.document import Document
+    from visor.scenario.validate import validate_document
+
+    data = {"meta": {"name": "t", "version": "1"}, "config": {"seed": 1},
+            "steps": [{"id": "go", "command": "tap", "args": {"target": {"txet": "x"}}}]}  # fmt: skip
+    (issue,) = [found for found in validate_document(Document("t.yaml", "yaml", data, {})).issues if found.is_error]
+    assert issue.code == "SELECTOR_ERROR" and "unknown key(s) txet" in issue.message

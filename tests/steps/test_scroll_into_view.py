@@ -54,7 +54,7 @@ def test_a_uiscrollable_scrolls_the_demo_feed_to_item_40_and_says_how() -> None:
         steps_yaml(FEED, tap(into_view("Item 40")), assertions='{id: opened, type: text_equals, target: "id=toolbar_title", value: Item 40}')
     )  # fmt: skip
     step = result.steps[1]
-    assert step.status == "ok", step.error
+    assert step.word == "ok", step.error
     target = step.details["target"]
     assert (target["element"]["text"], target["matches"]) == ("Item 40", 1)
     assert target["scrolled"] == {
@@ -71,7 +71,7 @@ def test_a_uiscrollable_scrolls_the_demo_feed_to_item_40_and_says_how() -> None:
         "forward": 5,
         "outcome": "found",
     }
-    assert result.assertions[0].status == "passed"  # the tap opened Item 40
+    assert result.assertions[0].word == "passed"  # the tap opened Item 40
 
 
 def test_a_target_already_on_screen_is_used_without_a_swipe() -> None:
@@ -115,7 +115,7 @@ def test_a_missing_target_stops_at_the_end_of_the_list_and_says_so() -> None:
 def test_the_step_time_bounds_the_search() -> None:
     result, _ = run(steps_yaml(FEED, tap(into_view("Item 500"))))
     step = result.steps[1]
-    assert step.status == "fail" and step.error is not None
+    assert step.word == "fail" and step.error is not None
     assert step.details["scrolled"]["outcome"] == "out_of_time"
     assert step.duration_ms <= 2500  # no swipe starts that would end past the step timeout
     assert "Raise the step timeout" in step.error.next_step
@@ -146,7 +146,7 @@ def test_a_horizontal_list_is_swiped_across_less_its_dead_zone() -> None:
 def test_a_dialog_over_the_list_stops_the_search_before_a_swipe() -> None:
     result, _ = run(steps_yaml(FEED, tap(into_view("Item 40")), seed="seed: 1"))  # seed 1 shows the promotion
     step = result.steps[1]
-    assert step.status == "fail" and step.error is not None
+    assert step.word == "fail" and step.error is not None
     assert "would absorb the swipe, so nothing was sent" in step.error.message
     assert step.details["container"]["resource_id"] == "com.visor.demo:id/feed"
 

@@ -220,10 +220,10 @@ def test_a_rendered_value_whose_escape_masking_would_cut_is_masked_whole() -> No
 
 def test_redact_leaves_visors_vocabulary_so_a_result_still_renders() -> None:
     """A secret `fail` must not make a failed step neither failed nor passed (summary.txt crashed on it)."""
-    from visor.engine.results import StepResult
+    from visor.engine.results import StepResult, Verdict
 
-    step = redact(StepResult(0, "fail-1", "tap", "fail", 5, {"message": "it failed"}), ["fail"])
-    assert (step.id, step.command, step.status, step.details) == (
+    step = redact(StepResult(0, "fail-1", "tap", Verdict.FAILED, 5, {"message": "it failed"}), ["fail"])
+    assert (step.id, step.command, step.word, step.details) == (
         f"{MASK}-1",
         "tap",
         "fail",

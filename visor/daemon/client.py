@@ -69,14 +69,14 @@ def ask(paths: DaemonPaths, request: Mapping[str, object], timeout_s: float) -> 
                 connection.connect(address)
             send_line(connection, request)
             return read_line(connection)
-    except TimeoutError:
+    except TimeoutError as exc:
         with contextlib.suppress(OSError, ValueError, TargetError):
             ask(paths, {"id": f"cancel-{request.get('id')}", "type": "cancel", "target": request.get("id")}, CANCEL_S)
         raise TargetError(
             f"the visor daemon did not answer {request.get('type')} within {timeout_s:g} s; the request was cancelled",
             likely_cause="The device is busy with long actions, or the daemon is stuck.",
             next_step="Run `visor status`; `visor stop --force` and `visor start` again if it stays stuck.",
-        ) from None
+        ) from exc
     except (OSError, ValueError) as exc:
         raise TargetError(
             f"the visor daemon of {paths.root} cannot be reached: {exc}",

@@ -115,7 +115,7 @@ def export(root: str, name: str, params: Mapping[str, str], target: str) -> Json
     try:
         write_atomic(path, text.encode("utf-8"), make_folders=True)
     except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc}", next_step="Export to a folder you can write to.") from exc
+        raise InputError.from_unwritable(path, exc, next_step="Export to a folder you can write to.") from exc
     return {"exported": path, "steps": len(scenario.steps)}
 
 

@@ -1,5 +1,6 @@
 """The device protocol and the kernel every front end acts through (one context, one resolver, one re-find).
 
+- `apps`: What a device may do beyond the protocol's app commands: launch an app with options, and take media files
 - `context`: The one context every front end acts through: it waits for an idle app, sends input, counts it and
   observes
 - `data`: The phone's personal data, as an agent marketplace app reads it (AgentCab, seed 003): a runtime's

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import NoReturn, TypeVar, cast
 
 from visor.clock import Clock, ms_to_us, pause, us_to_ms
+from visor.device.apps import LaunchOptions, launcher, library
 from visor.device.observer import ObservingDevice
 from visor.device.protocol import (
     Device,
@@ -21,12 +22,14 @@ from visor.device.protocol import (
     ElementDriver,
     ElementHandle,
     Key,
+    KeyboardDriver,
     NativeAction,
     NativeActionName,
     NativeFinder,
     NativeFound,
     Observation,
     PathPoint,
+    UnsupportedInput,
 )
 from visor.errors import VisorError
 from visor.ui.coords import Screen, Space
@@ -163,6 +166,13 @@ class Kernel:
         finder = cast(NativeFinder, self.device)
         return self._read(lambda: finder.find_native(kind, expression, NATIVE_LIMIT))
 
+    def keyboard_shown(self) -> bool | None:
+        """Say whether the soft keyboard is up (None: the device cannot tell, `capabilities.soft_keyboard`)."""
+        if not self.info.capabilities.soft_keyboard:
+            return None
+        driver = cast(KeyboardDriver, self.device)
+        return self._read(driver.keyboard_shown)
+
     def installed_apps(self) -> Mapping[str, str]:
         """Return the apps the device knows."""
         return self._read(self.device.installed_apps)
@@ -200,6 +210,20 @@ class Kernel:
         """Press a key."""
         self._send(lambda: self.device.press_key(key))
 
+    def hide_keyboard(self) -> None:
+        """Take the soft keyboard down (an input: waited for, counted).
+
+        Raises:
+            UnsupportedInput: the device has no keyboard it can hide (`capabilities.soft_keyboard`); nothing was sent.
+        """
+        if not self.info.capabilities.soft_keyboard:
+            raise UnsupportedInput(
+                f"this device ({self.info.runtime}) cannot tell or hide its soft keyboard",
+                next_step="Tap outside the field, or press back (Android) to take the keyboard down.",
+            )
+        driver = cast(KeyboardDriver, self.device)
+        self._send(driver.hide_keyboard)
+
     def open_url(self, url: str) -> None:
         """Open a URL (a deep link)."""
         self._send(lambda: self.device.open_url(url))
@@ -216,6 +240,23 @@ class Kernel:
     def stop_app(self, app_id: str) -> None:
         """Force-stop an app."""
         self._send(lambda: self.device.stop_app(app_id))
+
+    def launch_with(self, app_id: str, options: LaunchOptions) -> None:
+        """Launch an app with options (refused, nothing sent, on a device that cannot)."""
+        apps = launcher(self.device)
+        self._send(lambda: apps.launch_with(app_id, options))
+
+    def app_in_front(self, app_id: str) -> bool:
+        """Say whether `app_id` is the app in front."""
+        apps = launcher(self.device)
+        return self._read(lambda: apps.app_in_front(app_id))
+
+    def add_media(self, name: str, data: bytes) -> str:
+        """Add a picture or a video to the device's library; return where it went."""
+        media = library(self.device)
+        kept: list[str] = []
+        self._send(lambda: kept.append(media.add_media(name, data)))
+        return kept[0]
 
     def reset_app(self) -> None:
         """Restart the app under test (no idle wait: a reset is how a stuck app is left)."""

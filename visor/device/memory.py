@@ -1,13 +1,17 @@
 """What the agent tools remember between the calls of one session: an MCP connection, or one scenario run.
 
+A scenario run's steps share it too: the text `copy_text_from` copied lives here (`copied_text`).
+
 It lives in the kernel, not in the tools, because a scenario run carries it too: a scenario's tool steps share
-one memory for the run, whichever front end started them.
+one memory for the run, whichever front end started them. A run's scripts keep their `output` object here too
+(`outputs`), so every script step and every `when: {true: …}` of the run sees the same one.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from visor.jsontypes import JsonObject
 from visor.ui.elements import IndexedElement, index_elements
 from visor.ui.tree import UiTree
 
@@ -37,6 +41,12 @@ class AgentState:
     pixel_scale: float | None = None
     #: The last payload an `agentcab_collect` step collected: what an `agentcab_apply` step's worker is given.
     agentcab_payload: dict[str, object] | None = None
+    #: What the last `copy_text_from` step copied (Maestro's `maestro.copiedText`): what `paste_text` types, and
+    #: what a script reads as `maestro.copiedText`. None until a step copies something.
+    copied_text: str | None = None
+    #: The run's outputs (Maestro's `output`): one object that every script of the run reads and writes
+    #: (`eval_script`, `run_script`, `assert_true`, a `when: {true: …}`), replaced by what each script leaves.
+    outputs: JsonObject = field(default_factory=dict)
 
     def remember(self, tree: UiTree) -> tuple[IndexedElement, ...]:
         """Record an observation the agent sees; it also settles what an unknown write did."""

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from visor.clock import Clock
+from visor.device.apps import LaunchOptions, launcher, library
 from visor.device.data import DeviceData
 from visor.device.protocol import (
     OBSERVATION_REUSE_US,
@@ -21,6 +22,7 @@ from visor.device.protocol import (
     ElementDriver,
     ElementHandle,
     Key,
+    KeyboardDriver,
     NativeAction,
     NativeFinder,
     NativeFound,
@@ -117,6 +119,15 @@ class ObservingDevice:
         self.forget()
         self.device.press_key(key)
 
+    def keyboard_shown(self) -> bool:
+        """Say whether the soft keyboard is up (only where `capabilities.soft_keyboard`)."""
+        return cast(KeyboardDriver, self.device).keyboard_shown()
+
+    def hide_keyboard(self) -> None:
+        """Hide the soft keyboard, and forget the screen."""
+        self.forget()
+        cast(KeyboardDriver, self.device).hide_keyboard()
+
     def open_url(self, url: str) -> None:
         """Open a URL, and forget the screen."""
         self.forget()
@@ -145,6 +156,20 @@ class ObservingDevice:
         """Restart the app, and forget the screen."""
         self.forget()
         self.device.reset_app()
+
+    def launch_with(self, app_id: str, options: LaunchOptions) -> None:
+        """Launch an app with options (when the device can), and forget the screen."""
+        self.forget()
+        launcher(self.device).launch_with(app_id, options)
+
+    def app_in_front(self, app_id: str) -> bool:
+        """Say whether an app is in front (when the device can tell)."""
+        return launcher(self.device).app_in_front(app_id)
+
+    def add_media(self, name: str, data: bytes) -> str:
+        """Add a picture or a video to the library (when the device can), and forget the screen."""
+        self.forget()
+        return library(self.device).add_media(name, data)
 
     def device_data(self) -> DeviceData:
         """Return the phone's personal data; a change to it forgets the screen (a dialog, the shade may show)."""

@@ -11,9 +11,9 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, Self
 
-from visor.device.data import DeviceData
+from visor.device.data import NEVER_REPLACED, REPLACING, DeviceData
 from visor.errors import ActionError, TargetError
 from visor.ui.geometry import Point, Rect, Size
 from visor.ui.source import to_xml
@@ -25,11 +25,56 @@ class InputRejected(ActionError):
 
     default_cause = "The screen is not in the state this input needs."
 
+    @classmethod
+    def from_no_folder(cls, folder: str) -> Self:
+        """Return the refusal for a folder of the phone's shared storage that does not exist."""
+        return cls(f"no folder {folder} on the device", likely_cause="The folder does not exist.")
+
+    @classmethod
+    def from_no_file(cls, path: str) -> Self:
+        """Return the refusal for a file of the phone's shared storage that does not exist."""
+        return cls(f"no file {path} on the device", likely_cause="The file does not exist (any more).")
+
+    @classmethod
+    def from_existing(cls, path: str, *, writing: bool = False) -> Self:
+        """Return the refusal for a file or folder that would be replaced (`writing`: a file's content is)."""
+        how = f": {REPLACING}" if writing else ""
+        return cls(f"{path} already exists{how}", likely_cause=NEVER_REPLACED)
+
+    @classmethod
+    def from_outside_storage(cls, path: str, root: str) -> Self:
+        """Return the refusal for a path out of the phone's shared storage (`root`), which agents may not touch."""
+        return cls(
+            f"{path} is outside the device's shared storage ({root})",
+            likely_cause="Agents may read and change files in shared storage only.",
+        )
+
 
 class UnsupportedInput(InputRejected):
     """The runtime or the platform cannot perform this input at all (BACK on iOS, set_selection over Appium)."""
 
     default_cause = "This platform or runtime has no way to perform this input."
+
+    @classmethod
+    def from_missing_key(cls, key: Key, reason: str | None = None) -> Self:
+        """Return the refusal for a key an iPhone does not have (`reason`: why, for keys but back and app switch)."""
+        if key not in (Key.BACK, Key.APP_SWITCH):
+            return cls(f"iOS has no {key.value} key", likely_cause=f"{reason or 'iPhones have no such key'}.",
+                       next_step=OTHER_KEYS)  # fmt: skip
+        instead = (
+            "Tap the app's own back button instead: the navigation bar's Back button (accessibility=Back)."
+            if key is Key.BACK
+            else "Go home (act home) and tap the app's icon, or launch it (manage_app launch)."
+        )
+        return cls(
+            f"iOS has no {key.value} key",
+            likely_cause="iOS devices have no back or app-switch button.",
+            next_step=instead,
+        )
+
+
+#: What an iPhone presses instead of the keys it lacks.
+OTHER_KEYS = "An iPhone presses home, enter, backspace, tab, space, volume_up, volume_down, lock and unlock."
 
 
 class SessionRestarted(TargetError):
@@ -39,7 +84,11 @@ class SessionRestarted(TargetError):
 
 
 class Key(enum.StrEnum):
-    """Hardware and system keys."""
+    """Hardware and system keys, and the keyboard's keys that are not characters.
+
+    A scenario names them by these values or by other tools' spellings (`visor.scenario.keys`, which lists the
+    same names: a test holds the two equal).
+    """
 
     BACK = "back"
     HOME = "home"
@@ -48,6 +97,40 @@ class Key(enum.StrEnum):
     #: Lock the screen (the power button), and unlock it (wake and dismiss the lock screen).
     LOCK = "lock"
     UNLOCK = "unlock"
+    #: The keyboard's delete key: the character before the cursor (or the selection) goes.
+    BACKSPACE = "backspace"
+    TAB = "tab"
+    SPACE = "space"
+    ESCAPE = "escape"
+    VOLUME_UP = "volume_up"
+    VOLUME_DOWN = "volume_down"
+    DPAD_UP = "dpad_up"
+    DPAD_DOWN = "dpad_down"
+    DPAD_LEFT = "dpad_left"
+    DPAD_RIGHT = "dpad_right"
+    DPAD_CENTER = "dpad_center"
+    SEARCH = "search"
+    CAMERA = "camera"
+    MENU = "menu"
+    PLAY_PAUSE = "play_pause"
+    NEXT = "next"
+    PREVIOUS = "previous"
+
+
+class KeyboardDriver(Protocol):
+    """A device that tells whether its soft keyboard is up, and takes it down (`Capabilities.soft_keyboard`)."""
+
+    def keyboard_shown(self) -> bool:
+        """Say whether the soft keyboard is on the screen."""
+        ...
+
+    def hide_keyboard(self) -> None:
+        """Take the soft keyboard down (the field keeps its text).
+
+        Raises:
+            InputRejected: the device could not hide it.
+        """
+        ...
 
 
 class NativeActionName(enum.StrEnum):
@@ -119,6 +202,8 @@ class Capabilities:
     #: Reading the screen costs a round trip worth avoiding (a page source from a phone): `config.observe:
     #: on-demand` then acts on elements the device finds itself (`ElementDriver`) instead of reading the screen.
     element_handles: bool = False
+    #: The device says whether its soft keyboard is up and can take it down (`KeyboardDriver`).
+    soft_keyboard: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from visor.device.data import DeviceData, RecordKind, ValueKind
 from visor.device.protocol import InputRejected, Observation
-from visor.engine.results import AssertionResult
+from visor.engine.results import AssertionResult, held
 from visor.errors import VisorError
 from visor.scenario.assertions import CountAssertion, DeviceAssertion, TextAssertion, ValueAssertion
 from visor.scenario.scenario import Assertion
@@ -136,6 +136,4 @@ def _value(assertion: Assertion, node: Node, observed: dict[str, object]) -> Ass
 
 
 def _result(assertion: Assertion, ok: bool, failure: str, observed: dict[str, object]) -> AssertionResult:
-    return AssertionResult(
-        assertion.id, assertion.type, assertion.target, "passed" if ok else "failed", "" if ok else failure, observed
-    )
+    return AssertionResult(assertion.id, assertion.type, assertion.target, held(ok), "" if ok else failure, observed)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, NotRequired, TypedDict
 
-from visor.engine.results import RunResult
+from visor.engine.results import RunResult, Verdict
 from visor.engine.signature import assertion_projection, canonical, step_projection
 
 
@@ -110,7 +110,7 @@ def summarize(
     signatures = [result.signature if result else None for result in results]
     value = score(signatures)
     told = outcomes if outcomes is not None else [item if item is not None else "raised" for item in signatures]
-    failures = sum(1 for result in results if result is None or result.status != "ok")
+    failures = sum(1 for result in results if result is None or result.status is not Verdict.PASSED)
     finished = [result for result in results if result is not None]
     return BenchmarkSummary(
         runs=len(results),

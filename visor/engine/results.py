@@ -2,10 +2,15 @@
 
 The fields holding visor's own vocabulary (statuses, a command's name, an assertion's type, the platform) are
 marked `PLAIN`: masking the run's secrets in a result leaves them, as rendering decides by them.
+
+Inside, a step, an assertion and a run end with one `Verdict`. Upstream says it in a word of its own for each
+(a step is `ok`, `fail` or `skipped`; an assertion `passed` or `failed`; a run `ok` or `fail`): the tables below
+are the one place a verdict becomes its word, read by `to_dict` (the envelope) and the reports (`word`).
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -15,7 +20,35 @@ from visor.errors import ErrorInfo
 from visor.steps.details import Observed
 from visor.ui.secrets import PLAIN
 
+
+class Verdict(enum.Enum):
+    """How a step, an assertion or a run ended: the engine's one vocabulary.
+
+    Not a `StrEnum`: a verdict equal to a word would compare equal to one vocabulary's and silently unequal to
+    another's, and would print as itself into a report; this way a comparison with a word is a type error, and
+    a verdict written without its word fails loudly (JSON refuses it).
+    """
+
+    PASSED = "passed"
+    FAILED = "failed"
+    #: A step not run because an earlier one failed (`stopOnFailure`); never an assertion's or a run's.
+    SKIPPED = "skipped"
+
+
+#: A verdict an assertion or a run can have: either it held or it did not.
+Held = Literal[Verdict.PASSED, Verdict.FAILED]
+#: Upstream's words for a step's, an assertion's and a run's verdict (the envelope's schema holds them).
 StepStatus = Literal["ok", "fail", "skipped"]
+CheckStatus = Literal["passed", "failed"]
+RunStatus = Literal["ok", "fail"]
+STEP_WORDS: Mapping[Verdict, StepStatus] = {Verdict.PASSED: "ok", Verdict.FAILED: "fail", Verdict.SKIPPED: "skipped"}
+CHECK_WORDS: Mapping[Verdict, CheckStatus] = {Verdict.PASSED: "passed", Verdict.FAILED: "failed"}
+RUN_WORDS: Mapping[Verdict, RunStatus] = {Verdict.PASSED: "ok", Verdict.FAILED: "fail"}
+
+
+def held(ok: bool) -> Held:
+    """Return the verdict of something that held (`ok`) or did not."""
+    return Verdict.PASSED if ok else Verdict.FAILED
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,18 +62,23 @@ class StepResult:
     index: int
     id: str
     command: str = field(metadata=PLAIN)
-    status: StepStatus = field(metadata=PLAIN)
+    status: Verdict = field(metadata=PLAIN)
     duration_ms: int
     #: Loose, not `object`, while readers outside the engine (the HTML report) index into it without narrowing.
     details: Mapping[str, Any]
     error: ErrorInfo | None = None
+
+    @property
+    def word(self) -> StepStatus:
+        """Return upstream's word for the step's verdict: `ok`, `fail` or `skipped`."""
+        return STEP_WORDS[self.status]
 
     def to_dict(self) -> dict[str, object]:
         """Return the envelope form (spec 002's step result)."""
         out: dict[str, object] = {
             "id": self.id,
             "command": self.command,
-            "status": self.status,
+            "status": self.word,
             "duration_ms": self.duration_ms,
             "details": dict(self.details),
         }
@@ -62,9 +100,14 @@ class AssertionResult:
     id: str
     type: str = field(metadata=PLAIN)
     target: str
-    status: Literal["passed", "failed"] = field(metadata=PLAIN)
+    status: Held = field(metadata=PLAIN)
     details: str
     observed: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def word(self) -> CheckStatus:
+        """Return upstream's word for the assertion's verdict: `passed` or `failed`."""
+        return CHECK_WORDS[self.status]
 
     def to_dict(self) -> dict[str, object]:
         """Return the envelope form (spec 002's assertion result plus `observed`)."""
@@ -72,7 +115,7 @@ class AssertionResult:
             "id": self.id,
             "type": self.type,
             "target": self.target,
-            "status": self.status,
+            "status": self.word,
             "details": self.details,
             "observed": dict(self.observed),
         }
@@ -92,7 +135,7 @@ class RunResult:
     device: str
     started_at: str
     ended_at: str
-    status: Literal["ok", "fail"] = field(metadata=PLAIN)
+    status: Held = field(metadata=PLAIN)
     steps: tuple[StepResult, ...]
     assertions: tuple[AssertionResult, ...]
     artifacts: tuple[str, ...]
@@ -103,6 +146,11 @@ class RunResult:
     error: ErrorInfo | None = None
     interrupted: bool = False
 
+    @property
+    def word(self) -> RunStatus:
+        """Return upstream's word for the run's verdict: `ok` or `fail`."""
+        return RUN_WORDS[self.status]
+
     def to_dict(self) -> dict[str, object]:
         """Return `data.run`."""
         out: dict[str, object] = {
@@ -112,7 +160,7 @@ class RunResult:
             "device": self.device,
             "started_at": self.started_at,
             "ended_at": self.ended_at,
-            "status": self.status,
+            "status": self.word,
             "steps": [step.to_dict() for step in self.steps],
             "assertions": [check.to_dict() for check in self.assertions],
             "artifacts": list(self.artifacts),

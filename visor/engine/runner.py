@@ -29,7 +29,7 @@ from visor.device.observer import ObservingDevice
 from visor.device.protocol import Device, DeviceInfo, Observation, SessionRestarted
 from visor.engine import checks as assertion_checks
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted
-from visor.engine.results import AssertionResult, RunResult, StepResult
+from visor.engine.results import AssertionResult, Held, RunResult, StepResult, Verdict, held
 from visor.engine.signature import signature
 from visor.engine.walk import Walk
 from visor.errors import (
@@ -45,10 +45,10 @@ from visor.errors import (
 from visor.scenario.assertions import ASSERTIONS, DeviceAssertion
 from visor.scenario.commands import Args
 from visor.scenario.scenario import Scenario, Step
-from visor.scripting.sandbox import Globals, run_script
 from visor.selectors.parse import parse_selector
 from visor.steps.catalogue import execute
 from visor.steps.context import ActionContext, ArtifactSink, Router
+from visor.steps.scripts import run_in_run
 from visor.steps.targets import match_all
 from visor.ui.fingerprint import fingerprint
 from visor.ui.images import image_fingerprint
@@ -172,8 +172,10 @@ class _Record:
 
     def finished(self) -> RunFinished:
         """Return the end of a run that ran to its end."""
-        passed = all(s.status != "fail" for s in self.steps) and all(c.status == "passed" for c in self.checks)
-        return RunFinished(self._result("ok" if passed else "fail", run_error(self.steps, self.checks)), self.at())
+        passed = all(s.status is not Verdict.FAILED for s in self.steps) and all(
+            c.status is Verdict.PASSED for c in self.checks
+        )
+        return RunFinished(self._result(held(passed), run_error(self.steps, self.checks)), self.at())
 
     def interrupted(self, exc: BaseException) -> RunFinished:
         """Return the end of a run a signal (or Ctrl-C, or a visor `Interrupted`) stopped."""
@@ -185,18 +187,16 @@ class _Record:
             likely_cause=f"{SIGNAL_CAUSES.get(stop.name, stop.name)} during the run.",
             next_step="Run it again; the steps finished so far are in the artifacts.",
         )
-        return RunFinished(self._result("fail", info, interrupted=True), self.at(), reason, stop)
+        return RunFinished(self._result(Verdict.FAILED, info, interrupted=True), self.at(), reason, stop)
 
     def errored(self, exc: VisorError) -> RunFinished:
         """Return the end of a run an error stopped: the error, and why the run had failed so far if it had."""
         error, base = exc.info(), run_error(self.steps, self.checks)
         if base is not None:
             error = replace(error, message=f"{error.message}; {base.message}")
-        return RunFinished(self._result("fail", error), self.at(), exc)
+        return RunFinished(self._result(Verdict.FAILED, error), self.at(), exc)
 
-    def _result(
-        self, status: Literal["ok", "fail"], error: ErrorInfo | None, *, interrupted: bool = False
-    ) -> RunResult:
+    def _result(self, status: Held, error: ErrorInfo | None, *, interrupted: bool = False) -> RunResult:
         platform = self.info.platform
         result = RunResult(
             run_id=self.context.run_id,
@@ -278,11 +278,20 @@ class _RunHost:
         return len(match_all(observation, parse_selector(selector), self.platform))
 
     def evaluate(self, expression: str) -> object:
-        """Return a condition's script value: the run's outputs and seed, the device's clock."""
+        """Return a condition's script value: the run's outputs (which it may change) and seed, the device's clock.
+
+        The seed's place is the entry the decision is reported as (`len(steps)`), as a step's script's is its index.
+        """
         record = self.record
-        now_ms = int(record.context.wall.now().timestamp() * 1000)
-        given = Globals(platform=self.platform, seed=record.settings.effective_seed + len(record.steps), now_ms=now_ms)
-        return run_script(expression, given).value
+        context = record.context
+        return run_in_run(
+            expression,
+            context.agent,
+            platform=self.platform,
+            seed=record.settings.effective_seed,
+            step_index=len(record.steps),
+            device_us=context.clock.monotonic_us(),
+        ).value
 
 
 def _check_assertions(scenario: Scenario, settings: RunSettings, context: RunContext) -> list[AssertionResult]:
@@ -294,14 +303,14 @@ def _check_assertions(scenario: Scenario, settings: RunSettings, context: RunCon
         observation = context.device.observe()
     data = context.device.device_data
     checks = [assertion_checks.check(assertion, observation, platform, data) for assertion in scenario.assertions]
-    if settings.capture == "none" or all(check.status == "passed" for check in checks):
+    if settings.capture == "none" or all(check.status is Verdict.PASSED for check in checks):
         return checks
     with context.watchdog.guard(settings.timeout_us):
         evidence = _keep_screen(
             context.sink, len(scenario.steps) + 1, "assertions-failure", context.device, observation
         )
     return [
-        check if check.status == "passed" else replace(check, observed={**check.observed, "evidence": evidence})
+        check if check.status is Verdict.PASSED else replace(check, observed={**check.observed, "evidence": evidence})
         for check in checks
     ]
 
@@ -338,6 +347,7 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext, *, last: b
         agent=context.agent,
         router=context.router,
         on_demand=_on_demand(settings, context),
+        seed=settings.effective_seed,
     )
     error: ErrorInfo | None = None
     recovery: dict[str, object] | None = None
@@ -385,8 +395,7 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext, *, last: b
             _look_after(step, ctx, settings, context, details, failed=error is not None, signed=signed)
         except StepOverrun as overrun:
             error = error or _overrun(step, settings.timeout_us, overrun)
-    status: Literal["ok", "fail"] = "fail" if error is not None else "ok"
-    return StepResult(step.index, step.id, step.command, status, us_to_ms(elapsed), details, error)
+    return StepResult(step.index, step.id, step.command, held(error is None), us_to_ms(elapsed), details, error)
 
 
 def _on_demand(settings: RunSettings, context: RunContext) -> bool:
@@ -495,8 +504,8 @@ def _keep_screen(
 
 def run_error(steps: list[StepResult], checks: list[AssertionResult]) -> ErrorInfo | None:
     """Say why a run failed: the first failed step, and the first failed assertion (upstream's codes)."""
-    failed_steps = [step for step in steps if step.status == "fail"]
-    failed_checks = [check for check in checks if check.status == "failed"]
+    failed_steps = [step for step in steps if step.status is Verdict.FAILED]
+    failed_checks = [check for check in checks if check.status is Verdict.FAILED]
     if not failed_steps and not failed_checks:
         return None
     if failed_checks:

@@ -26,7 +26,7 @@ from visor.ui.secrets import redact
 def step_projection(step: StepResult) -> dict[str, object]:
     """Return what of a step counts for determinism."""
     details = signed_details(step.command, step.details).data
-    return {"id": step.id, "command": step.command, "status": step.status, "details": details}
+    return {"id": step.id, "command": step.command, "status": step.word, "details": details}
 
 
 def signed_details(command: str, details: Mapping[str, object]) -> Signed:
@@ -40,7 +40,7 @@ def assertion_projection(check: AssertionResult) -> dict[str, object]:
         "id": check.id,
         "type": check.type,
         "target": check.target,
-        "status": check.status,
+        "status": check.word,
         "details": check.details,
     }
 

@@ -17,15 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, replace
-from typing import Literal, Protocol
+from typing import Protocol
 
 from visor.device.protocol import Observation
 from visor.engine.events import Event, StepFinished, StepStarted
-from visor.engine.results import StepResult
+from visor.engine.results import StepResult, Verdict
 from visor.errors import ErrorCode, ErrorInfo
 from visor.scenario.blocks import Condition
 from visor.scenario.scenario import Block, Node, Step
-from visor.scripting.sandbox import ScriptError
+from visor.scripting.sandbox import ScriptError, truthy
 from visor.ui.query import QueryError
 
 
@@ -87,12 +87,12 @@ class Walk:
             yield from (self._block(node, suffix) if isinstance(node, Block) else self._step(node, suffix))
 
     def _report(self, result: StepResult) -> Iterator[Event]:
-        self.failed = self.failed or result.status == "fail"
+        self.failed = self.failed or result.status is Verdict.FAILED
         self.results.append(result)
         yield StepFinished(result, self.host.at())
 
     def _skipped(self, name: str, command: str, details: dict[str, object]) -> StepResult:
-        return StepResult(len(self.results), name, command, "skipped", 0, details)
+        return StepResult(len(self.results), name, command, Verdict.SKIPPED, 0, details)
 
     def _step(self, step: Step, suffix: str) -> Iterator[Event]:
         name = step.id + suffix
@@ -110,9 +110,9 @@ class Walk:
         yield StepStarted(running, self.host.at())
         result = self.host.run_step(running, last=step is self.last)
         extra: dict[str, object] = {"when": decided} if decided is not None else {}
-        if result.status == "fail" and step.optional and result.error is not None:
+        if result.status is Verdict.FAILED and step.optional and result.error is not None:
             extra |= {"optional": True, "missed": result.error.message}
-            result = replace(result, status="skipped", error=None)
+            result = replace(result, status=Verdict.SKIPPED, error=None)
         if extra:
             result = replace(result, details={**result.details, **extra})
         yield from self._report(result)
@@ -140,9 +140,9 @@ class Walk:
             yield from self._retry(block, suffix, details)
         else:
             yield from self.nodes(block.body, suffix)
-        details["failed"] = sum(1 for result in self.results[mark:] if result.status == "fail")
+        details["failed"] = sum(1 for result in self.results[mark:] if result.status is Verdict.FAILED)
         inner_failed, self.failed = self.failed, before
-        status: Literal["ok", "fail"] = "fail" if error is not None else "ok"
+        status = Verdict.FAILED if error is not None else Verdict.PASSED
         duration = max(0, round(self.host.at() - start))
         yield from self._report(StepResult(len(self.results), name, kind, status, duration, details, error))
         self.failed = self.failed or inner_failed
@@ -188,8 +188,8 @@ class Walk:
             # Replaced by the next attempt: its failures are reported as retried, and do not fail the run.
             for position in range(mark, len(self.results)):
                 result = self.results[position]
-                if result.status == "fail":
-                    self.results[position] = replace(result, status="skipped", error=None,
+                if result.status is Verdict.FAILED:
+                    self.results[position] = replace(result, status=Verdict.SKIPPED, error=None,
                                                      details={**result.details, "retried": True})  # fmt: skip
             yield from (StepFinished(self.results[event.result.index], event.at_ms)
                         if isinstance(event, StepFinished) and event.result.index < len(self.results)
@@ -224,17 +224,6 @@ class Walk:
                 likely_cause="The condition's selector cannot be used on this device, or its script failed.",
                 next_step="Fix the condition (visor validate checks its selectors' syntax).",
             )
-            return StepResult(len(self.results), name, command, "fail", 0, {"when": decided}, error)
+            return StepResult(len(self.results), name, command, Verdict.FAILED, 0, {"when": decided}, error)
         decided["taken"] = holds
         return decided
-
-
-def truthy(value: object) -> bool:
-    """Say whether a script's value (as JSON) is true as JavaScript has it: every object and array is."""
-    if value is None or isinstance(value, bool):
-        return bool(value)
-    if isinstance(value, int | float):
-        return value == value and value != 0  # NaN is false
-    if isinstance(value, str):
-        return value != ""
-    return True

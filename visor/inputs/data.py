@@ -14,7 +14,6 @@ from visor.inputs.reading import (
     SourceText,
     decode,
     detect_format,
-    empty_source,
     read_path,
     read_stream,
 )
@@ -31,7 +30,7 @@ def parse_source(source: SourceText) -> Document:
         SourceError: the text is empty, or its parser refuses it.
     """
     if not source.text.strip():
-        raise empty_source(source.name)
+        raise SourceError.from_empty(source.name)
     if source.format == "json":
         from visor.inputs.json_reader import parse_json  # lazy: most scenarios are YAML
 
@@ -77,7 +76,7 @@ def read_json(path: str, *, noun: str, limit: int = MAX_SOURCE_BYTES) -> Any:
         value = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise SourceError(f"JSON syntax error: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from exc
-    except RecursionError:
+    except RecursionError:  # not chained: its traceback is a thousand frames of the parser's, and says nothing more
         raise _too_deep(path) from None
     except ValueError as exc:  # NaN or Infinity; an integer of more digits than Python converts
         raise SourceError(f"not JSON visor reads: {exc}", path=path) from exc
@@ -91,9 +90,9 @@ def _no_constant(constant: str) -> NoReturn:
 
 
 def _too_deep(path: str) -> SourceError:
-    return SourceError(
-        f"the document nests deeper than {MAX_DEPTH} levels",
-        path=path,
+    return SourceError.from_too_deep(
+        path,
+        MAX_DEPTH,
         likely_cause="The file was not written by visor, or was edited by hand.",
         next_step="Remove the file (visor writes it again), or give one visor wrote.",
     )

@@ -17,7 +17,7 @@ from typing import NoReturn
 
 from visor.errors import SourceError
 from visor.inputs.document import MAX_DEPTH, Document, Path, Position
-from visor.inputs.reading import SourceText, integer_too_long
+from visor.inputs.reading import SourceText
 
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.DOTALL)
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
@@ -71,7 +71,7 @@ def parse_json(source: SourceText) -> Document:
         ) from exc
     except _IntegerError as exc:
         where = locator.position(_token_offset(text, exc.token))
-        raise integer_too_long(source.name, exc.token, where.line, where.column) from exc
+        raise SourceError.from_long_integer(source.name, exc.token, line=where.line, column=where.column) from exc
     except _ConstantError as exc:
         where = locator.position(_token_offset(text, exc.constant))
         raise SourceError(
@@ -111,8 +111,8 @@ class _IntegerError(ValueError):
 def _read_int(token: str) -> int:
     try:
         return int(token)
-    except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
-        raise _IntegerError(token) from None
+    except ValueError as exc:  # more digits than Python converts (sys.get_int_max_str_digits)
+        raise _IntegerError(token) from exc
 
 
 def _token_offset(text: str, token: str) -> int:
@@ -192,13 +192,8 @@ def _walk(text: str, locator: _Locator, name: str) -> tuple[dict[Path, Position]
             if not isinstance(key, str):
                 break
             if key in top.keys and duplicate is None:
-                duplicate = SourceError(
-                    f"duplicate key {key!r} (first defined at line {top.keys[key].line})",
-                    path=name,
-                    line=where.line,
-                    column=where.column,
-                    likely_cause="The same key appears twice in one object; JSON parsers silently keep the last.",
-                    next_step="Remove or rename one of the two keys.",
+                duplicate = SourceError.from_duplicate_key(
+                    name, key, first_line=top.keys[key].line, line=where.line, column=where.column, language="JSON"
                 )
             top.keys[key] = where
             top.key = key
@@ -208,14 +203,7 @@ def _walk(text: str, locator: _Locator, name: str) -> tuple[dict[Path, Position]
         path = _value_path(top, positions, where)
         if token in ("{", "["):
             if len(stack) >= MAX_DEPTH:
-                raise SourceError(
-                    f"the document nests deeper than {MAX_DEPTH} levels",
-                    path=name,
-                    line=where.line,
-                    column=where.column,
-                    likely_cause="The file is generated or malformed; scenarios nest only a few levels.",
-                    next_step="Flatten the structure.",
-                )
+                raise SourceError.from_too_deep(name, MAX_DEPTH, line=where.line, column=where.column)
             stack.append(_Container(path, is_object=token == "{"))
             expect_key = token == "{"
     return positions, duplicate

@@ -9,7 +9,6 @@ from __future__ import annotations
 import codecs
 import os
 import re
-import sys
 from dataclasses import dataclass
 from typing import BinaryIO, Literal
 
@@ -60,9 +59,10 @@ def read_stream(stream: BinaryIO, name: str = STDIN_NAME) -> SourceText:
     """Read and decode a byte stream (standard input), refusing more than `MAX_SOURCE_BYTES`."""
     data = stream.read(MAX_SOURCE_BYTES + 1)
     if len(data) > MAX_SOURCE_BYTES:
-        raise SourceError(
-            f"the input is too large (more than {MAX_SOURCE_BYTES:,} bytes)",
-            path=name,
+        raise SourceError.from_too_large(
+            name,
+            MAX_SOURCE_BYTES,
+            noun="input",
             likely_cause="Something other than a scenario was piped in, or the input never ends.",
             next_step="Pipe the scenario file itself, or split a huge scenario into several files.",
         )
@@ -110,31 +110,6 @@ def _decode_with(data: bytes, encoding: str, name: str, *, offset: int) -> str:
             likely_cause="The file was saved in another encoding (Latin-1, Windows-1252, …) or is not text.",
             next_step="Save the file as UTF-8 and run the command again.",
         ) from exc
-
-
-def empty_source(name: str, detail: str = "") -> SourceError:
-    """Return the error for a file with nothing in it."""
-    return SourceError(
-        f"the file is empty{f' ({detail})' if detail else ''}",
-        path=name,
-        line=1,
-        column=1,
-        likely_cause="The file was truncated or never written.",
-        next_step="Write a scenario into it (see docs/scenario-format.md).",
-    )
-
-
-def integer_too_long(name: str, token: str, line: int, column: int) -> SourceError:
-    """Return the error for an integer with more decimal digits than Python converts (4,300 by default)."""
-    digits = len(token.lstrip("+-"))
-    return SourceError(
-        f"the integer {token[:12]}… has {digits:,} digits, more than visor reads ({sys.get_int_max_str_digits():,})",
-        path=name,
-        line=line,
-        column=column,
-        likely_cause="The number was generated, or digits were pasted into the file by mistake.",
-        next_step="Write a number of a sensible size (seeds and timeouts fit in 20 digits).",
-    )
 
 
 def _byte_position(data: bytes, offset: int) -> tuple[int, int]:

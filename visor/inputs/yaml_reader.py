@@ -22,7 +22,7 @@ import yaml
 
 from visor.errors import SourceError
 from visor.inputs.document import MAX_DEPTH, MAX_NODES, Document, Path, Position
-from visor.inputs.reading import LONE_SURROGATE, SourceText, empty_source, integer_too_long
+from visor.inputs.reading import LONE_SURROGATE, SourceText
 from visor.jsontypes import JsonValue
 
 #: Characters of a scalar counted as one node: aliases may repeat at most MAX_NODES x this much text.
@@ -149,12 +149,9 @@ class _Builder:
         """
         if key in frame.value and not (key == "<<" and plain):
             first = self.positions.get((*frame.path, key))
-            first_text = f" (first defined at line {first.line})" if first else ""
-            raise self.error(
-                f"duplicate key {key!r}{first_text}",
-                where,
-                likely_cause="The same key appears twice in one mapping; YAML would silently keep only the last.",
-                next_step="Remove or rename one of the two keys.",
+            line = first.line if first else None
+            raise SourceError.from_duplicate_key(
+                self.name, key, first_line=line, line=where.line, column=where.column, language="YAML"
             )
         frame.key, frame.key_position, frame.key_plain = key, where, plain
 
@@ -162,12 +159,7 @@ class _Builder:
         self.check_tag(event.tag, where)
         self.nodes += 1
         if len(self.stack) >= MAX_DEPTH:
-            raise self.error(
-                f"the document nests deeper than {MAX_DEPTH} levels",
-                where,
-                likely_cause="The file is generated or malformed; scenarios nest only a few levels.",
-                next_step="Flatten the structure.",
-            )
+            raise SourceError.from_too_deep(self.name, MAX_DEPTH, line=where.line, column=where.column)
         path = self.child_path(where)
         value: dict[str, JsonValue] | list[JsonValue] = {} if isinstance(event, yaml.MappingStartEvent) else []
         self.positions[path] = self.stack[-1].key_position or where if self.stack else where
@@ -231,8 +223,8 @@ class _Builder:
     def plain(self, text: str, where: Position) -> JsonValue:
         try:
             return _resolve_plain(text)
-        except ValueError:
-            raise integer_too_long(self.name, text, where.line, where.column) from None
+        except ValueError as exc:
+            raise SourceError.from_long_integer(self.name, text, line=where.line, column=where.column) from exc
 
     def check_text(self, text: str, where: Position) -> None:
         # libyaml refuses surrogate escapes while scanning; PyYAML's own scanner (used without libyaml) decodes
@@ -319,7 +311,7 @@ def parse_yaml(source: SourceText) -> Document:
         raise _character_error(source, exc) from exc
     except yaml.YAMLError as exc:
         raise SourceError(f"YAML error: {exc}", path=source.name) from exc
-    except (ValueError, OverflowError):
+    except (ValueError, OverflowError) as exc:
         # PyYAML's own scanner (without libyaml) calls chr() on escapes beyond U+10FFFF; libyaml refuses them.
         mark = parser.get_mark() if hasattr(parser, "get_mark") else None
         raise SourceError(
@@ -329,11 +321,11 @@ def parse_yaml(source: SourceText) -> Document:
             column=mark.column + 1 if mark else None,
             likely_cause=_SURROGATE_CAUSE,
             next_step=_SURROGATE_FIX,
-        ) from None
+        ) from exc
     finally:
         parser.dispose()
     if builder.documents == 0:
-        raise empty_source(source.name, "it holds only comments")
+        raise SourceError.from_empty(source.name, "it holds only comments")
     return Document(source.name, "yaml", builder.root, builder.positions)
 
 

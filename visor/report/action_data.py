@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from visor.clock import us_to_ms
 from visor.device.protocol import DeviceInfo
 from visor.engine.events import RunFinished
-from visor.engine.results import StepResult
+from visor.engine.results import StepResult, Verdict
 from visor.engine.runner import DEFAULT_WAIT_TIMEOUT_MS
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, NextAction
 from visor.files import regular_file
@@ -57,7 +57,7 @@ def action_outcome(
     if final.reason is not None:
         reason = final.reason
         return Outcome("fail", reason.next_action, data, reason.exit_code, reason.info(), written)
-    failed = next((step for step in steps if step.status == "fail"), None)
+    failed = next((step for step in steps if step.status is Verdict.FAILED), None)
     if failed is None:
         return Outcome("ok", NextAction.RUN, data, ExitCode.OK, None, written)
     asked = requested[steps.index(failed)] if steps.index(failed) < len(requested) else {}
@@ -153,7 +153,7 @@ def _wait(step: StepResult, requested: Mapping[str, object]) -> dict[str, object
     out |= {
         "timeout_ms": given.get("timeout", DEFAULT_WAIT_TIMEOUT_MS),
         "poll_interval_ms": given.get("pollMs", DEFAULT_POLL_MS),
-        "matched": step.status == "ok",
+        "matched": step.status is Verdict.PASSED,
         "elapsed_ms": waited if isinstance(waited, int | float) else step.duration_ms,
     }
     return out

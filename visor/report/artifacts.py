@@ -32,8 +32,8 @@ from typing import IO, Protocol
 from visor import __version__
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
 from visor.engine.results import RunResult
-from visor.errors import InputError
-from visor.files import UnsafePath, write_atomic, write_confined
+from visor.errors import UNWRITABLE_CAUSE, InputError, SourceError
+from visor.files import UnsafePath, read_confined, write_atomic, write_confined
 from visor.report import html, junit, summary
 from visor.scenario.project import in_project
 from visor.ui.secrets import KeptPart, Rendered, mask_rendered, mask_text, redact
@@ -45,7 +45,7 @@ _EXTENSION = re.compile(r"[^A-Za-z0-9]+")
 class OutputError(InputError):
     """Artifacts cannot be written (an unwritable folder, a full disk)."""
 
-    default_cause = "The output folder cannot be written: permissions, a read-only file system, or a full disk."
+    default_cause = UNWRITABLE_CAUSE
     default_next_step = "Choose another folder with --output (or config.artifactsDir), or free some disk space."
 
 
@@ -71,7 +71,7 @@ class ArtifactStore:
         try:
             self._make_folder(os.path.join(self.root, "env"))
         except (OSError, ValueError) as exc:  # ValueError: a name no file system accepts (a NUL in it)
-            raise _output_error(self.root, exc) from exc
+            raise OutputError.from_unwritable(self.root, exc, details={"path": self.root}) from exc
 
     def hide(self, text: str) -> None:
         """Mask `text` too from now on: what a field shows of a secret typed into it (a keyboard dropped some).
@@ -117,7 +117,7 @@ class ArtifactStore:
             self._make_folder(os.path.dirname(path))
             write_atomic(path, payload)
         except OSError as exc:
-            raise _output_error(path, exc) from exc
+            raise OutputError.from_unwritable(path, exc, details={"path": path}) from exc
         self._listed(path)
         return path
 
@@ -127,7 +127,7 @@ class ArtifactStore:
         try:
             stream: IO[str] = open(path, "a", encoding="utf-8")  # noqa: SIM115
         except (OSError, ValueError) as exc:
-            raise _output_error(self.root, exc) from exc
+            raise OutputError.from_unwritable(self.root, exc, details={"path": self.root}) from exc
         self._listed(path)
         return MaskedStream(stream, self) if self.secrets else stream
 
@@ -150,16 +150,34 @@ class ArtifactStore:
         try:
             written = write_confined(project, placed, self._masked(data))
         except UnsafePath as exc:
-            raise OutputError(
-                f"cannot write {path!r}: {exc}",
+            raise OutputError.from_unwritable(
+                path,
+                exc,
                 likely_cause="A symbolic link (or a file) stands where args.path needs a folder or a new file.",
                 next_step="Remove the link, or choose another args.path; visor never writes through links.",
                 details={"path": path, "project": project},
             ) from exc
         except OSError as exc:
-            raise _output_error(os.path.join(project, placed), exc) from exc
+            target = os.path.join(project, placed)
+            raise OutputError.from_unwritable(target, exc, details={"path": target}) from exc
         self.written.append(written)
         return written
+
+    def read(self, path: str, noun: str) -> bytes:
+        """Return a file a step names (`path`, relative to the scenario's folder), read inside its project.
+
+        Raises:
+            SourceError: the path leaves the project or passes through a link, or it is no regular file.
+        """
+        project, placed = in_project(self.scenario_dir, path)
+        if placed is None:
+            raise SourceError(
+                f"it is outside the scenario's project folder {project}",
+                path=path,
+                likely_cause="The path leads out of the project (absolute, or through '..').",
+                next_step="Name a file inside the project folder, relative to the scenario.",
+            )
+        return read_confined(project, placed, noun=noun)
 
     def _make_folder(self, folder: str) -> None:
         """Create a folder of the run (and those above it) unless it was made already."""
@@ -257,6 +275,8 @@ class ReportWriter:
         if isinstance(event, RunStarted):
             self.store.write("env/device.json", _json(_device(event)), "json")
             self.store.write("env/runtime.json", _json(_runtime(event)), "json")
+            if event.scenario.translated is not None:  # a Maestro flow run as it is: the scenario that ran
+                self.store.write("scenario.yaml", event.scenario.translated)
         elif isinstance(event, RunFinished):
             self._reports(event.result)
         if lost is not None:
@@ -286,14 +306,16 @@ class ReportWriter:
             try:
                 self._timeline.close()  # closed all the same when its last flush fails
             except (OSError, ValueError) as exc:
-                raise _output_error(os.path.join(self.store.root, "timeline.log"), exc) from exc
+                timeline = os.path.join(self.store.root, "timeline.log")
+                raise OutputError.from_unwritable(timeline, exc, details={"path": timeline}) from exc
 
     def _line(self, event: Event) -> None:
         try:
             self._timeline.write(_timeline_line(event) + "\n")
             self._timeline.flush()
         except OSError as exc:
-            raise _output_error(os.path.join(self.store.root, "timeline.log"), exc) from exc
+            timeline = os.path.join(self.store.root, "timeline.log")
+            raise OutputError.from_unwritable(timeline, exc, details={"path": timeline}) from exc
 
 
 def _timeline_line(event: Event) -> str:
@@ -306,13 +328,13 @@ def _timeline_line(event: Event) -> str:
     if isinstance(event, StepFinished):
         step = event.result
         reason = f": {step.error.message}" if step.error else ""
-        return f"{stamp} step {step.id} ({step.command}) {step.status} in {step.duration_ms} ms{reason}"
+        return f"{stamp} step {step.id} ({step.command}) {step.word} in {step.duration_ms} ms{reason}"
     if isinstance(event, AssertionChecked):
         check = event.result
         reason = f": {check.details}" if check.details else ""
-        return f"{stamp} assertion {check.id} ({check.type} {check.target}) {check.status}{reason}"
+        return f"{stamp} assertion {check.id} ({check.type} {check.target}) {check.word}{reason}"
     run = event.result
-    return f"{stamp} run {run.run_id} {run.status}"
+    return f"{stamp} run {run.run_id} {run.word}"
 
 
 def _device(event: RunStarted) -> dict[str, object]:
@@ -342,8 +364,3 @@ def _runtime(event: RunStarted) -> dict[str, object]:
 
 def _json(value: Mapping[str, object]) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-
-
-def _output_error(path: str, exc: OSError | ValueError) -> OutputError:
-    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-    return OutputError(f"cannot write {path!r}: {reason}", details={"path": path})

@@ -46,7 +46,7 @@ def _run_row(number: int, result: RunResult | None, _folder: str) -> str:
         return f"<tr><td>{number}</td><td class='fail'>error</td><td></td><td></td></tr>"
     report = f"{result.run_id}/report.html"  # the runs' folders stand beside this page
     return (
-        f"<tr><td>{number} <code>{visible(result.run_id)}</code></td><td class='{result.status}'>{result.status}"
+        f"<tr><td>{number} <code>{visible(result.run_id)}</code></td><td class='{result.word}'>{result.word}"
         f"</td><td><code>{visible(result.signature[:16])}</code></td>"
         f"<td><a href='{escape(report)}'>report</a></td></tr>"
     )

@@ -24,6 +24,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from visor.engine.events import AssertionChecked, RunFinished, RunStarted, StepFinished
+from visor.engine.results import Verdict
 from visor.ui.escapes import printable as printable  # the one console escape, for every caller
 from visor.ui.secrets import redact
 
@@ -161,14 +162,14 @@ class ConsoleReporter:
             )
         elif isinstance(event, StepFinished):
             step = event.result
-            mark, style = _STATUS[step.status]
+            mark, style = _STATUS[step.word]
             shown = f"{self.masked(step.id):<22} {self.masked(step.command):<10} {step.duration_ms:>6} ms"
             self.line((f"  {mark} ", style), (shown, None))
             if step.error is not None:
                 self.line(("      ", None), (step.error.message, "red"))
         elif isinstance(event, AssertionChecked):
             check = event.result
-            mark, style = _STATUS[check.status]
+            mark, style = _STATUS[check.word]
             self.line(
                 (f"  {mark} ", style),
                 (f"assert {check.type} {check.target}", None),
@@ -181,7 +182,7 @@ class ConsoleReporter:
     def run_result(self, result: RunResult) -> None:
         """Print the one-line verdict of a run."""
         steps = len(result.steps)
-        if result.status == "ok":
+        if result.status is Verdict.PASSED:
             self.line(
                 ("✓ passed", "bold green"),
                 (
@@ -217,7 +218,7 @@ class ConsoleReporter:
         if self.quiet:
             return
         if self._rich is None:
-            state = "error" if result is None else result.status
+            state = "error" if result is None else result.word
             signature = result.signature[:12] if result is not None else "-"
             self.note(f"run {index + 1}/{total}: {state} {signature}")
             return
@@ -261,8 +262,8 @@ def _failures(result: RunResult) -> str:
     """Say what failed: "1 of 4 steps failed, 2 of 3 assertions failed" (never "failed: 2 steps" when both passed)."""
     parts = []
     for noun, items, bad in (
-        ("step", result.steps, [item for item in result.steps if item.status == "fail"]),
-        ("assertion", result.assertions, [item for item in result.assertions if item.status == "failed"]),
+        ("step", result.steps, [item for item in result.steps if item.status is Verdict.FAILED]),
+        ("assertion", result.assertions, [item for item in result.assertions if item.status is Verdict.FAILED]),
     ):
         if bad:
             parts.append(f"{len(bad)} of {_count(len(items), noun)} failed")

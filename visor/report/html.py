@@ -6,7 +6,7 @@ import json
 import os
 from html import escape
 
-from visor.engine.results import RunResult, StepResult
+from visor.engine.results import RunResult, StepResult, Verdict
 from visor.ui.escapes import printable
 
 STYLE = """
@@ -31,11 +31,11 @@ def visible(text: str) -> str:
 
 def render(result: RunResult, name: str, root: str) -> str:
     """Return the HTML report; screenshot links are relative to the run folder `root`."""
-    state = "interrupted" if result.interrupted else result.status
+    state = "interrupted" if result.interrupted else result.word
     starts = [sum(step.duration_ms for step in result.steps[:index]) for index in range(len(result.steps))]
     rows = "".join(_step_row(step, root, at) for step, at in zip(result.steps, starts, strict=True))
     checks = "".join(
-        f"<tr><td class='{c.status}'>{c.status}</td><td><code>{visible(c.id)}</code></td>"
+        f"<tr><td class='{c.word}'>{c.word}</td><td><code>{visible(c.id)}</code></td>"
         f"<td>{visible(c.type)} <code>{visible(c.target)}</code></td><td class='error'>{visible(c.details)}</td></tr>"
         for c in result.assertions
     )
@@ -53,7 +53,7 @@ def render(result: RunResult, name: str, root: str) -> str:
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         f"<title>visor: {visible(name)} ({state})</title><style>{STYLE}</style></head><body>"
-        f"<h1>{visible(name)} <span class='{result.status}'>{state}</span></h1>"
+        f"<h1>{visible(name)} <span class='{result.word}'>{state}</span></h1>"
         f"<p class='muted'>run {visible(result.run_id)} on {visible(result.device)} ({visible(result.platform)}), "
         f"started {visible(result.started_at)}, seed {result.effective_seed}<br>"
         f"signature <code>{visible(result.signature)}</code></p>{error}"
@@ -105,10 +105,10 @@ def _step_row(step: StepResult, root: str, at_ms: int) -> str:
     media = _media(_pictures(files), _sources(files), root, step.id)
     error = f"<div class='error'>{visible(step.error.message)}</div>" if step.error else ""
     shown = json.dumps(dict(step.details), indent=2, ensure_ascii=False)
-    folded = " open" if step.status == "fail" else ""
+    folded = " open" if step.status is Verdict.FAILED else ""
     details = f"<details{folded}><summary>details</summary><pre>{visible(shown)}</pre></details>"
     return (
-        f"<tr><td class='{step.status}'>{step.status}</td><td><code>{visible(step.id)}</code></td>"
+        f"<tr><td class='{step.word}'>{step.word}</td><td><code>{visible(step.id)}</code></td>"
         f"<td>{visible(step.command)}</td><td class='muted'>+{at_ms} ms</td><td>{step.duration_ms} ms</td>"
         f"<td>{error}{media}{details}</td></tr>"
     )

@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from visor.engine.results import AssertionResult, RunResult, StepResult
+from visor.engine.results import AssertionResult, RunResult, StepResult, Verdict
 from visor.errors import ErrorInfo
 from visor.ui.escapes import xml_text
 
@@ -127,8 +127,10 @@ def _document(suites: ET.Element) -> str:
 def _totals(result: RunResult) -> dict[str, str]:
     """Return the counts and the time that `<testsuites>` and `<testsuite>` both carry, in their order."""
     steps, checks = result.steps, result.assertions
-    failures = sum(1 for s in steps if s.status == "fail") + sum(1 for c in checks if c.status == "failed")
-    skipped = sum(1 for s in steps if s.status == "skipped")
+    failures = sum(1 for s in steps if s.status is Verdict.FAILED) + sum(
+        1 for c in checks if c.status is Verdict.FAILED
+    )
+    skipped = sum(1 for s in steps if s.status is Verdict.SKIPPED)
     seconds = sum(s.duration_ms for s in steps) / 1000
     return {
         "tests": str(len(steps) + len(checks)),
@@ -160,7 +162,7 @@ def _add_step(suite: ET.Element, name: str, step: StepResult) -> None:
         name=f"{step.id} ({step.command})",
         time=f"{step.duration_ms / 1000:.3f}",
     )
-    if step.status == "skipped":
+    if step.status is Verdict.SKIPPED:
         ET.SubElement(case, "skipped", message="an earlier step failed (stopOnFailure)")
     elif step.error is not None:
         failure = ET.SubElement(case, "failure", message=step.error.message, type=step.error.code)
@@ -176,7 +178,7 @@ def _add_assertion(suite: ET.Element, name: str, check: AssertionResult) -> None
         name=f"{check.id} ({check.type} {check.target})",
         time="0.000",
     )
-    if check.status == "failed":
+    if check.status is Verdict.FAILED:
         failure = ET.SubElement(case, "failure", message=check.details, type="ASSERTION_ERROR")
         failure.text = check.details
 

@@ -14,7 +14,7 @@ from typing import NotRequired, TypedDict
 
 from visor.engine.determinism import BenchmarkSummary, summarize
 from visor.engine.events import RunFinished
-from visor.engine.results import RunResult
+from visor.engine.results import RunResult, Verdict
 from visor.errors import ExitCode, NextAction, interruption
 from visor.jsontypes import JsonObject
 from visor.report.envelope import Outcome
@@ -39,7 +39,7 @@ def run_outcome(final: RunFinished, warnings: list[JsonObject], written: Sequenc
     if final.reason is not None:
         reason = final.reason
         return Outcome("fail", reason.next_action, data, reason.exit_code, reason.info(), written)
-    if result.status == "ok":
+    if result.status is Verdict.PASSED:
         return Outcome("ok", NextAction.REPORT, data, ExitCode.OK, None, written)
     return Outcome("fail", NextAction.REPORT, data, ExitCode.RUN_FAILED, result.error, written)
 
@@ -103,7 +103,7 @@ def run_row(index: int, final: RunFinished) -> RunRow:
         return RunRow(run=index + 1, run_id=result.run_id, status="interrupted")
     if final.reason is not None:
         return RunRow(run=index + 1, run_id=result.run_id, status="error", error=final.reason.info().code)
-    return RunRow(run=index + 1, run_id=result.run_id, status=result.status, signature=result.signature)
+    return RunRow(run=index + 1, run_id=result.run_id, status=result.word, signature=result.signature)
 
 
 def verdict(summary: BenchmarkSummary) -> str:

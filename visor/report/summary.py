@@ -13,12 +13,12 @@ _MARK = {"ok": "✓", "fail": "✗", "skipped": "-", "passed": "✓", "failed": 
 
 def render(result: RunResult) -> str:
     """Return the text summary of a run."""
-    state = "INTERRUPTED" if result.interrupted else result.status.upper()
+    state = "INTERRUPTED" if result.interrupted else result.word.upper()
     lines = [
         f"run_id: {result.run_id}",
         f"platform: {result.platform}",
         f"device: {result.device}",
-        f"status: {result.status}",
+        f"status: {result.word}",
         f"determinism_signature: {result.signature}",
         f"artifact_count: {len(result.artifacts)}",
         "",
@@ -31,7 +31,7 @@ def render(result: RunResult) -> str:
         "steps:",
     ]
     for step in result.steps:
-        lines.append(f"  {_MARK[step.status]} {step.id:<24} {step.command:<10} {step.duration_ms:>6} ms")
+        lines.append(f"  {_MARK[step.word]} {step.id:<24} {step.command:<10} {step.duration_ms:>6} ms")
         if step.error is not None:
             lines.append(f"      {step.error.message}")
             lines.append(f"      cause: {step.error.likely_cause}")
@@ -39,7 +39,7 @@ def render(result: RunResult) -> str:
     if result.assertions:
         lines += ["", "assertions:"]
         for check in result.assertions:
-            lines.append(f"  {_MARK[check.status]} {check.id:<24} {check.type} {check.target}")
+            lines.append(f"  {_MARK[check.word]} {check.id:<24} {check.type} {check.target}")
             if check.details:
                 lines.append(f"      {check.details}")
     if result.error is not None:

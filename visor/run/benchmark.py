@@ -169,7 +169,7 @@ def _write_page(prepared: PreparedRun, summary: BenchmarkSummary, results: list[
     try:
         write_atomic(path, page.encode("utf-8"))
     except OSError as exc:
-        raise OutputError(f"cannot write {path}: {exc}", next_step="Free space, or choose another --output.") from exc
+        raise OutputError.from_unwritable(path, exc, next_step="Free space, or choose another --output.") from exc
     return path
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from visor.device.protocol import Device
 from visor.engine.determinism import Divergence, Variant
 from visor.engine.events import Event, StepFinished
-from visor.engine.results import RunResult, StepResult
+from visor.engine.results import RunResult, StepResult, Verdict
 from visor.engine.signature import canonical, step_projection
 from visor.errors import VisorError
 from visor.files import write_confined
@@ -88,7 +88,7 @@ class ScreenKeeper:
 
     def keep(self, device: Device, index: int, step: StepResult) -> None:
         """Keep the screen `step` (the run's `index`th) ended on, unless one of its variant is kept already."""
-        if step.status == "skipped" or (self.limit is not None and index > self.limit):
+        if step.status is Verdict.SKIPPED or (self.limit is not None and index > self.limit):
             return
         key = (index, _variant(step))
         if key in self.pictures:
@@ -130,8 +130,9 @@ class ScreenKeeper:
                 path = write_confined(output, relative, png)
             except OSError as exc:
                 where = os.path.join(output, relative)
-                message = f"cannot write {where}: {exc}"
-                raise OutputError(message, next_step="Free space, or choose another --output.") from exc
+                raise OutputError.from_unwritable(
+                    where, exc, next_step="Free space, or choose another --output."
+                ) from exc
             variants.append({**variant, "thumbnail": path})
             written.append(path)
         return {**divergence, "variants": variants}, written

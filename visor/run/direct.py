@@ -345,3 +345,7 @@ class DirectSink:
     def copy(self, path: str, data: bytes) -> str:
         """Direct actions take --path instead of a scenario's copy: never called."""
         raise VisorError("a direct action's capture has no copy", next_step="Report this bug.")
+
+    def read(self, path: str, noun: str) -> bytes:
+        """Direct actions name no project file (no script, no media): never called."""
+        raise VisorError(f"a direct action reads no {noun}", next_step="Report this bug.")

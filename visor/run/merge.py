@@ -22,7 +22,7 @@ from typing import Literal
 import pydantic
 
 from visor.clock import IdSource
-from visor.errors import ErrorInfo, ExitCode, InputError, NextAction, SourceError
+from visor.errors import UNWRITABLE_CAUSE, ErrorInfo, ExitCode, InputError, NextAction, SourceError, os_reason
 from visor.files import read_regular, write_atomic
 from visor.inputs.data import read_json
 from visor.report import suite_html
@@ -367,6 +367,6 @@ def _write(
         write_atomic(paths[1], suite_html.render(rows, totals, folder).encode("utf-8"), make_folders=True)
         write_atomic(os.path.join(folder, SUITE_FILE), summary.encode("utf-8"), make_folders=True)
     except OSError as exc:
-        message = f"cannot write the merged suite in {folder}: {exc}"
-        raise InputError(message, next_step="Choose another --output.") from exc
+        message = f"cannot write the merged suite in {folder}: {os_reason(exc)}"
+        raise InputError(message, likely_cause=UNWRITABLE_CAUSE, next_step="Choose another --output.") from exc
     return paths

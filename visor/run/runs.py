@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from visor.device.protocol import DeviceInfo
 from visor.engine.events import Event, RunFinished
+from visor.engine.results import Verdict
 from visor.engine.runner import RunContext, RunSettings, resolve_settings, run_scenario
 from visor.errors import InputError, VisorError
 from visor.jsontypes import JsonObject
@@ -329,7 +330,7 @@ def unreported(final: RunFinished, exc: InputError) -> RunFinished:
     not be saved an INPUT_ERROR without it; each is the run's INPUT_ERROR, naming the file and the cause, with
     the steps done.
     """
-    result = dataclasses.replace(final.result, status="fail", error=exc.info())
+    result = dataclasses.replace(final.result, status=Verdict.FAILED, error=exc.info())
     return dataclasses.replace(final, result=result, reason=exc)
 
 

@@ -372,15 +372,8 @@ def _write(
         try:
             write_atomic(path, mask_rendered(page, secrets, "markup").encode("utf-8"), make_folders=True)
         except OSError as exc:
-            raise _unwritten(path, exc) from exc
+            raise OutputError.from_unwritable(path, exc, next_step="Free space, or choose another --output.") from exc
     return paths
-
-
-def _unwritten(path: str, exc: OSError) -> OutputError:
-    """Name the suite's file that could not be written and why (`No space left on device`), as a run's are named."""
-    return OutputError(
-        f"cannot write {path!r}: {exc.strerror or exc}", next_step="Free space, or choose another --output."
-    )
 
 
 def _keep(folder: str, suite: Mapping[str, object], secrets: Sequence[str]) -> str:
@@ -389,7 +382,7 @@ def _keep(folder: str, suite: Mapping[str, object], secrets: Sequence[str]) -> s
     try:
         write_atomic(path, (json.dumps(redact(suite, secrets), indent=1) + "\n").encode("utf-8"), make_folders=True)
     except OSError as exc:
-        raise _unwritten(path, exc) from exc
+        raise OutputError.from_unwritable(path, exc, next_step="Free space, or choose another --output.") from exc
     return path
 
 

@@ -47,13 +47,13 @@ class Adb:
             # The first adb call of a boot starts adb's server, which must outlive it (a session of its own):
             # ended, every later call would start one again, and a phone's connection would drop with it.
             done = children.run(command, timeout_s=CALL_TIMEOUT_S, leave_daemons=True)
-        except children.TimedOut:
+        except children.TimedOut as exc:
             raise TargetError(
                 f"adb did not answer within {CALL_TIMEOUT_S:g} s: {shlex.join(words)}",
                 likely_cause=f"The phone {self.serial} stopped responding, or its connection dropped.",
                 next_step="Check `adb devices` (if it hangs too, adb's server is stuck: `adb kill-server`); reconnect "
                 + "the phone and start again.",
-            ) from None
+            ) from exc
         except children.CannotStart as exc:
             raise TargetError(f"cannot run adb: {exc.reason}", next_step="Check the adb installation.") from exc
         except children.TooMuchOutput as exc:

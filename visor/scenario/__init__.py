@@ -8,6 +8,9 @@
 - `discovery`: Find scenario files from what the user typed (files, directories, globs, `-`) and validate them all
 - `families`: Command families: scenario commands a feature names, checks and describes itself (the agent tools)
 - `fields`: Field types shared by the input models, and the custom errors they raise
+- `formats`: Scenario files in other tools' formats, taken as they are: a feature that reads one plugs in here
+- `keys`: The keys the `press` command names: visor's names, other tools' spellings of them, and the platforms
+  lacking them
 - `loader`: Load a scenario: read the file (or standard input), parse it, fill its parameters, validate it
 - `model_files`: Small documents read into one model (a policy, an agent test, an annotation): one way to read and
   refuse them
@@ -18,7 +21,8 @@
 - `recognise`: Say whether a file is a scenario, and read its heading (name and tags) without validating it
 - `scenario`: A validated scenario: typed, immutable, ready to run
 - `schema`: The JSON Schema of the scenario format, generated from the input models
-- `selector_platforms`: Platform-only selectors checked against the platform a scenario declares (`meta.platform`)
+- `selector_platforms`: Platform-only selectors (and arguments) checked against the platform a scenario declares
+  (`meta.platform`)
 - `step_args`: Steps' arguments inside other documents (a route plan's steps, an annotation's actions), checked as
   in a scenario
 - `tags`: The tags visor itself gives meaning to in `meta.tags` (every other tag only chooses scenarios)

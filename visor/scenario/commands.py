@@ -9,6 +9,7 @@ errors: upstream accepts them, and old scenario files must stay valid.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal, get_args
@@ -29,6 +30,7 @@ from visor.scenario.fields import (
     SelectorStr,
     plain_error,
 )
+from visor.scenario.keys import key_hint, key_name, lacking
 
 
 class Args(InputModel):
@@ -62,6 +64,11 @@ class Args(InputModel):
     @classmethod
     def rules(cls, raw: Mapping[str, object]) -> list[str]:
         """Return the messages of every broken rule about which fields go together."""
+        return []
+
+    @classmethod
+    def platform_rules(cls, raw: Mapping[str, object], platform: str) -> list[str]:
+        """Return the messages of what these arguments ask that `platform` (`meta.platform`) cannot do."""
         return []
 
     def tree_use(self) -> str | None:
@@ -365,6 +372,230 @@ class SourceArgs(CaptureArgs):
     saves = "source"
     tree_need = "saves the page source"
     suffixes = (".xml",)
+
+
+# -- text and keys: what Maestro users reach for (eraseText, hideKeyboard, pressKey, copyTextFrom, pasteText,
+# inputRandom…), each checking its effect on the screen ----------------------------------------------------------
+
+#: How many characters `erase_text` deletes when `chars` does not say (Maestro's default).
+ERASE_CHARS = 50
+#: The most characters one step erases or draws: more than any field a person fills.
+MAX_TEXT_CHARS = 10_000
+#: How long `input_random` text and numbers are when `length` does not say (Maestro's default).
+RANDOM_LENGTH = 8
+#: What `input_random` draws.
+RandomKind = Literal["text", "number", "email", "person_name"]
+#: The kinds whose length `length` sets (an e-mail address and a name have their own shapes).
+SIZED_KINDS = ("text", "number")
+
+
+class EraseTextArgs(Args):
+    """Delete characters before the cursor of the focused field, or of `target` (focused first)."""
+
+    command = "erase_text"
+    tree_need = "reads the field's text to check the characters went"
+
+    chars: int = Field(
+        ERASE_CHARS, ge=1, le=MAX_TEXT_CHARS, description="How many characters to delete (Maestro's 50 unless given)."
+    )
+    target: SelectorStr | None = Field(None, description="The field to erase from; the focused one if omitted.")
+
+
+class HideKeyboardArgs(Args):
+    """Take the soft keyboard down, and check it is gone."""
+
+    command = "hide_keyboard"
+
+
+class PressArgs(Args):
+    """Press a key: a phone's buttons, the keyboard's keys that are not characters, the d-pad, media keys."""
+
+    command = "press"
+
+    key: NonEmptyStr = Field(
+        description="The key: back, home, app_switch, enter, backspace, tab, space, escape, volume_up, volume_down, "
+        "lock, unlock, dpad_up, dpad_down, dpad_left, dpad_right, dpad_center, search, camera, menu, play_pause, "
+        "next, previous; Maestro's spellings (Volume Up, Remote Dpad Up…) and Android's KEYCODE_ names too, in any "
+        "case."
+    )
+
+    @field_validator("key")
+    @classmethod
+    def _a_key(cls, value: str) -> str:
+        name = key_name(value)
+        if name is None:
+            raise plain_error(IssueCode.ARG_ERROR, f"press args.key: {value!r} is not a key", key_hint(value))
+        return name
+
+    @classmethod
+    def platform_rules(cls, raw: Mapping[str, object], platform: str) -> list[str]:
+        """Refuse a key the declared platform lacks (an iPhone's few keys)."""
+        written = raw.get("key")
+        name = key_name(written) if isinstance(written, str) else None
+        reason = lacking(name, platform) if name is not None else None
+        return [f"press args.key: {platform} has no {name} key ({reason})"] if reason else []
+
+
+class CopyTextFromArgs(Args):
+    """Copy an element's text for the run: `paste_text` types it, scripts read it as `maestro.copiedText`."""
+
+    command = "copy_text_from"
+    tree_need = "reads the element's text"
+
+    target: SelectorStr = Field(description="The element whose text to copy.")
+
+
+class PasteTextArgs(Args):
+    """Type the text `copy_text_from` copied into `target`, or into the focused field, and check it arrived."""
+
+    command = "paste_text"
+
+    target: SelectorStr | None = Field(None, description="The field to paste into; the focused one if omitted.")
+
+    def tree_use(self) -> str | None:
+        """Need the tree to paste into a target (found in it), not into the focused field."""
+        return _targeting(self.target)
+
+
+class InputRandomArgs(Args):
+    """Type text drawn from the scenario's seed (the same in every run) into `target` or the focused field."""
+
+    command = "input_random"
+
+    kind: RandomKind = Field(description="What to draw: text (letters and digits), number, email or person_name.")
+    length: int | None = Field(
+        None, ge=1, le=MAX_TEXT_CHARS, description=f"How many characters (text, number; {RANDOM_LENGTH} unless given)."
+    )
+    target: SelectorStr | None = Field(None, description="The field to type into; the focused one if omitted.")
+
+    @classmethod
+    def rules(cls, raw: Mapping[str, object]) -> list[str]:
+        """Refuse a length for the kinds it does not size."""
+        kind = raw.get("kind")
+        if "length" in raw and isinstance(kind, str) and kind not in SIZED_KINDS:
+            return [f"input_random args.length applies to kind text and number, not {kind}"]
+        return []
+
+    def tree_use(self) -> str | None:
+        """Need the tree to type into a target (found in it), not into the focused field."""
+        return _targeting(self.target)
+
+
+# -- Maestro's flow commands: scroll until visible, launch an app with options, scripts, media ----------------------
+
+#: How many swipes `scroll_until_visible` may make at most: a long list is 50 screens, and each swipe costs time.
+MAX_SCROLLS_CAP = 100
+#: The directions a `scroll_until_visible` swipe moves the view toward (the content moves the other way).
+ScrollToward = Literal["down", "up", "left", "right"]
+#: What `launch_app` may set an app's permission to.
+PermissionChoice = Literal["allow", "deny", "unset"]
+#: The largest script a step may hold or read (characters): a flow's helper, not a program.
+MAX_SCRIPT_CHARS = 100_000
+#: How many files one `add_media` step may add.
+MAX_MEDIA_FILES = 50
+#: What `add_media` accepts: pictures and videos a phone's library shows.
+MEDIA_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".heic", ".mp4", ".mov", ".3gp", ".webm")
+
+#: A name a script can read as a global variable.
+_JS_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+ScriptText = Annotated[str, Field(min_length=1, max_length=MAX_SCRIPT_CHARS, pattern=r"\S")]
+
+
+class ScrollUntilVisibleArgs(Args):
+    """Swipe until an element is visible enough (Maestro's scrollUntilVisible). A visor addition."""
+
+    command = "scroll_until_visible"
+    tree_need = "finds the element, and checks the content moved"
+
+    target: SelectorStr = Field(description="The element to bring into view.")
+    direction: ScrollToward = Field("down", description="Where the view moves: down shows what is below.")
+    max_scrolls: int = Field(10, ge=1, le=MAX_SCROLLS_CAP, description="Swipes at most.")
+    speed: int = Field(40, ge=0, le=100, description="0 (slow) to 100 (fast): how quick each swipe is.")
+    visibility: int = Field(
+        100, ge=1, le=100, description="% of the element that must be on screen (Maestro's visibilityPercentage)."
+    )
+    centered: bool = Field(False, description="Also bring the element to the middle of the container.")
+
+
+class LaunchAppArgs(Args):
+    """Start an app, stopped first and optionally cleared, with permissions and arguments (Maestro's launchApp)."""
+
+    command = "launch_app"
+
+    app_id: NonEmptyStr | None = Field(None, description="The app; the app under test if omitted.")
+    clear_state: bool = Field(False, description="Erase what the app stored first.")
+    clear_keychain: bool = Field(False, description="Erase the keychain first (iOS).")
+    stop_first: bool = Field(True, description="Stop the app before starting it.")
+    permissions: dict[NonEmptyStr, PermissionChoice] = Field(
+        default_factory=dict, max_length=64, description="Permissions by name (or `all`): allow, deny or unset."
+    )
+    arguments: dict[NonEmptyStr, str | int | float | bool] = Field(
+        default_factory=dict, max_length=64, description="Launch arguments the app reads, by key."
+    )
+
+
+class EvalScriptArgs(Args):
+    """Run a JavaScript expression; it reads and writes the run's `output` (Maestro's evalScript)."""
+
+    command = "eval_script"
+
+    script: ScriptText = Field(description="The JavaScript to run.")
+
+
+class RunScriptArgs(Args):
+    """Run a JavaScript file of the project, with env values as globals (Maestro's runScript)."""
+
+    command = "run_script"
+
+    file: RelativePath = Field(description="The script, relative to the scenario's folder, inside its project.")
+    env: dict[str, str] = Field(
+        default_factory=dict,
+        max_length=64,
+        description="Globals the script sees, by name.",
+        json_schema_extra={"propertyNames": {"pattern": "^[A-Za-z_$][A-Za-z0-9_$]*$"}},
+    )
+
+    @field_validator("env")
+    @classmethod
+    def _names_are_identifiers(cls, value: dict[str, str]) -> dict[str, str]:
+        # Each becomes a global variable: a name JavaScript cannot spell would be set and never readable.
+        wrong = [name for name in value if not _JS_NAME.fullmatch(name)]
+        if wrong:
+            raise plain_error(
+                IssueCode.ARG_ERROR,
+                f"run_script args.env names must be JavaScript identifiers (letters, digits, _ and $, not first a "
+                f"digit): {', '.join(wrong)}",
+            )
+        return value
+
+
+class AssertTrueArgs(Args):
+    """Fail unless a JavaScript expression is true (Maestro's assertTrue)."""
+
+    command = "assert_true"
+
+    condition: ScriptText = Field(description="The expression; JavaScript's truth decides.")
+
+
+class AddMediaArgs(Args):
+    """Add pictures or videos of the project to the phone's photo library (Maestro's addMedia)."""
+
+    command = "add_media"
+
+    files: list[RelativePath] = Field(
+        min_length=1, max_length=MAX_MEDIA_FILES, description="The files, relative to the scenario's folder."
+    )
+
+    @field_validator("files")
+    @classmethod
+    def _media_only(cls, value: list[str]) -> list[str]:
+        wrong = [path for path in value if not path.lower().endswith(MEDIA_SUFFIXES)]
+        if wrong:
+            raise plain_error(
+                IssueCode.ARG_ERROR,
+                f"add_media args.files must be pictures or videos ({', '.join(MEDIA_SUFFIXES)}): {', '.join(wrong)}",
+            )
+        return value
 
 
 @dataclass(frozen=True, slots=True)

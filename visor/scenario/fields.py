@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, ClassVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 
 from visor.inputs.document import Path, dotted
@@ -18,6 +18,7 @@ from visor.inputs.issues import IssueCode
 from visor.jsontypes import JsonObject
 from visor.limits import MAX_DURATION_MS, MAX_SEED
 from visor.selectors.parse import SelectorSyntaxError, parse_selector
+from visor.selectors.refine import MatchError, read_match
 
 
 class _Null:
@@ -61,6 +62,20 @@ class InputModel(BaseModel):
         return data
 
 
+def _match_of(value: object) -> object:
+    """Turn a selector written as a mapping (`target: {text: "Log.*", below: "id=email"}`) into its `match=` text."""
+    if not isinstance(value, dict):
+        return value
+    try:
+        return read_match(value).canonical()
+    except MatchError as exc:
+        raise predicate_error(
+            IssueCode.SELECTOR_ERROR,
+            f"is not a match selector visor can use: {exc}",
+            'e.g. {text: "Log.*", below: "id=email", enabled: true}',
+        ) from exc
+
+
 def _check_selector(value: str) -> str:
     if not value.strip():
         raise predicate_error(IssueCode.TYPE_ERROR, "must be a non-empty string")
@@ -72,18 +87,22 @@ def _check_selector(value: str) -> str:
 
 
 _SELECTOR_SCHEMA: JsonObject = {
-    "type": "string",
-    "minLength": 1,
+    "anyOf": [
+        {"type": "string", "minLength": 1},
+        {"type": "object", "minProperties": 1, "description": "A match selector's keys (text, id, below, index…)."},
+    ],
     "description": (
         "A selector: a bare accessibility id, or accessibility=, id=, text=, text~=, xpath=, uiautomator=, "
-        "predicate=, classchain= or first-in-section= followed by the value."
+        "predicate=, classchain=, first-in-section= or match= followed by the value; or a mapping of match keys."
     ),
 }
 
 #: A string with at least one non-blank character.
 NonEmptyStr = Annotated[str, Field(min_length=1, pattern=r"\S")]
-#: A selector string, checked for syntax (prefix, empty value, XPath).
-SelectorStr = Annotated[str, AfterValidator(_check_selector), WithJsonSchema(_SELECTOR_SCHEMA)]
+#: A selector string, checked for syntax (prefix, empty value, XPath); a mapping is a `match=` selector's keys.
+SelectorStr = Annotated[
+    str, BeforeValidator(_match_of), AfterValidator(_check_selector), WithJsonSchema(_SELECTOR_SCHEMA)
+]
 #: Any finite number.
 FiniteNumber = Annotated[float, Field(allow_inf_nan=False)]
 #: A finite number >= 0.

@@ -88,6 +88,7 @@ def _read(path: str) -> dict[str, object]:
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path} cannot be read as TOML: {exc}", next_step=f"Fix {path}.") from exc
     except RecursionError:  # tomllib recurses into nested arrays and inline tables
+        # Not chained: the RecursionError's traceback is a thousand frames of tomllib's, and says nothing more.
         raise InputError(
             f"{path} nests arrays or tables too deeply to be a configuration",
             next_step=f"Fix {path}: visor's settings nest two levels at most.",

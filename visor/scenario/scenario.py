@@ -81,6 +81,8 @@ class Scenario:
     warnings: tuple[Issue, ...]
     #: The steps and blocks as written, which a run walks (empty: `steps`, one after another).
     body: tuple[Node, ...] = ()
+    #: The scenario's YAML when its file is another tool's format (a Maestro flow), converted on the way in.
+    translated: str | None = None
 
     @property
     def nodes(self) -> tuple[Node, ...]:

@@ -1,4 +1,4 @@
-"""Platform-only selectors checked against the platform a scenario declares (`meta.platform`).
+"""Platform-only selectors (and arguments) checked against the platform a scenario declares (`meta.platform`).
 
 `uiautomator=` is UiAutomator2's grammar (Android), `predicate=` and `classchain=` are XCUITest's (iOS): on the
 other platform a device cannot evaluate them, and the step fails at run time. A scenario that declares its platform
@@ -53,7 +53,11 @@ def _in_step(step: Mapping[str, object], path: Path, platform: str) -> list[Issu
     model = spec.select(args)
     if isinstance(model, tuple):
         return []  # no model for these arguments (`act` without a known name): reported on its own
-    return _in_model(model, args, Owner(model, (*path, "args"), args_of=model.owner), platform)
+    found = _in_model(model, args, Owner(model, (*path, "args"), args_of=model.owner), platform)
+    # What else the arguments ask that the platform cannot do (a key an iPhone lacks), reported at `args`.
+    return found + [
+        error(IssueCode.ARG_ERROR, message, (*path, "args")) for message in model.platform_rules(args, platform)
+    ]
 
 
 def _items(value: object) -> list[object]:

@@ -15,7 +15,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from visor.errors import ActionError
+from visor.errors import ActionError, NotInstalled
 from visor.jsontypes import JsonObject, JsonValue
 
 #: How much of a script's error message is kept: QuickJS's stack of a runaway recursion runs to thousands of lines.
@@ -121,8 +121,10 @@ def run_script(source: str, given: Globals, limits: Limits = Limits()) -> Outcom
     Raises:
         ScriptError: it did not parse, threw, or went past a bound (the message says which, and where).
     """
-    # QuickJS loads only for a scenario that runs a script.
-    import quickjs
+    try:
+        import quickjs  # lazy: QuickJS loads only for a scenario that runs a script
+    except ImportError as exc:
+        raise NotInstalled.from_missing_library("quickjs", "scripts", needed_by="a script", detail=str(exc)) from exc
 
     context = quickjs.Context()
     context.set_memory_limit(limits.memory_bytes)
@@ -180,3 +182,14 @@ def _object(text: object) -> JsonObject:
     """Return the output object after a script; a script that replaced it by a non-object leaves it empty."""
     value = _parsed(text)
     return value if isinstance(value, dict) else {}
+
+
+def truthy(value: object) -> bool:
+    """Say whether a script's value (as JSON) is true as JavaScript has it: every object and array is."""
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int | float):
+        return value == value and value != 0  # NaN is false
+    if isinstance(value, str):
+        return value != ""
+    return True

@@ -72,5 +72,5 @@ def full_match(source: str, text: str) -> bool:
     """
     try:
         return compile_pattern(source).fullmatch(text, timeout=MATCH_LIMIT_S) is not None
-    except TimeoutError:
-        raise PatternTimeout(source, text) from None
+    except TimeoutError as exc:
+        raise PatternTimeout(source, text) from exc

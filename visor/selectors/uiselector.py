@@ -413,8 +413,8 @@ def _unescape(body: str, at: int) -> str:
     joined = "".join(out)
     try:  # two \u escapes may make one character (a surrogate pair), as in Java
         return joined.encode("utf-16", "surrogatepass").decode("utf-16")
-    except UnicodeDecodeError:
-        raise UiSelectorError("a \\u escape is half of a surrogate pair", at) from None
+    except UnicodeDecodeError as exc:
+        raise UiSelectorError("a \\u escape is half of a surrogate pair", at) from exc
 
 
 def _selector(calls: list[_Call], at: int, *, top: bool) -> UiSelectorSpec:

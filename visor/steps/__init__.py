@@ -10,6 +10,9 @@
   (`config.observe: on-demand`)
 - `entry`: A scenario command's argument model bound to its executor and the shape of its details: one typed entry
 - `native_targets`: Elements a device found with its own locator engine, matched to the nodes of the observed screen
+- `random_text`: Text drawn for `input_random`: letters and digits, a number, an e-mail address, a person's name
+- `scripts`: Scripts of a run: what a script is given (the run's outputs, a seed of its place, the device's clock),
+  and run
 - `scroll_into_view`: Bring a UiScrollable's target into view by swiping its container, as UiAutomator's
   `scrollIntoView` does
 - `targets`: Find the element a step targets, waiting for it to appear within the step's time; or the point it

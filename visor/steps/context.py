@@ -6,6 +6,8 @@ poll sleeps at least `visor.clock.MIN_POLL_US`, so a wait ends after a bounded n
 
 from __future__ import annotations
 
+import hashlib
+import random
 from collections.abc import Callable
 from typing import Any, NoReturn, Protocol
 
@@ -40,6 +42,14 @@ class ArtifactSink(Protocol):
         """
         ...
 
+    def read(self, path: str, noun: str) -> bytes:
+        """Return the file at `path`, relative to the scenario's folder, read inside its project (a `noun`).
+
+        Raises:
+            VisorError: the path leaves the project, passes through a link, or is not a regular file.
+        """
+        ...
+
 
 #: Routes the app, through its map, to a screen where a selector's element is: returns what it did (the step's
 #: `details.map`), or None when the map knows no screen showing it.
@@ -71,6 +81,7 @@ class ActionContext(Kernel):
         step_id: str = "",
         router: Router | None = None,
         on_demand: bool = False,
+        seed: int = 0,
     ) -> None:
         super().__init__(device, clock, poll_us)
         #: The run reads the screen only when a step needs it (`config.observe: on-demand`).
@@ -83,8 +94,19 @@ class ActionContext(Kernel):
         self.sink = sink
         self.timeout_us = timeout_us
         self.wait_timeout_us = wait_timeout_us
-        #: The agent tools' memory for the run (see visor.ext.tools.call_context).
+        #: The agent tools' memory for the run (see visor.ext.tools.call_context), and the text a step copied.
         self.agent = agent if agent is not None else AgentState()
+        #: The run's effective seed: a step draws its randomness from it (`step_random`), never from elsewhere.
+        self.seed = seed
+
+    def step_random(self) -> random.Random:
+        """Return this step's own random stream: the run's seed and the step's id, hashed.
+
+        The same seed gives the same values in every run, and a step added or removed elsewhere leaves this one's
+        as they were (its id, not its place, picks the stream). A repeated step's runs (`id#2`) differ.
+        """
+        digest = hashlib.sha256(f"{self.seed}\x00{self.step_id}".encode()).digest()
+        return random.Random(int.from_bytes(digest[:8], "big"))
 
     @property
     def timeout_ms(self) -> int:

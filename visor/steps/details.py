@@ -143,6 +143,10 @@ FailureDetails = TypedDict(
         "verified": bool,
         "value": float,
         "timeout_ms": Volatile[int],
+        # a text step's: a field's length before and after erasing, the backspaces sent
+        "before": int,
+        "after": int,
+        "pressed": int,
     },
     total=False,
 )

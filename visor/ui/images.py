@@ -36,12 +36,10 @@ def _imaging() -> tuple[ModuleType, ModuleType]:
         # lazy: imagehash and Pillow are heavy, and only comparing pictures needs them
         import imagehash
         import PIL.Image
-    except ImportError:
-        raise NotInstalled(
-            "perceptual hashes (of screens without a UI tree, of photos) need ImageHash, which is not installed",
-            likely_cause="visor was installed without its dependencies (pip --no-deps), or ImageHash was removed.",
-            next_step="pip install 'visor-mobile[images]'",
-        ) from None
+    except ImportError as exc:
+        raise NotInstalled.from_missing_library(
+            "ImageHash", "images", needed_by="a perceptual hash (of a screen without a UI tree, of a photo)"
+        ) from exc
     return imagehash, PIL
 
 

@@ -28,7 +28,7 @@ def test_collect_then_a_worker_applies_under_a_policy() -> None:
     apply = {"id": "apply", "command": "agentcab_apply", "args": {
         "worker": {"command": [sys.executable, str(SLIM / "worker.py")]}, "confirm": DOWNLOADS_ONLY}}  # fmt: skip
     result, _ = run(scenario(COLLECT, apply))
-    assert result.status == "ok", result.error
+    assert result.word == "ok", result.error
     collected, applied = result.steps[0].details, result.steps[1].details
     assert collected["payload"]["shot"].startswith("file_") and collected["uploads"]
     outcomes = {item["index"]: item["outcome"] for item in applied["actions"]}
@@ -46,7 +46,7 @@ def test_an_inline_output_and_a_failing_action_fail_the_step() -> None:
         {"type": "delete_file", "path": f"{ROOT}/Download/nope.txt"}]}}}  # fmt: skip
     result, _ = run(scenario(apply))
     step = result.steps[0]
-    assert step.status == "fail" and step.error is not None and "1 action(s) failed" in step.error.message
+    assert step.word == "fail" and step.error is not None and "1 action(s) failed" in step.error.message
     assert [item["outcome"] for item in step.details["actions"]] == ["done", "failed"]
 
 
@@ -85,7 +85,7 @@ def test_assertions_on_the_phones_data_pass_and_fail_with_what_they_found() -> N
         {"id": "event", "type": "event_exists", "target": "Nope"},
     ]
     result, _ = run(document)
-    statuses = {check.id: check.status for check in result.assertions}
+    statuses = {check.id: check.word for check in result.assertions}
     # big.mp4 is not in the demo profile: that delete failed; big_video.mp4 was never deleted.
     assert statuses == {"gone": "failed", "clip": "passed", "sms": "passed", "call": "failed", "kept": "passed",
                         "event": "failed"}  # fmt: skip

@@ -371,9 +371,8 @@ def test_an_env_file_that_cannot_be_written_names_it_and_leaves_no_scenario(cli_
     result = cli_runner.run("import", "maestro", "flows/login.yaml", "-o", "out")
     env_file = tmp_path / "out" / "login.env"
     assert result.exit_code == 1 and result.envelope["error"]["code"] == "INPUT_ERROR"
-    assert result.envelope["error"]["message"] == f"1 of 1 flows could not be written: cannot write {env_file}: " + (
-        "login.env is a folder"
-    )
+    said = f"1 of 1 flows could not be written: cannot write {str(env_file)!r}: login.env is a folder"
+    assert result.envelope["error"]["message"] == said
     assert not (tmp_path / "out" / "login.yaml").exists()
 
 
@@ -388,5 +387,5 @@ def test_a_full_disk_during_the_import_is_an_input_error_naming_the_file(tmp_pat
         done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=HANG_S, check=False)
         error = check_envelope(done.stdout)["error"]
         assert done.returncode == 1 and error["code"] == "INPUT_ERROR", error
-        assert error["message"].endswith(f"cannot write {mount}/out/login.env: No space left on device")
+        assert error["message"].endswith(f"cannot write '{mount}/out/login.env': No space left on device")
         assert "disk is full" in error["likely_cause"] and list((mount / "out").iterdir()) == []

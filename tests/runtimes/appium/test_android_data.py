@@ -105,7 +105,7 @@ def test_impossible_or_unsafe_file_changes_are_refused(phone: AndroidData) -> No
     with pytest.raises(InputRejected, match="nothing was deleted"):
         phone.change("delete_files", {"paths": [f"{ROOT}/Download/notes.txt", f"{ROOT}/Download/nope"]})
     assert phone.read_file(f"{ROOT}/Download/notes.txt") == b"notes"
-    with pytest.raises(InputRejected, match="outside the phone's shared storage"):
+    with pytest.raises(InputRejected, match="outside the device's shared storage"):
         phone.files("/data/data", recursive=False)
     with pytest.raises(InputRejected, match="no folder"):
         phone.files(f"{ROOT}/Nope", recursive=False)

@@ -127,7 +127,7 @@ def test_gestures_reach_the_server_as_w3c_actions(appium_server: AppiumServer, t
     # The fake app's sign-in screen has nothing that scrolls, and its page source is the same after the swipe:
     # the swipe was sent, had no effect, and visor says so instead of reporting ok.
     assert outcome.exit_code == ExitCode.RUN_FAILED
-    assert [step.status for step in finished] == ["ok", "ok", "fail"]
+    assert [step.word for step in finished] == ["ok", "ok", "fail"]
     assert finished[2].error is not None and "the swipe had no effect" in finished[2].error.message
 
 

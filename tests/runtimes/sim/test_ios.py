@@ -407,10 +407,10 @@ def test_a_tap_on_an_element_under_the_panel_fails_naming_the_panel_on_ios() -> 
         IOS_FEED, IOS_PANEL, '{id: under, command: tap, args: {target: "text=Item 9"}}', assertions=IOS_STILL_ON_FEED
     )
     step = result.steps[-1]
-    assert step.status == "fail" and step.error is not None
+    assert step.word == "fail" and step.error is not None
     assert 'is covered by XCUIElementTypeOther "quick_actions" [0,400][360,640]' in step.error.message
     assert "nothing was sent" in step.error.message
-    assert result.assertions[0].status == "passed"
+    assert result.assertions[0].word == "passed"
 
 
 def test_a_tap_by_point_on_the_panel_reports_the_panel_on_ios() -> None:
@@ -421,12 +421,12 @@ def test_a_tap_by_point_on_the_panel_reports_the_panel_on_ios() -> None:
         assertions=IOS_STILL_ON_FEED,
     )
     step = result.steps[-1]
-    assert step.status == "ok", step.error
+    assert step.word == "ok", step.error
     assert (step.details["hit"]["class"], step.details["hit"]["resource_id"]) == (
         "XCUIElementTypeOther",
         "quick_actions",
     )
-    assert result.assertions[0].status == "passed"
+    assert result.assertions[0].word == "passed"
 
 
 def test_a_tap_behind_the_alert_fails_naming_the_alert_on_ios() -> None:
@@ -437,7 +437,7 @@ def test_a_tap_behind_the_alert_fails_naming_the_alert_on_ios() -> None:
         assertions='{id: unchanged, type: checked, target: "id=notifications"}',
     )
     step = result.steps[-1]
-    assert step.status == "fail" and step.error is not None
+    assert step.word == "fail" and step.error is not None
     assert 'is covered by XCUIElementTypeAlert "Log out?" [24,246][336,394]' in step.error.message
     assert step.details["covered_by"]["class"] == "XCUIElementTypeAlert"
-    assert result.assertions[0].status == "passed"  # the switch did not change
+    assert result.assertions[0].word == "passed"  # the switch did not change

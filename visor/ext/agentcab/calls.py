@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from visor.clock import Clock, VirtualClock
-from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
+from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction, os_reason
 from visor.ext.agentcab.act import Applier, Question
 from visor.ext.agentcab.collect import UPLOAD_META, Collector, upload_name
 from visor.ext.agentcab.confirm import policy_confirmer
@@ -90,9 +90,8 @@ def write_below(folder: str, files: Mapping[str, bytes], what: str, next_step: s
         os.makedirs(folder, exist_ok=True)
         return [os.path.abspath(write_confined(folder, relative, data)) for relative, data in files.items()]
     except (UnsafePath, OSError) as exc:
-        why = str(exc) if isinstance(exc, UnsafePath) else (exc.strerror or str(exc))
         raise InputError(
-            f"cannot write {what} in {folder}: {why}",
+            f"cannot write {what} in {folder}: {os_reason(exc)}",
             likely_cause="The folder is not writable or the disk is full, or a link, a file or a folder stands where "
             "it goes (visor never writes through a link).",
             next_step=next_step,
@@ -111,7 +110,7 @@ def make_profile(target: str, *, photos: int, seed: int, name: str | None) -> Ou
     try:
         write_atomic(target, text, make_folders=True)
     except OSError as exc:
-        raise InputError(f"cannot write {target}: {exc.strerror}", next_step="Choose a writable path.") from exc
+        raise InputError.from_unwritable(target, exc, next_step="Choose a writable path.") from exc
     counts = {kind: len(data[kind]) for kind in ("photos", "calendar", "contacts", "call_log", "sms", "files")}
     data = {"path": os.path.abspath(target), "bytes": len(text), "counts": counts}
     return Outcome("ok", NextAction.NONE, data, ExitCode.OK)

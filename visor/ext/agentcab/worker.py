@@ -120,8 +120,8 @@ def _post(url: str, body: bytes, seconds: float, limit: int, timeout_ms: int) ->
                     raise WorkerFailed(f"{url}: {_no_answer(timeout_ms)}")
     except urllib.error.HTTPError as exc:
         raise WorkerFailed(f"{url}: HTTP {exc.code} {exc.reason}") from exc
-    except TimeoutError:
-        raise WorkerFailed(f"{url}: {_no_answer(timeout_ms)}") from None
+    except TimeoutError as exc:
+        raise WorkerFailed(f"{url}: {_no_answer(timeout_ms)}") from exc
     except urllib.error.URLError as exc:
         if isinstance(exc.reason, TimeoutError):
             raise WorkerFailed(f"{url}: {_no_answer(timeout_ms)}") from exc
@@ -146,13 +146,13 @@ def _run(command: list[str], body: bytes, folder: str, seconds: float, limit: in
         done = children.run(command, timeout_s=seconds, input=body, cwd=folder, limit=limit)
     except children.CannotStart as exc:
         raise WorkerFailed(f"cannot start {command[0]!r}: {exc.reason}") from exc
-    except children.TimedOut:
-        raise WorkerFailed(_no_answer(timeout_ms)) from None
-    except children.TooMuchOutput:
+    except children.TimedOut as exc:
+        raise WorkerFailed(_no_answer(timeout_ms)) from exc
+    except children.TooMuchOutput as exc:
         raise WorkerFailed(
             f"its answer (or its error output) is larger than {limit:,} bytes, the most visor reads of a worker's "
             "output (the rest was not read)"
-        ) from None
+        ) from exc
     if done.returncode != 0:
         tail = done.text(done.stderr)[-STDERR_TAIL:].strip()
         raise WorkerFailed(_ended(done.returncode) + (f": {tail}" if tail else ""))

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from visor.clock import Clock, isoformat, pause
 from visor.device.protocol import Device, DeviceInfo, Observation
 from visor.engine.events import Event, RunFinished, StepFinished, StepStarted
+from visor.engine.results import Verdict
 from visor.errors import VisorError
 from visor.ext.appmap.document import MapDocument
 from visor.ext.appmap.model import AppMap, MapPlace, file_stamp, map_lock, masked_tree, read_map, write_map
@@ -162,14 +163,16 @@ class Learner:
             return None
         return observation.tree
 
-    def _finished(self, command: str, status: str, details: Mapping[str, object]) -> None:
+    def _finished(self, command: str, status: Verdict, details: Mapping[str, object]) -> None:
         before, self._before = self._before, None
         if command in QUIET:
             return
         self._pending = None  # an input was sent: a tap before it is resolved, or dropped
         args = details.get("args") or {}
         target = args.get("target") if isinstance(args, dict) else None
-        held = status == "ok" and "target" in details and "map" not in details  # a detour's tap is the route's
+        held = (
+            status is Verdict.PASSED and "target" in details and "map" not in details
+        )  # a detour's tap is the route's
         if before is None or not held or not isinstance(target, str) or not self._shown(before[0], target):
             return
         self._pending = _Pending(before[0], before[1], target)

@@ -191,14 +191,18 @@ def write_below(root: str, relative: str, data: bytes, noun: str) -> str:
         os.makedirs(root, exist_ok=True)
         return write_confined(root, relative, data)
     except UnsafePath as exc:
-        raise InputError(
-            f"cannot write the {noun} {shown}: {exc}",
+        raise InputError.from_unwritable(
+            shown,
+            exc,
+            noun=noun,
             likely_cause="A symbolic link or a folder stands where visor writes it, or the name leaves its folder.",
             next_step="Remove what stands there (visor never writes through a link), then run the command again.",
         ) from exc
     except OSError as exc:
-        raise InputError(
-            f"cannot write the {noun} {shown}: {exc.strerror or exc}",
+        raise InputError.from_unwritable(
+            shown,
+            exc,
+            noun=noun,
             likely_cause="The folder is not writable by this user, or the disk is full.",
             next_step="Check the folder's permissions and free space, or use another --map-dir.",
         ) from exc
@@ -797,13 +801,13 @@ def map_lock(
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
-            except BlockingIOError:
+            except BlockingIOError as exc:
                 if now() >= deadline:
                     raise TargetError(
                         f"the app map {place.path} is locked by another visor for over {wait_s:g} s",
                         likely_cause="Another discover, run or route on the same app is writing the map.",
                         next_step="Wait for it to finish, or use another --map-dir.",
-                    ) from None
+                    ) from exc
                 sleep(0.05)
         yield
     finally:

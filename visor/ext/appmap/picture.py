@@ -111,12 +111,8 @@ def scene(document: MapDocument, thumbnails: Callable[[str], bytes | None], rout
     try:
         # lazy: networkx is heavy, and only laying out a map's picture needs it
         import networkx as nx
-    except ImportError:
-        raise InputError(
-            "drawing the app map needs networkx, which is not installed",
-            likely_cause="visor was installed without its dependencies (pip --no-deps), or networkx was removed.",
-            next_step="Install it: pip install 'visor-mobile[graph]' (from a checkout: pip install -e '.[graph]').",
-        ) from None
+    except ImportError as exc:
+        raise InputError.from_missing_library("networkx", "graph", needed_by="drawing the app map") from exc
     variants = document.variants
     if len(variants) > MAX_CARDS:
         raise InputError(

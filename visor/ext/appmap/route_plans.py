@@ -35,6 +35,7 @@ from typing import TypedDict
 
 from visor.clock import Clock, isoformat
 from visor.engine.events import RunFinished
+from visor.engine.results import Verdict
 from visor.errors import ErrorCode, ErrorInfo, ExitCode, InputError, NextAction
 from visor.ext.appmap.discover import write_memory
 from visor.ext.appmap.document import Variant
@@ -506,7 +507,7 @@ def _failure(final: RunFinished) -> tuple[str, str] | None:
     if final.reason is not None:
         return "action", final.reason.message
     for number, result in enumerate(final.result.steps):
-        if result.status != "ok":
+        if result.status is not Verdict.PASSED:
             message = result.error.message if result.error is not None else f"{result.command} did not hold"
             return ("action", message) if number == 0 else ("expect", f"Expected selector did not match: {message}")
     return None

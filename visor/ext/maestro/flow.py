@@ -25,7 +25,7 @@ from visor.errors import SourceError
 from visor.files import UnsafePath, confined_parts, read_confined, read_regular
 from visor.inputs.data import parse_source
 from visor.inputs.document import Document, Path, Position
-from visor.inputs.reading import SourceText, decode, empty_source
+from visor.inputs.reading import SourceText, decode
 
 #: A flow file larger than this is no flow (a long one is a few KiB).
 MAX_FLOW_BYTES = 1024 * 1024
@@ -88,7 +88,7 @@ class FlowReader:
         """
         try:
             parts = confined_parts(posixpath.join(posixpath.dirname(including.relative), file.replace("\\", "/")))
-        except UnsafePath:
+        except UnsafePath as exc:
             raise SourceError(
                 f"runFlow {_quoted(file)} is not a file in the flows' folder {self.root} ({_outside(file)}): "
                 "visor reads no file out of it",
@@ -98,7 +98,7 @@ class FlowReader:
                 likely_cause="The include climbs out of the folder (`..`) or is an absolute path.",
                 next_step="Keep included flows inside the folder, or import the folder that holds them all "
                 "(visor import maestro FOLDER).",
-            ) from None
+            ) from exc
         relative = "/".join(parts)
         if relative in self.read:
             return self.read[relative]
@@ -167,7 +167,7 @@ def split_documents(text: str, name: str) -> list[Document]:
         SourceError: the text is not well-formed YAML (the scenario parser's error, at its line).
     """
     if not text.strip():
-        raise empty_source(name)
+        raise SourceError.from_empty(name)
     starts = [(0, 0), *_document_starts(text), (len(text), 0)]
     documents = []
     for (begin, line), (end, _) in itertools.pairwise(starts):

@@ -176,7 +176,7 @@ def _write(
         try:
             write_confined(output, file, data)
         except UnsafePath as exc:
-            row["error"] = _write_error(f"cannot write {target}: {exc}")
+            row["error"] = _write_error(InputError.from_unwritable(target, exc).message)
             return False
         except OSError as exc:  # a full disk, a read-only file system, no permission
             row["error"] = _os_error(target, exc)
@@ -218,8 +218,9 @@ def _exists_error(there: list[str]) -> dict[str, str]:
 
 
 def _os_error(target: str, exc: OSError) -> dict[str, str]:
-    error = InputError(
-        f"cannot write {target}: {exc.strerror or exc}",
+    error = InputError.from_unwritable(
+        target,
+        exc,
         likely_cause="The disk is full, the file system is read-only, or this user may not write there.",
         next_step="Free some space, or pass --output a folder this user can write.",
     )

@@ -112,9 +112,9 @@ class ToolContext(Kernel):
 
     def _send_failed(self, exc: VisorError) -> NoReturn:
         if isinstance(exc, UnsupportedInput):
-            raise ToolProblem(ToolCode.UNSUPPORTED, exc.message, hint=exc.next_step) from None
+            raise ToolProblem(ToolCode.UNSUPPORTED, exc.message, hint=exc.next_step) from exc
         if isinstance(exc, InputRejected):
-            raise ToolProblem(ToolCode.INPUT_REJECTED, exc.message, hint=exc.next_step) from None
+            raise ToolProblem(ToolCode.INPUT_REJECTED, exc.message, hint=exc.next_step) from exc
         if isinstance(exc, InputError):
             # Not the device's doing but visor's input (a simulated app model that loops): the input was undone,
             # so its outcome is known, and the run must stop as for any other broken input.
@@ -125,7 +125,7 @@ class ToolContext(Kernel):
             ToolCode.UNKNOWN_OUTCOME,
             f"the input's outcome is unknown: {exc.message}",
             hint="Observe (or read_control) before anything else; this write is never resent.",
-        ) from None
+        ) from exc
 
     def _idle_budget_us(self) -> int:
         return ms_to_us(self.settings.idle_budget_ms)

@@ -247,9 +247,10 @@ def _write(path: str, text: bytes) -> None:
     try:
         write_atomic(path, text, make_folders=True)
     except OSError as exc:
-        why = str(exc) if isinstance(exc, UnsafePath) else (exc.strerror or str(exc))
-        raise InputError(
-            f"cannot write the exported scenario {path}: {why}",
+        raise InputError.from_unwritable(
+            path,
+            exc,
+            noun="exported scenario",
             likely_cause="The folder is read-only or its disk is full, a file stands where a folder of the path "
             "goes, or what stands at the path is not a regular file.",
             next_step="Choose another file with -o, in a folder you can write.",

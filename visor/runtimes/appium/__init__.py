@@ -11,6 +11,9 @@
 - `error_mapping`: Where selenium's and Appium's exceptions become visor's: nowhere else in visor catches them
 - `host_programs`: The host's tools around Appium: connected devices (adb, xcrun simctl), the Appium server, its
   drivers
+- `keys`: Keys over Appium: which driver command presses each key, per platform. Pure data, no I/O
+- `launching`: `launch_app`'s options and `add_media`'s files as Appium commands: planned, pure, before anything is
+  sent
 - `locators`: How the Appium runtime finds an observed element natively: a fast locator, and an exact one. Pure
 - `native`: Native actions over Appium: which driver command performs each one, per platform. Pure data, no I/O
 - `transport`: The HTTP connection to the Appium server: selenium's, with a total deadline per request and bounded

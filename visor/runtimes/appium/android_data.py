@@ -20,7 +20,7 @@ import shlex
 from collections.abc import Mapping
 
 from visor.clock import isoformat, parse_instant
-from visor.device.data import NEVER_REPLACED, REPLACING, Record, RecordKind, ValueKind, storage_record
+from visor.device.data import Record, RecordKind, ValueKind, storage_record
 from visor.device.protocol import InputRejected, UnsupportedInput
 from visor.device.storage import STORAGE_ROOT, in_storage
 from visor.runtimes.adb import Adb
@@ -161,14 +161,14 @@ class AndroidData:
             "2>/dev/null || true"
         )
         if listing.startswith("MISSING"):
-            raise InputRejected(f"no folder {folder} on the phone")
+            raise InputRejected.from_no_folder(folder)
         return sorted((_entry(line) for line in listing.splitlines() if line.count("|") >= 3), key=lambda e: e["path"])
 
     def read_file(self, path: str) -> bytes:
         """Pull a file."""
         found = self.adb.read(confined(path))
         if found is None:
-            raise InputRejected(f"no file {path} on the phone")
+            raise InputRejected.from_no_file(path)
         return found
 
     def storage_root(self) -> str:
@@ -220,7 +220,7 @@ class AndroidData:
         if not self._exists(source):
             raise InputRejected(f"{source} is not there")
         if self._exists(dest):
-            raise InputRejected(f"{dest} already exists", likely_cause=NEVER_REPLACED)
+            raise InputRejected.from_existing(dest)
         self.adb.shell(f"{verb} {shlex.quote(source)} {shlex.quote(dest)}")
         return f"{'copied' if verb == 'cp' else 'moved'} {source} to {dest}"
 
@@ -236,9 +236,9 @@ class AndroidData:
 
     def _write_file(self, path: str, content: str) -> str:
         if not self._exists(posixpath.dirname(path)):
-            raise InputRejected(f"no folder {posixpath.dirname(path)}")
+            raise InputRejected.from_no_folder(posixpath.dirname(path))
         if self._exists(path):
-            raise InputRejected(f"{path} already exists: {REPLACING}", likely_cause=NEVER_REPLACED)
+            raise InputRejected.from_existing(path, writing=True)
         self.adb.write(path, content.encode("utf-8"))
         return f"wrote {len(content.encode('utf-8'))} bytes to {path}"
 
@@ -295,7 +295,7 @@ def confined(path: str) -> str:
     """Return a path in shared storage, or refuse it."""
     normal = in_storage(path)
     if normal is None:
-        raise InputRejected(f"{path} is outside the phone's shared storage ({STORAGE_ROOT})")
+        raise InputRejected.from_outside_storage(path, STORAGE_ROOT)
     return normal
 
 

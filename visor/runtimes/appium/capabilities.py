@@ -156,8 +156,8 @@ def _int(env: Mapping[str, str], name: str, default: int) -> int:
         return default
     try:
         return int(value)
-    except ValueError:
-        raise InputError(f"{name}={value!r} is not a whole number", next_step=f"Set {name} to a number.") from None
+    except ValueError as exc:
+        raise InputError(f"{name}={value!r} is not a whole number", next_step=f"Set {name} to a number.") from exc
 
 
 def platform_of(capabilities: Mapping[str, object]) -> str | None:

@@ -230,7 +230,7 @@ def fetch(
             if watch.expired:
                 raise watch.timeout() from exc
             raise ConnectionError(f"{type(exc).__name__}: {exc}") from exc
-        except (OSError, ValueError):
+        except (OSError, ValueError) as exc:
             if watch.expired:
-                raise watch.timeout() from None
+                raise watch.timeout() from exc
             raise

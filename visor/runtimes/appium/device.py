@@ -10,11 +10,13 @@ with the drivers' `mobile:` app commands.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from visor.device.apps import LaunchOptions
 from visor.device.data import DeviceData
 from visor.device.protocol import (
     Capabilities,
@@ -33,7 +35,7 @@ from visor.device.protocol import (
 from visor.errors import ActionError, TargetError
 from visor.jsontypes import JsonObject, JsonValue
 from visor.runtimes.adb import Adb
-from visor.runtimes.appium import native
+from visor.runtimes.appium import keys, launching, native
 from visor.runtimes.appium.android_data import AndroidData
 from visor.runtimes.appium.capabilities import AppiumSettings, build_capabilities
 from visor.runtimes.appium.described import described, find_described, settings_for
@@ -52,12 +54,10 @@ if TYPE_CHECKING:
 
     from visor.runtimes.appium.transport import DeadlineConnection
 
-#: Android key codes (android.view.KeyEvent).
-ANDROID_KEYS = {Key.BACK: 4, Key.HOME: 3, Key.APP_SWITCH: 187, Key.ENTER: 66}
 TAP_MS = 60
 #: A real device: wall time, page sources reused for 0.1 s, apps it may not list (launchable by id all the same),
 #: and a session that takes seconds to start.
-CAPABILITIES = Capabilities(expensive_sessions=True, element_handles=True)
+CAPABILITIES = Capabilities(expensive_sessions=True, element_handles=True, soft_keyboard=True)
 #: The attribute naming an element's class, by platform (UiAutomator2's `class`, XCUITest's `type`).
 _CLASS_ATTRIBUTE = {"android": "class", "ios": "type"}
 _T = TypeVar("_T")
@@ -331,30 +331,29 @@ class AppiumDevice:
         )
 
     def press_key(self, key: Key) -> None:
-        """Press a key: Android key codes; on iOS only home and enter exist; lock and unlock on both."""
-        if key is Key.LOCK:
-            self._call("lock the screen", lambda d: d.lock())
-            return
-        if key is Key.UNLOCK:
-            self._call("unlock the screen", lambda d: d.unlock())
-            return
-        if self.info.platform == "ios":
-            if key is Key.HOME:
-                self._call("press home", lambda d: d.execute_script("mobile: pressButton", {"name": "home"}))
-            elif key is Key.ENTER:
-                self._call("press enter", lambda d: _focused(d, "press enter in").send_keys("\n"))
-            else:
-                raise UnsupportedInput(
-                    f"iOS has no {key.value} key",
-                    likely_cause="iOS devices have no back or app-switch button.",
-                    next_step=(
-                        "Tap the app's own back button instead (e.g. accessibility=Back); "
-                        "to switch apps, use manage_app (launch)."
-                    ),
-                )
-            return
-        code = ANDROID_KEYS[key]
-        self._call(f"press {key.value}", lambda d: d.press_keycode(code))
+        """Press a key: Android key codes; on iOS home and the volume buttons, the keyboard's keys; lock and unlock.
+
+        Raises:
+            UnsupportedInput: an iPhone lacks the key (keys.py; nothing was sent).
+        """
+        call = keys.key_call(self.info.platform, key)
+        doing = f"press {key.value}"
+        if isinstance(call, keys.Screen):
+            self._call("lock the screen" if call.locked else "unlock the screen", lambda d: _screen_lock(d, call))
+        elif isinstance(call, keys.Button):
+            self._call(doing, lambda d: d.execute_script("mobile: pressButton", {"name": call.name}))
+        elif isinstance(call, keys.Typed):
+            self._call(doing, lambda d: _focused(d, f"{doing} in").send_keys(call.text))
+        else:
+            self._call(doing, lambda d: d.press_keycode(call.code))
+
+    def keyboard_shown(self) -> bool:
+        """Ask the driver whether the soft keyboard is up (`mobile: isKeyboardShown`)."""
+        return bool(self._call("tell whether the keyboard is shown", lambda d: d.is_keyboard_shown()))
+
+    def hide_keyboard(self) -> None:
+        """Ask the driver to take the soft keyboard down (`mobile: hideKeyboard`)."""
+        self._call("hide the keyboard", lambda d: d.hide_keyboard())
 
     def open_url(self, url: str) -> None:
         """Open a deep link in the app under test (or let the system choose the app)."""
@@ -389,6 +388,29 @@ class AppiumDevice:
             )
         self.stop_app(app)
         self.launch_app(app)
+
+    def launch_with(self, app_id: str, options: LaunchOptions) -> None:
+        """Launch an app with options, as `launching.launch_plan` maps them (all refused before any is sent)."""
+        for call in launching.launch_plan(self.info.platform, app_id, options):
+            self._script(f"launch the app {app_id} ({call.script})", call)
+
+    def app_in_front(self, app_id: str) -> bool:
+        """Say whether the app runs in the foreground (`mobile: queryAppState`)."""
+        query = launching.app_state_query(self.info.platform, app_id)
+        state: object = self._script(f"ask the state of {app_id}", query)
+        return state == launching.RUNNING_IN_FRONT
+
+    def _script(self, operation: str, call: native.ScriptCall) -> object:
+        """Run one `mobile:` command; return its answer."""
+        answer: object = self._call(operation, lambda d: d.execute_script(call.script, dict(call.args)))
+        return answer
+
+    def add_media(self, name: str, data: bytes) -> str:
+        """Push a picture or a video to Android's shared storage, where the media scanner finds it."""
+        destination = launching.media_destination(self.info.platform, name)
+        encoded = base64.b64encode(data).decode("ascii")
+        self._call(f"push {name} to {destination}", lambda d: d.push_file(destination, encoded))
+        return destination
 
     def device_data(self) -> DeviceData:
         """Return an Android phone's data, through adb (its serial is the session's device).
@@ -520,6 +542,14 @@ def _focused(driver: WebDriver, doing: str) -> SeleniumElement:
             next_step="Tap the field first, or give the typing step a target (act type with target: id=...).",
         )
     return element
+
+
+def _screen_lock(driver: WebDriver, call: keys.Screen) -> None:
+    """Lock the screen, or wake the device and dismiss the lock screen."""
+    if call.locked:
+        driver.lock()
+    else:
+        driver.unlock()
 
 
 def _run(driver: WebDriver, element: WebElement, step: native.Step) -> None:

@@ -48,8 +48,11 @@ class SessionLost(Exception):
 
 def client_missing(exc: ImportError) -> NotInstalled:
     """Return the error for a machine without the Appium client library."""
-    return NotInstalled(
-        f"the Appium runtime needs Appium-Python-Client, which is not installed ({exc})",
+    return NotInstalled.from_missing_library(
+        "Appium-Python-Client",
+        "appium",
+        needed_by="the Appium runtime",
+        detail=str(exc),
         likely_cause="visor was installed without its `appium` extra (the plain install has only the simulated "
         "device).",
         next_step=f"Install it: {INSTALL}; or run on the simulated device with --runtime sim. `visor doctor` "
@@ -113,6 +116,8 @@ def mapped(
         translated = _translated(exc, attempt, rules)
         if translated is None:
             raise  # already visor's, or visor's own bug: either keeps its traceback
+        # Not chained: selenium's messages quote the capabilities and the server's URL, secrets and all, which
+        # a traceback would print unscrubbed; `translated` quotes them scrubbed.
         raise translated from None
 
 

@@ -137,9 +137,9 @@ class DeadlineConnection(AppiumConnection):
         with Watch(seconds, connect_s=self._connect_s, request=request, waiting_for=self._shown) as watch:
             try:
                 reply = self._within(method, url, body)
-            except Exception:
+            except Exception as exc:
                 if watch.expired:
-                    raise watch.timeout() from None
+                    raise watch.timeout() from exc
                 raise
             if watch.expired:
                 # A reply cut off by the deadline can look complete (headers ended early, no length): drop it.

@@ -17,8 +17,10 @@ import math
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
 from visor.clock import US_PER_MS, Clock
+from visor.device.apps import LaunchOptions
 from visor.device.data import RecordKind
 from visor.device.protocol import (
     ALL_NATIVE_ACTIONS,
@@ -30,6 +32,7 @@ from visor.device.protocol import (
     NativeActionName,
     Observation,
     PathPoint,
+    UnsupportedInput,
 )
 from visor.device.targets import same_element
 from visor.limits import MAX_DURATION_MS
@@ -39,11 +42,10 @@ from visor.runtimes.sim.ios import (
     IOS_SIZE,
     IosScreen,
     ios_screen,
-    missing_key,
     to_pixel,
     unsupported_action,
 )
-from visor.runtimes.sim.keyboard import DELETE, RETURN, press
+from visor.runtimes.sim.keyboard import DELETE, RETURN, SPACE, press
 from visor.runtimes.sim.layout import (
     SIZE,
     Frame,
@@ -61,6 +63,7 @@ from visor.runtimes.sim.profile_model import Profile
 from visor.runtimes.sim.render import render_png
 from visor.runtimes.sim.state import AppState, Host, scale_var
 from visor.runtimes.sim.system_ui import layout_dialog, layout_shade
+from visor.scenario.keys import lacking
 from visor.ui.geometry import Point, Rect
 from visor.ui.tree import Node
 from visor.ui.utf16 import OffsetError, from_utf16
@@ -71,8 +74,15 @@ LAUNCHER = "launcher"
 #: Time is the virtual clock's, so an observation never ages on its own; it knows every app it has; a session
 #: costs nothing to start; its randomness comes from the seed.
 CAPABILITIES = Capabilities(
-    virtual_time=True, observation_reuse_us=0, complete_app_list=True, seeded=True, independent=True
+    virtual_time=True,
+    observation_reuse_us=0,
+    complete_app_list=True,
+    seeded=True,
+    independent=True,
+    soft_keyboard=True,
 )
+#: The keys that act on the focused field.
+_FIELD_KEYS = frozenset({Key.ENTER, Key.BACKSPACE, Key.SPACE, Key.TAB})
 RECENTS = "recents"
 LONG_PRESS_MS = 500
 #: A finger that stays closer than this (|dx| + |dy|) to where it landed has not moved: a tap or a long press.
@@ -231,13 +241,16 @@ class SimDevice(Host):
         self.clock.sleep_us((TOUCH_MS + TYPE_MS_PER_CHAR * len(text)) * US_PER_MS)
 
     def press_key(self, key: Key) -> None:
-        """Press back, home, app switch or enter; lock or unlock the screen (an iPhone has no back or app switch).
+        """Press a key: back, home, app switch; enter submits, backspace deletes, space types, tab moves the focus.
+
+        Lock and unlock the screen. The others (volume, d-pad, media, search, camera, menu, escape) reach no app of
+        the simulated phone: they take their time and change nothing.
 
         Raises:
-            UnsupportedInput: back or app switch on iOS (nothing happens, no time passes).
+            UnsupportedInput: a key an iPhone lacks, on iOS (nothing happens, no time passes).
         """
-        if self.ios and key in (Key.BACK, Key.APP_SWITCH):
-            raise missing_key(key)
+        if self.ios and (why := lacking(key.value, "ios")):
+            raise UnsupportedInput.from_missing_key(key, why)
         self.catch_up()
         if key in (Key.LOCK, Key.UNLOCK) or self.locked:
             self.locked = key is Key.LOCK or (self.locked and key is not Key.UNLOCK)
@@ -263,8 +276,48 @@ class SimDevice(Host):
             if self.foreground != RECENTS:
                 self._before_recents = self.foreground
             self.foreground = RECENTS
-        elif key is Key.ENTER and app is not None and app.focused is not None:
-            self._submit(app, app.focused)
+        elif app is not None and app.focused is not None and key in _FIELD_KEYS:
+            self._field_key(app, app.focused, key)
+        self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+
+    def _field_key(self, app: AppState, field_id: str, key: Key) -> None:
+        """Act on the focused field: enter submits it, backspace and space as the keyboard's keys, tab moves on."""
+        if key is Key.ENTER:
+            self._submit(app, field_id)
+        elif key is Key.TAB:
+            fields = [w.ref for w in self.frame().widgets if w.kind == WidgetKind.FIELD]
+            after = fields[fields.index(field_id) + 1 :] if field_id in fields else []
+            if after:  # the last field keeps the focus: Android's focus search finds nothing after it
+                app.focused = after[0]
+        else:
+            self._key(app, DELETE if key is Key.BACKSPACE else SPACE)
+
+    # -- the soft keyboard -------------------------------------------------------------------------------------
+
+    def keyboard_shown(self) -> bool:
+        """Say whether the soft keyboard is up: a field of the app in front has the focus, and it was not hidden.
+
+        Both flavours keep it; only the iOS flavour draws it (the Android one shows no keyboard on screen).
+        """
+        self.catch_up()
+        app = self._app()
+        covered = self.locked or self.data.dialog is not None or self.data.shade
+        return not covered and app is not None and app.focused is not None and not app.keyboard.hidden
+
+    def hide_keyboard(self) -> None:
+        """Take the soft keyboard down; the field keeps its focus and its text.
+
+        Raises:
+            InputRejected: the keyboard is not up (as Appium's drivers refuse it).
+        """
+        if not self.keyboard_shown():
+            raise InputRejected(
+                "the soft keyboard is not up: there is nothing to hide",
+                likely_cause="No text field has the focus, or the keyboard was hidden already.",
+            )
+        app = self._app()
+        assert app is not None  # the keyboard is up, so an app is in front
+        app.keyboard = replace(app.keyboard, hidden=True)
         self.clock.sleep_us(TOUCH_MS * US_PER_MS)
 
     def open_url(self, url: str) -> None:
@@ -343,6 +396,54 @@ class SimDevice(Host):
             self.recent.remove(self.target)
         self._launch(self.target)
         self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+
+    def launch_with(self, app_id: str, options: LaunchOptions) -> None:
+        """Launch an app with options, checking them all before anything changes.
+
+        The simulated app keeps nothing but its running state (its variables, screens and timers), so stopping
+        it already starts it afresh from its model; `clear_state` drops that state even without `stop_first`.
+        It has no keychain: on the iPhone flavour there is nothing to clear, and an Android phone has none.
+        Permissions are the phone's (`PhoneData.permissions`, what an app's use of a capability asks); arguments
+        set the app model's declared `vars`.
+
+        Raises:
+            InputRejected: locked, not installed, an unknown permission or argument, or a keychain on Android.
+        """
+        self._refuse_when_locked("start an app")
+        self.catch_up()
+        self._installed(app_id)
+        if options.clear_keychain and not self.ios:
+            raise InputRejected(
+                "clear_keychain: an Android phone has no keychain",
+                likely_cause="The keychain is iOS's; Android apps keep their secrets in their own data.",
+                next_step="Drop clear_keychain (clear_state erases the app's data), or run on the iOS flavour.",
+            )
+        declared = self.models[app_id].vars
+        unknown = sorted(set(options.arguments) - set(declared))
+        if unknown:
+            raise InputRejected(
+                f"the app {app_id} declares no variable {', '.join(unknown)} for launch arguments",
+                likely_cause="On the simulated phone a launch argument sets one of the app model's vars.",
+                next_step=f"Use one of: {', '.join(sorted(declared)) or '(the app declares no vars)'}",
+            )
+        changes = self.data.permission_changes(options.permissions)
+        if (options.stop_first or options.clear_state) and app_id in self.apps:
+            self.stop_app(app_id)
+        self.data.apply_permissions(changes)
+        self._launch(app_id)
+        self.apps[app_id].vars.update(options.arguments)
+        self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+
+    def app_in_front(self, app_id: str) -> bool:
+        """Say whether `app_id` runs in front, unlocked."""
+        return not self.locked and self.foreground == app_id and app_id in self.apps
+
+    def add_media(self, name: str, data: bytes) -> str:
+        """Add a picture or a video to the phone's library (`Pictures/`, or `Movies/` for a video)."""
+        self.catch_up()
+        path = self.data.add_media(name, data)
+        self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+        return path
 
     def device_data(self) -> PhoneData:
         """Return the phone's personal data."""
@@ -463,6 +564,7 @@ class SimDevice(Host):
             app.back(now)  # a tap outside a dialog dismisses it on Android; an iPhone's alert takes only its buttons
         elif kind == WidgetKind.FIELD:
             app.focused = widget.ref
+            app.keyboard = replace(app.keyboard, hidden=False)  # a tap on a field brings its keyboard back up
         elif kind in (WidgetKind.SWITCH, WidgetKind.CHECKBOX):
             app.vars[widget.ref] = not bool(app.vars.get(widget.ref))
             app.run(widget.actions, app.top, now)

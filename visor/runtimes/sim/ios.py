@@ -39,7 +39,7 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from visor.device.protocol import Key, NativeActionName, UnsupportedInput
+from visor.device.protocol import NativeActionName, UnsupportedInput
 from visor.device.targets import same_element
 from visor.runtimes.sim.keyboard import BUTTONS, NAMES
 from visor.runtimes.sim.metrics import POINT, SIZE
@@ -245,19 +245,5 @@ def unsupported_action(name: NativeActionName) -> UnsupportedInput:
     return UnsupportedInput(
         f"{name.value} is not supported on iOS: {why}",
         likely_cause="The automation driver has no command that performs this native action on an element.",
-        next_step=instead,
-    )
-
-
-def missing_key(key: Key) -> UnsupportedInput:
-    """Return the error for a key an iPhone does not have (back, app switch), as visor's Appium runtime says it."""
-    instead = (
-        "Tap the app's own back button instead: the navigation bar's Back button (accessibility=Back)."
-        if key is Key.BACK
-        else "Go home (act home) and tap the app's icon, or launch it (manage_app launch)."
-    )
-    return UnsupportedInput(
-        f"iOS has no {key.value} key",
-        likely_cause="iOS devices have no back or app-switch button.",
         next_step=instead,
     )

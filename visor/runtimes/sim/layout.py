@@ -78,7 +78,7 @@ def layout_app(app: AppState, *, ios: bool = False) -> Frame:
             root.add(dialog(place, name, overlay))
         else:
             root.add(panel(place, name, overlay))
-    if ios and wants_keyboard(root):
+    if ios and wants_keyboard(root) and not app.keyboard.hidden:
         root.add(keyboard(app.keyboard))
     if app.toast is not None:
         root.add(_toast(app.toast[0]))

@@ -16,14 +16,16 @@ import hashlib
 import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import get_args
 
 from visor.clock import Clock, isoformat, parse_instant
-from visor.device.data import NEVER_REPLACED, REPLACING, Permission, Record, RecordKind, ValueKind, storage_record
+from visor.device.apps import ALL_PERMISSIONS, PermissionChoice, ordered
+from visor.device.data import Permission, Record, RecordKind, ValueKind, storage_record
 from visor.device.protocol import InputRejected
 from visor.device.storage import STORAGE_ROOT, in_storage
 from visor.runtimes.sim.metrics import SIZE
 from visor.runtimes.sim.pictures import picture
-from visor.runtimes.sim.profile_model import Photo, Profile
+from visor.runtimes.sim.profile_model import Capability, Photo, Profile
 from visor.runtimes.sim.system_ui import SystemDialog
 
 #: The largest download an agent may ask for (bytes).
@@ -33,6 +35,10 @@ AGENT_PACKAGE = "com.agentcab.mobile"
 #: Bytes a binary file's stand-in content has at most.
 BINARY_CAP = 64 * 1024
 #: The folders every phone has, made even when empty.
+#: What `add_media` keeps as a video (in Movies/); anything else it takes is a picture (in Pictures/).
+VIDEO_SUFFIXES = (".mp4", ".mov", ".3gp", ".webm")
+#: Maestro's names for the phone's capabilities, where they differ.
+_PERMISSION_NAMES = {"medialibrary": "photos", "microphone": "record_audio", "phone": "make_call"}
 STANDARD_FOLDERS = ("Download", "Documents", "DCIM", "DCIM/Camera", "Pictures", "Music", "Movies", "Alarms")
 
 
@@ -101,6 +107,67 @@ class PhoneData:
         """Return each capability used so far and what its permission came to."""
         return dict(self.asked)
 
+    def permission_changes(self, choices: Mapping[str, PermissionChoice]) -> list[tuple[str, Permission]]:
+        """Return what `launch_app`'s permissions set, each capability once, `all` first; change nothing.
+
+        `allow` grants, `deny` denies, `unset` puts back what the profile says (asked on first use by default).
+        Maestro's names for a few capabilities are understood (`medialibrary`, `microphone`, `phone`).
+
+        Raises:
+            InputRejected: a name is no capability of the phone.
+        """
+        known = get_args(Capability)
+        changes: dict[str, Permission] = {}
+        for name, choice in ordered(choices):
+            capability = _PERMISSION_NAMES.get(name, name)
+            if capability != ALL_PERMISSIONS and capability not in known:
+                raise InputRejected(
+                    f"the simulated phone has no permission {name!r}",
+                    likely_cause="Permissions name the phone's capabilities.",
+                    next_step=f"Use all or one of: {', '.join(known)}",
+                )
+            for each in known if capability == ALL_PERMISSIONS else (capability,):
+                changes[each] = self._chosen(each, choice)
+        return list(changes.items())
+
+    def apply_permissions(self, changes: list[tuple[str, Permission]]) -> None:
+        """Set permissions as `permission_changes` returned them; a capability set again is asked anew."""
+        for capability, state in changes:
+            self.permissions[capability] = state
+            self.asked.pop(capability, None)
+
+    def _chosen(self, capability: str, choice: PermissionChoice) -> Permission:
+        if choice == "allow":
+            return Permission.GRANTED
+        if choice == "deny":
+            return Permission.DENIED
+        profiled = self.profile.permissions.get(capability)  # type: ignore[call-overload]
+        return Permission(profiled) if profiled is not None else Permission.ASK_AND_GRANT
+
+    def add_media(self, name: str, data: bytes) -> str:
+        """Add a picture (to `Pictures/`, a photo of the library) or a video (to `Movies/`); return its path.
+
+        A picture's size in the library is its file's; its look is drawn from its bytes (the phone renders
+        pictures from a seed, never decodes a file), so the same file gives the same photo.
+
+        Raises:
+            InputRejected: a file of that name is there already (actions never replace a file).
+        """
+        video = name.lower().endswith(VIDEO_SUFFIXES)
+        path = self.spelled(f"{STORAGE_ROOT}/{'Movies' if video else 'Pictures'}/{posixpath.basename(name)}")
+        self._free(path)
+        now = isoformat(self.clock.now())
+        if video:
+            self.add_file(path, StoredFile(len(data), now, data))
+            return path
+        seed = int.from_bytes(hashlib.sha256(data).digest()[:4], "big") % 2**31
+        photo = Photo.model_validate({
+            "name": posixpath.basename(path), "path": path, "dateAdded": now, "size": len(data),
+            "width": 1080, "height": 1080, "bucket": "Pictures", "picture": {"seed": seed},
+        })  # fmt: skip
+        self.add_file(path, StoredFile(len(data), now, data, photo=photo))
+        return path
+
     @property
     def accessibility(self) -> bool:
         """Return whether the Accessibility Service is on."""
@@ -139,7 +206,7 @@ class PhoneData:
         """
         folder = self.spelled(self.confined(folder).rstrip("/"))
         if folder not in self.folders:
-            raise InputRejected(f"no folder {folder} on the device", likely_cause="The folder does not exist.")
+            raise InputRejected.from_no_folder(folder)
         entries = []
         for path in sorted(self.folders | set(self.stored)):
             parent = posixpath.dirname(path)
@@ -157,18 +224,18 @@ class PhoneData:
         return entries
 
     def read_file(self, path: str) -> bytes:
-        """Return a file's content (a photo's JPEG, a text, or a binary file's stand-in).
+        """Return a file's content (a text, a file added whole, a photo's JPEG, or a binary file's stand-in).
 
         Raises:
             InputRejected: no such file.
         """
         stored = self.stored.get(self.spelled(self.confined(path)))
         if stored is None:
-            raise InputRejected(f"no file {path} on the device", likely_cause="The file does not exist (any more).")
+            raise InputRejected.from_no_file(path)
+        if stored.content is not None:  # a text, or a picture added whole (add_media)
+            return stored.content
         if stored.photo is not None:
             return picture(stored.photo.picture.seed, stored.photo.picture.variant)
-        if stored.content is not None:
-            return stored.content
         return _stream(path, min(stored.size, BINARY_CAP))
 
     def storage_root(self) -> str:
@@ -254,11 +321,9 @@ class PhoneData:
         if path in self.folders:
             raise InputRejected(f"{path} is a folder")
         if path in self.stored:
-            raise InputRejected(f"{path} already exists: {REPLACING}", likely_cause=NEVER_REPLACED)
+            raise InputRejected.from_existing(path, writing=True)
         if posixpath.dirname(path) not in self.folders:
-            raise InputRejected(
-                f"no folder {posixpath.dirname(path)}", likely_cause="The file's folder does not exist."
-            )
+            raise InputRejected.from_no_folder(posixpath.dirname(path))
         data = content.encode("utf-8")
         self.add_file(path, StoredFile(len(data), isoformat(self.clock.now()), data))
         return f"wrote {len(data)} bytes to {path}"
@@ -358,11 +423,9 @@ class PhoneData:
 
     def _free(self, path: str) -> None:
         if path in self.stored or path in self.folders:
-            raise InputRejected(f"{path} already exists", likely_cause=NEVER_REPLACED)
+            raise InputRejected.from_existing(path)
         if posixpath.dirname(path) not in self.folders:
-            raise InputRejected(
-                f"no folder {posixpath.dirname(path)}", likely_cause="The target's folder does not exist."
-            )
+            raise InputRejected.from_no_folder(posixpath.dirname(path))
 
     def _unused(self, path: str) -> str:
         """Return `path`, or `name (1).ext`… when it is taken (as Android's downloads do)."""
@@ -383,10 +446,7 @@ class PhoneData:
         """
         normal = in_storage(path if path.startswith("/") else f"{STORAGE_ROOT}/{path}")
         if normal is None:
-            raise InputRejected(
-                f"{path} is outside the device's shared storage ({STORAGE_ROOT})",
-                likely_cause="Agents may read and change files in shared storage only.",
-            )
+            raise InputRejected.from_outside_storage(path, STORAGE_ROOT)
         return normal
 
     def add_file(self, path: str, stored: StoredFile) -> None:

@@ -84,13 +84,15 @@ class Layer(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class KeyboardState:
-    """The iPhone keyboard's layer and shift (on: the next letter a key types is uppercase).
+    """The soft keyboard's layer and shift (on: the next letter a key types is uppercase), and whether it is down.
 
     It lives while a field has focus: a focus that moves (or goes) brings the keyboard back as it starts.
     """
 
     layer: Layer = Layer.LETTERS
     shift: bool = False
+    #: Taken down (`hide_keyboard`) while the field keeps its focus; a tap on the field brings it back.
+    hidden: bool = False
 
 
 def at(now: int, ms: int) -> int:
@@ -404,7 +406,8 @@ class AppState:
         try:
             yield
         except RecursionError:
-            # A last resort: the limits above stop loops long before Python's own stack runs out.
+            # A last resort: the limits above stop loops long before Python's own stack runs out. Not chained:
+            # the RecursionError's traceback is a thousand frames of the model's actions, and says nothing more.
             self._restore(saved, now, runaway=True)
             raise self._stopped(None, "its actions ran inside one another too deeply", loop=True) from None
         except AppRuntimeError:

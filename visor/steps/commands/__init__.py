@@ -9,9 +9,21 @@ new command is its argument model (`visor.scenario.commands`) and a module here,
 - `act`: `act`: its helpers. Text typed (and checked to have arrived), a key pressed, the app reset, a drag, a
   slider
 - `capture`: `screenshot` and `source`: the screen saved as an artifact (and copied into the project when asked)
+- `keys`: `press` and `hide_keyboard`: a key pressed and its effect seen; the soft keyboard taken down and seen
+  gone
+- `launch`: `launch_app`: start an app (stopped first, its data cleared, its permissions and arguments set), checked
+  in front
+- `media`: `add_media`: pictures and videos of the project added to the phone's photo library, each checked to be
+  there
 - `navigate`: `navigate`: open a deep link or URL
+- `script`: `eval_script`, `run_script` and `assert_true`: JavaScript run in the sandbox, on the run's shared
+  `output`
 - `scroll`: `scroll`: swipe what scrolls (else the screen) up or down, and say whether its content moved
+- `scroll_until`: `scroll_until_visible`: swipe what scrolls (else the screen) until an element is visible enough,
+  or say why not
 - `tap`: `tap`: an element, at a point a touch reaches (taking the app map's route to a screen showing it), or a
   point
+- `text`: `erase_text`, `copy_text_from`, `paste_text`, `input_random`: text taken from fields and put into them,
+  checked
 - `wait`: `wait`: a fixed time, for an element, or until the screen stops changing
 """

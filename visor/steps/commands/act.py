@@ -90,7 +90,7 @@ def act_type(args: ActTypeArgs, ctx: ActionContext) -> TypeDetails:
     target, into = None, None
     if args.target is not None:
         target = locate(ctx, args.target, touch=True)
-        into = _text_field(target, args.target)
+        into = text_field(target, args.target)
     field = into or ctx.observe().tree.focused()
     password = bool(field and field.password)
     secret = password or _holds_secret(ctx, args.value)
@@ -160,7 +160,7 @@ def _type_into_handle(args: ActTypeArgs, ctx: ActionContext, handle: ElementHand
     return {"args": args.as_written() | ({"value": MASK} if masked else {}), "target": target, "field": None}
 
 
-def _text_field(target: Target, selector: str) -> Node:
+def text_field(target: Target, selector: str) -> Node:
     """Return the text field to type into: the target, or the one field inside it.
 
     Raises:

@@ -36,7 +36,7 @@ def scroll(args: ScrollArgs, ctx: ActionContext) -> ScrollDetails:
     """
     ctx.wait_idle()
     tree = ctx.observe().tree
-    container = next((item for item in tree.flat if item.node.scrollable and tree.on_screen(item.node)), None)
+    container = first_scrollable(tree)
     area = container.node.bounds.intersect(tree.screen) if container is not None else tree.screen
     distance = round(area.height * args.percent / 100 * 0.8)
     center = area.center
@@ -46,10 +46,10 @@ def scroll(args: ScrollArgs, ctx: ActionContext) -> ScrollDetails:
         blocker = reaches(tree, Point(center.x, start), container)
         if blocker is not None:
             raise absorbed("scroll", container.node, blocker.node)
-    before = _content(tree, container)
+    before = content(tree, container)
     ctx.gesture([[PathPoint(center.x, start, 0), PathPoint(center.x, end, SCROLL_MS)]])
     after_tree = ctx.observe().tree
-    moved = _content(after_tree, refind(after_tree, container.node) if container else None) != before
+    moved = content(after_tree, refind(after_tree, container.node) if container else None) != before
     details: ScrollDetails = {
         "args": args.as_written(),
         "container": element_details(container.node) if container is not None else None,
@@ -67,7 +67,12 @@ def scroll(args: ScrollArgs, ctx: ActionContext) -> ScrollDetails:
     return details
 
 
-def _content(tree: UiTree, container: Located | None) -> str:
+def first_scrollable(tree: UiTree) -> Located | None:
+    """Return what a scroll swipes: the first scrollable element on screen (None: the screen itself)."""
+    return next((item for item in tree.flat if item.node.scrollable and tree.on_screen(item.node)), None)
+
+
+def content(tree: UiTree, container: Located | None) -> str:
     """Return what a scroll can change: the container's visible content, else the whole screen."""
     return content_signature(tree, container) if container is not None else fingerprint(tree)
 

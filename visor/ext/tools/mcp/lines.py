@@ -34,7 +34,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 
-from visor.errors import SourceError
+from visor.errors import DUPLICATE_KEY, SourceError
 from visor.inputs.data import parse_data
 from visor.inputs.reading import decode
 from visor.jsontypes import JsonObject
@@ -93,7 +93,7 @@ def check_line(line: bytes, overlong: bool, *, validate: Validate, refuse: Refus
     try:
         data = parse_data(line, REQUEST, format="json").data
     except SourceError as exc:
-        if exc.problem.startswith("duplicate key"):  # the reader's words for it (visor.inputs.json_reader)
+        if exc.problem.startswith(DUPLICATE_KEY):  # the reader's words for it (SourceError.from_duplicate_key)
             return _repeated(decode(line, REQUEST), refuse)
         return Verdict(answer=error(_recovered(line).get("id"), PARSE_ERROR, f"Parse error: {_where(exc)}"))
     text = decode(line, REQUEST)  # as the reader decoded it (a byte-order mark dropped)

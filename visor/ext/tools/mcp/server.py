@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from types import FrameType, TracebackType
 from typing import TYPE_CHECKING, Protocol
 
-from visor import DISTRIBUTION, __version__
+from visor import __version__
 from visor.errors import InputError
 from visor.ext.tools.mcp.lines import GuardedInput, LineReader, claimed_stdin
 from visor.ext.tools.mcp.session import refusal
@@ -103,12 +103,8 @@ def require_sdk() -> None:
     """Fail clearly when the MCP SDK is not installed."""
     try:
         import mcp  # noqa: F401
-    except ImportError:
-        raise InputError(
-            "visor mcp needs the MCP SDK, which is not installed",
-            likely_cause="visor was installed without its dependencies (pip --no-deps), or the SDK was removed.",
-            next_step=f"Install it: pip install '{DISTRIBUTION}[mcp]' (from a checkout: pip install -e '.[mcp]').",
-        ) from None
+    except ImportError as exc:
+        raise InputError.from_missing_library("the MCP SDK", "mcp", needed_by="visor mcp") from exc
 
 
 def serve_stdio(served: Served) -> None:
