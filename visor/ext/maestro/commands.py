@@ -6,21 +6,32 @@ and what is known of the flow (its appId, its env values), and returns `(steps, 
 notes on what is left out; no step and a note is a command left out.
 
 A command that needs a visor command still to come is in `PENDING`: once that command lands, its converter goes
-into `_CONVERTERS` (reading its element with `selectors.element`) and it converts.
+into `_CONVERTERS` (reading its element with `selectors.element`) and it converts. None waits now.
+
+`scrollUntilVisible`'s timeout becomes a bound on swipes: `max_scrolls` is the timeout divided by one swipe's
+duration at its speed plus `SETTLE_MS` for the screen to settle and be read (Maestro's loop looks, swipes, waits
+for the screen, until the timeout), from 1 to visor's 100; Maestro's default 20 s at speed 40 is 12 swipes.
+`evalScript` and `assertTrue` take the JavaScript inside their one `${…}`; `runScript` and `addMedia` name their
+files relative to the flows' folder (the folder the import read), which is where the scenario reads them once
+they are copied beside it (`convert.scenario_text` says which).
 """
 
 from __future__ import annotations
 
 import math
+import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict
 
-from visor.ext.maestro.selectors import element
+from visor.ext.maestro.selectors import element, maestro_truth
 from visor.ext.maestro.values import PARAMETER, number, option_names, scalar_text, shown
 from visor.jsontypes import JsonObject, JsonValue
 from visor.limits import MAX_DURATION_MS, MAX_GESTURE_MS
+from visor.scenario.commands import ERASE_CHARS, MAX_SCROLLS_CAP, MAX_TEXT_CHARS
+from visor.scenario.keys import key_name
+from visor.steps.commands.scroll_until import swipe_ms
 
 #: How long an assertion waits for its element (Maestro's assertVisible waits too).
 ASSERT_TIMEOUT_MS = 5000
@@ -42,20 +53,7 @@ _RETRY_TAP = (
     "covered) and says so when it cannot, but it does not tap again when the screen does not change"
 )
 #: Commands that wait for a visor command being built: each converts once it lands (a converter in `_CONVERTERS`).
-PENDING = {
-    "scrollUntilVisible": "scroll_until_visible",
-    "eraseText": "erase_text",
-    "hideKeyboard": "hide_keyboard",
-    "copyTextFrom": "copy_text_from",
-    "pasteText": "paste_text",
-    "inputRandomText": "input_random",
-    "inputRandomNumber": "input_random",
-    "inputRandomEmail": "input_random",
-    "inputRandomPersonName": "input_random",
-    "evalScript": "eval_script",
-    "runScript": "run_script",
-    "assertTrue": "assert_true",
-}
+PENDING: dict[str, str] = {}
 
 
 class Step(TypedDict):
@@ -93,6 +91,8 @@ class Known:
 
     app_id: str | None
     env: dict[str, str]
+    #: The folder of the flow the command is written in, relative to the flows' folder ("" for the top one).
+    folder: str = ""
 
 
 def pending(name: str) -> str | None:
@@ -164,44 +164,96 @@ def _launch_app(arg: object, known: Known) -> Outcome:
         return _left(f"launchApp {shown(arg)}: only an app id or launchApp's options are converted")
     unknown = set(options) - _LAUNCH_OPTIONS
     notes = [f"launchApp options {option_names(unknown)} are not converted"] if unknown else []
-    for key, why in (
-        ("clearKeychain", f"visor does not clear the iOS keychain {_UNTIL_LAUNCH}"),
-        ("permissions", f"visor sets no permissions when it launches an app {_UNTIL_LAUNCH}: set them before the run"),
-        ("arguments", f"visor passes no launch arguments {_UNTIL_LAUNCH}"),
-    ):
-        if options.get(key) not in (None, False, {}):
-            notes.append(f"launchApp {key} is left out: {why}")
-    app, stop, clear = options.get("appId"), options.get("stopApp", True) is not False, options.get("clearState")
-    if app is None or app == known.app_id:
-        if clear is True:
-            notes.append(_CLEAR_NOTE)
-        if stop or clear is True:
-            return [_step("launch", "act", name="reset")], notes
-        if known.app_id is None:
-            return [], [*notes, "launchApp stopApp: false needs the flow's appId, which its header does not give"]
-        return [_step("launch", "manage_app", action="launch", app_name=known.app_id)], notes
-    if not isinstance(app, str) or not app.strip():
-        return [], [*notes, f"launchApp appId {shown(app)} is not an app id"]
-    if clear is True:
-        notes.append("launchApp clearState of another app is left out: visor clears no app's data")
-    steps = [_step("stop", "manage_app", action="stop", app_name=app)] if stop else []
-    return [*steps, _step("launch", "manage_app", action="launch", app_name=app)], notes
+    args: JsonObject = {}
+    app = options.get("appId")
+    if app is not None and app != known.app_id:
+        if not isinstance(app, str) or not app.strip():
+            return [], [*notes, f"launchApp appId {shown(app)} is not an app id"]
+        args["app_id"] = app
+    for maestro, visor, default in _LAUNCH_FLAGS:
+        value = options.get(maestro, default)
+        flag = _boolean(value)
+        if flag is None:
+            notes.append(f"launchApp {maestro} {shown(value)} is neither true nor false: it is left out")
+        elif flag != default:
+            args[visor] = flag
+    for maestro, visor, read in (("permissions", "permissions", _permissions), ("arguments", "arguments", _arguments)):
+        if options.get(maestro) not in (None, {}):
+            found, more = read(options[maestro])
+            notes.extend(more)
+            if found:
+                args[visor] = found
+    return [_step("launch", "launch_app", **args)], notes
 
 
-#: launchApp's options wait for visor's launch_app command: `_launch_app` maps them once it lands.
-_UNTIL_LAUNCH = "until its launch_app command comes"
-_CLEAR_NOTE = (
-    "clearState: act reset restarts the app; the simulated phone starts it from scratch, but on a phone its data "
-    f"is kept {_UNTIL_LAUNCH} (clear it before the run, e.g. adb shell pm clear)"
-)
+#: launchApp's flags: Maestro's name, visor's, and the default both share.
+_LAUNCH_FLAGS = (("clearState", "clear_state", False), ("clearKeychain", "clear_keychain", False),
+                 ("stopApp", "stop_first", True))  # fmt: skip
+_PERMISSION_CHOICES = {"allow", "deny", "unset"}
+#: A scalar launch argument, as launch_app takes one.
+_ARGUMENT = str | int | float | bool
+
+
+def _boolean(value: object) -> bool | None:
+    """Return a Maestro flag (true, false, or their text); None for anything else."""
+    if isinstance(value, bool):
+        return value
+    text = value.strip().lower() if isinstance(value, str) else None
+    return {"true": True, "false": False}.get(text) if text is not None else None
+
+
+def _permissions(value: object) -> tuple[JsonObject, list[str]]:
+    """Return launchApp's permissions (`all` or a name: allow, deny, unset), and notes on those left out."""
+    if not isinstance(value, dict):
+        return {}, [f"launchApp permissions {shown(value)} is not a mapping of names to allow, deny or unset"]
+    kept: JsonObject = {}
+    wrong: set[str] = set()
+    for name, choice in value.items():
+        text = choice.strip().lower() if isinstance(choice, str) else None
+        if isinstance(name, str) and name.strip() and text in _PERMISSION_CHOICES:
+            kept[name] = text
+        else:
+            wrong.add(str(name))
+    notes = [f"launchApp permissions {option_names(wrong)} are left out: each is allow, deny or unset"]
+    return kept, notes if wrong else []
+
+
+def _arguments(value: object) -> tuple[JsonObject, list[str]]:
+    """Return launchApp's arguments (a key to a text, number or boolean), and notes on those left out."""
+    if not isinstance(value, dict):
+        return {}, [f"launchApp arguments {shown(value)} is not a mapping of keys to values"]
+    kept: JsonObject = {k: v for k, v in value.items() if isinstance(k, str) and k.strip() and isinstance(v, _ARGUMENT)}
+    wrong = {str(key) for key in value} - set(kept)
+    notes = [f"launchApp arguments {option_names(wrong)} are left out: each is a text, a number or a boolean"]
+    return kept, notes if wrong else []
 
 
 def _clear_state(arg: object, known: Known) -> Outcome:
+    """Clear the app's data: launch_app clears it as it starts the app, which is then stopped, as Maestro leaves it."""
     options = _app_options(arg)
-    app = options.get("appId") if options is not None else None
-    if options is None or set(options) - {"appId"} or (app is not None and app != known.app_id):
-        return _left(f"clearState {shown(arg)}: only clearing the flow's own app is converted")
-    return [_step("launch", "act", name="reset")], [_CLEAR_NOTE]
+    app = options.get("appId", known.app_id) if options is not None else None
+    if options is None or set(options) - {"appId"} or not isinstance(app, str) or not app.strip():
+        return _left(
+            f"clearState {shown(arg)}: only clearing an app named by its id (or the flow's appId) is converted"
+        )
+    launch = (
+        _step("clear", "launch_app", clear_state=True)
+        if app == known.app_id
+        else _step("clear", "launch_app", app_id=app, clear_state=True)
+    )
+    return [launch, _step("stop", "manage_app", action="stop", app_name=app)], []
+
+
+def _clear_keychain(arg: object, known: Known) -> Outcome:
+    """Clear the iOS keychain: visor does it as it launches an app, so the app is started and stopped again."""
+    if arg not in (None, {}) or known.app_id is None:
+        return _left("clearKeychain is converted without options, in a flow whose header names its appId")
+    steps: list[Step | Block] = [_step("clear", "launch_app", clear_keychain=True),
+                                 _step("stop", "manage_app", action="stop", app_name=known.app_id)]  # fmt: skip
+    # An Android phone has no keychain (launch_app refuses it there) and Maestro does nothing: iOS only.
+    return [Block("ios", {"when": {"platform": "ios"}}, steps)], [
+        "clearKeychain: visor clears the keychain as it launches the app, so the app is started and stopped"
+    ]
 
 
 def _stop_app(arg: object, known: Known) -> Outcome:
@@ -350,23 +402,178 @@ def _open_link(arg: object, known: Known) -> Outcome:
     return _left("openLink: only a link is converted (autoVerify and browser options are not)")
 
 
-#: Maestro's keys, as visor presses them.
-_KEYS = {
-    "home": ("act", {"name": "home"}),
-    "back": ("act", {"name": "back"}),
-    "lock": ("act", {"name": "lock"}),
-    "enter": ("press_key", {"key": "ENTER"}),
-}
-
-
 def _press_key(arg: object, known: Known) -> Outcome:
     key = arg.get("key") if isinstance(arg, dict) and set(arg) == {"key"} else arg
-    found = _KEYS.get(key.strip().lower()) if isinstance(key, str) else None
-    if found is None:
-        why = "Home, Back, Enter and Lock are; the others need the keys of visor's press_key command to come"
-        return _left(f"pressKey {shown(key)} is not converted ({why})")
-    command, args = found
-    return [{"kind": "key", "command": command, "args": dict(args)}], []
+    if not isinstance(key, str) or key_name(key) is None:
+        return _left(f"pressKey {shown(key)} is not a key visor's press knows")
+    return [_step("key", "press", key=key.strip())], []
+
+
+def _erase_text(arg: object, known: Known) -> Outcome:
+    value = arg.get("charactersToErase") if isinstance(arg, dict) and set(arg) == {"charactersToErase"} else arg
+    if value is None:
+        return [_step("erase", "erase_text")], []
+    found = number(value, known.env)
+    if found is None or found != int(found) or not 1 <= found <= MAX_TEXT_CHARS:
+        why = f"is not 1 to {MAX_TEXT_CHARS:,} characters: {ERASE_CHARS} (Maestro's default) are erased"
+        return [_step("erase", "erase_text")], [f"eraseText {shown(value)} {why}"]
+    return [_step("erase", "erase_text", chars=int(found))], []
+
+
+def _no_options(name: str, kind: str, command: str) -> Callable[[object, Known], Outcome]:
+    """Return the converter of a command with no options (hideKeyboard, pasteText)."""
+
+    def convert(arg: object, known: Known) -> Outcome:
+        if arg not in (None, {}):
+            return _left(f"{name} {shown(arg)}: {name} takes no options")
+        return [_step(kind, command)], []
+
+    return convert
+
+
+def _copy_text_from(arg: object, known: Known) -> Outcome:
+    target, notes = element(arg, known.env, "copyTextFrom")
+    return ([_step("copy", "copy_text_from", target=target)], notes) if target is not None else _left(notes[0])
+
+
+def _input_random(kind: str, sized: bool) -> Callable[[object, Known], Outcome]:
+    """Return the converter of one of Maestro's inputRandom… commands: `kind`, with `length` when it has one."""
+    name = "inputRandom" + "".join(part.title() for part in kind.split("_"))
+
+    def convert(arg: object, known: Known) -> Outcome:
+        options = {} if arg is None else arg if isinstance(arg, dict) else None
+        allowed = {"length"} if sized else set()
+        if options is None or set(options) - allowed:
+            return _left(f"{name} {shown(arg)}: only {'a length' if sized else 'no option'} is converted")
+        if "length" not in options:
+            return [_random(kind)], []
+        found = number(options["length"], known.env)
+        if found is None or found != int(found) or not 1 <= found <= MAX_TEXT_CHARS:
+            note = f"{name} length {shown(options['length'])} is left out: visor's default length is used"
+            return [_random(kind)], [note]
+        return [_random(kind, length=int(found))], []
+
+    return convert
+
+
+def _random(kind: str, **more: JsonValue) -> Step:
+    """Return an `input_random` step (its `kind` is the step's own word too, so no `_step` keyword argument)."""
+    return {"kind": "type", "command": "input_random", "args": {"kind": kind, **more}}
+
+
+#: scrollUntilVisible's options: Maestro's name and visor's, beside its element.
+_SCROLL_UNTIL = {"element", "direction", "timeout", "speed", "visibilityPercentage", "centerElement",
+                 "waitToSettleTimeoutMs"}  # fmt: skip
+#: Maestro's scrollUntilVisible timeout when it gives none (ms).
+SCROLL_TIMEOUT_MS = 20_000
+#: What each swipe of scrollUntilVisible costs beside the gesture: the screen settling and being read (ms).
+SETTLE_MS = 1000
+
+
+def _scroll_until_visible(arg: object, known: Known) -> Outcome:
+    options = {"element": arg} if isinstance(arg, str) else arg if isinstance(arg, dict) else None
+    if options is None or "element" not in options:
+        return _left(f"scrollUntilVisible {shown(arg)}: it needs an element")
+    unknown = set(options) - _SCROLL_UNTIL
+    notes = [f"scrollUntilVisible options {option_names(unknown)} are not converted"] if unknown else []
+    target, found = element(options["element"], known.env, "scrollUntilVisible element")
+    if target is None:
+        return _left(found[0])
+    args: JsonObject = {"target": target}
+    direction = options.get("direction", "DOWN")
+    if isinstance(direction, str) and direction.strip().upper() in _DIRECTIONS:
+        args["direction"] = direction.strip().lower()
+    else:
+        notes.append(f"scrollUntilVisible direction {shown(direction)} is left out: it scrolls down")
+    speed = _percent(options, "speed", 40, known, notes, low=0)
+    timeout, more = _duration(options.get("timeout", SCROLL_TIMEOUT_MS), known, "timeout", SCROLL_TIMEOUT_MS)
+    args["max_scrolls"] = max(1, min(MAX_SCROLLS_CAP, timeout // (swipe_ms(speed) + SETTLE_MS)))
+    args["speed"] = speed
+    args["visibility"] = _percent(options, "visibilityPercentage", 100, known, notes, low=1)
+    centered = _boolean(options.get("centerElement", False))
+    if centered is None:
+        notes.append(f"scrollUntilVisible centerElement {shown(options['centerElement'])} is left out: not centred")
+    args["centered"] = bool(centered)
+    # waitToSettleTimeoutMs only tunes Maestro's wait after each swipe: visor reads the screen once it is still.
+    return [{"kind": "scroll", "command": "scroll_until_visible", "args": args}], [*found, *more, *notes]
+
+
+def _percent(options: dict[str, object], key: str, default: int, known: Known, notes: list[str], *, low: int) -> int:
+    """Return a 0..100 option (speed, visibilityPercentage) as a whole number; a note and `default` if it is none."""
+    if key not in options:
+        return default
+    found = number(options[key], known.env)
+    if found is None or not low <= found <= 100:
+        notes.append(f"scrollUntilVisible {key} {shown(options[key])} is left out: {default} is used")
+        return default
+    return int(found)
+
+
+def _eval_script(arg: object, known: Known) -> Outcome:
+    script = _javascript(arg.get("script") if isinstance(arg, dict) and set(arg) == {"script"} else arg)
+    if script is None:
+        return _left(f"evalScript {shown(arg)} is not one ${{…}} expression")
+    return [_step("script", "eval_script", script=script)], []
+
+
+def _assert_true(arg: object, known: Known) -> Outcome:
+    value = arg.get("condition") if isinstance(arg, dict) and set(arg) == {"condition"} else arg
+    script = _javascript(value)
+    if script is None and isinstance(value, str | int | float) and "${" not in str(value):
+        script = "true" if maestro_truth(str(value)) else "false"  # a text is true or false as Maestro reads it
+    if script is None:
+        return _left(f"assertTrue {shown(arg)} is not one ${{…}} expression")
+    return [_step("assert", "assert_true", condition=script)], []
+
+
+def _javascript(value: object) -> str | None:
+    """Return the JavaScript inside a text that is one `${…}` as a whole; None if it is not one."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if not (text.startswith("${") and text.endswith("}")) or not text[2:-1].strip():
+        return None
+    return text[2:-1].strip()
+
+
+def _run_script(arg: object, known: Known) -> Outcome:
+    options = {"file": arg} if isinstance(arg, str) else arg if isinstance(arg, dict) else None
+    if options is None or "file" not in options or set(options) - {"file", "env"}:
+        return _left(f"runScript {shown(arg)}: only a file, with its env, is converted")
+    file, why = _project_file(options["file"], known)
+    if file is None:
+        return _left(f"runScript file {why}")
+    env = options.get("env", {})
+    values = {key: scalar_text(value) for key, value in env.items()} if isinstance(env, dict) else None
+    if values is None or any(value is None for value in values.values()):
+        return _left("runScript env is not a mapping of names to single values")
+    args: JsonObject = {"file": file}
+    if values:
+        args["env"] = {str(key): str(value) for key, value in values.items()}
+    return [{"kind": "script", "command": "run_script", "args": args}], []
+
+
+def _add_media(arg: object, known: Known) -> Outcome:
+    files = arg.get("files") if isinstance(arg, dict) and set(arg) == {"files"} else arg
+    if not isinstance(files, list) or not files:
+        return _left(f"addMedia {shown(arg)}: only a list of files is converted")
+    paths: list[JsonValue] = []
+    for item in files:
+        path, why = _project_file(item, known)
+        if path is None:
+            return _left(f"addMedia file {why}")
+        paths.append(path)
+    return [_step("media", "add_media", files=paths)], []
+
+
+def _project_file(value: object, known: Known) -> tuple[str | None, str]:
+    """Return a file a flow names, relative to the flows' folder; None and why if it leaves it or is no path."""
+    if not isinstance(value, str) or not value.strip() or PARAMETER.search(value):
+        return None, f"{shown(value)} is not a file name visor can read"
+    path = posixpath.normpath(posixpath.join(known.folder, value.strip().replace("\\", "/")))
+    if path.startswith(("/", "../")) or path == "..":
+        return None, f"{shown(value)} is outside the flows' folder"
+    return path, ""
 
 
 def _take_screenshot(arg: object, known: Known) -> Outcome:
@@ -454,6 +661,7 @@ def _point(point: object) -> tuple[tuple[float, float], bool] | None:
 _CONVERTERS: dict[str, Callable[[object, Known], Outcome]] = {
     "launchApp": _launch_app,
     "clearState": _clear_state,
+    "clearKeychain": _clear_keychain,
     "stopApp": _stop_app,
     "killApp": _stop_app,
     "tapOn": _tap_on,
@@ -468,4 +676,19 @@ _CONVERTERS: dict[str, Callable[[object, Known], Outcome]] = {
     "openLink": _open_link,
     "pressKey": _press_key,
     "takeScreenshot": _take_screenshot,
+    "eraseText": _erase_text,
+    "hideKeyboard": _no_options("hideKeyboard", "keyboard", "hide_keyboard"),
+    "copyTextFrom": _copy_text_from,
+    "pasteText": _no_options("pasteText", "paste", "paste_text"),
+    "inputRandomText": _input_random("text", sized=True),
+    "inputRandomNumber": _input_random("number", sized=True),
+    "inputRandomEmail": _input_random("email", sized=False),
+    "inputRandomPersonName": _input_random("person_name", sized=False),
+    "scrollUntilVisible": _scroll_until_visible,
+    "evalScript": _eval_script,
+    "assertTrue": _assert_true,
+    "runScript": _run_script,
+    "addMedia": _add_media,
 }
+#: Commands whose argument is JavaScript (`${…}`): the walk hands it over as written, never folded nor refused.
+SCRIPTED = {"evalScript", "assertTrue"}

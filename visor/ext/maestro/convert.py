@@ -39,13 +39,14 @@ import contextlib
 import functools
 import itertools
 import os
+import posixpath
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict, cast
 
 from visor.errors import SourceError
-from visor.ext.maestro.commands import MAX_REPEAT, Block, Known, Step, convert_command, pending
+from visor.ext.maestro.commands import MAX_REPEAT, SCRIPTED, Block, Known, Step, convert_command, pending
 from visor.ext.maestro.flow import FlowFile, FlowReader
 from visor.ext.maestro.selectors import condition
 from visor.ext.maestro.values import PARAMETER, expression, folded, option_names, scalar_text, shown, whole_number
@@ -309,6 +310,11 @@ def scenario_text(path: str, flow: Converted) -> str:
         notes.append(comment(f"The flow's app: {flow.app_id}, not kept (below); on a phone: --app-id {flow.app_id}."))
     else:
         notes.append(comment("The flow names no appId: on a phone, pass the app with --app-id (or set config.app)."))
+    needed = sorted(set(_files(flow.scenario["steps"])))
+    if needed:
+        notes.append(
+            comment(f"Copy from the flows' folder, beside this scenario (same sub-folders): {', '.join(needed)}.")
+        )
     if _looks(flow.scenario["steps"]):
         notes.append(comment(_LOOKS_NOTE))
     for item in flow.left_out:
@@ -321,6 +327,18 @@ _LOOKS_NOTE = (
     "A block's when (or while) is decided on the screen as it begins; Maestro waits up to 7 s for a visible "
     "element to show: put a wait before a block whose element shows late."
 )
+
+
+def _files(items: list[ScenarioItem]) -> Iterator[str]:
+    """Yield the files the scenario's run_script and add_media steps read (relative to the flows' folder)."""
+    for item in items:
+        if "steps" in item:
+            yield from _files(cast(ScenarioBlock, item)["steps"])
+            continue
+        step = item
+        named = [step["args"].get("file")] if step["command"] == "run_script" else step["args"].get("files")
+        if step["command"] in ("run_script", "add_media") and isinstance(named, list):
+            yield from (path for path in named if isinstance(path, str))
 
 
 def _looks(items: list[ScenarioItem]) -> bool:
@@ -426,22 +444,31 @@ def _command(state: _State, flow: FlowFile, value: object, path: Path, where: _W
             state.leave_out(where, name, f"optional on {name} is left out: a failure inside it fails the run")
         _INLINED[name](state, flow, arg, (*path, name), where, frame, _label(label))
         return
-    arg = folded(_scoped(arg, frame.scope))  # `${"text"}` is that text: no script needed to know it
+    arg = _scoped(arg, frame.scope)
+    if name not in SCRIPTED:  # a script's `${…}` is its JavaScript, as written
+        arg = folded(arg)  # `${"text"}` is that text: no script needed to know it
     state.spend(where, len(name) + _size(arg)[1])
-    found = expression(arg)
+    found = expression(arg) if name not in SCRIPTED else None
     waiting = pending(name)  # said first: once its command lands, its JavaScript is what it converts
     if waiting is not None:
         state.leave_out(where, name, waiting)
         return
     if found is not None:
-        state.leave_out(where, name, f"{found} is JavaScript, which visor does not run (only ${{NAME}} is kept)")
+        state.leave_out(where, name, f"{found} is JavaScript: {_SCRIPT_VALUE}")
         return
-    steps, notes = convert_command(name, arg, Known(state.app_id, state.env))
+    steps, notes = convert_command(name, arg, Known(state.app_id, state.env, posixpath.dirname(flow.relative)))
     for note in notes:
         state.leave_out(where, name, note)
     miss = _optional(state, where, name, optional) if steps else False
     for step in steps:
         _mark(state, step, where, name, optional=miss, label=_label(label))
+
+
+#: Why a command whose argument is a script's value is left out (lowering it to eval_script gains nothing).
+_SCRIPT_VALUE = (
+    "visor's steps take no script's value in their arguments (only ${NAME} parameters); its scripts and "
+    "when: {true} read output, so the script that made it converts, this command does not"
+)
 
 
 def _pop(arg: object, key: str) -> tuple[object, object]:
