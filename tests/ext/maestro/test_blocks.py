@@ -283,11 +283,121 @@ def test_tap_options_become_taps_or_are_named(tmp_path: Path) -> None:
     assert "does not tap again when the screen does not change" in reasons(converted)[0]
 
 
-@pytest.mark.parametrize("name", sorted(PENDING))
-def test_a_command_awaiting_its_visor_command_names_it(tmp_path: Path, name: str) -> None:
-    converted = one(tmp_path, f"- {name}: ${{output.x}}\n- back\n")
-    assert steps(converted) == [("act", {"name": "back"})]
-    assert reasons(converted) == [f"{name} is not converted yet: it needs visor's {PENDING[name]} command"]
+#: Each Maestro command that waited for its visor command, and what it converts into.
+_LANDED: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
+    ("- eraseText\n", [("erase_text", {})]),
+    ("- eraseText: 5\n", [("erase_text", {"chars": 5})]),
+    ("- eraseText: {charactersToErase: '${N}'}\n", [("erase_text", {"chars": 3})]),
+    ("- hideKeyboard\n", [("hide_keyboard", {})]),
+    ("- pressKey: Remote Dpad Up\n", [("press", {"key": "dpad_up"})]),
+    ("- pressKey: {key: Volume Up}\n", [("press", {"key": "volume_up"})]),
+    ("- copyTextFrom: {id: username}\n", [("copy_text_from", {"target": "id=username"})]),
+    ("- pasteText\n", [("paste_text", {})]),
+    ("- inputRandomText\n", [("input_random", {"kind": "text"})]),
+    ("- inputRandomText: {length: 12}\n", [("input_random", {"kind": "text", "length": 12})]),
+    ("- inputRandomNumber: {length: 4}\n", [("input_random", {"kind": "number", "length": 4})]),
+    ("- inputRandomEmail\n", [("input_random", {"kind": "email"})]),
+    ("- inputRandomPersonName\n", [("input_random", {"kind": "person_name"})]),
+    (
+        "- scrollUntilVisible: {element: Sync now}\n",
+        [("scroll_until_visible", {"target": "text=Sync now", "direction": "down", "max_scrolls": 12, "speed": 40,
+                                   "visibility": 100, "centered": False})],
+    ),
+    (
+        "- scrollUntilVisible:\n    element: {id: row_9}\n    direction: UP\n    timeout: 5000\n    speed: 100\n"
+        "    visibilityPercentage: 50\n    centerElement: true\n    waitToSettleTimeoutMs: 300\n",
+        [("scroll_until_visible", {"target": "id=row_9", "direction": "up", "max_scrolls": 4, "speed": 100,
+                                   "visibility": 50, "centered": True})],
+    ),
+    (
+        "- scrollUntilVisible: {element: Far, timeout: 600000, speed: 0}\n",
+        [("scroll_until_visible", {"target": "text=Far", "direction": "down", "max_scrolls": 100, "speed": 0,
+                                   "visibility": 100, "centered": False})],
+    ),
+    ("- evalScript: ${output.n = 1}\n", [("eval_script", {"script": "output.n = 1"})]),
+    ("- evalScript: ${output.s = \"${\" + 'x'}\n", [("eval_script", {"script": "output.s = \"${\" + 'x'"})]),
+    ("- assertTrue: ${output.n === 1}\n", [("assert_true", {"condition": "output.n === 1"})]),
+    ("- assertTrue: {condition: '${maestro.copiedText.length > 2}'}\n",
+     [("assert_true", {"condition": "maestro.copiedText.length > 2"})]),
+    ("- runScript: scripts/setup.js\n", [("run_script", {"file": "scripts/setup.js"})]),
+    ("- runScript: {file: setup.js, env: {USER: ada, N: 2}}\n",
+     [("run_script", {"file": "setup.js", "env": {"USER": "ada", "N": "2"}})]),
+    ("- addMedia: [a.png, media/b.mp4]\n", [("add_media", {"files": ["a.png", "media/b.mp4"]})]),
+    ("- addMedia: {files: [a.png]}\n", [("add_media", {"files": ["a.png"]})]),
+    ("- clearState\n", [("launch_app", {"clear_state": True}),
+                        ("manage_app", {"action": "stop", "app_name": "com.visor.demo"})]),
+    ("- clearState: com.other\n", [("launch_app", {"app_id": "com.other", "clear_state": True}),
+                                   ("manage_app", {"action": "stop", "app_name": "com.other"})]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("commands", "expected"), _LANDED)
+def test_a_command_whose_visor_command_landed_converts_into_it(
+    tmp_path: Path, commands: str, expected: list[tuple[str, dict[str, Any]]]
+) -> None:
+    converted = valid(one(tmp_path, commands, "appId: com.visor.demo\nenv:\n  N: 3\n"))
+    assert steps(converted) == expected and not converted.left_out and not PENDING
+
+
+@pytest.mark.parametrize(
+    ("commands", "why"),
+    [
+        ("- eraseText: lots\n", "eraseText 'lots' is not 1 to 10,000 characters"),
+        ("- pressKey: Turbo\n", "pressKey 'Turbo' is not a key visor's press knows"),
+        ("- hideKeyboard: {now: true}\n", "hideKeyboard takes no options"),
+        ("- inputRandomEmail: {length: 5}\n", "only no option is converted"),
+        ("- scrollUntilVisible: {direction: UP}\n", "it needs an element"),
+        ("- scrollUntilVisible: {element: X, direction: SIDEWAYS, speed: 400}\n", "direction 'SIDEWAYS' is left out"),
+        ("- evalScript: output.n = 1\n", "is not one ${…} expression"),
+        ("- runScript: ../outside.js\n", "is outside the flows' folder"),
+        ("- runScript: {file: a.js, env: {X: '${output.y}'}}\n", "is JavaScript"),
+        ("- addMedia: ['${PHOTO}']\n", "is not a file name visor can read"),
+        ("- inputText: ${output.user}\n", "visor's steps take no script's value in their arguments"),
+    ],
+)
+def test_what_a_landed_command_cannot_say_is_named(tmp_path: Path, commands: str, why: str) -> None:
+    converted = valid(one(tmp_path, commands + "- back\n"))
+    assert left(converted)[0][1] == 3 and why in reasons(converted)[0]
+
+
+def test_a_script_file_an_included_flow_names_is_read_from_the_flows_folder(tmp_path: Path) -> None:
+    flow(tmp_path, "sub/login.yaml", "- runScript: helpers/user.js\n- addMedia: [../pic.png]\n")
+    converted = valid(one(tmp_path, "- runFlow: sub/login.yaml\n"))
+    assert steps(converted) == [("run_script", {"file": "sub/helpers/user.js"}), ("add_media", {"files": ["pic.png"]})]
+    text = scenario_text("f.yaml", converted)
+    assert "beside this scenario (same sub-folders): pic.png, sub/helpers/user.js." in text
+
+
+def test_clear_keychain_clears_it_on_ios_only_and_says_the_app_restarts(tmp_path: Path) -> None:
+    converted = valid(one(tmp_path, "- clearKeychain\n"))
+    assert steps(converted) == [
+        (
+            "block",
+            {
+                "when": {"platform": "ios"},
+                "steps": [
+                    ("launch_app", {"clear_keychain": True}),
+                    ("manage_app", {"action": "stop", "app_name": "com.visor.demo"}),
+                ],
+            },
+        )
+    ]
+    assert "the app is started and stopped" in reasons(converted)[0]  # fmt: skip
+
+
+def test_scripts_share_the_runs_output_with_when_true_on_the_simulated_phone(cli_runner: Cli, tmp_path: Path) -> None:
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "flows" / "f.yaml").write_text(
+        "appId: com.visor.demo\n---\n- launchApp\n- evalScript: ${output.go = 2}\n- assertTrue: ${output.go > 1}\n"
+        "- runFlow:\n    when:\n      true: ${output.go === 3}\n    commands:\n      - tapOn: Nowhere\n"
+        "- tapOn: {id: username}\n- inputRandomPersonName\n- hideKeyboard\n"
+    )
+    row = cli_runner.run("import", "maestro", "flows", "-o", "scenarios").data["imported"][0]
+    assert row["valid"] and row["left_out"] == [], row
+    run = cli_runner.run("run", "scenarios/f.yaml", "--runtime", "sim", "--app", "demo", "--output", "out")
+    assert run.exit_code == 0, run.envelope.get("error")
+    statuses = {step["id"]: step["status"] for step in run.data["run"]["steps"]}
+    assert statuses["03-assert"] == "ok" and statuses["04-when"] == "skipped", statuses
 
 
 # --- run on the simulated phone --------------------------------------------------------------------------------------
@@ -320,6 +430,6 @@ def test_a_javascript_text_literal_is_its_text_and_other_scripts_are_named(tmp_p
     assert steps(converted) == [
         ("tap", {"target": 'match={"text":"Sign in.*"}'}),
         ("wait", {"for": "text=Feed", "timeout": 5000}),
-        ("press_key", {"key": "ENTER"}),
+        ("press", {"key": "enter"}),
     ]
     assert left(converted) == [("f.yaml", 5, "inputText")] and "JavaScript" in reasons(converted)[0]

@@ -247,10 +247,13 @@ def test_a_timeout_parameter_is_its_env_value_or_left_out_never_a_crash(tmp_path
 @pytest.mark.parametrize(
     ("key", "expected"),
     [
-        ("Enter", ("press_key", {"key": "ENTER"})),
-        ("Home", ("act", {"name": "home"})),
-        ("back", ("act", {"name": "back"})),
-        ("Lock", ("act", {"name": "lock"})),
+        ("Enter", ("press", {"key": "enter"})),
+        ("Home", ("press", {"key": "home"})),
+        ("back", ("press", {"key": "back"})),
+        ("Lock", ("press", {"key": "lock"})),
+        ("Remote Dpad Up", ("press", {"key": "dpad_up"})),
+        ("Volume Up", ("press", {"key": "volume_up"})),
+        ("Backspace", ("press", {"key": "backspace"})),
     ],
 )
 def test_keys_become_steps_the_validator_accepts(tmp_path: Path, key: str, expected: tuple[str, Any]) -> None:
@@ -271,39 +274,43 @@ def test_launch_app_of_the_flows_own_app_restarts_it(tmp_path: Path) -> None:
         "- stopApp\n"
     )
     converted = one(tmp_path, commands)
-    reset, launch = ("act", {"name": "reset"}), ("manage_app", {"action": "launch", "app_name": "com.visor.demo"})
-    settings_app = {"app_name": "com.android.settings"}
+    settings_app = {"app_id": "com.android.settings"}
     assert steps(converted) == [
-        reset,
-        reset,
-        reset,
-        launch,
-        ("manage_app", {"action": "stop", **settings_app}),
-        ("manage_app", {"action": "launch", **settings_app}),
-        ("manage_app", {"action": "launch", **settings_app}),
+        ("launch_app", {}),
+        ("launch_app", {}),
+        ("launch_app", {}),
+        ("launch_app", {"stop_first": False}),
+        ("launch_app", settings_app),
+        ("launch_app", {**settings_app, "stop_first": False}),
         ("manage_app", {"action": "stop", "app_name": "com.visor.demo"}),
     ]
     assert not converted.left_out and converted.app_id == "com.visor.demo"
 
 
-def test_launch_app_options_are_left_out_with_their_line_never_silently(tmp_path: Path) -> None:
+def test_launch_app_options_become_launch_apps_and_the_rest_is_named_with_its_line(tmp_path: Path) -> None:
     commands = (
         "- launchApp:\n"
         "    clearState: true\n"
-        "    clearKeychain: true\n"
-        "    permissions: {all: deny}\n"
-        "    arguments: {debug: true}\n"
+        "    clearKeychain: 'true'\n"
+        "    stopApp: false\n"
+        "    permissions: {all: deny, camera: allow, location: sometimes}\n"
+        "    arguments: {debug: true, user: ada, level: 3, nested: {a: 1}}\n"
         "    label: Start clean\n"
+        "- launchApp:\n    clearState: maybe\n    launchTimeout: 5\n"
     )
     converted = one(tmp_path, commands)
-    assert steps(converted) == [("act", {"name": "reset"})]
-    reasons = [item["reason"] for item in converted.left_out]
-    assert {item["line"] for item in converted.left_out} == {3}
-    assert [reason.split(":")[0] for reason in reasons] == [
-        "launchApp clearKeychain is left out",
-        "launchApp permissions is left out",
-        "launchApp arguments is left out",
-        "clearState",
+    assert steps(converted) == [
+        ("launch_app", {"clear_state": True, "clear_keychain": True, "stop_first": False,
+                        "permissions": {"all": "deny", "camera": "allow"},
+                        "arguments": {"debug": True, "user": "ada", "level": 3}}),
+        ("launch_app", {}),
+    ]  # fmt: skip
+    assert converted.scenario["steps"][0]["id"] == "01-launch-start-clean"
+    assert [(item["line"], item["reason"].split(":")[0]) for item in converted.left_out] == [
+        (3, "launchApp permissions 'location' are left out"),
+        (3, "launchApp arguments 'nested' are left out"),
+        (10, "launchApp options 'launchTimeout' are not converted"),
+        (10, "launchApp clearState 'maybe' is neither true nor false"),
     ]
 
 
@@ -330,9 +337,9 @@ def test_run_flow_with_when_is_a_block_and_its_env_is_put_in(tmp_path: Path) -> 
 
 
 def test_left_out_lines_of_an_included_file_name_that_file(tmp_path: Path) -> None:
-    flow(tmp_path, "sub/login.yaml", "- tapOn: Log in\n- eraseText\n")
-    converted = one(tmp_path, "- runFlow: sub/login.yaml\n- runScript: x.js\n")
-    assert left(converted) == [("login.yaml", 4, "eraseText"), ("f.yaml", 4, "runScript")]
+    flow(tmp_path, "sub/login.yaml", "- tapOn: Log in\n- longPressOn: Log in\n")
+    converted = one(tmp_path, "- runFlow: sub/login.yaml\n- doubleTapOn: x\n")
+    assert left(converted) == [("login.yaml", 4, "longPressOn"), ("f.yaml", 4, "doubleTapOn")]
     assert converted.left_out[0]["file"] == str(tmp_path / "sub" / "login.yaml")
 
 

@@ -406,7 +406,7 @@ def _press_key(arg: object, known: Known) -> Outcome:
     key = arg.get("key") if isinstance(arg, dict) and set(arg) == {"key"} else arg
     if not isinstance(key, str) or key_name(key) is None:
         return _left(f"pressKey {shown(key)} is not a key visor's press knows")
-    return [_step("key", "press", key=key.strip())], []
+    return [_step("key", "press", key=str(key_name(key)))], []
 
 
 def _erase_text(arg: object, known: Known) -> Outcome:
