@@ -439,11 +439,13 @@ def test_a_comment_is_one_line_whatever_it_quotes() -> None:
 
 _NAMES = ["launchApp", "clearState", "stopApp", "tapOn", "inputText", "assertVisible", "assertNotVisible",
           "extendedWaitUntil", "scroll", "swipe", "back", "waitForAnimationToEnd", "openLink", "pressKey",
-          "takeScreenshot", "scrollUntilVisible", "runFlow", "repeat", "retry", "runScript", "label"]  # fmt: skip
+          "takeScreenshot", "scrollUntilVisible", "runFlow", "repeat", "retry", "runScript", "label", "eraseText",
+          "evalScript", "assertTrue", "addMedia", "copyTextFrom", "inputRandomText", "clearKeychain"]  # fmt: skip
 _KEYS = ["appId", "clearState", "stopApp", "permissions", "text", "id", "point", "visible", "notVisible", "timeout",
          "direction", "start", "end", "from", "duration", "link", "path", "file", "commands", "env", "when", "times",
          "label", "optional", "while", "maxRetries", "platform", "true", "index", "below", "childOf", "enabled",
-         "containsDescendants", "retryTapIfNoChange", "repeat", "delay", "width"]  # fmt: skip
+         "containsDescendants", "retryTapIfNoChange", "repeat", "delay", "width", "element", "speed", "centerElement",
+         "visibilityPercentage", "charactersToErase", "files", "condition", "arguments", "clearKeychain", "length"]  # fmt: skip
 #: Texts Maestro flows hold, and those that have broken converters: points, keys, parameters, paths out.
 _TEXTS = ["50%,50%", "10, 20", "150%, -3%", "UP", "left", "Enter", "${X}", "${A+B}", "inc.yaml", "f.yaml",
           "../x.yaml", "/etc/passwd", "", " ", "com.visor.demo", "1e400", "5000", "${TIMEOUT}", "Android", "a.*(",

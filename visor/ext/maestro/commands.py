@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict
 
-from visor.ext.maestro.selectors import element, maestro_truth
+from visor.ext.maestro.selectors import condition, element, maestro_truth
 from visor.ext.maestro.values import PARAMETER, number, option_names, scalar_text, shown
 from visor.jsontypes import JsonObject, JsonValue
 from visor.limits import MAX_DURATION_MS, MAX_GESTURE_MS
@@ -538,8 +538,8 @@ def _javascript(value: object) -> str | None:
 
 def _run_script(arg: object, known: Known) -> Outcome:
     options = {"file": arg} if isinstance(arg, str) else arg if isinstance(arg, dict) else None
-    if options is None or "file" not in options or set(options) - {"file", "env"}:
-        return _left(f"runScript {shown(arg)}: only a file, with its env, is converted")
+    if options is None or "file" not in options or set(options) - {"file", "env", "when"}:
+        return _left(f"runScript {shown(arg)}: only a file, with its env and when, is converted")
     file, why = _project_file(options["file"], known)
     if file is None:
         return _left(f"runScript file {why}")
@@ -550,7 +550,22 @@ def _run_script(arg: object, known: Known) -> Outcome:
     args: JsonObject = {"file": file}
     if values:
         args["env"] = {str(key): str(value) for key, value in values.items()}
-    return [{"kind": "script", "command": "run_script", "args": args}], []
+    step: Step = {"kind": "script", "command": "run_script", "args": args}
+    if "when" not in options:
+        return [step], []
+    when, notes = condition(options["when"], known.env, "runScript when")
+    if when is None:
+        return _left(f"{notes[0]}: the runScript is left out")
+    return [Block("when", {"when": when}, [step])], notes
+
+
+def plain_part(name: str, arg: object) -> object:
+    """Return what of a command's options must hold no JavaScript: a script's is its own, a runScript's `when` too."""
+    if name in SCRIPTED:
+        return None
+    if name == "runScript" and isinstance(arg, dict):
+        return {key: value for key, value in arg.items() if key != "when"}
+    return arg
 
 
 def _add_media(arg: object, known: Known) -> Outcome:

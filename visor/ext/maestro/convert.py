@@ -46,7 +46,16 @@ from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict, cast
 
 from visor.errors import SourceError
-from visor.ext.maestro.commands import MAX_REPEAT, SCRIPTED, Block, Known, Step, convert_command, pending
+from visor.ext.maestro.commands import (
+    MAX_REPEAT,
+    SCRIPTED,
+    Block,
+    Known,
+    Step,
+    convert_command,
+    pending,
+    plain_part,
+)
 from visor.ext.maestro.flow import FlowFile, FlowReader
 from visor.ext.maestro.selectors import condition
 from visor.ext.maestro.values import PARAMETER, expression, folded, option_names, scalar_text, shown, whole_number
@@ -448,7 +457,7 @@ def _command(state: _State, flow: FlowFile, value: object, path: Path, where: _W
     if name not in SCRIPTED:  # a script's `${…}` is its JavaScript, as written
         arg = folded(arg)  # `${"text"}` is that text: no script needed to know it
     state.spend(where, len(name) + _size(arg)[1])
-    found = expression(arg) if name not in SCRIPTED else None
+    found = expression(plain_part(name, arg))
     waiting = pending(name)  # said first: once its command lands, its JavaScript is what it converts
     if waiting is not None:
         state.leave_out(where, name, waiting)
