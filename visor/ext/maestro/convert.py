@@ -6,8 +6,9 @@ A flow is a YAML header (`appId`, `name`, `tags`, `env`) then `---` then a list 
 | Maestro | visor |
 |---|---|
 | header `appId` | `config.app` (the app id a phone runs; the simulated phone is given its model with `--app`) |
-| `launchApp` of the flow's app, `clearState` | `act reset` (the app under test, restarted); `stopApp: false`: launch |
-| `launchApp` of another app, `stopApp`, `killApp` | `manage_app` stop and launch, or stop |
+| `launchApp` (its options: clearState, clearKeychain, stopApp, permissions, arguments) | `launch_app` |
+| `clearState`; `clearKeychain` (iOS only) | `launch_app` clearing it, then `manage_app` stop |
+| `stopApp`, `killApp` | `manage_app` stop |
 | `tapOn` a selector or a `point` (px or %) | `tap` (fractions for %); `repeat`: that many taps, `delay` between |
 | `inputText` | `act type` into the focused field |
 | `assertVisible` | `wait` for it (5 s) |
@@ -19,12 +20,15 @@ A flow is a YAML header (`appId`, `name`, `tags`, `env`) then `---` then a list 
 | `runFlow` file or commands (its `env` put in) | their commands, inlined; with `when`: a block with that `when` |
 | `repeat` `times` and/or `while` | a repeat block (`while` alone: at most `MAX_REPEAT` runs) |
 | `retry` `maxRetries`, commands or file | a retry block (at most 3 retries, as Maestro) |
-| `scroll`, `swipe`, `back`, `openLink`, `pressKey`, `takeScreenshot`, `waitForAnimationToEnd` | as before |
+| `scroll`, `swipe`, `back`, `openLink`, `takeScreenshot`, `waitForAnimationToEnd` | as before |
+| `pressKey`, `eraseText`, `hideKeyboard`, `copyTextFrom`, `pasteText`, `inputRandom…` | `press`, `erase_text`, … |
+| `scrollUntilVisible` (its timeout a bound on swipes), `addMedia` | `scroll_until_visible`, `add_media` |
+| `evalScript`, `assertTrue` (the JavaScript in their `${…}`), `runScript` (`when`: a block) | their script steps |
 | `${KEY}` and header `env` | `${KEY}` kept; `env` written as a dotenv file to pass with `--env-file` |
 | header `onFlowStart` | its commands, first |
 
 Anything else (a command waiting for a visor command to come, `commands.PENDING`; JavaScript in `${…}`, but for
-a condition's `true` and a text literal; an option visor cannot honour…) is reported with its file, line and
+a script's own, a condition's `true` and a text literal; an option visor cannot honour…) is reported with its file, line and
 why; the rest of the flow is still converted, and validates: a converted step or block visor's validator refuses
 is left out too, with the validator's words.
 
