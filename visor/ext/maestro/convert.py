@@ -28,9 +28,9 @@ A flow is a YAML header (`appId`, `name`, `tags`, `env`) then `---` then a list 
 | header `onFlowStart` | its commands, first |
 
 Anything else (a command waiting for a visor command to come, `commands.PENDING`; JavaScript in `${…}`, but for
-a script's own, a condition's `true` and a text literal; an option visor cannot honour…) is reported with its file, line and
-why; the rest of the flow is still converted, and validates: a converted step or block visor's validator refuses
-is left out too, with the validator's words.
+a script's own, a condition's `true` and a text literal; an option visor cannot honour…) is reported with its
+file, line and why; the rest of the flow is still converted, and validates: a converted step or block visor's
+validator refuses is left out too, with the validator's words.
 
 Bounds: a flow inlines at most `MAX_COMMANDS` commands (includes counted), nests `runFlow`, `repeat` and `retry`
 at most `MAX_NESTING` deep, and includes no file twice in one chain (a cycle): each an INPUT_ERROR at the file and
