@@ -424,6 +424,7 @@ def _no_options(name: str, kind: str, command: str) -> Callable[[object, Known],
     """Return the converter of a command with no options (hideKeyboard, pasteText)."""
 
     def convert(arg: object, known: Known) -> Outcome:
+        """Convert the command when it has no options; say it takes none otherwise."""
         if arg not in (None, {}):
             return _left(f"{name} {shown(arg)}: {name} takes no options")
         return [_step(kind, command)], []
@@ -441,6 +442,7 @@ def _input_random(kind: str, sized: bool) -> Callable[[object, Known], Outcome]:
     name = "inputRandom" + "".join(part.title() for part in kind.split("_"))
 
     def convert(arg: object, known: Known) -> Outcome:
+        """Convert the command with its `length` (when it has one and it is a number of characters)."""
         options = {} if arg is None else arg if isinstance(arg, dict) else None
         allowed = {"length"} if sized else set()
         if options is None or set(options) - allowed:
@@ -471,6 +473,7 @@ SETTLE_MS = 1000
 
 
 def _scroll_until_visible(arg: object, known: Known) -> Outcome:
+    """Convert scrollUntilVisible, its timeout a bound on swipes (the module's docstring says how)."""
     options = {"element": arg} if isinstance(arg, str) else arg if isinstance(arg, dict) else None
     if options is None or "element" not in options:
         return _left(f"scrollUntilVisible {shown(arg)}: it needs an element")
@@ -510,6 +513,7 @@ def _percent(options: dict[str, object], key: str, default: int, known: Known, n
 
 
 def _eval_script(arg: object, known: Known) -> Outcome:
+    """Convert evalScript: the JavaScript inside its `${…}`, run as written."""
     script = _javascript(arg.get("script") if isinstance(arg, dict) and set(arg) == {"script"} else arg)
     if script is None:
         return _left(f"evalScript {shown(arg)} is not one ${{…}} expression")
@@ -517,6 +521,7 @@ def _eval_script(arg: object, known: Known) -> Outcome:
 
 
 def _assert_true(arg: object, known: Known) -> Outcome:
+    """Convert assertTrue: the JavaScript inside its `${…}`; a plain text is true or false already."""
     value = arg.get("condition") if isinstance(arg, dict) and set(arg) == {"condition"} else arg
     script = _javascript(value)
     if script is None and isinstance(value, str | int | float) and "${" not in str(value):
@@ -537,6 +542,7 @@ def _javascript(value: object) -> str | None:
 
 
 def _run_script(arg: object, known: Known) -> Outcome:
+    """Convert runScript: its file (relative to the flows' folder) and env; with `when`, in a block."""
     options = {"file": arg} if isinstance(arg, str) else arg if isinstance(arg, dict) else None
     if options is None or "file" not in options or set(options) - {"file", "env", "when"}:
         return _left(f"runScript {shown(arg)}: only a file, with its env and when, is converted")
@@ -569,6 +575,7 @@ def plain_part(name: str, arg: object) -> object:
 
 
 def _add_media(arg: object, known: Known) -> Outcome:
+    """Convert addMedia: its files, relative to the flows' folder."""
     files = arg.get("files") if isinstance(arg, dict) and set(arg) == {"files"} else arg
     if not isinstance(files, list) or not files:
         return _left(f"addMedia {shown(arg)}: only a list of files is converted")
