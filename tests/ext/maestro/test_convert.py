@@ -46,8 +46,16 @@ def flow(folder: Path, name: str, commands: str, header: str = "appId: com.visor
 
 
 def steps(converted: Converted) -> list[tuple[str, dict[str, Any]]]:
-    """Return the converted steps as (command, args)."""
-    return [(step["command"], step["args"]) for step in converted.scenario["steps"]]
+    """Return the converted steps as (command, args); a block as ("block", its head and its steps so)."""
+    return [shape(item) for item in converted.scenario["steps"]]
+
+
+def shape(item: Any) -> tuple[str, dict[str, Any]]:
+    """Return a step as (command, args), a block as ("block", {its when, repeat or retry, "steps": [...]})."""
+    if "command" in item:
+        return item["command"], item["args"]
+    head = {key: value for key, value in item.items() if key not in ("id", "steps")}
+    return "block", {**head, "steps": [shape(inner) for inner in item["steps"]]}
 
 
 def left(converted: Converted) -> list[tuple[str, int, str]]:
@@ -173,10 +181,11 @@ def test_includes_doubling_stop_at_the_cap_with_the_file_and_line(tmp_path: Path
     assert f"more than {MAX_COMMANDS:,} commands" in done.stdout and ".yaml:3:3" in done.stdout
 
 
-def test_a_repeat_bomb_stops_at_the_cap(tmp_path: Path) -> None:
-    nested = "- repeat:\n    times: 1000000000\n    commands:\n      - tapOn: Go\n"
-    with pytest.raises(SourceError, match=f"more than {MAX_COMMANDS:,} commands"):
-        one(tmp_path, nested)
+def test_a_repeat_beyond_visors_bound_is_left_out_and_none_is_unrolled(tmp_path: Path) -> None:
+    # A repeat is a block now, never unrolled: a billion times is refused by its bound, not by inlining.
+    converted = one(tmp_path, "- repeat:\n    times: 1000000000\n    commands:\n      - tapOn: Go\n- back\n")
+    assert steps(converted) == [("act", {"name": "back"})]
+    assert left(converted) == [("f.yaml", 3, "repeat")] and "at most 1,000 times" in converted.left_out[0]["reason"]
     assert steps(one(tmp_path, "- repeat:\n    times: 1000000000\n    commands: []\n- back\n")) == [
         ("act", {"name": "back"})
     ]
@@ -238,10 +247,13 @@ def test_a_timeout_parameter_is_its_env_value_or_left_out_never_a_crash(tmp_path
 @pytest.mark.parametrize(
     ("key", "expected"),
     [
-        ("Enter", ("press_key", {"key": "ENTER"})),
-        ("Home", ("act", {"name": "home"})),
-        ("back", ("act", {"name": "back"})),
-        ("Lock", ("act", {"name": "lock"})),
+        ("Enter", ("press", {"key": "enter"})),
+        ("Home", ("press", {"key": "home"})),
+        ("back", ("press", {"key": "back"})),
+        ("Lock", ("press", {"key": "lock"})),
+        ("Remote Dpad Up", ("press", {"key": "dpad_up"})),
+        ("Volume Up", ("press", {"key": "volume_up"})),
+        ("Backspace", ("press", {"key": "backspace"})),
     ],
 )
 def test_keys_become_steps_the_validator_accepts(tmp_path: Path, key: str, expected: tuple[str, Any]) -> None:
@@ -262,62 +274,72 @@ def test_launch_app_of_the_flows_own_app_restarts_it(tmp_path: Path) -> None:
         "- stopApp\n"
     )
     converted = one(tmp_path, commands)
-    reset, launch = ("act", {"name": "reset"}), ("manage_app", {"action": "launch", "app_name": "com.visor.demo"})
-    settings_app = {"app_name": "com.android.settings"}
+    settings_app = {"app_id": "com.android.settings"}
     assert steps(converted) == [
-        reset,
-        reset,
-        reset,
-        launch,
-        ("manage_app", {"action": "stop", **settings_app}),
-        ("manage_app", {"action": "launch", **settings_app}),
-        ("manage_app", {"action": "launch", **settings_app}),
+        ("launch_app", {}),
+        ("launch_app", {}),
+        ("launch_app", {}),
+        ("launch_app", {"stop_first": False}),
+        ("launch_app", settings_app),
+        ("launch_app", {**settings_app, "stop_first": False}),
         ("manage_app", {"action": "stop", "app_name": "com.visor.demo"}),
     ]
     assert not converted.left_out and converted.app_id == "com.visor.demo"
 
 
-def test_launch_app_options_are_left_out_with_their_line_never_silently(tmp_path: Path) -> None:
+def test_launch_app_options_become_launch_apps_and_the_rest_is_named_with_its_line(tmp_path: Path) -> None:
     commands = (
         "- launchApp:\n"
         "    clearState: true\n"
-        "    clearKeychain: true\n"
-        "    permissions: {all: deny}\n"
-        "    arguments: {debug: true}\n"
+        "    clearKeychain: 'true'\n"
+        "    stopApp: false\n"
+        "    permissions: {all: deny, camera: allow, location: sometimes}\n"
+        "    arguments: {debug: true, user: ada, level: 3, nested: {a: 1}}\n"
         "    label: Start clean\n"
+        "- launchApp:\n    clearState: maybe\n    launchTimeout: 5\n"
     )
     converted = one(tmp_path, commands)
-    assert steps(converted) == [("act", {"name": "reset"})]
-    reasons = [item["reason"] for item in converted.left_out]
-    assert {item["line"] for item in converted.left_out} == {3}
-    assert [reason.split(":")[0] for reason in reasons] == [
-        "launchApp clearKeychain is left out",
-        "launchApp permissions is left out",
-        "launchApp arguments is left out",
-        "clearState",
+    assert steps(converted) == [
+        ("launch_app", {"clear_state": True, "clear_keychain": True, "stop_first": False,
+                        "permissions": {"all": "deny", "camera": "allow"},
+                        "arguments": {"debug": True, "user": "ada", "level": 3}}),
+        ("launch_app", {}),
+    ]  # fmt: skip
+    assert converted.scenario["steps"][0]["id"] == "01-launch-start-clean"
+    assert [(item["line"], item["reason"].split(":")[0]) for item in converted.left_out] == [
+        (3, "launchApp permissions 'location' are left out"),
+        (3, "launchApp arguments 'nested' are left out"),
+        (10, "launchApp options 'launchTimeout' are not converted"),
+        (10, "launchApp clearState 'maybe' is neither true nor false"),
     ]
 
 
-def test_run_flow_with_when_is_left_out_unread_and_its_env_is_put_in(tmp_path: Path) -> None:
+def test_run_flow_with_when_is_a_block_and_its_env_is_put_in(tmp_path: Path) -> None:
     # Found: runFlow with `when:` was inlined unconditionally, and its call-site env dropped, both silently.
     flow(tmp_path, "search.yaml", "- inputText: ${QUERY}\n- tapOn: ${BUTTON}\n", "appId: a\nenv:\n  BUTTON: Go\n")
+    flow(tmp_path, "allow.yaml", "- tapOn: Allow\n")
     commands = (
-        "- runFlow:\n    when:\n      visible: Allow?\n    file: missing.yaml\n"
+        "- runFlow:\n    when:\n      visible: Allow?\n    file: allow.yaml\n"
         "- runFlow:\n    file: search.yaml\n    env:\n      QUERY: desk lamp\n"
         "- runFlow:\n    file: search.yaml\n    env:\n      QUERY: ${OUTER}\n"
         "- runFlow:\n    commands:\n      - inputText: ${QUERY}\n    env:\n      QUERY: chair\n"
     )
     converted = one(tmp_path, commands)
-    typed = [args["value"] for command, args in steps(converted) if args.get("name") == "type"]
+    found = steps(converted)
+    assert found[0] == (
+        "block",
+        {"when": {"visible": 'match={"text":"Allow?"}'}, "steps": [("tap", {"target": "text=Allow"})]},
+    )
+    typed = [args["value"] for command, args in found if args.get("name") == "type"]
     assert typed == ["desk lamp", "${OUTER}", "chair"]
     assert converted.env == {"BUTTON": "Go"}  # the included flow's own env: a default, in the env file
-    assert left(converted) == [("f.yaml", 3, "runFlow")] and "with no condition" in converted.left_out[0]["reason"]
+    assert not converted.left_out
 
 
 def test_left_out_lines_of_an_included_file_name_that_file(tmp_path: Path) -> None:
-    flow(tmp_path, "sub/login.yaml", "- tapOn: Log in\n- eraseText\n")
-    converted = one(tmp_path, "- runFlow: sub/login.yaml\n- runScript: x.js\n")
-    assert left(converted) == [("login.yaml", 4, "eraseText"), ("f.yaml", 4, "runScript")]
+    flow(tmp_path, "sub/login.yaml", "- tapOn: Log in\n- longPressOn: Log in\n")
+    converted = one(tmp_path, "- runFlow: sub/login.yaml\n- doubleTapOn: x\n")
+    assert left(converted) == [("login.yaml", 4, "longPressOn"), ("f.yaml", 4, "doubleTapOn")]
     assert converted.left_out[0]["file"] == str(tmp_path / "sub" / "login.yaml")
 
 
@@ -350,12 +372,17 @@ def test_javascript_conditions_and_header_hooks_are_never_silent(tmp_path: Path)
         "- [not, a, command]\n"
     )
     converted = one(tmp_path, commands, header)
-    assert steps(converted) == [("tap", {"target": f"text={text}"}) for text in ("Skip", "Next", "Next", "Go")]
+    next_twice = ("block", {"repeat": {"times": 2}, "steps": [("tap", {"target": "text=Next"})]})
+    more = (
+        "block",
+        {"repeat": {"while": {"visible": "text=More"}, "max": 1000}, "steps": [("tap", {"target": "text=More"})]},
+    )
+    assert steps(converted) == [("tap", {"target": "text=Skip"}), next_twice, more, ("tap", {"target": "text=Go"})]
+    assert converted.scenario["steps"][-1]["id"] == "06-tap-press-go"  # the label names the step
     assert [(line, command) for _, line, command in left(converted)] == [
         (2, "jsEngine"),
         (5, "onFlowComplete"),
         (8, "inputText"),
-        (13, "repeat"),
         (21, "?"),
     ]
     assert "JavaScript" in converted.left_out[2]["reason"]
@@ -412,13 +439,17 @@ def test_a_comment_is_one_line_whatever_it_quotes() -> None:
 
 _NAMES = ["launchApp", "clearState", "stopApp", "tapOn", "inputText", "assertVisible", "assertNotVisible",
           "extendedWaitUntil", "scroll", "swipe", "back", "waitForAnimationToEnd", "openLink", "pressKey",
-          "takeScreenshot", "scrollUntilVisible", "runFlow", "repeat", "runScript", "label"]  # fmt: skip
+          "takeScreenshot", "scrollUntilVisible", "runFlow", "repeat", "retry", "runScript", "label", "eraseText",
+          "evalScript", "assertTrue", "addMedia", "copyTextFrom", "inputRandomText", "clearKeychain"]  # fmt: skip
 _KEYS = ["appId", "clearState", "stopApp", "permissions", "text", "id", "point", "visible", "notVisible", "timeout",
          "direction", "start", "end", "from", "duration", "link", "path", "file", "commands", "env", "when", "times",
-         "label", "optional"]  # fmt: skip
+         "label", "optional", "while", "maxRetries", "platform", "true", "index", "below", "childOf", "enabled",
+         "containsDescendants", "retryTapIfNoChange", "repeat", "delay", "width", "element", "speed", "centerElement",
+         "visibilityPercentage", "charactersToErase", "files", "condition", "arguments", "clearKeychain", "length"]  # fmt: skip
 #: Texts Maestro flows hold, and those that have broken converters: points, keys, parameters, paths out.
 _TEXTS = ["50%,50%", "10, 20", "150%, -3%", "UP", "left", "Enter", "${X}", "${A+B}", "inc.yaml", "f.yaml",
-          "../x.yaml", "/etc/passwd", "", " ", "com.visor.demo", "1e400", "5000", "${TIMEOUT}"]  # fmt: skip
+          "../x.yaml", "/etc/passwd", "", " ", "com.visor.demo", "1e400", "5000", "${TIMEOUT}", "Android", "a.*(",
+          "${output.x}", '${"lit"}', "true"]  # fmt: skip
 _SCALARS = st.one_of(
     st.none(), st.booleans(), st.integers(-(10**20), 10**20), st.floats(), st.text(max_size=8), st.sampled_from(_TEXTS)
 )

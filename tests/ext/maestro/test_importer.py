@@ -56,7 +56,7 @@ def test_flows_become_valid_scenarios_and_say_what_was_left_out(cli_runner: Cli,
     login = yaml.safe_load(Path(rows["login.yaml"]["scenario"]).read_text())
     assert login["meta"] == {"name": "Sign in", "version": "1", "tags": ["smoke", "login"]}
     assert [(s["command"], s["args"]) for s in login["steps"]] == [
-        ("act", {"name": "reset"}),
+        ("launch_app", {}),
         ("tap", {"target": "id=com.visor.demo:id/username"}),
         ("act", {"name": "type", "value": "${USERNAME}"}),
         ("tap", {"target": "id=com.visor.demo:id/password"}),
@@ -69,18 +69,20 @@ def test_flows_become_valid_scenarios_and_say_what_was_left_out(cli_runner: Cli,
     assert Path(rows["login.yaml"]["env_file"]).read_text() == "USERNAME=ada\nPASSWORD=lovelace\n"
     assert rows["login.yaml"]["app_id"] == "com.visor.demo"
     settings = rows["settings.yaml"]
-    assert [(item["line"], item["command"]) for item in settings["left_out"]] == [
-        (13, "scrollUntilVisible"), (17, "runScript")]  # fmt: skip
+    assert settings["left_out"] == []  # scrollUntilVisible and runScript convert
     text = Path(settings["scenario"]).read_text()
-    assert "# Left out (line 13, scrollUntilVisible)" in text
+    assert "# Copy from the flows' folder, beside this scenario (same sub-folders): check.js." in text
     steps = yaml.safe_load(text)["steps"]
-    assert steps[0]["args"] == {"name": "reset"} and len(steps) == 9 + 6  # login inlined, then its own
+    assert steps[0] == {"id": "01-launch", "command": "launch_app", "args": {}} and len(steps) == 9 + 8
+    assert [(s["command"], s["args"]) for s in steps[-3:]] == [
+        ("scroll_until_visible", {"target": "text=Sync now", "direction": "down", "max_scrolls": 12, "speed": 40,
+                                  "visibility": 100, "centered": False}),
+        ("run_script", {"file": "check.js"}),
+        ("act", {"name": "back"}),
+    ]  # fmt: skip
     feed = yaml.safe_load(Path(rows["feed.yaml"]["scenario"]).read_text())["steps"]
-    assert [(s["command"], s["args"]) for s in feed[-2:]] == [  # another app: stopped, then launched
-        ("manage_app", {"action": "stop", "app_name": "com.android.settings"}),
-        ("manage_app", {"action": "launch", "app_name": "com.android.settings"}),
-    ]
-    assert result.data["totals"] == {"flows": 6, "valid": 6, "left_out": 8}
+    assert (feed[-1]["command"], feed[-1]["args"]) == ("launch_app", {"app_id": "com.android.settings"})
+    assert result.data["totals"] == {"flows": 6, "valid": 6, "left_out": 1}
 
 
 def test_every_imported_fixture_passes_visor_validate(cli_runner: Cli, tmp_path: Path) -> None:
@@ -98,25 +100,24 @@ def test_part_two_defects_are_converted_or_left_out_with_file_and_line(cli_runne
     rows = cli_runner.run("import", "maestro", "flows/checkout.yaml", "-o", "out").data["imported"]
     (checkout,) = rows
     steps = yaml.safe_load(Path(checkout["scenario"]).read_text())["steps"]
+    dismiss = steps.pop(1)  # runFlow with when: a block that runs when its condition holds
+    assert dismiss["when"] == {"visible": 'match={"text":"Allow notifications?"}'} and dismiss["steps"]
     assert [(s["command"], s["args"]) for s in steps] == [
-        ("act", {"name": "reset"}),  # launchApp of the flow's own appId
+        ("launch_app", {"clear_state": True, "permissions": {"all": "deny"}}),  # launchApp of the flow's own app
         ("tap", {"target": "id=com.visor.demo:id/search"}),
         ("act", {"name": "type", "value": "desk lamp"}),  # the runFlow's own env, put in
-        ("press_key", {"key": "ENTER"}),  # was `act enter`, which validate refuses
+        ("copy_text_from", {"target": "id=com.visor.demo:id/first_result"}),  # in an included file
+        ("press", {"key": "enter"}),  # was `act enter`, which validate refuses
         ("wait", {"for": "text=Results", "timeout": 8000}),  # was a SYSTEM_ERROR
         ("swipe", {"direction": "left", "target": "com.visor.demo:id/carousel"}),  # swipe.from, was dropped
         ("swipe", {"start": [900, 500], "end": [100, 500], "duration": 1200, "target_description": "the screen"}),
         ("tap", {"target": "text=Add to cart"}),
     ]
     assert [(Path(item["file"]).name, item["line"], item["command"]) for item in checkout["left_out"]] == [
-        ("checkout.yaml", 9, "launchApp"),  # permissions
-        ("checkout.yaml", 9, "launchApp"),  # clearState on a phone
-        ("checkout.yaml", 13, "runFlow"),  # when: never inlined unconditionally
-        ("search.yaml", 9, "copyTextFrom"),  # an included file's line names that file
         ("checkout.yaml", 22, "extendedWaitUntil"),  # ${TIMEOUT} written as its value
     ]
     text = Path(checkout["scenario"]).read_text()
-    assert "# Left out (flows/subflows/search.yaml line 9, copyTextFrom)" in text
+    assert "# Left out (line 22, extendedWaitUntil)" in text
 
 
 def test_the_converted_sign_in_runs_on_the_simulated_phone(cli_runner: Cli, tmp_path: Path) -> None:
@@ -163,6 +164,13 @@ def test_the_flows_app_id_is_kept_as_config_app_and_the_scenario_validates(cli_r
     assert validated.exit_code == 0 and validated.data["valid"], validated.data
 
 
+def _in_front(request: Any) -> Any:
+    """Answer `mobile: queryAppState` as a phone whose app is in front (4); the rest as the fake server does."""
+    from tests.runtimes.appium.fakeserver import Reply
+
+    return Reply(body={"value": 4}) if b"queryAppState" in request.body else None
+
+
 def test_an_imported_flow_runs_as_it_is_on_a_phone_with_its_app(cli_runner: Cli, tmp_path: Path) -> None:
     from tests.runtimes.appium.fakeserver import DEFAULT_SESSION, fake_server
 
@@ -171,14 +179,14 @@ def test_an_imported_flow_runs_as_it_is_on_a_phone_with_its_app(cli_runner: Cli,
     flow = "appId: com.example.app\n---\n- launchApp\n- tapOn: Log in\n- takeScreenshot: signed-in\n"
     (tmp_path / "flows" / "login.yaml").write_text(flow)
     cli_runner.run("import", "maestro", "flows", "-o", "scenarios")
-    with fake_server() as server:
+    with fake_server(_in_front) as server:
         run = cli_runner.run("run", "scenarios/login.yaml", "--runtime", "appium", "--server-url", server.url,
                              "--platform", "android", "--device", "emulator-5554", "--output", "out")  # fmt: skip
     created = next(request for request in server.requests if request.method == "POST" and request.path == "/session")
     always = json.loads(created.body)["capabilities"]["alwaysMatch"]
     assert always["appium:appPackage"] == "com.example.app"
     assert run.exit_code == 0, run.envelope.get("error")
-    assert run.data["run"]["steps"][0]["id"] == "01-launch"  # act reset: the app restarted by its id
+    assert run.data["run"]["steps"][0]["id"] == "01-launch"  # launch_app: the app restarted by its id
     restarted = [request for request in server.requests if request.path.startswith(f"/session/{DEFAULT_SESSION}/")
                  and b"com.example.app" in request.body]  # fmt: skip
     assert restarted, "the app was not restarted by its id"
@@ -234,29 +242,33 @@ def test_a_file_that_is_no_flow_is_an_error_row(cli_runner: Cli, tmp_path: Path)
     assert "is not a Maestro flow" in row["error"]["message"]
 
 
-def test_what_would_mean_less_in_visor_is_left_out_not_changed(cli_runner: Cli, tmp_path: Path) -> None:
+def test_what_maestro_says_more_converts_into_optional_steps_and_match(cli_runner: Cli, tmp_path: Path) -> None:
+    # Before, each of the first four was left out; now visor's scenario language says them.
     (tmp_path / "flows").mkdir()
     (tmp_path / "flows" / "f.yaml").write_text(
         "appId: com.visor.demo\n---\n"
-        "- tapOn: {text: Maybe later, optional: true}\n"  # a step must succeed in visor: it would mean more
-        "- tapOn: 'Item \\\\d+'\n"  # a regular expression in Maestro; text= is exact
-        "- assertVisible: {id: toolbar_title, text: Feed}\n"  # both would shrink to one
+        "- tapOn: {text: Maybe later, optional: true}\n"
+        "- tapOn: 'Item \\d+'\n"  # a regular expression in Maestro, and in match=
+        "- assertVisible: {id: toolbar_title, text: Feed}\n"
         "- assertNotVisible: {text: Welcome, enabled: true}\n"
         "- waitForAnimationToEnd: {timeout: 3000}\n"
-        "- openLink: demo://settings\n"
-        "- pressKey: Home\n"
         "- tapOn: Log in\n"
     )
     row = cli_runner.run("import", "maestro", "flows", "-o", "out").data["imported"][0]
-    assert [item["line"] for item in row["left_out"]] == [3, 4, 5, 6]
-    assert "regular expression" in row["left_out"][1]["reason"]
+    assert row["valid"] and row["left_out"] == []
     steps = yaml.safe_load(Path(row["scenario"]).read_text())["steps"]
-    assert [(s["command"], s["args"]) for s in steps] == [
-        ("wait", {"stable": True, "timeout": 3000}),
-        ("navigate", {"to": "demo://settings"}),
-        ("act", {"name": "home"}),
-        ("tap", {"target": "text=Log in"}),
-    ]
+    gone = 'match={"enabled":true,"text":"Welcome"}'
+    assert steps == [
+        {"id": "01-tap", "command": "tap", "args": {"target": "text=Maybe later"}, "optional": True},
+        {"id": "02-tap", "command": "tap", "args": {"target": 'match={"text":"Item \\\\d+"}'}},
+        {"id": "03-see", "command": "wait", "args": {"for": 'match={"id":"toolbar_title","text":"Feed"}', "timeout": 5000}},
+        {"id": "04-gone", "repeat": {"while": {"visible": gone}, "max": 20},
+         "steps": [{"id": "05-poll", "command": "wait", "args": {"ms": 250}}]},
+        {"id": "06-settle", "command": "wait", "args": {"stable": True, "timeout": 3000}},
+        {"id": "07-tap", "command": "tap", "args": {"target": "text=Log in"}},
+    ]  # fmt: skip
+    checked = cli_runner.run("validate", row["scenario"])
+    assert checked.exit_code == 0 and checked.data["valid"], checked.data
 
 
 # --- hostile input and output ---------------------------------------------------------------------------------------

@@ -1,21 +1,37 @@
 """Each Maestro command, converted into visor steps: its steps, and notes on what of it is left out, and why.
 
-The walk over a flow (includes, repeats, env, caps) is `visor.ext.maestro.convert`'s; here, one function per command
-takes its options (the cosmetic `label` already removed, a runFlow's env already put in) and what is known of the
-flow (its appId, its env values), and returns `(steps, notes)`: no step and a note is a command left out.
+The walk over a flow (includes, blocks, env, `optional` and `label`, caps) is `visor.ext.maestro.convert`'s; here,
+one function per command takes its options (`label` and `optional` already taken, a runFlow's env already put in)
+and what is known of the flow (its appId, its env values), and returns `(steps, notes)`: steps (or blocks) and
+notes on what is left out; no step and a note is a command left out.
+
+A command that needs a visor command still to come is in `PENDING`: once that command lands, its converter goes
+into `_CONVERTERS` (reading its element with `selectors.element`) and it converts. None waits now.
+
+`scrollUntilVisible`'s timeout becomes a bound on swipes: `max_scrolls` is the timeout divided by one swipe's
+duration at its speed plus `SETTLE_MS` for the screen to settle and be read (Maestro's loop looks, swipes, waits
+for the screen, until the timeout), from 1 to visor's 100; Maestro's default 20 s at speed 40 is 12 swipes.
+`evalScript` and `assertTrue` take the JavaScript inside their one `${…}`; `runScript` and `addMedia` name their
+files relative to the flows' folder (the folder the import read), which is where the scenario reads them once
+they are copied beside it (`convert.scenario_text` says which).
 """
 
 from __future__ import annotations
 
 import math
+import posixpath
 import re
-import reprlib
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TypedDict
+from dataclasses import dataclass, field
+from typing import NotRequired, TypedDict
 
+from visor.ext.maestro.selectors import condition, element, maestro_truth
+from visor.ext.maestro.values import PARAMETER, number, option_names, scalar_text, shown
 from visor.jsontypes import JsonObject, JsonValue
 from visor.limits import MAX_DURATION_MS, MAX_GESTURE_MS
+from visor.scenario.commands import ERASE_CHARS, MAX_SCROLLS_CAP, MAX_TEXT_CHARS
+from visor.scenario.keys import key_name
+from visor.steps.commands.scroll_until import swipe_ms
 
 #: How long an assertion waits for its element (Maestro's assertVisible waits too).
 ASSERT_TIMEOUT_MS = 5000
@@ -23,43 +39,50 @@ ASSERT_TIMEOUT_MS = 5000
 WAIT_TIMEOUT_MS = 10_000
 #: The longest `wait_until` visor allows.
 WAIT_UNTIL_MAX_MS = 30_000
-#: Characters that make a Maestro text a regular expression rather than a plain text ("." is left: "Log in." is
-#: plain more often than not).
-_REGEX = re.compile(r"[\\\[\](){}|*+?^$]")
-#: `${NAME}`: a parameter, in Maestro and in visor alike.
-PARAMETER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-#: Why a selector is left out.
-_WHY = "a regular expression, several attributes or options such as optional would mean less in visor"
+#: How often a wait for a `match=` element to go looks again.
+GONE_POLL_MS = 250
+#: The most runs a visor repeat block may have (`visor.scenario.blocks.MAX_REPEAT`).
+MAX_REPEAT = 1000
 _DIRECTIONS = {"LEFT": ((0.8, 0.5), (0.2, 0.5)), "RIGHT": ((0.2, 0.5), (0.8, 0.5)),
                "UP": ((0.5, 0.8), (0.5, 0.2)), "DOWN": ((0.5, 0.2), (0.5, 0.8))}  # fmt: skip
 _LAUNCH_OPTIONS = {"appId", "clearState", "clearKeychain", "stopApp", "permissions", "arguments"}
-
-
-def _shown_repr() -> reprlib.Repr:
-    """Return a `repr` that shows a few levels and items of a value, its texts cut: bounded whatever the value."""
-    made = reprlib.Repr()
-    made.maxlevel, made.maxdict, made.maxlist, made.maxstring, made.maxother = 3, 4, 4, 60, 60
-    return made
-
-
-_SHOWN = _shown_repr()
-
-
-def shown(value: object) -> str:
-    """Return `value` for a message: a few levels and items, texts cut, control characters escaped."""
-    return _SHOWN.repr(value)
+#: tapOn's own options (beside its selector's keys).
+_TAP_OPTIONS = {"retryTapIfNoChange", "repeat", "delay", "waitToSettleTimeoutMs", "waitUntilVisible"}
+_RETRY_TAP = (
+    "retryTapIfNoChange is left out: visor's tap already waits until its target can take the touch (enabled, not "
+    "covered) and says so when it cannot, but it does not tap again when the screen does not change"
+)
+#: Commands that wait for a visor command being built: each converts once it lands (a converter in `_CONVERTERS`).
+PENDING: dict[str, str] = {}
 
 
 class Step(TypedDict):
-    """A converted step before it is numbered: its kind (the id's word), its visor command and arguments."""
+    """A converted step before it is numbered: its kind (the id's word), its visor command and arguments.
+
+    `optional` is Maestro's (a miss is reported, the run goes on); `label` names the step in its id.
+    """
 
     kind: str
     command: str
     args: JsonObject
+    optional: NotRequired[bool]
+    label: NotRequired[str]
 
 
-#: A command's steps and notes on what of it was left out.
-Outcome = tuple[list[Step], list[str]]
+@dataclass
+class Block:
+    """Converted steps that run together (a visor block): its kind (the id's word), its head and its steps.
+
+    The head is the block's `when`, `repeat` or `retry`, as a scenario writes it.
+    """
+
+    kind: str
+    head: JsonObject
+    steps: list[Step | Block] = field(default_factory=list)
+
+
+#: A command's steps (and blocks) and notes on what of it was left out.
+Outcome = tuple[list[Step | Block], list[str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,44 +91,35 @@ class Known:
 
     app_id: str | None
     env: dict[str, str]
+    #: The folder of the flow the command is written in, relative to the flows' folder ("" for the top one).
+    folder: str = ""
+
+
+def pending(name: str) -> str | None:
+    """Say why a command is not converted when it waits for a visor command still to come; None otherwise."""
+    if name in _CONVERTERS or name not in PENDING:
+        return None
+    return f"{name} is not converted yet: it needs visor's {PENDING[name]} command"
+
+
+#: Commands with no visor command yet, nor one being built: why, in the user's words.
+_MISSING = {
+    "longPressOn": "visor's long_press tool takes an element's index on one screen or a point, not a selector",
+    "doubleTapOn": "visor has no double tap on an element",
+}
 
 
 def convert_command(name: str, arg: object, known: Known) -> Outcome:
-    """Convert one Maestro command (not runFlow nor repeat, which the walk inlines): its steps and notes."""
+    """Convert one Maestro command (not runFlow, repeat nor retry, which the walk inlines): its steps and notes."""
     converter = _CONVERTERS.get(name)
-    if converter is None:
-        named = name if re.fullmatch(r"[A-Za-z][\w.-]{0,59}", name) else shown(name)
-        return [], [f"{named} is not converted"]
-    return converter(arg, known)
-
-
-def scalar_text(value: object) -> str | None:
-    """Return a scalar as Maestro reads it (true, not True), None for a mapping or a list."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return ""
-    if isinstance(value, str | int | float):
-        return str(value)
-    return None
-
-
-def number(value: object, env: dict[str, str]) -> float | None:
-    """Return a finite number, from a literal, a numeric text, or a `${KEY}` whose env value is one."""
-    if isinstance(value, str):
-        whole = PARAMETER.fullmatch(value.strip())
-        value = env.get(whole.group(1), "") if whole else value
-        try:
-            value = float(value.strip())
-        except ValueError:
-            return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    try:
-        found = float(value)
-    except OverflowError:
-        return None
-    return found if math.isfinite(found) else None
+    if converter is not None:
+        return converter(arg, known)
+    if pending(name):
+        return [], [str(pending(name))]
+    if name in _MISSING:
+        return [], [f"{name} is not converted: {_MISSING[name]}"]
+    named = name if re.fullmatch(r"[A-Za-z][\w.-]{0,59}", name) else shown(name)
+    return [], [f"{named} is not converted"]
 
 
 def _duration(value: object, known: Known, what: str, default: int) -> tuple[int, list[str]]:
@@ -120,12 +134,6 @@ def _duration(value: object, known: Known, what: str, default: int) -> tuple[int
 
 
 # --- one converter per Maestro command: (options, known) -> (steps, notes) ---------------------------------------
-
-
-def option_names(keys: set[str]) -> str:
-    """Return option names for a message: sorted, at most five, each shown safely."""
-    names = [shown(key) for key in sorted(keys)[:5]]
-    return ", ".join(names) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
 
 
 def _left(reason: str) -> Outcome:
@@ -156,42 +164,96 @@ def _launch_app(arg: object, known: Known) -> Outcome:
         return _left(f"launchApp {shown(arg)}: only an app id or launchApp's options are converted")
     unknown = set(options) - _LAUNCH_OPTIONS
     notes = [f"launchApp options {option_names(unknown)} are not converted"] if unknown else []
-    for key, why in (
-        ("clearKeychain", "visor does not clear the iOS keychain"),
-        ("permissions", "visor sets no permissions when it launches an app: set them on the device before the run"),
-        ("arguments", "visor passes no launch arguments"),
-    ):
-        if options.get(key) not in (None, False, {}):
-            notes.append(f"launchApp {key} is left out: {why}")
-    app, stop, clear = options.get("appId"), options.get("stopApp", True) is not False, options.get("clearState")
-    if app is None or app == known.app_id:
-        if clear is True:
-            notes.append(_CLEAR_NOTE)
-        if stop or clear is True:
-            return [_step("launch", "act", name="reset")], notes
-        if known.app_id is None:
-            return [], [*notes, "launchApp stopApp: false needs the flow's appId, which its header does not give"]
-        return [_step("launch", "manage_app", action="launch", app_name=known.app_id)], notes
-    if not isinstance(app, str) or not app.strip():
-        return [], [*notes, f"launchApp appId {shown(app)} is not an app id"]
-    if clear is True:
-        notes.append("launchApp clearState of another app is left out: visor clears no app's data")
-    steps = [_step("stop", "manage_app", action="stop", app_name=app)] if stop else []
-    return [*steps, _step("launch", "manage_app", action="launch", app_name=app)], notes
+    args: JsonObject = {}
+    app = options.get("appId")
+    if app is not None and app != known.app_id:
+        if not isinstance(app, str) or not app.strip():
+            return [], [*notes, f"launchApp appId {shown(app)} is not an app id"]
+        args["app_id"] = app
+    for maestro, visor, default in _LAUNCH_FLAGS:
+        value = options.get(maestro, default)
+        flag = _boolean(value)
+        if flag is None:
+            notes.append(f"launchApp {maestro} {shown(value)} is neither true nor false: it is left out")
+        elif flag != default:
+            args[visor] = flag
+    for maestro, visor, read in (("permissions", "permissions", _permissions), ("arguments", "arguments", _arguments)):
+        if options.get(maestro) not in (None, {}):
+            found, more = read(options[maestro])
+            notes.extend(more)
+            if found:
+                args[visor] = found
+    return [_step("launch", "launch_app", **args)], notes
 
 
-_CLEAR_NOTE = (
-    "clearState: act reset restarts the app; the simulated phone starts it from scratch, but on a phone its data "
-    "is kept (clear it before the run, e.g. adb shell pm clear)"
-)
+#: launchApp's flags: Maestro's name, visor's, and the default both share.
+_LAUNCH_FLAGS = (("clearState", "clear_state", False), ("clearKeychain", "clear_keychain", False),
+                 ("stopApp", "stop_first", True))  # fmt: skip
+_PERMISSION_CHOICES = {"allow", "deny", "unset"}
+#: A scalar launch argument, as launch_app takes one.
+_ARGUMENT = str | int | float | bool
+
+
+def _boolean(value: object) -> bool | None:
+    """Return a Maestro flag (true, false, or their text); None for anything else."""
+    if isinstance(value, bool):
+        return value
+    text = value.strip().lower() if isinstance(value, str) else None
+    return {"true": True, "false": False}.get(text) if text is not None else None
+
+
+def _permissions(value: object) -> tuple[JsonObject, list[str]]:
+    """Return launchApp's permissions (`all` or a name: allow, deny, unset), and notes on those left out."""
+    if not isinstance(value, dict):
+        return {}, [f"launchApp permissions {shown(value)} is not a mapping of names to allow, deny or unset"]
+    kept: JsonObject = {}
+    wrong: set[str] = set()
+    for name, choice in value.items():
+        text = choice.strip().lower() if isinstance(choice, str) else None
+        if isinstance(name, str) and name.strip() and text in _PERMISSION_CHOICES:
+            kept[name] = text
+        else:
+            wrong.add(str(name))
+    notes = [f"launchApp permissions {option_names(wrong)} are left out: each is allow, deny or unset"]
+    return kept, notes if wrong else []
+
+
+def _arguments(value: object) -> tuple[JsonObject, list[str]]:
+    """Return launchApp's arguments (a key to a text, number or boolean), and notes on those left out."""
+    if not isinstance(value, dict):
+        return {}, [f"launchApp arguments {shown(value)} is not a mapping of keys to values"]
+    kept: JsonObject = {k: v for k, v in value.items() if isinstance(k, str) and k.strip() and isinstance(v, _ARGUMENT)}
+    wrong = {str(key) for key in value} - set(kept)
+    notes = [f"launchApp arguments {option_names(wrong)} are left out: each is a text, a number or a boolean"]
+    return kept, notes if wrong else []
 
 
 def _clear_state(arg: object, known: Known) -> Outcome:
+    """Clear the app's data: launch_app clears it as it starts the app, which is then stopped, as Maestro leaves it."""
     options = _app_options(arg)
-    app = options.get("appId") if options is not None else None
-    if options is None or set(options) - {"appId"} or (app is not None and app != known.app_id):
-        return _left(f"clearState {shown(arg)}: only clearing the flow's own app is converted")
-    return [_step("launch", "act", name="reset")], [_CLEAR_NOTE]
+    app = options.get("appId", known.app_id) if options is not None else None
+    if options is None or set(options) - {"appId"} or not isinstance(app, str) or not app.strip():
+        return _left(
+            f"clearState {shown(arg)}: only clearing an app named by its id (or the flow's appId) is converted"
+        )
+    launch = (
+        _step("clear", "launch_app", clear_state=True)
+        if app == known.app_id
+        else _step("clear", "launch_app", app_id=app, clear_state=True)
+    )
+    return [launch, _step("stop", "manage_app", action="stop", app_name=app)], []
+
+
+def _clear_keychain(arg: object, known: Known) -> Outcome:
+    """Clear the iOS keychain: visor does it as it launches an app, so the app is started and stopped again."""
+    if arg not in (None, {}) or known.app_id is None:
+        return _left("clearKeychain is converted without options, in a flow whose header names its appId")
+    steps: list[Step | Block] = [_step("clear", "launch_app", clear_keychain=True),
+                                 _step("stop", "manage_app", action="stop", app_name=known.app_id)]  # fmt: skip
+    # An Android phone has no keychain (launch_app refuses it there) and Maestro does nothing: iOS only.
+    return [Block("ios", {"when": {"platform": "ios"}}, steps)], [
+        "clearKeychain: visor clears the keychain as it launches the app, so the app is started and stopped"
+    ]
 
 
 def _stop_app(arg: object, known: Known) -> Outcome:
@@ -203,21 +265,64 @@ def _stop_app(arg: object, known: Known) -> Outcome:
 
 
 def _tap_on(arg: object, known: Known) -> Outcome:
-    if isinstance(arg, dict) and "point" in arg:
-        if set(arg) != {"point"}:
-            return _left(f"tapOn {shown(arg)}: a point with other options is not converted")
-        point = _point(arg["point"])
-        if point is None:
-            return _left(f"tapOn point {shown(arg['point'])} is not x,y in pixels or x%,y%")
-        (x, y), normalized = point
-        return [_step("tap", "tap", x=x, y=y, normalized=True) if normalized else _step("tap", "tap", x=x, y=y)], []
-    target = _selector(arg)
-    if target is None:
-        return _left(f"tapOn {shown(arg)}: only one plain text, id or point is converted ({_WHY})")
-    return [_step("tap", "tap", target=target)], []
+    selector, options = _split_options(arg, _TAP_OPTIONS)
+    if isinstance(selector, dict) and "point" in selector:
+        tap, notes = _tap_point(selector)
+    else:
+        target, notes = element(selector, known.env, "tapOn")
+        tap = _step("tap", "tap", target=target) if target is not None else None
+    if tap is None:
+        return _left(notes[0])
+    taps, delay, more = _tap_options(options, known)
+    pause = [_step("pause", "wait", ms=delay)] if delay else []
+    steps: list[Step | Block] = [tap]
+    for _ in range(taps - 1):
+        steps.extend([*pause, {**tap, "args": dict(tap["args"])}])
+    return steps, [*notes, *more]
+
+
+def _tap_point(arg: dict[str, object]) -> tuple[Step | None, list[str]]:
+    """Return a tap on a point (x,y in pixels, or x%,y% as fractions); None and why if it is not one."""
+    if set(arg) != {"point"}:
+        return None, [f"tapOn {shown(arg)}: a point with other options is not converted"]
+    point = _point(arg["point"])
+    if point is None:
+        return None, [f"tapOn point {shown(arg['point'])} is not x,y in pixels or x%,y%"]
+    (x, y), normalized = point
+    return (_step("tap", "tap", x=x, y=y, normalized=True) if normalized else _step("tap", "tap", x=x, y=y)), []
+
+
+def _split_options(arg: object, options: set[str]) -> tuple[object, dict[str, object]]:
+    """Return a selector without a command's own options, and those options."""
+    if not isinstance(arg, dict):
+        return arg, {}
+    return {k: v for k, v in arg.items() if k not in options}, {k: v for k, v in arg.items() if k in options}
+
+
+def _tap_options(options: dict[str, object], known: Known) -> tuple[int, int, list[str]]:
+    """Return how many taps tapOn's `repeat` asks for, the pause between them, and notes on what is left out."""
+    notes = [_RETRY_TAP] if options.get("retryTapIfNoChange") not in (None, False) else []
+    taps, delay = 1, 0
+    if "repeat" in options:
+        found = number(options["repeat"], known.env)
+        if found is not None and found == int(found) and 1 <= found <= 100:
+            taps = int(found)
+        else:
+            notes.append(f"tapOn repeat {shown(options['repeat'])} is left out: one tap is sent")
+    if "delay" in options and taps > 1:  # Maestro pauses between repeated taps only
+        found = number(options["delay"], known.env)
+        if found is not None and 0 <= found <= MAX_DURATION_MS:
+            delay = int(found)
+        else:
+            notes.append(f"tapOn delay {shown(options['delay'])} is left out: the taps follow one another")
+    # waitUntilVisible and waitToSettleTimeoutMs only tune Maestro's waits: visor's tap waits for its target, and
+    # each next step for its own, so they say nothing a scenario needs.
+    return taps, delay, notes
 
 
 def _input_text(arg: object, known: Known) -> Outcome:
+    if isinstance(arg, dict) and set(arg) == {"text"}:
+        arg = arg["text"]
     text = scalar_text(arg) if not isinstance(arg, bool) else None
     if not text:
         return _left(f"inputText {shown(arg)}: only a text is converted")
@@ -225,35 +330,47 @@ def _input_text(arg: object, known: Known) -> Outcome:
 
 
 def _assert_visible(arg: object, known: Known) -> Outcome:
-    target = _selector(arg)
+    target, notes = element(arg, known.env, "assertVisible")
     if target is None:
-        return _left(f"assertVisible {shown(arg)}: only one plain text or id is converted ({_WHY})")
-    return [_wait_for("see", target, ASSERT_TIMEOUT_MS)], []
+        return _left(notes[0])
+    return [_wait_for("see", target, ASSERT_TIMEOUT_MS)], notes
 
 
 def _assert_not_visible(arg: object, known: Known) -> Outcome:
-    return _absent(arg, ASSERT_TIMEOUT_MS, [])
+    return _absent(arg, ASSERT_TIMEOUT_MS, known, [])
 
 
 def _extended_wait(arg: object, known: Known) -> Outcome:
-    if not isinstance(arg, dict) or set(arg) - {"visible", "notVisible", "timeout"} or len(set(arg) - {"timeout"}) != 1:
-        return _left("extendedWaitUntil: only one of visible and notVisible (text or id), with a timeout, is converted")
+    if not isinstance(arg, dict) or set(arg) - {"visible", "notVisible", "timeout"} or not set(arg) - {"timeout"}:
+        return _left("extendedWaitUntil: only visible and notVisible, with a timeout, are converted")
     timeout, notes = _duration(arg.get("timeout", WAIT_TIMEOUT_MS), known, "timeout", WAIT_TIMEOUT_MS)
+    steps: list[Step | Block] = []
+    if "visible" in arg:  # Maestro looks for the visible element first, then waits for the other to go
+        target, found = element(arg["visible"], known.env, "extendedWaitUntil visible")
+        if target is None:
+            return _left(found[0])
+        steps, notes = [_wait_for("wait", target, timeout)], [*notes, *found]
     if "notVisible" in arg:
-        return _absent(arg["notVisible"], timeout, notes)
-    target = _selector(arg["visible"])
-    if target is None:
-        return _left(f"extendedWaitUntil visible {shown(arg['visible'])}: only one plain text or id ({_WHY})")
-    return [_wait_for("wait", target, timeout)], notes
+        gone, more = _absent(arg["notVisible"], timeout, known, [])
+        if not gone:
+            return _left(more[0])
+        steps, notes = [*steps, *gone], [*notes, *more]
+    return steps, notes
 
 
-def _absent(arg: object, timeout: int, notes: list[str]) -> Outcome:
-    target = _selector(arg)
+def _absent(arg: object, timeout: int, known: Known, notes: list[str]) -> Outcome:
+    """Wait until no element the selector matches is on screen: `wait_until` absent, or a bounded poll for `match=`."""
+    target, found = element(arg, known.env, "notVisible")
     if target is None:
-        return _left(f"not visible {shown(arg)}: only one plain text or id is converted ({_WHY})")
+        return _left(found[0])
+    notes = [*notes, *found]
     kind, _, value = target.partition("=")
-    if timeout > WAIT_UNTIL_MAX_MS:
-        notes = [*notes, f"its timeout {timeout} ms is shortened to {WAIT_UNTIL_MAX_MS} ms, visor's longest wait_until"]
+    if kind == "match" or timeout > WAIT_UNTIL_MAX_MS:  # wait_until takes one exact text or id, 30 s at most
+        polls = max(1, min(MAX_REPEAT, -(-timeout // GONE_POLL_MS)))
+        if polls * GONE_POLL_MS < timeout:
+            notes.append(f"its timeout {timeout} ms is shortened to {polls * GONE_POLL_MS} ms, visor's longest poll")
+        head: JsonObject = {"repeat": {"while": {"visible": target}, "max": polls}}
+        return [Block("gone", head, [_step("poll", "wait", ms=GONE_POLL_MS)])], notes
     selector: JsonObject = {"resource_id": value} if kind == "id" else {"text": value}
     args: JsonObject = {"selector": selector, "state": "absent", "timeout_ms": max(1, min(timeout, WAIT_UNTIL_MAX_MS))}
     return [{"kind": "gone", "command": "wait_until", "args": args}], notes
@@ -285,21 +402,200 @@ def _open_link(arg: object, known: Known) -> Outcome:
     return _left("openLink: only a link is converted (autoVerify and browser options are not)")
 
 
-#: Maestro's keys, as visor presses them.
-_KEYS = {
-    "home": ("act", {"name": "home"}),
-    "back": ("act", {"name": "back"}),
-    "lock": ("act", {"name": "lock"}),
-    "enter": ("press_key", {"key": "ENTER"}),
-}
-
-
 def _press_key(arg: object, known: Known) -> Outcome:
-    found = _KEYS.get(arg.strip().lower()) if isinstance(arg, str) else None
-    if found is None:
-        return _left(f"pressKey {shown(arg)} is not converted (Home, Back, Enter and Lock are)")
-    command, args = found
-    return [{"kind": "key", "command": command, "args": dict(args)}], []
+    key = arg.get("key") if isinstance(arg, dict) and set(arg) == {"key"} else arg
+    if not isinstance(key, str) or key_name(key) is None:
+        return _left(f"pressKey {shown(key)} is not a key visor's press knows")
+    return [_step("key", "press", key=str(key_name(key)))], []
+
+
+def _erase_text(arg: object, known: Known) -> Outcome:
+    value = arg.get("charactersToErase") if isinstance(arg, dict) and set(arg) == {"charactersToErase"} else arg
+    if value is None:
+        return [_step("erase", "erase_text")], []
+    found = number(value, known.env)
+    if found is None or found != int(found) or not 1 <= found <= MAX_TEXT_CHARS:
+        why = f"is not 1 to {MAX_TEXT_CHARS:,} characters: {ERASE_CHARS} (Maestro's default) are erased"
+        return [_step("erase", "erase_text")], [f"eraseText {shown(value)} {why}"]
+    return [_step("erase", "erase_text", chars=int(found))], []
+
+
+def _no_options(name: str, kind: str, command: str) -> Callable[[object, Known], Outcome]:
+    """Return the converter of a command with no options (hideKeyboard, pasteText)."""
+
+    def convert(arg: object, known: Known) -> Outcome:
+        """Convert the command when it has no options; say it takes none otherwise."""
+        if arg not in (None, {}):
+            return _left(f"{name} {shown(arg)}: {name} takes no options")
+        return [_step(kind, command)], []
+
+    return convert
+
+
+def _copy_text_from(arg: object, known: Known) -> Outcome:
+    target, notes = element(arg, known.env, "copyTextFrom")
+    return ([_step("copy", "copy_text_from", target=target)], notes) if target is not None else _left(notes[0])
+
+
+def _input_random(kind: str, sized: bool) -> Callable[[object, Known], Outcome]:
+    """Return the converter of one of Maestro's inputRandom… commands: `kind`, with `length` when it has one."""
+    name = "inputRandom" + "".join(part.title() for part in kind.split("_"))
+
+    def convert(arg: object, known: Known) -> Outcome:
+        """Convert the command with its `length` (when it has one and it is a number of characters)."""
+        options = {} if arg is None else arg if isinstance(arg, dict) else None
+        allowed = {"length"} if sized else set()
+        if options is None or set(options) - allowed:
+            return _left(f"{name} {shown(arg)}: only {'a length' if sized else 'no option'} is converted")
+        if "length" not in options:
+            return [_random(kind)], []
+        found = number(options["length"], known.env)
+        if found is None or found != int(found) or not 1 <= found <= MAX_TEXT_CHARS:
+            note = f"{name} length {shown(options['length'])} is left out: visor's default length is used"
+            return [_random(kind)], [note]
+        return [_random(kind, length=int(found))], []
+
+    return convert
+
+
+def _random(kind: str, **more: JsonValue) -> Step:
+    """Return an `input_random` step (its `kind` is the step's own word too, so no `_step` keyword argument)."""
+    return {"kind": "type", "command": "input_random", "args": {"kind": kind, **more}}
+
+
+#: scrollUntilVisible's options: Maestro's name and visor's, beside its element.
+_SCROLL_UNTIL = {"element", "direction", "timeout", "speed", "visibilityPercentage", "centerElement",
+                 "waitToSettleTimeoutMs"}  # fmt: skip
+#: Maestro's scrollUntilVisible timeout when it gives none (ms).
+SCROLL_TIMEOUT_MS = 20_000
+#: What each swipe of scrollUntilVisible costs beside the gesture: the screen settling and being read (ms).
+SETTLE_MS = 1000
+
+
+def _scroll_until_visible(arg: object, known: Known) -> Outcome:
+    """Convert scrollUntilVisible, its timeout a bound on swipes (the module's docstring says how)."""
+    options = {"element": arg} if isinstance(arg, str) else arg if isinstance(arg, dict) else None
+    if options is None or "element" not in options:
+        return _left(f"scrollUntilVisible {shown(arg)}: it needs an element")
+    unknown = set(options) - _SCROLL_UNTIL
+    notes = [f"scrollUntilVisible options {option_names(unknown)} are not converted"] if unknown else []
+    target, found = element(options["element"], known.env, "scrollUntilVisible element")
+    if target is None:
+        return _left(found[0])
+    args: JsonObject = {"target": target}
+    direction = options.get("direction", "DOWN")
+    if isinstance(direction, str) and direction.strip().upper() in _DIRECTIONS:
+        args["direction"] = direction.strip().lower()
+    else:
+        notes.append(f"scrollUntilVisible direction {shown(direction)} is left out: it scrolls down")
+    speed = _percent(options, "speed", 40, known, notes, low=0)
+    timeout, more = _duration(options.get("timeout", SCROLL_TIMEOUT_MS), known, "timeout", SCROLL_TIMEOUT_MS)
+    args["max_scrolls"] = max(1, min(MAX_SCROLLS_CAP, timeout // (swipe_ms(speed) + SETTLE_MS)))
+    args["speed"] = speed
+    args["visibility"] = _percent(options, "visibilityPercentage", 100, known, notes, low=1)
+    centered = _boolean(options.get("centerElement", False))
+    if centered is None:
+        notes.append(f"scrollUntilVisible centerElement {shown(options['centerElement'])} is left out: not centred")
+    args["centered"] = bool(centered)
+    # waitToSettleTimeoutMs only tunes Maestro's wait after each swipe: visor reads the screen once it is still.
+    return [{"kind": "scroll", "command": "scroll_until_visible", "args": args}], [*found, *more, *notes]
+
+
+def _percent(options: dict[str, object], key: str, default: int, known: Known, notes: list[str], *, low: int) -> int:
+    """Return a 0..100 option (speed, visibilityPercentage) as a whole number; a note and `default` if it is none."""
+    if key not in options:
+        return default
+    found = number(options[key], known.env)
+    if found is None or not low <= found <= 100:
+        notes.append(f"scrollUntilVisible {key} {shown(options[key])} is left out: {default} is used")
+        return default
+    return int(found)
+
+
+def _eval_script(arg: object, known: Known) -> Outcome:
+    """Convert evalScript: the JavaScript inside its `${…}`, run as written."""
+    script = _javascript(arg.get("script") if isinstance(arg, dict) and set(arg) == {"script"} else arg)
+    if script is None:
+        return _left(f"evalScript {shown(arg)} is not one ${{…}} expression")
+    return [_step("script", "eval_script", script=script)], []
+
+
+def _assert_true(arg: object, known: Known) -> Outcome:
+    """Convert assertTrue: the JavaScript inside its `${…}`; a plain text is true or false already."""
+    value = arg.get("condition") if isinstance(arg, dict) and set(arg) == {"condition"} else arg
+    script = _javascript(value)
+    if script is None and isinstance(value, str | int | float) and "${" not in str(value):
+        script = "true" if maestro_truth(str(value)) else "false"  # a text is true or false as Maestro reads it
+    if script is None:
+        return _left(f"assertTrue {shown(arg)} is not one ${{…}} expression")
+    return [_step("assert", "assert_true", condition=script)], []
+
+
+def _javascript(value: object) -> str | None:
+    """Return the JavaScript inside a text that is one `${…}` as a whole; None if it is not one."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if not (text.startswith("${") and text.endswith("}")) or not text[2:-1].strip():
+        return None
+    return text[2:-1].strip()
+
+
+def _run_script(arg: object, known: Known) -> Outcome:
+    """Convert runScript: its file (relative to the flows' folder) and env; with `when`, in a block."""
+    options = {"file": arg} if isinstance(arg, str) else arg if isinstance(arg, dict) else None
+    if options is None or "file" not in options or set(options) - {"file", "env", "when"}:
+        return _left(f"runScript {shown(arg)}: only a file, with its env and when, is converted")
+    file, why = _project_file(options["file"], known)
+    if file is None:
+        return _left(f"runScript file {why}")
+    env = options.get("env", {})
+    values = {key: scalar_text(value) for key, value in env.items()} if isinstance(env, dict) else None
+    if values is None or any(value is None for value in values.values()):
+        return _left("runScript env is not a mapping of names to single values")
+    args: JsonObject = {"file": file}
+    if values:
+        args["env"] = {str(key): str(value) for key, value in values.items()}
+    step: Step = {"kind": "script", "command": "run_script", "args": args}
+    if "when" not in options:
+        return [step], []
+    when, notes = condition(options["when"], known.env, "runScript when")
+    if when is None:
+        return _left(f"{notes[0]}: the runScript is left out")
+    return [Block("when", {"when": when}, [step])], notes
+
+
+def plain_part(name: str, arg: object) -> object:
+    """Return what of a command's options must hold no JavaScript: a script's is its own, a runScript's `when` too."""
+    if name in SCRIPTED:
+        return None
+    if name == "runScript" and isinstance(arg, dict):
+        return {key: value for key, value in arg.items() if key != "when"}
+    return arg
+
+
+def _add_media(arg: object, known: Known) -> Outcome:
+    """Convert addMedia: its files, relative to the flows' folder."""
+    files = arg.get("files") if isinstance(arg, dict) and set(arg) == {"files"} else arg
+    if not isinstance(files, list) or not files:
+        return _left(f"addMedia {shown(arg)}: only a list of files is converted")
+    paths: list[JsonValue] = []
+    for item in files:
+        path, why = _project_file(item, known)
+        if path is None:
+            return _left(f"addMedia file {why}")
+        paths.append(path)
+    return [_step("media", "add_media", files=paths)], []
+
+
+def _project_file(value: object, known: Known) -> tuple[str | None, str]:
+    """Return a file a flow names, relative to the flows' folder; None and why if it leaves it or is no path."""
+    if not isinstance(value, str) or not value.strip() or PARAMETER.search(value):
+        return None, f"{shown(value)} is not a file name visor can read"
+    path = posixpath.normpath(posixpath.join(known.folder, value.strip().replace("\\", "/")))
+    if path.startswith(("/", "../")) or path == "..":
+        return None, f"{shown(value)} is outside the flows' folder"
+    return path, ""
 
 
 def _take_screenshot(arg: object, known: Known) -> Outcome:
@@ -310,11 +606,6 @@ def _take_screenshot(arg: object, known: Known) -> Outcome:
     unknown = set(options) - {"path"}
     notes = [f"takeScreenshot options {option_names(unknown)} are not converted"] if unknown else []
     return [_step("screenshot", "screenshot", label=label)], notes
-
-
-def _scroll_until_visible(arg: object, known: Known) -> Outcome:
-    return _left("scrollUntilVisible is not converted: visor's scroll_to needs the list to scroll (its id); write a "
-                 "scroll_to step with that container")  # fmt: skip
 
 
 def _swipe(arg: object, known: Known) -> Outcome:
@@ -350,7 +641,7 @@ def _swipe_duration(arg: dict[str, object], known: Known) -> tuple[int | None, l
 def _swipe_from(arg: dict[str, object], duration: int | None, notes: list[str]) -> Outcome:
     """Swipe on an element (by its id: the swipe tool scopes a directional swipe to a resource id)."""
     direction = str(arg.get("direction", "")).lower()
-    target = _selector(arg["from"])
+    target, _ = element(arg["from"], {}, "swipe from")
     if direction.upper() not in _DIRECTIONS or set(arg) - {"from", "direction", "duration"}:
         return _left("swipe from an element is converted with a direction only")
     if target is None or not target.startswith("id="):
@@ -389,26 +680,10 @@ def _point(point: object) -> tuple[tuple[float, float], bool] | None:
     return ((fx, fy), percent) if math.isfinite(fx) and math.isfinite(fy) else None
 
 
-def _selector(arg: object) -> str | None:
-    """Return the visor selector of a Maestro one, or None when it says more than visor's would keep."""
-    if isinstance(arg, int | float) and not isinstance(arg, bool):
-        arg = str(arg)
-    if isinstance(arg, dict) and (len(arg) != 1 or set(arg) - {"id", "text"}):
-        return None  # id and text together, `optional`, `index`, `below`, `enabled`…: a step would mean less
-    if isinstance(arg, str):
-        arg = {"text": arg}
-    if not isinstance(arg, dict):
-        return None
-    kind, value = next(iter(arg.items()))
-    if not isinstance(value, str) or not value.strip():
-        return None
-    # Maestro matches text and ids as regular expressions; visor's are exact (a ${NAME} is no pattern).
-    return None if _REGEX.search(PARAMETER.sub("", value)) else f"{kind}={value}"
-
-
 _CONVERTERS: dict[str, Callable[[object, Known], Outcome]] = {
     "launchApp": _launch_app,
     "clearState": _clear_state,
+    "clearKeychain": _clear_keychain,
     "stopApp": _stop_app,
     "killApp": _stop_app,
     "tapOn": _tap_on,
@@ -423,5 +698,19 @@ _CONVERTERS: dict[str, Callable[[object, Known], Outcome]] = {
     "openLink": _open_link,
     "pressKey": _press_key,
     "takeScreenshot": _take_screenshot,
+    "eraseText": _erase_text,
+    "hideKeyboard": _no_options("hideKeyboard", "keyboard", "hide_keyboard"),
+    "copyTextFrom": _copy_text_from,
+    "pasteText": _no_options("pasteText", "paste", "paste_text"),
+    "inputRandomText": _input_random("text", sized=True),
+    "inputRandomNumber": _input_random("number", sized=True),
+    "inputRandomEmail": _input_random("email", sized=False),
+    "inputRandomPersonName": _input_random("person_name", sized=False),
     "scrollUntilVisible": _scroll_until_visible,
+    "evalScript": _eval_script,
+    "assertTrue": _assert_true,
+    "runScript": _run_script,
+    "addMedia": _add_media,
 }
+#: Commands whose argument is JavaScript (`${…}`): the walk hands it over as written, never folded nor refused.
+SCRIPTED = {"evalScript", "assertTrue"}

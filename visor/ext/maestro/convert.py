@@ -1,53 +1,68 @@
 """`visor import maestro`: Maestro flows converted into visor scenarios, and what could not be, with its file and line.
 
 A flow is a YAML header (`appId`, `name`, `tags`, `env`) then `---` then a list of commands (read by
-`visor.ext.maestro.flow`, with its caps). Converted:
+`visor.ext.maestro.flow`, with its caps). Converted (selectors and conditions by `visor.ext.maestro.selectors`):
 
 | Maestro | visor |
 |---|---|
 | header `appId` | `config.app` (the app id a phone runs; the simulated phone is given its model with `--app`) |
-| `launchApp` of the flow's app, `clearState` | `act reset` (the app under test, restarted); `stopApp: false`: launch |
-| `launchApp` of another app, `stopApp`, `killApp` | `manage_app` stop and launch, or stop |
-| `tapOn` text, `id`, `point` (px or %) | `tap` on `text=`, `id=`, or a point (fractions for %): one plain text or id |
+| `launchApp` (its options: clearState, clearKeychain, stopApp, permissions, arguments) | `launch_app` |
+| `clearState`; `clearKeychain` (iOS only) | `launch_app` clearing it, then `manage_app` stop |
+| `stopApp`, `killApp` | `manage_app` stop |
+| `tapOn` a selector or a `point` (px or %) | `tap` (fractions for %); `repeat`: that many taps, `delay` between |
 | `inputText` | `act type` into the focused field |
-| `assertVisible` text / `id` | `wait` for it (5 s) |
-| `assertNotVisible`, `extendedWaitUntil.notVisible` | `wait_until` state `absent` |
-| `extendedWaitUntil.visible` | `wait` for it, its `timeout` kept |
-| `scroll` | `scroll` down |
-| `swipe` direction or start/end | `act drag` (fractions of the screen, or pixels); with a `duration`: `swipe` |
-| `swipe` from an id, in a direction | the `swipe` tool, scoped to that element |
-| `back` | `act back` |
-| `waitForAnimationToEnd` | `wait` until the screen is stable, its `timeout` kept |
-| `openLink` | `navigate` to the link |
-| `pressKey` Home, Back, Enter, Lock | `act home`, `back`, `press_key` ENTER, `act lock` |
-| `takeScreenshot` | `screenshot` with its name as label |
-| `runFlow` file or commands, `repeat` times | their commands, inlined (a file relative to the flow that includes it) |
+| `assertVisible` | `wait` for it (5 s) |
+| `assertNotVisible`, `extendedWaitUntil.notVisible` | `wait_until` state `absent`; for `match=` or over 30 s, a poll |
+| `extendedWaitUntil.visible` (and `notVisible`) | `wait` for it, its `timeout` kept (then for the other to go) |
+| a selector: plain text, `id` | `text=`, `id=` |
+| a selector: a pattern, states, `index`, `below`…, `childOf`… | `match=` with the same keys, snake_case |
+| `optional: true`, `label` | the step's `optional`; the label's words in the step's id |
+| `runFlow` file or commands (its `env` put in) | their commands, inlined; with `when`: a block with that `when` |
+| `repeat` `times` and/or `while` | a repeat block (`while` alone: at most `MAX_REPEAT` runs) |
+| `retry` `maxRetries`, commands or file | a retry block (at most 3 retries, as Maestro) |
+| `scroll`, `swipe`, `back`, `openLink`, `takeScreenshot`, `waitForAnimationToEnd` | as before |
+| `pressKey`, `eraseText`, `hideKeyboard`, `copyTextFrom`, `pasteText`, `inputRandom…` | `press`, `erase_text`, … |
+| `scrollUntilVisible` (its timeout a bound on swipes), `addMedia` | `scroll_until_visible`, `add_media` |
+| `evalScript`, `assertTrue` (the JavaScript in their `${…}`), `runScript` (`when`: a block) | their script steps |
 | `${KEY}` and header `env` | `${KEY}` kept; `env` written as a dotenv file to pass with `--env-file` |
-| a `runFlow`'s own `env` | its values put into the commands it inlines |
 | header `onFlowStart` | its commands, first |
 
-Anything else (`scrollUntilVisible` without a list to scroll, `runScript`, a `runFlow` or `repeat` with a
-condition, JavaScript in `${…}`, an option visor cannot honour…) is reported with its file, line and why; the
-rest of the flow is still converted, and validates: a converted step visor's validator refuses is left out too,
-with the validator's words. So is a selector that would mean less in visor: a text that is a regular expression
-(Maestro's are; visor's `text=` is exact), id and text together, or options such as `optional` or `index`.
+Anything else (a command waiting for a visor command to come, `commands.PENDING`; JavaScript in `${…}`, but for
+a script's own, a condition's `true` and a text literal; an option visor cannot honour…) is reported with its
+file, line and why; the rest of the flow is still converted, and validates: a converted step or block visor's
+validator refuses is left out too, with the validator's words.
 
-Bounds: a flow inlines at most `MAX_COMMANDS` commands (includes and repeats counted), nests `runFlow` and
-`repeat` at most `MAX_NESTING` deep, and includes no file twice in one chain (a cycle): each an INPUT_ERROR at the
-file and line that went over.
+Bounds: a flow inlines at most `MAX_COMMANDS` commands (includes counted), nests `runFlow`, `repeat` and `retry`
+at most `MAX_NESTING` deep, and includes no file twice in one chain (a cycle): each an INPUT_ERROR at the file and
+line that went over. Blocks nest as deep as visor's scenarios allow; one deeper is left out whole.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import itertools
 import os
+import posixpath
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import NotRequired, TypedDict
+from typing import NotRequired, TypedDict, cast
 
 from visor.errors import SourceError
-from visor.ext.maestro.commands import PARAMETER, Known, Step, convert_command, number, option_names, scalar_text, shown
+from visor.ext.maestro.commands import (
+    MAX_REPEAT,
+    SCRIPTED,
+    Block,
+    Known,
+    Step,
+    convert_command,
+    pending,
+    plain_part,
+)
 from visor.ext.maestro.flow import FlowFile, FlowReader
+from visor.ext.maestro.selectors import condition
+from visor.ext.maestro.values import PARAMETER, expression, folded, option_names, scalar_text, shown, whole_number
 from visor.inputs.document import Document, Path, Position
 from visor.inputs.parameters import substitute
 from visor.inputs.yaml_writer import dump_yaml
@@ -66,8 +81,8 @@ MAX_COMMAND_TEXT = 64 * 1024
 MAX_CALL_VALUE = 4096
 #: The characters one converted flow may hold in all: YAML aliases and includes repeat text without copying it.
 MAX_VOLUME = 16 * 1024 * 1024
-#: `${` that does not open a plain `${NAME}`: JavaScript, which visor does not run.
-_EXPRESSION = re.compile(r"\$\{(?![A-Za-z_][A-Za-z0-9_]*\})")
+#: Maestro retries a block at most this many times, whatever its maxRetries says.
+MAESTRO_MAX_RETRIES = 3
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 #: What `str.splitlines` (the env-file reader) and YAML break lines at, and the NUL no text file holds.
 _LINE_BREAKS = re.compile("[\x00\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
@@ -83,11 +98,26 @@ class Meta(TypedDict):
 
 
 class ScenarioStep(TypedDict):
-    """A converted scenario's step as it is written: `{id, command, args}`."""
+    """A converted scenario's step as it is written: `{id, command, args}`, and `optional` when Maestro's was."""
 
     id: str
     command: str
     args: JsonObject
+    optional: NotRequired[bool]
+
+
+class ScenarioBlock(TypedDict):
+    """A converted scenario's block as it is written: `{id, steps}` and its `when`, `repeat` or `retry`."""
+
+    id: str
+    steps: list[ScenarioItem]
+    when: NotRequired[JsonObject]
+    repeat: NotRequired[JsonObject]
+    retry: NotRequired[JsonObject]
+
+
+#: What a scenario's `steps` hold.
+ScenarioItem = ScenarioStep | ScenarioBlock
 
 
 class ScenarioData(TypedDict):
@@ -95,7 +125,7 @@ class ScenarioData(TypedDict):
 
     meta: Meta
     config: dict[str, str]
-    steps: list[ScenarioStep]
+    steps: list[ScenarioItem]
 
 
 class LeftOut(TypedDict):
@@ -147,6 +177,20 @@ class _Where:
         )
 
 
+@dataclass
+class _Tree:
+    """A block being converted: its kind (the id's word), its head (`when`, `repeat` or `retry`), its entries."""
+
+    kind: str
+    head: JsonObject
+    entries: list[_Entry] = field(default_factory=list)
+    label: str | None = None
+
+
+#: A converted step or block, where its command was written, and the command's name.
+_Entry = tuple[Step | _Tree, _Where, str]
+
+
 @dataclass(frozen=True, slots=True)
 class _Frame:
     """The include chain, the values a `runFlow` gave its commands, and the nesting depth."""
@@ -163,7 +207,8 @@ class _State:
     reader: FlowReader
     app_id: str | None
     env: dict[str, str] = field(default_factory=dict)
-    steps: list[tuple[Step, _Where, str]] = field(default_factory=list)
+    #: The list being filled: the scenario's steps, or a block's while its commands are converted.
+    steps: list[_Entry] = field(default_factory=list)
     left_out: list[tuple[int, LeftOut]] = field(default_factory=list)
     #: The files whose header was read (an included flow's, once however often it is included).
     headers: set[str] = field(default_factory=set)
@@ -278,10 +323,50 @@ def scenario_text(path: str, flow: Converted) -> str:
         notes.append(comment(f"The flow's app: {flow.app_id}, not kept (below); on a phone: --app-id {flow.app_id}."))
     else:
         notes.append(comment("The flow names no appId: on a phone, pass the app with --app-id (or set config.app)."))
+    needed = sorted(set(_files(flow.scenario["steps"])))
+    if needed:
+        notes.append(
+            comment(f"Copy from the flows' folder, beside this scenario (same sub-folders): {', '.join(needed)}.")
+        )
+    if _looks(flow.scenario["steps"]):
+        notes.append(comment(_LOOKS_NOTE))
     for item in flow.left_out:
         where = f"line {item['line']}" if item["file"] == path else f"{item['file']} line {item['line']}"
         notes.append(comment(f"Left out ({where}, {item['command']}): {item['reason']}"))
     return "\n".join(notes) + "\n" + dump_yaml(flow.scenario)
+
+
+_LOOKS_NOTE = (
+    "A block's when (or while) is decided on the screen as it begins; Maestro waits up to 7 s for a visible "
+    "element to show: put a wait before a block whose element shows late."
+)
+
+
+def _files(items: list[ScenarioItem]) -> Iterator[str]:
+    """Yield the files the scenario's run_script and add_media steps read (relative to the flows' folder)."""
+    for item in items:
+        if "steps" in item:
+            yield from _files(cast(ScenarioBlock, item)["steps"])
+            continue
+        step = item
+        named = [step["args"].get("file")] if step["command"] == "run_script" else step["args"].get("files")
+        if step["command"] in ("run_script", "add_media") and isinstance(named, list):
+            yield from (path for path in named if isinstance(path, str))
+
+
+def _looks(items: list[ScenarioItem]) -> bool:
+    """Say whether a block decides on an element (`when` or `while` with visible or not_visible), at any depth."""
+    for item in items:
+        if "steps" not in item:
+            continue
+        block = cast(ScenarioBlock, item)
+        repeat = block.get("repeat", {})
+        heads = [block.get("when", {}), repeat.get("while", {}) if isinstance(repeat, dict) else {}]
+        if any(isinstance(head, dict) and {"visible", "not_visible"} & set(head) for head in heads):
+            return True
+        if _looks(block["steps"]):
+            return True
+    return False
 
 
 def _scenario(flow: FlowFile) -> ScenarioData:
@@ -356,7 +441,7 @@ def _run(state: _State, flow: FlowFile, commands: list[object], path: Path, fram
 
 
 def _command(state: _State, flow: FlowFile, value: object, path: Path, where: _Where, frame: _Frame) -> None:
-    """Convert one command (inlining what runFlow and repeat name), or say why it is left out."""
+    """Convert one command (inlining what runFlow, repeat and retry name), or say why it is left out."""
     name, arg, problem = _split(value)
     if problem is not None:
         state.leave_out(where, name, problem)
@@ -365,32 +450,103 @@ def _command(state: _State, flow: FlowFile, value: object, path: Path, where: _W
     if nodes > MAX_COMMAND_NODES or characters > MAX_COMMAND_TEXT:
         state.leave_out(where, name, "its options are far larger than any Maestro command's")
         return
-    if name in ("runFlow", "repeat"):
-        inline = _run_flow if name == "runFlow" else _repeat
-        inline(state, flow, arg, (*path, name), where, frame)
+    label, arg = _pop(arg, "label")
+    optional, arg = _pop(arg, "optional")
+    if name in _INLINED:
+        if optional not in (None, False, "false"):
+            state.leave_out(where, name, f"optional on {name} is left out: a failure inside it fails the run")
+        _INLINED[name](state, flow, arg, (*path, name), where, frame, _label(label))
         return
     arg = _scoped(arg, frame.scope)
+    if name not in SCRIPTED:  # a script's `${…}` is its JavaScript, as written
+        arg = folded(arg)  # `${"text"}` is that text: no script needed to know it
     state.spend(where, len(name) + _size(arg)[1])
-    expression = _expression(arg)
-    if expression is not None:
-        state.leave_out(where, name, f"{expression} is JavaScript, which visor does not run (only ${{NAME}} is kept)")
+    found = expression(plain_part(name, arg))
+    waiting = pending(name)  # said first: once its command lands, its JavaScript is what it converts
+    if waiting is not None:
+        state.leave_out(where, name, waiting)
         return
-    steps, notes = convert_command(name, arg, Known(state.app_id, state.env))
+    if found is not None:
+        state.leave_out(where, name, f"{found} is JavaScript: {_SCRIPT_VALUE}")
+        return
+    steps, notes = convert_command(name, arg, Known(state.app_id, state.env, posixpath.dirname(flow.relative)))
     for note in notes:
         state.leave_out(where, name, note)
-    state.steps.extend((step, where, name) for step in steps)
+    miss = _optional(state, where, name, optional) if steps else False
+    for step in steps:
+        _mark(state, step, where, name, optional=miss, label=_label(label))
+
+
+#: Why a command whose argument is a script's value is left out (lowering it to eval_script gains nothing).
+_SCRIPT_VALUE = (
+    "visor's steps take no script's value in their arguments (only ${NAME} parameters); its scripts and "
+    "when: {true} read output, so the script that made it converts, this command does not"
+)
+
+
+def _pop(arg: object, key: str) -> tuple[object, object]:
+    """Return a command option common to every command (`label`, `optional`) and the options without it."""
+    if not isinstance(arg, dict) or key not in arg:
+        return None, arg
+    return arg[key], {name: item for name, item in arg.items() if name != key}
+
+
+def _optional(state: _State, where: _Where, name: str, value: object) -> bool:
+    """Say whether Maestro's `optional` is true; one that is neither true nor false is named."""
+    text = scalar_text(value)
+    if text in ("true", "false", ""):
+        return text == "true"
+    state.leave_out(where, name, f"optional {shown(value)} is neither true nor false: the step is not optional")
+    return False
+
+
+def _label(value: object) -> str | None:
+    """Return a label's words for an id (`tap-log-in`): letters and digits, lowercased, at most 40 characters."""
+    text = scalar_text(value)
+    words = re.findall(r"[^\W_]+", text.lower()) if text else []
+    return "-".join(words)[:40].strip("-") or None
+
+
+def _mark(state: _State, node: Step | Block, where: _Where, name: str, *, optional: bool, label: str | None) -> None:
+    """Add a converted step or block to the list being filled, optional and labelled as its command was."""
+    if isinstance(node, Block):
+        repeat = node.head.get("repeat")
+        if optional and isinstance(repeat, dict) and set(repeat) == {"while", "max"}:
+            # A while bounded by max fails at its bound; bounded by times it just stops: a miss that goes on.
+            node.head = {"repeat": {"times": repeat["max"], "while": repeat["while"]}}
+        elif optional:
+            state.leave_out(where, name, "optional is left out: this converts into a block, which fails as a whole")
+        tree = _Tree(node.kind, node.head, label=label)
+        with _filling(state, tree.entries):
+            for child in node.steps:
+                _mark(state, child, where, name, optional=False, label=None)
+        state.steps.append((tree, where, name))
+        return
+    if optional:
+        node["optional"] = True
+    if label:
+        node["label"] = label
+    state.steps.append((node, where, name))
+
+
+@contextlib.contextmanager
+def _filling(state: _State, entries: list[_Entry]) -> Iterator[None]:
+    """Convert into `entries` (a block's) while the block's commands are converted."""
+    outer, state.steps = state.steps, entries
+    try:
+        yield
+    finally:
+        state.steps = outer
 
 
 def _split(value: object) -> tuple[str, object, str | None]:
-    """Return a command's name and options (without the cosmetic `label`), or why it is no command."""
+    """Return a command's name and options, or why it is no command."""
     if isinstance(value, str):
         return value, None, None
     if not isinstance(value, dict) or len(value) != 1:
         keys = f" (it has {len(value)} keys)" if isinstance(value, dict) else ""
         return "?", None, f"{shown(value)} is not a command: a name, or a mapping of one name to options{keys}"
     name, arg = next(iter(value.items()))
-    if isinstance(arg, dict) and "label" in arg:
-        arg = {key: item for key, item in arg.items() if key != "label"}  # a report label: nothing to run
     return name, arg, None
 
 
@@ -434,45 +590,44 @@ def _scoped_text(text: str, scope: dict[str, str]) -> str:
     return PARAMETER.sub(lambda found: scope.get(found.group(1), found.group(0)), text)
 
 
-def _expression(value: object) -> str | None:
-    """Return the first `${…}` in `value` that is not a plain `${NAME}` (JavaScript), shown; None if none."""
-    for text in _strings(value):
-        found = _EXPRESSION.search(text)
-        if found is not None:
-            return shown(text[found.start() : found.start() + 40])
-    return None
-
-
-def _strings(value: object) -> Iterator[str]:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            yield item
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-
-
-def _run_flow(state: _State, flow: FlowFile, arg: object, path: Path, where: _Where, frame: _Frame) -> None:
-    """Inline a runFlow's file or commands, its env put into them; leave out one with a condition."""
+def _run_flow(
+    state: _State, flow: FlowFile, arg: object, path: Path, where: _Where, frame: _Frame, label: str | None
+) -> None:
+    """Inline a runFlow's file or commands, its env put into them; with a `when`, as a block with that condition."""
     options = {"file": arg} if isinstance(arg, str) else arg if isinstance(arg, dict) else None
     if options is None or ("file" in options) == ("commands" in options):
         state.leave_out(where, "runFlow", "runFlow needs a file or a list of commands")
         return
-    if "when" in options:
-        state.leave_out(
-            where,
-            "runFlow",
-            f"runFlow with when {shown(options['when'])} is not converted: a visor scenario runs every step, "
-            "with no condition; write the steps into a scenario of their own for the case they are meant for",
-        )
-        return
-    unknown = set(options) - {"file", "commands", "env"}
+    unknown = set(options) - {"file", "commands", "env", "when"}
     if unknown:
         state.leave_out(where, "runFlow", f"runFlow options {option_names(unknown)} are not converted")
         return
+    if "when" not in options:
+        _inline(state, flow, options, path, where, frame)
+        return
+    when, notes = condition(folded(_scoped(options["when"], frame.scope)), state.env, "runFlow when")
+    if when is None:
+        state.leave_out(where, "runFlow", f"{notes[0]}: the runFlow is left out, its commands unread")
+        return
+    for note in notes:
+        state.leave_out(where, "runFlow", note)
+    fill = functools.partial(_inline, state, flow, options, path, where, frame)
+    _block(state, _Tree("when", {"when": when}, label=label), where, "runFlow", fill)
+
+
+def _block(state: _State, tree: _Tree, where: _Where, name: str, fill: Callable[[], None]) -> None:
+    """Convert a block's commands into it (`fill`), then add it; a block left with no step is nothing to run."""
+    with _filling(state, tree.entries):
+        fill()
+    if tree.entries:
+        state.steps.append((tree, where, name))
+
+
+def _inline(
+    state: _State, flow: FlowFile, options: dict[str, object], path: Path, where: _Where, frame: _Frame
+) -> None:
+    """Convert a runFlow's (or retry's) commands or file, its call-site env put into them."""
+    name = path[-1] if path and isinstance(path[-1], str) else "runFlow"
     scope = _call_env(state, options.get("env"), frame, where)
     if scope is None:
         return
@@ -480,18 +635,18 @@ def _run_flow(state: _State, flow: FlowFile, arg: object, path: Path, where: _Wh
     _deeper(inner, where)
     if "commands" in options:
         if not isinstance(options["commands"], list):
-            state.leave_out(where, "runFlow", "runFlow commands must be a list of commands")
+            state.leave_out(where, name, f"{name} commands must be a list of commands")
             return
         _run(state, flow, options["commands"], (*path, "commands"), inner)
         return
     file = _scoped(options["file"], frame.scope)
-    if not isinstance(file, str) or not file.strip() or PARAMETER.search(file) or _expression(file):
-        state.leave_out(where, "runFlow", f"runFlow file {shown(file)} is not a file name visor can read")
+    if not isinstance(file, str) or not file.strip() or PARAMETER.search(file) or expression(file):
+        state.leave_out(where, name, f"{name} file {shown(file)} is not a file name visor can read")
         return
     included = state.reader.include(flow, file, where.at)
     if included.relative in frame.chain:
         raise where.error(
-            f"runFlow {shown(file)} includes a flow that is already being included: "
+            f"{name} {shown(file)} includes a flow that is already being included: "
             + " -> ".join([*frame.chain, included.relative]),
             likely_cause="Two flows include each other (or a flow includes itself): it would never end.",
             next_step="Break the cycle: move the shared commands into a flow that includes neither.",
@@ -527,44 +682,155 @@ def _deeper(frame: _Frame, where: _Where) -> None:
         )
 
 
-def _repeat(state: _State, flow: FlowFile, arg: object, path: Path, where: _Where, frame: _Frame) -> None:
-    """Unroll a repeat with a number of times; leave out one with a condition (while)."""
+def _repeat(
+    state: _State, flow: FlowFile, arg: object, path: Path, where: _Where, frame: _Frame, label: str | None
+) -> None:
+    """Convert a repeat into a repeat block: `times`, `while` (bounded by visor's most runs), or both."""
     if not isinstance(arg, dict) or not isinstance(arg.get("commands"), list):
         state.leave_out(where, "repeat", "repeat needs a list of commands")
         return
-    if set(arg) != {"times", "commands"}:
-        state.leave_out(where, "repeat", "only repeat with times is converted (a while condition cannot be said)")
+    unknown = set(arg) - {"times", "while", "commands"}
+    if unknown or not set(arg) - {"commands"}:
+        state.leave_out(where, "repeat", f"only repeat with times or while is converted (not {option_names(unknown)})")
         return
-    times = number(_scoped(arg["times"], frame.scope), state.env)
-    if times is None or times != int(times) or times < 0:
-        state.leave_out(where, "repeat", f"repeat times {shown(arg['times'])} is not a number of times")
-        return
+    head: JsonObject = {}
+    if "times" in arg:
+        times, notes = whole_number(_scoped(arg["times"], frame.scope), state.env, "repeat times")
+        if times is None or times > MAX_REPEAT:
+            why = f"visor repeats a block at most {MAX_REPEAT:,} times" if times else "it is not a number of times"
+            state.leave_out(where, "repeat", f"repeat times {shown(arg['times'])} is left out: {why}")
+            return
+        if times == 0:
+            return  # Maestro runs it no time: nothing to convert
+        head["times"] = times
+    else:
+        notes, head["max"] = [], MAX_REPEAT  # Maestro repeats while it holds, unbounded; visor at most this often
+    if "while" in arg:
+        when, said = condition(folded(_scoped(arg["while"], frame.scope)), state.env, "repeat while")
+        if when is None:
+            state.leave_out(where, "repeat", f"{said[0]}: the repeat is left out")
+            return
+        head["while"], notes = when, [*notes, *said]
+    if "max" in head:
+        head = {"while": head["while"], "max": head["max"]}  # as a scenario says it: while, then its bound
+    for note in notes:
+        state.leave_out(where, "repeat", note)
     inner = _Frame(frame.chain, frame.scope, frame.depth + 1)
     _deeper(inner, where)
-    if not arg["commands"]:
+    fill = functools.partial(_run, state, flow, arg["commands"], (*path, "commands"), inner)
+    if head == {"times": 1}:
+        fill()  # once is no repeat
         return
-    for _ in range(int(times)):
-        _run(state, flow, arg["commands"], (*path, "commands"), inner)
+    _block(state, _Tree("repeat", {"repeat": head}, label=label), where, "repeat", fill)
 
 
-def _valid_steps(state: _State) -> list[ScenarioStep]:
-    """Return the steps with ids, leaving out (with the validator's words) each one visor's validator refuses."""
-    steps = _with_ids([step for step, _, _ in state.steps])
-    document = Document("<import>", "yaml", {"meta": {"name": "x", "version": "1"}, "config": {}, "steps": steps}, {})
-    refused: dict[int, str] = {}
-    for issue in validate_document(substitute(document, state.env)[0]).issues:
-        if issue.is_error and issue.path[:1] == ("steps",) and len(issue.path) > 1 and isinstance(issue.path[1], int):
-            refused.setdefault(issue.path[1], issue.message)
-    kept = []
-    for index, (step, where, name) in enumerate(state.steps):
-        if index in refused:
-            state.leave_out(where, name, f"it converts into a step visor refuses: {refused[index]}")
+def _retry(
+    state: _State, flow: FlowFile, arg: object, path: Path, where: _Where, frame: _Frame, label: str | None
+) -> None:
+    """Convert a retry into a retry block: its commands (or file) run again from the first when one fails."""
+    options = arg if isinstance(arg, dict) else None
+    if options is None or ("file" in options) == ("commands" in options):
+        state.leave_out(where, "retry", "retry needs a file or a list of commands")
+        return
+    unknown = set(options) - {"maxRetries", "file", "commands", "env"}
+    if unknown:
+        state.leave_out(where, "retry", f"retry options {option_names(unknown)} are not converted")
+        return
+    times, notes = whole_number(_scoped(options.get("maxRetries", 1), frame.scope), state.env, "retry maxRetries")
+    if times is None:
+        state.leave_out(where, "retry", f"retry maxRetries {shown(options['maxRetries'])} is not a number of times")
+        return
+    if times > MAESTRO_MAX_RETRIES:
+        notes.append(f"retry maxRetries {times} is {MAESTRO_MAX_RETRIES}, as Maestro retries at most that often")
+        times = MAESTRO_MAX_RETRIES
+    for note in notes:
+        state.leave_out(where, "retry", note)
+    fill = functools.partial(_inline, state, flow, options, path, where, frame)
+    if times == 0:
+        fill()  # no retry: the commands, once
+        return
+    _block(state, _Tree("retry", {"retry": {"times": times}}, label=label), where, "retry", fill)
+
+
+#: How often the steps are validated at most: leaving out one refused never refuses another, so one pass does.
+_PASSES = 3
+_Inliner = Callable[[_State, FlowFile, object, Path, _Where, _Frame, str | None], None]
+#: The commands whose commands the walk converts itself (into blocks, or inlined).
+_INLINED: dict[str, _Inliner] = {"runFlow": _run_flow, "repeat": _repeat, "retry": _retry}
+
+
+def _valid_steps(state: _State) -> list[ScenarioItem]:
+    """Return the steps and blocks with ids, leaving out (with the validator's words) each one visor refuses.
+
+    A refused block (its head, or nesting deeper than visor's blocks may) is left out whole; a block all of whose
+    steps are refused goes with them. Leaving out never makes another item refused, but a second look checks it.
+    """
+    entries = state.steps
+    for _ in range(_PASSES):
+        items = _numbered(entries)
+        document = Document(
+            "<import>", "yaml", {"meta": {"name": "x", "version": "1"}, "config": {}, "steps": items}, {}
+        )
+        refused: dict[int, str] = {}
+        for issue in validate_document(substitute(document, state.env)[0]).issues:
+            owner = _owner(entries, issue.path) if issue.is_error else None
+            if owner is not None:
+                refused.setdefault(id(owner), issue.message)
+        if not refused:
+            break
+        entries = _kept(state, entries, refused)
+    return _numbered(entries) or [{"id": "01-nothing", "command": "wait", "args": {"ms": 0}}]
+
+
+def _owner(entries: list[_Entry], path: Path) -> _Entry | None:
+    """Return the innermost step or block an issue's path (`steps[2].steps[0].args`) is inside; None: none."""
+    owner, level, rest = None, entries, path
+    while len(rest) >= 2 and rest[0] == "steps" and isinstance(rest[1], int) and 0 <= rest[1] < len(level):
+        owner, rest = level[rest[1]], rest[2:]
+        if not isinstance(owner[0], _Tree):
+            break
+        level = owner[0].entries
+    return owner
+
+
+def _kept(state: _State, entries: list[_Entry], refused: dict[int, str]) -> list[_Entry]:
+    """Return `entries` without the refused ones (each left out with the validator's words), blocks emptied gone."""
+    kept: list[_Entry] = []
+    for entry in entries:
+        node, where, name = entry
+        if id(entry) in refused:
+            what = "a block" if isinstance(node, _Tree) else "a step"
+            state.leave_out(where, name, f"it converts into {what} visor refuses: {refused[id(entry)]}")
+        elif isinstance(node, _Tree):
+            node.entries = _kept(state, node.entries, refused)
+            if node.entries:
+                kept.append(entry)
         else:
-            kept.append(step)
-    return _with_ids(kept) or [{"id": "01-nothing", "command": "wait", "args": {"ms": 0}}]
+            kept.append(entry)
+    return kept
 
 
-def _with_ids(steps: list[Step]) -> list[ScenarioStep]:
-    """Return the steps as a scenario writes them: `{id, command, args}`, ids numbered in order (`03-tap`)."""
-    return [{"id": f"{index:02d}-{step['kind']}", "command": step["command"], "args": step["args"]}
-            for index, step in enumerate(steps, start=1)]  # fmt: skip
+def _numbered(entries: list[_Entry]) -> list[ScenarioItem]:
+    """Return the steps and blocks as a scenario writes them, ids numbered in order, a block before its steps."""
+    return _written(entries, itertools.count(1))
+
+
+def _written(entries: list[_Entry], numbers: Iterator[int]) -> list[ScenarioItem]:
+    items: list[ScenarioItem] = []
+    for node, _, _ in entries:
+        number = next(numbers)
+        if isinstance(node, _Tree):
+            head = {"id": _id(number, node.kind, node.label), **node.head}  # its when, repeat or retry
+            items.append(cast(ScenarioBlock, {**head, "steps": _written(node.entries, numbers)}))
+            continue
+        step: ScenarioStep = {"id": _id(number, node["kind"], node.get("label")), "command": node["command"],
+                              "args": node["args"]}  # fmt: skip
+        if node.get("optional"):
+            step["optional"] = True
+        items.append(step)
+    return items
+
+
+def _id(number: int, kind: str, label: str | None) -> str:
+    """Return an item's id: its number, its kind and its label's words (`03-tap-log-in`)."""
+    return f"{number:02d}-{kind}" + (f"-{label}" if label else "")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NotRequired, TypedDict
 
@@ -40,6 +40,7 @@ class _Row(TypedDict):
     flow: str
     error: NotRequired[dict[str, str]]
     scenario: NotRequired[str]
+    #: How many steps it has, those in blocks counted.
     steps: NotRequired[int]
     left_out: NotRequired[list[LeftOut]]
     env_file: NotRequired[str]
@@ -181,7 +182,7 @@ def _write(
             row["error"] = _os_error(target, exc)
             return False
         written.append(target)
-    row.update({"scenario": targets[0], "steps": len(flow.scenario["steps"]), "left_out": flow.left_out})
+    row.update({"scenario": targets[0], "steps": _steps(flow.scenario["steps"]), "left_out": flow.left_out})
     if flow.env:
         row["env_file"] = targets[1]
     if there:
@@ -196,6 +197,15 @@ def _write(
     if issues:
         row["issues"] = issues
     return True
+
+
+def _steps(items: Sequence[Mapping[str, object]]) -> int:
+    """Count the steps of a scenario's items, those inside blocks too (a block is no step)."""
+    count = 0
+    for item in items:
+        inner = item.get("steps")
+        count += _steps(inner) if isinstance(inner, list) else 1
+    return count
 
 
 def _exists_error(there: list[str]) -> dict[str, str]:

@@ -1,0 +1,111 @@
+"""Maestro's values as the converter reads them: scalars as Maestro reads them, numbers, parameters, shown safely.
+
+Shared by the commands, the selectors and the walk over a flow, so each reads a value one way.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import reprlib
+from collections.abc import Iterator
+
+#: `${NAME}`: a parameter, in Maestro and in visor alike.
+PARAMETER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+#: `${` that does not open a plain `${NAME}`: JavaScript, which visor does not run.
+EXPRESSION = re.compile(r"\$\{(?![A-Za-z_][A-Za-z0-9_]*\})")
+#: `${"a text"}` or `${'a text'}`: JavaScript whose value is that text, known without running it.
+_LITERAL = re.compile(r"""\$\{\s*(?:"([^"\\$]*)"|'([^'\\$]*)')\s*\}""")
+
+
+def _shown_repr() -> reprlib.Repr:
+    """Return a `repr` that shows a few levels and items of a value, its texts cut: bounded whatever the value."""
+    made = reprlib.Repr()
+    made.maxlevel, made.maxdict, made.maxlist, made.maxstring, made.maxother = 3, 4, 4, 60, 60
+    return made
+
+
+_SHOWN = _shown_repr()
+
+
+def shown(value: object) -> str:
+    """Return `value` for a message: a few levels and items, texts cut, control characters escaped."""
+    return _SHOWN.repr(value)
+
+
+def option_names(keys: set[str]) -> str:
+    """Return option names for a message: sorted, at most five, each shown safely."""
+    names = [shown(key) for key in sorted(keys)[:5]]
+    return ", ".join(names) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
+
+
+def scalar_text(value: object) -> str | None:
+    """Return a scalar as Maestro reads it (true, not True), None for a mapping or a list."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    if isinstance(value, str | int | float):
+        return str(value)
+    return None
+
+
+def number(value: object, env: dict[str, str]) -> float | None:
+    """Return a finite number, from a literal, a numeric text, or a `${KEY}` whose env value is one."""
+    if isinstance(value, str):
+        whole = PARAMETER.fullmatch(value.strip())
+        value = env.get(whole.group(1), "") if whole else value
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        found = float(value)
+    except OverflowError:
+        return None
+    return found if math.isfinite(found) else None
+
+
+def whole_number(value: object, env: dict[str, str], what: str) -> tuple[int | None, list[str]]:
+    """Return a whole number >= 0 (None if it is none) and a note when it was a `${KEY}`'s env value."""
+    found = number(value, env)
+    if found is None or found != int(found) or found < 0:
+        return None, []
+    if isinstance(value, str) and PARAMETER.fullmatch(value.strip()):
+        return int(found), [f"{what} {value.strip()} is written as {int(found)}, its env value"]
+    return int(found), []
+
+
+def strings(value: object) -> Iterator[str]:
+    """Yield every text in `value`, however nested."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def expression(value: object) -> str | None:
+    """Return the first `${…}` in `value` that is not a plain `${NAME}` (JavaScript), shown; None if none."""
+    for text in strings(value):
+        found = EXPRESSION.search(text)
+        if found is not None:
+            return shown(text[found.start() : found.start() + 40])
+    return None
+
+
+def folded(value: object) -> object:
+    """Return `value` with every `${"text"}` (a JavaScript text literal) replaced by its text."""
+    if isinstance(value, str):
+        return _LITERAL.sub(lambda found: found.group(1) if found.group(1) is not None else found.group(2), value)
+    if isinstance(value, dict):
+        return {key: folded(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [folded(item) for item in value]
+    return value
