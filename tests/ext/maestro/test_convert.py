@@ -363,7 +363,7 @@ def test_swipe_from_and_duration_are_converted_or_left_out_never_dropped(tmp_pat
 
 
 def test_javascript_conditions_and_header_hooks_are_never_silent(tmp_path: Path) -> None:
-    header = "appId: a\njsEngine: graaljs\nonFlowStart:\n  - tapOn: Skip\nonFlowComplete:\n  - back\n"
+    header = "appId: a\njsEngine: rhino\nonFlowStart:\n  - tapOn: Skip\nonFlowComplete:\n  - back\n"
     commands = (
         "- inputText: ${USER.toUpperCase()}\n"
         "- repeat:\n    times: 2\n    commands:\n      - tapOn: Next\n"

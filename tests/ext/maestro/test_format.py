@@ -75,3 +75,13 @@ def test_visor_validate_takes_a_flow_and_names_what_it_leaves_out(cli_runner: Cl
     assert done.exit_code == 0, done.stderr
     (issue,) = [item for item in done.data["issues"] if item["code"] == "UNSUPPORTED_COMMAND"]
     assert issue["severity"] == "warning" and issue["line"] == 12
+
+
+@pytest.mark.parametrize(("engine", "left"), [("graaljs", False), ("rhino", True)])
+def test_the_js_engine_header_is_taken_when_it_is_maestros_modern_one(tmp_path: Path, engine: str, left: bool) -> None:
+    from visor.ext.maestro.convert import convert_flow
+
+    flow = tmp_path / "flow.yaml"
+    flow.write_text(f"appId: com.visor.demo\njsEngine: {engine}\n---\n- evalScript: ${{output.n = 1}}\n")
+    named = [item for item in convert_flow(str(flow)).left_out if item["command"] == "jsEngine"]
+    assert bool(named) is left and all("QuickJS" in item["reason"] for item in named)

@@ -382,6 +382,15 @@ def _scenario(flow: FlowFile) -> ScenarioData:
     return {"meta": meta, "config": {}, "steps": []}
 
 
+def _header_left_out(key: str, value: object, top: bool) -> str:
+    """Say why a header key is not converted."""
+    if key == "jsEngine":
+        return (f"jsEngine {shown(value)} is not converted: visor runs scripts on a modern engine (QuickJS), as "
+                "Maestro's graaljs; a script written for Rhino may behave otherwise")  # fmt: skip
+    whose = "" if top else " (of an included flow: only its env is used)"
+    return f"the header key {shown(key)} is not converted{whose}"
+
+
 def _header(state: _State, flow: FlowFile, *, top: bool) -> None:
     """Take the header's env (once per file); report what of the header is not converted."""
     if flow.relative in state.headers:
@@ -397,9 +406,10 @@ def _header(state: _State, flow: FlowFile, *, top: bool) -> None:
         state.leave_out(_Where(flow, flow.position(("env",)), order), "env", "env is not a mapping of names to values")
     known = _TOP_HEADER if top else {"appId", "name", "tags", "env"}
     for key in flow.header:
+        if key == "jsEngine" and flow.header[key] == "graaljs":
+            continue  # Maestro's modern engine: visor's scripts run on one of the same language level (QuickJS)
         if key not in known:
-            whose = "" if top else " (of an included flow: only its env is used)"
-            message = f"the header key {shown(key)} is not converted{whose}"
+            message = _header_left_out(key, flow.header[key], top)
             state.leave_out(_Where(flow, flow.position((key,)), order), key, message)
     if top and "onFlowComplete" in flow.header:
         state.leave_out(
