@@ -71,6 +71,7 @@ NOT_RUN: dict[str, str] = {
     "visor run scenarios/login.yaml --runtime appium --env-file scenarios/login.env": PHONE,
     "visor run scenarios/login.yaml --runtime sim --app demo --env-file scenarios/login.env": OWN
     + " (a scenario imported from the reader's Maestro flows, and its dotenv file)",
+    "visor run my-flow.yaml --runtime appium --app-id com.example.app": PHONE,
     "visor visualagent serve ./va --runtime appium": PHONE,
     "visor visualagent serve --adb-serial emulator-5554": "needs a phone with the VisualAgent app, over adb",
     "visor run flow.yaml --runtime visualagent --visualagent-dir ./va": OWN,

@@ -298,7 +298,7 @@ def show(
 
 @click.group("import", context_settings=SETTINGS)
 def import_group() -> None:
-    """Convert other tools' tests into visor scenarios (docs/suites.md).
+    """Convert other tools' tests into visor scenarios (docs/coming-from-maestro.md).
 
     \b
     Examples:
