@@ -19,6 +19,7 @@ from pydantic import AliasChoices, ConfigDict, Field, WithJsonSchema, field_vali
 from visor.inputs.issues import IssueCode
 from visor.inputs.suggest import did_you_mean
 from visor.jsontypes import JsonObject, JsonValue
+from visor.limits import MAX_GESTURE_MS
 from visor.plugs import Registry
 from visor.scenario.fields import (
     DurationMs,
@@ -151,6 +152,9 @@ class TapArgs(Args):
     x: FiniteNumber | None = Field(None, description="X in pixels, or a 0..1 fraction when normalized.")
     y: FiniteNumber | None = Field(None, description="Y in pixels, or a 0..1 fraction when normalized.")
     normalized: bool = Field(False, description="Read x and y as fractions of the screen size.")
+    retry_if_no_change: bool = Field(
+        False, description="Tap once more when the screen shows no change after the tap (Maestro's retryTapIfNoChange)."
+    )
 
     @classmethod
     def rules(cls, raw: Mapping[str, object]) -> list[str]:
@@ -434,6 +438,22 @@ class PressArgs(Args):
         name = key_name(written) if isinstance(written, str) else None
         reason = lacking(name, platform) if name is not None else None
         return [f"press args.key: {platform} has no {name} key ({reason})"] if reason else []
+
+
+#: How long `long_tap` holds when `duration_ms` does not say: past Android's and iOS's long-press timeouts (0.5 s).
+LONG_TAP_MS = 1000
+
+
+class LongTapArgs(Args):
+    """Hold a finger on an element, at a point a touch reaches (Maestro's longPressOn)."""
+
+    command = "long_tap"
+    tree_need = "finds the element, and a point of it a touch reaches"
+
+    target: SelectorStr = Field(description="The element to hold.")
+    duration_ms: int = Field(
+        LONG_TAP_MS, ge=100, le=MAX_GESTURE_MS, description="How long to hold, in ms (1000 unless given)."
+    )
 
 
 class CopyTextFromArgs(Args):

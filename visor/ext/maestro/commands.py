@@ -48,10 +48,6 @@ _DIRECTIONS = {"LEFT": ((0.8, 0.5), (0.2, 0.5)), "RIGHT": ((0.2, 0.5), (0.8, 0.5
 _LAUNCH_OPTIONS = {"appId", "clearState", "clearKeychain", "stopApp", "permissions", "arguments"}
 #: tapOn's own options (beside its selector's keys).
 _TAP_OPTIONS = {"retryTapIfNoChange", "repeat", "delay", "waitToSettleTimeoutMs", "waitUntilVisible"}
-_RETRY_TAP = (
-    "retryTapIfNoChange is left out: visor's tap already waits until its target can take the touch (enabled, not "
-    "covered) and says so when it cannot, but it does not tap again when the screen does not change"
-)
 #: Commands that wait for a visor command being built: each converts once it lands (a converter in `_CONVERTERS`).
 PENDING: dict[str, str] = {}
 
@@ -104,7 +100,6 @@ def pending(name: str) -> str | None:
 
 #: Commands with no visor command yet, nor one being built: why, in the user's words.
 _MISSING = {
-    "longPressOn": "visor's long_press tool takes an element's index on one screen or a point, not a selector",
     "doubleTapOn": "visor has no double tap on an element",
 }
 
@@ -273,6 +268,11 @@ def _tap_on(arg: object, known: Known) -> Outcome:
         tap = _step("tap", "tap", target=target) if target is not None else None
     if tap is None:
         return _left(notes[0])
+    retry = options.get("retryTapIfNoChange")
+    if retry is True:
+        tap = {**tap, "args": {**tap["args"], "retry_if_no_change": True}}
+    elif retry not in (None, False):
+        notes = [*notes, f"tapOn retryTapIfNoChange {shown(retry)} is left out: only true or false is converted"]
     taps, delay, more = _tap_options(options, known)
     pause = [_step("pause", "wait", ms=delay)] if delay else []
     steps: list[Step | Block] = [tap]
@@ -301,7 +301,7 @@ def _split_options(arg: object, options: set[str]) -> tuple[object, dict[str, ob
 
 def _tap_options(options: dict[str, object], known: Known) -> tuple[int, int, list[str]]:
     """Return how many taps tapOn's `repeat` asks for, the pause between them, and notes on what is left out."""
-    notes = [_RETRY_TAP] if options.get("retryTapIfNoChange") not in (None, False) else []
+    notes: list[str] = []
     taps, delay = 1, 0
     if "repeat" in options:
         found = number(options["repeat"], known.env)
@@ -430,6 +430,13 @@ def _no_options(name: str, kind: str, command: str) -> Callable[[object, Known],
         return [_step(kind, command)], []
 
     return convert
+
+
+def _long_press_on(arg: object, known: Known) -> Outcome:
+    if isinstance(arg, dict) and "point" in arg:
+        return _left(f"longPressOn {shown(arg)}: a point is not converted (long_tap holds an element)")
+    target, notes = element(arg, known.env, "longPressOn")
+    return ([_step("hold", "long_tap", target=target)], notes) if target is not None else _left(notes[0])
 
 
 def _copy_text_from(arg: object, known: Known) -> Outcome:
@@ -701,6 +708,7 @@ _CONVERTERS: dict[str, Callable[[object, Known], Outcome]] = {
     "eraseText": _erase_text,
     "hideKeyboard": _no_options("hideKeyboard", "keyboard", "hide_keyboard"),
     "copyTextFrom": _copy_text_from,
+    "longPressOn": _long_press_on,
     "pasteText": _no_options("pasteText", "paste", "paste_text"),
     "inputRandomText": _input_random("text", sized=True),
     "inputRandomNumber": _input_random("number", sized=True),

@@ -13,6 +13,8 @@ new command is its argument model (`visor.scenario.commands`) and a module here,
   gone
 - `launch`: `launch_app`: start an app (stopped first, its data cleared, its permissions and arguments set), checked
   in front
+- `long_tap`: `long_tap`: a finger held on an element, at a point a touch reaches (never through a dialog
+  over it)
 - `media`: `add_media`: pictures and videos of the project added to the phone's photo library, each checked to be
   there
 - `navigate`: `navigate`: open a deep link or URL

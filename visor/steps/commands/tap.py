@@ -13,6 +13,7 @@ from visor.steps.element_handles import find_handle, handle_details
 from visor.steps.entry import Entries, entry
 from visor.steps.targets import element_details, locate, match_all, screen_point
 from visor.ui.description import ElementInfo
+from visor.ui.fingerprint import fingerprint
 from visor.ui.hit import topmost
 from visor.ui.query import QueryError
 
@@ -29,10 +30,33 @@ class TapDetails(TypedDict, total=False):
     hit: ElementInfo | None
     map: dict[str, Any]
     map_confidence: Volatile[list[float]]
+    #: With `retry_if_no_change`: whether the screen showed no change after the tap, so it was tapped once more.
+    retapped: bool
 
 
 def tap(args: TapArgs, ctx: ActionContext) -> TapDetails:
-    """Tap an element (at a point a touch reaches: never through a dialog over it) or a point."""
+    """Tap an element (at a point a touch reaches: never through a dialog over it) or a point.
+
+    With `retry_if_no_change`, a tap after which the screen shows no change is sent once more (`retapped`).
+    """
+    if not args.retry_if_no_change:
+        return _tap_once(args, ctx)
+    before = _screen(ctx)
+    details = _tap_once(args, ctx)
+    ctx.wait_idle()
+    details["retapped"] = _screen(ctx) == before
+    if details["retapped"]:
+        _tap_once(args, ctx)
+    return details
+
+
+def _screen(ctx: ActionContext) -> str:
+    """Return what identifies the screen shown now (its fingerprint)."""
+    return fingerprint(ctx.observe().tree)
+
+
+def _tap_once(args: TapArgs, ctx: ActionContext) -> TapDetails:
+    """Send one tap, as `tap` says."""
     ctx.wait_idle()
     if args.target is not None and (handle := find_handle(ctx, args.target)) is not None:
         ctx.click_element(handle)
