@@ -23,13 +23,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, model_validator
 
 from visor.inputs.document import Path
 from visor.inputs.issues import IssueCode
-from visor.scenario.fields import InputModel, NonEmptyStr, SelectorStr, plain_error, predicate_error
+from visor.scenario.fields import InputModel, ItemList, NonEmptyStr, SelectorStr, plain_error
 
 #: The most times a block may repeat, or be retried: a bound a person never needs to reach.
 MAX_REPEAT = 1000
@@ -120,17 +120,10 @@ class BlockHead(InputModel):
     """A block: steps that run together, when a condition holds, repeated, or retried as one."""
 
     id: NonEmptyStr = Field(description="A unique id, as a step's: reports and the signature name the block by it.")
-    steps: list[Any] = Field(description="The block's steps (and blocks), run in order.")
+    steps: ItemList = Field(description="The block's steps (and blocks), run in order.")
     when: WhenArgs | None = Field(None, description="Run the block only when this holds.")
     repeat: RepeatArgs | None = Field(None, description="Run the block this often.")
     retry: RetryArgs | None = Field(None, description="Run the block again from its first step when one fails.")
-
-    @field_validator("steps", mode="before")
-    @classmethod
-    def _steps(cls, value: object) -> object:
-        if not isinstance(value, list) or not value:
-            raise predicate_error(IssueCode.TYPE_ERROR, "must be non-empty list")
-        return value
 
     @model_validator(mode="after")
     def _one_way(self) -> BlockHead:

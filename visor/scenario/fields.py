@@ -8,7 +8,7 @@ them without guessing. A *predicate* message ("must be ios|android") is prefixed
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
@@ -97,6 +97,15 @@ _SELECTOR_SCHEMA: JsonObject = {
     ),
 }
 
+
+def _non_empty_list(value: object) -> object:
+    if not isinstance(value, list) or not value:
+        raise predicate_error(IssueCode.TYPE_ERROR, "must be non-empty list")
+    return value
+
+
+#: A list of at least one item (a scenario's steps, a block's), each checked on its own by the validator.
+ItemList = Annotated[list[Any], BeforeValidator(_non_empty_list)]
 #: A string with at least one non-blank character.
 NonEmptyStr = Annotated[str, Field(min_length=1, pattern=r"\S")]
 #: A selector string, checked for syntax (prefix, empty value, XPath); a mapping is a `match=` selector's keys.

@@ -17,6 +17,7 @@ from visor.scenario.fields import (
     AppName,
     FolderName,
     InputModel,
+    ItemList,
     NonEmptyStr,
     PositiveDurationMs,
     Seed,
@@ -104,16 +105,9 @@ class ScenarioDocument(InputModel):
     schema_ref: str | None = Field(None, alias="$schema", description="Editors' JSON Schema reference; ignored.")
     meta: Meta
     config: Config
-    steps: list[Any] = Field(description="The steps, run in order.")
+    steps: ItemList = Field(description="The steps, run in order.")
     assertions: list[Any] | None = Field(None, description="Checked after all steps.")
     output: Output | None = None
-
-    @field_validator("steps", mode="before")
-    @classmethod
-    def _steps(cls, value: object) -> object:
-        if not isinstance(value, list) or not value:
-            raise predicate_error(IssueCode.TYPE_ERROR, "must be non-empty list")
-        return value
 
     @field_validator("assertions", mode="before")
     @classmethod

@@ -600,17 +600,27 @@ def _scoped_text(text: str, scope: dict[str, str]) -> str:
     return PARAMETER.sub(lambda found: scope.get(found.group(1), found.group(0)), text)
 
 
+def _file_or_commands(
+    state: _State, where: _Where, name: str, arg: object, allowed: set[str]
+) -> dict[str, object] | None:
+    """Return a runFlow's or retry's options: a file or a list of commands, and the `allowed` others; else say why."""
+    if not isinstance(arg, dict) or ("file" in arg) == ("commands" in arg):
+        state.leave_out(where, name, f"{name} needs a file or a list of commands")
+        return None
+    unknown = set(arg) - {"file", "commands", *allowed}
+    if unknown:
+        state.leave_out(where, name, f"{name} options {option_names(unknown)} are not converted")
+        return None
+    return arg
+
+
 def _run_flow(
     state: _State, flow: FlowFile, arg: object, path: Path, where: _Where, frame: _Frame, label: str | None
 ) -> None:
     """Inline a runFlow's file or commands, its env put into them; with a `when`, as a block with that condition."""
-    options = {"file": arg} if isinstance(arg, str) else arg if isinstance(arg, dict) else None
-    if options is None or ("file" in options) == ("commands" in options):
-        state.leave_out(where, "runFlow", "runFlow needs a file or a list of commands")
-        return
-    unknown = set(options) - {"file", "commands", "env", "when"}
-    if unknown:
-        state.leave_out(where, "runFlow", f"runFlow options {option_names(unknown)} are not converted")
+    given = {"file": arg} if isinstance(arg, str) else arg
+    options = _file_or_commands(state, where, "runFlow", given, {"env", "when"})
+    if options is None:
         return
     if "when" not in options:
         _inline(state, flow, options, path, where, frame)
@@ -738,13 +748,8 @@ def _retry(
     state: _State, flow: FlowFile, arg: object, path: Path, where: _Where, frame: _Frame, label: str | None
 ) -> None:
     """Convert a retry into a retry block: its commands (or file) run again from the first when one fails."""
-    options = arg if isinstance(arg, dict) else None
-    if options is None or ("file" in options) == ("commands" in options):
-        state.leave_out(where, "retry", "retry needs a file or a list of commands")
-        return
-    unknown = set(options) - {"maxRetries", "file", "commands", "env"}
-    if unknown:
-        state.leave_out(where, "retry", f"retry options {option_names(unknown)} are not converted")
+    options = _file_or_commands(state, where, "retry", arg, {"maxRetries", "env"})
+    if options is None:
         return
     times, notes = whole_number(_scoped(options.get("maxRetries", 1), frame.scope), state.env, "retry maxRetries")
     if times is None:
