@@ -11,10 +11,13 @@ import os
 import re
 import stat
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from visor.ext.maestro.convert import LeftOut, convert_flow, scenario_text
 from visor.inputs.issues import Issue, IssueCode, warning
 from visor.scenario.formats import Translated
+
+if TYPE_CHECKING:
+    from visor.ext.maestro.convert import LeftOut
 
 #: How much of a file is read to recognise it: a flow's header is its first lines.
 HEAD_BYTES = 16 * 1024
@@ -53,6 +56,9 @@ class MaestroFlows:
         Raises:
             SourceError: the flow or an include cannot be read, or is no Maestro flow after all.
         """
+        # lazy: the converter loads only for a flow; recognising one is asked of every scenario visor reads
+        from visor.ext.maestro.convert import convert_flow, scenario_text
+
         converted = convert_flow(path)
         notes = tuple(_note(path, item) for item in converted.left_out)
         return Translated(scenario_text(path, converted), dict(converted.env), notes)
