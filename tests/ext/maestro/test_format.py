@@ -85,3 +85,12 @@ def test_the_js_engine_header_is_taken_when_it_is_maestros_modern_one(tmp_path: 
     flow.write_text(f"appId: com.visor.demo\njsEngine: {engine}\n---\n- evalScript: ${{output.n = 1}}\n")
     named = [item for item in convert_flow(str(flow)).left_out if item["command"] == "jsEngine"]
     assert bool(named) is left and all("QuickJS" in item["reason"] for item in named)
+
+
+@pytest.mark.parametrize("platform", ["android", "ios"])
+def test_the_shipped_flow_runs_as_it_is_and_is_deterministic(cli_runner: Cli, platform: str) -> None:
+    flow = Path(__file__).resolve().parents[3] / "examples" / "maestro" / "login.yaml"
+    done = cli_runner.run("benchmark", str(flow), "--runtime", "sim", "--platform", platform, "--seed", "7",
+                          "--runs", "5", "--output", "out")  # fmt: skip
+    assert done.exit_code == 0, done.envelope.get("error")
+    assert done.data["determinismScore"] == 100
