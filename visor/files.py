@@ -1,10 +1,10 @@
 """The one edge to the file system: every file visor reads, and every file it writes, goes through here.
 
-Reading (`read_regular`, `read_confined`): only a regular file is read (a FIFO, a folder, a device or a socket
-is refused without blocking: the file is opened non-blocking and checked on its descriptor, so it cannot be
-swapped between a check and the read), its size is capped before and while reading, and every failure is an
-INPUT_ERROR naming the file. Parsing the bytes (nesting depth, aliases, encodings) is the scenario layer's
-`read_data`, which builds on these.
+Reading (`read_regular`, `read_confined`, `read_head` for a file's first bytes): only a regular file is read (a
+FIFO, a folder, a device or a socket is refused without blocking: the file is opened non-blocking and checked on
+its descriptor, so it cannot be swapped between a check and the read), its size is capped before and while
+reading, and every failure is an INPUT_ERROR naming the file (`read_head` says None instead). Parsing the bytes
+(nesting depth, aliases, encodings) is the scenario layer's `read_data`, which builds on these.
 
 Writing: Atomic: a temporary file in the same folder is renamed over the target, so a reader never sees half a file
 and a run killed mid-write leaves the previous file whole. Permissions: files are created the way `open()`
@@ -126,6 +126,24 @@ def read_confined(root: str, relative: str, *, noun: str = "file", limit: int = 
         os.close(folder_fd)
     try:
         return _read_open(handle, shown, noun, limit)
+    finally:
+        os.close(handle)
+
+
+def read_head(path: str, limit: int) -> bytes | None:
+    """Return the first `limit` bytes of the regular file at `path`, or None when it is none or cannot be read.
+
+    For recognising a file by its start (a scenario that does not parse, another tool's format): never an error,
+    never blocking on a FIFO, never reading more than `limit`.
+    """
+    try:
+        handle = os.open(path, _READ)
+    except (OSError, ValueError):  # ValueError: a NUL in the name, or one no file system can encode
+        return None
+    try:
+        return os.read(handle, limit) if stat.S_ISREG(os.fstat(handle).st_mode) else None
+    except OSError:
+        return None
     finally:
         os.close(handle)
 

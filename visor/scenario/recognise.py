@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from visor.errors import VisorError
+from visor.files import read_head
 from visor.inputs.reading import FORMATS_BY_SUFFIX
 
 if TYPE_CHECKING:
@@ -63,18 +63,10 @@ def is_scenario_file(path: str, *, named: bool = False) -> bool:
 
 def reads_like_a_scenario(path: str) -> bool:
     """Say whether the start of a file that does not parse names both keys a scenario has."""
-    try:  # non-blocking, and only a regular file: a FIFO named like a scenario must not hang the caller
-        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a linked scenario is one, as it is collected
-    except (OSError, ValueError):  # ValueError: a NUL in the name, or one no file system can encode
+    head = read_head(path, HEAD_BYTES)  # a linked scenario is one, as it is collected
+    if head is None:
         return False
-    try:
-        if not stat.S_ISREG(os.fstat(handle).st_mode):
-            return False
-        text = os.read(handle, HEAD_BYTES).decode("utf-8", "replace")
-    except OSError:
-        return False
-    finally:
-        os.close(handle)
+    text = head.decode("utf-8", "replace")
     return all(re.search(_SCENARIO_KEY.replace("KEY", key), text, re.MULTILINE) for key in ("meta", "steps"))
 
 

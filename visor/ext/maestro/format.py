@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from visor.files import read_head
 from visor.inputs.issues import Issue, IssueCode, warning
 from visor.scenario.formats import Translated
 
@@ -42,7 +42,8 @@ class MaestroFlows:
         """Say whether the file is a Maestro flow, from its name and first bytes."""
         if not path.lower().endswith(_SUFFIXES):
             return False
-        head = _head(path)
+        start = read_head(path, HEAD_BYTES)
+        head = start.decode("utf-8", "replace").replace("\r\n", "\n") if start is not None else None
         if head is None or _SCENARIO_KEYS.search(head):
             return False
         if _HEADER.search(head) and _END_OF_HEADER.search(head):
@@ -62,22 +63,6 @@ class MaestroFlows:
         converted = convert_flow(path)
         notes = tuple(_note(path, item) for item in converted.left_out)
         return Translated(scenario_text(path, converted), dict(converted.env), notes)
-
-
-def _head(path: str) -> str | None:
-    """Return the first bytes of a regular file as text, or None (not one, unreadable): never blocks on a FIFO."""
-    try:
-        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except (OSError, ValueError):  # ValueError: a NUL in the name, or one no file system can encode
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(handle).st_mode):
-            return None
-        return os.read(handle, HEAD_BYTES).decode("utf-8", "replace").replace("\r\n", "\n")
-    except OSError:
-        return None
-    finally:
-        os.close(handle)
 
 
 def _note(path: str, item: LeftOut) -> Issue:
