@@ -94,17 +94,26 @@ class Walk:
     def _skipped(self, name: str, command: str, details: dict[str, object]) -> StepResult:
         return StepResult(len(self.results), name, command, Verdict.SKIPPED, 0, details)
 
+    def _gate(self, name: str, command: str, when: Condition | None) -> StepResult | dict[str, object] | None:
+        """Return the entry of a step or block that does not run, else its `when`'s decision (None: it has none).
+
+        It does not run after a failure with `stopOnFailure`, when its `when` does not hold, or when the `when`
+        cannot be decided (then the entry is a failure saying why).
+        """
+        if self.failed and self.host.stop_on_failure:
+            return self._skipped(name, command, {"reason": "an earlier step failed"})
+        if when is None:
+            return None
+        decided = self._decide(when, name, command)
+        if isinstance(decided, StepResult) or decided["taken"]:
+            return decided
+        return self._skipped(name, command, {"when": decided})
+
     def _step(self, step: Step, suffix: str) -> Iterator[Event]:
         name = step.id + suffix
-        if self.failed and self.host.stop_on_failure:
-            yield from self._report(self._skipped(name, step.command, {"reason": "an earlier step failed"}))
-            return
-        decided = self._decide(step.when, name, step.command) if step.when is not None else None
+        decided = self._gate(name, step.command, step.when)
         if isinstance(decided, StepResult):
             yield from self._report(decided)
-            return
-        if decided is not None and not decided["taken"]:
-            yield from self._report(self._skipped(name, step.command, {"when": decided}))
             return
         running = replace(step, index=len(self.results), id=name)
         yield StepStarted(running, self.host.at())
@@ -120,15 +129,9 @@ class Walk:
     def _block(self, block: Block, suffix: str) -> Iterator[Event]:
         name = block.id + suffix
         kind = "repeat" if block.repeat is not None else "retry" if block.retries else "block"
-        if self.failed and self.host.stop_on_failure:
-            yield from self._report(self._skipped(name, kind, {"reason": "an earlier step failed"}))
-            return
-        decided = self._decide(block.when, name, kind) if block.when is not None else None
+        decided = self._gate(name, kind, block.when)
         if isinstance(decided, StepResult):
             yield from self._report(decided)
-            return
-        if decided is not None and not decided["taken"]:
-            yield from self._report(self._skipped(name, kind, {"when": decided}))
             return
         start, mark, before = self.host.at(), len(self.results), self.failed
         self.failed = False
