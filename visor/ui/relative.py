@@ -41,7 +41,7 @@ def find_match(tree: UiTree, match: Match, resolve: Resolve) -> list[Node]:
 def _located(tree: UiTree, match: Match, resolve: Resolve) -> list[Located]:
     items: Sequence[Located] = tree.flat
     if match.selector is not None:
-        chosen = {id(node) for node in resolve(parse_selector(match.selector))}
+        chosen = _chosen(resolve, match.selector)
         items = [item for item in items if id(item.node) in chosen]
     items = [item for item in items if _own(item.node, match)]
     items = _contained(tree, items, match, resolve)
@@ -115,8 +115,13 @@ def _indexes(tree: UiTree, anchor: str | Match, resolve: Resolve) -> list[int]:
     """Return the page-order indexes of the nodes an anchor selects."""
     if isinstance(anchor, Match):
         return [item.index for item in _located(tree, anchor, resolve)]
-    chosen = {id(node) for node in resolve(parse_selector(anchor))}
+    chosen = _chosen(resolve, anchor)
     return [item.index for item in tree.flat if id(item.node) in chosen]
+
+
+def _chosen(resolve: Resolve, selector: str) -> set[int]:
+    """Return the `id()`s of the nodes a selector's text resolves to (nodes of the tree being searched)."""
+    return {id(node) for node in resolve(parse_selector(selector))}
 
 
 def _inside(tree: UiTree, index: int, holder: int) -> bool:
