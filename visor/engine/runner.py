@@ -19,7 +19,7 @@ would be found by hashing guesses).
 from __future__ import annotations
 
 import math
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -227,7 +227,7 @@ INTERRUPTED_DURING_THE_RUN = "during the run; the steps run so far are reported"
 
 
 def _events(record: _Record) -> Iterator[Event]:
-    """Walk the steps and blocks in order, then check the assertions, keeping the record; end with `RunFinished`."""
+    """Walk the steps and blocks in order, check the assertions, walk the teardown; end with `RunFinished`."""
     scenario, settings, context = record.scenario, record.settings, record.context
     yield RunStarted(context.run_id, scenario, record.info, record.started_at, settings.effective_seed)
     walk = Walk(_RunHost(record), record.steps, scenario.steps[-1] if scenario.steps else None)
@@ -237,6 +237,7 @@ def _events(record: _Record) -> Iterator[Event]:
     record.checks.extend(checks)
     for check in checks:
         yield AssertionChecked(check, record.at())
+    yield from walk.teardown(scenario.teardown)
     yield record.finished()
 
 
@@ -276,6 +277,15 @@ class _RunHost:
     def count(self, observation: Observation, selector: str) -> int:
         """Return how many elements `selector` matches on the screen."""
         return len(match_all(observation, parse_selector(selector), self.platform))
+
+    @property
+    def parameters(self) -> Mapping[str, str]:
+        """Return the scenario's `${NAME}` values."""
+        return self.record.context.agent.parameters
+
+    def mask(self, result: StepResult) -> StepResult:
+        """Return `result` with the run's secrets masked."""
+        return redact(result, self.record.context.sink.secrets)
 
     def evaluate(self, expression: str) -> object:
         """Return a condition's script value: the run's outputs (which it may change) and seed, the device's clock.

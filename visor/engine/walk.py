@@ -9,13 +9,17 @@ Each step runs as the run's `Host` runs it; the walk decides what runs, how ofte
 - A retry block's failed attempt is reported once the attempt is over, its failed steps `skipped` with
   `details.retried`: only the last attempt's failures fail the run.
 - The n-th run of a step in a repeat or a retry (n > 1) is reported as `id#n`.
+- The teardown runs after the steps and assertions whatever happened: an earlier failure skips none of it (even
+  with `stopOnFailure`), and each of its entries says `details.teardown`.
+- A step whose arguments hold a script's value (`${output.user}`) fills them in as it starts, and checks them
+  again; what they were filled in with is in `details.filled`. One that cannot be filled in fails.
 
 Every decision is in the step results, so it is signed: two runs that took different branches differ.
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -23,9 +27,12 @@ from visor.device.protocol import Observation
 from visor.engine.events import Event, StepFinished, StepStarted
 from visor.engine.results import StepResult, Verdict
 from visor.errors import ErrorCode, ErrorInfo
+from visor.inputs.document import dotted
+from visor.inputs.templates import render
 from visor.scenario.blocks import Condition
 from visor.scenario.scenario import Block, Node, Step
-from visor.scripting.sandbox import ScriptError, truthy
+from visor.scenario.validate import step_with_args
+from visor.scripting.sandbox import ScriptError, truthy, value_text
 from visor.ui.query import QueryError
 
 
@@ -63,11 +70,20 @@ class Host(Protocol):
         ...
 
     def evaluate(self, expression: str) -> object:
-        """Return the value of a script expression (`when: {true: …}`), as JSON.
+        """Return the value of a script expression (`when: {true: …}`, `${…}`), as JSON.
 
         Raises:
             ScriptError: the expression failed.
         """
+        ...
+
+    @property
+    def parameters(self) -> Mapping[str, str]:
+        """Return the scenario's `${NAME}` values, for the arguments a step fills in."""
+        ...
+
+    def mask(self, result: StepResult) -> StepResult:
+        """Return `result` with the run's secrets masked (what the walk adds to it included)."""
         ...
 
 
@@ -80,13 +96,23 @@ class Walk:
     #: The scenario's last step: the screen it ends on is signed whatever the observation policy.
     last: Step | None = None
     failed: bool = False
+    #: Walking the teardown: nothing is skipped for an earlier failure.
+    tearing_down: bool = False
 
     def nodes(self, nodes: tuple[Node, ...], suffix: str = "") -> Iterator[Event]:
         """Walk `nodes` in order; `suffix` marks a repeated run (`#2`)."""
         for node in nodes:
             yield from (self._block(node, suffix) if isinstance(node, Block) else self._step(node, suffix))
 
+    def teardown(self, nodes: tuple[Node, ...]) -> Iterator[Event]:
+        """Walk the teardown: every step of it runs (a `when` permitting), whatever failed before."""
+        self.tearing_down = True
+        yield from self.nodes(nodes)
+
     def _report(self, result: StepResult) -> Iterator[Event]:
+        if self.tearing_down:
+            result = replace(result, details={**result.details, "teardown": True})
+        result = self.host.mask(result)
         self.failed = self.failed or result.status is Verdict.FAILED
         self.results.append(result)
         yield StepFinished(result, self.host.at())
@@ -100,7 +126,7 @@ class Walk:
         It does not run after a failure with `stopOnFailure`, when its `when` does not hold, or when the `when`
         cannot be decided (then the entry is a failure saying why).
         """
-        if self.failed and self.host.stop_on_failure:
+        if self.failed and self.host.stop_on_failure and not self.tearing_down:
             return self._skipped(name, command, {"reason": "an earlier step failed"})
         if when is None:
             return None
@@ -116,9 +142,15 @@ class Walk:
             yield from self._report(decided)
             return
         running = replace(step, index=len(self.results), id=name)
+        extra: dict[str, object] = {"when": decided} if decided is not None else {}
+        if step.template is not None:
+            filled = self._fill(running)
+            if isinstance(filled, StepResult):
+                yield from self._report(replace(filled, details={**extra, **filled.details}))
+                return
+            running, extra["filled"] = filled
         yield StepStarted(running, self.host.at())
         result = self.host.run_step(running, last=step is self.last)
-        extra: dict[str, object] = {"when": decided} if decided is not None else {}
         if result.status is Verdict.FAILED and step.optional and result.error is not None:
             extra |= {"optional": True, "missed": result.error.message}
             result = replace(result, status=Verdict.SKIPPED, error=None)
@@ -136,19 +168,47 @@ class Walk:
         start, mark, before = self.host.at(), len(self.results), self.failed
         self.failed = False
         details: dict[str, object] = {"when": decided} if decided is not None else {}
-        error: ErrorInfo | None = None
-        if block.repeat is not None:
-            error = yield from self._repeat(block, name, suffix, details)
-        elif block.retries:
-            yield from self._retry(block, suffix, details)
+        body = self._body(block, name, suffix, details)
+        if block.optional:
+            held, error = _held(body)
+            if self.failed or error is not None:
+                missed = next((r.error for r in self.results[mark:] if r.status is Verdict.FAILED), error)
+                details |= {"optional": True, "missed": missed.message if missed is not None else ""}
+                held, error, self.failed = list(self._excused(mark, held, _missed)), None, False
+            yield from held
         else:
-            yield from self.nodes(block.body, suffix)
+            error = yield from body
         details["failed"] = sum(1 for result in self.results[mark:] if result.status is Verdict.FAILED)
         inner_failed, self.failed = self.failed, before
         status = Verdict.FAILED if error is not None else Verdict.PASSED
         duration = max(0, round(self.host.at() - start))
         yield from self._report(StepResult(len(self.results), name, kind, status, duration, details, error))
         self.failed = self.failed or inner_failed
+
+    def _body(
+        self, block: Block, name: str, suffix: str, details: dict[str, object]
+    ) -> Generator[Event, None, ErrorInfo | None]:
+        """Run a block's body as its kind says (repeated, retried, or once); return the block's own failure."""
+        if block.repeat is not None:
+            return (yield from self._repeat(block, name, suffix, details))
+        if block.retries:
+            yield from self._retry(block, suffix, details)
+        else:
+            yield from self.nodes(block.body, suffix)
+        return None
+
+    def _excused(
+        self, mark: int, held: list[Event], extra: Callable[[StepResult], dict[str, object]]
+    ) -> Iterator[Event]:
+        """Report the failures since `mark` as skipped with `extra`'s details, then yield the events held back."""
+        for position in range(mark, len(self.results)):
+            result = self.results[position]
+            if result.status is Verdict.FAILED:
+                self.results[position] = replace(result, status=Verdict.SKIPPED, error=None,
+                                                 details={**result.details, **extra(result)})  # fmt: skip
+        yield from (StepFinished(self.results[event.result.index], event.at_ms)
+                    if isinstance(event, StepFinished) and event.result.index < len(self.results)
+                    else event for event in held)  # fmt: skip
 
     def _repeat(
         self, block: Block, name: str, suffix: str, details: dict[str, object]
@@ -189,15 +249,41 @@ class Walk:
                 yield from held
                 break
             # Replaced by the next attempt: its failures are reported as retried, and do not fail the run.
-            for position in range(mark, len(self.results)):
-                result = self.results[position]
-                if result.status is Verdict.FAILED:
-                    self.results[position] = replace(result, status=Verdict.SKIPPED, error=None,
-                                                     details={**result.details, "retried": True})  # fmt: skip
-            yield from (StepFinished(self.results[event.result.index], event.at_ms)
-                        if isinstance(event, StepFinished) and event.result.index < len(self.results)
-                        else event for event in held)  # fmt: skip
+            yield from self._excused(mark, held, lambda _: {"retried": True})
         details["retry"] = {"attempts": attempt, "retried": attempt - 1}
+
+    def _fill(self, step: Step) -> tuple[Step, dict[str, str]] | StepResult:
+        """Fill in a step's templates and check its arguments again; a failure is the step's entry."""
+        assert step.template is not None
+        template, values = step.template, {}
+        try:
+            values = {path: render(text, self.host.parameters, self._text)
+                      for path, text in template.texts().items()}  # fmt: skip
+        except ScriptError as exc:
+            return self._unfilled(step, exc.message, {})
+        shown = {dotted(path): text for path, text in values.items()}
+        checked = step_with_args(step, template.filled(values))
+        if not isinstance(checked, Step):
+            return self._unfilled(step, "; ".join(issue.message for issue in checked[:3]), shown)
+        return checked, shown
+
+    def _text(self, expression: str) -> str:
+        """Return an expression's value as the text it fills in (`undefined` and `null` fill in nothing: an error)."""
+        value = self.host.evaluate(expression)
+        if value is None:
+            raise ScriptError(f"${{{expression}}} has no value (it is undefined or null)",
+                              likely_cause="No script has set it yet, or it is misspelt.")  # fmt: skip
+        return value_text(value)
+
+    def _unfilled(self, step: Step, message: str, shown: dict[str, str]) -> StepResult:
+        error = ErrorInfo(
+            code=str(ErrorCode.ACTION_ERROR),
+            message=f"Step '{step.id}' ({step.command}) could not fill in its arguments: {message}",
+            likely_cause="A script's value in its arguments failed, has no value, or is not what the argument takes.",
+            next_step="Check the ${…} in the step's arguments, and the script steps that set what it reads.",
+        )
+        details: dict[str, object] = {"filled": shown} if shown else {}
+        return StepResult(len(self.results), step.id, step.command, Verdict.FAILED, 0, details, error)
 
     def _decide(self, condition: Condition, name: str, command: str) -> dict[str, object] | StepResult:
         """Decide a `when` on the platform, the screen and the script; a condition that cannot be decided fails."""
@@ -230,3 +316,18 @@ class Walk:
             return StepResult(len(self.results), name, command, Verdict.FAILED, 0, {"when": decided}, error)
         decided["taken"] = holds
         return decided
+
+
+def _held(events: Generator[Event, None, ErrorInfo | None]) -> tuple[list[Event], ErrorInfo | None]:
+    """Run `events` to their end, holding them back; return them and what the generator returned."""
+    held: list[Event] = []
+    while True:
+        try:
+            held.append(next(events))
+        except StopIteration as stop:
+            return held, stop.value
+
+
+def _missed(result: StepResult) -> dict[str, object]:
+    """Return the details of an optional block's failed step: a miss, and why."""
+    return {"optional": True, "missed": result.error.message if result.error is not None else ""}

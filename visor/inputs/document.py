@@ -36,6 +36,9 @@ class Document:
     format: Format
     data: Any
     positions: Mapping[Path, Position]
+    #: The texts that hold a script's value (`${output.x}`): kept as written, read when their step runs. None:
+    #: its parameters were not filled in (`visor.inputs.parameters.substitute`), so every such text is one.
+    templates: frozenset[Path] | None = None
 
     def position(self, path: Path) -> Position:
         """Return the position of `path`, or of its nearest ancestor that has one."""

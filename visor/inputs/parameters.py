@@ -4,13 +4,17 @@ A scenario says `value: ${USER_EMAIL}`; the run says `-e USER_EMAIL=ada@example.
 takes a secret from the environment). Every `${KEY}` of a scenario must be given: one that is not is an error
 of `visor validate` and of the run, at the value's line and column, never an empty string typed into a field.
 `$${` writes a literal `${`. Keys are letters, digits and underscores, not starting with a digit.
+
+A text that also holds a script's value (`${output.user}`) is a template (`visor.inputs.templates`): its
+parameters are checked here, and it is kept as written (its path in `Document.templates`), for its step to
+fill in when it runs.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from visor.errors import InputError
@@ -18,8 +22,8 @@ from visor.files import read_regular
 from visor.inputs.document import Document, Path
 from visor.inputs.issues import Issue, IssueCode, error
 from visor.inputs.reading import decode
+from visor.inputs.templates import Literal, Parameter, is_template, parameter_names, pieces
 
-_REFERENCE = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _KEY_START = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}")
 #: An env file larger than this is not one (a thousand long values fit in it).
@@ -27,11 +31,21 @@ MAX_ENV_BYTES = 1024 * 1024
 
 
 def substitute(document: Document, values: Mapping[str, str]) -> tuple[Document, list[Issue]]:
-    """Return the document with every `${KEY}` replaced by its value, and an issue per key not given."""
+    """Return the document with every `${KEY}` replaced by its value, and an issue per key not given.
+
+    A template (a text with a script's value in it) is kept as written, and its path is in `templates`.
+    """
     issues: list[Issue] = []
+    templates: set[Path] = set()
 
     def walk(value: object, path: Path) -> object:
         if isinstance(value, str):
+            if "$" not in value:
+                return value
+            if is_template(value):
+                templates.add(path)
+                _check_given(parameter_names(value), path, values, issues)
+                return value
             return _text(value, path, values, issues)
         if isinstance(value, dict):
             return {key: walk(item, (*path, key)) for key, item in value.items()}
@@ -40,24 +54,28 @@ def substitute(document: Document, values: Mapping[str, str]) -> tuple[Document,
         return value
 
     data = walk(document.data, ())
-    return (replace(document, data=data) if data is not document.data else document), issues
+    return replace(document, data=data, templates=frozenset(templates)), issues
 
 
 def _text(text: str, path: Path, values: Mapping[str, str], issues: list[Issue]) -> str:
-    if "$" not in text:
-        return text
+    """Return a text (one with no script's value) with its parameters filled in; one not given stays as written."""
+    parts: list[str] = []
+    for piece in pieces(text):
+        if isinstance(piece, Literal):
+            parts.append(piece.text)
+        elif isinstance(piece, Parameter) and piece.name in values:
+            parts.append(values[piece.name])
+        elif isinstance(piece, Parameter):
+            _check_given((piece.name,), path, values, issues)
+            parts.append(f"${{{piece.name}}}")
+    return "".join(parts)
 
-    def one(found: re.Match[str]) -> str:
-        key = found.group(1)
-        if key is None:
-            return "${"
-        if key in values:
-            return values[key]
-        hint = f"give it: -e {key}=VALUE, a line {key}=VALUE in --env-file, or --secret {key}"
-        issues.append(error(IssueCode.UNKNOWN_REFERENCE, f"${{{key}}} is not given", path, hint=hint))
-        return found.group(0)
 
-    return _REFERENCE.sub(one, text)
+def _check_given(names: Iterable[str], path: Path, values: Mapping[str, str], issues: list[Issue]) -> None:
+    for key in names:
+        if key not in values:
+            hint = f"give it: -e {key}=VALUE, a line {key}=VALUE in --env-file, or --secret {key}"
+            issues.append(error(IssueCode.UNKNOWN_REFERENCE, f"${{{key}}} is not given", path, hint=hint))
 
 
 def parse_assignment(text: str) -> tuple[str, str]:

@@ -124,6 +124,7 @@ class BlockHead(InputModel):
     when: WhenArgs | None = Field(None, description="Run the block only when this holds.")
     repeat: RepeatArgs | None = Field(None, description="Run the block this often.")
     retry: RetryArgs | None = Field(None, description="Run the block again from its first step when one fails.")
+    optional: bool = Field(False, description="A failure inside is reported as a miss, and does not fail the run.")
 
     @model_validator(mode="after")
     def _one_way(self) -> BlockHead:
@@ -138,8 +139,12 @@ def is_block(item: Mapping[str, object]) -> bool:
 
 
 def step_items(data: Mapping[str, object]) -> Iterator[tuple[Path, Mapping[str, object]]]:
-    """Yield every step and block item of a scenario's data with its path, in document order (a block first)."""
+    """Yield every step and block item of a scenario's data with its path, in document order (a block first).
+
+    The teardown's come after the steps'.
+    """
     yield from _items_below(("steps",), data.get("steps"), 0)
+    yield from _items_below(("teardown",), data.get("teardown"), 0)
 
 
 def _items_below(prefix: Path, items: object, depth: int) -> Iterator[tuple[Path, Mapping[str, object]]]:

@@ -100,18 +100,21 @@ class StepHead(InputModel):
 class ScenarioDocument(InputModel):
     """The whole scenario file; each step and assertion is checked on its own, so one bad item hides nothing."""
 
-    nullable = frozenset({"assertions", "output"})
+    nullable = frozenset({"assertions", "output", "teardown"})
 
     schema_ref: str | None = Field(None, alias="$schema", description="Editors' JSON Schema reference; ignored.")
     meta: Meta
     config: Config
     steps: ItemList = Field(description="The steps, run in order.")
     assertions: list[Any] | None = Field(None, description="Checked after all steps.")
+    teardown: list[Any] | None = Field(
+        None, description="Steps run after the steps and assertions, whatever happened: after a failure too."
+    )
     output: Output | None = None
 
-    @field_validator("assertions", mode="before")
+    @field_validator("assertions", "teardown", mode="before")
     @classmethod
-    def _assertions(cls, value: object) -> object:
+    def _lists(cls, value: object) -> object:
         if value is not None and not isinstance(value, list):
             raise predicate_error(IssueCode.TYPE_ERROR, "must be list")
         return value

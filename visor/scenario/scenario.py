@@ -2,15 +2,69 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from visor.inputs.document import Path
 from visor.inputs.issues import Issue
 from visor.scenario.assertions import AssertionModel
 from visor.scenario.blocks import Condition, Repeat
 from visor.scenario.commands import Args
 from visor.scenario.families import FamilyCall
 from visor.scenario.models import Config, Meta, Output
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    """A step's arguments as written, when some of their texts hold a script's value (`${output.user}`).
+
+    They are filled in as the step runs (`visor.inputs.templates`), and checked again as validation checks them.
+    """
+
+    #: The arguments as the scenario wrote them (their parameters not yet filled in, in the templates).
+    args: Mapping[str, object]
+    #: Where the templates are, below the arguments (`("target", "text")`), in document order.
+    paths: tuple[Path, ...]
+
+    def texts(self) -> dict[Path, str]:
+        """Return each template's text, by its path."""
+        found: dict[Path, str] = {}
+        for path in self.paths:
+            value: object = self.args
+            for part in path:
+                value = _inside(value, part)
+            if isinstance(value, str):
+                found[path] = value
+        return found
+
+    def filled(self, values: Mapping[Path, str]) -> dict[str, object]:
+        """Return the arguments with each template at a path in `values` replaced by its text."""
+        args: dict[str, object] = copy.deepcopy(dict(self.args))
+        for path, text in values.items():
+            holder: object = args
+            for part in path[:-1]:
+                holder = _inside(holder, part)
+            _put(holder, path[-1], text)
+        return args
+
+
+def _put(holder: object, part: str | int, text: str) -> None:
+    """Set what a mapping or a list holds at `part`."""
+    if isinstance(holder, dict):
+        holder[part] = text
+        return
+    if isinstance(holder, list) and isinstance(part, int):
+        holder[part] = text
+
+
+def _inside(value: object, part: str | int) -> object:
+    """Return what a mapping or a list holds at `part` (None when it holds nothing there)."""
+    if isinstance(value, dict):
+        return value.get(part)
+    if isinstance(value, list) and isinstance(part, int) and 0 <= part < len(value):
+        return value[part]
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +79,8 @@ class Step:
     optional: bool = False
     #: The step runs only when this holds (None: always).
     when: Condition | None = None
+    #: Its arguments as written, when a text in them holds a script's value: the step fills them in as it runs.
+    template: Template | None = None
 
     @property
     def own_time_bound(self) -> bool:
@@ -47,6 +103,8 @@ class Block:
     when: Condition | None = None
     repeat: Repeat | None = None
     retries: int = 0
+    #: A failure inside it is reported as a miss (its steps `skipped`), and the run goes on unfailed.
+    optional: bool = False
 
     def leaves(self) -> tuple[Step, ...]:
         """Return the block's steps, those of inner blocks included, in document order."""
@@ -82,6 +140,8 @@ class Scenario:
     warnings: tuple[Issue, ...]
     #: The steps and blocks as written, which a run walks (empty: `steps`, one after another).
     body: tuple[Node, ...] = ()
+    #: The steps and blocks run after the steps and assertions, whatever happened (their steps are in `steps`).
+    teardown: tuple[Node, ...] = ()
     #: The scenario's YAML when its file is another tool's format (a Maestro flow), converted on the way in.
     translated: str | None = None
     #: The `${NAME}` values it was given (what its scripts read as globals, as Maestro's do).

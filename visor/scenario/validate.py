@@ -19,6 +19,7 @@ from visor.inputs.document import Document, Path, dotted
 from visor.inputs.issues import Issue, IssueCode, Severity, error, locate, warning
 from visor.inputs.reading import LONE_SURROGATE
 from visor.inputs.suggest import did_you_mean
+from visor.inputs.templates import template_paths
 from visor.limits import MAX_ASSERTIONS, MAX_ISSUES, MAX_STEPS
 from visor.scenario.assertions import AssertionModel, assertion_model
 from visor.scenario.blocks import MAX_NESTING, BlockHead, Condition, Repeat, is_block, step_items
@@ -28,7 +29,7 @@ from visor.scenario.families import CommandFamily, FamilyCall, family_names, fam
 from visor.scenario.fields import Owner
 from visor.scenario.models import Output, ScenarioDocument, StepHead
 from visor.scenario.project import in_project
-from visor.scenario.scenario import Assertion, Block, Node, Scenario, Step
+from visor.scenario.scenario import Assertion, Block, Node, Scenario, Step, Template
 from visor.scenario.selector_platforms import platform_issues
 
 M = TypeVar("M", bound=BaseModel)
@@ -69,8 +70,11 @@ def validate_document(document: Document) -> ValidationResult:
         return ValidationResult(document, tuple(locate(too_many, document)), None)
     issues: list[Issue] = []
     head = _check(ScenarioDocument, data, Owner(ScenarioDocument, ()), issues)
-    found = _Found([], issues)
+    templates = document.templates if document.templates is not None else template_paths(data)
+    found = _Found([], issues, set(templates))
     body = _check_body(data.get("steps"), ("steps",), 0, found)
+    teardown = _check_body(data.get("teardown"), ("teardown",), 0, found) if data.get("teardown") else ()
+    issues.extend(_templates_elsewhere(found.templates))
     assertions = _check_assertions(data.get("assertions"), issues)
     issues.extend(_duplicate_ids(data, document))
     issues.extend(_paths_outside_project(data, document))
@@ -79,7 +83,7 @@ def validate_document(document: Document) -> ValidationResult:
     issues.extend(_determinism_warnings(data))
     issues.extend(capability_issues(data))
     located = _at_most(locate(issues, document))
-    if head is None or body is None or assertions is None or any(issue.is_error for issue in located):
+    if head is None or body is None or teardown is None or assertions is None or any(i.is_error for i in located):
         return ValidationResult(document, located, None)
     scenario = Scenario(
         source=document.name,
@@ -89,7 +93,8 @@ def validate_document(document: Document) -> ValidationResult:
         assertions=assertions,
         output=head.output or Output(),
         warnings=located,
-        body=body if any(isinstance(node, Block) for node in body) else (),
+        body=body if teardown or any(isinstance(node, Block) for node in body) else (),
+        teardown=teardown,
     )
     return ValidationResult(document, located, scenario)
 
@@ -97,7 +102,7 @@ def validate_document(document: Document) -> ValidationResult:
 def _too_many(data: Mapping[str, object]) -> list[Issue]:
     """Refuse a scenario with more steps or assertions than anyone writes, before looking at any of them."""
     found = []
-    for section, limit in (("steps", MAX_STEPS), ("assertions", MAX_ASSERTIONS)):
+    for section, limit in (("steps", MAX_STEPS), ("teardown", MAX_STEPS), ("assertions", MAX_ASSERTIONS)):
         items = data.get(section)
         if isinstance(items, list) and len(items) > limit:
             found.append(
@@ -154,6 +159,8 @@ class _Found:
 
     leaves: list[Step]
     issues: list[Issue]
+    #: The document's texts that hold a script's value; each step takes those in its arguments.
+    templates: set[Path]
 
 
 def _check_body(raw_items: object, prefix: Path, depth: int, found: _Found) -> tuple[Node, ...] | None:
@@ -187,13 +194,14 @@ def _check_block(raw: dict[str, object], path: Path, depth: int, found: _Found) 
         return None
     when = Condition.of(head.when) if head.when is not None else None
     repeat = Repeat.of(head.repeat) if head.repeat is not None else None
-    return Block(head.id, body, when, repeat, head.retry.times if head.retry is not None else 0)
+    return Block(head.id, body, when, repeat, head.retry.times if head.retry is not None else 0, head.optional)
 
 
 def _check_step(raw: dict[str, object], path: Path, found: _Found) -> Step | None:
     issues, leaves = found.issues, found.leaves
     head = _check(StepHead, raw, Owner(StepHead, path), issues)
     command, args = raw.get("command"), raw.get("args")
+    template = _template(args, (*path, "args"), found.templates) if isinstance(args, dict) else None
     spec = COMMANDS.get(command) if isinstance(command, str) else None
     family = family_of(command) if spec is None else None
     parsed: Args | FamilyCall | None = None
@@ -206,9 +214,47 @@ def _check_step(raw: dict[str, object], path: Path, found: _Found) -> Step | Non
     if head is None or parsed is None:
         return None
     when = Condition.of(head.when) if head.when is not None else None
-    step = Step(len(leaves), head.id, head.command, parsed, head.optional, when)
+    step = Step(len(leaves), head.id, head.command, parsed, head.optional, when, template)
     leaves.append(step)
     return step
+
+
+def _template(args: dict[str, object], path: Path, templates: set[Path]) -> Template | None:
+    """Return a step's arguments as written when texts in them hold a script's value; they are the step's now."""
+    depth = len(path)
+    own = sorted((found for found in templates if found[:depth] == path), key=_stable_order)
+    templates.difference_update(own)
+    return Template(args, tuple(found[depth:] for found in own)) if own else None
+
+
+def _stable_order(path: Path) -> tuple[tuple[int, int | str], ...]:
+    return tuple((0, part) if isinstance(part, int) else (1, part) for part in path)
+
+
+def _templates_elsewhere(templates: set[Path]) -> list[Issue]:
+    """Refuse a script's value outside a step's arguments: nothing else is read as a step runs."""
+    message, hint = "a script's value (${…}) is read only in a step's arguments", "Write $${ for a literal ${."
+    ordered = sorted(templates, key=_stable_order)
+    return [error(IssueCode.TYPE_ERROR, f"{dotted(path)}: {message}", path, hint) for path in ordered]
+
+
+def step_with_args(step: Step, args: dict[str, object]) -> Step | tuple[Issue, ...]:
+    """Return `step` with `args` as its arguments, checked as validation checks them; else what is wrong.
+
+    A step whose arguments hold a script's value is checked again once the step has filled them in.
+    """
+    issues: list[Issue] = []
+    spec = COMMANDS.get(step.command)
+    family = family_of(step.command) if spec is None else None
+    parsed: Args | FamilyCall | None = None
+    if spec is not None:
+        parsed = _check_args(spec, args, ("args",), issues)
+    elif family is not None:
+        parsed = _check_member(family, step.command, args, ("args",), issues)
+    errors = tuple(issue for issue in issues if issue.is_error)
+    if parsed is None or errors:
+        return errors or (error(IssueCode.ARG_ERROR, f"Unsupported command '{step.command}'", ("args",)),)
+    return replace(step, args=parsed)
 
 
 def _check_member(

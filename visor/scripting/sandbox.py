@@ -12,6 +12,7 @@ clock. So a script's result, signed like every step's details, is the same in ev
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -182,6 +183,21 @@ def _object(text: object) -> JsonObject:
     """Return the output object after a script; a script that replaced it by a non-object leaves it empty."""
     value = _parsed(text)
     return value if isinstance(value, dict) else {}
+
+
+def value_text(value: object) -> str:
+    """Return a script's value (as JSON) as the text JavaScript makes of it; an object or an array as JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if value != value else "Infinity" if value > 0 else "-Infinity"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return str(int(value))  # JavaScript has one number type: 3.0 is 3
+    if isinstance(value, int | float):
+        return str(value)
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def truthy(value: object) -> bool:

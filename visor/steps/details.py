@@ -202,7 +202,8 @@ class EngineDetails(TypedDict, total=False):
     """What the engine adds to every step's details: the screen after it, a recovery, kept evidence, a skip.
 
     And the decisions of the scenario's flow: a `when` (`when`), an optional step that missed (`optional`, its
-    message in `missed`), a step failed in an attempt a retry replaced (`retried`), a block's repeats or retries.
+    message in `missed`), a step failed in an attempt a retry replaced (`retried`), a block's repeats or retries,
+    and what a step's `${…}` were filled in with (`filled`).
     """
 
     screen: str
@@ -217,6 +218,10 @@ class EngineDetails(TypedDict, total=False):
     retry: RetryDetails
     #: How many of a block's steps failed.
     failed: int
+    #: The step is the teardown's.
+    teardown: bool
+    #: What the arguments' `${…}` were filled in with as the step started, by argument (`target.text`).
+    filled: dict[str, str]
 
 
 class Observed(TypedDict, total=False):

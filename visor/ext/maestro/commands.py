@@ -139,7 +139,7 @@ def _step(kind: str, command: str, **args: JsonValue) -> Step:
     return {"kind": kind, "command": command, "args": args}
 
 
-def _wait_for(kind: str, target: str, timeout: int) -> Step:
+def _wait_for(kind: str, target: str | JsonObject, timeout: int) -> Step:
     """Return a `wait` step for `target` (its `for` is a Python keyword, so no `_step` keyword argument)."""
     return {"kind": kind, "command": "wait", "args": {"for": target, "timeout": timeout}}
 
@@ -363,6 +363,9 @@ def _absent(arg: object, timeout: int, known: Known, notes: list[str]) -> Outcom
     target, found = element(arg, known.env, "notVisible")
     if target is None:
         return _left(found[0])
+    if not isinstance(target, str):
+        return _left(f"notVisible {shown(arg)} holds JavaScript: visor reads a script's value in a step's arguments, "
+                     "not in the condition a wait polls")  # fmt: skip
     notes = [*notes, *found]
     kind, _, value = target.partition("=")
     if kind == "match" or timeout > WAIT_UNTIL_MAX_MS:  # wait_until takes one exact text or id, 30 s at most
@@ -651,7 +654,7 @@ def _swipe_from(arg: dict[str, object], duration: int | None, notes: list[str]) 
     target, _ = element(arg["from"], {}, "swipe from")
     if direction.upper() not in _DIRECTIONS or set(arg) - {"from", "direction", "duration"}:
         return _left("swipe from an element is converted with a direction only")
-    if target is None or not target.startswith("id="):
+    if not isinstance(target, str) or not target.startswith("id="):
         return _left(f"swipe from {shown(arg['from'])}: visor's swipe scopes to an element by its id only")
     args: JsonObject = {"direction": direction, "target": target[3:]}
     if duration:

@@ -1,4 +1,4 @@
-"""`visor import maestro`: Maestro flows converted into visor scenarios, and what could not be, with its file and line.
+r"""`visor import maestro`: Maestro flows converted into visor scenarios, and what could not be, with its file and line.
 
 A flow is a YAML header (`appId`, `name`, `tags`, `env`) then `---` then a list of commands (read by
 `visor.ext.maestro.flow`, with its caps). Converted (selectors and conditions by `visor.ext.maestro.selectors`):
@@ -16,7 +16,7 @@ A flow is a YAML header (`appId`, `name`, `tags`, `env`) then `---` then a list 
 | `extendedWaitUntil.visible` (and `notVisible`) | `wait` for it, its `timeout` kept (then for the other to go) |
 | a selector: plain text, `id` | `text=`, `id=` |
 | a selector: a pattern, states, `index`, `below`…, `childOf`… | `match=` with the same keys, snake_case |
-| `optional: true`, `label` | the step's `optional`; the label's words in the step's id |
+| `optional: true`, `label` | the step's (a runFlow's, repeat's, retry's: its block's) `optional`; the label in the id |
 | `runFlow` file or commands (its `env` put in) | their commands, inlined; with `when`: a block with that `when` |
 | `repeat` `times` and/or `while` | a repeat block (`while` alone: at most `MAX_REPEAT` runs) |
 | `retry` `maxRetries`, commands or file | a retry block (at most 3 retries, as Maestro) |
@@ -25,10 +25,13 @@ A flow is a YAML header (`appId`, `name`, `tags`, `env`) then `---` then a list 
 | `scrollUntilVisible` (its timeout a bound on swipes), `addMedia` | `scroll_until_visible`, `add_media` |
 | `evalScript`, `assertTrue` (the JavaScript in their `${…}`), `runScript` (`when`: a block) | their script steps |
 | `${KEY}` and header `env` | `${KEY}` kept; `env` written as a dotenv file to pass with `--env-file` |
+| `${NAME \|\| 'text'}` | `${NAME}`, defaulting to the text (the flow's env value first) |
+| `${…}` JavaScript in a command's options | kept: the step fills it in as it runs; in a selector, a `match=` mapping |
 | header `onFlowStart` | its commands, first |
+| header `onFlowComplete` | the scenario's `teardown`: run after the steps whatever happened |
 
-Anything else (a command waiting for a visor command to come, `commands.PENDING`; JavaScript in `${…}`, but for
-a script's own, a condition's `true` and a text literal; an option visor cannot honour…) is reported with its
+Anything else (a command waiting for a visor command to come, `commands.PENDING`; JavaScript in `${…}` where
+visor reads none: a condition's selector, a repeat's count; an option visor cannot honour…) is reported with its
 file, line and why; the rest of the flow is still converted, and validates: a converted step or block visor's
 validator refuses is left out too, with the validator's words.
 
@@ -58,11 +61,19 @@ from visor.ext.maestro.commands import (
     Step,
     convert_command,
     pending,
-    plain_part,
 )
 from visor.ext.maestro.flow import FlowFile, FlowReader
 from visor.ext.maestro.selectors import condition
-from visor.ext.maestro.values import PARAMETER, expression, folded, option_names, scalar_text, shown, whole_number
+from visor.ext.maestro.values import (
+    PARAMETER,
+    defaulted,
+    expression,
+    folded,
+    option_names,
+    scalar_text,
+    shown,
+    whole_number,
+)
 from visor.inputs.document import Document, Path, Position
 from visor.inputs.parameters import substitute
 from visor.inputs.yaml_writer import dump_yaml
@@ -114,6 +125,7 @@ class ScenarioBlock(TypedDict):
     when: NotRequired[JsonObject]
     repeat: NotRequired[JsonObject]
     retry: NotRequired[JsonObject]
+    optional: NotRequired[bool]
 
 
 #: What a scenario's `steps` hold.
@@ -126,6 +138,8 @@ class ScenarioData(TypedDict):
     meta: Meta
     config: dict[str, str]
     steps: list[ScenarioItem]
+    #: onFlowComplete's commands: run after the steps whatever happened.
+    teardown: NotRequired[list[ScenarioItem]]
 
 
 class LeftOut(TypedDict):
@@ -207,6 +221,8 @@ class _State:
     reader: FlowReader
     app_id: str | None
     env: dict[str, str] = field(default_factory=dict)
+    #: The env values that came from a `${NAME || 'text'}`, not from an env.
+    defaulted: dict[str, str] = field(default_factory=dict)
     #: The list being filled: the scenario's steps, or a block's while its commands are converted.
     steps: list[_Entry] = field(default_factory=list)
     left_out: list[tuple[int, LeftOut]] = field(default_factory=list)
@@ -252,18 +268,33 @@ def convert_flow(path: str, root: str | None = None, relative: str | None = None
     """
     reader = FlowReader(root if root is not None else os.path.dirname(path) or ".")
     flow = reader.top(path, relative if relative is not None else os.path.basename(path))
-    app_id = flow.header.get("appId")
-    state = _State(reader, app_id if isinstance(app_id, str) and app_id.strip() else None)
+    state = _State(reader, None)
     frame = _Frame((flow.relative,), {}, 0)
     _header(state, flow, top=True)
+    where = _Where(flow, flow.position(("appId",)), 0)
+    app_id = _read(state, where, flow.header.get("appId"), frame)
+    state.app_id = app_id if isinstance(app_id, str) and app_id.strip() else None
     hooks = flow.header.get("onFlowStart", [])
     if isinstance(hooks, list):
         _run(state, flow, hooks, ("onFlowStart",), frame)
     else:
         state.leave_out(_Where(flow, flow.position(("onFlowStart",))), "onFlowStart", "onFlowStart is not a list")
     _run(state, flow, flow.commands, (), frame)
+    teardown: list[_Entry] = []
+    hooks = flow.header.get("onFlowComplete", [])
+    if isinstance(hooks, list):
+        with _filling(state, teardown):
+            _run(state, flow, hooks, ("onFlowComplete",), frame)
+    else:
+        state.leave_out(
+            _Where(flow, flow.position(("onFlowComplete",))), "onFlowComplete", "onFlowComplete is not a list"
+        )
     scenario = _scenario(flow)
-    scenario["steps"] = _valid_steps(state)
+    scenario["steps"] = _valid_steps(state, state.steps) or [_NOTHING]
+    if teardown:
+        kept = _valid_steps(state, teardown, start=_count(scenario["steps"]) + 1)
+        if kept:
+            scenario["teardown"] = kept
     _keep_app(state, flow, scenario)
     left_out = [item for _, item in sorted(state.left_out, key=lambda pair: pair[0])]
     return Converted(scenario, state.env, left_out, state.app_id, reader.paths())
@@ -411,13 +442,6 @@ def _header(state: _State, flow: FlowFile, *, top: bool) -> None:
         if key not in known:
             message = _header_left_out(key, flow.header[key], top)
             state.leave_out(_Where(flow, flow.position((key,)), order), key, message)
-    if top and "onFlowComplete" in flow.header:
-        state.leave_out(
-            _Where(flow, flow.position(("onFlowComplete",)), order),
-            "onFlowComplete",
-            "onFlowComplete is not converted: Maestro runs it even when the flow fails, and a visor scenario has "
-            "no step that runs after a failure",
-        )
 
 
 def _env_value(state: _State, flow: FlowFile, key: str, value: object) -> None:
@@ -463,21 +487,19 @@ def _command(state: _State, flow: FlowFile, value: object, path: Path, where: _W
     label, arg = _pop(arg, "label")
     optional, arg = _pop(arg, "optional")
     if name in _INLINED:
-        if optional not in (None, False, "false"):
-            state.leave_out(where, name, f"optional on {name} is left out: a failure inside it fails the run")
-        _INLINED[name](state, flow, arg, (*path, name), where, frame, _label(label))
+        inline = functools.partial(_INLINED[name], state, flow, arg, (*path, name), where, frame, _label(label))
+        if optional is not None and _optional(state, where, name, optional):
+            _block(state, _Tree("optional", {"optional": True}, label=_label(label)), where, name, inline)
+        else:
+            inline()
         return
-    arg = _scoped(arg, frame.scope)
+    arg = _read(state, where, arg, frame) if name not in SCRIPTED else _scoped(arg, frame.scope)
     if name not in SCRIPTED:  # a script's `${…}` is its JavaScript, as written
         arg = folded(arg)  # `${"text"}` is that text: no script needed to know it
     state.spend(where, len(name) + _size(arg)[1])
-    found = expression(plain_part(name, arg))
-    waiting = pending(name)  # said first: once its command lands, its JavaScript is what it converts
+    waiting = pending(name)
     if waiting is not None:
         state.leave_out(where, name, waiting)
-        return
-    if found is not None:
-        state.leave_out(where, name, f"{found} is JavaScript: {_SCRIPT_VALUE}")
         return
     steps, notes = convert_command(name, arg, Known(state.app_id, state.env, posixpath.dirname(flow.relative)))
     for note in notes:
@@ -485,13 +507,6 @@ def _command(state: _State, flow: FlowFile, value: object, path: Path, where: _W
     miss = _optional(state, where, name, optional) if steps else False
     for step in steps:
         _mark(state, step, where, name, optional=miss, label=_label(label))
-
-
-#: Why a command whose argument is a script's value is left out (lowering it to eval_script gains nothing).
-_SCRIPT_VALUE = (
-    "visor's steps take no script's value in their arguments (only ${NAME} parameters); its scripts and "
-    "when: {true} read output, so the script that made it converts, this command does not"
-)
 
 
 def _pop(arg: object, key: str) -> tuple[object, object]:
@@ -580,6 +595,23 @@ def _size(value: object, *, skip: str | None = None) -> tuple[int, int]:
     return nodes, characters
 
 
+def _read(state: _State, where: _Where, value: object, frame: _Frame) -> object:
+    """Return options as this place has them: `${NAME || 'text'}`s defaulted, the runFlow's env put in.
+
+    Each `${NAME || 'text'}` is a `${NAME}` defaulting to the text (the flow's env value first). A name two
+    places default differently keeps the first default, and the second place is named.
+    """
+    value, defaults = defaulted(value)
+    for name, text in defaults:
+        if name not in state.env:
+            state.env[name] = state.defaulted[name] = text
+        elif state.defaulted.get(name, text) != text:
+            first = state.defaulted[name]
+            state.leave_out(where, "env", f"${{{name} || …}} defaults to {shown(text)} here, to {shown(first)} "
+                                          "before: visor's parameter has one default, the first")  # fmt: skip
+    return _scoped(value, frame.scope)
+
+
 def _scoped(value: object, scope: dict[str, str]) -> object:
     """Return `value` with every `${KEY}` a runFlow's env gives replaced by its value."""
     if not scope:
@@ -625,7 +657,7 @@ def _run_flow(
     if "when" not in options:
         _inline(state, flow, options, path, where, frame)
         return
-    when, notes = condition(folded(_scoped(options["when"], frame.scope)), state.env, "runFlow when")
+    when, notes = condition(folded(_read(state, where, options["when"], frame)), state.env, "runFlow when")
     if when is None:
         state.leave_out(where, "runFlow", f"{notes[0]}: the runFlow is left out, its commands unread")
         return
@@ -715,7 +747,7 @@ def _repeat(
         return
     head: JsonObject = {}
     if "times" in arg:
-        times, notes = whole_number(_scoped(arg["times"], frame.scope), state.env, "repeat times")
+        times, notes = whole_number(_read(state, where, arg["times"], frame), state.env, "repeat times")
         if times is None or times > MAX_REPEAT:
             why = f"visor repeats a block at most {MAX_REPEAT:,} times" if times else "it is not a number of times"
             state.leave_out(where, "repeat", f"repeat times {shown(arg['times'])} is left out: {why}")
@@ -726,7 +758,7 @@ def _repeat(
     else:
         notes, head["max"] = [], MAX_REPEAT  # Maestro repeats while it holds, unbounded; visor at most this often
     if "while" in arg:
-        when, said = condition(folded(_scoped(arg["while"], frame.scope)), state.env, "repeat while")
+        when, said = condition(folded(_read(state, where, arg["while"], frame)), state.env, "repeat while")
         if when is None:
             state.leave_out(where, "repeat", f"{said[0]}: the repeat is left out")
             return
@@ -751,13 +783,12 @@ def _retry(
     options = _file_or_commands(state, where, "retry", arg, {"maxRetries", "env"})
     if options is None:
         return
-    times, notes = whole_number(_scoped(options.get("maxRetries", 1), frame.scope), state.env, "retry maxRetries")
+    given = _read(state, where, options.get("maxRetries", 1), frame)
+    times, notes = whole_number(given, state.env, "retry maxRetries")
     if times is None:
         state.leave_out(where, "retry", f"retry maxRetries {shown(options['maxRetries'])} is not a number of times")
         return
-    if times > MAESTRO_MAX_RETRIES:
-        notes.append(f"retry maxRetries {times} is {MAESTRO_MAX_RETRIES}, as Maestro retries at most that often")
-        times = MAESTRO_MAX_RETRIES
+    times = min(times, MAESTRO_MAX_RETRIES)  # what Maestro does with more: no change of meaning, so no note
     for note in notes:
         state.leave_out(where, "retry", note)
     fill = functools.partial(_inline, state, flow, options, path, where, frame)
@@ -774,15 +805,15 @@ _Inliner = Callable[[_State, FlowFile, object, Path, _Where, _Frame, str | None]
 _INLINED: dict[str, _Inliner] = {"runFlow": _run_flow, "repeat": _repeat, "retry": _retry}
 
 
-def _valid_steps(state: _State) -> list[ScenarioItem]:
-    """Return the steps and blocks with ids, leaving out (with the validator's words) each one visor refuses.
+def _valid_steps(state: _State, entries: list[_Entry], start: int = 1) -> list[ScenarioItem]:
+    """Return the steps and blocks with ids (numbered from `start`), leaving out each one visor refuses.
 
-    A refused block (its head, or nesting deeper than visor's blocks may) is left out whole; a block all of whose
-    steps are refused goes with them. Leaving out never makes another item refused, but a second look checks it.
+    What is left out is named with the validator's words. A refused block (its head, or nesting deeper than
+    visor's blocks may) is left out whole; a block all of whose steps are refused goes with them. Leaving out
+    never makes another item refused, but a second look checks it.
     """
-    entries = state.steps
     for _ in range(_PASSES):
-        items = _numbered(entries)
+        items = _numbered(entries, start)
         document = Document(
             "<import>", "yaml", {"meta": {"name": "x", "version": "1"}, "config": {}, "steps": items}, {}
         )
@@ -794,7 +825,16 @@ def _valid_steps(state: _State) -> list[ScenarioItem]:
         if not refused:
             break
         entries = _kept(state, entries, refused)
-    return _numbered(entries) or [{"id": "01-nothing", "command": "wait", "args": {"ms": 0}}]
+    return _numbered(entries, start)
+
+
+#: The step of a flow none of whose commands converts: a scenario has at least one.
+_NOTHING: ScenarioStep = {"id": "01-nothing", "command": "wait", "args": {"ms": 0}}
+
+
+def _count(items: list[ScenarioItem]) -> int:
+    """Return how many steps and blocks `items` holds, those inside blocks counted."""
+    return sum(1 + (_count(cast(ScenarioBlock, item)["steps"]) if "steps" in item else 0) for item in items)
 
 
 def _owner(entries: list[_Entry], path: Path) -> _Entry | None:
@@ -825,9 +865,9 @@ def _kept(state: _State, entries: list[_Entry], refused: dict[int, str]) -> list
     return kept
 
 
-def _numbered(entries: list[_Entry]) -> list[ScenarioItem]:
+def _numbered(entries: list[_Entry], start: int = 1) -> list[ScenarioItem]:
     """Return the steps and blocks as a scenario writes them, ids numbered in order, a block before its steps."""
-    return _written(entries, itertools.count(1))
+    return _written(entries, itertools.count(start))
 
 
 def _written(entries: list[_Entry], numbers: Iterator[int]) -> list[ScenarioItem]:

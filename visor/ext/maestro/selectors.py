@@ -35,10 +35,12 @@ _PLATFORMS = {"android", "ios", "web"}
 _CONDITIONS = {"visible": "visible", "notVisible": "not_visible", "platform": "platform", "true": "true"}
 
 
-def element(arg: object, env: dict[str, str], what: str) -> tuple[str | None, list[str]]:
+def element(arg: object, env: dict[str, str], what: str) -> tuple[str | JsonObject | None, list[str]]:
     """Return the visor selector of a Maestro element selector, and notes on what of it is left out.
 
-    None (and why, the first note) when it cannot be said: a key visor does not know, a value of the wrong kind.
+    A selector with a script's value in it (`${output.name}`) is a `match=` mapping: the step fills the value in
+    as it runs, into the mapping, so whatever text it is stays one text. None (and why, the first note) when it
+    cannot be said: a key visor does not know, a value of the wrong kind.
     """
     if isinstance(arg, int | float) and not isinstance(arg, bool):
         arg = str(arg)
@@ -49,6 +51,9 @@ def element(arg: object, env: dict[str, str], what: str) -> tuple[str | None, li
     notes: list[str] = []
     try:
         mapping = _mapping(arg, env, notes, 0)
+        if expression(mapping) is not None:
+            read_match(mapping)  # what can be checked now is
+            return mapping, notes
         return _plain(mapping) or read_match(mapping).canonical(), notes
     except MatchError as exc:
         return None, [f"{what} {shown(arg)} is not converted: {exc}"]
@@ -155,7 +160,8 @@ def condition(arg: object, env: dict[str, str], what: str) -> tuple[JsonObject |
             why = f"{what} platform {shown(value)} is not Android, iOS or Web"
         else:
             js = expression(value)
-            found, said = (None, []) if js else element(value, env, f"{what} {key}")
+            target, said = (None, []) if js else element(value, env, f"{what} {key}")
+            found = target if isinstance(target, str) else None  # a mapping holds JavaScript: said above
             why = f"{what} {key} holds JavaScript, {js}" if js else said[0] if said and found is None else ""
             notes.extend(said if found is not None else [])
         if found is None:

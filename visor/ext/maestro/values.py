@@ -14,6 +14,11 @@ from collections.abc import Iterator
 PARAMETER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 #: `${` that does not open a plain `${NAME}`: JavaScript, which visor does not run.
 EXPRESSION = re.compile(r"\$\{(?![A-Za-z_][A-Za-z0-9_]*\})")
+#: `${NAME || 'text'}` (or a number): a parameter and the value it takes when no env sets it, as flows write one
+#: (Maestro's JavaScript has a name no env sets as undefined, so `||` gives the text).
+_DEFAULTED = re.compile(
+    r"""\$\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\|\|\s*(?:"([^"\\$]*)"|'([^'\\$]*)'|(-?\d+(?:\.\d+)?))\s*\}"""
+)
 #: `${"a text"}` or `${'a text'}`: JavaScript whose value is that text, known without running it.
 _LITERAL = re.compile(r"""\$\{\s*(?:"([^"\\$]*)"|'([^'\\$]*)')\s*\}""")
 
@@ -98,6 +103,27 @@ def expression(value: object) -> str | None:
         if found is not None:
             return shown(text[found.start() : found.start() + 40])
     return None
+
+
+def defaulted(value: object) -> tuple[object, list[tuple[str, str]]]:
+    """Return `value` with every `${NAME || 'text'}` written `${NAME}`, and each name with the text it defaults to."""
+    found: list[tuple[str, str]] = []
+
+    def one(match: re.Match[str]) -> str:
+        name, *texts = match.groups()
+        found.append((name, next(text for text in texts if text is not None)))
+        return f"${{{name}}}"
+
+    def walk(item: object) -> object:
+        if isinstance(item, str):
+            return _DEFAULTED.sub(one, item) if "||" in item else item
+        if isinstance(item, dict):
+            return {key: walk(inner) for key, inner in item.items()}
+        if isinstance(item, list):
+            return [walk(inner) for inner in item]
+        return item
+
+    return walk(value), found
 
 
 def folded(value: object) -> object:
