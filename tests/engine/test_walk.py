@@ -166,3 +166,102 @@ def test_a_benchmark_says_how_many_runs_passed_only_by_retrying() -> None:
     text = steps_yaml('{id: open, command: navigate, args: {to: "demo://login"}}', block)
     summary = summarize([run(text)[0], run(text)[0]], 95.0)
     assert summary.passed and summary.retried == 2 and summary.to_dict()["retried"] == 2
+
+
+LOGIN = '{id: open, command: navigate, args: {to: "demo://login"}}'
+SET_USER = "{id: set, command: eval_script, args: {script: \"output.user = 'ada'; output.n = 2\"}}"
+
+
+def test_a_script_value_in_a_steps_arguments_is_filled_in_as_it_runs_and_signed() -> None:
+    typed = (
+        '{id: type, command: act, args: {name: type, target: "id=username", value: "${output.user}-${output.n * 2}"}}'
+    )
+    result, events = run(steps_yaml(LOGIN, SET_USER, typed))
+    step = result.steps[2]
+    assert result.word == "ok" and step.details["filled"] == {"value": "ada-4"}
+    assert step.details["field"]["text"] == "ada-4"  # what was typed: the filled-in value, verified
+    started = [event.step for event in events if isinstance(event, StepStarted)][2]
+    assert started.raw_args()["value"] == "ada-4"  # the step that ran had its values
+    assert run(steps_yaml(LOGIN, SET_USER, typed))[0].signature == result.signature
+
+
+def test_a_selector_mapping_takes_a_script_value_as_one_text() -> None:
+    script = "{id: set, command: eval_script, args: {script: \"output.label = 'Log in'\"}}"
+    tap = '{id: go, command: tap, args: {target: {text: "${output.label}"}}}'
+    result, _ = run(steps_yaml(LOGIN, script, tap))
+    assert result.word == "ok" and result.steps[2].details["filled"] == {"target.text": "Log in"}
+
+
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        ("${output.nobody}", "${output.nobody} has no value (it is undefined or null)"),
+        ("${nope(}", "the script failed"),
+    ],
+)
+def test_a_value_that_cannot_be_filled_in_fails_the_step_saying_why(value: str, why: str) -> None:
+    typed = f'{{id: type, command: act, args: {{name: type, target: "id=username", value: "{value}"}}}}'
+    result, _ = run(steps_yaml(LOGIN, typed))
+    error = result.steps[1].error
+    assert result.word == "fail" and error is not None
+    assert "could not fill in its arguments" in error.message and why in error.message
+
+
+def test_a_filled_in_argument_is_checked_again() -> None:
+    script = "{id: set, command: eval_script, args: {script: \"output.to = ''\"}}"
+    go = '{id: go, command: tap, args: {target: "${output.to}"}}'
+    result, _ = run(steps_yaml(LOGIN, script, go))
+    error = result.steps[2].error
+    assert error is not None and "could not fill in its arguments" in error.message
+    assert result.steps[2].details["filled"] == {"target": ""}
+
+
+def test_a_secret_filled_into_an_argument_is_masked(
+    cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PASSWORD", "hunter2")
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(steps_yaml(LOGIN, '{id: type, command: act, args: {name: type, target: "id=password", '
+                                          'value: "${PASSWORD}${\'!\'.repeat(2)}"}}'))  # fmt: skip
+    done = cli_runner.run("run", str(scenario), "--secret", "PASSWORD", "--output", str(tmp_path / "out"))
+    assert done.exit_code == 0, done.stderr
+    assert "hunter2" not in json.dumps(done.data) and done.data["run"]["steps"][1]["details"]["filled"]
+
+
+def test_a_script_value_outside_a_steps_arguments_is_refused_by_validation(cli_runner: Cli, tmp_path: Path) -> None:
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(steps_yaml('{id: go, command: wait, args: {ms: 1}, when: {visible: "${output.x}"}}'))
+    done = cli_runner.run("validate", str(scenario))
+    assert done.exit_code == 1  # invalid, as every scenario validation refuses
+    assert [issue["path"] for issue in done.data["issues"]] == ["$.steps[0].when.visible"]
+    assert "read only in a step's arguments" in done.data["issues"][0]["message"]
+
+
+TEARDOWN = 'teardown:\n  - {id: home, command: navigate, args: {to: "demo://login"}}\n'
+
+
+def test_the_teardown_runs_after_a_failure_and_the_assertions() -> None:
+    miss = '{id: miss, command: tap, args: {target: "text=Nope"}}'
+    text = steps_yaml(LOGIN, miss, FEED, assertions='{id: login, type: visible, target: "id=username"}')
+    text = text.replace("runtime: sim", "runtime: sim, stopOnFailure: true") + TEARDOWN
+    result, events = run(text)
+    assert [(step.id, step.word) for step in result.steps] == [
+        ("open", "ok"), ("miss", "fail"), ("feed", "skipped"), ("home", "ok")
+    ]  # fmt: skip
+    assert result.steps[-1].details["teardown"] is True and result.assertions[0].word == "passed"
+    order = [type(event).__name__ for event in events]
+    assert order.index("AssertionChecked") < max(i for i, name in enumerate(order) if name == "StepFinished")
+
+
+def test_an_optional_block_reports_a_failure_inside_as_a_miss_and_the_run_passes() -> None:
+    block = '{id: maybe, optional: true, steps: [{id: miss, command: tap, args: {target: "text=Nope"}}]}'
+    result, events = run(steps_yaml(LOGIN, block, FEED))
+    assert result.word == "ok"
+    assert [(step.id, step.word) for step in result.steps] == [
+        ("open", "ok"), ("miss", "skipped"), ("maybe", "ok"), ("feed", "ok")
+    ]  # fmt: skip
+    miss, maybe = result.steps[1], result.steps[2]
+    assert miss.details["optional"] is True and "text=Nope" in miss.details["missed"]
+    assert maybe.details["optional"] is True and maybe.details["missed"] == miss.details["missed"]
+    finished = [event.result for event in events if isinstance(event, StepFinished)]
+    assert [step.word for step in finished] == [step.word for step in result.steps]  # reported as excused

@@ -441,3 +441,25 @@ def test_a_path_into_a_list_at_the_top_is_named_whole() -> None:
     from visor.inputs.document import dotted
 
     assert (dotted((0, "path")), dotted(("steps", 0, "args"))) == ("[0].path", "steps[0].args")
+
+
+def test_a_teardown_is_steps_and_blocks_checked_as_the_steps_are() -> None:
+    wait = {"id": "w", "command": "wait", "args": {"ms": 1}}
+    teardown = [{"id": "t", "command": "wait", "args": {"ms": 1}}, {"id": "b", "optional": True, "steps": [wait]}]
+    result = validate(scenario(steps=[{"id": "s", "command": "wait", "args": {"ms": 1}}], teardown=teardown))
+    assert result.valid and result.scenario is not None
+    assert [step.id for step in result.scenario.steps] == ["s", "t", "w"]
+    assert [node.id for node in result.scenario.nodes] == ["s"] and len(result.scenario.teardown) == 2
+
+
+@pytest.mark.parametrize(
+    ("teardown", "expected"),
+    [
+        ("back", ("error", "TYPE_ERROR", "$.teardown")),
+        ([{"id": "s", "command": "wait", "args": {"ms": 1}}], ("error", "DUPLICATE_ID", "$.teardown[0].id")),
+        ([{"id": "t", "command": "wiat", "args": {}}], ("error", "UNSUPPORTED_COMMAND", "$.teardown[0].command")),
+    ],
+)
+def test_a_broken_teardown_is_named_where_it_breaks(teardown: object, expected: tuple[str, str, str]) -> None:
+    result = validate(scenario(steps=[{"id": "s", "command": "wait", "args": {"ms": 1}}], teardown=teardown))
+    assert expected in triples(result) and not result.valid

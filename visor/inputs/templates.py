@@ -49,33 +49,31 @@ Piece = Literal | Parameter | Expression
 
 
 def pieces(text: str) -> Iterator[Piece]:
-    """Yield `text`'s literal runs, parameters and expressions, in order.
+    """Yield `text`'s literal runs, parameters and expressions, in order (no two literal runs one after another).
 
     A `${` that nothing closes, or that closes on nothing (`${}`, `${ }`), is literal text.
     """
+    literal: list[str] = []
     start = position = 0
     while (found := text.find("$", position)) != -1:
         if text.startswith("$${", found):
-            yield from _literal(text[start:found] + "${")
+            literal.append(text[start:found] + "${")
             start = position = found + 3
             continue
-        if not text.startswith("${", found):
-            position = found + 1
-            continue
-        end = _closing(text, found + 2)
+        end = _closing(text, found + 2) if text.startswith("${", found) else None
         inner = text[found + 2 : end] if end is not None else ""
         if end is None or not inner.strip():
-            position = found + 2
+            position = found + 1
             continue
-        yield from _literal(text[start:found])
+        literal.append(text[start:found])
+        if "".join(literal):
+            yield Literal("".join(literal))
+        literal.clear()
         yield Parameter(inner) if _NAME.fullmatch(inner) else Expression(inner.strip())
         start = position = end + 1
-    yield from _literal(text[start:])
-
-
-def _literal(text: str) -> Iterator[Literal]:
-    if text:
-        yield Literal(text)
+    literal.append(text[start:])
+    if "".join(literal):
+        yield Literal("".join(literal))
 
 
 def _closing(text: str, start: int) -> int | None:

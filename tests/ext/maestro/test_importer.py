@@ -158,7 +158,7 @@ def test_the_flows_app_id_is_kept_as_config_app_and_the_scenario_validates(cli_r
     row = cli_runner.run("import", "maestro", "flows", "-o", "scenarios").data["imported"][0]
     assert row["valid"] and row["app_id"] == "com.example.app" and not row["left_out"]
     text = Path(row["scenario"]).read_text()
-    assert yaml.safe_load(text)["config"] == {"app": "com.example.app"}
+    assert yaml.safe_load(text)["config"] == {"stopOnFailure": True, "app": "com.example.app"}
     assert "# config.app is the flow's appId, com.example.app" in text
     validated = cli_runner.run("validate", "scenarios/login.yaml")
     assert validated.exit_code == 0 and validated.data["valid"], validated.data
@@ -228,7 +228,7 @@ def test_an_app_id_that_is_no_text_is_left_out_and_said(cli_runner: Cli, tmp_pat
     }
     assert [item["command"] for item in rows["odd.yaml"]["left_out"]] == ["appId"]
     assert rows["odd.yaml"]["valid"] and rows["none.yaml"]["valid"]
-    assert not yaml.safe_load(Path(rows["odd.yaml"]["scenario"]).read_text())["config"]
+    assert "app" not in yaml.safe_load(Path(rows["odd.yaml"]["scenario"]).read_text())["config"]
     assert "# The flow names no appId: on a phone" in Path(rows["none.yaml"]["scenario"]).read_text()
 
 

@@ -76,8 +76,9 @@ from visor.ext.maestro.values import (
 )
 from visor.inputs.document import Document, Path, Position
 from visor.inputs.parameters import substitute
+from visor.inputs.templates import is_template
 from visor.inputs.yaml_writer import dump_yaml
-from visor.jsontypes import JsonObject
+from visor.jsontypes import JsonObject, JsonValue
 from visor.scenario.validate import validate_document
 
 #: Commands one flow may inline in all (its own, its includes', repeated ones): beyond, it is generated or a bomb.
@@ -133,10 +134,10 @@ ScenarioItem = ScenarioStep | ScenarioBlock
 
 
 class ScenarioData(TypedDict):
-    """A converted scenario's data: its `config` holds at most `app` (the flow's appId)."""
+    """A converted scenario's data: its `config` holds `stopOnFailure` and `app` (the flow's appId)."""
 
     meta: Meta
-    config: dict[str, str]
+    config: dict[str, JsonValue]
     steps: list[ScenarioItem]
     #: onFlowComplete's commands: run after the steps whatever happened.
     teardown: NotRequired[list[ScenarioItem]]
@@ -400,17 +401,23 @@ def _looks(items: list[ScenarioItem]) -> bool:
     return False
 
 
+def _as_written(text: str) -> str:
+    """Return a name or tag with JavaScript in it as it is written: visor reads a script's value only in a step."""
+    return text.replace("${", "$${") if is_template(text) else text
+
+
 def _scenario(flow: FlowFile) -> ScenarioData:
     """Return the scenario's meta and config from the flow's header."""
     name = flow.header.get("name")
     if not (isinstance(name, str | int | float) and not isinstance(name, bool) and str(name).strip()):
         name = os.path.splitext(os.path.basename(flow.shown))[0]
-    meta: Meta = {"name": str(name), "version": "1"}
+    meta: Meta = {"name": _as_written(str(name)), "version": "1"}
     tags = flow.header.get("tags")
-    kept = [text for text in map(scalar_text, tags) if text] if isinstance(tags, list) else []
+    kept = [_as_written(text) for text in map(scalar_text, tags) if text] if isinstance(tags, list) else []
     if kept:
         meta["tags"] = kept
-    return {"meta": meta, "config": {}, "steps": []}
+    # Maestro ends a flow at its first failure (then runs onFlowComplete): so does the scenario.
+    return {"meta": meta, "config": {"stopOnFailure": True}, "steps": []}
 
 
 def _header_left_out(key: str, value: object, top: bool) -> str:
