@@ -265,3 +265,22 @@ def test_an_optional_block_reports_a_failure_inside_as_a_miss_and_the_run_passes
     assert maybe.details["optional"] is True and maybe.details["missed"] == miss.details["missed"]
     finished = [event.result for event in events if isinstance(event, StepFinished)]
     assert [step.word for step in finished] == [step.word for step in result.steps]  # reported as excused
+
+
+def test_a_runs_scripts_share_their_variables_and_a_number_is_filled_in_where_one_goes() -> None:
+    declare = "{id: a, command: eval_script, args: {script: \"var i = 0; var items = ['Item 1', 'Item 2']\"}}"
+    bump = '{id: b, command: eval_script, args: {script: "i++"}}'
+    tap = '{id: go, command: tap, args: {target: {text: "Item .*", index: "${(i)}"}}}'
+    wait = '{id: pause, command: wait, args: {ms: "${i * 10}"}}'
+    result, _ = run(steps_yaml(FEED, declare, bump, tap, wait))
+    assert result.word == "ok", [step.error for step in result.steps]
+    go, pause = result.steps[3], result.steps[4]
+    assert go.details["filled"] == {"target.index": "1"} and go.details["target"]["element"]["text"] == "Item 2"
+    assert pause.details["waited_ms"] == 10
+
+
+def test_a_number_that_is_no_number_when_filled_in_fails_the_step() -> None:
+    wait = "{id: pause, command: wait, args: {ms: \"${'soon'}\"}}"
+    result, _ = run(steps_yaml(FEED, wait))
+    error = result.steps[1].error
+    assert error is not None and "could not fill in its arguments" in error.message

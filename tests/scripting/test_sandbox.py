@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from visor.errors import ActionError, ErrorCode
 from visor.jsontypes import JsonObject
-from visor.scripting.sandbox import Globals, Limits, ScriptError, run_script
+from visor.scripting.sandbox import Globals, Limits, Scope, ScriptError, run_script
 
 NOW_MS = 1_700_000_000_000
 
@@ -86,3 +86,20 @@ _JSON = st.recursive(
 def test_any_json_output_comes_back_as_it_went_in(output: JsonObject) -> None:
     done = run_script("output", Globals(output=output))
     assert done.output == output and done.value == output
+
+
+def test_the_scripts_of_one_scope_share_their_globals_and_each_is_given_its_own_state() -> None:
+    scope = Scope()
+    scope.run("var count = 1; function twice(n) { return 2 * n }", Globals(seed=1, now_ms=1000))
+    later = scope.run("count += 1; [twice(count), Date.now(), output.n]", Globals(output={"n": 3}, now_ms=2000))
+    assert later.value == [4, 2000, 3]
+    assert run_script("typeof count", Globals()).value == "undefined"  # a scope of its own knows nothing of it
+
+
+def test_a_scope_draws_the_same_numbers_for_the_same_seed_whatever_ran_before() -> None:
+    scope = Scope()
+    first = scope.run("Math.random()", Globals(seed=9)).value
+    scope.run("Math.random(); Math.random()", Globals(seed=4))
+    assert (
+        scope.run("Math.random()", Globals(seed=9)).value == first == run_script("Math.random()", Globals(seed=9)).value
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from visor.jsontypes import JsonObject
+from visor.scripting.sandbox import Scope
 from visor.ui.elements import IndexedElement, index_elements
 from visor.ui.tree import UiTree
 
@@ -49,6 +50,8 @@ class AgentState:
     outputs: JsonObject = field(default_factory=dict)
     #: The scenario's `${NAME}` values: every script of the run reads each as a global, as in Maestro.
     parameters: dict[str, str] = field(default_factory=dict)
+    #: The JavaScript global scope the run's scripts share (what one declares, the next one reads).
+    scripts: Scope = field(default_factory=Scope)
 
     def remember(self, tree: UiTree) -> tuple[IndexedElement, ...]:
         """Record an observation the agent sees; it also settles what an unknown write did."""

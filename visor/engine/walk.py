@@ -19,6 +19,7 @@ Every decision is in the step results, so it is signed: two runs that took diffe
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -264,8 +265,12 @@ class Walk:
         shown = {dotted(path): text for path, text in values.items()}
         checked = step_with_args(step, template.filled(values))
         if not isinstance(checked, Step):
+            # A number where one goes (`index: ${i}`): the text a script's value fills in is its digits.
+            numbers = {path: number for path, text in values.items() if (number := _number(text)) is not None}
+            checked = step_with_args(step, template.filled({**values, **numbers})) if numbers else checked
+        if not isinstance(checked, Step):
             return self._unfilled(step, "; ".join(issue.message for issue in checked[:3]), shown)
-        return checked, shown
+        return replace(checked, template=None), shown
 
     def _text(self, expression: str) -> str:
         """Return an expression's value as the text it fills in (`undefined` and `null` fill in nothing: an error)."""
@@ -326,6 +331,17 @@ def _held(events: Generator[Event, None, ErrorInfo | None]) -> tuple[list[Event]
             held.append(next(events))
         except StopIteration as stop:
             return held, stop.value
+
+
+def _number(text: str) -> int | float | None:
+    """Return the number a filled-in text writes (`3`, `2.5`), None when it is no number."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    if not math.isfinite(value):
+        return None
+    return int(value) if value.is_integer() and "." not in text and "e" not in text.lower() else value
 
 
 def _missed(result: StepResult) -> dict[str, object]:

@@ -38,8 +38,8 @@ class Template:
                 found[path] = value
         return found
 
-    def filled(self, values: Mapping[Path, str]) -> dict[str, object]:
-        """Return the arguments with each template at a path in `values` replaced by its text."""
+    def filled(self, values: Mapping[Path, object]) -> dict[str, object]:
+        """Return the arguments with each template at a path in `values` replaced by its value."""
         args: dict[str, object] = copy.deepcopy(dict(self.args))
         for path, text in values.items():
             holder: object = args
@@ -49,7 +49,7 @@ class Template:
         return args
 
 
-def _put(holder: object, part: str | int, text: str) -> None:
+def _put(holder: object, part: str | int, text: object) -> None:
     """Set what a mapping or a list holds at `part`."""
     if isinstance(holder, dict):
         holder[part] = text
@@ -89,6 +89,8 @@ class Step:
 
     def raw_args(self) -> dict[str, object]:
         """Return the arguments as the scenario wrote them (by their scenario names, defaults left out)."""
+        if self.template is not None:
+            return dict(self.template.args)  # its values are known only as it runs
         if isinstance(self.args, FamilyCall):
             return dict(self.args.raw)
         return self.args.as_written()

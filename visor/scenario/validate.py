@@ -202,15 +202,14 @@ def _check_step(raw: dict[str, object], path: Path, found: _Found) -> Step | Non
     head = _check(StepHead, raw, Owner(StepHead, path), issues)
     command, args = raw.get("command"), raw.get("args")
     template = _template(args, (*path, "args"), found.templates) if isinstance(args, dict) else None
-    spec = COMMANDS.get(command) if isinstance(command, str) else None
-    family = family_of(command) if spec is None else None
-    parsed: Args | FamilyCall | None = None
-    if family is not None and isinstance(args, dict):
-        parsed = _check_member(family, str(command), args, (*path, "args"), issues)
-    elif spec is None and family is None:
+    known = isinstance(command, str) and (command in COMMANDS or family_of(command) is not None)
+    before, parsed = len(issues), None
+    if not known:
         _unsupported(command, path, issues)
-    elif spec is not None and isinstance(args, dict):
-        parsed = _check_args(spec, args, (*path, "args"), issues)
+    elif isinstance(args, dict):
+        parsed = _parse_args(str(command), args, (*path, "args"), issues)
+        if parsed is None and template is not None:
+            parsed = _probed(str(command), template, (*path, "args"), issues, before)
     if head is None or parsed is None:
         return None
     when = Condition.of(head.when) if head.when is not None else None
@@ -238,19 +237,49 @@ def _templates_elsewhere(templates: set[Path]) -> list[Issue]:
     return [error(IssueCode.TYPE_ERROR, f"{dotted(path)}: {message}", path, hint) for path in ordered]
 
 
+def _parse_args(command: str, args: dict[str, object], path: Path, issues: list[Issue]) -> Args | FamilyCall | None:
+    """Check a known command's arguments (its model's, or its family's rules); None when they do not hold."""
+    spec = COMMANDS.get(command)
+    if spec is not None:
+        return _check_args(spec, args, path, issues)
+    family = family_of(command)
+    return _check_member(family, command, args, path, issues) if family is not None else None
+
+
+#: What a template stands for while a step is checked without its values: a number, the kind a text is not.
+_PROBE = 1
+
+
+def _probed(command: str, template: Template, path: Path, issues: list[Issue], before: int) -> Args | FamilyCall | None:
+    """Check a step again with a number for each template its errors are in (`${index}` where a count goes).
+
+    When only its templates' values made it fail, it is valid until it runs: it is checked again then, with
+    the values filled in. Otherwise its errors stand.
+    """
+    errors = [issue for issue in issues[before:] if issue.is_error]
+    probed = {found: _PROBE for found in template.paths if any(_covers(e.path, (*path, *found)) for e in errors)}
+    if not probed or any(not any(_covers(e.path, (*path, *p)) for p in probed) for e in errors):
+        return None
+    scratch: list[Issue] = []
+    parsed = _parse_args(command, template.filled(probed), path, scratch)
+    if parsed is None or any(issue.is_error for issue in scratch):
+        return None
+    issues[before:] = [issue for issue in issues[before:] if not issue.is_error]
+    return parsed
+
+
+def _covers(issue_path: Path, path: Path) -> bool:
+    """Say whether an issue at `issue_path` may be about the value at `path` (it is that value, or holds it)."""
+    return path[: len(issue_path)] == issue_path
+
+
 def step_with_args(step: Step, args: dict[str, object]) -> Step | tuple[Issue, ...]:
     """Return `step` with `args` as its arguments, checked as validation checks them; else what is wrong.
 
     A step whose arguments hold a script's value is checked again once the step has filled them in.
     """
     issues: list[Issue] = []
-    spec = COMMANDS.get(step.command)
-    family = family_of(step.command) if spec is None else None
-    parsed: Args | FamilyCall | None = None
-    if spec is not None:
-        parsed = _check_args(spec, args, ("args",), issues)
-    elif family is not None:
-        parsed = _check_member(family, step.command, args, ("args",), issues)
+    parsed = _parse_args(step.command, args, ("args",), issues)
     errors = tuple(issue for issue in issues if issue.is_error)
     if parsed is None or errors:
         return errors or (error(IssueCode.ARG_ERROR, f"Unsupported command '{step.command}'", ("args",)),)

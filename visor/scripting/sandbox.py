@@ -1,7 +1,8 @@
-"""Run one script on QuickJS, sandboxed and deterministic, with Maestro's globals and bounds on what it may use.
+"""Run scripts on QuickJS, sandboxed and deterministic, with Maestro's globals and bounds on what they may use.
 
-Its globals: `output`, `maestro` (`copiedText`, `platform`) and the scenario's parameters, as in Maestro; a seeded
-`Math.random`, the device's clock for `Date` (in UTC); bounds on time, memory and stack.
+Their globals: `output`, `maestro` (`copiedText`, `platform`) and the scenario's parameters, as in Maestro; a
+seeded `Math.random`, the device's clock for `Date` (in UTC); bounds on time, memory and stack. The scripts of a
+run share one global scope (`Scope`), as Maestro's do: a `var` one declares, the next one reads.
 
 A script sees only what it is given: no module loader, no file, network or process access (QuickJS's own `std`
 and `os` modules are not there; `http`, which Maestro offers, throws saying so). What would make a run differ
@@ -15,6 +16,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from visor.errors import ActionError, NotInstalled
 from visor.jsontypes import JsonObject, JsonValue
@@ -67,12 +69,13 @@ class ScriptError(ActionError):
     default_next_step = "Fix the script (its message says where), or run it with `node` to see what it does."
 
 
-#: Set up before a script runs: the deterministic clock and random numbers, Maestro's globals, no network.
+#: Set up once in a scope: the deterministic clock and random numbers, Maestro's globals, no network. What
+#: changes from one script to the next (the seed, the device's time, the outputs) is set by `__visor_enter`,
+#: which reads closures only: no script can reach the machine's own clock through it.
 _PRELUDE = r"""
-(function (state) {
-  const seed = state.seed, now = state.now;
-  delete globalThis.__date_clock;
-  let drawn = seed >>> 0;
+(function () {
+  delete globalThis.__date_clock;  // the binding's own clock: the machine's time
+  let drawn = 0, now = 0, logLines = 0;
   Math.random = function () {  // mulberry32: small, fast and well spread; from the scenario's seed
     drawn = (drawn + 0x6D2B79F5) >>> 0;
     let t = drawn;
@@ -102,50 +105,95 @@ _PRELUDE = r"""
     proto[name] = proto.toISOString;
   }
   const logs = [];
-  globalThis.__visor_logs = logs;
   const show = (value) => typeof value === "string" ? value : JSON.stringify(value);
-  const log = (...values) => { if (logs.length < state.log_lines) logs.push(values.map(show).join(" ")); };
+  const log = (...values) => { if (logs.length < logLines) logs.push(values.map(show).join(" ")); };
   globalThis.console = { log: log, info: log, warn: log, error: log, debug: log };
   const refuse = () => { throw new Error("scripts in visor have no network access (http is not available)"); };
   globalThis.http = { get: refuse, post: refuse, put: refuse, delete: refuse, request: refuse };
   globalThis.json = (text) => JSON.parse(text);
-  globalThis.output = state.output;
-  globalThis.maestro = { copiedText: state.copied, platform: state.platform };
-  delete globalThis.__visor_state;
-})(JSON.parse(__visor_state));
+  globalThis.__visor_enter = function (text) {
+    const state = JSON.parse(text);
+    drawn = state.seed >>> 0;
+    now = state.now;
+    logLines = state.log_lines;
+    logs.length = 0;
+    globalThis.output = state.output;
+    globalThis.maestro = { copiedText: state.copied, platform: state.platform };
+  };
+  globalThis.__visor_logs = () => JSON.stringify(logs);
+})();
 """
 
 
-def run_script(source: str, given: Globals, limits: Limits = Limits()) -> Outcome:
-    """Run `source` with `given`'s globals, within `limits`; return what it did.
+class Scope:
+    """One JavaScript global scope that the scripts of a run share, as Maestro's do.
+
+    What one script declares (`var index = 0`), the next one sees; what each is given (`Globals`: the outputs, the
+    parameters, its seed and the device's time) is set afresh as it starts. QuickJS is started on the first
+    script, so a run with none never loads it.
+    """
+
+    def __init__(self, limits: Limits = Limits()) -> None:
+        self.limits = limits
+        self._context: Any = None
+
+    def run(self, source: str, given: Globals) -> Outcome:
+        """Run `source` with `given`'s globals, within the scope's limits; return what it did.
+
+        Raises:
+            ScriptError: it did not parse, threw, or went past a bound (the message says which, and where).
+            NotInstalled: QuickJS is not installed.
+        """
+        quickjs = _quickjs()
+        context = self._started(quickjs)
+        limits = self.limits
+        context.set_time_limit(-1)  # QuickJS refuses calls into Python under a time limit: none are timed
+        for name, value in given.env.items():
+            context.set(name, value)
+        # As JSON, not as numbers: QuickJS's binding passes a Python int as a 32-bit one, and the clock is larger.
+        state = {"seed": given.seed & 0xFFFFFFFF, "now": given.now_ms, "log_lines": limits.log_lines,
+                 "output": given.output, "copied": given.copied_text, "platform": given.platform}  # fmt: skip
+        context.set("__visor_state", json.dumps(state))
+        context.eval("__visor_enter(__visor_state); delete globalThis.__visor_state;")
+        context.set_time_limit(limits.cpu_seconds)
+        try:
+            value = context.eval(source)  # its own text, so an error's line is the script's line
+            output = context.eval("JSON.stringify(globalThis.output === undefined ? {} : globalThis.output)")
+            logs = context.eval("__visor_logs()")
+        except quickjs.JSException as exc:
+            raise _failed(str(exc), limits) from exc
+        return Outcome(_value(value), _object(output), tuple(str(line) for line in json.loads(str(logs))))
+
+    def _started(self, quickjs: Any) -> Any:
+        if self._context is None:
+            context = quickjs.Context()
+            context.set_memory_limit(self.limits.memory_bytes)
+            context.set_max_stack_size(self.limits.stack_bytes)
+            context.eval(_PRELUDE)
+            self._context = context
+        return self._context
+
+
+def _quickjs() -> Any:
+    """Return the QuickJS module.
 
     Raises:
-        ScriptError: it did not parse, threw, or went past a bound (the message says which, and where).
+        NotInstalled: it is not installed (the `scripts` extra).
     """
     try:
         import quickjs  # lazy: QuickJS loads only for a scenario that runs a script
     except ImportError as exc:
         raise NotInstalled.from_missing_library("quickjs", "scripts", needed_by="a script", detail=str(exc)) from exc
+    return quickjs
 
-    context = quickjs.Context()
-    context.set_memory_limit(limits.memory_bytes)
-    context.set_max_stack_size(limits.stack_bytes)
-    for name, value in given.env.items():
-        context.set(name, value)
-    # As JSON, not as numbers: QuickJS's binding passes a Python int as a 32-bit one, and the clock is larger.
-    state = {"seed": given.seed & 0xFFFFFFFF, "now": given.now_ms, "log_lines": limits.log_lines,
-             "output": given.output, "copied": given.copied_text, "platform": given.platform}  # fmt: skip
-    context.set("__visor_state", json.dumps(state))
-    context.eval(_PRELUDE)
-    # Set last: QuickJS refuses calls into Python under a time limit, and none is made from here on.
-    context.set_time_limit(limits.cpu_seconds)
-    try:
-        value = context.eval(source)  # its own text, so an error's line is the script's line
-        output = context.eval("JSON.stringify(globalThis.output === undefined ? {} : globalThis.output)")
-        logs = context.eval("JSON.stringify(__visor_logs)")
-    except quickjs.JSException as exc:
-        raise _failed(str(exc), limits) from exc
-    return Outcome(_value(value), _object(output), tuple(str(line) for line in json.loads(str(logs))))
+
+def run_script(source: str, given: Globals, limits: Limits = Limits()) -> Outcome:
+    """Run `source` with `given`'s globals, within `limits`, in a scope of its own; return what it did.
+
+    Raises:
+        ScriptError: it did not parse, threw, or went past a bound (the message says which, and where).
+    """
+    return Scope(limits).run(source, given)
 
 
 def _failed(text: str, limits: Limits) -> ScriptError:

@@ -2,8 +2,8 @@
 
 Every script of a run — an `eval_script`, a `run_script`, an `assert_true`, a `when: {true: …}` — reads and
 writes one `output` object, kept on the run's shared state (`visor.device.memory.AgentState.outputs`): what a
-script leaves there is what the next one sees. Nothing a script is given comes from the wall clock or an unseeded
-generator:
+script leaves there is what the next one sees. They share one JavaScript global scope too (`AgentState.scripts`).
+Nothing a script is given comes from the wall clock or an unseeded generator:
 
 - its `Math.random` draws from the run's effective seed mixed with the step's index (`script_seed`), so two
   scripts of a run differ and the same run draws the same numbers;
@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from visor.clock import us_to_ms
 from visor.device.memory import AgentState
-from visor.scripting.sandbox import Globals, Outcome, run_script
+from visor.scripting.sandbox import Globals, Outcome
 
 #: What a script's `Date.now()` counts the device's clock from: 2026-01-01T00:00:00Z, in ms since 1970.
 SCRIPT_EPOCH_MS = 1_767_225_600_000
@@ -58,6 +58,6 @@ def run_in_run(
         seed=script_seed(seed, step_index),
         now_ms=device_ms(device_us),
     )
-    outcome = run_script(source, given)
+    outcome = agent.scripts.run(source, given)
     agent.outputs = outcome.output
     return outcome

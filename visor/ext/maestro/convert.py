@@ -66,6 +66,8 @@ from visor.ext.maestro.flow import FlowFile, FlowReader
 from visor.ext.maestro.selectors import condition
 from visor.ext.maestro.values import (
     PARAMETER,
+    as_variables,
+    assigned,
     defaulted,
     expression,
     folded,
@@ -224,6 +226,8 @@ class _State:
     env: dict[str, str] = field(default_factory=dict)
     #: The env values that came from a `${NAME || 'text'}`, not from an env.
     defaulted: dict[str, str] = field(default_factory=dict)
+    #: The names the flow's scripts declare or assign so far: a `${NAME}` of one is JavaScript, not a parameter.
+    variables: set[str] = field(default_factory=set)
     #: The list being filled: the scenario's steps, or a block's while its commands are converted.
     steps: list[_Entry] = field(default_factory=list)
     left_out: list[tuple[int, LeftOut]] = field(default_factory=list)
@@ -500,6 +504,8 @@ def _command(state: _State, flow: FlowFile, value: object, path: Path, where: _W
         else:
             inline()
         return
+    if name in SCRIPTED:
+        state.variables |= assigned(arg)
     arg = _read(state, where, arg, frame) if name not in SCRIPTED else _scoped(arg, frame.scope)
     if name not in SCRIPTED:  # a script's `${…}` is its JavaScript, as written
         arg = folded(arg)  # `${"text"}` is that text: no script needed to know it
@@ -608,7 +614,7 @@ def _read(state: _State, where: _Where, value: object, frame: _Frame) -> object:
     Each `${NAME || 'text'}` is a `${NAME}` defaulting to the text (the flow's env value first). A name two
     places default differently keeps the first default, and the second place is named.
     """
-    value, defaults = defaulted(value)
+    value, defaults = defaulted(as_variables(value, state.variables - set(state.env)))
     for name, text in defaults:
         if name not in state.env:
             state.env[name] = state.defaulted[name] = text

@@ -52,8 +52,7 @@ def element(arg: object, env: dict[str, str], what: str) -> tuple[str | JsonObje
     try:
         mapping = _mapping(arg, env, notes, 0)
         if expression(mapping) is not None:
-            read_match(mapping)  # what can be checked now is
-            return mapping, notes
+            return mapping, notes  # checked as the scenario validates, and again with its values as it runs
         return _plain(mapping) or read_match(mapping).canonical(), notes
     except MatchError as exc:
         return None, [f"{what} {shown(arg)} is not converted: {exc}"]
@@ -124,7 +123,9 @@ def _flag(key: str, value: object) -> bool:
     return value
 
 
-def _index(value: object, env: dict[str, str], notes: list[str]) -> int:
+def _index(value: object, env: dict[str, str], notes: list[str]) -> int | str:
+    if isinstance(value, str) and expression(value) is not None:
+        return value  # a script's value: the step fills it in as it runs
     found, said = whole_number(value, env, "index")
     if found is None:
         raise MatchError(f"index {shown(value)} is no whole number from 0")

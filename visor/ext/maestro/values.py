@@ -126,6 +126,32 @@ def defaulted(value: object) -> tuple[object, list[tuple[str, str]]]:
     return walk(value), found
 
 
+#: A name a script declares or assigns (`var index = 0`, `index++`, `total += 2`), not a property (`output.x =`).
+_ASSIGNED = re.compile(
+    r"\b(?:var|let|const)\s+([A-Za-z_][A-Za-z0-9_]*)|(?<![.\w$])([A-Za-z_][A-Za-z0-9_]*)\s*(?:\+\+|--|[-+*/%]?=(?!=))"
+)
+
+
+def assigned(value: object) -> set[str]:
+    """Return the names a script in `value` declares or assigns: its JavaScript variables."""
+    return {name for text in strings(value) for found in _ASSIGNED.finditer(text) for name in found.groups() if name}
+
+
+def as_variables(value: object, names: set[str]) -> object:
+    """Return `value` with each `${NAME}` of a script's variable written `${(NAME)}`: JavaScript, no parameter."""
+    if not names:
+        return value
+    if isinstance(value, str):
+        return PARAMETER.sub(
+            lambda found: f"${{({found.group(1)})}}" if found.group(1) in names else found.group(0), value
+        )
+    if isinstance(value, dict):
+        return {key: as_variables(item, names) for key, item in value.items()}
+    if isinstance(value, list):
+        return [as_variables(item, names) for item in value]
+    return value
+
+
 def folded(value: object) -> object:
     """Return `value` with every `${"text"}` (a JavaScript text literal) replaced by its text."""
     if isinstance(value, str):
