@@ -13,6 +13,9 @@ from tests.conftest import Cli
 from tests.simkit import run, steps_yaml
 from visor.engine.determinism import summarize
 from visor.engine.events import StepFinished, StepStarted
+from visor.inputs.document import Document
+from visor.inputs.parameters import substitute
+from visor.scenario.validate import ValidationResult, validate_document
 from visor.scripting.sandbox import Globals, run_script, truthy
 
 MISSING = '{id: miss, command: tap, args: {target: "text=Nope"}, optional: true}'
@@ -284,3 +287,34 @@ def test_a_number_that_is_no_number_when_filled_in_fails_the_step() -> None:
     result, _ = run(steps_yaml(FEED, wait))
     error = result.steps[1].error
     assert error is not None and "could not fill in its arguments" in error.message
+
+
+def test_a_repeat_counts_its_runs_by_a_script_value_filled_in_as_it_begins() -> None:
+    names = "{id: a, command: eval_script, args: {script: \"var names = ['a', 'b', 'c']\"}}"
+    block = '{id: each, repeat: {times: "${names.length}"}, steps: [{id: w, command: wait, args: {ms: 1}}]}'
+    result, _ = run(steps_yaml(names, block))
+    assert [step.id for step in result.steps] == ["a", "w", "w#2", "w#3", "each"]
+    assert result.steps[-1].details["count"] == 3 and result.steps[-1].details["repeat"]["runs"] == 3
+
+
+@pytest.mark.parametrize(
+    ("count", "why"), [("${'many'}", "is 'many', not a whole number"), ("${nope}", "is not given")]
+)
+def test_a_repeat_whose_count_is_no_count_fails_without_running(count: str, why: str) -> None:
+    block = f'{{id: each, repeat: {{times: "{count}"}}, steps: [{{id: w, command: wait, args: {{ms: 1}}}}]}}'
+    if "nope" in count:  # a plain ${NAME} is a parameter: validation asks for it
+        result = validate_text(steps_yaml(block))
+        assert any(why in issue.message for issue in result.issues)
+        return
+    result, _ = run(steps_yaml(block))
+    error = result.steps[-1].error
+    assert [step.id for step in result.steps] == ["each"] and error is not None and why in error.message
+
+
+def validate_text(text: str) -> ValidationResult:
+    """Validate YAML text as a run loads it: parameters filled in first."""
+    import yaml  # lazy: only this helper parses
+
+    document, unknown = substitute(Document("t.yaml", "yaml", yaml.safe_load(text), {}), {})
+    result = validate_document(document)
+    return ValidationResult(document, (*result.issues, *unknown), None)

@@ -217,8 +217,13 @@ class Walk:
         """Run a repeat block's body as often as it says; return the block's own failure, if any."""
         repeat = block.repeat
         assert repeat is not None
-        runs, stopped = 0, "times"
-        while runs < repeat.times and not self.failed:
+        runs, stopped, times = 0, "times", repeat.times
+        if repeat.count is not None:
+            counted = self._count(repeat.count, repeat.times, name)
+            if isinstance(counted, ErrorInfo):
+                return counted
+            times = details["count"] = counted
+        while runs < times and not self.failed:
             if repeat.condition is not None:
                 decided = self._decide(repeat.condition, name, "repeat")
                 if isinstance(decided, StepResult):
@@ -271,6 +276,24 @@ class Walk:
         if not isinstance(checked, Step):
             return self._unfilled(step, "; ".join(issue.message for issue in checked[:3]), shown)
         return replace(checked, template=None), shown
+
+    def _count(self, count: str, bound: int, name: str) -> int | ErrorInfo:
+        """Return a repeat's count, a script's value filled in as the block begins; a failure if it is no count."""
+        try:
+            text = render(count, self.host.parameters, self._text)
+        except ScriptError as exc:
+            text, why = None, exc.message
+        number = _number(text) if text is not None else None
+        if isinstance(number, int) and 0 <= number <= bound:
+            return number
+        if text is not None:
+            why = f"{count} is {text!r}, not a whole number of times from 0 to {bound}"
+        return ErrorInfo(
+            code=str(ErrorCode.ACTION_ERROR),
+            message=f"Block '{name}' (repeat) could not count its runs: {why}",
+            likely_cause="The script's value it counts by is not set yet, or is not a whole number.",
+            next_step="Check the ${…} in repeat.times, and the script steps that set what it reads.",
+        )
 
     def _text(self, expression: str) -> str:
         """Return an expression's value as the text it fills in (`undefined` and `null` fill in nothing: an error)."""

@@ -25,10 +25,11 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, WithJsonSchema, model_validator
 
 from visor.inputs.document import Path
 from visor.inputs.issues import IssueCode
+from visor.jsontypes import JsonObject
 from visor.scenario.fields import InputModel, ItemList, NonEmptyStr, SelectorStr, plain_error
 
 #: The most times a block may repeat, or be retried: a bound a person never needs to reach.
@@ -40,6 +41,10 @@ DEFAULT_WHILE_MAX = 20
 MAX_NESTING = 8
 
 Count = Annotated[int, Field(ge=1, le=MAX_REPEAT)]
+#: A count as the schema gives it: a number, or a script's value filled in as the block begins.
+_COUNT_OR_SCRIPT: JsonObject = {
+    "anyOf": [{"type": "integer", "minimum": 1, "maximum": MAX_REPEAT}, {"type": "string", "pattern": "\\$\\{"}]
+}
 
 
 class WhenArgs(InputModel):
@@ -60,7 +65,9 @@ class WhenArgs(InputModel):
 class RepeatArgs(InputModel):
     """How often a block runs: `times`, or `while` a condition holds (bounded by `max`), or both (at most `times`)."""
 
-    times: Count | None = Field(None, description="How many times; with `while`, at most this many.")
+    times: Annotated[Count, WithJsonSchema(_COUNT_OR_SCRIPT)] | None = Field(
+        None, description="How many times; with `while`, at most this many. A script's value (`${items.length}`) too."
+    )
     while_: WhenArgs | None = Field(None, alias="while", description="Repeat while this holds, checked before each.")
     max: Count | None = Field(None, description=f"A `while`'s bound (default {DEFAULT_WHILE_MAX}); past it, it fails.")
 
@@ -106,11 +113,15 @@ class Repeat:
     condition: Condition | None = None
     #: A `while` bounded only by `max` fails if the condition still holds after the last run.
     strict: bool = False
+    #: `times` as a script's value (`${items.length}`), filled in as the block begins; `times` is then its bound.
+    count: str | None = None
 
     @classmethod
-    def of(cls, args: RepeatArgs) -> Repeat:
-        """Return the repeat a `repeat` mapping says."""
+    def of(cls, args: RepeatArgs, count: str | None = None) -> Repeat:
+        """Return the repeat a `repeat` mapping says (its `times` a script's value when `count` is given)."""
         condition = Condition.of(args.while_) if args.while_ is not None else None
+        if count is not None:
+            return cls(MAX_REPEAT, condition, count=count)
         if args.times is not None:
             return cls(args.times, condition)
         return cls(args.max or DEFAULT_WHILE_MAX, condition, strict=True)

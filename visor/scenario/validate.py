@@ -188,13 +188,27 @@ def _check_block(raw: dict[str, object], path: Path, depth: int, found: _Found) 
         issues.append(error(IssueCode.TYPE_ERROR, f"blocks nest at most {MAX_NESTING} deep", path,
                             "Move the inner steps into a flow of their own (run_flow)."))  # fmt: skip
         return None
+    count, raw = _count(raw, path, found.templates)
     head = _check(BlockHead, raw, Owner(BlockHead, path), issues)
     body = _check_body(raw.get("steps"), (*path, "steps"), depth + 1, found)
     if head is None or body is None:
         return None
     when = Condition.of(head.when) if head.when is not None else None
-    repeat = Repeat.of(head.repeat) if head.repeat is not None else None
+    repeat = Repeat.of(head.repeat, count) if head.repeat is not None else None
     return Block(head.id, body, when, repeat, head.retry.times if head.retry is not None else 0, head.optional)
+
+
+def _count(raw: dict[str, object], path: Path, templates: set[Path]) -> tuple[str | None, dict[str, object]]:
+    """Return a repeat's `times` when it is a script's value (`${items.length}`), and the block with a count there.
+
+    The value is known, and checked, as the block begins.
+    """
+    where = (*path, "repeat", "times")
+    repeat = raw.get("repeat")
+    if where not in templates or not isinstance(repeat, dict) or not isinstance(repeat.get("times"), str):
+        return None, raw
+    templates.discard(where)
+    return repeat["times"], {**raw, "repeat": {**repeat, "times": _PROBE}}
 
 
 def _check_step(raw: dict[str, object], path: Path, found: _Found) -> Step | None:
@@ -232,7 +246,8 @@ def _stable_order(path: Path) -> tuple[tuple[int, int | str], ...]:
 
 def _templates_elsewhere(templates: set[Path]) -> list[Issue]:
     """Refuse a script's value outside a step's arguments: nothing else is read as a step runs."""
-    message, hint = "a script's value (${…}) is read only in a step's arguments", "Write $${ for a literal ${."
+    message = "a script's value (${…}) is read only in a step's arguments and a repeat's times"
+    hint = "Write $${ for a literal ${."
     ordered = sorted(templates, key=_stable_order)
     return [error(IssueCode.TYPE_ERROR, f"{dotted(path)}: {message}", path, hint) for path in ordered]
 

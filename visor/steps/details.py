@@ -220,6 +220,8 @@ class EngineDetails(TypedDict, total=False):
     failed: int
     #: The step is the teardown's.
     teardown: bool
+    #: How often a repeat whose `times` is a script's value was to run, that value filled in as it began.
+    count: int
     #: What the arguments' `${…}` were filled in with as the step started, by argument (`target.text`).
     filled: dict[str, str]
 

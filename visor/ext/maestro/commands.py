@@ -324,6 +324,8 @@ def _input_text(arg: object, known: Known) -> Outcome:
     if isinstance(arg, dict) and set(arg) == {"text"}:
         arg = arg["text"]
     text = scalar_text(arg) if not isinstance(arg, bool) else None
+    if text == "":
+        return [], []  # Maestro types nothing: nor does the scenario
     if not text:
         return _left(f"inputText {shown(arg)}: only a text is converted")
     return [_step("type", "act", name="type", value=text)], []

@@ -759,8 +759,12 @@ def _repeat(
         state.leave_out(where, "repeat", f"only repeat with times or while is converted (not {option_names(unknown)})")
         return
     head: JsonObject = {}
-    if "times" in arg:
-        times, notes = whole_number(_read(state, where, arg["times"], frame), state.env, "repeat times")
+    notes: list[str] = []
+    given = _read(state, where, arg.get("times"), frame)
+    if isinstance(given, str) and expression(given) is not None:
+        head["times"] = given  # a script's value: the block counts its runs by it as it begins
+    elif "times" in arg:
+        times, notes = whole_number(given, state.env, "repeat times")
         if times is None or times > MAX_REPEAT:
             why = f"visor repeats a block at most {MAX_REPEAT:,} times" if times else "it is not a number of times"
             state.leave_out(where, "repeat", f"repeat times {shown(arg['times'])} is left out: {why}")
@@ -769,7 +773,7 @@ def _repeat(
             return  # Maestro runs it no time: nothing to convert
         head["times"] = times
     else:
-        notes, head["max"] = [], MAX_REPEAT  # Maestro repeats while it holds, unbounded; visor at most this often
+        head["max"] = MAX_REPEAT  # Maestro repeats while it holds, unbounded; visor at most this often
     if "while" in arg:
         when, said = condition(folded(_read(state, where, arg["while"], frame)), state.env, "repeat while")
         if when is None:
