@@ -207,7 +207,7 @@ def test_a_value_that_cannot_be_filled_in_fails_the_step_saying_why(value: str, 
     result, _ = run(steps_yaml(LOGIN, typed))
     error = result.steps[1].error
     assert result.word == "fail" and error is not None
-    assert "could not fill in its arguments" in error.message and why in error.message
+    assert "could not fill in its script's values" in error.message and why in error.message
 
 
 def test_a_filled_in_argument_is_checked_again() -> None:
@@ -215,7 +215,7 @@ def test_a_filled_in_argument_is_checked_again() -> None:
     go = '{id: go, command: tap, args: {target: "${output.to}"}}'
     result, _ = run(steps_yaml(LOGIN, script, go))
     error = result.steps[2].error
-    assert error is not None and "could not fill in its arguments" in error.message
+    assert error is not None and "could not fill in its script's values" in error.message
     assert result.steps[2].details["filled"] == {"target": ""}
 
 
@@ -286,7 +286,7 @@ def test_a_number_that_is_no_number_when_filled_in_fails_the_step() -> None:
     wait = "{id: pause, command: wait, args: {ms: \"${'soon'}\"}}"
     result, _ = run(steps_yaml(FEED, wait))
     error = result.steps[1].error
-    assert error is not None and "could not fill in its arguments" in error.message
+    assert error is not None and "could not fill in its script's values" in error.message
 
 
 def test_a_repeat_counts_its_runs_by_a_script_value_filled_in_as_it_begins() -> None:

@@ -11,29 +11,26 @@ Each step runs as the run's `Host` runs it; the walk decides what runs, how ofte
 - The n-th run of a step in a repeat or a retry (n > 1) is reported as `id#n`.
 - The teardown runs after the steps and assertions whatever happened: an earlier failure skips none of it (even
   with `stopOnFailure`), and each of its entries says `details.teardown`.
-- A step whose arguments hold a script's value (`${output.user}`) fills them in as it starts, and checks them
-  again; what they were filled in with is in `details.filled`. One that cannot be filled in fails.
+- A step whose arguments hold a script's value (`${output.user}`) fills them in as it starts, and a repeat its
+  `times` (`visor.engine.filling`): what was filled in is in `details.filled` (`details.count`).
 
 Every decision is in the step results, so it is signed: two runs that took different branches differ.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Protocol
 
 from visor.device.protocol import Observation
 from visor.engine.events import Event, StepFinished, StepStarted
+from visor.engine.filling import Filled, Filler, Unfilled, unfilled_error
 from visor.engine.results import StepResult, Verdict
 from visor.errors import ErrorCode, ErrorInfo
-from visor.inputs.document import dotted
-from visor.inputs.templates import render
 from visor.scenario.blocks import Condition
 from visor.scenario.scenario import Block, Node, Step
-from visor.scenario.validate import step_with_args
-from visor.scripting.sandbox import ScriptError, truthy, value_text
+from visor.scripting.sandbox import ScriptError, truthy
 from visor.ui.query import QueryError
 
 
@@ -149,7 +146,7 @@ class Walk:
             if isinstance(filled, StepResult):
                 yield from self._report(replace(filled, details={**extra, **filled.details}))
                 return
-            running, extra["filled"] = filled
+            running, extra["filled"] = filled.step, filled.shown
         yield StepStarted(running, self.host.at())
         result = self.host.run_step(running, last=step is self.last)
         if result.status is Verdict.FAILED and step.optional and result.error is not None:
@@ -219,9 +216,9 @@ class Walk:
         assert repeat is not None
         runs, stopped, times = 0, "times", repeat.times
         if repeat.count is not None:
-            counted = self._count(repeat.count, repeat.times, name)
-            if isinstance(counted, ErrorInfo):
-                return counted
+            counted = self._filler().count(repeat.count, repeat.times)
+            if isinstance(counted, Unfilled):
+                return unfilled_error(f"Block '{name}' (repeat)", counted)
             times = details["count"] = counted
         while runs < times and not self.failed:
             if repeat.condition is not None:
@@ -258,60 +255,17 @@ class Walk:
             yield from self._excused(mark, held, lambda _: {"retried": True})
         details["retry"] = {"attempts": attempt, "retried": attempt - 1}
 
-    def _fill(self, step: Step) -> tuple[Step, dict[str, str]] | StepResult:
-        """Fill in a step's templates and check its arguments again; a failure is the step's entry."""
-        assert step.template is not None
-        template, values = step.template, {}
-        try:
-            values = {path: render(text, self.host.parameters, self._text)
-                      for path, text in template.texts().items()}  # fmt: skip
-        except ScriptError as exc:
-            return self._unfilled(step, exc.message, {})
-        shown = {dotted(path): text for path, text in values.items()}
-        checked = step_with_args(step, template.filled(values))
-        if not isinstance(checked, Step):
-            # A number where one goes (`index: ${i}`): the text a script's value fills in is its digits.
-            numbers = {path: number for path, text in values.items() if (number := _number(text)) is not None}
-            checked = step_with_args(step, template.filled({**values, **numbers})) if numbers else checked
-        if not isinstance(checked, Step):
-            return self._unfilled(step, "; ".join(issue.message for issue in checked[:3]), shown)
-        return replace(checked, template=None), shown
-
-    def _count(self, count: str, bound: int, name: str) -> int | ErrorInfo:
-        """Return a repeat's count, a script's value filled in as the block begins; a failure if it is no count."""
-        try:
-            text = render(count, self.host.parameters, self._text)
-        except ScriptError as exc:
-            text, why = None, exc.message
-        number = _number(text) if text is not None else None
-        if isinstance(number, int) and 0 <= number <= bound:
-            return number
-        if text is not None:
-            why = f"{count} is {text!r}, not a whole number of times from 0 to {bound}"
-        return ErrorInfo(
-            code=str(ErrorCode.ACTION_ERROR),
-            message=f"Block '{name}' (repeat) could not count its runs: {why}",
-            likely_cause="The script's value it counts by is not set yet, or is not a whole number.",
-            next_step="Check the ${…} in repeat.times, and the script steps that set what it reads.",
-        )
-
-    def _text(self, expression: str) -> str:
-        """Return an expression's value as the text it fills in (`undefined` and `null` fill in nothing: an error)."""
-        value = self.host.evaluate(expression)
-        if value is None:
-            raise ScriptError(f"${{{expression}}} has no value (it is undefined or null)",
-                              likely_cause="No script has set it yet, or it is misspelt.")  # fmt: skip
-        return value_text(value)
-
-    def _unfilled(self, step: Step, message: str, shown: dict[str, str]) -> StepResult:
-        error = ErrorInfo(
-            code=str(ErrorCode.ACTION_ERROR),
-            message=f"Step '{step.id}' ({step.command}) could not fill in its arguments: {message}",
-            likely_cause="A script's value in its arguments failed, has no value, or is not what the argument takes.",
-            next_step="Check the ${…} in the step's arguments, and the script steps that set what it reads.",
-        )
-        details: dict[str, object] = {"filled": shown} if shown else {}
+    def _fill(self, step: Step) -> Filled | StepResult:
+        """Fill in a step's templates; when they cannot be, the step's failed entry."""
+        filled = self._filler().step(step)
+        if isinstance(filled, Filled):
+            return filled
+        error = unfilled_error(f"Step '{step.id}' ({step.command})", filled)
+        details: dict[str, object] = {"filled": filled.shown} if filled.shown else {}
         return StepResult(len(self.results), step.id, step.command, Verdict.FAILED, 0, details, error)
+
+    def _filler(self) -> Filler:
+        return Filler(self.host.parameters, self.host.evaluate)
 
     def _decide(self, condition: Condition, name: str, command: str) -> dict[str, object] | StepResult:
         """Decide a `when` on the platform, the screen and the script; a condition that cannot be decided fails."""
@@ -354,17 +308,6 @@ def _held(events: Generator[Event, None, ErrorInfo | None]) -> tuple[list[Event]
             held.append(next(events))
         except StopIteration as stop:
             return held, stop.value
-
-
-def _number(text: str) -> int | float | None:
-    """Return the number a filled-in text writes (`3`, `2.5`), None when it is no number."""
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    if not math.isfinite(value):
-        return None
-    return int(value) if value.is_integer() and "." not in text and "e" not in text.lower() else value
 
 
 def _missed(result: StepResult) -> dict[str, object]:

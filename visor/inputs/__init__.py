@@ -8,6 +8,7 @@
   `--secret KEY`
 - `reading`: Read a scenario (or model) file into text, safely
 - `suggest`: 'Did you mean …?' hints for misspelt names
+- `templates`: Texts with a script's value in them (`${output.user}`), read when the step that holds them runs
 - `yaml_reader`: Read YAML into a `Document`, safely and with positions
 - `yaml_writer`: Write YAML that visor's own reader reads back as the same data
 """
