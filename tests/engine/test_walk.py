@@ -318,3 +318,22 @@ def validate_text(text: str) -> ValidationResult:
     document, unknown = substitute(Document("t.yaml", "yaml", yaml.safe_load(text), {}), {})
     result = validate_document(document)
     return ValidationResult(document, (*result.issues, *unknown), None)
+
+
+@settings(max_examples=15)
+@given(st.integers(min_value=0, max_value=3000))
+def test_a_when_looks_again_within_its_bound_and_always_ends(within: int) -> None:
+    step = f'{{id: go, command: wait, args: {{ms: 1}}, when: {{visible: "text=Nope", within_ms: {within}}}}}'
+    result, _ = run(steps_yaml(LOGIN, step))
+    decided = result.steps[1].details["when"]
+    assert result.steps[1].word == "skipped" and decided["taken"] is False
+    if within:
+        assert within <= decided["waited_ms"] <= within + 250  # the last look is at the bound, not past it
+    else:
+        assert "waited_ms" not in decided
+
+
+def test_a_when_that_holds_decides_on_its_first_look() -> None:
+    step = '{id: go, command: wait, args: {ms: 1}, when: {visible: "text=Log in", within_ms: 5000}}'
+    result, _ = run(steps_yaml(LOGIN, step))
+    assert result.steps[1].word == "ok" and result.steps[1].details["when"]["waited_ms"] == 0

@@ -23,7 +23,7 @@ from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from visor.clock import US_PER_MS, Clock, isoformat, ms_to_us, us_to_ms
+from visor.clock import US_PER_MS, Clock, isoformat, ms_to_us, pause, us_to_ms
 from visor.device.memory import AgentState
 from visor.device.observer import ObservingDevice
 from visor.device.protocol import Device, DeviceInfo, Observation, SessionRestarted
@@ -47,7 +47,7 @@ from visor.scenario.commands import Args
 from visor.scenario.scenario import Scenario, Step
 from visor.selectors.parse import parse_selector
 from visor.steps.catalogue import execute
-from visor.steps.context import ActionContext, ArtifactSink, Router
+from visor.steps.context import DEFAULT_POLL_US, ActionContext, ArtifactSink, Router
 from visor.steps.scripts import run_in_run
 from visor.steps.targets import match_all
 from visor.ui.fingerprint import fingerprint
@@ -273,6 +273,14 @@ class _RunHost:
         context = self.record.context
         with context.watchdog.guard(self.record.settings.timeout_us):
             return context.device.observe()
+
+    def now_us(self) -> int:
+        """Return the run's clock."""
+        return self.record.context.clock.monotonic_us()
+
+    def pause(self, deadline_us: int) -> bool:
+        """Sleep one poll interval toward `deadline_us` (False once it has passed)."""
+        return pause(self.record.context.clock, deadline_us, DEFAULT_POLL_US)
 
     def count(self, observation: Observation, selector: str) -> int:
         """Return how many elements `selector` matches on the screen."""

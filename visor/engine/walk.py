@@ -59,6 +59,14 @@ class Host(Protocol):
         """Look at the screen, for a `when`."""
         ...
 
+    def now_us(self) -> int:
+        """Return the run's clock, for a `when` that looks again (`within_ms`)."""
+        ...
+
+    def pause(self, deadline_us: int) -> bool:
+        """Sleep one poll interval toward `deadline_us`; False, without sleeping, once it has passed."""
+        ...
+
     def count(self, observation: Observation, selector: str) -> int:
         """Return how many elements `selector` matches on the screen.
 
@@ -267,6 +275,29 @@ class Walk:
     def _filler(self) -> Filler:
         return Filler(self.host.parameters, self.host.evaluate)
 
+    def _screen_holds(self, condition: Condition, decided: dict[str, object], within_ms: int) -> bool:
+        """Say whether `visible` shows and `not_visible` is gone, looking again for `within_ms` until they do.
+
+        Raises:
+            QueryError: a selector cannot be evaluated on this device.
+        """
+        start = self.host.now_us()
+        deadline = start + within_ms * 1000
+        while True:
+            observation = self.host.observe()
+            holds = True
+            if condition.visible is not None:
+                decided["visible"] = found = self.host.count(observation, condition.visible)
+                holds = found > 0
+            if condition.not_visible is not None:
+                decided["not_visible"] = found = self.host.count(observation, condition.not_visible)
+                holds = holds and found == 0
+            if holds or not self.host.pause(deadline):
+                break
+        if within_ms:
+            decided["waited_ms"] = (self.host.now_us() - start) / 1000
+        return holds
+
     def _decide(self, condition: Condition, name: str, command: str) -> dict[str, object] | StepResult:
         """Decide a `when` on the platform, the screen and the script; a condition that cannot be decided fails."""
         decided: dict[str, object] = {}
@@ -275,14 +306,8 @@ class Walk:
             if condition.platform is not None:
                 decided["platform"] = self.host.platform
                 holds = holds and self.host.platform == condition.platform
-            if condition.needs_screen():
-                observation = self.host.observe()
-                if condition.visible is not None:
-                    decided["visible"] = found = self.host.count(observation, condition.visible)
-                    holds = holds and found > 0
-                if condition.not_visible is not None:
-                    decided["not_visible"] = found = self.host.count(observation, condition.not_visible)
-                    holds = holds and found == 0
+            if condition.needs_screen():  # looked at even on another platform, as the decision says what it saw
+                holds = self._screen_holds(condition, decided, condition.within_ms if holds else 0) and holds
             if condition.script is not None:
                 value = self.host.evaluate(condition.script)
                 decided["true"] = value

@@ -41,6 +41,8 @@ DEFAULT_WHILE_MAX = 20
 MAX_NESTING = 8
 
 Count = Annotated[int, Field(ge=1, le=MAX_REPEAT)]
+#: The longest a `when` looks again for its screen (`within_ms`): a minute.
+MAX_WITHIN_MS = 60_000
 #: A count as the schema gives it: a number, or a script's value filled in as the block begins.
 _COUNT_OR_SCRIPT: JsonObject = {
     "anyOf": [{"type": "integer", "minimum": 1, "maximum": MAX_REPEAT}, {"type": "string", "pattern": "\\$\\{"}]
@@ -54,11 +56,16 @@ class WhenArgs(InputModel):
     not_visible: SelectorStr | None = Field(None, description="No element this selects is on screen.")
     platform: Literal["android", "ios", "web"] | None = Field(None, description="The device's platform.")
     true: NonEmptyStr | None = Field(None, description="A script expression whose value is truthy (`output.n > 1`).")
+    within_ms: Annotated[int, Field(ge=0, le=MAX_WITHIN_MS)] | None = Field(
+        None, description="Look again until `visible` shows and `not_visible` goes, for at most this long (ms)."
+    )
 
     @model_validator(mode="after")
     def _something(self) -> WhenArgs:
         if all(value is None for value in (self.visible, self.not_visible, self.platform, self.true)):
             raise plain_error(IssueCode.ARG_ERROR, "when needs at least one of: visible, not_visible, platform, true")
+        if self.within_ms is not None and self.visible is None and self.not_visible is None:
+            raise plain_error(IssueCode.ARG_ERROR, "when.within_ms waits on the screen: give visible or not_visible")
         return self
 
 
@@ -94,11 +101,13 @@ class Condition:
     not_visible: str | None = None
     platform: str | None = None
     script: str | None = None
+    #: How long to look again, in ms, until the screen parts hold (0: decided on one look).
+    within_ms: int = 0
 
     @classmethod
     def of(cls, args: WhenArgs) -> Condition:
         """Return the condition a `when` mapping says."""
-        return cls(args.visible, args.not_visible, args.platform, args.true)
+        return cls(args.visible, args.not_visible, args.platform, args.true, args.within_ms or 0)
 
     def needs_screen(self) -> bool:
         """Say whether checking it reads the screen."""

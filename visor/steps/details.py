@@ -182,6 +182,8 @@ class Decision(TypedDict, total=False):
     not_visible: int
     #: The value of the `true` expression, as JSON.
     true: object
+    #: How long it looked again for its screen (`within_ms`).
+    waited_ms: Volatile[float]
 
 
 class RepeatDetails(TypedDict, total=False):

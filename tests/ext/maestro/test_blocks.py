@@ -118,8 +118,8 @@ def test_any_selector_converts_into_a_selector_visor_reads_or_says_why(maestro: 
     ("maestro", "visor"),
     [
         ({"platform": "Android"}, {"platform": "android"}),
-        ({"platform": "iOS", "visible": "Allow"}, {"platform": "ios", "visible": "text=Allow"}),
-        ({"notVisible": {"id": "spinner.*"}}, {"not_visible": 'match={"id":"spinner.*"}'}),
+        ({"platform": "iOS", "visible": "Allow"}, {"platform": "ios", "visible": "text=Allow", "within_ms": 7000}),
+        ({"notVisible": {"id": "spinner.*"}}, {"not_visible": 'match={"id":"spinner.*"}', "within_ms": 7000}),
         ({"true": "${output.count > 1}"}, {"true": "output.count > 1"}),
         ({"true": "${IS_IOS}"}, {"true": "${IS_IOS}"}),  # a parameter: visor puts its value in
         ({"true": True}, {"true": "true"}),
@@ -167,13 +167,14 @@ def test_run_flow_when_becomes_a_block_with_its_file_and_env(tmp_path: Path) -> 
     )
     converted = valid(one(tmp_path, commands))
     assert steps(converted) == [
-        ("block", {"when": {"platform": "android", "not_visible": "text=Signed in"},
+        ("block", {"when": {"platform": "android", "not_visible": "text=Signed in", "within_ms": 7000},
                    "steps": [("tap", {"target": "text=Allow"})]}),
         ("block", {"when": {"true": "output.onboarding"}, "steps": [("tap", {"target": "text=Skip"})]}),
     ]  # fmt: skip
     assert [item["id"] for item in converted.scenario["steps"]] == ["01-when", "03-when"]
     assert not converted.left_out
-    assert "Maestro waits up to 7 s for a visible element" in scenario_text("f.yaml", converted)
+    # Maestro looks for a condition's element up to 7 s: so does the block (`within_ms`), so no comment says it
+    assert "7 s" not in scenario_text("f.yaml", converted)
 
 
 def test_a_run_flow_whose_condition_cannot_be_said_is_left_out_unread(tmp_path: Path) -> None:
@@ -192,8 +193,8 @@ def test_repeat_while_and_times_become_repeat_blocks(tmp_path: Path) -> None:
     converted = valid(one(tmp_path, commands, "appId: a\nenv:\n  N: 2\n"))
     scroll, back = ("scroll", {"direction": "down"}), ("act", {"name": "back"})
     assert steps(converted) == [
-        ("block", {"repeat": {"while": {"not_visible": "text=Done"}, "max": 1000}, "steps": [scroll]}),
-        ("block", {"repeat": {"times": 3, "while": {"visible": 'match={"text":"Next.*"}'}},
+        ("block", {"repeat": {"while": {"not_visible": "text=Done", "within_ms": 7000}, "max": 1000}, "steps": [scroll]}),
+        ("block", {"repeat": {"times": 3, "while": {"visible": 'match={"text":"Next.*"}', "within_ms": 7000}},
                    "steps": [("tap", {"target": "text=Next"})]}),
         ("block", {"repeat": {"times": 2}, "steps": [back]}),
         back,  # once is no repeat
@@ -250,7 +251,6 @@ def test_an_optional_run_flow_is_an_optional_block(tmp_path: Path) -> None:
     converted = valid(one(tmp_path, "- runFlow:\n    optional: true\n    commands:\n      - back\n"))
     assert steps(converted) == [("block", {"optional": True, "steps": [("act", {"name": "back"})]})]
     assert not left(converted)
-    assert "Maestro waits up to 7 s" not in scenario_text("f.yaml", converted)  # no block decides on the screen
 
 
 def test_extended_wait_until_with_both_waits_for_one_then_the_other_to_go(tmp_path: Path) -> None:

@@ -328,7 +328,10 @@ def test_run_flow_with_when_is_a_block_and_its_env_is_put_in(tmp_path: Path) -> 
     found = steps(converted)
     assert found[0] == (
         "block",
-        {"when": {"visible": 'match={"text":"Allow?"}'}, "steps": [("tap", {"target": "text=Allow"})]},
+        {
+            "when": {"visible": 'match={"text":"Allow?"}', "within_ms": 7000},
+            "steps": [("tap", {"target": "text=Allow"})],
+        },
     )
     typed = [args["value"] for command, args in found if args.get("name") == "type"]
     assert typed == ["desk lamp", "${OUTER}", "chair"]
@@ -375,7 +378,10 @@ def test_javascript_conditions_and_header_hooks_are_never_silent(tmp_path: Path)
     next_twice = ("block", {"repeat": {"times": 2}, "steps": [("tap", {"target": "text=Next"})]})
     more = (
         "block",
-        {"repeat": {"while": {"visible": "text=More"}, "max": 1000}, "steps": [("tap", {"target": "text=More"})]},
+        {
+            "repeat": {"while": {"visible": "text=More", "within_ms": 7000}, "max": 1000},
+            "steps": [("tap", {"target": "text=More"})],
+        },
     )
     typed = ("act", {"name": "type", "value": "${USER.toUpperCase()}"})  # filled in as the step runs
     go = ("tap", {"target": "text=Go"})

@@ -101,7 +101,9 @@ def test_part_two_defects_are_converted_or_left_out_with_file_and_line(cli_runne
     (checkout,) = rows
     steps = yaml.safe_load(Path(checkout["scenario"]).read_text())["steps"]
     dismiss = steps.pop(1)  # runFlow with when: a block that runs when its condition holds
-    assert dismiss["when"] == {"visible": 'match={"text":"Allow notifications?"}'} and dismiss["steps"]
+    assert (
+        dismiss["when"] == {"visible": 'match={"text":"Allow notifications?"}', "within_ms": 7000} and dismiss["steps"]
+    )
     assert [(s["command"], s["args"]) for s in steps] == [
         ("launch_app", {"clear_state": True, "permissions": {"all": "deny"}}),  # launchApp of the flow's own app
         ("tap", {"target": "id=com.visor.demo:id/search"}),

@@ -364,18 +364,10 @@ def scenario_text(path: str, flow: Converted) -> str:
         notes.append(
             comment(f"Copy from the flows' folder, beside this scenario (same sub-folders): {', '.join(needed)}.")
         )
-    if _looks(flow.scenario["steps"]):
-        notes.append(comment(_LOOKS_NOTE))
     for item in flow.left_out:
         where = f"line {item['line']}" if item["file"] == path else f"{item['file']} line {item['line']}"
         notes.append(comment(f"Left out ({where}, {item['command']}): {item['reason']}"))
     return "\n".join(notes) + "\n" + dump_yaml(flow.scenario)
-
-
-_LOOKS_NOTE = (
-    "A block's when (or while) is decided on the screen as it begins; Maestro waits up to 7 s for a visible "
-    "element to show: put a wait before a block whose element shows late."
-)
 
 
 def _files(items: list[ScenarioItem]) -> Iterator[str]:
@@ -388,21 +380,6 @@ def _files(items: list[ScenarioItem]) -> Iterator[str]:
         named = [step["args"].get("file")] if step["command"] == "run_script" else step["args"].get("files")
         if step["command"] in ("run_script", "add_media") and isinstance(named, list):
             yield from (path for path in named if isinstance(path, str))
-
-
-def _looks(items: list[ScenarioItem]) -> bool:
-    """Say whether a block decides on an element (`when` or `while` with visible or not_visible), at any depth."""
-    for item in items:
-        if "steps" not in item:
-            continue
-        block = cast(ScenarioBlock, item)
-        repeat = block.get("repeat", {})
-        heads = [block.get("when", {}), repeat.get("while", {}) if isinstance(repeat, dict) else {}]
-        if any(isinstance(head, dict) and {"visible", "not_visible"} & set(head) for head in heads):
-            return True
-        if _looks(block["steps"]):
-            return True
-    return False
 
 
 def _as_written(text: str) -> str:

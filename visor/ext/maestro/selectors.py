@@ -8,7 +8,8 @@ anchors (`below: Email`) become mappings, matched as Maestro matches them. A pla
 named as left out, and the element is matched by the rest.
 
 A condition (`when`, a repeat's `while`) becomes visor's `when`: `platform` lowercased, `visible`/`notVisible`
-with their selectors converted, `true` the JavaScript inside its `${…}`.
+with their selectors converted and looked for up to 7 s (`within_ms`), as Maestro looks, `true` the JavaScript
+inside its `${…}`.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ _STATES = {"enabled", "checked", "focused", "selected"}
 #: Selector keys with no visor equivalent: left out, named, the element matched by the rest.
 _NO_EQUIVALENT = {"width", "height", "tolerance", "traits", "css"}
 _PLATFORMS = {"android", "ios", "web"}
+#: How long Maestro looks for a condition's element to show (or go): its optional lookup, 7 s.
+MAESTRO_CONDITION_MS = 7000
 #: Condition keys, Maestro's and visor's.
 _CONDITIONS = {"visible": "visible", "notVisible": "not_visible", "platform": "platform", "true": "true"}
 
@@ -168,6 +171,8 @@ def condition(arg: object, env: dict[str, str], what: str) -> tuple[JsonObject |
         if found is None:
             return None, [why]
         out[name] = found
+    if "visible" in out or "not_visible" in out:
+        out["within_ms"] = MAESTRO_CONDITION_MS
     return out, notes
 
 
