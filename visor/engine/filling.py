@@ -47,8 +47,9 @@ class Filler:
         """Return the step with its templates filled in and its arguments checked again, or why it cannot be."""
         assert step.template is not None
         template = step.template
+        filler = replace(self, parameters={**self.parameters, **template.parameters}) if template.parameters else self
         try:
-            values: dict[Path, str] = {path: self.text(text) for path, text in template.texts().items()}
+            values: dict[Path, str] = {path: filler.text(text) for path, text in template.texts().items()}
         except ScriptError as exc:
             return Unfilled(exc.message, {})
         shown = {dotted(path): text for path, text in values.items()}

@@ -8,13 +8,14 @@
 - `discovery`: Find scenario files from what the user typed (files, directories, globs, `-`) and validate them all
 - `families`: Command families: scenario commands a feature names, checks and describes itself (the agent tools)
 - `fields`: Field types shared by the input models, and the custom errors they raise
+- `flows`: `run_flow`: another scenario's steps put in where a step names it, as the scenario loads from its file
 - `formats`: Scenario files in other tools' formats, taken as they are: a feature that reads one plugs in here
 - `keys`: The keys the `press` command names: visor's names, other tools' spellings of them, and the platforms
   lacking them
 - `loader`: Load a scenario: read the file (or standard input), parse it, fill its parameters, validate it
 - `model_files`: Small documents read into one model (a policy, an agent test, an annotation): one way to read and
   refuse them
-- `models`: The scenario format's top level: `meta`, `config`, `steps`, `assertions`, `output`
+- `models`: The scenario format's top level: `meta`, `config`, `steps`, `assertions`, `teardown`, `output`
 - `project_config`: A project's visor settings: `visor.toml`, or `[tool.visor]` in `pyproject.toml`, the nearest one
   up from here
 - `project`: A scenario's project: the folder its relative paths may reach

@@ -518,6 +518,7 @@ MEDIA_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".heic", ".mp4", ".m
 
 #: A name a script can read as a global variable.
 _JS_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+_PARAMETER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 ScriptText = Annotated[str, Field(min_length=1, max_length=MAX_SCRIPT_CHARS, pattern=r"\S")]
 
 
@@ -585,6 +586,36 @@ class RunScriptArgs(Args):
                 IssueCode.ARG_ERROR,
                 f"run_script args.env names must be JavaScript identifiers (letters, digits, _ and $, not first a "
                 f"digit): {', '.join(wrong)}",
+            )
+        return value
+
+
+class RunFlowArgs(Args):
+    """Run another scenario's steps here, its `${KEY}` parameters given by `env` (Maestro's runFlow).
+
+    The flow's steps are put in as the scenario loads, as one block named by this step's id (`login/type-user`):
+    they share the run's outputs, and the step's `when` and `optional` are the block's.
+    """
+
+    command = "run_flow"
+
+    file: RelativePath = Field(description="The scenario whose steps run here, relative to this scenario's folder.")
+    env: dict[str, str] = Field(
+        default_factory=dict,
+        max_length=64,
+        description="Values of the flow's `${KEY}` parameters, before the run's own.",
+        json_schema_extra={"propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}},
+    )
+
+    @field_validator("env")
+    @classmethod
+    def _names_are_parameters(cls, value: dict[str, str]) -> dict[str, str]:
+        wrong = [name for name in value if not _PARAMETER_NAME.fullmatch(name)]
+        if wrong:
+            raise plain_error(
+                IssueCode.ARG_ERROR,
+                f"run_flow args.env names must be parameter names (letters, digits and _, not first a digit): "
+                f"{', '.join(wrong)}",
             )
         return value
 

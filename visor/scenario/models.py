@@ -7,7 +7,7 @@ These pydantic models are the single source of the format: validation runs them 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
@@ -100,11 +100,14 @@ class StepHead(InputModel):
 class ScenarioDocument(InputModel):
     """The whole scenario file; each step and assertion is checked on its own, so one bad item hides nothing."""
 
-    nullable = frozenset({"assertions", "output", "teardown"})
+    nullable = frozenset({"assertions", "output", "teardown", "env"})
 
     schema_ref: str | None = Field(None, alias="$schema", description="Editors' JSON Schema reference; ignored.")
     meta: Meta
     config: Config
+    env: dict[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")], str] | None = Field(
+        None, description="Default values of the scenario's `${KEY}` parameters: what the run gives overrides them."
+    )
     steps: ItemList = Field(description="The steps, run in order.")
     assertions: list[Any] | None = Field(None, description="Checked after all steps.")
     teardown: list[Any] | None = Field(

@@ -26,6 +26,8 @@ class Template:
     args: Mapping[str, object]
     #: Where the templates are, below the arguments (`("target", "text")`), in document order.
     paths: tuple[Path, ...]
+    #: The `${KEY}` values of the scenario the step came from, when it is a flow another one runs (`run_flow`).
+    parameters: Mapping[str, str] = field(default_factory=dict)
 
     def texts(self) -> dict[Path, str]:
         """Return each template's text, by its path."""
@@ -81,6 +83,8 @@ class Step:
     when: Condition | None = None
     #: Its arguments as written, when a text in them holds a script's value: the step fills them in as it runs.
     template: Template | None = None
+    #: Where it is in its file (`("steps", 2, "steps", 0)`), for what is said about it after validation.
+    path: Path = ()
 
     @property
     def own_time_bound(self) -> bool:

@@ -227,7 +227,7 @@ def _check_step(raw: dict[str, object], path: Path, found: _Found) -> Step | Non
     if head is None or parsed is None:
         return None
     when = Condition.of(head.when) if head.when is not None else None
-    step = Step(len(leaves), head.id, head.command, parsed, head.optional, when, template)
+    step = Step(len(leaves), head.id, head.command, parsed, head.optional, when, template, path)
     leaves.append(step)
     return step
 
