@@ -18,9 +18,10 @@ import random
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from typing import get_args
 
 from visor.clock import US_PER_MS, Clock
-from visor.device.apps import LaunchOptions
+from visor.device.apps import LaunchOptions, PermissionChoice
 from visor.device.data import RecordKind
 from visor.device.protocol import (
     ALL_NATIVE_ACTIONS,
@@ -59,7 +60,7 @@ from visor.runtimes.sim.layout import (
 from visor.runtimes.sim.model import AppModel, FieldElement, ListElement, Platform, SliderElement, TimelineElement
 from visor.runtimes.sim.phone_data import PhoneData
 from visor.runtimes.sim.profile_load import load_profile
-from visor.runtimes.sim.profile_model import Profile
+from visor.runtimes.sim.profile_model import Capability, Profile
 from visor.runtimes.sim.render import render_png
 from visor.runtimes.sim.state import AppState, Host, scale_var
 from visor.runtimes.sim.system_ui import layout_dialog, layout_shade
@@ -402,7 +403,8 @@ class SimDevice(Host):
 
         The simulated app keeps nothing but its running state (its variables, screens and timers), so stopping
         it already starts it afresh from its model; `clear_state` drops that state even without `stop_first`.
-        It has no keychain: on the iPhone flavour there is nothing to clear, and an Android phone has none.
+        `clear_keychain` empties the iPhone flavour's keychain (`PhoneData.clear_keychain`); an Android phone has
+        none.
         Permissions are the phone's (`PhoneData.permissions`, what an app's use of a capability asks); arguments
         set the app model's declared `vars`.
 
@@ -413,11 +415,7 @@ class SimDevice(Host):
         self.catch_up()
         self._installed(app_id)
         if options.clear_keychain and not self.ios:
-            raise InputRejected(
-                "clear_keychain: an Android phone has no keychain",
-                likely_cause="The keychain is iOS's; Android apps keep their secrets in their own data.",
-                next_step="Drop clear_keychain (clear_state erases the app's data), or run on the iOS flavour.",
-            )
+            raise _no_keychain("clear_keychain", "Drop clear_keychain (clear_state erases the app's data)")
         declared = self.models[app_id].vars
         unknown = sorted(set(options.arguments) - set(declared))
         if unknown:
@@ -430,9 +428,69 @@ class SimDevice(Host):
         if (options.stop_first or options.clear_state) and app_id in self.apps:
             self.stop_app(app_id)
         self.data.apply_permissions(changes)
+        if options.clear_keychain:
+            self.data.clear_keychain()
         self._launch(app_id)
         self.apps[app_id].vars.update(options.arguments)
         self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+
+    # -- DeviceSettings ---------------------------------------------------------------------------------------
+
+    def set_permissions(self, app_id: str, permissions: Mapping[str, PermissionChoice]) -> Mapping[str, str]:
+        """Set permissions as `launch_app`'s do (the phone's, `PhoneData.permission_changes`), the app running on.
+
+        Raises:
+            InputRejected: the app is not installed, or a name is no capability of the phone (nothing changed).
+        """
+        self.catch_up()
+        self._installed(app_id)
+        changes = self.data.permission_changes(permissions)
+        self.data.apply_permissions(changes)
+        self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+        return {capability: state.value for capability, state in changes}
+
+    def permission_states(self, app_id: str) -> Mapping[str, str]:
+        """Return every capability's permission as the phone holds it now (its profile's, unless set)."""
+        self._installed(app_id)
+        return {capability: self.data.permission_state(capability) for capability in get_args(Capability)}
+
+    def clear_keychain(self) -> None:
+        """Empty the iPhone flavour's keychain.
+
+        Raises:
+            UnsupportedInput: on the Android flavour (an Android phone has no keychain).
+        """
+        if not self.ios:
+            raise _no_keychain("clear_keychain", "Drop the step on Android (a when: {platform: ios} block)")
+        self.catch_up()
+        self.data.clear_keychain()
+        self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+
+    def keychain_items(self) -> int | None:
+        """Return how many items the keychain holds (None on Android, which has none)."""
+        return len(self.data.keychain) if self.ios else None
+
+    def set_airplane_mode(self, enabled: bool) -> None:
+        """Turn airplane mode on or off: the phone's network (its wifi, downloads) goes or comes back.
+
+        Raises:
+            UnsupportedInput: on the iOS flavour, as on an iPhone over Appium (no command sets it).
+        """
+        if self.ios:
+            raise _no_airplane_mode()
+        self.catch_up()
+        self.data.airplane = enabled
+        self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+
+    def airplane_mode(self) -> bool:
+        """Say whether airplane mode is on.
+
+        Raises:
+            UnsupportedInput: on the iOS flavour, which has none a test can reach.
+        """
+        if self.ios:
+            raise _no_airplane_mode()
+        return self.data.airplane
 
     def app_in_front(self, app_id: str) -> bool:
         """Say whether `app_id` runs in front, unlocked."""
@@ -889,3 +947,21 @@ def _leaves(origin: PathPoint, here: PathPoint, there: PathPoint) -> float:
         else:
             far = middle
     return far
+
+
+def _no_keychain(what: str, instead: str) -> UnsupportedInput:
+    """Return the refusal of a keychain on the Android flavour: an Android phone has none."""
+    return UnsupportedInput(
+        f"{what}: an Android phone has no keychain",
+        likely_cause="The keychain is iOS's; Android apps keep their secrets in their own data.",
+        next_step=f"{instead}, or run on the iOS flavour.",
+    )
+
+
+def _no_airplane_mode() -> UnsupportedInput:
+    """Return the refusal of airplane mode on the iOS flavour (no driver of an iPhone can set it)."""
+    return UnsupportedInput(
+        "set_airplane_mode: an iPhone's airplane mode cannot be set by a test",
+        likely_cause="iOS simulators have no airplane mode, and XCUITest has no command for a real iPhone's.",
+        next_step="Run the step on Android only (a when: {platform: android} block).",
+    )
