@@ -1,12 +1,14 @@
-"""set_permissions, clear_keychain and set_airplane_mode: on the simulated phone (read back), over Appium (plans)."""
+"""The settings commands and a scroll's duration: on the simulated phone (read back), over Appium (plans)."""
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from PIL import Image
 
 from tests.conftest import ROOT, Cli
 from tests.scenario.helpers import validate_data
@@ -15,11 +17,19 @@ from visor.clock import VirtualClock
 from visor.device.apps import LaunchOptions
 from visor.device.protocol import UnsupportedInput
 from visor.errors import ExitCode
-from visor.runtimes.appium.device_settings import airplane_plan, keychain_plan, permissions_plan
+from visor.runtimes.appium.device_settings import (
+    airplane_plan,
+    keychain_plan,
+    orientation_name,
+    orientation_value,
+    permissions_plan,
+)
 from visor.runtimes.sim.device import SimDevice
-from visor.scenario.commands import ClearKeychainArgs, SetAirplaneModeArgs, SetPermissionsArgs
-from visor.steps.commands.device_settings import clear_keychain, set_airplane_mode, set_permissions
+from visor.runtimes.sim.orientation import TURNS, turn_rect, unturn_point, unturn_rect
+from visor.scenario.commands import ClearKeychainArgs, SetAirplaneModeArgs, SetOrientationArgs, SetPermissionsArgs
+from visor.steps.commands.device_settings import clear_keychain, set_airplane_mode, set_orientation, set_permissions
 from visor.steps.context import ActionContext, StepFailure
+from visor.ui.geometry import Point, Rect, Size
 
 
 def iphone() -> SimDevice:
@@ -218,3 +228,70 @@ def test_appium_keychain_and_airplane_mode_are_each_platforms_command_or_refused
     assert airplane_plan("android", None).script == "mobile: getConnectivity"
     with pytest.raises(UnsupportedInput, match="cannot be set over Appium"):
         airplane_plan("ios", False)
+
+
+# -- set_orientation ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("flavour", ["android", "ios"])
+def test_a_turned_phone_shows_its_screen_turned_and_a_touch_lands_where_the_source_says(flavour: str) -> None:
+    device = demo_device() if flavour == "android" else iphone()
+    device.open_url("demo://login")
+    upright = device.observe().tree
+    ctx = context(device)
+    details = set_orientation(SetOrientationArgs.model_validate({"orientation": "landscape_left"}), ctx)
+    assert details == {"args": {"orientation": "landscape_left"}, "was": "portrait", "verified": True}
+    turned = device.observe().tree
+    assert (turned.size.width, turned.size.height) == (upright.size.height, upright.size.width) == (
+        device.info.size.width, device.info.size.height)  # fmt: skip
+    assert turned.rotation == (1 if flavour == "android" else 0)
+    field = next(
+        node for node in turned.nodes() if node.resource_id.endswith("username") or node.content_desc == "username"
+    )
+    assert field.bounds.width < field.bounds.height  # a wide field, shown sideways
+    device.tap(field.bounds.center)
+    assert device.keyboard_shown()  # the touch reached the field
+    png = device.screenshot()
+    with Image.open(io.BytesIO(png)) as image:
+        assert image.size == (1920, 1080)
+    assert png == device.screenshot()  # the same state, the same bytes
+
+
+def test_each_orientation_turns_boxes_and_touches_back_exactly() -> None:
+    portrait = Size(1080, 1920)
+    box = Rect(48, 300, 1032, 420)
+    for name, turns in TURNS.items():
+        shown = turn_rect(box, portrait, turns)
+        assert unturn_rect(shown, portrait, turns) == box, name
+        inside = Point(shown.left + 1, shown.top + 1)
+        back = unturn_point(inside, portrait, turns)
+        assert box.left <= back.x < box.right and box.top <= back.y < box.bottom, name
+
+
+@given(st.sampled_from(sorted(TURNS)), st.integers(0, 1079), st.integers(0, 1919))
+def test_a_point_turned_and_back_is_itself(name: str, x: int, y: int) -> None:
+    portrait, turns = Size(1080, 1920), TURNS[name]
+    box = turn_rect(Rect(x, y, x + 1, y + 1), portrait, turns)  # one pixel, turned
+    assert unturn_point(Point(box.left, box.top), portrait, turns) == Point(x, y)
+
+
+@given(st.one_of(st.sampled_from(sorted(TURNS)), st.text(max_size=12), st.integers()))
+def test_set_orientation_takes_exactly_maestros_four(orientation: object) -> None:
+    doc = {"meta": {"name": "t", "version": "1"}, "config": {"seed": 1},
+           "steps": [{"id": "o", "command": "set_orientation", "args": {"orientation": orientation}}]}  # fmt: skip
+    assert (not validate_data(doc).issues) is (orientation in TURNS)
+
+
+def test_a_screen_the_device_did_not_turn_fails_the_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    device = demo_device()
+    monkeypatch.setattr(type(device), "set_orientation", lambda self, orientation: None)  # rotation locked
+    with pytest.raises(StepFailure, match="the screen is portrait after turning it upside_down"):
+        set_orientation(SetOrientationArgs.model_validate({"orientation": "upside_down"}), context(device))
+
+
+def test_appium_turns_with_webdrivers_orientation_and_refuses_what_it_cannot_say() -> None:
+    assert orientation_value("portrait") == "PORTRAIT" and orientation_value("landscape_left") == "LANDSCAPE"
+    assert orientation_name("landscape") == "landscape_left" and orientation_name(3) is None
+    for name in ("landscape_right", "upside_down"):
+        with pytest.raises(UnsupportedInput, match=f"set_orientation {name} over Appium is not supported"):
+            orientation_value(name)

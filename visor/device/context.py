@@ -259,6 +259,15 @@ class Kernel:
         self._send(lambda: kept.append(media.add_media(name, data)))
         return kept[0]
 
+    def set_orientation(self, orientation: str) -> None:
+        """Turn the screen (refused, nothing sent, where the device cannot)."""
+        settings = device_settings(self.device)
+        self._send(lambda: settings.set_orientation(orientation))
+
+    def orientation(self) -> str | None:
+        """Say how the screen is turned (None: the device cannot tell)."""
+        return self._read(device_settings(self.device).orientation)
+
     def set_permissions(self, app_id: str, permissions: Mapping[str, PermissionChoice]) -> Mapping[str, str]:
         """Set an app's permissions; return each one set and its new state (refused, nothing sent, where it cannot)."""
         settings = device_settings(self.device)

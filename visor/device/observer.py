@@ -172,6 +172,15 @@ class ObservingDevice:
         self.forget()
         return library(self.device).add_media(name, data)
 
+    def set_orientation(self, orientation: str) -> None:
+        """Turn the screen (when the device can), and forget the screen."""
+        self.forget()
+        device_settings(self.device).set_orientation(orientation)
+
+    def orientation(self) -> str | None:
+        """Say how the screen is turned (None: the device cannot tell)."""
+        return device_settings(self.device).orientation()
+
     def set_permissions(self, app_id: str, permissions: Mapping[str, PermissionChoice]) -> Mapping[str, str]:
         """Set an app's permissions (when the device can), and forget the screen."""
         self.forget()

@@ -1,4 +1,4 @@
-"""What a device may do to its own settings: an app's permissions, the keychain, airplane mode.
+"""What a device may do to its own settings: its orientation, an app's permissions, the keychain, airplane mode.
 
 Not every runtime can, nor every platform: a device that can is a `DeviceSettings`, and the kernel refuses the
 command on one that is not, before anything is sent (`UnsupportedInput`). Each setter has a reader beside it, so
@@ -17,7 +17,19 @@ from visor.device.protocol import Device
 
 @runtime_checkable
 class DeviceSettings(Protocol):
-    """A device that sets an app's permissions, clears the keychain and turns airplane mode on or off."""
+    """A device that turns its screen, sets an app's permissions, clears the keychain and sets airplane mode."""
+
+    def set_orientation(self, orientation: str) -> None:
+        """Turn the screen: `portrait`, `landscape_left`, `upside_down` or `landscape_right`.
+
+        Raises:
+            UnsupportedInput: the device cannot be turned that way.
+        """
+        ...
+
+    def orientation(self) -> str | None:
+        """Say how the screen is turned, by the names `set_orientation` takes (None: it cannot tell)."""
+        ...
 
     def set_permissions(self, app_id: str, permissions: Mapping[str, PermissionChoice]) -> Mapping[str, str]:
         """Set `app_id`'s permissions (`all` first, then the named ones); return each one set and its new state.
@@ -68,4 +80,4 @@ def device_settings(device: Device) -> DeviceSettings:
     """Return `device` as a `DeviceSettings`, or refuse, sending nothing."""
     if isinstance(device, DeviceSettings):
         return device
-    raise cannot(device, "change its settings (permissions, keychain, airplane mode)")
+    raise cannot(device, "change its settings (orientation, permissions, keychain, airplane mode)")

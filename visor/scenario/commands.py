@@ -621,6 +621,16 @@ class AddMediaArgs(Args):
         return value
 
 
+class SetOrientationArgs(Args):
+    """Turn the phone's screen (Maestro's setOrientation), and check it turned. A visor addition."""
+
+    command = "set_orientation"
+
+    orientation: Literal["portrait", "landscape_left", "landscape_right", "upside_down"] = Field(
+        description="portrait, landscape_left, landscape_right or upside_down."
+    )
+
+
 class SetPermissionsArgs(Args):
     """Set an app's permissions while it runs (Maestro's setPermissions), and check they took. A visor addition."""
 

@@ -44,6 +44,14 @@ def test_airplane_commands_act_on_android_only_as_maestros_pass_on_ios(tmp_path:
     assert left(converted) == [("f.yaml", 6, "setAirplaneMode")]
 
 
+def test_set_orientation_is_set_orientation_in_any_case_and_anything_else_is_noted(tmp_path: Path) -> None:
+    converted = one(tmp_path, "- setOrientation: LANDSCAPE_LEFT\n- setOrientation: upside_down\n"
+                              "- setOrientation: SIDEWAYS\n")  # fmt: skip
+    assert steps(converted) == [("set_orientation", {"orientation": "landscape_left"}),
+                                ("set_orientation", {"orientation": "upside_down"})]  # fmt: skip
+    assert left(converted) == [("f.yaml", 5, "setOrientation")]
+
+
 def test_clear_keychain_takes_no_options(tmp_path: Path) -> None:
     assert left(one(tmp_path, "- clearKeychain: {appId: x}\n")) == [("f.yaml", 3, "clearKeychain")]
 
@@ -84,14 +92,14 @@ def test_set_airplane_mode_converts_enabled_or_disabled_and_notes_anything_else(
 def test_a_flow_of_settings_commands_runs_on_both_simulated_phones(cli_runner: Cli, tmp_path: Path,
                                                                     platform: str) -> None:  # fmt: skip
     flow(tmp_path / "flows", "settings.yaml",
-         "- launchApp\n- setPermissions: {permissions: {all: allow, camera: deny}}\n- setAirplaneMode: enabled\n"
+         "- launchApp\n- setOrientation: LANDSCAPE_RIGHT\n- setOrientation: PORTRAIT\n- setPermissions: {permissions: {all: allow, camera: deny}}\n- setAirplaneMode: enabled\n"
          "- toggleAirplaneMode\n- clearKeychain\n- openLink: demo://feed\n- scroll: {duration: 800}\n"
          "- waitForAnimationToEnd: {timeout: 1000}\n- assertVisible: Settings\n")  # fmt: skip
     result = cli_runner.run("run", str(tmp_path / "flows" / "settings.yaml"), "--runtime", "sim", "--platform",
                             platform, "--output", str(tmp_path / "out"))  # fmt: skip
     assert result.exit_code == ExitCode.OK, result.envelope.get("error")
     ran = {step["command"]: step["status"] for step in result.data["run"]["steps"]}
-    assert ran["set_permissions"] == ran["scroll"] == ran["wait"] == "ok"
+    assert ran["set_permissions"] == ran["set_orientation"] == ran["scroll"] == ran["wait"] == "ok"
     # A block for the other platform is skipped whole: its steps do not run.
     assert ("set_airplane_mode" in ran) is (platform == "android") and ("clear_keychain" in ran) is (platform == "ios")
     assert {ran.get("set_airplane_mode"), ran.get("clear_keychain")} == {"ok", None}

@@ -252,6 +252,17 @@ def _clear_keychain(arg: object, known: Known) -> Outcome:
     return [Block("ios", {"when": {"platform": "ios"}}, [_step("keychain", "clear_keychain")])], []
 
 
+_ORIENTATIONS = ("portrait", "landscape_left", "landscape_right", "upside_down")
+
+
+def _set_orientation(arg: object, known: Known) -> Outcome:
+    """Turn the screen (`set_orientation`): PORTRAIT, LANDSCAPE_LEFT, LANDSCAPE_RIGHT or UPSIDE_DOWN."""
+    text = arg.strip().lower() if isinstance(arg, str) else None
+    if text not in _ORIENTATIONS:
+        return _left(f"setOrientation {shown(arg)}: only PORTRAIT, LANDSCAPE_LEFT, LANDSCAPE_RIGHT or UPSIDE_DOWN")
+    return [_step("turn", "set_orientation", orientation=text)], []
+
+
 def _set_permissions(arg: object, known: Known) -> Outcome:
     """Set an app's permissions while it runs (`set_permissions`), as launchApp's are set."""
     if not isinstance(arg, dict) or "permissions" not in arg:
@@ -741,6 +752,7 @@ _CONVERTERS: dict[str, Callable[[object, Known], Outcome]] = {
     "clearState": _clear_state,
     "clearKeychain": _clear_keychain,
     "setPermissions": _set_permissions,
+    "setOrientation": _set_orientation,
     "setAirplaneMode": _set_airplane_mode,
     "toggleAirplaneMode": _toggle_airplane_mode,
     "stopApp": _stop_app,

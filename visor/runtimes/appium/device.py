@@ -402,6 +402,15 @@ class AppiumDevice:
 
     # -- DeviceSettings ---------------------------------------------------------------------------------------
 
+    def set_orientation(self, orientation: str) -> None:
+        """Turn the screen with WebDriver's orientation (`device_settings.orientation_value`)."""
+        value = device_settings.orientation_value(orientation)
+        self._call(f"turn the screen to {value}", lambda d: setattr(d, "orientation", value))
+
+    def orientation(self) -> str | None:
+        """Read WebDriver's orientation back (None: an answer visor does not know)."""
+        return device_settings.orientation_name(self._call("read the orientation", lambda d: d.orientation))
+
     def set_permissions(self, app_id: str, permissions: Mapping[str, PermissionChoice]) -> Mapping[str, str]:
         """Set an app's permissions (`device_settings.permissions_plan`); return each name and its choice, as sent."""
         for call in device_settings.permissions_plan(self.info.platform, app_id, permissions):

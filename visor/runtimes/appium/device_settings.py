@@ -1,4 +1,8 @@
-"""`set_permissions`, `clear_keychain` and `set_airplane_mode` as Appium commands: planned, pure, before sending.
+"""`set_orientation`, `set_permissions`, `clear_keychain`, `set_airplane_mode` as Appium commands: planned, pure.
+
+The orientation is WebDriver's (`PORTRAIT`, `LANDSCAPE`: landscape left, the phone turned counter-clockwise), on
+both drivers, and read back the same way; landscape right and upside down have no value there, and the rotation
+endpoint that turns a phone further is not proved here, so they are refused before anything is sent.
 
 Permissions are `launching.permission_calls` (the commands `launch_app` sends too), after their names are checked
 against what the platform's driver knows: Android's friendly names (`launching.ANDROID_PERMISSIONS`) or a
@@ -20,6 +24,33 @@ from visor.runtimes.appium.native import ScriptCall
 IOS_SERVICES_KNOWN = ("calendar", "camera", "contacts", "faceid", "health", "homekit", "location", "medialibrary",
                       "microphone", "motion", "notifications", "photos", "reminders", "siri", "speech",
                       "usertracking")  # fmt: skip
+
+
+#: The orientations WebDriver's orientation endpoint sets, and back.
+WEBDRIVER_ORIENTATIONS = {"portrait": "PORTRAIT", "landscape_left": "LANDSCAPE"}
+
+
+def orientation_value(orientation: str) -> str:
+    """Return WebDriver's orientation for `orientation`.
+
+    Raises:
+        UnsupportedInput: landscape right or upside down (WebDriver's orientation has no value for them).
+    """
+    value = WEBDRIVER_ORIENTATIONS.get(orientation)
+    if value is None:
+        raise UnsupportedInput(
+            f"set_orientation {orientation} over Appium is not supported",
+            likely_cause="WebDriver's orientation is PORTRAIT or LANDSCAPE only; the drivers' rotation endpoint, "
+            "which turns a phone further, is not proved by visor.",
+            next_step="Use portrait or landscape_left, or run the step on the simulated phone.",
+        )
+    return value
+
+
+def orientation_name(value: object) -> str | None:
+    """Return the orientation a driver reported (None: not one visor knows)."""
+    found = {webdriver: name for name, webdriver in WEBDRIVER_ORIENTATIONS.items()}
+    return found.get(value.upper()) if isinstance(value, str) else None
 
 
 def permissions_plan(platform: str, app_id: str, permissions: Mapping[str, PermissionChoice]) -> list[ScriptCall]:

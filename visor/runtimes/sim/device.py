@@ -39,7 +39,6 @@ from visor.device.targets import same_element
 from visor.limits import MAX_DURATION_MS
 from visor.runtimes.sim.ios import (
     IOS_NATIVE_ACTIONS,
-    IOS_SCREEN,
     IOS_SIZE,
     IosScreen,
     ios_screen,
@@ -58,6 +57,7 @@ from visor.runtimes.sim.layout import (
     slider_track,
 )
 from visor.runtimes.sim.model import AppModel, FieldElement, ListElement, Platform, SliderElement, TimelineElement
+from visor.runtimes.sim.orientation import TURNS, turn_png, turn_tree, turned_size, unturn_point, unturn_rect
 from visor.runtimes.sim.phone_data import PhoneData
 from visor.runtimes.sim.profile_load import load_profile
 from visor.runtimes.sim.profile_model import Capability, Profile
@@ -65,7 +65,7 @@ from visor.runtimes.sim.render import render_png
 from visor.runtimes.sim.state import AppState, Host, scale_var
 from visor.runtimes.sim.system_ui import layout_dialog, layout_shade
 from visor.scenario.keys import lacking
-from visor.ui.geometry import Point, Rect
+from visor.ui.geometry import Point, Rect, Size
 from visor.ui.tree import Node
 from visor.ui.utf16 import OffsetError, from_utf16
 
@@ -117,6 +117,8 @@ class SimDevice(Host):
         self.data = PhoneData(profile or load_profile(None), clock)
         #: The lock screen is up: it shows over every app, takes no touch, and refuses typing, links and apps.
         self.locked = False
+        #: How the phone is turned, in quarter turns (`orientation.TURNS`): 0 is portrait.
+        self.turns = 0
         self.clock = clock
         self.rng = random.Random(seed)
         self.models = {model.app.id: model for model in [app, *installed]}
@@ -143,7 +145,7 @@ class SimDevice(Host):
                 "ios",
                 self.name,
                 "sim",
-                IOS_SIZE,
+                turned_size(IOS_SIZE, self.turns),
                 "Visor simulated iPhone (360x640 pt at 3x)",
                 self.target,
                 native_actions=IOS_NATIVE_ACTIONS,
@@ -153,7 +155,7 @@ class SimDevice(Host):
             "android",
             self.name,
             "sim",
-            SIZE,
+            turned_size(SIZE, self.turns),
             "Visor simulated phone (1080x1920)",
             self.target,
             native_actions=ALL_NATIVE_ACTIONS,
@@ -167,7 +169,8 @@ class SimDevice(Host):
     def observe(self) -> Observation:
         """Return the current screen (as XCUITest shows it, in points, on iOS)."""
         frame = self.frame()
-        return Observation(self.ios_screen(frame).tree if self.ios else frame.tree, still_us=self._still_us())
+        tree = self.ios_screen(frame).tree if self.ios else frame.tree
+        return Observation(turn_tree(tree, self.turns), still_us=self._still_us())
 
     def _still_us(self) -> int:
         """Return how long the screen stays as it is without input: until the foreground app's next timer."""
@@ -181,7 +184,7 @@ class SimDevice(Host):
         app = self.apps.get(self.foreground)
         accent = app.model.app.color if app else "#3F51B5"
         moment = self.clock.now()
-        return render_png(frame, accent, f"{moment.hour}:{moment.minute:02d}", ios=self.ios)
+        return turn_png(render_png(frame, accent, f"{moment.hour}:{moment.minute:02d}", ios=self.ios), self.turns)
 
     def busy_ms(self) -> int:
         """Return how long the foreground app ignores input."""
@@ -192,6 +195,7 @@ class SimDevice(Host):
 
     def tap(self, point: Point) -> None:
         """Tap: act on the topmost touchable widget under the point (in points on iOS)."""
+        point = unturn_point(point, self._portrait, self.turns)
         point = to_pixel(point) if self.ios else point
         frame = self.frame()
         if self.data.dialog is not None or self.data.shade:
@@ -214,6 +218,7 @@ class SimDevice(Host):
         longest = max(point.at_ms for finger in fingers for point in finger)
         if not 0 <= longest <= MAX_DURATION_MS:  # a phone's gesture lasts seconds; 10^18 ms overflowed the clock
             raise InputRejected(f"a gesture lasts at most {MAX_DURATION_MS:,} ms (a day), not {longest:,} ms")
+        fingers = [[self._unturned(point) for point in finger] for finger in fingers]
         if self.ios:
             fingers = [[_in_pixels(point) for point in finger] for finger in fingers]
         duration = max(max(point.at_ms for finger in fingers for point in finger), TOUCH_MS)
@@ -230,7 +235,7 @@ class SimDevice(Host):
         """Type into `into` (tapping it to focus it first), or the focused field of the foreground app."""
         self._refuse_when_locked("type")
         if into is not None:
-            self.tap(into.bounds.center_within(IOS_SCREEN if self.ios else SIZE_RECT))
+            self.tap(into.bounds.center_within(Rect(0, 0, self.info.size.width, self.info.size.height)))
         app = self._app()
         self.catch_up()
         if app is None or app.focused is None:
@@ -354,7 +359,7 @@ class SimDevice(Host):
         if self.ios and action.name not in IOS_NATIVE_ACTIONS:
             raise unsupported_action(action.name)
         frame = self.frame()
-        widget = self._live(frame, node)
+        widget = self._live(frame, replace(node, bounds=unturn_rect(node.bounds, self._portrait, self.turns)))
         _check_arguments(action)
         planner = _NATIVE[action.name]
         apply = planner(self, frame, widget, action)  # refuses before anything happens
@@ -433,6 +438,28 @@ class SimDevice(Host):
         self._launch(app_id)
         self.apps[app_id].vars.update(options.arguments)
         self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+
+    # -- orientation ------------------------------------------------------------------------------------------
+
+    def set_orientation(self, orientation: str) -> None:
+        """Turn the phone: its screen shows the portrait layout turned (`orientation`'s module says how)."""
+        self.catch_up()
+        self.turns = TURNS[orientation]
+        self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+
+    def orientation(self) -> str:
+        """Say how the phone is turned (`portrait`, `landscape_left`, `upside_down`, `landscape_right`)."""
+        return next(name for name, turns in TURNS.items() if turns == self.turns)
+
+    @property
+    def _portrait(self) -> Size:
+        """Return the screen's size held upright, in device units (points on iOS)."""
+        return IOS_SIZE if self.ios else SIZE
+
+    def _unturned(self, point: PathPoint) -> PathPoint:
+        """Return a finger's point of the turned screen on the upright one."""
+        upright = unturn_point(Point(point.x, point.y), self._portrait, self.turns)
+        return PathPoint(upright.x, upright.y, point.at_ms)
 
     # -- DeviceSettings ---------------------------------------------------------------------------------------
 
