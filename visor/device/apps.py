@@ -73,17 +73,18 @@ def launcher(device: Device) -> AppLauncher:
     """Return `device` as an `AppLauncher`, or refuse, sending nothing."""
     if isinstance(device, AppLauncher):
         return device
-    raise _cannot(device, "launch an app with options")
+    raise cannot(device, "launch an app with options")
 
 
 def library(device: Device) -> MediaLibrary:
     """Return `device` as a `MediaLibrary`, or refuse, sending nothing."""
     if isinstance(device, MediaLibrary):
         return device
-    raise _cannot(device, "add media to its library")
+    raise cannot(device, "add media to its library")
 
 
-def _cannot(device: Device, what: str) -> UnsupportedInput:
+def cannot(device: Device, what: str) -> UnsupportedInput:
+    """Return the refusal of a device whose runtime cannot do `what` (nothing was sent)."""
     return UnsupportedInput(
         f"this device ({device.info.runtime}) cannot {what}",
         likely_cause="Its runtime has no command for it.",

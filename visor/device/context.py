@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import NoReturn, TypeVar, cast
 
 from visor.clock import Clock, ms_to_us, pause, us_to_ms
-from visor.device.apps import LaunchOptions, launcher, library
+from visor.device.apps import LaunchOptions, PermissionChoice, launcher, library
 from visor.device.observer import ObservingDevice
 from visor.device.protocol import (
     Device,
@@ -31,6 +31,7 @@ from visor.device.protocol import (
     PathPoint,
     UnsupportedInput,
 )
+from visor.device.settings import device_settings
 from visor.errors import VisorError
 from visor.ui.coords import Screen, Space
 from visor.ui.geometry import Point, Size
@@ -257,6 +258,45 @@ class Kernel:
         kept: list[str] = []
         self._send(lambda: kept.append(media.add_media(name, data)))
         return kept[0]
+
+    def set_orientation(self, orientation: str) -> None:
+        """Turn the screen (refused, nothing sent, where the device cannot)."""
+        settings = device_settings(self.device)
+        self._send(lambda: settings.set_orientation(orientation))
+
+    def orientation(self) -> str | None:
+        """Say how the screen is turned (None: the device cannot tell)."""
+        return self._read(device_settings(self.device).orientation)
+
+    def set_permissions(self, app_id: str, permissions: Mapping[str, PermissionChoice]) -> Mapping[str, str]:
+        """Set an app's permissions; return each one set and its new state (refused, nothing sent, where it cannot)."""
+        settings = device_settings(self.device)
+        states: list[Mapping[str, str]] = []
+        self._send(lambda: states.append(settings.set_permissions(app_id, permissions)))
+        return states[0]
+
+    def permission_states(self, app_id: str) -> Mapping[str, str] | None:
+        """Read an app's permissions back (None: the device cannot)."""
+        settings = device_settings(self.device)
+        return self._read(lambda: settings.permission_states(app_id))
+
+    def clear_keychain(self) -> None:
+        """Erase the keychain (refused, nothing sent, on a device without one)."""
+        settings = device_settings(self.device)
+        self._send(settings.clear_keychain)
+
+    def keychain_items(self) -> int | None:
+        """Count the keychain's items (None: the device cannot)."""
+        return self._read(device_settings(self.device).keychain_items)
+
+    def set_airplane_mode(self, enabled: bool) -> None:
+        """Turn airplane mode on or off (refused, nothing sent, where the platform cannot)."""
+        settings = device_settings(self.device)
+        self._send(lambda: settings.set_airplane_mode(enabled))
+
+    def airplane_mode(self) -> bool | None:
+        """Say whether airplane mode is on (None: the device cannot tell)."""
+        return self._read(device_settings(self.device).airplane_mode)
 
     def reset_app(self) -> None:
         """Restart the app under test (no idle wait: a reset is how a stuck app is left)."""

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from visor.clock import Clock
-from visor.device.apps import LaunchOptions, launcher, library
+from visor.device.apps import LaunchOptions, PermissionChoice, launcher, library
 from visor.device.data import DeviceData
 from visor.device.protocol import (
     OBSERVATION_REUSE_US,
@@ -29,6 +29,7 @@ from visor.device.protocol import (
     Observation,
     PathPoint,
 )
+from visor.device.settings import device_settings
 from visor.ui.geometry import Point
 from visor.ui.tree import Node
 
@@ -170,6 +171,42 @@ class ObservingDevice:
         """Add a picture or a video to the library (when the device can), and forget the screen."""
         self.forget()
         return library(self.device).add_media(name, data)
+
+    def set_orientation(self, orientation: str) -> None:
+        """Turn the screen (when the device can), and forget the screen."""
+        self.forget()
+        device_settings(self.device).set_orientation(orientation)
+
+    def orientation(self) -> str | None:
+        """Say how the screen is turned (None: the device cannot tell)."""
+        return device_settings(self.device).orientation()
+
+    def set_permissions(self, app_id: str, permissions: Mapping[str, PermissionChoice]) -> Mapping[str, str]:
+        """Set an app's permissions (when the device can), and forget the screen."""
+        self.forget()
+        return device_settings(self.device).set_permissions(app_id, permissions)
+
+    def permission_states(self, app_id: str) -> Mapping[str, str] | None:
+        """Read an app's permissions back (None: the device cannot)."""
+        return device_settings(self.device).permission_states(app_id)
+
+    def clear_keychain(self) -> None:
+        """Erase the keychain (when the device has one), and forget the screen."""
+        self.forget()
+        device_settings(self.device).clear_keychain()
+
+    def keychain_items(self) -> int | None:
+        """Count the keychain's items (None: the device cannot)."""
+        return device_settings(self.device).keychain_items()
+
+    def set_airplane_mode(self, enabled: bool) -> None:
+        """Turn airplane mode on or off (when the device can), and forget the screen."""
+        self.forget()
+        device_settings(self.device).set_airplane_mode(enabled)
+
+    def airplane_mode(self) -> bool | None:
+        """Say whether airplane mode is on (None: the device cannot tell)."""
+        return device_settings(self.device).airplane_mode()
 
     def device_data(self) -> DeviceData:
         """Return the phone's personal data; a change to it forgets the screen (a dialog, the shade may show)."""

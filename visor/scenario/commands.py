@@ -276,6 +276,8 @@ class ActSliderArgs(ActArgs):
 
 
 # Upstream accepts any case ("Down"); the schema says so with a pattern instead of an enum.
+#: How long a scroll's swipe takes unless it says (`scroll`'s `duration_ms`, Maestro's scroll `duration`).
+SCROLL_MS = 300
 _DIRECTION_SCHEMA = {"type": "string", "pattern": "^(?:[Uu][Pp]|[Dd][Oo][Ww][Nn])$"}
 
 
@@ -289,6 +291,7 @@ class ScrollArgs(Args):
         description="up or down (any case)."
     )
     percent: float = Field(70, ge=1, le=100, allow_inf_nan=False, description="How far, in % of the screen.")
+    duration_ms: int = Field(SCROLL_MS, ge=1, le=MAX_GESTURE_MS, description="How long the swipe takes, in ms.")
 
     @field_validator("direction", mode="before")
     @classmethod
@@ -647,6 +650,50 @@ class AddMediaArgs(Args):
                 f"add_media args.files must be pictures or videos ({', '.join(MEDIA_SUFFIXES)}): {', '.join(wrong)}",
             )
         return value
+
+
+class SetOrientationArgs(Args):
+    """Turn the phone's screen (Maestro's setOrientation), and check it turned. A visor addition."""
+
+    command = "set_orientation"
+
+    orientation: Literal["portrait", "landscape_left", "landscape_right", "upside_down"] = Field(
+        description="portrait, landscape_left, landscape_right or upside_down."
+    )
+
+
+class SetPermissionsArgs(Args):
+    """Set an app's permissions while it runs (Maestro's setPermissions), and check they took. A visor addition."""
+
+    command = "set_permissions"
+
+    app_id: NonEmptyStr | None = Field(None, description="The app; the app under test if omitted.")
+    permissions: dict[NonEmptyStr, PermissionChoice] = Field(
+        min_length=1, max_length=64, description="Permissions by name (or `all`): allow, deny or unset."
+    )
+
+
+class ClearKeychainArgs(Args):
+    """Erase the keychain (iOS; Maestro's clearKeychain), and check it is empty. A visor addition."""
+
+    command = "clear_keychain"
+
+
+class SetAirplaneModeArgs(Args):
+    """Turn airplane mode on or off, or toggle it (Maestro's setAirplaneMode and toggleAirplaneMode), checked."""
+
+    command = "set_airplane_mode"
+    model_config = schema_rules(**one_of_keys("enabled", "toggle"))
+
+    enabled: bool | None = Field(None, description="true: on; false: off.")
+    toggle: Literal[True] | None = Field(None, description="Turn it to the other state (read first).")
+
+    @classmethod
+    def rules(cls, raw: Mapping[str, object]) -> list[str]:
+        """Exactly one of `enabled` and `toggle`."""
+        if len(_present(raw, "enabled", "toggle")) != 1:
+            return ["set_airplane_mode requires exactly one of args.enabled or args.toggle"]
+        return []
 
 
 @dataclass(frozen=True, slots=True)

@@ -238,7 +238,7 @@ def test_a_timeout_parameter_is_its_env_value_or_left_out_never_a_crash(tmp_path
     unknown = one(tmp_path, wait + "- waitForAnimationToEnd:\n    timeout: soon\n")
     assert steps(unknown) == [
         ("wait", {"for": "text=Feed", "timeout": 10000}),
-        ("wait", {"stable": True, "timeout": 5000}),
+        ("wait", {"stable": True, "timeout": 15000}),  # Maestro's default timeout
     ]
     assert [item["line"] for item in unknown.left_out] == [3, 6]
     assert "10000 ms is used" in unknown.left_out[0]["reason"]

@@ -266,7 +266,7 @@ def test_what_maestro_says_more_converts_into_optional_steps_and_match(cli_runne
         {"id": "03-see", "command": "wait", "args": {"for": 'match={"id":"toolbar_title","text":"Feed"}', "timeout": 5000}},
         {"id": "04-gone", "repeat": {"while": {"visible": gone}, "max": 20},
          "steps": [{"id": "05-poll", "command": "wait", "args": {"ms": 250}}]},
-        {"id": "06-settle", "command": "wait", "args": {"stable": True, "timeout": 3000}},
+        {"id": "06-settle", "command": "wait", "args": {"stable": True, "timeout": 3000}, "optional": True},
         {"id": "07-tap", "command": "tap", "args": {"target": "text=Log in"}},
     ]  # fmt: skip
     checked = cli_runner.run("validate", row["scenario"])

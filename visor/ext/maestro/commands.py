@@ -11,6 +11,10 @@ into `_CONVERTERS` (reading its element with `selectors.element`) and it convert
 `scrollUntilVisible`'s timeout becomes a bound on swipes: `max_scrolls` is the timeout divided by one swipe's
 duration at its speed plus `SETTLE_MS` for the screen to settle and be read (Maestro's loop looks, swipes, waits
 for the screen, until the timeout), from 1 to visor's 100; Maestro's default 20 s at speed 40 is 12 swipes.
+`waitForAnimationToEnd` goes on when its timeout passes with the screen still moving (Maestro's words: the
+command is then "marked as successful"), so its `wait` is optional: a miss is reported, the run goes on. Maestro's
+airplane commands pass and do nothing on iOS, and clearKeychain does nothing on Android: each becomes a block for
+the one platform where it acts.
 `evalScript` and `assertTrue` take the JavaScript inside their one `${…}`; `runScript` and `addMedia` name their
 files relative to the flows' folder (the folder the import read), which is where the scenario reads them once
 they are copied beside it (`convert.scenario_text` says which).
@@ -29,7 +33,7 @@ from visor.ext.maestro.selectors import condition, element, maestro_truth
 from visor.ext.maestro.values import PARAMETER, number, option_names, scalar_text, shown
 from visor.jsontypes import JsonObject, JsonValue
 from visor.limits import MAX_DURATION_MS, MAX_GESTURE_MS
-from visor.scenario.commands import ERASE_CHARS, MAX_SCROLLS_CAP, MAX_TEXT_CHARS
+from visor.scenario.commands import ERASE_CHARS, MAX_SCROLLS_CAP, MAX_TEXT_CHARS, SCROLL_MS
 from visor.scenario.keys import key_name
 from visor.steps.commands.scroll_until import swipe_ms
 
@@ -37,6 +41,8 @@ from visor.steps.commands.scroll_until import swipe_ms
 ASSERT_TIMEOUT_MS = 5000
 #: extendedWaitUntil's wait when its timeout cannot be read.
 WAIT_TIMEOUT_MS = 10_000
+#: How long waitForAnimationToEnd waits for a still screen unless it says (Maestro's default).
+ANIMATION_TIMEOUT_MS = 15_000
 #: The longest `wait_until` visor allows.
 WAIT_UNTIL_MAX_MS = 30_000
 #: How often a wait for a `match=` element to go looks again.
@@ -197,10 +203,10 @@ def _boolean(value: object) -> bool | None:
     return {"true": True, "false": False}.get(text) if text is not None else None
 
 
-def _permissions(value: object) -> tuple[JsonObject, list[str]]:
-    """Return launchApp's permissions (`all` or a name: allow, deny, unset), and notes on those left out."""
+def _permissions(value: object, command: str = "launchApp") -> tuple[JsonObject, list[str]]:
+    """Return launchApp's (setPermissions') permissions (`all` or a name: allow, deny, unset), and notes on the rest."""
     if not isinstance(value, dict):
-        return {}, [f"launchApp permissions {shown(value)} is not a mapping of names to allow, deny or unset"]
+        return {}, [f"{command} permissions {shown(value)} is not a mapping of names to allow, deny or unset"]
     kept: JsonObject = {}
     wrong: set[str] = set()
     for name, choice in value.items():
@@ -209,7 +215,7 @@ def _permissions(value: object) -> tuple[JsonObject, list[str]]:
             kept[name] = text
         else:
             wrong.add(str(name))
-    notes = [f"launchApp permissions {option_names(wrong)} are left out: each is allow, deny or unset"]
+    notes = [f"{command} permissions {option_names(wrong)} are left out: each is allow, deny or unset"]
     return kept, notes if wrong else []
 
 
@@ -240,15 +246,59 @@ def _clear_state(arg: object, known: Known) -> Outcome:
 
 
 def _clear_keychain(arg: object, known: Known) -> Outcome:
-    """Clear the iOS keychain: visor does it as it launches an app, so the app is started and stopped again."""
-    if arg not in (None, {}) or known.app_id is None:
-        return _left("clearKeychain is converted without options, in a flow whose header names its appId")
-    steps: list[Step | Block] = [_step("clear", "launch_app", clear_keychain=True),
-                                 _step("stop", "manage_app", action="stop", app_name=known.app_id)]  # fmt: skip
-    # An Android phone has no keychain (launch_app refuses it there) and Maestro does nothing: iOS only.
-    return [Block("ios", {"when": {"platform": "ios"}}, steps)], [
-        "clearKeychain: visor clears the keychain as it launches the app, so the app is started and stopped"
-    ]
+    """Clear the iOS keychain (`clear_keychain`); on Android, where there is none, Maestro does nothing: iOS only."""
+    if arg not in (None, {}):
+        return _left(f"clearKeychain {shown(arg)}: it takes no options")
+    return [Block("ios", {"when": {"platform": "ios"}}, [_step("keychain", "clear_keychain")])], []
+
+
+_ORIENTATIONS = ("portrait", "landscape_left", "landscape_right", "upside_down")
+
+
+def _set_orientation(arg: object, known: Known) -> Outcome:
+    """Turn the screen (`set_orientation`): PORTRAIT, LANDSCAPE_LEFT, LANDSCAPE_RIGHT or UPSIDE_DOWN."""
+    text = arg.strip().lower() if isinstance(arg, str) else None
+    if text not in _ORIENTATIONS:
+        return _left(f"setOrientation {shown(arg)}: only PORTRAIT, LANDSCAPE_LEFT, LANDSCAPE_RIGHT or UPSIDE_DOWN")
+    return [_step("turn", "set_orientation", orientation=text)], []
+
+
+def _set_permissions(arg: object, known: Known) -> Outcome:
+    """Set an app's permissions while it runs (`set_permissions`), as launchApp's are set."""
+    if not isinstance(arg, dict) or "permissions" not in arg:
+        return _left(f"setPermissions {shown(arg)}: only a mapping with permissions (and an appId) is converted")
+    unknown = set(arg) - {"appId", "permissions"}
+    notes = [f"setPermissions options {option_names(unknown)} are not converted"] if unknown else []
+    found, more = _permissions(arg["permissions"], "setPermissions")
+    if not found:
+        return [], [*notes, *more, "setPermissions sets no permission visor can take: it is left out"]
+    args: JsonObject = {"permissions": found}
+    app = arg.get("appId")
+    if app is not None and app != known.app_id:
+        if not isinstance(app, str) or not app.strip():
+            return [], [*notes, f"setPermissions appId {shown(app)} is not an app id"]
+        args["app_id"] = app
+    return [_step("permissions", "set_permissions", **args)], [*notes, *more]
+
+
+def _android_only(step: Step) -> list[Step | Block]:
+    """Return `step` in a block for Android: on iOS, Maestro's airplane commands pass and do nothing."""
+    return [Block("android", {"when": {"platform": "android"}}, [step])]
+
+
+def _set_airplane_mode(arg: object, known: Known) -> Outcome:
+    """Turn airplane mode on or off (`enabled`, `disabled`; Android only, as Maestro has it)."""
+    enabled = {"enabled": True, "disabled": False}.get(arg.strip().lower()) if isinstance(arg, str) else None
+    if enabled is None:
+        return _left(f"setAirplaneMode {shown(arg)}: only enabled or disabled is converted")
+    return _android_only(_step("airplane", "set_airplane_mode", enabled=enabled)), []
+
+
+def _toggle_airplane_mode(arg: object, known: Known) -> Outcome:
+    """Toggle airplane mode: visor reads it first and sets the other state (Android only, as Maestro has it)."""
+    if arg not in (None, {}):
+        return _left(f"toggleAirplaneMode {shown(arg)}: it takes no options")
+    return _android_only(_step("airplane", "set_airplane_mode", toggle=True)), []
 
 
 def _stop_app(arg: object, known: Known) -> Outcome:
@@ -382,9 +432,15 @@ def _absent(arg: object, timeout: int, known: Known, notes: list[str]) -> Outcom
 
 
 def _scroll(arg: object, known: Known) -> Outcome:
-    if arg not in (None, {}):
-        return _left(f"scroll {shown(arg)}: only a plain scroll (down) is converted")
-    return [_step("scroll", "scroll", direction="down")], []
+    if arg in (None, {}):
+        return [_step("scroll", "scroll", direction="down")], []
+    if not isinstance(arg, dict) or set(arg) != {"duration"}:
+        return _left(f"scroll {shown(arg)}: only a plain scroll (down), or one with a duration, is converted")
+    duration, notes = _duration(arg["duration"], known, "scroll duration", SCROLL_MS)
+    bounded = max(1, min(duration, MAX_GESTURE_MS))
+    if bounded != duration:
+        notes.append(f"scroll duration {duration} ms is outside visor's 1..{MAX_GESTURE_MS} ms: {bounded} ms is used")
+    return [_step("scroll", "scroll", direction="down", duration_ms=bounded)], notes
 
 
 def _back(arg: object, known: Known) -> Outcome:
@@ -392,12 +448,16 @@ def _back(arg: object, known: Known) -> Outcome:
 
 
 def _wait_for_animation(arg: object, known: Known) -> Outcome:
+    """Wait until the screen is stable, within the timeout; Maestro goes on at the timeout, so the step is optional."""
+    notes: list[str] = []
     if arg in (None, {}):
-        return [_step("settle", "wait", stable=True, timeout=5000)], []
-    if not isinstance(arg, dict) or set(arg) != {"timeout"}:
+        timeout = ANIMATION_TIMEOUT_MS
+    elif not isinstance(arg, dict) or set(arg) != {"timeout"}:
         return _left(f"waitForAnimationToEnd {shown(arg)}: only a timeout is converted")
-    timeout, notes = _duration(arg["timeout"], known, "timeout", 5000)
-    return [_step("settle", "wait", stable=True, timeout=timeout)], notes
+    else:
+        timeout, notes = _duration(arg["timeout"], known, "timeout", ANIMATION_TIMEOUT_MS)
+    settle: Step = {**_step("settle", "wait", stable=True, timeout=timeout), "optional": True}
+    return [settle], notes
 
 
 def _open_link(arg: object, known: Known) -> Outcome:
@@ -577,15 +637,6 @@ def _run_script(arg: object, known: Known) -> Outcome:
     return [Block("when", {"when": when}, [step])], notes
 
 
-def plain_part(name: str, arg: object) -> object:
-    """Return what of a command's options must hold no JavaScript: a script's is its own, a runScript's `when` too."""
-    if name in SCRIPTED:
-        return None
-    if name == "runScript" and isinstance(arg, dict):
-        return {key: value for key, value in arg.items() if key != "when"}
-    return arg
-
-
 def _add_media(arg: object, known: Known) -> Outcome:
     """Convert addMedia: its files, relative to the flows' folder."""
     files = arg.get("files") if isinstance(arg, dict) and set(arg) == {"files"} else arg
@@ -696,6 +747,10 @@ _CONVERTERS: dict[str, Callable[[object, Known], Outcome]] = {
     "launchApp": _launch_app,
     "clearState": _clear_state,
     "clearKeychain": _clear_keychain,
+    "setPermissions": _set_permissions,
+    "setOrientation": _set_orientation,
+    "setAirplaneMode": _set_airplane_mode,
+    "toggleAirplaneMode": _toggle_airplane_mode,
     "stopApp": _stop_app,
     "killApp": _stop_app,
     "tapOn": _tap_on,

@@ -10,10 +10,10 @@ import re
 import reprlib
 from collections.abc import Iterator
 
+from visor.inputs.templates import Expression, pieces
+
 #: `${NAME}`: a parameter, in Maestro and in visor alike.
 PARAMETER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-#: `${` that does not open a plain `${NAME}`: JavaScript, which visor does not run.
-EXPRESSION = re.compile(r"\$\{(?![A-Za-z_][A-Za-z0-9_]*\})")
 #: `${NAME || 'text'}` (or a number): a parameter and the value it takes when no env sets it, as flows write one
 #: (Maestro's JavaScript has a name no env sets as undefined, so `||` gives the text).
 _DEFAULTED = re.compile(
@@ -97,11 +97,11 @@ def strings(value: object) -> Iterator[str]:
 
 
 def expression(value: object) -> str | None:
-    """Return the first `${…}` in `value` that is not a plain `${NAME}` (JavaScript), shown; None if none."""
+    """Return the first `${…}` in `value` that is JavaScript (as visor reads texts), shown; None if none."""
     for text in strings(value):
-        found = EXPRESSION.search(text)
+        found = next((piece for piece in pieces(text) if isinstance(piece, Expression)), None) if "${" in text else None
         if found is not None:
-            return shown(text[found.start() : found.start() + 40])
+            return shown(f"${{{found.source}}}"[:40])
     return None
 
 

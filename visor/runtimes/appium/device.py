@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from visor.device.apps import LaunchOptions
+from visor.device.apps import LaunchOptions, PermissionChoice
 from visor.device.data import DeviceData
 from visor.device.protocol import (
     Capabilities,
@@ -35,7 +35,7 @@ from visor.device.protocol import (
 from visor.errors import ActionError, TargetError
 from visor.jsontypes import JsonObject, JsonValue
 from visor.runtimes.adb import Adb
-from visor.runtimes.appium import keys, launching, native
+from visor.runtimes.appium import device_settings, keys, launching, native
 from visor.runtimes.appium.android_data import AndroidData
 from visor.runtimes.appium.capabilities import AppiumSettings, build_capabilities
 from visor.runtimes.appium.described import described, find_described, settings_for
@@ -399,6 +399,46 @@ class AppiumDevice:
         query = launching.app_state_query(self.info.platform, app_id)
         state: object = self._script(f"ask the state of {app_id}", query)
         return state == launching.RUNNING_IN_FRONT
+
+    # -- DeviceSettings ---------------------------------------------------------------------------------------
+
+    def set_orientation(self, orientation: str) -> None:
+        """Turn the screen with WebDriver's orientation (`device_settings.orientation_value`)."""
+        value = device_settings.orientation_value(orientation)
+        self._call(f"turn the screen to {value}", lambda d: setattr(d, "orientation", value))
+
+    def orientation(self) -> str | None:
+        """Read WebDriver's orientation back (None: an answer visor does not know)."""
+        return device_settings.orientation_name(self._call("read the orientation", lambda d: d.orientation))
+
+    def set_permissions(self, app_id: str, permissions: Mapping[str, PermissionChoice]) -> Mapping[str, str]:
+        """Set an app's permissions (`device_settings.permissions_plan`); return each name and its choice, as sent."""
+        for call in device_settings.permissions_plan(self.info.platform, app_id, permissions):
+            self._script(f"set the permissions of {app_id} ({call.script})", call)
+        return dict(permissions)
+
+    def permission_states(self, app_id: str) -> None:
+        """Return None: neither driver reads back what `all` set, so the step reports its effect unverified."""
+        return None
+
+    def clear_keychain(self) -> None:
+        """Clear the keychain (`mobile: clearKeychains`, iOS simulators); refused on Android, which has none."""
+        self._script("clear the keychain", device_settings.keychain_plan(self.info.platform))
+
+    def keychain_items(self) -> None:
+        """Return None: XCUITest cannot count the keychain's items."""
+        return None
+
+    def set_airplane_mode(self, enabled: bool) -> None:
+        """Turn airplane mode on or off (`mobile: setConnectivity`, Android); refused on iOS."""
+        call = device_settings.airplane_plan(self.info.platform, enabled)
+        self._script(f"turn airplane mode {'on' if enabled else 'off'}", call)
+
+    def airplane_mode(self) -> bool | None:
+        """Read airplane mode (`mobile: getConnectivity`, Android; None when the answer does not say it)."""
+        answer = self._script("read airplane mode", device_settings.airplane_plan(self.info.platform, None))
+        found = answer.get("airplaneMode") if isinstance(answer, dict) else None
+        return found if isinstance(found, bool) else None
 
     def _script(self, operation: str, call: native.ScriptCall) -> object:
         """Run one `mobile:` command; return its answer."""

@@ -35,6 +35,8 @@ ANDROID_PERMISSIONS: Mapping[str, tuple[str, ...]] = {
     "medialibrary": ("android.permission.READ_MEDIA_AUDIO",),
     "sms": ("android.permission.READ_SMS", "android.permission.SEND_SMS"),
     "phone": ("android.permission.CALL_PHONE",),
+    "bluetooth": ("android.permission.BLUETOOTH_CONNECT", "android.permission.BLUETOOTH_SCAN"),
+    "storage": ("android.permission.READ_EXTERNAL_STORAGE", "android.permission.WRITE_EXTERNAL_STORAGE"),
 }
 #: XCUITest's `mobile: setPermission` services, for `all`; other names are sent as written.
 IOS_SERVICES = ("calendar", "camera", "contacts", "location", "medialibrary", "microphone", "photos", "reminders")
@@ -69,12 +71,28 @@ def _android(app_id: str, options: LaunchOptions) -> tuple[ScriptCall, ...]:
         calls.append(ScriptCall("mobile: terminateApp", {"appId": app_id}))
     if options.clear_state:
         calls.append(ScriptCall("mobile: clearApp", {"appId": app_id}))
-    for choice, names in _android_permissions(options.permissions).items():
-        action = "grant" if choice == "allow" else "revoke"
-        calls.append(ScriptCall("mobile: changePermissions", {"permissions": names, "appPackage": app_id,
-                                                               "action": action}))  # fmt: skip
+    calls.extend(permission_calls("android", app_id, options.permissions))
     calls.append(ScriptCall("mobile: activateApp", {"appId": app_id}))
     return tuple(calls)
+
+
+def permission_calls(platform: str, app_id: str, permissions: Mapping[str, PermissionChoice]) -> list[ScriptCall]:
+    """Return the commands that set `app_id`'s permissions (`launch_app`'s and `set_permissions`'), in order.
+
+    Android: `mobile: changePermissions` once per choice (grant; deny and unset both revoke). iOS:
+    `mobile: setPermission` with every service's access (`all` is each of `IOS_SERVICES`; simulators only).
+    """
+    if platform == "ios":
+        access: dict[str, str] = {}
+        for name, choice in ordered(permissions):
+            for service in IOS_SERVICES if name == ALL_PERMISSIONS else (name,):
+                access[service] = _IOS_ACCESS[choice]
+        return [ScriptCall("mobile: setPermission", {"bundleId": app_id, "access": access})] if access else []
+    return [
+        ScriptCall("mobile: changePermissions", {"permissions": names, "appPackage": app_id,
+                                                 "action": "grant" if choice == "allow" else "revoke"})
+        for choice, names in _android_permissions(permissions).items()
+    ]  # fmt: skip
 
 
 def _android_permissions(permissions: Mapping[str, PermissionChoice]) -> dict[str, list[str] | str]:
@@ -99,12 +117,7 @@ def _ios(app_id: str, options: LaunchOptions) -> tuple[ScriptCall, ...]:
         calls.append(ScriptCall("mobile: clearApp", {"bundleId": app_id}))
     if options.clear_keychain:
         calls.append(ScriptCall("mobile: clearKeychains"))
-    access: dict[str, str] = {}
-    for name, choice in ordered(options.permissions):
-        for service in IOS_SERVICES if name == ALL_PERMISSIONS else (name,):
-            access[service] = _IOS_ACCESS[choice]
-    if access:
-        calls.append(ScriptCall("mobile: setPermission", {"bundleId": app_id, "access": access}))
+    calls.extend(permission_calls("ios", app_id, options.permissions))
     launch: dict[str, object] = {"bundleId": app_id}
     if options.arguments:
         launch["arguments"] = launch_arguments(options.arguments)

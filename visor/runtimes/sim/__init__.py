@@ -13,6 +13,8 @@
 - `load`: Load app models: find the file, parse it with positions, validate it, and check its references
 - `metrics`: Measures of the simulated screen, and where values sit on its sliders and timelines
 - `model`: The app-model format of the simulated device: screens, elements, overlays, behaviour
+- `orientation`: The simulated phone turned: its screen as a rotated display shows the portrait layout. Pure
+  geometry
 - `overlay_layout`: Overlays laid over a screen: a modal dialog over its scrim, and a bottom panel holding elements
 - `phone_data`: The simulated phone's personal data: a device profile, loaded into state that agents read and
   actions change

@@ -18,9 +18,10 @@ import random
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from typing import get_args
 
 from visor.clock import US_PER_MS, Clock
-from visor.device.apps import LaunchOptions
+from visor.device.apps import LaunchOptions, PermissionChoice
 from visor.device.data import RecordKind
 from visor.device.protocol import (
     ALL_NATIVE_ACTIONS,
@@ -38,7 +39,6 @@ from visor.device.targets import same_element
 from visor.limits import MAX_DURATION_MS
 from visor.runtimes.sim.ios import (
     IOS_NATIVE_ACTIONS,
-    IOS_SCREEN,
     IOS_SIZE,
     IosScreen,
     ios_screen,
@@ -57,14 +57,15 @@ from visor.runtimes.sim.layout import (
     slider_track,
 )
 from visor.runtimes.sim.model import AppModel, FieldElement, ListElement, Platform, SliderElement, TimelineElement
+from visor.runtimes.sim.orientation import TURNS, turn_png, turn_tree, turned_size, unturn_point, unturn_rect
 from visor.runtimes.sim.phone_data import PhoneData
 from visor.runtimes.sim.profile_load import load_profile
-from visor.runtimes.sim.profile_model import Profile
+from visor.runtimes.sim.profile_model import Capability, Profile
 from visor.runtimes.sim.render import render_png
 from visor.runtimes.sim.state import AppState, Host, scale_var
 from visor.runtimes.sim.system_ui import layout_dialog, layout_shade
 from visor.scenario.keys import lacking
-from visor.ui.geometry import Point, Rect
+from visor.ui.geometry import Point, Rect, Size
 from visor.ui.tree import Node
 from visor.ui.utf16 import OffsetError, from_utf16
 
@@ -116,6 +117,8 @@ class SimDevice(Host):
         self.data = PhoneData(profile or load_profile(None), clock)
         #: The lock screen is up: it shows over every app, takes no touch, and refuses typing, links and apps.
         self.locked = False
+        #: How the phone is turned, in quarter turns (`orientation.TURNS`): 0 is portrait.
+        self.turns = 0
         self.clock = clock
         self.rng = random.Random(seed)
         self.models = {model.app.id: model for model in [app, *installed]}
@@ -142,7 +145,7 @@ class SimDevice(Host):
                 "ios",
                 self.name,
                 "sim",
-                IOS_SIZE,
+                turned_size(IOS_SIZE, self.turns),
                 "Visor simulated iPhone (360x640 pt at 3x)",
                 self.target,
                 native_actions=IOS_NATIVE_ACTIONS,
@@ -152,7 +155,7 @@ class SimDevice(Host):
             "android",
             self.name,
             "sim",
-            SIZE,
+            turned_size(SIZE, self.turns),
             "Visor simulated phone (1080x1920)",
             self.target,
             native_actions=ALL_NATIVE_ACTIONS,
@@ -166,7 +169,8 @@ class SimDevice(Host):
     def observe(self) -> Observation:
         """Return the current screen (as XCUITest shows it, in points, on iOS)."""
         frame = self.frame()
-        return Observation(self.ios_screen(frame).tree if self.ios else frame.tree, still_us=self._still_us())
+        tree = self.ios_screen(frame).tree if self.ios else frame.tree
+        return Observation(turn_tree(tree, self.turns), still_us=self._still_us())
 
     def _still_us(self) -> int:
         """Return how long the screen stays as it is without input: until the foreground app's next timer."""
@@ -180,7 +184,7 @@ class SimDevice(Host):
         app = self.apps.get(self.foreground)
         accent = app.model.app.color if app else "#3F51B5"
         moment = self.clock.now()
-        return render_png(frame, accent, f"{moment.hour}:{moment.minute:02d}", ios=self.ios)
+        return turn_png(render_png(frame, accent, f"{moment.hour}:{moment.minute:02d}", ios=self.ios), self.turns)
 
     def busy_ms(self) -> int:
         """Return how long the foreground app ignores input."""
@@ -191,6 +195,7 @@ class SimDevice(Host):
 
     def tap(self, point: Point) -> None:
         """Tap: act on the topmost touchable widget under the point (in points on iOS)."""
+        point = unturn_point(point, self._portrait, self.turns)
         point = to_pixel(point) if self.ios else point
         frame = self.frame()
         if self.data.dialog is not None or self.data.shade:
@@ -213,6 +218,7 @@ class SimDevice(Host):
         longest = max(point.at_ms for finger in fingers for point in finger)
         if not 0 <= longest <= MAX_DURATION_MS:  # a phone's gesture lasts seconds; 10^18 ms overflowed the clock
             raise InputRejected(f"a gesture lasts at most {MAX_DURATION_MS:,} ms (a day), not {longest:,} ms")
+        fingers = [[self._unturned(point) for point in finger] for finger in fingers]
         if self.ios:
             fingers = [[_in_pixels(point) for point in finger] for finger in fingers]
         duration = max(max(point.at_ms for finger in fingers for point in finger), TOUCH_MS)
@@ -229,7 +235,7 @@ class SimDevice(Host):
         """Type into `into` (tapping it to focus it first), or the focused field of the foreground app."""
         self._refuse_when_locked("type")
         if into is not None:
-            self.tap(into.bounds.center_within(IOS_SCREEN if self.ios else SIZE_RECT))
+            self.tap(into.bounds.center_within(Rect(0, 0, self.info.size.width, self.info.size.height)))
         app = self._app()
         self.catch_up()
         if app is None or app.focused is None:
@@ -353,7 +359,7 @@ class SimDevice(Host):
         if self.ios and action.name not in IOS_NATIVE_ACTIONS:
             raise unsupported_action(action.name)
         frame = self.frame()
-        widget = self._live(frame, node)
+        widget = self._live(frame, replace(node, bounds=unturn_rect(node.bounds, self._portrait, self.turns)))
         _check_arguments(action)
         planner = _NATIVE[action.name]
         apply = planner(self, frame, widget, action)  # refuses before anything happens
@@ -402,7 +408,8 @@ class SimDevice(Host):
 
         The simulated app keeps nothing but its running state (its variables, screens and timers), so stopping
         it already starts it afresh from its model; `clear_state` drops that state even without `stop_first`.
-        It has no keychain: on the iPhone flavour there is nothing to clear, and an Android phone has none.
+        `clear_keychain` empties the iPhone flavour's keychain (`PhoneData.clear_keychain`); an Android phone has
+        none.
         Permissions are the phone's (`PhoneData.permissions`, what an app's use of a capability asks); arguments
         set the app model's declared `vars`.
 
@@ -413,11 +420,7 @@ class SimDevice(Host):
         self.catch_up()
         self._installed(app_id)
         if options.clear_keychain and not self.ios:
-            raise InputRejected(
-                "clear_keychain: an Android phone has no keychain",
-                likely_cause="The keychain is iOS's; Android apps keep their secrets in their own data.",
-                next_step="Drop clear_keychain (clear_state erases the app's data), or run on the iOS flavour.",
-            )
+            raise _no_keychain("clear_keychain", "Drop clear_keychain (clear_state erases the app's data)")
         declared = self.models[app_id].vars
         unknown = sorted(set(options.arguments) - set(declared))
         if unknown:
@@ -430,9 +433,91 @@ class SimDevice(Host):
         if (options.stop_first or options.clear_state) and app_id in self.apps:
             self.stop_app(app_id)
         self.data.apply_permissions(changes)
+        if options.clear_keychain:
+            self.data.clear_keychain()
         self._launch(app_id)
         self.apps[app_id].vars.update(options.arguments)
         self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+
+    # -- orientation ------------------------------------------------------------------------------------------
+
+    def set_orientation(self, orientation: str) -> None:
+        """Turn the phone: its screen shows the portrait layout turned (`orientation`'s module says how)."""
+        self.catch_up()
+        self.turns = TURNS[orientation]
+        self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+
+    def orientation(self) -> str:
+        """Say how the phone is turned (`portrait`, `landscape_left`, `upside_down`, `landscape_right`)."""
+        return next(name for name, turns in TURNS.items() if turns == self.turns)
+
+    @property
+    def _portrait(self) -> Size:
+        """Return the screen's size held upright, in device units (points on iOS)."""
+        return IOS_SIZE if self.ios else SIZE
+
+    def _unturned(self, point: PathPoint) -> PathPoint:
+        """Return a finger's point of the turned screen on the upright one."""
+        upright = unturn_point(Point(point.x, point.y), self._portrait, self.turns)
+        return PathPoint(upright.x, upright.y, point.at_ms)
+
+    # -- DeviceSettings ---------------------------------------------------------------------------------------
+
+    def set_permissions(self, app_id: str, permissions: Mapping[str, PermissionChoice]) -> Mapping[str, str]:
+        """Set permissions as `launch_app`'s do (the phone's, `PhoneData.permission_changes`), the app running on.
+
+        Raises:
+            InputRejected: the app is not installed, or a name is no capability of the phone (nothing changed).
+        """
+        self.catch_up()
+        self._installed(app_id)
+        changes = self.data.permission_changes(permissions)
+        self.data.apply_permissions(changes)
+        self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+        return {capability: state.value for capability, state in changes}
+
+    def permission_states(self, app_id: str) -> Mapping[str, str]:
+        """Return every capability's permission as the phone holds it now (its profile's, unless set)."""
+        self._installed(app_id)
+        return {capability: self.data.permission_state(capability) for capability in get_args(Capability)}
+
+    def clear_keychain(self) -> None:
+        """Empty the iPhone flavour's keychain.
+
+        Raises:
+            UnsupportedInput: on the Android flavour (an Android phone has no keychain).
+        """
+        if not self.ios:
+            raise _no_keychain("clear_keychain", "Drop the step on Android (a when: {platform: ios} block)")
+        self.catch_up()
+        self.data.clear_keychain()
+        self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+
+    def keychain_items(self) -> int | None:
+        """Return how many items the keychain holds (None on Android, which has none)."""
+        return len(self.data.keychain) if self.ios else None
+
+    def set_airplane_mode(self, enabled: bool) -> None:
+        """Turn airplane mode on or off: the phone's network (its wifi, downloads) goes or comes back.
+
+        Raises:
+            UnsupportedInput: on the iOS flavour, as on an iPhone over Appium (no command sets it).
+        """
+        if self.ios:
+            raise _no_airplane_mode()
+        self.catch_up()
+        self.data.airplane = enabled
+        self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+
+    def airplane_mode(self) -> bool:
+        """Say whether airplane mode is on.
+
+        Raises:
+            UnsupportedInput: on the iOS flavour, which has none a test can reach.
+        """
+        if self.ios:
+            raise _no_airplane_mode()
+        return self.data.airplane
 
     def app_in_front(self, app_id: str) -> bool:
         """Say whether `app_id` runs in front, unlocked."""
@@ -889,3 +974,21 @@ def _leaves(origin: PathPoint, here: PathPoint, there: PathPoint) -> float:
         else:
             far = middle
     return far
+
+
+def _no_keychain(what: str, instead: str) -> UnsupportedInput:
+    """Return the refusal of a keychain on the Android flavour: an Android phone has none."""
+    return UnsupportedInput(
+        f"{what}: an Android phone has no keychain",
+        likely_cause="The keychain is iOS's; Android apps keep their secrets in their own data.",
+        next_step=f"{instead}, or run on the iOS flavour.",
+    )
+
+
+def _no_airplane_mode() -> UnsupportedInput:
+    """Return the refusal of airplane mode on the iOS flavour (no driver of an iPhone can set it)."""
+    return UnsupportedInput(
+        "set_airplane_mode: an iPhone's airplane mode cannot be set by a test",
+        likely_cause="iOS simulators have no airplane mode, and XCUITest has no command for a real iPhone's.",
+        next_step="Run the step on Android only (a when: {platform: android} block).",
+    )

@@ -6,7 +6,8 @@ text or photos have no real content: reading one gives a deterministic stream of
 `BINARY_CAP` bytes (an upload of a 2 GB video holds its first 64 KiB; its metadata says the real size).
 
 Permissions follow the seed: each capability is asked on first use (`ask-and-grant` unless the profile says
-otherwise), and what it came to is remembered for the session.
+otherwise), and what it came to is remembered for the session. Airplane mode takes the network away (no wifi
+joined, downloads fail); the keychain holds the profile's items until it is cleared.
 """
 
 from __future__ import annotations
@@ -74,6 +75,10 @@ class PhoneData:
         self.shared: list[Record] = []
         self.opened: list[str] = []
         self.wallpaper: str | None = None
+        #: Airplane mode: the phone reaches no network (no wifi, no downloads) while it is on.
+        self.airplane = False
+        #: The keychain's items (the iOS flavour's: `clear_keychain` empties it).
+        self.keychain = list(profile.keychain)
         # Records are replaced or appended, never changed in place: the profile's own can be shared.
         self.lists: dict[RecordKind, list[Record]] = {kind: list(items) for kind, items in _records(profile).items()}
         self.stored: dict[str, StoredFile] = {}
@@ -102,6 +107,10 @@ class PhoneData:
             return granted
         self.asked.setdefault(capability, state.value)
         return state is Permission.GRANTED
+
+    def permission_state(self, capability: str) -> str:
+        """Return a capability's permission now, without using it (`ask-and-grant` unless set or profiled)."""
+        return self.permissions.get(capability, Permission.ASK_AND_GRANT).value
 
     def permissions_asked(self) -> Mapping[str, str]:
         """Return each capability used so far and what its permission came to."""
@@ -143,6 +152,11 @@ class PhoneData:
             return Permission.DENIED
         profiled = self.profile.permissions.get(capability)  # type: ignore[call-overload]
         return Permission(profiled) if profiled is not None else Permission.ASK_AND_GRANT
+
+    def clear_keychain(self) -> int:
+        """Erase every keychain item (as `launch_app clear_keychain` and `clear_keychain` do); return how many."""
+        cleared, self.keychain = len(self.keychain), []
+        return cleared
 
     def add_media(self, name: str, data: bytes) -> str:
         """Add a picture (to `Pictures/`, a photo of the library) or a video (to `Movies/`); return its path.
@@ -194,6 +208,8 @@ class PhoneData:
         if kind is ValueKind.DEVICE_INFO:
             facts = profile.device_info.model_dump(by_alias=True, mode="json")
             return {**facts, "screenWidth": SIZE.width, "screenHeight": SIZE.height}
+        if kind is ValueKind.WIFI and self.airplane:
+            return None  # airplane mode: no network joined
         found = {ValueKind.LOCATION: profile.location, ValueKind.BATTERY: profile.battery,
                  ValueKind.WIFI: profile.wifi, ValueKind.MEDIA_PLAYING: profile.media_playing}[kind]  # fmt: skip
         return None if found is None else found.model_dump(by_alias=True, mode="json")
@@ -329,6 +345,8 @@ class PhoneData:
         return f"wrote {len(data)} bytes to {path}"
 
     def _download_file(self, url: str, filename: str, mimeType: str | None = None) -> str:
+        if self.airplane:
+            raise InputRejected(f"{url} cannot be reached: airplane mode is on", likely_cause="Airplane mode is on.")
         found = self.profile.web.get(url)
         if found is None:
             raise InputRejected(

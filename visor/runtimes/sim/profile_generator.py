@@ -75,6 +75,10 @@ class _Photo(TypedDict):
     picture: _Picture
 
 
+#: The services of the keychain items every generated profile holds (the demo app's sign-in).
+_KEYCHAIN = ("com.visor.demo.session", "com.visor.demo.refresh-token")
+
+
 def stamp(moment: dt.datetime) -> str:
     """Return a UTC time as the profile writes it: ISO 8601, seconds, `Z`."""
     return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -109,6 +113,8 @@ def generate(*, photos: int, seed: int, now: dt.datetime, name: str | None = Non
         + [{"packageName": app, "name": name, "system": True} for app, name in _SYSTEM_APPS],
         "files": _files(chance, now),
         "notifications": _notifications(chance, people, now),
+        # Drawn from nothing, so adding them changed none of the records drawn above.
+        "keychain": [{"service": service, "account": "ada"} for service in _KEYCHAIN],
     }
 
 

@@ -2,9 +2,9 @@
 
 A profile (`<name>.profile.yaml`) holds what a phone holds: photos, calendar events, contacts, calls, messages,
 apps, a file tree, notifications, the clipboard, location, battery, network, storage and device facts, plus the
-state of each permission and of the Accessibility Service. Records use the seed's field names, so a profile
-reads like what an agent receives. Times are UTC ISO 8601 (`2026-01-01T09:00:00Z`). docs/agentcab.md documents
-it; `visor agentcab profile` generates one of any size.
+state of each permission and of the Accessibility Service, and the keychain's items (the iOS flavour's). Records
+use the seed's field names, so a profile reads like what an agent receives. Times are UTC ISO 8601
+(`2026-01-01T09:00:00Z`). docs/agentcab.md documents it; `visor agentcab profile` generates one of any size.
 """
 
 from __future__ import annotations
@@ -190,6 +190,13 @@ def _records(kind: type) -> Any:  # pydantic's `Field` is typed Any, to stand fo
     return Field(default_factory=list, max_length=MAX_RECORDS, description=f"{kind.__name__} records.")
 
 
+class KeychainItem(InputModel):
+    """A secret an app keeps in the iOS keychain (the simulated iPhone's; an Android phone has none)."""
+
+    service: Text
+    account: Text
+
+
 class WebFile(InputModel):
     """What the simulated phone downloads from a URL (it has no network: only the profile's `web` answers)."""
 
@@ -221,6 +228,7 @@ class Profile(InputModel):
     apps: list[App] = _records(App)
     files: list[File] = _records(File)
     notifications: list[Notification] = _records(Notification)
+    keychain: list[KeychainItem] = _records(KeychainItem)
     web: dict[Annotated[str, Field(max_length=4096)], WebFile] = Field(
         default_factory=dict, description="URL -> what downloading it gives (the phone reaches nothing else)."
     )

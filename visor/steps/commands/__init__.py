@@ -9,6 +9,8 @@ new command is its argument model (`visor.scenario.commands`) and a module here,
 - `act`: `act`: its helpers. Text typed (and checked to have arrived), a key pressed, the app reset, a drag, a
   slider
 - `capture`: `screenshot` and `source`: the screen saved as an artifact (and copied into the project when asked)
+- `device_settings`: `set_orientation`, `set_permissions`, `clear_keychain`, `set_airplane_mode`: the phone's
+  settings, read back
 - `flow`: `run_flow`: another scenario's steps, put in as the scenario loads (this fails one never loaded)
 - `keys`: `press` and `hide_keyboard`: a key pressed and its effect seen; the soft keyboard taken down and seen
   gone

@@ -23,15 +23,20 @@ class LaunchDetails(TypedDict):
     in_front: bool
 
 
+def named_app(app_id: str | None, ctx: ActionContext, command: str) -> str:
+    """Return the app a step names (`args.app_id`), else the run's app under test; fail when there is neither."""
+    if app_id or ctx.info.app_id:
+        return app_id or ctx.info.app_id
+    raise StepFailure(
+        f"{command} needs an app id: none was given and the run names no app under test",
+        likely_cause="Neither args.app_id nor the run's app (config.app, --app-id) names one.",
+        next_step="Give args.app_id (a package or bundle id).",
+    )
+
+
 def launch_app(args: LaunchAppArgs, ctx: ActionContext) -> LaunchDetails:
     """Launch the app as the arguments say, then check it is in front."""
-    app_id = args.app_id or ctx.info.app_id
-    if not app_id:
-        raise StepFailure(
-            "launch_app needs an app id: none was given and the run names no app under test",
-            likely_cause="Neither args.app_id nor the run's app (config.app, --app-id) names one.",
-            next_step="Give args.app_id (a package or bundle id).",
-        )
+    app_id = named_app(args.app_id, ctx, "launch_app")
     options = LaunchOptions(
         stop_first=args.stop_first,
         clear_state=args.clear_state,

@@ -18,8 +18,6 @@ from visor.ui.geometry import Point
 from visor.ui.hit import reaches
 from visor.ui.tree import Located, UiTree
 
-SCROLL_MS = 300
-
 #: A scroll: the container swiped (None: the screen), the swipe, and whether the content moved.
 ScrollDetails = TypedDict(
     "ScrollDetails",
@@ -47,7 +45,7 @@ def scroll(args: ScrollArgs, ctx: ActionContext) -> ScrollDetails:
         if blocker is not None:
             raise absorbed("scroll", container.node, blocker.node)
     before = content(tree, container)
-    ctx.gesture([[PathPoint(center.x, start, 0), PathPoint(center.x, end, SCROLL_MS)]])
+    ctx.gesture([[PathPoint(center.x, start, 0), PathPoint(center.x, end, args.duration_ms)]])
     after_tree = ctx.observe().tree
     moved = content(after_tree, refind(after_tree, container.node) if container else None) != before
     details: ScrollDetails = {
