@@ -132,3 +132,21 @@ def test_the_project_file_reads_back_as_what_the_workspace_said(order: list[str]
     read = tomllib.loads(text)
     assert read["paths"] == [*order, "."]
     assert read.get("include_tags", []) == tags and read.get("exclude_tags", []) == tags
+
+
+def test_config_yml_is_read_too_and_is_never_a_flow(cli_runner: Cli, tmp_path: Path) -> None:
+    folder = workspace(tmp_path, None, {"a.yaml": "x", "b.yaml": "x"})
+    (folder / "config.yml").write_text("flows: [b.yaml]\n", encoding="utf-8")
+    data, names = imported(cli_runner)
+    assert names == ["b.yaml"] and data["workspace"]["config"] == [str(Path("flows") / "config.yml")]  # type: ignore[index]
+
+
+def test_two_workspaces_into_one_folder_write_no_project_file(cli_runner: Cli, tmp_path: Path) -> None:
+    workspace(tmp_path, "excludeTags: [x]\n", {"a.yaml": "x"})
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "b.yaml").write_text(FLOW.format(name="B", tags="y"), encoding="utf-8")
+    (other / "config.yaml").write_text("includeTags: [y]\n", encoding="utf-8")
+    result = cli_runner.run("import", "maestro", "flows", "other", "-o", "out")
+    assert "several Maestro workspaces" in result.data["workspace"]["error"]["message"]
+    assert not (tmp_path / "out" / "visor.toml").exists()

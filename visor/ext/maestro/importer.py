@@ -7,6 +7,10 @@ and the row says so. Files are written below the output folder only, never throu
 file that was read as a flow. A scenario or `.env` file already in the output folder (an earlier import, or a
 scenario of your own) is replaced only with `force`, and the row then says which it replaced (`replaced`); each
 flow's `.env` is written before its scenario, so a scenario is never left without the values it names.
+
+A folder with Maestro's workspace configuration (`config.yaml`) imports only the flows its `flows:` select, and
+gets a `visor.toml` holding its tag filters and order (`visor.ext.maestro.workspace`); `data.workspace` says what
+was written and what visor cannot honour, with the config's line.
 """
 
 from __future__ import annotations
@@ -30,8 +34,6 @@ from visor.scenario.validate import validate_document
 
 #: Characters kept in a scenario's file name; any other run of characters becomes `_`.
 _UNSAFE_NAME = re.compile(r"[^\w.-]+")
-#: Maestro's workspace configuration, beside the flows: not a flow (Maestro does not run it either).
-_WORKSPACE_CONFIG = CONFIG_NAMES
 #: The project file an imported workspace gets: its tag filters and order.
 PROJECT_FILE = "visor.toml"
 _FLOW_SUFFIXES = (".yaml", ".yml")
@@ -149,7 +151,12 @@ def _write_project(
     notes = [note for workspace in workspaces for note in workspace.notes]
     report: _WorkspaceReport = {"config": [workspace.source for workspace in workspaces], "not_kept": list(notes)}
     if len(workspaces) > 1:
-        report["error"] = _write_error("several workspaces imported into one folder: no visor.toml is written")
+        error = InputError(
+            "several Maestro workspaces imported into one folder: no visor.toml is written",
+            likely_cause="Two folders with a config.yaml were imported together; one visor.toml holds one order.",
+            next_step="Import each workspace into a folder of its own.",
+        )
+        report["error"] = error.info().to_dict()
         return report
     workspace = workspaces[0]
     first = ordered(workspace.order, stems)
@@ -192,7 +199,7 @@ def _sources(patterns: Sequence[str], workspaces: Mapping[str, Workspace]) -> It
         for path in paths:
             key = os.path.normpath(path)
             relative = os.path.relpath(path, pattern).replace(os.sep, "/") if folder else os.path.basename(path)
-            if key in seen or (folder and (relative in _WORKSPACE_CONFIG or not path.lower().endswith(_FLOW_SUFFIXES))):
+            if key in seen or (folder and (relative in CONFIG_NAMES or not path.lower().endswith(_FLOW_SUFFIXES))):
                 continue
             seen.add(key)
             yield _Source(path, pattern if folder else os.path.dirname(path) or ".", relative)
