@@ -148,5 +148,17 @@ def test_two_workspaces_into_one_folder_write_no_project_file(cli_runner: Cli, t
     (other / "b.yaml").write_text(FLOW.format(name="B", tags="y"), encoding="utf-8")
     (other / "config.yaml").write_text("includeTags: [y]\n", encoding="utf-8")
     result = cli_runner.run("import", "maestro", "flows", "other", "-o", "out")
+    assert result.exit_code == 1 and "several Maestro workspaces" in result.envelope["error"]["message"]
     assert "several Maestro workspaces" in result.data["workspace"]["error"]["message"]
     assert not (tmp_path / "out" / "visor.toml").exists()
+
+
+def test_a_visor_toml_already_there_is_kept_and_said(cli_runner: Cli, tmp_path: Path) -> None:
+    workspace(tmp_path, "excludeTags: [x]\n", {"a.yaml": "y"})
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "visor.toml").write_text("runtime = 'sim'\n", encoding="utf-8")
+    result = cli_runner.run("import", "maestro", "flows", "-o", "out")
+    assert result.exit_code == 1 and "exists already" in result.envelope["error"]["message"]
+    assert (tmp_path / "out" / "visor.toml").read_text(encoding="utf-8") == "runtime = 'sim'\n"
+    assert cli_runner.run("import", "maestro", "flows", "-o", "out", "--force").exit_code == 0
+    assert project(cli_runner)["exclude_tags"] == ["x"]

@@ -335,6 +335,12 @@ def _outcome(
     invalid = [row for row in rows if not row.get("valid")]
     data = {**extra, "imported": rows, "totals": {"flows": len(rows), "valid": len(rows) - len(invalid),
                                          "left_out": sum(len(row.get("left_out", [])) for row in rows)}}  # fmt: skip
+    project = extra.get("workspace")
+    failed = project.get("error") if isinstance(project, dict) else None
+    if not invalid and isinstance(failed, dict):  # the scenarios are there, but not the order and tags they run by
+        error = ErrorInfo(code="INPUT_ERROR", message=f"visor.toml: {failed['message']}",
+                          likely_cause=failed["likely_cause"], next_step=failed["next_step"])  # fmt: skip
+        return Outcome("fail", NextAction.RUN, data, ExitCode.ERROR, error, written)
     if not invalid:
         return Outcome("ok", NextAction.RUN, data, ExitCode.OK, None, written)
     if len(unwritten) == len(invalid):  # every failure a file not written: the first one says which and why
