@@ -11,4 +11,6 @@
   say more
 - `values`: Maestro's values as the converter reads them: scalars as Maestro reads them, numbers, parameters, shown
   safely
+- `workspace`: A Maestro workspace's `config.yaml`: which flows run (`flows:` globs), by tag, in what order; as a
+  `visor.toml`
 """

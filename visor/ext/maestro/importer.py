@@ -7,6 +7,10 @@ and the row says so. Files are written below the output folder only, never throu
 file that was read as a flow. A scenario or `.env` file already in the output folder (an earlier import, or a
 scenario of your own) is replaced only with `force`, and the row then says which it replaced (`replaced`); each
 flow's `.env` is written before its scenario, so a scenario is never left without the values it names.
+
+A folder with Maestro's workspace configuration (`config.yaml`) imports only the flows its `flows:` select, and
+gets a `visor.toml` holding its tag filters and order (`visor.ext.maestro.workspace`); `data.workspace` says what
+was written and what visor cannot honour, with the config's line.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import NotRequired, TypedDict
 
 from visor.errors import ErrorInfo, ExitCode, InputError, NextAction
 from visor.ext.maestro.convert import Converted, LeftOut, convert_flow, env_text, scenario_text
+from visor.ext.maestro.workspace import CONFIG_NAMES, Workspace, ordered, project_toml, read_workspace, selected
 from visor.files import UnsafePath, write_confined
 from visor.inputs.document import Document
 from visor.inputs.parameters import substitute
@@ -29,8 +34,8 @@ from visor.scenario.validate import validate_document
 
 #: Characters kept in a scenario's file name; any other run of characters becomes `_`.
 _UNSAFE_NAME = re.compile(r"[^\w.-]+")
-#: Maestro's workspace configuration, beside the flows: not a flow (Maestro does not run it either).
-_WORKSPACE_CONFIG = ("config.yaml", "config.yml")
+#: The project file an imported workspace gets: its tag filters and order.
+PROJECT_FILE = "visor.toml"
 _FLOW_SUFFIXES = (".yaml", ".yml")
 
 
@@ -49,6 +54,19 @@ class _Row(TypedDict):
     app_id: NotRequired[str]
     valid: NotRequired[bool]
     issues: NotRequired[list[JsonObject]]
+
+
+class _WorkspaceReport(TypedDict):
+    """`data.workspace`: the configuration read, what it says, the project file written, and what it cannot say."""
+
+    config: list[str]
+    not_kept: list[LeftOut]
+    order: NotRequired[list[str]]
+    include_tags: NotRequired[list[str]]
+    exclude_tags: NotRequired[list[str]]
+    unordered: NotRequired[list[str]]
+    project_file: NotRequired[str]
+    error: NotRequired[dict[str, str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +89,8 @@ def import_maestro(patterns: Sequence[str], output: str, *, force: bool = False)
     rows: list[_Row] = []
     converted: list[tuple[_Row, Converted]] = []
     read: set[str] = set()
-    for source in _sources(patterns):
+    workspaces = _workspaces(patterns)
+    for source in _sources(patterns, workspaces):
         read.add(os.path.realpath(source.path))  # even one that does not convert: never written over
         try:
             flow = convert_flow(source.path, source.root, source.relative)
@@ -95,18 +114,92 @@ def import_maestro(patterns: Sequence[str], output: str, *, force: bool = False)
     for (row, flow), name in zip(converted, names, strict=True):
         if not _write(row, flow, output, name, (read, force), written):
             unwritten.append(row["error"])
-    return _outcome(rows, written, unwritten)
+    extra: dict[str, _WorkspaceReport] = {}
+    if workspaces:
+        stems = {f"{stem}.yaml": (flow.scenario["meta"]["name"], _stem(row["flow"])) for (row, flow), (stem, _) in
+                 zip(converted, names, strict=True) if "scenario" in row}  # fmt: skip
+        extra["workspace"] = _write_project(list(workspaces.values()), stems, output, (read, force), written)
+    return _outcome(rows, written, unwritten, extra)
 
 
-def _sources(patterns: Sequence[str]) -> Iterator[_Source]:
-    """Yield each flow once: a folder's flows (*.yaml, *.yml, not Maestro's config.yaml) with the folder as root."""
+def _stem(path: str) -> str:
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+def _workspaces(patterns: Sequence[str]) -> dict[str, Workspace]:
+    """Read the workspace configuration of each folder named, by folder (normalized).
+
+    Raises:
+        SourceError: a configuration cannot be read or is malformed (at its line).
+    """
+    found = {}
+    for pattern in patterns:
+        workspace = read_workspace(pattern) if os.path.isdir(pattern) else None
+        if workspace is not None:
+            found[os.path.normpath(pattern)] = workspace
+    return found
+
+
+def _write_project(
+    workspaces: list[Workspace],
+    stems: dict[str, tuple[str, str]],
+    output: str,
+    refusing: tuple[set[str], bool],
+    written: list[str],
+) -> _WorkspaceReport:
+    """Write `visor.toml` from the one workspace imported; return `data.workspace` (what it says, what it cannot)."""
+    notes = [note for workspace in workspaces for note in workspace.notes]
+    report: _WorkspaceReport = {"config": [workspace.source for workspace in workspaces], "not_kept": list(notes)}
+    if len(workspaces) > 1:
+        error = InputError(
+            "several Maestro workspaces imported into one folder: no visor.toml is written",
+            likely_cause="Two folders with a config.yaml were imported together; one visor.toml holds one order.",
+            next_step="Import each workspace into a folder of its own.",
+        )
+        report["error"] = error.info().to_dict()
+        return report
+    workspace = workspaces[0]
+    first = ordered(workspace.order, stems)
+    missing = [name for name in workspace.order if not ordered([name], stems)]
+    report.update({"order": first, "include_tags": list(workspace.include_tags),
+                   "exclude_tags": list(workspace.exclude_tags)})  # fmt: skip
+    if missing:
+        report["unordered"] = missing  # Maestro refuses a flowsOrder name it cannot find; visor says so
+    target = os.path.abspath(os.path.join(output, PROJECT_FILE))
+    read, force = refusing
+    if os.path.realpath(target) in read or (os.path.isfile(target) and not force):
+        report["error"] = _exists_error([target])
+        return report
+    try:
+        write_confined(output, PROJECT_FILE, project_toml(workspace, first).encode("utf-8"))
+    except UnsafePath as exc:
+        report["error"] = _write_error(InputError.from_unwritable(target, exc).message)
+        return report
+    except OSError as exc:
+        report["error"] = _os_error(target, exc)
+        return report
+    written.append(target)
+    report["project_file"] = target
+    return report
+
+
+def _sources(patterns: Sequence[str], workspaces: Mapping[str, Workspace]) -> Iterator[_Source]:
+    """Yield each flow once: a folder's flows (*.yaml, *.yml, not Maestro's config.yaml) with the folder as root.
+
+    A folder with a workspace configuration yields only the flows its `flows:` globs select.
+    """
     seen: set[str] = set()
     for pattern in patterns:
         folder = os.path.isdir(pattern)
-        for path in expand_paths([pattern]):
+        paths = expand_paths([pattern])
+        workspace = workspaces.get(os.path.normpath(pattern)) if folder else None
+        if workspace is not None:
+            chosen = selected(workspace, pattern, paths)
+            paths = [path for path in paths if os.path.normpath(path) in chosen]
+        for path in paths:
             key = os.path.normpath(path)
             relative = os.path.relpath(path, pattern).replace(os.sep, "/") if folder else os.path.basename(path)
-            if key in seen or (folder and (relative in _WORKSPACE_CONFIG or not path.lower().endswith(_FLOW_SUFFIXES))):
+            if key in seen or (folder and (relative in CONFIG_NAMES or not path.lower().endswith(_FLOW_SUFFIXES))):
                 continue
             seen.add(key)
             yield _Source(path, pattern if folder else os.path.dirname(path) or ".", relative)
@@ -236,10 +329,18 @@ def _write_error(message: str) -> dict[str, str]:
     return error.info().to_dict()
 
 
-def _outcome(rows: list[_Row], written: list[str], unwritten: list[dict[str, str]]) -> Outcome:
+def _outcome(
+    rows: list[_Row], written: list[str], unwritten: list[dict[str, str]], extra: Mapping[str, object]
+) -> Outcome:
     invalid = [row for row in rows if not row.get("valid")]
-    data = {"imported": rows, "totals": {"flows": len(rows), "valid": len(rows) - len(invalid),
+    data = {**extra, "imported": rows, "totals": {"flows": len(rows), "valid": len(rows) - len(invalid),
                                          "left_out": sum(len(row.get("left_out", [])) for row in rows)}}  # fmt: skip
+    project = extra.get("workspace")
+    failed = project.get("error") if isinstance(project, dict) else None
+    if not invalid and isinstance(failed, dict):  # the scenarios are there, but not the order and tags they run by
+        error = ErrorInfo(code="INPUT_ERROR", message=f"visor.toml: {failed['message']}",
+                          likely_cause=failed["likely_cause"], next_step=failed["next_step"])  # fmt: skip
+        return Outcome("fail", NextAction.RUN, data, ExitCode.ERROR, error, written)
     if not invalid:
         return Outcome("ok", NextAction.RUN, data, ExitCode.OK, None, written)
     if len(unwritten) == len(invalid):  # every failure a file not written: the first one says which and why
