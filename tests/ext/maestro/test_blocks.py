@@ -336,6 +336,8 @@ _LANDED: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
     ("- addMedia: {files: [a.png]}\n", [("add_media", {"files": ["a.png"]})]),
     ("- runScript: {file: a.js, env: {X: '${output.y}'}}\n", [("run_script", {"file": "a.js", "env": {"X": "${output.y}"}})]),
     ("- inputText: ${output.user}\n", [("act", {"name": "type", "value": "${output.user}"})]),
+    ("- action: back\n", [("act", {"name": "back"})]),
+    ("- action: hideKeyboard\n", [("hide_keyboard", {})]),
     ("- tapOn: ${output.name}\n", [("tap", {"target": {"text": "${output.name}"}})]),
     ("- clearState\n", [("launch_app", {"clear_state": True}),
                         ("manage_app", {"action": "stop", "app_name": "com.visor.demo"})]),

@@ -287,7 +287,9 @@ def _android_only(step: Step) -> list[Step | Block]:
 
 
 def _set_airplane_mode(arg: object, known: Known) -> Outcome:
-    """Turn airplane mode on or off (`enabled`, `disabled`; Android only, as Maestro has it)."""
+    """Turn airplane mode on or off (`enabled`, `disabled`, or `value:` one; Android only, as Maestro has it)."""
+    if isinstance(arg, dict) and set(arg) == {"value"}:
+        arg = arg["value"]
     enabled = {"enabled": True, "disabled": False}.get(arg.strip().lower()) if isinstance(arg, str) else None
     if enabled is None:
         return _left(f"setAirplaneMode {shown(arg)}: only enabled or disabled is converted")
@@ -445,6 +447,18 @@ def _scroll(arg: object, known: Known) -> Outcome:
 
 def _back(arg: object, known: Known) -> Outcome:
     return ([_step("back", "act", name="back")], []) if arg in (None, {}) else _left("back takes no options")
+
+
+def _action(arg: object, known: Known) -> Outcome:
+    """Convert Maestro's older `action: back` (or hideKeyboard, scroll, clearKeychain, pasteText) as that command."""
+    name = arg.strip() if isinstance(arg, str) else None
+    if name not in _ACTIONS:
+        return _left(f"action {shown(arg)} is not one of Maestro's: {', '.join(_ACTIONS)}")
+    return _CONVERTERS[name](None, known)
+
+
+#: What Maestro's `action` names.
+_ACTIONS = ("back", "hideKeyboard", "scroll", "clearKeychain", "pasteText")
 
 
 def _wait_for_animation(arg: object, known: Known) -> Outcome:
@@ -761,6 +775,7 @@ _CONVERTERS: dict[str, Callable[[object, Known], Outcome]] = {
     "scroll": _scroll,
     "swipe": _swipe,
     "back": _back,
+    "action": _action,
     "waitForAnimationToEnd": _wait_for_animation,
     "openLink": _open_link,
     "pressKey": _press_key,
