@@ -71,7 +71,7 @@ def test_the_shipped_scenarios_pass_under_pytest_with_xdist(tmp_path: Path) -> N
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:]
     names = sorted(case.get("name") or "" for case in ET.parse(junit_path).getroot().iter("testcase"))
-    shipped = sorted(path.stem for path in (ROOT / "scenarios").iterdir() if path.suffix in (".yaml", ".json"))
+    shipped = sorted(path.stem for path in (ROOT / "scenarios").rglob("*") if path.suffix in (".yaml", ".json"))
     assert len(names) == len(shipped) and "fails-on-purpose" in names
 
 
