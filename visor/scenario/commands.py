@@ -583,14 +583,7 @@ class RunScriptArgs(Args):
     @classmethod
     def _names_are_identifiers(cls, value: dict[str, str]) -> dict[str, str]:
         # Each becomes a global variable: a name JavaScript cannot spell would be set and never readable.
-        wrong = [name for name in value if not _JS_NAME.fullmatch(name)]
-        if wrong:
-            raise plain_error(
-                IssueCode.ARG_ERROR,
-                f"run_script args.env names must be JavaScript identifiers (letters, digits, _ and $, not first a "
-                f"digit): {', '.join(wrong)}",
-            )
-        return value
+        return _named(value, _JS_NAME, "run_script", "JavaScript identifiers (letters, digits, _ and $")
 
 
 class RunFlowArgs(Args):
@@ -613,14 +606,17 @@ class RunFlowArgs(Args):
     @field_validator("env")
     @classmethod
     def _names_are_parameters(cls, value: dict[str, str]) -> dict[str, str]:
-        wrong = [name for name in value if not _PARAMETER_NAME.fullmatch(name)]
-        if wrong:
-            raise plain_error(
-                IssueCode.ARG_ERROR,
-                f"run_flow args.env names must be parameter names (letters, digits and _, not first a digit): "
-                f"{', '.join(wrong)}",
-            )
-        return value
+        return _named(value, _PARAMETER_NAME, "run_flow", "parameter names (letters, digits and _")
+
+
+def _named(value: dict[str, str], name: re.Pattern[str], command: str, kind: str) -> dict[str, str]:
+    """Return an `env` whose every name `name` matches; else refuse it, naming those that do not."""
+    wrong = [key for key in value if not name.fullmatch(key)]
+    if wrong:
+        raise plain_error(
+            IssueCode.ARG_ERROR, f"{command} args.env names must be {kind}, not first a digit): {', '.join(wrong)}"
+        )
+    return value
 
 
 class AssertTrueArgs(Args):
