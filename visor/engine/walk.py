@@ -52,7 +52,10 @@ class Host(Protocol):
         ...
 
     def run_step(self, step: Step, *, last: bool) -> StepResult:
-        """Run one step (its index and id as reported; `last`: the scenario's last) and return its result, masked."""
+        """Run one step (its index and id as reported; `last`: the scenario's last) and return its result.
+
+        The walk masks every result it reports (`mask`), what it adds included: this need not.
+        """
         ...
 
     def observe(self) -> Observation:

@@ -74,6 +74,7 @@ from visor.ext.maestro.values import (
     option_names,
     scalar_text,
     shown,
+    texts_mapped,
     whole_number,
 )
 from visor.inputs.document import Document, Path, Position
@@ -604,15 +605,7 @@ def _read(state: _State, where: _Where, value: object, frame: _Frame) -> object:
 
 def _scoped(value: object, scope: dict[str, str]) -> object:
     """Return `value` with every `${KEY}` a runFlow's env gives replaced by its value."""
-    if not scope:
-        return value
-    if isinstance(value, str):
-        return _scoped_text(value, scope)
-    if isinstance(value, dict):
-        return {key: _scoped(item, scope) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_scoped(item, scope) for item in value]
-    return value
+    return texts_mapped(value, lambda text: _scoped_text(text, scope)) if scope else value
 
 
 def _scoped_text(text: str, scope: dict[str, str]) -> str:

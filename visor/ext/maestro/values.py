@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import re
 import reprlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from visor.inputs.templates import Expression, pieces
 
@@ -114,16 +114,7 @@ def defaulted(value: object) -> tuple[object, list[tuple[str, str]]]:
         found.append((name, next(text for text in texts if text is not None)))
         return f"${{{name}}}"
 
-    def walk(item: object) -> object:
-        if isinstance(item, str):
-            return _DEFAULTED.sub(one, item) if "||" in item else item
-        if isinstance(item, dict):
-            return {key: walk(inner) for key, inner in item.items()}
-        if isinstance(item, list):
-            return [walk(inner) for inner in item]
-        return item
-
-    return walk(value), found
+    return texts_mapped(value, lambda text: _DEFAULTED.sub(one, text) if "||" in text else text), found
 
 
 #: A name a script declares or assigns (`var index = 0`, `index++`, `total += 2`), not a property (`output.x =`).
@@ -141,23 +132,25 @@ def as_variables(value: object, names: set[str]) -> object:
     """Return `value` with each `${NAME}` of a script's variable written `${(NAME)}`: JavaScript, no parameter."""
     if not names:
         return value
-    if isinstance(value, str):
-        return PARAMETER.sub(
-            lambda found: f"${{({found.group(1)})}}" if found.group(1) in names else found.group(0), value
-        )
-    if isinstance(value, dict):
-        return {key: as_variables(item, names) for key, item in value.items()}
-    if isinstance(value, list):
-        return [as_variables(item, names) for item in value]
-    return value
+
+    def written(found: re.Match[str]) -> str:
+        return f"${{({found.group(1)})}}" if found.group(1) in names else found.group(0)
+
+    return texts_mapped(value, lambda text: PARAMETER.sub(written, text))
 
 
 def folded(value: object) -> object:
     """Return `value` with every `${"text"}` (a JavaScript text literal) replaced by its text."""
+    return texts_mapped(value, lambda text: _LITERAL.sub(lambda found: found.group(1) if found.group(1) is not None
+                                                                       else found.group(2), text))  # fmt: skip
+
+
+def texts_mapped(value: object, change: Callable[[str], str]) -> object:
+    """Return `value` with `change` made to every text in it, however nested (mappings' keys stay as they are)."""
     if isinstance(value, str):
-        return _LITERAL.sub(lambda found: found.group(1) if found.group(1) is not None else found.group(2), value)
+        return change(value)
     if isinstance(value, dict):
-        return {key: folded(item) for key, item in value.items()}
+        return {key: texts_mapped(item, change) for key, item in value.items()}
     if isinstance(value, list):
-        return [folded(item) for item in value]
+        return [texts_mapped(item, change) for item in value]
     return value
