@@ -57,7 +57,7 @@ def expand_flows(
     if any(issue.is_error for issue in state.issues):
         return None, state.issues
     body, teardown = _numbered(body, teardown)
-    leaves = tuple(_leaves((*body, *teardown)))
+    leaves = Block("", (*body, *teardown)).leaves()
     return replace(scenario, steps=leaves, body=body, teardown=teardown), state.issues
 
 
@@ -139,11 +139,3 @@ def _renumbered(nodes: tuple[Node, ...], counter: Iterator[int]) -> tuple[Node, 
         else replace(node, index=next(counter))
         for node in nodes
     )  # fmt: skip
-
-
-def _leaves(nodes: tuple[Node, ...]) -> Iterator[Step]:
-    for node in nodes:
-        if isinstance(node, Block):
-            yield from _leaves(node.body)
-        else:
-            yield node
