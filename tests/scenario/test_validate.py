@@ -63,7 +63,7 @@ def test_every_issue_has_a_position_and_issues_come_in_file_order() -> None:
         (with_step("navigate", {}), "navigate requires args.to"),
         (
             with_step("wait", {"ms": 1, "stable": True}),
-            "wait requires exactly one of args.ms, args.for, or args.stable",
+            "wait requires exactly one of args.ms, args.for, args.gone, or args.stable",
         ),
         (with_step("wait", {"ms": -1}), "wait args.ms must be a non-negative number"),
         (with_step("wait", {"stable": False}), "wait args.stable must be true"),

@@ -208,3 +208,23 @@ def test_a_tap_under_a_dialog_names_the_dialog_not_its_backdrop() -> None:
     assert step.word == "fail" and step.error is not None
     assert 'is covered by LinearLayout "parentPanel" [72,' in step.error.message
     assert step.details["covered_by"]["resource_id"] == "android:id/parentPanel"
+
+
+def test_a_wait_for_an_element_to_go_passes_when_none_is_on_screen() -> None:
+    _, step = last(LOGIN, '{id: w, command: wait, args: {gone: "id=login_error", timeout: 2000}}')
+    assert step.word == "ok", step.error
+    assert step.details["matched_at_start"] == 0 and step.details["args"]["gone"] == "id=login_error"
+
+
+def test_a_wait_for_an_element_to_go_fails_at_its_timeout_naming_the_element_still_there() -> None:
+    _, step = last(LOGIN, '{id: w, command: wait, args: {gone: "id=username", timeout: 600}}')
+    assert step.word == "fail" and step.error is not None
+    assert "id=username is still on screen after" in step.error.message and "(1 element(s) match)" in step.error.message
+    assert step.details["element"]["resource_id"].endswith(":id/username")
+
+
+def test_a_wait_for_an_element_to_go_takes_a_script_value_filled_in_as_it_starts() -> None:
+    script = "{id: name, command: eval_script, args: {script: \"output.gone = 'login_error'\"}}"
+    _, step = last(LOGIN, script, '{id: w, command: wait, args: {gone: {id: "${output.gone}"}, timeout: 600}}')
+    assert step.word == "ok", step.error
+    assert step.details["filled"]

@@ -343,14 +343,15 @@ class ScreenshotArgs(CaptureArgs):
 
 
 class WaitArgs(Args):
-    """Wait a fixed time (`ms`), for an element (`for`), or for the screen to be stable (`stable: true`)."""
+    """Wait a time (`ms`), for an element (`for`), for none to match (`gone`), or for a still screen (`stable`)."""
 
     command = "wait"
     own_time_bound = True
-    model_config = schema_rules(**one_of_keys("ms", "for", "stable"))
+    model_config = schema_rules(**one_of_keys("ms", "for", "gone", "stable"))
 
     ms: DurationMs | None = Field(None, description="Wait this many milliseconds.")
     for_: SelectorStr | None = Field(None, alias="for", description="Wait until this element is visible.")
+    gone: SelectorStr | None = Field(None, description="Wait until no element on screen matches this selector.")
     stable: Literal[True] | None = Field(None, description="Wait until two observations in a row are equal.")
     timeout: DurationMs | None = Field(None, description="Give up after this many ms (for/stable).")
     poll_ms: DurationMs | None = Field(
@@ -363,13 +364,13 @@ class WaitArgs(Args):
     @classmethod
     def rules(cls, raw: Mapping[str, object]) -> list[str]:
         """Exactly one mode."""
-        if len(_present(raw, "ms", "for", "stable")) != 1:
-            return ["wait requires exactly one of args.ms, args.for, or args.stable"]
+        if len(_present(raw, "ms", "for", "gone", "stable")) != 1:
+            return ["wait requires exactly one of args.ms, args.for, args.gone, or args.stable"]
         return []
 
     def tree_use(self) -> str | None:
-        """Need the tree to wait for an element or a stable screen (trees compared), not for a time."""
-        return "waits for elements; use ms" if self.for_ is not None or self.stable else None
+        """Need the tree to wait for an element, for one to go, or for a stable screen, not for a time."""
+        return None if self.ms is not None else "waits for elements; use ms"
 
 
 class SourceArgs(CaptureArgs):

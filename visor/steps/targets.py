@@ -127,6 +127,32 @@ def locate(ctx: ActionContext, selector_text: str, *, budget_us: int | None = No
             raise _not_found(selector, selector_text, nodes, observation, ctx.elapsed_ms())
 
 
+def await_gone(ctx: ActionContext, selector_text: str, budget_us: int) -> int:
+    """Wait until no element on screen matches the selector, within `budget_us`; return the matches it saw first.
+
+    Raises:
+        StepFailure: the selector cannot be used on this platform, or an element still matched at the deadline.
+    """
+    selector = parse_selector(selector_text)
+    first: int | None = None
+    while True:
+        observation = ctx.observe()
+        nodes, _ = _native(ctx, observation, selector, selector_text)
+        if nodes is None:
+            nodes = _matches(observation, selector, selector_text, ctx.platform)
+        shown = [node for node in nodes if observation.tree.on_screen(node)]
+        first = len(shown) if first is None else first
+        if not shown:
+            return first
+        if not ctx.pause(budget_us):
+            raise StepFailure(
+                f"{selector_text} is still on screen after {ctx.elapsed_ms()} ms ({len(shown)} element(s) match)",
+                likely_cause="The element did not go: the screen did not change as expected, or it changed slowly.",
+                next_step="Check the failure screenshot; raise args.timeout if it goes later.",
+                details={"selector": selector_text, "matches": len(shown), "element": element_details(shown[0])},
+            )
+
+
 def _native(
     ctx: ActionContext, observation: Observation, selector: Selector, text: str
 ) -> tuple[list[Node] | None, NativeInfo | None]:

@@ -263,13 +263,12 @@ def test_extended_wait_until_with_both_waits_for_one_then_the_other_to_go(tmp_pa
         "- extendedWaitUntil:\n    notVisible: {id: 'spinner.*'}\n    timeout: 60000\n    optional: true\n"
     )
     converted = valid(one(tmp_path, commands))
-    gone = {"while": {"visible": 'match={"id":"spinner.*"}'}}
     assert steps(converted) == [
         ("wait", {"for": "text=Feed", "timeout": 8000}),
-        ("wait_until", {"selector": {"text": "Loading"}, "state": "absent", "timeout_ms": 8000}),
-        # optional: bounded by times, the poll stops at its bound instead of failing
-        ("block", {"repeat": {"times": 240, **gone}, "steps": [("wait", {"ms": 250})]}),
+        ("wait", {"gone": "text=Loading", "timeout": 8000}),
+        ("wait", {"gone": 'match={"id":"spinner.*"}', "timeout": 60000}),
     ]
+    assert converted.scenario["steps"][2].get("optional") is True
     assert not converted.left_out
 
 

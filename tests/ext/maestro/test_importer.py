@@ -63,7 +63,7 @@ def test_flows_become_valid_scenarios_and_say_what_was_left_out(cli_runner: Cli,
         ("act", {"name": "type", "value": "${PASSWORD}"}),
         ("tap", {"target": "text=Log in"}),
         ("wait", {"for": "text=Feed", "timeout": 5000}),
-        ("wait_until", {"selector": {"text": "Welcome back"}, "state": "absent", "timeout_ms": 5000}),
+        ("wait", {"gone": "text=Welcome back", "timeout": 5000}),
         ("screenshot", {"label": "signed-in"}),
     ]
     assert Path(rows["login.yaml"]["env_file"]).read_text() == "USERNAME=ada\nPASSWORD=lovelace\n"
@@ -264,10 +264,9 @@ def test_what_maestro_says_more_converts_into_optional_steps_and_match(cli_runne
         {"id": "01-tap", "command": "tap", "args": {"target": "text=Maybe later"}, "optional": True},
         {"id": "02-tap", "command": "tap", "args": {"target": 'match={"text":"Item \\\\d+"}'}},
         {"id": "03-see", "command": "wait", "args": {"for": 'match={"id":"toolbar_title","text":"Feed"}', "timeout": 5000}},
-        {"id": "04-gone", "repeat": {"while": {"visible": gone}, "max": 20},
-         "steps": [{"id": "05-poll", "command": "wait", "args": {"ms": 250}}]},
-        {"id": "06-settle", "command": "wait", "args": {"stable": True, "timeout": 3000}, "optional": True},
-        {"id": "07-tap", "command": "tap", "args": {"target": "text=Log in"}},
+        {"id": "04-gone", "command": "wait", "args": {"gone": gone, "timeout": 5000}},
+        {"id": "05-settle", "command": "wait", "args": {"stable": True, "timeout": 3000}, "optional": True},
+        {"id": "06-tap", "command": "tap", "args": {"target": "text=Log in"}},
     ]  # fmt: skip
     checked = cli_runner.run("validate", row["scenario"])
     assert checked.exit_code == 0 and checked.data["valid"], checked.data

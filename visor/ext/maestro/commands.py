@@ -43,10 +43,6 @@ ASSERT_TIMEOUT_MS = 5000
 WAIT_TIMEOUT_MS = 10_000
 #: How long waitForAnimationToEnd waits for a still screen unless it says (Maestro's default).
 ANIMATION_TIMEOUT_MS = 15_000
-#: The longest `wait_until` visor allows.
-WAIT_UNTIL_MAX_MS = 30_000
-#: How often a wait for a `match=` element to go looks again.
-GONE_POLL_MS = 250
 #: The most runs a visor repeat block may have (`visor.scenario.blocks.MAX_REPEAT`).
 MAX_REPEAT = 1000
 _DIRECTIONS = {"LEFT": ((0.8, 0.5), (0.2, 0.5)), "RIGHT": ((0.2, 0.5), (0.8, 0.5)),
@@ -413,24 +409,11 @@ def _extended_wait(arg: object, known: Known) -> Outcome:
 
 
 def _absent(arg: object, timeout: int, known: Known, notes: list[str]) -> Outcome:
-    """Wait until no element the selector matches is on screen: `wait_until` absent, or a bounded poll for `match=`."""
+    """Wait until no element the selector matches is on screen, as Maestro's notVisible does, within `timeout`."""
     target, found = element(arg, known.env, "notVisible")
     if target is None:
         return _left(found[0])
-    if not isinstance(target, str):
-        return _left(f"notVisible {shown(arg)} holds JavaScript: visor reads a script's value in a step's arguments, "
-                     "not in the condition a wait polls")  # fmt: skip
-    notes = [*notes, *found]
-    kind, _, value = target.partition("=")
-    if kind == "match" or timeout > WAIT_UNTIL_MAX_MS:  # wait_until takes one exact text or id, 30 s at most
-        polls = max(1, min(MAX_REPEAT, -(-timeout // GONE_POLL_MS)))
-        if polls * GONE_POLL_MS < timeout:
-            notes.append(f"its timeout {timeout} ms is shortened to {polls * GONE_POLL_MS} ms, visor's longest poll")
-        head: JsonObject = {"repeat": {"while": {"visible": target}, "max": polls}}
-        return [Block("gone", head, [_step("poll", "wait", ms=GONE_POLL_MS)])], notes
-    selector: JsonObject = {"resource_id": value} if kind == "id" else {"text": value}
-    args: JsonObject = {"selector": selector, "state": "absent", "timeout_ms": max(1, min(timeout, WAIT_UNTIL_MAX_MS))}
-    return [{"kind": "gone", "command": "wait_until", "args": args}], notes
+    return [{"kind": "gone", "command": "wait", "args": {"gone": target, "timeout": timeout}}], [*notes, *found]
 
 
 def _scroll(arg: object, known: Known) -> Outcome:

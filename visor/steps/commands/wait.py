@@ -1,4 +1,4 @@
-"""`wait`: a fixed time, for an element, or until the screen stops changing."""
+"""`wait`: a fixed time, for an element, until no element matches, or until the screen stops changing."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from visor.steps.context import ActionContext, StepFailure
 from visor.steps.details import Copy, TargetInfo, Volatile
 from visor.steps.element_handles import find_handle, handle_details
 from visor.steps.entry import Entries, entry
-from visor.steps.targets import locate
+from visor.steps.targets import await_gone, locate
 from visor.ui.fingerprint import fingerprint
 
 #: A wait's arguments as given (signed), and upstream's result fields beside them for a wait `for` or `stable`.
@@ -19,6 +19,7 @@ WaitArgsInfo = TypedDict(
     {
         "ms": float,
         "for": str,
+        "gone": str,
         "stable": bool,
         "timeout": float,
         "pollMs": float,
@@ -33,11 +34,13 @@ WaitArgsInfo = TypedDict(
 
 
 class WaitDetails(TypedDict, total=False):
-    """A wait: for a time, for an element (`target`), or until the screen stopped changing (`screen`)."""
+    """A wait: for a time, for an element (`target`), for one to go, or until the screen stopped changing (`screen`)."""
 
     args: WaitArgsInfo
     target: TargetInfo
     screen: str
+    #: How many elements matched `gone` when the wait began (0: it was already gone); timing decides it, so unsigned.
+    matched_at_start: Volatile[int]
     waited_ms: Volatile[float]
 
 
@@ -60,6 +63,9 @@ def wait(args: WaitArgs, ctx: ActionContext) -> WaitDetails:
     budget = ms_to_us(args.timeout) if args.timeout is not None else ctx.wait_timeout_us
     if args.poll_ms is not None:
         ctx.poll_us = ms_to_us(args.poll_ms)
+    if args.gone is not None:
+        seen = await_gone(ctx, args.gone, budget)
+        return {"args": raw | _upstream_wait(ctx, budget), "matched_at_start": seen, "waited_ms": ctx.elapsed_ms()}
     if args.for_ is not None and (handle := find_handle(ctx, args.for_, budget)) is not None:
         found = handle_details(handle, args.for_)
         return {"args": raw | _upstream_wait(ctx, budget), "target": found, "waited_ms": ctx.elapsed_ms()}
