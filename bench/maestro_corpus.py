@@ -10,10 +10,15 @@ as `visor import maestro` converts it, its includes read from its repository's f
 - full: nothing left out, and the scenario validates;
 - partly: some commands or options left out (each named with its file and line);
 - nothing: no command converted (the scenario is a placeholder);
+- refused: Maestro's own flow reader refuses it too (an unknown command or option, a value of the wrong kind,
+  each named): it is written invalid, and runs nowhere;
 - invalid: the flow cannot be read as a Maestro flow (its YAML does not parse, or it is no flow);
 - crash: the importer raised something other than a visor error (a bug).
 
-The left-out commands are ranked by occurrences, with the reasons given most often.
+What Maestro reads and passes over (an unknown header key, inputText's id) is converted as Maestro runs it: nothing is
+left out, and the note is counted apart. The share converted is also given of the flows a phone runs: without the
+refused and invalid ones, and without web flows (a `url` header, or only `androidWebViewHierarchy` left out),
+which need a browser. The left-out commands are ranked by occurrences, with the reasons given most often.
 """
 
 from __future__ import annotations
@@ -30,9 +35,12 @@ import visor.api  # noqa: F401  -- plugs the agent tools in as commands, as `vis
 from visor.errors import VisorError
 from visor.ext.maestro.convert import convert_flow
 
+#: Header keys of Maestro's web flows: no phone visor drives opens a page without a browser.
+WEB = ("url", "androidWebViewHierarchy")
+
 
 def classify(corpus: str, repo: str, path: str) -> tuple[str, list[dict[str, object]], str]:
-    """Convert one flow; return its class, what was left out, and an error's text."""
+    """Convert one flow; return its class, what was left out (and what Maestro ignores), and an error's text."""
     root = os.path.join(corpus, "flows", repo.replace("/", "__"))
     try:
         converted = convert_flow(os.path.join(root, path), root=root, relative=path)
@@ -41,10 +49,13 @@ def classify(corpus: str, repo: str, path: str) -> tuple[str, list[dict[str, obj
     except Exception:  # counting the importer's bugs is the point
         return "crash", [], traceback.format_exc(limit=3)
     left = [dict(item) for item in converted.left_out]
+    left += [{**item, "ignored": True} for item in converted.ignored]
+    if any(item.get("refused") for item in left):
+        return "refused", left, ""
     steps = converted.scenario["steps"]
     if len(steps) == 1 and steps[0]["id"] == "01-nothing":
         return "nothing", left, ""
-    return ("partly" if left else "full"), left, ""
+    return ("partly" if converted.left_out else "full"), left, ""
 
 
 def main() -> int:
@@ -64,16 +75,32 @@ def main() -> int:
     for repo, path, *_ in rows:
         kind, left, error = classify(args.corpus, repo, path)
         classes[kind] += 1
-        for name in {str(item["command"]) for item in left}:
+        missing = [item for item in left if not item.get("ignored") and not item.get("refused")]
+        for name in {str(item["command"]) for item in missing}:
             flows_with[name] += 1
-        for item in left:
+        for item in missing:
             gaps[str(item["command"])] += 1
             reasons[str(item["command"])][str(item["reason"])[:90]] += 1
         report.append({"repo": repo, "path": path, "class": kind, "left_out": left, "error": error})
     total = sum(classes.values())
     print(f"{total} flows from {len({row[0] for row in rows})} repositories")
-    for kind in ("full", "partly", "nothing", "invalid", "crash"):
+    for kind in ("full", "partly", "nothing", "refused", "invalid", "crash"):
         print(f"  {kind:8} {classes[kind]:4}  {classes[kind] / total:6.1%}")
+    web = [item for item in report if item["class"] in ("partly", "nothing") and _web(item["left_out"])]
+    runs = total - classes["refused"] - classes["invalid"] - len(web)
+    aside = f"{len(web)} web flows and the refused and invalid left aside"
+    print(f"\nof the {runs} flows Maestro runs on a phone ({aside}): {classes['full']} convert fully, "
+          f"{classes['full'] / max(runs, 1):.1%}")  # fmt: skip
+    ignored = collections.Counter(
+        str(i["reason"])[:90] for item in report for i in item["left_out"] if i.get("ignored")
+    )
+    refused = collections.Counter(
+        str(i["reason"])[:90] for item in report for i in item["left_out"] if i.get("refused")
+    )
+    for title, counts in (("Maestro refuses", refused), ("Maestro passes over (converted as it runs)", ignored)):
+        print(f"\n{title}, by occurrences:")
+        for reason, times in counts.most_common(args.top):
+            print(f"  {times:4}  {reason}")
     print(f"\nleft out, by occurrences (flows with it), top {args.top}:")
     for name, count in gaps.most_common(args.top):
         reason, times = reasons[name].most_common(1)[0]
@@ -85,6 +112,12 @@ def main() -> int:
     for item in crashes[:5]:
         print(f"\ncrash: {item['repo']} {item['path']}\n{item['error']}", file=sys.stderr)
     return 0
+
+
+def _web(left: list[dict[str, object]]) -> bool:
+    """Say whether a flow is a web flow: a `url` header, or `androidWebViewHierarchy` alone left out."""
+    commands = {item["command"] for item in left if not item.get("ignored")}
+    return "url" in commands or commands == {"androidWebViewHierarchy"}
 
 
 if __name__ == "__main__":

@@ -80,7 +80,8 @@ def test_a_maestro_selector_becomes_the_visor_selector_that_means_the_same(maest
     [
         ({"text": "Go", "width": 100, "tolerance": 5}, ("text=Go", ["width", "tolerance"])),
         ({"id": "x", "traits": "text"}, ("id=x", ["traits"])),
-        ({"text": "Go", "bogus": 1}, (None, ["'bogus' is no selector key"])),
+        ({"text": "Go", "bogus": 1}, (None, ["'bogus' is no key of Maestro's selectors: Maestro refuses it too"])),
+        ({"text": ["A", "B"]}, (None, ["is not one text: Maestro refuses it too"])),
         ({"index": 2}, (None, ["only by index"])),
         ({"text": "A", "enabled": "maybe"}, (None, ["enabled must be true or false"])),
         ({"text": "A", "index": -1}, (None, ["index -1 is no whole number"])),

@@ -12,6 +12,7 @@ from tests.conftest import Cli
 from tests.ext.maestro.test_convert import flow, left, one, steps
 from visor.errors import ExitCode
 from visor.ext.maestro.commands import ANIMATION_TIMEOUT_MS, Known, convert_command
+from visor.ext.maestro.notes import Refused
 
 KNOWN = Known("com.visor.demo", {})
 
@@ -56,29 +57,24 @@ def test_clear_keychain_takes_no_options(tmp_path: Path) -> None:
     assert left(one(tmp_path, "- clearKeychain: {appId: x}\n")) == [("f.yaml", 3, "clearKeychain")]
 
 
-def test_a_scroll_with_a_duration_keeps_it_and_wait_for_animation_goes_on_at_its_timeout(tmp_path: Path) -> None:
-    converted = one(tmp_path, "- scroll: {duration: 1500}\n- scroll: {speed: 3}\n- waitForAnimationToEnd\n"
-                              "- waitForAnimationToEnd: {timeout: 2500}\n")  # fmt: skip
+def test_a_scroll_with_options_is_refused_as_maestro_refuses_it(tmp_path: Path) -> None:
+    converted = one(tmp_path, "- scroll\n- scroll: {duration: 1500}\n- scroll: {direction: UP}\n- waitForAnimationToEnd\n"
+                              "- waitForAnimationToEnd: {timeout: 2500}\n- waitForAnimationToEnd: 500\n")  # fmt: skip
     assert steps(converted) == [
-        ("scroll", {"direction": "down", "duration_ms": 1500}),
+        ("scroll", {"direction": "down"}),
         ("wait", {"stable": True, "timeout": ANIMATION_TIMEOUT_MS}),
         ("wait", {"stable": True, "timeout": 2500}),
     ]
     assert [step.get("optional") for step in converted.scenario["steps"]] == [None, True, True]
-    assert left(converted) == [("f.yaml", 4, "scroll")]
+    assert left(converted) == [("f.yaml", 4, "scroll"), ("f.yaml", 5, "scroll"), ("f.yaml", 8, "waitForAnimationToEnd")]
+    assert all(item.get("refused") for item in converted.left_out)
+    assert "Maestro refuses it too" in converted.left_out[0]["reason"]
 
 
-@given(st.one_of(st.integers(-10, 100_000), st.text(max_size=6), st.none(), st.booleans()))
-def test_a_scroll_duration_is_always_one_visor_takes_or_a_note(duration: object) -> None:
-    converted, notes = convert_command("scroll", {"duration": duration}, KNOWN)
-    [step] = converted
-    assert isinstance(step, dict)
-    assert 1 <= int(step["args"]["duration_ms"]) <= 10_000  # type: ignore[call-overload]
-    plain = isinstance(duration, int) and not isinstance(duration, bool)
-    if not isinstance(duration, str) and not (plain and 1 <= duration <= 10_000):  # type: ignore[operator]
-        assert notes  # not a number, or one visor bounds: said
-    if plain and 1 <= duration <= 10_000:  # type: ignore[operator]
-        assert not notes and step["args"]["duration_ms"] == duration
+@given(st.dictionaries(st.text(min_size=1, max_size=8), st.integers() | st.text(max_size=4), min_size=1, max_size=3))
+def test_a_scroll_with_any_option_converts_to_nothing_and_says_maestro_refuses_it(options: dict[str, object]) -> None:
+    converted, notes = convert_command("scroll", options, KNOWN)
+    assert converted == [] and len(notes) == 1 and isinstance(notes[0], Refused)
 
 
 @given(st.one_of(st.sampled_from(["enabled", "disabled", " Enabled ", "DISABLED"]), st.text(max_size=8), st.none()))
@@ -93,7 +89,7 @@ def test_a_flow_of_settings_commands_runs_on_both_simulated_phones(cli_runner: C
                                                                     platform: str) -> None:  # fmt: skip
     flow(tmp_path / "flows", "settings.yaml",
          "- launchApp\n- setOrientation: LANDSCAPE_RIGHT\n- setOrientation: PORTRAIT\n- setPermissions: {permissions: {all: allow, camera: deny}}\n- setAirplaneMode: enabled\n"
-         "- toggleAirplaneMode\n- clearKeychain\n- openLink: demo://feed\n- scroll: {duration: 800}\n"
+         "- toggleAirplaneMode\n- clearKeychain\n- openLink: demo://feed\n- scroll\n"
          "- waitForAnimationToEnd: {timeout: 1000}\n- assertVisible: Settings\n")  # fmt: skip
     result = cli_runner.run("run", str(tmp_path / "flows" / "settings.yaml"), "--runtime", "sim", "--platform",
                             platform, "--output", str(tmp_path / "out"))  # fmt: skip

@@ -29,11 +29,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict
 
+from visor.ext.maestro.notes import INSTEAD, MAESTRO_COMMANDS, Ignored, Refused
 from visor.ext.maestro.selectors import condition, element, maestro_truth
 from visor.ext.maestro.values import PARAMETER, number, option_names, scalar_text, shown
+from visor.inputs.suggest import did_you_mean
 from visor.jsontypes import JsonObject, JsonValue
 from visor.limits import MAX_DURATION_MS, MAX_GESTURE_MS
-from visor.scenario.commands import ERASE_CHARS, MAX_SCROLLS_CAP, MAX_TEXT_CHARS, SCROLL_MS
+from visor.scenario.commands import ERASE_CHARS, MAX_SCROLLS_CAP, MAX_TEXT_CHARS
 from visor.scenario.keys import key_name
 from visor.steps.commands.scroll_until import swipe_ms
 
@@ -116,6 +118,10 @@ def convert_command(name: str, arg: object, known: Known) -> Outcome:
     if name in _MISSING:
         return [], [f"{name} is not converted: {_MISSING[name]}"]
     named = name if re.fullmatch(r"[A-Za-z][\w.-]{0,59}", name) else shown(name)
+    if name not in MAESTRO_COMMANDS:
+        hint = f"write {INSTEAD[name]}" if name in INSTEAD else did_you_mean(name, sorted(MAESTRO_COMMANDS))
+        meant = f" ({hint})" if hint else ""
+        return [], [Refused(f"{named} is no Maestro command: Maestro refuses the flow{meant}")]
     return [], [f"{named} is not converted"]
 
 
@@ -288,7 +294,12 @@ def _set_airplane_mode(arg: object, known: Known) -> Outcome:
         arg = arg["value"]
     enabled = {"enabled": True, "disabled": False}.get(arg.strip().lower()) if isinstance(arg, str) else None
     if enabled is None:
-        return _left(f"setAirplaneMode {shown(arg)}: only enabled or disabled is converted")
+        return _left(
+            Refused(
+                f"setAirplaneMode {shown(arg)}: Maestro refuses it too (it takes enabled, disabled, or "
+                "value: one of them)"
+            )
+        )
     return _android_only(_step("airplane", "set_airplane_mode", enabled=enabled)), []
 
 
@@ -369,14 +380,19 @@ def _tap_options(options: dict[str, object], known: Known) -> tuple[int, int, li
 
 
 def _input_text(arg: object, known: Known) -> Outcome:
-    if isinstance(arg, dict) and set(arg) == {"text"}:
-        arg = arg["text"]
+    notes: list[str] = []
+    if isinstance(arg, dict):  # Maestro reads text (empty without one) and label, and passes over any other key
+        others = sorted(set(arg) - {"text"})
+        if others:
+            notes.append(Ignored(f"inputText {option_names(set(others))}: Maestro reads only text and label, and types "
+                                 "into the focused field"))  # fmt: skip
+        arg = arg.get("text", "")
     text = scalar_text(arg) if not isinstance(arg, bool) else None
     if text == "":
-        return [], []  # Maestro types nothing: nor does the scenario
+        return [], notes  # Maestro types nothing: nor does the scenario
     if not text:
         return _left(f"inputText {shown(arg)}: only a text is converted")
-    return [_step("type", "act", name="type", value=text)], []
+    return [_step("type", "act", name="type", value=text)], notes
 
 
 def _assert_visible(arg: object, known: Known) -> Outcome:
@@ -419,13 +435,8 @@ def _absent(arg: object, timeout: int, known: Known, notes: list[str]) -> Outcom
 def _scroll(arg: object, known: Known) -> Outcome:
     if arg in (None, {}):
         return [_step("scroll", "scroll", direction="down")], []
-    if not isinstance(arg, dict) or set(arg) != {"duration"}:
-        return _left(f"scroll {shown(arg)}: only a plain scroll (down), or one with a duration, is converted")
-    duration, notes = _duration(arg["duration"], known, "scroll duration", SCROLL_MS)
-    bounded = max(1, min(duration, MAX_GESTURE_MS))
-    if bounded != duration:
-        notes.append(f"scroll duration {duration} ms is outside visor's 1..{MAX_GESTURE_MS} ms: {bounded} ms is used")
-    return [_step("scroll", "scroll", direction="down", duration_ms=bounded)], notes
+    return _left(Refused(f"scroll {shown(arg)}: Maestro refuses it too (its scroll takes no options and scrolls "
+                         "down); a swipe with a direction, or scrollUntilVisible, says more"))  # fmt: skip
 
 
 def _back(arg: object, known: Known) -> Outcome:
@@ -450,7 +461,7 @@ def _wait_for_animation(arg: object, known: Known) -> Outcome:
     if arg in (None, {}):
         timeout = ANIMATION_TIMEOUT_MS
     elif not isinstance(arg, dict) or set(arg) != {"timeout"}:
-        return _left(f"waitForAnimationToEnd {shown(arg)}: only a timeout is converted")
+        return _left(Refused(f"waitForAnimationToEnd {shown(arg)}: Maestro refuses it too (it takes timeout: N)"))
     else:
         timeout, notes = _duration(arg["timeout"], known, "timeout", ANIMATION_TIMEOUT_MS)
     settle: Step = {**_step("settle", "wait", stable=True, timeout=timeout), "optional": True}
@@ -614,7 +625,7 @@ def _run_script(arg: object, known: Known) -> Outcome:
     """Convert runScript: its file (relative to the flows' folder) and env; with `when`, in a block."""
     options = {"file": arg} if isinstance(arg, str) else arg if isinstance(arg, dict) else None
     if options is None or "file" not in options or set(options) - {"file", "env", "when"}:
-        return _left(f"runScript {shown(arg)}: only a file, with its env and when, is converted")
+        return _left(Refused(f"runScript {shown(arg)}: Maestro refuses it too (it runs a file, with its env and when)"))
     file, why = _project_file(options["file"], known)
     if file is None:
         return _left(f"runScript file {why}")
@@ -672,6 +683,8 @@ def _swipe(arg: object, known: Known) -> Outcome:
     if not isinstance(arg, dict):
         return _left(f"swipe {shown(arg)}: only a direction, start/end or from with a direction are converted")
     options = {"direction", "start", "end", "from", "duration"}
+    if set(arg) - options - {"waitToSettleTimeoutMs"}:
+        return _left(Refused(f"swipe options {option_names(set(arg) - options)} are not Maestro's: it refuses them"))
     if set(arg) - options:
         return _left(f"swipe options {option_names(set(arg) - options)} are not converted")
     duration, notes = _swipe_duration(arg, known)

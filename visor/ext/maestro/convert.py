@@ -12,7 +12,7 @@ A flow is a YAML header (`appId`, `name`, `tags`, `env`) then `---` then a list 
 | `tapOn` a selector or a `point` (px or %) | `tap` (fractions for %); `repeat`: that many taps, `delay` between |
 | `inputText` | `act type` into the focused field |
 | `assertVisible` | `wait` for it (5 s) |
-| `assertNotVisible`, `extendedWaitUntil.notVisible` | `wait_until` state `absent`; for `match=` or over 30 s, a poll |
+| `assertNotVisible`, `extendedWaitUntil.notVisible` | `wait` until it is `gone` |
 | `extendedWaitUntil.visible` (and `notVisible`) | `wait` for it, its `timeout` kept (then for the other to go) |
 | a selector: plain text, `id` | `text=`, `id=` |
 | a selector: a pattern, states, `index`, `below`…, `childOf`… | `match=` with the same keys, snake_case |
@@ -27,7 +27,7 @@ A flow is a YAML header (`appId`, `name`, `tags`, `env`) then `---` then a list 
 | `${KEY}` and header `env` | `${KEY}` kept; `env` written as a dotenv file to pass with `--env-file` |
 | `${NAME \|\| 'text'}` | `${NAME}`, defaulting to the text (the flow's env value first) |
 | `${…}` JavaScript in a command's options | kept: the step fills it in as it runs; in a selector, a `match=` mapping |
-| header `onFlowStart` | its commands, first |
+| header `onFlowStart` | its commands, first (an included flow's: before its commands) |
 | header `onFlowComplete` | the scenario's `teardown`: run after the steps whatever happened |
 
 Anything else (a command waiting for a visor command to come, `commands.PENDING`; JavaScript in `${…}` where
@@ -63,6 +63,7 @@ from visor.ext.maestro.commands import (
     pending,
 )
 from visor.ext.maestro.flow import FlowFile, FlowReader
+from visor.ext.maestro.notes import INSTEAD, MAESTRO_COMMANDS, MAESTRO_HEADER, Ignored, Refused
 from visor.ext.maestro.selectors import condition
 from visor.ext.maestro.values import (
     PARAMETER,
@@ -79,6 +80,7 @@ from visor.ext.maestro.values import (
 )
 from visor.inputs.document import Document, Path, Position
 from visor.inputs.parameters import substitute
+from visor.inputs.suggest import did_you_mean
 from visor.inputs.templates import is_template
 from visor.inputs.yaml_writer import dump_yaml
 from visor.jsontypes import JsonObject, JsonValue
@@ -101,7 +103,8 @@ MAESTRO_MAX_RETRIES = 3
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 #: What `str.splitlines` (the env-file reader) and YAML break lines at, and the NUL no text file holds.
 _LINE_BREAKS = re.compile("[\x00\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
-_TOP_HEADER = {"appId", "name", "tags", "env", "onFlowStart", "onFlowComplete"}
+#: The header keys the conversion reads (any other Maestro key is named as left out).
+_HEADER = {"appId", "name", "tags", "env", "onFlowStart", "onFlowComplete"}
 
 
 class Meta(TypedDict):
@@ -153,6 +156,8 @@ class LeftOut(TypedDict):
     line: int
     command: str
     reason: str
+    #: Maestro's own flow reader refuses it too: the flow does not run in Maestro either.
+    refused: NotRequired[bool]
 
 
 @dataclass
@@ -167,6 +172,8 @@ class Converted:
     app_id: str | None = None
     #: Every file read: the flow and its includes.
     files: list[str] = field(default_factory=list)
+    #: What Maestro reads and does nothing with, and so neither does the scenario (nothing is left out).
+    ignored: list[LeftOut] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +239,7 @@ class _State:
     #: The list being filled: the scenario's steps, or a block's while its commands are converted.
     steps: list[_Entry] = field(default_factory=list)
     left_out: list[tuple[int, LeftOut]] = field(default_factory=list)
+    ignored: list[tuple[int, LeftOut]] = field(default_factory=list)
     #: The files whose header was read (an included flow's, once however often it is included).
     headers: set[str] = field(default_factory=set)
     commands: int = 0
@@ -240,6 +248,11 @@ class _State:
     def leave_out(self, where: _Where, command: str, reason: str) -> None:
         cut = command if len(command) <= 80 else command[:80] + "…"
         item: LeftOut = {"file": where.flow.shown, "line": where.line, "command": cut, "reason": reason}
+        if isinstance(reason, Ignored):
+            self.ignored.append((where.order, item))
+            return
+        if isinstance(reason, Refused):
+            item["refused"] = True
         self.left_out.append((where.order, item))
 
     def spend(self, where: _Where, characters: int) -> None:
@@ -276,25 +289,15 @@ def convert_flow(path: str, root: str | None = None, relative: str | None = None
     flow = reader.top(path, relative if relative is not None else os.path.basename(path))
     state = _State(reader, None)
     frame = _Frame((flow.relative,), {}, 0)
-    _header(state, flow, top=True)
+    _header(state, flow)
     where = _Where(flow, flow.position(("appId",)), 0)
     app_id = _read(state, where, flow.header.get("appId"), frame)
     state.app_id = app_id if isinstance(app_id, str) and app_id.strip() else None
-    hooks = flow.header.get("onFlowStart", [])
-    if isinstance(hooks, list):
-        _run(state, flow, hooks, ("onFlowStart",), frame)
-    else:
-        state.leave_out(_Where(flow, flow.position(("onFlowStart",))), "onFlowStart", "onFlowStart is not a list")
+    _hook(state, flow, "onFlowStart", frame)
     _run(state, flow, flow.commands, (), frame)
     teardown: list[_Entry] = []
-    hooks = flow.header.get("onFlowComplete", [])
-    if isinstance(hooks, list):
-        with _filling(state, teardown):
-            _run(state, flow, hooks, ("onFlowComplete",), frame)
-    else:
-        state.leave_out(
-            _Where(flow, flow.position(("onFlowComplete",))), "onFlowComplete", "onFlowComplete is not a list"
-        )
+    with _filling(state, teardown):
+        _hook(state, flow, "onFlowComplete", frame)
     scenario = _scenario(flow)
     scenario["steps"] = _valid_steps(state, state.steps) or [_NOTHING]
     if teardown:
@@ -303,7 +306,8 @@ def convert_flow(path: str, root: str | None = None, relative: str | None = None
             scenario["teardown"] = kept
     _keep_app(state, flow, scenario)
     left_out = [item for _, item in sorted(state.left_out, key=lambda pair: pair[0])]
-    return Converted(scenario, state.env, left_out, state.app_id, reader.paths())
+    ignored = [item for _, item in sorted(state.ignored, key=lambda pair: pair[0])]
+    return Converted(scenario, state.env, left_out, state.app_id, reader.paths(), ignored)
 
 
 def _keep_app(state: _State, flow: FlowFile, scenario: ScenarioData) -> None:
@@ -368,6 +372,9 @@ def scenario_text(path: str, flow: Converted) -> str:
     for item in flow.left_out:
         where = f"line {item['line']}" if item["file"] == path else f"{item['file']} line {item['line']}"
         notes.append(comment(f"Left out ({where}, {item['command']}): {item['reason']}"))
+    for item in flow.ignored:
+        where = f"line {item['line']}" if item["file"] == path else f"{item['file']} line {item['line']}"
+        notes.append(comment(f"Maestro ignores ({where}, {item['command']}): {item['reason']}"))
     return "\n".join(notes) + "\n" + dump_yaml(flow.scenario)
 
 
@@ -402,16 +409,19 @@ def _scenario(flow: FlowFile) -> ScenarioData:
     return {"meta": meta, "config": {"stopOnFailure": True}, "steps": []}
 
 
-def _header_left_out(key: str, value: object, top: bool) -> str:
-    """Say why a header key is not converted."""
+def _header_left_out(key: str, value: object) -> str:
+    """Say why a header key is not converted (or that Maestro passes over it, as the scenario does)."""
+    if key not in MAESTRO_HEADER:
+        hint = f"write {INSTEAD[key]}" if key in INSTEAD else did_you_mean(key, sorted(MAESTRO_HEADER))
+        meant = f" ({hint})" if hint else ""
+        return Ignored(f"the header key {shown(key)} is not one of Maestro's{meant}: Maestro passes over it")
     if key == "jsEngine":
         return (f"jsEngine {shown(value)} is not converted: visor runs scripts on a modern engine (QuickJS), as "
                 "Maestro's graaljs; a script written for Rhino may behave otherwise")  # fmt: skip
-    whose = "" if top else " (of an included flow: only its env is used)"
-    return f"the header key {shown(key)} is not converted{whose}"
+    return f"the header key {shown(key)} is not converted"
 
 
-def _header(state: _State, flow: FlowFile, *, top: bool) -> None:
+def _header(state: _State, flow: FlowFile) -> None:
     """Take the header's env (once per file); report what of the header is not converted."""
     if flow.relative in state.headers:
         return
@@ -424,12 +434,11 @@ def _header(state: _State, flow: FlowFile, *, top: bool) -> None:
             _env_value(state, flow, key, value)
     elif env is not None:
         state.leave_out(_Where(flow, flow.position(("env",)), order), "env", "env is not a mapping of names to values")
-    known = _TOP_HEADER if top else {"appId", "name", "tags", "env"}
     for key in flow.header:
         if key == "jsEngine" and flow.header[key] == "graaljs":
             continue  # Maestro's modern engine: visor's scripts run on one of the same language level (QuickJS)
-        if key not in known:
-            message = _header_left_out(key, flow.header[key], top)
+        if key not in _HEADER:
+            message = _header_left_out(key, flow.header[key])
             state.leave_out(_Where(flow, flow.position((key,)), order), key, message)
 
 
@@ -559,6 +568,11 @@ def _split(value: object) -> tuple[str, object, str | None]:
     """Return a command's name and options, or why it is no command."""
     if isinstance(value, str):
         return value, None, None
+    named = [key for key in value if key in MAESTRO_COMMANDS] if isinstance(value, dict) else []
+    if isinstance(value, dict) and len(value) > 1 and len(named) == 1:
+        others = option_names({str(key) for key in value if key != named[0]})
+        why = f"{others} beside {named[0]}: Maestro refuses a command with other keys beside its name (not under it)"
+        return named[0], None, Refused(why)
     if not isinstance(value, dict) or len(value) != 1:
         keys = f" (it has {len(value)} keys)" if isinstance(value, dict) else ""
         return "?", None, f"{shown(value)} is not a command: a name, or a mapping of one name to options{keys}"
@@ -686,8 +700,29 @@ def _inline(
             likely_cause="Two flows include each other (or a flow includes itself): it would never end.",
             next_step="Break the cycle: move the shared commands into a flow that includes neither.",
         )
-    _header(state, included, top=False)
-    _run(state, included, included.commands, (), _Frame((*frame.chain, included.relative), scope, inner.depth))
+    _header(state, included)
+    deeper = _Frame((*frame.chain, included.relative), scope, inner.depth)
+    _hook(state, included, "onFlowStart", deeper)  # Maestro runs an included flow's hooks around its commands
+    _run(state, included, included.commands, (), deeper)
+    if _hook(state, included, "onFlowComplete", deeper):
+        state.leave_out(
+            _Where(included, included.position(("onFlowComplete",)), state.commands),
+            "onFlowComplete",
+            "an included flow's onFlowComplete runs after its commands; when one of them fails, Maestro runs it "
+            "before stopping and visor stops at once",
+        )
+
+
+def _hook(state: _State, flow: FlowFile, key: str, frame: _Frame) -> bool:
+    """Convert a header hook's commands where they are (False: the flow has none)."""
+    hooks = flow.header.get(key)
+    if hooks is None:
+        return False
+    if not isinstance(hooks, list):
+        state.leave_out(_Where(flow, flow.position((key,)), state.commands), key, f"{key} is not a list")
+        return False
+    _run(state, flow, hooks, (key,), frame)
+    return bool(hooks)
 
 
 def _call_env(state: _State, env: object, frame: _Frame, where: _Where) -> dict[str, str] | None:

@@ -62,12 +62,13 @@ class MaestroFlows:
 
         converted = convert_flow(path)
         notes = tuple(_note(path, item) for item in converted.left_out)
+        notes += tuple(_note(path, item, "passed over, as Maestro does") for item in converted.ignored)
         return Translated(scenario_text(path, converted), dict(converted.env), notes)
 
 
-def _note(path: str, item: LeftOut) -> Issue:
-    """Return a left-out command as a warning at its line in the flow (or in the included file it is in)."""
+def _note(path: str, item: LeftOut, what: str = "not converted") -> Issue:
+    """Return a left-out (or passed-over) command as a warning at its line in the flow (or the included file)."""
     where = "" if os.path.abspath(item["file"]) == os.path.abspath(path) else f" (in {item['file']})"
-    message = f"Maestro {item['command']} not converted{where}: {item['reason']}"
+    message = f"Maestro {item['command']} {what}{where}: {item['reason']}"
     found = warning(IssueCode.UNSUPPORTED_COMMAND, message, ())
     return replace(found, line=item["line"], column=1)

@@ -48,6 +48,8 @@ class _Row(TypedDict):
     #: How many steps it has, those in blocks counted.
     steps: NotRequired[int]
     left_out: NotRequired[list[LeftOut]]
+    #: What Maestro passes over, and so does the scenario.
+    ignored: NotRequired[list[LeftOut]]
     env_file: NotRequired[str]
     replaced: NotRequired[list[str]]
     renamed: NotRequired[str]
@@ -276,6 +278,8 @@ def _write(
             return False
         written.append(target)
     row.update({"scenario": targets[0], "steps": _steps(flow.scenario["steps"]), "left_out": flow.left_out})
+    if flow.ignored:
+        row["ignored"] = flow.ignored
     if flow.env:
         row["env_file"] = targets[1]
     if there:

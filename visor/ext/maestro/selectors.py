@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from visor.ext.maestro.notes import MAESTRO_SELECTOR, Refused
 from visor.ext.maestro.values import PARAMETER, expression, shown, whole_number
 from visor.jsontypes import JsonObject, JsonValue
 from visor.selectors.patterns import PatternError, compile_pattern
@@ -57,8 +58,14 @@ def element(arg: object, env: dict[str, str], what: str) -> tuple[str | JsonObje
         if expression(mapping) is not None:
             return mapping, notes  # checked as the scenario validates, and again with its values as it runs
         return _plain(mapping) or read_match(mapping).canonical(), notes
+    except NotMaestro as exc:
+        return None, [Refused(f"{what} {shown(arg)} is not converted: {exc}")]
     except MatchError as exc:
         return None, [f"{what} {shown(arg)} is not converted: {exc}"]
+
+
+class NotMaestro(MatchError):
+    """A selector Maestro's own flow reader refuses: a key it does not have, a list where one text goes."""
 
 
 def _plain(mapping: dict[str, JsonValue]) -> str | None:
@@ -96,6 +103,8 @@ def _mapping(arg: dict[str, object], env: dict[str, str], notes: list[str], dept
             out[name] = [_anchor(key, item, env, notes, depth) for item in value]
         elif key in _NO_EQUIVALENT:
             notes.append(f"the selector's {key} {shown(value)} is left out: visor's match= has no {key}")
+        elif key not in MAESTRO_SELECTOR:
+            raise NotMaestro(f"{shown(key)} is no key of Maestro's selectors: Maestro refuses it too")
         else:
             raise MatchError(f"{shown(key)} is no selector key visor's match= has")
     if not out:
@@ -107,6 +116,8 @@ def _text(key: str, value: object) -> str:
     """Return a text or id pattern; one that is no regular expression is escaped, as Maestro takes it literally."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         value = str(value)
+    if isinstance(value, list | dict):
+        raise NotMaestro(f"{key} {shown(value)} is not one text: Maestro refuses it too (a pattern says several: a|b)")
     if not isinstance(value, str) or not value.strip():
         raise MatchError(f"{key} must be a non-empty text")
     if "${" in value:

@@ -1,0 +1,89 @@
+"""What Maestro itself refuses is named as such (the flow is written invalid), and what Maestro passes over is
+passed over in the scenario too, with a note: nothing it runs is left out, and nothing is made to mean more.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.ext.maestro.test_blocks import valid
+from tests.ext.maestro.test_convert import flow, left, one, steps
+from visor.ext.maestro.commands import Known, convert_command
+from visor.ext.maestro.convert import convert_flow, scenario_text
+from visor.ext.maestro.notes import MAESTRO_COMMANDS, Ignored, Refused
+
+KNOWN = Known("com.visor.demo", {}, "")
+
+
+@pytest.mark.parametrize(
+    ("commands", "words"),
+    [
+        ("- tapOn: Save\n  optional: true\n", "'optional' beside tapOn: Maestro refuses a command"),
+        ("- inputText: ada\n  label: Name\n", "'label' beside inputText"),
+        ("- clearText\n", "clearText is no Maestro command: Maestro refuses the flow (write eraseText)"),
+        ("- assertOneOf: [A, B]\n", "assertOneOf is no Maestro command"),
+        ("- scroll: {direction: UP}\n", "scroll {'direction': 'UP'}: Maestro refuses it too"),
+        ("- waitForAnimationToEnd: 500\n", "Maestro refuses it too (it takes timeout: N)"),
+        ("- setAirplaneMode: {enabled: true}\n", "setAirplaneMode {'enabled': True}: Maestro refuses it too"),
+        ("- swipe: {startPoint: '10%,50%', endPoint: '90%,50%'}\n", "are not Maestro's: it refuses them"),
+        ("- assertVisible: {text: [A, B]}\n", "is not one text: Maestro refuses it too"),
+        ("- tapOn: {anyOf: [{text: A}]}\n", "'anyOf' is no key of Maestro's selectors"),
+        ("- runScript: {script: 'output.a = 1'}\n", "runScript {'script': 'output.a = 1'}: Maestro refuses it too"),
+    ],
+)
+def test_what_maestro_refuses_is_left_out_and_said_to_be_refused(tmp_path: Path, commands: str, words: str) -> None:
+    converted = valid(one(tmp_path, commands))
+    [item] = converted.left_out
+    assert item.get("refused") is True and words in item["reason"], item["reason"]
+    assert item["line"] == 3 and not converted.ignored
+
+
+def test_a_command_maestro_knows_is_never_said_to_be_refused_for_its_name() -> None:
+    for name in MAESTRO_COMMANDS:
+        _, notes = convert_command(name, None, KNOWN)
+        assert not any(isinstance(note, Refused) and "no Maestro command" in note for note in notes), name
+
+
+@given(st.text(min_size=1, max_size=12).filter(lambda name: name not in MAESTRO_COMMANDS))
+def test_any_other_name_is_refused_as_no_maestro_command(name: str) -> None:
+    steps_, notes = convert_command(name, None, KNOWN)
+    assert steps_ == [] and len(notes) == 1 and isinstance(notes[0], Refused) and "no Maestro command" in notes[0]
+
+
+def test_input_text_types_its_text_into_the_focused_field_and_its_id_is_passed_over_as_maestro_does(
+    tmp_path: Path,
+) -> None:
+    converted = valid(one(tmp_path, "- inputText: {id: username, text: ada}\n- inputText: {id: password}\n"))
+    assert steps(converted) == [("act", {"name": "type", "value": "ada"})]  # no text: Maestro types nothing
+    assert converted.left_out == []
+    assert [item["reason"] for item in converted.ignored] == [
+        "inputText 'id': Maestro reads only text and label, and types into the focused field"
+    ] * 2
+    assert "line 3, inputText): inputText 'id': Maestro reads only" in scenario_text("f.yaml", converted)
+
+
+def test_a_header_key_maestro_does_not_have_is_passed_over_with_the_key_it_may_mean(tmp_path: Path) -> None:
+    header = "appId: com.visor.demo\nonFlowEnd:\n  - back\n"
+    converted = valid(one(tmp_path, "- back\n", header))
+    assert steps(converted) == [("act", {"name": "back"})] and converted.left_out == []
+    [item] = converted.ignored
+    assert isinstance(item["reason"], Ignored) and item["command"] == "onFlowEnd" and item["line"] == 2
+    assert "(write onFlowComplete)" in item["reason"] and "Maestro passes over it" in item["reason"]
+
+
+def test_an_included_flows_hooks_run_around_its_commands_as_maestro_runs_them(tmp_path: Path) -> None:
+    flow(
+        tmp_path,
+        "login.yaml",
+        "- tapOn: Log in\n",
+        "appId: x\nonFlowStart:\n  - back\nonFlowComplete:\n  - hideKeyboard\n",
+    )
+    converted = valid(convert_flow(str(flow(tmp_path, "main.yaml", "- runFlow: login.yaml\n- runFlow: login.yaml\n"))))
+    once = [("act", {"name": "back"}), ("tap", {"target": "text=Log in"}), ("hide_keyboard", {})]
+    assert steps(converted) == once * 2
+    assert left(converted) == [("login.yaml", 4, "onFlowComplete")] * 2  # on a failure, Maestro runs it; visor stops
+    assert "Maestro runs it before stopping" in converted.left_out[0]["reason"]
