@@ -363,7 +363,7 @@ def test_a_command_whose_visor_command_landed_converts_into_it(
         ("- inputRandomEmail: {length: 5}\n", "only no option is converted"),
         ("- scrollUntilVisible: {direction: UP}\n", "it needs an element"),
         ("- scrollUntilVisible: {element: X, direction: SIDEWAYS, speed: 400}\n", "direction 'SIDEWAYS' is left out"),
-        ("- evalScript: output.n = 1\n", "is not one ${…} expression"),
+        ("- evalScript: {script: [1]}\n", "is not a text holding ${…} JavaScript"),
         ("- runScript: ../outside.js\n", "is outside the flows' folder"),
         ("- addMedia: ['${PHOTO}']\n", "is not a file name visor can read"),
     ],

@@ -87,3 +87,19 @@ def test_an_included_flows_hooks_run_around_its_commands_as_maestro_runs_them(tm
     assert steps(converted) == once * 2
     assert left(converted) == [("login.yaml", 4, "onFlowComplete")] * 2  # on a failure, Maestro runs it; visor stops
     assert "Maestro runs it before stopping" in converted.left_out[0]["reason"]
+
+
+def test_eval_script_runs_what_is_inside_each_of_its_templates_as_maestro_does_and_no_more(tmp_path: Path) -> None:
+    commands = (
+        '- evalScript: |\n    "${\n      output.tags = {a: [1, 2]}\n    }"\n'
+        "- evalScript: ${output.a = 1} and ${output.b = 2}\n"
+        "- evalScript: output.never = 1\n"
+    )
+    converted = valid(one(tmp_path, commands))
+    assert steps(converted) == [
+        ("eval_script", {"script": "output.tags = {a: [1, 2]}"}),
+        ("eval_script", {"script": "output.a = 1;\noutput.b = 2"}),
+    ]
+    assert converted.left_out == []
+    assert [item["line"] for item in converted.ignored] == [3, 7, 8]
+    assert "Maestro runs only what is inside ${…}, not the text around it" in converted.ignored[0]["reason"]

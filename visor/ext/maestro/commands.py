@@ -33,6 +33,7 @@ from visor.ext.maestro.notes import INSTEAD, MAESTRO_COMMANDS, Ignored, Refused
 from visor.ext.maestro.selectors import condition, element, maestro_truth
 from visor.ext.maestro.values import PARAMETER, number, option_names, scalar_text, shown
 from visor.inputs.suggest import did_you_mean
+from visor.inputs.templates import Expression, Literal, pieces
 from visor.jsontypes import JsonObject, JsonValue
 from visor.limits import MAX_DURATION_MS, MAX_GESTURE_MS
 from visor.scenario.commands import ERASE_CHARS, MAX_SCROLLS_CAP, MAX_TEXT_CHARS
@@ -593,11 +594,20 @@ def _percent(options: dict[str, object], key: str, default: int, known: Known, n
 
 
 def _eval_script(arg: object, known: Known) -> Outcome:
-    """Convert evalScript: the JavaScript inside its `${…}`, run as written."""
-    script = _javascript(arg.get("script") if isinstance(arg, dict) and set(arg) == {"script"} else arg)
-    if script is None:
-        return _left(f"evalScript {shown(arg)} is not one ${{…}} expression")
-    return [_step("script", "eval_script", script=script)], []
+    """Convert evalScript: the JavaScript inside each of its `${…}`, run in order; Maestro runs nothing else of it."""
+    text = arg.get("script") if isinstance(arg, dict) and set(arg) == {"script"} else arg
+    if not isinstance(text, str):
+        return _left(f"evalScript {shown(arg)} is not a text holding ${{…}} JavaScript")
+    found = list(pieces(text))
+    scripts = [piece.source for piece in found if isinstance(piece, Expression)]
+    around = "".join(piece.text for piece in found if isinstance(piece, Literal)).strip()
+    notes: list[str] = []
+    if around:  # Maestro evaluates the text's `${…}` and drops the rest
+        notes.append(Ignored(f"evalScript {shown(around)}: Maestro runs only what is inside ${{…}}, not the text "
+                             "around it"))  # fmt: skip
+    if not scripts:
+        return [], notes
+    return [_step("script", "eval_script", script=";\n".join(scripts))], notes
 
 
 def _assert_true(arg: object, known: Known) -> Outcome:
@@ -615,10 +625,8 @@ def _javascript(value: object) -> str | None:
     """Return the JavaScript inside a text that is one `${…}` as a whole; None if it is not one."""
     if not isinstance(value, str):
         return None
-    text = value.strip()
-    if not (text.startswith("${") and text.endswith("}")) or not text[2:-1].strip():
-        return None
-    return text[2:-1].strip()
+    found = list(pieces(value.strip()))
+    return found[0].source if len(found) == 1 and isinstance(found[0], Expression) else None
 
 
 def _run_script(arg: object, known: Known) -> Outcome:
