@@ -103,3 +103,12 @@ def test_eval_script_runs_what_is_inside_each_of_its_templates_as_maestro_does_a
     assert converted.left_out == []
     assert [item["line"] for item in converted.ignored] == [3, 7, 8]
     assert "Maestro runs only what is inside ${…}, not the text around it" in converted.ignored[0]["reason"]
+
+
+def test_a_run_flow_option_maestro_lacks_is_refused_naming_what_it_takes(tmp_path: Path) -> None:
+    converted = valid(one(tmp_path, "- runFlow:\n    name: Go home\n    commands:\n      - back\n"))
+    [item] = converted.left_out
+    assert item.get("refused") and item["reason"] == (
+        "runFlow options 'name' are not Maestro's: it refuses them (it takes file or commands, env, when, label, "
+        "optional)"
+    )

@@ -638,7 +638,9 @@ def _file_or_commands(
         return None
     unknown = set(arg) - {"file", "commands", *allowed}
     if unknown:
-        state.leave_out(where, name, f"{name} options {option_names(unknown)} are not converted")
+        takes = ", ".join(["file or commands", *sorted(allowed), "label", "optional"])
+        why = f"{name} options {option_names(unknown)} are not Maestro's: it refuses them (it takes {takes})"
+        state.leave_out(where, name, Refused(why))
         return None
     return arg
 
