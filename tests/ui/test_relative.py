@@ -1,4 +1,6 @@
-"""`match=` selectors on a screen: patterns as Maestro matches them, states, sides (nearest first), containment, index."""
+"""`match=` selectors on a screen: patterns as Maestro matches them, states, sides (nearest first), containment, index
+(counted as Maestro counts it).
+"""
 
 from __future__ import annotations
 
@@ -84,11 +86,26 @@ def test_match_selectors(selector: str, expected: list[str]) -> None:
     assert picked(selector) == expected
 
 
-def test_index_counts_in_page_order_and_states_tell_twins_apart() -> None:
+def test_an_index_tells_twins_apart_as_states_do() -> None:
     tree = parse_xml(PAGE)
     first = find(tree, parse_selector('match={"id": "toggle", "index": 0}'), platform="android")
     unchecked = find(tree, parse_selector('match={"id": "toggle", "checked": false}'), platform="android")
     assert [node.checked for node in first] == [True] and [node.checked for node in unchecked] == [False]
+
+
+def test_an_index_counts_top_to_bottom_then_left_to_right_whatever_else_ordered_the_matches() -> None:
+    # Above SIGN IN, nearest first is Password then Email; Maestro counts the index from the top: Email first.
+    above = '"selector": "xpath=//android.widget.TextView", "above": "text=SIGN IN"'
+    assert picked(f'match={{{above}, "index": 0}}') == ["Email"]
+    assert picked(f'match={{{above}, "index": 1}}') == ["Password"]
+    # Side by side at the same height: left first.
+    assert picked('match={"selector": "xpath=//android.widget.Button", "index": 1}') == ["SIGN IN"]
+    # Listed in the page right to left, counted left to right.
+    mirrored = PAGE.replace('bounds="[40,500][520,600]"', 'bounds="[560,500][1040,600]" x="1"', 1).replace(
+        'text="SIGN IN" bounds="[560,500][1040,600]"', 'text="SIGN IN" bounds="[40,500][520,600]"'
+    )
+    nodes = find(parse_xml(mirrored), parse_selector('match={"text": "sign in.*", "index": 0}'), platform="android")
+    assert [node.text for node in nodes] == ["SIGN IN"]
 
 
 def test_a_catastrophic_pattern_is_stopped() -> None:

@@ -14,7 +14,8 @@ step reports and a signature holds, so two spellings of one match sign alike.
   matches are then ordered nearest first.
 - `child_of` (inside one), `contains_child` (a direct child), `contains_descendants` (a list: each selects a
   descendant).
-- `index`: the n-th match (from 0), after the order above; otherwise matches come in page order.
+- `index`: the n-th match (from 0) counted by where it lies on the screen, top to bottom then left to right, as
+  Maestro counts (ties keep the order above); otherwise matches come in page order, or nearest first.
 """
 
 from __future__ import annotations

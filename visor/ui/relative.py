@@ -29,7 +29,8 @@ _SIDE_TESTS: dict[str, Callable[[Rect, Rect], bool]] = {
 
 
 def find_match(tree: UiTree, match: Match, resolve: Resolve) -> list[Node]:
-    """Return the nodes `match` selects: in page order, or nearest first when placed beside an anchor.
+    """Return the nodes `match` selects: in page order, or nearest first when placed beside an anchor; with an
+    index, the one at that place counted top to bottom, then left to right.
 
     Raises:
         PatternTimeout: a pattern backtracks catastrophically on one of the screen's texts.
@@ -48,7 +49,11 @@ def _located(tree: UiTree, match: Match, resolve: Resolve) -> list[Located]:
     ordered = _placed(tree, items, match, resolve)
     if match.index is None:
         return ordered
-    return ordered[match.index : match.index + 1]
+    # Maestro counts an index top to bottom, then left to right, whatever else ordered the matches (stable: ties
+    # keep their order).
+    counted = sorted(ordered, key=lambda item: (item.node.bounds.top, item.node.bounds.left))
+    return counted[match.index : match.index + 1]
+
 
 
 def _own(node: Node, match: Match) -> bool:
