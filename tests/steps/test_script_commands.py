@@ -36,6 +36,16 @@ def test_run_script_reads_the_projects_file_with_env_as_globals() -> None:
     assert step.details["logs"] == ["said ada"]  # type: ignore[attr-defined]
 
 
+def test_eval_script_and_assert_true_see_their_env_as_globals_for_that_step_only() -> None:
+    steps = _steps(
+        "{id: set, command: eval_script, args: {script: \"output.tag = screen + '-tag'\", env: {screen: Home}}}",
+        "{id: check, command: assert_true, args: {condition: \"screen === 'Home'\", env: {screen: Home}}}",
+        "{id: gone, command: assert_true, args: {condition: \"typeof screen === 'undefined'\"}}",
+    )
+    assert steps["set"].details["output"] == {"tag": "Home-tag"}  # type: ignore[attr-defined]
+    assert steps["check"].word == steps["gone"].word == "ok"  # type: ignore[attr-defined]
+
+
 def test_a_missing_script_file_fails_the_step_naming_it() -> None:
     step = _steps("{id: file, command: run_script, args: {file: nowhere.js}}")["file"]
     assert step.word == "fail"  # type: ignore[attr-defined]

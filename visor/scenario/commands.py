@@ -559,24 +559,13 @@ class LaunchAppArgs(Args):
     )
 
 
-class EvalScriptArgs(Args):
-    """Run a JavaScript expression; it reads and writes the run's `output` (Maestro's evalScript)."""
+class ScriptArgs(Args):
+    """Shared arguments of the script steps: values the script sees as global variables (Maestro's env)."""
 
-    command = "eval_script"
-
-    script: ScriptText = Field(description="The JavaScript to run.")
-
-
-class RunScriptArgs(Args):
-    """Run a JavaScript file of the project, with env values as globals (Maestro's runScript)."""
-
-    command = "run_script"
-
-    file: RelativePath = Field(description="The script, relative to the scenario's folder, inside its project.")
     env: dict[str, str] = Field(
         default_factory=dict,
         max_length=64,
-        description="Globals the script sees, by name.",
+        description="Globals the script sees, by name (over the run's parameters).",
         json_schema_extra={"propertyNames": {"pattern": "^[A-Za-z_$][A-Za-z0-9_$]*$"}},
     )
 
@@ -584,7 +573,23 @@ class RunScriptArgs(Args):
     @classmethod
     def _names_are_identifiers(cls, value: dict[str, str]) -> dict[str, str]:
         # Each becomes a global variable: a name JavaScript cannot spell would be set and never readable.
-        return _named(value, _JS_NAME, "run_script", "JavaScript identifiers (letters, digits, _ and $")
+        return _named(value, _JS_NAME, cls.command, "JavaScript identifiers (letters, digits, _ and $")
+
+
+class EvalScriptArgs(ScriptArgs):
+    """Run a JavaScript expression; it reads and writes the run's `output` (Maestro's evalScript)."""
+
+    command = "eval_script"
+
+    script: ScriptText = Field(description="The JavaScript to run.")
+
+
+class RunScriptArgs(ScriptArgs):
+    """Run a JavaScript file of the project, with env values as globals (Maestro's runScript)."""
+
+    command = "run_script"
+
+    file: RelativePath = Field(description="The script, relative to the scenario's folder, inside its project.")
 
 
 class RunFlowArgs(Args):
@@ -620,7 +625,7 @@ def _named(value: dict[str, str], name: re.Pattern[str], command: str, kind: str
     return value
 
 
-class AssertTrueArgs(Args):
+class AssertTrueArgs(ScriptArgs):
     """Fail unless a JavaScript expression is true (Maestro's assertTrue)."""
 
     command = "assert_true"

@@ -12,6 +12,7 @@ clock. So a script's result, signed like every step's details, is the same in ev
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from collections.abc import Mapping
@@ -129,7 +130,8 @@ class Scope:
     """One JavaScript global scope that the scripts of a run share, as Maestro's do.
 
     What one script declares (`var index = 0`), the next one sees; what each is given (`Globals`: the outputs, the
-    parameters, its seed and the device's time) is set afresh as it starts. QuickJS is started on the first
+    parameters and its env, its seed and the device's time) is set afresh as it starts, and its env is taken away
+    as it ends. QuickJS is started on the first
     script, so a run with none never loads it.
     """
 
@@ -162,6 +164,10 @@ class Scope:
             logs = context.eval("__visor_logs()")
         except quickjs.JSException as exc:
             raise _failed(str(exc), limits) from exc
+        finally:  # a script's env is its own: the next one is given its own (the parameters, set again)
+            context.set_time_limit(-1)
+            with contextlib.suppress(quickjs.JSException):  # a scope past its memory bound: its error is the news
+                context.eval(f"for (const name of {json.dumps(list(given.env))}) delete globalThis[name];")
         return Outcome(_value(value), _object(output), tuple(str(line) for line in json.loads(str(logs))))
 
     def _started(self, quickjs: Any) -> Any:

@@ -29,8 +29,9 @@ _SIDE_TESTS: dict[str, Callable[[Rect, Rect], bool]] = {
 
 
 def find_match(tree: UiTree, match: Match, resolve: Resolve) -> list[Node]:
-    """Return the nodes `match` selects: in page order, or nearest first when placed beside an anchor; with an
-    index, the one at that place counted top to bottom, then left to right.
+    """Return the nodes `match` selects: in page order, nearest first beside an anchor, or the index-th.
+
+    An index counts the matches top to bottom, then left to right, as Maestro counts.
 
     Raises:
         PatternTimeout: a pattern backtracks catastrophically on one of the screen's texts.
@@ -53,7 +54,6 @@ def _located(tree: UiTree, match: Match, resolve: Resolve) -> list[Located]:
     # keep their order).
     counted = sorted(ordered, key=lambda item: (item.node.bounds.top, item.node.bounds.left))
     return counted[match.index : match.index + 1]
-
 
 
 def _own(node: Node, match: Match) -> bool:

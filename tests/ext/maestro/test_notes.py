@@ -112,3 +112,16 @@ def test_a_run_flow_option_maestro_lacks_is_refused_naming_what_it_takes(tmp_pat
         "runFlow options 'name' are not Maestro's: it refuses them (it takes file or commands, env, when, label, "
         "optional)"
     )
+
+
+def test_a_script_in_an_included_flow_sees_its_run_flow_env_as_globals_as_in_maestro(tmp_path: Path) -> None:
+    flow(tmp_path, "wait.yaml", "- evalScript: ${output.anchor = screen + '-tag'}\n- assertTrue: ${screen == 'Home'}\n")
+    main = flow(
+        tmp_path, "main.yaml", "- runFlow: {file: wait.yaml, env: {screen: Home}}\n- evalScript: ${output.b = 1}\n"
+    )
+    converted = valid(convert_flow(str(main)))
+    assert steps(converted) == [
+        ("eval_script", {"script": "output.anchor = screen + '-tag'", "env": {"screen": "Home"}}),
+        ("assert_true", {"condition": "screen == 'Home'", "env": {"screen": "Home"}}),
+        ("eval_script", {"script": "output.b = 1"}),  # outside the runFlow: no env of its
+    ]

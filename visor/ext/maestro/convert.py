@@ -504,9 +504,25 @@ def _command(state: _State, flow: FlowFile, value: object, path: Path, where: _W
     steps, notes = convert_command(name, arg, Known(state.app_id, state.env, posixpath.dirname(flow.relative)))
     for note in notes:
         state.leave_out(where, name, note)
+    for step in steps:
+        _give_scope(step, frame.scope)
     miss = _optional(state, where, name, optional) if steps else False
     for step in steps:
         _mark(state, step, where, name, optional=miss, label=_label(label))
+
+
+def _give_scope(item: Step | Block, scope: dict[str, str]) -> None:
+    """Give a script step the values its runFlow's env gives, as globals: Maestro's scripts read them so."""
+    if isinstance(item, Block):
+        for inner in item.steps:
+            _give_scope(inner, scope)
+    elif scope and item["command"] in _SCRIPT_STEPS:
+        own = item["args"].get("env")
+        item["args"]["env"] = {**scope, **(own if isinstance(own, dict) else {})}
+
+
+#: The steps that run JavaScript, which sees env values as global variables.
+_SCRIPT_STEPS = ("eval_script", "assert_true", "run_script")
 
 
 def _pop(arg: object, key: str) -> tuple[object, object]:

@@ -41,7 +41,7 @@ class AssertTrueDetails(TypedDict):
 
 def eval_script(args: EvalScriptArgs, ctx: ActionContext) -> ScriptDetails:
     """Run the step's script on the run's outputs."""
-    return _details(args.as_written(), _run(ctx, args.script))
+    return _details(args.as_written(), _run(ctx, args.script, env=args.env))
 
 
 def run_script(args: RunScriptArgs, ctx: ActionContext) -> ScriptDetails:
@@ -51,7 +51,7 @@ def run_script(args: RunScriptArgs, ctx: ActionContext) -> ScriptDetails:
 
 def assert_true(args: AssertTrueArgs, ctx: ActionContext) -> AssertTrueDetails:
     """Fail unless the condition's value is true as JavaScript has it (0, "", null, false and NaN are not)."""
-    outcome = _run(ctx, args.condition)
+    outcome = _run(ctx, args.condition, env=args.env)
     details: AssertTrueDetails = {"args": args.as_written(), "value": outcome.value, "holds": truthy(outcome.value)}
     if not details["holds"]:
         raise StepFailure(
