@@ -6,8 +6,13 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.conftest import Cli
+from visor.inputs.data import parse_data
+from visor.inputs.parameters import substitute
+from visor.scenario.validate import validate_document
 
 SECRET = "s3cr3t-Ada-7781"
 SCENARIO = """\
@@ -105,3 +110,30 @@ def test_a_value_that_is_not_utf8_is_refused_at_its_place_never_a_system_error(c
     assert ran.exit_code == 1 and ran.envelope["error"]["code"] == "INPUT_ERROR"
     tapped = cli_runner.run("tap", "--target", f"text={byte}", "--runtime", "sim")
     assert tapped.envelope["error"]["code"] == "INPUT_ERROR" and "not UTF-8 text" in tapped.envelope["error"]["message"]
+
+
+# --- a parameter where a number goes ------------------------------------------------------------------------------
+
+
+def _checked(step: str, values: dict[str, str]) -> tuple[list[str], object]:
+    """Validate a scenario of one step with these parameter values; return its errors and the step's arguments."""
+    text = f'meta: {{name: n, version: "1"}}\nconfig: {{seed: 1}}\nsteps:\n  - {step}\n'
+    document, _ = substitute(parse_data(text.encode(), "n.yaml"), values)
+    result = validate_document(document)
+    errors = [issue.message for issue in result.issues if issue.is_error]
+    return errors, result.scenario.steps[0].args if result.scenario is not None else None
+
+
+@given(st.integers(0, 86_400_000))
+def test_a_parameter_that_writes_a_number_is_that_number_where_a_number_goes(ms: int) -> None:
+    errors, args = _checked('{id: w, command: wait, args: {ms: "${T}"}}', {"T": str(ms)})
+    assert errors == [] and args.ms == ms  # type: ignore[attr-defined]
+
+
+def test_a_parameter_stays_a_text_where_a_text_goes_and_a_word_is_no_number() -> None:
+    errors, args = _checked('{id: t, command: act, args: {name: type, value: "${T}"}}', {"T": "15"})
+    assert errors == [] and args.value == "15"  # type: ignore[attr-defined]
+    errors, _ = _checked('{id: w, command: wait, args: {ms: "${T}"}}', {"T": "soon"})
+    assert errors == ["wait args.ms must be a non-negative number"]
+    errors, _ = _checked('{id: w, command: wait, args: {ms: "${T}ms"}}', {"T": "15"})  # not the parameter alone
+    assert errors == ["wait args.ms must be a non-negative number"]

@@ -8,13 +8,12 @@ fails the step, saying why. A number where one goes (`index: ${i}`) is the numbe
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from visor.errors import ErrorCode, ErrorInfo
 from visor.inputs.document import Path, dotted
-from visor.inputs.templates import render
+from visor.inputs.templates import as_number, render
 from visor.scenario.scenario import Step
 from visor.scenario.validate import step_with_args
 from visor.scripting.sandbox import ScriptError, value_text
@@ -90,17 +89,6 @@ class Filler:
             raise ScriptError(f"${{{expression}}} has no value (it is undefined or null)",
                               likely_cause="No script has set it yet, or it is misspelt.")  # fmt: skip
         return value_text(value)
-
-
-def as_number(text: str) -> int | float | None:
-    """Return the number a filled-in text writes (`3`, `2.5`), None when it is no number."""
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    if not math.isfinite(value):
-        return None
-    return int(value) if value.is_integer() and "." not in text and "e" not in text.lower() else value
 
 
 def unfilled_error(what: str, unfilled: Unfilled) -> ErrorInfo:

@@ -6,7 +6,7 @@ Both readers (YAML and JSON) produce a `Document`, so validation can point at `l
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from visor.inputs.reading import Format
@@ -39,6 +39,8 @@ class Document:
     #: The texts that hold a script's value (`${output.x}`): kept as written, read when their step runs. None:
     #: its parameters were not filled in (`visor.inputs.parameters.substitute`), so every such text is one.
     templates: frozenset[Path] | None = None
+    #: The texts that are one parameter's value (`${TIMEOUT}`) writing a number: where a number goes, that number.
+    numbers: Mapping[Path, int | float] = field(default_factory=dict)
 
     def position(self, path: Path) -> Position:
         """Return the position of `path`, or of its nearest ancestor that has one."""

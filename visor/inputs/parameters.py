@@ -7,7 +7,8 @@ of `visor validate` and of the run, at the value's line and column, never an emp
 
 A text that also holds a script's value (`${output.user}`) is a template (`visor.inputs.templates`): its
 parameters are checked here, and it is kept as written (its path in `Document.templates`), for its step to
-fill in when it runs.
+fill in when it runs. A text that is one parameter and nothing else (`timeout: ${TIMEOUT}`) whose value writes a
+number is that number wherever a number goes (its path in `Document.numbers`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from visor.files import read_regular
 from visor.inputs.document import Document, Path
 from visor.inputs.issues import Issue, IssueCode, error
 from visor.inputs.reading import decode
-from visor.inputs.templates import Literal, Parameter, is_template, parameter_names, pieces
+from visor.inputs.templates import Literal, Parameter, as_number, is_template, parameter_names, pieces
 
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _KEY_START = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}")
@@ -37,6 +38,7 @@ def substitute(document: Document, values: Mapping[str, str]) -> tuple[Document,
     """
     issues: list[Issue] = []
     templates: set[Path] = set()
+    numbers: dict[Path, int | float] = {}
 
     def walk(value: object, path: Path) -> object:
         if isinstance(value, str):
@@ -46,7 +48,11 @@ def substitute(document: Document, values: Mapping[str, str]) -> tuple[Document,
                 templates.add(path)
                 _check_given(parameter_names(value), path, values, issues)
                 return value
-            return _text(value, path, values, issues)
+            filled = _text(value, path, values, issues)
+            whole = list(pieces(value))
+            if len(whole) == 1 and isinstance(whole[0], Parameter) and (number := as_number(filled)) is not None:
+                numbers[path] = number  # `timeout: ${TIMEOUT}` is a number where one goes
+            return filled
         if isinstance(value, dict):
             return {key: walk(item, (*path, key)) for key, item in value.items()}
         if isinstance(value, list):
@@ -54,7 +60,7 @@ def substitute(document: Document, values: Mapping[str, str]) -> tuple[Document,
         return value
 
     data = walk(document.data, ())
-    return replace(document, data=data, templates=frozenset(templates)), issues
+    return replace(document, data=data, templates=frozenset(templates), numbers=numbers), issues
 
 
 def _text(text: str, path: Path, values: Mapping[str, str], issues: list[Issue]) -> str:

@@ -15,6 +15,7 @@ step runs, so a `$${` in it stays a literal `${` however the text was read.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -148,3 +149,14 @@ def render(text: str, parameters: Mapping[str, str], evaluate: Callable[[str], s
         else:
             parts.append(evaluate(piece.source))
     return "".join(parts)
+
+
+def as_number(text: str) -> int | float | None:
+    """Return the number a filled-in text writes (`3`, `2.5`), None when it is no number."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    if not math.isfinite(value):
+        return None
+    return int(value) if value.is_integer() and "." not in text and "e" not in text.lower() else value

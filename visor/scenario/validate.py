@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -71,7 +71,7 @@ def validate_document(document: Document) -> ValidationResult:
     issues: list[Issue] = []
     head = _check(ScenarioDocument, data, Owner(ScenarioDocument, ()), issues)
     templates = document.templates if document.templates is not None else template_paths(data)
-    found = _Found([], issues, set(templates))
+    found = _Found([], issues, set(templates), document.numbers)
     body = _check_body(data.get("steps"), ("steps",), 0, found)
     teardown = _check_body(data.get("teardown"), ("teardown",), 0, found) if data.get("teardown") else ()
     issues.extend(_templates_elsewhere(found.templates))
@@ -161,6 +161,8 @@ class _Found:
     issues: list[Issue]
     #: The document's texts that hold a script's value; each step takes those in its arguments.
     templates: set[Path]
+    #: The document's texts that are one parameter writing a number (`Document.numbers`).
+    numbers: Mapping[Path, int | float] = field(default_factory=dict)
 
 
 def _check_body(raw_items: object, prefix: Path, depth: int, found: _Found) -> tuple[Node, ...] | None:
@@ -222,6 +224,8 @@ def _check_step(raw: dict[str, object], path: Path, found: _Found) -> Step | Non
         _unsupported(command, path, issues)
     elif isinstance(args, dict):
         parsed = _parse_args(str(command), args, (*path, "args"), issues)
+        if parsed is None:
+            parsed = _as_numbers(str(command), args, (*path, "args"), found, before)
         if parsed is None and template is not None:
             parsed = _probed(str(command), template, (*path, "args"), issues, before)
     if head is None or parsed is None:
@@ -265,14 +269,30 @@ def _parse_args(command: str, args: dict[str, object], path: Path, issues: list[
 _PROBE = 1
 
 
+def _as_numbers(
+    command: str, args: dict[str, object], path: Path, found: _Found, before: int
+) -> Args | FamilyCall | None:
+    """Check a step again with its one-parameter texts that write a number as those numbers (`${TIMEOUT}`)."""
+    depth = len(path)
+    numbers = {where[depth:]: number for where, number in found.numbers.items() if where[:depth] == path}
+    return _again(command, Template(args, tuple(numbers)), numbers, path, found.issues, before) if numbers else None
+
+
 def _probed(command: str, template: Template, path: Path, issues: list[Issue], before: int) -> Args | FamilyCall | None:
     """Check a step again with a number for each template its errors are in (`${index}` where a count goes).
 
     When only its templates' values made it fail, it is valid until it runs: it is checked again then, with
     the values filled in. Otherwise its errors stand.
     """
+    return _again(command, template, dict.fromkeys(template.paths, _PROBE), path, issues, before)
+
+
+def _again(
+    command: str, template: Template, values: Mapping[Path, object], path: Path, issues: list[Issue], before: int
+) -> Args | FamilyCall | None:
+    """Check a step again with `values` at the paths its errors are in; keep that when it holds, else the errors."""
     errors = [issue for issue in issues[before:] if issue.is_error]
-    probed = {found: _PROBE for found in template.paths if any(_covers(e.path, (*path, *found)) for e in errors)}
+    probed = {found: value for found, value in values.items() if any(_covers(e.path, (*path, *found)) for e in errors)}
     if not probed or any(not any(_covers(e.path, (*path, *p)) for p in probed) for e in errors):
         return None
     scratch: list[Issue] = []

@@ -132,9 +132,19 @@ def _duration(value: object, known: Known, what: str, default: int) -> tuple[int
     if found is None or not 0 <= found <= MAX_DURATION_MS:
         return default, [f"{what} {shown(value)} is no number of ms visor can read: {default} ms is used"]
     if isinstance(value, str) and PARAMETER.fullmatch(value.strip()):
-        note = f"{what} {value.strip()} is written as {int(found)}, its env value (a parameter cannot be a number)"
+        note = (f"{what} {value.strip()} is read as {int(found)}, its env value, when importing: a value given "
+                "at run time does not change it")  # fmt: skip
         return int(found), [note]
     return int(found), []
+
+
+def _wait_ms(value: object, known: Known, what: str, default: int) -> tuple[int | str, list[str]]:
+    """Return a wait's timeout in ms; a `${NAME}` parameter writing one is kept, for the run's value to decide."""
+    if isinstance(value, str) and PARAMETER.fullmatch(value.strip()):
+        found = number(value, known.env)
+        if found is not None and 0 <= found <= MAX_DURATION_MS:
+            return value.strip(), []  # a parameter that writes a number is that number where one goes
+    return _duration(value, known, what, default)
 
 
 # --- one converter per Maestro command: (options, known) -> (steps, notes) ---------------------------------------
@@ -148,7 +158,7 @@ def _step(kind: str, command: str, **args: JsonValue) -> Step:
     return {"kind": kind, "command": command, "args": args}
 
 
-def _wait_for(kind: str, target: str | JsonObject, timeout: int) -> Step:
+def _wait_for(kind: str, target: str | JsonObject, timeout: int | str) -> Step:
     """Return a `wait` step for `target` (its `for` is a Python keyword, so no `_step` keyword argument)."""
     return {"kind": kind, "command": "wait", "args": {"for": target, "timeout": timeout}}
 
@@ -410,7 +420,7 @@ def _assert_not_visible(arg: object, known: Known) -> Outcome:
 def _extended_wait(arg: object, known: Known) -> Outcome:
     if not isinstance(arg, dict) or set(arg) - {"visible", "notVisible", "timeout"} or not set(arg) - {"timeout"}:
         return _left("extendedWaitUntil: only visible and notVisible, with a timeout, are converted")
-    timeout, notes = _duration(arg.get("timeout", WAIT_TIMEOUT_MS), known, "timeout", WAIT_TIMEOUT_MS)
+    timeout, notes = _wait_ms(arg.get("timeout", WAIT_TIMEOUT_MS), known, "timeout", WAIT_TIMEOUT_MS)
     steps: list[Step | Block] = []
     if "visible" in arg:  # Maestro looks for the visible element first, then waits for the other to go
         target, found = element(arg["visible"], known.env, "extendedWaitUntil visible")
@@ -425,7 +435,7 @@ def _extended_wait(arg: object, known: Known) -> Outcome:
     return steps, notes
 
 
-def _absent(arg: object, timeout: int, known: Known, notes: list[str]) -> Outcome:
+def _absent(arg: object, timeout: int | str, known: Known, notes: list[str]) -> Outcome:
     """Wait until no element the selector matches is on screen, as Maestro's notVisible does, within `timeout`."""
     target, found = element(arg, known.env, "notVisible")
     if target is None:
@@ -460,11 +470,11 @@ def _wait_for_animation(arg: object, known: Known) -> Outcome:
     """Wait until the screen is stable, within the timeout; Maestro goes on at the timeout, so the step is optional."""
     notes: list[str] = []
     if arg in (None, {}):
-        timeout = ANIMATION_TIMEOUT_MS
+        timeout: int | str = ANIMATION_TIMEOUT_MS
     elif not isinstance(arg, dict) or set(arg) != {"timeout"}:
         return _left(Refused(f"waitForAnimationToEnd {shown(arg)}: Maestro refuses it too (it takes timeout: N)"))
     else:
-        timeout, notes = _duration(arg["timeout"], known, "timeout", ANIMATION_TIMEOUT_MS)
+        timeout, notes = _wait_ms(arg["timeout"], known, "timeout", ANIMATION_TIMEOUT_MS)
     settle: Step = {**_step("settle", "wait", stable=True, timeout=timeout), "optional": True}
     return [settle], notes
 
