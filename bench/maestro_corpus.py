@@ -13,6 +13,7 @@ as `visor import maestro` converts it, its includes read from its repository's f
 - refused: Maestro's own flow reader refuses it too (an unknown command or option, a value of the wrong kind,
   each named): it is written invalid, and runs nowhere;
 - invalid: the flow cannot be read as a Maestro flow (its YAML does not parse, or it is no flow);
+- unvalid: the scenario written does not pass `visor validate` (an importer bug, its errors given);
 - crash: the importer raised something other than a visor error (a bug).
 
 What Maestro reads and passes over (an unknown header key, inputText's id) is converted as Maestro runs it: nothing is
@@ -33,7 +34,10 @@ import traceback
 
 import visor.api  # noqa: F401  -- plugs the agent tools in as commands, as `visor import` has them
 from visor.errors import VisorError
-from visor.ext.maestro.convert import convert_flow
+from visor.ext.maestro.convert import convert_flow, scenario_text
+from visor.inputs.data import parse_data
+from visor.inputs.parameters import substitute
+from visor.scenario.validate import validate_document
 
 #: Header keys of Maestro's web flows: no phone visor drives opens a page without a browser.
 WEB = ("url", "androidWebViewHierarchy")
@@ -55,6 +59,11 @@ def classify(corpus: str, repo: str, path: str) -> tuple[str, list[dict[str, obj
     steps = converted.scenario["steps"]
     if len(steps) == 1 and steps[0]["id"] == "01-nothing":
         return "nothing", left, ""
+    written = parse_data(scenario_text(path, converted).encode(), "converted.yaml")
+    document, _ = substitute(written, converted.env)
+    errors = [issue.message for issue in validate_document(document).issues if issue.is_error]
+    if errors:  # a converted scenario visor refuses is the importer's bug
+        return "unvalid", left, "; ".join(errors[:3])
     return ("partly" if converted.left_out else "full"), left, ""
 
 
@@ -84,7 +93,7 @@ def main() -> int:
         report.append({"repo": repo, "path": path, "class": kind, "left_out": left, "error": error})
     total = sum(classes.values())
     print(f"{total} flows from {len({row[0] for row in rows})} repositories")
-    for kind in ("full", "partly", "nothing", "refused", "invalid", "crash"):
+    for kind in ("full", "partly", "nothing", "refused", "invalid", "unvalid", "crash"):
         print(f"  {kind:8} {classes[kind]:4}  {classes[kind] / total:6.1%}")
     web = [item for item in report if item["class"] in ("partly", "nothing") and _web(item["left_out"])]
     runs = total - classes["refused"] - classes["invalid"] - len(web)
@@ -108,6 +117,8 @@ def main() -> int:
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(report, handle, indent=1)
+    for item in [item for item in report if item["class"] == "unvalid"][:5]:
+        print(f"\nunvalid: {item['repo']} {item['path']}: {item['error']}", file=sys.stderr)
     crashes = [item for item in report if item["class"] == "crash"]
     for item in crashes[:5]:
         print(f"\ncrash: {item['repo']} {item['path']}\n{item['error']}", file=sys.stderr)
