@@ -1,6 +1,6 @@
 """How much of a corpus of real Maestro flows converts into visor scenarios, and what is left out most.
 
-    python bench/maestro_corpus.py CORPUS [--json FILE]
+    python bench/maestro_corpus.py CORPUS [--json FILE] [--run]
 
 CORPUS holds `manifest.tsv` (repo, path, commit, kind per line) and `flows/<owner>__<repo>/<path>`: flows written
 by other people, collected from public repositories and kept outside this repository (`bench/maestro_corpus.tsv`
@@ -20,6 +20,10 @@ What Maestro reads and passes over (an unknown header key, inputText's id) is co
 left out, and the note is counted apart. The share converted is also given of the flows a phone runs: without the
 refused and invalid ones, and without web flows (a `url` header, or only `androidWebViewHierarchy` left out),
 which need a browser. The left-out commands are ranked by occurrences, with the reasons given most often.
+
+With `--run`, the flows of the apps `bench/maestro_models/` holds a model of are imported as `visor import maestro`
+imports their folder, run on the simulated phone with that model, and benchmarked over 20 runs: each says whether
+it passed and its determinism score.
 """
 
 from __future__ import annotations
@@ -29,7 +33,10 @@ import collections
 import csv
 import json
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import traceback
 
 import visor.api  # noqa: F401  -- plugs the agent tools in as commands, as `visor import` has them
@@ -38,6 +45,14 @@ from visor.ext.maestro.convert import convert_flow, scenario_text
 from visor.inputs.data import parse_data
 from visor.inputs.parameters import substitute
 from visor.scenario.validate import validate_document
+
+#: The apps modeled for the simulated phone: repository, the folder `visor import maestro` reads, the model, the
+#: values the flows' parameters are given.
+MODELED = (
+    ("infinitered/ignite", "boilerplate/.maestro", "ignite.app.yaml", {"MAESTRO_APP_ID": "com.ignite.boilerplate"}),
+)
+MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "maestro_models")
+RUNS = 20
 
 #: Header keys of Maestro's web flows: no phone visor drives opens a page without a browser.
 WEB = ("url", "androidWebViewHierarchy")
@@ -73,7 +88,10 @@ def main() -> int:
     parser.add_argument("corpus")
     parser.add_argument("--json", help="Write every flow's class and left-outs here.")
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--run", action="store_true", help="Run and benchmark the flows of the modeled apps.")
     args = parser.parse_args()
+    if args.run:
+        return run_modeled(args.corpus)
     with open(os.path.join(args.corpus, "manifest.tsv"), encoding="utf-8") as handle:
         rows = [row for row in csv.reader(handle, delimiter="\t") if len(row) >= 4 and row[3] == "flow"]
     classes: collections.Counter[str] = collections.Counter()
@@ -123,6 +141,38 @@ def main() -> int:
     for item in crashes[:5]:
         print(f"\ncrash: {item['repo']} {item['path']}\n{item['error']}", file=sys.stderr)
     return 0
+
+
+def _visor(*args: str, cwd: str) -> dict[str, object]:
+    """Run visor in a process of its own (as a user does) and return its envelope."""
+    done = subprocess.run([sys.executable, "-m", "visor", *args], cwd=cwd, capture_output=True, text=True, check=False)
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def run_modeled(corpus: str) -> int:
+    """Import, run and benchmark the flows of each modeled app; print one line per flow; 1 if one fails."""
+    failed = 0
+    for repo, folder, model, values in MODELED:
+        with tempfile.TemporaryDirectory() as work:
+            source = os.path.join(corpus, "flows", repo.replace("/", "__"), folder)
+            imported = _visor("import", "maestro", source, "--output", work, cwd=work)
+            shutil.copy(os.path.join(MODELS, model), work)
+            open(os.path.join(work, "visor.toml"), "w").close()
+            rows = imported["data"]["imported"]  # type: ignore[index]
+            for row in rows:
+                if "scenario" not in row or os.path.basename(row["flow"]).startswith("_"):
+                    continue  # a shared flow, included by the others
+                given = [f"-e{key}={value}" for key, value in values.items()]
+                given += ["--env-file", row["env_file"]] if "env_file" in row else []
+                common = [row["scenario"], "--runtime", "sim", "--app", model, *given]
+                ran = _visor("run", *common, "--output", "out", cwd=work)
+                bench = _visor("benchmark", *common, "--runs", str(RUNS), cwd=work)
+                status = ran["data"]["run"]["status"]  # type: ignore[index]
+                passed = bench["data"]["pass"]  # type: ignore[index]
+                score = bench["data"]["determinismScore"]  # type: ignore[index]
+                failed += status != "ok" or not passed
+                print(f"{repo} {os.path.relpath(row['flow'], source)}: run {status}, benchmark {score} over {RUNS} runs")
+    return 1 if failed else 0
 
 
 def _web(left: list[dict[str, object]]) -> bool:

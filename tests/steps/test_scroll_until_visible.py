@@ -124,3 +124,14 @@ def test_a_partly_cut_row_is_not_wholly_visible() -> None:
     part = _step('{id: find, command: scroll_until_visible, args: {target: "text=Item 9", visibility: 50}}')["find"]
     assert whole.details["swipes"] == 1  # type: ignore[attr-defined]
     assert part.details["swipes"] == 0 and part.details["visible"] < 100  # type: ignore[attr-defined]
+
+
+def test_an_element_above_the_list_is_visible_whatever_the_list_scrolled_to() -> None:
+    """Found on the screen, not in the list's view (Maestro's rule): no swipe of the list brings a header closer."""
+    steps = _step(
+        '{id: down, command: scroll_until_visible, args: {target: "text=Item 40"}}',
+        '{id: header, command: scroll_until_visible, args: {target: "text=Actions", direction: up}}',
+    )
+    header = steps["header"]
+    assert header.word == "ok", header.error  # type: ignore[attr-defined]
+    assert header.details["swipes"] == 0 and header.details["visible"] == 100  # type: ignore[attr-defined]

@@ -300,12 +300,13 @@ def test_launch_app_options_become_launch_apps_and_the_rest_is_named_with_its_li
     )
     converted = one(tmp_path, commands)
     assert steps(converted) == [
-        ("launch_app", {"clear_state": True, "clear_keychain": True, "stop_first": False,
+        ("block", {"when": {"platform": "ios"}, "steps": [("clear_keychain", {})]}),  # Android has no keychain
+        ("launch_app", {"clear_state": True, "stop_first": False,
                         "permissions": {"all": "deny", "camera": "allow"},
                         "arguments": {"debug": True, "user": "ada", "level": 3}}),
         ("launch_app", {}),
     ]  # fmt: skip
-    assert converted.scenario["steps"][0]["id"] == "01-launch-start-clean"
+    assert [item["id"] for item in converted.scenario["steps"][:2]] == ["01-ios-start-clean", "03-launch-start-clean"]
     assert [(item["line"], item["reason"].split(":")[0]) for item in converted.left_out] == [
         (3, "launchApp permissions 'location' are left out"),
         (3, "launchApp arguments 'nested' are left out"),

@@ -197,7 +197,11 @@ def _launch_app(arg: object, known: Known) -> Outcome:
             notes.extend(more)
             if found:
                 args[visor] = found
-    return [_step("launch", "launch_app", **args)], notes
+    keychain = args.pop("clear_keychain", False)
+    launch: Step = _step("launch", "launch_app", **args)
+    if keychain:  # the keychain is iOS's: on Android, Maestro clears nothing and launches
+        return [*_clear_keychain(None, known)[0], launch], notes
+    return [launch], notes
 
 
 #: launchApp's flags: Maestro's name, visor's, and the default both share.

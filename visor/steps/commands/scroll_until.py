@@ -4,7 +4,8 @@ Maestro's `scrollUntilVisible`, bounded and checked: after each swipe the screen
 stops as soon as one of four things holds:
 
 - `found`: an element the target matches shows at least `visibility` % of its area inside the view (the
-  scrollable container's visible part, else the screen) and, when `centered`, its centre is near the view's;
+  scrollable container's visible part, else the screen; for an element outside the container, such as a header
+  above a list, the screen) and, when `centered`, its centre is near the view's;
 - `end_of_content`: the swipe moved nothing (the list's end, or a screen that does not scroll): said as such;
 - `max_scrolls`: the bound was reached;
 - `out_of_time`: the next swipe would end past the step's deadline.
@@ -136,12 +137,23 @@ class _Screen:
             raise StepFailure(exc.message, likely_cause=exc.message, next_step=exc.next_step) from exc
         vertical = self._vertical()
         self.matches = len(nodes)
-        shares = [(_share(node.bounds, area) * _uncut(self.tree, node, area, vertical), node) for node in nodes]
+        views = [(node, self._view(node, area)) for node in nodes]
+        shares = [(_share(node.bounds, view) * _uncut(self.tree, node, view, vertical), node) for node, view in views]
         shown = [(share, node) for share, node in shares if share > 0]
         self.best = max(shown, key=lambda item: item[0])[1] if shown else None
         visible = max((share for share, _ in shown), default=None)
-        centred = self.best is not None and _offset(self.best.bounds, area, vertical) <= CENTRE_TOLERANCE
+        best_view = self._view(self.best, area) if self.best is not None else area
+        centred = self.best is not None and _offset(self.best.bounds, best_view, vertical) <= CENTRE_TOLERANCE
         return Look(visible, centred, content(self.tree, self.container))
+
+    def _view(self, node: Node, area: Rect) -> Rect:
+        """Return the view an element is seen in: the container's, or the screen for one outside the container.
+
+        A header above a list (its search field, a filter switch) is on screen whatever the list scrolls to.
+        """
+        if self.container is None or not node.bounds.intersect(self.container.node.bounds).empty:
+            return area
+        return self.tree.screen
 
     def swipe(self, correcting: bool) -> Look:
         """Swipe once toward the direction (or, correcting, just far enough to centre the element); look again."""
