@@ -171,7 +171,8 @@ def run_modeled(corpus: str) -> int:
                 passed = bench["data"]["pass"]  # type: ignore[index]
                 score = bench["data"]["determinismScore"]  # type: ignore[index]
                 failed += status != "ok" or not passed
-                print(f"{repo} {os.path.relpath(row['flow'], source)}: run {status}, benchmark {score} over {RUNS} runs")
+                flow = os.path.relpath(row["flow"], source)
+                print(f"{repo} {flow}: run {status}, benchmark {score} over {RUNS} runs")
     return 1 if failed else 0
 
 
