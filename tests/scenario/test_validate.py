@@ -4,9 +4,12 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.conftest import FIXTURES
 from tests.scenario.helpers import messages, scenario, triples, validate, validate_data, with_step
+from visor.scenario.commands import read_point
 from visor.scenario.loader import load_scenario
 
 
@@ -463,3 +466,22 @@ def test_a_teardown_is_steps_and_blocks_checked_as_the_steps_are() -> None:
 def test_a_broken_teardown_is_named_where_it_breaks(teardown: object, expected: tuple[str, str, str]) -> None:
     result = validate(scenario(steps=[{"id": "s", "command": "wait", "args": {"ms": 1}}], teardown=teardown))
     assert expected in triples(result) and not result.valid
+
+
+@given(st.floats(0, 5000, allow_nan=False), st.floats(0, 5000, allow_nan=False), st.booleans())
+def test_a_point_as_maestro_writes_it_reads_back_as_its_numbers(x: float, y: float, percent: bool) -> None:
+    unit = "%" if percent else ""
+    assert read_point(f"{x!r}{unit}, {y!r}{unit}") == ((x / 100, y / 100, True) if percent else (x, y, False))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"point": "150%,50%"}, "tap args.point '150%,50%' must be between 0% and 100%"),
+        ({"point": "-1,5"}, "tap args.point '-1,5' must be non-negative pixels"),
+        ({"point": "middle"}, "tap args.point 'middle' is not x,y in pixels or x%,y%"),
+        ({"point": "5,5", "x": 1, "y": 1}, "tap takes one of args.target, args.x/args.y and args.point"),
+    ],
+)
+def test_a_tap_point_that_is_none_is_refused_saying_why(args: dict[str, Any], message: str) -> None:
+    assert message in messages(validate_data(with_step("tap", args)))

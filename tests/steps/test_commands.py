@@ -228,3 +228,18 @@ def test_a_wait_for_an_element_to_go_takes_a_script_value_filled_in_as_it_starts
     _, step = last(LOGIN, script, '{id: w, command: wait, args: {gone: {id: "${output.gone}"}, timeout: 600}}')
     assert step.word == "ok", step.error
     assert step.details["filled"]
+
+
+def test_a_tap_at_a_point_written_as_maestro_writes_it_lands_there() -> None:
+    _, percent = last(LOGIN, '{id: p, command: tap, args: {point: "50%,40%"}}')
+    _, pixels = last(LOGIN, '{id: p, command: tap, args: {point: "540, 800"}}')
+    assert percent.word == pixels.word == "ok", (percent.error, pixels.error)
+    assert percent.details["point"] == [540, 768] and pixels.details["point"] == [540, 800]
+    assert pixels.details["hit"]["text"] == "Log in"
+
+
+def test_a_tap_point_from_a_script_is_read_as_the_tap_starts() -> None:
+    script = "{id: s, command: eval_script, args: {script: \"output.tab = '50%,40%'\"}}"
+    _, step = last(LOGIN, script, '{id: p, command: tap, args: {point: "${output.tab}"}}')
+    assert step.word == "ok", step.error
+    assert step.details["point"] == [540, 768] and step.details["filled"] == {"point": "50%,40%"}

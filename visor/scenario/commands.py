@@ -9,6 +9,7 @@ errors: upstream accepts them, and old scenario files must stay valid.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from pydantic import AliasChoices, ConfigDict, Field, WithJsonSchema, field_vali
 
 from visor.inputs.issues import IssueCode
 from visor.inputs.suggest import did_you_mean
+from visor.inputs.templates import is_template
 from visor.jsontypes import JsonObject, JsonValue
 from visor.limits import MAX_GESTURE_MS
 from visor.plugs import Registry
@@ -137,14 +139,34 @@ def _check_normalized(label: str, normalized: bool, values: Mapping[str, float])
         raise plain_error(IssueCode.ARG_ERROR, f"{label} {fields} must be {wanted}")
 
 
+def _alone(keys: list[str], *others: str) -> JsonObject:
+    """Return the schema rule "these keys, and none of the others"."""
+    return {"required": list(keys), "not": {"anyOf": [{"required": [other]} for other in others]}}
+
+
+def read_point(text: str) -> tuple[float, float, bool] | None:
+    """Return a point written as Maestro writes one (`x,y` in pixels, `x%,y%` of the screen), fractions or not.
+
+    The x, y and whether they are fractions of the screen; None when the text is neither.
+    """
+    x, comma, y = (part.strip() for part in text.partition(","))
+    percent = x.endswith("%") and y.endswith("%")
+    try:
+        fx, fy = (float(x[:-1]) / 100, float(y[:-1]) / 100) if percent else (float(x), float(y))
+    except ValueError:
+        return None
+    return (fx, fy, percent) if comma and math.isfinite(fx) and math.isfinite(fy) else None
+
+
 class TapArgs(Args):
-    """Tap an element (`target`) or a point (`x`, `y`; fractions of the screen when `normalized`)."""
+    """Tap an element (`target`), or a point (`x`, `y`; fractions of the screen when `normalized`; or `point`)."""
 
     command = "tap"
     model_config = schema_rules(
         anyOf=[
-            {"required": ["target"], "not": {"anyOf": [{"required": ["x"]}, {"required": ["y"]}]}},
-            {"required": ["x", "y"], "not": {"required": ["target"]}},
+            _alone(["target"], "x", "y", "point"),
+            _alone(["x", "y"], "target", "point"),
+            _alone(["point"], "target", "x", "y"),
         ]
     )
 
@@ -152,19 +174,24 @@ class TapArgs(Args):
     x: FiniteNumber | None = Field(None, description="X in pixels, or a 0..1 fraction when normalized.")
     y: FiniteNumber | None = Field(None, description="Y in pixels, or a 0..1 fraction when normalized.")
     normalized: bool = Field(False, description="Read x and y as fractions of the screen size.")
+    point: NonEmptyStr | None = Field(
+        None, description="The point as Maestro writes it: `x,y` in pixels, or `x%,y%` of the screen."
+    )
     retry_if_no_change: bool = Field(
         False, description="Tap once more when the screen shows no change after the tap (Maestro's retryTapIfNoChange)."
     )
 
     @classmethod
     def rules(cls, raw: Mapping[str, object]) -> list[str]:
-        """Target or both coordinates, never both."""
-        has_target, coords = "target" in raw, _present(raw, "x", "y")
+        """Target, both coordinates or a point: one of them (upstream's words where upstream has the case)."""
+        has_target, coords, point = "target" in raw, _present(raw, "x", "y"), "point" in raw
+        if point and (has_target or coords):
+            return ["tap takes one of args.target, args.x/args.y and args.point"]
         if has_target and coords:
             return ["tap cannot mix args.target with args.x/args.y"]
         if not has_target and len(coords) == 1:
             return ["tap coordinate mode requires both args.x and args.y"]
-        if not has_target and not coords:
+        if not has_target and not coords and not point:
             return ["tap requires args.target or args.x/args.y"]
         return []
 
@@ -172,8 +199,25 @@ class TapArgs(Args):
         """Need the tree to tap an element (found in it), not to tap a point."""
         return _targeting(self.target)
 
+    def spot(self) -> tuple[float, float, bool]:
+        """Return the point to tap: x, y, and whether they are fractions of the screen (not for a target)."""
+        if self.point is not None and not is_template(self.point):  # a script's value is checked once filled in
+            read = read_point(self.point)
+            assert read is not None  # checked as the arguments were read
+            return read
+        assert self.x is not None and self.y is not None
+        return self.x, self.y, self.normalized
+
     @model_validator(mode="after")
     def _range(self) -> TapArgs:
+        if self.point is not None and not is_template(self.point):  # a script's value is checked once filled in
+            read = read_point(self.point)
+            if read is None:
+                raise plain_error(IssueCode.ARG_ERROR, f"tap args.point {self.point!r} is not x,y in pixels or x%,y%")
+            high = 1.0 if read[2] else math.inf
+            if not all(0 <= value <= high for value in read[:2]):
+                wanted = "between 0% and 100%" if read[2] else "non-negative pixels"
+                raise plain_error(IssueCode.ARG_ERROR, f"tap args.point {self.point!r} must be {wanted}")
         if self.x is not None and self.y is not None:
             _check_normalized("tap", self.normalized, {"x": self.x, "y": self.y})
         return self

@@ -125,3 +125,9 @@ def test_a_script_in_an_included_flow_sees_its_run_flow_env_as_globals_as_in_mae
         ("assert_true", {"condition": "screen == 'Home'", "env": {"screen": "Home"}}),
         ("eval_script", {"script": "output.b = 1"}),  # outside the runFlow: no env of its
     ]
+
+
+def test_a_tap_point_a_script_gives_is_kept_for_the_tap_to_read_as_it_starts(tmp_path: Path) -> None:
+    commands = "- evalScript: \"${output.tabs = {feed: '35%,92%'}}\"\n- tapOn:\n    point: ${output.tabs.feed}\n"
+    converted = valid(one(tmp_path, commands))
+    assert steps(converted)[1] == ("tap", {"point": "${output.tabs.feed}"}) and converted.left_out == []

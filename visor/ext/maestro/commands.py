@@ -22,7 +22,6 @@ they are copied beside it (`convert.scenario_text` says which).
 
 from __future__ import annotations
 
-import math
 import posixpath
 import re
 from collections.abc import Callable
@@ -31,12 +30,12 @@ from typing import NotRequired, TypedDict
 
 from visor.ext.maestro.notes import INSTEAD, MAESTRO_COMMANDS, Ignored, Refused
 from visor.ext.maestro.selectors import condition, element, maestro_truth
-from visor.ext.maestro.values import PARAMETER, number, option_names, scalar_text, shown
+from visor.ext.maestro.values import PARAMETER, expression, number, option_names, scalar_text, shown
 from visor.inputs.suggest import did_you_mean
 from visor.inputs.templates import Expression, Literal, pieces
 from visor.jsontypes import JsonObject, JsonValue
 from visor.limits import MAX_DURATION_MS, MAX_GESTURE_MS
-from visor.scenario.commands import ERASE_CHARS, MAX_SCROLLS_CAP, MAX_TEXT_CHARS
+from visor.scenario.commands import ERASE_CHARS, MAX_SCROLLS_CAP, MAX_TEXT_CHARS, read_point
 from visor.scenario.keys import key_name
 from visor.steps.commands.scroll_until import swipe_ms
 
@@ -359,6 +358,8 @@ def _tap_point(arg: dict[str, object]) -> tuple[Step | None, list[str]]:
     """Return a tap on a point (x,y in pixels, or x%,y% as fractions); None and why if it is not one."""
     if set(arg) != {"point"}:
         return None, [f"tapOn {shown(arg)}: a point with other options is not converted"]
+    if isinstance(arg["point"], str) and expression(arg["point"]) is not None:
+        return _step("tap", "tap", point=arg["point"]), []  # a script's "65%,92%": read as the tap starts
     point = _point(arg["point"])
     if point is None:
         return None, [f"tapOn point {shown(arg['point'])} is not x,y in pixels or x%,y%"]
@@ -764,15 +765,8 @@ def _drag(
 
 def _point(point: object) -> tuple[tuple[float, float], bool] | None:
     """Return a Maestro point ("50%, 80%" or "100, 200") and whether it is in fractions; None if it is neither."""
-    if not isinstance(point, str):
-        return None
-    x, _, y = (part.strip() for part in point.partition(","))
-    percent = x.endswith("%") and y.endswith("%")
-    try:
-        fx, fy = (float(x[:-1]) / 100, float(y[:-1]) / 100) if percent else (float(x), float(y))
-    except ValueError:
-        return None
-    return ((fx, fy), percent) if math.isfinite(fx) and math.isfinite(fy) else None
+    read = read_point(point) if isinstance(point, str) else None
+    return ((read[0], read[1]), read[2]) if read is not None else None
 
 
 _CONVERTERS: dict[str, Callable[[object, Known], Outcome]] = {

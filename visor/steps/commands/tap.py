@@ -82,8 +82,7 @@ def _tap_once(args: TapArgs, ctx: ActionContext) -> TapDetails:
             details["map_confidence"] = routed.pop("confidence", [])
             details["map"] = routed
         return details
-    assert args.x is not None and args.y is not None
-    point = screen_point(ctx, args.x, args.y, args.normalized)
+    point = screen_point(ctx, *args.spot())
     hit = topmost(ctx.observe().tree, point)
     ctx.tap(point)
     return {"args": args.as_written(), "point": [point.x, point.y], "hit": element_details(hit.node) if hit else None}
