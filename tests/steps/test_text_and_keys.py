@@ -181,6 +181,62 @@ def test_maestros_and_androids_spellings_name_the_same_keys() -> None:
     assert set(BY_NAME) == {key.value for key in Key}  # the scenario's names are the device's keys
 
 
+#: Every key Maestro's pressKey names (maestro.KeyCode's descriptions), and the key visor presses for it.
+MAESTRO_KEYS = {
+    "Enter": "enter",
+    "Backspace": "backspace",
+    "Back": "back",
+    "Home": "home",
+    "Lock": "lock",
+    "Volume Up": "volume_up",
+    "Volume Down": "volume_down",
+    "Remote Dpad Up": "dpad_up",
+    "Remote Dpad Down": "dpad_down",
+    "Remote Dpad Left": "dpad_left",
+    "Remote Dpad Right": "dpad_right",
+    "Remote Dpad Center": "dpad_center",
+    "Remote Media Play Pause": "play_pause",
+    "Remote Media Stop": "stop",
+    "Remote Media Next": "next",
+    "Remote Media Previous": "previous",
+    "Remote Media Rewind": "rewind",
+    "Remote Media Fast Forward": "fast_forward",
+    "Escape": "escape",
+    "Power": "lock",
+    "Tab": "tab",
+    "Remote System Navigation Up": "system_navigation_up",
+    "Remote System Navigation Down": "system_navigation_down",
+    "Remote Button A": "button_a",
+    "Remote Button B": "button_b",
+    "Remote Menu": "menu",
+    "TV Input": "tv_input",
+    "TV Input HDMI 1": "tv_input_hdmi_1",
+    "TV Input HDMI 2": "tv_input_hdmi_2",
+    "TV Input HDMI 3": "tv_input_hdmi_3",
+}
+
+
+@pytest.mark.parametrize(("maestro", "name"), MAESTRO_KEYS.items())
+def test_every_key_maestro_names_is_a_key_in_any_case(maestro: str, name: str) -> None:
+    for written in (maestro, maestro.upper(), maestro.lower(), maestro.replace(" ", "_")):
+        assert key_name(written) == name
+    assert _issues(maestro) == []  # and a scenario pressing it validates
+
+
+@pytest.mark.parametrize("key", list(Key))
+def test_every_key_has_its_androids_spelling(key: Key) -> None:
+    # The new remote keys' KEYCODE_ names are KeyEvent's (KEYCODE_MEDIA_STOP, KEYCODE_TV_INPUT_HDMI_1…).
+    androids = [spelling for spelling in BY_NAME[key.value].spellings if spelling.startswith("KEYCODE_")]
+    assert androids or key is Key.UNLOCK  # unlock is no key event: the driver unlocks
+    assert all(key_name(spelling) == key.value for spelling in androids)
+
+
+def test_the_tv_remotes_keys_press_on_the_sim_and_change_nothing_there() -> None:
+    done = steps(LOGIN, "{id: hdmi, command: press, args: {key: TV Input HDMI 2}}")["hdmi"]
+    assert done.word == "ok" and done.details["key"] == "tv_input_hdmi_2"
+    assert done.details["unverified"].startswith("the screen did not change")
+
+
 def test_a_misspelt_key_is_refused_with_the_nearest_spelling() -> None:
     assert _issues("Volum Up") == [
         ("ARG_ERROR", "press args.key: 'Volum Up' is not a key", "did you mean 'Volume Up'?")

@@ -115,6 +115,20 @@ class Key(enum.StrEnum):
     PLAY_PAUSE = "play_pause"
     NEXT = "next"
     PREVIOUS = "previous"
+    STOP = "stop"
+    REWIND = "rewind"
+    FAST_FORWARD = "fast_forward"
+    #: An Android TV remote's keys (and a fingerprint sensor's swipes): the system's own navigation, up and down.
+    SYSTEM_NAVIGATION_UP = "system_navigation_up"
+    SYSTEM_NAVIGATION_DOWN = "system_navigation_down"
+    #: A TV remote's (or a gamepad's) A and B buttons.
+    BUTTON_A = "button_a"
+    BUTTON_B = "button_b"
+    #: An Android TV's input selector: cycle the inputs, or choose an HDMI input.
+    TV_INPUT = "tv_input"
+    TV_INPUT_HDMI_1 = "tv_input_hdmi_1"
+    TV_INPUT_HDMI_2 = "tv_input_hdmi_2"
+    TV_INPUT_HDMI_3 = "tv_input_hdmi_3"
 
 
 class KeyboardDriver(Protocol):

@@ -460,15 +460,16 @@ class HideKeyboardArgs(Args):
 
 
 class PressArgs(Args):
-    """Press a key: a phone's buttons, the keyboard's keys that are not characters, the d-pad, media keys."""
+    """Press a key: a phone's buttons, the keyboard's keys that are not characters, the d-pad, media and TV keys."""
 
     command = "press"
 
     key: NonEmptyStr = Field(
         description="The key: back, home, app_switch, enter, backspace, tab, space, escape, volume_up, volume_down, "
         "lock, unlock, dpad_up, dpad_down, dpad_left, dpad_right, dpad_center, search, camera, menu, play_pause, "
-        "next, previous; Maestro's spellings (Volume Up, Remote Dpad Up…) and Android's KEYCODE_ names too, in any "
-        "case."
+        "next, previous, stop, rewind, fast_forward, system_navigation_up, system_navigation_down, button_a, "
+        "button_b, tv_input, tv_input_hdmi_1, tv_input_hdmi_2, tv_input_hdmi_3; Maestro's spellings (Volume Up, "
+        "Remote Dpad Up, TV Input HDMI 1…) and Android's KEYCODE_ names too, in any case."
     )
 
     @field_validator("key")

@@ -2,8 +2,8 @@
 
 A scenario may write a key as visor names it (`volume_up`), as Maestro does (`Volume Up`, `Remote Dpad Up`) or as
 Android's key codes do (`KEYCODE_VOLUME_UP`); case, spaces, hyphens and underscores do not count. A misspelt one
-is refused with the nearest spelling as its hint. iPhones lack most keys (no back, app switch, d-pad, media or
-search keys): each key says whether an iPhone has it, and why not, so a scenario declaring `meta.platform: ios`
+is refused with the nearest spelling as its hint. iPhones lack most keys (no back, app switch, d-pad, media, search
+or TV remote keys): each key says whether an iPhone has it, and why not, so a scenario declaring `meta.platform: ios`
 is refused when validating, and a device refuses it at run time otherwise.
 
 The names are `visor.device.protocol.Key`'s values (the device layer sits above this one; a test holds the two
@@ -32,6 +32,9 @@ _NO_BUTTON = "iPhones have no such button"
 _NO_DPAD = "iPhones have no d-pad (it is a TV remote's and an Android phone's)"
 _NO_MEDIA = "XCUITest presses no media keys on an iPhone (only home and the volume buttons)"
 _NO_KEY = "XCUITest has no such key on an iPhone's keyboard"
+_NO_NAVIGATION = "iPhones have no system navigation keys (an Android TV remote's, or a fingerprint sensor's swipes)"
+_NO_GAMEPAD = "iPhones have no gamepad buttons (an Android TV remote's or a game controller's)"
+_NO_TV_INPUT = "iPhones have no input selector (it is an Android TV's, choosing what it shows)"
 
 #: Every key, in the order the docs list them.
 KEYS: tuple[KeySpec, ...] = (
@@ -58,6 +61,19 @@ KEYS: tuple[KeySpec, ...] = (
     KeySpec("play_pause", ("Remote Media Play Pause", "media_play_pause", "KEYCODE_MEDIA_PLAY_PAUSE"), _NO_MEDIA),
     KeySpec("next", ("Remote Media Next", "media_next", "KEYCODE_MEDIA_NEXT"), _NO_MEDIA),
     KeySpec("previous", ("Remote Media Previous", "media_previous", "KEYCODE_MEDIA_PREVIOUS"), _NO_MEDIA),
+    KeySpec("stop", ("Remote Media Stop", "media_stop", "KEYCODE_MEDIA_STOP"), _NO_MEDIA),
+    KeySpec("rewind", ("Remote Media Rewind", "media_rewind", "KEYCODE_MEDIA_REWIND"), _NO_MEDIA),
+    KeySpec("fast_forward", ("Remote Media Fast Forward", "fast forward", "KEYCODE_MEDIA_FAST_FORWARD"), _NO_MEDIA),
+    KeySpec("system_navigation_up", ("Remote System Navigation Up", "KEYCODE_SYSTEM_NAVIGATION_UP"), _NO_NAVIGATION),
+    KeySpec(
+        "system_navigation_down", ("Remote System Navigation Down", "KEYCODE_SYSTEM_NAVIGATION_DOWN"), _NO_NAVIGATION
+    ),
+    KeySpec("button_a", ("Remote Button A", "KEYCODE_BUTTON_A"), _NO_GAMEPAD),
+    KeySpec("button_b", ("Remote Button B", "KEYCODE_BUTTON_B"), _NO_GAMEPAD),
+    KeySpec("tv_input", ("TV Input", "KEYCODE_TV_INPUT"), _NO_TV_INPUT),
+    KeySpec("tv_input_hdmi_1", ("TV Input HDMI 1", "KEYCODE_TV_INPUT_HDMI_1"), _NO_TV_INPUT),
+    KeySpec("tv_input_hdmi_2", ("TV Input HDMI 2", "KEYCODE_TV_INPUT_HDMI_2"), _NO_TV_INPUT),
+    KeySpec("tv_input_hdmi_3", ("TV Input HDMI 3", "KEYCODE_TV_INPUT_HDMI_3"), _NO_TV_INPUT),
 )
 BY_NAME = {key.name: key for key in KEYS}
 

@@ -36,6 +36,17 @@ ANDROID_KEYS = {
     Key.PLAY_PAUSE: 85,
     Key.NEXT: 87,
     Key.PREVIOUS: 88,
+    Key.STOP: 86,
+    Key.REWIND: 89,
+    Key.FAST_FORWARD: 90,
+    Key.SYSTEM_NAVIGATION_UP: 280,
+    Key.SYSTEM_NAVIGATION_DOWN: 281,
+    Key.BUTTON_A: 96,
+    Key.BUTTON_B: 97,
+    Key.TV_INPUT: 178,
+    Key.TV_INPUT_HDMI_1: 243,
+    Key.TV_INPUT_HDMI_2: 244,
+    Key.TV_INPUT_HDMI_3: 245,
 }
 #: The buttons XCUITest's `mobile: pressButton` presses on an iPhone, by their names there.
 IOS_BUTTONS = {Key.HOME: "home", Key.VOLUME_UP: "volumeUp", Key.VOLUME_DOWN: "volumeDown"}

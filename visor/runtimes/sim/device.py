@@ -249,8 +249,8 @@ class SimDevice(Host):
     def press_key(self, key: Key) -> None:
         """Press a key: back, home, app switch; enter submits, backspace deletes, space types, tab moves the focus.
 
-        Lock and unlock the screen. The others (volume, d-pad, media, search, camera, menu, escape) reach no app of
-        the simulated phone: they take their time and change nothing.
+        Lock and unlock the screen. The others (volume, d-pad, media, search, camera, menu, escape, a TV remote's)
+        reach no app of the simulated phone: they take their time and change nothing.
 
         Raises:
             UnsupportedInput: a key an iPhone lacks, on iOS (nothing happens, no time passes).
