@@ -358,7 +358,7 @@ def test_a_command_whose_visor_command_landed_converts_into_it(
     ("commands", "why"),
     [
         ("- eraseText: lots\n", "eraseText 'lots' is not 1 to 10,000 characters"),
-        ("- pressKey: Turbo\n", "pressKey 'Turbo' is not a key visor's press knows"),
+        ("- pressKey: Turbo\n", "pressKey 'Turbo' is no key Maestro knows: it refuses it too"),
         ("- hideKeyboard: {now: true}\n", "hideKeyboard takes no options"),
         ("- inputRandomEmail: {length: 5}\n", "only no option is converted"),
         ("- scrollUntilVisible: {direction: UP}\n", "it needs an element"),

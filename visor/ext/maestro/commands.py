@@ -494,7 +494,7 @@ def _open_link(arg: object, known: Known) -> Outcome:
 def _press_key(arg: object, known: Known) -> Outcome:
     key = arg.get("key") if isinstance(arg, dict) and set(arg) == {"key"} else arg
     if not isinstance(key, str) or key_name(key) is None:
-        return _left(f"pressKey {shown(key)} is not a key visor's press knows")
+        return _left(Refused(f"pressKey {shown(key)} is no key Maestro knows: it refuses it too"))
     return [_step("key", "press", key=str(key_name(key)))], []
 
 
