@@ -568,6 +568,18 @@ MEDIA_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".heic", ".mp4", ".m
 #: A name a script can read as a global variable.
 _JS_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _PARAMETER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _env_field(description: str, name: re.Pattern[str]) -> Any:
+    """Return the field of an `env` mapping (at most 64 values), its names `name`'s as the schema says them."""
+    return Field(
+        default_factory=dict,
+        max_length=64,
+        description=description,
+        json_schema_extra={"propertyNames": {"pattern": f"^{name.pattern}$"}},
+    )
+
+
 ScriptText = Annotated[str, Field(min_length=1, max_length=MAX_SCRIPT_CHARS, pattern=r"\S")]
 
 
@@ -607,12 +619,7 @@ class LaunchAppArgs(Args):
 class ScriptArgs(Args):
     """Shared arguments of the script steps: values the script sees as global variables (Maestro's env)."""
 
-    env: dict[str, str] = Field(
-        default_factory=dict,
-        max_length=64,
-        description="Globals the script sees, by name (over the run's parameters).",
-        json_schema_extra={"propertyNames": {"pattern": "^[A-Za-z_$][A-Za-z0-9_$]*$"}},
-    )
+    env: dict[str, str] = _env_field("Globals the script sees, by name (over the run's parameters).", _JS_NAME)
 
     @field_validator("env")
     @classmethod
@@ -647,12 +654,7 @@ class RunFlowArgs(Args):
     command = "run_flow"
 
     file: RelativePath = Field(description="The scenario whose steps run here, relative to this scenario's folder.")
-    env: dict[str, str] = Field(
-        default_factory=dict,
-        max_length=64,
-        description="Values of the flow's `${KEY}` parameters, before the run's own.",
-        json_schema_extra={"propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}},
-    )
+    env: dict[str, str] = _env_field("Values of the flow's `${KEY}` parameters, before the run's own.", _PARAMETER_NAME)
 
     @field_validator("env")
     @classmethod

@@ -369,12 +369,10 @@ def scenario_text(path: str, flow: Converted) -> str:
         notes.append(
             comment(f"Copy from the flows' folder, beside this scenario (same sub-folders): {', '.join(needed)}.")
         )
-    for item in flow.left_out:
-        where = f"line {item['line']}" if item["file"] == path else f"{item['file']} line {item['line']}"
-        notes.append(comment(f"Left out ({where}, {item['command']}): {item['reason']}"))
-    for item in flow.ignored:
-        where = f"line {item['line']}" if item["file"] == path else f"{item['file']} line {item['line']}"
-        notes.append(comment(f"Maestro ignores ({where}, {item['command']}): {item['reason']}"))
+    for said, items in (("Left out", flow.left_out), ("Maestro ignores", flow.ignored)):
+        for item in items:
+            where = f"line {item['line']}" if item["file"] == path else f"{item['file']} line {item['line']}"
+            notes.append(comment(f"{said} ({where}, {item['command']}): {item['reason']}"))
     return "\n".join(notes) + "\n" + dump_yaml(flow.scenario)
 
 
