@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 from typing import Any
 
 import pytest
@@ -15,19 +16,36 @@ from tests.scenario.helpers import validate_data
 from tests.simkit import MemorySink, demo_device, run, steps_yaml
 from visor.clock import VirtualClock
 from visor.device.apps import LaunchOptions
+from visor.device.data import ValueKind
 from visor.device.protocol import UnsupportedInput
 from visor.errors import ExitCode
+from visor.inputs.document import Document
+from visor.inputs.parameters import substitute
 from visor.runtimes.appium.device_settings import (
     airplane_plan,
     keychain_plan,
+    location_read,
     orientation_name,
     orientation_value,
     permissions_plan,
 )
 from visor.runtimes.sim.device import SimDevice
 from visor.runtimes.sim.orientation import TURNS, turn_rect, unturn_point, unturn_rect
-from visor.scenario.commands import ClearKeychainArgs, SetAirplaneModeArgs, SetOrientationArgs, SetPermissionsArgs
-from visor.steps.commands.device_settings import clear_keychain, set_airplane_mode, set_orientation, set_permissions
+from visor.scenario.commands import (
+    ClearKeychainArgs,
+    SetAirplaneModeArgs,
+    SetLocationArgs,
+    SetOrientationArgs,
+    SetPermissionsArgs,
+)
+from visor.scenario.validate import validate_document
+from visor.steps.commands.device_settings import (
+    clear_keychain,
+    set_airplane_mode,
+    set_location,
+    set_orientation,
+    set_permissions,
+)
 from visor.steps.context import ActionContext, StepFailure
 from visor.ui.geometry import Point, Rect, Size
 
@@ -144,8 +162,6 @@ def test_airplane_mode_takes_the_network_away_and_toggling_brings_it_back() -> N
 
 
 def _wifi() -> Any:
-    from visor.device.data import ValueKind  # lazy: only the airplane tests read the wifi
-
     return ValueKind.WIFI
 
 
@@ -170,6 +186,61 @@ def test_set_airplane_mode_takes_exactly_one_of_enabled_and_toggle(args: dict[st
     issues = validate_data(doc).issues
     assert (not issues) is valid, issues
     assert all(str(issue.code) == "ARG_ERROR" for issue in issues)
+
+
+# -- set_location -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("flavour", ["android", "ios"])
+def test_set_location_moves_the_gps_apps_read_and_reads_it_back(flavour: str) -> None:
+    device = demo_device() if flavour == "android" else iphone()
+    before = device.location()
+    details = set_location(SetLocationArgs.model_validate({"latitude": 48.150636, "longitude": -17.5}), context(device))
+    assert details == {"args": {"latitude": 48.150636, "longitude": -17.5},
+                       "was": None if before is None else list(before), "verified": True}  # fmt: skip
+    assert device.location() == (48.150636, -17.5)
+    read = device.data.value(ValueKind.LOCATION)
+    assert isinstance(read, dict) and (read["latitude"], read["longitude"]) == (48.150636, -17.5)
+
+
+def test_a_location_the_phone_did_not_take_fails_the_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    device = demo_device()
+    monkeypatch.setattr(type(device), "location", lambda self: (10.0, 20.0))  # a phone keeping its own fix
+    with pytest.raises(StepFailure, match=r"the location reads 10.0, 20.0 after setting it to 48.1, 17.1"):
+        set_location(SetLocationArgs.model_validate({"latitude": 48.1, "longitude": 17.1}), context(device))
+
+
+def test_a_location_read_back_within_the_devices_precision_is_the_one_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    device = demo_device()
+    monkeypatch.setattr(type(device), "location", lambda self: (48.10004, 17.09996))
+    details = set_location(SetLocationArgs.model_validate({"latitude": 48.1, "longitude": 17.1}), context(device))
+    assert details["verified"] is True
+
+
+@given(st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-400, 400), st.just("${LAT}")),
+       st.one_of(st.floats(-200, 200), st.text(max_size=3)))  # fmt: skip
+def test_set_location_takes_degrees_in_range_and_nothing_else(latitude: Any, longitude: Any) -> None:
+    doc = {
+        "meta": {"name": "t", "version": "1"},
+        "config": {"seed": 1},
+        "steps": [{"id": "a", "command": "set_location", "args": {"latitude": latitude, "longitude": longitude}}],
+    }
+    filled, _ = substitute(Document("t.yaml", "yaml", doc, {}), {"LAT": "45.5"})
+    issues = validate_document(filled).issues
+
+    def degrees(value: Any, bound: int) -> bool:
+        if isinstance(value, str):
+            return value == "${LAT}"  # a parameter writing a number is that number
+        return not isinstance(value, bool) and math.isfinite(value) and -bound <= value <= bound
+
+    assert (not issues) is (degrees(latitude, 90) and degrees(longitude, 180)), issues
+
+
+def test_appium_reads_a_location_answer_with_both_coordinates_as_numbers() -> None:
+    assert location_read({"latitude": 1, "longitude": -2.5, "altitude": 0}) == (1.0, -2.5)
+    assert location_read({"latitude": True, "longitude": 1}) is None
+    assert location_read({"latitude": "1", "longitude": 1}) is None
+    assert location_read(None) is None
 
 
 # -- scroll duration ---------------------------------------------------------------------------------------------

@@ -8,8 +8,8 @@
 - `memory`: What the agent tools remember between the calls of one session: an MCP connection, or one scenario run
 - `observer`: A device wrapper that remembers its last observation until something could have changed the screen
 - `protocol`: The device protocol: the primitives a runtime provides. Everything smarter lives above it
-- `settings`: What a device may do to its own settings: its orientation, an app's permissions, the keychain,
-  airplane mode
+- `settings`: What a device may do to its own settings: its orientation, permissions, keychain, airplane mode,
+  location
 - `storage`: A phone's shared storage: the one place agents may read and change files (`/storage/emulated/0`)
 - `targets`: The one target resolver: which match an action uses, where a touch reaches it, and how it is found
   again

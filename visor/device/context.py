@@ -298,6 +298,15 @@ class Kernel:
         """Say whether airplane mode is on (None: the device cannot tell)."""
         return self._read(device_settings(self.device).airplane_mode)
 
+    def set_location(self, latitude: float, longitude: float) -> None:
+        """Put the GPS at a place (refused, nothing sent, where the device cannot)."""
+        settings = device_settings(self.device)
+        self._send(lambda: settings.set_location(latitude, longitude))
+
+    def location(self) -> tuple[float, float] | None:
+        """Return where the GPS says the phone is (None: the device cannot tell)."""
+        return self._read(device_settings(self.device).location)
+
     def reset_app(self) -> None:
         """Restart the app under test (no idle wait: a reset is how a stuck app is left)."""
         self._deliver(self.device.reset_app)

@@ -208,6 +208,15 @@ class ObservingDevice:
         """Say whether airplane mode is on (None: the device cannot tell)."""
         return device_settings(self.device).airplane_mode()
 
+    def set_location(self, latitude: float, longitude: float) -> None:
+        """Put the GPS at a place (when the device can), and forget the screen (an app may show where it is)."""
+        self.forget()
+        device_settings(self.device).set_location(latitude, longitude)
+
+    def location(self) -> tuple[float, float] | None:
+        """Return where the GPS says the phone is (None: the device cannot tell)."""
+        return device_settings(self.device).location()
+
     def device_data(self) -> DeviceData:
         """Return the phone's personal data; a change to it forgets the screen (a dialog, the shade may show)."""
         # The proxy forwards every member of DeviceData (by __getattr__), so it is one.

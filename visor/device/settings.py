@@ -1,4 +1,4 @@
-"""What a device may do to its own settings: its orientation, an app's permissions, the keychain, airplane mode.
+"""What a device may do to its own settings: its orientation, permissions, keychain, airplane mode, location.
 
 Not every runtime can, nor every platform: a device that can is a `DeviceSettings`, and the kernel refuses the
 command on one that is not, before anything is sent (`UnsupportedInput`). Each setter has a reader beside it, so
@@ -17,7 +17,7 @@ from visor.device.protocol import Device
 
 @runtime_checkable
 class DeviceSettings(Protocol):
-    """A device that turns its screen, sets an app's permissions, clears the keychain and sets airplane mode."""
+    """A device that turns its screen, sets permissions, clears the keychain, sets airplane mode and its location."""
 
     def set_orientation(self, orientation: str) -> None:
         """Turn the screen: `portrait`, `landscape_left`, `upside_down` or `landscape_right`.
@@ -75,9 +75,17 @@ class DeviceSettings(Protocol):
         """
         ...
 
+    def set_location(self, latitude: float, longitude: float) -> None:
+        """Put the GPS at `latitude`, `longitude` (degrees): the position apps read from now on."""
+        ...
+
+    def location(self) -> tuple[float, float] | None:
+        """Return the position apps read (latitude, longitude), or None when the device cannot tell."""
+        ...
+
 
 def device_settings(device: Device) -> DeviceSettings:
     """Return `device` as a `DeviceSettings`, or refuse, sending nothing."""
     if isinstance(device, DeviceSettings):
         return device
-    raise cannot(device, "change its settings (orientation, permissions, keychain, airplane mode)")
+    raise cannot(device, "change its settings (orientation, permissions, keychain, airplane mode, location)")

@@ -158,10 +158,16 @@ def read_point(text: str) -> tuple[float, float, bool] | None:
     return (fx, fy, percent) if comma and math.isfinite(fx) and math.isfinite(fy) else None
 
 
-class TapArgs(Args):
-    """Tap an element (`target`), or a point (`x`, `y`; fractions of the screen when `normalized`; or `point`)."""
+#: The most taps one `tap` sends (its `count`).
+MAX_TAPS = 100
+#: From one of a `tap`'s taps to the next (`interval_ms`), unless the step says: Maestro's, well inside the
+#: 300 ms in which Android and iOS see two taps as a double tap.
+TAP_INTERVAL_MS = 100
 
-    command = "tap"
+
+class _TouchArgs(Args):
+    """An element (`target`), or a point (`x`, `y`; fractions of the screen when `normalized`; or `point`)."""
+
     model_config = schema_rules(
         anyOf=[
             _alone(["target"], "x", "y", "point"),
@@ -170,15 +176,12 @@ class TapArgs(Args):
         ]
     )
 
-    target: SelectorStr | None = Field(None, description="The element to tap.")
+    target: SelectorStr | None = Field(None, description="The element to touch.")
     x: FiniteNumber | None = Field(None, description="X in pixels, or a 0..1 fraction when normalized.")
     y: FiniteNumber | None = Field(None, description="Y in pixels, or a 0..1 fraction when normalized.")
     normalized: bool = Field(False, description="Read x and y as fractions of the screen size.")
     point: NonEmptyStr | None = Field(
         None, description="The point as Maestro writes it: `x,y` in pixels, or `x%,y%` of the screen."
-    )
-    retry_if_no_change: bool = Field(
-        False, description="Tap once more when the screen shows no change after the tap (Maestro's retryTapIfNoChange)."
     )
 
     @classmethod
@@ -186,21 +189,21 @@ class TapArgs(Args):
         """Target, both coordinates or a point: one of them (upstream's words where upstream has the case)."""
         has_target, coords, point = "target" in raw, _present(raw, "x", "y"), "point" in raw
         if point and (has_target or coords):
-            return ["tap takes one of args.target, args.x/args.y and args.point"]
+            return [f"{cls.command} takes one of args.target, args.x/args.y and args.point"]
         if has_target and coords:
-            return ["tap cannot mix args.target with args.x/args.y"]
+            return [f"{cls.command} cannot mix args.target with args.x/args.y"]
         if not has_target and len(coords) == 1:
-            return ["tap coordinate mode requires both args.x and args.y"]
+            return [f"{cls.command} coordinate mode requires both args.x and args.y"]
         if not has_target and not coords and not point:
-            return ["tap requires args.target or args.x/args.y"]
+            return [f"{cls.command} requires args.target or args.x/args.y"]
         return []
 
     def tree_use(self) -> str | None:
-        """Need the tree to tap an element (found in it), not to tap a point."""
+        """Need the tree to touch an element (found in it), not to touch a point."""
         return _targeting(self.target)
 
     def spot(self) -> tuple[float, float, bool]:
-        """Return the point to tap: x, y, and whether they are fractions of the screen (not for a target)."""
+        """Return the point to touch: x, y, and whether they are fractions of the screen (not for a target)."""
         if self.point is not None and not is_template(self.point):  # a script's value is checked once filled in
             read = read_point(self.point)
             assert read is not None  # checked as the arguments were read
@@ -209,18 +212,43 @@ class TapArgs(Args):
         return self.x, self.y, self.normalized
 
     @model_validator(mode="after")
-    def _range(self) -> TapArgs:
+    def _range(self) -> _TouchArgs:
         if self.point is not None and not is_template(self.point):  # a script's value is checked once filled in
             read = read_point(self.point)
             if read is None:
-                raise plain_error(IssueCode.ARG_ERROR, f"tap args.point {self.point!r} is not x,y in pixels or x%,y%")
+                raise plain_error(
+                    IssueCode.ARG_ERROR, f"{self.command} args.point {self.point!r} is not x,y in pixels or x%,y%"
+                )
             high = 1.0 if read[2] else math.inf
             if not all(0 <= value <= high for value in read[:2]):
                 wanted = "between 0% and 100%" if read[2] else "non-negative pixels"
-                raise plain_error(IssueCode.ARG_ERROR, f"tap args.point {self.point!r} must be {wanted}")
+                raise plain_error(IssueCode.ARG_ERROR, f"{self.command} args.point {self.point!r} must be {wanted}")
         if self.x is not None and self.y is not None:
-            _check_normalized("tap", self.normalized, {"x": self.x, "y": self.y})
+            _check_normalized(self.command, self.normalized, {"x": self.x, "y": self.y})
         return self
+
+
+class TapArgs(_TouchArgs):
+    """Tap an element (`target`), or a point (`x`, `y`; fractions of the screen when `normalized`; or `point`)."""
+
+    command = "tap"
+
+    retry_if_no_change: bool = Field(
+        False, description="Tap once more when the screen shows no change after the tap (Maestro's retryTapIfNoChange)."
+    )
+    count: int = Field(
+        1,
+        ge=1,
+        le=MAX_TAPS,
+        description="How many taps, all at the point found first (2: a double tap; Maestro's repeat and doubleTapOn).",
+    )
+    interval_ms: int = Field(
+        TAP_INTERVAL_MS,
+        ge=0,
+        le=MAX_GESTURE_MS,
+        description="From one tap's start to the next one's, in ms, when "
+        "count is more than 1 (100 unless given, as Maestro).",
+    )
 
 
 class NavigateArgs(Args):
@@ -493,13 +521,11 @@ class PressArgs(Args):
 LONG_TAP_MS = 1000
 
 
-class LongTapArgs(Args):
-    """Hold a finger on an element, at a point a touch reaches (Maestro's longPressOn)."""
+class LongTapArgs(_TouchArgs):
+    """Hold a finger on an element, at a point a touch reaches, or on a point (Maestro's longPressOn)."""
 
     command = "long_tap"
-    tree_need = "finds the element, and a point of it a touch reaches"
 
-    target: SelectorStr = Field(description="The element to hold.")
     duration_ms: int = Field(
         LONG_TAP_MS, ge=100, le=MAX_GESTURE_MS, description="How long to hold, in ms (1000 unless given)."
     )
@@ -743,6 +769,24 @@ class SetAirplaneModeArgs(Args):
         if len(_present(raw, "enabled", "toggle")) != 1:
             return ["set_airplane_mode requires exactly one of args.enabled or args.toggle"]
         return []
+
+
+#: How far apart, in degrees, a location read back may be from the one set and still be it (about 11 m): a
+#: device keeps its fixes at a precision of its own.
+LOCATION_TOLERANCE = 1e-4
+
+
+class SetLocationArgs(Args):
+    """Put the phone's GPS at a place, as apps then read it (Maestro's setLocation), checked."""
+
+    command = "set_location"
+
+    latitude: Annotated[float, Field(ge=-90, le=90, allow_inf_nan=False)] = Field(
+        description="Degrees north (negative: south), -90 to 90."
+    )
+    longitude: Annotated[float, Field(ge=-180, le=180, allow_inf_nan=False)] = Field(
+        description="Degrees east (negative: west), -180 to 180."
+    )
 
 
 @dataclass(frozen=True, slots=True)

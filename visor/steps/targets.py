@@ -19,6 +19,7 @@ from visor.steps.scroll_into_view import bring_into_view, scroll_plan
 from visor.ui.coords import Space
 from visor.ui.description import Description, ElementInfo
 from visor.ui.geometry import Point
+from visor.ui.hit import topmost
 from visor.ui.query import QueryError, closest, find
 from visor.ui.tree import Located, Node, UiTree
 
@@ -79,6 +80,17 @@ def screen_point(ctx: ActionContext, x: float, y: float, normalized: bool) -> Po
             details={"point": [point.x, point.y], "screen": [size.width, size.height]},
         )
     return point
+
+
+def point_hit(ctx: ActionContext, spot: tuple[float, float, bool]) -> tuple[Point, ElementInfo | None]:
+    """Return the screen point a step's `spot` names (`screen_point`), and the element a touch there reaches.
+
+    Raises:
+        StepFailure: the point is outside the screen.
+    """
+    point = screen_point(ctx, *spot)
+    hit = topmost(ctx.observe().tree, point)
+    return point, element_details(hit.node) if hit else None
 
 
 def match_all(observation: Observation, selector: Selector, platform: str) -> list[Node]:

@@ -278,13 +278,49 @@ def test_tap_options_become_taps_or_are_named(tmp_path: Path) -> None:
         "- tapOn:\n    text: Like\n    repeat: 2\n    delay: 300\n"
         "- tapOn:\n    id: send\n    retryTapIfNoChange: true\n    waitUntilVisible: true\n"
         "- tapOn:\n    point: 50%, 50%\n    retryTapIfNoChange: false\n"
+        "- tapOn: {text: Like, repeat: 3}\n"
+        "- tapOn: {text: Like, repeat: 2, delay: -1}\n"
+        "- tapOn: {text: Like, repeat: 0}\n"
     )
     converted = valid(one(tmp_path, commands))
     like = ("tap", {"target": "text=Like"})
     retried = ("tap", {"target": "id=send", "retry_if_no_change": True})
-    assert steps(converted) == [like, ("wait", {"ms": 300}), like, retried,
-                                ("tap", {"x": 0.5, "y": 0.5, "normalized": True})]  # fmt: skip
-    assert left(converted) == []
+    assert steps(converted) == [("tap", {"target": "text=Like", "count": 2, "interval_ms": 300}), retried,
+                                ("tap", {"x": 0.5, "y": 0.5, "normalized": True}),
+                                ("tap", {"target": "text=Like", "count": 3}),  # 100 ms apart, as Maestro
+                                ("tap", {"target": "text=Like", "count": 2}),  # a negative delay: Maestro's 100
+                                like]  # fmt: skip
+    assert [item["reason"] for item in converted.left_out] == ["tapOn repeat 0 is left out: one tap is sent"]
+
+
+def test_a_double_tap_is_two_taps_at_the_point_found_first(tmp_path: Path) -> None:
+    commands = "- doubleTapOn: Item 1\n- doubleTapOn: {id: row, delay: 40}\n- doubleTapOn: {point: '10,20'}\n"
+    converted = valid(one(tmp_path, commands))
+    assert steps(converted) == [("tap", {"target": "text=Item 1", "count": 2}),
+                                ("tap", {"target": "id=row", "count": 2, "interval_ms": 40}),
+                                ("tap", {"x": 10.0, "y": 20.0, "count": 2})]  # fmt: skip
+    assert not converted.left_out
+
+
+def test_a_long_press_on_a_point_holds_it_and_a_point_with_options_is_named(tmp_path: Path) -> None:
+    commands = (
+        "- longPressOn: {point: '50%,15%'}\n- longPressOn: {point: '${output.p}'}\n- longPressOn: {point: here}\n"
+    )
+    converted = one(tmp_path, commands)
+    assert steps(converted) == [("long_tap", {"x": 0.5, "y": 0.15, "normalized": True}),
+                                ("long_tap", {"point": "${output.p}"})]  # fmt: skip
+    assert [item["reason"] for item in converted.left_out] == ["longPressOn point 'here' is not x,y in pixels or x%,y%"]
+
+
+def test_set_location_takes_degrees_as_numbers_or_texts_and_names_the_rest(tmp_path: Path) -> None:
+    commands = ("- setLocation: {latitude: '48.150636', longitude: 17.111754}\n"
+                "- setLocation: {latitude: 91, longitude: 0}\n- setLocation: {latitude: 1}\n")  # fmt: skip
+    converted = one(tmp_path, commands)
+    assert steps(converted) == [("set_location", {"latitude": 48.150636, "longitude": 17.111754})]
+    assert [item["reason"] for item in converted.left_out] == [
+        "setLocation latitude 91 is no number of degrees from -90 to 90",
+        "setLocation {'latitude': 1}: only latitude and longitude are converted",
+    ]
 
 
 #: Each Maestro command that waited for its visor command, and what it converts into.

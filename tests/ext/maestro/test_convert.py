@@ -341,9 +341,9 @@ def test_run_flow_with_when_is_a_block_and_its_env_is_put_in(tmp_path: Path) -> 
 
 
 def test_left_out_lines_of_an_included_file_name_that_file(tmp_path: Path) -> None:
-    flow(tmp_path, "sub/login.yaml", "- tapOn: Log in\n- doubleTapOn: Log in\n")
-    converted = one(tmp_path, "- runFlow: sub/login.yaml\n- doubleTapOn: x\n")
-    assert left(converted) == [("login.yaml", 4, "doubleTapOn"), ("f.yaml", 4, "doubleTapOn")]
+    flow(tmp_path, "sub/login.yaml", "- tapOn: Log in\n- assertNoDefectsWithAI\n")
+    converted = one(tmp_path, "- runFlow: sub/login.yaml\n- assertNoDefectsWithAI\n")
+    assert left(converted) == [("login.yaml", 4, "assertNoDefectsWithAI"), ("f.yaml", 4, "assertNoDefectsWithAI")]
     assert converted.left_out[0]["file"] == str(tmp_path / "sub" / "login.yaml")
 
 

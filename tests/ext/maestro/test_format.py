@@ -22,7 +22,7 @@ LOGIN = """appId: com.visor.demo
 - inputText: lovelace
 - tapOn: Log in
 - assertVisible: Item 1
-- doubleTapOn: Item 1
+- assertNoDefectsWithAI
 """
 
 
@@ -63,7 +63,7 @@ def test_visor_run_runs_a_flow_as_it_is_and_keeps_the_scenario_that_ran(cli_runn
     run = done.data["run"]
     assert [step["command"] for step in run["steps"]][:3] == ["navigate", "tap", "act"]
     left = [item for item in done.data["warnings"] if item["code"] == "UNSUPPORTED_COMMAND"]
-    assert left and left[0]["line"] == 12 and "doubleTapOn" in left[0]["message"]  # at the flow's own line
+    assert left and left[0]["line"] == 12 and "assertNoDefectsWithAI" in left[0]["message"]  # at the flow's own line
     kept = tmp_path / "out" / run["run_id"] / "scenario.yaml"
     assert "Imported from the Maestro flow" in kept.read_text() and "steps:" in kept.read_text()
 

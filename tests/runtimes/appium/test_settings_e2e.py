@@ -1,7 +1,7 @@
 """The settings commands against a real Appium server with the fake driver.
 
-The fake driver has WebDriver's orientation endpoint (PORTRAIT, LANDSCAPE) and no `mobile:` command, so the
-orientation is proved end to end here, and the `mobile:` plans of permissions, the keychain and airplane mode come
+The fake driver has WebDriver's orientation and location endpoints and no `mobile:` command, so the orientation
+and the location are proved end to end here, and the `mobile:` plans of permissions, the keychain and airplane mode come
 back as the driver's "unsupported" (what a real UiAutomator2 or XCUITest runs is unit-tested as plans).
 """
 
@@ -14,6 +14,7 @@ import pytest
 from tests.runtimes.appium.conftest import AppiumServer
 from visor.device.protocol import UnsupportedInput
 from visor.runtimes.appium.device import AppiumDevice
+from visor.scenario.commands import LOCATION_TOLERANCE
 
 Open = Callable[..., AppiumDevice]
 
@@ -47,3 +48,15 @@ def test_mobile_commands_the_fake_driver_lacks_are_unsupported_and_ios_refusals_
     with pytest.raises(UnsupportedInput, match="ios has no permission bluetooth"):
         iphone.set_permissions("com.visor.demo", {"bluetooth": "allow"})
     assert len(appium_server.commands(iphone)) == before
+
+
+@pytest.mark.parametrize("platform", ["android", "ios"])
+def test_the_location_is_set_and_read_back_through_webdriver(
+    appium_server: AppiumServer, fake_device: Open, platform: str
+) -> None:
+    device = fake_device(platform=platform)
+    device.set_location(48.150636, -17.111754)
+    assert '"latitude":48.150636' in " ".join(appium_server.commands(device))
+    found = device.location()
+    assert found is not None
+    assert abs(found[0] - 48.150636) <= LOCATION_TOLERANCE and abs(found[1] + 17.111754) <= LOCATION_TOLERANCE

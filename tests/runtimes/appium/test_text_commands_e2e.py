@@ -1,4 +1,4 @@
-"""Text, key, wait and scroll steps on a real Appium server with the fake driver: each reports what it did."""
+"""Text, key, wait, scroll, touch and location steps on a real Appium server with the fake driver, each saying what it did."""
 
 from __future__ import annotations
 
@@ -18,6 +18,9 @@ STEPS = (
     '{id: gone, command: wait, args: {gone: "text=Nowhere", timeout: 500}}',
     '{id: scroll, command: scroll_until_visible, args: {target: "text=Log in"}}',
     '{id: long, command: long_tap, args: {target: "text=Log in"}}',
+    '{id: hold-point, command: long_tap, args: {point: "10,10", duration_ms: 200}}',
+    '{id: twice, command: tap, args: {target: "id=username", count: 2}}',
+    "{id: where, command: set_location, args: {latitude: 1.5, longitude: -2.5}}",
     '{id: script, command: eval_script, args: {script: "output.n = 1"}}',
     '{id: holds, command: assert_true, args: {condition: "output.n === 1"}}',
 )
@@ -43,6 +46,8 @@ def test_text_wait_scroll_and_script_steps_on_the_fake_driver_each_say_what_they
         assert steps["gone"]["details"]["matched_at_start"] == 0
         assert (steps["scroll"]["details"]["outcome"], steps["scroll"]["details"]["swipes"]) == ("found", 0)
         assert steps["long"]["details"]["duration_ms"] == 1000 and steps["holds"]["details"]["holds"] is True
+        assert steps["hold-point"]["details"]["point"] == [10, 10]
+        assert steps["where"]["details"]["verified"] is True
         signatures.add(done["determinism_signature"])
     assert len(signatures) == 1  # the random number is the seed's, the same every run
 

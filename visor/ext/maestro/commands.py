@@ -35,7 +35,14 @@ from visor.inputs.suggest import did_you_mean
 from visor.inputs.templates import Expression, Literal, pieces
 from visor.jsontypes import JsonObject, JsonValue
 from visor.limits import MAX_DURATION_MS, MAX_GESTURE_MS
-from visor.scenario.commands import ERASE_CHARS, MAX_SCROLLS_CAP, MAX_TEXT_CHARS, read_point
+from visor.scenario.commands import (
+    ERASE_CHARS,
+    MAX_SCROLLS_CAP,
+    MAX_TAPS,
+    MAX_TEXT_CHARS,
+    TAP_INTERVAL_MS,
+    read_point,
+)
 from visor.scenario.keys import key_name
 from visor.steps.commands.scroll_until import swipe_ms
 
@@ -102,12 +109,6 @@ def pending(name: str) -> str | None:
     return f"{name} is not converted yet: it needs visor's {PENDING[name]} command"
 
 
-#: Commands with no visor command yet, nor one being built: why, in the user's words.
-_MISSING = {
-    "doubleTapOn": "visor has no double tap on an element",
-}
-
-
 def convert_command(name: str, arg: object, known: Known) -> Outcome:
     """Convert one Maestro command (not runFlow, repeat nor retry, which the walk inlines): its steps and notes."""
     converter = _CONVERTERS.get(name)
@@ -115,8 +116,6 @@ def convert_command(name: str, arg: object, known: Known) -> Outcome:
         return converter(arg, known)
     if pending(name):
         return [], [str(pending(name))]
-    if name in _MISSING:
-        return [], [f"{name} is not converted: {_MISSING[name]}"]
     named = name if re.fullmatch(r"[A-Za-z][\w.-]{0,59}", name) else shown(name)
     if name not in MAESTRO_COMMANDS:
         hint = f"write {INSTEAD[name]}" if name in INSTEAD else did_you_mean(name, sorted(MAESTRO_COMMANDS))
@@ -317,6 +316,21 @@ def _set_airplane_mode(arg: object, known: Known) -> Outcome:
     return _android_only(_step("airplane", "set_airplane_mode", enabled=enabled)), []
 
 
+def _set_location(arg: object, known: Known) -> Outcome:
+    """Put the GPS at a place: latitude and longitude, numbers or texts of one (a `${NAME}` is kept for the run)."""
+    if not isinstance(arg, dict) or set(arg) != {"latitude", "longitude"}:
+        return _left(f"setLocation {shown(arg)}: only latitude and longitude are converted")
+    args: JsonObject = {}
+    for key, bound in (("latitude", 90), ("longitude", 180)):
+        value = arg[key]
+        found = number(value, known.env)
+        if found is None or not -bound <= found <= bound:
+            return _left(f"setLocation {key} {shown(value)} is no number of degrees from -{bound} to {bound}")
+        kept = isinstance(value, str) and PARAMETER.fullmatch(value.strip())
+        args[key] = value.strip() if kept and isinstance(value, str) else found
+    return [_step("location", "set_location", **args)], []
+
+
 def _toggle_airplane_mode(arg: object, known: Known) -> Outcome:
     """Toggle airplane mode: visor reads it first and sets the other state (Android only, as Maestro has it)."""
     if arg not in (None, {}):
@@ -333,38 +347,54 @@ def _stop_app(arg: object, known: Known) -> Outcome:
 
 
 def _tap_on(arg: object, known: Known) -> Outcome:
-    selector, options = _split_options(arg, _TAP_OPTIONS)
+    return _taps(arg, known, "tapOn", None)
+
+
+def _double_tap_on(arg: object, known: Known) -> Outcome:
+    """Two taps at the point found first, `delay` ms apart (100 unless given), as Maestro's doubleTapOn."""
+    return _taps(arg, known, "doubleTapOn", 2)
+
+
+def _taps(arg: object, known: Known, name: str, count: int | None) -> Outcome:
+    """Convert tapOn (`count` None: its `repeat` says) or doubleTapOn (2) to one tap step."""
+    selector, options = _split_options(arg, _TAP_OPTIONS - ({"repeat"} if count else set()))
     if isinstance(selector, dict) and "point" in selector:
-        tap, notes = _tap_point(selector)
+        tap, notes = _touch_point(selector, name, "tap")
     else:
-        target, notes = element(selector, known.env, "tapOn")
+        target, notes = element(selector, known.env, name)
         tap = _step("tap", "tap", target=target) if target is not None else None
     if tap is None:
         return _left(notes[0])
+    more = dict(tap["args"])
     retry = options.get("retryTapIfNoChange")
     if retry is True:
-        tap = {**tap, "args": {**tap["args"], "retry_if_no_change": True}}
+        more["retry_if_no_change"] = True
     elif retry not in (None, False):
-        notes = [*notes, f"tapOn retryTapIfNoChange {shown(retry)} is left out: only true or false is converted"]
-    taps, delay, more = _tap_options(options, known)
-    pause = [_step("pause", "wait", ms=delay)] if delay else []
-    steps: list[Step | Block] = [tap]
-    for _ in range(taps - 1):
-        steps.extend([*pause, {**tap, "args": dict(tap["args"])}])
-    return steps, [*notes, *more]
+        notes = [*notes, f"{name} retryTapIfNoChange {shown(retry)} is left out: only true or false is converted"]
+    taps, interval, said = _tap_options(options, known, name, count)
+    if taps > 1:
+        more["count"] = taps
+        if interval != TAP_INTERVAL_MS:
+            more["interval_ms"] = interval
+    return [{**tap, "args": more}], [*notes, *said]
 
 
-def _tap_point(arg: dict[str, object]) -> tuple[Step | None, list[str]]:
-    """Return a tap on a point (x,y in pixels, or x%,y% as fractions); None and why if it is not one."""
+def _touch_point(arg: dict[str, object], name: str, kind: str) -> tuple[Step | None, list[str]]:
+    """Return a `tap` or `long_tap` (`kind`'s command) on a point (x,y in pixels, or x%,y% as fractions).
+
+    None and why if it is not one.
+    """
+    command = {"tap": "tap", "hold": "long_tap"}[kind]
     if set(arg) != {"point"}:
-        return None, [f"tapOn {shown(arg)}: a point with other options is not converted"]
+        return None, [f"{name} {shown(arg)}: a point with other options is not converted"]
     if isinstance(arg["point"], str) and expression(arg["point"]) is not None:
-        return _step("tap", "tap", point=arg["point"]), []  # a script's "65%,92%": read as the tap starts
+        return _step(kind, command, point=arg["point"]), []  # a script's "65%,92%": read as the touch starts
     point = _point(arg["point"])
     if point is None:
-        return None, [f"tapOn point {shown(arg['point'])} is not x,y in pixels or x%,y%"]
+        return None, [f"{name} point {shown(arg['point'])} is not x,y in pixels or x%,y%"]
     (x, y), normalized = point
-    return (_step("tap", "tap", x=x, y=y, normalized=True) if normalized else _step("tap", "tap", x=x, y=y)), []
+    fraction = {"normalized": True} if normalized else {}
+    return _step(kind, command, x=x, y=y, **fraction), []
 
 
 def _split_options(arg: object, options: set[str]) -> tuple[object, dict[str, object]]:
@@ -374,25 +404,25 @@ def _split_options(arg: object, options: set[str]) -> tuple[object, dict[str, ob
     return {k: v for k, v in arg.items() if k not in options}, {k: v for k, v in arg.items() if k in options}
 
 
-def _tap_options(options: dict[str, object], known: Known) -> tuple[int, int, list[str]]:
-    """Return how many taps tapOn's `repeat` asks for, the pause between them, and notes on what is left out."""
+def _tap_options(options: dict[str, object], known: Known, name: str, count: int | None) -> tuple[int, int, list[str]]:
+    """Return how many taps (`count`, or tapOn's `repeat`), the interval between them, and notes on what is left out."""
     notes: list[str] = []
-    taps, delay = 1, 0
-    if "repeat" in options:
+    taps, interval = count or 1, TAP_INTERVAL_MS
+    if "repeat" in options and count is None:
         found = number(options["repeat"], known.env)
-        if found is not None and found == int(found) and 1 <= found <= 100:
+        if found is not None and found == int(found) and 1 <= found <= MAX_TAPS:
             taps = int(found)
         else:
-            notes.append(f"tapOn repeat {shown(options['repeat'])} is left out: one tap is sent")
+            notes.append(f"{name} repeat {shown(options['repeat'])} is left out: one tap is sent")
     if "delay" in options and taps > 1:  # Maestro pauses between repeated taps only
         found = number(options["delay"], known.env)
-        if found is not None and 0 <= found <= MAX_DURATION_MS:
-            delay = int(found)
-        else:
-            notes.append(f"tapOn delay {shown(options['delay'])} is left out: the taps follow one another")
+        if found is not None and 0 <= found <= MAX_GESTURE_MS:
+            interval = int(found)
+        elif not (found is not None and found < 0):  # Maestro takes a negative delay as its default
+            notes.append(f"{name} delay {shown(options['delay'])} is left out: the taps are {interval} ms apart")
     # waitUntilVisible and waitToSettleTimeoutMs only tune Maestro's waits: visor's tap waits for its target, and
     # each next step for its own, so they say nothing a scenario needs.
-    return taps, delay, notes
+    return taps, interval, notes
 
 
 def _input_text(arg: object, known: Known) -> Outcome:
@@ -523,7 +553,8 @@ def _no_options(name: str, kind: str, command: str) -> Callable[[object, Known],
 
 def _long_press_on(arg: object, known: Known) -> Outcome:
     if isinstance(arg, dict) and "point" in arg:
-        return _left(f"longPressOn {shown(arg)}: a point is not converted (long_tap holds an element)")
+        hold, notes = _touch_point(arg, "longPressOn", "hold")
+        return ([hold], notes) if hold is not None else _left(notes[0])
     target, notes = element(arg, known.env, "longPressOn")
     return ([_step("hold", "long_tap", target=target)], notes) if target is not None else _left(notes[0])
 
@@ -777,9 +808,11 @@ _CONVERTERS: dict[str, Callable[[object, Known], Outcome]] = {
     "setOrientation": _set_orientation,
     "setAirplaneMode": _set_airplane_mode,
     "toggleAirplaneMode": _toggle_airplane_mode,
+    "setLocation": _set_location,
     "stopApp": _stop_app,
     "killApp": _stop_app,
     "tapOn": _tap_on,
+    "doubleTapOn": _double_tap_on,
     "inputText": _input_text,
     "assertVisible": _assert_visible,
     "assertNotVisible": _assert_not_visible,

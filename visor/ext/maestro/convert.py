@@ -413,6 +413,9 @@ def _header_left_out(key: str, value: object) -> str:
         hint = f"write {INSTEAD[key]}" if key in INSTEAD else did_you_mean(key, sorted(MAESTRO_HEADER))
         meant = f" ({hint})" if hint else ""
         return Ignored(f"the header key {shown(key)} is not one of Maestro's{meant}: Maestro passes over it")
+    if key == "androidWebViewHierarchy":
+        return (f"androidWebViewHierarchy {shown(value)} is not converted: Maestro adds what Chrome DevTools reads "
+                "of a WebView's page; visor reads the page as the phone's accessibility shows it")  # fmt: skip
     if key == "jsEngine":
         return (f"jsEngine {shown(value)} is not converted: visor runs scripts on a modern engine (QuickJS), as "
                 "Maestro's graaljs; a script written for Rhino may behave otherwise")  # fmt: skip

@@ -7,8 +7,8 @@
 - `config`: The Appium runtime's part of a device's configuration, and the options that fill it. Light to import
 - `deadline`: One total deadline per request to an Appium server, enforced, and a note while a request is slow
 - `described`: Finds that describe their elements: Appium's element response attributes
-- `device_settings`: `set_orientation`, `set_permissions`, `clear_keychain`, `set_airplane_mode` as Appium commands:
-  planned, pure
+- `device_settings`: `set_orientation`, `set_permissions`, `clear_keychain`, `set_airplane_mode`, `set_location` as
+  Appium commands
 - `device`: The Appium runtime: the device protocol over a WebDriver session with an Appium 2/3 server
 - `error_mapping`: Where selenium's and Appium's exceptions become visor's: nowhere else in visor catches them
 - `host_programs`: The host's tools around Appium: connected devices (adb, xcrun simctl), the Appium server, its

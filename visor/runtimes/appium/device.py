@@ -440,6 +440,14 @@ class AppiumDevice:
         found = answer.get("airplaneMode") if isinstance(answer, dict) else None
         return found if isinstance(found, bool) else None
 
+    def set_location(self, latitude: float, longitude: float) -> None:
+        """Put the GPS at a place (WebDriver's location endpoint: UiAutomator2's mock location, a simulator's)."""
+        self._call(f"set the location to {latitude}, {longitude}", lambda d: d.set_location(latitude, longitude))
+
+    def location(self) -> tuple[float, float] | None:
+        """Read the location back (None: an answer without both coordinates as numbers)."""
+        return device_settings.location_read(self._call("read the location", lambda d: d.location))
+
     def _script(self, operation: str, call: native.ScriptCall) -> object:
         """Run one `mobile:` command; return its answer."""
         answer: object = self._call(operation, lambda d: d.execute_script(call.script, dict(call.args)))

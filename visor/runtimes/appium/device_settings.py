@@ -1,4 +1,4 @@
-"""`set_orientation`, `set_permissions`, `clear_keychain`, `set_airplane_mode` as Appium commands: planned, pure.
+"""`set_orientation`, `set_permissions`, `clear_keychain`, `set_airplane_mode`, `set_location` as Appium commands.
 
 The orientation is WebDriver's (`PORTRAIT`, `LANDSCAPE`: landscape left, the phone turned counter-clockwise), on
 both drivers, and read back the same way; landscape right and upside down have no value there, and the rotation
@@ -8,7 +8,9 @@ Permissions are `launching.permission_calls` (the commands `launch_app` sends to
 against what the platform's driver knows: Android's friendly names (`launching.ANDROID_PERMISSIONS`) or a
 permission id holding a dot; XCUITest's services (`IOS_SERVICES_KNOWN`). The keychain is XCUITest's
 `mobile: clearKeychains` (simulators only); an Android phone has none. Airplane mode is UiAutomator2's
-`mobile: setConnectivity` / `mobile: getConnectivity` (`airplaneMode`); XCUITest has no command for it.
+`mobile: setConnectivity` / `mobile: getConnectivity` (`airplaneMode`); XCUITest has no command for it. The
+location is WebDriver's location endpoint on both (a mock location on Android, the simulated one on iOS); its
+answer is read here. Everything is planned or read, pure: the device sends.
 """
 
 from __future__ import annotations
@@ -109,3 +111,16 @@ def airplane_plan(platform: str, enabled: bool | None) -> ScriptCall:
     if enabled is None:
         return ScriptCall("mobile: getConnectivity", {"services": ["airplaneMode"]})
     return ScriptCall("mobile: setConnectivity", {"airplaneMode": enabled})
+
+
+def location_read(answer: object) -> tuple[float, float] | None:
+    """Return the latitude and longitude of a driver's location answer (None: not both as numbers)."""
+    if not isinstance(answer, dict):
+        return None
+    latitude, longitude = _degrees(answer.get("latitude")), _degrees(answer.get("longitude"))
+    return None if latitude is None or longitude is None else (latitude, longitude)
+
+
+def _degrees(value: object) -> float | None:
+    """Return a coordinate a driver answered, as a number (None: it is not one; a bool is not)."""
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None

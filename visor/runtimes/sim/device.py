@@ -519,6 +519,17 @@ class SimDevice(Host):
             raise _no_airplane_mode()
         return self.data.airplane
 
+    def set_location(self, latitude: float, longitude: float) -> None:
+        """Put the GPS at a place (both flavours: `adb emu geo fix`, `simctl location set`)."""
+        self.catch_up()
+        self.data.move_to(latitude, longitude)
+        self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+
+    def location(self) -> tuple[float, float] | None:
+        """Return where the GPS says the phone is (None: the profile gives it no fix)."""
+        found = self.data.location
+        return None if found is None else (found.latitude, found.longitude)
+
     def app_in_front(self, app_id: str) -> bool:
         """Say whether `app_id` runs in front, unlocked."""
         return not self.locked and self.foreground == app_id and app_id in self.apps

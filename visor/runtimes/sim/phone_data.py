@@ -7,7 +7,8 @@ text or photos have no real content: reading one gives a deterministic stream of
 
 Permissions follow the seed: each capability is asked on first use (`ask-and-grant` unless the profile says
 otherwise), and what it came to is remembered for the session. Airplane mode takes the network away (no wifi
-joined, downloads fail); the keychain holds the profile's items until it is cleared.
+joined, downloads fail); the keychain holds the profile's items until it is cleared; the location is the
+profile's until a test sets another.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from visor.device.protocol import InputRejected
 from visor.device.storage import STORAGE_ROOT, in_storage
 from visor.runtimes.sim.metrics import SIZE
 from visor.runtimes.sim.pictures import picture
-from visor.runtimes.sim.profile_model import Capability, Photo, Profile
+from visor.runtimes.sim.profile_model import Capability, Location, Photo, Profile
 from visor.runtimes.sim.system_ui import SystemDialog
 
 #: The largest download an agent may ask for (bytes).
@@ -77,6 +78,8 @@ class PhoneData:
         self.wallpaper: str | None = None
         #: Airplane mode: the phone reaches no network (no wifi, no downloads) while it is on.
         self.airplane = False
+        #: Where the GPS says the phone is (`set_location` moves it; None: no fix).
+        self.location = profile.location
         #: The keychain's items (the iOS flavour's: `clear_keychain` empties it).
         self.keychain = list(profile.keychain)
         # Records are replaced or appended, never changed in place: the profile's own can be shared.
@@ -198,6 +201,11 @@ class PhoneData:
         items = [dict(item) for item in self.lists[kind]]
         return sorted(items, key=lambda item: item[key], reverse=True) if key else items
 
+    def move_to(self, latitude: float, longitude: float) -> None:
+        """Put the GPS at a place, with the accuracy of the fix it had (a mock position is as sure as a real one)."""
+        accuracy = self.location.accuracy if self.location is not None else Location.model_fields["accuracy"].default
+        self.location = Location(latitude=latitude, longitude=longitude, accuracy=accuracy)
+
     def value(self, kind: ValueKind) -> object:
         """Return a single value."""
         profile = self.profile
@@ -210,7 +218,7 @@ class PhoneData:
             return {**facts, "screenWidth": SIZE.width, "screenHeight": SIZE.height}
         if kind is ValueKind.WIFI and self.airplane:
             return None  # airplane mode: no network joined
-        found = {ValueKind.LOCATION: profile.location, ValueKind.BATTERY: profile.battery,
+        found = {ValueKind.LOCATION: self.location, ValueKind.BATTERY: profile.battery,
                  ValueKind.WIFI: profile.wifi, ValueKind.MEDIA_PLAYING: profile.media_playing}[kind]  # fmt: skip
         return None if found is None else found.model_dump(by_alias=True, mode="json")
 

@@ -9,7 +9,7 @@ new command is its argument model (`visor.scenario.commands`) and a module here,
 - `act`: `act`: its helpers. Text typed (and checked to have arrived), a key pressed, the app reset, a drag, a
   slider
 - `capture`: `screenshot` and `source`: the screen saved as an artifact (and copied into the project when asked)
-- `device_settings`: `set_orientation`, `set_permissions`, `clear_keychain`, `set_airplane_mode`: the phone's
+- `device_settings`: `set_orientation`, `set_permissions`, `clear_keychain`, `set_airplane_mode`, `set_location`:
   settings, read back
 - `flow`: `run_flow`: another scenario's steps, put in as the scenario loads (this fails one never loaded)
 - `keys`: `press` and `hide_keyboard`: a key pressed and its effect seen; the soft keyboard taken down and seen
@@ -17,7 +17,7 @@ new command is its argument model (`visor.scenario.commands`) and a module here,
 - `launch`: `launch_app`: start an app (stopped first, its data cleared, its permissions and arguments set), checked
   in front
 - `long_tap`: `long_tap`: a finger held on an element, at a point a touch reaches (never through a dialog
-  over it)
+  over it), or a point
 - `media`: `add_media`: pictures and videos of the project added to the phone's photo library, each checked to be
   there
 - `navigate`: `navigate`: open a deep link or URL

@@ -1,4 +1,4 @@
-"""`set_orientation`, `set_permissions`, `clear_keychain`, `set_airplane_mode`: the phone's settings, read back.
+"""`set_orientation`, `set_permissions`, `clear_keychain`, `set_airplane_mode`, `set_location`: settings, read back.
 
 The device does them (`visor.device.settings.DeviceSettings`: the simulated phone, Appium) and refuses, before
 anything changes, what its platform cannot (a keychain on Android, airplane mode on an iPhone). Each step then
@@ -10,9 +10,17 @@ from __future__ import annotations
 
 from typing import NoReturn, TypedDict
 
-from visor.scenario.commands import ClearKeychainArgs, SetAirplaneModeArgs, SetOrientationArgs, SetPermissionsArgs
+from visor.scenario.commands import (
+    LOCATION_TOLERANCE,
+    ClearKeychainArgs,
+    SetAirplaneModeArgs,
+    SetLocationArgs,
+    SetOrientationArgs,
+    SetPermissionsArgs,
+)
 from visor.steps.commands.launch import named_app
 from visor.steps.context import ActionContext, StepFailure
+from visor.steps.details import Volatile
 from visor.steps.entry import Entries, entry
 
 
@@ -46,6 +54,17 @@ class AirplaneDetails(TypedDict):
     args: dict[str, object]
     enabled: bool
     was: bool | None
+    verified: bool
+
+
+class LocationDetails(TypedDict):
+    """The GPS moved: where it was before (None: not read), whether the new place was read back.
+
+    Where it was is kept out of the signature: a real phone's own fix is wherever the phone happens to be.
+    """
+
+    args: dict[str, object]
+    was: Volatile[list[float] | None]
     verified: bool
 
 
@@ -111,6 +130,23 @@ def set_airplane_mode(args: SetAirplaneModeArgs, ctx: ActionContext) -> Airplane
     return details
 
 
+def set_location(args: SetLocationArgs, ctx: ActionContext) -> LocationDetails:
+    """Put the GPS at a place, then read it back: a place farther than `LOCATION_TOLERANCE` fails the step."""
+    was = ctx.location()
+    ctx.set_location(args.latitude, args.longitude)
+    now = ctx.location()
+    details: LocationDetails = {"args": args.as_written(), "was": None if was is None else list(was),
+                                "verified": now is not None}  # fmt: skip
+    wanted = (args.latitude, args.longitude)
+    if now is not None and any(abs(got - set_) > LOCATION_TOLERANCE for got, set_ in zip(now, wanted, strict=True)):
+        _not_taken(f"the location reads {now[0]}, {now[1]} after setting it to {wanted[0]}, {wanted[1]}",
+                   dict(details), "The device ignores mock locations (on Android, the driver's helper app is not "
+                   "allowed to mock them), or an app moved it again.",
+                   "On Android, allow mock locations for Appium Settings (Developer options, Select mock location "
+                   "app); on iOS, use a simulator.")  # fmt: skip
+    return details
+
+
 def _not_taken(message: str, details: dict[str, object], likely_cause: str, next_step: str) -> NoReturn:
     """Fail the step: the device reads back another setting than the one it was given."""
     raise StepFailure(message, likely_cause=likely_cause, next_step=next_step, details=details)
@@ -121,4 +157,5 @@ ENTRIES: Entries = (
     entry(SetPermissionsArgs, set_permissions, PermissionsDetails),
     entry(ClearKeychainArgs, clear_keychain, KeychainDetails),
     entry(SetAirplaneModeArgs, set_airplane_mode, AirplaneDetails),
+    entry(SetLocationArgs, set_location, LocationDetails),
 )

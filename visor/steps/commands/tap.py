@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypedDict
 
 from visor.errors import ActionError, VisorError
@@ -11,10 +12,9 @@ from visor.steps.context import ActionContext
 from visor.steps.details import TargetInfo, Volatile
 from visor.steps.element_handles import find_handle, handle_details
 from visor.steps.entry import Entries, entry
-from visor.steps.targets import element_details, locate, match_all, screen_point
+from visor.steps.targets import locate, match_all, point_hit
 from visor.ui.description import ElementInfo
 from visor.ui.fingerprint import fingerprint
-from visor.ui.hit import topmost
 from visor.ui.query import QueryError
 
 
@@ -59,7 +59,7 @@ def _tap_once(args: TapArgs, ctx: ActionContext) -> TapDetails:
     """Send one tap, as `tap` says."""
     ctx.wait_idle()
     if args.target is not None and (handle := find_handle(ctx, args.target)) is not None:
-        ctx.click_element(handle)
+        _send(ctx, args, lambda: ctx.click_element(handle))
         return {"args": args.as_written(), "target": handle_details(handle, args.target)}
     if args.target is not None:
         routed = _route_to(ctx, args.target)
@@ -71,7 +71,7 @@ def _tap_once(args: TapArgs, ctx: ActionContext) -> TapDetails:
                 failure.details["map"] = routed
             raise
         point = target.touch_point()
-        ctx.tap(point)
+        _send(ctx, args, lambda: ctx.tap(point))
         details: TapDetails = {
             "args": args.as_written(),
             "target": target.details(args.target),
@@ -82,10 +82,18 @@ def _tap_once(args: TapArgs, ctx: ActionContext) -> TapDetails:
             details["map_confidence"] = routed.pop("confidence", [])
             details["map"] = routed
         return details
-    point = screen_point(ctx, *args.spot())
-    hit = topmost(ctx.observe().tree, point)
-    ctx.tap(point)
-    return {"args": args.as_written(), "point": [point.x, point.y], "hit": element_details(hit.node) if hit else None}
+    point, hit = point_hit(ctx, args.spot())
+    _send(ctx, args, lambda: ctx.tap(point))
+    return {"args": args.as_written(), "point": [point.x, point.y], "hit": hit}
+
+
+def _send(ctx: ActionContext, args: TapArgs, tap: Callable[[], None]) -> None:
+    """Send `tap` `args.count` times, each `args.interval_ms` after the one before started (Maestro's repeat)."""
+    for index in range(args.count):
+        started = ctx.now_us()
+        tap()
+        if index < args.count - 1:
+            ctx.sleep_ms(max(0, args.interval_ms - ctx.since_ms(started)))
 
 
 def _route_to(ctx: ActionContext, selector: str) -> dict[str, Any] | None:
