@@ -4,7 +4,6 @@ optional steps and labels; what it cannot say is still named with its line. Ever
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +15,13 @@ from tests.conftest import Cli
 from tests.ext.maestro.test_convert import flow, left, one, steps
 from visor.ext.maestro.commands import PENDING
 from visor.ext.maestro.convert import Converted, scenario_text
-from visor.ext.maestro.selectors import condition, element, maestro_truth
+from visor.ext.maestro.selectors import condition, element, maestro_truth, script
 from visor.ext.maestro.values import strings
 from visor.inputs.data import parse_data
 from visor.inputs.parameters import substitute
 from visor.inputs.templates import is_template
 from visor.scenario.validate import validate_document
+from visor.scripting.sandbox import Globals, run_script
 from visor.selectors.parse import parse_selector
 
 
@@ -125,8 +125,7 @@ def test_any_selector_converts_into_a_selector_visor_reads_or_says_why(maestro: 
         ({"platform": "Android"}, {"platform": "android"}),
         ({"platform": "iOS", "visible": "Allow"}, {"platform": "ios", "visible": "text=Allow", "within_ms": 7000}),
         ({"notVisible": {"id": "spinner.*"}}, {"not_visible": 'match={"id":"spinner.*"}', "within_ms": 7000}),
-        ({"true": "${output.count > 1}"}, {"true": "output.count > 1"}),
-        ({"true": "${IS_IOS}"}, {"true": "${IS_IOS}"}),  # a parameter: visor puts its value in
+        ({"true": "${output.count > 1}"}, {"true": "output.count > 1"}),  # true or false: as it is
         ({"true": True}, {"true": "true"}),
         ({"true": "CLEAR_STATE"}, {"true": "true"}),  # a text with no script: Maestro takes it for true
         ({"true": "false"}, {"true": "false"}),
@@ -141,7 +140,7 @@ def test_a_condition_becomes_visors_when(maestro: dict[str, Any], visor: dict[st
     ("maestro", "why"),
     [
         ({"platform": "Windows"}, "is not Android, iOS or Web"),
-        ({"true": "${A} == ${B}"}, "is not one ${…} expression"),
+        ({"true": "  "}, "is not one ${…} expression"),
         ({"visible": "${output.name}"}, "holds JavaScript"),
         ({"bogus": 1}, "is not converted"),
         ("visible", "is not a mapping"),
@@ -152,12 +151,41 @@ def test_a_condition_visor_cannot_say_is_named(maestro: Any, why: str) -> None:
     assert converted is None and why in notes[0]
 
 
-@given(st.text(max_size=8))
-def test_a_texts_truth_is_maestros(text: str) -> None:
-    falsy = text.strip() in ("", "undefined", "null") or text.strip().lower() == "false"
-    with contextlib.suppress(ValueError):
-        falsy = falsy or float(text.strip()) == 0
-    assert maestro_truth(text) is not falsy
+@pytest.mark.parametrize(
+    ("text", "holds"),
+    [("", False), (" ", False), ("false", False), ("FALSE", False), ("undefined", False), ("null", False),
+     ("0", False), (" 0.0 ", False), ("-0e5", False), ("0f", False), (".0d", False), ("0x0", True), ("nan", True),
+     (" false", True), ("Undefined", True), ("1", True), ("x", True), ("00.", False)],
+)  # fmt: skip
+def test_a_texts_truth_is_maestros(text: str, holds: bool) -> None:
+    assert maestro_truth(text) is holds
+
+
+@given(st.one_of(st.text(max_size=8), st.from_regex(r"\A[ \t]?[+-]?[0.]{1,3}(e[+-]?0)?[fd]?[ \t]?\Z")))
+def test_a_texts_truth_is_the_same_read_when_importing_and_filled_in_as_the_run_goes(text: str) -> None:
+    js = script("${output.t}")  # judged as the run fills it in
+    assert js is not None
+    assert run_script(js, Globals(output={"t": text})).value is maestro_truth(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "values", "holds"),
+    [
+        ("${output.count > 1}", {"output": {"count": 2}}, True),
+        ("${output.count > 1}", {"output": {"count": 1}}, False),
+        ("${output.n}", {"output": {"n": "0"}}, False),  # the text "0": Maestro reads a number 0
+        ("${output.n}", {"output": {"n": "false"}}, False),
+        ("${output.n}", {"output": {"n": []}}, False),  # blank once filled in
+        ("${output.n}", {"output": {"n": "no"}}, True),
+        ("${IS_IOS}", {"env": {"IS_IOS": "yes"}}, True),  # a parameter is a global, read as a text
+        ("${IS_IOS}", {"env": {"IS_IOS": "false"}}, False),
+    ],
+)
+def test_a_scripts_value_in_a_condition_is_judged_as_maestro_judges_its_text(
+    text: str, values: dict[str, Any], holds: bool
+) -> None:
+    js = script(text)
+    assert js is not None and run_script(js, Globals(**values)).value is holds
 
 
 # --- blocks --------------------------------------------------------------------------------------------------------
@@ -174,7 +202,7 @@ def test_run_flow_when_becomes_a_block_with_its_file_and_env(tmp_path: Path) -> 
     assert steps(converted) == [
         ("block", {"when": {"platform": "android", "not_visible": "text=Signed in", "within_ms": 7000},
                    "steps": [("tap", {"target": "text=Allow"})]}),
-        ("block", {"when": {"true": "output.onboarding"}, "steps": [("tap", {"target": "text=Skip"})]}),
+        ("block", {"when": {"true": script("${output.onboarding}")}, "steps": [("tap", {"target": "text=Skip"})]}),
     ]  # fmt: skip
     assert [item["id"] for item in converted.scenario["steps"]] == ["01-when", "03-when"]
     assert not converted.left_out

@@ -15,6 +15,8 @@ from tests.ext.maestro.test_convert import flow, left, one, steps
 from visor.ext.maestro.commands import Known, convert_command
 from visor.ext.maestro.convert import convert_flow, scenario_text
 from visor.ext.maestro.notes import MAESTRO_COMMANDS, Ignored, Refused
+from visor.ext.maestro.selectors import script
+from visor.scripting.sandbox import Globals, run_script
 
 KNOWN = Known("com.visor.demo", {}, "")
 
@@ -33,6 +35,8 @@ KNOWN = Known("com.visor.demo", {}, "")
         ("- assertVisible: {text: [A, B]}\n", "is not one text: Maestro refuses it too"),
         ("- tapOn: {anyOf: [{text: A}]}\n", "'anyOf' is no key of Maestro's selectors"),
         ("- runScript: {script: 'output.a = 1'}\n", "runScript {'script': 'output.a = 1'}: Maestro refuses it too"),
+        ("- extendedWaitUntil: {anyOf: [{visible: A}]}\n", "extendedWaitUntil options 'anyOf' are not Maestro's"),
+        ("- extendedWaitUntil: {timeout: 500}\n", "extendedWaitUntil without visible or notVisible: Maestro refuses"),
     ],
 )
 def test_what_maestro_refuses_is_left_out_and_said_to_be_refused(tmp_path: Path, commands: str, words: str) -> None:
@@ -131,3 +135,28 @@ def test_a_tap_point_a_script_gives_is_kept_for_the_tap_to_read_as_it_starts(tmp
     commands = "- evalScript: \"${output.tabs = {feed: '35%,92%'}}\"\n- tapOn:\n    point: ${output.tabs.feed}\n"
     converted = valid(one(tmp_path, commands))
     assert steps(converted)[1] == ("tap", {"point": "${output.tabs.feed}"}) and converted.left_out == []
+
+
+@pytest.mark.parametrize(
+    ("text", "env", "holds"),
+    [
+        ("'${NWC}' !== ''", {"NWC": ""}, True),  # a text, never compared: Maestro takes it for true
+        ("'${NWC}' !== ''", {"NWC": "nostr+walletconnect://x"}, True),
+        ("${A}f", {"A": "0"}, False),  # Kotlin reads 0f as the number 0
+        ("${A}${B}", {"A": "", "B": ""}, False),  # blank
+        ("${A}.${B}", {"A": "0", "B": "0"}, False),  # the number 0
+        ("${A}.${B}", {"A": "1", "B": "0"}, True),
+        ("x ${A}", {"A": "0"}, True),
+        ("FAL${A}", {"A": "SE"}, False),
+        ("${A} ok", {"A": "null"}, True),
+        ("n${output.n}", {}, True),
+    ],
+)
+def test_a_condition_text_around_expressions_is_judged_filled_in_as_maestro_judges_it(
+    text: str, env: dict[str, str], holds: bool
+) -> None:
+    js = script(text)
+    assert js is not None
+    outcome = run_script(js, Globals(output={"n": 1}, env=env))
+    assert outcome.value is holds
+    assert script("${A} ok") != script("${A}")  # one expression alone is the script itself, as before

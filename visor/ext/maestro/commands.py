@@ -453,8 +453,13 @@ def _assert_not_visible(arg: object, known: Known) -> Outcome:
 
 
 def _extended_wait(arg: object, known: Known) -> Outcome:
-    if not isinstance(arg, dict) or set(arg) - {"visible", "notVisible", "timeout"} or not set(arg) - {"timeout"}:
-        return _left("extendedWaitUntil: only visible and notVisible, with a timeout, are converted")
+    if not isinstance(arg, dict):
+        return _left(f"extendedWaitUntil {shown(arg)}: only visible and notVisible, with a timeout, are converted")
+    if set(arg) - {"visible", "notVisible", "timeout"}:
+        unknown = option_names(set(arg) - {"visible", "notVisible", "timeout"})
+        return _left(Refused(f"extendedWaitUntil options {unknown} are not Maestro's: it refuses them"))
+    if not set(arg) - {"timeout"}:
+        return _left(Refused("extendedWaitUntil without visible or notVisible: Maestro refuses it too"))
     timeout, notes = _wait_ms(arg.get("timeout", WAIT_TIMEOUT_MS), known, "timeout", WAIT_TIMEOUT_MS)
     steps: list[Step | Block] = []
     if "visible" in arg:  # Maestro looks for the visible element first, then waits for the other to go

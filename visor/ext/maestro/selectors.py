@@ -14,10 +14,12 @@ inside its `${…}`.
 
 from __future__ import annotations
 
+import json
 import re
 
 from visor.ext.maestro.notes import MAESTRO_SELECTOR, Refused
 from visor.ext.maestro.values import PARAMETER, expression, shown, whole_number
+from visor.inputs.templates import Expression, Literal, Parameter, pieces
 from visor.jsontypes import JsonObject, JsonValue
 from visor.selectors.patterns import PatternError, compile_pattern
 from visor.selectors.refine import MAX_NESTING, MatchError, read_match
@@ -188,9 +190,11 @@ def condition(arg: object, env: dict[str, str], what: str) -> tuple[JsonObject |
 
 
 def script(value: object) -> str | None:
-    """Return the JavaScript a Maestro `true` says: inside its one `${…}`, a visor parameter, or a text's truth.
+    """Return the JavaScript a Maestro `true` says: its text's truth, with each `${…}` in it filled in first.
 
     A text with no `${…}` is true or false already, as Maestro reads it (`true: CLEAR_STATE` always holds).
+    One with some is judged as the run fills them in (`_filled_truth`): `${output.n}` is false when the value
+    reads "0" or "false", as in Maestro, not when JavaScript finds the value falsy.
     """
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -198,22 +202,46 @@ def script(value: object) -> str | None:
         return str(value)
     if not isinstance(value, str) or not value.strip():
         return None
-    text = value.strip()
-    if PARAMETER.fullmatch(text):
-        return text  # a parameter: visor puts its value in, and the script reads it (true, false, a number)
-    if text.startswith("${") and text.endswith("}") and text.count("${") == 1 and text[2:-1].strip():
-        return text[2:-1].strip()
-    if "${" in text:
-        return None  # text around an expression: its value is known only when the run makes it
-    return "true" if maestro_truth(text) else "false"
+    if "${" in value:
+        whole = list(pieces(value))
+        if len(whole) == 1 and isinstance(whole[0], Expression) and _BOOLEAN.fullmatch(whole[0].source):
+            return whole[0].source.strip()  # true or false: as a text, as true as it is in JavaScript
+        return _filled_truth(value)  # its truth is known only when the run fills it in
+    return "true" if maestro_truth(value) else "false"
+
+
+#: A number as Kotlin's `toDoubleOrNull` reads one (Java's `Double.valueOf`: control characters and spaces around
+#: it, a `d` or `f` after it), decimal only: where Maestro sees a number that is 0, a condition is false.
+_KOTLIN_NUMBER = r"^[\x00-\x20]*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?[\x00-\x20]*$"
+_OPERAND = r"\s*(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*|-?\d+(?:\.\d+)?|'[^'\\]*'|\"[^\"\\]*\")\s*"
+#: An expression whose value is true or false (a negation, or one comparison, of names and literals).
+_BOOLEAN = re.compile(rf"\s*!{_OPERAND}|{_OPERAND}(?:===|!==|==|!=|<=|>=|<|>){_OPERAND}")
+#: Maestro's truth of a condition's text (`maestro_truth`), in JavaScript.
+_JS_TRUTH = (
+    "(s => !(/^\\s*$/.test(s) || s.toLowerCase() === 'false' || s === 'undefined' || s === 'null'"
+    f" || (/{_KOTLIN_NUMBER}/.test(s) && parseFloat(s.replace(/^[\\x00-\\x20]+/, '')) === 0)))"
+)
+
+
+def _filled_truth(text: str) -> str:
+    """Return JavaScript judging `text`, its `${…}` filled in, as Maestro judges a condition's text.
+
+    Maestro fills each `${…}` in with its value as a text, then reads the whole text's truth: `'${X}' !== ''` is
+    a text, never compared, so it holds whatever X is. So does the script this returns.
+    """
+    parts: list[str] = []
+    for piece in pieces(text):
+        if isinstance(piece, Literal):
+            parts.append(json.dumps(piece.text))
+        elif isinstance(piece, Parameter):
+            parts.append(f"String({piece.name})")  # a parameter is a script's global, as in Maestro
+        else:
+            parts.append(f"String(({piece.source}))")
+    return f"{_JS_TRUTH}({' + '.join(parts) or json.dumps('')})"
 
 
 def maestro_truth(text: str) -> bool:
-    """Say whether Maestro takes a condition's text for true: not blank, false, undefined, null or 0."""
-    text = text.strip()
-    if not text or text.lower() == "false" or text in ("undefined", "null"):
+    """Say whether Maestro takes a condition's text for true: not blank, false, undefined, null or a number 0."""
+    if not text.strip() or text.lower() == "false" or text in ("undefined", "null"):
         return False
-    try:
-        return float(text) != 0
-    except ValueError:
-        return True
+    return not (re.match(_KOTLIN_NUMBER, text) and float(text.strip("".join(map(chr, range(33)))).rstrip("fFdD")) == 0)
