@@ -67,9 +67,14 @@ def devices(env: CliEnvironment) -> int:
     help="Which runtime to check for.",
 )
 @click.option("--server-url", metavar="URL", help="Appium server to check (default: VISOR_SERVER_URL or local).")
+@click.option(
+    "--platform",
+    type=click.Choice(["android", "ios", "web"]),
+    help="The platform to check for (web: Appium's Chromium driver, Chromium and ChromeDriver; appium only).",
+)
 @output_options
 @click.pass_obj
-def doctor(env: CliEnvironment, /, runtime: str, server_url: str | None) -> int:
+def doctor(env: CliEnvironment, /, runtime: str, server_url: str | None, platform: str | None) -> int:
     """Check this machine: Python packages, the Appium server and drivers, adb, xcrun and devices.
 
     Each problem comes with its fix. Exit 0 when everything the runtime needs is there, 1 otherwise.
@@ -79,14 +84,17 @@ def doctor(env: CliEnvironment, /, runtime: str, server_url: str | None) -> int:
       visor doctor
       visor doctor --runtime sim
       visor doctor --server-url http://127.0.0.1:4723
+      visor doctor --runtime appium --platform web
     """
     from visor.report.envelope import Outcome  # lazy: start-up
     from visor.runtimes.appium.capabilities import DEFAULT_SERVER_URL  # lazy: start-up
     from visor.runtimes.doctor import examine  # lazy: start-up
 
-    checks = examine(server_url or os.environ.get("VISOR_SERVER_URL") or DEFAULT_SERVER_URL, runtime)
+    checks = examine(server_url or os.environ.get("VISOR_SERVER_URL") or DEFAULT_SERVER_URL, runtime, platform)
     healthy = all(check.ok for check in checks if check.required)
     data = {"runtime": runtime, "healthy": healthy, "checks": [check.to_dict() for check in checks]}
+    if platform is not None:
+        data["platform"] = platform
     outcome = Outcome(
         "ok", NextAction.RUN if healthy else NextAction.RETRY, data, ExitCode.OK if healthy else ExitCode.ERROR
     )

@@ -73,9 +73,10 @@ _OWN_FLAGS = (
     Flag(
         "--platform",
         "platform",
-        choices=("android", "ios"),
-        help="Platform, when no local device tells it (a remote server, a device farm); on the simulated phone, its "
-        "flavour (default: the scenario's meta.platform, else the app model's first).",
+        choices=("android", "ios", "web"),
+        help="Platform, when no local device tells it (a remote server, a device farm); web: a mobile page in "
+        "Chromium through Appium; on the simulated phone, its flavour (default: the scenario's meta.platform, else "
+        "the app model's first).",
     ),
 )
 #: Each runtime's part: its field in `DeviceConfig`, its class and its options.

@@ -12,6 +12,7 @@ import base64
 import importlib.metadata
 import json
 import os
+import re
 import shutil
 import sys
 from collections.abc import Mapping
@@ -26,6 +27,7 @@ from visor.runtimes.appium.capabilities import (
     DEFAULT_CONNECT_TIMEOUT_MS,
     DEFAULT_REQUEST_TIMEOUT_MS,
     check_server_url,
+    is_loopback,
     positive_ms,
     redact_url,
     without_credentials,
@@ -58,8 +60,8 @@ class Check:
         return out
 
 
-def examine(server_url: str, runtime: str) -> list[Check]:
-    """Run every check the runtime needs (`sim` and `local`, `appium`, `visualagent`)."""
+def examine(server_url: str, runtime: str, platform: str | None = None) -> list[Check]:
+    """Run every check the runtime needs (`sim` and `local`, `appium`, `visualagent`); on Appium, the platform's."""
     checks = [_python(), *(_package(label, dist) for label, dist in PACKAGES.items())]
     if runtime in ("sim", "local"):
         return checks
@@ -69,6 +71,8 @@ def examine(server_url: str, runtime: str) -> list[Check]:
         return [*checks, _package("ImageHash", "ImageHash", fix=images), adb]
     checks.append(_package("Appium-Python-Client", "Appium-Python-Client", fix=INSTALL))
     checks.append(_server(server_url))
+    if platform == "web":
+        return [*checks, *_web(is_loopback(server_url))]
     checks.append(_drivers())
     checks.extend(_platform_tools())
     checks.append(_device_data(checks))
@@ -190,6 +194,41 @@ def _drivers() -> Check:
         ", ".join(drivers),
         "" if useful else "appium driver install uiautomator2   (or xcuitest for iOS)",
     )
+
+
+def _web(local: bool) -> list[Check]:
+    """Check what a web page in Chromium needs: Appium's Chromium driver, and here a browser and its driver."""
+    found = next((entry for entry in installed_drivers() if entry.split("@", 1)[0] == "chromium"), None)
+    fix = "" if found else "appium driver install chromium"
+    checks = [Check("appium chromium driver", found is not None, found or "not installed", fix)]
+    if not local:  # a remote server runs its own browser
+        return checks
+    names = ("chromium", "chromium-browser", "google-chrome")
+    browser = os.environ.get("VISOR_CHROMIUM") or next((path for name in names if (path := shutil.which(name))), None)
+    driver = os.environ.get("VISOR_CHROMEDRIVER") or shutil.which("chromedriver")
+    majors = [_major(run_tool([path, "--version"]) or "") if path else None for path in (browser, driver)]
+    checks += [_program("chromium", browser, majors[0]), _program("chromedriver", driver, majors[1])]
+    if browser and driver:
+        same = majors[0] is not None and majors[0] == majors[1]
+        fix = "" if same else "Install the ChromeDriver of the browser's major version (Debian's chromium-driver)."
+        checks.append(Check("chromedriver matches chromium", same, f"versions {majors[0]} and {majors[1]}", fix))
+    return checks
+
+
+def _program(name: str, path: str | None, major: str | None) -> Check:
+    """Say whether a program the web platform runs is here, with its major version."""
+    detail = f"{path} (version {major or 'unknown'})" if path else "not found"
+    return Check(name, path is not None, detail, "" if path else INSTALL_BROWSER)
+
+
+#: How a machine gets the browser and its driver (Debian's packages; VISOR_CHROMIUM, VISOR_CHROMEDRIVER name others).
+INSTALL_BROWSER = "apt-get install chromium chromium-driver   (or set VISOR_CHROMIUM and VISOR_CHROMEDRIVER)"
+
+
+def _major(version: str) -> str | None:
+    """Return the major version a browser or its driver prints (`Chromium 150.0.7871.100 …` is 150)."""
+    found = re.search(r"\b(\d+)\.\d+\.\d+", version)
+    return found.group(1) if found else None
 
 
 def _adb(program: str = "adb") -> Check:

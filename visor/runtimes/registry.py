@@ -232,11 +232,14 @@ def open_appium(request: DeviceRequest) -> Device:
         device=ask.device,
         app_id=request.app_id or request.app,
         attach=ask.attach,
-        platform=request.platform,
+        # A web scenario (meta.platform: web) says where it runs: no phone of this host tells it otherwise.
+        platform=request.platform or ("web" if request.scenario_platform == "web" else None),
         capabilities=capabilities,
     )
     # A udid in the capabilities names the device as --device does.
     named = settings.device or _udid(capabilities)
+    if settings.platform == "web":
+        return AppiumDevice(settings, installed_drivers=installed_drivers)  # the browser is the device: no phone
     if settings.platform is None or (named is None and not _remote(settings.public_url)):
         chosen = choose_device(named, list_devices())
         if chosen is not None and not chosen.platform and settings.platform is None:

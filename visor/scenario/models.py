@@ -25,7 +25,7 @@ from visor.scenario.fields import (
     predicate_error,
 )
 
-Platform = Literal["android", "ios"]
+Platform = Literal["android", "ios", "web"]
 Runtime = Literal["sim", "appium", "local"]
 
 
@@ -34,16 +34,19 @@ class Meta(InputModel):
 
     name: str = Field(description="The scenario's name, shown in reports.")
     version: str = Field(description='The scenario\'s version, as a string ("1").')
-    platform: Platform | None = Field(None, description="Legacy: the platform the scenario targets.")
+    platform: Platform | None = Field(
+        None, description="The platform the scenario targets (web: a mobile page in Chromium through Appium)."
+    )
     tags: list[str] = Field(default_factory=list, description="Free-form tags.")
 
     @field_validator("platform", mode="before")
     @classmethod
     def _platform(cls, value: object) -> object:
-        if value not in ("android", "ios"):
+        if value not in ("android", "ios", "web"):
             folded = value.lower() if isinstance(value, str) else None
-            hint = f'did you mean "{folded}"? platforms are lower case' if folded in ("android", "ios") else None
-            raise predicate_error(IssueCode.INPUT_ERROR, "must be ios|android", hint)
+            known = ("android", "ios", "web")
+            hint = f'did you mean "{folded}"? platforms are lower case' if folded in known else None
+            raise predicate_error(IssueCode.INPUT_ERROR, "must be ios|android|web", hint)
         return value
 
 

@@ -1,15 +1,22 @@
-"""A real Appium server with the fake driver, started on a free loopback port and stopped after the tests.
+"""A real Appium server with the fake and Chromium drivers, started on a free loopback port, stopped after the tests.
 
-`npm ci --prefix tests/appium` (part of the README's test command) installs the pinned server and driver
-into tests/appium/node_modules; the tests refuse to run without them rather than skip.
+`npm ci --prefix tests/appium` (part of the README's test command) installs the pinned server and drivers
+into tests/appium/node_modules; the tests refuse to run without them rather than skip. The web platform's
+tests also need Chromium and ChromeDriver (`tests/appium/install-browser`, also part of the test command):
+without them they fail in CI (`CI` set) and skip elsewhere, saying why. Their pages are served from
+tests/appium/web on 127.0.0.1.
 """
 
 from __future__ import annotations
 
+import functools
+import http.server
 import json
 import os
+import shutil
 import socket
 import subprocess
+import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -26,6 +33,8 @@ from visor.runtimes.appium.device import AppiumDevice
 APPIUM_HOME = ROOT / "tests" / "appium"
 APPIUM = APPIUM_HOME / "node_modules" / ".bin" / "appium"
 FAKE_APP = APPIUM_HOME / "login.fake.xml"
+#: The pages the web platform's tests open.
+WEB_PAGES = APPIUM_HOME / "web"
 #: A session with the fake driver on the demo's sign-in screen.
 FAKE_CAPABILITIES: dict[str, Any] = {
     "platformName": "Fake",
@@ -169,3 +178,50 @@ def _appium_cli(monkeypatch: pytest.MonkeyPatch) -> None:
     """Let visor ask the project-local Appium which drivers it has."""
     monkeypatch.setenv("VISOR_APPIUM_CMD", str(APPIUM))
     monkeypatch.setenv("APPIUM_HOME", str(APPIUM_HOME))
+
+
+def need_browser() -> None:
+    """Fail (in CI) or skip (elsewhere) a test that needs Chromium and ChromeDriver when they are not here."""
+    missing = [name for name in ("chromium", "chromedriver") if shutil.which(name) is None]
+    if not missing:
+        return
+    reason = f"{' and '.join(missing)} not found: run `sh tests/appium/install-browser` (see README)"
+    if os.environ.get("CI"):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+class _QuietPages(http.server.SimpleHTTPRequestHandler):
+    """Serves the test pages without logging each request to the test's output."""
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Log nothing."""
+
+
+@pytest.fixture(scope="session")
+def web_site() -> Iterator[str]:
+    """Serve tests/appium/web on a free loopback port; yield its root URL."""
+    handler = functools.partial(_QuietPages, directory=str(WEB_PAGES))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def web_device(appium_server: AppiumServer) -> Iterator[Callable[..., AppiumDevice]]:
+    """Open AppiumDevices on Chromium in mobile emulation (a Pixel 7 unless `device` says); all closed afterwards."""
+    need_browser()
+    opened: list[AppiumDevice] = []
+
+    def open_device(device: str | None = None) -> AppiumDevice:
+        settings = settings_from(server_url=appium_server.url, device=device, app_id=None, attach=False,
+                                 platform="web", capabilities=None)  # fmt: skip
+        opened.append(AppiumDevice(settings))
+        return opened[-1]
+
+    yield open_device
+    for device in opened:
+        device.close()

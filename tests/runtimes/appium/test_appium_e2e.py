@@ -274,7 +274,7 @@ def test_missing_driver_names_the_installed_ones(cli_runner: Cli, appium_server:
     )
     error = result.envelope["error"]
     assert error["code"] == "TARGET_ERROR" and "Could not find a driver" in error["message"]
-    assert "Installed drivers: fake@6.2.4" in error["next_step"]
+    assert "Installed drivers: chromium@3.1.1, fake@6.2.4" in error["next_step"]
 
 
 def test_credentials_never_appear_in_output(

@@ -5,16 +5,29 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Cli
-from tests.runtimes.appium.conftest import AppiumServer
+from tests.runtimes.appium.conftest import AppiumServer, need_browser
 from visor.errors import ExitCode
+
+
+def test_doctor_for_the_web_checks_the_chromium_driver_the_browser_and_its_driver(
+    cli_runner: Cli, appium_server: AppiumServer
+) -> None:
+    need_browser()
+    result = cli_runner.run("doctor", "--runtime", "appium", "--platform", "web", "--server-url", appium_server.url)
+    checks = {check["name"]: check for check in result.data["checks"]}
+    assert checks["appium chromium driver"] == {"name": "appium chromium driver", "ok": True,
+                                                "detail": "chromium@3.1.1", "required": True}  # fmt: skip
+    assert checks["chromium"]["ok"] and checks["chromedriver"]["ok"] and checks["chromedriver matches chromium"]["ok"]
+    assert "adb" not in checks and "devices" not in checks  # the browser is the device
+    assert result.data["healthy"] is True and result.exit_code == ExitCode.OK, result.data
 
 
 def test_doctor_sees_the_server_and_its_drivers(cli_runner: Cli, appium_server: AppiumServer) -> None:
     result = cli_runner.run("doctor", "--server-url", appium_server.url)
     checks = {check["name"]: check for check in result.data["checks"]}
     assert checks["appium server"]["ok"] and "Appium 3.8.0, ready" in checks["appium server"]["detail"]
-    # Only the fake driver is installed for the tests: doctor says to install a real one.
-    assert checks["appium drivers"]["detail"] == "fake@6.2.4" and not checks["appium drivers"]["ok"]
+    # Only the fake and Chromium drivers are installed for the tests: doctor says to install a phone's.
+    assert checks["appium drivers"]["detail"] == "chromium@3.1.1, fake@6.2.4" and not checks["appium drivers"]["ok"]
     assert "appium driver install uiautomator2" in checks["appium drivers"]["fix"]
     assert result.data["healthy"] is False and result.exit_code == ExitCode.ERROR
     assert "fix: appium driver install uiautomator2" in result.stderr

@@ -1,9 +1,9 @@
-"""The Appium runtime: real Android and iOS devices through an Appium 2/3 server.
+"""The Appium runtime: real Android and iOS devices, and mobile web pages in Chromium, through an Appium 2/3 server.
 
 - `android_data`: A real Android phone's personal data, through adb (the AgentCab protocol on a phone:
   `device_data()` on Appium)
-- `capabilities`: W3C capabilities for UiAutomator2 (Android) and XCUITest (iOS), from options, environment and the
-  scenario
+- `capabilities`: W3C capabilities for UiAutomator2 (Android), XCUITest (iOS) and Chromium (the web), from options
+  and scenario
 - `config`: The Appium runtime's part of a device's configuration, and the options that fill it. Light to import
 - `deadline`: One total deadline per request to an Appium server, enforced, and a note while a request is slow
 - `described`: Finds that describe their elements: Appium's element response attributes
@@ -18,6 +18,7 @@
   sent
 - `locators`: How the Appium runtime finds an observed element natively: a fast locator, and an exact one. Pure
 - `native`: Native actions over Appium: which driver command performs each one, per platform. Pure data, no I/O
+- `web`: The web platform: a mobile page in Chromium, driven through Appium's Chromium driver. Pure
 - `transport`: The HTTP connection to the Appium server: selenium's, with a total deadline per request and bounded
   retries
 """

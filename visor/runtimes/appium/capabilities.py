@@ -1,4 +1,4 @@
-"""W3C capabilities for UiAutomator2 (Android) and XCUITest (iOS), from options, environment and the scenario.
+"""W3C capabilities for UiAutomator2 (Android), XCUITest (iOS) and Chromium (the web), from options and scenario.
 
 Precedence: what visor derives (platform, automation name, device, app, attach mode, timeouts), then the
 scenario's `config.capabilities` on top (they win), every key that is not a W3C standard one prefixed with
@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from visor.errors import InputError
+from visor.runtimes.appium.web import web_capabilities
 from visor.scenario.capability_check import W3C_CAPABILITIES
 from visor.ui.secrets import MIN_SECRET, mask_text
 
@@ -163,16 +164,20 @@ def _int(env: Mapping[str, str], name: str, default: int) -> int:
 def platform_of(capabilities: Mapping[str, object]) -> str | None:
     """Return the platform the capabilities' platformName names (`fake`: the fake driver's Android), if any."""
     name = str(capabilities.get("platformName", "")).lower()
+    if str(capabilities.get("appium:automationName", capabilities.get("automationName", ""))).lower() == "chromium":
+        return "web"
     return {"android": "android", "ios": "ios", "fake": "android"}.get(name)
 
 
 def build_capabilities(settings: AppiumSettings) -> dict[str, object]:
     """Return the W3C capabilities for a new session."""
     caps: dict[str, object] = {}
+    if settings.platform == "web":
+        caps.update(web_capabilities(settings.device, local=is_loopback(settings.server_url)))
     if settings.platform in AUTOMATION:
         caps["platformName"] = "iOS" if settings.platform == "ios" else "Android"
         caps["appium:automationName"] = AUTOMATION[settings.platform]
-    if settings.device:
+    if settings.device and settings.platform != "web":  # the web's device is the phone emulated
         caps["appium:udid"] = settings.device
     caps["appium:newCommandTimeout"] = settings.new_command_timeout_s
     if settings.platform == "android":
@@ -201,6 +206,15 @@ def _ios(settings: AppiumSettings) -> dict[str, object]:
     if settings.attach:
         caps.update({"appium:noReset": True, "appium:shouldTerminateApp": False, "appium:forceAppLaunch": False})
     return caps
+
+
+def is_loopback(url: str) -> bool:
+    """Say whether `url` names a server on this machine (127.0.0.0/8, ::1 or localhost)."""
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return False
+    return host in ("localhost", "::1") or host.startswith("127.")
 
 
 def redact_url(url: str) -> str:

@@ -35,14 +35,14 @@ from visor.device.protocol import (
 from visor.errors import ActionError, TargetError
 from visor.jsontypes import JsonObject, JsonValue
 from visor.runtimes.adb import Adb
-from visor.runtimes.appium import device_settings, keys, launching, native
+from visor.runtimes.appium import device_settings, keys, launching, native, web
 from visor.runtimes.appium.android_data import AndroidData
 from visor.runtimes.appium.capabilities import AppiumSettings, build_capabilities
 from visor.runtimes.appium.described import described, find_described, settings_for
 from visor.runtimes.appium.error_mapping import START, SessionLost, client_missing, mapped
 from visor.runtimes.appium.locators import NATIVE_STRATEGIES, exact_locator, locator, selector_locator
 from visor.ui.geometry import Point, Rect, Size
-from visor.ui.source import PageSourceError, parse_xml
+from visor.ui.source import PageSourceError, parse_xml, to_xml
 from visor.ui.tree import Node
 
 if TYPE_CHECKING:
@@ -58,6 +58,10 @@ TAP_MS = 60
 #: A real device: wall time, page sources reused for 0.1 s, apps it may not list (launchable by id all the same),
 #: and a session that takes seconds to start.
 CAPABILITIES = Capabilities(expensive_sessions=True, element_handles=True, soft_keyboard=True)
+#: A web page: a session as costly, no element handles (the tree finds every element), no soft keyboard.
+WEB_CAPABILITIES = Capabilities(expensive_sessions=True)
+#: The emulated phone's screen in CSS pixels: the web platform's screen (a mobile page's viewport is as large).
+_VIEWPORT = "return {width: screen.width, height: screen.height}"
 #: The attribute naming an element's class, by platform (UiAutomator2's `class`, XCUITest's `type`).
 _CLASS_ATTRIBUTE = {"android": "class", "ios": "type"}
 _T = TypeVar("_T")
@@ -82,6 +86,8 @@ class AppiumDevice:
         self._handles: dict[str, WebElement] = {}
         #: The app's package as the last page source showed it (completes short resource ids).
         self._package = settings.app_id or ""
+        #: The web page as last read: its elements' CSS paths find them again.
+        self._page: web.WebPage | None = None
         self.sessions = 0
         self._start()
 
@@ -108,10 +114,14 @@ class AppiumDevice:
         try:
             with self._mapped(START):
                 driver = client.remote(executor, options=options)
-                size = _window_size(driver.get_window_rect())
                 returned = driver.capabilities if isinstance(driver.capabilities, dict) else {}
                 platform = self.settings.platform or _platform(returned)
-                _describe_finds(driver, platform, returned)
+                web_page = platform == "web"
+                # The page's viewport is its screen (the window around it is the desktop's).
+                rect = driver.execute_script(_VIEWPORT) if web_page else driver.get_window_rect()
+                size = _window_size(rect)
+                if not web_page:
+                    _describe_finds(driver, platform, returned)
         except BaseException:
             # The server may have created the session before the failure (or Ctrl-C): a device farm would keep
             # the phone until the session's newCommandTimeout, so it is deleted here, within its deadline.
@@ -128,8 +138,10 @@ class AppiumDevice:
             size=size,
             model=str(returned.get("deviceModel") or returned.get("automationName") or ""),
             app_id=settings.app_id or "",
-            native_actions=native.native_actions(platform),
-            capabilities=replace(CAPABILITIES, native_locators=frozenset(NATIVE_STRATEGIES.get(platform, {}))),
+            native_actions=native.native_actions(platform) if platform != "web" else frozenset(),
+            capabilities=WEB_CAPABILITIES
+            if platform == "web"
+            else replace(CAPABILITIES, native_locators=frozenset(NATIVE_STRATEGIES.get(platform, {}))),
         )
 
     def _mapped(self, operation: str) -> contextlib.AbstractContextManager[None]:
@@ -171,7 +183,11 @@ class AppiumDevice:
         return self._info
 
     def observe(self) -> Observation:
-        """Read the page source and parse it."""
+        """Read the page source and parse it (a web page: its tree, from the live DOM in one script call)."""
+        if self.info.platform == "web":
+            reply = self._call("read the page", lambda d: d.execute_script(web.tree_script(), web.MAX_ELEMENTS))
+            self._page = web.read_page(reply)
+            return Observation(self._page.tree, to_xml(self._page.tree))
         xml = str(self._call("read the page source", lambda d: d.page_source))
         try:
             tree = parse_xml(xml)
@@ -194,7 +210,9 @@ class AppiumDevice:
         Raises:
             UnsupportedInput: the selector has no driver locator (it needs the tree), or the driver lacks it.
         """
-        found = selector_locator(self.info.platform, kind, value, self._package)
+        found = (
+            selector_locator(self.info.platform, kind, value, self._package) if self.info.platform != "web" else None
+        )
         if found is None:
             raise UnsupportedInput(f"{kind}= needs the screen's tree")
         strategy, expression = found
@@ -292,8 +310,9 @@ class AppiumDevice:
         element = self._typed
         if element is None:
             return None
+        web_page = self.info.platform == "web"
         try:
-            return str(self._call("read the typed field's text", lambda d: element.text) or "")
+            return str(self._call("read the typed field's text", lambda d: _field_text(element, web_page)) or "")
         except InputRejected:  # gone: typing submitted the form, or the screen changed
             return None
 
@@ -317,8 +336,13 @@ class AppiumDevice:
         self._call(f"perform {action.name.value} on {node.describe()}", run)
 
     def _element(self, driver: WebDriver, node: Node) -> WebElement:
-        """Find `node` natively: by its id when that is unique on the screen, else by its exact place."""
+        """Find `node` natively: by its id when that is unique on the screen, else by its exact place.
+
+        On a web page, by the CSS path the last read wrote for it.
+        """
         platform = self.info.platform
+        if platform == "web":
+            return self._page_element(driver, node)
         found: list[WebElement] = []
         for by, value in dict.fromkeys((locator(platform, node), exact_locator(platform, node))):
             found = driver.find_elements(by, value)
@@ -329,6 +353,20 @@ class AppiumDevice:
             likely_cause="The screen changed since it was last read.",
             next_step="Read the screen again and retarget the element.",
         )
+
+    def _page_element(self, driver: WebDriver, node: Node) -> WebElement:
+        """Find a web page's element by the CSS path the last read of the page wrote for it."""
+        page = self._page
+        if page is None:
+            raise InputRejected("the page has not been read yet", next_step="Read the screen first.")
+        found = driver.find_elements("css selector", web.path_of(page, node))
+        if len(found) != 1:
+            raise InputRejected(
+                f"{node.describe()} is no longer where the page had it",
+                likely_cause="The page changed since it was last read.",
+                next_step="Read the screen again and retarget the element.",
+            )
+        return found[0]
 
     def press_key(self, key: Key) -> None:
         """Press a key: Android key codes; on iOS home and the volume buttons, the keyboard's keys; lock and unlock.
@@ -344,21 +382,31 @@ class AppiumDevice:
             self._call(doing, lambda d: d.execute_script("mobile: pressButton", {"name": call.name}))
         elif isinstance(call, keys.Typed):
             self._call(doing, lambda d: _focused(d, f"{doing} in").send_keys(call.text))
+        elif isinstance(call, keys.History):
+            self._call("go back", lambda d: d.back())
+        elif isinstance(call, keys.WebKey):
+            press = [{"type": "keyDown", "value": call.value}, {"type": "keyUp", "value": call.value}]
+            payload = {"actions": [{"type": "key", "id": "keyboard", "actions": press}]}
+            self._call(doing, lambda d: d.execute("actions", payload))
         else:
             self._call(doing, lambda d: d.press_keycode(call.code))
 
     def keyboard_shown(self) -> bool:
-        """Ask the driver whether the soft keyboard is up (`mobile: isKeyboardShown`)."""
+        """Ask the driver whether the soft keyboard is up (`mobile: isKeyboardShown`; a page in Chromium has none)."""
+        if self.info.platform == "web":
+            return False
         return bool(self._call("tell whether the keyboard is shown", lambda d: d.is_keyboard_shown()))
 
     def hide_keyboard(self) -> None:
-        """Ask the driver to take the soft keyboard down (`mobile: hideKeyboard`)."""
+        """Ask the driver to take the soft keyboard down (`mobile: hideKeyboard`; on a web page there is none)."""
+        if self.info.platform == "web":
+            return
         self._call("hide the keyboard", lambda d: d.hide_keyboard())
 
     def open_url(self, url: str) -> None:
         """Open a deep link in the app under test (or let the system choose the app)."""
         app = self.settings.app_id
-        if app:
+        if app and self.info.platform != "web":
             name = "bundleId" if self.info.platform == "ios" else "package"
             self._call("open a deep link", lambda d: d.execute_script("mobile: deepLink", {"url": url, name: app}))
         else:
@@ -370,11 +418,18 @@ class AppiumDevice:
         return {app: app} if app else {}
 
     def launch_app(self, app_id: str) -> None:
-        """Start an app, or bring it to the front when it runs."""
+        """Start an app, or bring it to the front when it runs (a web page's app is its address: opened)."""
+        if self.info.platform == "web":
+            self._call(f"open {app_id}", lambda d: d.get(web.app_url(app_id)))
+            return
         self._app_command("start", "launch", app_id)
 
     def stop_app(self, app_id: str) -> None:
-        """Stop an app (Android: force-stop; iOS: XCTest's terminate)."""
+        """Stop an app (Android: force-stop; iOS: XCTest's terminate; a web page: leave it for a blank one)."""
+        if self.info.platform == "web":
+            web.app_url(app_id)
+            self._call(f"leave {app_id}", lambda d: d.get("about:blank"))
+            return
         self._app_command("stop", "stop", app_id)
 
     def reset_app(self) -> None:
@@ -396,6 +451,9 @@ class AppiumDevice:
 
     def app_in_front(self, app_id: str) -> bool:
         """Say whether the app runs in the foreground (`mobile: queryAppState`)."""
+        if self.info.platform == "web":
+            current = str(self._call("read the page's address", lambda d: d.current_url) or "")
+            return web.same_site(current, web.app_url(app_id))
         query = launching.app_state_query(self.info.platform, app_id)
         state: object = self._script(f"ask the state of {app_id}", query)
         return state == launching.RUNNING_IN_FRONT
@@ -449,12 +507,25 @@ class AppiumDevice:
         return device_settings.location_read(self._call("read the location", lambda d: d.location))
 
     def _script(self, operation: str, call: native.ScriptCall) -> object:
-        """Run one `mobile:` command; return its answer."""
+        """Run one `mobile:` command; return its answer (refused on a web page, which would run it as its own JS)."""
+        self._not_on_the_web(operation)
         answer: object = self._call(operation, lambda d: d.execute_script(call.script, dict(call.args)))
         return answer
 
+    def _not_on_the_web(self, operation: str) -> None:
+        """Refuse, sending nothing, what only a phone's driver does (a page would take it for its own JavaScript)."""
+        if self.info.platform == "web":
+            raise UnsupportedInput(
+                f"a web page cannot {operation}: that is a phone's",
+                likely_cause="The web platform drives a page in Chromium; the phone's apps, settings and files are "
+                "not the page's.",
+                next_step="Run the step on a phone (--platform android or ios), or drop it for the web "
+                "(a when: {platform: android} block).",
+            )
+
     def add_media(self, name: str, data: bytes) -> str:
         """Push a picture or a video to Android's shared storage, where the media scanner finds it."""
+        self._not_on_the_web(f"add {name} to the photo library")
         destination = launching.media_destination(self.info.platform, name)
         encoded = base64.b64encode(data).decode("ascii")
         self._call(f"push {name} to {destination}", lambda d: d.push_file(destination, encoded))
@@ -592,6 +663,11 @@ def _focused(driver: WebDriver, doing: str) -> SeleniumElement:
     return element
 
 
+def _field_text(element: SeleniumElement, web_page: bool) -> object:
+    """Return a typed field's text: on a web page its value (an input shows no text between its tags)."""
+    return element.get_property("value") if web_page else element.text
+
+
 def _screen_lock(driver: WebDriver, call: keys.Screen) -> None:
     """Lock the screen, or wake the device and dismiss the lock screen."""
     if call.locked:
@@ -632,4 +708,6 @@ def _describe_finds(driver: WebDriver, platform: str, returned: Mapping[str, obj
 
 def _platform(capabilities: Mapping[str, object]) -> str:
     name = str(capabilities.get("platformName", "")).lower()
+    if str(capabilities.get("automationName", capabilities.get("appium:automationName", ""))).lower() == "chromium":
+        return "web"
     return "ios" if name == "ios" else "android"

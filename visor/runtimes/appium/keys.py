@@ -3,7 +3,9 @@
 Android presses every key by its key code (`press_keycode`, android.view.KeyEvent's numbers). An iPhone has far
 fewer: XCUITest's `mobile: pressButton` presses home and the volume buttons, the keyboard's keys that are not
 characters are typed into the focused element (`\\n`, `\\b`, `\\t`, a space), and the driver locks and unlocks.
-A key an iPhone lacks is refused before anything is sent, with the reason `visor.scenario.keys` gives.
+A key an iPhone lacks is refused before anything is sent, with the reason `visor.scenario.keys` gives. A web
+page has the browser's back, and the keyboard's keys as WebDriver key actions (W3C's code points for enter,
+backspace, tab, escape, the arrows), sent to the focused element; the phone's own buttons are not the page's.
 """
 
 from __future__ import annotations
@@ -54,6 +56,13 @@ IOS_BUTTONS = {Key.HOME: "home", Key.VOLUME_UP: "volumeUp", Key.VOLUME_DOWN: "vo
 IOS_TYPED = {Key.ENTER: "\n", Key.BACKSPACE: "\b", Key.TAB: "\t", Key.SPACE: " "}
 
 
+#: The keys a web page takes, as WebDriver key values (the W3C specification's code points).
+WEB_KEYS = {
+    Key.ENTER: "\ue007", Key.BACKSPACE: "\ue003", Key.TAB: "\ue004", Key.SPACE: " ", Key.ESCAPE: "\ue00c",
+    Key.DPAD_UP: "\ue013", Key.DPAD_DOWN: "\ue015", Key.DPAD_LEFT: "\ue012", Key.DPAD_RIGHT: "\ue014",
+}  # fmt: skip
+
+
 @dataclass(frozen=True, slots=True)
 class Keycode:
     """Android: `press_keycode(code)`."""
@@ -66,6 +75,18 @@ class Button:
     """iOS: `mobile: pressButton {name}`."""
 
     name: str
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    """The web: the browser's back (WebDriver's back command)."""
+
+
+@dataclass(frozen=True, slots=True)
+class WebKey:
+    """The web: a key down and up as WebDriver key actions, where the focus is."""
+
+    value: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +103,7 @@ class Screen:
     locked: bool
 
 
-KeyCall = Keycode | Button | Typed | Screen
+KeyCall = Keycode | Button | Typed | Screen | History | WebKey
 
 
 def key_call(platform: str, key: Key) -> KeyCall:
@@ -91,6 +112,8 @@ def key_call(platform: str, key: Key) -> KeyCall:
     Raises:
         UnsupportedInput: the platform has no such key (nothing is to be sent).
     """
+    if platform == "web":
+        return _web_key(key)
     if key in (Key.LOCK, Key.UNLOCK):
         return Screen(key is Key.LOCK)
     if platform != "ios":
@@ -108,3 +131,16 @@ def key_call(platform: str, key: Key) -> KeyCall:
         cause = f"{lacking(key.value, 'ios')}."
         instead = "An iPhone presses home, enter, backspace, tab, space, volume_up, volume_down, lock and unlock."
     raise UnsupportedInput(f"iOS has no {key.value} key", likely_cause=cause, next_step=instead)
+
+
+def _web_key(key: Key) -> KeyCall:
+    """Return how a web page takes `key`: back is the browser's, the keyboard's keys are key actions."""
+    if key is Key.BACK:
+        return History()
+    if key in WEB_KEYS:
+        return WebKey(WEB_KEYS[key])
+    raise UnsupportedInput(
+        f"a web page has no {key.value} key",
+        likely_cause="The page takes the browser's back and the keyboard's keys; the phone's buttons are not its.",
+        next_step="Press back, enter, backspace, tab, space, escape or an arrow (dpad_up … dpad_right).",
+    )

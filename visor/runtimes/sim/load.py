@@ -35,6 +35,7 @@ from visor.runtimes.sim.model import (
     MAX_NAME,
     MAX_ROW_DEPTH,
     MAX_VARS,
+    PLATFORMS,
     AppModel,
     Platform,
     excerpt,
@@ -202,6 +203,13 @@ def choose_platform(model: AppModel, option: str | None, scenario: str | None) -
         if platform == asked:
             return platform
     where = "--platform" if option else "the scenario's meta.platform"
+    if asked not in PLATFORMS:
+        raise InputError(
+            f"the simulated phone has no {asked!r} flavour ({where})",
+            likely_cause="It is an Android phone or an iPhone; a web page runs in a browser.",
+            next_step="Run a web page in Chromium through Appium: --runtime appium --platform web.",
+            details={"app": model.app.id, "platform": asked, "platforms": list(PLATFORMS)},
+        )
     raise InputError(
         f"the app model {model.app.id} does not run on {asked!r} ({where}): its app.platforms is "
         f"[{', '.join(platforms)}]",

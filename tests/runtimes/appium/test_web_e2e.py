@@ -1,0 +1,169 @@
+"""The web platform on a real engine: Chromium in mobile emulation through Appium's Chromium driver.
+
+Real rendering, layout, input events and timing, on pages served from tests/appium/web on 127.0.0.1: the
+tree read from the live DOM, taps and typing that change the page, the browser's back, real screenshots,
+a scenario that runs and benchmarks at 100, and one made nondeterministic on purpose, caught at its step.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from tests.conftest import Cli
+from tests.runtimes.appium.conftest import WEB_PAGES, AppiumServer, need_browser
+from visor.device.protocol import InputRejected, Key, UnsupportedInput
+from visor.errors import ExitCode
+from visor.runtimes.appium.device import AppiumDevice
+from visor.selectors.parse import parse_selector
+from visor.ui.geometry import Point
+from visor.ui.query import find
+from visor.ui.tree import Node, UiTree
+
+Open = Callable[..., AppiumDevice]
+
+
+def _one(tree: UiTree, selector: str) -> Node:
+    [node] = find(tree, parse_selector(selector), platform="web")
+    return node
+
+
+def test_the_page_is_the_screen_and_its_tree_reads_as_chrome_shows_it_to_accessibility(
+    web_device: Open, web_site: str
+) -> None:
+    device = web_device()
+    assert device.info.platform == "web" and (device.info.size.width, device.info.size.height) == (412, 915)
+    device.open_url(web_site + "index.html")
+    tree = device.observe().tree
+    assert tree.platform == "web" and tree.size == device.info.size
+    name = _one(tree, "id=name")
+    assert (name.class_name, name.hint, name.content_desc, name.editable) == (
+        "android.widget.EditText", "Your name", "Name", True)  # fmt: skip
+    assert _one(tree, "id=password").password
+    submit = _one(tree, "id=submit")  # data-testid
+    assert (submit.class_name, submit.text, submit.clickable) == ("android.widget.Button", "Sign in", True)
+    menu = _one(tree, "accessibility=Open menu")
+    assert menu.resource_id == "menu-button" and menu.clickable
+    remember = _one(tree, "id=remember")
+    assert (remember.class_name, remember.checkable, remember.checked) == ("android.widget.CheckBox", True, False)
+    assert all(tree.screen.contains(Point(n.bounds.left, n.bounds.top)) for n in (name, submit, menu))
+    # The drawer is hidden until the menu opens it.
+    drawer = next(node for node in tree.nodes() if node.content_desc == "Sections")
+    assert not drawer.displayed
+    assert "<android.widget.EditText" in device.observe().xml
+
+
+def test_typing_and_taps_change_the_page_and_the_typed_text_reads_back(web_device: Open, web_site: str) -> None:
+    device = web_device()
+    device.open_url(web_site + "index.html")
+    tree = device.observe().tree
+    device.type_text("Ada", into=_one(tree, "id=name"))
+    assert device.typed_text() == "Ada"  # an input's text is its value
+    device.type_text("lovelace", into=_one(tree, "id=password"))
+    device.tap(_one(tree, "id=submit").bounds.center)
+    tree = device.observe().tree
+    assert _one(tree, "id=greeting").text == "Welcome, Ada!"
+    assert _one(tree, "id=name").text == "Ada" and _one(tree, "id=password").text == "lovelace"
+    assert _one(tree, "id=password").shown_text == "••••••••"
+    device.press_key(Key.ENTER)  # the focused password field submits its form again
+    with pytest.raises(UnsupportedInput, match="a web page has no volume_up key"):
+        device.press_key(Key.VOLUME_UP)
+
+
+def test_a_screenshot_is_the_real_page_in_device_pixels(web_device: Open, web_site: str) -> None:
+    device = web_device("360x640@2")
+    assert (device.info.size.width, device.info.size.height) == (360, 640)
+    device.open_url(web_site + "index.html")
+    image = Image.open(io.BytesIO(device.screenshot()))
+    assert image.size == (720, 1280)
+    # The header is the page's green, where the page puts it.
+    assert image.convert("RGB").getpixel((600, 20)) == (46, 125, 50)
+
+
+def test_the_browser_goes_back_and_an_element_gone_since_the_read_is_refused(web_device: Open, web_site: str) -> None:
+    device = web_device()
+    device.open_url(web_site + "index.html")
+    old = device.observe().tree
+    device.open_url(web_site + "roll.html")
+    assert any(node.text == "Roll" for node in device.observe().tree.nodes())
+    with pytest.raises(InputRejected, match="not on the page last read"):
+        device.type_text("x", into=_one(old, "id=name"))
+    device.press_key(Key.BACK)
+    assert any(node.resource_id == "name" for node in device.observe().tree.nodes())
+
+
+def test_a_web_app_is_its_site(web_device: Open, web_site: str) -> None:
+    device = web_device()
+    device.launch_app(web_site + "index.html")
+    assert device.app_in_front(web_site)
+    device.stop_app(web_site)
+    assert not device.app_in_front(web_site)
+    with pytest.raises(InputRejected, match="is no web address"):
+        device.launch_app("com.example.app")
+
+
+def _scenario(tmp_path: Path, name: str) -> Path:
+    path = tmp_path / name
+    path.write_text((WEB_PAGES / name).read_text())
+    return path
+
+
+def _cli(cli_runner: Cli, server: AppiumServer, site: str, *args: str) -> Any:
+    return cli_runner.run(*args, "--runtime", "appium", "--server-url", server.url, "-e", f"SITE={site}")
+
+
+def test_the_pantry_scenario_passes_and_benchmarks_at_100_over_twenty_runs(
+    cli_runner: Cli, appium_server: AppiumServer, web_site: str, tmp_path: Path
+) -> None:
+    need_browser()
+    path = _scenario(tmp_path, "pantry.yaml")
+    done = _cli(cli_runner, appium_server, web_site, "run", str(path), "--output", str(tmp_path / "run"))
+    assert done.exit_code == ExitCode.OK, json.dumps(done.envelope)[:3000]
+    steps = {step["id"]: step for step in done.data["run"]["steps"]}
+    assert set(steps["password"]["details"]["field"]["text"]) == {"•"}  # masked in the envelope
+    assert "lovelace" not in json.dumps(done.envelope)
+    bench = _cli(cli_runner, appium_server, web_site, "benchmark", str(path), "--runs", "20",
+                 "--output", str(tmp_path / "bench"))  # fmt: skip
+    assert bench.exit_code == ExitCode.OK, json.dumps(bench.envelope)[:3000]
+    assert bench.data["determinismScore"] == 100 and len(bench.data["signatures"]) == 1
+    assert appium_server.sessions() == []  # every run ended its session
+
+
+def test_a_page_nondeterministic_on_purpose_is_caught_at_its_step(
+    cli_runner: Cli, appium_server: AppiumServer, web_site: str, tmp_path: Path
+) -> None:
+    need_browser()
+    path = tmp_path / "roll.yaml"
+    path.write_text(
+        "meta: {name: roll, version: '1', platform: web}\nconfig: {seed: 1}\nenv: {SITE: x}\nsteps:\n"
+        "  - {id: open, command: navigate, args: {to: '${SITE}roll.html'}}\n"
+        "  - {id: roll, command: tap, args: {target: 'text=Roll'}}\n"
+        "  - {id: face, command: wait, args: {for: 'text~=Rolled', timeout: 3000}}\n"
+        "  - {id: shown, command: source, args: {}}\n"
+    )
+    bench = _cli(cli_runner, appium_server, web_site, "benchmark", str(path), "--runs", "3",
+                 "--output", str(tmp_path / "bench"))  # fmt: skip
+    assert bench.data["determinismScore"] < 100, json.dumps(bench.envelope)[:2000]
+    assert bench.data["divergence"]["id"] == "roll"  # the tap after which the page shows another number
+
+
+def test_a_phones_own_commands_are_refused_on_a_page_before_anything_is_sent_and_the_location_is_set(
+    web_device: Open, web_site: str, appium_server: AppiumServer
+) -> None:
+    device = web_device()
+    before = len(appium_server.commands(device))
+    with pytest.raises(UnsupportedInput, match="a web page cannot read airplane mode: that is a phone's"):
+        device.airplane_mode()
+    with pytest.raises(UnsupportedInput, match="a web page cannot add a.png to the photo library"):
+        device.add_media("a.png", b"\x89PNG")
+    with pytest.raises(UnsupportedInput, match="a web page cannot"):
+        device.set_permissions("http://x/", {"camera": "allow"})
+    assert not [line for line in appium_server.commands(device)[before:] if "/execute/" in line]
+    device.set_location(48.150636, 17.111754)  # Chromium's geolocation, read back
+    assert device.location() == (48.150636, 17.111754)

@@ -1,0 +1,148 @@
+// The page as visor's tree, read in one script call: each rendered element with its box (CSS pixels of the
+// viewport), texts, kind and state, and a CSS path that finds it again. Returned as JSON text, capped.
+// `arguments[0]` is the most elements to read; what is past it is counted, not read.
+return (function (limit) {
+  "use strict";
+  var SKIP = { SCRIPT: 1, STYLE: 1, HEAD: 1, META: 1, LINK: 1, NOSCRIPT: 1, TEMPLATE: 1, TITLE: 1, BASE: 1 };
+  var TEXT_INPUTS = { text: 1, search: 1, email: 1, url: 1, tel: 1, password: 1, number: 1, date: 1,
+    "datetime-local": 1, month: 1, time: 1, week: 1, "": 1 };
+  var NAMED_BY_CONTENT = { BUTTON: 1, A: 1, LABEL: 1, SUMMARY: 1, OPTION: 1, LEGEND: 1, CAPTION: 1, TH: 1,
+    H1: 1, H2: 1, H3: 1, H4: 1, H5: 1, H6: 1 };
+  var ROLES = { button: "android.widget.Button", link: "android.view.View", checkbox: "android.widget.CheckBox",
+    radio: "android.widget.RadioButton", "switch": "android.widget.Switch", slider: "android.widget.SeekBar",
+    textbox: "android.widget.EditText", searchbox: "android.widget.EditText", combobox: "android.widget.Spinner",
+    img: "android.widget.Image", list: "android.widget.ListView", progressbar: "android.widget.ProgressBar",
+    tab: "android.widget.Button", menuitem: "android.widget.Button", heading: "android.widget.TextView",
+    dialog: "android.app.Dialog", alertdialog: "android.app.Dialog" };
+  var CLICKABLE_ROLES = { button: 1, link: 1, checkbox: 1, radio: 1, "switch": 1, tab: 1, menuitem: 1,
+    option: 1, combobox: 1 };
+  var count = 0;
+  var active = document.activeElement;
+
+  function squash(text) { return (text || "").replace(/\s+/g, " ").trim(); }
+
+  function ownText(el) {
+    var parts = [];
+    for (var child = el.firstChild; child; child = child.nextSibling) {
+      if (child.nodeType === 3) parts.push(child.nodeValue);
+    }
+    return squash(parts.join(" "));
+  }
+
+  function kind(el, role) {
+    var tag = el.tagName;
+    if (ROLES[role]) return ROLES[role];
+    if (tag === "INPUT") {
+      var type = (el.getAttribute("type") || "").toLowerCase();
+      if (type === "checkbox") return "android.widget.CheckBox";
+      if (type === "radio") return "android.widget.RadioButton";
+      if (type === "range") return "android.widget.SeekBar";
+      if (type === "button" || type === "submit" || type === "reset" || type === "image") {
+        return "android.widget.Button";
+      }
+      return TEXT_INPUTS[type] ? "android.widget.EditText" : "android.view.View";
+    }
+    if (tag === "TEXTAREA" || el.isContentEditable) return "android.widget.EditText";
+    if (tag === "BUTTON") return "android.widget.Button";
+    if (tag === "SELECT") return "android.widget.Spinner";
+    if (tag === "IMG" || tag === "SVG" || tag === "svg" || tag === "CANVAS" || tag === "PICTURE") {
+      return "android.widget.Image";
+    }
+    if (tag === "UL" || tag === "OL") return "android.widget.ListView";
+    if (tag === "PROGRESS") return "android.widget.ProgressBar";
+    if (tag === "DIALOG") return "android.app.Dialog";
+    return ownText(el) ? "android.widget.TextView" : "android.view.View";
+  }
+
+  function labelOf(el) {
+    var named = el.getAttribute("aria-label");
+    if (named) return squash(named);
+    var by = el.getAttribute("aria-labelledby");
+    if (by) {
+      var texts = by.split(/\s+/).map(function (id) {
+        var found = document.getElementById(id);
+        return found ? squash(found.textContent) : "";
+      });
+      if (squash(texts.join(" "))) return squash(texts.join(" "));
+    }
+    if (el.labels && el.labels.length) return squash(el.labels[0].textContent);
+    return squash(el.getAttribute("alt") || el.getAttribute("title") || "");
+  }
+
+  function path(el) {
+    var steps = [];
+    for (var node = el; node && node.nodeType === 1 && node !== document.documentElement; node = node.parentElement) {
+      var index = 1;
+      for (var sibling = node.previousElementSibling; sibling; sibling = sibling.previousElementSibling) index++;
+      steps.unshift(node.tagName.toLowerCase() + ":nth-child(" + index + ")");
+    }
+    return steps.length ? "html > " + steps.join(" > ") : "html";
+  }
+
+  function scrolls(el, style) {
+    var overflow = style.overflowY + " " + style.overflowX;
+    var page = el === document.scrollingElement;
+    var inner = /(auto|scroll)/.test(overflow);
+    return (page || inner) && (el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1);
+  }
+
+  function read(el) {
+    if (SKIP[el.tagName] || count >= limit) return null;
+    var style = getComputedStyle(el);
+    if (style.display === "none") return null;
+    count++;
+    var box = el.getBoundingClientRect();
+    var role = (el.getAttribute("role") || "").toLowerCase();
+    var tag = el.tagName;
+    var type = tag === "INPUT" ? (el.getAttribute("type") || "").toLowerCase() : "";
+    var field = (tag === "INPUT" && TEXT_INPUTS[type]) || tag === "TEXTAREA";
+    var check = type === "checkbox" || type === "radio" || role === "checkbox" || role === "radio" ||
+      role === "switch";
+    var text = field ? el.value : NAMED_BY_CONTENT[tag] || role === "button" || role === "link" ?
+      squash(el.innerText || el.textContent) : ownText(el);
+    if (tag === "SELECT" && el.selectedIndex >= 0) text = squash(el.options[el.selectedIndex].text);
+    if (tag === "INPUT" && (type === "button" || type === "submit" || type === "reset")) text = el.value;
+    var disabled = el.disabled === true || el.getAttribute("aria-disabled") === "true";
+    var clickable = !disabled && (tag === "A" && el.hasAttribute("href") || tag === "BUTTON" || tag === "SELECT" ||
+      tag === "SUMMARY" || tag === "INPUT" || tag === "TEXTAREA" || CLICKABLE_ROLES[role] === 1 ||
+      el.hasAttribute("onclick") || style.cursor === "pointer" && !(el.parentElement &&
+      getComputedStyle(el.parentElement).cursor === "pointer"));
+    var node = {
+      c: kind(el, role),
+      b: [Math.round(box.left), Math.round(box.top), Math.round(box.right), Math.round(box.bottom)],
+      id: el.getAttribute("data-testid") || el.id || "",
+      t: text || "",
+      d: labelOf(el),
+      h: squash(el.getAttribute("placeholder") || ""),
+      k: check,
+      on: check && (el.checked === true || el.getAttribute("aria-checked") === "true"),
+      cl: clickable,
+      en: !disabled,
+      fo: field || clickable || el.tabIndex >= 0,
+      f: el === active && el !== document.body,
+      pw: type === "password",
+      s: scrolls(el, style),
+      se: el.selected === true || el.getAttribute("aria-selected") === "true",
+      v: style.visibility !== "hidden" && style.opacity !== "0" && box.width > 0 && box.height > 0,
+      p: path(el),
+      kids: []
+    };
+    if (type === "range") node.r = [Number(el.min || 0), Number(el.max || 100), Number(el.value)];
+    if (field && typeof el.selectionStart === "number" && el.selectionStart !== el.selectionEnd) {
+      node.sel = [el.selectionStart, el.selectionEnd];
+    }
+    for (var child = el.firstElementChild; child; child = child.nextElementSibling) {
+      var read_ = read(child);
+      if (read_) node.kids.push(read_);
+    }
+    return node;
+  }
+
+  var root = read(document.documentElement);
+  var total = document.getElementsByTagName("*").length;
+  return JSON.stringify({
+    width: window.innerWidth, height: window.innerHeight, ratio: window.devicePixelRatio,
+    url: location.href, title: document.title, ready: document.readyState,
+    root: root, read: count, total: total
+  });
+})(arguments[0]);
