@@ -160,7 +160,7 @@ def test_a_phones_own_commands_are_refused_on_a_page_before_anything_is_sent_and
     before = len(appium_server.commands(device))
     with pytest.raises(UnsupportedInput, match="a web page cannot read airplane mode: that is a phone's"):
         device.airplane_mode()
-    with pytest.raises(UnsupportedInput, match="a web page cannot add a.png to the photo library"):
+    with pytest.raises(UnsupportedInput, match=r"a web page cannot add a\.png to the photo library"):
         device.add_media("a.png", b"\x89PNG")
     with pytest.raises(UnsupportedInput, match="a web page cannot"):
         device.set_permissions("http://x/", {"camera": "allow"})
