@@ -18,6 +18,7 @@ import socket
 import subprocess
 import threading
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -191,8 +192,41 @@ def need_browser() -> None:
     pytest.skip(reason)
 
 
+#: Real web apps from the package registries, served beside the test pages: URL prefix -> their folder.
+VENDOR = {"/vendor/swagger-ui/": APPIUM_HOME / "node_modules" / "swagger-ui-dist"}
+#: What the Pantry API answers (`/api/items?limit=N`), for Swagger UI's "Try it out".
+SHELF = ["Flour", "Rice", "Lentils", "Oats", "Honey", "Olive oil", "Salt", "Pepper", "Tea", "Coffee", "Beans", "Pasta"]
+
+
 class _QuietPages(http.server.SimpleHTTPRequestHandler):
-    """Serves the test pages without logging each request to the test's output."""
+    """Serves the test pages, the vendored apps and the Pantry API, without logging each request."""
+
+    def translate_path(self, path: str) -> str:
+        """Map a vendored app's prefix to its folder; every other path to the test pages."""
+        for prefix, folder in VENDOR.items():
+            if path.startswith(prefix):
+                return str(folder / path[len(prefix) :].split("?", 1)[0])
+        return super().translate_path(path)
+
+    def do_GET(self) -> None:
+        """Answer the Pantry API, or serve a file."""
+        if not self.path.startswith("/api/items"):
+            super().do_GET()
+            return
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+        limit = query.get("limit", [""])[0]
+        if not limit.isdigit() or not 1 <= int(limit) <= len(SHELF):
+            self._json(400, {"error": f"limit must be 1 to {len(SHELF)}"})
+        else:
+            self._json(200, SHELF[: int(limit)])
+
+    def _json(self, status: int, value: object) -> None:
+        body = json.dumps(value).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def log_message(self, format: str, *args: object) -> None:
         """Log nothing."""

@@ -157,3 +157,28 @@ def test_a_page_has_the_browsers_back_and_the_keyboards_keys_only() -> None:
 def test_the_tree_script_ships_with_visor_and_reads_the_page_in_one_call() -> None:
     script = tree_script()
     assert script.startswith("// The page as visor's tree") and "JSON.stringify" in script
+
+
+def test_a_finger_that_moved_rests_before_it_lifts_on_a_page_and_a_tap_does_not() -> None:
+    from visor.device.protocol import PathPoint  # lazy: only this test builds paths
+    from visor.runtimes.appium.device import WEB_REST_MS, _held_at_the_end
+
+    swipe = [PathPoint(200, 800, 0), PathPoint(200, 300, 250)]
+    assert _held_at_the_end(swipe)[-1] == PathPoint(200, 300, 250 + WEB_REST_MS)
+    tap = [PathPoint(10, 10, 0), PathPoint(10, 10, 60)]
+    assert _held_at_the_end(tap) == tap
+
+
+def test_a_web_pages_fingerprint_counts_what_shows_or_does_something_not_its_wrappers() -> None:
+    from visor.ui.fingerprint import fingerprint  # lazy: only these tests fingerprint
+    from visor.ui.geometry import Rect, Size
+    from visor.ui.tree import Node, UiTree
+
+    def page(icon_top: int, text: str = "Go") -> UiTree:
+        icon = Node("android.widget.Image", Rect(10, icon_top, 20, icon_top + 10))
+        button = Node("android.widget.Button", Rect(0, 0, 100, 40), text=text, clickable=True, children=(icon,))
+        return UiTree(Size(412, 915), (Node("android.view.View", Rect(0, 0, 412, 915), children=(button,)),),
+                      platform="web")  # fmt: skip
+
+    assert fingerprint(page(5)) == fingerprint(page(6))  # an icon a pixel lower: the same screen
+    assert fingerprint(page(5)) != fingerprint(page(5, "Stop"))

@@ -167,3 +167,19 @@ def test_a_phones_own_commands_are_refused_on_a_page_before_anything_is_sent_and
     assert not [line for line in appium_server.commands(device)[before:] if "/execute/" in line]
     device.set_location(48.150636, 17.111754)  # Chromium's geolocation, read back
     assert device.location() == (48.150636, 17.111754)
+
+
+def test_swagger_ui_a_real_app_runs_its_try_it_out_and_benchmarks_at_100_over_twenty_runs(
+    cli_runner: Cli, appium_server: AppiumServer, web_site: str, tmp_path: Path
+) -> None:
+    need_browser()
+    path = _scenario(tmp_path, "swagger-ui.yaml")
+    done = _cli(cli_runner, appium_server, web_site, "run", str(path), "--output", str(tmp_path / "run"))
+    assert done.exit_code == ExitCode.OK, json.dumps(done.envelope)[:3000]
+    steps = {step["id"]: step for step in done.data["run"]["steps"]}
+    # The app sent the request to the test server's API and shows its answer, found by scrolling to it.
+    assert steps["to-the-body"]["details"]["target"]["element"]["text"] == '[ "Flour", "Rice", "Lentils" ]'
+    bench = _cli(cli_runner, appium_server, web_site, "benchmark", str(path), "--runs", "20",
+                 "--output", str(tmp_path / "bench"))  # fmt: skip
+    assert bench.exit_code == ExitCode.OK, json.dumps(bench.envelope)[:3000]
+    assert bench.data["determinismScore"] == 100 and len(bench.data["signatures"]) == 1

@@ -58,8 +58,10 @@ TAP_MS = 60
 #: A real device: wall time, page sources reused for 0.1 s, apps it may not list (launchable by id all the same),
 #: and a session that takes seconds to start.
 CAPABILITIES = Capabilities(expensive_sessions=True, element_handles=True, soft_keyboard=True)
-#: A web page: a session as costly, no element handles (the tree finds every element), no soft keyboard.
-WEB_CAPABILITIES = Capabilities(expensive_sessions=True)
+#: A web page: no element handles (the tree finds every element), no soft keyboard, and a session cheap enough
+#: (under a second) for each run of a benchmark to start its own, in a fresh browser: a warm cache is state one
+#: run leaves the next (a page's first load may lay it out otherwise than later ones, as Swagger UI's does).
+WEB_CAPABILITIES = Capabilities(expensive_sessions=False)
 #: The emulated phone's screen in CSS pixels: the web platform's screen (a mobile page's viewport is as large).
 _VIEWPORT = "return {width: screen.width, height: screen.height}"
 #: The attribute naming an element's class, by platform (UiAutomator2's `class`, XCUITest's `type`).
@@ -185,7 +187,8 @@ class AppiumDevice:
     def observe(self) -> Observation:
         """Read the page source and parse it (a web page: its tree, from the live DOM in one script call)."""
         if self.info.platform == "web":
-            reply = self._call("read the page", lambda d: d.execute_script(web.tree_script(), web.MAX_ELEMENTS))
+            script, settle = web.tree_script(), (web.MAX_ELEMENTS, web.QUIET_MS, web.SETTLE_MS)
+            reply = self._call("read the page", lambda d: d.execute_async_script(script, *settle))
             self._page = web.read_page(reply)
             return Observation(self._page.tree, to_xml(self._page.tree))
         xml = str(self._call("read the page source", lambda d: d.page_source))
@@ -291,6 +294,8 @@ class AppiumDevice:
         """Move one to five fingers along their paths, in one W3C actions request."""
         if not 1 <= len(fingers) <= 5 or any(not path for path in fingers):
             raise InputRejected("a gesture needs one to five fingers, each with at least one point")
+        if self.info.platform == "web":
+            fingers = [_held_at_the_end(path) for path in fingers]
         payload = {"actions": [_finger(f"finger{index + 1}", path) for index, path in enumerate(fingers)]}
         self._call("perform pointer actions", lambda d: d.execute("actions", payload))
 
@@ -623,6 +628,22 @@ def _window_size(rect: object) -> Size:
             raise BadReply(f"the window rect {str(rect)[:120]!r} has no usable {key}")
         sides.append(round(value))
     return Size(max(1, sides[0]), max(1, sides[1]))
+
+
+#: How long a finger that moved rests where it stopped before lifting, on a web page (ms).
+WEB_REST_MS = 100
+
+
+def _held_at_the_end(path: Sequence[PathPoint]) -> Sequence[PathPoint]:
+    """Return a moving finger's path ending with a rest, so a page scrolls by the distance swiped: no fling.
+
+    A browser flings a page on from a finger lifted while moving, by a length that depends on the timing of
+    the last moves: a real engine's timing, different every run.
+    """
+    last = path[-1]
+    if all((point.x, point.y) == (last.x, last.y) for point in path):
+        return path  # a tap or a long press: nothing to fling
+    return [*path, PathPoint(last.x, last.y, last.at_ms + WEB_REST_MS)]
 
 
 def _finger(name: str, path: Sequence[PathPoint]) -> JsonObject:

@@ -6,8 +6,9 @@ server on this machine, the browser and its driver are found here (`VISOR_CHROMI
 `chromium` and `chromedriver` on the PATH); a remote server finds its own.
 
 The screen is the page's viewport, in CSS pixels: element boxes, touches and the tree share them (a screenshot
-is in device pixels, the viewport times the pixel ratio). The tree is read from the live DOM in one script
-call (`web_tree.js`), each rendered element as Chrome on Android shows it to accessibility — the classes of
+is in device pixels, the viewport times the pixel ratio). The tree is read once the page has settled on its
+own signals (loaded, no finite animation running, no DOM change for `QUIET_MS`; at most `SETTLE_MS`), from the
+live DOM, in one asynchronous script call (`web_tree.js`), each rendered element as Chrome on Android shows it to accessibility — the classes of
 the WebView in a hybrid app, which UiAutomator2 and Maestro see — so selectors mean the same in a browser, a
 WebView and a native screen:
 
@@ -52,6 +53,10 @@ MAX_ELEMENTS = 20_000
 MAX_REPLY_CHARS = 64 * 1024 * 1024
 #: The deepest the tree goes (a page nested deeper is cut there: no reader recurses past it).
 MAX_DEPTH = 256
+#: How long the page must have shown no change (no DOM mutation, no finite animation) to be read, in ms.
+QUIET_MS = 100
+#: The longest a read waits for the page to settle, in ms: a page that never does is read as it is then.
+SETTLE_MS = 3_000
 _METRICS = re.compile(r"\s*(\d{2,5})\s*[xX]\s*(\d{2,5})\s*(?:@\s*(\d+(?:\.\d+)?))?\s*")
 #: The host platform names Appium's Chromium driver takes, by Python's.
 _HOSTS = {"linux": "linux", "darwin": "mac", "win32": "windows"}
@@ -67,6 +72,8 @@ class WebPage:
     ready: str
     #: Elements past `MAX_ELEMENTS`, not read.
     unread: int
+    #: Whether the page had settled when it was read (False: it was still changing after `SETTLE_MS`).
+    settled: bool = True
 
 
 @functools.cache
@@ -151,7 +158,8 @@ def read_page(reply: object) -> WebPage:
     size = Size(max(1, _int(data.get("width"))), max(1, _int(data.get("height"))))
     unread = max(0, _int(data.get("total")) - _int(data.get("read")))
     tree = UiTree(size, (root,), platform="web")
-    return WebPage(tree, tuple(paths), str(data.get("url") or ""), str(data.get("ready") or ""), unread)
+    url, ready = str(data.get("url") or ""), str(data.get("ready") or "")
+    return WebPage(tree, tuple(paths), url, ready, unread, data.get("settled") is not False)
 
 
 def _node(raw: Mapping[str, object], paths: list[str], depth: int) -> Node:

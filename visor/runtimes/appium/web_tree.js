@@ -1,7 +1,41 @@
-// The page as visor's tree, read in one script call: each rendered element with its box (CSS pixels of the
-// viewport), texts, kind and state, and a CSS path that finds it again. Returned as JSON text, capped.
-// `arguments[0]` is the most elements to read; what is past it is counted, not read.
-return (function (limit) {
+// The page as visor's tree, read in one asynchronous script call once the page has settled: each rendered
+// element with its box (CSS pixels of the viewport), texts, kind and state, and a CSS path that finds it again.
+// Returned as JSON text, capped. Arguments: the most elements to read (what is past it is counted, not read),
+// how long the page must have been quiet (ms), the longest to wait for that (ms), and WebDriver's callback.
+//
+// Settled is the page's own signals: the document loaded, no finite animation or transition running, and no
+// change to the DOM and no scrolling for the quiet time. A MutationObserver, installed once per document, remembers when the
+// page last changed, so a page quiet since the last read is read at once.
+var limit = arguments[0], quietMs = arguments[1], settleMs = arguments[2], done = arguments[3];
+var KEY = "__visor_last_change__";
+if (!window[KEY]) {
+  window[KEY] = { at: performance.now() };
+  var changed = function () { window[KEY].at = performance.now(); };
+  new MutationObserver(changed).observe(document, {
+    subtree: true, childList: true, attributes: true, characterData: true
+  });
+  // A page, or an element in it, still scrolling (a fling, smooth scrolling) has not settled either.
+  window.addEventListener("scroll", changed, { capture: true, passive: true });
+}
+function animating() {
+  if (!document.getAnimations) return false;
+  return document.getAnimations().some(function (animation) {
+    var end = animation.effect && animation.effect.getComputedTiming().endTime;
+    return animation.playState === "running" && isFinite(end);
+  });
+}
+var started = performance.now();
+(function wait() {
+  var now = performance.now();
+  var quiet = now - window[KEY].at >= quietMs && document.readyState === "complete" && !animating();
+  if (quiet || now - started >= settleMs) {
+    done(read(limit, quiet, Math.round(now - started)));
+  } else {
+    setTimeout(wait, 20);
+  }
+})();
+
+function read(limit, settled, waited) {
   "use strict";
   var SKIP = { SCRIPT: 1, STYLE: 1, HEAD: 1, META: 1, LINK: 1, NOSCRIPT: 1, TEMPLATE: 1, TITLE: 1, BASE: 1 };
   var TEXT_INPUTS = { text: 1, search: 1, email: 1, url: 1, tel: 1, password: 1, number: 1, date: 1,
@@ -86,7 +120,7 @@ return (function (limit) {
     return (page || inner) && (el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1);
   }
 
-  function read(el) {
+  function walk(el) {
     if (SKIP[el.tagName] || count >= limit) return null;
     var style = getComputedStyle(el);
     if (style.display === "none") return null;
@@ -132,17 +166,17 @@ return (function (limit) {
       node.sel = [el.selectionStart, el.selectionEnd];
     }
     for (var child = el.firstElementChild; child; child = child.nextElementSibling) {
-      var read_ = read(child);
-      if (read_) node.kids.push(read_);
+      var kid = walk(child);
+      if (kid) node.kids.push(kid);
     }
     return node;
   }
 
-  var root = read(document.documentElement);
+  var root = walk(document.documentElement);
   var total = document.getElementsByTagName("*").length;
   return JSON.stringify({
     width: window.innerWidth, height: window.innerHeight, ratio: window.devicePixelRatio,
-    url: location.href, title: document.title, ready: document.readyState,
+    url: location.href, title: document.title, ready: document.readyState, settled: settled, waited: waited,
     root: root, read: count, total: total
   });
-})(arguments[0]);
+}
