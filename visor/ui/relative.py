@@ -103,7 +103,10 @@ def _placed(tree: UiTree, items: Sequence[Located], match: Match, resolve: Resol
         anchor = getattr(match, side)
         if anchor is None:
             continue
-        anchors = [tree.flat[index].node.bounds for index in _indexes(tree, anchor, resolve)]
+        # An element is placed beside what the screen shows: an anchor hidden or off the screen (a closed
+        # drawer's title) places nothing, as in Maestro, whose hierarchy holds what is shown.
+        anchors = [tree.flat[index].node.bounds for index in _indexes(tree, anchor, resolve)
+                   if tree.on_screen(tree.flat[index].node)]  # fmt: skip
         test = _SIDE_TESTS[side]
         for item in items:
             if item.index not in distances:

@@ -16,6 +16,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 import time
 import urllib.parse
@@ -259,3 +260,17 @@ def web_device(appium_server: AppiumServer) -> Iterator[Callable[..., AppiumDevi
     yield open_device
     for device in opened:
         device.close()
+
+
+@pytest.fixture(scope="session")
+def handbook(web_site: str, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Build the handbook (a site made with Material for MkDocs) and serve it beside the pages; return its URL."""
+    site = tmp_path_factory.mktemp("handbook")
+    config = WEB_PAGES / "handbook" / "mkdocs.yml"
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    command = [sys.executable, "-m", "mkdocs", "build", "--quiet", "--strict", "-f", str(config), "-d", str(site)]
+    built = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False)
+    if built.returncode != 0:
+        pytest.fail(f"the handbook did not build: {built.stderr[-2000:]}")
+    VENDOR["/handbook/"] = site
+    return web_site + "handbook/"

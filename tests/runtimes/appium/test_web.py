@@ -31,8 +31,9 @@ def _which(found: dict[str, str]) -> Any:
 
 
 def test_a_session_is_chromium_headless_in_mobile_emulation_with_this_machines_browser_and_driver() -> None:
-    caps = web_capabilities(None, local=True, environ={},
-                            which=_which({"chromium": "/usr/bin/chromium", "chromedriver": "/usr/bin/chromedriver"}))  # fmt: skip
+    found = _which({"chromium": "/usr/bin/chromium", "chromedriver": "/usr/bin/chromedriver"})
+    caps = web_capabilities(None, local=True, environ={}, which=found, free_port=lambda: 40123)
+    assert caps["appium:chromedriverPort"] == 40123  # its own: two sessions at once never share the default
     assert caps["browserName"] == "chrome" and caps["appium:automationName"] == "Chromium"
     assert caps["appium:executable"] == "/usr/bin/chromedriver"
     chrome = caps["goog:chromeOptions"]
@@ -46,6 +47,7 @@ def test_a_remote_server_finds_its_own_browser_and_headful_is_asked_for() -> Non
                             which=_which({"chromium": "/x", "chromedriver": "/y"}))  # fmt: skip
     chrome = caps["goog:chromeOptions"]
     assert "appium:executable" not in caps and isinstance(chrome, dict) and "binary" not in chrome
+    assert "appium:chromedriverPort" not in caps
     assert "--headless=new" not in chrome["args"] and chrome["mobileEmulation"] == {"deviceName": "Pixel 5"}
 
 

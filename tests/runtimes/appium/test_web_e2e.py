@@ -183,3 +183,19 @@ def test_swagger_ui_a_real_app_runs_its_try_it_out_and_benchmarks_at_100_over_tw
                  "--output", str(tmp_path / "bench"))  # fmt: skip
     assert bench.exit_code == ExitCode.OK, json.dumps(bench.envelope)[:3000]
     assert bench.data["determinismScore"] == 100 and len(bench.data["signatures"]) == 1
+
+
+def test_a_material_for_mkdocs_site_drawer_and_search_run_and_benchmark_at_100_over_twenty_runs(
+    cli_runner: Cli, appium_server: AppiumServer, handbook: str, web_site: str, tmp_path: Path
+) -> None:
+    need_browser()
+    path = _scenario(tmp_path, "handbook.yaml")
+    done = _cli(cli_runner, appium_server, web_site, "run", str(path), "--output", str(tmp_path / "run"))
+    assert done.exit_code == ExitCode.OK, json.dumps(done.envelope)[:3000]
+    steps = {step["id"]: step for step in done.data["run"]["steps"]}
+    # The drawer's link was tapped where the drawer shows it (the closed drawer's copy is off the screen).
+    assert steps["recipes"]["details"]["target"]["element"]["bounds"] == "[0,161][242,209]"
+    bench = _cli(cli_runner, appium_server, web_site, "benchmark", str(path), "--runs", "20",
+                 "--output", str(tmp_path / "bench"))  # fmt: skip
+    assert bench.exit_code == ExitCode.OK, json.dumps(bench.envelope)[:3000]
+    assert bench.data["determinismScore"] == 100 and len(bench.data["signatures"]) == 1

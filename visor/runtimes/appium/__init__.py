@@ -18,7 +18,7 @@
   sent
 - `locators`: How the Appium runtime finds an observed element natively: a fast locator, and an exact one. Pure
 - `native`: Native actions over Appium: which driver command performs each one, per platform. Pure data, no I/O
-- `web`: The web platform: a mobile page in Chromium, driven through Appium's Chromium driver. Pure
+- `web`: The web platform: a mobile page in Chromium, driven through Appium's Chromium driver
 - `transport`: The HTTP connection to the Appium server: selenium's, with a total deadline per request and bounded
   retries
 """

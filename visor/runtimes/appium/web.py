@@ -1,16 +1,17 @@
-"""The web platform: a mobile page in Chromium, driven through Appium's Chromium driver. Pure.
+"""The web platform: a mobile page in Chromium, driven through Appium's Chromium driver.
 
 A session is Chromium in mobile emulation: a named phone (`--device "Pixel 7"`, Chrome's own list) or a size
 (`--device 412x915@2.625`: CSS pixels and pixel ratio), touch on, headless unless `VISOR_WEB_HEADFUL=1`. On a
 server on this machine, the browser and its driver are found here (`VISOR_CHROMIUM`, `VISOR_CHROMEDRIVER`, else
-`chromium` and `chromedriver` on the PATH); a remote server finds its own.
+`chromium` and `chromedriver` on the PATH), and the driver a free port; a remote server finds its own.
 
-The screen is the page's viewport, in CSS pixels: element boxes, touches and the tree share them (a screenshot
-is in device pixels, the viewport times the pixel ratio). The tree is read once the page has settled on its
-own signals (loaded, no finite animation running, no DOM change for `QUIET_MS`; at most `SETTLE_MS`), from the
-live DOM, in one asynchronous script call (`web_tree.js`), each rendered element as Chrome on Android shows it to accessibility — the classes of
-the WebView in a hybrid app, which UiAutomator2 and Maestro see — so selectors mean the same in a browser, a
-WebView and a native screen:
+The screen is the emulated phone's, in CSS pixels: element boxes, touches and the tree share them (a
+screenshot is in device pixels, the screen times the pixel ratio). The tree is read once the page has settled
+on its own signals (loaded, no finite animation running, no DOM change and no scrolling for `QUIET_MS`; at
+most `SETTLE_MS`), from the live DOM, in one asynchronous script call (`web_tree.js`). Each rendered element
+is read as Chrome on Android shows it to accessibility — the classes of the WebView in a hybrid app, which
+UiAutomator2 and Maestro see — so selectors mean the same in a browser, a WebView and a native screen; its
+box is what of it shows, cut by the ancestors that clip their overflow:
 
 - a button, a link or an input of type button is `android.widget.Button` (a link `android.view.View`), a text
   input or text area `android.widget.EditText` (its text is its value, its hint the placeholder, a password
@@ -34,6 +35,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -107,10 +109,13 @@ def web_capabilities(
     local: bool,
     environ: Mapping[str, str] | None = None,
     which: Callable[[str], str | None] = shutil.which,
+    free_port: Callable[[], int] | None = None,
 ) -> dict[str, object]:
     """Return the capabilities of a Chromium session in mobile emulation.
 
-    `local`: the server runs on this machine, so the browser and driver found here are given to it.
+    `local`: the server runs on this machine, so the browser and driver found here are given to it, and the
+    driver a free port of its own (`free_port`): on its fixed default, two sessions at once on one machine (two
+    CI jobs, two test workers) make the second driver crash as it starts.
     """
     env = os.environ if environ is None else environ
     headful = env.get("VISOR_WEB_HEADFUL", "").lower() in ("1", "true", "yes")
@@ -131,8 +136,16 @@ def web_capabilities(
             chrome["binary"] = browser
         if driver:
             caps["appium:executable"] = driver
+        caps["appium:chromedriverPort"] = (free_port or loopback_port)()
     caps["goog:chromeOptions"] = chrome
     return caps
+
+
+def loopback_port() -> int:
+    """Return a port free on 127.0.0.1 now (the system's pick)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def _first(which: Callable[[str], str | None], *names: str) -> str | None:

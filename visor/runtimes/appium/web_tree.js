@@ -120,12 +120,27 @@ function read(limit, settled, waited) {
     return (page || inner) && (el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1);
   }
 
-  function walk(el) {
+  // The part of a box inside `clip` (what an ancestor that clips its overflow lets show), or null if none.
+  function within(box, clip) {
+    if (!clip) return [box.left, box.top, box.right, box.bottom];
+    var left = Math.max(box.left, clip[0]), top = Math.max(box.top, clip[1]);
+    var right = Math.min(box.right, clip[2]), bottom = Math.min(box.bottom, clip[3]);
+    return right > left && bottom > top ? [left, top, right, bottom] : null;
+  }
+
+  // An element's box is what of it shows (as UiAutomator2 gives an element's visible bounds): cut by every
+  // ancestor that clips its overflow. One cut away entirely keeps its own box but is not displayed, nor is one
+  // inside a transparent ancestor (`faded`: opacity is not inherited, but it hides the children).
+  function walk(el, clip, faded) {
     if (SKIP[el.tagName] || count >= limit) return null;
     var style = getComputedStyle(el);
     if (style.display === "none") return null;
     count++;
-    var box = el.getBoundingClientRect();
+    if (style.position === "fixed") clip = null;  // placed on the viewport: no ancestor clips it
+    var whole = el.getBoundingClientRect();
+    var shown = within(whole, clip);
+    var box = shown ? { left: shown[0], top: shown[1], right: shown[2], bottom: shown[3],
+      width: shown[2] - shown[0], height: shown[3] - shown[1] } : whole;
     var role = (el.getAttribute("role") || "").toLowerCase();
     var tag = el.tagName;
     var type = tag === "INPUT" ? (el.getAttribute("type") || "").toLowerCase() : "";
@@ -157,7 +172,8 @@ function read(limit, settled, waited) {
       pw: type === "password",
       s: scrolls(el, style),
       se: el.selected === true || el.getAttribute("aria-selected") === "true",
-      v: style.visibility !== "hidden" && style.opacity !== "0" && box.width > 0 && box.height > 0,
+      v: shown !== null && !faded && style.visibility !== "hidden" && style.opacity !== "0" && box.width > 0 &&
+        box.height > 0,
       p: path(el),
       kids: []
     };
@@ -165,14 +181,16 @@ function read(limit, settled, waited) {
     if (field && typeof el.selectionStart === "number" && el.selectionStart !== el.selectionEnd) {
       node.sel = [el.selectionStart, el.selectionEnd];
     }
+    var clips = style.overflowX !== "visible" || style.overflowY !== "visible";
+    var inner = clips ? within(whole, clip) || [0, 0, 0, 0] : clip;
     for (var child = el.firstElementChild; child; child = child.nextElementSibling) {
-      var kid = walk(child);
+      var kid = walk(child, inner, faded || style.opacity === "0");
       if (kid) node.kids.push(kid);
     }
     return node;
   }
 
-  var root = walk(document.documentElement);
+  var root = walk(document.documentElement, null, false);
   var total = document.getElementsByTagName("*").length;
   return JSON.stringify({
     width: window.innerWidth, height: window.innerHeight, ratio: window.devicePixelRatio,
