@@ -199,8 +199,15 @@ VENDOR = {"/vendor/swagger-ui/": APPIUM_HOME / "node_modules" / "swagger-ui-dist
 SHELF = ["Flour", "Rice", "Lentils", "Oats", "Honey", "Olive oil", "Salt", "Pepper", "Tea", "Coffee", "Beans", "Pasta"]
 
 
+#: How long `/never` holds its request at most (the server's shutdown ends it at once).
+NEVER_S = 120
+
+
 class _QuietPages(http.server.SimpleHTTPRequestHandler):
     """Serves the test pages, the vendored apps and the Pantry API, without logging each request."""
+
+    #: Set when the server stops: a request held open by `/never` ends then.
+    server_hold = threading.Event()
 
     def translate_path(self, path: str) -> str:
         """Map a vendored app's prefix to its folder; every other path to the test pages."""
@@ -210,7 +217,10 @@ class _QuietPages(http.server.SimpleHTTPRequestHandler):
         return super().translate_path(path)
 
     def do_GET(self) -> None:
-        """Answer the Pantry API, or serve a file."""
+        """Answer the Pantry API, hold `/never` open without answering (a page that never loads), or serve a file."""
+        if self.path.startswith("/never"):
+            self.server_hold.wait(NEVER_S)
+            return
         if not self.path.startswith("/api/items"):
             super().do_GET()
             return
@@ -241,6 +251,7 @@ def web_site() -> Iterator[str]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}/"
+    _QuietPages.server_hold.set()
     server.shutdown()
     server.server_close()
 

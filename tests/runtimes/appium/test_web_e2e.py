@@ -7,8 +7,11 @@ a scenario that runs and benchmarks at 100, and one made nondeterministic on pur
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import os
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,7 +21,7 @@ from PIL import Image
 
 from tests.conftest import Cli
 from tests.runtimes.appium.conftest import WEB_PAGES, AppiumServer, need_browser
-from visor.device.protocol import InputRejected, Key, UnsupportedInput
+from visor.device.protocol import InputRejected, Key, SessionRestarted, UnsupportedInput
 from visor.errors import ExitCode
 from visor.runtimes.appium.device import AppiumDevice
 from visor.selectors.parse import parse_selector
@@ -199,3 +202,59 @@ def test_a_material_for_mkdocs_site_drawer_and_search_run_and_benchmark_at_100_o
                  "--output", str(tmp_path / "bench"))  # fmt: skip
     assert bench.exit_code == ExitCode.OK, json.dumps(bench.envelope)[:3000]
     assert bench.data["determinismScore"] == 100 and len(bench.data["signatures"]) == 1
+
+
+def _processes_with(argument: str) -> list[int]:
+    """Return the processes started with `argument` among theirs (Linux's /proc)."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        with contextlib.suppress(OSError):
+            if argument.encode() in (entry / "cmdline").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """Say whether a process runs (a zombie, ended but not yet reaped by its new parent, does not)."""
+    with contextlib.suppress(OSError):
+        return " Z " not in Path(f"/proc/{pid}/stat").read_text().split(")", 1)[1][:4] + " "
+    return False
+
+
+@pytest.mark.parametrize("killed", ["chromedriver", "the browser"])
+def test_a_killed_driver_or_browser_loses_the_session_which_is_recreated_once_and_nothing_is_left_running(
+    web_device: Open, web_site: str, killed: str
+) -> None:
+    device = web_device()
+    device.open_url(web_site + "index.html")
+    device.observe()
+    profile = f"--user-data-dir={device._profile}"
+    port = f"--port={device.capabilities['appium:chromedriverPort']}"
+    victims = _processes_with(profile) if killed == "the browser" else _processes_with(port)
+    assert victims, f"no {killed} process found"
+    for pid in victims:
+        os.kill(pid, signal.SIGKILL)
+    with pytest.raises(SessionRestarted, match="was lost while trying to read the page and was recreated"):
+        device.observe()
+    assert device.sessions == 2
+    device.open_url(web_site + "index.html")  # the new session works
+    assert any(node.resource_id == "name" for node in device.observe().tree.nodes())
+    device.close()
+    assert not [pid for pid in _processes_with(profile) if _alive(pid)]  # the orphaned browser was ended too
+    assert not Path(profile.split("=", 1)[1]).exists()
+
+
+def test_a_page_that_never_loads_fails_its_step_within_the_page_load_time_and_ends_the_session(
+    cli_runner: Cli, appium_server: AppiumServer, web_site: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    need_browser()
+    monkeypatch.setenv("VISOR_WEB_PAGE_LOAD_MS", "2000")
+    path = tmp_path / "never.yaml"
+    path.write_text("meta: {name: never, version: '1', platform: web}\nconfig: {seed: 1}\nenv: {SITE: x}\nsteps:\n"
+                    "  - {id: open, command: navigate, args: {to: '${SITE}never'}}\n")  # fmt: skip
+    done = _cli(cli_runner, appium_server, web_site, "run", str(path), "--output", str(tmp_path / "out"))
+    assert done.exit_code == ExitCode.RUN_FAILED
+    [step] = done.data["run"]["steps"]
+    assert step["error"]["message"].endswith(f"the page {web_site}never did not load within 2000 ms")
+    assert "VISOR_WEB_PAGE_LOAD_MS" in step["error"]["next_step"]
+    assert appium_server.sessions() == []

@@ -75,6 +75,12 @@ class AppiumDevice:
     def __init__(self, settings: AppiumSettings, *, installed_drivers: Callable[[], list[str]] | None = None) -> None:
         self.settings = settings
         self.capabilities = build_capabilities(settings)
+        #: A local browser's own profile folder: its processes are ended by it, even when its driver died.
+        self._profile = (
+            web.own_profile(self.capabilities)
+            if settings.platform == "web" and "appium:executable" in (self.capabilities)
+            else None
+        )
         self._installed_drivers = installed_drivers
         self._driver: WebDriver | None = None
         self._info: DeviceInfo | None = None
@@ -411,11 +417,28 @@ class AppiumDevice:
     def open_url(self, url: str) -> None:
         """Open a deep link in the app under test (or let the system choose the app)."""
         app = self.settings.app_id
-        if app and self.info.platform != "web":
+        if self.info.platform == "web":
+            self._open_page(url)
+        elif app:
             name = "bundleId" if self.info.platform == "ios" else "package"
             self._call("open a deep link", lambda d: d.execute_script("mobile: deepLink", {"url": url, name: app}))
         else:
             self._call("open a URL", lambda d: d.get(url))
+
+    def _open_page(self, url: str) -> None:
+        """Open a page; one that does not load within the session's page-load timeout fails, saying so."""
+        try:
+            self._call(f"open {url}", lambda d: d.get(url))
+        except ActionError as exc:
+            if "timed out" not in exc.message.lower() and "timeout" not in exc.message.lower():
+                raise
+            limit = self.capabilities.get("timeouts")
+            ms = limit.get("pageLoad") if isinstance(limit, dict) else None
+            raise ActionError(
+                f"the page {url} did not load within {ms} ms" if ms else f"the page {url} did not load in time",
+                likely_cause="Its server never answered, or the page keeps loading (a request that never ends).",
+                next_step="Open it in a browser to see; if it is only slow, raise VISOR_WEB_PAGE_LOAD_MS.",
+            ) from exc
 
     def installed_apps(self) -> Mapping[str, str]:
         """Return the app under test (id -> id): listing every app is neither cheap nor the same everywhere."""
@@ -425,7 +448,7 @@ class AppiumDevice:
     def launch_app(self, app_id: str) -> None:
         """Start an app, or bring it to the front when it runs (a web page's app is its address: opened)."""
         if self.info.platform == "web":
-            self._call(f"open {app_id}", lambda d: d.get(web.app_url(app_id)))
+            self._open_page(web.app_url(app_id))
             return
         self._app_command("start", "launch", app_id)
 
@@ -560,14 +583,16 @@ class AppiumDevice:
         self._call(f"{operation} the app {app_id}", lambda d: d.execute_script(step.script, dict(step.args)))
 
     def close(self) -> None:
-        """End the session (quietly: a session already gone is not an error)."""
-        self._quit()
+        """End the session (quietly: a session already gone is not an error), and a local browser with it."""
+        self._quit(remove=True)
 
-    def _quit(self) -> None:
+    def _quit(self, remove: bool = False) -> None:
         driver, self._driver = self._driver, None
         if driver is not None:
             with contextlib.suppress(Exception):  # closing must never hide the run's own outcome
                 driver.quit()
+        if self._profile is not None:  # a browser whose driver was killed outlives the session: ended here
+            web.end_browser(self._profile, remove)
 
 
 @dataclass(frozen=True, slots=True)

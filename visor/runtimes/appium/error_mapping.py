@@ -28,7 +28,15 @@ from visor.errors import ActionError, NotInstalled, TargetError, VisorError
 from visor.runtimes.appium.capabilities import scrub
 from visor.runtimes.appium.deadline import RequestTimeout
 
-_LOST = ("invalid session id", "session is either terminated or not started", "a session is either terminated")
+_LOST = (
+    "invalid session id",
+    "session is either terminated or not started",
+    "a session is either terminated",
+    # The driver process behind the server is gone (chromedriver, the UiAutomator2 server killed or crashed):
+    # the server cannot reach it, and the session is as good as lost.
+    "could not proxy command to the remote server. original error: connect econnrefused",
+    "could not proxy command to the remote server. original error: socket hang up",
+)
 _UNSUPPORTED = ("not yet been implemented", "unsupported execute method", "unknown command", "unknown method")
 
 

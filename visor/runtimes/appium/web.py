@@ -35,11 +35,14 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import sys
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from visor.device.protocol import InputRejected
@@ -59,6 +62,10 @@ MAX_DEPTH = 256
 QUIET_MS = 100
 #: The longest a read waits for the page to settle, in ms: a page that never does is read as it is then.
 SETTLE_MS = 3_000
+#: The longest a page may take to load (`VISOR_WEB_PAGE_LOAD_MS`), in ms: a page that never loads fails its step.
+PAGE_LOAD_MS = 30_000
+#: The longest one of visor's scripts may run in the page, in ms (its reads settle within `SETTLE_MS`).
+SCRIPT_MS = 30_000
 _METRICS = re.compile(r"\s*(\d{2,5})\s*[xX]\s*(\d{2,5})\s*(?:@\s*(\d+(?:\.\d+)?))?\s*")
 #: The host platform names Appium's Chromium driver takes, by Python's.
 _HOSTS = {"linux": "linux", "darwin": "mac", "win32": "windows"}
@@ -128,6 +135,7 @@ def web_capabilities(
         "platformName": _HOSTS.get(sys.platform, "linux"),
         "browserName": "chrome",
         "appium:automationName": "Chromium",
+        "timeouts": {"pageLoad": _page_load_ms(env), "script": SCRIPT_MS},
     }
     if local:
         browser = env.get("VISOR_CHROMIUM") or _first(which, "chromium", "chromium-browser", "google-chrome")
@@ -139,6 +147,57 @@ def web_capabilities(
         caps["appium:chromedriverPort"] = (free_port or loopback_port)()
     caps["goog:chromeOptions"] = chrome
     return caps
+
+
+def own_profile(caps: dict[str, object]) -> str | None:
+    """Give a local session's browser a profile folder of its own; return it (None: the capabilities set theirs).
+
+    So the browser's processes are known by it (`end_browser`): a browser whose driver was killed lives on,
+    orphaned, and nothing else would end it.
+    """
+    chrome = caps.get("goog:chromeOptions")
+    arguments = chrome.get("args") if isinstance(chrome, dict) else None
+    if not isinstance(arguments, list) or any(str(item).startswith("--user-data-dir") for item in arguments):
+        return None
+    folder = tempfile.mkdtemp(prefix="visor-chromium-")
+    arguments.append(f"--user-data-dir={folder}")
+    return folder
+
+
+def end_browser(profile: str, remove: bool) -> int:
+    """End every process of the browser started with `profile` (Linux: read from /proc); return how many.
+
+    `remove`: delete the profile folder too (the session is over, not being recreated).
+    """
+    marker = f"--user-data-dir={profile}".encode()
+    ended = 0
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if marker in (entry / "cmdline").read_bytes().split(b"\0"):
+                os.kill(int(entry.name), signal.SIGKILL)
+                ended += 1
+        except (OSError, ValueError):
+            continue  # gone meanwhile, or not ours to read
+    if remove:
+        shutil.rmtree(profile, ignore_errors=True)
+    return ended
+
+
+def _page_load_ms(env: Mapping[str, str]) -> int:
+    """Return how long a page may take to load: `VISOR_WEB_PAGE_LOAD_MS`, else `PAGE_LOAD_MS`.
+
+    Raises:
+        InputError: the variable is not a whole number of ms from 1,000 to 600,000.
+    """
+    written = env.get("VISOR_WEB_PAGE_LOAD_MS", "").strip()
+    if not written:
+        return PAGE_LOAD_MS
+    if not written.isdigit() or not 1_000 <= int(written) <= 600_000:
+        raise InputError(
+            f"VISOR_WEB_PAGE_LOAD_MS={written!r} is not a number of ms visor takes",
+            next_step="Set it to a whole number of ms from 1000 to 600000 (30000 unless set).",
+        )
+    return int(written)
 
 
 def loopback_port() -> int:
