@@ -102,7 +102,11 @@ def start(log: Path) -> tuple[subprocess.Popen[bytes], str]:
     raise SystemExit("Appium did not start")
 
 
-def timed(command: list[str], log: Path) -> tuple[float, float, Counter[str]]:
+#: One run's wall time, the time of its steps alone, and the requests it sent, by kind.
+Timing = tuple[float, float, Counter[str]]
+
+
+def timed(command: list[str], log: Path) -> Timing:
     """Run a command; return its wall time, the time of its steps alone, and the requests it sent, by kind."""
     before = len(_requests(log))
     started = time.perf_counter()
@@ -123,6 +127,16 @@ def _steps_time(stdout: str) -> float:
 
 def _seconds(stamp: str) -> float:
     return dt.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").timestamp()
+
+
+def paired(visor: list[str], hand: list[str], log: Path, repeat: int) -> tuple[list[Timing], list[Timing]]:
+    """Time visor and the script `repeat` times each, alternated (script first), after a run of each warms caches."""
+    timed(visor, log), timed(hand, log)
+    ours, theirs = [], []
+    for _ in range(repeat):
+        theirs.append(timed(hand, log))
+        ours.append(timed(visor, log))
+    return ours, theirs
 
 
 _IDS = re.compile(r"/(session|element)/[^/]+")
@@ -182,11 +196,7 @@ def main() -> int:
         visor = [*VISOR, "run", str(work / "bench.yaml"), "--server-url", url, "--output", str(work / "out"),
                  "--capture", "none", "--observe", options.observe, "-q"]  # fmt: skip
         hand = [sys.executable, str(work / "script.py")]
-        timed(visor, log), timed(hand, log)  # warm caches
-        ours, theirs = [], []
-        for _ in range(options.repeat):
-            theirs.append(timed(hand, log))
-            ours.append(timed(visor, log))
+        ours, theirs = paired(visor, hand, log, options.repeat)
     finally:
         process.kill()
     steps_ratio = statistics.median(s for _, s, _ in ours) / statistics.median(s for _, s, _ in theirs)

@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT))
-from appium_speed import APPIUM, VISOR, start, timed  # noqa: E402  (a sibling script, not a package)
+from appium_speed import APPIUM, VISOR, paired, start  # noqa: E402  (a sibling script, not a package)
 
 PAGES = ROOT / "tests" / "appium" / "web"
 STEPS = 50
@@ -125,11 +125,7 @@ def main() -> int:
         visor = [*VISOR, "run", str(work / "bench.yaml"), "--runtime", "appium", "--server-url", url,
                  "--output", str(work / "out"), "--capture", "none", "-q"]  # fmt: skip
         hand = [sys.executable, str(work / "script.py")]
-        timed(visor, log), timed(hand, log)  # warm caches
-        ours, theirs = [], []
-        for _ in range(options.repeat):
-            theirs.append(timed(hand, log))
-            ours.append(timed(visor, log))
+        ours, theirs = paired(visor, hand, log, options.repeat)
         tree_ms, source_ms = reads(url, site, options.reads)
     finally:
         process.kill()

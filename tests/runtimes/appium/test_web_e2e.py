@@ -24,6 +24,7 @@ from tests.runtimes.appium.conftest import WEB_PAGES, AppiumServer, need_browser
 from visor.device.protocol import InputRejected, Key, SessionRestarted, UnsupportedInput
 from visor.errors import ExitCode
 from visor.runtimes.appium.device import AppiumDevice
+from visor.runtimes.appium.web import processes_with
 from visor.selectors.parse import parse_selector
 from visor.ui.geometry import Point
 from visor.ui.query import find
@@ -121,20 +122,27 @@ def _cli(cli_runner: Cli, server: AppiumServer, site: str, *args: str) -> Any:
     return cli_runner.run(*args, "--runtime", "appium", "--server-url", server.url, "-e", f"SITE={site}")
 
 
+def _passes_and_benchmarks_at_100(
+    cli_runner: Cli, server: AppiumServer, site: str, tmp_path: Path, name: str
+) -> tuple[Any, dict[str, Any]]:
+    """Run the scenario `name` (it must pass), then benchmark it over 20 runs (one signature); return its run
+    and its steps by id."""
+    need_browser()
+    path = _scenario(tmp_path, name)
+    done = _cli(cli_runner, server, site, "run", str(path), "--output", str(tmp_path / "run"))
+    assert done.exit_code == ExitCode.OK, json.dumps(done.envelope)[:3000]
+    bench = _cli(cli_runner, server, site, "benchmark", str(path), "--runs", "20", "--output", str(tmp_path / "bench"))
+    assert bench.exit_code == ExitCode.OK, json.dumps(bench.envelope)[:3000]
+    assert bench.data["determinismScore"] == 100 and len(bench.data["signatures"]) == 1
+    return done, {step["id"]: step for step in done.data["run"]["steps"]}
+
+
 def test_the_pantry_scenario_passes_and_benchmarks_at_100_over_twenty_runs(
     cli_runner: Cli, appium_server: AppiumServer, web_site: str, tmp_path: Path
 ) -> None:
-    need_browser()
-    path = _scenario(tmp_path, "pantry.yaml")
-    done = _cli(cli_runner, appium_server, web_site, "run", str(path), "--output", str(tmp_path / "run"))
-    assert done.exit_code == ExitCode.OK, json.dumps(done.envelope)[:3000]
-    steps = {step["id"]: step for step in done.data["run"]["steps"]}
+    done, steps = _passes_and_benchmarks_at_100(cli_runner, appium_server, web_site, tmp_path, "pantry.yaml")
     assert set(steps["password"]["details"]["field"]["text"]) == {"•"}  # masked in the envelope
     assert "lovelace" not in json.dumps(done.envelope)
-    bench = _cli(cli_runner, appium_server, web_site, "benchmark", str(path), "--runs", "20",
-                 "--output", str(tmp_path / "bench"))  # fmt: skip
-    assert bench.exit_code == ExitCode.OK, json.dumps(bench.envelope)[:3000]
-    assert bench.data["determinismScore"] == 100 and len(bench.data["signatures"]) == 1
     assert appium_server.sessions() == []  # every run ended its session
 
 
@@ -175,43 +183,17 @@ def test_a_phones_own_commands_are_refused_on_a_page_before_anything_is_sent_and
 def test_swagger_ui_a_real_app_runs_its_try_it_out_and_benchmarks_at_100_over_twenty_runs(
     cli_runner: Cli, appium_server: AppiumServer, web_site: str, tmp_path: Path
 ) -> None:
-    need_browser()
-    path = _scenario(tmp_path, "swagger-ui.yaml")
-    done = _cli(cli_runner, appium_server, web_site, "run", str(path), "--output", str(tmp_path / "run"))
-    assert done.exit_code == ExitCode.OK, json.dumps(done.envelope)[:3000]
-    steps = {step["id"]: step for step in done.data["run"]["steps"]}
+    _, steps = _passes_and_benchmarks_at_100(cli_runner, appium_server, web_site, tmp_path, "swagger-ui.yaml")
     # The app sent the request to the test server's API and shows its answer, found by scrolling to it.
     assert steps["to-the-body"]["details"]["target"]["element"]["text"] == '[ "Flour", "Rice", "Lentils" ]'
-    bench = _cli(cli_runner, appium_server, web_site, "benchmark", str(path), "--runs", "20",
-                 "--output", str(tmp_path / "bench"))  # fmt: skip
-    assert bench.exit_code == ExitCode.OK, json.dumps(bench.envelope)[:3000]
-    assert bench.data["determinismScore"] == 100 and len(bench.data["signatures"]) == 1
 
 
 def test_a_material_for_mkdocs_site_drawer_and_search_run_and_benchmark_at_100_over_twenty_runs(
     cli_runner: Cli, appium_server: AppiumServer, handbook: str, web_site: str, tmp_path: Path
 ) -> None:
-    need_browser()
-    path = _scenario(tmp_path, "handbook.yaml")
-    done = _cli(cli_runner, appium_server, web_site, "run", str(path), "--output", str(tmp_path / "run"))
-    assert done.exit_code == ExitCode.OK, json.dumps(done.envelope)[:3000]
-    steps = {step["id"]: step for step in done.data["run"]["steps"]}
+    _, steps = _passes_and_benchmarks_at_100(cli_runner, appium_server, web_site, tmp_path, "handbook.yaml")
     # The drawer's link was tapped where the drawer shows it (the closed drawer's copy is off the screen).
     assert steps["recipes"]["details"]["target"]["element"]["bounds"] == "[0,161][242,209]"
-    bench = _cli(cli_runner, appium_server, web_site, "benchmark", str(path), "--runs", "20",
-                 "--output", str(tmp_path / "bench"))  # fmt: skip
-    assert bench.exit_code == ExitCode.OK, json.dumps(bench.envelope)[:3000]
-    assert bench.data["determinismScore"] == 100 and len(bench.data["signatures"]) == 1
-
-
-def _processes_with(argument: str) -> list[int]:
-    """Return the processes started with `argument` among theirs (Linux's /proc)."""
-    found = []
-    for entry in Path("/proc").glob("[0-9]*"):
-        with contextlib.suppress(OSError):
-            if argument.encode() in (entry / "cmdline").read_bytes().split(b"\0"):
-                found.append(int(entry.name))
-    return found
 
 
 def _alive(pid: int) -> bool:
@@ -230,7 +212,7 @@ def test_a_killed_driver_or_browser_loses_the_session_which_is_recreated_once_an
     device.observe()
     profile = f"--user-data-dir={device._profile}"
     port = f"--port={device.capabilities['appium:chromedriverPort']}"
-    victims = _processes_with(profile) if killed == "the browser" else _processes_with(port)
+    victims = processes_with(profile) if killed == "the browser" else processes_with(port)
     assert victims, f"no {killed} process found"
     for pid in victims:
         os.kill(pid, signal.SIGKILL)
@@ -240,7 +222,7 @@ def test_a_killed_driver_or_browser_loses_the_session_which_is_recreated_once_an
     device.open_url(web_site + "index.html")  # the new session works
     assert any(node.resource_id == "name" for node in device.observe().tree.nodes())
     device.close()
-    assert not [pid for pid in _processes_with(profile) if _alive(pid)]  # the orphaned browser was ended too
+    assert not [pid for pid in processes_with(profile) if _alive(pid)]  # the orphaned browser was ended too
     assert not Path(profile.split("=", 1)[1]).exists()
 
 

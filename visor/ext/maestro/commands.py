@@ -138,11 +138,19 @@ def _duration(value: object, known: Known, what: str, default: int) -> tuple[int
 
 def _wait_ms(value: object, known: Known, what: str, default: int) -> tuple[int | str, list[str]]:
     """Return a wait's timeout in ms; a `${NAME}` parameter writing one is kept, for the run's value to decide."""
-    if isinstance(value, str) and PARAMETER.fullmatch(value.strip()):
-        found = number(value, known.env)
-        if found is not None and 0 <= found <= MAX_DURATION_MS:
-            return value.strip(), []  # a parameter that writes a number is that number where one goes
-    return _duration(value, known, what, default)
+    kept = _kept_parameter(value, known, 0, MAX_DURATION_MS)
+    return (kept, []) if kept is not None else _duration(value, known, what, default)
+
+
+def _kept_parameter(value: object, known: Known, low: float, high: float) -> str | None:
+    """Return `value` when it is one `${NAME}` whose env value is a number from `low` to `high`; None otherwise.
+
+    A parameter that writes a number is that number where one goes: the scenario keeps it, for the run to fill.
+    """
+    if not (isinstance(value, str) and PARAMETER.fullmatch(value.strip())):
+        return None
+    found = number(value, known.env)
+    return value.strip() if found is not None and low <= found <= high else None
 
 
 # --- one converter per Maestro command: (options, known) -> (steps, notes) ---------------------------------------
@@ -326,8 +334,8 @@ def _set_location(arg: object, known: Known) -> Outcome:
         found = number(value, known.env)
         if found is None or not -bound <= found <= bound:
             return _left(f"setLocation {key} {shown(value)} is no number of degrees from -{bound} to {bound}")
-        kept = isinstance(value, str) and PARAMETER.fullmatch(value.strip())
-        args[key] = value.strip() if kept and isinstance(value, str) else found
+        kept = _kept_parameter(value, known, -bound, bound)
+        args[key] = kept if kept is not None else found
     return [_step("location", "set_location", **args)], []
 
 

@@ -30,6 +30,7 @@ An element is found again for typing by a CSS path of child positions the walk w
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -169,18 +170,25 @@ def end_browser(profile: str, remove: bool) -> int:
 
     `remove`: delete the profile folder too (the session is over, not being recreated).
     """
-    marker = f"--user-data-dir={profile}".encode()
     ended = 0
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            if marker in (entry / "cmdline").read_bytes().split(b"\0"):
-                os.kill(int(entry.name), signal.SIGKILL)
-                ended += 1
-        except (OSError, ValueError):
-            continue  # gone meanwhile, or not ours to read
+    for pid in processes_with(f"--user-data-dir={profile}"):
+        with contextlib.suppress(OSError):  # gone meanwhile
+            os.kill(pid, signal.SIGKILL)
+            ended += 1
     if remove:
         shutil.rmtree(profile, ignore_errors=True)
     return ended
+
+
+def processes_with(argument: str) -> list[int]:
+    """Return the processes started with `argument` among their arguments (Linux: read from /proc)."""
+    wanted = argument.encode()
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        with contextlib.suppress(OSError):  # gone meanwhile, or not ours to read
+            if wanted in (entry / "cmdline").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+    return found
 
 
 def _page_load_ms(env: Mapping[str, str]) -> int:
