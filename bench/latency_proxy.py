@@ -15,7 +15,7 @@ import re
 import threading
 import time
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 #: (method, path pattern, added ms), the first that matches decides; `source` is set by `--source-ms`.
@@ -40,9 +40,15 @@ def delay_ms(method: str, path: str, source_ms: float) -> float:
     return OTHER_MS if "/session/" in path else 0.0
 
 
-def serve(upstream: str, source_ms: float) -> tuple[ThreadingHTTPServer, str]:
-    """Start the proxy on a free loopback port in a daemon thread; return it and its URL."""
+def serve(
+    upstream: str, source_ms: float, delay: Callable[[str, str], float] | None = None
+) -> tuple[ThreadingHTTPServer, str]:
+    """Start the proxy on a free loopback port in a daemon thread; return it and its URL.
+
+    `delay(method, path)` gives each request's added ms instead of `delay_ms` (a test's slow driver).
+    """
     target = urllib.parse.urlsplit(upstream)
+    added = delay or (lambda method, path: delay_ms(method, path, source_ms))
 
     class Handler(BaseHTTPRequestHandler):
         """Forwards one request after its delay."""
@@ -55,7 +61,7 @@ def serve(upstream: str, source_ms: float) -> tuple[ThreadingHTTPServer, str]:
         def _forward(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else None
-            time.sleep(delay_ms(self.command, urllib.parse.urlsplit(self.path).path, source_ms) / 1000)
+            time.sleep(added(self.command, urllib.parse.urlsplit(self.path).path) / 1000)
             connection = http.client.HTTPConnection(target.hostname or "127.0.0.1", target.port, timeout=600)
             headers = {key: value for key, value in self.headers.items() if key.lower() not in ("host", "connection")}
             connection.request(self.command, self.path, body=body, headers=headers)

@@ -74,7 +74,7 @@ def test_an_error_during_a_step_ends_the_run_errored() -> None:
     assert result.word == "fail" and not result.interrupted and [step.id for step in result.steps] == ["user", "pass"]
     assert result.error is not None and (result.error.code, result.error.message) == (
         "TARGET_ERROR",
-        "the device went away",
+        "the device went away (in step 'submit', tap)",  # the step it stopped is named
     )
 
 

@@ -211,7 +211,9 @@ def test_a_lost_device_ends_the_run_errored_and_is_closed(tmp_path: Path, monkey
     monkeypatch.setattr(runs, "open_for", lost)
     outcome = _run(tmp_path)
     assert outcome.exit_code == ExitCode.ERROR and outcome.error is not None
-    assert outcome.error.code == "TARGET_ERROR" and outcome.error.message == "the device went away"
+    assert (
+        outcome.error.code == "TARGET_ERROR" and outcome.error.message == "the device went away (in step 'submit', tap)"
+    )
     run = outcome.data["run"]
     assert [step["id"] for step in run["steps"]] == ["open-login", "type-username", "type-password"]
     assert Lost.closed == 1

@@ -76,6 +76,7 @@ def test_each_grammar_keeps_its_platform() -> None:
         SelectorKind.UIAUTOMATOR: "android",
         SelectorKind.PREDICATE: "ios",
         SelectorKind.CLASSCHAIN: "ios",
+        SelectorKind.CSS: "web",
     }
     assert parse_selector("predicate=label == 'x'").platform == "ios"
     assert parse_selector("classchain=**/*").platform == "ios"

@@ -15,7 +15,8 @@ PREDICATE = "predicate=label == 'Log in'"
 CLASSCHAIN = "classchain=**/XCUIElementTypeButton"
 UIAUTOMATOR = 'uiautomator=new UiSelector().text("Log in")'
 HINT = (
-    "use predicate= or classchain= on iOS / uiautomator= on Android, or a cross-platform selector such as text= or id="
+    "use predicate= or classchain= on iOS / uiautomator= on Android / css= on the web, or a selector for every "
+    "platform such as text= or id="
 )
 
 
@@ -171,3 +172,19 @@ def test_upstream_mode_reports_it_as_a_warning(cli_runner: Cli, tmp_path: Path) 
     ((severity, code, message),) = [(i["severity"], i["code"], i["message"]) for i in result.data["issues"]]
     assert (severity, code) == ("warning", "SELECTOR_ERROR")
     assert message.endswith("meta.platform is android (upstream Visor accepts this)")
+
+
+@pytest.mark.parametrize(("selector", "platform"), [("css=button.primary", "android"), (UIAUTOMATOR, "web")])
+def test_a_web_page_and_a_phone_refuse_each_others_selectors(selector: str, platform: str) -> None:
+    (issue,) = validate(on(platform, steps=[{"id": "s", "command": "tap", "args": {"target": selector}}])).issues
+    only = "web pages" if selector.startswith("css=") else "Android"
+    kind = selector.split("=", 1)[0]
+    assert (
+        issue.message
+        == f"tap args.target is a {kind}= selector, which works on {only} only, but meta.platform is {platform}"
+    )
+
+
+def test_css_is_at_home_on_the_web() -> None:
+    doc = on("web", steps=[{"id": "s", "command": "tap", "args": {"target": "css=form > button[type=submit]"}}])
+    assert validate(doc).issues == ()

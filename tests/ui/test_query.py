@@ -6,6 +6,7 @@ from tests.simkit import demo_device, the_node
 from visor.selectors.parse import parse_selector
 from visor.ui.query import QueryError, closest, find
 from visor.ui.source import parse_xml
+from visor.ui.tree import Node
 
 
 def texts(selector: str, platform: str = "android") -> list[str]:
@@ -49,6 +50,28 @@ def test_ios_only_selectors_explain_themselves_on_android() -> None:
         texts("predicate=label == 'Log in'")
     with pytest.raises(QueryError, match="Android only"):
         texts('uiautomator=new UiSelector().text("x")', platform="ios")
+
+
+def test_css_needs_the_browser_that_read_the_screen() -> None:
+    with pytest.raises(QueryError, match="css= selectors are web only; this device is android"):
+        texts("css=button")
+    tree = demo_device().observe().tree
+    with pytest.raises(QueryError, match="evaluated by the browser, and this screen was not read from one"):
+        find(tree, parse_selector("css=button"), platform="web")
+
+
+def test_css_is_answered_by_the_page_even_inside_a_match() -> None:
+    tree = demo_device().observe().tree
+    (login,) = find(tree, parse_selector("text=Log in"), platform="android")
+    asked: list[str] = []
+
+    def browser(selector: str) -> list[Node]:
+        asked.append(selector)
+        return [login]
+
+    selector = parse_selector('match={"selector": "css=form button", "enabled": true}')
+    assert find(tree, selector, platform="web", css=browser) == [login]
+    assert asked == ["form button"]
 
 
 def test_xpath_selecting_values_is_refused() -> None:

@@ -9,7 +9,7 @@ assertions are done by visor on top, identically for every runtime.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, Self
 
@@ -326,6 +326,8 @@ class Observation:
     #: How long the device knows this screen stays as it is without input, in µs (None: it cannot tell). A
     #: device on virtual time knows its timers: a look needs no wait, which would move the app's time on.
     still_us: int | None = None
+    #: A web page's css= selectors, evaluated by the browser: the nodes of `tree` a selector matches.
+    css: Callable[[str], list[Node]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def xml(self) -> str:

@@ -155,6 +155,8 @@ class _Record:
     steps: list[StepResult] = field(default_factory=list)
     checks: list[AssertionResult] = field(default_factory=list)
     artifacts: list[str] = field(default_factory=list)
+    #: The step running now (None between steps): an error that stops the run names it.
+    current: Step | None = None
 
     @classmethod
     def begin(cls, scenario: Scenario, settings: RunSettings, context: RunContext) -> _Record:
@@ -192,6 +194,8 @@ class _Record:
     def errored(self, exc: VisorError) -> RunFinished:
         """Return the end of a run an error stopped: the error, and why the run had failed so far if it had."""
         error, base = exc.info(), run_error(self.steps, self.checks)
+        if self.current is not None:
+            error = replace(error, message=f"{error.message} (in step '{self.current.id}', {self.current.command})")
         if base is not None:
             error = replace(error, message=f"{error.message}; {base.message}")
         return RunFinished(self._result(Verdict.FAILED, error), self.at(), exc)
@@ -263,7 +267,9 @@ class _RunHost:
 
     def run_step(self, step: Step, *, last: bool) -> StepResult:
         """Run one step, keep its artifacts, and return its result (the walk masks what it reports: `mask`)."""
+        self.record.current = step
         outcome = _run_step(step, self.record.settings, self.record.context, last=last)
+        self.record.current = None
         self.record.artifacts.extend(outcome.files())
         return outcome
 

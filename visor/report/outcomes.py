@@ -38,7 +38,9 @@ def run_outcome(final: RunFinished, warnings: list[JsonObject], written: Sequenc
     data = {"run": result.to_dict(), "warnings": warnings}
     if final.reason is not None:
         reason = final.reason
-        return Outcome("fail", reason.next_action, data, reason.exit_code, reason.info(), written)
+        # An error's as the run records it: the step it stopped in named, and what had failed before.
+        error = reason.info() if final.interrupted or result.error is None else result.error
+        return Outcome("fail", reason.next_action, data, reason.exit_code, error, written)
     if result.status is Verdict.PASSED:
         return Outcome("ok", NextAction.REPORT, data, ExitCode.OK, None, written)
     return Outcome("fail", NextAction.REPORT, data, ExitCode.RUN_FAILED, result.error, written)

@@ -93,7 +93,7 @@ _SELECTOR_SCHEMA: JsonObject = {
     ],
     "description": (
         "A selector: a bare accessibility id, or accessibility=, id=, text=, text~=, xpath=, uiautomator=, "
-        "predicate=, classchain=, first-in-section= or match= followed by the value; or a mapping of match keys."
+        "predicate=, classchain=, css=, first-in-section= or match= followed by the value; or a mapping of match keys."
     ),
 }
 

@@ -14,11 +14,13 @@ xpath=              an XPath 1.0 expression over the page source                
 uiautomator=        a UiSelector or UiScrollable expression (`visor.selectors.uiselector`)    android
 predicate=          an NSPredicate on element attributes (`visor.selectors.predicate`)        ios
 classchain=         an XCUITest class chain (`visor.selectors.classchain`)                    ios
+css=                a CSS selector, evaluated by the browser (`document.querySelectorAll`)   web
 first-in-section=   the first item under a section heading (needs the app map)               both
 match=              text/id patterns, states, relative position, index (JSON; `refine`)      both
 ==================  =======================================================================  ========
 
-The three native grammars are parsed here, when a scenario is validated: a syntax error, or a construct visor
+The three native grammars are parsed here (a CSS selector's syntax is checked here with cssselect; the browser
+evaluates it), when a scenario is validated: a syntax error, or a construct visor
 cannot evaluate, is reported with its position in the selector and the list of what is supported. The platform
 column is checked against a scenario's `meta.platform` when validating (`visor.scenario.selector_platforms`).
 """
@@ -45,6 +47,7 @@ class SelectorKind(enum.StrEnum):
     UIAUTOMATOR = "uiautomator"
     PREDICATE = "predicate"
     CLASSCHAIN = "classchain"
+    CSS = "css"
     FIRST_IN_SECTION = "first-in-section"
     #: Text and id patterns, states, relative position and index together (`visor.selectors.refine`).
     MATCH = "match"
@@ -55,13 +58,15 @@ PLATFORM_ONLY: dict[SelectorKind, str] = {
     SelectorKind.UIAUTOMATOR: "android",
     SelectorKind.PREDICATE: "ios",
     SelectorKind.CLASSCHAIN: "ios",
+    SelectorKind.CSS: "web",
 }
 
 #: How messages name the platforms (`meta.platform` values).
-PLATFORM_NAMES: dict[str, str] = {"android": "Android", "ios": "iOS"}
+PLATFORM_NAMES: dict[str, str] = {"android": "Android", "ios": "iOS", "web": "web pages"}
 #: What to write instead of a selector for the other platform.
 PLATFORM_HINT = (
-    "use predicate= or classchain= on iOS / uiautomator= on Android, or a cross-platform selector such as text= or id="
+    "use predicate= or classchain= on iOS / uiautomator= on Android / css= on the web, or a selector for every "
+    "platform such as text= or id="
 )
 
 # Longest first, so that `text~=` is not read as `text=` with a value starting with `~`.
@@ -148,6 +153,8 @@ def _check_value(kind: SelectorKind, value: str, raw: str) -> None:
             )
     if kind in _GRAMMARS:
         _check_grammar(kind, value, len(raw) - len(value))
+    if kind is SelectorKind.CSS:
+        _check_css(value, len(raw) - len(value))
     if kind is SelectorKind.MATCH:
         from visor.selectors.refine import MatchError, parse_match  # lazy: most scenarios use none
 
@@ -193,6 +200,26 @@ def _check_grammar(kind: SelectorKind, value: str, start: int) -> None:
             f"is not {name} visor can use{where}: {exc.reason}", f"e.g. {example}; supported: {supported()}"
         ) from exc
 
+
+def _check_css(value: str, start: int) -> None:
+    """Check a CSS selector's syntax (cssselect's parser: the browser itself judges pseudo-classes' names)."""
+    import cssselect  # lazy: only scenarios with css= selectors need it
+
+    try:
+        cssselect.parse(value)
+    except cssselect.SelectorSyntaxError as exc:
+        token = _CSS_TOKEN.search(str(exc))
+        at = f" (at character {start + int(token.group(3)) + 1})" if token else ""
+        met = "the end" if token and token.group(1) == "EOF" else repr(token.group(2)) if token else ""
+        reason = _CSS_TOKEN.sub(lambda _: met, str(exc)).strip().lower() or "syntax error"
+        raise SelectorSyntaxError(
+            f"is not a CSS selector{at}: {reason}",
+            "e.g. css=form#login button[type=submit], css=[data-testid='save'], css=ul.items > li:nth-child(2)",
+        ) from exc
+
+
+#: The token cssselect met where it failed (`<DELIM ',' at 2>`, `<EOF at 5>`: a 0-based offset in the selector).
+_CSS_TOKEN = re.compile(r"<(\w+)(?: '(.*)')? at (\d+)>")
 
 #: The selector kinds whose values are a grammar of their own, parsed when validating.
 _GRAMMARS = frozenset({SelectorKind.UIAUTOMATOR, SelectorKind.PREDICATE, SelectorKind.CLASSCHAIN})

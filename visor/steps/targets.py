@@ -96,7 +96,7 @@ def point_hit(ctx: ActionContext, spot: tuple[float, float, bool]) -> tuple[Poin
 def match_all(observation: Observation, selector: Selector, platform: str) -> list[Node]:
     """Return every node the selector matches on this observation."""
     xml = observation.xml if selector.kind is SelectorKind.XPATH else None
-    return find(observation.tree, selector, platform=platform, xml=xml)
+    return find(observation.tree, selector, platform=platform, xml=xml, css=observation.css)
 
 
 def locate(ctx: ActionContext, selector_text: str, *, budget_us: int | None = None, touch: bool = False) -> Target:

@@ -46,14 +46,22 @@ class Candidate:
     score: float
 
 
-def find(tree: UiTree, selector: Selector, *, platform: str, xml: str | None = None) -> list[Node]:
+def find(
+    tree: UiTree,
+    selector: Selector,
+    *,
+    platform: str,
+    xml: str | None = None,
+    css: Callable[[str], list[Node]] | None = None,
+) -> list[Node]:
     """Return every node `selector` matches, in page order.
 
     Args:
         tree: the observed screen.
         selector: the parsed selector.
-        platform: `android` or `ios`; platform-only selectors on the other platform raise `QueryError`.
+        platform: `android`, `ios` or `web`; platform-only selectors on another platform raise `QueryError`.
         xml: the page source the tree came from, for XPath (serialised from the tree when omitted).
+        css: the browser's evaluation of css= selectors on the page the tree came from (a web page's only).
 
     Raises:
         QueryError: the selector is for the other platform, or cannot be evaluated (an XPath selecting values, a
@@ -62,21 +70,33 @@ def find(tree: UiTree, selector: Selector, *, platform: str, xml: str | None = N
     only = selector.platform
     if only is not None and only != platform:
         raise QueryError(
-            f"{selector.kind.value}= selectors are {'iOS' if only == 'ios' else 'Android'} only; "
-            f"this device is {platform}",
-            "Use accessibility=, id=, text=, text~= or xpath=, which work on both platforms.",
+            f"{selector.kind.value}= selectors are {_ONLY.get(only, only)} only; this device is {platform}",
+            "Use accessibility=, id=, text=, text~= or xpath=, which work on every platform.",
         )
     kind, value = selector.kind, selector.value
+    if kind is SelectorKind.CSS and css is not None:
+        return css(value)
+    if kind is SelectorKind.CSS:
+        raise QueryError(
+            f"css= {value!r} is evaluated by the browser, and this screen was not read from one",
+            "Use css= on a web page (--platform web); on a saved screen use xpath=, id= or text=.",
+        )
     if kind is SelectorKind.XPATH:
         return _xpath(tree, value, xml)
     if kind is SelectorKind.FIRST_IN_SECTION:
         return _first_in_section(tree, value)
     if kind is SelectorKind.MATCH:
-        return find_match(tree, parse_match(value), lambda anchor: find(tree, anchor, platform=platform, xml=xml))
+        return find_match(
+            tree, parse_match(value), lambda anchor: find(tree, anchor, platform=platform, xml=xml, css=css)
+        )
     if kind in _GRAMMARS:
         return _native_grammar(tree, kind, value)
     test = _PREDICATES[kind]
     return [node for node in tree.nodes() if test(node, value)]
+
+
+#: How a platform-only selector's platform is named.
+_ONLY = {"android": "Android", "ios": "iOS"}
 
 
 def _accessibility(node: Node, value: str) -> bool:

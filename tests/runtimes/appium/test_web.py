@@ -17,6 +17,8 @@ from visor.runtimes.appium.web import (
     DEFAULT_PHONE,
     MAX_DEPTH,
     app_url,
+    css_nodes,
+    css_script,
     emulation,
     path_of,
     read_page,
@@ -24,6 +26,7 @@ from visor.runtimes.appium.web import (
     tree_script,
     web_capabilities,
 )
+from visor.ui.query import QueryError
 
 
 def _which(found: dict[str, str]) -> Any:
@@ -113,6 +116,11 @@ def test_a_page_past_the_cap_says_so_and_a_tree_past_the_depth_is_cut() -> None:
     assert page.unread == 5_000 and max(item.depth for item in page.tree.flat) == MAX_DEPTH
 
 
+def test_a_page_that_broke_the_script_is_said_to_have_done_so() -> None:
+    with pytest.raises(InputRejected, match=r"the page broke visor's script \(TypeError: x is not a function"):
+        read_page(json.dumps({"error": "TypeError: x is not a function\n at read"}))
+
+
 @pytest.mark.parametrize("reply", [None, 3, "not json", "[]", '{"root": 1}', "x" * (64 * 1024 * 1024 + 1)])
 def test_a_reply_that_is_not_the_scripts_is_refused(reply: object) -> None:
     with pytest.raises(InputRejected):
@@ -158,7 +166,22 @@ def test_a_page_has_the_browsers_back_and_the_keyboards_keys_only() -> None:
 
 def test_the_tree_script_ships_with_visor_and_reads_the_page_in_one_call() -> None:
     script = tree_script()
-    assert script.startswith("// The page as visor's tree") and "JSON.stringify" in script
+    assert "// The page as visor's tree" in script and "JSON.stringify" in script
+    # The paths the tree writes and a css= selector's matches come from the one function.
+    assert script.startswith("// The CSS path") and css_script().startswith("// The CSS path")
+    assert "function visorPath" not in script.split("// The page as visor's tree")[1]
+
+
+def test_a_css_selectors_matches_are_the_nodes_read_at_those_paths_in_page_order() -> None:
+    kids = [{"c": "android.widget.Button", "b": [0, i * 50, 100, i * 50 + 40], "p": f"b{i}"} for i in range(3)]
+    page = read_page(_reply({"c": "android.view.View", "b": [0, 0, 412, 915], "p": "html", "kids": kids}))
+    flat = [item.node for item in page.tree.flat]
+    # The browser answers in document order; a match the tree does not hold (not rendered) is left out.
+    assert css_nodes(page, "button", {"count": 3, "paths": ["b2", "gone", "b0"]}) == [flat[1], flat[3]]
+    with pytest.raises(QueryError, match=r"css='a\[': the browser refused it \(not a valid selector\)"):
+        css_nodes(page, "a[", {"error": "not a valid selector"})
+    with pytest.raises(QueryError, match="no list of paths came back"):
+        css_nodes(page, "a", None)
 
 
 def test_a_finger_that_moved_rests_before_it_lifts_on_a_page_and_a_tap_does_not() -> None:

@@ -12,6 +12,7 @@ import io
 import json
 import os
 import signal
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from bench.latency_proxy import serve
 from tests.conftest import Cli
 from tests.runtimes.appium.conftest import WEB_PAGES, AppiumServer, need_browser
 from visor.device.protocol import InputRejected, Key, SessionRestarted, UnsupportedInput
@@ -26,8 +28,9 @@ from visor.errors import ExitCode
 from visor.runtimes.appium.device import AppiumDevice
 from visor.runtimes.appium.web import processes_with
 from visor.selectors.parse import parse_selector
+from visor.steps.targets import match_all
 from visor.ui.geometry import Point
-from visor.ui.query import find
+from visor.ui.query import QueryError, find
 from visor.ui.tree import Node, UiTree
 
 Open = Callable[..., AppiumDevice]
@@ -61,6 +64,23 @@ def test_the_page_is_the_screen_and_its_tree_reads_as_chrome_shows_it_to_accessi
     drawer = next(node for node in tree.nodes() if node.content_desc == "Sections")
     assert not drawer.displayed
     assert "<android.widget.EditText" in device.observe().xml
+
+
+def test_css_selectors_are_the_browsers_and_map_onto_the_tree_read(web_device: Open, web_site: str) -> None:
+    device = web_device()
+    device.open_url(web_site + "index.html")
+    observation = device.observe()
+
+    def css(selector: str) -> list[Node]:
+        return match_all(observation, parse_selector(f"css={selector}"), "web")
+
+    assert [node.resource_id for node in css("form#form input")] == ["name", "password", "remember"]
+    assert [node.text for node in css("button.primary[type=submit]")] == ["Sign in"]
+    # What the tree does not hold (a script, the head: nothing rendered) is matched by the browser, not the screen.
+    assert css("script, head") == [] and css("#nothing-here") == []
+    assert css("label:has(> input:not(:checked))")[0].text == "Remember me"
+    with pytest.raises(QueryError, match="the browser refused it"):
+        css("a:no-such-state")  # past the syntax check (it leaves pseudo-classes to the browser), not the browser
 
 
 def test_typing_and_taps_change_the_page_and_the_typed_text_reads_back(web_device: Open, web_site: str) -> None:
@@ -240,3 +260,34 @@ def test_a_page_that_never_loads_fails_its_step_within_the_page_load_time_and_en
     assert step["error"]["message"].endswith(f"the page {web_site}never did not load within 2000 ms")
     assert "VISOR_WEB_PAGE_LOAD_MS" in step["error"]["next_step"]
     assert appium_server.sessions() == []
+
+
+def test_a_page_that_breaks_the_tree_script_says_so_at_once(web_device: Open, web_site: str) -> None:
+    device = web_device()
+    device.open_url(web_site + "broken.html")
+    # Not the script timeout 30 s later: the page's own error, as soon as the walk meets it.
+    with pytest.raises(InputRejected, match=r"the page broke visor's script \(TypeError: no styles on this page"):
+        device.observe()
+
+
+def test_a_driver_that_answers_slowly_ends_the_run_within_the_request_time_and_leaves_nothing_running(
+    cli_runner: Cli, appium_server: AppiumServer, web_site: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    need_browser()
+    # Every read of the page takes 60 s to come back, past the 10 s each request may take (a session's start too).
+    _proxy, slow = serve(appium_server.url, 0, lambda method, path: 60_000 if path.endswith("/execute/async") else 0)
+    monkeypatch.setenv("VISOR_WEBDRIVER_CONNECTION_TIMEOUT_MS", "10000")
+    path = _scenario(tmp_path, "pantry.yaml")
+    before = set(processes_with("--user-data-dir="))
+    started = time.monotonic()
+    done = cli_runner.run("run", str(path), "--runtime", "appium", "--server-url", slow, "-e", f"SITE={web_site}",
+                          "--output", str(tmp_path / "out"))  # fmt: skip
+    assert time.monotonic() - started < 120  # a hang bounded generously, not a speed
+    # The device is unusable, not the app wrong: a TARGET_ERROR, naming the request and the step it stopped.
+    assert done.exit_code == ExitCode.ERROR, done.stdout + done.stderr
+    error = done.envelope["error"]
+    assert error["code"] == "TARGET_ERROR" and "VISOR_WEBDRIVER_CONNECTION_TIMEOUT_MS" in error["next_step"]
+    assert "did not answer within 10 s while trying to read the page (POST /session/" in error["message"]
+    assert error["message"].endswith("(in step 'open', navigate)")  # the first step that reads the page
+    assert appium_server.sessions() == []  # deleted on the server, past the slow proxy
+    assert not [pid for pid in set(processes_with("--user-data-dir=")) - before if _alive(pid)]

@@ -42,7 +42,7 @@ from visor.runtimes.appium.described import described, find_described, settings_
 from visor.runtimes.appium.error_mapping import START, SessionLost, client_missing, mapped
 from visor.runtimes.appium.locators import NATIVE_STRATEGIES, exact_locator, locator, selector_locator
 from visor.ui.geometry import Point, Rect, Size
-from visor.ui.source import PageSourceError, parse_xml, to_xml
+from visor.ui.source import PageSourceError, parse_xml
 from visor.ui.tree import Node
 
 if TYPE_CHECKING:
@@ -195,8 +195,8 @@ class AppiumDevice:
         if self.info.platform == "web":
             script, settle = web.tree_script(), (web.MAX_ELEMENTS, web.QUIET_MS, web.SETTLE_MS)
             reply = self._call("read the page", lambda d: d.execute_async_script(script, *settle))
-            self._page = web.read_page(reply)
-            return Observation(self._page.tree, to_xml(self._page.tree))
+            page = self._page = web.read_page(reply)
+            return Observation(page.tree, css=lambda selector: self._css(page, selector))
         xml = str(self._call("read the page source", lambda d: d.page_source))
         try:
             tree = parse_xml(xml)
@@ -204,6 +204,12 @@ class AppiumDevice:
             raise ActionError(str(exc), likely_cause="The driver returned a page source visor cannot read.") from exc
         self._package = tree.package or self._package
         return Observation(tree, xml)
+
+    def _css(self, page: web.WebPage, selector: str) -> list[Node]:
+        """Return the nodes of `page` a css= selector matches, as the browser's querySelectorAll finds them."""
+        script, limit = web.css_script(), web.MAX_ELEMENTS
+        reply = self._call(f"find css={selector}", lambda d: d.execute_script(script, selector, limit))
+        return web.css_nodes(page, selector, reply)
 
     def screenshot(self) -> bytes:
         """Take a screenshot."""

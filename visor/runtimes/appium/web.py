@@ -25,7 +25,9 @@ box is what of it shows, cut by the ancestors that clip their overflow:
   active element, overflow that scrolls); clickable is a control, an ARIA role that is one, an `onclick`, or a
   pointer cursor where the parent's is not one.
 
-An element is found again for typing by a CSS path of child positions the walk wrote beside it.
+An element is found again for typing by a CSS path of child positions the walk wrote beside it; a `css=`
+selector is evaluated by the browser (`querySelectorAll`) and its matches answered as those paths, so they map
+onto the tree just read.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from urllib.parse import urlsplit
 from visor.device.protocol import InputRejected
 from visor.errors import InputError
 from visor.ui.geometry import Rect, Size
+from visor.ui.query import QueryError
 from visor.ui.tree import Node, RangeInfo, UiTree
 
 #: The phone emulated when `--device` names none: a common Android phone of Chrome's own list.
@@ -88,8 +91,40 @@ class WebPage:
 
 @functools.cache
 def tree_script() -> str:
-    """Return the script that reads the page (`web_tree.js`, shipped beside this module)."""
-    return resources.files(__package__ or "visor.runtimes.appium").joinpath("web_tree.js").read_text("utf-8")
+    """Return the script that reads the page (`web_tree.js`, shipped beside this module, with its paths')."""
+    return _shipped("web_path.js") + _shipped("web_tree.js")
+
+
+@functools.cache
+def css_script() -> str:
+    """Return the script that answers a css= selector's matches as the tree's paths (`web_css.js`)."""
+    return _shipped("web_path.js") + _shipped("web_css.js")
+
+
+def _shipped(name: str) -> str:
+    return resources.files(__package__ or "visor.runtimes.appium").joinpath(name).read_text("utf-8")
+
+
+def css_nodes(page: WebPage, selector: str, reply: object) -> list[Node]:
+    """Return the nodes of `page` a css= selector matched (`css_script`'s reply), in page order.
+
+    An element matched that the tree does not hold (inside one not rendered, past `MAX_ELEMENTS`) is left out,
+    as the tree leaves it out.
+
+    Raises:
+        QueryError: the browser refused the selector, or answered no list of paths.
+    """
+    error = reply.get("error") if isinstance(reply, dict) else None
+    paths = reply.get("paths") if isinstance(reply, dict) else None
+    if error is not None or not isinstance(paths, list):
+        reason = str(error)[:300] if error is not None else "no list of paths came back"
+        raise QueryError(
+            f"css={selector!r}: the browser refused it ({reason})",
+            "Fix the selector: the browser's querySelectorAll must accept it.",
+        )
+    wanted = {str(path) for path in paths}
+    flat = page.tree.flat
+    return [flat[index].node for index, path in enumerate(page.paths) if path in wanted and index < len(flat)]
 
 
 def emulation(device: str | None) -> dict[str, object]:
@@ -231,6 +266,12 @@ def read_page(reply: object) -> WebPage:
         data = json.loads(reply)
     except ValueError as exc:
         raise InputRejected(f"the page's tree is no JSON ({exc})") from exc
+    if isinstance(data, dict) and data.get("error") is not None:
+        raise InputRejected(
+            f"the page's tree could not be read: the page broke visor's script ({str(data['error'])[:500]})",
+            likely_cause="The page replaced or patched a DOM method the walk uses (getComputedStyle, "
+            "getBoundingClientRect…).",
+        )
     if not isinstance(data, dict) or not isinstance(data.get("root"), dict):
         raise InputRejected("the page has no document to read", likely_cause="It is still loading, or blank.")
     paths: list[str] = []

@@ -1,6 +1,6 @@
 // The page as visor's tree, read in one asynchronous script call once the page has settled: each rendered
 // element with its box (CSS pixels of the viewport), texts, kind and state, and a CSS path that finds it again.
-// Returned as JSON text, capped. Arguments: the most elements to read (what is past it is counted, not read),
+// Returned as JSON text, capped. (`visorPath` is web_path.js's, sent before this script.) Arguments: the most elements to read (what is past it is counted, not read),
 // how long the page must have been quiet (ms), the longest to wait for that (ms), and WebDriver's callback.
 //
 // Settled is the page's own signals: the document loaded, no finite animation or transition running, and no
@@ -29,7 +29,12 @@ var started = performance.now();
   var now = performance.now();
   var quiet = now - window[KEY].at >= quietMs && document.readyState === "complete" && !animating();
   if (quiet || now - started >= settleMs) {
-    done(read(limit, quiet, Math.round(now - started)));
+    // A page that broke what the walk relies on (a patched DOM method) answers why, not a script timeout.
+    try {
+      done(read(limit, quiet, Math.round(now - started)));
+    } catch (error) {
+      done(JSON.stringify({ error: String((error && error.stack) || error).slice(0, 2000) }));
+    }
   } else {
     setTimeout(wait, 20);
   }
@@ -103,16 +108,6 @@ function read(limit, settled, waited) {
     return squash(el.getAttribute("alt") || el.getAttribute("title") || "");
   }
 
-  function path(el) {
-    var steps = [];
-    for (var node = el; node && node.nodeType === 1 && node !== document.documentElement; node = node.parentElement) {
-      var index = 1;
-      for (var sibling = node.previousElementSibling; sibling; sibling = sibling.previousElementSibling) index++;
-      steps.unshift(node.tagName.toLowerCase() + ":nth-child(" + index + ")");
-    }
-    return steps.length ? "html > " + steps.join(" > ") : "html";
-  }
-
   function scrolls(el, style) {
     var overflow = style.overflowY + " " + style.overflowX;
     var page = el === document.scrollingElement;
@@ -174,7 +169,7 @@ function read(limit, settled, waited) {
       se: el.selected === true || el.getAttribute("aria-selected") === "true",
       v: shown !== null && !faded && style.visibility !== "hidden" && style.opacity !== "0" && box.width > 0 &&
         box.height > 0,
-      p: path(el),
+      p: visorPath(el),
       kids: []
     };
     if (type === "range") node.r = [Number(el.min || 0), Number(el.max || 100), Number(el.value)];
