@@ -156,8 +156,11 @@ def _discover(data: Mapping[str, object], _artifacts: Sequence[str]) -> Lines:
     where = object_in(data.get("map")).get("path")
     crawl = data.get("crawl")
     if isinstance(crawl, Mapping):
-        counts = ", ".join(f"{value} {key}" for key, value in crawl.items() if isinstance(value, int))
-        return [f"crawled the app: {counts}", f"map: {where}"]
+        taps, variants = count_in(crawl.get("actions", 0)), count_in(crawl.get("variants", 0))
+        how = crawl.get("stopped_reason")
+        ended = "every safe control tapped" if how == "complete" else f"stopped: {how}"
+        return [f"crawled the app: {_plural(taps, 'tap')}, {_plural(variants, 'screen variant')} ({ended})",
+                f"map: {where}"]  # fmt: skip
     new = "new" if screen.get("created") else "known"
     return [f"screen {screen.get('screen_id')} ({new}, {_plural(count_in(screen.get('element_count', 0)), 'element')}) "
             f"in the map {where}"]  # fmt: skip

@@ -183,12 +183,26 @@ def _element(tree: UiTree, item: Located, lists: list[Located]) -> ScreenElement
     reachable = reaches(tree, visible.center, item) is None if not visible.empty else False
     backdrop = visible.width * visible.height >= 0.9 * tree.size.width * tree.size.height
     return ScreenElement(
-        tag=kind, selector=selector or (f"id={rid}" if rid else (labels[0] if labels else targets[0])),
+        tag=kind, selector=selector or (f"id={rid}" if rid else _said(node, labels[0]) if labels else targets[0]),
         targets=tuple(targets),
         labels=tuple(labels), stable=bool(labels or rid or structural), safety=safety(labels, kind, node.clickable),
         enabled=node.enabled, visible=node.displayed, clickable=node.clickable, x=bounds.left, y=bounds.top,
         width=bounds.width, height=bounds.height, in_list=in_list, reachable=reachable, backdrop=backdrop,
     )  # fmt: skip
+
+
+def _said(node: Node, label: str) -> str:
+    """Return a selector that finds an element by what it says (its description, text or hint).
+
+    A description is written as a bare accessibility id, as upstream writes one; a text as `text=`; a field's
+    hint as a `match=` of its texts. A bare label alone matches descriptions only: a link or a button that has a text and no description (most
+    of a web page's, many of an app's) would be mapped with a selector that finds nothing.
+    """
+    if label == redact(node.content_desc.strip()):
+        return label
+    if label == redact(node.text.strip()):
+        return f"text={label}"
+    return "match=" + json.dumps({"text": label}, ensure_ascii=False)
 
 
 def _labels(node: Node, form: bool) -> list[str]:

@@ -151,6 +151,16 @@ class AppiumDevice:
             if platform == "web"
             else replace(CAPABILITIES, native_locators=frozenset(NATIVE_STRATEGIES.get(platform, {}))),
         )
+        if platform == "web" and settings.app_id and not settings.attach:
+            self._open_app_page(settings.app_id)
+
+    def _open_app_page(self, app_id: str) -> None:
+        """Open the web app's site as a session starts, as a phone's session starts its app; ended if it fails."""
+        try:
+            self._open_page(web.app_url(app_id))
+        except BaseException:
+            self._quit()  # the caller gets no device to close
+            raise
 
     def _mapped(self, operation: str) -> contextlib.AbstractContextManager[None]:
         """Translate the client's exceptions while doing `operation` (errors.py), secrets scrubbed."""
