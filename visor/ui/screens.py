@@ -195,8 +195,9 @@ def _said(node: Node, label: str) -> str:
     """Return a selector that finds an element by what it says (its description, text or hint).
 
     A description is written as a bare accessibility id, as upstream writes one; a text as `text=`; a field's
-    hint as a `match=` of its texts. A bare label alone matches descriptions only: a link or a button that has a text and no description (most
-    of a web page's, many of an app's) would be mapped with a selector that finds nothing.
+    hint as a `match=` of its texts. A bare label alone matches descriptions only: a link or a button that has
+    a text and no description (most of a web page's, many of an app's) would be mapped with a selector that
+    finds nothing.
     """
     if label == redact(node.content_desc.strip()):
         return label
