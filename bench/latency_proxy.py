@@ -13,7 +13,6 @@ import argparse
 import http.client
 import re
 import threading
-import time
 import urllib.parse
 from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -40,15 +39,26 @@ def delay_ms(method: str, path: str, source_ms: float) -> float:
     return OTHER_MS if "/session/" in path else 0.0
 
 
-def serve(
-    upstream: str, source_ms: float, delay: Callable[[str, str], float] | None = None
-) -> tuple[ThreadingHTTPServer, str]:
+class Proxy(ThreadingHTTPServer):
+    """The proxy's server: `stop` ends it, and the requests it holds, at once (a test's held reads too)."""
+
+    stopping: threading.Event
+
+    def stop(self) -> None:
+        """Release every held request unanswered, stop serving and close the socket."""
+        self.stopping.set()
+        self.shutdown()
+        self.server_close()
+
+
+def serve(upstream: str, source_ms: float, delay: Callable[[str, str], float] | None = None) -> tuple[Proxy, str]:
     """Start the proxy on a free loopback port in a daemon thread; return it and its URL.
 
     `delay(method, path)` gives each request's added ms instead of `delay_ms` (a test's slow driver).
     """
     target = urllib.parse.urlsplit(upstream)
     added = delay or (lambda method, path: delay_ms(method, path, source_ms))
+    stopping = threading.Event()
 
     class Handler(BaseHTTPRequestHandler):
         """Forwards one request after its delay."""
@@ -61,7 +71,9 @@ def serve(
         def _forward(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else None
-            time.sleep(added(self.command, urllib.parse.urlsplit(self.path).path) / 1000)
+            if stopping.wait(added(self.command, urllib.parse.urlsplit(self.path).path) / 1000):
+                self.close_connection = True
+                return  # the proxy is stopping: the held request goes unanswered
             connection = http.client.HTTPConnection(target.hostname or "127.0.0.1", target.port, timeout=600)
             headers = {key: value for key, value in self.headers.items() if key.lower() not in ("host", "connection")}
             connection.request(self.command, self.path, body=body, headers=headers)
@@ -81,7 +93,8 @@ def serve(
         def log_message(self, *_args: object) -> None:
             """Stay quiet."""
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = Proxy(("127.0.0.1", 0), Handler)
+    server.stopping = stopping
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 

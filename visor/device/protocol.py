@@ -326,6 +326,9 @@ class Observation:
     #: How long the device knows this screen stays as it is without input, in µs (None: it cannot tell). A
     #: device on virtual time knows its timers: a look needs no wait, which would move the app's time on.
     still_us: int | None = None
+    #: How long the screen had not changed when it was read, in µs, for a device that watches its own changes
+    #: (a web page's DOM; None: it cannot tell). A screen quiet for a while needs no second look to be settled.
+    quiet_us: int | None = None
     #: A web page's css= selectors, evaluated by the browser: the nodes of `tree` a selector matches.
     css: Callable[[str], list[Node]] | None = field(default=None, repr=False, compare=False)
 

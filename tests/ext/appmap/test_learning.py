@@ -250,3 +250,28 @@ def test_a_tap_whose_selector_this_platform_cannot_use_fails_the_step_with_the_m
     step = result.data["run"]["steps"][0]
     assert result.exit_code == 2 and step["error"]["message"].endswith("predicate= selectors are iOS only; this "
                                                                        "device is android")  # fmt: skip
+
+
+@pytest.mark.parametrize(("quiet_us", "looks"), [(150_000, 1), (20_000, 3), (None, 3)])
+def test_a_screen_its_device_saw_quiet_long_enough_needs_no_second_look(quiet_us: int | None, looks: int) -> None:
+    """A web page says how long its DOM had not changed when read: quiet for a poll's time is settled already."""
+    from tests.simkit import demo_device
+    from visor.clock import VirtualClock
+    from visor.device.protocol import Observation
+    from visor.ext.appmap.learning import Learner
+    from visor.ext.appmap.model import AppMap, MapPlace
+
+    tree = demo_device().observe().tree
+    seen: list[int] = []
+
+    class Page:
+        info = demo_device().info
+
+        def observe(self) -> Observation:
+            seen.append(1)
+            return Observation(tree, quiet_us=quiet_us)
+
+    clock = VirtualClock()
+    app_map = AppMap.new(MapPlace.of("web", "http://x/", "/tmp/unused"), "t")
+    learner = Learner(app_map, Page(), clock, clock, 5_000_000)  # type: ignore[arg-type]
+    assert learner._look() is tree and len(seen) == looks

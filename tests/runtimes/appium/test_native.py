@@ -31,6 +31,7 @@ IOS = {
     A.SCROLL_RIGHT, A.SET_TEXT, A.IME_ENTER,
 }  # fmt: skip
 
+WEB = {A.CLICK, A.SET_TEXT, A.IME_ENTER}
 CASES = [
     ("android", NativeAction(A.CLICK), BUTTON, (ElementCall("click"),)),
     (
@@ -79,6 +80,10 @@ CASES = [
     ("ios", NativeAction(A.SET_TEXT, text="ada"), IOS_FIELD, (ElementCall("clear"), ElementCall("send_keys", "ada"))),
     ("ios", NativeAction(A.SET_TEXT, text=""), IOS_FIELD, (ElementCall("clear"),)),
     ("ios", NativeAction(A.IME_ENTER), IOS_FIELD, (ElementCall("send_keys", "\n"),)),
+    # A page's element: WebDriver's element commands only (a script would run as the page's own JavaScript).
+    ("web", NativeAction(A.CLICK), BUTTON, (ElementCall("click"),)),
+    ("web", NativeAction(A.SET_TEXT, text="ada"), FIELD, (ElementCall("clear"), ElementCall("send_keys", "ada"))),
+    ("web", NativeAction(A.IME_ENTER), FIELD, (ElementCall("send_keys", "\n"),)),
 ]
 
 
@@ -93,9 +98,11 @@ def test_each_supported_action_maps_to_its_driver_command(
 def test_the_tables_say_what_each_platform_supports() -> None:
     assert native.native_actions("android") == ANDROID
     assert native.native_actions("ios") == IOS
+    assert native.native_actions("web") == WEB
     assert native.native_actions("windows") == frozenset()
     covered = {(platform, action.name) for platform, action, _, _ in CASES}
-    assert covered == {("android", name) for name in ANDROID} | {("ios", name) for name in IOS}
+    expected = {("android", name) for name in ANDROID} | {("ios", name) for name in IOS}
+    assert covered == expected | {("web", name) for name in WEB}
 
 
 @pytest.mark.parametrize("platform", ["android", "ios"])

@@ -108,6 +108,12 @@ def test_a_reply_reads_into_the_web_tree_with_each_elements_path() -> None:
         path_of(page, read_page(_reply({"c": "x", "b": [1, 1, 2, 2], "p": "p"})).tree.flat[0].node)
 
 
+def test_a_page_says_how_long_it_had_been_quiet_when_read_and_not_when_it_never_settled() -> None:
+    root = {"c": "android.view.View", "b": [0, 0, 412, 915], "p": "html"}
+    assert read_page(_reply(root, settled=True, quiet=250)).quiet_ms == 250
+    assert read_page(_reply(root, settled=False, quiet=250)).quiet_ms == 0
+
+
 def test_a_page_past_the_cap_says_so_and_a_tree_past_the_depth_is_cut() -> None:
     deep: dict[str, Any] = {"c": "android.view.View", "b": [0, 0, 1, 1], "p": "leaf"}
     for _ in range(MAX_DEPTH + 10):

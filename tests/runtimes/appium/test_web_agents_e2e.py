@@ -1,12 +1,19 @@
-"""A real web app for the app map: the handbook (a site made with Material for MkDocs) crawled into a map."""
+"""Real web pages for the app map and an agent: the handbook (a site made with Material for MkDocs) crawled into a
+map, an agent signing in on the Pantry page through `visor mcp`, and `visualagent serve` driving that page."""
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import Cli
+import anyio
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from PIL import Image
+
+from tests.conftest import ROOT, Cli
 from tests.runtimes.appium.conftest import AppiumServer, need_browser
 
 
@@ -36,3 +43,68 @@ def test_discover_crawls_a_real_site_into_a_map_of_its_pages(
     # A link's selector finds it by its text (a bare label would look for a description, which it has none of).
     home = document["variants"][0]
     assert {e["selector"] for e in home["elements"] if e["clickable"]} >= {"text=Recipes", "text=Storage"}
+
+
+def test_an_agent_signs_in_on_a_web_page_over_mcp(appium_server: AppiumServer, web_site: str) -> None:
+    need_browser()
+    params = StdioServerParameters(command=sys.executable, cwd=ROOT, args=[
+        "-m", "visor", "mcp", "--runtime", "appium", "--platform", "web", "--server-url", appium_server.url,
+        "--app-id", web_site + "index.html"])  # fmt: skip
+
+    async def session() -> dict[str, Any]:
+        async with Client(params) as client:
+
+            async def call(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+                raw = await client.call_tool(tool, arguments)
+                result: dict[str, Any] = json.loads(raw.content[0].text)
+                assert not raw.is_error, (tool, result.get("message"))
+                return result
+
+            def index(screen: dict[str, Any], resource_id: str) -> int:
+                [found] = [e["index"] for e in screen["elements"] if e["resource_id"] == resource_id]
+                return found
+
+            screen = await call("observe", {"screenshot": False})
+            assert screen["screen"]["platform"] == "web"
+            name = await call("input_text", {"text": "Ada", "target": index(screen, "name")})
+            assert name["field_text"] == "Ada"  # read back from the page's field
+            secret = await call("input_text", {"text": "lovelace", "target": index(name["observation"], "password")})
+            await call("click", {"target": index(secret["observation"], "submit")})
+            await call("wait_until", {"selector": {"text": "Welcome, Ada!"}, "state": "visible"})
+            return await call("observe", {"screenshot": False})
+
+    final = anyio.run(session)
+    greeting = [e for e in final["elements"] if e["resource_id"] == "greeting"]
+    assert greeting and greeting[0]["text"] == "Welcome, Ada!"
+    assert "lovelace" not in json.dumps(final)  # the password field's text is masked for the agent too
+
+
+def test_visualagent_serve_drives_a_web_page(
+    cli_runner: Cli, appium_server: AppiumServer, web_site: str, web_device: Any, tmp_path: Path
+) -> None:
+    page = web_site + "index.html"
+    probe = web_device()
+    probe.open_url(page)
+    [name] = [node for node in probe.observe().tree.nodes() if node.resource_id == "name"]
+    probe.close()
+    folder = tmp_path / "va"
+    commands = [
+        {"id": "a-open", "type": "start_app", "params": {"package": page}},
+        {"id": "b-tap", "type": "tap", "params": {"x": name.bounds.center.x, "y": name.bounds.center.y}},
+        {"id": "c-type", "type": "input", "params": {"text": "Ada"}},
+        {"id": "d-shot", "type": "screenshot", "params": {}},
+    ]
+    for command in commands:  # queued in order: the ids sort as they arrive
+        (folder / "commands").mkdir(parents=True, exist_ok=True)
+        (folder / "commands" / f"{command['id']}.json").write_text(json.dumps(command))
+    served = cli_runner.run("visualagent", "serve", str(folder), "--once", "--runtime", "appium", "--platform", "web",
+                            "--server-url", appium_server.url, "--app-id", page)  # fmt: skip
+    assert served.exit_code == 0, served.stdout + served.stderr
+    answers = {
+        p.name.removesuffix("_result.json"): json.loads(p.read_text()) for p in (folder / "results").glob("*.json")
+    }
+    assert {key: value["status"] for key, value in answers.items()} == dict.fromkeys(
+        ["a-open", "b-tap", "c-type", "d-shot"], "success"), answers  # fmt: skip
+    with Image.open(answers["d-shot"]["result"]["path"]) as shot:
+        assert shot.size == (1082, 2402)  # the real page, in a Pixel 7's device pixels
+    assert appium_server.sessions() == []

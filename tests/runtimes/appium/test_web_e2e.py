@@ -271,11 +271,17 @@ def test_a_page_that_breaks_the_tree_script_says_so_at_once(web_device: Open, we
 
 
 def test_a_driver_that_answers_slowly_ends_the_run_within_the_request_time_and_leaves_nothing_running(
-    cli_runner: Cli, appium_server: AppiumServer, web_site: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cli_runner: Cli,
+    appium_server: AppiumServer,
+    web_site: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
 ) -> None:
     need_browser()
     # Every read of the page takes 60 s to come back, past the 10 s each request may take (a session's start too).
-    _proxy, slow = serve(appium_server.url, 0, lambda method, path: 60_000 if path.endswith("/execute/async") else 0)
+    proxy, slow = serve(appium_server.url, 0, lambda method, path: 60_000 if path.endswith("/execute/async") else 0)
+    request.addfinalizer(proxy.stop)  # the read it still holds is let go unanswered, its socket closed
     monkeypatch.setenv("VISOR_WEBDRIVER_CONNECTION_TIMEOUT_MS", "10000")
     path = _scenario(tmp_path, "pantry.yaml")
     before = set(processes_with("--user-data-dir="))

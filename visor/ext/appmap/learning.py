@@ -157,6 +157,8 @@ class Learner:
     def _look(self) -> UiTree | None:
         """Return the screen if it is settled (None: it is still changing, or a spinner says the app works)."""
         observation = self.device.observe()
+        if observation.quiet_us is not None and observation.quiet_us >= POLL_US and not working(observation.tree):
+            return observation.tree  # it has been still as long as two looks apart would show: settled already
         if observation.still_us is None:
             return settle(self.device, self.clock, self.timeout_us)  # waiting takes time the app spends anyway
         if observation.still_us < 2 * POLL_US or working(observation.tree):

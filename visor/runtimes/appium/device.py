@@ -146,7 +146,7 @@ class AppiumDevice:
             size=size,
             model=str(returned.get("deviceModel") or returned.get("automationName") or ""),
             app_id=settings.app_id or "",
-            native_actions=native.native_actions(platform) if platform != "web" else frozenset(),
+            native_actions=native.native_actions(platform),
             capabilities=WEB_CAPABILITIES
             if platform == "web"
             else replace(CAPABILITIES, native_locators=frozenset(NATIVE_STRATEGIES.get(platform, {}))),
@@ -206,7 +206,8 @@ class AppiumDevice:
             script, settle = web.tree_script(), (web.MAX_ELEMENTS, web.QUIET_MS, web.SETTLE_MS)
             reply = self._call("read the page", lambda d: d.execute_async_script(script, *settle))
             page = self._page = web.read_page(reply)
-            return Observation(page.tree, css=lambda selector: self._css(page, selector))
+            quiet = page.quiet_ms * 1000
+            return Observation(page.tree, quiet_us=quiet, css=lambda selector: self._css(page, selector))
         xml = str(self._call("read the page source", lambda d: d.page_source))
         try:
             tree = parse_xml(xml)

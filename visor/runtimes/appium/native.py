@@ -106,16 +106,18 @@ def _android_set_text(action: NativeAction, element: str, node: Node) -> tuple[S
     return (ScriptCall("mobile: replaceElementValue", {"elementId": element, "text": text}),)
 
 
-def _ios_set_text(action: NativeAction, element: str, node: Node) -> tuple[Step, ...]:
+def _cleared_then_typed(action: NativeAction, element: str, node: Node) -> tuple[Step, ...]:
     # XCUITest cannot set a field's value: it clears it and types, with the keyboard, tapping it first to
-    # focus it. On anything but a text field that tap would be a click, so only fields are accepted.
+    # focus it. On anything but a text field that tap would be a click, so only fields are accepted. A web
+    # page's field is set alike (WebDriver's clear, then keys typed: the page sees each input event).
     _require_field(action, node)
     text = _text(action)
     return (ElementCall("clear"), ElementCall("send_keys", text)) if text else (ElementCall("clear"),)
 
 
-def _ios_ime_enter(action: NativeAction, element: str, node: Node) -> tuple[Step, ...]:
-    # The keyboard's return key runs the field's advertised return action (Go, Search, Done...).
+def _return_key(action: NativeAction, element: str, node: Node) -> tuple[Step, ...]:
+    # The keyboard's return key runs the field's advertised return action (Go, Search, Done...); on a page, the
+    # Enter key submits the field's form.
     _require_field(action, node)
     return (ElementCall("send_keys", "\n"),)
 
@@ -141,8 +143,15 @@ TABLES: Mapping[str, Mapping[NativeActionName, Builder]] = {
         A.SCROLL_DOWN: _ios_scroll,
         A.SCROLL_LEFT: _ios_scroll,
         A.SCROLL_RIGHT: _ios_scroll,
-        A.SET_TEXT: _ios_set_text,
-        A.IME_ENTER: _ios_ime_enter,
+        A.SET_TEXT: _cleared_then_typed,
+        A.IME_ENTER: _return_key,
+    },
+    # A web page's element, found by its CSS path: WebDriver's own element commands, no script (a `mobile:`
+    # command would run as the page's JavaScript).
+    "web": {
+        A.CLICK: _click,
+        A.SET_TEXT: _cleared_then_typed,
+        A.IME_ENTER: _return_key,
     },
 }
 

@@ -87,6 +87,8 @@ class WebPage:
     unread: int
     #: Whether the page had settled when it was read (False: it was still changing after `SETTLE_MS`).
     settled: bool = True
+    #: How long the page had not changed when it was read, in ms (0: it had not settled).
+    quiet_ms: int = 0
 
 
 @functools.cache
@@ -280,7 +282,8 @@ def read_page(reply: object) -> WebPage:
     unread = max(0, _int(data.get("total")) - _int(data.get("read")))
     tree = UiTree(size, (root,), platform="web")
     url, ready = str(data.get("url") or ""), str(data.get("ready") or "")
-    return WebPage(tree, tuple(paths), url, ready, unread, data.get("settled") is not False)
+    settled = data.get("settled") is not False
+    return WebPage(tree, tuple(paths), url, ready, unread, settled, _int(data.get("quiet")) if settled else 0)
 
 
 def _node(raw: Mapping[str, object], paths: list[str], depth: int) -> Node:

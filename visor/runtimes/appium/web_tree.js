@@ -31,7 +31,7 @@ var started = performance.now();
   if (quiet || now - started >= settleMs) {
     // A page that broke what the walk relies on (a patched DOM method) answers why, not a script timeout.
     try {
-      done(read(limit, quiet, Math.round(now - started)));
+      done(read(limit, quiet, Math.round(now - started), Math.round(now - window[KEY].at)));
     } catch (error) {
       done(JSON.stringify({ error: String((error && error.stack) || error).slice(0, 2000) }));
     }
@@ -40,7 +40,7 @@ var started = performance.now();
   }
 })();
 
-function read(limit, settled, waited) {
+function read(limit, settled, waited, quietFor) {
   "use strict";
   var SKIP = { SCRIPT: 1, STYLE: 1, HEAD: 1, META: 1, LINK: 1, NOSCRIPT: 1, TEMPLATE: 1, TITLE: 1, BASE: 1 };
   var TEXT_INPUTS = { text: 1, search: 1, email: 1, url: 1, tel: 1, password: 1, number: 1, date: 1,
@@ -190,6 +190,7 @@ function read(limit, settled, waited) {
   return JSON.stringify({
     width: window.innerWidth, height: window.innerHeight, ratio: window.devicePixelRatio,
     url: location.href, title: document.title, ready: document.readyState, settled: settled, waited: waited,
+    quiet: settled ? quietFor : 0,
     root: root, read: count, total: total
   });
 }
