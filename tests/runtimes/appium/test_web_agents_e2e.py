@@ -29,7 +29,8 @@ def test_discover_crawls_a_real_site_into_a_map_of_its_pages(
                  "--crawl-limit", "12", "--map-dir", "maps")  # fmt: skip
     assert found.exit_code == 0, found.stdout + found.stderr
     crawl, summary = found.data["crawl"], found.data["map"]["summary"]
-    assert crawl["stopped_reason"] == "complete" and crawl["actions"] >= 2
+    assert crawl["stopped_reason"] == "complete" and crawl["actions"] >= 3
+    assert crawl["left_app"] == ["id=elsewhere"]  # a link off the site: noted, its page not mapped
     # The home page, the recipes and the storage pages at least, each reached by a tap the map remembers.
     assert summary["platform"] == "web" and summary["screens"] >= 3 and summary["edges"] >= 2
     document = json.loads(Path(found.data["map"]["path"]).read_text())

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field, replace
 from typing import Literal, NoReturn
 
 from visor.clock import Clock, isoformat
+from visor.device.apps import AppLauncher
 from visor.device.context import Kernel
-from visor.device.protocol import Device, InputRejected, Key, PathPoint
+from visor.device.protocol import Device, InputRejected, Key, PathPoint, UnsupportedInput
 from visor.ext.appmap.document import ExitRecipe, Variant, present
 from visor.ext.appmap.model import AppMap, record_screen, safety_marks, secret_name
 from visor.selectors.parse import parse_selector
@@ -80,6 +81,8 @@ class CrawlReport:
     restart_refused: str | None = None
     #: Screens whose form was not submitted: variant id -> the unset variables its fields are filled from.
     missing_inputs: dict[str, list[str]] = field(default_factory=dict)
+    #: Controls whose tap left the app (another app in front, a web page's link off its site): not mapped.
+    left_app: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
         """Return `data.crawl`."""
@@ -90,6 +93,8 @@ class CrawlReport:
             out["restart_refused"] = self.restart_refused
         if self.missing_inputs:
             out["missing_inputs"] = dict(sorted(self.missing_inputs.items()))
+        if self.left_app:
+            out["left_app"] = sorted(set(self.left_app))
         return out
 
 
@@ -231,6 +236,9 @@ class Crawler:
         self.report.actions += 1
         if after is None:
             return None  # this time the app did not show the way there: no edge is learnt
+        if self._left_app():
+            self.report.left_app.append(candidate.selector)
+            return None  # another app's screen (or another site's page) is not this app's: the next tap restarts
         target = self._record(after)
         now = isoformat(self.wall.now())
         self.map.record_tap(variant_id, target, step.target, now, fills=fills, intent=_intent(candidate))
@@ -245,6 +253,16 @@ class Crawler:
         else:
             self.at = self._back_to(variant_id, target) if self.settings.restore == "back" else None
         return target.id
+
+    def _left_app(self) -> bool:
+        """Say whether the app under test is no longer in front (False where the device cannot tell)."""
+        app = self.device.info.app_id
+        if not app or not isinstance(self.device, AppLauncher):
+            return False
+        try:
+            return not self.device.app_in_front(app)
+        except (InputRejected, UnsupportedInput):
+            return False
 
     def _reveal(self, variant_id: str, route: tuple[Step, ...], swipes: int) -> ScreenObservation | None:
         """Show the screen with its list swiped `swipes` times towards its end (None: it did not move)."""
