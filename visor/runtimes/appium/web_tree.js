@@ -1,11 +1,12 @@
 // The page as visor's tree, read in one asynchronous script call once the page has settled: each rendered
-// element with its box (CSS pixels of the viewport), texts, kind and state, and a CSS path that finds it again.
-// Returned as JSON text, capped. (`visorPath` is web_path.js's, sent before this script.) Arguments: the most elements to read (what is past it is counted, not read),
-// how long the page must have been quiet (ms), the longest to wait for that (ms), and WebDriver's callback.
+// element with its box (CSS pixels of the viewport), texts, kind and state, and a CSS path that finds it again
+// (`visorPath`, web_path.js's, sent before this script). Returned as JSON text, capped, with how long the page
+// had been quiet. Arguments: the most elements to read (what is past it is counted, not read), how long the
+// page must have been quiet (ms), the longest to wait for that (ms), and WebDriver's callback.
 //
 // Settled is the page's own signals: the document loaded, no finite animation or transition running, and no
-// change to the DOM and no scrolling for the quiet time. A MutationObserver, installed once per document, remembers when the
-// page last changed, so a page quiet since the last read is read at once.
+// change to the DOM and no scrolling for the quiet time. A MutationObserver, installed once per document,
+// remembers when the page last changed, so a page quiet since the last read is read at once.
 var limit = arguments[0], quietMs = arguments[1], settleMs = arguments[2], done = arguments[3];
 var KEY = "__visor_last_change__";
 if (!window[KEY]) {
