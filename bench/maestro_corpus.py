@@ -18,8 +18,9 @@ as `visor import maestro` converts it, its includes read from its repository's f
 
 What Maestro reads and passes over (an unknown header key, inputText's id) is converted as Maestro runs it: nothing is
 left out, and the note is counted apart. The share converted is also given of the flows a phone runs: without the
-refused and invalid ones, and without web flows (a `url` header, or only `androidWebViewHierarchy` left out),
-which need a browser. The left-out commands are ranked by occurrences, with the reasons given most often.
+refused and invalid ones, and without the flows whose only gap is a WebView's DevTools hierarchy
+(`androidWebViewHierarchy`, which visor does not read). A web flow (a `url` header) converts for the web
+platform. The left-out commands are ranked by occurrences, with the reasons given most often.
 
 With `--run`, the flows of the apps `bench/maestro_models/` holds a model of are imported as `visor import maestro`
 imports their folder, run on the simulated phone with that model, and benchmarked over 20 runs: each says whether
@@ -54,8 +55,8 @@ MODELED = (
 MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "maestro_models")
 RUNS = 20
 
-#: Header keys of Maestro's web flows: no phone visor drives opens a page without a browser.
-WEB = ("url", "androidWebViewHierarchy")
+#: Header keys of what visor does not read of a page: a WebView as Chrome DevTools sees it.
+WEB = ("androidWebViewHierarchy",)
 
 
 def classify(corpus: str, repo: str, path: str) -> tuple[str, list[dict[str, object]], str]:
@@ -115,8 +116,8 @@ def main() -> int:
         print(f"  {kind:8} {classes[kind]:4}  {classes[kind] / total:6.1%}")
     web = [item for item in report if item["class"] in ("partly", "nothing") and _web(item["left_out"])]
     runs = total - classes["refused"] - classes["invalid"] - len(web)
-    aside = f"{len(web)} web flows and the refused and invalid left aside"
-    print(f"\nof the {runs} flows Maestro runs on a phone ({aside}): {classes['full']} convert fully, "
+    aside = f"{len(web)} flows needing a DevTools hierarchy and the refused and invalid left aside"
+    print(f"\nof the {runs} flows Maestro runs ({aside}): {classes['full']} convert fully, "
           f"{classes['full'] / max(runs, 1):.1%}")  # fmt: skip
     ignored = collections.Counter(
         str(i["reason"])[:90] for item in report for i in item["left_out"] if i.get("ignored")
@@ -177,9 +178,9 @@ def run_modeled(corpus: str) -> int:
 
 
 def _web(left: list[dict[str, object]]) -> bool:
-    """Say whether a flow is a web flow: a `url` header, or `androidWebViewHierarchy` alone left out."""
+    """Say whether a flow's only gap is a WebView's DevTools hierarchy (`androidWebViewHierarchy`)."""
     commands = {item["command"] for item in left if not item.get("ignored")}
-    return "url" in commands or commands == {"androidWebViewHierarchy"}
+    return commands == {"androidWebViewHierarchy"}
 
 
 if __name__ == "__main__":

@@ -484,3 +484,18 @@ def test_fuzz_only_visor_errors_and_what_is_written_validates(
     assert written.data == converted.scenario
     document, _ = substitute(written, converted.env)
     assert [issue for issue in validate_document(document).issues if issue.is_error] == []
+
+
+def test_a_web_flows_url_is_its_site_on_the_web_platform(tmp_path: Path) -> None:
+    converted = one(tmp_path, "- launchApp\n- assertVisible: Contact\n", header="url: http://localhost:1313/contact/\n")
+    assert converted.left_out == [] and converted.app_id == "http://localhost:1313/contact/"
+    assert converted.scenario["meta"]["platform"] == "web"
+    assert converted.scenario["config"]["app"] == "http://localhost:1313/contact/"
+    assert steps(converted)[0] == ("launch_app", {})
+
+
+def test_a_url_that_is_no_web_address_names_no_site(tmp_path: Path) -> None:
+    converted = one(tmp_path, "- launchApp\n", header="url: ftp://files.example\n")
+    assert left(converted) == [("f.yaml", 1, "url")] and "app" not in converted.scenario["config"]
+    assert "is no http(s) address" in converted.left_out[0]["reason"]
+    assert converted.scenario["meta"]["platform"] == "web"  # still a web flow: it runs on the web or nowhere

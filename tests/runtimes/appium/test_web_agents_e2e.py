@@ -109,3 +109,24 @@ def test_visualagent_serve_drives_a_web_page(
     with Image.open(answers["d-shot"]["result"]["path"]) as shot:
         assert shot.size == (1082, 2402)  # the real page, in a Pixel 7's device pixels
     assert appium_server.sessions() == []
+
+
+def test_a_maestro_web_flow_imports_for_the_web_and_runs_on_chromium(
+    cli_runner: Cli, appium_server: AppiumServer, web_site: str, tmp_path: Path
+) -> None:
+    need_browser()
+    flow = tmp_path / "flows" / "sign-in.yaml"
+    flow.parent.mkdir()
+    flow.write_text(f"url: ${{SITE}}index.html\nenv:\n  SITE: {web_site}\n---\n- launchApp\n- tapOn:\n    id: name\n"
+                    "- inputText: Ada\n- tapOn:\n    id: password\n- inputText: lovelace\n- tapOn:\n    id: submit\n"
+                    "- assertVisible: Welcome, Ada!\n")  # fmt: skip
+    imported = cli_runner.run("import", "maestro", str(flow), "-o", str(tmp_path / "scenarios"))
+    assert imported.exit_code == 0, imported.stdout
+    [done] = imported.data["imported"]
+    assert done["valid"] and done["left_out"] == [] and done["app_id"] == "${SITE}index.html"
+    scenario = Path(done["scenario"])
+    assert "platform: web" in scenario.read_text()
+    ran = cli_runner.run("run", str(scenario), "--runtime", "appium", "--server-url", appium_server.url,
+                         "-e", f"SITE={web_site}", "--output", str(tmp_path / "out"))  # fmt: skip
+    assert ran.exit_code == 0, ran.stdout
+    assert [step["status"] for step in ran.data["run"]["steps"]] == ["ok"] * 7  # launch, 2 x (tap, type), tap, see

@@ -6,6 +6,7 @@ A flow is a YAML header (`appId`, `name`, `tags`, `env`) then `---` then a list 
 | Maestro | visor |
 |---|---|
 | header `appId` | `config.app` (the app id a phone runs; the simulated phone is given its model with `--app`) |
+| header `url` (a web flow) | `meta.platform: web` and `config.app`: the site a web run opens (`launchApp` opens it) |
 | `launchApp` (its options: clearState, clearKeychain, stopApp, permissions, arguments) | `launch_app` |
 | `clearState`; `clearKeychain` (iOS only) | `launch_app` clearing it, then `manage_app` stop |
 | `stopApp`, `killApp` | `manage_app` stop |
@@ -104,7 +105,7 @@ _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 #: What `str.splitlines` (the env-file reader) and YAML break lines at, and the NUL no text file holds.
 _LINE_BREAKS = re.compile("[\x00\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 #: The header keys the conversion reads (any other Maestro key is named as left out).
-_HEADER = {"appId", "name", "tags", "env", "onFlowStart", "onFlowComplete"}
+_HEADER = {"appId", "url", "name", "tags", "env", "onFlowStart", "onFlowComplete"}
 
 
 class Meta(TypedDict):
@@ -113,6 +114,7 @@ class Meta(TypedDict):
     name: str
     version: str
     tags: NotRequired[list[str]]
+    platform: NotRequired[str]
 
 
 class ScenarioStep(TypedDict):
@@ -290,8 +292,9 @@ def convert_flow(path: str, root: str | None = None, relative: str | None = None
     state = _State(reader, None)
     frame = _Frame((flow.relative,), {}, 0)
     _header(state, flow)
-    where = _Where(flow, flow.position(("appId",)), 0)
-    app_id = _read(state, where, flow.header.get("appId"), frame)
+    key = _app_key(flow)
+    where = _Where(flow, flow.position((key,)), 0)
+    app_id = _read(state, where, flow.header.get(key), frame)
     state.app_id = app_id if isinstance(app_id, str) and app_id.strip() else None
     _hook(state, flow, "onFlowStart", frame)
     _run(state, flow, flow.commands, (), frame)
@@ -310,24 +313,40 @@ def convert_flow(path: str, root: str | None = None, relative: str | None = None
     return Converted(scenario, state.env, left_out, state.app_id, reader.paths(), ignored)
 
 
+def _app_key(flow: FlowFile) -> str:
+    """Return the header key naming the flow's app: `url` in a web flow (one without an appId), else `appId`."""
+    return "url" if "url" in flow.header and "appId" not in flow.header else "appId"
+
+
 def _keep_app(state: _State, flow: FlowFile, scenario: ScenarioData) -> None:
     """Keep the flow's appId as `config.app`: the app a phone runs (on appium, `config.app` is the app id).
 
-    One the validator refuses is left out (with its words), as is an appId that is no text.
+    A web flow's `url` is its app too: the site (the scenario runs on the web platform). One the validator
+    refuses is left out (with its words), as is an appId that is no text or a url that is no web address.
     """
-    given = flow.header.get("appId")
-    where = _Where(flow, flow.position(("appId",)) if "appId" in flow.header else Position(1, 1))
+    key = _app_key(flow)
+    given = flow.header.get(key)
+    where = _Where(flow, flow.position((key,)) if key in flow.header else Position(1, 1))
+    if key == "url":
+        scenario["meta"]["platform"] = "web"
+        if state.app_id is not None and not _WEB_ADDRESS.match(state.app_id):
+            state.leave_out(where, key, f"url {shown(given)} is no http(s) address: the scenario names no site")
+            state.app_id = None
     if state.app_id is None:
-        if given is not None:
-            state.leave_out(where, "appId", f"appId {shown(given)} is not an app id: the scenario names no app")
+        if given is not None and key == "appId":
+            state.leave_out(where, key, f"appId {shown(given)} is not an app id: the scenario names no app")
         return
     scenario["config"]["app"] = state.app_id
     document = Document("<import>", "yaml", scenario, {})
     for issue in validate_document(substitute(document, state.env)[0]).issues:
         if issue.is_error and issue.path[:2] == ("config", "app"):
             del scenario["config"]["app"]
-            state.leave_out(where, "appId", f"appId is not kept as config.app: {issue.message}")
+            state.leave_out(where, key, f"{key} is not kept as config.app: {issue.message}")
             return
+
+
+#: A web flow's `url`: an http(s) address (a `${…}` in it is filled from the env when the run starts).
+_WEB_ADDRESS = re.compile(r"^(https?://\S+|\$\{[^}]+\}\S*)$")
 
 
 def env_text(env: dict[str, str]) -> str:
@@ -352,7 +371,9 @@ def scenario_text(path: str, flow: Converted) -> str:
     """Return the scenario's YAML, what was left out as comments above it (one line each, never more)."""
     notes = [comment(f"Imported from the Maestro flow {path} by `visor import maestro`.")]
     app = flow.scenario["config"].get("app")
-    if app is not None:
+    if app is not None and flow.scenario["meta"].get("platform") == "web":
+        notes.append(comment(f"config.app is the flow's url, {app}: the site a web run opens (--runtime appium)."))
+    elif app is not None:
         notes.append(comment(f"config.app is the flow's appId, {app}: the app a phone runs (--runtime appium)."))
         notes.append(
             comment(

@@ -490,9 +490,29 @@ class AppiumDevice:
         self.launch_app(app)
 
     def launch_with(self, app_id: str, options: LaunchOptions) -> None:
-        """Launch an app with options, as `launching.launch_plan` maps them (all refused before any is sent)."""
+        """Launch an app with options, as `launching.launch_plan` maps them (all refused before any is sent).
+
+        A web app is its site: stopped first is a blank page first, its state cleared is the browser's cookies
+        and the site's storage; a phone's keychain, permissions and launch arguments are refused.
+        """
+        if self.info.platform == "web":
+            self._open_site(app_id, options)
+            return
         for call in launching.launch_plan(self.info.platform, app_id, options):
             self._script(f"launch the app {app_id} ({call.script})", call)
+
+    def _open_site(self, app_id: str, options: LaunchOptions) -> None:
+        """Open a web app's site as `launch_with` says (what only a phone has refused before anything is sent)."""
+        url = web.app_url(app_id)
+        if options.clear_keychain or options.permissions or options.arguments:
+            self._not_on_the_web("launch an app with a keychain cleared, permissions or launch arguments")
+        if options.stop_first or options.clear_state:
+            self._call(f"leave {app_id}", lambda d: d.get("about:blank"))
+        if options.clear_state:
+            # The site's storage is its origin's: cleared on its own page, before the app shows anything.
+            self._open_page(url)
+            self._call(f"clear the state of {app_id}", _clear_site)
+        self._open_page(url)
 
     def app_in_front(self, app_id: str) -> bool:
         """Say whether the app runs in the foreground (`mobile: queryAppState`)."""
@@ -729,6 +749,12 @@ def _focused(driver: WebDriver, doing: str) -> SeleniumElement:
 def _field_text(element: SeleniumElement, web_page: bool) -> object:
     """Return a typed field's text: on a web page its value (an input shows no text between its tags)."""
     return element.get_property("value") if web_page else element.text
+
+
+def _clear_site(driver: WebDriver) -> None:
+    """Clear the browser's cookies and the shown site's storage."""
+    driver.delete_all_cookies()
+    driver.execute_script(web.CLEAR)
 
 
 def _screen_lock(driver: WebDriver, call: keys.Screen) -> None:

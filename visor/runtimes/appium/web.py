@@ -54,6 +54,8 @@ from visor.ui.geometry import Rect, Size
 from visor.ui.query import QueryError
 from visor.ui.tree import Node, RangeInfo, UiTree
 
+#: What a site keeps in the browser beside its cookies, cleared when its app's state is (`launch_with`).
+CLEAR = "localStorage.clear(); sessionStorage.clear();"
 #: The phone emulated when `--device` names none: a common Android phone of Chrome's own list.
 DEFAULT_PHONE = "Pixel 7"
 #: The most elements one read of the page takes (a page past it is read that far, and says so).
