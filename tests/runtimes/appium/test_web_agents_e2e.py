@@ -14,6 +14,7 @@ from mcp.client.stdio import StdioServerParameters
 from PIL import Image
 
 from tests.conftest import ROOT, Cli
+from tests.ext.visualagent.test_serve import drop, results
 from tests.runtimes.appium.conftest import AppiumServer, need_browser
 
 
@@ -96,14 +97,11 @@ def test_visualagent_serve_drives_a_web_page(
         {"id": "d-shot", "type": "screenshot", "params": {}},
     ]
     for command in commands:  # queued in order: the ids sort as they arrive
-        (folder / "commands").mkdir(parents=True, exist_ok=True)
-        (folder / "commands" / f"{command['id']}.json").write_text(json.dumps(command))
+        drop(folder, command["id"], command)
     served = cli_runner.run("visualagent", "serve", str(folder), "--once", "--runtime", "appium", "--platform", "web",
                             "--server-url", appium_server.url, "--app-id", page)  # fmt: skip
     assert served.exit_code == 0, served.stdout + served.stderr
-    answers = {
-        p.name.removesuffix("_result.json"): json.loads(p.read_text()) for p in (folder / "results").glob("*.json")
-    }
+    answers = results(folder)
     assert {key: value["status"] for key, value in answers.items()} == dict.fromkeys(
         ["a-open", "b-tap", "c-type", "d-shot"], "success"), answers  # fmt: skip
     with Image.open(answers["d-shot"]["result"]["path"]) as shot:

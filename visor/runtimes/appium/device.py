@@ -157,7 +157,7 @@ class AppiumDevice:
     def _open_app_page(self, app_id: str) -> None:
         """Open the web app's site as a session starts, as a phone's session starts its app; ended if it fails."""
         try:
-            self._open_page(web.app_url(app_id))
+            self.launch_app(app_id)
         except BaseException:
             self._quit()  # the caller gets no device to close
             raise
@@ -507,7 +507,7 @@ class AppiumDevice:
         if options.clear_keychain or options.permissions or options.arguments:
             self._not_on_the_web("launch an app with a keychain cleared, permissions or launch arguments")
         if options.stop_first or options.clear_state:
-            self._call(f"leave {app_id}", lambda d: d.get("about:blank"))
+            self.stop_app(app_id)
         if options.clear_state:
             # The site's storage is its origin's: cleared on its own page, before the app shows anything.
             self._open_page(url)

@@ -127,8 +127,7 @@ def css_nodes(page: WebPage, selector: str, reply: object) -> list[Node]:
             "Fix the selector: the browser's querySelectorAll must accept it.",
         )
     wanted = {str(path) for path in paths}
-    flat = page.tree.flat
-    return [flat[index].node for index, path in enumerate(page.paths) if path in wanted and index < len(flat)]
+    return [item.node for item, path in zip(page.tree.flat, page.paths, strict=True) if path in wanted]
 
 
 def emulation(device: str | None) -> dict[str, object]:
