@@ -337,3 +337,28 @@ def test_a_when_that_holds_decides_on_its_first_look() -> None:
     step = '{id: go, command: wait, args: {ms: 1}, when: {visible: "text=Log in", within_ms: 5000}}'
     result, _ = run(steps_yaml(LOGIN, step))
     assert result.steps[1].word == "ok" and result.steps[1].details["when"]["waited_ms"] == 0
+
+
+def test_a_block_in_a_context_the_device_lacks_is_not_walked_and_the_run_goes_on() -> None:
+    block = f"{{id: offers, context: webview, steps: [{FEED}]}}"
+    result, _ = run(steps_yaml(LOGIN, block, '{id: after, command: navigate, args: {to: "demo://login"}}'))
+    assert [(step.id, step.command, step.word) for step in result.steps] == [
+        ("open", "navigate", "ok"), ("offers:context", "switch_context", "fail"), ("after", "navigate", "ok")
+    ]  # fmt: skip
+    error = result.steps[1].error
+    assert error is not None and "this device (sim) shows no web views to switch to" in error.message
+
+
+def test_an_optional_steps_context_switch_is_optional_too() -> None:
+    step = '{id: claim, command: tap, args: {target: "css=#claim"}, context: webview, optional: true}'
+    result, _ = run(steps_yaml(LOGIN, step))
+    assert result.word == "ok"
+    assert [(step.id, step.word) for step in result.steps] == [("open", "ok"), ("claim:context", "skipped")]
+    assert "shows no web views" in result.steps[1].details["missed"]
+
+
+def test_after_a_failure_with_stop_on_failure_a_context_block_is_skipped_without_switching() -> None:
+    text = steps_yaml('{id: miss, command: tap, args: {target: "text=Nope"}}',
+                      f"{{id: offers, context: webview, steps: [{FEED}]}}").replace("runtime: sim", "runtime: sim, stopOnFailure: true")  # fmt: skip
+    result, _ = run(text)
+    assert [(step.id, step.word) for step in result.steps] == [("miss", "fail"), ("offers", "skipped")]

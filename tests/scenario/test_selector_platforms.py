@@ -188,3 +188,33 @@ def test_a_web_page_and_a_phone_refuse_each_others_selectors(selector: str, plat
 def test_css_is_at_home_on_the_web() -> None:
     doc = on("web", steps=[{"id": "s", "command": "tap", "args": {"target": "css=form > button[type=submit]"}}])
     assert validate(doc).issues == ()
+
+
+def _tap(step_id: str, selector: str, **extra: Any) -> dict[str, Any]:
+    return {"id": step_id, "command": "tap", "args": {"target": selector}, **extra}
+
+
+@pytest.mark.parametrize("platform", ["android", "ios", None])
+def test_a_web_view_is_on_the_webs_platform_and_its_native_blocks_on_the_phones(platform: str | None) -> None:
+    steps = [
+        {"id": "offers", "context": "webview", "steps": [
+            _tap("claim", "css=#claim"),
+            _tap("native-grammar", UIAUTOMATOR),
+            {"id": "inside", "context": "native", "steps": [_tap("phone", "css=#phone")]},
+        ]},
+        _tap("exact", "css=#exact", context="WEBVIEW_com.example.shop"),
+        _tap("outside", "css=#outside"),
+        {"id": "key", "command": "press", "args": {"key": "home"}, "context": "webview"},
+    ]  # fmt: skip
+    messages = {issue.to_dict()["path"]: issue.message for issue in validate(on(platform, steps=steps)).issues}
+    declared = {
+        "$.steps[0].steps[2].steps[0].args": "tap args.target is a css= selector, which works on web pages only, "
+        f"but meta.platform is {platform}",
+        "$.steps[2].args": f"tap args.target is a css= selector, which works on web pages only, "
+        f"but meta.platform is {platform}",
+    }
+    assert messages == {
+        "$.steps[0].steps[1].args": "tap args.target is a uiautomator= selector, which works on Android only, "
+        "but it is in the web view 'webview'",
+        **(declared if platform else {}),
+    }  # a phone's key is the phone's in a web view too: `home` refused on none

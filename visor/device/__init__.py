@@ -3,6 +3,7 @@
 - `apps`: What a device may do beyond the protocol's app commands: launch an app with options, and take media files
 - `context`: The one context every front end acts through: it waits for an idle app, sends input, counts it and
   observes
+- `contexts`: A hybrid app's contexts: its native screen, and the web views it shows (driven as web pages)
 - `data`: The phone's personal data, as an agent marketplace app reads it (AgentCab, seed 003): a runtime's
   `device_data()`
 - `memory`: What the agent tools remember between the calls of one session: an MCP connection, or one scenario run

@@ -15,6 +15,7 @@ from typing import NoReturn, TypeVar, cast
 
 from visor.clock import Clock, ms_to_us, pause, us_to_ms
 from visor.device.apps import LaunchOptions, PermissionChoice, launcher, library
+from visor.device.contexts import switcher
 from visor.device.observer import ObservingDevice
 from visor.device.protocol import (
     Device,
@@ -246,6 +247,25 @@ class Kernel:
         """Launch an app with options (refused, nothing sent, on a device that cannot)."""
         apps = launcher(self.device)
         self._send(lambda: apps.launch_with(app_id, options))
+
+    def contexts(self) -> tuple[str, ...]:
+        """Return the session's contexts: its native screen and the web views it can drive.
+
+        Raises:
+            UnsupportedInput: the device has no contexts (nothing was sent).
+        """
+        device = switcher(self.device)
+        return self._read(device.contexts)
+
+    def current_context(self) -> str:
+        """Return the context input goes to and the screen is read from."""
+        device = switcher(self.device)
+        return self._read(device.current_context)
+
+    def switch_context(self, name: str) -> None:
+        """Make `name` the context input goes to and the screen is read from (waited for, counted as an input)."""
+        device = switcher(self.device)
+        self._send(lambda: device.switch_context(name))
 
     def app_in_front(self, app_id: str) -> bool:
         """Say whether `app_id` is the app in front."""

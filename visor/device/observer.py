@@ -14,6 +14,7 @@ from typing import Any, cast
 
 from visor.clock import Clock
 from visor.device.apps import LaunchOptions, PermissionChoice, launcher, library
+from visor.device.contexts import switcher
 from visor.device.data import DeviceData
 from visor.device.protocol import (
     OBSERVATION_REUSE_US,
@@ -166,6 +167,19 @@ class ObservingDevice:
     def app_in_front(self, app_id: str) -> bool:
         """Say whether an app is in front (when the device can tell)."""
         return launcher(self.device).app_in_front(app_id)
+
+    def contexts(self) -> tuple[str, ...]:
+        """Return the session's contexts (when the device has them)."""
+        return switcher(self.device).contexts()
+
+    def current_context(self) -> str:
+        """Return the context input goes to (when the device has contexts)."""
+        return switcher(self.device).current_context()
+
+    def switch_context(self, name: str) -> None:
+        """Switch to another context (when the device has them), and forget the screen: it is another one's."""
+        self.forget()
+        switcher(self.device).switch_context(name)
 
     def add_media(self, name: str, data: bytes) -> str:
         """Add a picture or a video to the library (when the device can), and forget the screen."""

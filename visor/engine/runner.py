@@ -389,12 +389,7 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext, *, last: b
         error = _overrun(step, budget, overrun)
     except ActionError as failure:
         details = dict(failure.details)
-        error = ErrorInfo(
-            code=str(ErrorCode.ACTION_ERROR),
-            message=f"Step '{step.id}' ({step.command}) failed: {failure.message}",
-            likely_cause=failure.likely_cause,
-            next_step=failure.next_step,
-        )
+        error = _failed(step, failure)
     elapsed = ctx.elapsed_us()
     # A wait and an agent tool carry their own time bounds (the tools' caps), so the step timeout is not theirs.
     if error is None and elapsed > settings.timeout_us and not step.own_time_bound:
@@ -418,7 +413,22 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext, *, last: b
             _look_after(step, ctx, settings, context, details, failed=error is not None, signed=signed)
         except StepOverrun as overrun:
             error = error or _overrun(step, settings.timeout_us, overrun)
+        except ActionError as unread:
+            # The screen could not be read after the step: a step that went well fails for it (its effect is
+            # unseen); a failed one keeps its own error, and says its screen is missing.
+            details["screen_unread"] = unread.message
+            error = error or _failed(step, unread)
     return StepResult(step.index, step.id, step.command, held(error is None), us_to_ms(elapsed), details, error)
+
+
+def _failed(step: Step, failure: ActionError) -> ErrorInfo:
+    """Return the error of a step that failed with `failure`."""
+    return ErrorInfo(
+        code=str(ErrorCode.ACTION_ERROR),
+        message=f"Step '{step.id}' ({step.command}) failed: {failure.message}",
+        likely_cause=failure.likely_cause,
+        next_step=failure.next_step,
+    )
 
 
 def _on_demand(settings: RunSettings, context: RunContext) -> bool:

@@ -14,6 +14,9 @@ Each step runs as the run's `Host` runs it; the walk decides what runs, how ofte
 - A step whose arguments hold a script's value (`${output.user}`) fills them in as it starts, and a repeat its
   `times` (`visor.engine.filling`): what was filled in is in `details.filled` (`details.count`).
 
+- A step or block with a `context` (a hybrid app's web view) runs in it: switched to by an entry of its own
+  before it (`NAME:context`) and back by another after it (`NAME:context-end`), whatever failed inside.
+
 Every decision is in the step results, so it is signed: two runs that took different branches differ.
 """
 
@@ -29,6 +32,7 @@ from visor.engine.filling import Filled, Filler, Unfilled, unfilled_error
 from visor.engine.results import StepResult, Verdict
 from visor.errors import ErrorCode, ErrorInfo
 from visor.scenario.blocks import Condition
+from visor.scenario.commands import SwitchContextArgs
 from visor.scenario.scenario import Block, Node, Step
 from visor.scripting.sandbox import ScriptError, truthy
 from visor.ui.query import QueryError
@@ -129,13 +133,17 @@ class Walk:
     def _skipped(self, name: str, command: str, details: dict[str, object]) -> StepResult:
         return StepResult(len(self.results), name, command, Verdict.SKIPPED, 0, details)
 
+    def _stopped(self) -> bool:
+        """Say whether what is left is skipped: a step failed, with `stopOnFailure` (the teardown runs all the same)."""
+        return self.failed and self.host.stop_on_failure and not self.tearing_down
+
     def _gate(self, name: str, command: str, when: Condition | None) -> StepResult | dict[str, object] | None:
         """Return the entry of a step or block that does not run, else its `when`'s decision (None: it has none).
 
         It does not run after a failure with `stopOnFailure`, when its `when` does not hold, or when the `when`
         cannot be decided (then the entry is a failure saying why).
         """
-        if self.failed and self.host.stop_on_failure and not self.tearing_down:
+        if self._stopped():
             return self._skipped(name, command, {"reason": "an earlier step failed"})
         if when is None:
             return None
@@ -145,6 +153,42 @@ class Walk:
         return self._skipped(name, command, {"when": decided})
 
     def _step(self, step: Step, suffix: str) -> Iterator[Event]:
+        if step.context is None or self._stopped():
+            yield from self._step_here(step, suffix)
+        else:
+            yield from self._within(step.context, step.id + suffix, step.optional, self._step_here(step, suffix))
+
+    def _block(self, block: Block, suffix: str) -> Iterator[Event]:
+        if block.context is None or self._stopped():
+            yield from self._block_here(block, suffix)
+        else:
+            yield from self._within(block.context, block.id + suffix, block.optional, self._block_here(block, suffix))
+
+    def _within(self, context: str, name: str, optional: bool, inner: Iterator[Event]) -> Iterator[Event]:
+        """Walk `inner` in a hybrid app's `context`: switched to first, and back after, whatever happened inside.
+
+        Each switch is an entry of its own (`NAME:context`, `NAME:context-end`), a `switch_context` step as a
+        scenario would write it; an optional step's or block's switch is optional too. A switch that fails
+        leaves `inner` unwalked.
+        """
+        entered = yield from self._switch(f"{name}:context", context, optional)
+        if entered is None:
+            return
+        yield from inner
+        yield from self._switch(f"{name}:context-end", entered, optional)
+
+    def _switch(self, name: str, context: str, optional: bool) -> Generator[Event, None, str | None]:
+        """Run a context switch as a step; return the context it left (None: it failed)."""
+        step = Step(len(self.results), name, SwitchContextArgs.command, SwitchContextArgs(to=context), optional)
+        yield StepStarted(step, self.host.at())
+        result = self.host.run_step(step, last=False)
+        left = result.details.get("left") if result.status is Verdict.PASSED else None
+        if result.status is Verdict.FAILED and optional and result.error is not None:
+            result = replace(result, status=Verdict.SKIPPED, error=None, details={**result.details, **_missed(result)})
+        yield from self._report(result)
+        return str(left) if left is not None else None
+
+    def _step_here(self, step: Step, suffix: str) -> Iterator[Event]:
         name = step.id + suffix
         decided = self._gate(name, step.command, step.when)
         if isinstance(decided, StepResult):
@@ -167,7 +211,7 @@ class Walk:
             result = replace(result, details={**result.details, **extra})
         yield from self._report(result)
 
-    def _block(self, block: Block, suffix: str) -> Iterator[Event]:
+    def _block_here(self, block: Block, suffix: str) -> Iterator[Event]:
         name = block.id + suffix
         kind = "repeat" if block.repeat is not None else "retry" if block.retries else "block"
         decided = self._gate(name, kind, block.when)

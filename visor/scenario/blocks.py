@@ -145,6 +145,11 @@ class BlockHead(InputModel):
     repeat: RepeatArgs | None = Field(None, description="Run the block this often.")
     retry: RetryArgs | None = Field(None, description="Run the block again from its first step when one fails.")
     optional: bool = Field(False, description="A failure inside is reported as a miss, and does not fail the run.")
+    context: NonEmptyStr | None = Field(
+        None,
+        description="Run it in this context of a hybrid app: webview (its web view, driven as a web page), "
+        "native, or a context's exact name; switched to as it begins and back as it ends.",
+    )
 
     @model_validator(mode="after")
     def _one_way(self) -> BlockHead:

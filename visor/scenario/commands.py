@@ -517,6 +517,17 @@ class PressArgs(Args):
         return [f"press args.key: {platform} has no {name} key ({reason})"] if reason else []
 
 
+class SwitchContextArgs(Args):
+    """Switch to a hybrid app's web view, or back to its native screen (waiting for the web view to be there)."""
+
+    command = "switch_context"
+
+    to: NonEmptyStr = Field(
+        description="webview (the app's own web view, else the first one), native, or a context's exact name "
+        "(WEBVIEW_com.example.shop)."
+    )
+
+
 #: How long `long_tap` holds when `duration_ms` does not say: past Android's and iOS's long-press timeouts (0.5 s).
 LONG_TAP_MS = 1000
 

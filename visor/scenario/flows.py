@@ -70,7 +70,7 @@ def _nodes(nodes: tuple[Node, ...], prefix: str, state: _Expanding) -> tuple[Nod
             flow = _flow(node, node.args, state)
             if flow is not None:
                 inner = _with_parameters(_nodes(flow.nodes, f"{prefix}{node.id}/", state), flow.parameters)
-                out.append(Block(prefix + node.id, inner, when=node.when, optional=node.optional))
+                out.append(Block(prefix + node.id, inner, node.when, optional=node.optional, context=node.context))
         else:
             out.append(replace(node, id=prefix + node.id))
     return tuple(out)

@@ -98,6 +98,11 @@ class StepHead(InputModel):
     args: dict[str, Any] = Field(description="The command's arguments.")
     optional: bool = Field(False, description="A miss is reported, and does not fail the run.")
     when: WhenArgs | None = Field(None, description="Run the step only when this holds.")
+    context: NonEmptyStr | None = Field(
+        None,
+        description="Run it in this context of a hybrid app: webview (its web view, driven as a web page), "
+        "native, or a context's exact name; switched to as it begins and back as it ends.",
+    )
 
 
 class ScenarioDocument(InputModel):

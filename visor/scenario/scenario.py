@@ -85,6 +85,8 @@ class Step:
     template: Template | None = None
     #: Where it is in its file (`("steps", 2, "steps", 0)`), for what is said about it after validation.
     path: Path = ()
+    #: The context of a hybrid app it runs in (`webview`, `native`, a context's name; None: the one it is in).
+    context: str | None = None
 
     @property
     def own_time_bound(self) -> bool:
@@ -111,6 +113,8 @@ class Block:
     retries: int = 0
     #: A failure inside it is reported as a miss (its steps `skipped`), and the run goes on unfailed.
     optional: bool = False
+    #: The context of a hybrid app it runs in (`webview`, `native`, a context's name; None: the one it is in).
+    context: str | None = None
 
     def leaves(self) -> tuple[Step, ...]:
         """Return the block's steps, those of inner blocks included, in document order."""

@@ -197,7 +197,8 @@ def _check_block(raw: dict[str, object], path: Path, depth: int, found: _Found) 
         return None
     when = Condition.of(head.when) if head.when is not None else None
     repeat = Repeat.of(head.repeat, count) if head.repeat is not None else None
-    return Block(head.id, body, when, repeat, head.retry.times if head.retry is not None else 0, head.optional)
+    retries = head.retry.times if head.retry is not None else 0
+    return Block(head.id, body, when, repeat, retries, head.optional, head.context)
 
 
 def _count(raw: dict[str, object], path: Path, templates: set[Path]) -> tuple[str | None, dict[str, object]]:
@@ -231,7 +232,7 @@ def _check_step(raw: dict[str, object], path: Path, found: _Found) -> Step | Non
     if head is None or parsed is None:
         return None
     when = Condition.of(head.when) if head.when is not None else None
-    step = Step(len(leaves), head.id, head.command, parsed, head.optional, when, template, path)
+    step = Step(len(leaves), head.id, head.command, parsed, head.optional, when, template, path, head.context)
     leaves.append(step)
     return step
 

@@ -209,6 +209,8 @@ class EngineDetails(TypedDict, total=False):
     """
 
     screen: str
+    #: Why the screen could not be read after the step (then it has no `screen`).
+    screen_unread: str
     recovery: Volatile[Recovery]
     evidence: Evidence[KeptScreen]
     reason: str

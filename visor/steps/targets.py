@@ -94,9 +94,10 @@ def point_hit(ctx: ActionContext, spot: tuple[float, float, bool]) -> tuple[Poin
 
 
 def match_all(observation: Observation, selector: Selector, platform: str) -> list[Node]:
-    """Return every node the selector matches on this observation."""
+    """Return every node the selector matches on this observation (a web view's page is on the web's platform)."""
     xml = observation.xml if selector.kind is SelectorKind.XPATH else None
-    return find(observation.tree, selector, platform=platform, xml=xml, css=observation.css)
+    on = "web" if observation.tree.platform == "web" else platform
+    return find(observation.tree, selector, platform=on, xml=xml, css=observation.css)
 
 
 def locate(ctx: ActionContext, selector_text: str, *, budget_us: int | None = None, touch: bool = False) -> Target:

@@ -184,6 +184,28 @@ def test_a_page_nondeterministic_on_purpose_is_caught_at_its_step(
     assert bench.data["divergence"]["id"] == "roll"  # the tap after which the page shows another number
 
 
+def test_a_web_views_steps_run_on_a_browsers_page_whose_one_context_it_is(
+    cli_runner: Cli, appium_server: AppiumServer, web_site: str, tmp_path: Path
+) -> None:
+    need_browser()
+    path = tmp_path / "hybrid.yaml"
+    path.write_text(
+        "meta: {name: hybrid, version: '1', platform: web}\nconfig: {seed: 1}\nenv: {SITE: x}\nsteps:\n"
+        "  - {id: open, command: navigate, args: {to: '${SITE}index.html'}}\n"
+        "  - id: page\n    context: webview\n    steps:\n"
+        "      - {id: name, command: act, args: {name: type, target: 'css=#name', value: Ada}}\n"
+        "      - {id: remember, command: tap, args: {target: 'css=#remember'}}\n"
+        "  - {id: native, command: switch_context, args: {to: native}}\n"
+    )
+    done = _cli(cli_runner, appium_server, web_site, "run", str(path), "--output", str(tmp_path / "run"))
+    steps = {step["id"]: step for step in done.data["run"]["steps"]}
+    assert [step["status"] for step in done.data["run"]["steps"]] == ["ok"] * 6 + ["fail"]
+    assert steps["page:context"]["details"]["context"] == steps["page:context-end"]["details"]["context"] == "CHROMIUM"
+    assert steps["name"]["details"]["field"]["text"] == "Ada"
+    assert "a web page has no NATIVE_APP context" in steps["native"]["error"]["message"]
+    assert done.exit_code == ExitCode.RUN_FAILED and appium_server.sessions() == []
+
+
 def test_a_phones_own_commands_are_refused_on_a_page_before_anything_is_sent_and_the_location_is_set(
     web_device: Open, web_site: str, appium_server: AppiumServer
 ) -> None:

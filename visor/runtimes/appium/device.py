@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from visor.device import contexts
 from visor.device.apps import LaunchOptions, PermissionChoice
 from visor.device.data import DeviceData
 from visor.device.protocol import (
@@ -64,6 +65,8 @@ CAPABILITIES = Capabilities(expensive_sessions=True, element_handles=True, soft_
 WEB_CAPABILITIES = Capabilities(expensive_sessions=False)
 #: The emulated phone's screen in CSS pixels: the web platform's screen (a mobile page's viewport is as large).
 _VIEWPORT = "return {width: screen.width, height: screen.height}"
+#: The one context of a browser's session, as Appium names a Chrome browser's.
+_BROWSER = "CHROMIUM"
 #: The attribute naming an element's class, by platform (UiAutomator2's `class`, XCUITest's `type`).
 _CLASS_ATTRIBUTE = {"android": "class", "ios": "type"}
 _T = TypeVar("_T")
@@ -96,6 +99,8 @@ class AppiumDevice:
         self._package = settings.app_id or ""
         #: The web page as last read: its elements' CSS paths find them again.
         self._page: web.WebPage | None = None
+        #: The context input goes to (`contexts.NATIVE`, or a web view's: then the screen is its page).
+        self._context = contexts.NATIVE
         self.sessions = 0
         self._start()
 
@@ -137,6 +142,8 @@ class AppiumDevice:
             raise
         self._driver = driver
         self.sessions += 1
+        self._context = _BROWSER if platform == "web" else contexts.NATIVE
+        self._page = None
         name = str(returned.get("deviceName") or returned.get("appium:deviceName") or settings.device or "appium")
         self._package = self._package or str(returned.get("appPackage") or returned.get("appium:appPackage") or "")
         self._info = DeviceInfo(
@@ -173,12 +180,24 @@ class AppiumDevice:
             with self._mapped(operation):
                 return action(self.driver)
         except SessionLost as lost:
+            inside = self._context
             self._quit()
             self._start()
+            again = self._reentered(inside)
             raise SessionRestarted(
-                f"the Appium session was lost while trying to {operation} and was recreated ({lost})",
+                f"the Appium session was lost while trying to {operation} and was recreated ({lost}){again}",
                 next_step="If this repeats, raise appium:newCommandTimeout or check the device's connection.",
             ) from lost
+
+    def _reentered(self, context: str) -> str:
+        """Switch a recreated session back into the web view the lost one was in; return what to add to the news."""
+        if context == self._context:
+            return ""
+        with contextlib.suppress(ActionError):  # the web view may not be back yet: the step then says so
+            with self._mapped(f"switch back to {context}"):
+                self._enter(context)
+            return f"; back in {context}"
+        return f"; its web view {context} is not back, so it is on the native screen"
 
     @property
     def driver(self) -> WebDriver:
@@ -196,15 +215,23 @@ class AppiumDevice:
 
     @property
     def info(self) -> DeviceInfo:
-        """Describe the device (read once, when the session started)."""
+        """Describe the device (read when the session started; in a web view, its screen is the page's)."""
         assert self._info is not None
+        page = self._page
+        if page is not None and self._context != contexts.NATIVE and self._info.platform != "web":
+            return replace(self._info, size=page.tree.size, native_actions=native.native_actions("web"))
         return self._info
+
+    @property
+    def _on_page(self) -> bool:
+        """Say whether the screen is a web page: the web platform's, or a hybrid app's web view."""
+        return self._context != contexts.NATIVE
 
     def observe(self) -> Observation:
         """Read the page source and parse it (a web page: its tree, from the live DOM in one script call)."""
-        if self.info.platform == "web":
+        if self._on_page:
             script, settle = web.tree_script(), (web.MAX_ELEMENTS, web.QUIET_MS, web.SETTLE_MS)
-            reply = self._call("read the page", lambda d: d.execute_async_script(script, *settle))
+            reply = self._read_page(script, settle)
             page = self._page = web.read_page(reply)
             quiet = page.quiet_ms * 1000
             return Observation(page.tree, quiet_us=quiet, css=lambda selector: self._css(page, selector))
@@ -215,6 +242,21 @@ class AppiumDevice:
             raise ActionError(str(exc), likely_cause="The driver returned a page source visor cannot read.") from exc
         self._package = tree.package or self._package
         return Observation(tree, xml)
+
+    def _read_page(self, script: str, settle: tuple[int, ...]) -> object:
+        """Run the tree script in the page; a web view's driver that runs no script says which web view it is."""
+        try:
+            return self._call("read the page", lambda d: d.execute_async_script(script, *settle))
+        except UnsupportedInput as exc:
+            if self.info.platform == "web":
+                raise
+            raise UnsupportedInput(
+                f"the web view {self._context} cannot be read: its driver runs no script in it ({exc.message})",
+                likely_cause="The driver does not drive web views (a web view is read by its page's DOM, through "
+                "the driver's chromedriver or Safari's web inspector).",
+                next_step="Run on UiAutomator2 or XCUITest, whose web views run scripts; on another driver keep "
+                "the steps in the native context.",
+            ) from exc
 
     def _css(self, page: web.WebPage, selector: str) -> list[Node]:
         """Return the nodes of `page` a css= selector matches, as the browser's querySelectorAll finds them."""
@@ -236,9 +278,7 @@ class AppiumDevice:
         Raises:
             UnsupportedInput: the selector has no driver locator (it needs the tree), or the driver lacks it.
         """
-        found = (
-            selector_locator(self.info.platform, kind, value, self._package) if self.info.platform != "web" else None
-        )
+        found = selector_locator(self.info.platform, kind, value, self._package) if not self._on_page else None
         if found is None:
             raise UnsupportedInput(f"{kind}= needs the screen's tree")
         strategy, expression = found
@@ -294,8 +334,9 @@ class AppiumDevice:
             InputRejected: the driver refused the expression.
         """
         strategy = NATIVE_STRATEGIES.get(self.info.platform, {}).get(kind)
-        if strategy is None:
-            raise UnsupportedInput(f"{kind}= is not resolved natively on {self.info.platform}")
+        if strategy is None or self._on_page:
+            where = f"in the web view {self._context}" if self._on_page else f"on {self.info.platform}"
+            raise UnsupportedInput(f"{kind}= is not resolved natively {where}")
         elements = self._find_all(strategy, expression)
         platform = self.info.platform
         attribute = _CLASS_ATTRIBUTE.get(platform, "class")
@@ -317,7 +358,7 @@ class AppiumDevice:
         """Move one to five fingers along their paths, in one W3C actions request."""
         if not 1 <= len(fingers) <= 5 or any(not path for path in fingers):
             raise InputRejected("a gesture needs one to five fingers, each with at least one point")
-        if self.info.platform == "web":
+        if self._on_page:
             fingers = [_held_at_the_end(path) for path in fingers]
         payload = {"actions": [_finger(f"finger{index + 1}", path) for index, path in enumerate(fingers)]}
         self._call("perform pointer actions", lambda d: d.execute("actions", payload))
@@ -338,7 +379,7 @@ class AppiumDevice:
         element = self._typed
         if element is None:
             return None
-        web_page = self.info.platform == "web"
+        web_page = self._on_page
         try:
             return str(self._call("read the typed field's text", lambda d: _field_text(element, web_page)) or "")
         except InputRejected:  # gone: typing submitted the form, or the screen changed
@@ -351,8 +392,8 @@ class AppiumDevice:
             UnsupportedInput: the platform has no command for the action (nothing was sent).
             InputRejected: a wrong argument or element (nothing was sent), or the element is gone or refuses.
         """
-        platform = self.info.platform
-        if action.name not in self.info.native_actions:
+        platform = "web" if self._on_page else self.info.platform
+        if action.name not in native.native_actions(platform):
             raise native.unsupported(platform, action.name)
         native.check(platform, action, node)
 
@@ -369,7 +410,7 @@ class AppiumDevice:
         On a web page, by the CSS path the last read wrote for it.
         """
         platform = self.info.platform
-        if platform == "web":
+        if self._on_page:
             return self._page_element(driver, node)
         found: list[WebElement] = []
         for by, value in dict.fromkeys((locator(platform, node), exact_locator(platform, node))):
@@ -431,10 +472,56 @@ class AppiumDevice:
             return
         self._call("hide the keyboard", lambda d: d.hide_keyboard())
 
+    # -- contexts -------------------------------------------------------------------------------------------------
+
+    def contexts(self) -> tuple[str, ...]:
+        """Return the session's contexts (a browser's one page is `CHROMIUM`)."""
+        if self.info.platform == "web":
+            return (_BROWSER,)
+        listed = self._call("list the contexts", lambda d: d.contexts)
+        return tuple(str(name) for name in listed) if isinstance(listed, list) else ()
+
+    def current_context(self) -> str:
+        """Return the context the driver says input goes to."""
+        if self.info.platform == "web":
+            return _BROWSER
+        return str(self._call("read the current context", lambda d: d.current_context) or "")
+
+    def switch_context(self, name: str) -> None:
+        """Switch input and reading to `name`: a web view is then read and driven as a web page.
+
+        Raises:
+            UnsupportedInput: a browser's page has no other context (nothing was sent).
+            InputRejected: the driver did not switch (the context is gone, its debugger unreachable).
+        """
+        if self.info.platform == "web":
+            if name != _BROWSER:
+                raise UnsupportedInput(
+                    f"a web page has no {name} context: the browser's page is its only one ({_BROWSER})",
+                    next_step="Run the scenario on the hybrid app (--platform android or ios) to reach its "
+                    "native screen.",
+                )
+            return
+        self._call(f"switch to the context {name}", lambda d: self._enter(name))
+
+    def _enter(self, name: str) -> None:
+        """Switch the driver to `name` and check it did; what was found in the other context is forgotten."""
+        driver = self.driver
+        driver.switch_to.context(name)
+        now = str(driver.current_context or "")
+        self._context, self._page, self._typed, self._handles = now or name, None, None, {}
+        if now != name:
+            raise InputRejected(
+                f"the driver was asked to switch to {name} but is in {now or 'no context'}",
+                likely_cause="The web view went away as it was switched to, or the driver mapped it to another.",
+                next_step="Check the app shows its web view, and that its debugging is on (Android: "
+                "WebView.setWebContentsDebuggingEnabled; iOS: isInspectable).",
+            )
+
     def open_url(self, url: str) -> None:
         """Open a deep link in the app under test (or let the system choose the app)."""
         app = self.settings.app_id
-        if self.info.platform == "web":
+        if self._on_page:
             self._open_page(url)
         elif app:
             name = "bundleId" if self.info.platform == "ios" else "package"

@@ -9,6 +9,8 @@ new command is its argument model (`visor.scenario.commands`) and a module here,
 - `act`: `act`: its helpers. Text typed (and checked to have arrived), a key pressed, the app reset, a drag, a
   slider
 - `capture`: `screenshot` and `source`: the screen saved as an artifact (and copied into the project when asked)
+- `contexts`: `switch_context`: into a hybrid app's web view, or back to its native screen; waited for, checked,
+  said
 - `device_settings`: `set_orientation`, `set_permissions`, `clear_keychain`, `set_airplane_mode`, `set_location`:
   settings, read back
 - `flow`: `run_flow`: another scenario's steps, put in as the scenario loads (this fails one never loaded)
