@@ -5,6 +5,8 @@
 - `capability_check`: Warnings for `config.capabilities` keys that look misspelt, before a session request fails on
   them
 - `commands`: Step commands and their argument models: the one place a command's arguments are defined
+- `contexts`: What a scenario's context names mean: `webview`, `native`, or a context's exact name, as a driver lists
+  them
 - `discovery`: Find scenario files from what the user typed (files, directories, globs, `-`) and validate them all
 - `families`: Command families: scenario commands a feature names, checks and describes itself (the agent tools)
 - `fields`: Field types shared by the input models, and the custom errors they raise

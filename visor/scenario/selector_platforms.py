@@ -18,12 +18,12 @@ from typing import cast, get_args, get_origin
 
 from pydantic import BaseModel
 
-from visor.device.contexts import names_web
 from visor.inputs.document import Path
 from visor.inputs.issues import Issue, IssueCode, error
 from visor.scenario.assertions import assertion_model
 from visor.scenario.blocks import is_block, step_items
 from visor.scenario.commands import COMMANDS
+from visor.scenario.contexts import names_web
 from visor.scenario.fields import Owner, SelectorStr
 from visor.scenario.models import Config
 from visor.selectors.parse import PLATFORM_HINT, PLATFORM_NAMES, SelectorSyntaxError, parse_selector

@@ -16,7 +16,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from visor.device import contexts
 from visor.device.apps import LaunchOptions, PermissionChoice
 from visor.device.data import DeviceData
 from visor.device.protocol import (
@@ -42,6 +41,7 @@ from visor.runtimes.appium.capabilities import AppiumSettings, build_capabilitie
 from visor.runtimes.appium.described import described, find_described, settings_for
 from visor.runtimes.appium.error_mapping import START, SessionLost, client_missing, mapped
 from visor.runtimes.appium.locators import NATIVE_STRATEGIES, exact_locator, locator, selector_locator
+from visor.scenario import contexts
 from visor.ui.geometry import Point, Rect, Size
 from visor.ui.source import PageSourceError, parse_xml
 from visor.ui.tree import Node

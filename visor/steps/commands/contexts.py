@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from visor.device.contexts import NATIVE, NATIVE_WORD, choose, names_web
 from visor.scenario.commands import SwitchContextArgs
+from visor.scenario.contexts import NATIVE, NATIVE_WORD, choose, names_web
 from visor.steps.context import ActionContext, StepFailure
 from visor.steps.details import Volatile
 from visor.steps.entry import Entries, entry

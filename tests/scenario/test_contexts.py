@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from visor.device.contexts import NATIVE, choose, is_web, names_web
+from visor.scenario.contexts import NATIVE, choose, is_web, names_web
 
 ANDROID = ("NATIVE_APP", "WEBVIEW_chrome", "WEBVIEW_com.example.shop")
 
