@@ -86,6 +86,10 @@ def test_the_elements_errors_say_what_to_do() -> None:
         "A session is either terminated or not started",
         "session is either terminated or not started",
         "invalid session id; unknown command",
+        # chromedriver gone: refusing connections, hanging up, or dying while it answered
+        "Could not proxy command to the remote server. Original error: connect ECONNREFUSED 127.0.0.1:9515",
+        "Could not proxy command to the remote server. Original error: socket hang up",
+        "Could not proxy command to the remote server. Original error: read ECONNRESET",
     ],
 )
 def test_a_lost_session_told_only_by_the_message(text: str) -> None:

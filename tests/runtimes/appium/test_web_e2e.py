@@ -162,6 +162,7 @@ def test_the_pantry_scenario_passes_and_benchmarks_at_100_over_twenty_runs(
 ) -> None:
     done, steps = _passes_and_benchmarks_at_100(cli_runner, appium_server, web_site, tmp_path, "pantry.yaml")
     assert set(steps["password"]["details"]["field"]["text"]) == {"•"}  # masked in the envelope
+    assert steps["page"]["details"]["context"] == steps["drawer:context"]["details"]["context"] == "CHROMIUM"
     assert "lovelace" not in json.dumps(done.envelope)
     assert appium_server.sessions() == []  # every run ended its session
 

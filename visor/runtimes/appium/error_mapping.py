@@ -36,6 +36,8 @@ _LOST = (
     # the server cannot reach it, and the session is as good as lost.
     "could not proxy command to the remote server. original error: connect econnrefused",
     "could not proxy command to the remote server. original error: socket hang up",
+    # ... or dies while answering: its connection is reset under the request.
+    "could not proxy command to the remote server. original error: read econnreset",
 )
 _UNSUPPORTED = ("not yet been implemented", "unsupported execute method", "unknown command", "unknown method")
 
