@@ -15,6 +15,9 @@ modal: while one shows, it takes every touch that nothing in front of it takes, 
 elements is a view with content, such as a panel: UIKit's hit test stops at the front-most view under a touch,
 so it takes the touches on its background instead of passing them to what lies behind it.
 
+Where the screen's own engine answers where a touch lands (a browser's hit test: `UiTree.touches`), its answer
+is the one, whatever the page order.
+
 Actions aim with `aim` before they send anything, so a tap that would land on a dialog, a floating button or
 a panel over its target is refused and says what is in the way, instead of reporting ok.
 """
@@ -36,6 +39,8 @@ class Aim:
     covered_by: Located | None
 
 
+#: A point the engine was not asked about ahead (`UiTree.touches`).
+_UNASKED: Final = -2
 #: XCUITest types of modal views: nothing behind one takes a touch, wherever on the screen it lands.
 IOS_MODAL: Final = frozenset({"XCUIElementTypeAlert", "XCUIElementTypeSheet"})
 _IOS_CONTAINER = "XCUIElementTypeOther"
@@ -54,7 +59,18 @@ def takes_touches(node: Node) -> bool:
 
 
 def topmost(tree: UiTree, point: Point) -> Located | None:
-    """Return the element a touch at `point` reaches, if any element there takes touches."""
+    """Return the element a touch at `point` reaches, if any element there takes touches.
+
+    Where the screen's engine answers (a browser's hit test, `UiTree.touches`), its answer is the one: the
+    element it paints topmost there, whatever the page order (a banner placed first in the page but painted
+    above by its `z-index` covers what comes later).
+    """
+    if tree.touches is not None and tree.screen.contains(point):
+        answered = tree.touches.get((point.x, point.y), _UNASKED)
+        if answered is _UNASKED and tree.touch_at is not None:
+            answered = tree.touch_at(point)
+        if answered is not _UNASKED:
+            return tree.flat[answered] if isinstance(answered, int) and 0 <= answered < len(tree.flat) else None
     for item in reversed(tree.flat):
         if item.node.displayed and item.node.class_name in IOS_MODAL:
             return item  # nothing in front of the alert took the touch, and nothing behind it gets it

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-from visor.ui.geometry import Rect, Size
+from visor.ui.geometry import Point, Rect, Size
 
 _NOT_EDITABLE = frozenset({"TextView", "CheckedTextView"})
 
@@ -105,6 +105,11 @@ class UiTree:
     rotation: int = 0
     #: `android` or `ios`: which page source the tree reads as (UiAutomator2's or XCUITest's).
     platform: str = "android"
+    #: Where a touch lands, as the screen's own engine answered as it was read (a browser's hit test): a point
+    #: to the page-order index of the element there (None: nothing on the page). None: the tree is the answer.
+    touches: Mapping[tuple[int, int], int | None] | None = field(default=None, repr=False, compare=False)
+    #: Asks the engine where a touch at a point it did not answer ahead lands (as `touches` says it).
+    touch_at: Callable[[Point], int | None] | None = field(default=None, repr=False, compare=False)
     flat: tuple[Located, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -26,6 +26,8 @@ from visor.runtimes.appium.web import (
     tree_script,
     web_capabilities,
 )
+from visor.ui.geometry import Point, Rect
+from visor.ui.hit import reaches, topmost
 from visor.ui.query import QueryError
 
 
@@ -213,3 +215,32 @@ def test_a_web_pages_fingerprint_counts_what_shows_or_does_something_not_its_wra
 
     assert fingerprint(page(5)) == fingerprint(page(6))  # an icon a pixel lower: the same screen
     assert fingerprint(page(5)) != fingerprint(page(5, "Stop"))
+
+
+def test_where_a_touch_lands_is_the_browsers_answer_and_else_asked_at_the_point() -> None:
+    body = "html > body:nth-child(2)"
+    banner = {"c": "android.view.View", "b": [0, 400, 412, 915], "p": f"{body} > div:nth-child(1)", "cl": False}
+    button = {"c": "android.widget.Button", "b": [16, 500, 148, 550], "p": f"{body} > button:nth-child(2)",
+              "cl": True}  # fmt: skip
+    root = {
+        "c": "android.view.View",
+        "b": [0, 0, 412, 915],
+        "p": "html",
+        "kids": [{"c": "android.view.View", "b": [0, 0, 412, 915], "p": body, "kids": [banner, button]}],
+    }
+    hits = {"82,525": banner["p"], "10,10": None, "20,20": f"{button['p']} > span:nth-child(1)"}  # a span not read
+    asked: list[Point] = []
+
+    def ask(point: Point) -> object:
+        asked.append(point)
+        return f"{body} > div:nth-child(1) > p:nth-child(3)"  # inside the banner
+
+    tree = read_page(_reply(root, hits=hits), ask).tree
+    flat = {item.node.bounds: item for item in tree.flat}
+    on_banner, on_button = flat[Rect(0, 400, 412, 915)], flat[Rect(16, 500, 148, 550)]
+    assert topmost(tree, Point(82, 525)) == on_banner  # painted above the button, though first in page order
+    assert topmost(tree, Point(10, 10)) is None and topmost(tree, Point(20, 20)) == on_button and asked == []
+    assert topmost(tree, Point(30, 530)) == on_banner and asked == [Point(30, 530)]  # not answered ahead: asked
+    assert topmost(tree, Point(30, 2000)) is None and len(asked) == 1  # off the screen: the tree's own answer
+    assert reaches(tree, Point(82, 525), on_button) == on_banner
+    assert topmost(read_page(_reply(root)).tree, Point(82, 525)) == on_button  # without the browser: page order

@@ -14,6 +14,7 @@ import os
 import signal
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from visor.runtimes.appium.web import processes_with
 from visor.selectors.parse import parse_selector
 from visor.steps.targets import match_all
 from visor.ui.geometry import Point
+from visor.ui.hit import aim, located, reaches
 from visor.ui.query import QueryError, find
 from visor.ui.tree import Node, UiTree
 
@@ -120,6 +122,47 @@ def test_the_browser_goes_back_and_an_element_gone_since_the_read_is_refused(web
         device.type_text("x", into=_one(old, "id=name"))
     device.press_key(Key.BACK)
     assert any(node.resource_id == "name" for node in device.observe().tree.nodes())
+
+
+def test_a_touch_is_judged_by_the_browsers_hit_test_so_a_banner_painted_above_covers(
+    web_device: Open, web_site: str
+) -> None:
+    device = web_device()
+    device.open_url(web_site + "banner.html")
+    tree = device.observe().tree
+    button, banner = (located(tree, _one(tree, selector)) for selector in ("id=subscribe", "id=banner"))
+    assert button is not None and banner is not None and banner.index < button.index  # first in page order
+    centre = button.node.bounds.center_within(tree.screen)
+    assert reaches(replace(tree, touches=None, touch_at=None), centre, button) is None  # page order alone: free
+    blocker = reaches(tree, centre, button)  # the browser paints the banner above it
+    assert blocker is not None and blocker.node.resource_id in ("banner", "")
+    assert aim(tree, button).point is None and aim(tree, button).covered_by is not None
+    accept = located(tree, _one(tree, "id=accept"))
+    assert accept is not None and aim(tree, accept).point is not None
+    device.tap(aim(tree, accept).point)  # type: ignore[arg-type]
+    after = device.observe().tree
+    button = located(after, _one(after, "id=subscribe"))
+    assert button is not None and aim(after, button).point is not None
+
+
+def test_a_tap_under_a_banner_waits_and_says_what_covers_it_and_lands_once_it_is_gone(
+    cli_runner: Cli, appium_server: AppiumServer, web_site: str, tmp_path: Path
+) -> None:
+    need_browser()
+    path = tmp_path / "banner.yaml"
+    path.write_text(
+        "meta: {name: banner, version: '1', platform: web}\nconfig: {seed: 1}\nenv: {SITE: x}\nsteps:\n"
+        "  - {id: open, command: navigate, args: {to: '${SITE}banner.html'}}\n"
+        "  - {id: early, command: tap, args: {target: 'text=Subscribe'}, optional: true}\n"
+        "  - {id: accept, command: tap, args: {target: 'text=Accept'}}\n"
+        "  - {id: subscribe, command: tap, args: {target: 'text=Subscribe'}}\n"
+        "  - {id: said, command: wait, args: {for: 'text=Subscribed', timeout: 3000}}\n"
+    )
+    done = _cli(cli_runner, appium_server, web_site, "run", str(path), "--timeout", "1500",
+                "--output", str(tmp_path / "run"))  # fmt: skip
+    assert done.exit_code == ExitCode.OK, json.dumps(done.envelope)[:3000]
+    early = done.data["run"]["steps"][1]
+    assert early["status"] == "skipped" and 'is covered by View "banner"' in early["details"]["missed"]
 
 
 def test_a_web_app_is_its_site(web_device: Open, web_site: str) -> None:

@@ -232,7 +232,7 @@ class AppiumDevice:
         if self._on_page:
             script, settle = web.tree_script(), (web.MAX_ELEMENTS, web.QUIET_MS, web.SETTLE_MS)
             reply = self._read_page(script, settle)
-            page = self._page = web.read_page(reply)
+            page = self._page = web.read_page(reply, self._hit_test)
             quiet = page.quiet_ms * 1000
             return Observation(page.tree, quiet_us=quiet, css=lambda selector: self._css(page, selector))
         xml = str(self._call("read the page source", lambda d: d.page_source))
@@ -257,6 +257,11 @@ class AppiumDevice:
                 next_step="Run on UiAutomator2 or XCUITest, whose web views run scripts; on another driver keep "
                 "the steps in the native context.",
             ) from exc
+
+    def _hit_test(self, point: Point) -> object:
+        """Ask the browser what it paints topmost at `point`: the CSS path of that element (None: none)."""
+        script = web.hit_script()
+        return self._call(f"hit-test {point.x},{point.y}", lambda d: d.execute_script(script, point.x, point.y))
 
     def _css(self, page: web.WebPage, selector: str) -> list[Node]:
         """Return the nodes of `page` a css= selector matches, as the browser's querySelectorAll finds them."""

@@ -27,7 +27,9 @@ box is what of it shows, cut by the ancestors that clip their overflow:
 
 An element is found again for typing by a CSS path of child positions the walk wrote beside it; a `css=`
 selector is evaluated by the browser (`querySelectorAll`) and its matches answered as those paths, so they map
-onto the tree just read.
+onto the tree just read. Where a touch lands is the browser's hit test (`elementFromPoint`: what it paints
+topmost, z-index and all), answered with the tree for each shown element's centres and asked at other points
+as they are needed (`web_hit.js`).
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ from urllib.parse import urlsplit
 
 from visor.device.protocol import InputRejected
 from visor.errors import InputError
-from visor.ui.geometry import Rect, Size
+from visor.ui.geometry import Point, Rect, Size
 from visor.ui.query import QueryError
 from visor.ui.tree import Node, RangeInfo, UiTree
 
@@ -97,6 +99,12 @@ class WebPage:
 def tree_script() -> str:
     """Return the script that reads the page (`web_tree.js`, shipped beside this module, with its paths')."""
     return _shipped("web_path.js") + _shipped("web_tree.js")
+
+
+@functools.cache
+def hit_script() -> str:
+    """Return the script that answers where a touch at a point lands, by the browser's hit test (`web_hit.js`)."""
+    return _shipped("web_path.js") + _shipped("web_hit.js")
 
 
 @functools.cache
@@ -257,8 +265,12 @@ def _first(which: Callable[[str], str | None], *names: str) -> str | None:
     return next((found for name in names if (found := which(name))), None)
 
 
-def read_page(reply: object) -> WebPage:
-    """Read the tree script's reply into a page.
+#: What the browser's hit test answers for: a point, to the CSS path of the element painted topmost there.
+Ask = Callable[[Point], object]
+
+
+def read_page(reply: object, ask: Ask | None = None) -> WebPage:
+    """Read the tree script's reply into a page; `ask` asks the browser's hit test at a point it did not answer.
 
     Raises:
         InputRejected: the reply is not the script's (no JSON object with a root, or past `MAX_REPLY_CHARS`).
@@ -281,10 +293,40 @@ def read_page(reply: object) -> WebPage:
     root = _node(data["root"], paths, 0)
     size = Size(max(1, _int(data.get("width"))), max(1, _int(data.get("height"))))
     unread = max(0, _int(data.get("total")) - _int(data.get("read")))
-    tree = UiTree(size, (root,), platform="web")
+    by_path = {path: index for index, path in reversed(list(enumerate(paths))) if path}
+    touches = _touches(data.get("hits"), by_path)
+    touch_at = (lambda point: _read_at(by_path, ask(point))) if ask is not None else None
+    tree = UiTree(size, (root,), platform="web", touches=touches, touch_at=touch_at)
     url, ready = str(data.get("url") or ""), str(data.get("ready") or "")
     settled = data.get("settled") is not False
     return WebPage(tree, tuple(paths), url, ready, unread, settled, _int(data.get("quiet")) if settled else 0)
+
+
+#: The page itself (its document and body), where a touch lands on nothing on it.
+_PAGE = re.compile(r"html( > body:nth-child\(\d+\))?")
+
+
+def _touches(raw: object, by_path: Mapping[str, int]) -> dict[tuple[int, int], int | None]:
+    """Read the tree script's hit tests: a point ("x,y") to the element read there (None: the page itself)."""
+    touches: dict[tuple[int, int], int | None] = {}
+    for key, path in raw.items() if isinstance(raw, dict) else ():
+        x, _, y = str(key).partition(",")
+        if x.isdigit() and y.isdigit():
+            touches[int(x), int(y)] = _read_at(by_path, path)
+    return touches
+
+
+def _read_at(by_path: Mapping[str, int], path: object) -> int | None:
+    """Return the page-order index of the element a hit test answered (its nearest ancestor read; None: none)."""
+    if not isinstance(path, str):
+        return None
+    while not _PAGE.fullmatch(path):
+        if path in by_path:
+            return by_path[path]
+        path, cut, _ = path.rpartition(" > ")
+        if not cut:
+            return None
+    return None
 
 
 def _node(raw: Mapping[str, object], paths: list[str], depth: int) -> Node:

@@ -1,7 +1,7 @@
 // The page as visor's tree, read in one asynchronous script call once the page has settled: each rendered
 // element with its box (CSS pixels of the viewport), texts, kind and state, and a CSS path that finds it again
 // (`visorPath`, web_path.js's, sent before this script). Returned as JSON text, capped, with how long the page
-// had been quiet. Arguments: the most elements to read (what is past it is counted, not read), how long the
+// had been quiet, and where a touch lands at the points visor aims at first. Arguments: the most elements to read (what is past it is counted, not read), how long the
 // page must have been quiet (ms), the longest to wait for that (ms), and WebDriver's callback.
 //
 // Settled is the page's own signals: the document loaded, no finite animation or transition running, and no
@@ -58,6 +58,8 @@ function read(limit, settled, waited, quietFor) {
     option: 1, combobox: 1 };
   var count = 0;
   var active = document.activeElement;
+  // The elements read, in page order (a node's index in visor's tree), and their nodes.
+  var order = [], nodes = [];
 
   function squash(text) { return (text || "").replace(/\s+/g, " ").trim(); }
 
@@ -173,6 +175,8 @@ function read(limit, settled, waited, quietFor) {
       p: visorPath(el),
       kids: []
     };
+    order.push(el);
+    nodes.push(node);
     if (type === "range") node.r = [Number(el.min || 0), Number(el.max || 100), Number(el.value)];
     if (field && typeof el.selectionStart === "number" && el.selectionStart !== el.selectionEnd) {
       node.sel = [el.selectionStart, el.selectionEnd];
@@ -188,10 +192,34 @@ function read(limit, settled, waited, quietFor) {
 
   var root = walk(document.documentElement, null, false);
   var total = document.getElementsByTagName("*").length;
+
+  // Where a touch lands, by the browser's own hit test (what it paints topmost at a point, z-index and all),
+  // at the points visor aims at first: each shown element's centre, and the centre of its part on the screen
+  // (as visor computes them from the rounded boxes). Answered as the path of the element read there, null
+  // for the page itself (nothing on it); at most MAX_HITS points (others are asked as they are needed).
+  var MAX_HITS = 4000, hits = {}, asked = 0, width = window.innerWidth, height = window.innerHeight;
+  var index = new Map();
+  order.forEach(function (el, i) { index.set(el, i); });
+  function ask(x, y) {
+    var key = x + "," + y;
+    if (x < 0 || y < 0 || x >= width || y >= height || key in hits || asked >= MAX_HITS) return;
+    asked++;
+    var el = document.elementFromPoint(x, y);
+    while (el && !index.has(el)) el = el.parentElement;
+    hits[key] = el && el !== document.documentElement && el !== document.body ? nodes[index.get(el)].p : null;
+  }
+  nodes.forEach(function (node) {
+    if (!node.v) return;
+    var b = node.b;
+    var left = Math.max(b[0], 0), top = Math.max(b[1], 0), right = Math.min(b[2], width);
+    var bottom = Math.min(b[3], height);
+    if (right > left && bottom > top) ask(Math.floor((left + right) / 2), Math.floor((top + bottom) / 2));
+    ask(Math.floor((b[0] + b[2]) / 2), Math.floor((b[1] + b[3]) / 2));
+  });
   return JSON.stringify({
     width: window.innerWidth, height: window.innerHeight, ratio: window.devicePixelRatio,
     url: location.href, title: document.title, ready: document.readyState, settled: settled, waited: waited,
     quiet: settled ? quietFor : 0,
-    root: root, read: count, total: total
+    root: root, read: count, total: total, hits: hits
   });
 }
