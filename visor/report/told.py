@@ -187,7 +187,12 @@ def _import(data: Mapping[str, object], _artifacts: Sequence[str]) -> Lines:
     left = count_in(totals.get("left_out", 0))
     lines = [f"converted {_plural(count_in(totals.get('flows', 0)), 'flow')}: {totals.get('valid', 0)} valid"
              + (f", {_plural(left, 'line')} left out (each listed in data.imported)" if left else "")]  # fmt: skip
-    written = [row.get("scenario") for row in list_in(data.get("imported")) if isinstance(row, Mapping)]
+    rows = [row for row in list_in(data.get("imported")) if isinstance(row, Mapping)]
+    needs = sorted({str(key) for row in rows for key in list_in(row.get("needs"))})
+    if needs:
+        lines.append(f"give when running: {' '.join(f'-e {key}=VALUE' for key in needs[:5])}"
+                     + (f" (and {len(needs) - 5} more: data.imported[].needs)" if len(needs) > 5 else ""))  # fmt: skip
+    written = [row.get("scenario") for row in rows]
     if written and written[0]:
         lines.append(f"`visor run {written[0]}` runs the first" if len(written) > 1 else f"`visor run {written[0]}`")
     return lines

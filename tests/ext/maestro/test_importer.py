@@ -241,6 +241,25 @@ def test_a_file_that_is_no_flow_is_an_error_row(cli_runner: Cli, tmp_path: Path)
     assert "is not a Maestro flow" in row["error"]["message"]
 
 
+def test_a_parameter_without_a_value_is_given_when_the_scenario_runs_as_maestro_takes_it(
+    cli_runner: Cli, tmp_path: Path
+) -> None:
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "flows" / "sign-in.yaml").write_text(
+        "appId: com.visor.demo\nenv:\n  HOST: demo\n---\n- launchApp\n- tapOn:\n    id: username\n"
+        "- inputText: ${USER}\n- openLink: ${HOST}://feed\n"
+    )
+    result = cli_runner.run("import", "maestro", "flows", "-o", "out")
+    assert result.exit_code == 0, result.stderr
+    (row,) = result.data["imported"]
+    assert row["valid"] is True and row["needs"] == ["USER"] and "issues" not in row
+    assert "give when running: -e USER=VALUE" in result.stderr
+    ran = cli_runner.run("run", "out/sign-in.yaml", "--runtime", "sim", "--env-file", "out/sign-in.env",
+                         "-e", "USER=ada", "--output", "run")  # fmt: skip
+    typed = next(step for step in ran.data["run"]["steps"] if step["id"] == "03-type")
+    assert typed["status"] == "ok", json.dumps(ran.envelope)[:2000]
+
+
 def test_what_maestro_says_more_converts_into_optional_steps_and_match(cli_runner: Cli, tmp_path: Path) -> None:
     # Before, each of the first four was left out; now visor's scenario language says them.
     (tmp_path / "flows").mkdir()

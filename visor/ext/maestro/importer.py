@@ -27,6 +27,7 @@ from visor.ext.maestro.workspace import CONFIG_NAMES, Workspace, ordered, projec
 from visor.files import UnsafePath, write_confined
 from visor.inputs.document import Document
 from visor.inputs.parameters import substitute
+from visor.inputs.templates import parameter_names
 from visor.jsontypes import JsonObject
 from visor.report.envelope import Outcome
 from visor.scenario.discovery import expand_paths
@@ -56,6 +57,8 @@ class _Row(TypedDict):
     app_id: NotRequired[str]
     valid: NotRequired[bool]
     issues: NotRequired[list[JsonObject]]
+    #: The parameters (`${KEY}`) the flow has no value for: given when it runs (`-e KEY=VALUE`), as Maestro's are.
+    needs: NotRequired[list[str]]
 
 
 class _WorkspaceReport(TypedDict):
@@ -288,12 +291,27 @@ def _write(
         row["renamed"] = renamed
     if flow.app_id:
         row["app_id"] = flow.app_id
-    document, unknown = substitute(Document(targets[0], "yaml", flow.scenario, {}), flow.env)
-    issues = [issue.to_dict() for issue in [*unknown, *validate_document(document).issues] if issue.is_error]
+    # A parameter without a value is no fault of the conversion: as with Maestro's `-e`, it is given at run time.
+    document, _ = substitute(Document(targets[0], "yaml", flow.scenario, {}), flow.env)
+    issues = [issue.to_dict() for issue in validate_document(document).issues if issue.is_error]
     row["valid"] = not issues
     if issues:
         row["issues"] = issues
+    needs = sorted(_parameters(flow.scenario) - set(flow.env))
+    if needs:
+        row["needs"] = needs
     return True
+
+
+def _parameters(value: object) -> set[str]:
+    """Return the parameters (`${KEY}`) a scenario's data names, anywhere in it."""
+    if isinstance(value, str):
+        return set(parameter_names(value)) if "$" in value else set()
+    if isinstance(value, dict):
+        return set().union(*(_parameters(item) for item in value.values()))
+    if isinstance(value, list):
+        return set().union(*(_parameters(item) for item in value))
+    return set()
 
 
 def _steps(items: Sequence[Mapping[str, object]]) -> int:
@@ -360,7 +378,8 @@ def _outcome(
     error = ErrorInfo(
         code="INPUT_ERROR",
         message=f"{len(invalid)} of {len(rows)} flows did not convert into a valid scenario{also}",
-        likely_cause="The file is no Maestro flow, an include cannot be read, or a parameter has no value.",
-        next_step="See data.imported for each flow's error or issues; fix the flow, or pass the values (-e).",
+        likely_cause="The file is no Maestro flow, or an include cannot be read, or a command's arguments are "
+        "not ones visor can run.",
+        next_step="See data.imported for each flow's error or issues, and fix the flow.",
     )
     return Outcome("fail", NextAction.VALIDATE, data, ExitCode.ERROR, error, written)
