@@ -90,6 +90,7 @@ def test_the_elements_errors_say_what_to_do() -> None:
         "Could not proxy command to the remote server. Original error: connect ECONNREFUSED 127.0.0.1:9515",
         "Could not proxy command to the remote server. Original error: socket hang up",
         "Could not proxy command to the remote server. Original error: read ECONNRESET",
+        "Could not proxy command to the remote server. Original error: connect ECONNRESET 127.0.0.1:36047",
     ],
 )
 def test_a_lost_session_told_only_by_the_message(text: str) -> None:

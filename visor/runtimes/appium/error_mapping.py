@@ -32,13 +32,12 @@ _LOST = (
     "invalid session id",
     "session is either terminated or not started",
     "a session is either terminated",
-    # The driver process behind the server is gone (chromedriver, the UiAutomator2 server killed or crashed):
-    # the server cannot reach it, and the session is as good as lost.
-    "could not proxy command to the remote server. original error: connect econnrefused",
-    "could not proxy command to the remote server. original error: socket hang up",
-    # ... or dies while answering: its connection is reset under the request.
-    "could not proxy command to the remote server. original error: read econnreset",
 )
+#: The driver process behind the server is gone (chromedriver, the UiAutomator2 server killed or crashed): the
+#: server cannot reach it (refused, reset as it connects or while it answers, hung up), and the session is as
+#: good as lost.
+_PROXY_FAILED = "could not proxy command to the remote server. original error: "
+_DRIVER_GONE = ("econnrefused", "econnreset", "socket hang up", "epipe")
 _UNSUPPORTED = ("not yet been implemented", "unsupported execute method", "unknown command", "unknown method")
 
 
@@ -276,7 +275,8 @@ def _driver_refused(exc: Exception, attempt: _Attempt) -> Exception:
     """
     message = attempt.quote(exc)
     lowered = message.lower()
-    if any(marker in lowered for marker in _LOST):
+    proxied = lowered.partition(_PROXY_FAILED)[2]
+    if any(marker in lowered for marker in _LOST) or any(marker in proxied for marker in _DRIVER_GONE):
         return SessionLost(message)
     if any(marker in lowered for marker in _UNSUPPORTED):
         return _unsupported(attempt.operation, message)
