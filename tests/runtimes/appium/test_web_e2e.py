@@ -149,14 +149,13 @@ def test_a_tap_under_a_banner_waits_and_says_what_covers_it_and_lands_once_it_is
     cli_runner: Cli, appium_server: AppiumServer, web_site: str, tmp_path: Path
 ) -> None:
     need_browser()
-    path = tmp_path / "banner.yaml"
-    path.write_text(
-        "meta: {name: banner, version: '1', platform: web}\nconfig: {seed: 1}\nenv: {SITE: x}\nsteps:\n"
-        "  - {id: open, command: navigate, args: {to: '${SITE}banner.html'}}\n"
-        "  - {id: early, command: tap, args: {target: 'text=Subscribe'}, optional: true}\n"
-        "  - {id: accept, command: tap, args: {target: 'text=Accept'}}\n"
-        "  - {id: subscribe, command: tap, args: {target: 'text=Subscribe'}}\n"
-        "  - {id: said, command: wait, args: {for: 'text=Subscribed', timeout: 3000}}\n"
+    path = _web_scenario(
+        tmp_path / "banner.yaml",
+        "  - {id: open, command: navigate, args: {to: '${SITE}banner.html'}}",
+        "  - {id: early, command: tap, args: {target: 'text=Subscribe'}, optional: true}",
+        "  - {id: accept, command: tap, args: {target: 'text=Accept'}}",
+        "  - {id: subscribe, command: tap, args: {target: 'text=Subscribe'}}",
+        "  - {id: said, command: wait, args: {for: 'text=Subscribed', timeout: 3000}}",
     )
     done = _cli(cli_runner, appium_server, web_site, "run", str(path), "--timeout", "1500",
                 "--output", str(tmp_path / "run"))  # fmt: skip
@@ -173,6 +172,14 @@ def test_a_web_app_is_its_site(web_device: Open, web_site: str) -> None:
     assert not device.app_in_front(web_site)
     with pytest.raises(InputRejected, match="is no web address"):
         device.launch_app("com.example.app")
+
+
+def _web_scenario(path: Path, *steps: str) -> Path:
+    """Write a web scenario of `steps` (YAML lines below `steps:`), its pages at `${SITE}`."""
+    name = path.stem
+    path.write_text(f"meta: {{name: {name}, version: '1', platform: web}}\nconfig: {{seed: 1}}\nenv: {{SITE: x}}\n"
+                    "steps:\n" + "".join(f"{step}\n" for step in steps))  # fmt: skip
+    return path
 
 
 def _scenario(tmp_path: Path, name: str) -> Path:
@@ -214,13 +221,12 @@ def test_a_page_nondeterministic_on_purpose_is_caught_at_its_step(
     cli_runner: Cli, appium_server: AppiumServer, web_site: str, tmp_path: Path
 ) -> None:
     need_browser()
-    path = tmp_path / "roll.yaml"
-    path.write_text(
-        "meta: {name: roll, version: '1', platform: web}\nconfig: {seed: 1}\nenv: {SITE: x}\nsteps:\n"
-        "  - {id: open, command: navigate, args: {to: '${SITE}roll.html'}}\n"
-        "  - {id: roll, command: tap, args: {target: 'text=Roll'}}\n"
-        "  - {id: face, command: wait, args: {for: 'text~=Rolled', timeout: 3000}}\n"
-        "  - {id: shown, command: source, args: {}}\n"
+    path = _web_scenario(
+        tmp_path / "roll.yaml",
+        "  - {id: open, command: navigate, args: {to: '${SITE}roll.html'}}",
+        "  - {id: roll, command: tap, args: {target: 'text=Roll'}}",
+        "  - {id: face, command: wait, args: {for: 'text~=Rolled', timeout: 3000}}",
+        "  - {id: shown, command: source, args: {}}",
     )
     bench = _cli(cli_runner, appium_server, web_site, "benchmark", str(path), "--runs", "3",
                  "--output", str(tmp_path / "bench"))  # fmt: skip
@@ -232,14 +238,13 @@ def test_a_web_views_steps_run_on_a_browsers_page_whose_one_context_it_is(
     cli_runner: Cli, appium_server: AppiumServer, web_site: str, tmp_path: Path
 ) -> None:
     need_browser()
-    path = tmp_path / "hybrid.yaml"
-    path.write_text(
-        "meta: {name: hybrid, version: '1', platform: web}\nconfig: {seed: 1}\nenv: {SITE: x}\nsteps:\n"
-        "  - {id: open, command: navigate, args: {to: '${SITE}index.html'}}\n"
-        "  - id: page\n    context: webview\n    steps:\n"
-        "      - {id: name, command: act, args: {name: type, target: 'css=#name', value: Ada}}\n"
-        "      - {id: remember, command: tap, args: {target: 'css=#remember'}}\n"
-        "  - {id: native, command: switch_context, args: {to: native}}\n"
+    path = _web_scenario(
+        tmp_path / "hybrid.yaml",
+        "  - {id: open, command: navigate, args: {to: '${SITE}index.html'}}",
+        "  - id: page\n    context: webview\n    steps:",
+        "      - {id: name, command: act, args: {name: type, target: 'css=#name', value: Ada}}",
+        "      - {id: remember, command: tap, args: {target: 'css=#remember'}}",
+        "  - {id: native, command: switch_context, args: {to: native}}",
     )
     done = _cli(cli_runner, appium_server, web_site, "run", str(path), "--output", str(tmp_path / "run"))
     steps = {step["id"]: step for step in done.data["run"]["steps"]}
