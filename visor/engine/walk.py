@@ -13,7 +13,6 @@ Each step runs as the run's `Host` runs it; the walk decides what runs, how ofte
   with `stopOnFailure`), and each of its entries says `details.teardown`.
 - A step whose arguments hold a script's value (`${output.user}`) fills them in as it starts, and a repeat its
   `times` (`visor.engine.filling`): what was filled in is in `details.filled` (`details.count`).
-
 - A step or block with a `context` (a hybrid app's web view) runs in it: switched to by an entry of its own
   before it (`NAME:context`) and back by another after it (`NAME:context-end`), whatever failed inside.
 
