@@ -19,7 +19,7 @@ from visor.scenario.loader import load_scenario
 SHIPPED = expand_paths([str(ROOT / "scenarios")])
 PLATFORMS = ("android", "ios")
 #: Scenarios that do not pass on purpose, and what they do instead.
-EXPECTED_EXIT = {"fails-on-purpose.yaml": ExitCode.RUN_FAILED}
+EXPECTED_EXIT = {"fails-on-purpose.yaml": ExitCode.RUN_FAILED, "crash-on-purpose.yaml": ExitCode.RUN_FAILED}
 #: Scenarios allowed a validation warning, on purpose.
 RUNTIMES = {"local-smoke.yaml": "local"}
 EXPECTED_WARNINGS = {"promo-unseeded.yaml": ["DETERMINISM_WARNING"]}

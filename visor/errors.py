@@ -28,7 +28,8 @@ code and exit code where they differ from its parent's, says when it is raised, 
         ├── HungUp                             exit 129  SIGHUP: the terminal was closed
         └── Terminated                         exit 143  SIGTERM: a cancelled CI job, `timeout`, `kill`
 
-A failed assertion has no class: the engine reports it as `ASSERTION_ERROR` in the run's result. Foreign
+A failed assertion has no class: the engine reports it as `ASSERTION_ERROR` in the run's result, and a step in
+which the app crashed (its log shows it) as `APP_CRASHED`. Foreign
 exceptions (YAML, JSON, pydantic, selenium) are turned into these at the edge where they enter, chained (`raise
 ... from exc`), so that `--verbose` shows the cause.
 
@@ -76,6 +77,8 @@ class ErrorCode(enum.StrEnum):
     TARGET_ERROR = "TARGET_ERROR"
     ACTION_ERROR = "ACTION_ERROR"
     ASSERTION_ERROR = "ASSERTION_ERROR"
+    #: The app under test crashed or stopped answering (its log says so): a step's failure of its own.
+    APP_CRASHED = "APP_CRASHED"
     SYSTEM_ERROR = "SYSTEM_ERROR"
     INTERRUPTED = "INTERRUPTED"
 

@@ -140,8 +140,9 @@ def run(
     """Run a scenario, or a suite (folders, globs, several files): exit 0 (passed), 2 (failed), 1 (an error).
 
     Artifacts go to OUTPUT/RUN_ID/: screenshots/, sources/, summary.json, summary.txt, junit.xml,
-    report.html, timeline.log and env/. A failed step does not stop the next ones (config.stopOnFailure
-    does). Ctrl-C stops the run, keeps what was written and exits 130.
+    report.html, timeline.log, device.log (the device's log, step by step) and env/. A failed step does not stop
+    the next ones (config.stopOnFailure does); a step in which the app crashed fails as APP_CRASHED. Ctrl-C stops
+    the run, keeps what was written and exits 130.
 
     A suite runs each scenario in turn and adds OUTPUT/suite_ID/ with one junit.xml and an index.html linking
     every run's report; data.suite lists them with totals, and the exit code is the worst of theirs. With no

@@ -6,6 +6,8 @@
 - `contexts`: A hybrid app's contexts: its native screen, and the web views it shows (driven as web pages)
 - `data`: The phone's personal data, as an agent marketplace app reads it (AgentCab, seed 003): a runtime's
   `device_data()`
+- `logs`: A device's log: the lines the phone and its apps write (logcat, syslog, a browser's console), and crashes
+  in it
 - `memory`: What the agent tools remember between the calls of one session: an MCP connection, or one scenario run
 - `observer`: A device wrapper that remembers its last observation until something could have changed the screen
 - `protocol`: The device protocol: the primitives a runtime provides. Everything smarter lives above it

@@ -16,6 +16,7 @@ from typing import NoReturn, TypeVar, cast
 from visor.clock import Clock, ms_to_us, pause, us_to_ms
 from visor.device.apps import LaunchOptions, PermissionChoice, launcher, library
 from visor.device.contexts import switcher
+from visor.device.logs import LogLine, log_of
 from visor.device.observer import ObservingDevice
 from visor.device.protocol import (
     Device,
@@ -247,6 +248,11 @@ class Kernel:
         """Launch an app with options (refused, nothing sent, on a device that cannot)."""
         apps = launcher(self.device)
         self._send(lambda: apps.launch_with(app_id, options))
+
+    def log_since(self, cursor: int) -> tuple[tuple[LogLine, ...], int]:
+        """Return the device's log lines written after `cursor`, and the cursor after them (none: it keeps no log)."""
+        reader = log_of(self.device)
+        return self._read(lambda: reader.log_since(cursor)) if reader is not None else ((), cursor)
 
     def contexts(self) -> tuple[str, ...]:
         """Return the session's contexts: its native screen and the web views it can drive.

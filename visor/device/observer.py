@@ -16,6 +16,7 @@ from visor.clock import Clock
 from visor.device.apps import LaunchOptions, PermissionChoice, launcher, library
 from visor.device.contexts import switcher
 from visor.device.data import DeviceData
+from visor.device.logs import LogLine, log_of
 from visor.device.protocol import (
     OBSERVATION_REUSE_US,
     Device,
@@ -167,6 +168,11 @@ class ObservingDevice:
     def app_in_front(self, app_id: str) -> bool:
         """Say whether an app is in front (when the device can tell)."""
         return launcher(self.device).app_in_front(app_id)
+
+    def log_since(self, cursor: int) -> tuple[tuple[LogLine, ...], int]:
+        """Return the device's log lines after `cursor` (none when it keeps no log), and the cursor after them."""
+        reader = log_of(self.device)
+        return reader.log_since(cursor) if reader is not None else ((), cursor)
 
     def contexts(self) -> tuple[str, ...]:
         """Return the session's contexts (when the device has them)."""

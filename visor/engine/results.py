@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from visor.device.logs import LogLine
 from visor.engine.projection import evidence
 from visor.errors import ErrorInfo
 from visor.steps.details import Observed
@@ -67,6 +68,9 @@ class StepResult:
     #: Loose, not `object`, while readers outside the engine (the HTML report) index into it without narrowing.
     details: Mapping[str, Any]
     error: ErrorInfo | None = None
+    #: The device's log lines written during the step (its last `STEP_LINES`): kept in `device.log`, not in
+    #: the envelope (a failed step's details hold the last of them).
+    log: tuple[LogLine, ...] = field(default=(), compare=False, repr=False, metadata=PLAIN)
 
     @property
     def word(self) -> StepStatus:

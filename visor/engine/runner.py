@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from visor.clock import US_PER_MS, Clock, isoformat, ms_to_us, pause, us_to_ms
+from visor.device.logs import LogLine, crash_in, slice_of
 from visor.device.memory import AgentState
 from visor.device.observer import ObservingDevice
 from visor.device.protocol import Device, DeviceInfo, Observation, SessionRestarted
@@ -107,6 +108,10 @@ def resolve_settings(
     )
 
 
+#: The last lines of a failed step's slice of the device's log its details show (`details.log.last`).
+LOG_SHOWN = 20
+
+
 @dataclass
 class RunContext:
     """The outside world of one run: the device, clocks, where artifacts go, and the run's id."""
@@ -122,6 +127,8 @@ class RunContext:
     watchdog: Watchdog = field(default_factory=NoWatchdog)
     #: Takes the app through its map to a step's target on another screen (None: no map).
     router: Router | None = None
+    #: Where the device's log was read up to: each step reads its own slice of it.
+    log_cursor: int = 0
 
 
 def run_scenario(scenario: Scenario, settings: RunSettings, context: RunContext) -> Generator[Event, None, None]:
@@ -402,6 +409,7 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext, *, last: b
         )
     if recovery is not None:
         details["recovery"] = recovery
+    log, error = _read_log(step, ctx, context, details, error)
     # Observing on demand (config.observe), a step that went well is not looked at, unless its evidence is kept
     # (--capture steps) or it is the last: the screen the run ends on is in the signature whatever the policy.
     # A failed step always is: its screen says why.
@@ -418,7 +426,34 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext, *, last: b
             # unseen); a failed one keeps its own error, and says its screen is missing.
             details["screen_unread"] = unread.message
             error = error or _failed(step, unread)
-    return StepResult(step.index, step.id, step.command, held(error is None), us_to_ms(elapsed), details, error)
+    return StepResult(step.index, step.id, step.command, held(error is None), us_to_ms(elapsed), details, error, log)
+
+
+def _read_log(
+    step: Step, ctx: ActionContext, context: RunContext, details: dict[str, object], error: ErrorInfo | None
+) -> tuple[tuple[LogLine, ...], ErrorInfo | None]:
+    """Read the step's slice of the device's log; a crash of the app in it fails the step as `APP_CRASHED`.
+
+    The crash is the cause whatever the step itself saw (an element gone, a tap that changed nothing): its
+    error replaces the step's. A failed step keeps the last lines of its slice in `details.log`.
+    """
+    lines, context.log_cursor = ctx.log_since(context.log_cursor)
+    kept, dropped = slice_of(lines)
+    crash = crash_in(kept, ctx.info.app_id)
+    if crash is not None:
+        details["crash"] = crash.to_dict()
+        error = ErrorInfo(
+            code=str(ErrorCode.APP_CRASHED),
+            message=f"Step '{step.id}' ({step.command}): the app {crash.app_id or ''} "
+            f"{'stopped answering' if crash.kind == 'anr' else 'crashed'}: {crash.message}".replace("  ", " "),
+            likely_cause="The app threw an exception it did not catch, or its main thread stopped answering: "
+            "details.crash.log holds the lines of the device's log that say so.",
+            next_step="Read the stack in details.crash.log (and the whole log in device.log); fix the app, then "
+            "run the scenario again.",
+        )
+    if error is not None and kept:
+        details["log"] = {"lines": len(kept) + dropped, "last": [item.to_dict() for item in kept[-LOG_SHOWN:]]}
+    return kept, error
 
 
 def _failed(step: Step, failure: ActionError) -> ErrorInfo:

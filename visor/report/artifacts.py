@@ -31,7 +31,7 @@ from typing import IO, Protocol
 
 from visor import __version__
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
-from visor.engine.results import RunResult
+from visor.engine.results import RunResult, StepResult
 from visor.errors import UNWRITABLE_CAUSE, InputError, SourceError
 from visor.files import UnsafePath, read_confined, write_atomic, write_confined
 from visor.report import html, junit, summary
@@ -257,6 +257,8 @@ class ReportWriter:
     def __init__(self, store: ArtifactStore) -> None:
         self.store = store
         self._timeline = store.append("timeline.log")
+        #: The device's log as the steps read it (`device.log`), opened when the first lines come.
+        self._device_log: TextSink | None = None
 
     def handle(self, event: Event) -> None:
         """Record an event: a timeline line, the device and runtime when the run starts, the reports at its end.
@@ -277,6 +279,8 @@ class ReportWriter:
             self.store.write("env/runtime.json", _json(_runtime(event)), "json")
             if event.scenario.translated is not None:  # a Maestro flow run as it is: the scenario that ran
                 self.store.write("scenario.yaml", event.scenario.translated)
+        elif isinstance(event, StepFinished) and event.result.log:
+            self._log(event.result)
         elif isinstance(event, RunFinished):
             self._reports(event.result)
         if lost is not None:
@@ -302,12 +306,25 @@ class ReportWriter:
         Raises:
             OutputError: what it still held could not be written (a full disk), naming timeline.log and why.
         """
-        if not self._timeline.closed:
-            try:
-                self._timeline.close()  # closed all the same when its last flush fails
-            except (OSError, ValueError) as exc:
-                timeline = os.path.join(self.store.root, "timeline.log")
-                raise OutputError.from_unwritable(timeline, exc, details={"path": timeline}) from exc
+        for name, stream in (("timeline.log", self._timeline), ("device.log", self._device_log)):
+            if stream is not None and not stream.closed:
+                try:
+                    stream.close()  # closed all the same when its last flush fails
+                except (OSError, ValueError) as exc:
+                    path = os.path.join(self.store.root, name)
+                    raise OutputError.from_unwritable(path, exc, details={"path": path}) from exc
+
+    def _log(self, step: StepResult) -> None:
+        """Append a step's slice of the device's log to `device.log`, flushed: a run stopped later keeps it."""
+        path = os.path.join(self.store.root, "device.log")
+        try:
+            if self._device_log is None:
+                self._device_log = self.store.append("device.log")
+            self._device_log.write(f"--- step {step.id} ({step.command})\n")
+            self._device_log.write("".join(item.shown().replace("\n", "\\n") + "\n" for item in step.log))
+            self._device_log.flush()
+        except OSError as exc:
+            raise OutputError.from_unwritable(path, exc, details={"path": path}) from exc
 
     def _line(self, event: Event) -> None:
         try:

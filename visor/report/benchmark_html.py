@@ -15,7 +15,7 @@ from html import escape
 
 from visor.engine.determinism import BenchmarkSummary, Divergence, Variant
 from visor.engine.results import RunResult
-from visor.report.html import STYLE, visible
+from visor.report.html import STYLE, visible, visible_lines
 
 _SIDE_BY_SIDE = (
     ".variants{display:flex;gap:2rem;flex-wrap:wrap}.variant{flex:1;min-width:14rem;max-width:28rem}"
@@ -70,7 +70,7 @@ def _variant(variant: Variant, divergence: Divergence, runs: dict[str, RunResult
     ids = ", ".join(variant["run_ids"][:5]) + (" …" if len(variant["run_ids"]) > 5 else "")
     return (
         f"<div class='variant'><p><b>{variant['runs']} run(s)</b> <span class='muted'>{visible(ids)}</span></p>"
-        f"{screens}<details><summary>what it did</summary><pre>{visible(shown)}</pre></details></div>"
+        f"{screens}<details><summary>what it did</summary><pre>{visible_lines(shown)}</pre></details></div>"
     )
 
 

@@ -6,6 +6,7 @@ import json
 import os
 from html import escape
 
+from visor.device.logs import step_log
 from visor.engine.results import RunResult, StepResult, Verdict
 from visor.ui.escapes import printable
 
@@ -16,7 +17,7 @@ table{border-collapse:collapse;width:100%;background:#fff}td,th{border-bottom:1p
 text-align:left;vertical-align:top}img{max-height:320px;border:1px solid #e0e0e0}code{font-size:13px}
 .error{color:#c62828}.muted{color:#757575}details{margin-top:.3rem}summary{cursor:pointer;color:#757575}
 pre{font-size:12px;background:#f5f5f5;padding:.5rem;overflow-x:auto;max-width:60rem}td code{white-space:nowrap}
-img.map{max-height:none;max-width:100%;background:#fff}td.took{white-space:nowrap}
+img.map{max-height:none;max-width:100%;background:#fff}td.took{white-space:nowrap}pre.log{color:#b71c1c}
 """
 
 
@@ -27,6 +28,11 @@ def visible(text: str) -> str:
     as a blank box: such characters are shown as the console shows them (`\\u202e`, `\\x1b`).
     """
     return escape(printable(text))
+
+
+def visible_lines(text: str) -> str:
+    """Return text of several lines for a `<pre>`, as `visible` (its line breaks kept, its tabs as spaces)."""
+    return "\n".join(visible(line.expandtabs(4)) for line in text.split("\n"))
 
 
 def render(result: RunResult, name: str, root: str) -> str:
@@ -104,9 +110,14 @@ def _step_row(step: StepResult, root: str, at_ms: int) -> str:
     files = step.files()
     media = _media(_pictures(files), _sources(files), root, step.id)
     error = f"<div class='error'>{visible(step.error.message)}</div>" if step.error else ""
+    lines = step_log(step.details)
+    if lines:  # the device's log where the step failed, open: the stack of a crash is what a person reads first
+        said = "the app's crash in the device log" if "crash" in step.details else "the device log, last lines"
+        log = visible_lines("\n".join(lines))
+        error += f"<details open><summary>{said}</summary><pre class='log'>{log}</pre></details>"
     shown = json.dumps(dict(step.details), indent=2, ensure_ascii=False)
     folded = " open" if step.status is Verdict.FAILED else ""
-    details = f"<details{folded}><summary>details</summary><pre>{visible(shown)}</pre></details>"
+    details = f"<details{folded}><summary>details</summary><pre>{visible_lines(shown)}</pre></details>"
     return (
         f"<tr><td class='{step.word}'>{step.word}</td><td><code>{visible(step.id)}</code></td>"
         f"<td>{visible(step.command)}</td><td class='muted'>+{at_ms} ms</td><td>{step.duration_ms} ms</td>"

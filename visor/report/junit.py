@@ -20,6 +20,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from visor.device.logs import step_log
 from visor.engine.results import AssertionResult, RunResult, StepResult, Verdict
 from visor.errors import ErrorInfo
 from visor.ui.escapes import xml_text
@@ -167,6 +168,9 @@ def _add_step(suite: ET.Element, name: str, step: StepResult) -> None:
     elif step.error is not None:
         failure = ET.SubElement(case, "failure", message=step.error.message, type=step.error.code)
         failure.text = f"Likely cause: {step.error.likely_cause}\nNext step: {step.error.next_step}\n"
+        lines = step_log(step.details)
+        if lines:  # the device's log around the failure: what CI shows first after the message
+            ET.SubElement(case, "system-out").text = "Device log:\n" + "\n".join(lines) + "\n"
 
 
 def _add_assertion(suite: ET.Element, name: str, check: AssertionResult) -> None:

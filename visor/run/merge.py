@@ -185,7 +185,9 @@ class _Error(pydantic.BaseModel):
 
     model_config = pydantic.ConfigDict(strict=True)
 
-    code: Literal["INPUT_ERROR", "TARGET_ERROR", "ACTION_ERROR", "ASSERTION_ERROR", "SYSTEM_ERROR", "INTERRUPTED"]
+    code: Literal[
+        "INPUT_ERROR", "TARGET_ERROR", "ACTION_ERROR", "ASSERTION_ERROR", "APP_CRASHED", "SYSTEM_ERROR", "INTERRUPTED"
+    ]
     message: str
     likely_cause: str
     next_step: str

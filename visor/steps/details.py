@@ -211,6 +211,10 @@ class EngineDetails(TypedDict, total=False):
     screen: str
     #: Why the screen could not be read after the step (then it has no `screen`).
     screen_unread: str
+    #: The app crashed in the step (`APP_CRASHED`): how, and the log lines that say so (their times the device's).
+    crash: Volatile[dict[str, object]]
+    #: A failed step's slice of the device's log: how many lines, and the last of them.
+    log: Volatile[dict[str, object]]
     recovery: Volatile[Recovery]
     evidence: Evidence[KeptScreen]
     reason: str

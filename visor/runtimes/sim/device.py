@@ -16,6 +16,7 @@ import itertools
 import math
 import random
 import re
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import get_args
@@ -23,6 +24,7 @@ from typing import get_args
 from visor.clock import US_PER_MS, Clock
 from visor.device.apps import LaunchOptions, PermissionChoice
 from visor.device.data import RecordKind
+from visor.device.logs import DEVICE_LINES, LogLine, line
 from visor.device.protocol import (
     ALL_NATIVE_ACTIONS,
     Capabilities,
@@ -56,7 +58,15 @@ from visor.runtimes.sim.layout import (
     layout_lock_screen,
     slider_track,
 )
-from visor.runtimes.sim.model import AppModel, FieldElement, ListElement, Platform, SliderElement, TimelineElement
+from visor.runtimes.sim.model import (
+    AppModel,
+    CrashEntry,
+    FieldElement,
+    ListElement,
+    Platform,
+    SliderElement,
+    TimelineElement,
+)
 from visor.runtimes.sim.orientation import TURNS, turn_png, turn_tree, turned_size, unturn_point, unturn_rect
 from visor.runtimes.sim.phone_data import PhoneData
 from visor.runtimes.sim.profile_load import load_profile
@@ -124,6 +134,11 @@ class SimDevice(Host):
         self.models = {model.app.id: model for model in [app, *installed]}
         self.target = app.app.id
         self.apps: dict[str, AppState] = {}
+        #: The phone's log (logcat): the newest `DEVICE_LINES` lines, and how many were ever written.
+        self._log: deque[LogLine] = deque(maxlen=DEVICE_LINES)
+        self._logged = 0
+        #: Each running app's process id, as the log names it.
+        self._pids: dict[str, int] = {}
         self.recent: list[str] = []
         self.foreground = LAUNCHER
         self._before_recents = LAUNCHER
@@ -134,6 +149,46 @@ class SimDevice(Host):
     def go_home(self) -> None:
         """Show the launcher."""
         self.foreground = LAUNCHER
+
+    def log(self, app: AppModel, level: str, tag: str | None, text: str) -> None:
+        """Write a line to the phone's log, at the device's time."""
+        self._write(level, tag or app.app.name, text)
+
+    def crash(self, app: AppModel, entry: CrashEntry) -> None:
+        """End the app's process for an uncaught exception, as Android's runtime logs one; the launcher shows."""
+        app_id = app.app.id
+        frames = entry.stack or [f"{app_id}.{self._screen_of(app_id)}.onClick(Unknown Source)"]
+        thrown = f"{entry.exception}: {entry.message}" if entry.message else entry.exception
+        if self.ios:
+            self._write("E", app.app.name, f"*** Terminating app due to uncaught exception '{entry.exception}', "
+                        f"reason: '{entry.message}'")  # fmt: skip
+            for number, frame in enumerate(frames):
+                self._write("E", app.app.name, f"{number:<4}{app.app.name}  {frame}")
+        else:
+            for text in ("FATAL EXCEPTION: main", f"Process: {app_id}, PID: {self._pids.get(app_id, 0)}", thrown,
+                         *(f"\tat {frame}" for frame in frames)):  # fmt: skip
+                self._write("E", "AndroidRuntime", text)
+        if self.ios:
+            self._write("W", "SpringBoard", f"Application 'UIKitApplication:{app_id}' exited abnormally")
+        else:
+            self._write(
+                "I", "ActivityManager", f"Process {app_id} (pid {self._pids.get(app_id, 0)}) has died: fore TOP"
+            )
+        self._end(app_id)
+
+    def log_since(self, cursor: int) -> tuple[tuple[LogLine, ...], int]:
+        """Return the log's lines written after `cursor` (those still in the buffer), and the cursor after them."""
+        kept_from = self._logged - len(self._log)
+        start = max(cursor, kept_from) - kept_from
+        return tuple(itertools.islice(self._log, start, None)), self._logged
+
+    def _write(self, level: str, tag: str, text: str) -> None:
+        self._log.append(line(self.now(), level, tag, text))
+        self._logged += 1
+
+    def _screen_of(self, app_id: str) -> str:
+        app = self.apps.get(app_id)
+        return app.top.name if app is not None and app.stack else "MainActivity"
 
     # -- Device protocol -------------------------------------------------------------------------------------
 
@@ -386,14 +441,21 @@ class SimDevice(Host):
         """Force-stop an app: its state is dropped, it leaves recents, and the launcher shows if it was in front."""
         self.catch_up()
         self._installed(app_id)
+        if app_id in self.apps:
+            self._write("I", "ActivityManager", f"Force stopping {app_id} appid={self._pids.get(app_id, 0)}")
+        self._end(app_id)
+        self.clock.sleep_us(TOUCH_MS * US_PER_MS)
+
+    def _end(self, app_id: str) -> None:
+        """End an app's process: its state dropped, out of recents, the launcher in front if it was."""
         if self.apps.pop(app_id, None) is not None:
+            self._pids.pop(app_id, None)
             if app_id in self.recent:
                 self.recent.remove(app_id)
             if self.foreground == app_id:
                 self.foreground = LAUNCHER
             if self._before_recents == app_id:
                 self._before_recents = LAUNCHER
-        self.clock.sleep_us(TOUCH_MS * US_PER_MS)
 
     def reset_app(self) -> None:
         """Restart the app under test from scratch and bring it to the front."""
@@ -601,6 +663,9 @@ class SimDevice(Host):
         app = self.apps.get(app_id)
         if app is None:
             app = self.apps[app_id] = AppState(self.models[app_id], self)
+            # Process ids as a phone hands them out: counting up, the same in every run.
+            self._pids[app_id] = pid = 10_000 + self._logged % 20_000
+            self._write("I", "ActivityManager", f"Start proc {pid}:{app_id}/u0a{pid % 1000} for activity {app_id}")
         app.launch(self.now())
         if app_id in self.recent:
             self.recent.remove(app_id)

@@ -194,12 +194,30 @@ class After(InputModel):
     do: Actions
 
 
+class LogEntry(InputModel):
+    """A line the app writes to the device's log (logcat on Android), `{text}` templates filled in."""
+
+    text: Text
+    level: Literal["verbose", "debug", "info", "warn", "error"] = "info"
+    tag: Name | None = Field(None, description="The log tag (the app's name unless given).")
+
+
+class CrashEntry(InputModel):
+    """The app crashes: an uncaught exception ends its process, its stack is logged, the launcher shows."""
+
+    exception: Text = Field("java.lang.RuntimeException", description="The exception's class.")
+    message: Text = Field("", description="Its message.")
+    stack: Annotated[list[Text], _items(MAX_ENTRIES)] = Field(
+        default_factory=list, description="Its stack frames (`com.example.Cart.checkout(Cart.kt:42)`)."
+    )
+
+
 class Action(_OneOf):
     """One thing the app does. Exactly one verb per action."""
 
     verbs = (
         "go", "replace", "restart", "back", "home", "set", "add", "show", "hide", "toggle", "toast", "after", "busy",
-        "if_", "clear", "focus", "nudge",
+        "if_", "clear", "focus", "nudge", "log", "crash",
     )  # fmt: skip
 
     go: Name | GoTarget | None = Field(None, description="Open a screen on top of the back stack.")
@@ -228,6 +246,10 @@ class Action(_OneOf):
     focus: Name | None = Field(None, description="Focus a field.")
     nudge: Annotated[dict[Name, Steps], _entries(MAX_ENTRIES)] | None = Field(
         None, min_length=1, description="Move sliders of this screen by signed numbers of steps: {slider: steps}."
+    )
+    log: Text | LogEntry | None = Field(None, description="Write a line to the device's log (a text: at info).")
+    crash: Text | CrashEntry | None = Field(
+        None, description="Crash: an uncaught exception (a text: its message) ends the app, its stack logged."
     )
 
     @model_validator(mode="after")

@@ -39,11 +39,13 @@ from visor.runtimes.sim.model import (
     Action,
     AppModel,
     Cond,
+    CrashEntry,
     DialogOverlay,
     Element,
     FieldElement,
     GoTarget,
     ListElement,
+    LogEntry,
     PanelOverlay,
     RowElement,
     Scalar,
@@ -165,6 +167,14 @@ class Host:
         """Send the foreground app to the background and show the launcher."""
         raise NotImplementedError
 
+    def log(self, app: AppModel, level: str, tag: str | None, text: str) -> None:
+        """Write a line of the app's to the device's log (`level` one of Android's letters, V to F)."""
+        raise NotImplementedError
+
+    def crash(self, app: AppModel, entry: CrashEntry) -> None:
+        """End the app's process for an uncaught exception: its stack logged, the launcher shown."""
+        raise NotImplementedError
+
 
 class AppState:
     """One app's live state: variables, back stack, focus (and the keyboard), timers, toast and busy time."""
@@ -196,6 +206,8 @@ class AppState:
         self._active = False
         #: The fields that take at most so many characters (`max_length`), by id.
         self._max_lengths: dict[str, int] = {}
+        #: The app crashed: its process is gone, and nothing of it runs any more.
+        self.crashed = False
         self._init_element_vars()
 
     @property
@@ -312,6 +324,7 @@ class AppState:
                 screen.order[element.id] = order
         self.stack.append(screen)
         self.focused = None
+        self.host.log(self.model, "I", "ActivityTaskManager", f"Displayed {self.model.app.id}/.{name}")
         self.run(self.model.screens[name].on_show, screen, now, origin=f"screen '{name}' on_show")
 
     def back(self, now: int) -> None:
@@ -371,6 +384,8 @@ class AppState:
                         loop=True,
                     )
                 for action in actions:
+                    if self.crashed:
+                        break  # the process is gone: what followed the crash never runs
                     self._spent += 1
                     self._spent_in_second += 1
                     if self._spent > MAX_ACTIONS_PER_INSTANT:
@@ -452,7 +467,7 @@ class AppState:
 
     def _perform(self, action: Action, scope: ScreenState, now: int, local: dict[str, str]) -> None:
         text = self.render_with(scope, local)
-        go, replace, restart = action.go, action.replace, action.restart
+        go, replace, restart, log, crash = action.go, action.replace, action.restart, action.log, action.crash
         # Bound here, not by `_when`: it would infer a screen's name or target (a union) as `object`.
         handlers = [
             None if go is None else functools.partial(self._go, go, text, now, replace=False),
@@ -474,6 +489,8 @@ class AppState:
             _when(action.clear, lambda name: self.vars.__setitem__(name, "")),
             _when(action.focus, lambda name: setattr(self, "focused", name)),
             _when(action.nudge, lambda steps: self._nudge(scope, steps, now)),
+            None if log is None else functools.partial(self._log, log, text),
+            None if crash is None else functools.partial(self._crash, crash, text),
         ]
         if action.if_ is not None:
             branch = action.then if self.holds(action.if_, scope, local) else action.else_
@@ -525,6 +542,16 @@ class AppState:
             slider = self.element(scope.name, slider_id)
             if isinstance(slider, SliderElement):
                 self.set_slider(slider, self.slider_value(slider) + count * slider.step, scope, now)
+
+    def _log(self, entry: str | LogEntry, text: Callable[[str], str]) -> None:
+        written = entry if isinstance(entry, LogEntry) else LogEntry(text=entry)
+        level = {"verbose": "V", "debug": "D", "info": "I", "warn": "W", "error": "E"}[written.level]
+        self.host.log(self.model, level, written.tag, text(written.text))
+
+    def _crash(self, entry: str | CrashEntry, text: Callable[[str], str]) -> None:
+        thrown = entry if isinstance(entry, CrashEntry) else CrashEntry(message=entry)
+        self.crashed = True
+        self.host.crash(self.model, thrown.model_copy(update={"message": text(thrown.message)}))
 
     def _toast(self, message: str, now: int) -> None:
         self.toast = (message, at(now, self.model.toast_ms))

@@ -1,0 +1,61 @@
+"""An app that crashes mid-run: the step it crashed in fails as APP_CRASHED, the log says why, everywhere it is read."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, Cli
+from visor.errors import ExitCode
+
+CRASHING = ROOT / "scenarios" / "crash-on-purpose.yaml"
+
+
+def test_a_crash_fails_its_own_step_as_app_crashed_with_the_log_in_the_envelope_junit_and_report(
+    cli_runner: Cli, tmp_path: Path
+) -> None:
+    result = cli_runner.run("run", str(CRASHING), "--output", str(tmp_path / "out"))
+    assert result.exit_code == ExitCode.RUN_FAILED
+    assert result.envelope["error"]["code"] == "APP_CRASHED"
+    steps = {step["id"]: step for step in result.data["run"]["steps"]}
+    checkout = steps["checkout"]  # the step that tapped Check out, not the next one that found no screen
+    assert checkout["error"]["code"] == "APP_CRASHED"
+    assert checkout["error"]["message"] == (
+        "Step 'checkout' (tap): the app com.example.checkout crashed: java.lang.IllegalStateException: cart is empty"
+    )
+    crash = checkout["details"]["crash"]
+    assert crash["kind"] == "crash" and crash["log"][1]["text"] == "FATAL EXCEPTION: main"
+    assert checkout["details"]["evidence"]  # the last screen: the launcher, the app gone
+    assert steps["add"]["status"] == "ok" and "log" not in steps["add"]["details"]  # a passed step's log: the file's
+    folder = Path(next(path for path in result.envelope["artifacts"] if path.endswith("device.log"))).parent
+    log = (folder / "device.log").read_text()
+    assert "--- step add (tap)\n" in log and "0.050 W/Checkout: cart emptied\n" in log
+    assert "E/AndroidRuntime: \tat com.example.checkout.Cart.total(Cart.kt:42)\n" in log
+    junit = (folder / "junit.xml").read_text()
+    assert re.search(r"<system-out>Device log:\n.*FATAL EXCEPTION: main", junit, re.S)
+    report = (folder / "report.html").read_text()
+    assert "the app's crash in the device log" in report and "    at com.example.checkout.Cart.total" in report
+
+
+def test_a_secret_the_app_logs_is_masked_in_the_device_log(
+    cli_runner: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TOKEN", "s3cr3t-t0ken")
+    app = tmp_path / "leaky.app.yaml"
+    app.write_text(
+        "app: {id: com.example.leaky, name: Leaky, start: home}\nscreens:\n  home:\n    title: Home\n    elements:\n"
+        "      - {type: field, id: token, hint: Token}\n"
+        "      - {type: button, id: go, text: Go, on_tap: [{log: 'token is {token}'}]}\n"
+    )
+    scenario = tmp_path / "leaky.yaml"
+    scenario.write_text(
+        "meta: {name: leaky, version: '1'}\nconfig: {seed: 1, runtime: sim, app: leaky.app.yaml}\nsteps:\n"
+        "  - {id: type, command: act, args: {name: type, target: 'id=token', value: '${TOKEN}'}}\n"
+        "  - {id: go, command: tap, args: {target: 'text=Go'}}\n"
+    )
+    result = cli_runner.run("run", str(scenario), "--secret", "TOKEN", "--output", str(tmp_path / "out"))
+    assert result.exit_code == ExitCode.OK, result.envelope.get("error")
+    log = next(Path(path) for path in result.envelope["artifacts"] if path.endswith("device.log")).read_text()
+    assert "I/Leaky: token is " in log and "s3cr3t-t0ken" not in log
