@@ -40,6 +40,7 @@ def test_run_passes_with_every_artifact(cli_runner: Cli, tmp_path: Path) -> None
         "report.html",
         "env/device.json",
         "env/runtime.json",
+        "device.log",
     }
     assert run["artifacts"] == ["out/run_000000000003/screenshots/001-feed.png"]
     assert set(envelope["artifacts"]) == {f"out/{run['run_id']}/{name}" for name in names}
