@@ -29,12 +29,17 @@ def test_a_crash_fails_its_own_step_as_app_crashed_with_the_log_in_the_envelope_
     assert crash["kind"] == "crash" and crash["log"][1]["text"] == "FATAL EXCEPTION: main"
     assert checkout["details"]["evidence"]  # the last screen: the launcher, the app gone
     assert steps["add"]["status"] == "ok" and "log" not in steps["add"]["details"]  # a passed step's log: the file's
+    # What is left is skipped, not timed out on an app that is gone (stopOnFailure or not).
+    assert (steps["thanks"]["status"], steps["thanks"]["details"]) == (
+        "skipped", {"reason": "the app crashed at step 'checkout'"}
+    )  # fmt: skip
     folder = Path(next(path for path in result.envelope["artifacts"] if path.endswith("device.log"))).parent
     log = (folder / "device.log").read_text()
     assert "--- step add (tap)\n" in log and "0.050 W/Checkout: cart emptied\n" in log
     assert "E/AndroidRuntime: \tat com.example.checkout.Cart.total(Cart.kt:42)\n" in log
     junit = (folder / "junit.xml").read_text()
     assert re.search(r"<system-out>Device log:\n.*FATAL EXCEPTION: main", junit, re.S)
+    assert "<skipped message=\"the app crashed at step 'checkout'\"" in junit
     report = (folder / "report.html").read_text()
     assert "the app's crash in the device log" in report and "    at com.example.checkout.Cart.total" in report
 

@@ -182,3 +182,21 @@ def test_what_a_run_and_a_suite_write_passes_the_schema(cli_runner: Cli, tmp_pat
     assert len(written) == 4  # a run; the suite's one run (the other is left out) and the suite; the merge
     for path in written:
         assert problems(path.read_bytes()) == [], path
+
+
+@pytest.mark.parametrize(
+    ("details", "said"),
+    [
+        ({"reason": "an earlier step failed"}, "an earlier step failed"),
+        ({"reason": "the app crashed at step 'pay'"}, "the app crashed at step 'pay'"),
+        ({"optional": True, "missed": "no element text=Later"}, "optional, and it missed: no element text=Later"),
+        ({"when": {"taken": False}}, "its when did not hold"),
+        ({"retried": True}, "a failed attempt of a retry block that was tried again"),
+    ],
+)
+def test_a_skipped_step_says_why_it_was_skipped(details: dict[str, object], said: str) -> None:
+    """Every skipped step said "an earlier step failed (stopOnFailure)", whatever skipped it."""
+    result = run_result("x")
+    skipped = replace(result.steps[1], details=details)
+    root = ET.fromstring(render(replace(result, steps=(result.steps[0], skipped)), "s"))
+    assert [element.get("message") for element in root.iter("skipped")] == [said]

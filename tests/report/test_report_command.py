@@ -102,7 +102,7 @@ def test_the_html_report_is_a_timeline_with_working_links(cli_runner: Cli, tmp_p
     steps, checks = page.tables
     assert steps[0] == ["status", "step", "command", "at", "took", "what happened"]
     assert [row[1] for row in steps[1:]] == [step["id"] for step in run["steps"]]
-    assert [row[3] for row in steps[1:]] == ["+0 ms", "+50 ms", "+1050 ms"]  # when each began
+    assert [row[3] for row in steps[1:]] == ["+0.000 s", "+0.050 s", "+1.050 s"]  # when each began
     assert checks[0] == ["status", "assertion", "check", "details"]
     assert page.details == [False, True, False]  # a failed step's details are unfolded, a passing one's folded
     assert page.images and page.links

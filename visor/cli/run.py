@@ -82,6 +82,15 @@ def run_options(function: F) -> F:
             "each-step). On Appium, on-demand finds targets with the driver: a tap or a typing costs what a "
             "hand-written script's does, without the checks that need the screen (docs/observation.md).",
         ),
+        click.option(
+            "--record-video",
+            "video",
+            type=click.Choice(["on-failure", "always", "off"]),
+            is_flag=False,
+            flag_value="on-failure",
+            help="Record the screen: keep video.webm (a chapter a step) when the run failed (the flag alone), "
+            "always, or never (default: config.video, else off).",
+        ),
     )
     for decorator in reversed(decorators):
         function = decorator(function)
@@ -140,9 +149,10 @@ def run(
     """Run a scenario, or a suite (folders, globs, several files): exit 0 (passed), 2 (failed), 1 (an error).
 
     Artifacts go to OUTPUT/RUN_ID/: screenshots/, sources/, summary.json, summary.txt, junit.xml,
-    report.html, timeline.log, device.log (the device's log, step by step) and env/. A failed step does not stop
-    the next ones (config.stopOnFailure does); a step in which the app crashed fails as APP_CRASHED. Ctrl-C stops
-    the run, keeps what was written and exits 130.
+    report.html, timeline.log, device.log (the device's log, step by step) and env/; with --record-video,
+    video.webm (video.mp4 from a phone's driver) and video.vtt, its chapters. A failed step does not stop the
+    next ones (config.stopOnFailure does); a step in which the app crashed fails as APP_CRASHED and skips the
+    rest. Ctrl-C stops the run, keeps what was written and exits 130.
 
     A suite runs each scenario in turn and adds OUTPUT/suite_ID/ with one junit.xml and an index.html linking
     every run's report; data.suite lists them with totals, and the exit code is the worst of theirs. With no

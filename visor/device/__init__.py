@@ -14,6 +14,7 @@
 - `settings`: What a device may do to its own settings: its orientation, permissions, keychain, airplane mode,
   location
 - `storage`: A phone's shared storage: the one place agents may read and change files (`/storage/emulated/0`)
+- `video`: A run's video: a device that records its screen, and pictures at device times encoded as a WebM video
 - `targets`: The one target resolver: which match an action uses, where a touch reaches it, and how it is found
   again
 """

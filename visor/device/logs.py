@@ -29,6 +29,9 @@ CRASH_LINES = 40
 #: Android's log levels, lowest first (`E` and `F` are errors).
 LEVELS = "VDIWEF"
 
+#: The tags a page's console lines have: its own (`console`), and a browser's source of an uncaught error.
+_CONSOLES = ("console", "javascript")
+
 CrashKind = Literal["crash", "anr"]
 
 
@@ -112,7 +115,7 @@ def crash_in(lines: Sequence[LogLine], app_id: str) -> Crash | None:
             return Crash("anr", app_id, reason, _excerpt(lines, index, _block(lines, index)))
         if "Terminating app due to uncaught exception" in text and _ios_process(item.tag, app_id):
             return Crash("crash", app_id, text, _excerpt(lines, index, _block(lines, index)))
-        if item.tag == "console" and item.level in "EF" and text.startswith("Uncaught"):
+        if item.tag in _CONSOLES and item.level in "EF" and text.startswith("Uncaught"):
             return Crash("crash", app_id, text, _excerpt(lines, index, _block(lines, index)))
     return None
 

@@ -73,7 +73,8 @@ def check(
         text = node.text if node.editable else node.text or node.content_desc
         ok = text == spec.value if kind == "text_equals" else spec.value in text
         relation = "equal" if kind == "text_equals" else "contain"
-        return _result(assertion, ok, f"Text {text!r} does not {relation} {spec.value!r}", observed | {"text": text})
+        seen = observed | {"text": text, "expected": spec.value}
+        return _result(assertion, ok, f"Text {text!r} does not {relation} {spec.value!r}", seen)
     return _value(assertion, node, observed)
 
 

@@ -6,6 +6,7 @@ import signal
 from dataclasses import dataclass
 
 from visor.device.protocol import DeviceInfo
+from visor.device.video import Video
 from visor.engine.results import AssertionResult, RunResult, StepResult
 from visor.errors import VisorError
 from visor.scenario.scenario import Scenario, Step
@@ -60,6 +61,10 @@ class RunFinished:
     reason: VisorError | None = None
     #: The signal that interrupted the run (SIGINT for Ctrl-C), when one did.
     stop_signal: signal.Signals | None = None
+    #: The run's screen recording, when it was recorded and is kept (`RunSettings.video`).
+    video: Video | None = None
+    #: Why a video that was asked for is missing or partial ("": nothing to say).
+    video_note: str = ""
 
     @property
     def interrupted(self) -> bool:

@@ -28,6 +28,7 @@ from visor.device.logs import LogLine, crash_in, slice_of
 from visor.device.memory import AgentState
 from visor.device.observer import ObservingDevice
 from visor.device.protocol import Device, DeviceInfo, Observation, SessionRestarted
+from visor.device.video import Recorder, VideoPolicy, recorder_of
 from visor.engine import checks as assertion_checks
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted
 from visor.engine.results import AssertionResult, Held, RunResult, StepResult, Verdict, held
@@ -77,6 +78,8 @@ class RunSettings:
     mask: tuple[str, ...] = ()
     #: When the screen is read: after each step, or only when a step needs it (`config.observe`).
     observe: Observe = "each-step"
+    #: When the run's screen recording is kept (`config.video`, `--record-video`): never, on failure, always.
+    video: VideoPolicy = "off"
 
 
 def resolve_settings(
@@ -87,6 +90,7 @@ def resolve_settings(
     fresh_seed: int = 0,
     capture: Capture = "failures",
     observe: Observe | None = None,
+    video: VideoPolicy | None = None,
 ) -> RunSettings:
     """Apply the precedence rules: the command line, then `config`, then the defaults.
 
@@ -105,6 +109,7 @@ def resolve_settings(
         effective_seed=chosen_seed if chosen_seed is not None else fresh_seed,
         mask=tuple(config.mask),
         observe=observe or config.observe or "each-step",
+        video=video or config.video or "off",
     )
 
 
@@ -164,6 +169,10 @@ class _Record:
     artifacts: list[str] = field(default_factory=list)
     #: The step running now (None between steps): an error that stops the run names it.
     current: Step | None = None
+    #: The device recording the run's screen (None: no video asked for, or the device cannot record).
+    recorder: Recorder | None = None
+    #: Why there is no video where one was asked for ("": there is, or none was asked for).
+    video_note: str = ""
 
     @classmethod
     def begin(cls, scenario: Scenario, settings: RunSettings, context: RunContext) -> _Record:
@@ -173,7 +182,38 @@ class _Record:
         # Reuse the screen a step ended on as the next step's first look (see visor.device.observer).
         observed = ObservingDevice.wrap(context.device, context.clock)
         own = replace(context, device=observed, agent=AgentState(parameters=dict(scenario.parameters)))
-        return cls(scenario, settings, own, context.device.info, started_at, origin)
+        record = cls(scenario, settings, own, context.device.info, started_at, origin)
+        if settings.video != "off":
+            record.start_video(context.device)
+        return record
+
+    def start_video(self, device: Device) -> None:
+        """Start recording the device's screen; a device that cannot is noted, and the run goes on without."""
+        recorder = recorder_of(device)
+        if recorder is None:
+            self.video_note = f"no video: the {self.info.runtime} device {self.info.name} cannot record its screen"
+            return
+        try:
+            recorder.start_video()
+        except VisorError as refused:
+            self.video_note = f"no video: the recording did not start ({refused.message})"
+            return
+        self.recorder = recorder
+
+    def _with_video(self, event: RunFinished) -> RunFinished:
+        """Stop the recording; return the run's end with its video when kept (always, or the run failed)."""
+        recorder, self.recorder = self.recorder, None
+        if recorder is None:
+            return replace(event, video_note=self.video_note) if self.video_note else event
+        try:
+            video = recorder.stop_video()
+        except VisorError as failed:
+            return replace(event, video_note=f"no video: {failed.message}")
+        keep = self.settings.video == "always" or event.result.status is not Verdict.PASSED
+        if video is None or not keep:
+            return event
+        note = f"the video keeps the first pictures only ({video.cut:,} left out)" if video.cut else ""
+        return replace(event, video=video, video_note=note)
 
     def at(self) -> float:
         """Return the milliseconds since the run started, on the run's clock."""
@@ -184,7 +224,7 @@ class _Record:
         passed = all(s.status is not Verdict.FAILED for s in self.steps) and all(
             c.status is Verdict.PASSED for c in self.checks
         )
-        return RunFinished(self._result(held(passed), run_error(self.steps, self.checks)), self.at())
+        return self._with_video(RunFinished(self._result(held(passed), run_error(self.steps, self.checks)), self.at()))
 
     def interrupted(self, exc: BaseException) -> RunFinished:
         """Return the end of a run a signal (or Ctrl-C, or a visor `Interrupted`) stopped."""
@@ -196,7 +236,9 @@ class _Record:
             likely_cause=f"{SIGNAL_CAUSES.get(stop.name, stop.name)} during the run.",
             next_step="Run it again; the steps finished so far are in the artifacts.",
         )
-        return RunFinished(self._result(Verdict.FAILED, info, interrupted=True), self.at(), reason, stop)
+        return self._with_video(
+            RunFinished(self._result(Verdict.FAILED, info, interrupted=True), self.at(), reason, stop)
+        )
 
     def errored(self, exc: VisorError) -> RunFinished:
         """Return the end of a run an error stopped: the error, and why the run had failed so far if it had."""
@@ -205,7 +247,7 @@ class _Record:
             error = replace(error, message=f"{error.message} (in step '{self.current.id}', {self.current.command})")
         if base is not None:
             error = replace(error, message=f"{error.message}; {base.message}")
-        return RunFinished(self._result(Verdict.FAILED, error), self.at(), exc)
+        return self._with_video(RunFinished(self._result(Verdict.FAILED, error), self.at(), exc))
 
     def _result(self, status: Held, error: ErrorInfo | None, *, interrupted: bool = False) -> RunResult:
         platform = self.info.platform

@@ -9,6 +9,8 @@ Each step runs as the run's `Host` runs it; the walk decides what runs, how ofte
 - A retry block's failed attempt is reported once the attempt is over, its failed steps `skipped` with
   `details.retried`: only the last attempt's failures fail the run.
 - The n-th run of a step in a repeat or a retry (n > 1) is reported as `id#n`.
+- A step that failed because the app crashed (`APP_CRASHED`) ends the run's steps whatever `stopOnFailure` says:
+  what is left would only time out on an app that is gone. The rest are `skipped`, saying where it crashed.
 - The teardown runs after the steps and assertions whatever happened: an earlier failure skips none of it (even
   with `stopOnFailure`), and each of its entries says `details.teardown`.
 - A step whose arguments hold a script's value (`${output.user}`) fills them in as it starts, and a repeat its
@@ -108,6 +110,8 @@ class Walk:
     #: The scenario's last step: the screen it ends on is signed whatever the observation policy.
     last: Step | None = None
     failed: bool = False
+    #: The step at which the app crashed (None: it did not).
+    crashed_at: str | None = None
     #: Walking the teardown: nothing is skipped for an earlier failure.
     tearing_down: bool = False
 
@@ -126,6 +130,8 @@ class Walk:
             result = replace(result, details={**result.details, "teardown": True})
         result = self.host.mask(result)
         self.failed = self.failed or result.status is Verdict.FAILED
+        if result.error is not None and result.error.code == ErrorCode.APP_CRASHED and self.crashed_at is None:
+            self.crashed_at = result.id
         self.results.append(result)
         yield StepFinished(result, self.host.at())
 
@@ -133,8 +139,13 @@ class Walk:
         return StepResult(len(self.results), name, command, Verdict.SKIPPED, 0, details)
 
     def _stopped(self) -> bool:
-        """Say whether what is left is skipped: a step failed, with `stopOnFailure` (the teardown runs all the same)."""
-        return self.failed and self.host.stop_on_failure and not self.tearing_down
+        """Say whether what is left is skipped: the app crashed, or a step failed with `stopOnFailure`.
+
+        The teardown runs all the same.
+        """
+        if self.tearing_down:
+            return False
+        return self.crashed_at is not None or (self.failed and self.host.stop_on_failure)
 
     def _gate(self, name: str, command: str, when: Condition | None) -> StepResult | dict[str, object] | None:
         """Return the entry of a step or block that does not run, else its `when`'s decision (None: it has none).
@@ -143,7 +154,9 @@ class Walk:
         cannot be decided (then the entry is a failure saying why).
         """
         if self._stopped():
-            return self._skipped(name, command, {"reason": "an earlier step failed"})
+            crashed = self.crashed_at
+            return self._skipped(name, command, {"reason": f"the app crashed at step '{crashed}'" if crashed
+                                                 else "an earlier step failed"})  # fmt: skip
         if when is None:
             return None
         decided = self._decide(when, name, command)

@@ -5,11 +5,14 @@
   interrupted
 - `benchmark_html`: benchmark-RUN_ID.html: a benchmark's runs, its score, and where it diverged, with both screens
   side by side
+- `chapters`: A run video's chapters: a WebVTT cue a step, from when it started until the next one did
 - `console`: Human output on stderr. The only module outside `visor.cli` that imports rich
 - `envelope`: The JSON envelope: the one thing visor prints on stdout (spec 002, upstream-compatible)
 - `html`: report.html: a self-contained page showing each step, its screenshots and errors, and the assertions
 - `junit`: JUnit XML for CI: one test case per step and per assertion, so a failed assertion is never green
 - `latest`: `visor report`: find a run's reports (the latest, or the one named) and say what they hold
+- `marks`: What a failed step's screenshot should point at: its target's bounds, the point it touched, what
+  covered it
 - `outcomes`: The outcomes of `visor run` and `visor benchmark`: their envelope data, status, exit code and verdict
 - `session_tools`: Tools a feature adds to an agent's session (`visor mcp`): the shape of their answers, and the
   hook they plug into

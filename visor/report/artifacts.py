@@ -4,6 +4,8 @@ Layout of `<output>/<run_id>/`::
 
     screenshots/NNN-label.png   sources/NNN-label.xml   (NNN is the step's number)
     timeline.log                one line per event, appended and flushed as they happen
+    device.log                  the device's log, step by step, appended and flushed as each step ends
+    video.webm (or .mp4)        video.vtt   the run's screen recording and its chapters (`--record-video`)
     env/device.json             env/runtime.json
     summary.json                summary.txt   junit.xml   report.html
 
@@ -31,11 +33,13 @@ from typing import IO, Protocol
 
 from visor import __version__
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
-from visor.engine.results import RunResult, StepResult
+from visor.engine.results import StepResult
 from visor.errors import UNWRITABLE_CAUSE, InputError, SourceError
 from visor.files import UnsafePath, read_confined, write_atomic, write_confined
 from visor.report import html, junit, summary
+from visor.report.chapters import CHAPTERS, VIDEO_NAME, chapters
 from visor.scenario.project import in_project
+from visor.ui.geometry import Size
 from visor.ui.secrets import KeptPart, Rendered, mask_rendered, mask_text, redact
 
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
@@ -259,6 +263,10 @@ class ReportWriter:
         self._timeline = store.append("timeline.log")
         #: The device's log as the steps read it (`device.log`), opened when the first lines come.
         self._device_log: TextSink | None = None
+        #: When each step started (ms since the run started), by its index: the report's timeline and chapters.
+        self._starts: dict[int, float] = {}
+        #: The screen's size, as the run's device gave it: the report marks failed steps' screenshots in it.
+        self._size: Size | None = None
 
     def handle(self, event: Event) -> None:
         """Record an event: a timeline line, the device and runtime when the run starts, the reports at its end.
@@ -275,29 +283,42 @@ class ReportWriter:
                     raise
                 lost = exc  # the timeline's last line: the reports are written all the same, then it is said
         if isinstance(event, RunStarted):
+            self._size = event.device.size
             self.store.write("env/device.json", _json(_device(event)), "json")
             self.store.write("env/runtime.json", _json(_runtime(event)), "json")
             if event.scenario.translated is not None:  # a Maestro flow run as it is: the scenario that ran
                 self.store.write("scenario.yaml", event.scenario.translated)
-        elif isinstance(event, StepFinished) and event.result.log:
-            self._log(event.result)
+        elif isinstance(event, StepStarted):
+            self._starts[event.step.index] = event.at_ms
+        elif isinstance(event, StepFinished):
+            self._starts.setdefault(event.result.index, event.at_ms - event.result.duration_ms)
+            if event.result.log:
+                self._log(event.result)
         elif isinstance(event, RunFinished):
-            self._reports(event.result)
+            self._reports(event)
         if lost is not None:
             raise lost
 
-    def _reports(self, result: RunResult) -> None:
-        """Write the reports of a finished (or stopped) run, and close the timeline.
+    def _reports(self, end: RunFinished) -> None:
+        """Write the reports of a finished (or stopped) run, its video if kept, and close the timeline.
 
         They are rendered from the result with its secrets masked: masking the rendered files alone could cut
         an escape in two where a secret meets the markup around it, or mask a word of the markup itself. Each
         is then masked again where it holds data (`ArtifactStore.write`).
         """
-        result = redact(result, self.store.secrets)
+        result = redact(end.result, self.store.secrets)
+        video, moments = None, {}
+        if end.video is not None:
+            video = f"{VIDEO_NAME}.{end.video.suffix}"
+            self.store.write(video, end.video.data)
+            # Each step's moment in the video (the simulated phone's screens are held there to be seen).
+            moments = {index: end.video.at(ms) for index, ms in self._starts.items()}
+            self.store.write(CHAPTERS, chapters(result.steps, moments, end.video.at(end.at_ms)))
         self.store.write("summary.json", _json(result.to_dict()), "json")
         self.store.write("summary.txt", summary.render(result))
         self.store.write("junit.xml", junit.render(result, result.scenario), "markup")
-        self.store.write("report.html", html.render(result, result.scenario, self.store.root), "markup")
+        timeline = html.Timeline(self._starts, video, moments, self._size)
+        self.store.write("report.html", html.render(result, result.scenario, self.store.root, timeline), "markup")
         self.close()
 
     def close(self) -> None:

@@ -175,9 +175,13 @@ class ConsoleReporter:
                 (f"assert {check.type} {check.target}", None),
                 (f"  {check.details}" if check.details else "", "red"),
             )
-        elif isinstance(event, RunFinished) and event.reason is None:
-            # A run that stopped early is told by the command's error line instead.
-            self.run_result(event.result)
+        elif isinstance(event, RunFinished):
+            if event.reason is None:  # a run that stopped early is told by the command's error line instead
+                self.run_result(event.result)
+            if event.video is not None:
+                self.line(("  video: ", "dim"), (f"video.{event.video.suffix}, a chapter a step (video.vtt)", None))
+            if event.video_note:
+                self.line(("  ", None), (event.video_note, "yellow"))
 
     def run_result(self, result: RunResult) -> None:
         """Print the one-line verdict of a run."""
@@ -287,4 +291,5 @@ def _why_skipped(details: Mapping[str, object]) -> str:
         return "  (optional: missed)"
     if details.get("retried") is True:
         return "  (failed; the block retried)"
-    return ""
+    reason = details.get("reason")
+    return f"  ({reason})" if isinstance(reason, str) else ""

@@ -17,7 +17,7 @@ are kept.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from visor.device.logs import step_log
@@ -154,6 +154,19 @@ def _add_properties(suite: ET.Element, result: RunResult) -> None:
         ET.SubElement(properties, "property", name=key, value=value)
 
 
+def _skipped_because(details: Mapping[str, object]) -> str:
+    """Say why a step was skipped, as its details record it (the walk's: visor.engine.walk)."""
+    if isinstance(details.get("reason"), str):
+        return str(details["reason"])  # an earlier failure (stopOnFailure), or a crash
+    if details.get("optional"):
+        return f"optional, and it missed: {details.get('missed', '')}"
+    if "retried" in details:
+        return "a failed attempt of a retry block that was tried again"
+    if "when" in details:
+        return "its when did not hold"
+    return "skipped"
+
+
 def _add_step(suite: ET.Element, name: str, step: StepResult) -> None:
     """Add a step's test case: skipped, with its error as a failure, or passed."""
     case = ET.SubElement(
@@ -164,7 +177,7 @@ def _add_step(suite: ET.Element, name: str, step: StepResult) -> None:
         time=f"{step.duration_ms / 1000:.3f}",
     )
     if step.status is Verdict.SKIPPED:
-        ET.SubElement(case, "skipped", message="an earlier step failed (stopOnFailure)")
+        ET.SubElement(case, "skipped", message=_skipped_because(step.details))
     elif step.error is not None:
         failure = ET.SubElement(case, "failure", message=step.error.message, type=step.error.code)
         failure.text = f"Likely cause: {step.error.likely_cause}\nNext step: {step.error.next_step}\n"

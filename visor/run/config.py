@@ -21,6 +21,7 @@ from visor.errors import UsageError
 from visor.runtimes.config import DEVICE_FLAGS, DeviceConfig, device_config, device_fields
 
 if TYPE_CHECKING:
+    from visor.device.video import VideoPolicy
     from visor.engine.runner import Capture, Observe
     from visor.scenario.project_config import ProjectConfig
 
@@ -130,7 +131,7 @@ class Environment:
 #: The fields of a run beyond the device that a direct action also takes, in the order the wire gives them.
 _ACTION_FIELDS = ("seed", "timeout_ms", "output", "no_map", "map_dir", "repair")
 #: The fields only runs take.
-_RUN_FIELDS = ("capture", "observe", "fresh_session")
+_RUN_FIELDS = ("capture", "observe", "fresh_session", "video")
 #: Every name `RunConfig.from_flat` takes.
 _NAMES = frozenset({flag.name for flag in DEVICE_FLAGS} | {*_ACTION_FIELDS, *_RUN_FIELDS})
 _NAMES |= {"capabilities", "parameters", "secrets", "pool"}
@@ -149,6 +150,8 @@ class RunConfig:
     capture: Capture = "failures"
     #: When the screen is read (`--observe`; None: `config.observe`, else after each step).
     observe: Observe | None = None
+    #: When the run's video is kept (`--record-video`; None: `config.video`, else never recorded).
+    video: VideoPolicy | None = None
     #: A benchmark starts a new session for every run even where sessions are expensive.
     fresh_session: bool = False
     #: Use no app map (steps are never routed to another screen).

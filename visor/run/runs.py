@@ -162,6 +162,7 @@ class PreparedRun:
             fresh_seed=env.ids.new_seed(),
             capture=options.capture,
             observe=options.observe,
+            video=options.video,
         )
 
 

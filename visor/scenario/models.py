@@ -80,6 +80,11 @@ class Config(InputModel):
         "device that finds elements itself, taps and typing then cost what a hand-written script's do; "
         "--observe wins).",
     )
+    video: Literal["off", "on-failure", "always"] | None = Field(
+        None,
+        description="Record the run's screen as a video (video.webm, a chapter a step): kept when the run failed "
+        "(on-failure), always, or never (off, the default; --record-video wins).",
+    )
 
 
 class Output(InputModel):

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+_BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,3 +78,9 @@ class Rect:
     def bounds_text(self) -> str:
         """Return Android's form: `[left,top][right,bottom]`."""
         return f"[{self.left},{self.top}][{self.right},{self.bottom}]"
+
+    @classmethod
+    def from_bounds_text(cls, text: str) -> Rect | None:
+        """Return the rectangle Android's form `[left,top][right,bottom]` gives (None: `text` is not one)."""
+        match = _BOUNDS.fullmatch(text)
+        return cls(*(int(group) for group in match.groups())) if match else None

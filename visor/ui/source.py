@@ -31,7 +31,6 @@ from visor.ui.tree import Node, RangeInfo, UiTree
 if TYPE_CHECKING:
     from lxml import etree
 
-_BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 _OFFSET = re.compile(r"[0-9]+")
 _PERCENT = re.compile(r"\s*(\d+(?:\.\d+)?)\s*%\s*")
 #: XCUITest element types whose `value` is their position as a percentage.
@@ -214,8 +213,7 @@ def _truth(element: etree._Element, name: str, default: bool = False) -> bool:
 
 
 def _android(element: etree._Element) -> Node:
-    match = _BOUNDS.fullmatch(element.get("bounds", ""))
-    bounds = Rect(*(int(group) for group in match.groups())) if match else Rect(0, 0, 0, 0)
+    bounds = Rect.from_bounds_text(element.get("bounds", "")) or Rect(0, 0, 0, 0)
     flags = {attr: _truth(element, name, attr == "enabled") for name, attr in _FLAGS}
     return Node(
         class_name=element.get("class") or str(element.tag),

@@ -25,6 +25,7 @@ from bench.latency_proxy import serve
 from tests.conftest import Cli
 from tests.runtimes.appium.conftest import WEB_PAGES, AppiumServer, need_browser
 from visor.device.protocol import InputRejected, Key, SessionRestarted, UnsupportedInput
+from visor.device.video import LONG_SIDE
 from visor.errors import ExitCode
 from visor.runtimes.appium.device import AppiumDevice
 from visor.runtimes.appium.web import processes_with
@@ -255,6 +256,33 @@ def test_a_web_views_steps_run_on_a_browsers_page_whose_one_context_it_is(
     assert done.exit_code == ExitCode.RUN_FAILED and appium_server.sessions() == []
 
 
+def test_a_page_that_throws_fails_its_step_as_app_crashed_with_the_console_in_the_device_log(
+    cli_runner: Cli, appium_server: AppiumServer, web_site: str, tmp_path: Path
+) -> None:
+    """The web platform's device log is the page's console: an uncaught error there is the page's crash."""
+    need_browser()
+    path = _web_scenario(
+        tmp_path / "crash.yaml",
+        "  - {id: open, command: navigate, args: {to: '${SITE}crash.html'}}",
+        "  - {id: pay, command: tap, args: {target: 'text=Pay'}}",
+        "  - {id: paid, command: wait, args: {for: 'text=Paid', timeout: 2000}}",
+    )
+    done = _cli(cli_runner, appium_server, web_site, "run", str(path), "--output", str(tmp_path / "run"))
+    assert done.exit_code == ExitCode.RUN_FAILED, json.dumps(done.envelope)[:3000]
+    steps = done.data["run"]["steps"]
+    # The crash ends the run's steps: what is left would only wait on a page that broke.
+    assert [(step["id"], step["status"]) for step in steps] == [("open", "ok"), ("pay", "fail"), ("paid", "skipped")]
+    assert steps[-1]["details"]["reason"] == "the app crashed at step 'pay'"
+    steps = steps[:2]
+    error, crash = steps[-1]["error"], steps[-1]["details"]["crash"]
+    assert error["code"] == "APP_CRASHED" and "Uncaught TypeError" in error["message"]
+    assert [(line["level"], line["tag"]) for line in crash["log"]][-1] == ("E", "javascript")
+    folder = tmp_path / "run" / done.data["run"]["run_id"]
+    logged = (folder / "device.log").read_text()
+    assert 'I/console-api: "paying"' in logged and "E/javascript: Uncaught TypeError" in logged
+    assert appium_server.sessions() == []
+
+
 def test_a_phones_own_commands_are_refused_on_a_page_before_anything_is_sent_and_the_location_is_set(
     web_device: Open, web_site: str, appium_server: AppiumServer
 ) -> None:
@@ -368,3 +396,34 @@ def test_a_driver_that_answers_slowly_ends_the_run_within_the_request_time_and_l
     assert error["message"].endswith("(in step 'open', navigate)")  # the first step that reads the page
     assert appium_server.sessions() == []  # deleted on the server, past the slow proxy
     assert not [pid for pid in set(processes_with("--user-data-dir=")) - before if _alive(pid)]
+
+
+def test_a_failed_web_run_keeps_a_video_of_the_page_a_picture_each_time_it_was_read(
+    cli_runner: Cli, appium_server: AppiumServer, web_site: str, tmp_path: Path
+) -> None:
+    """The web platform's video: Chromium's driver records nothing, so the page is photographed as it is read."""
+    import av  # lazy: only this test reads a video
+
+    need_browser()
+    path = _web_scenario(
+        tmp_path / "banner.yaml",
+        "  - {id: open, command: navigate, args: {to: '${SITE}banner.html'}}",
+        "  - {id: accept, command: tap, args: {target: 'text=Accept'}}",
+        "  - {id: subscribe, command: tap, args: {target: 'text=Subscribe'}}",
+        "  - {id: never, command: wait, args: {for: 'text=Unsubscribed', timeout: 500}}",
+    )
+    done = _cli(cli_runner, appium_server, web_site, "run", str(path), "--output", str(tmp_path / "run"),
+                "--record-video")  # fmt: skip
+    assert done.exit_code == ExitCode.RUN_FAILED, json.dumps(done.envelope)[:3000]
+    folder = tmp_path / "run" / done.data["run"]["run_id"]
+    with av.open(str(folder / "video.webm")) as container:
+        stream = container.streams.video[0]
+        frames = list(container.decode(stream))
+        # The page's screenshots in device pixels, their long side scaled to the video's.
+        assert (stream.codec_context.name, stream.height) == ("vp9", LONG_SIDE)
+    assert len(frames) >= 3  # the page opened, the banner gone, subscribed (and the end)
+    chapters = (folder / "video.vtt").read_text()
+    assert chapters.startswith("WEBVTT") and "never (wait): fail" in chapters
+    report = (folder / "report.html").read_text()
+    assert "<video controls" in report and "▶ the video at this step" in report
+    assert appium_server.sessions() == []

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from visor.device.apps import LaunchOptions, PermissionChoice
 from visor.device.data import DeviceData
+from visor.device.logs import DEVICE_LINES, LogLine
 from visor.device.protocol import (
     Capabilities,
     DeviceInfo,
@@ -32,15 +34,17 @@ from visor.device.protocol import (
     SessionRestarted,
     UnsupportedInput,
 )
+from visor.device.video import Video
 from visor.errors import ActionError, TargetError
 from visor.jsontypes import JsonObject, JsonValue
 from visor.runtimes.adb import Adb
-from visor.runtimes.appium import device_settings, keys, launching, native, web
+from visor.runtimes.appium import device_logs, device_settings, keys, launching, native, web
 from visor.runtimes.appium.android_data import AndroidData
 from visor.runtimes.appium.capabilities import AppiumSettings, build_capabilities
 from visor.runtimes.appium.described import described, find_described, settings_for
 from visor.runtimes.appium.error_mapping import START, SessionLost, client_missing, mapped
 from visor.runtimes.appium.locators import NATIVE_STRATEGIES, exact_locator, locator, selector_locator
+from visor.runtimes.appium.recording import PagePictures, recording_options
 from visor.scenario import contexts
 from visor.ui.geometry import Point, Rect, Size
 from visor.ui.source import PageSourceError, parse_xml
@@ -101,6 +105,13 @@ class AppiumDevice:
         self._page: web.WebPage | None = None
         #: The context input goes to (`contexts.NATIVE`, or a web view's: then the screen is its page).
         self._context = contexts.NATIVE
+        #: The session's start in the device log's clock (epoch milliseconds): its lines' times count from it.
+        self._started_ms = 0
+        #: Why the driver keeps no device log ("": it keeps one, or was not asked yet); asked once, never again.
+        self.log_refused = ""
+        #: The driver is recording the screen (a phone), or the page's pictures as it is read (the web).
+        self._recording = False
+        self._pictures: PagePictures | None = None
         self.sessions = 0
         self._start()
 
@@ -141,6 +152,7 @@ class AppiumDevice:
             _discard(executor)
             raise
         self._driver = driver
+        self._started_ms = int(time.time() * 1000)
         self.sessions += 1
         self._context = _BROWSER if platform == "web" else contexts.NATIVE
         self._page = None
@@ -234,6 +246,8 @@ class AppiumDevice:
             reply = self._read_page(script, settle)
             page = self._page = web.read_page(reply, self._hit_test)
             quiet = page.quiet_ms * 1000
+            if self._pictures is not None:
+                self._pictures.saw(_now_us(), self.screenshot())
             return Observation(page.tree, quiet_us=quiet, css=lambda selector: self._css(page, selector))
         xml = str(self._call("read the page source", lambda d: d.page_source))
         try:
@@ -711,6 +725,59 @@ class AppiumDevice:
         step = native.app_command(self.info.platform, verb, app_id)
         self._call(f"{operation} the app {app_id}", lambda d: d.execute_script(step.script, dict(step.args)))
 
+    # -- screen recording ---------------------------------------------------------------------------------
+
+    def start_video(self) -> None:
+        """Start recording: the driver records a phone's screen; a web page is photographed as it is read."""
+        if self.info.platform == "web":
+            self._pictures = PagePictures(_now_us())
+            return
+        options = recording_options(self.info.platform)
+        self._call("start recording the screen", lambda d: d.start_recording_screen(**options))
+        self._recording = True
+
+    def stop_video(self) -> Video | None:
+        """Stop recording; return the driver's MP4, or the page's pictures encoded (None: nothing recorded)."""
+        pictures, self._pictures = self._pictures, None
+        if pictures is not None:
+            return pictures.video(_now_us())
+        if not self._recording:
+            return None
+        self._recording = False
+        encoded = self._call("stop recording the screen", lambda d: d.stop_recording_screen())
+        if not encoded:
+            return None
+        try:
+            data = base64.b64decode(str(encoded), validate=True)
+        except ValueError as exc:
+            raise TargetError(f"the driver's recording is not base64 ({exc})") from exc
+        return Video(data, "mp4") if data else None
+
+    # -- log ----------------------------------------------------------------------------------------------
+
+    def log_since(self, cursor: int) -> tuple[tuple[LogLine, ...], int]:
+        """Return the device log's lines written since the last read, and the cursor after them.
+
+        The driver hands each entry out once (logcat, syslog, the browser's console: `device_logs`), so one
+        request reads them all. A driver that keeps no such log is asked once, never again (`log_refused`); a
+        session lost meanwhile gives nothing here, and the next command recreates it.
+        """
+        kind = device_logs.LOG_TYPES.get(self.info.platform)
+        if kind is None or self.log_refused:
+            return (), cursor
+        try:
+            with self._mapped(f"read the device log ({kind})"):
+                entries = self.driver.get_log(kind)
+        except SessionLost:
+            return (), cursor
+        except ActionError as refused:
+            self.log_refused = refused.message
+            return (), cursor
+        listed = entries if isinstance(entries, list) else []
+        kept = [entry for entry in listed[-DEVICE_LINES:] if isinstance(entry, dict)]
+        lines = tuple(device_logs.log_line(kind, entry, self._started_ms) for entry in kept)
+        return lines, cursor + len(listed)
+
     def close(self) -> None:
         """End the session (quietly: a session already gone is not an error), and a local browser with it."""
         self._quit(remove=True)
@@ -722,6 +789,11 @@ class AppiumDevice:
                 driver.quit()
         if self._profile is not None:  # a browser whose driver was killed outlives the session: ended here
             web.end_browser(self._profile, remove)
+
+
+def _now_us() -> int:
+    """Return the host's monotonic clock in µs: a recording's pictures are at the time they were taken."""
+    return time.monotonic_ns() // 1000
 
 
 @dataclass(frozen=True, slots=True)

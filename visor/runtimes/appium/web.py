@@ -183,6 +183,8 @@ def web_capabilities(
         "browserName": "chrome",
         "appium:automationName": "Chromium",
         "timeouts": {"pageLoad": _page_load_ms(env), "script": SCRIPT_MS},
+        # The page's console, every level: the device log of the web platform (an uncaught error is its crash).
+        "goog:loggingPrefs": {"browser": "ALL"},
     }
     if local:
         browser = env.get("VISOR_CHROMIUM") or _first(which, "chromium", "chromium-browser", "google-chrome")

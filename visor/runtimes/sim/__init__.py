@@ -25,6 +25,8 @@
   positions, validate it
 - `profile_model`: The device-profile format of the simulated device: the personal data an agent can read and change
   (seed 003)
+- `recording`: The simulated phone's screen recording: each change of its screen at the device's time, drawn when
+  kept
 - `render`: Draw a laid-out simulated screen as a PNG a person can read
 - `state`: The running state of one simulated app, and the interpreter of its actions
 - `system_ui`: The simulated phone's own screens over every app: a system dialog asking the user, and the

@@ -38,6 +38,7 @@ from visor.device.protocol import (
     UnsupportedInput,
 )
 from visor.device.targets import same_element
+from visor.device.video import Video
 from visor.limits import MAX_DURATION_MS
 from visor.runtimes.sim.ios import (
     IOS_NATIVE_ACTIONS,
@@ -71,6 +72,7 @@ from visor.runtimes.sim.orientation import TURNS, turn_png, turn_tree, turned_si
 from visor.runtimes.sim.phone_data import PhoneData
 from visor.runtimes.sim.profile_load import load_profile
 from visor.runtimes.sim.profile_model import Capability, Profile
+from visor.runtimes.sim.recording import ScreenRecording
 from visor.runtimes.sim.render import render_png
 from visor.runtimes.sim.state import AppState, Host, scale_var
 from visor.runtimes.sim.system_ui import layout_dialog, layout_shade
@@ -142,6 +144,8 @@ class SimDevice(Host):
         self.recent: list[str] = []
         self.foreground = LAUNCHER
         self._before_recents = LAUNCHER
+        #: The screen recording running (None: the phone is not recording).
+        self._recording: ScreenRecording | None = None
         self._launch(self.target)
 
     # -- Host ------------------------------------------------------------------------------------------------
@@ -236,10 +240,27 @@ class SimDevice(Host):
     def screenshot(self) -> bytes:
         """Render the current screen as a PNG (1080 x 1920 px on both flavours: 3 px a point on iOS)."""
         frame = self.frame()
+        return turn_png(render_png(frame, self._accent(), self._clock_text(), ios=self.ios), self.turns)
+
+    def _accent(self) -> str:
         app = self.apps.get(self.foreground)
-        accent = app.model.app.color if app else "#3F51B5"
+        return app.model.app.color if app else "#3F51B5"
+
+    def _clock_text(self) -> str:
         moment = self.clock.now()
-        return turn_png(render_png(frame, accent, f"{moment.hour}:{moment.minute:02d}", ios=self.ios), self.turns)
+        return f"{moment.hour}:{moment.minute:02d}"
+
+    # -- screen recording ------------------------------------------------------------------------------------
+
+    def start_video(self) -> None:
+        """Start recording the screen (from what it shows now): each change, at the device's time."""
+        self._recording = ScreenRecording(self.now(), self.ios)
+        self.frame()
+
+    def stop_video(self) -> Video | None:
+        """Stop recording; return the screens shown since it started, drawn and encoded (as the phone stands up)."""
+        recording, self._recording = self._recording, None
+        return recording.video(self.now()) if recording is not None else None
 
     def busy_ms(self) -> int:
         """Return how long the foreground app ignores input."""
@@ -619,7 +640,16 @@ class SimDevice(Host):
             app.catch_up(now)
 
     def frame(self) -> Frame:
-        """Lay out what is on screen now, in pixels on both flavours (`ios_screen` shows it as an iPhone does)."""
+        """Lay out what is on screen now, in pixels on both flavours (`ios_screen` shows it as an iPhone does).
+
+        While recording, a screen that differs from the last is noted (`recording`).
+        """
+        frame = self._laid_out()
+        if self._recording is not None:
+            self._recording.saw(self.now(), frame, self._accent(), self._clock_text())
+        return frame
+
+    def _laid_out(self) -> Frame:
         self.catch_up()
         if self.locked:
             moment = self.clock.now()
