@@ -82,3 +82,24 @@ _LINES = st.lists(
 def test_any_log_gives_a_crash_of_its_own_lines_or_none(lines: list[LogLine], app: str) -> None:
     crash = crash_in(lines, app)
     assert crash is None or (crash.lines and all(item in lines for item in crash.lines) and crash.app_id == app)
+
+
+def test_a_native_crash_and_a_process_dead_in_front_are_crashes_a_force_stop_or_the_background_not() -> None:
+    native = crash_in(logcat(("F", "libc", f"Fatal signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0 in "
+                                           f"tid 4242 (main), pid 4242 ({APP})")), APP)  # fmt: skip
+    assert native is not None and native.message == "a native crash: SIGSEGV"
+    # The kernel cuts a process's name at 15 characters.
+    cut = crash_in(logcat(("F", "libc", "Fatal signal 6 (SIGABRT), code -6 in tid 1 (main), pid 1 (com.example.sho)")),
+                   APP)  # fmt: skip
+    assert (
+        cut is not None and crash_in(logcat(("F", "libc", "Fatal signal 6 (SIGABRT), pid 1 (com.other)")), APP) is None
+    )
+    died = crash_in(logcat(("I", "ActivityManager", f"Process {APP} (pid 4242) has died: fore TOP")), APP)
+    assert died is not None and died.message.startswith("its process died while in front")
+    stopped = logcat(("I", "ActivityManager", f"Force stopping {APP} appid=10123 user=0: from pid 1"),
+                     ("I", "ActivityManager", f"Process {APP} (pid 4242) has died: fore TOP"))  # fmt: skip
+    assert crash_in(stopped, APP) is None  # a step stopped it
+    assert crash_in(logcat(("I", "ActivityManager", f"Process {APP} (pid 4242) has died: cch+75 CEM")), APP) is None
+    springboard = crash_in(logcat(("W", "SpringBoard", f"Application 'UIKitApplication:{APP}[0x1a2b]' exited "
+                                                       "abnormally with signal 11")), APP)  # fmt: skip
+    assert springboard is not None and "exited abnormally" in springboard.message

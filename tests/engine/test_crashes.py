@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,3 +65,59 @@ def test_a_secret_the_app_logs_is_masked_in_the_device_log(
     assert result.exit_code == ExitCode.OK, result.envelope.get("error")
     log = next(Path(path) for path in result.envelope["artifacts"] if path.endswith("device.log")).read_text()
     assert "I/Leaky: token is " in log and "s3cr3t-t0ken" not in log
+
+
+CLOSING = """app: {id: com.example.closing, name: Closing, start: home}
+screens:
+  home:
+    title: Home
+    elements:
+      - {type: button, id: exit, text: Exit, on_tap: [{home: true}]}
+      - {type: button, id: segv, text: Render, on_tap: [{crash: {signal: SIGSEGV, stack: ["libcart.so (Cart::total()+20)"]}}]}
+"""
+
+
+def _closing_run(cli_runner: Cli, tmp_path: Path, *steps: str, platform: str = "android") -> dict[str, Any]:
+    (tmp_path / "closing.app.yaml").write_text(CLOSING)
+    scenario = tmp_path / "closing.yaml"
+    scenario.write_text(
+        f"meta: {{name: closing, version: '1', platform: {platform}}}\n"
+        "config: {seed: 1, runtime: sim, app: closing.app.yaml}\nsteps:\n" + "".join(f"  - {step}\n" for step in steps)
+    )
+    result = cli_runner.run("run", str(scenario), "--output", str(tmp_path / "out"))
+    return {step["id"]: step for step in result.data["run"]["steps"]}
+
+
+def test_the_home_screen_after_a_tap_that_did_not_ask_for_it_is_the_app_gone(cli_runner: Cli, tmp_path: Path) -> None:
+    """Nothing in the log (the app closed itself here; a phone whose driver hands out no log looks the same)."""
+    steps = _closing_run(cli_runner, tmp_path, "{id: look, command: screenshot, args: {label: home}}",
+                         "{id: exit, command: tap, args: {target: 'text=Exit'}}",
+                         "{id: after, command: tap, args: {target: 'text=Render'}}")  # fmt: skip
+    error = steps["exit"]["error"]
+    assert (
+        error["code"] == "APP_CRASHED" and "the home screen (com.visor.launcher) shows where it was" in error["message"]
+    )
+    assert steps["exit"]["details"]["crash"]["kind"] == "gone" and steps["after"]["status"] == "skipped"
+
+
+def test_a_step_that_asks_for_the_home_screen_is_no_crash(cli_runner: Cli, tmp_path: Path) -> None:
+    steps = _closing_run(cli_runner, tmp_path, "{id: look, command: screenshot, args: {label: home}}",
+                         "{id: home, command: act, args: {name: home}}",
+                         "{id: again, command: launch_app, args: {}}",
+                         "{id: exit, command: wait, args: {for: 'text=Exit'}}")  # fmt: skip
+    assert [step["status"] for step in steps.values()] == ["ok"] * 4
+
+
+def test_a_native_crash_fails_its_step_with_the_signal_on_both_phones(cli_runner: Cli, tmp_path: Path) -> None:
+    for platform in ("android", "ios"):
+        (tmp_path / platform).mkdir()
+        steps = _closing_run(cli_runner, tmp_path / platform, "{id: render, command: tap, args: {target: 'text=Render'}}",
+                             platform=platform)  # fmt: skip
+        error, crash = steps["render"]["error"], steps["render"]["details"]["crash"]
+        assert error["code"] == "APP_CRASHED", platform
+        if platform == "android":
+            assert crash["message"] == "a native crash: SIGSEGV"
+            tags = [line["tag"] for line in crash["log"]]
+            assert tags[tags.index("libc") :] == ["libc", "DEBUG", "DEBUG", "DEBUG"]  # the signal, its tombstone
+        else:
+            assert "exited abnormally with signal 11" in crash["message"]

@@ -16,6 +16,14 @@ from visor.device.protocol import Device, UnsupportedInput
 PermissionChoice = Literal["allow", "deny", "unset"]
 #: The name that sets every permission the device knows at once.
 ALL_PERMISSIONS = "all"
+#: The home screens' apps (launchers): the phone's own on Android makers' phones and the iPhone, and the simulated
+#: phone's. An app that gives way to one of them without a step asking is gone (crashed, or closed itself).
+HOME_SCREENS = frozenset({
+    "com.visor.launcher", "com.android.launcher", "com.android.launcher2", "com.android.launcher3",
+    "com.google.android.apps.nexuslauncher", "com.sec.android.app.launcher", "com.miui.home",
+    "com.huawei.android.launcher", "com.hihonor.android.launcher", "com.oppo.launcher", "com.bbk.launcher2",
+    "net.oneplus.launcher", "com.motorola.launcher3", "com.apple.springboard",
+})  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

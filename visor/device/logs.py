@@ -6,12 +6,15 @@ line is cut at `MAX_LINE_CHARS`, and a step keeps at most `STEP_LINES` of its ow
 disk or the envelope).
 
 A crash is read from the lines the way a person reads it: Android's `FATAL EXCEPTION` block naming the app's
-process, an `ANR in <app>`, iOS's `Terminating app due to uncaught exception` from the app's process (its bundle
-id, or the id's last part: the name it usually runs by), or a page's uncaught error.
+process, a native crash (`Fatal signal 11 (SIGSEGV)` naming it), its process dead while in front (`has died: fore
+TOP`, not after a force stop), an `ANR in <app>`; iOS's `Terminating app due to uncaught exception` from the app's
+process (its bundle id, or the id's last part: the name it usually runs by) or the springboard saying it exited
+abnormally; or a page's uncaught error.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
@@ -32,7 +35,11 @@ LEVELS = "VDIWEF"
 #: The tags a page's console lines have: its own (`console`), and a browser's source of an uncaught error.
 _CONSOLES = ("console", "javascript")
 
-CrashKind = Literal["crash", "anr"]
+#: A crash the log shows (an exception, a signal, the process gone from the front), an ANR, or the app gone
+#: from the front with nothing in the log (`gone`: told by the screen, visor.engine.runner).
+CrashKind = Literal["crash", "anr", "gone"]
+# A native crash's line: `Fatal signal 11 (SIGSEGV), code 1 …, pid 4242 (com.example)`.
+_SIGNAL = re.compile(r"^Fatal signal \d+ \((SIG\w+)\).*\bpid \d+ \(([^)]*)\)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +124,40 @@ def crash_in(lines: Sequence[LogLine], app_id: str) -> Crash | None:
             return Crash("crash", app_id, text, _excerpt(lines, index, _block(lines, index)))
         if item.tag in _CONSOLES and item.level in "EF" and text.startswith("Uncaught"):
             return Crash("crash", app_id, text, _excerpt(lines, index, _block(lines, index)))
+        native = _native(item, app_id) or _died(lines, index, app_id)
+        if native:
+            block = _block(lines, index)
+            after = index + len(block)
+            # The tombstone debuggerd writes after the signal's line: where in the native code it died.
+            tombstone = _block(lines, after) if after < len(lines) and lines[after].tag == "DEBUG" else ()
+            return Crash("crash", app_id, native, _excerpt(lines, index, (*block, *tombstone)))
     return None
+
+
+def _native(item: LogLine, app_id: str) -> str:
+    """Say how the app's process died of a signal, as the line says it ("": it does not)."""
+    found = _SIGNAL.match(item.text)
+    if found is not None and _same_process(found.group(2), app_id):
+        return f"a native crash: {found.group(1)}"
+    if "exited abnormally" in item.text and f"UIKitApplication:{app_id}" in item.text:
+        return item.text  # the iPhone's springboard saw the app die
+    return ""
+
+
+def _same_process(name: str, app_id: str) -> bool:
+    """Say whether a process named `name` is the app's (the kernel cuts a process's name at 15 characters)."""
+    return not app_id or name == app_id or (len(name) >= 15 and app_id.startswith(name))
+
+
+def _died(lines: Sequence[LogLine], index: int, app_id: str) -> str:
+    """Say that the app's process died while in front, unless a step stopped it ("": it did not die so)."""
+    text = lines[index].text
+    if not app_id or not text.startswith(f"Process {app_id} (pid ") or "has died" not in text:
+        return ""
+    if "TOP" not in text.split("has died", 1)[1]:
+        return ""  # a process in the background, ended by the system to free memory: not a crash
+    stopped = any(entry.text.startswith(f"Force stopping {app_id}") for entry in lines[:index])
+    return "" if stopped else f"its process died while in front ({text})"
 
 
 def _ios_process(tag: str, app_id: str) -> bool:

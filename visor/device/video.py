@@ -75,8 +75,10 @@ class Recorder(Protocol):
         """Start recording (again from nothing, if it was)."""
         ...
 
-    def stop_video(self) -> Video | None:
-        """Stop recording; return what was recorded (None: nothing was).
+    def stop_video(self, keep: bool = True) -> Video | None:
+        """Stop recording; return what was recorded (None: nothing was, or it is not kept).
+
+        A recording not kept (`keep` false: a passed run's, on failure only) is dropped unencoded.
 
         Raises:
             TargetError: the recording could not be made or fetched.
@@ -112,8 +114,17 @@ def encode(pictures: Sequence[tuple[int, Image]], end_us: int, held_us: int = 0)
             stream = container.add_stream("libvpx-vp9", rate=1000)
             stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
             stream.time_base = Fraction(1, 1000)
-            # Realtime and fastest: a run's screens are flat pictures; one thread keeps the bytes the same.
-            stream.options = {"deadline": "realtime", "cpu-used": "8", "crf": "36", "b": "0", "row-mt": "0"}
+            # Realtime and fastest: a run's screens are flat pictures; one thread keeps the bytes the same, and
+            # no look-ahead (lag-in-frames) halves the encoder's start, most of a short video's cost.
+            stream.options = {
+                "deadline": "realtime",
+                "cpu-used": "8",
+                "crf": "36",
+                "b": "0",
+                "row-mt": "0",
+                "lag-in-frames": "0",
+                "tile-columns": "0",
+            }
             stream.thread_count = 1
             clock = _clock([at for at, _ in kept], max(end_us, kept[-1][0] + LAST_US), held_us)
             last_ms = -1

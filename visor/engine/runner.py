@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from visor.clock import US_PER_MS, Clock, isoformat, ms_to_us, pause, us_to_ms
+from visor.device.apps import HOME_SCREENS
 from visor.device.logs import LogLine, crash_in, slice_of
 from visor.device.memory import AgentState
 from visor.device.observer import ObservingDevice
@@ -134,6 +135,8 @@ class RunContext:
     router: Router | None = None
     #: Where the device's log was read up to: each step reads its own slice of it.
     log_cursor: int = 0
+    #: The app in front as the screen last read showed it ("": not known).
+    front: str = ""
 
 
 def run_scenario(scenario: Scenario, settings: RunSettings, context: RunContext) -> Generator[Event, None, None]:
@@ -205,12 +208,12 @@ class _Record:
         recorder, self.recorder = self.recorder, None
         if recorder is None:
             return replace(event, video_note=self.video_note) if self.video_note else event
+        keep = self.settings.video == "always" or event.result.status is not Verdict.PASSED
         try:
-            video = recorder.stop_video()
+            video = recorder.stop_video(keep)
         except VisorError as failed:
             return replace(event, video_note=f"no video: {failed.message}")
-        keep = self.settings.video == "always" or event.result.status is not Verdict.PASSED
-        if video is None or not keep:
+        if video is None:
             return event
         note = f"the video keeps the first pictures only ({video.cut:,} left out)" if video.cut else ""
         return replace(event, video=video, video_note=note)
@@ -460,7 +463,8 @@ def _run_step(step: Step, settings: RunSettings, context: RunContext, *, last: b
     signed = error is not None or last or not _on_demand(settings, context)
     if signed or settings.capture == "steps":
         try:
-            _look_after(step, ctx, settings, context, details, failed=error is not None, signed=signed)
+            seen = _look_after(step, ctx, settings, context, details, failed=error is not None, signed=signed)
+            error = _left_the_app(step, seen, ctx, context, details, error)
         except StepOverrun as overrun:
             error = error or _overrun(step, settings.timeout_us, overrun)
         except ActionError as unread:
@@ -525,8 +529,11 @@ def _look_after(
     *,
     failed: bool,
     signed: bool = True,
-) -> None:
-    """Fingerprint the screen the step ended on (`details.screen`, when `signed`), and keep its evidence when asked."""
+) -> Observation:
+    """Fingerprint the screen the step ended on (`details.screen`, when `signed`), and keep its evidence when asked.
+
+    Return what was seen.
+    """
     # Looking at the screen afterwards gets the step's own timeout: a device that hangs here is stopped too.
     with context.watchdog.guard(settings.timeout_us):
         observation = context.device.observe()
@@ -536,6 +543,46 @@ def _look_after(
             details["screen"] = _screen(context, observation, settings.mask, shot)
         if settings.capture == "steps" or (failed and settings.capture == "failures"):
             details.update(_evidence(step, ctx, observation, details, failed=failed, shot=shot))
+    return observation
+
+
+#: The steps that act within the app: after one of them, the home screen where the app was means it is gone.
+#: Any other step may leave it by design (a key, a link, an app launched or stopped, a script, a flow).
+_WITHIN_THE_APP = frozenset({
+    "tap", "long_tap", "scroll", "scroll_until_visible", "erase_text", "paste_text", "input_random",
+    "copy_text_from", "wait", "screenshot", "source", "hide_keyboard",
+})  # fmt: skip
+#: The `act` helpers that leave the app by design.
+_LEAVING_ACTS = frozenset({"back", "home", "app_switch", "lock", "reset"})
+
+
+def _left_the_app(
+    step: Step, seen: Observation, ctx: ActionContext, context: RunContext, details: dict[str, object],
+    error: ErrorInfo | None,
+) -> ErrorInfo | None:  # fmt: skip
+    """Fail a step as `APP_CRASHED` when the app was in front before it and the home screen is after it.
+
+    Only after a step that acts within the app (`_WITHIN_THE_APP`): the app crashed with nothing in the log
+    visor could read (a phone whose driver hands out none), or closed itself. A crash the log showed wins.
+    """
+    before, context.front = context.front, seen.tree.package or context.front
+    app_id = ctx.info.app_id
+    within = step.command in _WITHIN_THE_APP or (
+        step.command == "act" and getattr(step.args, "name", "") not in _LEAVING_ACTS
+    )
+    if "crash" in details or not app_id or before != app_id or context.front not in HOME_SCREENS or not within:
+        return error
+    message = (f"the app is no longer in front: the home screen ({context.front}) shows where it was, and no "
+               "step asked to leave it")  # fmt: skip
+    details["crash"] = {"kind": "gone", "app_id": app_id, "message": message, "log": []}
+    return ErrorInfo(
+        code=str(ErrorCode.APP_CRASHED),
+        message=f"Step '{step.id}' ({step.command}): {message}",
+        likely_cause="The app crashed and its log showed nothing visor could read (a driver that hands out no "
+        "log), or the app closed itself (an Exit button, finish() on its last screen).",
+        next_step="Look at the device's own log around this step (adb logcat, Console.app) and at the video; if "
+        "the app closes itself here on purpose, go on with a step that launches it (launch_app).",
+    )
 
 
 def _overrun(step: Step, budget_us: int, overrun: StepOverrun) -> ErrorInfo:

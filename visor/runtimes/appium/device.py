@@ -736,16 +736,17 @@ class AppiumDevice:
         self._call("start recording the screen", lambda d: d.start_recording_screen(**options))
         self._recording = True
 
-    def stop_video(self) -> Video | None:
-        """Stop recording; return the driver's MP4, or the page's pictures encoded (None: nothing recorded)."""
+    def stop_video(self, keep: bool = True) -> Video | None:
+        """Stop recording; return the driver's MP4, or the page's pictures encoded (None: none, or not kept)."""
         pictures, self._pictures = self._pictures, None
         if pictures is not None:
-            return pictures.video(_now_us())
+            return pictures.video(_now_us()) if keep else None
         if not self._recording:
             return None
         self._recording = False
+        # Stopped whether kept or not: a phone left recording records on into the next run.
         encoded = self._call("stop recording the screen", lambda d: d.stop_recording_screen())
-        if not encoded:
+        if not encoded or not keep:
             return None
         try:
             data = base64.b64decode(str(encoded), validate=True)

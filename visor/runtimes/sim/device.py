@@ -104,6 +104,8 @@ TOUCH_SLOP = 24
 STILL_FOREVER_US = 2**62
 MAX_FINGERS = 5
 SIZE_RECT = Rect(0, 0, SIZE.width, SIZE.height)
+#: The signals an app model's native crash may name, and their numbers.
+_SIGNALS = {"SIGSEGV": 11, "SIGABRT": 6, "SIGBUS": 7, "SIGILL": 4, "SIGFPE": 8}
 _PARAM = re.compile(r"\\\{([A-Za-z_][A-Za-z0-9_]*)\\\}")
 
 
@@ -161,6 +163,9 @@ class SimDevice(Host):
     def crash(self, app: AppModel, entry: CrashEntry) -> None:
         """End the app's process for an uncaught exception, as Android's runtime logs one; the launcher shows."""
         app_id = app.app.id
+        if entry.signal is not None:
+            self._native_crash(app, entry.signal, entry.stack)
+            return
         frames = entry.stack or [f"{app_id}.{self._screen_of(app_id)}.onClick(Unknown Source)"]
         thrown = f"{entry.exception}: {entry.message}" if entry.message else entry.exception
         if self.ios:
@@ -178,6 +183,24 @@ class SimDevice(Host):
             self._write(
                 "I", "ActivityManager", f"Process {app_id} (pid {self._pids.get(app_id, 0)}) has died: fore TOP"
             )
+        self._end(app_id)
+
+    def _native_crash(self, app: AppModel, signal: str, stack: Sequence[str]) -> None:
+        """End the app's process for a signal, as Android's debuggerd (or the springboard) logs one."""
+        app_id, number = app.app.id, _SIGNALS[signal]
+        pid = self._pids.get(app_id, 0)
+        if self.ios:
+            self._write("W", "SpringBoard", f"Application 'UIKitApplication:{app_id}' exited abnormally with signal "
+                        f"{number}")  # fmt: skip
+        else:
+            self._write("F", "libc", f"Fatal signal {number} ({signal}), code 1, fault addr 0x0 in tid {pid} (main), "
+                        f"pid {pid} ({app_id})")  # fmt: skip
+            for text in ("*** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***",
+                         f"pid: {pid}, tid: {pid}, name: main  >>> {app_id} <<<",
+                         *(f"      #{index:02d} pc {4096 * (index + 1):016x}  {frame}" for index, frame in
+                           enumerate(stack))):  # fmt: skip
+                self._write("F", "DEBUG", text)
+            self._write("I", "ActivityManager", f"Process {app_id} (pid {pid}) has died: fore TOP")
         self._end(app_id)
 
     def log_since(self, cursor: int) -> tuple[tuple[LogLine, ...], int]:
@@ -257,10 +280,13 @@ class SimDevice(Host):
         self._recording = ScreenRecording(self.now(), self.ios)
         self.frame()
 
-    def stop_video(self) -> Video | None:
-        """Stop recording; return the screens shown since it started, drawn and encoded (as the phone stands up)."""
+    def stop_video(self, keep: bool = True) -> Video | None:
+        """Stop recording; return the screens shown since it started, drawn and encoded (as the phone stands up).
+
+        Not kept, nothing is drawn.
+        """
         recording, self._recording = self._recording, None
-        return recording.video(self.now()) if recording is not None else None
+        return recording.video(self.now()) if recording is not None and keep else None
 
     def busy_ms(self) -> int:
         """Return how long the foreground app ignores input."""

@@ -210,6 +210,11 @@ class CrashEntry(InputModel):
     stack: Annotated[list[Text], _items(MAX_ENTRIES)] = Field(
         default_factory=list, description="Its stack frames (`com.example.Cart.checkout(Cart.kt:42)`)."
     )
+    signal: Literal["SIGSEGV", "SIGABRT", "SIGBUS", "SIGILL", "SIGFPE"] | None = Field(
+        None,
+        description="A native crash instead: the process dies of this signal, logged as Android's debuggerd (or "
+        "the iPhone's springboard) logs one; the stack frames are native ones (`libcart.so (Cart::total()+20)`).",
+    )
 
 
 class Action(_OneOf):
