@@ -20,6 +20,7 @@ from visor import api
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
 from visor.cli.options import (
+    absolute_value,
     device_options,
     duration_value,
     finite_value,
@@ -123,6 +124,12 @@ def _environment(env: CliEnvironment) -> Environment:
     default=0,
     show_default=True,
     help="Run a failed scenario again up to N times; a pass after a failure is reported flaky.",
+)
+@click.option(
+    "--alluredir",
+    metavar="DIR",
+    callback=absolute_value,
+    help="Also write each run's Allure results (steps, screenshots, device log, video) into DIR.",
 )
 @click.option("--shard", metavar="I/N", help="Run the I-th of N parts of the suite, balanced by recorded durations.")
 @click.option(

@@ -724,6 +724,7 @@ class WireRunOptions(WireOptions):
     capture: Literal["none", "failures", "steps"] = "failures"
     observe: Literal["each-step", "on-demand"] | None = None
     video: Literal["off", "on-failure", "always"] | None = None
+    alluredir: _Text | None = None
     fresh_session: bool = False
     parameters: dict[_Text, _Text] = Field(default_factory=dict)
     secrets: list[_Text] = Field(default_factory=list)

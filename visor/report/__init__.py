@@ -1,6 +1,8 @@
 """What visor tells its users: the JSON envelope, artifacts, and the human console.
 
 - `action_data`: The envelope of a direct action: upstream's `data` shape, and visor's verified step beside it
+- `allure`: Allure results: a run as the files Allure's report reads (`--alluredir DIR`), for teams whose CI shows
+  Allure
 - `artifacts`: Write a run's artifacts as the run goes: nothing already written is lost when a run fails or is
   interrupted
 - `benchmark_html`: benchmark-RUN_ID.html: a benchmark's runs, its score, and where it diverged, with both screens

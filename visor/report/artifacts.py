@@ -33,12 +33,13 @@ from typing import IO, Protocol
 
 from visor import __version__
 from visor.engine.events import AssertionChecked, Event, RunFinished, RunStarted, StepFinished, StepStarted
-from visor.engine.results import StepResult
+from visor.engine.results import RunResult, StepResult
 from visor.errors import UNWRITABLE_CAUSE, InputError, SourceError
 from visor.files import UnsafePath, read_confined, write_atomic, write_confined
 from visor.report import html, junit, summary
+from visor.report.allure import AllureRun, allure_files
 from visor.report.chapters import CHAPTERS, VIDEO_NAME, chapters
-from visor.scenario.project import in_project
+from visor.scenario.project import in_project, project_folder
 from visor.ui.geometry import Size
 from visor.ui.secrets import KeptPart, Rendered, mask_rendered, mask_text, redact
 
@@ -116,7 +117,7 @@ class ArtifactStore:
         if rendered is not None and isinstance(data, str):
             payload = mask_rendered(data, self.secrets, rendered).encode("utf-8")
         else:
-            payload = self._masked(data.encode("utf-8") if isinstance(data, str) else data)
+            payload = self.masked(data.encode("utf-8") if isinstance(data, str) else data)
         try:
             self._make_folder(os.path.dirname(path))
             write_atomic(path, payload)
@@ -152,7 +153,7 @@ class ArtifactStore:
                 details={"path": path, "project": project},
             )
         try:
-            written = write_confined(project, placed, self._masked(data))
+            written = write_confined(project, placed, self.masked(data))
         except UnsafePath as exc:
             raise OutputError.from_unwritable(
                 path,
@@ -189,7 +190,7 @@ class ArtifactStore:
             os.makedirs(folder, exist_ok=True)
             self._folders.update((folder, os.path.dirname(folder)))
 
-    def _masked(self, payload: bytes) -> bytes:
+    def masked(self, payload: bytes) -> bytes:
         """Return a text file's bytes with the secrets masked (pictures and other binary files as they are)."""
         if not self.secrets or payload.startswith(b"\x89PNG"):
             return payload
@@ -258,8 +259,12 @@ class ReportWriter:
     finishes (also when it stopped early). Files go through the run's `ArtifactStore`.
     """
 
-    def __init__(self, store: ArtifactStore) -> None:
+    def __init__(self, store: ArtifactStore, allure: str | None = None) -> None:
         self.store = store
+        #: Where the run's Allure results go too (`--alluredir`; None: nowhere).
+        self.allure = allure
+        #: The scenario's file and tags, as the run started (Allure's test case is named by them).
+        self._scenario: tuple[str, tuple[str, ...]] = ("", ())
         self._timeline = store.append("timeline.log")
         #: The device's log as the steps read it (`device.log`), opened when the first lines come.
         self._device_log: TextSink | None = None
@@ -284,6 +289,7 @@ class ReportWriter:
                 lost = exc  # the timeline's last line: the reports are written all the same, then it is said
         if isinstance(event, RunStarted):
             self._size = event.device.size
+            self._scenario = (event.scenario.source, tuple(event.scenario.meta.tags))
             self.store.write("env/device.json", _json(_device(event)), "json")
             self.store.write("env/runtime.json", _json(_runtime(event)), "json")
             if event.scenario.translated is not None:  # a Maestro flow run as it is: the scenario that ran
@@ -320,6 +326,28 @@ class ReportWriter:
         timeline = html.Timeline(self._starts, video, moments, self._size)
         self.store.write("report.html", html.render(result, result.scenario, self.store.root, timeline), "markup")
         self.close()
+        if self.allure is not None:
+            self._allure(result, self.allure, [name for name in ("device.log", video, "report.html") if name])
+
+    def _allure(self, result: RunResult, folder: str, attached: list[str]) -> None:
+        """Write the run's Allure results into `folder`: its result, and its files copied beside it.
+
+        Raises:
+            OutputError: the folder cannot be written, or a file of the run read back.
+        """
+        source, tags = self._scenario
+        root = self.store.root
+        # A phone's long recording may be larger than a results folder should copy: it stays in the run's folder.
+        kept = tuple(name for name in attached if _size(os.path.join(root, name)) <= ALLURE_ATTACHMENT_BYTES)
+        run = AllureRun(_in_its_project(source) if source else result.scenario, tags, self._starts, root, kept)
+        try:
+            os.makedirs(folder, exist_ok=True)
+            for file in allure_files(result, run):
+                data = (read_confined(root, file.copy, noun="artifact", limit=ALLURE_ATTACHMENT_BYTES) if file.copy
+                        else file.text.encode("utf-8"))  # fmt: skip
+                write_confined(folder, file.name, self.store.masked(data))
+        except OSError as exc:  # a link or a device in its place too (UnsafePath)
+            raise OutputError.from_unwritable(folder, exc, details={"path": folder}) from exc
 
     def close(self) -> None:
         """Close the timeline.
@@ -354,6 +382,24 @@ class ReportWriter:
         except OSError as exc:
             timeline = os.path.join(self.store.root, "timeline.log")
             raise OutputError.from_unwritable(timeline, exc, details={"path": timeline}) from exc
+
+
+#: The largest file of a run copied into Allure's results (a longer video stays in the run's folder only).
+ALLURE_ATTACHMENT_BYTES = 256 * 1024 * 1024
+
+
+def _in_its_project(source: str) -> str:
+    """Return a scenario's file as its project names it (`scenarios/login.yaml`): the same on every checkout."""
+    real = os.path.realpath(source)
+    return os.path.relpath(real, project_folder(os.path.dirname(real))).replace(os.sep, "/")
+
+
+def _size(path: str) -> int:
+    """Return a file's size (a missing one is larger than any: it is not attached)."""
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return ALLURE_ATTACHMENT_BYTES + 1
 
 
 def _timeline_line(event: Event) -> str:

@@ -131,7 +131,7 @@ class Environment:
 #: The fields of a run beyond the device that a direct action also takes, in the order the wire gives them.
 _ACTION_FIELDS = ("seed", "timeout_ms", "output", "no_map", "map_dir", "repair")
 #: The fields only runs take.
-_RUN_FIELDS = ("capture", "observe", "fresh_session", "video")
+_RUN_FIELDS = ("capture", "observe", "fresh_session", "video", "alluredir")
 #: Every name `RunConfig.from_flat` takes.
 _NAMES = frozenset({flag.name for flag in DEVICE_FLAGS} | {*_ACTION_FIELDS, *_RUN_FIELDS})
 _NAMES |= {"capabilities", "parameters", "secrets", "pool"}
@@ -152,6 +152,8 @@ class RunConfig:
     observe: Observe | None = None
     #: When the run's video is kept (`--record-video`; None: `config.video`, else never recorded).
     video: VideoPolicy | None = None
+    #: Where each run's Allure results go too (`--alluredir`, absolute; None: nowhere).
+    alluredir: str | None = None
     #: A benchmark starts a new session for every run even where sessions are expensive.
     fresh_session: bool = False
     #: Use no app map (steps are never routed to another screen).

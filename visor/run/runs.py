@@ -209,7 +209,7 @@ def attempt(
             refuse_shared(opened.device.info)
         folder = scenario_folder(prepared.scenario.source)
         store = ArtifactStore(prepared.output, run_id, folder, secrets=prepared.options.secrets)
-        writer = ReportWriter(store)
+        writer = ReportWriter(store, allure=prepared.options.alluredir)
     except BaseException:  # a refusal, an unwritable folder, a signal: the session must not outlive the command
         if shared is None:
             with contextlib.suppress(KeyboardInterrupt):

@@ -217,6 +217,9 @@ _OPERAND = r"\s*(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*|-?\d+(?:\.\d+)?|'[^'\
 #: An expression whose value is true or false (a negation, or one comparison, of names and literals).
 _BOOLEAN = re.compile(rf"\s*!{_OPERAND}|{_OPERAND}(?:===|!==|==|!=|<=|>=|<|>){_OPERAND}")
 #: Maestro's truth of a condition's text (`maestro_truth`), in JavaScript.
+#: Blank as the run's script judges it (JavaScript's `\s`): Python's own blank differs (NEL, \x1c-\x1f are blank
+#: to `str.strip`, not to the script), and the import must read a text's truth as the run will.
+_JS_BLANK = re.compile("[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]*")
 _JS_TRUTH = (
     "(s => !(/^\\s*$/.test(s) || s.toLowerCase() === 'false' || s === 'undefined' || s === 'null'"
     f" || (/{_KOTLIN_NUMBER}/.test(s) && parseFloat(s.replace(/^[\\x00-\\x20]+/, '')) === 0)))"
@@ -242,6 +245,6 @@ def _filled_truth(text: str) -> str:
 
 def maestro_truth(text: str) -> bool:
     """Say whether Maestro takes a condition's text for true: not blank, false, undefined, null or a number 0."""
-    if not text.strip() or text.lower() == "false" or text in ("undefined", "null"):
+    if _JS_BLANK.fullmatch(text) or text.lower() == "false" or text in ("undefined", "null"):
         return False
     return not (re.match(_KOTLIN_NUMBER, text) and float(text.strip("".join(map(chr, range(33)))).rstrip("fFdD")) == 0)
