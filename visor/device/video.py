@@ -9,6 +9,7 @@ so a quiet screen costs nothing and the video's times are the run's.
 
 from __future__ import annotations
 
+import bisect
 import io
 import itertools
 from collections.abc import Sequence
@@ -58,10 +59,11 @@ class Video:
         if not self.clock:
             return run_ms
         run_us = round(run_ms * 1000)
-        before = [index for index, (start, _) in enumerate(self.clock) if start <= run_us]
-        if not before:
+        # The last picture started by then (the clock is in the run's order): found by halving, not by a walk,
+        # so a long run's chapters cost what its steps do.
+        index = bisect.bisect_right(self.clock, run_us, key=lambda moment: moment[0]) - 1
+        if index < 0:
             return 0.0
-        index = before[-1]
         start, shown = self.clock[index]
         span = self.clock[index + 1][1] - shown if index + 1 < len(self.clock) else run_us - start
         return (shown + min(run_us - start, span)) / 1000
