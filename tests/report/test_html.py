@@ -75,6 +75,6 @@ def test_the_steps_are_at_the_runs_times_and_the_video_opens_at_the_first_failed
     result = run_result("x")
     timeline = html.Timeline(starts={0: 1250.0, 1: 1900.0}, video="video.webm", moments={0: 3000.0, 1: 3600.0})
     page = html.render(result, "s", "/out/run", timeline)
-    assert "<td class='muted'>+1.250 s</td>" in page and "<td class='muted'>+1.900 s</td>" in page
+    assert "<td class='muted at'>+1.250 s</td>" in page and "<td class='muted at'>+1.900 s</td>" in page
     assert "<video controls preload='metadata' src='video.webm#t=3.000'>" in page
     assert "<track kind='chapters' src='video.vtt'" in page and "href='video.webm#t=3.000'" in page

@@ -29,7 +29,7 @@ table{border-collapse:collapse;width:100%;background:#fff}td,th{border-bottom:1p
 text-align:left;vertical-align:top}img{max-height:320px;border:1px solid #e0e0e0}code{font-size:13px}
 .error{color:#c62828}.muted{color:#757575}details{margin-top:.3rem}summary{cursor:pointer;color:#757575}
 pre{font-size:12px;background:#f5f5f5;padding:.5rem;overflow-x:auto;max-width:60rem}td code{white-space:nowrap}
-img.map{max-height:none;max-width:100%;background:#fff}td.took{white-space:nowrap}pre.log{color:#b71c1c}
+img.map{max-height:none;max-width:100%;background:#fff}td.took,td.at{white-space:nowrap}pre.log{color:#b71c1c}
 .shot{position:relative;display:inline-block;line-height:0;margin-right:.3rem}.shot img{display:block}
 .mark{position:absolute;box-sizing:border-box;border:3px solid #d50000;border-radius:3px}
 .mark.covering{border:3px dashed #ff6d00}.mark.point{border-radius:50%;border-color:#2962ff;background:#2962ff55}
@@ -192,7 +192,8 @@ def _step_row(step: StepResult, root: str, at_ms: float, timeline: Timeline) -> 
     details = f"<details{folded}><summary>details</summary><pre>{visible_lines(shown)}</pre></details>"
     return (
         f"<tr><td class='{step.word}'>{step.word}</td><td><code>{visible(step.id)}</code></td>"
-        f"<td>{visible(step.command)}</td><td class='muted'>+{at_ms / 1000:.3f} s</td><td>{step.duration_ms} ms</td>"
+        f"<td>{visible(step.command)}</td><td class='muted at'>+{at_ms / 1000:.3f} s</td>"
+        f"<td class='took'>{step.duration_ms} ms</td>"
         f"<td>{error}{media}{details}</td></tr>"
     )
 
