@@ -31,3 +31,16 @@ def test_times_are_written_as_webvtt_writes_them() -> None:
     assert [stamp(ms) for ms in (0, 999.6, 61_000, 3_600_000)] == [
         "00:00:00.000", "00:00:01.000", "00:01:01.000", "01:00:00.000"
     ]  # fmt: skip
+
+
+@given(st.lists(st.floats(0, 10_000, allow_nan=False), max_size=30), st.floats(0, 20_000, allow_nan=False))
+def test_a_chapter_ends_at_the_soonest_later_start_else_at_the_runs_end(times: list[float], end_ms: float) -> None:
+    """Found in one walk where starts are in order; as a search over all later starts otherwise."""
+    from visor.report.chapters import _ends  # the rule alone, whatever order the starts come in
+
+    for starts in (times, sorted(times)):
+        expected = []
+        for index, start in enumerate(starts):
+            later = [time for time in starts[index + 1 :] if time > start]
+            expected.append(min(later) if later else max(end_ms, start + 1))
+        assert _ends(starts, end_ms) == expected

@@ -12,11 +12,11 @@ from __future__ import annotations
 import bisect
 import io
 import itertools
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 from visor import DISTRIBUTION
 from visor.device.protocol import Device
@@ -25,9 +25,11 @@ from visor.errors import NotInstalled, TargetError
 if TYPE_CHECKING:
     from PIL.Image import Image
 
+#: What a recording notes of each screen, to draw it from later.
+_Shown = TypeVar("_Shown")
+
 #: When a run keeps its video: never, when the run failed, or always.
 VideoPolicy = Literal["off", "on-failure", "always"]
-VIDEO_POLICIES: tuple[VideoPolicy, ...] = ("off", "on-failure", "always")
 #: The longest side of an encoded picture, in pixels: a phone's screen at half its size stays readable.
 LONG_SIDE = 960
 #: The most pictures one video keeps (a run changing its screen for hours is cut, and says so).
@@ -86,6 +88,40 @@ class Recorder(Protocol):
             TargetError: the recording could not be made or fetched.
         """
         ...
+
+
+@dataclass
+class Changes(Generic[_Shown]):
+    """What a screen showed since `start_us`: each change once, with its µs since then (at most `MAX_PICTURES`).
+
+    What is noted is whatever draws the picture later (a layout, a screenshot's bytes): nothing is drawn
+    until the video is asked for.
+    """
+
+    start_us: int
+    shown: list[tuple[int, _Shown]] = field(default_factory=list)
+    #: Changes left out past the bound.
+    cut: int = 0
+
+    def saw(self, now_us: int, what: _Shown) -> None:
+        """Note what the screen shows at `now_us`, unless it shows it already."""
+        if self.shown and self.shown[-1][1] == what:
+            return
+        if len(self.shown) >= MAX_PICTURES:
+            self.cut += 1
+            return
+        self.shown.append((max(0, now_us - self.start_us), what))
+
+    def video(self, draw: Callable[[_Shown], Image], now_us: int, held_us: int = 0) -> Video | None:
+        """Draw each change and encode them, the last shown until `now_us` (None: nothing was noted).
+
+        Raises:
+            NotInstalled, TargetError: as `encode`; and what `draw` raises.
+        """
+        if not self.shown:
+            return None
+        encoded = encode([(at, draw(what)) for at, what in self.shown], max(0, now_us - self.start_us), held_us)
+        return replace(encoded, cut=self.cut + encoded.cut)
 
 
 def recorder_of(device: Device) -> Recorder | None:

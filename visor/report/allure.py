@@ -70,10 +70,11 @@ def allure_files(result: RunResult, run: AllureRun) -> list[AllureFile]:
         attachments.append(AllureFile(name, copy=relative))
         return {"name": label, "source": name, "type": _TYPES.get(suffix, "application/octet-stream")}
 
-    steps = [_step(step, start + run.starts.get(step.index, 0.0), attach) for step in result.steps]
-    checked_at = max([start, *(int(str(entry["stop"])) for entry in steps)])
-    steps += [_check(check, checked_at, attach) for check in result.assertions]
-    stop = max([start, *(int(str(entry["stop"])) for entry in steps)])
+    begun = [round(start + run.starts.get(step.index, 0.0)) for step in result.steps]
+    # The assertions are checked once the steps are done, at once: the test ends there.
+    stop = max([start, *(at + step.duration_ms for at, step in zip(begun, result.steps, strict=True))])
+    steps = [_step(step, at, attach) for at, step in zip(begun, result.steps, strict=True)]
+    steps += [_check(check, stop, attach) for check in result.assertions]
     full_name = f"{run.source}#{result.scenario}"
     body = {
         "uuid": test_uuid,
@@ -96,9 +97,8 @@ def allure_files(result: RunResult, run: AllureRun) -> list[AllureFile]:
             *attachments]  # fmt: skip
 
 
-def _step(step: StepResult, start: float, attach: _Attach) -> dict[str, object]:
+def _step(step: StepResult, begun: int, attach: _Attach) -> dict[str, object]:
     """Return a step as Allure's step: its name, verdict, times, error and attachments."""
-    begun = round(start)
     return {
         "name": f"{step.id} ({step.command})",
         "status": _status(step.status, step.error),

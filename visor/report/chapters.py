@@ -6,6 +6,7 @@ reads WebVTT lists them too. Times are the run's (the device's on the simulated 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 
 from visor.engine.results import StepResult
@@ -19,12 +20,33 @@ def chapters(steps: Sequence[StepResult], starts: Mapping[int, float], end_ms: f
     """Return the WebVTT document of the steps' chapters (`starts`: each step's start by index, in ms)."""
     times = [max(0.0, starts.get(step.index, 0.0)) for step in steps]
     cues = []
-    for number, (step, start) in enumerate(zip(steps, times, strict=True), 1):
-        following = [time for time in times[number:] if time > start]
-        end = min(following) if following else max(end_ms, start + 1)
+    for number, (step, start, end) in enumerate(zip(steps, times, _ends(times, end_ms), strict=True), 1):
         said = _cue_text(f"{step.id} ({step.command}): {step.word}")
         cues.append(f"{number}\n{stamp(start)} --> {stamp(end)}\n{said}")
     return "WEBVTT\n\n" + "".join(f"{cue}\n\n" for cue in cues)
+
+
+def _ends(times: Sequence[float], end_ms: float) -> list[float]:
+    """Return when each chapter ends: at the soonest later start after its own, else at the run's end.
+
+    Steps start in the run's order (its clock never goes back): then one walk from the last finds each end,
+    the next step's start, or the next one's end where it starts at the same time. Starts out of order (none
+    a run gives) are searched among all those after.
+    """
+    if any(later < earlier for earlier, later in itertools.pairwise(times)):
+        return [min((time for time in times[index + 1 :] if time > start), default=max(end_ms, start + 1))
+                for index, start in enumerate(times)]  # fmt: skip
+    ends = [0.0] * len(times)
+    for index in range(len(times) - 1, -1, -1):
+        start = times[index]
+        following = times[index + 1] if index + 1 < len(times) else start
+        if following > start:
+            ends[index] = following
+        elif index + 1 < len(times):
+            ends[index] = ends[index + 1]  # it starts with this one: the same soonest later start
+        else:
+            ends[index] = max(end_ms, start + 1)
+    return ends
 
 
 def stamp(ms: float) -> str:

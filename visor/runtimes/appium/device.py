@@ -34,7 +34,7 @@ from visor.device.protocol import (
     SessionRestarted,
     UnsupportedInput,
 )
-from visor.device.video import Video
+from visor.device.video import Changes, Video
 from visor.errors import ActionError, TargetError
 from visor.jsontypes import JsonObject, JsonValue
 from visor.runtimes.adb import Adb
@@ -44,7 +44,7 @@ from visor.runtimes.appium.capabilities import AppiumSettings, build_capabilitie
 from visor.runtimes.appium.described import described, find_described, settings_for
 from visor.runtimes.appium.error_mapping import START, SessionLost, client_missing, mapped
 from visor.runtimes.appium.locators import NATIVE_STRATEGIES, exact_locator, locator, selector_locator
-from visor.runtimes.appium.recording import PagePictures, recording_options
+from visor.runtimes.appium.recording import page_picture, recording_options
 from visor.scenario import contexts
 from visor.ui.geometry import Point, Rect, Size
 from visor.ui.source import PageSourceError, parse_xml
@@ -111,7 +111,7 @@ class AppiumDevice:
         self.log_refused = ""
         #: The driver is recording the screen (a phone), or the page's pictures as it is read (the web).
         self._recording = False
-        self._pictures: PagePictures | None = None
+        self._pictures: Changes[bytes] | None = None
         self.sessions = 0
         self._start()
 
@@ -730,7 +730,7 @@ class AppiumDevice:
     def start_video(self) -> None:
         """Start recording: the driver records a phone's screen; a web page is photographed as it is read."""
         if self.info.platform == "web":
-            self._pictures = PagePictures(_now_us())
+            self._pictures = Changes(_now_us())
             return
         options = recording_options(self.info.platform)
         self._call("start recording the screen", lambda d: d.start_recording_screen(**options))
@@ -740,7 +740,7 @@ class AppiumDevice:
         """Stop recording; return the driver's MP4, or the page's pictures encoded (None: none, or not kept)."""
         pictures, self._pictures = self._pictures, None
         if pictures is not None:
-            return pictures.video(_now_us()) if keep else None
+            return pictures.video(page_picture, _now_us()) if keep else None
         if not self._recording:
             return None
         self._recording = False

@@ -38,7 +38,7 @@ from visor.device.protocol import (
     UnsupportedInput,
 )
 from visor.device.targets import same_element
-from visor.device.video import Video
+from visor.device.video import Changes, Video
 from visor.limits import MAX_DURATION_MS
 from visor.runtimes.sim.ios import (
     IOS_NATIVE_ACTIONS,
@@ -277,7 +277,7 @@ class SimDevice(Host):
 
     def start_video(self) -> None:
         """Start recording the screen (from what it shows now): each change, at the device's time."""
-        self._recording = ScreenRecording(self.now(), self.ios)
+        self._recording = ScreenRecording(Changes(self.now()), self.ios)
         self.frame()
 
     def stop_video(self, keep: bool = True) -> Video | None:
@@ -678,8 +678,7 @@ class SimDevice(Host):
     def _laid_out(self) -> Frame:
         self.catch_up()
         if self.locked:
-            moment = self.clock.now()
-            return layout_lock_screen(f"{moment.hour}:{moment.minute:02d}")
+            return layout_lock_screen(self._clock_text())
         if self.data.dialog is not None:
             return layout_dialog(self.data.dialog)
         if self.data.shade:

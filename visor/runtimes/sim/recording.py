@@ -7,48 +7,35 @@ video is not kept (`on-failure`, and it passed) pays next to nothing; a kept one
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from visor.device.video import HELD_US, MAX_PICTURES, Video, encode
+from visor.device.video import HELD_US, Changes, Video
 from visor.runtimes.sim.render import draw_screen
 from visor.runtimes.sim.widgets import Frame
 
+if TYPE_CHECKING:
+    from PIL.Image import Image
 
-@dataclass(frozen=True, slots=True)
-class _Shot:
-    """One screen as it showed: from when, its layout, and what its drawing needs besides."""
-
-    at_us: int
-    frame: Frame
-    accent: str
-    clock_text: str
+#: A screen as its drawing needs it: the accent and the clock's text (compared first: cheap), then its layout.
+_Screen = tuple[str, str, Frame]
 
 
 @dataclass
 class ScreenRecording:
-    """The screens the phone showed since `start_us`, each noted once as it changed (at most `MAX_PICTURES`)."""
+    """The screens the phone showed since it started recording, each noted once as it changed."""
 
-    start_us: int
+    changes: Changes[_Screen]
     ios: bool
-    shots: list[_Shot] = field(default_factory=list)
-    #: Screens left out past the bound.
-    cut: int = 0
 
     def saw(self, at_us: int, frame: Frame, accent: str, clock_text: str) -> None:
         """Note the screen laid out at `at_us`, unless it is the one shown already."""
-        last = self.shots[-1] if self.shots else None
-        if last is not None and last.accent == accent and last.clock_text == clock_text and last.frame == frame:
-            return
-        if len(self.shots) >= MAX_PICTURES:
-            self.cut += 1
-            return
-        self.shots.append(_Shot(max(0, at_us - self.start_us), frame, accent, clock_text))
+        self.changes.saw(at_us, (accent, clock_text, frame))
 
     def video(self, end_us: int) -> Video | None:
-        """Draw each noted screen and encode them, shown until `end_us` (None: no screen was noted)."""
-        if not self.shots:
-            return None
-        pictures = [(shot.at_us, draw_screen(shot.frame, shot.accent, shot.clock_text, ios=self.ios))
-                    for shot in self.shots]  # fmt: skip
-        encoded = encode(pictures, max(0, end_us - self.start_us), HELD_US)
-        return replace(encoded, cut=self.cut + encoded.cut)
+        """Draw each noted screen and encode them, each held `HELD_US` at least (None: no screen was noted)."""
+        return self.changes.video(self._drawn, end_us, HELD_US)
+
+    def _drawn(self, screen: _Screen) -> Image:
+        accent, clock_text, frame = screen
+        return draw_screen(frame, accent, clock_text, ios=self.ios)
