@@ -356,3 +356,26 @@ def test_read_json_is_the_bounded_edge_for_files_visor_writes_itself(tmp_path: P
     assert read_json(str(tmp_path / "ok.json"), noun="record") == {"a": [1]}
     with pytest.raises(SourceError, match="too large"):
         read_json(str(tmp_path / "ok.json"), noun="record", limit=3)
+
+
+@given(st.text(max_size=12) | st.from_regex(r"[a-zA-Z~.+-]?[0-9a-fA-FxoeE.]{0,6}", fullmatch=True))
+def test_a_plain_scalar_not_starting_as_a_number_null_or_boolean_is_text(text: str) -> None:
+    # The reader returns such a scalar at once; none of the core schema's patterns can match it.
+    from visor.inputs import yaml_reader as reader
+
+    patterns = (reader._NULL, reader._INT, reader._OCT, reader._HEX, reader._FLOAT, reader._INF, reader._NAN)
+    if text[:1] not in reader._SPECIAL_START:
+        assert text not in reader._BOOL
+        assert not any(pattern.match(text) for pattern in patterns)
+        assert reader._resolve_plain(text) == text
+
+
+def test_a_documents_positions_read_as_positions() -> None:
+    document = parse_yaml(SourceText("t.yaml", "a:\n  - x\n  - {b: 1}\n", "yaml"))
+    assert dict(document.positions) == {
+        (): Position(1, 1),
+        ("a",): Position(1, 1),
+        ("a", 0): Position(2, 5),
+        ("a", 1): Position(3, 5),
+        ("a", 1, "b"): Position(3, 6),
+    }

@@ -5,6 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.simkit import demo_device
+from visor.ui import source
 from visor.ui.geometry import Rect, Size
 from visor.ui.source import PageSourceError, parse_xml, to_xml, xcui_node
 from visor.ui.tree import Node, RangeInfo, UiTree
@@ -225,3 +226,12 @@ def test_an_apps_control_characters_leave_the_page_source_well_formed(platform: 
     xml = to_xml(UiTree(Size(1080, 1920), (node,), platform=platform))
     etree.fromstring(xml.encode("utf-8"))  # raises when not well-formed
     assert "␛[2J␇red␀" in xml
+
+
+@given(st.text())
+@settings(max_examples=500)
+def test_an_attribute_is_quoted_as_xml_writers_quote_it(text: str) -> None:
+    # The standard library's writer is the oracle; visor writes its own to keep urllib out of start-up.
+    from xml.sax.saxutils import quoteattr
+
+    assert source._attr(text) == quoteattr(source.xml_text(text))

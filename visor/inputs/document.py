@@ -5,6 +5,7 @@ Both readers (YAML and JSON) produce a `Document`, so validation can point at `l
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +50,21 @@ class Document:
             if found is not None:
                 return found
         return Position(1, 1)
+
+
+def texts_of(data: object) -> str | None:
+    """Return every key and text of `data` in one string, to search them all at once; None: it is not JSON data.
+
+    The data's JSON, written in C: a search of it costs a third of a walk over the data in Python. Its texts'
+    characters are kept as they are (a `$`, a lone surrogate), quotes and control characters escaped.
+    """
+    try:
+        return _TEXTS.encode(data)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+_TEXTS = json.JSONEncoder(ensure_ascii=False)
 
 
 def format_path(path: Path) -> str:

@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from visor.errors import InputError
 from visor.files import read_regular
-from visor.inputs.document import Document, Path
+from visor.inputs.document import Document, Path, texts_of
 from visor.inputs.issues import Issue, IssueCode, error
 from visor.inputs.reading import decode
 from visor.inputs.templates import Literal, Parameter, as_number, is_template, parameter_names, pieces
@@ -39,6 +39,9 @@ def substitute(document: Document, values: Mapping[str, str]) -> tuple[Document,
     issues: list[Issue] = []
     templates: set[Path] = set()
     numbers: dict[Path, int | float] = {}
+    texts = texts_of(document.data)
+    if texts is not None and "$" not in texts:
+        return replace(document, templates=frozenset(), numbers={}), issues
 
     def walk(value: object, path: Path) -> object:
         if isinstance(value, str):

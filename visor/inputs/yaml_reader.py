@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import yaml
 
@@ -45,6 +47,8 @@ _SURROGATE_CAUSE = (
     " (YAML escapes name whole characters); escapes beyond \\U0010FFFF name no character at all."
 )
 _SURROGATE_FIX = "Write the character itself (the file is UTF-8), or escape it whole, as in \\U0001F600."
+#: The first characters of the plain scalars that are not text (the empty scalar is null).
+_SPECIAL_START = frozenset(["", *"~nNtTfF0123456789+-."])
 _ALLOWED_TAGS = {f"{_CORE}{name}" for name in ("str", "int", "float", "bool", "null", "map", "seq")} | {"!"}
 
 
@@ -57,9 +61,41 @@ class _Frame:
     anchor: str | None
     start: int  # the node counter when the collection started, for its size
     key: str | None = None
-    key_position: Position | None = None
+    key_mark: _Mark | None = None
     key_plain: bool = False
-    merges: list[tuple[JsonValue, Position]] = field(default_factory=list)
+    merges: list[tuple[JsonValue, _Mark]] | None = None  # made for the mappings that have a merge key
+
+
+class _Mark(Protocol):
+    """Where the parser met an event (0-based): PyYAML's mark, or libyaml's."""
+
+    line: int
+    column: int
+
+
+class _Marks(Mapping[Path, Position]):
+    """The positions of a document's nodes, kept as the parser's marks (0-based) and made `Position`s when read.
+
+    A position is read only for an issue's location; making one for every node cost a fifth of reading a file.
+    """
+
+    __slots__ = ("marks",)
+
+    def __init__(self, marks: dict[Path, _Mark]) -> None:
+        self.marks = marks
+
+    def __getitem__(self, path: Path) -> Position:
+        return _position(self.marks[path])
+
+    def __iter__(self) -> Iterator[Path]:
+        return iter(self.marks)
+
+    def __len__(self) -> int:
+        return len(self.marks)
+
+
+def _position(mark: _Mark) -> Position:
+    return Position(mark.line + 1, mark.column + 1)
 
 
 class _Builder:
@@ -67,7 +103,7 @@ class _Builder:
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.positions: dict[Path, Position] = {}
+        self.marks: dict[Path, _Mark] = {}
         self.anchors: dict[str, tuple[JsonValue, int]] = {}
         self.stack: list[_Frame] = []
         self.nodes = 0  # every node so far, aliases counted at their full size: gives an anchor's size
@@ -75,31 +111,43 @@ class _Builder:
         self.documents = 0
         self.root: JsonValue = None
 
-    def error(self, message: str, where: Position, **kwargs: str) -> SourceError:
-        return SourceError(message, path=self.name, line=where.line, column=where.column, **kwargs)
+    def error(self, message: str, where: _Mark, **kwargs: str) -> SourceError:
+        return SourceError(message, path=self.name, line=where.line + 1, column=where.column + 1, **kwargs)
 
-    def feed(self, event: yaml.Event) -> None:
-        mark = event.start_mark
-        where = Position(mark.line + 1, mark.column + 1) if mark is not None else Position(1, 1)
-        if isinstance(event, yaml.DocumentStartEvent):
-            self.documents += 1
-            if self.documents > 1:
-                raise self.error(
-                    "the file holds more than one YAML document (a second `---`)",
-                    where,
-                    likely_cause="Several scenarios were concatenated into one file.",
-                    next_step="Keep one scenario per file.",
-                )
-        elif isinstance(event, yaml.ScalarEvent):
-            self.scalar(event, where)
-        elif isinstance(event, yaml.AliasEvent):
-            self.alias(event, where)
-        elif isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
-            self.start(event, where)
-        elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
-            self.end()
+    def build(self, parser: Any) -> None:
+        """Read every event of `parser` into the document.
 
-    def expand(self, nodes: int, where: Position) -> None:
+        One loop dispatching on the event's type: a file's events are read a hundred times over in a batch, and
+        the plain scalars (most of them) take the shortest way.
+        """
+        stack = self.stack
+        for event in iter(parser.get_event, None):
+            kind = type(event)
+            if kind is yaml.ScalarEvent:
+                frame = stack[-1] if stack else None
+                if frame is not None and frame.key is None and type(frame.value) is dict:
+                    self.key(frame, event, event.start_mark)
+                else:
+                    self.scalar(event, event.start_mark)
+            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+                self.end()
+            elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+                self.start(event, event.start_mark, kind is yaml.MappingStartEvent)
+            elif kind is yaml.AliasEvent:
+                self.alias(event, event.start_mark)
+            elif kind is yaml.DocumentStartEvent:
+                self.documents += 1
+                if self.documents > 1:
+                    raise self.error(
+                        "the file holds more than one YAML document (a second `---`)",
+                        event.start_mark,
+                        likely_cause="Several scenarios were concatenated into one file.",
+                        next_step="Keep one scenario per file.",
+                    )
+            elif kind is yaml.StreamEndEvent:
+                return
+
+    def expand(self, nodes: int, where: _Mark) -> None:
         self.nodes += nodes
         self.expanded += nodes
         if self.expanded > MAX_NODES:
@@ -111,24 +159,36 @@ class _Builder:
                 next_step="Write the repeated parts out, or refer to smaller anchors.",
             )
 
-    def scalar(self, event: yaml.ScalarEvent, where: Position) -> None:
+    def key(self, frame: _Frame, event: yaml.ScalarEvent, where: _Mark) -> None:
+        """Take a scalar that is a mapping's key."""
+        text = event.value
         # A long text weighs as several nodes: an alias repeating it is bounded by the text it stands for too.
-        weight = 1 + len(event.value) // TEXT_PER_NODE
+        weight = 1 + len(text) // TEXT_PER_NODE
         self.nodes += weight
-        self.check_text(event.value, where)
-        frame = self.stack[-1] if self.stack else None
-        if frame is not None and isinstance(frame.value, dict) and frame.key is None:
+        if event.style == '"':
+            self.check_text(text, where)  # escapes are written in double quotes only
+        if event.tag is not None:
             self.check_tag(event.tag, where)
-            self.take_key(frame, event.value, where, plain=bool(event.implicit[0]))
-            if event.anchor:
-                self.anchors[event.anchor] = (event.value, weight)
-            return
-        value = self.resolve(event, where)
+        self.take_key(frame, text, where, plain=bool(event.implicit[0]))
+        if event.anchor:
+            self.anchors[event.anchor] = (text, weight)
+
+    def scalar(self, event: yaml.ScalarEvent, where: _Mark) -> None:
+        """Take a scalar that is a value."""
+        text = event.value
+        weight = 1 + len(text) // TEXT_PER_NODE
+        self.nodes += weight
+        if event.style == '"':
+            self.check_text(text, where)
+        if event.tag is None:
+            value = self.plain(text, where) if event.implicit[0] else text
+        else:
+            value = self.resolve(event, where)
         if event.anchor:
             self.anchors[event.anchor] = (value, weight)
         self.attach(value, where)
 
-    def alias(self, event: yaml.AliasEvent, where: Position) -> None:
+    def alias(self, event: yaml.AliasEvent, where: _Mark) -> None:
         if event.anchor not in self.anchors:
             raise self.error(f"unknown alias *{event.anchor}", where, next_step="Define the anchor (&name) first.")
         value, size = self.anchors[event.anchor]
@@ -141,43 +201,45 @@ class _Builder:
             return
         self.attach(value, where)
 
-    def take_key(self, frame: _Frame, key: str, where: Position, *, plain: bool) -> None:
+    def take_key(self, frame: _Frame, key: str, where: _Mark, *, plain: bool) -> None:
         """Make `key` the mapping's pending key, refusing it at once if the mapping already has it.
 
         Checked here, not when the value is attached: a mapping or list value records its own position (the
         key's) when it starts, which for a repeated key would overwrite the first definition's.
         """
         if key in frame.value and not (key == "<<" and plain):
-            first = self.positions.get((*frame.path, key))
-            line = first.line if first else None
+            first = self.marks.get((*frame.path, key))
+            line = first.line + 1 if first else None
             raise SourceError.from_duplicate_key(
-                self.name, key, first_line=line, line=where.line, column=where.column, language="YAML"
+                self.name, key, first_line=line, line=where.line + 1, column=where.column + 1, language="YAML"
             )
-        frame.key, frame.key_position, frame.key_plain = key, where, plain
+        frame.key, frame.key_mark, frame.key_plain = key, where, plain
 
-    def start(self, event: yaml.MappingStartEvent | yaml.SequenceStartEvent, where: Position) -> None:
-        self.check_tag(event.tag, where)
+    def start(self, event: yaml.MappingStartEvent | yaml.SequenceStartEvent, where: _Mark, mapping: bool) -> None:
+        if event.tag is not None:
+            self.check_tag(event.tag, where)
         self.nodes += 1
-        if len(self.stack) >= MAX_DEPTH:
-            raise SourceError.from_too_deep(self.name, MAX_DEPTH, line=where.line, column=where.column)
+        stack = self.stack
+        if len(stack) >= MAX_DEPTH:
+            raise SourceError.from_too_deep(self.name, MAX_DEPTH, line=where.line + 1, column=where.column + 1)
         path = self.child_path(where)
-        value: dict[str, JsonValue] | list[JsonValue] = {} if isinstance(event, yaml.MappingStartEvent) else []
-        self.positions[path] = self.stack[-1].key_position or where if self.stack else where
-        self.stack.append(_Frame(value, path, event.anchor, self.nodes))
+        value: dict[str, JsonValue] | list[JsonValue] = {} if mapping else []
+        self.marks[path] = (stack[-1].key_mark or where) if stack else where
+        stack.append(_Frame(value, path, event.anchor, self.nodes))
 
     def end(self) -> None:
         frame = self.stack.pop()
-        if isinstance(frame.value, dict):
+        if frame.merges:
             self.merge(frame)
         if frame.anchor:
             self.anchors[frame.anchor] = (frame.value, self.nodes - frame.start + 1)
         self.attach(frame.value, None)
 
-    def child_path(self, where: Position) -> Path:
+    def child_path(self, where: _Mark) -> Path:
         if not self.stack:
             return ()
         frame = self.stack[-1]
-        if isinstance(frame.value, list):
+        if type(frame.value) is list:
             return (*frame.path, len(frame.value))
         if frame.key is None:
             raise self.error(
@@ -187,29 +249,30 @@ class _Builder:
             )
         return (*frame.path, frame.key)
 
-    def attach(self, value: JsonValue, where: Position | None) -> None:
+    def attach(self, value: JsonValue, where: _Mark | None) -> None:
         if not self.stack:
             self.root = value
             if where is not None:
-                self.positions[()] = where
+                self.marks[()] = where
             return
         frame = self.stack[-1]
-        if isinstance(frame.value, list):
+        container = frame.value
+        if type(container) is list:
             if where is not None:
-                self.positions[(*frame.path, len(frame.value))] = where
-            frame.value.append(value)
+                self.marks[(*frame.path, len(container))] = where
+            container.append(value)
             return
-        key, key_position = frame.key, frame.key_position or Position(1, 1)
-        assert key is not None
+        key, key_mark = frame.key, frame.key_mark
+        assert key is not None and key_mark is not None and isinstance(container, dict)
         frame.key = None
         if key == "<<" and frame.key_plain:
-            frame.merges.append((value, key_position))
+            frame.merges = [*(frame.merges or ()), (value, key_mark)]
             return
-        frame.value[key] = value
-        self.positions[(*frame.path, key)] = key_position
+        container[key] = value
+        self.marks[(*frame.path, key)] = key_mark
 
     def merge(self, frame: _Frame) -> None:
-        assert isinstance(frame.value, dict)
+        assert isinstance(frame.value, dict) and frame.merges is not None
         for source, where in frame.merges:
             sources = source if isinstance(source, list) else [source]
             for item in sources:
@@ -218,15 +281,15 @@ class _Builder:
                 for key, value in item.items():
                     if key not in frame.value:
                         frame.value[key] = value
-                        self.positions.setdefault((*frame.path, key), where)
+                        self.marks.setdefault((*frame.path, key), where)
 
-    def plain(self, text: str, where: Position) -> JsonValue:
+    def plain(self, text: str, where: _Mark) -> JsonValue:
         try:
             return _resolve_plain(text)
         except ValueError as exc:
-            raise SourceError.from_long_integer(self.name, text, line=where.line, column=where.column) from exc
+            raise SourceError.from_long_integer(self.name, text, line=where.line + 1, column=where.column + 1) from exc
 
-    def check_text(self, text: str, where: Position) -> None:
+    def check_text(self, text: str, where: _Mark) -> None:
         # libyaml refuses surrogate escapes while scanning; PyYAML's own scanner (used without libyaml) decodes
         # them into strings that are not Unicode text.
         lone = LONE_SURROGATE.search(text)
@@ -238,7 +301,7 @@ class _Builder:
                 next_step=_SURROGATE_FIX,
             )
 
-    def check_tag(self, tag: str | None, where: Position) -> None:
+    def check_tag(self, tag: str | None, where: _Mark) -> None:
         if tag is None or tag in _ALLOWED_TAGS:
             return
         shown = "!!" + tag[len(_CORE) :] if tag.startswith(_CORE) else tag
@@ -249,12 +312,13 @@ class _Builder:
             next_step="Remove the tag and write the value as plain YAML.",
         )
 
-    def resolve(self, event: yaml.ScalarEvent, where: Position) -> JsonValue:
+    def resolve(self, event: yaml.ScalarEvent, where: _Mark) -> JsonValue:
+        """Resolve a scalar written with a tag (`!!int 3`, `! text`)."""
         self.check_tag(event.tag, where)
-        text = event.value
-        if event.tag in (None, "!"):
-            return self.plain(text, where) if event.implicit[0] and event.tag is None else text
-        kind = event.tag[len(_CORE) :]
+        text, tag = event.value, event.tag or "!"
+        if tag == "!":
+            return text
+        kind = tag[len(_CORE) :]
         if kind == "str":
             return text
         value = self.plain(text, where)
@@ -275,6 +339,9 @@ def _resolve_plain(text: str) -> JsonValue:
     Raises:
         ValueError: a decimal integer with more digits than Python converts (sys.get_int_max_str_digits).
     """
+    first = text[:1]
+    if first not in _SPECIAL_START:
+        return text  # most scalars are words: no pattern can match them
     if _NULL.match(text):
         return None
     if text in _BOOL:
@@ -303,8 +370,7 @@ def parse_yaml(source: SourceText) -> Document:
     builder = _Builder(source.name)
     parser = _Parser(source.text)
     try:
-        while parser.check_event():
-            builder.feed(parser.get_event())
+        builder.build(parser)
     except yaml.MarkedYAMLError as exc:
         raise _syntax_error(source.name, exc) from exc
     except yaml.reader.ReaderError as exc:
@@ -326,7 +392,7 @@ def parse_yaml(source: SourceText) -> Document:
         parser.dispose()
     if builder.documents == 0:
         raise SourceError.from_empty(source.name, "it holds only comments")
-    return Document(source.name, "yaml", builder.root, builder.positions)
+    return Document(source.name, "yaml", builder.root, _Marks(builder.marks))
 
 
 def _character_error(source: SourceText, exc: yaml.reader.ReaderError) -> SourceError:

@@ -9,6 +9,7 @@ errors: upstream accepts them, and old scenario files must stay valid.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Mapping
@@ -85,15 +86,21 @@ class Args(InputModel):
     @classmethod
     def accepted_keys(cls) -> frozenset[str]:
         """Return every key this model reads, by the names a scenario uses."""
-        keys: set[str] = set()
-        for name, info in cls.model_fields.items():
-            if info.validation_alias is None:  # with choices of its own, the field's name is not read
-                keys.add(info.alias or name)
-            elif isinstance(info.validation_alias, str):
-                keys.add(info.validation_alias)
-            choices = getattr(info.validation_alias, "choices", ())
-            keys.update(choice for choice in choices if isinstance(choice, str))
-        return frozenset(keys)
+        return _accepted_keys(cls)
+
+
+@functools.cache
+def _accepted_keys(cls: type[Args]) -> frozenset[str]:
+    # Asked for every step of every file validated; a model's fields are fixed once the class is made.
+    keys: set[str] = set()
+    for name, info in cls.model_fields.items():
+        if info.validation_alias is None:  # with choices of its own, the field's name is not read
+            keys.add(info.alias or name)
+        elif isinstance(info.validation_alias, str):
+            keys.add(info.validation_alias)
+        choices = getattr(info.validation_alias, "choices", ())
+        keys.update(choice for choice in choices if isinstance(choice, str))
+    return frozenset(keys)
 
 
 def _variant_of(model: type[Args]) -> str:

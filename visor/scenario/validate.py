@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from visor.inputs.document import Document, Path, dotted
+from visor.inputs.document import Document, Path, dotted, texts_of
 from visor.inputs.issues import Issue, IssueCode, Severity, error, locate, warning
 from visor.inputs.reading import LONE_SURROGATE
 from visor.inputs.suggest import did_you_mean
@@ -441,6 +441,9 @@ def _not_text(data: Mapping[str, object]) -> list[Issue]:
     may be deep.
     """
     issues: list[Issue] = []
+    texts = texts_of(data)
+    if texts is not None and LONE_SURROGATE.search(texts) is None:
+        return issues
     pending: list[tuple[Path, object]] = [((), data)]
     while pending and len(issues) < MAX_ISSUES:
         path, value = pending.pop()

@@ -19,7 +19,6 @@ from visor.inputs.data import read_document
 from visor.inputs.document import Document
 from visor.inputs.issues import IssueCode, error, locate
 from visor.runtimes.registry import scenario_folder
-from visor.runtimes.sim.load import builtin_apps, resolve_app
 from visor.scenario.discovery import BatchResult, FileResult, validate_paths
 from visor.scenario.recognise import MODEL_SUFFIXES
 from visor.scenario.validate import ValidationResult
@@ -66,7 +65,7 @@ def _with_models(files: Sequence[FileResult], listed: set[str]) -> Iterator[File
 
 def _validate_model(document: Document) -> ValidationResult:
     # Imported when an app model is met: validating scenarios alone stays as light as it was.
-    from visor.runtimes.sim.load import validate_app_document
+    from visor.runtimes.sim.load import validate_app_document  # lazy: start-up
 
     return validate_app_document(document)
 
@@ -81,6 +80,7 @@ def _model_of(result: ValidationResult) -> tuple[str | None, str | None, str | N
         return None
     if runtime != "sim" and not app.lower().endswith(MODEL_SUFFIXES):
         return None  # an app id for Appium
+    from visor.runtimes.sim.load import builtin_apps, resolve_app  # lazy: start-up (the app models' schema)
 
     if app in builtin_apps():
         return None  # shipped with visor, and tested with it
