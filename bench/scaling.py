@@ -12,8 +12,9 @@ Runs go through the same core call as `visor run` (`run_file`); screenshots thro
 each of a state not drawn before (its renderer keeps recent pictures). Only ratios are printed as results:
 absolute times depend on the machine. Run: python bench/scaling.py [--repeat 3] [--max-steps 10000]
 
-`--png` instead compares PNG encoder settings on typical demo screens (encode time as a ratio to the settings
-the renderer uses, and sizes): how `PNG_OPTIONS` in visor/runtimes/sim/render.py was chosen.
+`--png` instead compares Pillow's PNG encoder settings on typical demo screens with visor's own encoder
+(visor/runtimes/sim/png.py: bands of rows, unfiltered, deflate level 1), as ratios of encode time, and sizes; and
+what visor's encoder costs when the screen before it differs by one typed character (what a step's screenshot is).
 """
 
 from __future__ import annotations
@@ -101,47 +102,70 @@ def describe(options: dict[str, int]) -> str:
     return " ".join(parts)
 
 
-def encode_figures(image: Any, options: dict[str, int], repeat: int) -> tuple[float, int]:
-    """Return the median time of encoding `image` as a PNG with `options`, and the size of the result."""
+def encode_figures(encode: Any, repeat: int) -> tuple[float, int]:
+    """Return the median time of `encode()` (PNG bytes), and the size of what it returns."""
     times, size = [], 0
     for _ in range(repeat):
-        out = io.BytesIO()
         started = time.perf_counter()
-        image.save(out, "PNG", **options)
+        size = len(encode())
         times.append(time.perf_counter() - started)
-        size = len(out.getvalue())
     return statistics.median(times), size
 
 
+def pillow(image: Any, options: dict[str, int]) -> Any:
+    """Encode `image` with Pillow's PNG writer and `options`."""
+
+    def encode() -> bytes:
+        out = io.BytesIO()
+        image.save(out, "PNG", **options)
+        return out.getvalue()
+
+    return encode
+
+
 def png_table(repeat: int) -> None:
-    """Print encode time (as a ratio to the renderer's settings) and size of each setting on the demo screens."""
+    """Print encode time (as a ratio to visor's encoder) and size of each setting on the demo screens."""
     from visor.clock import VirtualClock
     from visor.runtimes.sim.device import SimDevice
     from visor.runtimes.sim.load import load_app, resolve_app
-    from visor.runtimes.sim.render import PNG_OPTIONS, draw_screen
+    from visor.runtimes.sim.png import PngEncoder
+    from visor.runtimes.sim.render import draw_screen
 
     device = SimDevice(load_app(resolve_app("demo", ".")), clock=VirtualClock(), seed=1)
-    images, draw_times = {}, []
+    images, before, draw_times = {}, {}, []
     for name, (link, typed) in SCREENS.items():
         device.open_url(link)
-        if typed is not None:
-            node = next(node for node in device.observe().tree.nodes() if node.short_id() == "username")
-            device.type_text(typed, into=node)
+        node = next((node for node in device.observe().tree.nodes() if node.short_id() == "username"), None)
+        if typed is not None and node is not None:
+            device.type_text(typed[:-1], into=node)
+            before[name] = draw_screen(device.frame())
+            device.type_text(typed[-1], into=node)
         frame = device.frame()
         started = time.perf_counter()
         images[name] = draw_screen(frame)
         draw_times.append(time.perf_counter() - started)
 
-    base = [encode_figures(image, PNG_OPTIONS, repeat) for image in images.values()]
+    base = [encode_figures(lambda image=image: PngEncoder().encode(image), repeat) for image in images.values()]
     base_time = statistics.mean(t for t, _ in base)
     print(f"drawing a screen (before encoding), mean of {len(images)}: {statistics.mean(draw_times) * 1000:.1f} ms")
     print(
-        f"encoding with the renderer's settings ({describe(PNG_OPTIONS)}): {base_time * 1000:.1f} ms, mean size "
+        f"visor's encoder, a screen not encoded before: {base_time * 1000:.1f} ms, mean size "
         f"{statistics.mean(size for _, size in base) / 1024:.0f} KiB"
     )
-    print(f"{'settings':<18} {'time':>6} {'KiB':>6}  " + "  ".join(f"{name:>12}" for name in images))
+    for name, earlier in before.items():
+        encoder, times = PngEncoder(), []
+        for _ in range(repeat):
+            encoder.encode(earlier)  # the screen before the character was typed: its bands are the encoder's last
+            started = time.perf_counter()
+            encoder.encode(images[name])
+            times.append(time.perf_counter() - started)
+        print(
+            f"visor's encoder, {name} after the same screen one character shorter: "
+            f"{statistics.median(times) * 1000:.1f} ms"
+        )
+    print(f"{'Pillow settings':<18} {'time':>6} {'KiB':>6}  " + "  ".join(f"{name:>12}" for name in images))
     for options in ENCODINGS:
-        figures = [encode_figures(image, options, repeat) for image in images.values()]
+        figures = [encode_figures(pillow(image, options), repeat) for image in images.values()]
         ratio = statistics.mean(t for t, _ in figures) / base_time
         size = statistics.mean(s for _, s in figures) / 1024
         shown = "  ".join(f"{t * 1000:>5.1f}ms {s // 1024:>3}K" for t, s in figures)

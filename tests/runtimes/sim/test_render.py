@@ -14,7 +14,7 @@ from tests.simkit import demo_device, the_node
 from visor.device.protocol import NativeAction, NativeActionName
 from visor.runtimes.sim import render
 from visor.runtimes.sim.device import SimDevice
-from visor.runtimes.sim.render import PNG_OPTIONS, draw_screen
+from visor.runtimes.sim.render import draw_screen, encode_png
 from visor.ui.geometry import Rect
 
 Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
@@ -60,9 +60,7 @@ def reference_text(
 
 def png(image: Image.Image) -> bytes:
     """Encode a picture as the renderer does."""
-    out = io.BytesIO()
-    image.save(out, "PNG", **PNG_OPTIONS)
-    return out.getvalue()
+    return encode_png(image)
 
 
 def both_ways(device: SimDevice, monkeypatch: pytest.MonkeyPatch) -> tuple[bytes, bytes]:

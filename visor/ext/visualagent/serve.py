@@ -48,6 +48,7 @@ from visor.ext.visualagent.protocol import (
 )
 from visor.ext.visualagent.watch import POLL_US, STOP_SIGNALS, Polling, Waiter, waiter_for
 from visor.files import UnsafePath, read_confined, write_confined
+from visor.heap import keep_large_buffers_mapped
 from visor.jsontypes import JsonObject
 from visor.report.console import printable
 from visor.report.envelope import Outcome
@@ -142,6 +143,8 @@ def serve(
         TargetError: the mirrored folder cannot be reached.
     """
     folders.create()
+    if not once:
+        keep_large_buffers_mapped()  # served for hours, a command's screenshot at a time
     server = _Server(folders, executor, clock, tally if tally is not None else Tally(), mirror, say)
     waiter = waiter or Polling(real.sleep_us)
     claims = server.claims = Claims(folders.root, owner_name(real.now_us()))

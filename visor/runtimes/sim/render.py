@@ -16,10 +16,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import io
 import os
 import pickle
-import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
@@ -39,6 +37,7 @@ from visor.runtimes.sim.layout import (
     slider_track,
     timeline_ticks,
 )
+from visor.runtimes.sim.png import PngEncoder
 from visor.ui.geometry import Rect
 
 BACKGROUND = (250, 250, 250)
@@ -82,16 +81,8 @@ def _darker(color: tuple[int, int, int], amount: float = 0.75) -> tuple[int, int
 _CACHE: OrderedDict[Hashable, bytes] = OrderedDict()
 _CACHE_SIZE = 32
 
-#: How pictures are encoded, chosen by measurement (`python bench/scaling.py --png`: six demo screens, 1080 x 1920,
-#: Pillow 13, zlib 1.2.13). Mean encode time and size; drawing the screen itself takes about 7 ms:
-#:   level 1: 18-20 ms, 76 KiB   level 2-3: 18-20 ms, 74-75 KiB   level 4-7: 25-28 ms, 52-53 KiB (6 was used)
-#:   level 8: 37 ms, 51 KiB      level 9 or optimize=True: 69-70 ms, 48 KiB
-#:   zlib's run-length strategy (Z_RLE, any level): 18-20 ms, 65 KiB
-#: Some 10 ms of every setting is Pillow choosing a filter per row and checksumming the 6 MB of pixels, which no
-#: option turns off. Z_RLE is the fastest setting and the smallest of the fast ones: 0.72x level 6's time for
-#: 1.26x its size (the feed, a list of text rows, suits it least: 111 KiB instead of 88). The output depends only
-#: on the pixels and these settings, so the same state still gives the same bytes.
-PNG_OPTIONS: dict[str, int] = {"compress_level": 1, "compress_type": zlib.Z_RLE}
+#: The pictures' encoder: a screen a step costs the rows that changed (`visor.runtimes.sim.png`).
+_ENCODER = PngEncoder()
 
 
 def render_png(frame: Frame, accent: str = "#3F51B5", clock_text: str = "9:00", *, ios: bool = False) -> bytes:
@@ -157,9 +148,12 @@ def _write_shared(path: str, data: bytes) -> None:
 
 
 def _draw_png(frame: Frame, accent: str, clock_text: str, ios: bool) -> bytes:
-    out = io.BytesIO()
-    draw_screen(frame, accent, clock_text, ios=ios).save(out, "PNG", **PNG_OPTIONS)
-    return out.getvalue()
+    return encode_png(draw_screen(frame, accent, clock_text, ios=ios))
+
+
+def encode_png(image: Image.Image) -> bytes:
+    """Encode a picture of the screen as PNG (the same picture, the same bytes)."""
+    return _ENCODER.encode(image)
 
 
 def draw_screen(frame: Frame, accent: str = "#3F51B5", clock_text: str = "9:00", *, ios: bool = False) -> Image.Image:

@@ -38,6 +38,7 @@ from visor.errors import InputError
 from visor.ext.tools.mcp.lines import GuardedInput, LineReader, claimed_stdin
 from visor.ext.tools.mcp.session import refusal
 from visor.ext.tools.spec.definitions import object_of, text_of
+from visor.heap import keep_large_buffers_mapped
 from visor.jsontypes import JsonObject, JsonValue
 from visor.report.session_tools import Reply
 from visor.ui.escapes import printable
@@ -115,6 +116,7 @@ def serve_stdio(served: Served) -> None:
     from mcp.server.lowlevel import Server  # lazy: the optional MCP SDK
     from mcp.server.stdio import stdio_server  # lazy: the optional MCP SDK
 
+    keep_large_buffers_mapped()  # a session answers screenshots for hours
     tools = [tool_of(definition) for definition in served.definitions()]
     resources = [
         types.Resource(uri=shown.uri, name=shown.name, description=shown.description, mime_type=shown.mime_type)
