@@ -7,6 +7,9 @@ Goals (issue 8, item 9: "cost grows linearly"):
      1,000-step run's, because every layout counted the fields' UTF-16 lengths character by character).
   2. A screenshot of a field holding 2,500 characters costs <= 1.2x one holding 100 (before the fix: 101x,
      3.5 s, because the overflowing text was shortened one character at a time and re-measured each time).
+  3. (issue 29) The growth exponent k of a run's time in its steps (time ~ steps^k, fitted over the lengths
+     measured) is <= 1.05, and so is that of `visor validate`'s core call in the number of files (100, 1,000 and
+     --files). `--max-steps 100000` adds a 100,000-step run.
 
 Runs go through the same core call as `visor run` (`run_file`); screenshots through the sim device itself,
 each of a state not drawn before (its renderer keeps recent pictures). Only ratios are printed as results:
@@ -20,7 +23,9 @@ what visor's encoder costs when the screen before it differs by one typed charac
 from __future__ import annotations
 
 import argparse
+import gc
 import io
+import math
 import statistics
 import sys
 import tempfile
@@ -33,11 +38,44 @@ from typing import Any
 from sim_speed import in_process, tap_type_scenario  # bench/ is on the path when a script of it runs
 
 ROOT = Path(__file__).resolve().parent.parent
-STEP_COUNTS = (100, 1_000, 10_000)
+STEP_COUNTS = (100, 1_000, 10_000, 100_000)
+K_GOAL = 1.05
 TEXT_LENGTHS = (100, 2_500)
 GOAL = 1.2
 #: Numbers the screenshots' texts, so that no two are alike (the renderer keeps recent pictures).
 _SHOTS = count()
+
+
+def exponent(costs: dict[int, float]) -> float:
+    """Return k of total time ~ size^k, fitted by least squares in log-log over sizes and per-unit costs."""
+    xs = [math.log(size) for size in costs]
+    ys = [math.log(cost * size) for size, cost in costs.items()]
+    mean_x, mean_y = statistics.mean(xs), statistics.mean(ys)
+    spread = sum((x - mean_x) ** 2 for x in xs)
+    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True)) / spread
+
+
+def validation_costs(work: Path, counts: tuple[int, ...]) -> dict[int, float]:
+    """Return the per-file time of validating folders of 100, 1,000, ... login scenarios (the core call, warm)."""
+    from startup import SCENARIO  # a sibling script: the same files bench/startup.py validates
+
+    from visor.runtimes.sim.linked import validate_with_models
+
+    costs = {}
+    for files in counts:
+        folder = work / f"files-{files}"
+        folder.mkdir()
+        for number in range(files):
+            (folder / f"s{number:05d}.yaml").write_text(SCENARIO.format(n=number))
+        tries = max(1, 3 * counts[-1] // files // 10)
+        best = math.inf
+        for _ in range(tries):
+            started = time.perf_counter()
+            batch = validate_with_models([str(folder)])
+            best = min(best, time.perf_counter() - started)
+            assert all(item.result is not None and item.result.valid for item in batch.files)
+        costs[files] = best / files
+    return costs
 
 
 def per_step_costs(work: Path, counts: tuple[int, ...], repeat: int) -> dict[int, float]:
@@ -176,7 +214,8 @@ def main() -> int:
     """Measure both goals and print the ratios."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--max-steps", type=int, default=STEP_COUNTS[-1], help="leave out longer runs")
+    parser.add_argument("--max-steps", type=int, default=10_000, help="leave out longer runs")
+    parser.add_argument("--files", type=int, default=10_000, help="the most files validated at once")
     parser.add_argument("--shots", type=int, default=5, help="screenshots per text length")
     parser.add_argument("--png", action="store_true", help="compare PNG encoder settings instead")
     options = parser.parse_args()
@@ -184,6 +223,10 @@ def main() -> int:
         png_table(max(options.repeat, 9))
         return 0
     work = Path(tempfile.mkdtemp(prefix="visor-scaling-bench-"))
+    # The garbage collector paced as the command line paces it: what `visor run` and `visor validate` cost.
+    from visor.cli.app import _COLLECTOR_PACE
+
+    gc.set_threshold(*_COLLECTOR_PACE)
 
     counts = tuple(steps for steps in STEP_COUNTS if steps <= options.max_steps)
     warm = work / "warm.yaml"
@@ -200,6 +243,14 @@ def main() -> int:
         print(f"per-step cost, {counts[-1]:,} vs {counts[-2]:,} steps: {costs[counts[-1]] / costs[counts[-2]]:.2f}x")
     growth = costs[counts[-1]] / base
     print(f"goal 1 (<= {GOAL:.2f}x): {'ok' if growth <= GOAL else 'OVER GOAL'}")
+    run_k = exponent(costs)
+    print(f"growth exponent of a run's time in its steps: k = {run_k:.3f} (goal 3 <= {K_GOAL}: "
+          f"{'ok' if run_k <= K_GOAL else 'OVER GOAL'})")  # fmt: skip
+    file_counts = tuple(files for files in (100, 1_000, options.files) if files <= options.files)
+    validated = validation_costs(work, tuple(sorted(set(file_counts))))
+    shown = ", ".join(f"{files:,} files {cost * 1e6:.0f} us/file" for files, cost in validated.items())
+    files_k = exponent(validated)
+    print(f"validation: {shown}; k = {files_k:.3f} (goal 3 <= {K_GOAL}: {'ok' if files_k <= K_GOAL else 'OVER GOAL'})")
 
     screenshot_seconds(TEXT_LENGTHS[0], 2)  # warm up fonts and the PNG encoder
     shots = {length: screenshot_seconds(length, options.shots) for length in TEXT_LENGTHS}
@@ -209,7 +260,8 @@ def main() -> int:
         f"({shots[long] * 1000:.1f} ms vs {shots[short] * 1000:.1f} ms; goal 2 <= {GOAL:.2f}x: "
         f"{'ok' if shots[long] / shots[short] <= GOAL else 'OVER GOAL'})"
     )
-    return 0 if growth <= GOAL and shots[long] / shots[short] <= GOAL else 1
+    linear = run_k <= K_GOAL and files_k <= K_GOAL
+    return 0 if growth <= GOAL and shots[long] / shots[short] <= GOAL and linear else 1
 
 
 if __name__ == "__main__":

@@ -3,13 +3,13 @@
 Goals (issues 2 and 29):
   visor --version               <= 1.5x  python -c "import click"
   visor validate one.yaml       <= 1.5x  python -c "import click, yaml, pydantic, jsonschema, rich"
-  visor validate <1,000 files>  <= 1.5x  a loop of yaml.load(CSafeLoader) over the same files, in one process:
+  visor validate <N files>      <= 1.5x  a loop of yaml.load(CSafeLoader) over the same files, in one process:
                                          the C loader visor reads with (pure-Python safe_load is 3x slower, and
                                          made visor look twice as fast as it is)
 
 Each command runs `--repeat` times paired with its baseline, the pair's order alternating so that machine noise
 and a warming cache hit both alike; the median of the pairs' ratios is the figure.
-Run: python bench/startup.py [--repeat 15]
+N is 1,000 and 10,000 (`--files`). Run: python bench/startup.py [--repeat 15] [--files 1000 10000]
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def main() -> int:
     """Run the three comparisons."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=15)
-    parser.add_argument("--files", type=int, default=1000)
+    parser.add_argument("--files", type=int, nargs="+", default=[1000, 10_000])
     options = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="visor-bench-"))
     # The bench's own app maps: in the checkout they would grow from bench to bench, and the figures with them.
@@ -102,15 +102,6 @@ def main() -> int:
     try:
         one = work / "one.yaml"
         one.write_text(SCENARIO.format(n=0))
-        many = work / "many"
-        many.mkdir()
-        for n in range(options.files):
-            (many / f"s{n:04d}.yaml").write_text(SCENARIO.format(n=n))
-        load_all = (
-            "import glob, yaml\n"
-            f"for name in sorted(glob.glob({str(many / '*.yaml')!r})):\n"
-            "    with open(name) as f: yaml.load(f, Loader=yaml.CSafeLoader)\n"
-        )
         results = [
             compare("visor --version", [*VISOR, "--version"], [PYTHON, "-c", "import click"], options.repeat, 1.5),
             compare(
@@ -120,14 +111,27 @@ def main() -> int:
                 options.repeat,
                 1.5,
             ),
-            compare(
-                f"visor validate ({options.files} files)",
-                [*VISOR, "validate", str(many)],
-                [PYTHON, "-c", load_all],
-                max(3, options.repeat // 3),
-                1.5,
-            ),
         ]
+        for files in options.files:
+            many = work / f"many-{files}"
+            many.mkdir()
+            for n in range(files):
+                (many / f"s{n:05d}.yaml").write_text(SCENARIO.format(n=n))
+            load_all = (
+                "import glob, yaml\n"
+                f"for name in sorted(glob.glob({str(many / '*.yaml')!r})):\n"
+                "    with open(name) as f: yaml.load(f, Loader=yaml.CSafeLoader)\n"
+            )
+            repeat = max(3, options.repeat // 3 if files <= 1000 else options.repeat // 5)
+            results.append(
+                compare(
+                    f"visor validate ({files} files)",
+                    [*VISOR, "validate", str(many)],
+                    [PYTHON, "-c", load_all],
+                    repeat,
+                    1.5,
+                )
+            )
     finally:
         shutil.rmtree(work)
     print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores")

@@ -25,6 +25,7 @@ from visor.device.protocol import (
     ElementHandle,
     Key,
     KeyboardDriver,
+    LockReader,
     NativeAction,
     NativeActionName,
     NativeFinder,
@@ -175,6 +176,16 @@ class Kernel:
             return None
         driver = cast(KeyboardDriver, self.device)
         return self._read(driver.keyboard_shown)
+
+    def screen_locked(self) -> bool | None:
+        """Say whether the screen is locked, in one cheap call (None: the device cannot tell without the screen)."""
+        if not self.info.capabilities.lock_state:
+            return None
+        driver = cast(LockReader, self.device)
+        try:
+            return self._read(driver.screen_locked)
+        except UnsupportedInput:
+            return None
 
     def installed_apps(self) -> Mapping[str, str]:
         """Return the apps the device knows."""

@@ -25,6 +25,7 @@ from visor.device.protocol import (
     ElementHandle,
     Key,
     KeyboardDriver,
+    LockReader,
     NativeAction,
     NativeFinder,
     NativeFound,
@@ -121,6 +122,10 @@ class ObservingDevice:
         """Press a key, and forget the screen."""
         self.forget()
         self.device.press_key(key)
+
+    def screen_locked(self) -> bool:
+        """Say whether the screen is locked (only where `capabilities.lock_state`)."""
+        return cast(LockReader, self.device).screen_locked()
 
     def keyboard_shown(self) -> bool:
         """Say whether the soft keyboard is up (only where `capabilities.soft_keyboard`)."""

@@ -131,6 +131,18 @@ class Key(enum.StrEnum):
     TV_INPUT_HDMI_3 = "tv_input_hdmi_3"
 
 
+class LockReader(Protocol):
+    """A device that says whether its screen is locked in one cheap call (`Capabilities.lock_state`)."""
+
+    def screen_locked(self) -> bool:
+        """Say whether the lock screen is up.
+
+        Raises:
+            UnsupportedInput: the device cannot tell (its driver lacks the call): the screen says it instead.
+        """
+        ...
+
+
 class KeyboardDriver(Protocol):
     """A device that tells whether its soft keyboard is up, and takes it down (`Capabilities.soft_keyboard`)."""
 
@@ -218,6 +230,8 @@ class Capabilities:
     element_handles: bool = False
     #: The device says whether its soft keyboard is up and can take it down (`KeyboardDriver`).
     soft_keyboard: bool = False
+    #: The device says whether its screen is locked without a read of the screen (`LockReader`).
+    lock_state: bool = False
 
 
 @dataclass(frozen=True, slots=True)

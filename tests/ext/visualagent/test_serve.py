@@ -395,3 +395,27 @@ def test_export_takes_the_last_session_without_visors_own_screenshots(cli_runner
     assert (every.data["session"], every.data["steps"], every.data["visor_screenshots"]) == ("all", 2, 3)
     ran = cli_runner.run("run", "last.yaml", "--runtime", "sim", "--output", "out")
     assert ran.exit_code == ExitCode.OK, ran.envelope.get("error")
+
+
+class CountedLooks(SimDevice):
+    """The demo phone, counting its reads of the screen."""
+
+    looks = 0
+
+    def observe(self) -> Any:
+        self.looks += 1
+        return super().observe()
+
+
+def test_the_lock_check_asks_the_device_instead_of_reading_the_screen(tmp_path: Path) -> None:
+    # On a phone a read of the screen is its page source: a second, for each command.
+    clock = VirtualClock()
+    device = CountedLooks(load_app(DEMO), clock=clock, seed=42)
+    for number in range(5):
+        drop(tmp_path, f"c{number}", {"id": f"tap{number}", "type": "tap", "params": {"x": 540, "y": 1800}})
+    served = serve_once(tmp_path, device=device)
+    assert served.succeeded == 5 and device.looks == 0
+    device.locked = True
+    drop(tmp_path, "late", {"id": "late", "type": "tap", "params": {"x": 540, "y": 1800}})
+    serve_once(tmp_path, device=device)
+    assert results(tmp_path)["late"]["error"]["code"] == "SCREEN_LOCKED" and device.looks == 0

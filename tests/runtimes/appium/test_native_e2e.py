@@ -122,3 +122,22 @@ def test_an_element_that_is_gone_or_refuses(fake_device: Open) -> None:
 def test_installed_apps_are_the_app_under_test(fake_device: Open) -> None:
     assert fake_device().installed_apps() == {}
     assert fake_device(app_id="com.visor.demo").installed_apps() == {"com.visor.demo": "com.visor.demo"}
+
+
+def test_a_driver_without_is_locked_is_asked_once_and_the_screen_tells_instead(
+    appium_server: AppiumServer, fake_device: Open
+) -> None:
+    from visor.clock import SystemClock  # lazy: only this test keeps the kernel's time
+    from visor.device.context import Kernel
+    from visor.device.observer import ObservingDevice
+
+    device = fake_device()
+    assert device.info.capabilities.lock_state
+    before = len(appium_server.commands(device))
+    for _ in range(2):
+        with pytest.raises(UnsupportedInput):
+            device.screen_locked()
+    asked = [line for line in sent(appium_server, device, before) if "window/rect" not in line]
+    assert asked == ['POST /execute/sync {"script":"mobile: isLocked","args":[]}']
+    clock = SystemClock()
+    assert Kernel(ObservingDevice.wrap(device, clock), clock, 50_000).screen_locked() is None

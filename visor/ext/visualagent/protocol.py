@@ -298,7 +298,13 @@ class Executor:
         return result
 
     def _locked(self) -> bool:
-        """Return True when the lock screen is up (Android's keyguard, and the simulated phone's)."""
+        """Return True when the lock screen is up (Android's keyguard, and the simulated phone's).
+
+        The device is asked first: a phone's page source costs a second, its driver's `isLocked` a round trip.
+        """
+        asked = self.kernel.screen_locked()
+        if asked is not None:
+            return asked
         # The kernel's observation: new after every input, reused while nothing can have changed the screen.
         return any(":id/keyguard" in node.resource_id for node in self.kernel.observe().tree.nodes())
 

@@ -62,7 +62,7 @@ if TYPE_CHECKING:
 TAP_MS = 60
 #: A real device: wall time, page sources reused for 0.1 s, apps it may not list (launchable by id all the same),
 #: and a session that takes seconds to start.
-CAPABILITIES = Capabilities(expensive_sessions=True, element_handles=True, soft_keyboard=True)
+CAPABILITIES = Capabilities(expensive_sessions=True, element_handles=True, soft_keyboard=True, lock_state=True)
 #: A web page: no element handles (the tree finds every element), no soft keyboard, and a session cheap enough
 #: (under a second) for each run of a benchmark to start its own, in a fresh browser: a warm cache is state one
 #: run leaves the next (a page's first load may lay it out otherwise than later ones, as Swagger UI's does).
@@ -95,6 +95,8 @@ class AppiumDevice:
         self._data: DeviceData | None = None
         #: Native strategies the driver answered "unknown" to, with what it said.
         self._refused: dict[str, str] = {}
+        #: Why the driver cannot say whether the screen is locked (asked once a session; "": not refused).
+        self._lock_refused = ""
         #: The element the last `type_text` typed into (read back by `typed_text`).
         self._typed: SeleniumElement | None = None
         #: The elements found for `find_element`, by reference (the last find's only).
@@ -478,6 +480,24 @@ class AppiumDevice:
             self._call(doing, lambda d: d.execute("actions", payload))
         else:
             self._call(doing, lambda d: d.press_keycode(call.code))
+
+    def screen_locked(self) -> bool:
+        """Ask the driver whether the screen is locked (`mobile: isLocked`; a page in Chromium has no lock screen).
+
+        A driver without the call is asked once a session: then the screen tells.
+
+        Raises:
+            UnsupportedInput: the driver does not know the call.
+        """
+        if self.info.platform == "web":
+            return False
+        if self._lock_refused:
+            raise UnsupportedInput(self._lock_refused)
+        try:
+            return bool(self._call("tell whether the screen is locked", lambda d: d.is_locked()))
+        except UnsupportedInput as exc:
+            self._lock_refused = exc.message
+            raise
 
     def keyboard_shown(self) -> bool:
         """Ask the driver whether the soft keyboard is up (`mobile: isKeyboardShown`; a page in Chromium has none)."""

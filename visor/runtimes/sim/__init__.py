@@ -19,6 +19,8 @@
 - `phone_data`: The simulated phone's personal data: a device profile, loaded into state that agents read and
   actions change
 - `pictures`: The simulated phone's photos: small pictures drawn from a seed, so their perceptual hashes are real
+- `png`: Encode the simulated phone's screens as PNG, compressing again only the rows that changed since the last
+  one
 - `profile_generator`: Generate a realistic device profile of any size from a seed: `visor agentcab profile --photos
   N --seed S`
 - `profile_load`: Load device profiles: find the file (a shipped profile's name, or a path), parse it with

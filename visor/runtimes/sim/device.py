@@ -93,6 +93,7 @@ CAPABILITIES = Capabilities(
     seeded=True,
     independent=True,
     soft_keyboard=True,
+    lock_state=True,
 )
 #: The keys that act on the focused field.
 _FIELD_KEYS = frozenset({Key.ENTER, Key.BACKSPACE, Key.SPACE, Key.TAB})
@@ -401,6 +402,10 @@ class SimDevice(Host):
             self._key(app, DELETE if key is Key.BACKSPACE else SPACE)
 
     # -- the soft keyboard -------------------------------------------------------------------------------------
+
+    def screen_locked(self) -> bool:
+        """Say whether the lock screen is up (`act lock` until `act unlock`)."""
+        return self.locked
 
     def keyboard_shown(self) -> bool:
         """Say whether the soft keyboard is up: a field of the app in front has the focus, and it was not hidden.
