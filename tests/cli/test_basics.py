@@ -239,3 +239,25 @@ def test_a_ctrl_c_after_the_envelope_went_out_prints_no_second_one(late: BaseExc
     result = CliRunner().invoke(group, ["answer"], obj=env, catch_exceptions=False)
     assert result.exit_code == 0
     assert check_envelope(result.stdout)["data"] == {"said": 1}  # one envelope: the answer
+
+
+def test_validating_a_file_reads_no_package_metadata_nor_the_network_stack() -> None:
+    """Pydantic's plugin loader (which reads every package's metadata) stands aside while plugins are off."""
+    scenario = ROOT / "scenarios" / "login.yaml"
+    code = "import sys, os\nfrom visor.cli import main\n"
+    code += "os._exit = lambda code: (print(' '.join(sorted(sys.modules)), file=sys.stderr), sys.exit(code))\n"
+    code += f"main(['validate', {str(scenario)!r}])\n"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert done.returncode == 0, done.stderr
+    loaded = set(done.stderr.split())
+    assert "pydantic" in loaded and {"importlib.metadata", "urllib.request", "http.client"}.isdisjoint(loaded)
+
+
+def test_pydantic_plugins_are_none_and_the_loaders_other_names_are_its_own() -> None:
+    from visor.cli.app import _NoPlugins
+
+    stub = _NoPlugins("pydantic.plugin._loader")
+    assert tuple(stub.get_plugins()) == ()
+    assert stub.PYDANTIC_ENTRY_POINT_GROUP == "pydantic"  # read from the real loader
+    with pytest.raises(AttributeError):
+        stub.__path__  # noqa: B018  -- the import system asks for it: a module, not a package

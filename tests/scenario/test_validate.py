@@ -488,3 +488,34 @@ def test_a_point_as_maestro_writes_it_reads_back_as_its_numbers(x: float, y: flo
 )
 def test_a_tap_point_that_is_none_is_refused_saying_why(args: dict[str, Any], message: str) -> None:
     assert message in messages(validate_data(with_step("tap", args)))
+
+
+_STEPS = st.lists(
+    st.sampled_from(
+        [
+            {"id": "a", "command": "tap", "args": {"target": "text=Log in"}},
+            {"id": "a", "command": "tap", "args": {"target": "text=Log in", "unknown": 1}},  # a warning
+            {"id": "b", "command": "tap", "args": {"target": 3}},  # an error
+            {"id": "c", "command": "act", "args": {"name": "type", "target": "id=username", "value": "ada"}},
+            {"id": "c", "command": "wait", "args": {"ms": 10}},
+            {"id": "d", "command": "wait", "args": {"ms": -1}},
+        ]
+    ),
+    min_size=1,
+    max_size=5,
+)
+
+
+@given(_STEPS, _STEPS)
+def test_a_step_checked_before_is_validated_as_it_would_be_afresh(earlier: list[Any], steps: list[Any]) -> None:
+    # Checked steps are remembered by their text: what another file checked must not change this one's issues.
+    from visor.scenario import validate as validation
+
+    def issues_of(items: list[Any]) -> list[Any]:
+        found = validate_data({"meta": {"name": "m", "version": "1"}, "steps": items})
+        return [(issue.path, issue.message, issue.severity) for issue in found.issues]
+
+    validation._PASSED.clear()
+    fresh = issues_of(steps)
+    issues_of(earlier)
+    assert issues_of(steps) == fresh

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import importlib
 import os
 import signal
 import sys
 import threading
+import types
 from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
 from typing import Any, NoReturn, TypeAlias
@@ -363,6 +365,34 @@ def register_commands() -> None:
 register_commands()
 
 
+_PLUGIN_LOADER = "pydantic.plugin._loader"
+
+
+class _NoPlugins(types.ModuleType):
+    """Pydantic's plugin loader while plugins are off: no plugins, without importing `importlib.metadata`.
+
+    Pydantic imports its loader as it builds the first model's validator, and the loader imports
+    `importlib.metadata` (15 ms of every command's start) before it reads the setting that turns plugins off.
+    Any other name is read from the real loader, imported then.
+    """
+
+    @staticmethod
+    def get_plugins() -> tuple[()]:
+        """Return the plugins: none, as the loader does when `PYDANTIC_DISABLE_PLUGINS` turns them off."""
+        return ()
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # the import system asks a module for `__path__` and the like
+            raise AttributeError(name)
+        sys.modules.pop(_PLUGIN_LOADER, None)
+        return getattr(importlib.import_module(_PLUGIN_LOADER), name)
+
+
+def _without_plugin_loader() -> None:
+    if os.environ.get("PYDANTIC_DISABLE_PLUGINS") in ("__all__", "1", "true") and _PLUGIN_LOADER not in sys.modules:
+        sys.modules[_PLUGIN_LOADER] = _NoPlugins(_PLUGIN_LOADER)
+
+
 #: The garbage collector's thresholds for a command line run (CPython's defaults: 700, 10, 10).
 _COLLECTOR_PACE = (10_000, 20, 20)
 
@@ -376,6 +406,7 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     """
     # visor uses no pydantic plugins; not scanning every installed package for them saves start-up time.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    _without_plugin_loader()
     # A command builds much and frees little before it ends (a batch's documents, a run's results): the
     # collector's default pace rescans them all over and over (a seventh of validating 1,000 files).
     gc.set_threshold(*_COLLECTOR_PACE)

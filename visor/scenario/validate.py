@@ -9,9 +9,9 @@ warnings (no seed, unlabelled screenshots, unknown argument fields, capabilities
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -33,6 +33,7 @@ from visor.scenario.scenario import Assertion, Block, Node, Scenario, Step, Temp
 from visor.scenario.selector_platforms import platform_issues
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,7 +217,7 @@ def _count(raw: dict[str, object], path: Path, templates: set[Path]) -> tuple[st
 
 def _check_step(raw: dict[str, object], path: Path, found: _Found) -> Step | None:
     issues, leaves = found.issues, found.leaves
-    head = _check(StepHead, raw, Owner(StepHead, path), issues)
+    head = _once(StepHead, raw, issues, lambda: _check(StepHead, raw, Owner(StepHead, path), issues))
     command, args = raw.get("command"), raw.get("args")
     template = _template(args, (*path, "args"), found.templates) if isinstance(args, dict) else None
     known = isinstance(command, str) and (command in COMMANDS or family_of(command) is not None)
@@ -257,8 +258,34 @@ def _templates_elsewhere(templates: set[Path]) -> list[Issue]:
     return [error(IssueCode.TYPE_ERROR, f"{dotted(path)}: {message}", path, hint) for path in ordered]
 
 
+#: What passed its check with no issue at all, by the kind of check and the JSON of what was checked: a suite's
+#: files repeat their steps (the same sign-in, file after file), and a model's check is most of a step's cost.
+#: The values are immutable (frozen models), so a repeat shares them; the cache is emptied when full.
+_PASSED: dict[tuple[str, str], object] = {}
+_PASSED_MAX = 4096
+
+
+def _once(kind: type | str, raw: Mapping[str, object], issues: list[Issue], check: Callable[[], T]) -> T:
+    """Return `check()`, or what it returned for the same `raw` before when that raised no issue."""
+    text = texts_of(raw)
+    key = (kind if isinstance(kind, str) else kind.__qualname__, text) if text is not None else None
+    if key is not None and (known := _PASSED.get(key)) is not None:
+        return cast(T, known)
+    before = len(issues)
+    value = check()
+    if key is not None and value is not None and len(issues) == before:
+        if len(_PASSED) >= _PASSED_MAX:
+            _PASSED.clear()
+        _PASSED[key] = value
+    return value
+
+
 def _parse_args(command: str, args: dict[str, object], path: Path, issues: list[Issue]) -> Args | FamilyCall | None:
     """Check a known command's arguments (its model's, or its family's rules); None when they do not hold."""
+    return _once(f"args:{command}", args, issues, lambda: _parse_args_of(command, args, path, issues))
+
+
+def _parse_args_of(command: str, args: dict[str, object], path: Path, issues: list[Issue]) -> Args | FamilyCall | None:
     spec = COMMANDS.get(command)
     if spec is not None:
         return _check_args(spec, args, path, issues)
