@@ -1,7 +1,9 @@
 """Cost of the agent-tool layer on the simulated device, against the bare device call measured in the same run.
 
 What a tool call adds to the input it sends: schema and rule checks, live target resolution, planning,
-accounting. Measured per call (median of --repeat rounds of --calls calls each):
+accounting. Measured per call, each round of --calls calls of a tool paired with a round of bare taps, the pair's
+order alternating round by round (--repeat pairs per tool, after a round of each warms them), so machine noise
+and a warming cache hit both alike; a ratio is the median of its pairs' ratios:
 
   baseline   device.tap(point)                         the bare input
   point      click {target: [x, y]}                    validation + one tap
@@ -10,7 +12,8 @@ accounting. Measured per call (median of --repeat rounds of --calls calls each):
   read       read_control {selector}                   observation + token + content signature (no input)
 
 and, for a large screen (450 elements, list rows sharing ids), the agents' indexed element list against one
-screen fingerprint (a single linear pass over the same tree): naming every element must stay linear.
+screen fingerprint (a single linear pass over the same tree), paired and alternated the same way: naming every
+element must stay linear.
 
 No goal is set by the issue; the ratios show where the time goes. Run: python bench/agent_tools.py
 """
@@ -38,28 +41,50 @@ PKG = "com.visor.demo:id/"
 
 
 def session() -> tuple[SimDevice, ObservingDevice, AgentState]:
+    """Open the demo app's player on a fresh simulated phone; return it, the observing device and the agent's state."""
     clock = VirtualClock()
     sim = SimDevice(load_app(resolve_app("demo", ".")), clock=clock, seed=1)
     sim.open_url("demo://player")
-    return sim, ObservingDevice(sim, clock, 0.0), AgentState()
+    return sim, ObservingDevice(sim, clock, 0), AgentState()
 
 
-def per_call(calls: int, repeat: int, prepare: Callable[[], Callable[[], None]]) -> float:
-    """Median seconds per call."""
-    rounds = []
-    for _ in range(repeat):
-        call = prepare()
-        started = time.perf_counter()
-        for _ in range(calls):
-            call()
-        rounds.append((time.perf_counter() - started) / calls)
-    return statistics.median(rounds)
+#: Makes a fresh session's call (untimed); the call is then timed.
+Prepare = Callable[[], Callable[[], object]]
 
 
-def tool(name: str, args: dict[str, object], observe: bool = False) -> Callable[[], Callable[[], None]]:
+def one_round(calls: int, prepare: Prepare) -> float:
+    """Return the seconds per call of one round of `calls` calls on a freshly prepared session."""
+    call = prepare()
+    started = time.perf_counter()
+    for _ in range(calls):
+        call()
+    return (time.perf_counter() - started) / calls
+
+
+def paired(calls: int, repeat: int, case: Prepare, base: Prepare) -> tuple[list[float], list[float], float]:
+    """Time rounds of `case` and of `base` in pairs, alternating which goes first; return both and the median ratio."""
+    one_round(calls, case), one_round(calls, base)  # first calls (imports, caches) do not count
+    ours, theirs = [], []
+    for attempt in range(repeat):
+        if attempt % 2:
+            ours.append(one_round(calls, case))
+            theirs.append(one_round(calls, base))
+        else:
+            theirs.append(one_round(calls, base))
+            ours.append(one_round(calls, case))
+    return ours, theirs, statistics.median(a / b for a, b in zip(ours, theirs, strict=True))
+
+
+def tool(name: str, args: dict[str, object], observe: bool = False) -> Prepare:
+    """Return a preparer of calls of one tool with `args` (after an observation, with `observe`)."""
+
     def prepare() -> Callable[[], None]:
         sim, device, state = session()
-        ctx = lambda: ToolContext(device, sim.clock, state, ToolSettings())  # noqa: E731
+
+        def ctx() -> ToolContext:
+            """A tool call's context on this session."""
+            return ToolContext(device, sim.clock, state, ToolSettings())
+
         if observe:
             observation(ctx())
 
@@ -73,6 +98,7 @@ def tool(name: str, args: dict[str, object], observe: bool = False) -> Callable[
 
 
 def bare() -> Callable[[], None]:
+    """The floor: the bare device tap, on a fresh session."""
     sim, _device, _state = session()
     return lambda: sim.tap(Point(540, 300))
 
@@ -81,6 +107,7 @@ def large_screen(rows: int = 150) -> UiTree:
     """A list of rows that share their ids, each with a title and an icon."""
 
     def row(i: int) -> Node:
+        """Row `i`: a clickable line holding a title and an icon."""
         top = i * 12
         title = Node(
             "android.widget.TextView", Rect(0, top, 500, top + 12), resource_id="app:id/title", text=f"Item {i}"
@@ -96,6 +123,7 @@ def large_screen(rows: int = 150) -> UiTree:
 
 
 def main() -> int:
+    """Measure each tool against the bare tap, and the element list against the fingerprint; print the figures."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=5)
@@ -113,18 +141,20 @@ def main() -> int:
         "sequence": tool("action_sequence", {"steps": [open_panel, slower]}),
         "read": tool("read_control", {"selector": {"resource_id": PKG + "clock"}}),
     }
-    base = per_call(options.calls, options.repeat, bare)
+    found = {name: paired(options.calls, options.repeat, prepare, bare) for name, prepare in cases.items()}
+    base = statistics.median(value for _, theirs, _ in found.values() for value in theirs)
     print(f"baseline  device.tap          {base * 1e6:8.0f} us/call")
-    for name, prepare in cases.items():
-        cost = per_call(options.calls, options.repeat, prepare)
-        print(f"{name:9} tool call           {cost * 1e6:8.0f} us/call   {cost / base:6.2f}x the bare tap")
+    for name, (ours, _, ratio) in found.items():
+        cost = statistics.median(ours)
+        print(f"{name:9} tool call           {cost * 1e6:8.0f} us/call   {ratio:6.2f}x the bare tap")
     tree = large_screen()
-    linear = per_call(20, options.repeat, lambda: lambda: fingerprint(tree))
-    listing = per_call(20, options.repeat, lambda: lambda: index_elements(tree))
+    listing, linear, ratio = paired(20, options.repeat, lambda: lambda: index_elements(tree),
+                                    lambda: lambda: fingerprint(tree))  # fmt: skip
     print(
-        f"large screen ({len(tree.flat)} nodes): fingerprint {linear * 1e3:.2f} ms, element list {listing * 1e3:.2f} ms"
+        f"large screen ({len(tree.flat)} nodes): fingerprint {statistics.median(linear) * 1e3:.2f} ms, "
+        f"element list {statistics.median(listing) * 1e3:.2f} ms"
     )
-    print(f"element list / fingerprint: {listing / linear:.2f}x")
+    print(f"element list / fingerprint: {ratio:.2f}x")
     return 0
 
 

@@ -1,7 +1,8 @@
 """What the evidence of a failure costs a run on the simulated phone: the device log and the video.
 
 Goal (issue 28): logs and video cost at most 15 % of run time on the simulated phone. Measured in one process,
-each workload's runs alternating, paired (each variant against the baseline run just before it), as ratios:
+each workload's runs alternating, paired (each variant against a baseline run beside it, the pair's order
+alternating each repeat, so machine noise and a warming cache hit both alike), as medians of the pairs' ratios:
 
 - baseline: the device's log not read (the phone keeps none) and no video;
 - logs: the log read after each step and written to device.log (what every run does now);
@@ -68,17 +69,26 @@ def run_once(path: Path, output: Path, variant: str) -> float:
     return time.perf_counter() - started
 
 
+def ratio(path: Path, work: Path, variant: str, base: str, variant_first: bool) -> float:
+    """Run `variant` and `base` once each, in the order given; return the variant's time over the base's."""
+    if variant_first:
+        ours = run_once(path, work / variant, variant)
+        theirs = run_once(path, work / f"{base}-base", base)
+    else:
+        theirs = run_once(path, work / f"{base}-base", base)
+        ours = run_once(path, work / variant, variant)
+    return ours / theirs
+
+
 def measure(path: Path, work: Path, repeat: int) -> dict[str, float]:
-    """Return each variant's median ratio to the baseline run just before it."""
+    """Return each variant's median ratio to the baseline run beside it (always's to screenshots, for scale)."""
     ratios: dict[str, list[float]] = {variant: [] for variant in (*VARIANTS[1:], SCREENSHOTS)}
     run_once(path, work / "warm", "always")  # imports, caches and the encoder loaded before anything counts
     for attempt in range(repeat):
-        order = VARIANTS[1:] if attempt % 2 == 0 else tuple(reversed(VARIANTS[1:]))
-        for variant in order:
-            base = run_once(path, work / "b", "baseline")
-            ratios[variant].append(run_once(path, work / variant, variant) / base)
-        shots = run_once(path, work / "s", SCREENSHOTS)
-        ratios[SCREENSHOTS].append(run_once(path, work / "always", "always") / shots)
+        forward = attempt % 2 == 0
+        for variant in VARIANTS[1:] if forward else tuple(reversed(VARIANTS[1:])):
+            ratios[variant].append(ratio(path, work, variant, "baseline", variant_first=not forward))
+        ratios[SCREENSHOTS].append(ratio(path, work, "always", SCREENSHOTS, variant_first=not forward))
     return {variant: statistics.median(values) for variant, values in ratios.items()}
 
 

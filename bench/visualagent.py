@@ -2,8 +2,11 @@
 
 Goal (issue 11): `visor visualagent serve --once` handles >= 200 commands/s on sim.
 Baseline, measured in the same run: reading each command file, writing its result and archiving it, with no
-device (the file protocol's own cost), so the ratio says what the device work adds.
-Run: python bench/visualagent.py [--commands 1000]
+device (the file protocol's own cost, the floor any server of the folder pays), so the ratio says what the
+device work adds. Each of `--repeat` repeats serves a fresh queue and runs the floor on another, the pair's
+order alternating (the floor first, then the server first), so machine noise and a warming cache hit both
+alike; the rate is the median of the serving runs', the ratio the median of the pairs' ratios.
+Run: python bench/visualagent.py [--commands 1000] [--repeat 5]
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -69,24 +73,52 @@ def files_only(folder: Path) -> float:
     return time.perf_counter() - started
 
 
+#: What a served queue holds after serving: results, archived commands, commands left in the queue.
+Counts = tuple[int, int, int]
+
+
+def served(folder: Path) -> Counts:
+    """Count the results, the archived commands and the commands left in a served folder."""
+    answered = len(list((folder / "results").glob("*_result.json")))
+    archived = len(list((folder / "commands" / "archive").iterdir()))
+    return answered, archived, len(list((folder / "commands").glob("*.json")))
+
+
+def pair(count: int, floor_first: bool) -> tuple[float, float, Counts]:
+    """Serve one fresh queue and run the floor on another, in the order given; return both seconds and the counts."""
+    with tempfile.TemporaryDirectory() as first, tempfile.TemporaryDirectory() as second:
+        queue(Path(first), count)
+        queue(Path(second), count)
+        if floor_first:
+            floor = files_only(Path(first))
+            took = serve_on_sim(Path(second))
+        else:
+            took = serve_on_sim(Path(second))
+            floor = files_only(Path(first))
+        return took, floor, served(Path(second))
+
+
 def main() -> int:
     """Measure and print; exit 1 when the goal is missed or a command was lost or run twice."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--commands", type=int, default=1000)
-    count = parser.parse_args().commands
-    with tempfile.TemporaryDirectory() as first, tempfile.TemporaryDirectory() as second:
-        queue(Path(first), count)
-        queue(Path(second), count)
-        floor = files_only(Path(first))
-        took = serve_on_sim(Path(second))
-        answered = len(list((Path(second) / "results").glob("*_result.json")))
-        archived = len(list((Path(second) / "commands" / "archive").iterdir()))
-        left = len(list((Path(second) / "commands").glob("*.json")))
+    parser.add_argument("--repeat", type=int, default=5)
+    options = parser.parse_args()
+    count = options.commands
+    pair(min(count, 50), floor_first=True)  # imports, the simulated phone's app and caches loaded first
+    pairs = [pair(count, floor_first=attempt % 2 == 0) for attempt in range(options.repeat)]
+    took, floor = statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs)
+    ratio = statistics.median(p[0] / p[1] for p in pairs)
     rate = count / took
-    print(f"serve --once on sim: {count} commands in {took:.2f} s = {rate:,.0f} commands/s (goal >= 200)")
-    print(f"files only (no device): {count / floor:,.0f} commands/s; serving costs {took / floor:.1f}x the file floor")
-    print(f"results {answered}, archived {archived}, left in the queue {left} (every command once, none lost)")
-    return 0 if rate >= 200 and answered == archived == count and left == 0 else 1
+    print(f"serve --once on sim: {count} commands in {took:.2f} s = {rate:,.0f} commands/s (goal >= 200; median of "
+          f"{options.repeat})")  # fmt: skip
+    print(f"files only (no device): {count / floor:,.0f} commands/s; serving costs {ratio:.1f}x the file floor "
+          "(median of the pairs' ratios)")  # fmt: skip
+    whole = all(p[2] == (count, count, 0) for p in pairs)
+    answered, archived, left = pairs[-1][2]
+    print(f"results {answered}, archived {archived}, left in the queue {left} (every command once, none lost"
+          f"{'' if whole else ': NOT in every repeat'})")  # fmt: skip
+    return 0 if rate >= 200 and whole else 1
 
 
 if __name__ == "__main__":

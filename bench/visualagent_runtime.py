@@ -2,8 +2,10 @@
 
 A `visor visualagent serve` loop (watching its folder, on the simulated phone) runs in a thread; the visualagent
 device sends taps, text and screenshots through the folder and waits for each result.
-Baseline, measured in the same run: the same inputs on the simulated phone directly, so the ratio is the
-protocol's own cost (files written, watched, read back).
+Baseline, measured in the same run: the same inputs on the simulated phone directly (the bare device call), so
+the ratio is the protocol's own cost (files written, watched, read back). Each input is paired with the same
+input sent directly, the pair's order alternating input by input (after a round of each warms both), so machine
+noise and a warming cache hit both alike; the ratio is the median of the pairs' ratios.
 Run: python bench/visualagent_runtime.py [--inputs 300]
 """
 
@@ -15,29 +17,54 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+#: Inputs a round sends: a screenshot every tenth, else taps and text in turn.
+ROUND = 10
 
-def inputs(device: object, count: int) -> list[float]:
-    """Send `count` inputs (taps, text, a screenshot every tenth); return each one's seconds."""
+
+def action(device: object, number: int) -> Callable[[], object]:
+    """Return the `number`th input for a device: taps and text in turn, a screenshot every tenth."""
     from visor.ui.geometry import Point
 
+    if number % ROUND == ROUND - 1:
+        return device.screenshot  # type: ignore[attr-defined,no-any-return]
     actions: list[Callable[[], object]] = [
         lambda: device.tap(Point(540, 464)),  # type: ignore[attr-defined]
         lambda: device.type_text("a"),  # type: ignore[attr-defined]
         lambda: device.tap(Point(540, 1500)),  # type: ignore[attr-defined]
     ]
-    took = []
+    return actions[number % len(actions)]
+
+
+def timed(call: Callable[[], object]) -> float:
+    """Call once; return its seconds."""
+    started = time.perf_counter()
+    call()
+    return time.perf_counter() - started
+
+
+def paired(direct: object, protocol: object, count: int) -> tuple[list[float], list[float]]:
+    """Send each input to both devices, alternating which goes first; return each one's seconds, in pairs."""
+    for number in range(ROUND):  # the first tap, text and screenshot of each device do not count
+        action(direct, number)()
+        action(protocol, number)()
+    base, loop = [], []
     for number in range(count):
-        action = device.screenshot if number % 10 == 9 else actions[number % len(actions)]  # type: ignore[attr-defined]
-        started = time.perf_counter()
-        action()
-        took.append(time.perf_counter() - started)
-    return took
+        if number % 2:
+            loop.append(timed(action(protocol, number)))
+            base.append(timed(action(direct, number)))
+        else:
+            base.append(timed(action(direct, number)))
+            loop.append(timed(action(protocol, number)))
+    return base, loop
 
 
-def through_the_protocol(folder: Path, count: int) -> list[float]:
+@contextmanager
+def through_the_protocol(folder: Path) -> Iterator[object]:
+    """Serve the folder on a simulated phone in a thread; yield the visualagent device that sends to it."""
     from tests.simkit import demo_device
     from visor.clock import SystemClock, VirtualClock
     from visor.device.observer import ObservingDevice
@@ -58,17 +85,10 @@ def through_the_protocol(folder: Path, count: int) -> list[float]:
         daemon=True,
     )  # fmt: skip
     thread.start()
-    device = VisualAgentDevice(LocalMailbox(str(folder)), SystemClock())
     try:
-        return inputs(device, count)
+        yield VisualAgentDevice(LocalMailbox(str(folder)), SystemClock())
     finally:
         waiter.close()
-
-
-def directly(count: int) -> list[float]:
-    from tests.simkit import demo_device
-
-    return inputs(demo_device(), count)
 
 
 def main() -> int:
@@ -77,15 +97,16 @@ def main() -> int:
     parser.add_argument("--inputs", type=int, default=300)
     count = parser.parse_args().inputs
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    base = directly(count)
-    with tempfile.TemporaryDirectory() as folder:
-        loop = through_the_protocol(Path(folder), count)
+    from tests.simkit import demo_device
+
+    with tempfile.TemporaryDirectory() as folder, through_the_protocol(Path(folder)) as device:
+        base, loop = paired(demo_device(), device, count)
     for name, took in (("sim directly", base), ("through the protocol", loop)):
         ms = sorted(value * 1000 for value in took)
         p95 = ms[max(0, round(len(ms) * 0.95) - 1)]
         print(f"{name:>22}: {count} inputs, median {statistics.median(ms):.1f} ms, p95 {p95:.1f} ms per input")
-    ratio = statistics.median(loop) / statistics.median(base)
-    print(f"the protocol costs {ratio:.1f}x the direct call per input (median)")
+    ratio = statistics.median(ours / theirs for ours, theirs in zip(loop, base, strict=True))
+    print(f"the protocol costs {ratio:.1f}x the direct call per input (median of the pairs' ratios)")
     return 0
 
 

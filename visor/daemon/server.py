@@ -423,21 +423,28 @@ def _watching(connection: socket.socket, request: Mapping[str, JsonValue], daemo
         yield
         return
     done = threading.Event()
-    watcher = threading.Thread(target=_watch, args=(connection, request["id"], daemon, done), daemon=True)
+    # The work's end wakes the watcher at once: waiting for its next look held every reply up to WATCH_S.
+    wake, woken = os.pipe()
+    watcher = threading.Thread(target=_watch, args=(connection, request["id"], daemon, done, wake), daemon=True)
     watcher.start()
     try:
         yield
     finally:
         done.set()
+        os.write(woken, b"\0")
         watcher.join()
+        os.close(wake)
+        os.close(woken)
 
 
-def _watch(connection: socket.socket, request_id: str, daemon: Daemon, done: threading.Event) -> None:
-    """Wait for the client's end to close (or the work to be done); then cancel its request."""
+def _watch(connection: socket.socket, request_id: str, daemon: Daemon, done: threading.Event, wake: int) -> None:
+    """Wait for the client's end to close (or the work to be done: `wake` is readable); then cancel its request."""
     poller = select.poll()
     poller.register(connection.fileno(), select.POLLIN | getattr(select, "POLLRDHUP", 0))
+    poller.register(wake, select.POLLIN)
     while not done.is_set():
-        if not poller.poll(WATCH_S * 1000):
+        ready = poller.poll(WATCH_S * 1000)
+        if not ready or any(fd == wake for fd, _ in ready):
             continue
         try:
             more = connection.recv(65536, socket.MSG_DONTWAIT)
