@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from visor.inputs.document import Document
@@ -42,11 +42,13 @@ def _unread(text: str) -> str:
         elif isinstance(piece, Parameter):
             parts.append("${" + piece.name + "}")
         else:
-            parts.append("${" + piece.source + "}")
+            # Spaced, an expression that is a bare name stays one (unspaced it would read as a parameter).
+            parts.append("${ " + piece.source + " }")
     return "".join(parts)
 
 
 @given(st.text(alphabet="ab$ {}'\"`\\.x", max_size=40))
+@example("${ a}")  # a spaced name is an expression, and must stay one written back
 def test_reading_a_text_never_fails_and_what_it_reads_reads_back_the_same(text: str) -> None:
     read = list(pieces(text))
     assert all(not isinstance(piece, Literal) or piece.text for piece in read)  # no empty literal runs
