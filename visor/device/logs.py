@@ -17,9 +17,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
-from visor.device.protocol import Device
+if TYPE_CHECKING:  # a log line is read without the device's whole protocol (validation, reports)
+    from visor.device.protocol import Device
 
 #: The most lines a device keeps (older ones are dropped, and counted).
 DEVICE_LINES = 10_000

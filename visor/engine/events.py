@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import signal
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from visor.device.protocol import DeviceInfo
-from visor.device.video import Video
 from visor.engine.results import AssertionResult, RunResult, StepResult
 from visor.errors import VisorError
 from visor.scenario.scenario import Scenario, Step
+
+if TYPE_CHECKING:  # the console reads events without the device's whole protocol (validation prints no run)
+    from visor.device.protocol import DeviceInfo
+    from visor.device.video import Video
 
 
 @dataclass(frozen=True, slots=True)
