@@ -38,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT))
-from appium_speed import APPIUM, VISOR, Timing, start, timed  # noqa: E402  (a sibling script, not a package)
+from appium_speed import APPIUM, VISOR, paired, start  # noqa: E402  (a sibling script, not a package)
 
 PAGES = ROOT / "tests" / "appium" / "web"
 STEPS = 50
@@ -83,20 +83,6 @@ def script(url: str, site: str, caps: dict[str, object]) -> str:
         finally:
             driver.quit()
     """)
-
-
-def paired(visor: list[str], hand: list[str], log: Path, repeat: int) -> tuple[list[Timing], list[Timing]]:
-    """Time visor and the script in `repeat` pairs, alternating which goes first, after a run of each warms caches."""
-    timed(visor, log), timed(hand, log)
-    ours, theirs = [], []
-    for attempt in range(repeat):
-        if attempt % 2:
-            ours.append(timed(visor, log))
-            theirs.append(timed(hand, log))
-        else:
-            theirs.append(timed(hand, log))
-            ours.append(timed(visor, log))
-    return ours, theirs
 
 
 def seconds(read: Callable[[], object]) -> float:
