@@ -11,6 +11,7 @@ import dataclasses
 import errno
 import importlib
 import inspect
+import pickle
 import pkgutil
 import re
 from dataclasses import dataclass
@@ -252,3 +253,18 @@ def test_the_phones_storage_refusals_are_worded_once_for_every_runtime() -> None
     key = UnsupportedInput.from_missing_key(Key.BACK)
     assert type(key) is UnsupportedInput and key.code is ErrorCode.ACTION_ERROR
     assert key.message == "iOS has no back key" and "Back button" in key.next_step
+
+
+@pytest.mark.parametrize(
+    "made",
+    [
+        SourceError("bad indentation", path="a.yaml", line=2, column=3, next_step="Fix it."),
+        SourceError.from_missing("b.yaml", near="a.yaml"),
+        InputError("no such step", likely_cause="A typo.", details={"step": 3}),
+    ],
+)
+def test_an_error_pickles_whole(made: Exception) -> None:
+    """A forked validation sends its files' errors home pickled: each comes back the same, class and all."""
+    copy = pickle.loads(pickle.dumps(made))
+    assert type(copy) is type(made) and copy.args == made.args and copy.__dict__ == made.__dict__
+    assert str(copy) == str(made)

@@ -44,7 +44,7 @@ import enum
 import os
 import signal
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
@@ -142,6 +142,11 @@ class VisorError(Exception):
         self.next_step = next_step or self.default_next_step
         self.details: dict[str, Any] = dict(details or {})
 
+    def __reduce__(self) -> tuple[Callable[..., VisorError], tuple[type[VisorError], tuple[Any, ...], dict[str, Any]]]:
+        # Pickled as its state, not through `__init__`, whose keyword-only arguments pickle's default
+        # cannot give back: a forked validation sends its files' errors home (`visor.forks`).
+        return _rebuilt, (type(self), self.args, dict(self.__dict__))
+
     def info(self) -> ErrorInfo:
         """Return the envelope error object."""
         return ErrorInfo(
@@ -171,6 +176,14 @@ class VisorError(Exception):
             next_step=next_step
             or f"Install it: pip install '{DISTRIBUTION}[{extra}]' (from a checkout: pip install -e '.[{extra}]').",
         )
+
+
+def _rebuilt(kind: type[VisorError], args: tuple[Any, ...], state: dict[str, Any]) -> VisorError:
+    """Return a pickled error made again from its class, its arguments and its attributes."""
+    made = kind.__new__(kind)
+    Exception.__init__(made, *args)
+    made.__dict__.update(state)
+    return made
 
 
 class InputError(VisorError):

@@ -261,3 +261,42 @@ def test_pydantic_plugins_are_none_and_the_loaders_other_names_are_its_own() -> 
     assert stub.PYDANTIC_ENTRY_POINT_GROUP == "pydantic"  # read from the real loader
     with pytest.raises(AttributeError):
         stub.__path__  # noqa: B018  -- the import system asks for it: a module, not a package
+
+
+def test_each_command_is_found_where_the_table_says_and_none_is_left_out() -> None:
+    """The lazy table names every command: those of the modules' own lists, and each top-level command there."""
+    import importlib
+    import pkgutil
+
+    import click
+
+    import visor.cli
+    from visor.cli.actions import ACTIONS
+    from visor.cli.app import COMMAND_SITES, cli
+    from visor.cli.daemon_commands import DAEMON_COMMANDS
+    from visor.cli.recording import RECORDING_COMMANDS
+
+    assert all(cli.commands[name].name == name for name in COMMAND_SITES)
+    listed = {command.name for command in (*ACTIONS, *DAEMON_COMMANDS, *RECORDING_COMMANDS)}
+    assert listed <= COMMAND_SITES.keys()
+    defined: dict[str, click.Command] = {}
+    for module in pkgutil.iter_modules(visor.cli.__path__, "visor.cli."):
+        for attribute, value in vars(importlib.import_module(module.name)).items():
+            if isinstance(value, click.Command) and getattr(value.callback, "__module__", None) == module.name:
+                defined[f"{module.name}:{attribute}"] = value
+    groups = [group for group in defined.values() if isinstance(group, click.Group) and group is not cli]
+    grouped = {id(sub) for group in groups for sub in group.commands.values()}  # `visor map show` and the like
+    top = {site for site, command in defined.items() if id(command) not in grouped}
+    assert set(COMMAND_SITES.values()) == top - {"visor.cli.app:cli", "visor.cli.app:help_command"}
+
+
+def test_a_command_imports_its_own_module_only() -> None:
+    """`visor validate` loads no other command's module (a direct action's, the app map's, the agents')."""
+    code = "import sys, os\nfrom visor.cli import main\n"
+    code += "os._exit = lambda code: (print(' '.join(sorted(sys.modules)), file=sys.stderr), sys.exit(code))\n"
+    code += f"main(['validate', {str(ROOT / 'scenarios' / 'login.yaml')!r}])\n"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert done.returncode == 0, done.stderr
+    commands = {name for name in done.stderr.split() if name.startswith("visor.cli.") and name.count(".") == 2}
+    others = {"visor.cli.actions", "visor.cli.map_commands", "visor.cli.agent", "visor.cli.run", "visor.cli.recording"}
+    assert "visor.cli.validate" in commands and not commands & others, sorted(commands)

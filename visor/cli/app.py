@@ -14,7 +14,7 @@ import signal
 import sys
 import threading
 import types
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from types import FrameType
 from typing import Any, NoReturn, TypeAlias
 
@@ -22,21 +22,9 @@ import click
 
 import visor.api  # noqa: F401  -- plugs the features into the core's hooks, as every front end does
 from visor import __version__
-from visor.cli.actions import ACTIONS
-from visor.cli.agent import mcp, tools
-from visor.cli.agentcab import agentcab
-from visor.cli.daemon_commands import DAEMON_COMMANDS
 from visor.cli.emit import emit
 from visor.cli.env import CliEnvironment
-from visor.cli.host import devices, doctor
-from visor.cli.map_commands import discover, import_group, map_group, route
 from visor.cli.options import output_options
-from visor.cli.recording import RECORDING_COMMANDS
-from visor.cli.report_command import report
-from visor.cli.run import benchmark, run
-from visor.cli.schema import schema
-from visor.cli.validate import validate
-from visor.cli.visualagent import visualagent
 from visor.errors import ExitCode, UsageError, VisorError, interruption
 
 #: Signals that stop visor the way Ctrl-C does (SIGHUP where the platform has it).
@@ -337,32 +325,74 @@ def help_command(ctx: click.Context, command: str | None) -> None:
     click.echo(target.get_help(click.Context(target, info_name=command, parent=parent)))
 
 
-def register_commands() -> None:
-    """Attach the commands (their modules stay light: each imports what it runs when it runs)."""
-    for command in (
-        validate,
-        run,
-        benchmark,
-        report,
-        visualagent,
-        agentcab,
-        discover,
-        route,
-        map_group,
-        import_group,
-        *ACTIONS,
-        *DAEMON_COMMANDS,
-        *RECORDING_COMMANDS,
-        devices,
-        doctor,
-        schema,
-        tools,
-        mcp,
-    ):
-        cli.add_command(command)
+#: Every command but `help`, in the order `visor --help` lists them: its name, and the module and name it has
+#: there. A command's module is imported when the command is looked up (to run it, or for its help), so a
+#: command's start pays for its own module only, not for the thirty others'.
+COMMAND_SITES: dict[str, str] = {
+    "validate": "visor.cli.validate:validate",
+    "run": "visor.cli.run:run",
+    "benchmark": "visor.cli.run:benchmark",
+    "report": "visor.cli.report_command:report",
+    "visualagent": "visor.cli.visualagent:visualagent",
+    "agentcab": "visor.cli.agentcab:agentcab",
+    "discover": "visor.cli.map_commands:discover",
+    "route": "visor.cli.map_commands:route",
+    "map": "visor.cli.map_commands:map_group",
+    "import": "visor.cli.map_commands:import_group",
+    **{
+        name: f"visor.cli.actions:{name}"
+        for name in ("tap", "navigate", "act", "scroll", "screenshot", "wait", "source")
+    },
+    "start": "visor.cli.daemon_commands:start",
+    "status": "visor.cli.daemon_commands:status",
+    "stop": "visor.cli.daemon_commands:stop",
+    "__daemon": "visor.cli.daemon_commands:serve",
+    "record": "visor.cli.recording:record",
+    "replay": "visor.cli.recording:replay",
+    "devices": "visor.cli.host:devices",
+    "doctor": "visor.cli.host:doctor",
+    "schema": "visor.cli.schema:schema",
+    "tools": "visor.cli.agent:tools",
+    "mcp": "visor.cli.agent:mcp",
+}
 
 
-register_commands()
+class LazyCommands(MutableMapping[str, click.Command]):
+    """A group's commands by name, each imported from its module the first time it is looked up."""
+
+    def __init__(self, sites: Mapping[str, str], made: Mapping[str, click.Command]) -> None:
+        self._sites = dict(sites)
+        self._made = dict(made)
+
+    def __getitem__(self, name: str) -> click.Command:
+        made = self._made.get(name)
+        if made is None:
+            module, _, attribute = self._sites[name].partition(":")
+            made = getattr(importlib.import_module(module), attribute)
+            if not isinstance(made, click.Command) or made.name != name:
+                raise TypeError(f"{self._sites[name]} is not the command {name!r}")
+            self._made[name] = made
+        return made
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        self._made[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        found = self._sites.pop(name, None), self._made.pop(name, None)
+        if found == (None, None):
+            raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter({**dict.fromkeys(self._made), **dict.fromkeys(self._sites)})
+
+    def __len__(self) -> int:
+        return len(self._made.keys() | self._sites.keys())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._made or name in self._sites
+
+
+cli.commands = LazyCommands(COMMAND_SITES, cli.commands)
 
 
 _PLUGIN_LOADER = "pydantic.plugin._loader"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -197,12 +197,17 @@ def validate_paths(
     """
     checkers = checkers or {}
     models = all(suffix in checkers for suffix in MODEL_SUFFIXES)
-    return BatchResult(tuple(_validate_each(expand_paths(patterns, models), stdin, checkers, parameters or {})))
+    return BatchResult(tuple(validate_each(expand_paths(patterns, models), stdin, checkers, parameters or {})))
 
 
-def _validate_each(
-    paths: Iterable[str], stdin: BinaryIO | None, checkers: Mapping[str, Checker], parameters: Mapping[str, str]
-) -> Iterable[FileResult]:
+def validate_each(
+    paths: Iterable[str],
+    stdin: BinaryIO | None = None,
+    checkers: Mapping[str, Checker] | None = None,
+    parameters: Mapping[str, str] | None = None,
+) -> Iterator[FileResult]:
+    """Validate each of `paths` (expanded already: `expand_paths`), as `validate_paths` does."""
+    checkers, parameters = checkers or {}, parameters or {}
     for path in paths:
         checker = next((check for suffix, check in checkers.items() if path.lower().endswith(suffix)), None)
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -91,3 +92,35 @@ def test_a_model_named_by_two_scenarios_is_listed_once(project: Path) -> None:
         (project / name).write_text(scenario("apps/broken.app.yaml"))
     result = Cli(project).run("validate", "a.yaml", "b.yaml")
     assert [item["file"] for item in result.data["files"]] == ["a.yaml", "apps/broken.app.yaml", "b.yaml"]
+
+
+def test_a_batch_shared_with_forks_reports_what_one_process_does(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files of every kind, over runs a fork each: valid, invalid, unreadable, models met in several runs."""
+    from visor import forks
+    from visor.runtimes.sim import linked
+
+    real_fork = forks._fork
+
+    kinds = [
+        scenario("apps/broken.app.yaml"),
+        scenario("apps/good.app.yaml"),
+        "meta: {name: s\n",  # cannot be parsed: an error, pickled home from a fork
+        scenario("demo"),
+        "meta: {name: s, version: '1'}\nsteps: [{id: a, command: nope}]\n",
+    ]
+    for index in range(20):
+        (project / f"s{index:02}.yaml").write_text(kinds[index % len(kinds)])
+    monkeypatch.setattr(linked, "FORKED_LEAST", 10**9)
+    alone = Cli(project).run("validate", ".")
+    monkeypatch.setattr(linked, "FORKED_LEAST", 1)
+    monkeypatch.setattr(forks, "usable_cores", lambda: 4)
+    forked: list[int] = []
+    monkeypatch.setattr(forks, "_fork", lambda *args: forked.append(1) or real_fork(*args))
+    shared = Cli(project).run("validate", ".")
+    assert len(forked) == 3
+    assert (shared.exit_code, shared.stderr) == (alone.exit_code, alone.stderr)
+    assert json.loads(shared.stdout)["data"] == json.loads(alone.stdout)["data"]
+    files = [item["file"] for item in shared.data["files"]]
+    assert files.count("./apps/broken.app.yaml") == 1 and len(files) == 22

@@ -10,18 +10,23 @@ Appium `config.app` is an app id, and nothing is read.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import BinaryIO
 
 from visor.errors import InputError, SourceError
-from visor.inputs.data import read_document
+from visor.forks import in_forks
+from visor.inputs.data import STDIN_PATH, read_document
 from visor.inputs.document import Document
 from visor.inputs.issues import IssueCode, error, locate
 from visor.runtimes.registry import scenario_folder
-from visor.scenario.discovery import BatchResult, FileResult, validate_paths
+from visor.scenario.discovery import BatchResult, FileResult, expand_paths, validate_each
 from visor.scenario.recognise import MODEL_SUFFIXES
 from visor.scenario.validate import ValidationResult
+
+#: The fewest files a forked process validates: below it, forking and sending the results back cost what they save.
+FORKED_LEAST = 150
 
 
 def validate_with_models(
@@ -29,16 +34,50 @@ def validate_with_models(
 ) -> BatchResult:
     """Validate every file the patterns name, app models included, and each scenario's app model with it.
 
+    A large batch is shared with forked copies of this process, one per core (`visor.forks`); the results are the
+    same, in the same order. Each result keeps what the report shows of its document (name and format), not its
+    data: that is what would make sending them back cost as much as validating.
+
     Raises:
         InputError: a pattern or directory yields no file at all.
     """
+    paths = expand_paths(patterns, models=True)
+    listed = frozenset(_real(path) for path in paths)
+    work = partial(_validated, listed=listed, stdin=stdin, parameters=dict(parameters or {}))
+    # Standard input is read once, here.
+    files = in_forks(work, paths, least=FORKED_LEAST, processes=1 if STDIN_PATH in paths else None)
+    return BatchResult(tuple(_once(files, listed)))
+
+
+def _validated(
+    paths: Sequence[str], listed: frozenset[str], stdin: BinaryIO | None, parameters: Mapping[str, str]
+) -> list[FileResult]:
+    """Validate a run of the batch's files (`listed`: all of them), each scenario's app model with it."""
     checkers = dict.fromkeys(MODEL_SUFFIXES, _validate_model)
-    batch = validate_paths(patterns, stdin=stdin, checkers=checkers, parameters=parameters)
-    listed = {_real(item.path) for item in batch.files}
-    return BatchResult(tuple(_with_models(batch.files, listed)))
+    files = validate_each(paths, stdin=stdin, checkers=checkers, parameters=parameters)
+    return [_portable(item) for item in _with_models(files, set(listed))]
 
 
-def _with_models(files: Sequence[FileResult], listed: set[str]) -> Iterator[FileResult]:
+def _once(files: Sequence[FileResult], listed: frozenset[str]) -> Iterator[FileResult]:
+    """Yield the results, an app model that was not listed but that several runs of the batch met only once."""
+    seen: set[str] = set()
+    for item in files:
+        if item.path.lower().endswith(MODEL_SUFFIXES) and (real := _real(item.path)) not in listed:
+            if real in seen:
+                continue
+            seen.add(real)
+        yield item
+
+
+def _portable(item: FileResult) -> FileResult:
+    """Return a result keeping of its document what the report shows: its name and format."""
+    if item.result is None:
+        return item
+    document = item.result.document
+    return replace(item, result=replace(item.result, document=Document(document.name, document.format, None, {})))
+
+
+def _with_models(files: Iterable[FileResult], listed: set[str]) -> Iterator[FileResult]:
     for item in files:
         result = item.result
         model = _model_of(result) if result is not None and not item.path.lower().endswith(MODEL_SUFFIXES) else None

@@ -1,0 +1,115 @@
+"""Work shared with forked copies of the process: the results are work(items)'s, whatever a fork does."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from collections.abc import Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from visor.forks import _runs, in_forks, processes_for
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="visor forks only on Linux")
+
+
+def squares(items: Sequence[int]) -> list[tuple[int, int]]:
+    return [(item * item, os.getpid()) for item in items]
+
+
+@pytest.mark.parametrize(("count", "processes"), [(0, 2), (1, 2), (5, 2), (10, 3), (7, 7), (3, 8)])
+def test_the_results_are_the_items_in_order_each_done_once(count: int, processes: int) -> None:
+    items = list(range(count))
+    results = in_forks(squares, items, least=1, processes=processes)
+    assert [value for value, _ in results] == [item * item for item in items]
+    pids = {pid for _, pid in results}
+    # The first run is done here, the others each in a fork of its own.
+    assert os.getpid() in pids or not items
+    assert len(pids) == min(processes, count) or not items
+
+
+@given(st.integers(0, 300), st.integers(1, 16))
+def test_the_runs_are_neighbours_and_as_even_as_can_be(count: int, runs: int) -> None:
+    cut = _runs(list(range(count)), runs)
+    assert [item for run in cut for item in run] == list(range(count))
+    sizes = [len(run) for run in cut]
+    assert all(sizes) and (not sizes or max(sizes) - min(sizes) <= 1)
+    assert len(cut) == min(runs, count)
+
+
+def test_a_batch_too_small_is_not_shared() -> None:
+    assert processes_for(299, least=150, cores=8) == 1
+    assert processes_for(300, least=150, cores=8) == 2
+    assert processes_for(100_000, least=150, cores=2) == 2
+    assert processes_for(100_000, least=150, cores=1) == 1
+
+
+def dies_in_a_fork(parent: int) -> object:
+    def work(items: Sequence[int]) -> list[tuple[int, int]]:
+        if os.getpid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return squares(items)
+
+    return work
+
+
+def unpicklable_in_a_fork(parent: int) -> object:
+    def work(items: Sequence[int]) -> list[object]:
+        if os.getpid() != parent:
+            return [lambda: None for _ in items]  # a lambda does not pickle: the fork sends nothing
+        return list(items)
+
+    return work
+
+
+@pytest.mark.parametrize("failing", [dies_in_a_fork, unpicklable_in_a_fork])
+def test_a_fork_that_fails_has_its_run_done_here(failing: object) -> None:
+    work = failing(os.getpid())  # type: ignore[operator]
+    results = in_forks(work, list(range(6)), least=1, processes=3)
+    assert len(results) == 6
+    assert [value if isinstance(value, int) else value[0] for value in results] == [  # type: ignore[index]
+        item * item if failing is dies_in_a_fork else item for item in range(6)
+    ]
+    assert not _children()
+
+
+def test_an_error_here_ends_the_forks_at_once() -> None:
+    parent = os.getpid()
+    read, write = os.pipe()
+    forked: list[int] = []
+
+    def work(items: Sequence[int]) -> list[int]:
+        if os.getpid() != parent:
+            os.write(write, f"{os.getpid():>10}".encode())
+            time.sleep(120)
+            return list(items)
+        forked.append(int(os.read(read, 10)))  # the fork has started its run
+        raise KeyboardInterrupt
+
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        in_forks(work, list(range(4)), least=1, processes=2)
+    os.close(read), os.close(write)
+    assert time.monotonic() - started < 60  # it did not wait for the sleeping fork
+    with pytest.raises(ProcessLookupError):
+        os.kill(forked[0], 0)  # killed and reaped: no such process
+
+
+def _children() -> list[int]:
+    """Return this process' children still to be reaped (none, if in_forks reaps what it forks)."""
+    try:
+        pid, _ = os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return []
+    return [pid] if pid else [-1]
+
+
+@settings(max_examples=10)
+@given(st.lists(st.integers(-1000, 1000), max_size=40), st.integers(1, 4))
+def test_sharing_never_changes_the_results(items: list[int], processes: int) -> None:
+    results = in_forks(squares, items, least=1, processes=processes)
+    assert [value for value, _ in results] == [value for value, _ in squares(items)]
