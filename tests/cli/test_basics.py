@@ -291,7 +291,7 @@ def test_each_command_is_found_where_the_table_says_and_none_is_left_out() -> No
 
 
 def test_a_command_imports_its_own_module_only() -> None:
-    """`visor validate` loads no other command's module (a direct action's, the app map's, the agents')."""
+    """`visor validate` loads no other command's module (a direct action's, the app map's, the agents'), nor the engine."""
     code = "import sys, os\nfrom visor.cli import main\n"
     code += "os._exit = lambda code: (print(' '.join(sorted(sys.modules)), file=sys.stderr), sys.exit(code))\n"
     code += f"main(['validate', {str(ROOT / 'scenarios' / 'login.yaml')!r}])\n"
@@ -300,3 +300,6 @@ def test_a_command_imports_its_own_module_only() -> None:
     commands = {name for name in done.stderr.split() if name.startswith("visor.cli.") and name.count(".") == 2}
     others = {"visor.cli.actions", "visor.cli.map_commands", "visor.cli.agent", "visor.cli.run", "visor.cli.recording"}
     assert "visor.cli.validate" in commands and not commands & others, sorted(commands)
+    # Nor what runs a scenario: the engine, the device, the steps, the UI trees.
+    running = {name for name in done.stderr.split() if name.startswith(("visor.engine", "visor.device", "visor.steps"))}
+    assert not running and "visor.ui.tree" not in done.stderr.split(), sorted(running)

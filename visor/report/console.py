@@ -23,8 +23,6 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from visor.engine.events import AssertionChecked, RunFinished, RunStarted, StepFinished
-from visor.engine.results import Verdict
 from visor.ui.escapes import printable as printable  # the one console escape, for every caller
 from visor.ui.secrets import redact
 
@@ -150,6 +148,9 @@ class ConsoleReporter:
 
     def handle(self, event: Event) -> None:
         """Show a run's progress live: a line when it starts, per step, per assertion, and at the end."""
+        # A validation prints no run: the engine's events and results are loaded by the first run's event.
+        from visor.engine.events import AssertionChecked, RunFinished, RunStarted, StepFinished  # lazy: start-up
+
         if isinstance(event, RunStarted):
             self.line(
                 ("▶ ", "bold"),
@@ -185,6 +186,8 @@ class ConsoleReporter:
 
     def run_result(self, result: RunResult) -> None:
         """Print the one-line verdict of a run."""
+        from visor.engine.results import Verdict  # lazy: start-up (see `handle`)
+
         steps = len(result.steps)
         if result.status is Verdict.PASSED:
             self.line(
@@ -264,6 +267,8 @@ def _counts(errors: int, warnings: int) -> str:
 
 def _failures(result: RunResult) -> str:
     """Say what failed: "1 of 4 steps failed, 2 of 3 assertions failed" (never "failed: 2 steps" when both passed)."""
+    from visor.engine.results import Verdict  # lazy: start-up (see `ConsoleReporter.handle`)
+
     parts = []
     for noun, items, bad in (
         ("step", result.steps, [item for item in result.steps if item.status is Verdict.FAILED]),

@@ -59,13 +59,13 @@ def _file_entry(item: FileResult) -> JsonObject:
     result = item.result
     assert result is not None
     entry.update(format=result.document.format, valid=result.valid, errors=result.errors, warnings=result.warnings)
-    if result.scenario is not None:
-        scenario = result.scenario
+    outline = result.outline
+    if outline is not None:
         entry["scenario"] = {
-            "name": scenario.meta.name,
-            "version": scenario.meta.version,
-            "steps": len(scenario.steps),
-            "assertions": len(scenario.assertions),
+            "name": outline.name,
+            "version": outline.version,
+            "steps": outline.steps,
+            "assertions": outline.assertions,
         }
     return entry
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import get_args
 
-from visor.engine.results import StepStatus
 from visor.errors import ErrorCode, NextAction
 from visor.inputs.issues import IssueCode
 from visor.plugs import per_generation
@@ -29,6 +28,9 @@ _RUNTIMES = ("sim", "appium", "local", "visualagent")
 @per_generation
 def words() -> frozenset[str]:
     """Return every word of visor's vocabulary (from the enums and tables that define them, the plugged ones too)."""
+    # The engine's results are more than a validation needs to load: they are imported once a secret is masked.
+    from visor.engine.results import StepStatus  # lazy: start-up
+
     found: set[str] = {*_STATUSES, *_PLATFORMS, *_RUNTIMES, "warning", *get_args(StepStatus)}
     for codes in (ErrorCode, NextAction, IssueCode):
         found.update(str(code) for code in codes)

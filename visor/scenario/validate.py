@@ -37,12 +37,33 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
+class Outline:
+    """What a report shows of a valid scenario: its name, its version, and how many steps and assertions it has."""
+
+    name: str
+    version: str
+    steps: int
+    assertions: int
+
+
+@dataclass(frozen=True, slots=True)
 class ValidationResult:
     """The outcome of validating one document."""
 
     document: Document
     issues: tuple[Issue, ...]
     scenario: Scenario | None
+    #: The outline of a scenario this result does not keep (sent back from a forked validation: a scenario
+    #: costs far more to send than to report on). None: it is the scenario's own, or there is none.
+    kept: Outline | None = None
+
+    @property
+    def outline(self) -> Outline | None:
+        """Return what a report shows of the scenario; None when the document is not a valid scenario."""
+        if self.kept is not None or self.scenario is None:
+            return self.kept
+        meta = self.scenario.meta
+        return Outline(meta.name, meta.version, len(self.scenario.steps), len(self.scenario.assertions))
 
     @property
     def valid(self) -> bool:

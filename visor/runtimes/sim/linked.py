@@ -35,8 +35,9 @@ def validate_with_models(
     """Validate every file the patterns name, app models included, and each scenario's app model with it.
 
     A large batch is shared with forked copies of this process, one per core (`visor.forks`); the results are the
-    same, in the same order. Each result keeps what the report shows of its document (name and format), not its
-    data: that is what would make sending them back cost as much as validating.
+    same, in the same order. Each result keeps what the report shows (its document's name and format, its
+    scenario's outline), not the document's data nor the scenario: sending those back would cost as much as
+    validating.
 
     Raises:
         InputError: a pattern or directory yields no file at all.
@@ -70,11 +71,12 @@ def _once(files: Sequence[FileResult], listed: frozenset[str]) -> Iterator[FileR
 
 
 def _portable(item: FileResult) -> FileResult:
-    """Return a result keeping of its document what the report shows: its name and format."""
-    if item.result is None:
+    """Return a result keeping what the report shows: its document's name and format, its scenario's outline."""
+    result = item.result
+    if result is None:
         return item
-    document = item.result.document
-    return replace(item, result=replace(item.result, document=Document(document.name, document.format, None, {})))
+    document = Document(result.document.name, result.document.format, None, {})
+    return replace(item, result=replace(result, document=document, scenario=None, kept=result.outline))
 
 
 def _with_models(files: Iterable[FileResult], listed: set[str]) -> Iterator[FileResult]:
