@@ -48,7 +48,7 @@ from visor.ext.visualagent.protocol import (
 )
 from visor.ext.visualagent.watch import POLL_US, STOP_SIGNALS, Polling, Waiter, waiter_for
 from visor.files import UnsafePath, read_confined, write_confined
-from visor.heap import keep_large_buffers_mapped
+from visor.heap import give_back_free_pages, keep_memory_flat
 from visor.jsontypes import JsonObject
 from visor.report.console import printable
 from visor.report.envelope import Outcome
@@ -144,7 +144,7 @@ def serve(
     """
     folders.create()
     if not once:
-        keep_large_buffers_mapped()  # served for hours, a command's screenshot at a time
+        keep_memory_flat()  # served for hours, a command's screenshot at a time
     server = _Server(folders, executor, clock, tally if tally is not None else Tally(), mirror, say)
     waiter = waiter or Polling(real.sleep_us)
     claims = server.claims = Claims(folders.root, owner_name(real.now_us()))
@@ -267,6 +267,7 @@ class _Server:
         # folder once its result is written (a crash after that archives it, never runs it again), then archived.
         masked = archived_input(raw) if kind == "input" and raw is not None else None
         archived_as, written = self._answer(name, read, masked)
+        give_back_free_pages()  # what the command freed (its screenshot's buffers): microseconds
         if self.mirror is not None:
             self.mirror.answered(name, archived_as, written, masked=masked is not None)
 

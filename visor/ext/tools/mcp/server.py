@@ -38,7 +38,7 @@ from visor.errors import InputError
 from visor.ext.tools.mcp.lines import GuardedInput, LineReader, claimed_stdin
 from visor.ext.tools.mcp.session import refusal
 from visor.ext.tools.spec.definitions import object_of, text_of
-from visor.heap import keep_large_buffers_mapped
+from visor.heap import give_back_free_pages, keep_memory_flat
 from visor.jsontypes import JsonObject, JsonValue
 from visor.report.session_tools import Reply
 from visor.ui.escapes import printable
@@ -116,7 +116,7 @@ def serve_stdio(served: Served) -> None:
     from mcp.server.lowlevel import Server  # lazy: the optional MCP SDK
     from mcp.server.stdio import stdio_server  # lazy: the optional MCP SDK
 
-    keep_large_buffers_mapped()  # a session answers screenshots for hours
+    keep_memory_flat()  # a session answers screenshots for hours
     tools = [tool_of(definition) for definition in served.definitions()]
     resources = [
         types.Resource(uri=shown.uri, name=shown.name, description=shown.description, mime_type=shown.mime_type)
@@ -137,7 +137,9 @@ def serve_stdio(served: Served) -> None:
         except anyio.get_cancelled_exc_class():
             stop.set()
             raise
-        return result_of(reply)
+        answer = result_of(reply)
+        give_back_free_pages()  # what the call freed (a screenshot's buffers): microseconds
+        return answer
 
     async def list_resources(_ctx: object, _params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=resources)
