@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from visor import forks
 from visor.forks import _runs, in_forks, processes_for
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="visor forks only on Linux")
@@ -67,14 +68,20 @@ def unpicklable_in_a_fork(parent: int) -> object:
 
 
 @pytest.mark.parametrize("failing", [dies_in_a_fork, unpicklable_in_a_fork])
-def test_a_fork_that_fails_has_its_run_done_here(failing: object) -> None:
+def test_a_fork_that_fails_has_its_run_done_here(failing: object, monkeypatch: pytest.MonkeyPatch) -> None:
     work = failing(os.getpid())  # type: ignore[operator]
+    forked: list[int] = []
+    real_fork = forks._fork
+    monkeypatch.setattr(forks, "_fork", lambda *args: forked.append((made := real_fork(*args))[0]) or made)
     results = in_forks(work, list(range(6)), least=1, processes=3)
     assert len(results) == 6
     assert [value if isinstance(value, int) else value[0] for value in results] == [  # type: ignore[index]
         item * item if failing is dies_in_a_fork else item for item in range(6)
     ]
-    assert not _children()
+    assert len(forked) == 2
+    for pid in forked:  # each reaped: no such child any more
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
 
 
 def test_an_error_here_ends_the_forks_at_once() -> None:
@@ -97,15 +104,6 @@ def test_an_error_here_ends_the_forks_at_once() -> None:
     assert time.monotonic() - started < 60  # it did not wait for the sleeping fork
     with pytest.raises(ProcessLookupError):
         os.kill(forked[0], 0)  # killed and reaped: no such process
-
-
-def _children() -> list[int]:
-    """Return this process' children still to be reaped (none, if in_forks reaps what it forks)."""
-    try:
-        pid, _ = os.waitpid(-1, os.WNOHANG)
-    except ChildProcessError:
-        return []
-    return [pid] if pid else [-1]
 
 
 @settings(max_examples=10)
