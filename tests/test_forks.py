@@ -107,7 +107,8 @@ def test_an_error_here_ends_the_forks_at_once() -> None:
 
 
 @settings(max_examples=10)
-@given(st.lists(st.integers(-1000, 1000), max_size=40), st.integers(1, 4))
-def test_sharing_never_changes_the_results(items: list[int], processes: int) -> None:
-    results = in_forks(squares, items, least=1, processes=processes)
+@given(st.lists(st.integers(-1000, 1000), max_size=40), st.integers(1, 4), st.integers(0, 5))
+def test_sharing_never_changes_the_results(items: list[int], processes: int, first: int) -> None:
+    results = in_forks(squares, items, least=1, processes=processes, first=first)
     assert [value for value, _ in results] == [value for value, _ in squares(items)]
+    assert all(pid == os.getpid() for _, pid in results[:first])  # done here, before any fork

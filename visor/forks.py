@@ -47,20 +47,25 @@ def processes_for(count: int, least: int, cores: int | None = None) -> int:
     return max(1, min(cores if cores is not None else usable_cores(), count // max(1, least)))
 
 
-def in_forks(work: Work[T, R], items: Sequence[T], *, least: int, processes: int | None = None) -> list[R]:
+def in_forks(
+    work: Work[T, R], items: Sequence[T], *, least: int, processes: int | None = None, first: int = 0
+) -> list[R]:
     """Return `work(items)`, its runs of items shared with forked processes (see the module's docstring).
 
-    `work` must return one list for its run whatever it holds, and what it returns must pickle.
+    The `first` items are done here before anything is forked, so that every fork starts warm: what doing one
+    imports or caches is not done again in each. `work` must return one list for its run whatever it holds, and
+    what it returns must pickle.
     """
     count = processes if processes is not None else processes_for(len(items), least)
-    runs = _runs(items, count)
-    if len(runs) < 2:
+    if count < 2:
         return work(items)
+    results = work(items[:first]) if first > 0 else []
+    runs = _runs(items[first:], count)
     pending: list[tuple[Sequence[T], int, int]] = []
     try:
         for run in runs[1:]:
             pending.append((run, *_fork(work, run)))
-        results = work(runs[0])
+        results.extend(work(runs[0]) if runs else [])
         while pending:
             run, pid, pipe = pending.pop(0)
             sent: list[R] | None = _collect(pid, pipe)

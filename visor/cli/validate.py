@@ -27,7 +27,8 @@ def validate(env: CliEnvironment, /, paths: tuple[str, ...], upstream: bool, **v
     PATH is a file (.yaml, .yml, .json), a directory (every scenario below it), a glob pattern, or -
     for standard input. Simulated-device app models (NAME.app.yaml) are checked as app models, those
     in a directory included; a scenario whose config.app names an app model is invalid when that model
-    is (its problems are listed under its own name). Exit 0 when every file is valid, 1 otherwise.
+    is (its problems are listed under its own name). Hundreds of files are shared among the cores
+    visor may use (on Linux), with the same report. Exit 0 when every file is valid, 1 otherwise.
 
     \b
     Examples:

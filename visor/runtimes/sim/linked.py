@@ -46,7 +46,7 @@ def validate_with_models(
     listed = frozenset(_real(path) for path in paths)
     work = partial(_validated, listed=listed, stdin=stdin, parameters=dict(parameters or {}))
     # Standard input is read once, here.
-    files = in_forks(work, paths, least=FORKED_LEAST, processes=1 if STDIN_PATH in paths else None)
+    files = in_forks(work, paths, least=FORKED_LEAST, processes=1 if STDIN_PATH in paths else None, first=1)
     return BatchResult(tuple(_once(files, listed)))
 
 
