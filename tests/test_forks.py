@@ -22,24 +22,34 @@ def squares(items: Sequence[int]) -> list[tuple[int, int]]:
     return [(item * item, os.getpid()) for item in items]
 
 
-@pytest.mark.parametrize(("count", "processes"), [(0, 2), (1, 2), (5, 2), (10, 3), (7, 7), (3, 8)])
+@pytest.mark.parametrize(("count", "processes"), [(0, 2), (1, 2), (5, 2), (10, 3), (7, 7), (3, 8), (500, 2)])
 def test_the_results_are_the_items_in_order_each_done_once(count: int, processes: int) -> None:
     items = list(range(count))
     results = in_forks(squares, items, least=1, processes=processes)
     assert [value for value, _ in results] == [item * item for item in items]
-    pids = {pid for _, pid in results}
-    # The first run is done here, the others each in a fork of its own.
-    assert os.getpid() in pids or not items
-    assert len(pids) == min(processes, count) or not items
 
 
-@given(st.integers(0, 300), st.integers(1, 16))
-def test_the_runs_are_neighbours_and_as_even_as_can_be(count: int, runs: int) -> None:
-    cut = _runs(list(range(count)), runs)
+def slow_squares(items: Sequence[int]) -> list[tuple[int, int]]:
+    time.sleep(0.01 * len(items))
+    return squares(items)
+
+
+def test_every_process_takes_runs_until_none_is_left() -> None:
+    """Runs are taken, not handed out: each process does some, and a fork's results come back with the rest."""
+    results = in_forks(slow_squares, list(range(64)), least=1, processes=3)
+    assert [value for value, _ in results] == [item * item for item in range(64)]
+    pids = [pid for _, pid in results]
+    assert os.getpid() in pids and len(set(pids)) == 3
+
+
+@given(st.integers(0, 300_000), st.integers(1, 16))
+def test_the_runs_are_neighbours_small_and_few_enough_for_one_pipe_page(count: int, processes: int) -> None:
+    cut = _runs(range(count), processes)
     assert [item for run in cut for item in run] == list(range(count))
-    sizes = [len(run) for run in cut]
-    assert all(sizes) and (not sizes or max(sizes) - min(sizes) <= 1)
-    assert len(cut) == min(runs, count)
+    assert all(cut) and len(cut) <= 2048
+    assert len({len(run) for run in cut[:-1]}) <= 1  # all of one length, but the last
+    if count >= processes * 8 * 16:
+        assert len(cut) >= min(2048, processes * 8)  # enough runs for each process to take several
 
 
 def test_a_batch_too_small_is_not_shared() -> None:

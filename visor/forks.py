@@ -1,16 +1,21 @@
 """A batch of independent work shared with forked copies of this process, one per core: `visor validate` of many files.
 
-`in_forks(work, items)` cuts `items` into as many runs of neighbours as there are cores to use, forks a copy of
-the process for each run but the first, does the first itself, and returns every run's results in the items'
-order, as `work(items)` would. A fork starts with visor imported and warm (no start-up is paid twice) and sends
-its results back pickled through a pipe, once, when it has them all.
+`in_forks(work, items)` cuts `items` into small runs of neighbours, forks a copy of the process per core but one,
+and lets every process (this one too) take the next run not yet taken until none is left, so that a process
+that started late or runs slower (a fork's first writes copy the pages it shares) simply takes fewer. The
+results come back in the items' order, as `work(items)` would give them. A fork starts with visor imported and
+warm (no start-up is paid twice), and sends what it did back pickled through a pipe, once, when none is left.
+
+The runs are handed out through a pipe holding one two-byte token per run, written before any fork: a read of
+two bytes takes one token, and the kernel gives each to one reader only, so no lock is needed. Once the pipe is
+drained, a read finds its end: the one end that wrote was closed before forking.
 
 What it does not do, and why:
 - Fork where it is not safe or not cheap: only on Linux (macOS' system libraries do not survive a fork), only
   with more than one core this process may use, and only for batches of at least `least` items per process (a
   fork and the pickled results cost a few milliseconds, which a small batch does not win back).
-- Lose or change a result: a fork that fails in any way (it raised, was killed, sent nothing or something cut
-  short) has its run done again here, so the results are always whole and the same as without forks.
+- Lose or change a result: the runs a fork took are done again here when it fails in any way (it raised, was
+  killed, sent nothing or something cut short), so the results are always whole and the same as without forks.
 - Outlive the command: a fork ignores Ctrl-C (the terminal sends it to the whole group; the command decides),
   dies with its parent (`visor.children.die_with_parent`: even a `kill -9` of visor's), and is killed and reaped
   when the command stops waiting for it whatever the reason (Ctrl-C, an error here).
@@ -30,6 +35,17 @@ R = TypeVar("R")
 
 #: Runs of work, each of neighbouring items: what each process does.
 Work = Callable[[Sequence[T]], list[R]]
+#: What a process did: each run's results, by the run's number.
+Done = dict[int, list[R]]
+
+#: The most items in a run, and the fewest runs each process may take (smaller runs balance better; each costs a
+#: read of the pipe and a call of the work).
+RUN_ITEMS = 16
+RUNS_EACH = 8
+#: A run's token: its number, in two bytes. The pipe holds them all before anyone reads: at most one page (4 KiB,
+#: what a pipe holds however short of pipe memory its user is), so that writing them never waits.
+_TOKEN = 2
+_MOST_RUNS = 4096 // _TOKEN
 
 
 def usable_cores() -> int:
@@ -61,44 +77,63 @@ def in_forks(
         return work(items)
     results = work(items[:first]) if first > 0 else []
     runs = _runs(items[first:], count)
-    pending: list[tuple[Sequence[T], int, int]] = []
+    tokens = _tokens(len(runs))
+    forked: list[tuple[int, int]] = []
     try:
-        for run in runs[1:]:
-            pending.append((run, *_fork(work, run)))
-        results.extend(work(runs[0]) if runs else [])
-        while pending:
-            run, pid, pipe = pending.pop(0)
-            sent: list[R] | None = _collect(pid, pipe)
-            results.extend(sent if sent is not None else work(run))
+        for _ in range(count - 1):
+            forked.append(_fork(work, runs, tokens))
+        done = _take(work, runs, tokens)
+        while forked:
+            pid, pipe = forked.pop(0)
+            done.update(_collect(pid, pipe) or {})
+        for number, run in enumerate(runs):  # a run a failed fork took is done here
+            results.extend(done[number] if number in done else work(run))
         return results
     finally:
-        for _, pid, pipe in pending:  # not collected: the command stops here (Ctrl-C, an error)
+        for pid, pipe in forked:  # not collected: the command stops here (Ctrl-C, an error)
             _stop(pid, pipe)
+        os.close(tokens)
 
 
-def _runs(items: Sequence[T], count: int) -> list[Sequence[T]]:
-    """Cut `items` into `count` runs of neighbours as even as can be (the first ones one longer)."""
-    size, extra = divmod(len(items), max(1, count))
-    runs, start = [], 0
-    for index in range(max(1, count)):
-        end = start + size + (1 if index < extra else 0)
-        runs.append(items[start:end])
-        start = end
-    return [run for run in runs if run]
+def _runs(items: Sequence[T], processes: int) -> list[Sequence[T]]:
+    """Cut `items` into runs of neighbours: at most `RUN_ITEMS` each, and `RUNS_EACH` a process where there are."""
+    size = max(1, min(RUN_ITEMS, len(items) // (processes * RUNS_EACH)), -(-len(items) // _MOST_RUNS))
+    return [items[start : start + size] for start in range(0, len(items), size)]
 
 
-def _fork(work: Work[T, R], run: Sequence[T]) -> tuple[int, int]:
-    """Fork a process that does `run` and writes its pickled results to a pipe; return its pid and the pipe's end."""
+def _tokens(runs: int) -> int:
+    """Return a pipe's reading end holding one token per run, its writing end closed (drained, it reads as ended)."""
+    readable, writable = os.pipe()
+    try:
+        os.write(writable, b"".join(number.to_bytes(_TOKEN, "big") for number in range(runs)))
+    finally:
+        os.close(writable)
+    return readable
+
+
+def _take(work: Work[T, R], runs: Sequence[Sequence[T]], tokens: int) -> Done[R]:
+    """Take runs from the pipe and do them until none is left; return what was done, by run."""
+    done: Done[R] = {}
+    while len(token := os.read(tokens, _TOKEN)) == _TOKEN:
+        number = int.from_bytes(token, "big")
+        done[number] = work(runs[number])
+    return done
+
+
+def _fork(work: Work[T, R], runs: Sequence[Sequence[T]], tokens: int) -> tuple[int, int]:
+    """Fork a process that takes runs and writes what it did, pickled, to a pipe; return its pid and the pipe's end."""
     readable, writable = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the fork's own side; its results are what the tests check
-        _serve(work, run, readable, writable)
+        _serve(work, runs, tokens, readable, writable)
     os.close(writable)
     return pid, readable
 
 
-def _serve(work: Work[T, R], run: Sequence[T], readable: int, writable: int) -> None:  # pragma: no cover - in a fork
-    """In the fork: do the run, send its results, and leave at once (no parent's exit handlers, buffers or cleanup)."""
+def _serve(  # pragma: no cover - in a fork
+    work: Work[T, R], runs: Sequence[Sequence[T]], tokens: int, readable: int, writable: int
+) -> None:
+    """In the fork: take runs, send what it did, and leave at once (no parent's exit handlers, buffers or cleanup)."""
     status = 1
     try:
         os.close(readable)
@@ -108,18 +143,18 @@ def _serve(work: Work[T, R], run: Sequence[T], readable: int, writable: int) -> 
         die_with_parent()
         import pickle  # lazy: start-up (a batch too small to share pickles nothing)
 
-        data = pickle.dumps(work(run), protocol=pickle.HIGHEST_PROTOCOL)
+        data = pickle.dumps(_take(work, runs, tokens), protocol=pickle.HIGHEST_PROTOCOL)
         with os.fdopen(writable, "wb") as out:
             out.write(data)
         status = 0
-    except BaseException:  # whatever went wrong, the parent does the run itself
+    except BaseException:  # whatever went wrong, the parent does its runs itself
         status = 1
     finally:
         os._exit(status)
 
 
-def _collect(pid: int, pipe: int) -> list[R] | None:
-    """Read a fork's results and reap it, whatever happens; None when it failed in any way (its run is done again)."""
+def _collect(pid: int, pipe: int) -> Done[R] | None:
+    """Read what a fork did and reap it, whatever happens; None when it failed in any way (its runs are done again)."""
     try:
         with os.fdopen(pipe, "rb") as source:
             data = source.read()
@@ -132,10 +167,10 @@ def _collect(pid: int, pipe: int) -> list[R] | None:
     import pickle  # lazy: start-up (a batch too small to share pickles nothing)
 
     try:
-        results: list[R] = pickle.loads(data)  # written by this process' own fork, just now
-    except Exception:  # cut short or garbled: the run is done again
+        done: Done[R] = pickle.loads(data)  # written by this process' own fork, just now
+    except Exception:  # cut short or garbled: the runs are done again
         return None
-    return results
+    return done
 
 
 def _stop(pid: int, pipe: int | None = None) -> None:
