@@ -23,11 +23,10 @@ import click
 from visor.cli.env import CliEnvironment
 from visor.errors import InputError, UsageError
 from visor.limits import MAX_DURATION_MS, MAX_SEED
-from visor.runtimes.config import DEVICE_FLAGS
-from visor.runtimes.flags import Flag
 
 if TYPE_CHECKING:
     from visor.run.config import RunConfig
+    from visor.runtimes.flags import Flag
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -236,6 +235,9 @@ def device_options(*, scenario: bool) -> Callable[[F], F]:
     a pool is made of are repeatable. No option gives a runtime of its own: `visor.runtimes.opening` applies the
     one default.
     """
+    # Each runtime's flags: loaded by the commands that open a device, not by `visor validate` or `visor schema`.
+    from visor.runtimes.config import DEVICE_FLAGS  # lazy: start-up
+
     decorators = tuple(_click_option(flag, scenario) for flag in DEVICE_FLAGS)
 
     def add(function: F) -> F:
@@ -269,6 +271,8 @@ def device_values(values: dict[str, object]) -> dict[str, object]:
     Run and benchmark take --server-url and --device repeated: the first ones open a device, all of them form the
     pool (`values["pool"]`).
     """
+    from visor.runtimes.config import DEVICE_FLAGS  # lazy: start-up (see `device_options`)
+
     taken = {flag.name: values.pop(flag.name) for flag in DEVICE_FLAGS}
     urls, devices = taken["server_url"], taken["device"]
     if isinstance(urls, tuple) and isinstance(devices, tuple):

@@ -20,7 +20,6 @@ from visor.forks import in_forks
 from visor.inputs.data import STDIN_PATH, read_document
 from visor.inputs.document import Document
 from visor.inputs.issues import IssueCode, error, locate
-from visor.runtimes.registry import scenario_folder
 from visor.scenario.discovery import BatchResult, FileResult, expand_paths, validate_each
 from visor.scenario.recognise import MODEL_SUFFIXES
 from visor.scenario.validate import ValidationResult
@@ -121,6 +120,7 @@ def _model_of(result: ValidationResult) -> tuple[str | None, str | None, str | N
         return None
     if runtime != "sim" and not app.lower().endswith(MODEL_SUFFIXES):
         return None  # an app id for Appium
+    from visor.runtimes.registry import scenario_folder  # lazy: start-up (the runtimes' flags)
     from visor.runtimes.sim.load import builtin_apps, resolve_app  # lazy: start-up (the app models' schema)
 
     if app in builtin_apps():
