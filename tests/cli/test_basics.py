@@ -303,3 +303,24 @@ def test_a_command_imports_its_own_module_only() -> None:
     # Nor what runs a scenario: the engine, the device, the steps, the UI trees.
     running = {name for name in done.stderr.split() if name.startswith(("visor.engine", "visor.device", "visor.steps"))}
     assert not running and "visor.ui.tree" not in done.stderr.split(), sorted(running)
+
+
+def test_the_lazy_table_is_a_mapping_of_commands() -> None:
+    """Looked up, listed, added to and taken from as click's own dict of commands is."""
+    import click
+
+    from visor.cli.app import LazyCommands
+
+    made = click.Command("made")
+    table = LazyCommands(
+        {"validate": "visor.cli.validate:validate", "wrong": "visor.cli.validate:parameter_values"}, {}
+    )
+    table["made"] = made
+    assert list(table) == ["made", "validate", "wrong"] and len(table) == 3 and "validate" in table
+    assert table["validate"].name == "validate" and table["made"] is made
+    with pytest.raises(TypeError, match="is not the command 'wrong'"):
+        table["wrong"]
+    del table["wrong"], table["made"]
+    assert list(table) == ["validate"] and "made" not in table
+    with pytest.raises(KeyError):
+        del table["made"]

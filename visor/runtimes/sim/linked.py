@@ -75,7 +75,8 @@ def _portable(item: FileResult) -> FileResult:
     if result is None:
         return item
     document = Document(result.document.name, result.document.format, None, {})
-    return replace(item, result=replace(result, document=document, scenario=None, kept=result.outline))
+    # Made anew, not `replace`d: a batch makes two a file, and `replace` reads the fields' list each time.
+    return FileResult(item.path, ValidationResult(document, result.issues, None, result.outline), item.error)
 
 
 def _with_models(files: Iterable[FileResult], listed: set[str]) -> Iterator[FileResult]:
