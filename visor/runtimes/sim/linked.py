@@ -42,23 +42,40 @@ def validate_with_models(
         InputError: a pattern or directory yields no file at all.
     """
     paths = expand_paths(patterns, models=True)
-    listed = frozenset(_real(path) for path in paths)
+    listed = _RealPaths(paths)
     work = partial(_validated, listed=listed, stdin=stdin, parameters=dict(parameters or {}))
     # Standard input is read once, here.
     files = in_forks(work, paths, least=FORKED_LEAST, processes=1 if STDIN_PATH in paths else None, first=1)
     return BatchResult(tuple(_once(files, listed)))
 
 
+class _RealPaths:
+    """The batch's files as real paths (links resolved), resolved the first time one is asked about.
+
+    Only an app model asks (named by a scenario, or listed): resolving a thousand paths costs 7 ms, which a batch
+    of scenarios alone need not pay.
+    """
+
+    def __init__(self, paths: Sequence[str]) -> None:
+        self._paths = paths
+        self._real: frozenset[str] | None = None
+
+    def __contains__(self, real: object) -> bool:
+        if self._real is None:
+            self._real = frozenset(_real(path) for path in self._paths)
+        return real in self._real
+
+
 def _validated(
-    paths: Sequence[str], listed: frozenset[str], stdin: BinaryIO | None, parameters: Mapping[str, str]
+    paths: Sequence[str], listed: _RealPaths, stdin: BinaryIO | None, parameters: Mapping[str, str]
 ) -> list[FileResult]:
     """Validate a run of the batch's files (`listed`: all of them), each scenario's app model with it."""
     checkers = dict.fromkeys(MODEL_SUFFIXES, _validate_model)
     files = validate_each(paths, stdin=stdin, checkers=checkers, parameters=parameters)
-    return [_portable(item) for item in _with_models(files, set(listed))]
+    return [_portable(item) for item in _with_models(files, listed)]
 
 
-def _once(files: Sequence[FileResult], listed: frozenset[str]) -> Iterator[FileResult]:
+def _once(files: Sequence[FileResult], listed: _RealPaths) -> Iterator[FileResult]:
     """Yield the results, an app model that was not listed but that several runs of the batch met only once."""
     seen: set[str] = set()
     for item in files:
@@ -79,7 +96,8 @@ def _portable(item: FileResult) -> FileResult:
     return FileResult(item.path, ValidationResult(document, result.issues, None, result.outline), item.error)
 
 
-def _with_models(files: Iterable[FileResult], listed: set[str]) -> Iterator[FileResult]:
+def _with_models(files: Iterable[FileResult], listed: _RealPaths) -> Iterator[FileResult]:
+    met: set[str] = set()  # the models not listed that this run yielded already
     for item in files:
         result = item.result
         model = _model_of(result) if result is not None and not item.path.lower().endswith(MODEL_SUFFIXES) else None
@@ -99,8 +117,11 @@ def _with_models(files: Iterable[FileResult], listed: set[str]) -> Iterator[File
             problem = f"config.app: the app model {path} is invalid: {first.line}:{first.column} {first.message}{more}"
             hint = "Every problem of the app model is listed under its own file name."
         yield item if problem is None else replace(item, result=_invalid(result, problem, hint))
-        if checked is not None and path is not None and _real(path) not in listed and not checked.valid:
-            listed.add(_real(path))
+        if checked is None or path is None or checked.valid:
+            continue
+        real = _real(path)
+        if real not in listed and real not in met:
+            met.add(real)
             yield FileResult(path, result=checked)
 
 
