@@ -11,6 +11,7 @@
 - `console`: Human output on stderr. The only module outside `visor.cli` that imports rich
 - `envelope`: The JSON envelope: the one thing visor prints on stdout (spec 002, upstream-compatible)
 - `html`: report.html: a self-contained page showing each step, its screenshots and errors, and the assertions
+- `json_text`: Two-space indented JSON, the bytes `json.dumps(indent=2)` writes, in half the time
 - `junit`: JUnit XML for CI: one test case per step and per assertion, so a failed assertion is never green
 - `latest`: `visor report`: find a run's reports (the latest, or the one named) and say what they hold
 - `marks`: What a failed step's screenshot should point at: its target's bounds, the point it touched, what

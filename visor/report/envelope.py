@@ -17,13 +17,13 @@ it may hold (`visor.ui.secrets`).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from visor.errors import ErrorInfo, ExitCode, NextAction, VisorError
+from visor.report.json_text import dumps_indented
 from visor.report.vocabulary import kept
 from visor.ui.escapes import shown
 from visor.ui.secrets import redact
@@ -105,7 +105,7 @@ class Envelope:
         The result is always encodable as UTF-8 (lone surrogates, which only names from the OS can hold, become
         their visible escape: `shown`), and holds no character a terminal would act on (each is a JSON escape).
         """
-        text = json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        text = dumps_indented(self.to_dict()) + "\n"
         # Outside strings JSON has no such characters, so each is in a string literal: an escape there is the same
         # value (a terminal's) or its visible escape, its backslash escaped for JSON (a surrogate's).
         text = _TERMINAL.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
