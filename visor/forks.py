@@ -96,9 +96,17 @@ def in_forks(
 
 
 def _runs(items: Sequence[T], processes: int) -> list[Sequence[T]]:
-    """Cut `items` into runs of neighbours: at most `RUN_ITEMS` each, and `RUNS_EACH` a process where there are."""
-    size = max(1, min(RUN_ITEMS, len(items) // (processes * RUNS_EACH)), -(-len(items) // _MOST_RUNS))
-    return [items[start : start + size] for start in range(0, len(items), size)]
+    """Cut `items` into runs of neighbours: `RUN_ITEMS` each, and `RUNS_EACH` a process where there are enough.
+
+    A run is longer where the tokens would not fit in a pipe's page otherwise. The last runs, two a process's
+    worth, are cut in quarters: the processes then end within a small run of each other.
+    """
+    count, half = len(items), _MOST_RUNS // 2
+    size = max(1, min(RUN_ITEMS, count // (processes * RUNS_EACH)), -(-count // half))
+    end = (max(0, count - 2 * processes * size) // size) * size if size > 1 else count
+    small = max(1, size // 4, -(-(count - end) // half))
+    runs = [items[start : start + size] for start in range(0, end, size)]
+    return runs + [items[start : start + small] for start in range(end, count, small)]
 
 
 def _tokens(runs: int) -> int:
@@ -117,6 +125,17 @@ def _take(work: Work[T, R], runs: Sequence[Sequence[T]], tokens: int) -> Done[R]
     while len(token := os.read(tokens, _TOKEN)) == _TOKEN:
         number = int.from_bytes(token, "big")
         done[number] = work(runs[number])
+    return done
+
+
+def _take_pickled(work: Work[T, R], runs: Sequence[Sequence[T]], tokens: int) -> dict[int, bytes]:
+    """Take runs as `_take` does, each one's results pickled as soon as they are made (not all at the end)."""
+    import pickle  # lazy: start-up (a batch too small to share pickles nothing)
+
+    done: dict[int, bytes] = {}
+    while len(token := os.read(tokens, _TOKEN)) == _TOKEN:
+        number = int.from_bytes(token, "big")
+        done[number] = pickle.dumps(work(runs[number]), protocol=pickle.HIGHEST_PROTOCOL)
     return done
 
 
@@ -143,7 +162,8 @@ def _serve(  # pragma: no cover - in a fork
         die_with_parent()
         import pickle  # lazy: start-up (a batch too small to share pickles nothing)
 
-        data = pickle.dumps(_take(work, runs, tokens), protocol=pickle.HIGHEST_PROTOCOL)
+        # Each run's results pickled as it ends: once none is left, what is sent is ready (the parent waits then).
+        data = pickle.dumps(_take_pickled(work, runs, tokens), protocol=pickle.HIGHEST_PROTOCOL)
         with os.fdopen(writable, "wb") as out:
             out.write(data)
         status = 0
@@ -166,11 +186,11 @@ def _collect(pid: int, pipe: int) -> Done[R] | None:
         return None
     import pickle  # lazy: start-up (a batch too small to share pickles nothing)
 
-    try:
-        done: Done[R] = pickle.loads(data)  # written by this process' own fork, just now
+    try:  # written by this process' own fork, just now
+        sent: dict[int, bytes] = pickle.loads(data)
+        return {number: pickle.loads(results) for number, results in sent.items()}
     except Exception:  # cut short or garbled: the runs are done again
         return None
-    return done
 
 
 def _stop(pid: int, pipe: int | None = None) -> None:
