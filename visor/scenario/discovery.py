@@ -178,35 +178,20 @@ def _scan_directory(root: str, models: bool) -> list[str]:
 Checker = Callable[[Document], ValidationResult]
 
 
-def validate_paths(
-    patterns: Sequence[str],
-    stdin: BinaryIO | None = None,
-    checkers: Mapping[str, Checker] | None = None,
-    parameters: Mapping[str, str] | None = None,
-) -> BatchResult:
-    """Validate every file the patterns name; a file that cannot be read does not stop the others.
-
-    Args:
-        patterns: files, directories, globs, or `-` for standard input.
-        stdin: what `-` reads.
-        checkers: validators by file suffix for files that are not scenarios (`.app.yaml`: app models).
-        parameters: the values of the scenarios' `${KEY}` parameters.
-
-    Raises:
-        InputError: a pattern or directory yields no file at all.
-    """
-    checkers = checkers or {}
-    models = all(suffix in checkers for suffix in MODEL_SUFFIXES)
-    return BatchResult(tuple(validate_each(expand_paths(patterns, models), stdin, checkers, parameters or {})))
-
-
 def validate_each(
     paths: Iterable[str],
     stdin: BinaryIO | None = None,
     checkers: Mapping[str, Checker] | None = None,
     parameters: Mapping[str, str] | None = None,
 ) -> Iterator[FileResult]:
-    """Validate each of `paths` (expanded already: `expand_paths`), as `validate_paths` does."""
+    """Validate each of `paths` (expanded already: `expand_paths`); a file that cannot be read does not stop the others.
+
+    Args:
+        paths: files, or `-` for standard input.
+        stdin: what `-` reads.
+        checkers: validators by file suffix for files that are not scenarios (`.app.yaml`: app models).
+        parameters: the values of the scenarios' `${KEY}` parameters.
+    """
     checkers, parameters = checkers or {}, parameters or {}
     for path in paths:
         checker = next((check for suffix, check in checkers.items() if path.lower().endswith(suffix)), None)
