@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -36,3 +38,19 @@ def test_a_character_of_any_key_or_text_is_found_in_the_texts(data: object, char
 def test_data_that_is_not_json_has_no_texts() -> None:
     assert texts_of({"a": b"bytes"}) is None
     assert texts_of({1.5j: 1}) is None
+
+
+@given(_DATA)
+def test_the_texts_are_the_standard_encoders_json(data: object) -> None:
+    """The texts are the JSON the standard encoder writes: the memo of checks that passed is keyed by them."""
+    assert texts_of(data) == json.JSONEncoder(ensure_ascii=False).encode(data)
+
+
+def test_a_value_that_holds_itself_has_no_texts() -> None:
+    loop: list[object] = []
+    loop.append(loop)
+    assert texts_of({"a": loop}) is None
+    assert (
+        texts_of({"after": "a refused value leaves nothing behind"})
+        == '{"after": "a refused value leaves nothing behind"}'
+    )

@@ -6,7 +6,7 @@ Both readers (YAML and JSON) produce a `Document`, so validation can point at `l
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,12 +59,27 @@ def texts_of(data: object) -> str | None:
     characters are kept as they are (a `$`, a lone surrogate), quotes and control characters escaped.
     """
     try:
-        return _TEXTS.encode(data)
+        return "".join(_TEXTS(data, 0)) if _TEXTS is not None else _JSON.encode(data)
     except (TypeError, ValueError, RecursionError):
         return None
 
 
-_TEXTS = json.JSONEncoder(ensure_ascii=False)
+def _refuse(value: object) -> object:
+    raise TypeError(f"{type(value).__name__} is not JSON data")
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False)
+#: The standard library's C encoder, made once: `JSONEncoder.encode` makes one a call, which costs as much as
+#: encoding a step (a batch asks for a step's texts twice). Without a circular check: a cycle recurses too deep,
+#: and is refused as one (no YAML or JSON document read holds one).
+_MAKE_ENCODER: Callable[..., Callable[[object, int], Sequence[str]]] | None = getattr(
+    json.encoder, "c_make_encoder", None
+)
+_TEXTS = (
+    _MAKE_ENCODER(None, _refuse, json.encoder.encode_basestring, None, ": ", ", ", False, False, True)
+    if _MAKE_ENCODER is not None
+    else None
+)
 
 
 def format_path(path: Path) -> str:
