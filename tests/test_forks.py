@@ -124,3 +124,13 @@ def test_sharing_never_changes_the_results(items: list[int], processes: int, fir
     results = in_forks(squares, items, least=1, processes=processes, first=first)
     assert [value for value, _ in results] == [value for value, _ in squares(items)]
     assert all(pid == os.getpid() for _, pid in results[:first])  # done here, before any fork
+
+
+def test_a_fork_the_system_refuses_leaves_the_work_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", refused)
+    results = in_forks(squares, list(range(50)), least=1, processes=4)
+    assert [value for value, _ in results] == [item * item for item in range(50)]
+    assert {pid for _, pid in results} == {os.getpid()}

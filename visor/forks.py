@@ -15,7 +15,8 @@ What it does not do, and why:
   with more than one core this process may use, and only for batches of at least `least` items per process (a
   fork and the pickled results cost a few milliseconds, which a small batch does not win back).
 - Lose or change a result: the runs a fork took are done again here when it fails in any way (it raised, was
-  killed, sent nothing or something cut short), so the results are always whole and the same as without forks.
+  killed, sent nothing or something cut short), so the results are always whole and the same as without forks; a
+  fork the system refuses (no memory, too many processes) leaves its share here.
 - Outlive the command: a fork ignores Ctrl-C (the terminal sends it to the whole group; the command decides),
   dies with its parent (`visor.children.die_with_parent`: even a `kill -9` of visor's), and is killed and reaped
   when the command stops waiting for it whatever the reason (Ctrl-C, an error here).
@@ -81,7 +82,10 @@ def in_forks(
     forked: list[tuple[int, int]] = []
     try:
         for _ in range(count - 1):
-            forked.append(_fork(work, runs, tokens))
+            made = _fork(work, runs, tokens)
+            if made is None:  # the system refused (no memory, too many processes): the rest is done here
+                break
+            forked.append(made)
         done = _take(work, runs, tokens)
         while forked:
             pid, pipe = forked.pop(0)
@@ -139,10 +143,21 @@ def _take_pickled(work: Work[T, R], runs: Sequence[Sequence[T]], tokens: int) ->
     return done
 
 
-def _fork(work: Work[T, R], runs: Sequence[Sequence[T]], tokens: int) -> tuple[int, int]:
-    """Fork a process that takes runs and writes what it did, pickled, to a pipe; return its pid and the pipe's end."""
-    readable, writable = os.pipe()
-    pid = os.fork()
+def _fork(work: Work[T, R], runs: Sequence[Sequence[T]], tokens: int) -> tuple[int, int] | None:
+    """Fork a process that takes runs and writes what it did, pickled, to a pipe; return its pid and the pipe's end.
+
+    None when the system cannot make a pipe or a process now.
+    """
+    try:
+        readable, writable = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(readable)
+        os.close(writable)
+        return None
     if pid == 0:  # pragma: no cover - the fork's own side; its results are what the tests check
         _serve(work, runs, tokens, readable, writable)
     os.close(writable)
