@@ -33,6 +33,7 @@ from typing import TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
+V = TypeVar("V")
 
 #: Runs of work, each of neighbouring items: what each process does.
 Work = Callable[[Sequence[T]], list[R]]
@@ -123,23 +124,12 @@ def _tokens(runs: int) -> int:
     return readable
 
 
-def _take(work: Work[T, R], runs: Sequence[Sequence[T]], tokens: int) -> Done[R]:
+def _take(work: Callable[[Sequence[T]], V], runs: Sequence[Sequence[T]], tokens: int) -> dict[int, V]:
     """Take runs from the pipe and do them until none is left; return what was done, by run."""
-    done: Done[R] = {}
+    done: dict[int, V] = {}
     while len(token := os.read(tokens, _TOKEN)) == _TOKEN:
         number = int.from_bytes(token, "big")
         done[number] = work(runs[number])
-    return done
-
-
-def _take_pickled(work: Work[T, R], runs: Sequence[Sequence[T]], tokens: int) -> dict[int, bytes]:
-    """Take runs as `_take` does, each one's results pickled as soon as they are made (not all at the end)."""
-    import pickle  # lazy: start-up (a batch too small to share pickles nothing)
-
-    done: dict[int, bytes] = {}
-    while len(token := os.read(tokens, _TOKEN)) == _TOKEN:
-        number = int.from_bytes(token, "big")
-        done[number] = pickle.dumps(work(runs[number]), protocol=pickle.HIGHEST_PROTOCOL)
     return done
 
 
@@ -178,7 +168,8 @@ def _serve(  # pragma: no cover - in a fork
         import pickle  # lazy: start-up (a batch too small to share pickles nothing)
 
         # Each run's results pickled as it ends: once none is left, what is sent is ready (the parent waits then).
-        data = pickle.dumps(_take_pickled(work, runs, tokens), protocol=pickle.HIGHEST_PROTOCOL)
+        pickled = _take(lambda run: pickle.dumps(work(run), protocol=pickle.HIGHEST_PROTOCOL), runs, tokens)
+        data = pickle.dumps(pickled, protocol=pickle.HIGHEST_PROTOCOL)
         with os.fdopen(writable, "wb") as out:
             out.write(data)
         status = 0

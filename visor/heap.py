@@ -43,7 +43,7 @@ def keep_memory_flat() -> bool:
 
     Call it before the process starts threads: an arena already made stays.
     """
-    libc = _libc()
+    libc = _LIBC
     with contextlib.suppress(AttributeError):  # a C library that is not glibc
         if libc is not None:
             mapped = bool(libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD))

@@ -325,8 +325,8 @@ def help_command(ctx: click.Context, command: str | None) -> None:
     click.echo(target.get_help(click.Context(target, info_name=command, parent=parent)))
 
 
-#: Every command but `help`, in the order `visor --help` lists them: its name, and the module and name it has
-#: there. A command's module is imported when the command is looked up (to run it, or for its help), so a
+#: Every command but `help`: its name, and the module and name it has there (`visor --help` lists them by name).
+#: A command's module is imported when the command is looked up (to run it, or for its help), so a
 #: command's start pays for its own module only, not for the thirty others'.
 COMMAND_SITES: dict[str, str] = {
     "validate": "visor.cli.validate:validate",

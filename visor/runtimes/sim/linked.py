@@ -44,7 +44,7 @@ def validate_with_models(
     paths = expand_paths(patterns, models=True)
     listed = _RealPaths(paths)
     work = partial(_validated, listed=listed, stdin=stdin, parameters=dict(parameters or {}))
-    # Standard input is read once, here.
+    # Standard input is read once, by this process: a batch holding `-` is not shared.
     files = in_forks(work, paths, least=FORKED_LEAST, processes=1 if STDIN_PATH in paths else None, first=1)
     return BatchResult(tuple(_once(files, listed)))
 
