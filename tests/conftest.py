@@ -8,6 +8,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import CodeType, FrameType
 from typing import Any
 
 import jsonschema
@@ -75,6 +76,34 @@ def ctrl_c_heard() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def ctrl_c_at_line(code: CodeType, nth: int, armed: Callable[[FrameType], bool]) -> Iterator[list[int]]:
+    """Raise KeyboardInterrupt at the `nth` line a function (`code`) runs once `armed` says so of its frame.
+
+    As a signal's handler raises it, at that instruction. Yields the line it landed on, once it has (empty: the
+    function ran fewer lines). Only that function is traced, and tracing stops at the end of the block.
+    """
+    import sys
+
+    landed: list[int] = []
+    lines = 0
+
+    def at_line(frame: FrameType, event: str, _arg: object) -> Any:
+        nonlocal lines
+        if event == "line" and not landed and armed(frame):
+            lines += 1
+            if lines == nth:
+                landed.append(frame.f_lineno)
+                raise KeyboardInterrupt
+        return at_line
+
+    sys.settrace(lambda frame, event, _arg: at_line if event == "call" and frame.f_code is code else None)
+    try:
+        yield landed
+    finally:
+        sys.settrace(None)
 
 
 ROOT = Path(__file__).resolve().parent.parent

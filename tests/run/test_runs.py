@@ -6,11 +6,12 @@ import io
 import json
 import os
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, small_tmpfs
+from tests.conftest import ROOT, ctrl_c_at_line, small_tmpfs
 from tests.simkit import Passthrough
 from visor.clock import CountingIds, SystemClock
 from visor.engine.events import StepFinished
@@ -86,6 +87,31 @@ def test_a_run_that_lets_the_interruption_out_ends_drive() -> None:
     thread.start()
     thread.join(60)
     assert not thread.is_alive() and len(ended) == 1
+
+
+@pytest.mark.parametrize("nth", range(1, 25))
+def test_ctrl_c_on_any_line_of_the_event_loop_reaches_the_run(tmp_path: Path, nth: int) -> None:
+    """Wherever in `drive`'s loop Ctrl-C lands, the run ends interrupted and reported, never lets it out.
+
+    Python runs a signal's handler at a loop's jump back most of all; that jump was outside the loop's try, and a
+    Ctrl-C there left the run: a suite lost the scenario's row, `visor run` the run in its envelope.
+    """
+    from visor.engine.events import Event
+
+    def begun(frame: FrameType) -> bool:
+        return isinstance(frame.f_locals.get("event"), Event)
+
+    options = RunConfig(output=str(tmp_path / "out"))
+    with ctrl_c_at_line(runs.drive.__code__, nth, begun) as landed:
+        try:
+            outcome = run_file(str(SCENARIOS / "login.yaml"), options, Environment(SystemClock(), CountingIds()))
+        except KeyboardInterrupt:
+            pytest.fail(f"Ctrl-C at line {landed} of drive left the run")
+    assert landed, "the loop ran fewer lines than that"
+    assert outcome.exit_code == ExitCode.INTERRUPTED, landed
+    assert outcome.data["run"]["interrupted"] is True, landed
+    folder = tmp_path / "out" / outcome.data["run"]["run_id"]
+    assert json.loads((folder / "summary.json").read_text())["interrupted"] is True
 
 
 class Fail:

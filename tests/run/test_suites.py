@@ -8,11 +8,12 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, Cli, check_envelope, small_tmpfs
+from tests.conftest import ROOT, Cli, check_envelope, ctrl_c_at_line, small_tmpfs
 from visor.run.config import RunConfig
 from visor.runtimes.config import DeviceConfig
 
@@ -132,6 +133,39 @@ def test_an_interrupted_suite_says_what_ran(suite: Path, tmp_path: Path) -> None
     assert outcome.exit_code == 130
     assert [row["status"] for row in outcome.data["suite"]["scenarios"]] == ["passed", "interrupted"]
     assert Path(outcome.data["suite"]["report"]).is_file()
+
+
+@pytest.mark.parametrize("nth", range(1, 11))
+def test_ctrl_c_between_two_scenarios_keeps_the_rows_of_those_done(tmp_path: Path, nth: int) -> None:
+    """Wherever in the loop over the scenarios Ctrl-C lands once one has ended, the suite keeps its row.
+
+    At the loop's jump back (where Python runs a signal's handler most of all) it left the suite: no row, no
+    suite files.
+    """
+    from visor.clock import CountingIds, VirtualClock
+    from visor.run import suites
+    from visor.run.config import Environment
+
+    folder = tmp_path / "scenarios"
+    folder.mkdir()
+    for name in ("a", "b"):
+        (folder / f"{name}.yaml").write_text(scenario(name, []))
+
+    def one_done(frame: FrameType) -> bool:
+        return len(frame.f_locals.get("runs", ())) >= 1
+
+    options = RunConfig(device=DeviceConfig(runtime="sim"), output=str(tmp_path / "out"))
+    env = Environment(VirtualClock(), CountingIds(), None)
+    with ctrl_c_at_line(suites._in_turn.__code__, nth, one_done) as landed:
+        try:
+            outcome = suites.run_suite([str(folder)], options, env, (), suites.Selection())
+        except KeyboardInterrupt:
+            pytest.fail(f"Ctrl-C at line {landed} of the suite's loop left the suite")
+    assert landed, "the loop ran fewer lines than that"
+    found = outcome.data["suite"]
+    assert outcome.exit_code == 130 and found["interrupted"] == 130, landed
+    assert [(row["name"], row["status"]) for row in found["scenarios"]][:1] == [("a", "passed")], landed
+    assert Path(found["report"]).is_file() and Path(found["junit"]).is_file()
 
 
 PROMO = """\

@@ -298,16 +298,18 @@ def drive(events: Generator[Event, None, None], handlers: Sequence[Handler]) -> 
     """
     failure: BaseException | None = None
     event: Event | None = None
-    while True:
-        # One try for the whole turn: a signal lands between any two instructions, also while no handler runs
-        # (just after the engine yielded), and must then reach the engine all the same.
+    while True:  # turns again only after a failure was caught, to throw it into the run
+        # One try around the whole loop, its jump back included: a signal lands between any two instructions, and
+        # at a loop's jump back most of all (where Python runs signal handlers). A Ctrl-C there, or just after the
+        # engine yielded, must reach the engine all the same: it used to leave the run, and its report with it.
         try:
-            event = next(events) if failure is None else events.throw(failure)
-            failure = None
-            for handler in handlers:
-                handler.handle(event)
-            if isinstance(event, RunFinished):
-                return event
+            while True:
+                event = next(events) if failure is None else events.throw(failure)
+                failure = None
+                for handler in handlers:
+                    handler.handle(event)
+                if isinstance(event, RunFinished):
+                    return event
         except (KeyboardInterrupt, VisorError) as exc:
             if inspect.getgeneratorstate(events) == inspect.GEN_CLOSED:
                 raise  # it left the run itself (a second signal in its own ending): throwing it in again would spin

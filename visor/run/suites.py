@@ -160,17 +160,19 @@ def _in_turn(
     no steps, and would otherwise pass unseen.
     """
     runs: list[ScenarioDone] = []
-    for path in paths:
-        try:
-            done = _one(path, options, env, handlers, chosen)
-        except KeyboardInterrupt as exc:
-            return runs, ExitCode(128 + stopping_signal(exc))
-        runs.append(done)
-        if progress is not None:
-            progress.scenario_done(len(runs), len(paths), done.row)
-        if done.row.status == "interrupted":
-            return runs, ExitCode(done.row.exit_code)
-    return runs, None
+    # One try around the loop, its jump back included (where Python runs a signal's handler most of all): a
+    # Ctrl-C between two scenarios used to leave the suite, and the rows of those done with it.
+    try:
+        for path in paths:
+            runs.append(_one(path, options, env, handlers, chosen))
+            done = runs[-1]
+            if progress is not None:
+                progress.scenario_done(len(runs), len(paths), done.row)
+            if done.row.status == "interrupted":
+                return runs, ExitCode(done.row.exit_code)
+        return runs, None
+    except KeyboardInterrupt as exc:
+        return runs, ExitCode(128 + stopping_signal(exc))
 
 
 def _in_parallel(
