@@ -250,31 +250,6 @@ def test_a_detached_process_outlives_nothing_it_should_not(tmp_path: Path) -> No
     assert gone(started.pid)
 
 
-def test_a_worker_whose_parent_dies_is_killed_with_it(tmp_path: Path) -> None:
-    """Linux: the kernel kills it at once; elsewhere `parent_gone` tells the worker's loop."""
-    if not children.die_with_parent():
-        pytest.skip("the kernel cannot kill a process with its parent here")
-    script = (
-        "import os, sys, time\n"
-        "from visor import children\n"
-        "if os.fork() == 0:\n"
-        "    children.die_with_parent()\n"
-        "    print(os.getpid(), flush=True)\n"
-        "    time.sleep(600)\n"
-        "time.sleep(600)\n"
-    )
-    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
-    try:
-        assert parent.stdout is not None
-        worker = int(parent.stdout.readline())
-        parent.kill()
-        parent.wait(timeout=10)
-        assert gone(worker)
-    finally:
-        parent.kill()
-        parent.communicate()
-
-
 def plant_log(path: Path, kind: str, tmp_path: Path) -> None:
     """Put something other than a log of its own where a detached process's log goes."""
     if kind == "fifo":

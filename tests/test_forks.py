@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import os
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -134,3 +135,40 @@ def test_a_fork_the_system_refuses_leaves_the_work_here(monkeypatch: pytest.Monk
     results = in_forks(squares, list(range(50)), least=1, processes=4)
     assert [value for value, _ in results] == [item * item for item in range(50)]
     assert {pid for _, pid in results} == {os.getpid()}
+
+
+def _gone(pid: int, within_s: float = 10.0) -> bool:
+    """Say whether the process ended within the time (reaped by init: no such process)."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_worker_whose_parent_dies_is_killed_with_it() -> None:
+    """Linux: the kernel kills it at once; elsewhere `parent_gone` tells the worker's loop."""
+    if not forks.die_with_parent():
+        pytest.skip("the kernel cannot kill a process with its parent here")
+    script = (
+        "import os, sys, time\n"
+        "from visor import forks\n"
+        "if os.fork() == 0:\n"
+        "    forks.die_with_parent()\n"
+        "    print(os.getpid(), flush=True)\n"
+        "    time.sleep(600)\n"
+        "time.sleep(600)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
+    try:
+        assert parent.stdout is not None
+        worker = int(parent.stdout.readline())
+        parent.kill()
+        parent.wait(timeout=10)
+        assert _gone(worker)
+    finally:
+        parent.kill()
+        parent.communicate()

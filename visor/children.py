@@ -25,8 +25,6 @@ only, which then ends the child itself.
 - `spawn_detached`: a process meant to outlive the command that starts it (the daemon, a managed Appium server).
   It returns an `Identity`: its pid and its start time, which is what later proves that a pid still names that
   process (a pid is reused once its process ends): `Identity.running` and `Identity.end` trust nothing else.
-- `die_with_parent` and `parent_gone`: a worker whose parent died stops (Linux: the kernel kills it at once;
-  elsewhere the worker's loop sees its parent change).
 """
 
 from __future__ import annotations
@@ -59,8 +57,6 @@ MAX_OUTPUT = 64 * 1024 * 1024
 GRACE_S = 5.0
 #: How often a wait for a process to exit looks again (s).
 _POLL_S = 0.02
-#: prctl's option naming the signal a process gets when its parent dies (linux/prctl.h).
-_PR_SET_PDEATHSIG = 1
 #: How long `ps` may take to say when a process started, where /proc cannot.
 _PS_TIMEOUT_S = 5.0
 
@@ -926,32 +922,6 @@ def _reap_exited(pid: int, within_s: float = 2.0) -> None:
         time.sleep(_POLL_S)
 
 
-# -- workers ------------------------------------------------------------------------------------------------
-
-
-def die_with_parent() -> bool:
-    """Ask the kernel to kill this process when its parent dies (Linux' PR_SET_PDEATHSIG); say whether it can.
-
-    Call it first thing in a worker, then check `parent_gone` (the parent may have died before the call). The
-    signal comes when the *thread* that started the worker ends: start workers from the main thread. Where the
-    kernel cannot do it, a worker's loop checks `parent_gone` between tasks.
-    """
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        import ctypes  # lazy: only Linux's prctl needs it, once per child
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        return int(libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)) == 0
-    except (OSError, AttributeError):
-        return False
-
-
-def parent_gone(parent_pid: int) -> bool:
-    """Say whether the process that started this one has died (this one was handed to another parent)."""
-    return os.getppid() != parent_pid
-
-
 __all__ = [
     "MAX_OUTPUT",
     "CannotStart",
@@ -962,9 +932,7 @@ __all__ = [
     "TimedOut",
     "TooMuchOutput",
     "UnusableLog",
-    "die_with_parent",
     "identify",
-    "parent_gone",
     "run",
     "spawn_detached",
     "spawn_tethered",

@@ -18,8 +18,13 @@ What it does not do, and why:
   killed, sent nothing or something cut short), so the results are always whole and the same as without forks; a
   fork the system refuses (no memory, too many processes) leaves its share here.
 - Outlive the command: a fork ignores Ctrl-C (the terminal sends it to the whole group; the command decides),
-  dies with its parent (`visor.children.die_with_parent`: even a `kill -9` of visor's), and is killed and reaped
-  when the command stops waiting for it whatever the reason (Ctrl-C, an error here).
+  dies with its parent (`die_with_parent`: even a `kill -9` of visor's), and is killed and reaped when the command
+  stops waiting for it whatever the reason (Ctrl-C, an error here).
+
+`die_with_parent` and `parent_gone` serve any forked worker (a suite's too): one whose parent died stops (Linux:
+the kernel kills it at once; elsewhere the worker's loop sees its parent change). They are here, not with the
+programs visor starts (`visor.children`), because a fork must start working at once: importing those (subprocess
+and its kin) took a validating fork 10-18 ms before its first file.
 """
 
 from __future__ import annotations
@@ -30,6 +35,9 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from typing import TypeVar
+
+#: prctl's option naming the signal a process gets when its parent dies (linux/prctl.h).
+_PR_SET_PDEATHSIG = 1
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -162,8 +170,6 @@ def _serve(  # pragma: no cover - in a fork
     try:
         os.close(readable)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        from visor.children import die_with_parent  # lazy: start-up (it starts programs: validating does not)
-
         die_with_parent()
         import pickle  # lazy: start-up (a batch too small to share pickles nothing)
 
@@ -211,3 +217,26 @@ def _stop(pid: int, pipe: int | None = None) -> None:
 
 
 __all__ = ["in_forks", "processes_for", "usable_cores"]
+
+
+def die_with_parent() -> bool:
+    """Ask the kernel to kill this process when its parent dies (Linux' PR_SET_PDEATHSIG); say whether it can.
+
+    Call it first thing in a worker, then check `parent_gone` (the parent may have died before the call). The
+    signal comes when the *thread* that started the worker ends: start workers from the main thread. Where the
+    kernel cannot do it, a worker's loop checks `parent_gone` between tasks.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes  # lazy: only Linux's prctl needs it, once per worker
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def parent_gone(parent_pid: int) -> bool:
+    """Say whether the process that started this one has died (this one was handed to another parent)."""
+    return os.getppid() != parent_pid

@@ -17,7 +17,7 @@ as a SYSTEM_ERROR row naming how the worker ended; the other workers take the re
 Workers run in the suite's process group, so a terminal's Ctrl-C reaches them as it reaches the suite, and the
 suite ends them however it ends (its own end, an error, Ctrl-C, SIGTERM, SIGHUP: told to stop, then terminated,
 then killed). A worker whose suite died without ending it (kill -9) stops too: on Linux the kernel kills it at
-once (`visor.children.die_with_parent`); elsewhere it stops before its next scenario, as soon as it sees its
+once (`visor.forks.die_with_parent`); elsewhere it stops before its next scenario, as soon as it sees its
 parent change, instead of running the rest of the suite for no one and then waiting for ever.
 """
 
@@ -31,8 +31,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from visor.children import die_with_parent, parent_gone
 from visor.errors import ErrorCode, ErrorInfo, ExitCode
+from visor.forks import die_with_parent, parent_gone
 from visor.report.suite_rows import Move, ScenarioDone, Shown, SuiteRow
 from visor.run.config import Slot
 
