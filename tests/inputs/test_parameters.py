@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import Cli
 from visor.inputs.data import parse_data
+from visor.inputs.document import Document
 from visor.inputs.parameters import substitute
 from visor.scenario.validate import validate_document
 
@@ -137,3 +138,12 @@ def test_a_parameter_stays_a_text_where_a_text_goes_and_a_word_is_no_number() ->
     assert errors == ["wait args.ms must be a non-negative number"]
     errors, _ = _checked('{id: w, command: wait, args: {ms: "${T}ms"}}', {"T": "15"})  # not the parameter alone
     assert errors == ["wait args.ms must be a non-negative number"]
+
+
+def test_only_a_readers_data_left_as_read_is_known_to_be_text() -> None:
+    """Validation skips the search for lone surrogates where a reader refused them and nothing was filled in since."""
+    read = [parse_data(b"a: ${T}\nb: x\n", "f.yaml"), parse_data(b'{"a": "${T}"}', "f.json")]
+    assert all(document.text_checked for document in read)
+    assert [substitute(document, {"T": "\udcff"})[0].text_checked for document in read] == [False, False]
+    assert substitute(parse_data(b"b: x\n", "f.yaml"), {"T": "v"})[0].text_checked  # nothing to fill in
+    assert not Document("flags", "json", {"a": "\udcff"}, {}).text_checked

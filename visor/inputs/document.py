@@ -42,6 +42,9 @@ class Document:
     templates: frozenset[Path] | None = None
     #: The texts that are one parameter's value (`${TIMEOUT}`) writing a number: where a number goes, that number.
     numbers: Mapping[Path, int | float] = field(default_factory=dict)
+    #: Every text in `data` is known to be Unicode text: its reader refused lone surrogates, and nothing was put in
+    #: since. False for data from elsewhere (flags, parameters filled in), which validation searches for them.
+    text_checked: bool = False
 
     def position(self, path: Path) -> Position:
         """Return the position of `path`, or of its nearest ancestor that has one."""

@@ -89,7 +89,7 @@ def parse_json(source: SourceText) -> Document:
     )
     if first is not None:
         raise first
-    return Document(source.name, "json", data, positions)
+    return Document(source.name, "json", data, positions, text_checked=True)
 
 
 class _ConstantError(ValueError):

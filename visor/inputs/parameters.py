@@ -63,7 +63,8 @@ def substitute(document: Document, values: Mapping[str, str]) -> tuple[Document,
         return value
 
     data = walk(document.data, ())
-    return replace(document, data=data, templates=frozenset(templates), numbers=numbers), issues
+    # A value given may hold what a file's text cannot (a lone surrogate from `-e T=$'\\xff'`): checked again.
+    return replace(document, data=data, templates=frozenset(templates), numbers=numbers, text_checked=False), issues
 
 
 def _text(text: str, path: Path, values: Mapping[str, str], issues: list[Issue]) -> str:

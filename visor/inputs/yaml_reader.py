@@ -392,7 +392,7 @@ def parse_yaml(source: SourceText) -> Document:
         parser.dispose()
     if builder.documents == 0:
         raise SourceError.from_empty(source.name, "it holds only comments")
-    return Document(source.name, "yaml", builder.root, _Marks(builder.marks))
+    return Document(source.name, "yaml", builder.root, _Marks(builder.marks), text_checked=True)
 
 
 def _character_error(source: SourceText, exc: yaml.reader.ReaderError) -> SourceError:

@@ -87,7 +87,7 @@ def validate_document(document: Document) -> ValidationResult:
     if not isinstance(data, dict):
         issue = error(IssueCode.TYPE_ERROR, "Scenario root must be object", ())
         return ValidationResult(document, tuple(locate([issue], document)), None)
-    too_many = _too_many(data) or _not_text(data)
+    too_many = _too_many(data) or (_not_text(data) if not document.text_checked else [])
     if too_many:
         return ValidationResult(document, tuple(locate(too_many, document)), None)
     issues: list[Issue] = []
@@ -462,12 +462,14 @@ def _duplicate_ids(data: Mapping[str, object], document: Document) -> list[Issue
 def _paths_outside_project(data: Mapping[str, object], document: Document) -> list[Issue]:
     """Refuse copies (`path`) that would be written outside the scenario's project folder."""
     issues: list[Issue] = []
-    folder = os.path.dirname(document.name) if os.path.isfile(document.name) else "."
+    folder: str | None = None  # asked of the file system only for a step that copies to a path
     for where, step in step_items(data):
         args = step.get("args")
         path = args.get("path") if isinstance(args, dict) else None
         if not isinstance(path, str) or "\x00" in path or os.path.isabs(path):
             continue  # the field's own check refuses these, and says why
+        if folder is None:
+            folder = os.path.dirname(document.name) if os.path.isfile(document.name) else "."
         project, placed = in_project(folder, path)
         if placed is None:
             issues.append(
