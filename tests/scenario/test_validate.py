@@ -499,6 +499,8 @@ _STEPS = st.lists(
             {"id": "c", "command": "act", "args": {"name": "type", "target": "id=username", "value": "ada"}},
             {"id": "c", "command": "wait", "args": {"ms": 10}},
             {"id": "d", "command": "wait", "args": {"ms": -1}},
+            {"id": "e", "command": "wait", "when": {"platform": "android"}, "optional": True, "args": {"ms": 10}},
+            {"id": "f", "command": "tap", "args": {"target": "text=${output.name}"}},  # a script's value
         ]
     ),
     min_size=1,
@@ -508,14 +510,32 @@ _STEPS = st.lists(
 
 @given(_STEPS, _STEPS)
 def test_a_step_checked_before_is_validated_as_it_would_be_afresh(earlier: list[Any], steps: list[Any]) -> None:
-    # Checked steps are remembered by their text: what another file checked must not change this one's issues.
+    # Checked steps are remembered by their text: what another file checked must not change this one's issues,
+    # nor its steps (their place, arguments, condition and script's values).
     from visor.scenario import validate as validation
 
-    def issues_of(items: list[Any]) -> list[Any]:
+    def issues_of(items: list[Any]) -> tuple[list[Any], object]:
         found = validate_data({"meta": {"name": "m", "version": "1"}, "steps": items})
-        return [(issue.path, issue.message, issue.severity) for issue in found.issues]
+        steps = found.scenario.steps if found.scenario is not None else None
+        return [(issue.path, issue.message, issue.severity) for issue in found.issues], steps
 
     validation._PASSED.clear()
     fresh = issues_of(steps)
     issues_of(earlier)
     assert issues_of(steps) == fresh
+
+
+def test_a_parameters_number_is_never_remembered_for_the_same_text_written_out() -> None:
+    """`ms: ${WAIT}` given 10 is the number 10; the same step written `ms: "10"` is text, and stays an error."""
+    from visor.inputs.data import parse_data
+    from visor.inputs.parameters import substitute
+    from visor.scenario import validate as validation
+
+    def checked(text: str, values: dict[str, str]) -> list[str]:
+        document, _ = substitute(parse_data(text.encode(), "s.yaml"), values)
+        return [issue.message for issue in validation.validate_document(document).issues if issue.is_error]
+
+    head = "meta: {name: m, version: '1'}\nconfig: {seed: 1}\nsteps:\n  - {id: w, command: wait, args: {ms: "
+    validation._PASSED.clear()
+    assert checked(head + "'${WAIT}'}}\n", {"WAIT": "10"}) == []
+    assert checked(head + "'10'}}\n", {}) != []

@@ -236,14 +236,25 @@ def _count(raw: dict[str, object], path: Path, templates: set[Path]) -> tuple[st
     return repeat["times"], {**raw, "repeat": {**repeat, "times": _PROBE}}
 
 
+#: What a step's check gives: its head, its arguments (a command's or a family's) and its condition.
+_StepParts = tuple[StepHead, Args | FamilyCall, Condition | None]
+
+
 def _check_step(raw: dict[str, object], path: Path, found: _Found) -> Step | None:
     issues, leaves = found.issues, found.leaves
-    head = _once(StepHead, raw, issues, lambda: _check(StepHead, raw, Owner(StepHead, path), issues))
+    # Where no text is a script's value or a parameter's number (nothing in a step then depends on the rest of its
+    # document), a step written as one before that passed is what it was then: head, arguments and condition.
+    text = texts_of(raw)
+    key = ("step", text) if text is not None and not found.templates and not found.numbers else None
+    if key is not None and (known := _PASSED.get(key)) is not None:
+        return _leaf(leaves, path, *cast(_StepParts, known), None)
+    before = len(issues)
+    head = _once(StepHead, raw, issues, lambda: _check(StepHead, raw, Owner(StepHead, path), issues), text)
     command, args = raw.get("command"), raw.get("args")
     template = _template(args, (*path, "args"), found.templates) if isinstance(args, dict) else None
-    known = isinstance(command, str) and (command in COMMANDS or family_of(command) is not None)
-    before, parsed = len(issues), None
-    if not known:
+    known_command = isinstance(command, str) and (command in COMMANDS or family_of(command) is not None)
+    parsed = None
+    if not known_command:
         _unsupported(command, path, issues)
     elif isinstance(args, dict):
         parsed = _parse_args(str(command), args, (*path, "args"), issues)
@@ -254,6 +265,20 @@ def _check_step(raw: dict[str, object], path: Path, found: _Found) -> Step | Non
     if head is None or parsed is None:
         return None
     when = Condition.of(head.when) if head.when is not None else None
+    if key is not None and template is None and len(issues) == before:
+        _remember(key, (head, parsed, when))
+    return _leaf(leaves, path, head, parsed, when, template)
+
+
+def _leaf(
+    leaves: list[Step],
+    path: Path,
+    head: StepHead,
+    parsed: Args | FamilyCall,
+    when: Condition | None,
+    template: Template | None,
+) -> Step:
+    """Make the step at `path` the next of `leaves`."""
     step = Step(len(leaves), head.id, head.command, parsed, head.optional, when, template, path, head.context)
     leaves.append(step)
     return step
@@ -286,19 +311,26 @@ _PASSED: dict[tuple[str, str], object] = {}
 _PASSED_MAX = 4096
 
 
-def _once(kind: type | str, raw: Mapping[str, object], issues: list[Issue], check: Callable[[], T]) -> T:
-    """Return `check()`, or what it returned for the same `raw` before when that raised no issue."""
-    text = texts_of(raw)
+def _once(
+    kind: type | str, raw: Mapping[str, object], issues: list[Issue], check: Callable[[], T], text: str | None = None
+) -> T:
+    """Return `check()`, or what it returned for the same `raw` (its JSON: `text`, if known) before without issue."""
+    text = text if text is not None else texts_of(raw)
     key = (kind if isinstance(kind, str) else kind.__qualname__, text) if text is not None else None
     if key is not None and (known := _PASSED.get(key)) is not None:
         return cast(T, known)
     before = len(issues)
     value = check()
     if key is not None and value is not None and len(issues) == before:
-        if len(_PASSED) >= _PASSED_MAX:
-            _PASSED.clear()
-        _PASSED[key] = value
+        _remember(key, value)
     return value
+
+
+def _remember(key: tuple[str, str], value: object) -> None:
+    """Keep what passed its check without issue (`_PASSED`), emptying the memo when it is full."""
+    if len(_PASSED) >= _PASSED_MAX:
+        _PASSED.clear()
+    _PASSED[key] = value
 
 
 def _parse_args(command: str, args: dict[str, object], path: Path, issues: list[Issue]) -> Args | FamilyCall | None:
