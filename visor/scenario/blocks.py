@@ -21,7 +21,7 @@ that took different branches have different signatures. Every repeat has a bound
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
@@ -161,6 +161,10 @@ class BlockHead(InputModel):
 def is_block(item: Mapping[str, object]) -> bool:
     """Say whether a step item is a block (it has `steps`, no `command`)."""
     return "steps" in item and "command" not in item
+
+
+#: A scenario's step and block items with their paths, in document order (`step_items`).
+StepItems = Sequence[tuple[Path, Mapping[str, object]]]
 
 
 def step_items(data: Mapping[str, object]) -> Iterator[tuple[Path, Mapping[str, object]]]:

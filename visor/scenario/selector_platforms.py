@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from visor.inputs.document import Path
 from visor.inputs.issues import Issue, IssueCode, error
 from visor.scenario.assertions import assertion_model
-from visor.scenario.blocks import is_block, step_items
+from visor.scenario.blocks import StepItems, is_block
 from visor.scenario.commands import COMMANDS
 from visor.scenario.contexts import names_web
 from visor.scenario.fields import Owner, SelectorStr
@@ -29,17 +29,18 @@ from visor.scenario.models import Config
 from visor.selectors.parse import PLATFORM_HINT, PLATFORM_NAMES, SelectorSyntaxError, parse_selector
 
 
-def platform_issues(data: Mapping[str, object]) -> list[Issue]:
+def platform_issues(data: Mapping[str, object], steps: StepItems) -> list[Issue]:
     """Return a `SELECTOR_ERROR` for every selector that works only on the platform `meta.platform` does not name.
 
-    A step in a hybrid app's web view (its own `context`, or its nearest block's) is on the web's.
+    A step in a hybrid app's web view (its own `context`, or its nearest block's) is on the web's. `steps` are the
+    data's step items (`step_items`).
     """
     platform = _declared(data)
     config = data.get("config")
     issues = []
     if platform is not None and isinstance(config, dict):
         issues += _in_model(Config, config, Owner(Config, ("config",)), platform)
-    for where, step in step_items(data):
+    for where, step in steps:
         here = _platform_at(data, where, platform)
         if not is_block(step) and here is not None:
             issues += _in_step(step, where, *here, declared=platform)

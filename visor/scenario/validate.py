@@ -22,7 +22,7 @@ from visor.inputs.suggest import did_you_mean
 from visor.inputs.templates import template_paths
 from visor.limits import MAX_ASSERTIONS, MAX_ISSUES, MAX_STEPS
 from visor.scenario.assertions import AssertionModel, assertion_model
-from visor.scenario.blocks import MAX_NESTING, BlockHead, Condition, Repeat, is_block, step_items
+from visor.scenario.blocks import MAX_NESTING, BlockHead, Condition, Repeat, StepItems, is_block, step_items
 from visor.scenario.capability_check import capability_issues
 from visor.scenario.commands import COMMANDS, Args, CommandSpec
 from visor.scenario.families import CommandFamily, FamilyCall, family_names, family_of
@@ -98,11 +98,12 @@ def validate_document(document: Document) -> ValidationResult:
     teardown = _check_body(data.get("teardown"), ("teardown",), 0, found) if data.get("teardown") else ()
     issues.extend(_templates_elsewhere(found.templates))
     assertions = _check_assertions(data.get("assertions"), issues)
-    issues.extend(_duplicate_ids(data, document))
-    issues.extend(_paths_outside_project(data, document))
+    items = tuple(step_items(data))  # every step and block with its path: the checks below each read them all
+    issues.extend(_duplicate_ids(data, document, items))
+    issues.extend(_paths_outside_project(items, document))
     issues.extend(_artifacts_elsewhere(data))
-    issues.extend(platform_issues(data))
-    issues.extend(_determinism_warnings(data))
+    issues.extend(platform_issues(data, items))
+    issues.extend(_determinism_warnings(data, items))
     issues.extend(capability_issues(data))
     located = _at_most(locate(issues, document))
     if head is None or body is None or teardown is None or assertions is None or any(i.is_error for i in located):
@@ -465,11 +466,11 @@ def _check_assertions(raw_assertions: object, issues: list[Issue]) -> tuple[Asse
     return tuple(assertions) if complete else None
 
 
-def _duplicate_ids(data: Mapping[str, object], document: Document) -> list[Issue]:
+def _duplicate_ids(data: Mapping[str, object], document: Document, steps: StepItems) -> list[Issue]:
     issues: list[Issue] = []
     for section, noun in (("steps", "step"), ("assertions", "assertion")):
         first: dict[str, Path] = {}
-        items = step_items(data) if section == "steps" else _indexed(data.get(section), section)
+        items = steps if section == "steps" else _indexed(data.get(section), section)
         for where, item in items:
             item_id = item.get("id")
             if not isinstance(item_id, str):
@@ -491,11 +492,11 @@ def _duplicate_ids(data: Mapping[str, object], document: Document) -> list[Issue
     return issues
 
 
-def _paths_outside_project(data: Mapping[str, object], document: Document) -> list[Issue]:
+def _paths_outside_project(steps: StepItems, document: Document) -> list[Issue]:
     """Refuse copies (`path`) that would be written outside the scenario's project folder."""
     issues: list[Issue] = []
     folder: str | None = None  # asked of the file system only for a step that copies to a path
-    for where, step in step_items(data):
+    for where, step in steps:
         args = step.get("args")
         path = args.get("path") if isinstance(args, dict) else None
         if not isinstance(path, str) or "\x00" in path or os.path.isabs(path):
@@ -565,7 +566,7 @@ def _artifacts_elsewhere(data: Mapping[str, object]) -> list[Issue]:
     ]
 
 
-def _determinism_warnings(data: Mapping[str, object]) -> list[Issue]:
+def _determinism_warnings(data: Mapping[str, object], steps: StepItems) -> list[Issue]:
     issues: list[Issue] = []
     config = data.get("config")
     if not isinstance(config, dict) or "seed" not in config:
@@ -577,7 +578,7 @@ def _determinism_warnings(data: Mapping[str, object]) -> list[Issue]:
                 "add config.seed (an integer) so that random behaviour repeats from run to run",
             )
         )
-    for where, step in step_items(data):
+    for where, step in steps:
         if step.get("command") == "screenshot":
             args = step.get("args")
             if isinstance(args, dict) and "label" not in args:
