@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,8 +86,6 @@ def ctrl_c_at_line(code: CodeType, nth: int, armed: Callable[[FrameType], bool])
     As a signal's handler raises it, at that instruction. Yields the line it landed on, once it has (empty: the
     function ran fewer lines). Only that function is traced, and tracing stops at the end of the block.
     """
-    import sys
-
     landed: list[int] = []
     lines = 0
 

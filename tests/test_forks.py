@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.test_children import gone
 from visor import forks
 from visor.forks import _runs, in_forks, processes_for
 
@@ -137,18 +138,6 @@ def test_a_fork_the_system_refuses_leaves_the_work_here(monkeypatch: pytest.Monk
     assert {pid for _, pid in results} == {os.getpid()}
 
 
-def _gone(pid: int, within_s: float = 10.0) -> bool:
-    """Say whether the process ended within the time (reaped by init: no such process)."""
-    deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.05)
-    return False
-
-
 def test_a_worker_whose_parent_dies_is_killed_with_it() -> None:
     """Linux: the kernel kills it at once; elsewhere `parent_gone` tells the worker's loop."""
     if not forks.die_with_parent():
@@ -168,7 +157,7 @@ def test_a_worker_whose_parent_dies_is_killed_with_it() -> None:
         worker = int(parent.stdout.readline())
         parent.kill()
         parent.wait(timeout=10)
-        assert _gone(worker)
+        assert gone(worker)
     finally:
         parent.kill()
         parent.communicate()

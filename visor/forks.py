@@ -216,9 +216,6 @@ def _stop(pid: int, pipe: int | None = None) -> None:
             os.close(pipe)
 
 
-__all__ = ["in_forks", "processes_for", "usable_cores"]
-
-
 def die_with_parent() -> bool:
     """Ask the kernel to kill this process when its parent dies (Linux' PR_SET_PDEATHSIG); say whether it can.
 
@@ -240,3 +237,6 @@ def die_with_parent() -> bool:
 def parent_gone(parent_pid: int) -> bool:
     """Say whether the process that started this one has died (this one was handed to another parent)."""
     return os.getppid() != parent_pid
+
+
+__all__ = ["die_with_parent", "in_forks", "parent_gone", "processes_for", "usable_cores"]
