@@ -539,3 +539,31 @@ def test_a_parameters_number_is_never_remembered_for_the_same_text_written_out()
     validation._PASSED.clear()
     assert checked(head + "'${WAIT}'}}\n", {"WAIT": "10"}) == []
     assert checked(head + "'10'}}\n", {}) != []
+
+
+@pytest.mark.parametrize(
+    ("step", "expected"),
+    [
+        ("{command: wait, args: {ms: '${WAIT}'}}", [(("steps", 0), "Missing required field 'id'")]),
+        ("{id: w, command: wait, bogus: 1, args: {ms: '${WAIT}'}}", [(("steps", 0, "bogus"), "Unknown field 'bogus'")]),
+        (
+            "{id: 3, command: wait, args: {ms: '${WAIT}'}}",
+            [(("steps", 0, "id"), "steps[0].id must be a non-empty string")],
+        ),
+    ],
+)
+def test_a_steps_own_error_stays_when_its_arguments_hold_a_parameters_number(step: str, expected: list[Any]) -> None:
+    """`ms: ${WAIT}` given 10 is checked again as the number; that takes back the arguments' errors only.
+
+    Once the step's head errors counted among them: a missing id vanished (invalid, and no error said why), and an
+    unknown field came with an error about `ms` that does not hold.
+    """
+    from visor.inputs.data import parse_data
+    from visor.inputs.parameters import substitute
+    from visor.scenario import validate as validation
+
+    text = "meta: {name: m, version: '1'}\nconfig: {seed: 1}\nsteps:\n  - " + step + "\n"
+    document, _ = substitute(parse_data(text.encode(), "s.yaml"), {"WAIT": "10"})
+    result = validation.validate_document(document)
+    assert result.scenario is None
+    assert [(issue.path, issue.message) for issue in result.issues if issue.is_error] == expected

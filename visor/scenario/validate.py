@@ -249,12 +249,12 @@ def _check_step(raw: dict[str, object], path: Path, found: _Found) -> Step | Non
     key = ("step", text) if text is not None and not found.templates and not found.numbers else None
     if key is not None and (known := _PASSED.get(key)) is not None:
         return _leaf(leaves, path, *cast(_StepParts, known), None)
-    before = len(issues)
+    start = len(issues)
     head = _once(StepHead, raw, issues, lambda: _check(StepHead, raw, Owner(StepHead, path), issues), text)
     command, args = raw.get("command"), raw.get("args")
     template = _template(args, (*path, "args"), found.templates) if isinstance(args, dict) else None
     known_command = isinstance(command, str) and (command in COMMANDS or family_of(command) is not None)
-    parsed = None
+    before, parsed = len(issues), None  # the arguments' own issues follow: a check again may take those back
     if not known_command:
         _unsupported(command, path, issues)
     elif isinstance(args, dict):
@@ -266,7 +266,7 @@ def _check_step(raw: dict[str, object], path: Path, found: _Found) -> Step | Non
     if head is None or parsed is None:
         return None
     when = Condition.of(head.when) if head.when is not None else None
-    if key is not None and template is None and len(issues) == before:
+    if key is not None and template is None and len(issues) == start:
         _remember(key, (head, parsed, when))
     return _leaf(leaves, path, head, parsed, when, template)
 
