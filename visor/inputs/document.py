@@ -73,7 +73,7 @@ def _refuse(value: object) -> object:
 
 _JSON = json.JSONEncoder(ensure_ascii=False)
 #: The standard library's C encoder, made once: `JSONEncoder.encode` makes one a call, which costs as much as
-#: encoding a step (a batch asks for a step's texts twice). Without a circular check: a cycle recurses too deep,
+#: encoding a step (a batch asks for every step's texts). Without a circular check: a cycle recurses too deep,
 #: and is refused as one (no YAML or JSON document read holds one).
 _MAKE_ENCODER: Callable[..., Callable[[object, int], Sequence[str]]] | None = getattr(
     json.encoder, "c_make_encoder", None
